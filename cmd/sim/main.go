@@ -1,0 +1,33 @@
+// Command sim runs cluster-autoscaling scenarios: `sim run SCENARIO`.
+//
+// This package only parses flags and configuration and calls the
+// simulator; cobra and viper live here and nowhere else.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes, documented in the README.
+const (
+	exitOK    = 0
+	exitError = 1
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return exitError
+	}
+	return exitOK
+}

@@ -1,0 +1,47 @@
+// Package scenarios embeds the scenarios that ship with the simulator, so
+// that `sim run NAME` works from any folder. Each file starts with a comment
+// header saying what it shows.
+package scenarios
+
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// FS holds every embedded scenario and the manifests they include.
+//
+//go:embed *.yaml
+var FS embed.FS
+
+// Default is the scenario `make run` runs.
+const Default = "static-burst"
+
+// Names lists the embedded scenarios (file names without .yaml), sorted.
+func Names() []string {
+	entries, err := fs.ReadDir(FS, ".")
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && path.Ext(e.Name()) == ".yaml" {
+			names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// File returns the path inside FS of the scenario name ("x" or "x.yaml"),
+// and whether it exists.
+func File(name string) (string, bool) {
+	name = strings.TrimSuffix(name, ".yaml") + ".yaml"
+	if strings.Contains(name, "/") {
+		return "", false
+	}
+	_, err := fs.Stat(FS, name)
+	return name, err == nil
+}

@@ -1,0 +1,248 @@
+package cluster
+
+import (
+	"fmt"
+
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// ChangeKind says what changed in the cluster.
+type ChangeKind uint8
+
+// Changes that watchers are told about.
+const (
+	PodCreated ChangeKind = iota
+	PodBound
+	PodStarted
+	PodFinished // Succeeded or Failed
+	PodDeleted
+	PodUnschedulable // the PodScheduled=False/Unschedulable condition was set
+	NodeAdded        // launched, not yet Ready
+	NodeReadied
+	NodeUpdated // labels, taints or cordon changed
+	NodeRemoved
+)
+
+// Change is one notification.
+type Change struct {
+	Kind ChangeKind
+	Pod  PodID
+	Node NodeID
+}
+
+// Watcher is told about every change, synchronously, in registration order.
+// It must not mutate the cluster during the call.
+type Watcher interface {
+	OnChange(c Change)
+}
+
+// Clock gives the current virtual time; the engine satisfies it.
+type Clock interface {
+	Now() engine.Time
+}
+
+// Cluster is the whole state. Pods and Nodes are indexed by PodID and NodeID
+// and are never removed from the slices: a gone object keeps its record so
+// reports can read it.
+type Cluster struct {
+	Syms      *Symbols
+	Resources *ResourceNames
+	Nodes     []Node
+	Pods      []Pod
+
+	// Well-known label keys, interned once.
+	KeyZone, KeyInstanceType, KeyCapacityType, KeyHostname Sym
+
+	clock    Clock
+	watchers []Watcher
+	live     int // nodes not Gone
+}
+
+// New returns an empty cluster on the given clock.
+func New(clock Clock, syms *Symbols, res *ResourceNames) *Cluster {
+	c := &Cluster{Syms: syms, Resources: res, clock: clock}
+	c.KeyZone = syms.Intern("topology.kubernetes.io/zone")
+	c.KeyInstanceType = syms.Intern("node.kubernetes.io/instance-type")
+	c.KeyCapacityType = syms.Intern("karpenter.sh/capacity-type")
+	c.KeyHostname = syms.Intern("kubernetes.io/hostname")
+	return c
+}
+
+// Watch registers a watcher.
+func (c *Cluster) Watch(w Watcher) { c.watchers = append(c.watchers, w) }
+
+// Now is the current virtual time.
+func (c *Cluster) Now() engine.Time { return c.clock.Now() }
+
+// LiveNodes is the number of nodes not Gone.
+func (c *Cluster) LiveNodes() int { return c.live }
+
+func (c *Cluster) notify(ch Change) {
+	for _, w := range c.watchers {
+		w.OnChange(ch)
+	}
+}
+
+// AddNode adds a node (Launching or Ready, as n.State says) and returns its
+// ID. The node's hostname label is set from its name.
+func (c *Cluster) AddNode(n Node) NodeID {
+	id := NodeID(len(c.Nodes))
+	n.NameSym = c.Syms.Intern(n.Name)
+	n.Labels = n.Labels.With(c.KeyHostname, n.NameSym)
+	n.Launched = c.Now()
+	n.Requested = Resources{}
+	n.ScoreRequested = [2]int64{}
+	n.Pods = nil
+	ready := n.State == NodeReady
+	n.State = NodeLaunching
+	c.Nodes = append(c.Nodes, n)
+	c.live++
+	c.notify(Change{Kind: NodeAdded, Pod: NoPod, Node: id})
+	if ready {
+		c.MarkNodeReady(id)
+	}
+	return id
+}
+
+// MarkNodeReady makes a launching node schedulable.
+func (c *Cluster) MarkNodeReady(id NodeID) {
+	n := &c.Nodes[id]
+	if n.State != NodeLaunching {
+		panic(fmt.Sprintf("cluster: MarkNodeReady on node %s in state %s", n.Name, n.State))
+	}
+	n.State = NodeReady
+	n.Ready = c.Now()
+	c.notify(Change{Kind: NodeReadied, Pod: NoPod, Node: id})
+}
+
+// SetCordon cordons or uncordons a node.
+func (c *Cluster) SetCordon(id NodeID, cordoned bool) {
+	n := &c.Nodes[id]
+	if n.Unschedulable == cordoned {
+		return
+	}
+	n.Unschedulable = cordoned
+	c.notify(Change{Kind: NodeUpdated, Pod: NoPod, Node: id})
+}
+
+// RemoveNode deletes a node. Pods still on it are deleted with CauseNodeGone
+// first (their controllers recreate them).
+func (c *Cluster) RemoveNode(id NodeID) {
+	n := &c.Nodes[id]
+	if n.State == NodeGone {
+		return
+	}
+	for len(n.Pods) > 0 {
+		c.DeletePod(n.Pods[len(n.Pods)-1], CauseNodeGone)
+	}
+	n.State = NodeGone
+	n.Deleted = c.Now()
+	c.live--
+	c.notify(Change{Kind: NodeRemoved, Pod: NoPod, Node: id})
+}
+
+// CreatePod adds a Pending pod and returns its ID.
+func (c *Cluster) CreatePod(p Pod) PodID {
+	id := PodID(len(c.Pods))
+	p.Phase = Pending
+	p.Node = NoNode
+	p.nodeSlot = -1
+	p.Created = c.Now()
+	p.Unschedulable = false
+	p.Cause = CauseNone
+	c.Pods = append(c.Pods, p)
+	c.notify(Change{Kind: PodCreated, Pod: id, Node: NoNode})
+	return id
+}
+
+// MarkUnschedulable sets the PodScheduled=False/Unschedulable condition.
+func (c *Cluster) MarkUnschedulable(id PodID) {
+	p := &c.Pods[id]
+	if p.Phase != Pending {
+		return
+	}
+	first := !p.Unschedulable
+	p.Unschedulable = true
+	if first {
+		c.notify(Change{Kind: PodUnschedulable, Pod: id, Node: NoNode})
+	}
+}
+
+// Bind places a pending pod on a Ready node. The caller (the scheduler) has
+// checked that it fits; Bind panics on a model bug that would overcommit.
+func (c *Cluster) Bind(id PodID, node NodeID) {
+	p := &c.Pods[id]
+	n := &c.Nodes[node]
+	if p.Phase != Pending {
+		panic(fmt.Sprintf("cluster: Bind of pod %s in phase %s", p.Name, p.Phase))
+	}
+	if n.State != NodeReady {
+		panic(fmt.Sprintf("cluster: Bind of pod %s to node %s in state %s", p.Name, n.Name, n.State))
+	}
+	if !p.Spec.Requests.Fits(n.Free()) {
+		panic(fmt.Sprintf("cluster: Bind of pod %s overcommits node %s", p.Name, n.Name))
+	}
+	p.Phase = Bound
+	p.Node = node
+	p.BoundAt = c.Now()
+	p.Unschedulable = false
+	p.nodeSlot = int32(len(n.Pods))
+	n.Pods = append(n.Pods, id)
+	n.Requested = n.Requested.Add(p.Spec.Requests)
+	n.ScoreRequested[CPU] += p.Spec.ScoreCPU
+	n.ScoreRequested[Memory] += p.Spec.ScoreMemory
+	c.notify(Change{Kind: PodBound, Pod: id, Node: node})
+}
+
+// StartPod moves a bound pod to Running.
+func (c *Cluster) StartPod(id PodID) {
+	p := &c.Pods[id]
+	if p.Phase != Bound {
+		panic(fmt.Sprintf("cluster: StartPod of pod %s in phase %s", p.Name, p.Phase))
+	}
+	p.Phase = Running
+	p.Started = c.Now()
+	c.notify(Change{Kind: PodStarted, Pod: id, Node: p.Node})
+}
+
+// FinishPod ends a running pod as Succeeded or Failed and frees its node.
+func (c *Cluster) FinishPod(id PodID, phase Phase) {
+	p := &c.Pods[id]
+	if p.Phase != Running || (phase != Succeeded && phase != Failed) {
+		panic(fmt.Sprintf("cluster: FinishPod of pod %s in phase %s to %s", p.Name, p.Phase, phase))
+	}
+	node := p.Node
+	c.unbind(id)
+	p.Phase = phase
+	p.Ended = c.Now()
+	c.notify(Change{Kind: PodFinished, Pod: id, Node: node})
+}
+
+// DeletePod removes a pod that has not finished, wherever it is.
+func (c *Cluster) DeletePod(id PodID, cause DeleteCause) {
+	p := &c.Pods[id]
+	if p.Phase.Terminal() {
+		return
+	}
+	node := p.Node
+	if p.Phase.OnNode() {
+		c.unbind(id)
+	}
+	p.Phase = Deleted
+	p.Cause = cause
+	p.Ended = c.Now()
+	c.notify(Change{Kind: PodDeleted, Pod: id, Node: node})
+}
+
+func (c *Cluster) unbind(id PodID) {
+	p := &c.Pods[id]
+	n := &c.Nodes[p.Node]
+	last := n.Pods[len(n.Pods)-1]
+	n.Pods[p.nodeSlot] = last
+	c.Pods[last].nodeSlot = p.nodeSlot
+	n.Pods = n.Pods[:len(n.Pods)-1]
+	n.Requested = n.Requested.Sub(p.Spec.Requests)
+	n.ScoreRequested[CPU] -= p.Spec.ScoreCPU
+	n.ScoreRequested[Memory] -= p.Spec.ScoreMemory
+	p.nodeSlot = -1
+}

@@ -1,0 +1,299 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// FieldError is a compile error at a field path relative to the object
+// compiled (for a pod template: relative to its spec). The scenario loader
+// turns it into a file:line message.
+type FieldError struct {
+	Path string
+	Msg  string
+}
+
+func (e *FieldError) Error() string { return e.Path + ": " + e.Msg }
+
+// Defaults the scheduler uses for pods that request nothing, when scoring
+// (k8s pkg/scheduler/util: DefaultMilliCPURequest, DefaultMemoryRequest).
+const (
+	DefaultScoreMilliCPU = 100
+	DefaultScoreMemory   = 200 << 20
+)
+
+// PodSpecInput is what CompilePodSpec needs besides the spec itself.
+type PodSpecInput struct {
+	Namespace   string
+	Labels      map[string]string
+	Annotations map[string]string
+	Spec        *corev1.PodSpec
+	// Priority resolves spec.priorityClassName (""= the global default)
+	// to its value; ok false for an unknown class.
+	Priority func(className string) (value int32, preemptNever bool, ok bool)
+}
+
+// CompilePodSpec compiles a pod template once; every pod made from it shares
+// the result. Warnings are for accepted input that behaves differently from
+// what its author may expect.
+func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpec, []string, error) {
+	spec := in.Spec
+	out := &PodSpec{
+		Labels:        CompileLabels(syms, in.Labels),
+		NodeSelector:  SelectorFromMap(syms, spec.NodeSelector),
+		SchedulerName: spec.SchedulerName,
+		NodeName:      spec.NodeName,
+	}
+	if out.SchedulerName == "" {
+		out.SchedulerName = corev1.DefaultSchedulerName
+	}
+	var warns []string
+	for _, k := range sortedKeys(spec.NodeSelector) {
+		if err := validateKey(k); err != nil {
+			return nil, nil, fieldErr("nodeSelector", err)
+		}
+		if err := validateValues([]string{spec.NodeSelector[k]}); err != nil {
+			return nil, nil, &FieldError{Path: "nodeSelector." + k, Msg: strings.TrimPrefix(err.Error(), "values[0]: ")}
+		}
+	}
+
+	// Requests as the kubelet and scheduler compute them: the larger of the
+	// app containers' sum and any init container, sidecars and overhead
+	// included.
+	pod := &corev1.Pod{Spec: *spec}
+	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	r, err := res.FromList(reqs)
+	if err != nil {
+		return nil, nil, &FieldError{Path: "containers", Msg: err.Error()}
+	}
+	for _, q := range reqs {
+		if q.Sign() < 0 {
+			return nil, nil, &FieldError{Path: "containers", Msg: "negative resource request"}
+		}
+	}
+	r[Pods] = 1
+	out.Requests = r
+	out.ScoreCPU, out.ScoreMemory = r[CPU], r[Memory]
+	if out.ScoreCPU == 0 {
+		out.ScoreCPU = DefaultScoreMilliCPU
+	}
+	if out.ScoreMemory == 0 {
+		out.ScoreMemory = DefaultScoreMemory
+	}
+
+	for i, t := range spec.Tolerations {
+		tol, warn, err := CompileToleration(syms, t)
+		if err != nil {
+			return nil, nil, &FieldError{Path: fmt.Sprintf("tolerations[%d]", i), Msg: err.Error()}
+		}
+		if warn != "" {
+			warns = append(warns, fmt.Sprintf("tolerations[%d]: %s", i, warn))
+		}
+		out.Tolerations = append(out.Tolerations, tol)
+	}
+
+	if a := spec.Affinity; a != nil {
+		if na := a.NodeAffinity; na != nil {
+			ns, err := CompileNodeSelector(syms, na.RequiredDuringSchedulingIgnoredDuringExecution)
+			if err != nil {
+				return nil, nil, fieldErr("affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution", err)
+			}
+			out.Affinity = ns
+			for i, p := range na.PreferredDuringSchedulingIgnoredDuringExecution {
+				term, empty, err := CompileTerm(syms, p.Preference)
+				if err != nil {
+					return nil, nil, fieldErr(fmt.Sprintf("affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].preference", i), err)
+				}
+				if p.Weight < 1 || p.Weight > 100 {
+					return nil, nil, &FieldError{Path: fmt.Sprintf("affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].weight", i), Msg: fmt.Sprintf("must be 1 to 100, got %d", p.Weight)}
+				}
+				if !empty {
+					out.Preferred = append(out.Preferred, PreferredTerm{Weight: p.Weight, Term: term})
+				}
+			}
+		}
+		if pa := a.PodAffinity; pa != nil {
+			if out.PodAffinity, err = compileAffinityTerms(syms, pa.RequiredDuringSchedulingIgnoredDuringExecution, in.Labels, "affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution"); err != nil {
+				return nil, nil, err
+			}
+			if out.PreferredPodAffinity, err = compileWeightedTerms(syms, pa.PreferredDuringSchedulingIgnoredDuringExecution, in.Labels, "affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution"); err != nil {
+				return nil, nil, err
+			}
+		}
+		if pa := a.PodAntiAffinity; pa != nil {
+			if out.PodAntiAffinity, err = compileAffinityTerms(syms, pa.RequiredDuringSchedulingIgnoredDuringExecution, in.Labels, "affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution"); err != nil {
+				return nil, nil, err
+			}
+			if out.PreferredPodAntiAffinity, err = compileWeightedTerms(syms, pa.PreferredDuringSchedulingIgnoredDuringExecution, in.Labels, "affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution"); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+
+	for i, c := range spec.TopologySpreadConstraints {
+		sc, err := compileSpread(syms, c, in.Labels)
+		if err != nil {
+			return nil, nil, fieldErr(fmt.Sprintf("topologySpreadConstraints[%d]", i), err)
+		}
+		out.Spread = append(out.Spread, sc)
+	}
+
+	if in.Priority != nil {
+		v, never, ok := in.Priority(spec.PriorityClassName)
+		if !ok {
+			return nil, nil, &FieldError{Path: "priorityClassName", Msg: fmt.Sprintf("no PriorityClass named %q: add its manifest or remove the field", spec.PriorityClassName)}
+		}
+		out.Priority, out.PreemptNever = v, never
+	}
+	out.PriorityClassName = spec.PriorityClassName
+	if spec.PreemptionPolicy != nil && *spec.PreemptionPolicy == corev1.PreemptNever {
+		out.PreemptNever = true
+	}
+
+	if v, ok := in.Annotations["karpenter.sh/do-not-disrupt"]; ok && v == "true" {
+		out.DoNotDisrupt = true
+	}
+	if v, ok := in.Annotations["cluster-autoscaler.kubernetes.io/safe-to-evict"]; ok {
+		b := v == "true"
+		out.SafeToEvict = &b
+	}
+	for _, old := range []string{"karpenter.sh/do-not-evict", "karpenter.sh/do-not-consolidate"} {
+		if _, ok := in.Annotations[old]; ok {
+			warns = append(warns, fmt.Sprintf("annotation %s was removed in Karpenter v1 and is ignored: use karpenter.sh/do-not-disrupt: \"true\"", old))
+		}
+	}
+	return out, warns, nil
+}
+
+// fieldErr turns an error of the form "rel.path: message" into a FieldError
+// under prefix.
+func fieldErr(prefix string, err error) *FieldError {
+	path, msg, ok := strings.Cut(err.Error(), ": ")
+	if !ok {
+		return &FieldError{Path: prefix, Msg: err.Error()}
+	}
+	return &FieldError{Path: prefix + "." + path, Msg: msg}
+}
+
+func compileAffinityTerms(syms *Symbols, terms []corev1.PodAffinityTerm, podLabels map[string]string, path string) ([]AffinityTerm, error) {
+	var out []AffinityTerm
+	for i, t := range terms {
+		at, err := compileAffinityTerm(syms, t, podLabels)
+		if err != nil {
+			return nil, fieldErr(fmt.Sprintf("%s[%d]", path, i), err)
+		}
+		out = append(out, at)
+	}
+	return out, nil
+}
+
+func compileWeightedTerms(syms *Symbols, terms []corev1.WeightedPodAffinityTerm, podLabels map[string]string, path string) ([]AffinityTerm, error) {
+	var out []AffinityTerm
+	for i, t := range terms {
+		if t.Weight < 1 || t.Weight > 100 {
+			return nil, &FieldError{Path: fmt.Sprintf("%s[%d].weight", path, i), Msg: fmt.Sprintf("must be 1 to 100, got %d", t.Weight)}
+		}
+		at, err := compileAffinityTerm(syms, t.PodAffinityTerm, podLabels)
+		if err != nil {
+			return nil, fieldErr(fmt.Sprintf("%s[%d].podAffinityTerm", path, i), err)
+		}
+		at.Weight = t.Weight
+		out = append(out, at)
+	}
+	return out, nil
+}
+
+func compileAffinityTerm(syms *Symbols, t corev1.PodAffinityTerm, podLabels map[string]string) (AffinityTerm, error) {
+	var out AffinityTerm
+	if t.TopologyKey == "" {
+		return out, fmt.Errorf("topologyKey: must not be empty")
+	}
+	out.TopologyKey = syms.Intern(t.TopologyKey)
+	sel, err := CompileLabelSelector(syms, t.LabelSelector)
+	if err != nil {
+		return out, fmt.Errorf("labelSelector.%w", err)
+	}
+	// matchLabelKeys and mismatchLabelKeys take values from the pod's own
+	// labels (KEP-3633); the template's labels are fixed, so merge now.
+	for _, k := range t.MatchLabelKeys {
+		if v, ok := podLabels[k]; ok {
+			sel.Reqs = append(sel.Reqs, Requirement{Key: syms.Intern(k), Op: OpIn, Values: []Sym{syms.Intern(v)}})
+		}
+	}
+	for _, k := range t.MismatchLabelKeys {
+		if v, ok := podLabels[k]; ok {
+			sel.Reqs = append(sel.Reqs, Requirement{Key: syms.Intern(k), Op: OpNotIn, Values: []Sym{syms.Intern(v)}})
+		}
+	}
+	out.Selector = sel
+	for _, ns := range t.Namespaces {
+		out.Namespaces = append(out.Namespaces, syms.Intern(ns))
+	}
+	if t.NamespaceSelector != nil {
+		nsSel, err := CompileLabelSelector(syms, t.NamespaceSelector)
+		if err != nil {
+			return out, fmt.Errorf("namespaceSelector.%w", err)
+		}
+		out.NamespaceSelector = &nsSel
+	}
+	return out, nil
+}
+
+func compileSpread(syms *Symbols, c corev1.TopologySpreadConstraint, podLabels map[string]string) (SpreadConstraint, error) {
+	out := SpreadConstraint{MaxSkew: c.MaxSkew, HonorNodeAffinity: true}
+	if c.MaxSkew < 1 {
+		return out, fmt.Errorf("maxSkew: must be at least 1, got %d", c.MaxSkew)
+	}
+	if c.TopologyKey == "" {
+		return out, fmt.Errorf("topologyKey: must not be empty")
+	}
+	out.TopologyKey = syms.Intern(c.TopologyKey)
+	switch c.WhenUnsatisfiable {
+	case corev1.DoNotSchedule:
+		out.Hard = true
+	case corev1.ScheduleAnyway:
+	default:
+		return out, fmt.Errorf("whenUnsatisfiable: %q is not one of DoNotSchedule, ScheduleAnyway", c.WhenUnsatisfiable)
+	}
+	if c.MinDomains != nil {
+		if *c.MinDomains < 1 {
+			return out, fmt.Errorf("minDomains: must be at least 1, got %d", *c.MinDomains)
+		}
+		if !out.Hard {
+			return out, fmt.Errorf("minDomains: only allowed with whenUnsatisfiable: DoNotSchedule")
+		}
+		out.MinDomains = *c.MinDomains
+	}
+	if p := c.NodeAffinityPolicy; p != nil {
+		switch *p {
+		case corev1.NodeInclusionPolicyHonor:
+		case corev1.NodeInclusionPolicyIgnore:
+			out.HonorNodeAffinity = false
+		default:
+			return out, fmt.Errorf("nodeAffinityPolicy: %q is not one of Honor, Ignore", *p)
+		}
+	}
+	if p := c.NodeTaintsPolicy; p != nil {
+		switch *p {
+		case corev1.NodeInclusionPolicyHonor:
+			out.HonorTaints = true
+		case corev1.NodeInclusionPolicyIgnore:
+		default:
+			return out, fmt.Errorf("nodeTaintsPolicy: %q is not one of Honor, Ignore", *p)
+		}
+	}
+	sel, err := CompileLabelSelector(syms, c.LabelSelector)
+	if err != nil {
+		return out, fmt.Errorf("labelSelector.%w", err)
+	}
+	for _, k := range c.MatchLabelKeys {
+		if v, ok := podLabels[k]; ok {
+			sel.Reqs = append(sel.Reqs, Requirement{Key: syms.Intern(k), Op: OpIn, Values: []Sym{syms.Intern(v)}})
+		}
+	}
+	out.Selector = sel
+	return out, nil
+}

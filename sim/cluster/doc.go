@@ -1,0 +1,20 @@
+// Package cluster holds the simulated cluster's state: nodes, pods, their
+// resources, labels, taints and the compiled matchers that decide where a pod
+// may run.
+//
+// Users' Kubernetes objects are compiled once, at load, into compact forms:
+// strings become interned symbols (Sym), resource lists become fixed-size
+// vectors (Resources), selectors and tolerations become small structs that
+// compare integers. The scheduler, both autoscalers and `sim lint` all match
+// through this one package, so they can never disagree about who may land
+// where.
+//
+// Units: CPU in millicores, memory and ephemeral storage in bytes, pods and
+// extended resources (nvidia.com/gpu, ...) as counts; times are engine.Time
+// (virtual time since scenario start).
+//
+// The state changes only through Cluster's methods, which notify registered
+// Watchers synchronously. Watchers must not mutate the cluster from inside a
+// notification; they schedule an engine event instead, as a controller would
+// react to an informer.
+package cluster

@@ -1,0 +1,106 @@
+package cluster
+
+import "github.com/clustersim/clustersim/sim/engine"
+
+// NodeID indexes Cluster.Nodes. IDs are never reused within a run.
+type NodeID int32
+
+// NoNode marks the absence of a node.
+const NoNode NodeID = -1
+
+// NodeState is a node's life stage.
+type NodeState uint8
+
+// Node states. A Launching node is billed but takes no pods; only Ready
+// nodes are schedulable.
+const (
+	NodeLaunching NodeState = iota
+	NodeReady
+	NodeGone
+)
+
+var nodeStateNames = [...]string{"Launching", "Ready", "Gone"}
+
+func (s NodeState) String() string { return nodeStateNames[s] }
+
+// CapacityType is how a node is bought.
+type CapacityType uint8
+
+// Capacity types, in the label spelling of karpenter.sh/capacity-type.
+const (
+	OnDemand CapacityType = iota
+	Spot
+	Reserved
+)
+
+var capacityTypeNames = [...]string{"on-demand", "spot", "reserved"}
+
+func (c CapacityType) String() string { return capacityTypeNames[c] }
+
+// ParseCapacityType accepts on-demand, spot, reserved (and the EKS spellings
+// ON_DEMAND and SPOT).
+func ParseCapacityType(s string) (CapacityType, bool) {
+	switch s {
+	case "on-demand", "ON_DEMAND", "":
+		return OnDemand, true
+	case "spot", "SPOT":
+		return Spot, true
+	case "reserved":
+		return Reserved, true
+	}
+	return OnDemand, false
+}
+
+// OwnerKind says which controller made a node.
+type OwnerKind uint8
+
+// Node owners. Karpenter and the Cluster Autoscaler only ever touch nodes
+// they own.
+const (
+	OwnedByStatic OwnerKind = iota // a static pool or a Node manifest
+	OwnedByKarpenter
+	OwnedByClusterAutoscaler
+)
+
+var ownerNames = [...]string{"static", "karpenter", "cluster-autoscaler"}
+
+func (o OwnerKind) String() string { return ownerNames[o] }
+
+// Node is one node object.
+type Node struct {
+	Name    string
+	NameSym Sym
+	Labels  Labels
+	Taints  []Taint
+
+	Allocatable Resources
+	Requested   Resources
+	// ScoreRequested sums the pods' ScoreCPU and ScoreMemory (index CPU
+	// and Memory only): what the scheduler's scoring sees as used.
+	ScoreRequested [2]int64
+	// Pods holds the pods bound to the node, in no particular order.
+	Pods []PodID
+
+	Unschedulable bool // cordoned
+	State         NodeState
+
+	InstanceType string
+	Zone         Sym
+	CapacityType CapacityType
+	// PriceUSDPerHour is what the node costs while it exists, billed per
+	// second from launch to deletion.
+	PriceUSDPerHour float64
+
+	Owner     OwnerKind
+	OwnerName string // static pool, NodePool or node group name
+
+	Launched engine.Time
+	Ready    engine.Time
+	Deleted  engine.Time
+}
+
+// Free is allocatable minus requested.
+func (n *Node) Free() Resources { return n.Allocatable.Sub(n.Requested) }
+
+// Schedulable reports whether the scheduler may place new pods here.
+func (n *Node) Schedulable() bool { return n.State == NodeReady && !n.Unschedulable }

@@ -1,0 +1,144 @@
+package cluster
+
+import (
+	"time"
+
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// PodID indexes Cluster.Pods. IDs are never reused within a run.
+type PodID int32
+
+// NoPod marks the absence of a pod.
+const NoPod PodID = -1
+
+// Phase is where a pod is in its life. It widens Kubernetes' PodPhase with
+// the scheduler's view: Pending means unbound; Bound means bound to a node
+// whose kubelet has not started it yet.
+type Phase uint8
+
+// Pod phases, in order of a normal life.
+const (
+	Pending Phase = iota
+	Bound
+	Running
+	Succeeded
+	Failed
+	Deleted // removed before it finished (scale-down, eviction, node loss)
+)
+
+var phaseNames = [...]string{"Pending", "Bound", "Running", "Succeeded", "Failed", "Deleted"}
+
+func (p Phase) String() string { return phaseNames[p] }
+
+// Terminal reports whether the pod will never run again.
+func (p Phase) Terminal() bool { return p >= Succeeded }
+
+// OnNode reports whether the pod holds resources on a node.
+func (p Phase) OnNode() bool { return p == Bound || p == Running }
+
+// DeleteCause says why a pod was removed before finishing.
+type DeleteCause uint8
+
+// Delete causes.
+const (
+	CauseNone         DeleteCause = iota
+	CauseScaleDown                // its controller scaled down
+	CauseEvicted                  // evicted through the eviction API (drain)
+	CausePreempted                // preempted by a higher-priority pod
+	CauseNodeGone                 // its node disappeared (reclaim, termination)
+	CauseTaintEvicted             // a NoExecute taint it does not tolerate
+	CauseEndOfRun                 // never used on a live pod; reports only
+)
+
+var causeNames = [...]string{"", "scaleDown", "evicted", "preempted", "nodeGone", "taintEvicted", "endOfRun"}
+
+func (c DeleteCause) String() string { return causeNames[c] }
+
+// SpreadConstraint is a compiled topologySpreadConstraint.
+type SpreadConstraint struct {
+	MaxSkew     int32
+	TopologyKey Sym
+	// Hard is whenUnsatisfiable: DoNotSchedule; otherwise ScheduleAnyway.
+	Hard       bool
+	Selector   LabelSelector
+	MinDomains int32
+	// HonorNodeAffinity (default true) counts only nodes that match the
+	// pod's node affinity; HonorTaints (default false) skips nodes with
+	// taints the pod does not tolerate.
+	HonorNodeAffinity bool
+	HonorTaints       bool
+}
+
+// AffinityTerm is a compiled pod (anti-)affinity term.
+type AffinityTerm struct {
+	Selector LabelSelector
+	// Namespaces the selector applies to; empty with NamespaceSelector nil
+	// means the pod's own namespace.
+	Namespaces        []Sym
+	NamespaceSelector *LabelSelector
+	TopologyKey       Sym
+	Weight            int32 // preferred terms only
+}
+
+// PodSpec is the compiled, immutable part of a pod. Every replica of one
+// template shares one PodSpec, which keeps memory per pod small and lets the
+// scheduler treat identical pods as one class.
+type PodSpec struct {
+	Requests Resources
+	// ScoreCPU and ScoreMemory are the requests the scheduler's scoring
+	// uses: 100m and 200Mi stand in for a missing request
+	// (schedutil.NonZeroRequested).
+	ScoreCPU, ScoreMemory int64
+
+	Labels       Labels
+	NodeSelector []Requirement // nodeSelector map, every entry must hold
+	Affinity     *NodeSelector // required node affinity; nil = any node
+	Preferred    []PreferredTerm
+	Tolerations  Tolerations
+	Spread       []SpreadConstraint
+	// PodAffinity and PodAntiAffinity hold required terms; the Preferred
+	// variants carry weights.
+	PodAffinity              []AffinityTerm
+	PodAntiAffinity          []AffinityTerm
+	PreferredPodAffinity     []AffinityTerm
+	PreferredPodAntiAffinity []AffinityTerm
+
+	Priority          int32
+	PriorityClassName string
+	PreemptNever      bool // preemptionPolicy: Never
+	SchedulerName     string
+	NodeName          string // spec.nodeName: bypasses the scheduler
+
+	// DoNotDisrupt is the karpenter.sh/do-not-disrupt: "true" annotation;
+	// SafeToEvict is cluster-autoscaler.kubernetes.io/safe-to-evict (nil
+	// when absent).
+	DoNotDisrupt bool
+	SafeToEvict  *bool
+}
+
+// Pod is one pod object.
+type Pod struct {
+	Name      string
+	Namespace Sym
+	Spec      *PodSpec
+	// Workload indexes the owner in the run's workload table; -1 for none.
+	Workload int32
+
+	Phase Phase
+	Node  NodeID
+	// nodeSlot is the pod's index in its node's Pods slice, for O(1) unbind.
+	nodeSlot int32
+
+	Created engine.Time
+	BoundAt engine.Time
+	Started engine.Time
+	Ended   engine.Time
+	// RunFor is how long the pod runs once started; 0 runs until deleted.
+	RunFor time.Duration
+
+	// Unschedulable mirrors the condition PodScheduled=False with reason
+	// Unschedulable that the autoscalers read.
+	Unschedulable bool
+	Cause         DeleteCause
+}

@@ -1,0 +1,81 @@
+// Package kubelet models what the kubelets of all nodes do to a pod once it
+// is bound: start it after a delay (image pull, container start), and end it
+// as Succeeded when its run time is up (Job pods).
+//
+// Simplifications: one start delay for every pod (no per-image pulls, no
+// readiness probes); pods never fail or restart on their own.
+package kubelet
+
+import (
+	"time"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// DefaultStartDelay is the time from binding to Running. Not a Kubernetes
+// default: our assumption of a pull of a cached image and a container start
+// (a few seconds); scenarios set spec.podStartDelay.
+const DefaultStartDelay = 2 * time.Second
+
+const (
+	evStart uint16 = iota
+	evFinish
+)
+
+// Kubelet is the engine handler and cluster watcher for pod start and end.
+type Kubelet struct {
+	eng        *engine.Engine
+	cl         *cluster.Cluster
+	id         engine.HandlerID
+	startDelay time.Duration
+	timers     []engine.Timer // by PodID
+}
+
+// New registers the kubelet model. A negative start delay is treated as 0.
+func New(eng *engine.Engine, cl *cluster.Cluster, startDelay time.Duration) *Kubelet {
+	if startDelay < 0 {
+		startDelay = 0
+	}
+	k := &Kubelet{eng: eng, cl: cl, startDelay: startDelay}
+	k.id = eng.Register(k)
+	cl.Watch(k)
+	return k
+}
+
+func (k *Kubelet) timer(id cluster.PodID) *engine.Timer {
+	for int(id) >= len(k.timers) {
+		k.timers = append(k.timers, engine.Timer{})
+	}
+	return &k.timers[id]
+}
+
+// OnChange implements cluster.Watcher.
+func (k *Kubelet) OnChange(c cluster.Change) {
+	switch c.Kind {
+	case cluster.PodBound:
+		*k.timer(c.Pod) = k.eng.After(k.startDelay, engine.Event{Handler: k.id, Kind: evStart, Obj: int32(c.Pod)})
+	case cluster.PodDeleted:
+		k.eng.Cancel(*k.timer(c.Pod))
+	}
+}
+
+// HandleEvent implements engine.Handler.
+func (k *Kubelet) HandleEvent(ev engine.Event) {
+	id := cluster.PodID(ev.Obj)
+	p := &k.cl.Pods[id]
+	switch ev.Kind {
+	case evStart:
+		if p.Phase != cluster.Bound {
+			return
+		}
+		k.cl.StartPod(id)
+		if run := k.cl.Pods[id].RunFor; run > 0 {
+			*k.timer(id) = k.eng.After(run, engine.Event{Handler: k.id, Kind: evFinish, Obj: ev.Obj})
+		}
+	case evFinish:
+		if p.Phase == cluster.Running {
+			k.cl.FinishPod(id, cluster.Succeeded)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package manifest
+
+import (
+	"fmt"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Document is one object from a file. It keeps the yaml.Node tree so that
+// anything found wrong later (by Decode, or by the caller's own validation
+// through Errorf) can still be reported at the right line.
+type Document struct {
+	File       string
+	Line       int // line of the document's first key
+	APIVersion string
+	Kind       string
+	Name       string     // metadata.name
+	Namespace  string     // metadata.namespace ("" if absent)
+	Node       *yaml.Node // the mapping node of the document (go.yaml.in/yaml/v3)
+
+	cost int // treeCost(Node), computed when read; 0 means not yet known
+}
+
+// Ref returns "Kind/namespace/name", or "Kind/name" when the namespace is
+// empty (cluster-scoped objects, or namespaced ones that rely on the default
+// namespace). It is meant for messages, e.g. "Deployment/prod/web".
+func (d *Document) Ref() string {
+	if d.Namespace == "" {
+		return d.Kind + "/" + d.Name
+	}
+	return d.Kind + "/" + d.Namespace + "/" + d.Name
+}
+
+// Errorf returns an error at the line of path within the document (the line
+// of the nearest existing ancestor if path is absent, e.g. for a required
+// field that is missing). Callers use it for their own semantic checks so
+// those read exactly like parse errors.
+func (d *Document) Errorf(path, hint, format string, args ...any) *Error {
+	return &Error{
+		File: d.File,
+		Line: d.LineOf(path),
+		Path: path,
+		Msg:  fmt.Sprintf(format, args...),
+		Hint: hint,
+	}
+}
+
+// LineOf returns the line of path within the document: the line of the key
+// for a mapping entry, the line of the item for a list index, and the
+// document's line for "". If path does not exist, it returns the line of the
+// nearest existing ancestor. Paths are written as in Error.Path:
+// spec.containers[0].image, metadata.labels["app.kubernetes.io/name"].
+func (d *Document) LineOf(path string) int {
+	if d == nil || d.Node == nil {
+		return 0
+	}
+	line := d.Line
+	segs, ok := parsePath(path)
+	if !ok {
+		return line
+	}
+	x := expander{budget: 1 << 20}
+	n := d.Node
+	for _, s := range segs {
+		n = resolve(n)
+		if n == nil {
+			break
+		}
+		var next *yaml.Node
+		switch {
+		case s.isIndex && n.Kind == yaml.SequenceNode:
+			if s.index < len(n.Content) {
+				next = n.Content[s.index]
+				if r := resolve(next); r != nil && r.Line > 0 {
+					line = r.Line
+				} else {
+					line = next.Line
+				}
+			}
+		case !s.isIndex && n.Kind == yaml.MappingNode:
+			for _, e := range x.entries(n, 0, nil) {
+				if e.name == s.key {
+					next = e.val
+					line = e.key.Line
+					break
+				}
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return line
+}

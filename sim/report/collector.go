@@ -1,0 +1,131 @@
+// Package report collects what happened during a run and renders the
+// summary: a table for people, a versioned JSON document for scripts.
+//
+// Definitions (also in the README's report section):
+//   - pending time: from creation until the pod is bound; a pod deleted
+//     while pending counts until its deletion, a pod still pending at the
+//     end until the end (a lower bound of its true wait);
+//   - stranded: a pod whose pending time exceeded the scenario's
+//     strandedAfter threshold, counted once;
+//   - cost: each node's price per hour times the time from launch to
+//     deletion (or the end), billed per second.
+package report
+
+import (
+	"time"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// Collector watches the cluster and accumulates the figures of a run.
+type Collector struct {
+	cl            *cluster.Cluster
+	strandedAfter time.Duration
+
+	pending  []time.Duration // one sample per pod that left Pending
+	stranded []bool          // by PodID
+	byWL     []workloadAcc
+
+	initialNodes, launched, terminated, live, peak int
+	costUSD                                        [3]float64 // by CapacityType
+	nodeSeconds                                    [3]float64
+}
+
+type workloadAcc struct {
+	pods, scheduled, stranded int
+	pending                   []time.Duration
+	strandedPods              []cluster.PodID
+}
+
+// NewCollector starts watching. strandedAfter is the scenario's threshold.
+func NewCollector(cl *cluster.Cluster, strandedAfter time.Duration, workloads int) *Collector {
+	c := &Collector{cl: cl, strandedAfter: strandedAfter, byWL: make([]workloadAcc, workloads)}
+	cl.Watch(c)
+	return c
+}
+
+// OnChange implements cluster.Watcher.
+func (c *Collector) OnChange(ch cluster.Change) {
+	switch ch.Kind {
+	case cluster.PodCreated:
+		if w := c.cl.Pods[ch.Pod].Workload; w >= 0 {
+			c.byWL[w].pods++
+		}
+	case cluster.PodBound:
+		p := &c.cl.Pods[ch.Pod]
+		c.leftPending(ch.Pod, p.BoundAt-p.Created)
+		if p.Workload >= 0 {
+			c.byWL[p.Workload].scheduled++
+		}
+	case cluster.PodDeleted:
+		if ch.Node == cluster.NoNode { // deleted while pending
+			p := &c.cl.Pods[ch.Pod]
+			c.leftPending(ch.Pod, p.Ended-p.Created)
+		}
+	case cluster.NodeAdded:
+		n := &c.cl.Nodes[ch.Node]
+		if n.Launched == 0 && n.Owner == cluster.OwnedByStatic {
+			c.initialNodes++
+		} else {
+			c.launched++
+		}
+		c.live++
+		c.peak = max(c.peak, c.live)
+	case cluster.NodeRemoved:
+		n := &c.cl.Nodes[ch.Node]
+		c.terminated++
+		c.live--
+		c.bill(n, n.Deleted)
+	}
+}
+
+func (c *Collector) leftPending(id cluster.PodID, wait time.Duration) {
+	c.pending = append(c.pending, wait)
+	p := &c.cl.Pods[id]
+	if p.Workload >= 0 {
+		c.byWL[p.Workload].pending = append(c.byWL[p.Workload].pending, wait)
+	}
+	if wait > c.strandedAfter {
+		c.markStranded(id)
+	}
+}
+
+func (c *Collector) markStranded(id cluster.PodID) {
+	for int(id) >= len(c.stranded) {
+		c.stranded = append(c.stranded, false)
+	}
+	if c.stranded[id] {
+		return
+	}
+	c.stranded[id] = true
+	if w := c.cl.Pods[id].Workload; w >= 0 {
+		c.byWL[w].stranded++
+		c.byWL[w].strandedPods = append(c.byWL[w].strandedPods, id)
+	}
+}
+
+func (c *Collector) bill(n *cluster.Node, until engine.Time) {
+	secs := (until - n.Launched).Seconds()
+	c.nodeSeconds[n.CapacityType] += secs
+	c.costUSD[n.CapacityType] += secs * n.PriceUSDPerHour / 3600
+}
+
+// finish closes the books at the end of the run: pods still pending get
+// their wait so far, live nodes are billed until the end.
+func (c *Collector) finish(end engine.Time) (pendingAtEnd int) {
+	for i := range c.cl.Pods {
+		p := &c.cl.Pods[i]
+		if p.Phase == cluster.Pending {
+			pendingAtEnd++
+			c.leftPending(cluster.PodID(i), end-p.Created)
+		}
+	}
+	for i := range c.cl.Nodes {
+		n := &c.cl.Nodes[i]
+		if n.State != cluster.NodeGone {
+			c.bill(n, end)
+		}
+	}
+	return pendingAtEnd
+}

@@ -1,0 +1,240 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// SchemaVersion of the JSON report. Keys are only ever added; a rename or a
+// change of meaning bumps it.
+const SchemaVersion = 1
+
+// Report is the summary of one run. Its JSON form is documented in the
+// README ("Report schema"); field order is fixed, so the same run gives the
+// same bytes.
+type Report struct {
+	SchemaVersion   int        `json:"schemaVersion"`
+	Scenario        string     `json:"scenario"`
+	Seed            uint64     `json:"seed"`
+	DurationSeconds float64    `json:"durationSeconds"`
+	Pods            Pods       `json:"pods"`
+	Cost            Cost       `json:"cost"`
+	Nodes           Nodes      `json:"nodes"`
+	Scheduler       Scheduler  `json:"scheduler"`
+	Engine          Engine     `json:"engine"`
+	Workloads       []Workload `json:"workloads"`
+	Warnings        []string   `json:"warnings"`
+}
+
+// Pods counts pods over the run.
+type Pods struct {
+	Total          int         `json:"total"`
+	Scheduled      int         `json:"scheduled"` // ever bound
+	PendingAtEnd   int         `json:"pendingAtEnd"`
+	Stranded       int         `json:"stranded"`
+	Succeeded      int         `json:"succeeded"`
+	Deleted        int         `json:"deleted"` // removed before finishing (scale-down, eviction, node loss)
+	PendingSeconds Percentiles `json:"pendingSeconds"`
+}
+
+// Percentiles of a sample, in seconds, rounded to the millisecond.
+type Percentiles struct {
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Cost in USD, by capacity type.
+type Cost struct {
+	TotalUSD    float64 `json:"totalUSD"`
+	SpotUSD     float64 `json:"spotUSD"`
+	OnDemandUSD float64 `json:"onDemandUSD"`
+}
+
+// Nodes counts nodes and node-hours.
+type Nodes struct {
+	Initial       int     `json:"initial"` // present at the start (static pools, Node manifests)
+	Launched      int     `json:"launched"`
+	Terminated    int     `json:"terminated"`
+	Peak          int     `json:"peak"`
+	AtEnd         int     `json:"atEnd"`
+	SpotHours     float64 `json:"spotHours"`
+	OnDemandHours float64 `json:"onDemandHours"`
+}
+
+// Scheduler counts scheduling work.
+type Scheduler struct {
+	Attempts uint64 `json:"attempts"`
+	Failed   uint64 `json:"failed"` // attempts that found no node
+}
+
+// Engine describes the simulation itself. Wall-clock figures never appear
+// here (they go to stderr), so reports stay byte-identical across runs.
+type Engine struct {
+	Events uint64 `json:"events"`
+}
+
+// Workload is the per-workload summary.
+type Workload struct {
+	Ref            string      `json:"ref"`
+	Pods           int         `json:"pods"`
+	Scheduled      int         `json:"scheduled"`
+	PendingAtEnd   int         `json:"pendingAtEnd"`
+	Stranded       int         `json:"stranded"`
+	PendingSeconds Percentiles `json:"pendingSeconds"`
+	// StrandedReason is the scheduler's most frequent last message for the
+	// stranded pods ("0/6 nodes are available: ...").
+	StrandedReason string `json:"strandedReason,omitempty"`
+}
+
+// Inputs is what Build needs besides the collector.
+type Inputs struct {
+	Scenario     string
+	Seed         uint64
+	End          engine.Time
+	Events       uint64
+	Attempts     uint64
+	Failed       uint64
+	WorkloadRefs []string
+	Warnings     []string
+	// LastFailure returns the scheduler's last message for a pod.
+	LastFailure func(cluster.PodID) string
+}
+
+// Build closes the collector's books and returns the report.
+func (c *Collector) Build(in Inputs) *Report {
+	pendingAtEnd := c.finish(in.End)
+	r := &Report{
+		SchemaVersion:   SchemaVersion,
+		Scenario:        in.Scenario,
+		Seed:            in.Seed,
+		DurationSeconds: round3(in.End.Seconds()),
+		Engine:          Engine{Events: in.Events},
+		Scheduler:       Scheduler{Attempts: in.Attempts, Failed: in.Failed},
+		Warnings:        in.Warnings,
+		Workloads:       []Workload{},
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	for i := range c.cl.Pods {
+		p := &c.cl.Pods[i]
+		r.Pods.Total++
+		switch p.Phase {
+		case cluster.Succeeded:
+			r.Pods.Succeeded++
+		case cluster.Deleted:
+			r.Pods.Deleted++
+		}
+		if p.Phase != cluster.Pending && (p.Phase != cluster.Deleted || p.Node != cluster.NoNode) {
+			r.Pods.Scheduled++
+		}
+	}
+	r.Pods.PendingAtEnd = pendingAtEnd
+	for _, s := range c.stranded {
+		if s {
+			r.Pods.Stranded++
+		}
+	}
+	r.Pods.PendingSeconds = percentiles(c.pending)
+
+	r.Cost.SpotUSD = round6(c.costUSD[cluster.Spot])
+	r.Cost.OnDemandUSD = round6(c.costUSD[cluster.OnDemand] + c.costUSD[cluster.Reserved])
+	r.Cost.TotalUSD = round6(c.costUSD[cluster.Spot] + c.costUSD[cluster.OnDemand] + c.costUSD[cluster.Reserved])
+	r.Nodes = Nodes{
+		Initial:       c.initialNodes,
+		Launched:      c.launched,
+		Terminated:    c.terminated,
+		Peak:          c.peak,
+		AtEnd:         c.live,
+		SpotHours:     round3(c.nodeSeconds[cluster.Spot] / 3600),
+		OnDemandHours: round3((c.nodeSeconds[cluster.OnDemand] + c.nodeSeconds[cluster.Reserved]) / 3600),
+	}
+
+	pendingByWL := make([]int, len(c.byWL))
+	for i := range c.cl.Pods {
+		if p := &c.cl.Pods[i]; p.Phase == cluster.Pending && p.Workload >= 0 {
+			pendingByWL[p.Workload]++
+		}
+	}
+	for i, acc := range c.byWL {
+		w := Workload{
+			Ref:            in.WorkloadRefs[i],
+			Pods:           acc.pods,
+			Scheduled:      acc.scheduled,
+			PendingAtEnd:   pendingByWL[i],
+			Stranded:       acc.stranded,
+			PendingSeconds: percentiles(acc.pending),
+		}
+		if in.LastFailure != nil {
+			w.StrandedReason = mostFrequent(acc.strandedPods, in.LastFailure)
+		}
+		r.Workloads = append(r.Workloads, w)
+	}
+	return r
+}
+
+// mostFrequent returns the most common non-empty message, ties to the
+// lexically smallest.
+func mostFrequent(pods []cluster.PodID, msg func(cluster.PodID) string) string {
+	counts := map[string]int{}
+	for _, id := range pods {
+		if m := msg(id); m != "" {
+			counts[m]++
+		}
+	}
+	best, n := "", 0
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if counts[k] > n {
+			best, n = k, counts[k]
+		}
+	}
+	return best
+}
+
+// percentiles uses the empirical quantile (the smallest value whose
+// cumulative share reaches p) from gonum.
+func percentiles(samples []time.Duration) Percentiles {
+	if len(samples) == 0 {
+		return Percentiles{}
+	}
+	xs := make([]float64, len(samples))
+	for i, d := range samples {
+		xs[i] = d.Seconds()
+	}
+	slices.Sort(xs)
+	q := func(p float64) float64 { return round3(stat.Quantile(p, stat.Empirical, xs, nil)) }
+	return Percentiles{
+		P50:  q(0.50),
+		P95:  q(0.95),
+		P99:  q(0.99),
+		Max:  round3(xs[len(xs)-1]),
+		Mean: round3(stat.Mean(xs, nil)),
+	}
+}
+
+func round3(x float64) float64 { return math.Round(x*1e3) / 1e3 }
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// WriteJSON writes the report as indented JSON with a final newline.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

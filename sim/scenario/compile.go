@@ -1,0 +1,676 @@
+package scenario
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/kubelet"
+	"github.com/clustersim/clustersim/sim/manifest"
+	"github.com/clustersim/clustersim/sim/workload"
+)
+
+// Built-in priority classes every cluster has.
+var builtinPriorityClasses = map[string]int32{
+	"system-cluster-critical": 2000000000,
+	"system-node-critical":    2000001000,
+}
+
+type priorityClass struct {
+	value        int32
+	preemptNever bool
+	global       bool
+}
+
+func (l *loader) compile() {
+	l.compileSpec()
+	classes := l.compilePriorityClasses()
+	l.compileStaticPools()
+	l.compileNodes()
+	l.compilePDBs()
+	l.compileNamespaces()
+	l.compileWorkloads(classes)
+}
+
+func (l *loader) dur(path, s string, def time.Duration) time.Duration {
+	if s == "" {
+		return def
+	}
+	d, err := parseDuration(s)
+	if err != nil {
+		l.fail(l.scenarioDoc.Errorf(path, durationHint, "%v", err))
+		return def
+	}
+	return d
+}
+
+func (l *loader) compileSpec() {
+	d, s, out := l.scenarioDoc, &l.doc.Spec, l.out
+	out.Name = l.doc.Metadata.Name
+	if out.Name == "" {
+		l.fail(d.Errorf("metadata.name", "name the scenario: it appears in every report", "missing name"))
+	}
+	out.Description = l.doc.Metadata.Annotations["description"]
+	out.Seed = DefaultSeed
+	if s.Seed != nil {
+		out.Seed = *s.Seed
+	}
+	if s.Duration == "" {
+		l.fail(d.Errorf("spec.duration", "set how much simulated time to run, e.g. duration: 2h", "missing duration"))
+	}
+	out.Duration = l.dur("spec.duration", s.Duration, 0)
+	if s.Duration != "" && out.Duration == 0 {
+		l.fail(d.Errorf("spec.duration", "set a positive duration, e.g. 2h", "duration must be positive"))
+	}
+	out.StrandedAfter = l.dur("spec.strandedAfter", s.StrandedAfter, DefaultStrandedAfter)
+	if out.StrandedAfter == 0 {
+		l.fail(d.Errorf("spec.strandedAfter", "use a positive threshold such as 10m", "must be positive"))
+	}
+	out.PodStartDelay = l.dur("spec.podStartDelay", s.PodStartDelay, kubelet.DefaultStartDelay)
+
+	out.Region = s.Region
+	if out.Region == "" {
+		out.Region = DefaultRegion
+	}
+	known := false
+	for _, r := range l.cat.Regions() {
+		known = known || r == out.Region
+	}
+	if !known {
+		l.fail(d.Errorf("spec.region", "regions with spot data: "+strings.Join(l.cat.Regions(), ", "), "%q is not in the embedded EC2 data", out.Region))
+	}
+	if out.Region != catalog.PriceBaseRegion {
+		l.warn(d, "spec.region", "on-demand prices are known only for %s; its prices stand in for %s", catalog.PriceBaseRegion, out.Region)
+	}
+	out.Zones = s.Zones
+	if len(out.Zones) == 0 {
+		out.Zones = []string{out.Region + "a", out.Region + "b", out.Region + "c"}
+	}
+	seen := map[string]bool{}
+	for i, z := range out.Zones {
+		path := fmt.Sprintf("spec.zones[%d]", i)
+		if !strings.HasPrefix(z, out.Region) || len(z) != len(out.Region)+1 {
+			l.fail(d.Errorf(path, "zones are the region name plus a letter, e.g. "+out.Region+"a", "%q is not a zone of %s", z, out.Region))
+		}
+		if seen[z] {
+			l.fail(d.Errorf(path, "list each zone once", "duplicate zone %q", z))
+		}
+		seen[z] = true
+	}
+}
+
+func (l *loader) hasZone(z string) bool {
+	for _, have := range l.out.Zones {
+		if have == z {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *loader) compilePriorityClasses() map[string]priorityClass {
+	classes := map[string]priorityClass{}
+	for name, v := range builtinPriorityClasses {
+		classes[name] = priorityClass{value: v}
+	}
+	var global *manifest.Document
+	for _, d := range l.docsOf("PriorityClass") {
+		var pc schedulingv1.PriorityClass
+		if err := d.Decode(&pc); err != nil {
+			l.failErr(err)
+			continue
+		}
+		if _, builtin := builtinPriorityClasses[pc.Name]; builtin {
+			l.fail(d.Errorf("metadata.name", "choose another name", "%s is a built-in class", pc.Name))
+			continue
+		}
+		if pc.Value > 1000000000 {
+			l.fail(d.Errorf("value", "user classes go up to 1000000000; higher values are reserved for system classes", "value %d is too high", pc.Value))
+		}
+		c := priorityClass{value: pc.Value, global: pc.GlobalDefault}
+		if pc.PreemptionPolicy != nil && *pc.PreemptionPolicy == corev1.PreemptNever {
+			c.preemptNever = true
+		}
+		if pc.GlobalDefault {
+			if global != nil {
+				l.fail(d.Errorf("globalDefault", "keep one globalDefault class", "a second global default (the first is %s)", global.Name))
+			}
+			global = d
+		}
+		classes[pc.Name] = c
+	}
+	return classes
+}
+
+// docsOf returns the objects of one kind in file order.
+func (l *loader) docsOf(kind string) []*manifest.Document {
+	var out []*manifest.Document
+	for _, d := range l.order {
+		if d.Kind == kind {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (l *loader) compileStaticPools() {
+	d := l.scenarioDoc
+	names := map[string]bool{}
+	total := 0
+	for i, p := range l.doc.Spec.StaticNodes {
+		base := fmt.Sprintf("spec.staticNodes[%d]", i)
+		if p.Name == "" {
+			l.fail(d.Errorf(base+".name", "name each pool: node names derive from it", "missing name"))
+			continue
+		}
+		if names[p.Name] {
+			l.fail(d.Errorf(base+".name", "pool names must be unique", "duplicate pool %q", p.Name))
+			continue
+		}
+		names[p.Name] = true
+		it, ok := l.cat.Lookup(p.InstanceType)
+		if !ok {
+			hint := "see sim/catalog/data/ec2-instance-types.csv for the known types"
+			if s := catalog.Suggest(l.cat, p.InstanceType); len(s) > 0 {
+				hint = "did you mean " + strings.Join(s, ", ") + "?"
+			}
+			if p.InstanceType == "" {
+				l.fail(d.Errorf(base+".instanceType", "give an EC2 instance type such as m5.large", "missing instanceType"))
+			} else {
+				l.fail(d.Errorf(base+".instanceType", hint, "unknown instance type %q", p.InstanceType))
+			}
+			continue
+		}
+		if p.Count == nil {
+			l.fail(d.Errorf(base+".count", "give the number of nodes, e.g. count: 3", "missing count"))
+			continue
+		}
+		if *p.Count < 0 || *p.Count > MaxStaticNodes {
+			l.fail(d.Errorf(base+".count", fmt.Sprintf("use 0 to %d", MaxStaticNodes), "count %d is out of range", *p.Count))
+			continue
+		}
+		total += *p.Count
+		ct, ok := cluster.ParseCapacityType(p.CapacityType)
+		if !ok || ct == cluster.Reserved {
+			l.fail(d.Errorf(base+".capacityType", "use on-demand or spot", "unknown capacity type %q", p.CapacityType))
+			continue
+		}
+		zones := p.Zones
+		if len(zones) == 0 {
+			zones = l.out.Zones
+		}
+		bad := false
+		for j, z := range zones {
+			if !l.hasZone(z) {
+				l.fail(d.Errorf(fmt.Sprintf("%s.zones[%d]", base, j), "use one of spec.zones: "+strings.Join(l.out.Zones, ", "), "zone %q is not in the scenario", z))
+				bad = true
+			}
+		}
+		var taints []cluster.Taint
+		for j, t := range p.Taints {
+			ct, err := l.taint(t)
+			if err != nil {
+				l.fail(d.Errorf(fmt.Sprintf("%s.taints[%d]", base, j), "effects are NoSchedule, PreferNoSchedule, NoExecute", "%v", err))
+				bad = true
+				continue
+			}
+			taints = append(taints, ct)
+		}
+		if bad {
+			continue
+		}
+		price, ok := l.price(it, ct)
+		if !ok {
+			l.warn(d, base+".instanceType", "no %s price for %s in %s: its cost counts as 0", ct, it.Name, l.out.Region)
+		}
+		alloc := l.allocatable(it)
+		for n := 0; n < *p.Count; n++ {
+			zone := zones[n%len(zones)]
+			labels := map[string]string{}
+			for k, v := range p.Labels {
+				labels[k] = v
+			}
+			l.wellKnownLabels(labels, it, zone)
+			l.out.Nodes = append(l.out.Nodes, cluster.Node{
+				Name:            fmt.Sprintf("%s-%d", p.Name, n+1),
+				Labels:          cluster.CompileLabels(l.out.Syms, labels),
+				Taints:          taints,
+				Allocatable:     alloc,
+				State:           cluster.NodeReady,
+				InstanceType:    it.Name,
+				Zone:            l.out.Syms.Intern(zone),
+				CapacityType:    ct,
+				PriceUSDPerHour: price,
+				Owner:           cluster.OwnedByStatic,
+				OwnerName:       p.Name,
+			})
+		}
+	}
+	if total > MaxStaticNodes {
+		l.fail(d.Errorf("spec.staticNodes", "split the scenario or use fewer nodes", "%d static nodes in all, more than %d", total, MaxStaticNodes))
+	}
+}
+
+func (l *loader) taint(t taint) (cluster.Taint, error) {
+	effect := t.Effect
+	// eksctl spells effects NO_SCHEDULE; accept both spellings.
+	switch effect {
+	case "NO_SCHEDULE":
+		effect = "NoSchedule"
+	case "PREFER_NO_SCHEDULE":
+		effect = "PreferNoSchedule"
+	case "NO_EXECUTE":
+		effect = "NoExecute"
+	}
+	return cluster.CompileTaint(l.out.Syms, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(effect)})
+}
+
+// wellKnownLabels sets the labels every EKS node carries, unless the user set them.
+func (l *loader) wellKnownLabels(labels map[string]string, it *catalog.InstanceType, zone string) {
+	set := func(k, v string) {
+		if _, ok := labels[k]; !ok {
+			labels[k] = v
+		}
+	}
+	set("node.kubernetes.io/instance-type", it.Name)
+	set("topology.kubernetes.io/zone", zone)
+	set("topology.kubernetes.io/region", l.out.Region)
+	set("kubernetes.io/arch", it.Arch)
+	set("kubernetes.io/os", "linux")
+}
+
+func (l *loader) price(it *catalog.InstanceType, ct cluster.CapacityType) (float64, bool) {
+	if ct == cluster.Spot {
+		return l.cat.SpotPriceEstimate(l.out.Region, it.Name)
+	}
+	p, _, ok := l.cat.OnDemandPrice(l.out.Region, it.Name)
+	return p, ok
+}
+
+func (l *loader) allocatable(it *catalog.InstanceType) cluster.Resources {
+	a := it.Allocatable(catalog.KubeletOptions{})
+	var r cluster.Resources
+	r[cluster.CPU] = a.CPUMilli
+	r[cluster.Memory] = a.MemoryBytes
+	r[cluster.Ephemeral] = a.EphemeralBytes
+	r[cluster.Pods] = a.Pods
+	if a.GPU > 0 {
+		i, err := l.out.Resources.Index(catalog.GPUResourceName)
+		if err == nil {
+			r[i] = a.GPU
+		}
+	}
+	return r
+}
+
+// compileNodes turns Node manifests into static nodes.
+func (l *loader) compileNodes() {
+	for _, d := range l.docsOf("Node") {
+		var n corev1.Node
+		if err := d.Decode(&n); err != nil {
+			l.failErr(err)
+			continue
+		}
+		labels := map[string]string{}
+		for k, v := range n.Labels {
+			labels[k] = v
+		}
+		typ := labels["node.kubernetes.io/instance-type"]
+		it, known := l.cat.Lookup(typ)
+		var alloc cluster.Resources
+		switch {
+		case len(n.Status.Allocatable) > 0:
+			r, err := l.out.Resources.FromList(n.Status.Allocatable)
+			if err != nil {
+				l.fail(d.Errorf("status.allocatable", "", "%v", err))
+				continue
+			}
+			alloc = r
+		case len(n.Status.Capacity) > 0:
+			r, err := l.out.Resources.FromList(n.Status.Capacity)
+			if err != nil {
+				l.fail(d.Errorf("status.capacity", "", "%v", err))
+				continue
+			}
+			alloc = r
+			l.warn(d, "status", "no status.allocatable: capacity is used as allocatable, with no room reserved for the system")
+		case known:
+			alloc = l.allocatable(it)
+		default:
+			l.fail(d.Errorf("status", "give status.allocatable (cpu, memory, pods) or a known node.kubernetes.io/instance-type label", "cannot tell how big node %s is", n.Name))
+			continue
+		}
+		if alloc[cluster.Pods] == 0 {
+			alloc[cluster.Pods] = 110 // the kubelet's default maxPods
+		}
+		zone := labels["topology.kubernetes.io/zone"]
+		if zone == "" {
+			l.warn(d, "metadata.labels", "no topology.kubernetes.io/zone label: zone spread cannot count this node")
+		} else if !l.hasZone(zone) {
+			l.warn(d, "metadata.labels", "zone %s is not in spec.zones", zone)
+		}
+		ct := cluster.OnDemand
+		for _, key := range []string{"karpenter.sh/capacity-type", "eks.amazonaws.com/capacityType"} {
+			if v, ok := labels[key]; ok {
+				c, ok := cluster.ParseCapacityType(v)
+				if !ok {
+					l.fail(d.Errorf("metadata.labels", "use on-demand or spot", "%s: unknown capacity type %q", key, v))
+				}
+				ct = c
+			}
+		}
+		var taints []cluster.Taint
+		for i, t := range n.Spec.Taints {
+			c, err := cluster.CompileTaint(l.out.Syms, t)
+			if err != nil {
+				l.fail(d.Errorf(fmt.Sprintf("spec.taints[%d]", i), "", "%v", err))
+				continue
+			}
+			taints = append(taints, c)
+		}
+		price := 0.0
+		if known {
+			var ok bool
+			if price, ok = l.price(it, ct); !ok {
+				l.warn(d, "metadata.labels", "no %s price for %s: its cost counts as 0", ct, typ)
+			}
+		} else {
+			l.warn(d, "metadata.labels", "no known node.kubernetes.io/instance-type: node %s costs 0", n.Name)
+		}
+		l.out.Nodes = append(l.out.Nodes, cluster.Node{
+			Name:            n.Name,
+			Labels:          cluster.CompileLabels(l.out.Syms, labels),
+			Taints:          taints,
+			Allocatable:     alloc,
+			Unschedulable:   n.Spec.Unschedulable,
+			State:           cluster.NodeReady,
+			InstanceType:    typ,
+			Zone:            l.out.Syms.Intern(zone),
+			CapacityType:    ct,
+			PriceUSDPerHour: price,
+			Owner:           cluster.OwnedByStatic,
+			OwnerName:       "Node/" + n.Name,
+		})
+	}
+}
+
+func (l *loader) compilePDBs() {
+	for _, d := range l.docsOf("PodDisruptionBudget") {
+		var pdb policyv1.PodDisruptionBudget
+		if err := d.Decode(&pdb); err != nil {
+			l.failErr(err)
+			continue
+		}
+		out := PDB{Namespace: nsOr(pdb.Namespace), Name: pdb.Name}
+		sel, err := cluster.CompileLabelSelector(l.out.Syms, pdb.Spec.Selector)
+		if err != nil {
+			l.fail(d.Errorf("spec.selector", "", "%v", err))
+			continue
+		}
+		out.Selector = sel
+		if pdb.Spec.Selector == nil {
+			l.warn(d, "spec.selector", "no selector: this budget covers no pods")
+		}
+		switch {
+		case pdb.Spec.MinAvailable != nil && pdb.Spec.MaxUnavailable != nil:
+			l.fail(d.Errorf("spec", "set one of them", "minAvailable and maxUnavailable are mutually exclusive"))
+			continue
+		case pdb.Spec.MinAvailable != nil:
+			out.MinAvailable = l.intOrPercent(d, "spec.minAvailable", *pdb.Spec.MinAvailable)
+		case pdb.Spec.MaxUnavailable != nil:
+			out.MaxUnavailable = l.intOrPercent(d, "spec.maxUnavailable", *pdb.Spec.MaxUnavailable)
+		default:
+			l.fail(d.Errorf("spec", "set minAvailable or maxUnavailable", "a budget needs minAvailable or maxUnavailable"))
+			continue
+		}
+		l.out.PDBs = append(l.out.PDBs, out)
+	}
+}
+
+func (l *loader) intOrPercent(d *manifest.Document, path string, v intstr.IntOrString) *IntOrPercent {
+	if v.Type == intstr.Int {
+		if v.IntVal < 0 {
+			l.fail(d.Errorf(path, "", "must not be negative"))
+		}
+		return &IntOrPercent{Value: v.IntVal}
+	}
+	s := strings.TrimSuffix(v.StrVal, "%")
+	var n int32
+	if _, err := fmt.Sscanf(s, "%d", &n); err != nil || s == v.StrVal || n < 0 || n > 100 {
+		l.fail(d.Errorf(path, "write a whole number or a percentage such as 50%", "%q is neither", v.StrVal))
+	}
+	return &IntOrPercent{Value: n, Percent: true}
+}
+
+func nsOr(ns string) string {
+	if ns == "" {
+		return DefaultNamespace
+	}
+	return ns
+}
+
+// podObject is what the workload kinds have in common once decoded.
+type podObject struct {
+	doc         *manifest.Document
+	kind        workload.Kind
+	namespace   string
+	name        string
+	template    *corev1.PodTemplateSpec
+	specPath    string // field path of the pod spec in the document
+	replicas    int32
+	parallelism int32
+	completions int32
+}
+
+func (l *loader) compileWorkloads(classes map[string]priorityClass) {
+	var objs []podObject
+	for _, d := range l.order {
+		o, ok := l.decodeWorkload(d)
+		if ok {
+			objs = append(objs, o)
+		}
+	}
+	timings := l.timingsByRef(objs)
+	priority := func(name string) (int32, bool, bool) {
+		if name == "" {
+			for _, c := range sortedClasses(classes) {
+				if c.global {
+					return c.value, c.preemptNever, true
+				}
+			}
+			return 0, false, true
+		}
+		c, ok := classes[name]
+		return c.value, c.preemptNever, ok
+	}
+	var estimate int64
+	for _, o := range objs {
+		spec, warns, err := cluster.CompilePodSpec(l.out.Syms, l.out.Resources, cluster.PodSpecInput{
+			Namespace:   o.namespace,
+			Labels:      o.template.Labels,
+			Annotations: o.template.Annotations,
+			Spec:        &o.template.Spec,
+			Priority:    priority,
+		})
+		if err != nil {
+			if fe, ok := err.(*cluster.FieldError); ok {
+				l.fail(o.doc.Errorf(o.specPath+"."+fe.Path, "", "%s", fe.Msg))
+			} else {
+				l.fail(o.doc.Errorf(o.specPath, "", "%v", err))
+			}
+			continue
+		}
+		for _, w := range warns {
+			l.warn(o.doc, o.specPath, "%s", w)
+		}
+		if len(o.template.Spec.Containers) == 0 {
+			l.fail(o.doc.Errorf(o.specPath+".containers", "a pod needs at least one container", "no containers"))
+			continue
+		}
+		l.warnUnmodelled(o, spec)
+		if spec.Requests[cluster.CPU] == 0 && spec.Requests[cluster.Memory] == 0 {
+			l.warn(o.doc, o.specPath+".containers", "no cpu or memory requests: the pods fit anywhere and need no capacity")
+		}
+		ws := workload.Spec{Kind: o.kind, Namespace: o.namespace, Name: o.name, Pod: spec,
+			Parallelism: o.parallelism, Completions: o.completions}
+		t := timings[l.refOf(o.doc)]
+		estimate += l.applyTiming(o, t, &ws)
+		l.out.Workloads = append(l.out.Workloads, ws)
+	}
+	l.out.EstimatedPods = estimate
+	if estimate > MaxPods {
+		l.fail(l.scenarioDoc.Errorf("spec.workloads", "lower arrival rates, replicas or the duration, or split the scenario",
+			"this scenario would create about %d pods, more than the %d a run may hold", estimate, MaxPods))
+	}
+}
+
+func sortedClasses(m map[string]priorityClass) []priorityClass {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]priorityClass, 0, len(names))
+	for _, n := range names {
+		out = append(out, m[n])
+	}
+	return out
+}
+
+// decodeWorkload decodes the pod-owning kinds; ok is false for other kinds
+// or on error.
+func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
+	o := podObject{doc: d, name: d.Name, namespace: nsOr(d.Namespace)}
+	checkSelector := func(sel *metav1.LabelSelector, labels map[string]string) bool {
+		if sel == nil {
+			l.fail(d.Errorf("spec.selector", "set spec.selector.matchLabels to the template's labels", "missing selector"))
+			return false
+		}
+		s, err := cluster.CompileLabelSelector(l.out.Syms, sel)
+		if err != nil {
+			l.fail(d.Errorf("spec.selector", "", "%v", err))
+			return false
+		}
+		if !s.Matches(l.out.Syms, cluster.CompileLabels(l.out.Syms, labels)) {
+			l.fail(d.Errorf("spec.selector", "make spec.template.metadata.labels match spec.selector", "selector does not match template labels (the API server rejects this)"))
+			return false
+		}
+		return true
+	}
+	switch d.Kind {
+	case "Deployment":
+		var obj appsv1.Deployment
+		if err := d.Decode(&obj); err != nil {
+			l.failErr(err)
+			return o, false
+		}
+		o.kind, o.template, o.specPath = workload.Deployment, &obj.Spec.Template, "spec.template.spec"
+		o.replicas = replicasOr1(obj.Spec.Replicas)
+		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
+	case "ReplicaSet":
+		var obj appsv1.ReplicaSet
+		if err := d.Decode(&obj); err != nil {
+			l.failErr(err)
+			return o, false
+		}
+		o.kind, o.template, o.specPath = workload.Deployment, &obj.Spec.Template, "spec.template.spec"
+		o.replicas = replicasOr1(obj.Spec.Replicas)
+		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
+	case "StatefulSet":
+		var obj appsv1.StatefulSet
+		if err := d.Decode(&obj); err != nil {
+			l.failErr(err)
+			return o, false
+		}
+		o.kind, o.template, o.specPath = workload.StatefulSet, &obj.Spec.Template, "spec.template.spec"
+		o.replicas = replicasOr1(obj.Spec.Replicas)
+		if len(obj.Spec.VolumeClaimTemplates) > 0 {
+			l.warn(d, "spec.volumeClaimTemplates", "volumes are not modelled: pods schedule as if their volumes could attach anywhere")
+		}
+		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
+	case "Job":
+		var obj batchv1.Job
+		if err := d.Decode(&obj); err != nil {
+			l.failErr(err)
+			return o, false
+		}
+		o.kind, o.template, o.specPath = workload.Job, &obj.Spec.Template, "spec.template.spec"
+		o.parallelism = 1
+		if obj.Spec.Parallelism != nil {
+			o.parallelism = *obj.Spec.Parallelism
+		}
+		o.completions = o.parallelism
+		if obj.Spec.Completions != nil {
+			o.completions = *obj.Spec.Completions
+		}
+		if o.parallelism < 0 || o.completions < 0 {
+			l.fail(d.Errorf("spec", "", "parallelism and completions must not be negative"))
+			return o, false
+		}
+		if o.parallelism == 0 {
+			l.warn(d, "spec.parallelism", "parallelism 0: the Job is suspended and creates no pods")
+		}
+		if r := obj.Spec.Template.Spec.RestartPolicy; r != corev1.RestartPolicyNever && r != corev1.RestartPolicyOnFailure {
+			l.fail(d.Errorf("spec.template.spec.restartPolicy", "Jobs need restartPolicy: Never or OnFailure", "%q is not allowed in a Job", r))
+			return o, false
+		}
+		return o, true
+	case "Pod":
+		var obj corev1.Pod
+		if err := d.Decode(&obj); err != nil {
+			l.failErr(err)
+			return o, false
+		}
+		o.kind, o.specPath = workload.BarePod, "spec"
+		o.template = &corev1.PodTemplateSpec{ObjectMeta: obj.ObjectMeta, Spec: obj.Spec}
+		return o, true
+	}
+	return o, false
+}
+
+func replicasOr1(r *int32) int32 {
+	if r == nil {
+		return 1
+	}
+	return *r
+}
+
+// compileNamespaces records namespace labels (for namespaceSelector terms).
+func (l *loader) compileNamespaces() {
+	for _, d := range l.docsOf("Namespace") {
+		var ns corev1.Namespace
+		if err := d.Decode(&ns); err != nil {
+			l.failErr(err)
+			continue
+		}
+		if l.out.NamespaceLabels == nil {
+			l.out.NamespaceLabels = map[string]cluster.Labels{}
+		}
+		l.out.NamespaceLabels[ns.Name] = cluster.CompileLabels(l.out.Syms, ns.Labels)
+	}
+}
+
+// warnUnmodelled says which parts of a pod spec the scheduler model does not
+// enforce yet, so a run is never silently wrong about them.
+func (l *loader) warnUnmodelled(o podObject, spec *cluster.PodSpec) {
+	if len(spec.Spread) > 0 {
+		l.warn(o.doc, o.specPath+".topologySpreadConstraints", "topology spread is not modelled yet: these pods are placed as if the constraints were absent")
+	}
+	if len(spec.PodAffinity)+len(spec.PodAntiAffinity)+len(spec.PreferredPodAffinity)+len(spec.PreferredPodAntiAffinity) > 0 {
+		l.warn(o.doc, o.specPath+".affinity", "inter-pod (anti-)affinity is not modelled yet: these pods are placed as if it were absent")
+	}
+	if spec.SchedulerName != corev1.DefaultSchedulerName {
+		l.warn(o.doc, o.specPath+".schedulerName", "no scheduler profile is named %q: these pods stay Pending", spec.SchedulerName)
+	}
+}

@@ -1,0 +1,348 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+// LoadFile loads a scenario from disk.
+func LoadFile(path string) (*Scenario, error) {
+	return load(diskSource{}, path)
+}
+
+// LoadFS loads a scenario from a file system such as the embedded
+// scenarios; includes resolve inside the same file system.
+func LoadFS(fsys fs.FS, path string) (*Scenario, error) {
+	return load(fsSource{fsys}, path)
+}
+
+// loader holds the state of one load.
+type loader struct {
+	src   source
+	cat   *catalog.Catalog
+	errs  manifest.Errors
+	warns []Warning
+	out   *Scenario
+
+	scenarioDoc *manifest.Document
+	doc         document
+	// objects by ref ("Kind/namespace/name"), for duplicates and lookups.
+	objects map[string]*manifest.Document
+	order   []*manifest.Document
+	// skipped counts kinds ignored with a warning, reported once per kind.
+	skipped map[string][]*manifest.Document
+}
+
+func load(src source, path string) (*Scenario, error) {
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, fmt.Errorf("embedded instance-type data: %w", err)
+	}
+	l := &loader{
+		src:     src,
+		cat:     cat,
+		objects: map[string]*manifest.Document{},
+		skipped: map[string][]*manifest.Document{},
+		out: &Scenario{
+			File:      path,
+			Catalog:   cat,
+			Syms:      cluster.NewSymbols(),
+			Resources: cluster.NewResourceNames(),
+		},
+	}
+	if !src.exists(path) {
+		return nil, &manifest.Error{File: path, Msg: "no such file", Hint: "give the path of a scenario file, or the name of an embedded scenario (sim scenarios lists them)"}
+	}
+	docs, err := src.read(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.findScenario(path, docs); err != nil {
+		return nil, err
+	}
+	if err := l.decodeScenario(); err != nil {
+		return nil, err
+	}
+	l.includeAll(path, docs)
+	if err := l.errs.Err(); err != nil {
+		return nil, err
+	}
+	l.compile()
+	if err := l.errs.Err(); err != nil {
+		return nil, err
+	}
+	l.reportSkipped()
+	l.out.Warnings = l.warns
+	return l.out, nil
+}
+
+func (l *loader) fail(e *manifest.Error) { l.errs = append(l.errs, e) }
+
+func (l *loader) failErr(err error) {
+	var one *manifest.Error
+	var many manifest.Errors
+	switch {
+	case errors.As(err, &many):
+		l.errs = append(l.errs, many...)
+	case errors.As(err, &one):
+		l.errs = append(l.errs, one)
+	default:
+		l.errs = append(l.errs, &manifest.Error{Msg: err.Error()})
+	}
+}
+
+func (l *loader) warn(d *manifest.Document, path, format string, args ...any) {
+	w := Warning{Msg: fmt.Sprintf(format, args...)}
+	if d != nil {
+		w.File, w.Line = d.File, d.LineOf(path)
+		if path != "" {
+			w.Msg = path + ": " + w.Msg
+		}
+	}
+	l.warns = append(l.warns, w)
+}
+
+// findScenario picks the one Scenario document of the top file.
+func (l *loader) findScenario(path string, docs []*manifest.Document) error {
+	for _, d := range docs {
+		if d.Kind != Kind {
+			continue
+		}
+		if l.scenarioDoc != nil {
+			return d.Errorf("", "keep one Scenario per file; put variants in separate files", "a second Scenario document (the first is at line %d)", l.scenarioDoc.Line)
+		}
+		l.scenarioDoc = d
+	}
+	if l.scenarioDoc == nil {
+		return &manifest.Error{File: path, Msg: "no kind: Scenario document in this file",
+			Hint: "a scenario file starts with apiVersion: " + APIVersion + ", kind: Scenario (see the README's scenario format)"}
+	}
+	return nil
+}
+
+func (l *loader) decodeScenario() error {
+	d := l.scenarioDoc
+	if d.APIVersion != APIVersion {
+		return d.Errorf("apiVersion", "use apiVersion: "+APIVersion, "%q is not a Scenario version this simulator reads", d.APIVersion)
+	}
+	if err := d.Decode(&l.doc); err != nil {
+		return err
+	}
+	return nil
+}
+
+// includeAll collects the documents inlined next to the Scenario and those
+// of every include, each file read once.
+func (l *loader) includeAll(path string, top []*manifest.Document) {
+	for _, d := range top {
+		if d != l.scenarioDoc {
+			l.addObject(d)
+		}
+	}
+	read := map[string]bool{path: true}
+	for i, inc := range l.doc.Spec.Include {
+		field := fmt.Sprintf("spec.include[%d]", i)
+		if strings.TrimSpace(inc) == "" {
+			l.fail(l.scenarioDoc.Errorf(field, "remove the empty entry", "empty path"))
+			continue
+		}
+		p := l.src.resolve(path, inc)
+		if !l.src.exists(p) {
+			l.fail(l.scenarioDoc.Errorf(field, "paths are relative to the scenario file's folder",
+				"%s does not exist (looked for %s)", inc, p))
+			continue
+		}
+		if read[p] {
+			l.warn(l.scenarioDoc, field, "%s is already included; read once", inc)
+			continue
+		}
+		read[p] = true
+		docs, err := l.src.read(p)
+		if err != nil {
+			l.failErr(err)
+			continue
+		}
+		if len(docs) == 0 {
+			l.warn(l.scenarioDoc, field, "%s holds no Kubernetes objects", inc)
+		}
+		for _, d := range docs {
+			if d.Kind == Kind {
+				l.fail(d.Errorf("kind", "an included file may hold Kubernetes objects only; run it as a scenario of its own", "a Scenario document inside an included file"))
+				continue
+			}
+			l.addObject(d)
+		}
+	}
+}
+
+// addObject checks the kind and remembers the object.
+func (l *loader) addObject(d *manifest.Document) {
+	k, ok := kinds[d.Kind]
+	if !ok {
+		l.fail(unknownKind(d))
+		return
+	}
+	if k.skip != "" {
+		l.skipped[d.Kind] = append(l.skipped[d.Kind], d)
+		return
+	}
+	if k.unsupported != "" {
+		l.fail(d.Errorf("kind", k.unsupported, "%s %s is not modelled by this version of the simulator", d.APIVersion, d.Kind))
+		return
+	}
+	if d.APIVersion != k.apiVersion {
+		hint := "use apiVersion: " + k.apiVersion
+		if k.note != "" {
+			hint = k.note + "; " + hint
+		}
+		l.fail(d.Errorf("apiVersion", hint, "%s is not a served version of %s", d.APIVersion, d.Kind))
+		return
+	}
+	if d.Name == "" {
+		l.fail(d.Errorf("metadata.name", "every object needs metadata.name", "missing name"))
+		return
+	}
+	ref := l.refOf(d)
+	if prev, dup := l.objects[ref]; dup {
+		l.fail(d.Errorf("metadata.name", "rename one of them or remove the duplicate",
+			"duplicate %s (first defined at %s:%d)", ref, prev.File, prev.Line))
+		return
+	}
+	l.objects[ref] = d
+	l.order = append(l.order, d)
+}
+
+// refOf is Kind/namespace/name for namespaced kinds, Kind/name otherwise.
+func (l *loader) refOf(d *manifest.Document) string {
+	if kinds[d.Kind].clusterScoped {
+		return d.Kind + "/" + d.Name
+	}
+	ns := d.Namespace
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	return d.Kind + "/" + ns + "/" + d.Name
+}
+
+func (l *loader) reportSkipped() {
+	names := make([]string, 0, len(l.skipped))
+	for k := range l.skipped {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		docs := l.skipped[k]
+		first := docs[0]
+		l.warns = append(l.warns, Warning{File: first.File, Line: first.Line,
+			Msg: fmt.Sprintf("%d %s object(s) skipped: %s", len(docs), k, kinds[k].skip)})
+	}
+}
+
+type kindInfo struct {
+	apiVersion    string
+	clusterScoped bool
+	// skip is set for kinds that do not change where pods land: the
+	// reason, shown in a warning.
+	skip string
+	// unsupported is set for kinds that matter but are not modelled yet:
+	// what to do instead.
+	unsupported string
+	// note explains an apiVersion mismatch (a removed version).
+	note string
+}
+
+var kinds = map[string]kindInfo{
+	"Deployment":          {apiVersion: "apps/v1", note: "extensions/v1beta1 and apps/v1beta* were removed in Kubernetes 1.16"},
+	"StatefulSet":         {apiVersion: "apps/v1", note: "apps/v1beta* were removed in Kubernetes 1.16"},
+	"ReplicaSet":          {apiVersion: "apps/v1"},
+	"Job":                 {apiVersion: "batch/v1"},
+	"Pod":                 {apiVersion: "v1"},
+	"Node":                {apiVersion: "v1", clusterScoped: true},
+	"Namespace":           {apiVersion: "v1", clusterScoped: true},
+	"PodDisruptionBudget": {apiVersion: "policy/v1", note: "policy/v1beta1 was removed in Kubernetes 1.25"},
+	"PriorityClass":       {apiVersion: "scheduling.k8s.io/v1", clusterScoped: true},
+
+	"DaemonSet":     {unsupported: "DaemonSet pods are not modelled yet; reserve their room by lowering node allocatable or remove the DaemonSet from the scenario"},
+	"CronJob":       {unsupported: "model its runs as a Job with spec.workloads[].arrivals (times, every or poisson)"},
+	"NodePool":      {unsupported: "Karpenter is not modelled by this version; use spec.staticNodes for a fixed cluster"},
+	"EC2NodeClass":  {unsupported: "Karpenter is not modelled by this version"},
+	"Provisioner":   {unsupported: "Karpenter is not modelled by this version"},
+	"ClusterConfig": {unsupported: "node groups are not modelled by this version; use spec.staticNodes"},
+
+	"Service":                 {skip: "services do not affect scheduling"},
+	"ConfigMap":               {skip: "config maps do not affect scheduling"},
+	"Secret":                  {skip: "secrets do not affect scheduling"},
+	"ServiceAccount":          {skip: "service accounts do not affect scheduling"},
+	"Ingress":                 {skip: "ingresses do not affect scheduling"},
+	"NetworkPolicy":           {skip: "network policies do not affect scheduling"},
+	"Role":                    {skip: "RBAC does not affect scheduling"},
+	"RoleBinding":             {skip: "RBAC does not affect scheduling"},
+	"ClusterRole":             {skip: "RBAC does not affect scheduling"},
+	"ClusterRoleBinding":      {skip: "RBAC does not affect scheduling"},
+	"HorizontalPodAutoscaler": {skip: "replica counts come from the scenario's spec.workloads[].replicas"},
+	"PersistentVolumeClaim":   {skip: "volumes are not modelled: pods that use them schedule as if the volume were anywhere"},
+	"LimitRange":              {skip: "defaults from LimitRanges are not applied: give requests in the pod templates"},
+	"ResourceQuota":           {skip: "quotas are not enforced"},
+}
+
+func unknownKind(d *manifest.Document) *manifest.Error {
+	names := make([]string, 0, len(kinds))
+	for k, info := range kinds {
+		if info.skip == "" && info.unsupported == "" {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	hint := "supported kinds: " + strings.Join(names, ", ")
+	if s := closest(d.Kind, allKinds()); s != "" {
+		hint = "did you mean " + s + "? " + hint
+	}
+	return d.Errorf("kind", hint, "unknown kind %q (apiVersion %s)", d.Kind, d.APIVersion)
+}
+
+func allKinds() []string {
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// closest returns the candidate within a small edit distance of s, or "".
+func closest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

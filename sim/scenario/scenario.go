@@ -1,0 +1,96 @@
+// Package scenario reads a scenario: our one document of our own
+// (kind: Scenario) and the users' Kubernetes manifests it inlines or
+// includes. It validates everything, reports every problem with its file,
+// line and field path, and compiles the objects into the forms the models
+// run on.
+//
+// Supported kinds: apps/v1 Deployment, StatefulSet, ReplicaSet; batch/v1
+// Job; v1 Pod, Node, Namespace; policy/v1 PodDisruptionBudget;
+// scheduling.k8s.io/v1 PriorityClass. Kinds that do not affect where pods
+// land (Service, ConfigMap, ...) are skipped with a warning; anything else
+// is an error, so nothing a user gives is silently dropped.
+package scenario
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/workload"
+)
+
+// Defaults of the Scenario document.
+const (
+	DefaultSeed          = 1
+	DefaultRegion        = "us-east-1"
+	DefaultStrandedAfter = 10 * time.Minute
+	// DefaultNamespace is where objects without metadata.namespace live.
+	DefaultNamespace = "default"
+	// MaxPods bounds how many pods a scenario may create over its run
+	// (estimated at load): a typo such as a rate of 30000 per hour over a
+	// week fails at once with an estimate instead of exhausting memory.
+	MaxPods = 20_000_000
+	// MaxStaticNodes bounds the static pools.
+	MaxStaticNodes = 200_000
+)
+
+// Scenario is a loaded, validated scenario, ready to run.
+type Scenario struct {
+	Name        string
+	Description string
+	File        string
+
+	Seed          uint64
+	Duration      time.Duration
+	Region        string
+	Zones         []string
+	StrandedAfter time.Duration
+	PodStartDelay time.Duration
+
+	Catalog   *catalog.Catalog
+	Syms      *cluster.Symbols
+	Resources *cluster.ResourceNames
+	// Nodes exist from the start (static pools and Node manifests), Ready.
+	Nodes     []cluster.Node
+	Workloads []workload.Spec
+	PDBs      []PDB
+	// NamespaceLabels holds the labels of Namespace manifests.
+	NamespaceLabels map[string]cluster.Labels
+	// EstimatedPods is the load-time estimate of pods created over the run.
+	EstimatedPods int64
+
+	Warnings []Warning
+}
+
+// PDB is a compiled PodDisruptionBudget.
+type PDB struct {
+	Namespace, Name string
+	Selector        cluster.LabelSelector
+	// Exactly one of MinAvailable and MaxUnavailable is set; Percent marks
+	// a percentage.
+	MinAvailable, MaxUnavailable *IntOrPercent
+}
+
+// IntOrPercent is a count or a percentage of a PDB.
+type IntOrPercent struct {
+	Value   int32
+	Percent bool
+}
+
+// Warning is accepted input that may not do what its author expects.
+type Warning struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (w Warning) String() string {
+	switch {
+	case w.File != "" && w.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg)
+	case w.File != "":
+		return fmt.Sprintf("%s: %s", w.File, w.Msg)
+	}
+	return w.Msg
+}

@@ -1,0 +1,49 @@
+package scenario
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+// source reads manifests from disk or from an embedded file system, with
+// paths relative to the scenario file resolved the same way for both.
+type source interface {
+	read(p string) ([]*manifest.Document, error)
+	exists(p string) bool
+	// resolve joins a path given in the file at base onto base's folder.
+	resolve(base, rel string) string
+}
+
+type diskSource struct{}
+
+func (diskSource) read(p string) ([]*manifest.Document, error) { return manifest.ReadPath(p) }
+
+func (diskSource) exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
+
+func (diskSource) resolve(base, rel string) string {
+	if filepath.IsAbs(rel) {
+		return filepath.Clean(rel)
+	}
+	return filepath.Join(filepath.Dir(base), rel)
+}
+
+type fsSource struct{ fsys fs.FS }
+
+func (s fsSource) read(p string) ([]*manifest.Document, error) { return manifest.ReadFS(s.fsys, p) }
+
+func (s fsSource) exists(p string) bool {
+	_, err := fs.Stat(s.fsys, p)
+	return err == nil
+}
+
+func (fsSource) resolve(base, rel string) string {
+	return path.Join(path.Dir(base), rel)
+}

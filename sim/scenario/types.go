@@ -1,0 +1,113 @@
+package scenario
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// APIVersion is the group/version of our own document.
+const APIVersion = "clustersim.dev/v1alpha1"
+
+// Kind is the kind of our own document.
+const Kind = "Scenario"
+
+// Durations are strings in Go syntax plus a day suffix ("90s", "10m",
+// "1h30m", "7d"); they are parsed during validation so that a bad one is
+// reported at its line and field path.
+
+// document is the Scenario document as users write it.
+type document struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Metadata   metav1.ObjectMeta `json:"metadata"`
+	Spec       spec              `json:"spec"`
+}
+
+type spec struct {
+	// Seed of every random stream; --seed overrides it. Default 1.
+	Seed *uint64 `json:"seed,omitempty"`
+	// Duration of simulated time. Required.
+	Duration string `json:"duration,omitempty"`
+	// Region for prices and the spot market. Default us-east-1.
+	Region string `json:"region,omitempty"`
+	// Zones of the cluster. Default: the region's a, b and c zones.
+	Zones []string `json:"zones,omitempty"`
+	// StrandedAfter: a pod pending longer than this counts as stranded.
+	// Default 10m.
+	StrandedAfter string `json:"strandedAfter,omitempty"`
+	// PodStartDelay from binding to Running. Default 2s.
+	PodStartDelay string `json:"podStartDelay,omitempty"`
+	// Include lists files and folders of manifests, relative to this file.
+	Include []string `json:"include,omitempty"`
+	// StaticNodes are node pools that exist from the start and never
+	// scale.
+	StaticNodes []staticPool `json:"staticNodes,omitempty"`
+	// Workloads set the timing of the workloads the manifests define.
+	Workloads []timing `json:"workloads,omitempty"`
+}
+
+type staticPool struct {
+	Name         string            `json:"name"`
+	InstanceType string            `json:"instanceType"`
+	Count        *int              `json:"count,omitempty"`
+	Zones        []string          `json:"zones,omitempty"`
+	CapacityType string            `json:"capacityType,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	Taints       []taint           `json:"taints,omitempty"`
+}
+
+type taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+type timing struct {
+	// Ref names the object: Kind/namespace/name, or Kind/name in the
+	// default namespace.
+	Ref string `json:"ref"`
+	// Replicas over time (Deployments, StatefulSets).
+	Replicas []replicaStep `json:"replicas,omitempty"`
+	// Arrivals: when the object is created (Jobs may arrive many times).
+	Arrivals *arrivals `json:"arrivals,omitempty"`
+	// Runtime of each pod once Running (required for Jobs).
+	Runtime *durationDist `json:"runtime,omitempty"`
+}
+
+type replicaStep struct {
+	At    string `json:"at"`
+	Count *int32 `json:"count"`
+}
+
+type arrivals struct {
+	At      string   `json:"at,omitempty"`
+	Times   []string `json:"times,omitempty"`
+	Every   string   `json:"every,omitempty"`
+	From    string   `json:"from,omitempty"`
+	Until   string   `json:"until,omitempty"`
+	Poisson *poisson `json:"poisson,omitempty"`
+}
+
+type poisson struct {
+	RatePerHour float64 `json:"ratePerHour"`
+	From        string  `json:"from,omitempty"`
+	Until       string  `json:"until,omitempty"`
+}
+
+type durationDist struct {
+	Fixed       string       `json:"fixed,omitempty"`
+	LogNormal   *logNormal   `json:"lognormal,omitempty"`
+	Exponential *exponential `json:"exponential,omitempty"`
+	Uniform     *uniform     `json:"uniform,omitempty"`
+}
+
+type logNormal struct {
+	Median string `json:"median"`
+	P90    string `json:"p90"`
+}
+
+type exponential struct {
+	Mean string `json:"mean"`
+}
+
+type uniform struct {
+	Min string `json:"min"`
+	Max string `json:"max"`
+}

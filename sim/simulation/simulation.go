@@ -1,0 +1,70 @@
+// Package simulation wires one run: it builds the engine, the cluster and
+// every model from a loaded scenario, runs the engine to the scenario's end,
+// and returns the report. It owns no behaviour of its own.
+package simulation
+
+import (
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/kubelet"
+	"github.com/clustersim/clustersim/sim/report"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/scheduler"
+	"github.com/clustersim/clustersim/sim/workload"
+)
+
+// Options adjust one run without changing the scenario.
+type Options struct {
+	// Seed, when set, overrides the scenario's seed.
+	Seed *uint64
+	// Progress, when set, is called every ProgressEvery events.
+	Progress      func(now engine.Time, events uint64)
+	ProgressEvery uint64
+}
+
+// Run simulates the scenario once. A loaded scenario may be run many times
+// (also concurrently): each run works on its own copies of mutable state.
+func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
+	seed := sc.Seed
+	if opts.Seed != nil {
+		seed = *opts.Seed
+	}
+	eng := engine.New(seed)
+	if opts.Progress != nil {
+		eng.SetProgress(opts.ProgressEvery, opts.Progress)
+	}
+	cl := cluster.New(eng, sc.Syms.Clone(), sc.Resources)
+	collector := report.NewCollector(cl, sc.StrandedAfter, len(sc.Workloads))
+	sched, err := scheduler.New(eng, cl, scheduler.Config{})
+	if err != nil {
+		return nil, err
+	}
+	kubelet.New(eng, cl, sc.PodStartDelay)
+	for _, n := range sc.Nodes {
+		cl.AddNode(n)
+	}
+	ctrls := workload.New(eng, cl, sc.Workloads)
+
+	eng.Run(sc.Duration)
+
+	refs := make([]string, ctrls.Len())
+	for i := range refs {
+		refs[i] = ctrls.Workload(int32(i)).Ref()
+	}
+	warnings := make([]string, 0, len(sc.Warnings))
+	for _, w := range sc.Warnings {
+		warnings = append(warnings, w.String())
+	}
+	st := sched.Stats()
+	return collector.Build(report.Inputs{
+		Scenario:     sc.Name,
+		Seed:         seed,
+		End:          eng.Now(),
+		Events:       eng.Events(),
+		Attempts:     st.Attempts,
+		Failed:       st.Failed,
+		WorkloadRefs: refs,
+		Warnings:     warnings,
+		LastFailure:  sched.LastFailure,
+	}), nil
+}

@@ -1,0 +1,131 @@
+package simulation
+
+import (
+	"fmt"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/report"
+	"github.com/clustersim/clustersim/sim/scenario"
+)
+
+func runYAML(t *testing.T, doc string) *report.Report {
+	t.Helper()
+	sc, err := scenario.LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(doc)}}, "s.yaml")
+	require.NoError(t, err)
+	r, err := Run(sc, Options{})
+	require.NoError(t, err)
+	return r
+}
+
+const header = `apiVersion: clustersim.dev/v1alpha1
+kind: Scenario
+metadata: {name: t}
+spec:
+  duration: 2h
+  podStartDelay: 0s
+`
+
+func TestCostOfAStaticNode(t *testing.T) {
+	r := runYAML(t, header+`  staticNodes: [{name: a, instanceType: m5.large, count: 2}]
+`)
+	// 2 nodes x 2 h x $0.096/h, the list price in the embedded data.
+	require.InDelta(t, 0.384, r.Cost.TotalUSD, 1e-9)
+	require.InDelta(t, 0.384, r.Cost.OnDemandUSD, 1e-9)
+	require.Equal(t, 0.0, r.Cost.SpotUSD)
+	require.Equal(t, 2, r.Nodes.Initial)
+	require.Equal(t, 0, r.Nodes.Launched)
+	require.Equal(t, 2, r.Nodes.Peak)
+	require.Equal(t, 7200.0, r.DurationSeconds, "the run lasts the scenario's duration even when nothing happens")
+}
+
+const job = `---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  parallelism: %d
+  completions: %d
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+`
+
+func TestJobRunsToCompletionInWaves(t *testing.T) {
+	// One c5.xlarge holds 3 one-CPU pods. 6 completions, parallelism 6, 10
+	// minutes each: two waves; the second wave waits 10 minutes.
+	r := runYAML(t, header+`  strandedAfter: 9m
+  staticNodes: [{name: a, instanceType: c5.xlarge, count: 1}]
+  workloads: [{ref: Job/j, runtime: {fixed: 10m}}]
+`+sprintf(job, 6, 6))
+	require.Equal(t, 6, r.Pods.Total)
+	require.Equal(t, 6, r.Pods.Succeeded)
+	require.Equal(t, 3, r.Pods.Stranded, "the second wave waited 10m > 9m")
+	require.Equal(t, 600.0, r.Pods.PendingSeconds.Max)
+	require.Equal(t, 0.0, r.Pods.PendingSeconds.P50)
+	require.Equal(t, 600.0, r.Pods.PendingSeconds.P99)
+}
+
+func TestJobParallelismLimitsActivePods(t *testing.T) {
+	// Room for many, but parallelism 2 over 6 completions: three rounds of
+	// 10 minutes, nobody waits on the scheduler.
+	r := runYAML(t, header+`  staticNodes: [{name: a, instanceType: m5.4xlarge, count: 1}]
+  workloads: [{ref: Job/j, runtime: {fixed: 10m}}]
+`+sprintf(job, 2, 6))
+	require.Equal(t, 6, r.Pods.Total)
+	require.Equal(t, 6, r.Pods.Succeeded)
+	require.Equal(t, 0.0, r.Pods.PendingSeconds.Max)
+}
+
+func TestPendingAtEndAndStranded(t *testing.T) {
+	// No nodes at all: the pods wait the whole run, counted as stranded
+	// once each, with their wait so far as a lower bound.
+	r := runYAML(t, header+`  workloads: [{ref: Job/j, arrivals: {at: 30m}, runtime: {fixed: 1m}}]
+`+sprintf(job, 2, 2))
+	require.Equal(t, 2, r.Pods.PendingAtEnd)
+	require.Equal(t, 2, r.Pods.Stranded)
+	require.Equal(t, 5400.0, r.Pods.PendingSeconds.Max)
+	require.Equal(t, 0, r.Pods.Scheduled)
+	require.Len(t, r.Workloads, 1)
+	require.Equal(t, "0/0 nodes are available.", r.Workloads[0].StrandedReason)
+}
+
+const deployment = `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: 100m, memory: 100Mi}}}]
+`
+
+func TestDeploymentScalesBySteps(t *testing.T) {
+	r := runYAML(t, header+`  staticNodes: [{name: a, instanceType: m5.large, count: 1}]
+  workloads: [{ref: Deployment/web, replicas: [{at: 30m, count: 5}, {at: 1h, count: 1}]}]
+`+deployment)
+	// 2 at start, +3 at 30m, -4 at 1h.
+	require.Equal(t, 5, r.Pods.Total)
+	require.Equal(t, 4, r.Pods.Deleted)
+	require.Equal(t, 5, r.Pods.Scheduled)
+}
+
+func TestPoissonArrivalsAreSeededAndPlausible(t *testing.T) {
+	doc := header + `  staticNodes: [{name: a, instanceType: m5.24xlarge, count: 1}]
+  workloads: [{ref: Job/j, arrivals: {poisson: {ratePerHour: 60}}, runtime: {fixed: 1m}}]
+` + sprintf(job, 1, 1)
+	a := runYAML(t, doc)
+	b := runYAML(t, doc)
+	require.Equal(t, a, b)
+	// 120 expected over 2 h; a Poisson count stays within 4 standard
+	// deviations (about 44) of its mean.
+	require.InDelta(t, 120, a.Pods.Total, 44)
+}
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
