@@ -17,6 +17,7 @@ const (
 	PodFinished // Succeeded or Failed
 	PodDeleted
 	PodUnschedulable // the PodScheduled=False/Unschedulable condition was set
+	PodTerminating   // told to stop; still holds its room
 	NodeAdded        // launched, not yet Ready
 	NodeReadied
 	NodeUpdated // labels, taints or cordon changed
@@ -125,6 +126,44 @@ func (c *Cluster) SetCordon(id NodeID, cordoned bool) {
 	c.notify(Change{Kind: NodeUpdated, Pod: NoPod, Node: id})
 }
 
+// SetTaints replaces a node's taints (as a controller or kubectl taint
+// would).
+func (c *Cluster) SetTaints(id NodeID, taints []Taint) {
+	n := &c.Nodes[id]
+	n.Taints = append([]Taint(nil), taints...)
+	c.notify(Change{Kind: NodeUpdated, Pod: NoPod, Node: id})
+}
+
+// AddTaint adds a taint unless one with the same key and effect is there.
+func (c *Cluster) AddTaint(id NodeID, t Taint) {
+	for _, have := range c.Nodes[id].Taints {
+		if have.Key == t.Key && have.Effect == t.Effect {
+			return
+		}
+	}
+	c.SetTaints(id, append(append([]Taint(nil), c.Nodes[id].Taints...), t))
+}
+
+// RemoveTaint removes the taints with this key and effect.
+func (c *Cluster) RemoveTaint(id NodeID, key Sym, effect Effect) {
+	var keep []Taint
+	for _, have := range c.Nodes[id].Taints {
+		if have.Key != key || have.Effect != effect {
+			keep = append(keep, have)
+		}
+	}
+	if len(keep) != len(c.Nodes[id].Taints) {
+		c.SetTaints(id, keep)
+	}
+}
+
+// SetLabel sets one node label.
+func (c *Cluster) SetLabel(id NodeID, key, value Sym) {
+	n := &c.Nodes[id]
+	n.Labels = n.Labels.With(key, value)
+	c.notify(Change{Kind: NodeUpdated, Pod: NoPod, Node: id})
+}
+
 // RemoveNode deletes a node. Pods still on it are deleted with CauseNodeGone
 // first (their controllers recreate them).
 func (c *Cluster) RemoveNode(id NodeID) {
@@ -203,6 +242,17 @@ func (c *Cluster) StartPod(id PodID) {
 	p.Phase = Running
 	p.Started = c.Now()
 	c.notify(Change{Kind: PodStarted, Pod: id, Node: p.Node})
+}
+
+// MarkTerminating records that a bound pod was told to stop; it keeps its
+// room until DeletePod. Watchers see a PodTerminating change.
+func (c *Cluster) MarkTerminating(id PodID) {
+	p := &c.Pods[id]
+	if p.Terminating || p.Phase.Terminal() {
+		return
+	}
+	p.Terminating = true
+	c.notify(Change{Kind: PodTerminating, Pod: id, Node: p.Node})
 }
 
 // FinishPod ends a running pod as Succeeded or Failed and frees its node.

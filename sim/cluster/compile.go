@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -21,6 +22,10 @@ func (e *FieldError) Error() string { return e.Path + ": " + e.Msg }
 // Defaults the scheduler uses for pods that request nothing, when scoring
 // (k8s pkg/scheduler/util: DefaultMilliCPURequest, DefaultMemoryRequest).
 const (
+	// DefaultTerminationGrace is the API default of
+	// terminationGracePeriodSeconds.
+	DefaultTerminationGrace = 30 * time.Second
+
 	DefaultScoreMilliCPU = 100
 	DefaultScoreMemory   = 200 << 20
 )
@@ -46,6 +51,13 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		NodeSelector:  SelectorFromMap(syms, spec.NodeSelector),
 		SchedulerName: spec.SchedulerName,
 		NodeName:      spec.NodeName,
+	}
+	out.TerminationGrace = DefaultTerminationGrace
+	if g := spec.TerminationGracePeriodSeconds; g != nil {
+		if *g < 0 {
+			return nil, nil, &FieldError{Path: "terminationGracePeriodSeconds", Msg: "must not be negative"}
+		}
+		out.TerminationGrace = time.Duration(*g) * time.Second
 	}
 	if out.SchedulerName == "" {
 		out.SchedulerName = corev1.DefaultSchedulerName

@@ -104,11 +104,20 @@ type PodSpec struct {
 	PreferredPodAffinity     []AffinityTerm
 	PreferredPodAntiAffinity []AffinityTerm
 
+	// OwnerSelector is the selector of the pod's ReplicaSet or StatefulSet
+	// (nil for Jobs and bare pods): the system default topology spread
+	// constraints spread the pods it selects.
+	OwnerSelector *LabelSelector
+
 	Priority          int32
 	PriorityClassName string
 	PreemptNever      bool // preemptionPolicy: Never
 	SchedulerName     string
 	NodeName          string // spec.nodeName: bypasses the scheduler
+
+	// TerminationGrace is terminationGracePeriodSeconds: how long a pod
+	// keeps its room after it is told to stop (default 30s).
+	TerminationGrace time.Duration
 
 	// DoNotDisrupt is the karpenter.sh/do-not-disrupt: "true" annotation;
 	// SafeToEvict is cluster-autoscaler.kubernetes.io/safe-to-evict (nil
@@ -140,5 +149,8 @@ type Pod struct {
 	// Unschedulable mirrors the condition PodScheduled=False with reason
 	// Unschedulable that the autoscalers read.
 	Unschedulable bool
-	Cause         DeleteCause
+	// Terminating is set when the pod was told to stop (eviction,
+	// preemption) and keeps its room until it is deleted.
+	Terminating bool
+	Cause       DeleteCause
 }

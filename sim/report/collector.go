@@ -24,6 +24,7 @@ type Collector struct {
 	strandedAfter time.Duration
 
 	pending  []time.Duration // one sample per pod that left Pending
+	waited   []time.Duration // by PodID: its pending time once it left Pending
 	stranded []bool          // by PodID
 	byWL     []workloadAcc
 
@@ -35,7 +36,6 @@ type Collector struct {
 type workloadAcc struct {
 	pods, scheduled, stranded int
 	pending                   []time.Duration
-	strandedPods              []cluster.PodID
 }
 
 // NewCollector starts watching. strandedAfter is the scenario's threshold.
@@ -82,6 +82,10 @@ func (c *Collector) OnChange(ch cluster.Change) {
 
 func (c *Collector) leftPending(id cluster.PodID, wait time.Duration) {
 	c.pending = append(c.pending, wait)
+	for int(id) >= len(c.waited) {
+		c.waited = append(c.waited, 0)
+	}
+	c.waited[id] = wait
 	p := &c.cl.Pods[id]
 	if p.Workload >= 0 {
 		c.byWL[p.Workload].pending = append(c.byWL[p.Workload].pending, wait)
@@ -101,7 +105,6 @@ func (c *Collector) markStranded(id cluster.PodID) {
 	c.stranded[id] = true
 	if w := c.cl.Pods[id].Workload; w >= 0 {
 		c.byWL[w].stranded++
-		c.byWL[w].strandedPods = append(c.byWL[w].strandedPods, id)
 	}
 }
 

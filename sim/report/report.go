@@ -32,7 +32,26 @@ type Report struct {
 	Scheduler       Scheduler  `json:"scheduler"`
 	Engine          Engine     `json:"engine"`
 	Workloads       []Workload `json:"workloads"`
-	Warnings        []string   `json:"warnings"`
+	// UnschedulablePods lists every pod the scheduler ever failed to
+	// place, with its last fit error, in creation order.
+	UnschedulablePods []UnschedulablePod `json:"unschedulablePods"`
+	Warnings          []string           `json:"warnings"`
+}
+
+// UnschedulablePod is one pod that was ever unschedulable.
+type UnschedulablePod struct {
+	Pod      string `json:"pod"` // namespace/name
+	Workload string `json:"workload,omitempty"`
+	// Attempts is the number of scheduling cycles it went through.
+	Attempts int32 `json:"attempts"`
+	// Bound says whether it was placed in the end.
+	Bound          bool    `json:"bound"`
+	PendingSeconds float64 `json:"pendingSeconds"`
+	Stranded       bool    `json:"stranded"`
+	// Message and Reasons are its last fit error: what kubectl describe
+	// shows, and the node count per reason.
+	Message string         `json:"message"`
+	Reasons map[string]int `json:"reasons"`
 }
 
 // Pods counts pods over the run.
@@ -96,6 +115,12 @@ type Workload struct {
 	// StrandedReason is the scheduler's most frequent last message for the
 	// stranded pods ("0/6 nodes are available: ...").
 	StrandedReason string `json:"strandedReason,omitempty"`
+	// UnschedulablePods counts its pods that were ever unschedulable;
+	// UnschedulableReasons counts, per reason, those of them whose last
+	// fit error gave it; WaitReason is their most frequent last message.
+	UnschedulablePods    int            `json:"unschedulablePods"`
+	UnschedulableReasons map[string]int `json:"unschedulableReasons,omitempty"`
+	WaitReason           string         `json:"waitReason,omitempty"`
 }
 
 // Inputs is what Build needs besides the collector.
@@ -108,8 +133,15 @@ type Inputs struct {
 	Failed       uint64
 	WorkloadRefs []string
 	Warnings     []string
-	// LastFailure returns the scheduler's last message for a pod.
-	LastFailure func(cluster.PodID) string
+	// Failure returns a pod's last fit error (ok false if it never had
+	// one) and its scheduling attempts.
+	Failure func(cluster.PodID) (f Failure, attempts int32, ok bool)
+}
+
+// Failure is a fit error as the scheduler reports it.
+type Failure struct {
+	Message string
+	Reasons map[string]int
 }
 
 // Build closes the collector's books and returns the report.
@@ -177,23 +209,64 @@ func (c *Collector) Build(in Inputs) *Report {
 			Stranded:       acc.stranded,
 			PendingSeconds: percentiles(acc.pending),
 		}
-		if in.LastFailure != nil {
-			w.StrandedReason = mostFrequent(acc.strandedPods, in.LastFailure)
-		}
 		r.Workloads = append(r.Workloads, w)
+	}
+	r.UnschedulablePods = []UnschedulablePod{}
+	if in.Failure != nil {
+		c.unschedulable(r, in.Failure)
 	}
 	return r
 }
 
-// mostFrequent returns the most common non-empty message, ties to the
-// lexically smallest.
-func mostFrequent(pods []cluster.PodID, msg func(cluster.PodID) string) string {
-	counts := map[string]int{}
-	for _, id := range pods {
-		if m := msg(id); m != "" {
-			counts[m]++
+// unschedulable fills the per-pod fit errors and their per-workload
+// summaries.
+func (c *Collector) unschedulable(r *Report, failure func(cluster.PodID) (Failure, int32, bool)) {
+	msgs := make([]map[string]int, len(r.Workloads))
+	stranded := make([]map[string]int, len(r.Workloads))
+	for i := range c.cl.Pods {
+		id := cluster.PodID(i)
+		f, attempts, ok := failure(id)
+		if !ok {
+			continue
 		}
+		p := &c.cl.Pods[i]
+		e := UnschedulablePod{
+			Pod:      c.cl.Syms.Name(p.Namespace) + "/" + p.Name,
+			Attempts: attempts,
+			Bound:    p.Phase != cluster.Pending && (p.Phase != cluster.Deleted || p.Node != cluster.NoNode),
+			Stranded: int(id) < len(c.stranded) && c.stranded[id],
+			Message:  f.Message,
+			Reasons:  f.Reasons,
+		}
+		e.PendingSeconds = round3(c.waited[id].Seconds())
+		if w := p.Workload; w >= 0 {
+			e.Workload = r.Workloads[w].Ref
+			wl := &r.Workloads[w]
+			wl.UnschedulablePods++
+			if wl.UnschedulableReasons == nil {
+				wl.UnschedulableReasons = map[string]int{}
+				msgs[w] = map[string]int{}
+				stranded[w] = map[string]int{}
+			}
+			for reason := range f.Reasons {
+				wl.UnschedulableReasons[reason]++
+			}
+			msgs[w][f.Message]++
+			if e.Stranded {
+				stranded[w][f.Message]++
+			}
+		}
+		r.UnschedulablePods = append(r.UnschedulablePods, e)
 	}
+	for w := range r.Workloads {
+		r.Workloads[w].WaitReason = mostFrequent(msgs[w])
+		r.Workloads[w].StrandedReason = mostFrequent(stranded[w])
+	}
+}
+
+// mostFrequent returns the most common message, ties to the lexically
+// smallest.
+func mostFrequent(counts map[string]int) string {
 	best, n := "", 0
 	keys := make([]string, 0, len(counts))
 	for k := range counts {

@@ -50,10 +50,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.Workloads) > 0 {
 		fmt.Fprintln(w)
 		wt := NewTable(w)
-		wt.Header("Workload", "Pods", "Scheduled", "Pending at end", "Stranded", "Pending p95", "Why stranded")
+		wt.Header("Workload", "Pods", "Scheduled", "Pending at end", "Stranded", "Pending p95", "Why pods waited (most frequent scheduler message)")
 		for _, wl := range r.Workloads {
+			why := wl.StrandedReason
+			if why == "" {
+				why = wl.WaitReason
+			}
 			if err := wt.Append(wl.Ref, fmt.Sprint(wl.Pods), fmt.Sprint(wl.Scheduled), fmt.Sprint(wl.PendingAtEnd),
-				fmt.Sprint(wl.Stranded), formatSeconds(wl.PendingSeconds.P95), wrap(wl.StrandedReason, 60)); err != nil {
+				fmt.Sprint(wl.Stranded), formatSeconds(wl.PendingSeconds.P95), wrap(why, 60)); err != nil {
 				return err
 			}
 		}

@@ -40,6 +40,7 @@ func (l *loader) compile() {
 	l.compileNodes()
 	l.compilePDBs()
 	l.compileNamespaces()
+	l.compileSchedulerConfigs()
 	l.compileWorkloads(classes)
 }
 
@@ -412,7 +413,7 @@ func (l *loader) compilePDBs() {
 			l.failErr(err)
 			continue
 		}
-		out := PDB{Namespace: nsOr(pdb.Namespace), Name: pdb.Name}
+		out := cluster.PDB{Namespace: l.out.Syms.Intern(nsOr(pdb.Namespace)), Name: pdb.Name}
 		sel, err := cluster.CompileLabelSelector(l.out.Syms, pdb.Spec.Selector)
 		if err != nil {
 			l.fail(d.Errorf("spec.selector", "", "%v", err))
@@ -438,19 +439,19 @@ func (l *loader) compilePDBs() {
 	}
 }
 
-func (l *loader) intOrPercent(d *manifest.Document, path string, v intstr.IntOrString) *IntOrPercent {
+func (l *loader) intOrPercent(d *manifest.Document, path string, v intstr.IntOrString) *cluster.IntOrPercent {
 	if v.Type == intstr.Int {
 		if v.IntVal < 0 {
 			l.fail(d.Errorf(path, "", "must not be negative"))
 		}
-		return &IntOrPercent{Value: v.IntVal}
+		return &cluster.IntOrPercent{Value: v.IntVal}
 	}
 	s := strings.TrimSuffix(v.StrVal, "%")
 	var n int32
 	if _, err := fmt.Sscanf(s, "%d", &n); err != nil || s == v.StrVal || n < 0 || n > 100 {
 		l.fail(d.Errorf(path, "write a whole number or a percentage such as 50%", "%q is neither", v.StrVal))
 	}
-	return &IntOrPercent{Value: n, Percent: true}
+	return &cluster.IntOrPercent{Value: n, Percent: true}
 }
 
 func nsOr(ns string) string {
@@ -467,7 +468,8 @@ type podObject struct {
 	namespace   string
 	name        string
 	template    *corev1.PodTemplateSpec
-	specPath    string // field path of the pod spec in the document
+	selector    *metav1.LabelSelector // the controller's selector (ReplicaSet, StatefulSet)
+	specPath    string                // field path of the pod spec in the document
 	replicas    int32
 	parallelism int32
 	completions int32
@@ -519,6 +521,10 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 			continue
 		}
 		l.warnUnmodelled(o, spec)
+		if o.selector != nil {
+			sel, _ := cluster.CompileLabelSelector(l.out.Syms, o.selector) // checked in decodeWorkload
+			spec.OwnerSelector = &sel
+		}
 		if spec.Requests[cluster.CPU] == 0 && spec.Requests[cluster.Memory] == 0 {
 			l.warn(o.doc, o.specPath+".containers", "no cpu or memory requests: the pods fit anywhere and need no capacity")
 		}
@@ -577,6 +583,7 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 		}
 		o.kind, o.template, o.specPath = workload.Deployment, &obj.Spec.Template, "spec.template.spec"
 		o.replicas = replicasOr1(obj.Spec.Replicas)
+		o.selector = obj.Spec.Selector
 		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
 	case "ReplicaSet":
 		var obj appsv1.ReplicaSet
@@ -586,6 +593,7 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 		}
 		o.kind, o.template, o.specPath = workload.Deployment, &obj.Spec.Template, "spec.template.spec"
 		o.replicas = replicasOr1(obj.Spec.Replicas)
+		o.selector = obj.Spec.Selector
 		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
 	case "StatefulSet":
 		var obj appsv1.StatefulSet
@@ -595,6 +603,7 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 		}
 		o.kind, o.template, o.specPath = workload.StatefulSet, &obj.Spec.Template, "spec.template.spec"
 		o.replicas = replicasOr1(obj.Spec.Replicas)
+		o.selector = obj.Spec.Selector
 		if len(obj.Spec.VolumeClaimTemplates) > 0 {
 			l.warn(d, "spec.volumeClaimTemplates", "volumes are not modelled: pods schedule as if their volumes could attach anywhere")
 		}
@@ -655,22 +664,20 @@ func (l *loader) compileNamespaces() {
 			continue
 		}
 		if l.out.NamespaceLabels == nil {
-			l.out.NamespaceLabels = map[string]cluster.Labels{}
+			l.out.NamespaceLabels = map[cluster.Sym]cluster.Labels{}
 		}
-		l.out.NamespaceLabels[ns.Name] = cluster.CompileLabels(l.out.Syms, ns.Labels)
+		l.out.NamespaceLabels[l.out.Syms.Intern(ns.Name)] = cluster.CompileLabels(l.out.Syms, ns.Labels)
 	}
 }
 
 // warnUnmodelled says which parts of a pod spec the scheduler model does not
 // enforce yet, so a run is never silently wrong about them.
 func (l *loader) warnUnmodelled(o podObject, spec *cluster.PodSpec) {
-	if len(spec.Spread) > 0 {
-		l.warn(o.doc, o.specPath+".topologySpreadConstraints", "topology spread is not modelled yet: these pods are placed as if the constraints were absent")
+	served := len(l.out.SchedulerProfiles) == 0 && spec.SchedulerName == corev1.DefaultSchedulerName
+	for _, p := range l.out.SchedulerProfiles {
+		served = served || p.SchedulerName == spec.SchedulerName
 	}
-	if len(spec.PodAffinity)+len(spec.PodAntiAffinity)+len(spec.PreferredPodAffinity)+len(spec.PreferredPodAntiAffinity) > 0 {
-		l.warn(o.doc, o.specPath+".affinity", "inter-pod (anti-)affinity is not modelled yet: these pods are placed as if it were absent")
-	}
-	if spec.SchedulerName != corev1.DefaultSchedulerName {
+	if !served {
 		l.warn(o.doc, o.specPath+".schedulerName", "no scheduler profile is named %q: these pods stay Pending", spec.SchedulerName)
 	}
 }

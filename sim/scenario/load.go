@@ -205,6 +205,9 @@ func (l *loader) addObject(d *manifest.Document) {
 		l.fail(d.Errorf("apiVersion", hint, "%s is not a served version of %s", d.APIVersion, d.Kind))
 		return
 	}
+	if d.Name == "" && d.Kind == "KubeSchedulerConfiguration" {
+		d.Name = "kube-scheduler" // a config file has no metadata
+	}
 	if d.Name == "" {
 		l.fail(d.Errorf("metadata.name", "every object needs metadata.name", "missing name"))
 		return
@@ -268,6 +271,8 @@ var kinds = map[string]kindInfo{
 	"Namespace":           {apiVersion: "v1", clusterScoped: true},
 	"PodDisruptionBudget": {apiVersion: "policy/v1", note: "policy/v1beta1 was removed in Kubernetes 1.25"},
 	"PriorityClass":       {apiVersion: "scheduling.k8s.io/v1", clusterScoped: true},
+	"KubeSchedulerConfiguration": {apiVersion: schedulerConfigAPIVersion, clusterScoped: true,
+		note: "v1beta2 and v1beta3 were removed in Kubernetes 1.28 and 1.29"},
 
 	"DaemonSet":     {unsupported: "DaemonSet pods are not modelled yet; reserve their room by lowering node allocatable or remove the DaemonSet from the scenario"},
 	"CronJob":       {unsupported: "model its runs as a Job with spec.workloads[].arrivals (times, every or poisson)"},

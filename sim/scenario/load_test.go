@@ -80,8 +80,8 @@ func TestLoadEveryKind(t *testing.T) {
 	require.Equal(t, dist.Uniform{Min: time.Minute, Max: 2 * time.Minute}, debug.Runtime)
 
 	require.Len(t, sc.PDBs, 1)
-	require.Equal(t, &IntOrPercent{Value: 50, Percent: true}, sc.PDBs[0].MinAvailable)
-	require.Contains(t, sc.NamespaceLabels, "batch")
+	require.Equal(t, &cluster.IntOrPercent{Value: 50, Percent: true}, sc.PDBs[0].MinAvailable)
+	require.Contains(t, sc.NamespaceLabels, sc.Syms.Intern("batch"))
 
 	var warns []string
 	for _, w := range sc.Warnings {
@@ -124,7 +124,7 @@ func TestBadInput(t *testing.T) {
 		want  string
 	}{
 		{"unknown kind", map[string]string{"scenario.yaml": minimal + "---\napiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: x}\n"},
-			`scenario.yaml:8: kind: unknown kind "Deploymnet" (apiVersion apps/v1); did you mean Deployment? supported kinds: Deployment, Job, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, StatefulSet`},
+			`scenario.yaml:8: kind: unknown kind "Deploymnet" (apiVersion apps/v1); did you mean Deployment? supported kinds: Deployment, Job, KubeSchedulerConfiguration, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, StatefulSet`},
 		{"removed apiVersion", map[string]string{"scenario.yaml": minimal + "---\napiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: x}\n"},
 			`scenario.yaml:7: apiVersion: extensions/v1beta1 is not a served version of Deployment; extensions/v1beta1 and apps/v1beta* were removed in Kubernetes 1.16; use apiVersion: apps/v1`},
 		{"no scenario", map[string]string{"scenario.yaml": barePod},

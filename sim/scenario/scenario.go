@@ -17,6 +17,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/scheduler"
 	"github.com/clustersim/clustersim/sim/workload"
 )
 
@@ -54,28 +55,18 @@ type Scenario struct {
 	// Nodes exist from the start (static pools and Node manifests), Ready.
 	Nodes     []cluster.Node
 	Workloads []workload.Spec
-	PDBs      []PDB
+	PDBs      []cluster.PDB
 	// NamespaceLabels holds the labels of Namespace manifests.
-	NamespaceLabels map[string]cluster.Labels
+	NamespaceLabels map[cluster.Sym]cluster.Labels
+	// SchedulerProfiles from a KubeSchedulerConfiguration (empty: the
+	// default profile); SchedulerBackoff is its initial and maximum pod
+	// backoff (0: the defaults).
+	SchedulerProfiles []scheduler.Profile
+	SchedulerBackoff  [2]time.Duration
 	// EstimatedPods is the load-time estimate of pods created over the run.
 	EstimatedPods int64
 
 	Warnings []Warning
-}
-
-// PDB is a compiled PodDisruptionBudget.
-type PDB struct {
-	Namespace, Name string
-	Selector        cluster.LabelSelector
-	// Exactly one of MinAvailable and MaxUnavailable is set; Percent marks
-	// a percentage.
-	MinAvailable, MaxUnavailable *IntOrPercent
-}
-
-// IntOrPercent is a count or a percentage of a PDB.
-type IntOrPercent struct {
-	Value   int32
-	Percent bool
 }
 
 // Warning is accepted input that may not do what its author expects.

@@ -26,6 +26,11 @@ type podState struct {
 	seq      uint64      // tie-break after the timestamp, for a total order
 	lastTry  engine.Time
 	failure  int32 // index into Scheduler.failures of the last fit error; -1 none
+	// hints are the cluster events that may make the pod schedulable: the
+	// union of the events registered by the filters that rejected it.
+	hints Event
+	// nominated is the node a preemption made room on; NoNode if none.
+	nominated cluster.NodeID
 }
 
 // queue is the scheduling queue: an active heap ordered by priority then
@@ -42,7 +47,7 @@ type queue struct {
 
 func (q *queue) state(id cluster.PodID) *podState {
 	for int(id) >= len(q.pods) {
-		q.pods = append(q.pods, podState{slot: -1, failure: -1})
+		q.pods = append(q.pods, podState{slot: -1, failure: -1, nominated: cluster.NoNode})
 	}
 	return &q.pods[id]
 }

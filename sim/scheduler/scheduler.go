@@ -30,6 +30,10 @@ type Config struct {
 	InitialBackoff   time.Duration
 	MaxBackoff       time.Duration
 	MaxUnschedulable time.Duration
+	// PDBs are respected where possible when choosing preemption victims.
+	PDBs []cluster.PDB
+	// NamespaceLabels feed namespaceSelector terms.
+	NamespaceLabels map[cluster.Sym]cluster.Labels
 }
 
 // Event kinds this handler receives.
@@ -37,6 +41,7 @@ const (
 	evDrain uint16 = iota
 	evBackoffDone
 	evUnschedulableTimeout
+	evVictimGone
 )
 
 // Scheduler places pending pods on nodes. It is an engine handler and a
@@ -49,7 +54,7 @@ type Scheduler struct {
 	cfg      Config
 	q        queue
 	fws      map[string]*framework
-	reg      Registry
+	topo     *Topology
 	draining bool
 	drainSet bool
 
@@ -59,15 +64,17 @@ type Scheduler struct {
 	nodeSlot  []int32
 	nextStart int
 
-	reasons     []string
-	reasonIDs   map[string]Reason
-	reasonCount []int32
-	touched     []Reason
-	extra       []Reason
-	feasible    []cluster.NodeID
-	total       []int64
-	failures    []string
-	failureIDs  map[string]int32
+	reasons      []string
+	unresolvable []bool
+	reasonIDs    map[string]Reason
+	reasonCount  []int32
+	touched      []Reason
+	extra        []Reason
+	feasible     []cluster.NodeID
+	candidates   []cluster.NodeID // rejected nodes preemption might help
+	total        []int64
+	failures     []Failure
+	failureIDs   map[string]int32
 
 	stats Stats
 }
@@ -78,6 +85,21 @@ type Stats struct {
 	Bound       uint64
 	Failed      uint64 // cycles that found no node
 	NodesTested uint64 // filter runs over nodes
+	Preemptions uint64 // preemptions carried out
+	Victims     uint64 // pods preempted
+}
+
+// Failure is one distinct fit error: the message kubectl describe shows and
+// its reasons with node counts.
+type Failure struct {
+	Message string
+	Reasons []ReasonCount
+}
+
+// ReasonCount is one reason and how many nodes gave it.
+type ReasonCount struct {
+	Reason string
+	Nodes  int
 }
 
 // New builds the scheduler, registers it with the engine and watches the
@@ -96,22 +118,26 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cfg Config) (*Scheduler, error
 		cfg.Profiles = []Profile{DefaultProfile()}
 	}
 	s := &Scheduler{
-		eng:        eng,
-		cl:         cl,
-		cfg:        cfg,
-		rng:        eng.Stream("scheduler/tiebreak"),
-		fws:        map[string]*framework{},
-		reg:        DefaultRegistry(),
-		reasonIDs:  map[string]Reason{},
-		failureIDs: map[string]int32{},
-		reasons:    []string{""},
+		eng:          eng,
+		cl:           cl,
+		cfg:          cfg,
+		rng:          eng.Stream("scheduler/tiebreak"),
+		fws:          map[string]*framework{},
+		topo:         NewTopology(cl),
+		reasonIDs:    map[string]Reason{},
+		failureIDs:   map[string]int32{},
+		reasons:      []string{""},
+		unresolvable: []bool{false},
+		reasonCount:  []int32{0},
 	}
+	s.topo.NamespaceLabels = cfg.NamespaceLabels
 	s.q.cl = cl
+	reg := DefaultRegistry()
 	for _, p := range cfg.Profiles {
 		if _, dup := s.fws[p.SchedulerName]; dup {
 			return nil, fmt.Errorf("two scheduler profiles named %q", p.SchedulerName)
 		}
-		fw, err := buildFramework(s, s.reg, p)
+		fw, err := buildFramework(s, reg, p)
 		if err != nil {
 			return nil, err
 		}
@@ -125,15 +151,22 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cfg Config) (*Scheduler, error
 // Cluster implements Handle.
 func (s *Scheduler) Cluster() *cluster.Cluster { return s.cl }
 
+// Nodes implements Handle.
+func (s *Scheduler) Nodes() []cluster.NodeID { return s.nodes }
+
+// Topology implements Handle.
+func (s *Scheduler) Topology() *Topology { return s.topo }
+
 // Reason implements Handle.
-func (s *Scheduler) Reason(msg string) Reason {
+func (s *Scheduler) Reason(msg string, unresolvable bool) Reason {
 	if r, ok := s.reasonIDs[msg]; ok {
 		return r
 	}
 	r := Reason(len(s.reasons))
 	s.reasons = append(s.reasons, msg)
+	s.unresolvable = append(s.unresolvable, unresolvable)
 	s.reasonIDs[msg] = r
-	s.reasonCount = append(s.reasonCount, 0, 0)[:len(s.reasons)]
+	s.reasonCount = append(s.reasonCount, 0)
 	return r
 }
 
@@ -144,10 +177,26 @@ func (s *Scheduler) Stats() Stats { return s.stats }
 // form kubectl describe shows ("0/3 nodes are available: ..."), or "" if
 // it never failed. It stays after the pod is bound: it says why it waited.
 func (s *Scheduler) LastFailure(id cluster.PodID) string {
-	if int(id) >= len(s.q.pods) || s.q.pods[id].failure < 0 {
-		return ""
+	if f := s.FailureOf(id); f != nil {
+		return f.Message
 	}
-	return s.failures[s.q.pods[id].failure]
+	return ""
+}
+
+// FailureOf returns the pod's last fit error, or nil.
+func (s *Scheduler) FailureOf(id cluster.PodID) *Failure {
+	if int(id) >= len(s.q.pods) || s.q.pods[id].failure < 0 {
+		return nil
+	}
+	return &s.failures[s.q.pods[id].failure]
+}
+
+// Attempts returns how many scheduling cycles a pod went through.
+func (s *Scheduler) Attempts(id cluster.PodID) int32 {
+	if int(id) >= len(s.q.pods) {
+		return 0
+	}
+	return s.q.pods[id].attempts
 }
 
 // Handles reports whether some profile serves this scheduler name.
@@ -166,19 +215,24 @@ func (s *Scheduler) OnChange(c cluster.Change) {
 		}
 		s.q.pushActive(c.Pod, s.eng.Now())
 		s.wake()
+	case cluster.PodBound:
+		s.topo.update(&s.cl.Pods[c.Pod], c.Node, 1)
+		s.moveAll(EvPodAssigned)
 	case cluster.PodDeleted, cluster.PodFinished:
 		if c.Node != cluster.NoNode {
-			s.moveAll() // room freed
+			s.topo.update(&s.cl.Pods[c.Pod], c.Node, -1)
+			s.moveAll(EvPodUnassigned)
 			return
 		}
 		s.dequeue(c.Pod)
 	case cluster.NodeReadied:
 		s.addNode(c.Node)
-		s.moveAll()
+		s.moveAll(EvNodeAdd)
 	case cluster.NodeUpdated:
-		s.moveAll()
+		s.moveAll(EvNodeUpdate)
 	case cluster.NodeRemoved:
 		s.removeNode(c.Node)
+		s.moveAll(EvNodeRemove)
 	}
 }
 
@@ -219,19 +273,26 @@ func (s *Scheduler) dequeue(id cluster.PodID) {
 	}
 }
 
-// moveAll moves every unschedulable pod to the active queue, or to backoff
-// if its backoff has not expired: the reaction to a cluster event that may
-// make pods schedulable.
-func (s *Scheduler) moveAll() {
+// moveAll moves the unschedulable pods that ev may help (by the queueing
+// hints of the plugins that rejected them) to the active queue, or to
+// backoff if their backoff has not expired.
+func (s *Scheduler) moveAll(ev Event) {
 	if len(s.q.unsch) == 0 {
 		return
 	}
 	now := s.eng.Now()
-	// Move in the order the pods became unschedulable, for determinism
-	// independent of swap-removal.
-	pods := append([]cluster.PodID(nil), s.q.unsch...)
-	sort.Slice(pods, func(i, j int) bool { return pods[i] < pods[j] })
-	for _, id := range pods {
+	var moved []cluster.PodID
+	for _, id := range s.q.unsch {
+		if s.q.pods[id].hints&ev != 0 {
+			moved = append(moved, id)
+		}
+	}
+	if len(moved) == 0 {
+		return
+	}
+	// Move in PodID order, independent of the list's swap-removals.
+	sort.Slice(moved, func(i, j int) bool { return moved[i] < moved[j] })
+	for _, id := range moved {
 		s.q.removeUnschedulable(id)
 		s.requeue(id, now)
 	}
@@ -278,6 +339,8 @@ func (s *Scheduler) HandleEvent(ev engine.Event) {
 			s.requeue(id, s.eng.Now())
 			s.wake()
 		}
+	case evVictimGone:
+		s.cl.DeletePod(cluster.PodID(ev.Obj), cluster.CausePreempted)
 	}
 }
 
@@ -308,13 +371,21 @@ func (s *Scheduler) scheduleOne(id cluster.PodID) {
 	st.lastTry = now
 	s.stats.Attempts++
 
-	cs := CycleState{Pod: id, Spec: p.Spec, Total: len(s.nodes)}
-	s.findFeasible(fw, &cs)
+	cs := CycleState{Pod: id, Spec: p.Spec, Namespace: p.Namespace}
+	fw.preFilter(&cs)
+	rejectors := s.findFeasible(fw, &cs)
 	switch len(s.feasible) {
 	case 0:
 		s.stats.Failed++
 		st.failure = s.recordFailure(len(s.nodes))
+		st.hints = EvNodeAdd // a new node can always help
+		for i, f := range fw.filters {
+			if rejectors&(1<<i) != 0 {
+				st.hints |= f.Events()
+			}
+		}
 		s.cl.MarkUnschedulable(id)
+		s.preempt(fw, &cs)
 		s.q.pushUnschedulable(id)
 		st.timer = s.eng.After(s.cfg.MaxUnschedulable, engine.Event{Handler: s.id, Kind: evUnschedulableTimeout, Obj: int32(id)})
 		return
@@ -327,6 +398,7 @@ func (s *Scheduler) scheduleOne(id cluster.PodID) {
 
 func (s *Scheduler) bind(id cluster.PodID, node cluster.NodeID) {
 	s.stats.Bound++
+	s.q.pods[id].nominated = cluster.NoNode
 	s.cl.Bind(id, node)
 }
 
@@ -351,16 +423,19 @@ func numFeasibleNodesToFind(percentage int32, all int) int {
 }
 
 // findFeasible filters nodes starting where the last cycle stopped, until
-// it has enough feasible ones, counting the reasons of those it rejects.
-func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) {
+// it has enough feasible ones, counting the reasons of those it rejects. It
+// returns the mask of filters that rejected some node and collects the
+// rejected nodes whose reasons preemption could resolve.
+func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint32) {
 	s.feasible = s.feasible[:0]
+	s.candidates = s.candidates[:0]
 	for _, r := range s.touched {
 		s.reasonCount[r] = 0
 	}
 	s.touched = s.touched[:0]
 	all := len(s.nodes)
 	if all == 0 {
-		return
+		return 0
 	}
 	want := numFeasibleNodesToFind(fw.profile.PercentageOfNodesToScore, all)
 	processed := 0
@@ -368,17 +443,22 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) {
 		nid := s.nodes[(s.nextStart+i)%all]
 		n := &s.cl.Nodes[nid]
 		processed++
-		s.stats.NodesTested++
 		ok := true
-		for _, f := range fw.filters {
+		for _, fi := range fw.activeFilters {
 			s.extra = s.extra[:0]
-			r := f.Filter(cs, n, &s.extra)
+			r := fw.filters[fi].Filter(cs, nid, n, &s.extra)
 			if r == Pass {
 				continue
 			}
+			rejectors |= 1 << fi
 			s.count(r)
+			resolvable := !s.unresolvable[r]
 			for _, e := range s.extra {
 				s.count(e)
+				resolvable = resolvable && !s.unresolvable[e]
+			}
+			if resolvable {
+				s.candidates = append(s.candidates, nid)
 			}
 			ok = false
 			break
@@ -387,7 +467,9 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) {
 			s.feasible = append(s.feasible, nid)
 		}
 	}
+	s.stats.NodesTested += uint64(processed)
 	s.nextStart = (s.nextStart + processed) % all
+	return rejectors
 }
 
 func (s *Scheduler) count(r Reason) {
@@ -413,8 +495,13 @@ func (s *Scheduler) recordFailure(total int) int32 {
 	if i, ok := s.failureIDs[msg]; ok {
 		return i
 	}
+	f := Failure{Message: msg}
+	for _, r := range s.touched {
+		f.Reasons = append(f.Reasons, ReasonCount{Reason: s.reasons[r], Nodes: int(s.reasonCount[r])})
+	}
+	sort.Slice(f.Reasons, func(i, j int) bool { return f.Reasons[i].Reason < f.Reasons[j].Reason })
 	i := int32(len(s.failures))
-	s.failures = append(s.failures, msg)
+	s.failures = append(s.failures, f)
 	s.failureIDs[msg] = i
 	return i
 }
@@ -429,10 +516,12 @@ func (s *Scheduler) selectHost(fw *framework, cs *CycleState) cluster.NodeID {
 		total = append(total, 0)
 	}
 	s.total = total
-	for k, sp := range fw.scorers {
+	fw.preScore(cs, s.feasible)
+	for _, k := range fw.activeScorers {
+		sp := fw.scorers[k]
 		buf := fw.scoreBuf[k][:0]
 		for _, nid := range s.feasible {
-			buf = append(buf, sp.Score(cs, &s.cl.Nodes[nid]))
+			buf = append(buf, sp.Score(cs, nid, &s.cl.Nodes[nid]))
 		}
 		if norm := fw.normals[k]; norm != nil {
 			norm.NormalizeScore(cs, buf)

@@ -10,6 +10,7 @@ import (
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/scheduler"
+	"github.com/clustersim/clustersim/sim/taintmanager"
 	"github.com/clustersim/clustersim/sim/workload"
 )
 
@@ -35,11 +36,18 @@ func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
 	}
 	cl := cluster.New(eng, sc.Syms.Clone(), sc.Resources)
 	collector := report.NewCollector(cl, sc.StrandedAfter, len(sc.Workloads))
-	sched, err := scheduler.New(eng, cl, scheduler.Config{})
+	sched, err := scheduler.New(eng, cl, scheduler.Config{
+		Profiles:        sc.SchedulerProfiles,
+		InitialBackoff:  sc.SchedulerBackoff[0],
+		MaxBackoff:      sc.SchedulerBackoff[1],
+		PDBs:            sc.PDBs,
+		NamespaceLabels: sc.NamespaceLabels,
+	})
 	if err != nil {
 		return nil, err
 	}
 	kubelet.New(eng, cl, sc.PodStartDelay)
+	taintmanager.New(eng, cl)
 	for _, n := range sc.Nodes {
 		cl.AddNode(n)
 	}
@@ -65,6 +73,16 @@ func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
 		Failed:       st.Failed,
 		WorkloadRefs: refs,
 		Warnings:     warnings,
-		LastFailure:  sched.LastFailure,
+		Failure: func(id cluster.PodID) (report.Failure, int32, bool) {
+			f := sched.FailureOf(id)
+			if f == nil {
+				return report.Failure{}, 0, false
+			}
+			reasons := make(map[string]int, len(f.Reasons))
+			for _, rc := range f.Reasons {
+				reasons[rc.Reason] = rc.Nodes
+			}
+			return report.Failure{Message: f.Message, Reasons: reasons}, sched.Attempts(id), true
+		},
 	}), nil
 }

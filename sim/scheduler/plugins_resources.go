@@ -1,0 +1,259 @@
+package scheduler
+
+import (
+	"fmt"
+	"math"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+)
+
+// Scoring strategies of NodeResourcesFit.
+const (
+	LeastAllocated           = "LeastAllocated"
+	MostAllocated            = "MostAllocated"
+	RequestedToCapacityRatio = "RequestedToCapacityRatio"
+)
+
+// maxCustomPriorityScore is the top of RequestedToCapacityRatio's shape
+// scale (k8s config.MaxCustomPriorityScore); shape scores are multiplied by
+// MaxNodeScore / maxCustomPriorityScore.
+const maxCustomPriorityScore = 10
+
+// scoredResource is a resource slot with its weight.
+type scoredResource struct {
+	slot   int
+	weight int64
+}
+
+func resolveResources(h Handle, rw []ResourceWeight) ([]scoredResource, error) {
+	if len(rw) == 0 {
+		return []scoredResource{{cluster.CPU, 1}, {cluster.Memory, 1}}, nil
+	}
+	var out []scoredResource
+	for _, r := range rw {
+		slot, ok := h.Cluster().Resources.Lookup(corev1.ResourceName(r.Name))
+		if !ok {
+			// A resource no pod or node mentions scores 0 everywhere;
+			// upstream skips resources a node lacks.
+			continue
+		}
+		w := r.Weight
+		if w == 0 {
+			w = 1
+		}
+		if w < 0 || w > 100 {
+			return nil, fmt.Errorf("resource %s: weight %d is not in 1..100", r.Name, r.Weight)
+		}
+		out = append(out, scoredResource{slot, w})
+	}
+	return out, nil
+}
+
+// nodeResourcesFit filters nodes without room for the pod's requests and
+// scores by the chosen strategy.
+type nodeResourcesFit struct {
+	reasons   [cluster.MaxResources]Reason
+	strategy  string
+	resources []scoredResource
+	shape     []ShapePoint
+}
+
+var (
+	_ FilterPlugin = (*nodeResourcesFit)(nil)
+	_ ScorePlugin  = (*nodeResourcesFit)(nil)
+)
+
+func newNodeResourcesFit(h Handle, args PluginArgs) (Plugin, error) {
+	p := &nodeResourcesFit{strategy: args.ScoringStrategy}
+	switch args.ScoringStrategy {
+	case "":
+		p.strategy = LeastAllocated
+	case LeastAllocated, MostAllocated:
+	case RequestedToCapacityRatio:
+		if len(args.Shape) == 0 {
+			return nil, fmt.Errorf("RequestedToCapacityRatio needs a shape")
+		}
+		for i, pt := range args.Shape {
+			if pt.Utilization < 0 || pt.Utilization > 100 || pt.Score < 0 || pt.Score > maxCustomPriorityScore {
+				return nil, fmt.Errorf("shape[%d]: utilization must be 0..100 and score 0..10", i)
+			}
+			if i > 0 && pt.Utilization <= args.Shape[i-1].Utilization {
+				return nil, fmt.Errorf("shape[%d]: utilization must increase", i)
+			}
+		}
+		p.shape = args.Shape
+	default:
+		return nil, fmt.Errorf("scoring strategy %q is not one of %s, %s, %s", args.ScoringStrategy, LeastAllocated, MostAllocated, RequestedToCapacityRatio)
+	}
+	var err error
+	if p.resources, err = resolveResources(h, args.Resources); err != nil {
+		return nil, err
+	}
+	res := h.Cluster().Resources
+	for i := 0; i < res.Len(); i++ {
+		if i == cluster.Pods {
+			p.reasons[i] = h.Reason("Too many pods", false)
+			continue
+		}
+		p.reasons[i] = h.Reason("Insufficient "+string(res.Name(i)), false)
+	}
+	return p, nil
+}
+
+func (p *nodeResourcesFit) Name() string  { return NameNodeResourcesFit }
+func (p *nodeResourcesFit) Events() Event { return EvNodeAdd | EvNodeUpdate | EvPodUnassigned }
+
+// Filter reports every insufficient resource, as upstream does (one node
+// can be both "Insufficient cpu" and "Insufficient memory").
+func (p *nodeResourcesFit) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.Node, extra *[]Reason) Reason {
+	req := &cs.Spec.Requests
+	first := Pass
+	for i := 0; i < cluster.MaxResources; i++ {
+		if req[i] == 0 || req[i] <= n.Allocatable[i]-n.Requested[i] {
+			continue
+		}
+		if first == Pass {
+			first = p.reasons[i]
+		} else {
+			*extra = append(*extra, p.reasons[i])
+		}
+	}
+	return first
+}
+
+// requested is what scoring sees as used on n with the pod added: the
+// non-zero stand-ins for cpu and memory (schedutil.NonZeroRequested), the
+// plain requests for the rest.
+func requested(cs *CycleState, n *cluster.Node, slot int) int64 {
+	switch slot {
+	case cluster.CPU:
+		return n.ScoreRequested[cluster.CPU] + cs.Spec.ScoreCPU
+	case cluster.Memory:
+		return n.ScoreRequested[cluster.Memory] + cs.Spec.ScoreMemory
+	}
+	return n.Requested[slot] + cs.Spec.Requests[slot]
+}
+
+// Score follows k8s noderesources least_allocated.go, most_allocated.go and
+// requested_to_capacity_ratio.go: a weighted mean of per-resource scores.
+func (p *nodeResourcesFit) Score(cs *CycleState, _ cluster.NodeID, n *cluster.Node) int64 {
+	var sum, weights int64
+	for _, r := range p.resources {
+		capacity := n.Allocatable[r.slot]
+		if capacity == 0 {
+			continue
+		}
+		req := requested(cs, n, r.slot)
+		var s int64
+		switch p.strategy {
+		case LeastAllocated:
+			if req <= capacity {
+				s = (capacity - req) * MaxNodeScore / capacity
+			}
+		case MostAllocated:
+			s = MaxNodeScore
+			if req <= capacity {
+				s = req * MaxNodeScore / capacity
+			}
+		case RequestedToCapacityRatio:
+			util := int64(100)
+			if req <= capacity {
+				util = req * 100 / capacity
+			}
+			s = p.shapeScore(util)
+		}
+		sum += s * r.weight
+		weights += r.weight
+	}
+	if weights == 0 {
+		return 0
+	}
+	if p.strategy == RequestedToCapacityRatio {
+		return int64(math.Round(float64(sum) / float64(weights)))
+	}
+	return sum / weights
+}
+
+// shapeScore is the broken-line function through the shape points, scaled
+// to 0..MaxNodeScore (k8s helper.BuildBrokenLinearFunction).
+func (p *nodeResourcesFit) shapeScore(util int64) int64 {
+	const scale = MaxNodeScore / maxCustomPriorityScore
+	sh := p.shape
+	for i, pt := range sh {
+		if util <= pt.Utilization {
+			if i == 0 {
+				return pt.Score * scale
+			}
+			prev := sh[i-1]
+			return (prev.Score + (pt.Score-prev.Score)*(util-prev.Utilization)/(pt.Utilization-prev.Utilization)) * scale
+		}
+	}
+	return sh[len(sh)-1].Score * scale
+}
+
+// balancedAllocation favours nodes whose cpu and memory would be used in
+// equal shares (k8s noderesources/balanced_allocation.go): 100 x (1 -
+// standard deviation of the requested fractions), on actual requests. Pods
+// that request neither are not scored by it (upstream skips best-effort
+// pods so they do not pile onto one node).
+type balancedAllocation struct {
+	resources []scoredResource
+	fractions []float64
+}
+
+var (
+	_ PreScorePlugin = (*balancedAllocation)(nil)
+	_ ScorePlugin    = (*balancedAllocation)(nil)
+)
+
+func newBalancedAllocation(h Handle, args PluginArgs) (Plugin, error) {
+	res, err := resolveResources(h, args.Resources)
+	if err != nil {
+		return nil, err
+	}
+	return &balancedAllocation{resources: res}, nil
+}
+
+func (p *balancedAllocation) Name() string { return NameBalancedAllocation }
+
+func (p *balancedAllocation) PreScore(cs *CycleState, _ []cluster.NodeID) bool {
+	for _, r := range p.resources {
+		if cs.Spec.Requests[r.slot] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *balancedAllocation) Score(cs *CycleState, _ cluster.NodeID, n *cluster.Node) int64 {
+	fr := p.fractions[:0]
+	var total float64
+	for _, r := range p.resources {
+		capacity := n.Allocatable[r.slot]
+		if capacity == 0 {
+			continue
+		}
+		f := float64(n.Requested[r.slot]+cs.Spec.Requests[r.slot]) / float64(capacity)
+		if f > 1 {
+			f = 1
+		}
+		total += f
+		fr = append(fr, f)
+	}
+	p.fractions = fr
+	var std float64
+	switch {
+	case len(fr) == 2:
+		std = math.Abs((fr[0] - fr[1]) / 2)
+	case len(fr) > 2:
+		mean := total / float64(len(fr))
+		var sum float64
+		for _, f := range fr {
+			sum += (f - mean) * (f - mean)
+		}
+		std = math.Sqrt(sum / float64(len(fr)))
+	}
+	return int64((1 - std) * MaxNodeScore)
+}

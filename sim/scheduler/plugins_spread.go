@@ -1,0 +1,327 @@
+package scheduler
+
+import (
+	"math"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+)
+
+// Spreading defaults (k8s podtopologyspread/plugin.go systemDefaultConstraints).
+const (
+	// SystemDefaultHostnameSkew and SystemDefaultZoneSkew are the maxSkew of
+	// the system default constraints, both ScheduleAnyway.
+	SystemDefaultHostnameSkew = 3
+	SystemDefaultZoneSkew     = 5
+)
+
+// Defaulting types of PodTopologySpread.
+const (
+	SpreadDefaultingSystem = "System"
+	SpreadDefaultingList   = "List"
+)
+
+// podTopologySpread enforces whenUnsatisfiable: DoNotSchedule constraints
+// and scores ScheduleAnyway ones (and the default constraints for pods with
+// none of their own), following k8s podtopologyspread filtering.go and
+// scoring.go: counts per domain over the nodes that pass the node inclusion
+// policies and carry every topology key; skew = count in the node's domain
+// + 1 if the pod matches its own selector - the global minimum (0 when
+// fewer domains than minDomains).
+type podTopologySpread struct {
+	h          Handle
+	syms       *cluster.Symbols
+	hostname   cluster.Sym
+	zone       cluster.Sym
+	defaulting string
+	defaults   []cluster.SpreadConstraint
+	missing    Reason
+	skewed     Reason
+
+	// Filter state of the current cycle.
+	hard []spreadState
+	// Score state of the current cycle.
+	soft           []spreadState
+	requireAll     bool
+	ignored        []bool // per feasible node, in order
+	scoreIndex     int
+	systemDefaults map[*cluster.PodSpec][]cluster.SpreadConstraint
+}
+
+type spreadState struct {
+	c       *cluster.SpreadConstraint
+	counter *Counter
+	domains map[cluster.Sym]int32
+	min     int32
+	self    int32
+	weight  float64
+}
+
+var (
+	_ PreFilterPlugin = (*podTopologySpread)(nil)
+	_ FilterPlugin    = (*podTopologySpread)(nil)
+	_ PreScorePlugin  = (*podTopologySpread)(nil)
+	_ ScorePlugin     = (*podTopologySpread)(nil)
+	_ ScoreNormalizer = (*podTopologySpread)(nil)
+)
+
+func newPodTopologySpread(h Handle, args PluginArgs) (Plugin, error) {
+	syms := h.Cluster().Syms
+	p := &podTopologySpread{
+		h:              h,
+		syms:           syms,
+		hostname:       h.Cluster().KeyHostname,
+		zone:           h.Cluster().KeyZone,
+		defaulting:     args.SpreadDefaulting,
+		defaults:       args.DefaultConstraints,
+		missing:        h.Reason("node(s) didn't match pod topology spread constraints (missing required label)", true),
+		skewed:         h.Reason("node(s) didn't match pod topology spread constraints", false),
+		systemDefaults: map[*cluster.PodSpec][]cluster.SpreadConstraint{},
+	}
+	if p.defaulting == "" {
+		p.defaulting = SpreadDefaultingSystem
+	}
+	return p, nil
+}
+
+func (p *podTopologySpread) Name() string { return NamePodTopologySpread }
+func (p *podTopologySpread) Events() Event {
+	return EvNodeAdd | EvNodeUpdate | EvNodeRemove | EvPodAssigned | EvPodUnassigned
+}
+
+func (p *podTopologySpread) counter(c *cluster.SpreadConstraint, ns cluster.Sym) *Counter {
+	type key struct {
+		sel *cluster.LabelSelector
+		ns  cluster.Sym
+	}
+	sel := &c.Selector
+	syms := p.syms
+	return p.h.Topology().Counter(key{sel, ns}, func(pod *cluster.Pod) bool {
+		return pod.Namespace == ns && sel.Matches(syms, pod.Spec.Labels)
+	})
+}
+
+// eligible applies the node inclusion policies of one constraint.
+func (p *podTopologySpread) eligible(cs *CycleState, c *cluster.SpreadConstraint, n *cluster.Node) bool {
+	if c.HonorNodeAffinity && !MatchesNodeSelectors(p.syms, cs.Spec, n) {
+		return false
+	}
+	if c.HonorTaints {
+		if _, bad := cs.Spec.Tolerations.FirstUntolerated(n.Taints); bad {
+			return false
+		}
+	}
+	return true
+}
+
+func hasKeys(n *cluster.Node, states []spreadState) bool {
+	for i := range states {
+		if !n.Labels.Has(states[i].c.TopologyKey) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *podTopologySpread) PreFilter(cs *CycleState) bool {
+	p.hard = p.hard[:0]
+	for i := range cs.Spec.Spread {
+		c := &cs.Spec.Spread[i]
+		if c.Hard {
+			p.hard = append(p.hard, p.newState(cs, c))
+		}
+	}
+	if len(p.hard) == 0 {
+		return true
+	}
+	cl := p.h.Cluster()
+	for _, nid := range p.h.Nodes() {
+		n := &cl.Nodes[nid]
+		if !hasKeys(n, p.hard) {
+			continue
+		}
+		for i := range p.hard {
+			st := &p.hard[i]
+			if !p.eligible(cs, st.c, n) {
+				continue
+			}
+			v, _ := n.Labels.Get(st.c.TopologyKey)
+			st.domains[v] += st.counter.On(nid)
+		}
+	}
+	for i := range p.hard {
+		st := &p.hard[i]
+		st.min = math.MaxInt32
+		for _, cnt := range st.domains {
+			st.min = min(st.min, cnt)
+		}
+		if int32(len(st.domains)) < st.c.MinDomains || len(st.domains) == 0 {
+			st.min = 0
+		}
+	}
+	return false
+}
+
+func (p *podTopologySpread) newState(cs *CycleState, c *cluster.SpreadConstraint) spreadState {
+	st := spreadState{c: c, counter: p.counter(c, cs.Namespace), domains: map[cluster.Sym]int32{}}
+	if c.Selector.Matches(p.syms, cs.Spec.Labels) {
+		st.self = 1
+	}
+	return st
+}
+
+func (p *podTopologySpread) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.Node, _ *[]Reason) Reason {
+	for i := range p.hard {
+		st := &p.hard[i]
+		v, ok := n.Labels.Get(st.c.TopologyKey)
+		if !ok {
+			return p.missing
+		}
+		if st.domains[v]+st.self-st.min > st.c.MaxSkew {
+			return p.skewed
+		}
+	}
+	return Pass
+}
+
+// softConstraints are the pod's ScheduleAnyway constraints, or the default
+// ones when the pod has no constraints at all.
+func (p *podTopologySpread) softConstraints(spec *cluster.PodSpec) (cs []cluster.SpreadConstraint, systemDefaulted bool) {
+	if len(spec.Spread) > 0 {
+		for _, c := range spec.Spread {
+			if !c.Hard {
+				cs = append(cs, c)
+			}
+		}
+		return cs, false
+	}
+	if spec.OwnerSelector == nil {
+		return nil, false
+	}
+	if p.defaulting == SpreadDefaultingList {
+		for _, c := range p.defaults {
+			c.Selector = *spec.OwnerSelector
+			cs = append(cs, c)
+		}
+		return cs, false
+	}
+	if cached, ok := p.systemDefaults[spec]; ok {
+		return cached, true
+	}
+	cs = []cluster.SpreadConstraint{
+		{MaxSkew: SystemDefaultHostnameSkew, TopologyKey: p.hostname, Selector: *spec.OwnerSelector, HonorNodeAffinity: true},
+		{MaxSkew: SystemDefaultZoneSkew, TopologyKey: p.zone, Selector: *spec.OwnerSelector, HonorNodeAffinity: true},
+	}
+	p.systemDefaults[spec] = cs
+	return cs, true
+}
+
+func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) bool {
+	constraints, systemDefaulted := p.softConstraints(cs.Spec)
+	if len(constraints) == 0 {
+		return true
+	}
+	p.soft = p.soft[:0]
+	for i := range constraints {
+		p.soft = append(p.soft, p.newState(cs, &constraints[i]))
+	}
+	// Nodes without every topology key are not scored, except under the
+	// system defaults, so that nodes without a zone still spread by host.
+	p.requireAll = len(cs.Spec.Spread) > 0 || !systemDefaulted
+	cl := p.h.Cluster()
+	p.ignored = p.ignored[:0]
+	scored := 0
+	for _, nid := range feasible {
+		n := &cl.Nodes[nid]
+		ign := p.requireAll && !hasKeys(n, p.soft)
+		p.ignored = append(p.ignored, ign)
+		if ign {
+			continue
+		}
+		scored++
+		for i := range p.soft {
+			st := &p.soft[i]
+			if st.c.TopologyKey == p.hostname {
+				continue
+			}
+			if v, ok := n.Labels.Get(st.c.TopologyKey); ok {
+				if _, seen := st.domains[v]; !seen {
+					st.domains[v] = 0
+				}
+			}
+		}
+	}
+	for i := range p.soft {
+		st := &p.soft[i]
+		size := len(st.domains)
+		if st.c.TopologyKey == p.hostname {
+			size = scored
+		}
+		st.weight = math.Log(float64(size + 2))
+	}
+	// Counts per domain come from every node, not only the feasible ones.
+	for _, nid := range p.h.Nodes() {
+		n := &cl.Nodes[nid]
+		if p.requireAll && !hasKeys(n, p.soft) {
+			continue
+		}
+		for i := range p.soft {
+			st := &p.soft[i]
+			if st.c.TopologyKey == p.hostname || !p.eligible(cs, st.c, n) {
+				continue
+			}
+			v, _ := n.Labels.Get(st.c.TopologyKey)
+			if _, candidate := st.domains[v]; candidate {
+				st.domains[v] += st.counter.On(nid)
+			}
+		}
+	}
+	p.scoreIndex = 0
+	return false
+}
+
+func (p *podTopologySpread) Score(cs *CycleState, id cluster.NodeID, n *cluster.Node) int64 {
+	i := p.scoreIndex
+	p.scoreIndex++
+	if p.ignored[i] {
+		return 0
+	}
+	var score float64
+	for k := range p.soft {
+		st := &p.soft[k]
+		v, ok := n.Labels.Get(st.c.TopologyKey)
+		if !ok {
+			continue
+		}
+		var cnt int32
+		if st.c.TopologyKey == p.hostname {
+			cnt = st.counter.On(id)
+		} else {
+			cnt = st.domains[v]
+		}
+		score += float64(cnt)*st.weight + float64(st.c.MaxSkew-1)
+	}
+	return int64(math.Round(score))
+}
+
+// NormalizeScore gives the fewest matching pods the top score (k8s
+// podtopologyspread NormalizeScore): MaxNodeScore x (max + min - s) / max.
+func (p *podTopologySpread) NormalizeScore(_ *CycleState, scores []int64) {
+	minS, maxS := int64(math.MaxInt64), int64(0)
+	for i, s := range scores {
+		if p.ignored[i] {
+			continue
+		}
+		minS = min(minS, s)
+		maxS = max(maxS, s)
+	}
+	for i, s := range scores {
+		switch {
+		case p.ignored[i]:
+			scores[i] = 0
+		case maxS == 0:
+			scores[i] = MaxNodeScore
+		default:
+			scores[i] = MaxNodeScore * (maxS + minS - s) / maxS
+		}
+	}
+}
