@@ -20,8 +20,16 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, seed uint64, cfg Config) *harness {
+	return newHarnessSeeded(t, seed, cluster.NewSymbols(), cfg)
+}
+
+func newHarnessSyms(t *testing.T, syms *cluster.Symbols, cfg Config) *harness {
+	return newHarnessSeeded(t, 1, syms, cfg)
+}
+
+func newHarnessSeeded(t *testing.T, seed uint64, syms *cluster.Symbols, cfg Config) *harness {
 	eng := engine.New(seed)
-	cl := cluster.New(eng, cluster.NewSymbols(), cluster.NewResourceNames())
+	cl := cluster.New(eng, syms, cluster.NewResourceNames())
 	s, err := New(eng, cl, cfg)
 	require.NoError(t, err)
 	return &harness{t: t, eng: eng, cl: cl, s: s}
@@ -50,7 +58,11 @@ func (h *harness) pod(name string, spec corev1.PodSpec) cluster.PodID {
 }
 
 func (h *harness) podWithPriority(name string, spec corev1.PodSpec, priority int32) cluster.PodID {
-	cs, _, err := cluster.CompilePodSpec(h.cl.Syms, h.cl.Resources, cluster.PodSpecInput{Namespace: "default", Spec: &spec,
+	return h.podLP(name, nil, spec, priority)
+}
+
+func (h *harness) podLP(name string, labels map[string]string, spec corev1.PodSpec, priority int32) cluster.PodID {
+	cs, _, err := cluster.CompilePodSpec(h.cl.Syms, h.cl.Resources, cluster.PodSpecInput{Namespace: "default", Labels: labels, Spec: &spec,
 		Priority: func(string) (int32, bool, bool) { return priority, false, true }})
 	require.NoError(h.t, err)
 	return h.cl.CreatePod(cluster.Pod{Name: name, Namespace: h.cl.Syms.Intern("default"), Spec: cs, Workload: -1})
