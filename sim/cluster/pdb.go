@@ -31,7 +31,8 @@ func (b *PDB) Covers(c *Cluster, p *Pod) bool {
 }
 
 // DisruptionsAllowed is how many of the budget's pods may be evicted now:
-// healthy pods (Running) minus the desired healthy count. The expected
+// healthy pods (Running and not terminating) minus the desired healthy
+// count. The expected
 // count is the number of the budget's pods that exist and have not
 // finished, which stands in for the controllers' scale (the disruption
 // controller reads the scale subresource).
@@ -43,7 +44,7 @@ func (b *PDB) DisruptionsAllowed(c *Cluster) int {
 			continue
 		}
 		expected++
-		if p.Phase == Running {
+		if p.Phase == Running && !p.Terminating {
 			healthy++
 		}
 	}
