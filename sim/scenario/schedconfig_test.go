@@ -79,12 +79,12 @@ func TestKubeSchedulerConfiguration(t *testing.T) {
 
 func TestKubeSchedulerConfigurationErrors(t *testing.T) {
 	cases := map[string]string{
-		"profiles:\n  - plugins:\n      score:\n        enabled: [{name: MyPlugin}]\n": `s.yaml:12: profiles[0].plugins.score.enabled[0].name: unknown or out-of-tree plugin "MyPlugin"`,
+		"profiles:\n  - plugins:\n      score:\n        enabled: [{name: MyPlugin}]\n":                                   `s.yaml:12: profiles[0].plugins.score.enabled[0].name: unknown or out-of-tree plugin "MyPlugin"`,
 		"profiles:\n  - pluginConfig:\n      - name: NodeResourcesFit\n        args: {scoringStrategy: {type: Fancy}}\n": `s.yaml:12: profiles[0].pluginConfig[0].args.scoringStrategy.type: unknown type "Fancy"; use LeastAllocated, MostAllocated or RequestedToCapacityRatio`,
-		"profiles:\n  - pluginConfig:\n      - name: NodeResourcesFit\n        args: {scoringStrat: {}}\n": `s.yaml:12: profiles[0].pluginConfig[0].args: json: unknown field "scoringStrat"`,
-		"profiles: [{}, {}]\n": `profiles[1].schedulerName: duplicate schedulerName "default-scheduler"`,
+		"profiles:\n  - pluginConfig:\n      - name: NodeResourcesFit\n        args: {scoringStrat: {}}\n":               `s.yaml:12: profiles[0].pluginConfig[0].args: json: unknown field "scoringStrat"`,
+		"profiles: [{}, {}]\n":                 `profiles[1].schedulerName: duplicate schedulerName "default-scheduler"`,
 		"extenders: [{urlPrefix: http://x}]\n": `s.yaml:9: extenders: scheduler extenders are not modelled`,
-		"profilez: []\n": `s.yaml:9: profilez: unknown field "profilez"; did you mean "profiles"?`,
+		"profilez: []\n":                       `s.yaml:9: profilez: unknown field "profilez"; did you mean "profiles"?`,
 	}
 	for body, want := range cases {
 		_, err := loadDoc(t, minimal+"---\napiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"+body)
