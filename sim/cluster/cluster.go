@@ -57,6 +57,10 @@ type Cluster struct {
 	clock    Clock
 	watchers []Watcher
 	live     int // nodes not Gone
+
+	// launchedFor records, per pod, the nodes autoscalers launched with
+	// that pod in mind (see NoteLaunchFor).
+	launchedFor map[PodID][]NodeID
 }
 
 // New returns an empty cluster on the given clock.
@@ -104,6 +108,20 @@ func (c *Cluster) AddNode(n Node) NodeID {
 	}
 	return id
 }
+
+// NoteLaunchFor records that an autoscaler launched node with pod in mind
+// (Karpenter's nomination, the Cluster Autoscaler's scale-up for the pod).
+// When Karpenter and the Cluster Autoscaler both launch for the same pod,
+// the report counts the race.
+func (c *Cluster) NoteLaunchFor(pod PodID, node NodeID) {
+	if c.launchedFor == nil {
+		c.launchedFor = map[PodID][]NodeID{}
+	}
+	c.launchedFor[pod] = append(c.launchedFor[pod], node)
+}
+
+// LaunchedFor returns the nodes launched with pod in mind, in launch order.
+func (c *Cluster) LaunchedFor(pod PodID) []NodeID { return c.launchedFor[pod] }
 
 // MarkNodeReady makes a launching node schedulable.
 func (c *Cluster) MarkNodeReady(id NodeID) {

@@ -93,6 +93,9 @@ type Node struct {
 
 	Owner     OwnerKind
 	OwnerName string // static pool, NodePool or node group name
+	// Instance is the cloud instance behind the node (a cloud.InstanceID;
+	// 0 for static nodes).
+	Instance int32
 
 	Launched engine.Time
 	Ready    engine.Time
