@@ -259,6 +259,7 @@ func (c *Cluster) StartPod(id PodID) {
 	}
 	p.Phase = Running
 	p.Started = c.Now()
+	p.Ran = true
 	c.notify(Change{Kind: PodStarted, Pod: id, Node: p.Node})
 }
 

@@ -49,9 +49,11 @@ const (
 	CauseNodeGone                 // its node disappeared (reclaim, termination)
 	CauseTaintEvicted             // a NoExecute taint it does not tolerate
 	CauseEndOfRun                 // never used on a live pod; reports only
+	CauseResubmitted              // replaced by a fallback controller with another spec
+	CauseJobFailed                // its Job hit its backoffLimit
 )
 
-var causeNames = [...]string{"", "scaleDown", "evicted", "preempted", "nodeGone", "taintEvicted", "endOfRun"}
+var causeNames = [...]string{"", "scaleDown", "evicted", "preempted", "nodeGone", "taintEvicted", "endOfRun", "resubmitted", "jobFailed"}
 
 func (c DeleteCause) String() string { return causeNames[c] }
 
@@ -104,6 +106,9 @@ type PodSpec struct {
 	PreferredPodAffinity     []AffinityTerm
 	PreferredPodAntiAffinity []AffinityTerm
 
+	// DaemonSet marks pods of a DaemonSet: the autoscalers do not
+	// provision for them and drains leave them.
+	DaemonSet bool
 	// OwnerSelector is the selector of the pod's ReplicaSet or StatefulSet
 	// (nil for Jobs and bare pods): the system default topology spread
 	// constraints spread the pods it selects.
@@ -143,6 +148,8 @@ type Pod struct {
 	BoundAt engine.Time
 	Started engine.Time
 	Ended   engine.Time
+	// Ran is set once the pod has started: its Started time is valid.
+	Ran bool
 	// RunFor is how long the pod runs once started; 0 runs until deleted.
 	RunFor time.Duration
 

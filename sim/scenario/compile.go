@@ -473,6 +473,9 @@ type podObject struct {
 	replicas    int32
 	parallelism int32
 	completions int32
+	// backoffLimit and ignoreDisruptions of a Job (podFailurePolicy).
+	backoffLimit      int32
+	ignoreDisruptions bool
 }
 
 func (l *loader) compileWorkloads(classes map[string]priorityClass) {
@@ -497,24 +500,12 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 		return c.value, c.preemptNever, ok
 	}
 	var estimate int64
+	var refs []string
+	var entries []timingEntry
 	for _, o := range objs {
-		spec, warns, err := cluster.CompilePodSpec(l.out.Syms, l.out.Resources, cluster.PodSpecInput{
-			Namespace:   o.namespace,
-			Labels:      o.template.Labels,
-			Annotations: o.template.Annotations,
-			Spec:        &o.template.Spec,
-			Priority:    priority,
-		})
-		if err != nil {
-			if fe, ok := err.(*cluster.FieldError); ok {
-				l.fail(o.doc.Errorf(o.specPath+"."+fe.Path, "", "%s", fe.Msg))
-			} else {
-				l.fail(o.doc.Errorf(o.specPath, "", "%v", err))
-			}
+		spec := l.compileTemplate(o, &o.template.Spec, o.specPath, priority)
+		if spec == nil {
 			continue
-		}
-		for _, w := range warns {
-			l.warn(o.doc, o.specPath, "%s", w)
 		}
 		if len(o.template.Spec.Containers) == 0 {
 			l.fail(o.doc.Errorf(o.specPath+".containers", "a pod needs at least one container", "no containers"))
@@ -525,20 +516,52 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 			sel, _ := cluster.CompileLabelSelector(l.out.Syms, o.selector) // checked in decodeWorkload
 			spec.OwnerSelector = &sel
 		}
+		if o.kind == workload.DaemonSet {
+			spec.DaemonSet = true
+			spec.Tolerations = workload.DaemonSetTolerations(l.out.Syms, spec.Tolerations)
+		}
 		if spec.Requests[cluster.CPU] == 0 && spec.Requests[cluster.Memory] == 0 {
 			l.warn(o.doc, o.specPath+".containers", "no cpu or memory requests: the pods fit anywhere and need no capacity")
 		}
 		ws := workload.Spec{Kind: o.kind, Namespace: o.namespace, Name: o.name, Pod: spec,
-			Parallelism: o.parallelism, Completions: o.completions}
+			Parallelism: o.parallelism, Completions: o.completions, BackoffLimit: o.backoffLimit,
+			IgnoreDisruptions: o.ignoreDisruptions, TwinOf: -1}
 		t := timings[l.refOf(o.doc)]
-		estimate += l.applyTiming(o, t, &ws)
+		estimate += l.applyTiming(o, t, &ws, priority)
 		l.out.Workloads = append(l.out.Workloads, ws)
+		refs = append(refs, l.refOf(o.doc))
+		entries = append(entries, t)
 	}
+	l.resolveSplits(refs, entries)
 	l.out.EstimatedPods = estimate
 	if estimate > MaxPods {
 		l.fail(l.scenarioDoc.Errorf("spec.workloads", "lower arrival rates, replicas or the duration, or split the scenario",
 			"this scenario would create about %d pods, more than the %d a run may hold", estimate, MaxPods))
 	}
+}
+
+// compileTemplate compiles a pod spec of a workload object, reporting
+// errors and warnings at their lines.
+func (l *loader) compileTemplate(o podObject, spec *corev1.PodSpec, specPath string, priority func(string) (int32, bool, bool)) *cluster.PodSpec {
+	out, warns, err := cluster.CompilePodSpec(l.out.Syms, l.out.Resources, cluster.PodSpecInput{
+		Namespace:   o.namespace,
+		Labels:      o.template.Labels,
+		Annotations: o.template.Annotations,
+		Spec:        spec,
+		Priority:    priority,
+	})
+	if err != nil {
+		if fe, ok := err.(*cluster.FieldError); ok {
+			l.fail(o.doc.Errorf(specPath+"."+fe.Path, "", "%s", fe.Msg))
+		} else {
+			l.fail(o.doc.Errorf(specPath, "", "%v", err))
+		}
+		return nil
+	}
+	for _, w := range warns {
+		l.warn(o.doc, specPath, "%s", w)
+	}
+	return out
 }
 
 func sortedClasses(m map[string]priorityClass) []priorityClass {
@@ -608,6 +631,14 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 			l.warn(d, "spec.volumeClaimTemplates", "volumes are not modelled: pods schedule as if their volumes could attach anywhere")
 		}
 		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
+	case "DaemonSet":
+		var obj appsv1.DaemonSet
+		if err := d.Decode(&obj); err != nil {
+			l.failErr(err)
+			return o, false
+		}
+		o.kind, o.template, o.specPath = workload.DaemonSet, &obj.Spec.Template, "spec.template.spec"
+		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
 	case "Job":
 		var obj batchv1.Job
 		if err := d.Decode(&obj); err != nil {
@@ -629,6 +660,22 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 		}
 		if o.parallelism == 0 {
 			l.warn(d, "spec.parallelism", "parallelism 0: the Job is suspended and creates no pods")
+		}
+		o.backoffLimit = workload.DefaultBackoffLimit
+		if obj.Spec.BackoffLimit != nil {
+			o.backoffLimit = *obj.Spec.BackoffLimit
+		}
+		if pfp := obj.Spec.PodFailurePolicy; pfp != nil {
+			for i, r := range pfp.Rules {
+				for _, c := range r.OnPodConditions {
+					if c.Type == corev1.DisruptionTarget && r.Action == batchv1.PodFailurePolicyActionIgnore {
+						o.ignoreDisruptions = true
+					}
+				}
+				if r.Action == batchv1.PodFailurePolicyActionFailJob && len(r.OnPodConditions) > 0 {
+					l.warn(d, fmt.Sprintf("spec.podFailurePolicy.rules[%d]", i), "action FailJob on pod conditions is not modelled: lost pods count towards backoffLimit")
+				}
+			}
 		}
 		if r := obj.Spec.Template.Spec.RestartPolicy; r != corev1.RestartPolicyNever && r != corev1.RestartPolicyOnFailure {
 			l.fail(d.Errorf("spec.template.spec.restartPolicy", "Jobs need restartPolicy: Never or OnFailure", "%q is not allowed in a Job", r))

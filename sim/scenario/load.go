@@ -274,7 +274,7 @@ var kinds = map[string]kindInfo{
 	"KubeSchedulerConfiguration": {apiVersion: schedulerConfigAPIVersion, clusterScoped: true,
 		note: "v1beta2 and v1beta3 were removed in Kubernetes 1.28 and 1.29"},
 
-	"DaemonSet":     {unsupported: "DaemonSet pods are not modelled yet; reserve their room by lowering node allocatable or remove the DaemonSet from the scenario"},
+	"DaemonSet":     {apiVersion: "apps/v1"},
 	"CronJob":       {unsupported: "model its runs as a Job with spec.workloads[].arrivals (times, every or poisson)"},
 	"NodePool":      {unsupported: "Karpenter is not modelled by this version; use spec.staticNodes for a fixed cluster"},
 	"EC2NodeClass":  {unsupported: "Karpenter is not modelled by this version"},

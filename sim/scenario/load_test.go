@@ -57,7 +57,7 @@ func TestLoadEveryKind(t *testing.T) {
 	require.Len(t, sc.Workloads, 5)
 	web := sc.Workloads[0]
 	require.Equal(t, "Deployment/default/web", web.Ref())
-	require.Equal(t, []workload.Step{{At: 0, Count: 2}, {At: time.Hour, Count: 5}}, web.Replicas)
+	require.Equal(t, []workload.Step{{At: 0, Count: 2}, {At: time.Hour, Count: 5}}, web.Replicas.Steps)
 	require.Equal(t, int32(1000), web.Pod.Priority)
 	require.Equal(t, int64(250), web.Pod.Requests[cluster.CPU])
 	require.Len(t, web.Pod.Spread, 1)
@@ -73,7 +73,7 @@ func TestLoadEveryKind(t *testing.T) {
 	require.Equal(t, int64(1), train.Pod.Requests[gi])
 	require.IsType(t, dist.LogNormal{}, train.Runtime)
 	etl := sc.Workloads[3]
-	require.Equal(t, &workload.Poisson{RatePerHour: 2, Until: 10 * time.Hour}, etl.Arrivals.Poisson)
+	require.Equal(t, &workload.Poisson{RatePerHour: 2, Until: 10 * time.Hour, PeakAt: 12 * time.Hour}, etl.Arrivals.Poisson)
 	require.Equal(t, int32(4), etl.Completions, "completions default to parallelism")
 	debug := sc.Workloads[4]
 	require.Equal(t, workload.BarePod, debug.Kind)
@@ -124,7 +124,7 @@ func TestBadInput(t *testing.T) {
 		want  string
 	}{
 		{"unknown kind", map[string]string{"scenario.yaml": minimal + "---\napiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: x}\n"},
-			`scenario.yaml:8: kind: unknown kind "Deploymnet" (apiVersion apps/v1); did you mean Deployment? supported kinds: Deployment, Job, KubeSchedulerConfiguration, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, StatefulSet`},
+			`scenario.yaml:8: kind: unknown kind "Deploymnet" (apiVersion apps/v1); did you mean Deployment? supported kinds: DaemonSet, Deployment, Job, KubeSchedulerConfiguration, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, StatefulSet`},
 		{"removed apiVersion", map[string]string{"scenario.yaml": minimal + "---\napiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: x}\n"},
 			`scenario.yaml:7: apiVersion: extensions/v1beta1 is not a served version of Deployment; extensions/v1beta1 and apps/v1beta* were removed in Kubernetes 1.16; use apiVersion: apps/v1`},
 		{"no scenario", map[string]string{"scenario.yaml": barePod},
@@ -158,7 +158,7 @@ func TestBadInput(t *testing.T) {
 		{"bad operator", map[string]string{"scenario.yaml": minimal + "---\n" + strings.Replace(barePod, "spec:\n", "spec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n          - matchExpressions: [{key: a, operator: Equals, values: [x]}]\n", 1)},
 			`scenario.yaml:15: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: "Equals" is not one of In, NotIn, Exists, DoesNotExist, Gt, Lt`},
 		{"too many pods", map[string]string{"scenario.yaml": strings.Replace(minimal, "1h", "7d", 1) + "  workloads: [{ref: Job/j, arrivals: {poisson: {ratePerHour: 200000}}, runtime: {fixed: 1m}}]\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: 10\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: x}]\n"},
-			`scenario.yaml:6: spec.workloads: this scenario would create about 403200100 pods, more than the 20000000 a run may hold; lower arrival rates, replicas or the duration, or split the scenario`},
+			`scenario.yaml:6: spec.workloads: this scenario would create about 806400200 pods, more than the 20000000 a run may hold; lower arrival rates, replicas or the duration, or split the scenario`},
 		{"not modelled yet", map[string]string{"scenario.yaml": minimal + "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: x}\n"},
 			`scenario.yaml:8: kind: karpenter.sh/v1 NodePool is not modelled by this version of the simulator; Karpenter is not modelled by this version; use spec.staticNodes for a fixed cluster`},
 		{"scenario in include", map[string]string{"scenario.yaml": minimal + "  include: [b.yaml]\n", "b.yaml": minimal},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/dist"
 	"github.com/clustersim/clustersim/sim/workload"
 )
@@ -89,7 +90,7 @@ func normalizeRef(ref string) (string, bool) {
 
 // applyTiming fills the timing of one workload and returns the estimated
 // number of pods it creates over the run.
-func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec) int64 {
+func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec, priority func(string) (int32, bool, bool)) int64 {
 	d := l.scenarioDoc
 	base := fmt.Sprintf("spec.workloads[%d]", te.index)
 	t := te.t
@@ -104,10 +105,27 @@ func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec) int
 	}
 	if poisson != nil {
 		hours := float64(poisson.Until-poisson.From) / float64(time.Hour)
-		arrivals += int64(poisson.RatePerHour*hours*1.2) + 10
+		arrivals += int64(poisson.RatePerHour*(1+poisson.Amplitude)*hours*1.2) + 10
 	}
 	if t.Runtime != nil {
 		ws.Runtime = l.distribution(base+".runtime", t.Runtime)
+	}
+	if t.Resubmit != nil {
+		ws.Fallback = l.fallback(o, base+".resubmit", t.Resubmit, priority)
+	}
+	plans := 0
+	for _, set := range []bool{len(t.Replicas) > 0, t.Daily != nil, t.HPA != nil} {
+		if set {
+			plans++
+		}
+	}
+	if plans > 1 {
+		l.fail(d.Errorf(base, "keep one of replicas, daily, hpa", "more than one replica plan"))
+	}
+	noPlan := func(why string) {
+		if plans > 0 {
+			l.fail(d.Errorf(base, why, "replicas, daily and hpa do not apply to a %s", o.kind))
+		}
 	}
 
 	switch o.kind {
@@ -118,16 +136,27 @@ func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec) int
 		if len(times) > 1 || poisson != nil {
 			l.fail(d.Errorf(base+".arrivals", "give one time with arrivals.at", "a %s is created once", o.kind))
 		}
-		ws.Replicas = l.replicaSteps(base+".replicas", t.Replicas, o.replicas)
 		var peak int32
-		for _, s := range ws.Replicas {
-			peak = max(peak, s.Count)
+		switch {
+		case t.Daily != nil:
+			ws.Replicas.Daily, ws.Replicas.DailyEvery = l.dailyPlan(base+".daily", t.Daily)
+			if ws.Replicas.Daily != nil {
+				peak = int32(ws.Replicas.Daily.Max)
+			}
+		case t.HPA != nil:
+			ws.Replicas.HPA = l.hpaPlan(base+".hpa", t.HPA, ws.Pod)
+			if ws.Replicas.HPA != nil {
+				peak = ws.Replicas.HPA.Max
+			}
+		default:
+			ws.Replicas.Steps = l.replicaSteps(base+".replicas", t.Replicas, o.replicas)
+			for _, s := range ws.Replicas.Steps {
+				peak = max(peak, s.Count)
+			}
 		}
 		return int64(peak) * 2 // room for replacements
 	case workload.Job:
-		if len(t.Replicas) > 0 {
-			l.fail(d.Errorf(base+".replicas", "a Job's pod count comes from spec.parallelism and spec.completions", "replicas do not apply to a Job"))
-		}
+		noPlan("a Job's pod count comes from spec.parallelism and spec.completions")
 		if t.Runtime == nil {
 			ref := l.refOf(o.doc)
 			if te.t == nil {
@@ -138,17 +167,154 @@ func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec) int
 					"%s needs a runtime: how long each pod runs cannot be read from the manifest", ref))
 			}
 		}
-		return arrivals * int64(o.completions)
+		return arrivals * int64(o.completions) * 2
 	case workload.BarePod:
-		if len(t.Replicas) > 0 {
-			l.fail(d.Errorf(base+".replicas", "use a Deployment for replicas", "replicas do not apply to a bare Pod"))
-		}
+		noPlan("use a Deployment for replicas")
 		if len(times) > 1 || poisson != nil {
 			l.fail(d.Errorf(base+".arrivals", "give one time with arrivals.at, or make it a Job", "a bare Pod is created once"))
 		}
 		return 1
+	case workload.DaemonSet:
+		noPlan("a DaemonSet runs one pod per matching node")
+		if t.Runtime != nil || t.Split != nil || t.Resubmit != nil {
+			l.fail(d.Errorf(base, "a DaemonSet takes only arrivals.at", "runtime, split and resubmit do not apply to a DaemonSet"))
+		}
+		return int64(MaxStaticNodes)
 	}
 	return 0
+}
+
+func (l *loader) dailyPlan(path string, ds *dailySpec) (*workload.Daily, time.Duration) {
+	d := l.scenarioDoc
+	if ds.Min == nil || ds.Max == nil || *ds.Min < 0 || *ds.Max < *ds.Min || *ds.Max > maxReplicas {
+		l.fail(d.Errorf(path, "give 0 <= min <= max, e.g. {min: 3, max: 12, peakAt: 14h}", "min and max replicas are required"))
+		return nil, 0
+	}
+	peak := l.dur(path+".peakAt", ds.PeakAt, 12*time.Hour)
+	every := l.dur(path+".every", ds.Every, workload.DefaultDailyEvery)
+	if every <= 0 {
+		l.fail(d.Errorf(path+".every", "", "must be positive"))
+	}
+	return &workload.Daily{Min: float64(*ds.Min), Max: float64(*ds.Max), PeakAt: peak}, every
+}
+
+func (l *loader) hpaPlan(path string, hs *hpaSpec, pod *cluster.PodSpec) *workload.HPA {
+	d := l.scenarioDoc
+	h := &workload.HPA{Min: 1, Target: 0.8, Tolerance: workload.DefaultHPATolerance}
+	if hs.MinReplicas != nil {
+		h.Min = *hs.MinReplicas
+	}
+	if hs.MaxReplicas == nil || *hs.MaxReplicas < h.Min || *hs.MaxReplicas > maxReplicas || h.Min < 1 {
+		l.fail(d.Errorf(path+".maxReplicas", "give 1 <= minReplicas <= maxReplicas", "maxReplicas is required and must be at least minReplicas"))
+		return nil
+	}
+	h.Max = *hs.MaxReplicas
+	if v := hs.TargetCPUUtilizationPercentage; v != nil {
+		if *v < 1 || *v > 100 {
+			l.fail(d.Errorf(path+".targetCPUUtilizationPercentage", "use 1 to 100", "%d is out of range", *v))
+		}
+		h.Target = float64(*v) / 100
+	}
+	if hs.LoadCores == nil || hs.LoadCores.Min < 0 || hs.LoadCores.Max < hs.LoadCores.Min {
+		l.fail(d.Errorf(path+".loadCores", "give the CPU the service needs over the day, e.g. {min: 2, max: 16, peakAt: 14h}", "loadCores with 0 <= min <= max is required"))
+		return nil
+	}
+	h.Load = workload.Daily{Min: hs.LoadCores.Min, Max: hs.LoadCores.Max, PeakAt: l.dur(path+".loadCores.peakAt", hs.LoadCores.PeakAt, 12*time.Hour)}
+	h.Sync = l.dur(path+".syncPeriod", hs.SyncPeriod, workload.DefaultHPASync)
+	h.Stabilization = l.dur(path+".scaleDownStabilization", hs.ScaleDownStabilization, workload.DefaultHPAStabilization)
+	if h.Sync <= 0 {
+		l.fail(d.Errorf(path+".syncPeriod", "", "must be positive"))
+	}
+	if hs.Tolerance != nil {
+		h.Tolerance = *hs.Tolerance
+	}
+	if pod.Requests[cluster.CPU] == 0 {
+		l.fail(d.Errorf(path, "give the pods a CPU request: an HPA on CPU utilization needs one", "the pods request no CPU"))
+	}
+	return h
+}
+
+// fallback compiles the resubmitted pod spec: the template with the given
+// fields replaced.
+func (l *loader) fallback(o podObject, path string, rs *resubmitSpec, priority func(string) (int32, bool, bool)) *workload.Fallback {
+	d := l.scenarioDoc
+	after := l.dur(path+".after", rs.After, 0)
+	if rs.After == "" || after <= 0 {
+		l.fail(d.Errorf(path+".after", "give how long a pod may stay pending before it is resubmitted, e.g. after: 10m", "missing after"))
+	}
+	if o.kind != workload.Job && o.kind != workload.Deployment && o.kind != workload.StatefulSet {
+		l.fail(d.Errorf(path, "resubmission applies to Jobs, Deployments and StatefulSets", "not for a %s", o.kind))
+		return nil
+	}
+	spec := *o.template.Spec.DeepCopy()
+	if rs.Tolerations != nil {
+		spec.Tolerations = rs.Tolerations
+	}
+	if rs.NodeSelector != nil {
+		spec.NodeSelector = rs.NodeSelector
+	}
+	if rs.Affinity != nil {
+		spec.Affinity = rs.Affinity
+	}
+	if rs.PriorityClassName != "" {
+		spec.PriorityClassName = rs.PriorityClassName
+	}
+	fb := o
+	fb.doc = d
+	compiled := l.compileTemplate(fb, &spec, path, priority)
+	if compiled == nil {
+		return nil
+	}
+	return &workload.Fallback{After: after, Pod: compiled}
+}
+
+// resolveSplits links each split to its twin: same kind, no timing of its
+// own.
+func (l *loader) resolveSplits(refs []string, entries []timingEntry) {
+	d := l.scenarioDoc
+	index := map[string]int{}
+	for i, r := range refs {
+		index[r] = i
+	}
+	for i, te := range entries {
+		if te.t == nil || te.t.Split == nil {
+			continue
+		}
+		path := fmt.Sprintf("spec.workloads[%d].split", te.index)
+		sp := te.t.Split
+		ref, ok := normalizeRef(sp.Ref)
+		j, found := index[ref]
+		switch {
+		case !ok || !found:
+			l.fail(d.Errorf(path+".ref", "name the twin workload, e.g. Deployment/default/web-on-demand", "no workload %q", sp.Ref))
+			continue
+		case j == i:
+			l.fail(d.Errorf(path+".ref", "", "a workload cannot be its own twin"))
+			continue
+		case sp.Share < 0 || sp.Share > 1:
+			l.fail(d.Errorf(path+".share", "use a fraction between 0 and 1", "share %g is out of range", sp.Share))
+			continue
+		}
+		w, twin := &l.out.Workloads[i], &l.out.Workloads[j]
+		if w.Kind != twin.Kind || (w.Kind != workload.Deployment && w.Kind != workload.StatefulSet && w.Kind != workload.Job) {
+			l.fail(d.Errorf(path+".ref", "twins are two Deployments, two StatefulSets or two Jobs", "%s cannot split with %s", refs[i], refs[j]))
+			continue
+		}
+		if twin.TwinOf >= 0 || twin.Split != nil {
+			l.fail(d.Errorf(path+".ref", "a workload may be the twin of one other, and not split itself", "%s is already part of a split", refs[j]))
+			continue
+		}
+		if tw := entries[j].t; tw != nil && (len(tw.Replicas) > 0 || tw.Daily != nil || tw.HPA != nil || tw.Arrivals != nil) {
+			l.fail(d.Errorf(fmt.Sprintf("spec.workloads[%d]", entries[j].index), "the twin follows its primary's plan and arrivals: remove its own", "%s is the twin of %s", refs[j], refs[i]))
+			continue
+		}
+		w.Split = &workload.Split{Twin: int32(j), Share: sp.Share}
+		twin.TwinOf = int32(i)
+		twin.Replicas = workload.ReplicaPlan{}
+		if w.Kind == workload.Job && twin.Runtime == nil {
+			twin.Runtime = w.Runtime
+		}
+	}
 }
 
 func (l *loader) replicaSteps(path string, steps []replicaStep, manifestReplicas int32) []workload.Step {
@@ -228,6 +394,11 @@ func (l *loader) arrivals(path string, a *arrivals) ([]time.Duration, *workload.
 			RatePerHour: a.Poisson.RatePerHour,
 			From:        l.dur(pp+".from", a.Poisson.From, 0),
 			Until:       l.dur(pp+".until", a.Poisson.Until, l.out.Duration),
+			Amplitude:   a.Poisson.Amplitude,
+			PeakAt:      l.dur(pp+".peakAt", a.Poisson.PeakAt, 12*time.Hour),
+		}
+		if p.Amplitude < 0 || p.Amplitude > 1 {
+			l.fail(d.Errorf(pp+".amplitude", "use 0 (steady) to 1 (no arrivals at the trough)", "amplitude %g is out of range", p.Amplitude))
 		}
 		if p.RatePerHour <= 0 || p.RatePerHour > 1e6 {
 			l.fail(d.Errorf(pp+".ratePerHour", "use a rate between 0 and 1000000 per hour", "rate %g is out of range", p.RatePerHour))

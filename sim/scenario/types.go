@@ -1,6 +1,9 @@
 package scenario
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // APIVersion is the group/version of our own document.
 const APIVersion = "clustersim.dev/v1alpha1"
@@ -63,8 +66,16 @@ type timing struct {
 	// Ref names the object: Kind/namespace/name, or Kind/name in the
 	// default namespace.
 	Ref string `json:"ref"`
-	// Replicas over time (Deployments, StatefulSets).
+	// Replicas over time (Deployments, StatefulSets): steps, a daily
+	// curve, or an HPA on a synthetic load; at most one of the three.
 	Replicas []replicaStep `json:"replicas,omitempty"`
+	Daily    *dailySpec    `json:"daily,omitempty"`
+	HPA      *hpaSpec      `json:"hpa,omitempty"`
+	// Split drives a twin workload from this one's plan or arrivals.
+	Split *splitSpec `json:"split,omitempty"`
+	// Resubmit replaces pods still pending after a timeout with another
+	// spec (a job-queue controller's fallback).
+	Resubmit *resubmitSpec `json:"resubmit,omitempty"`
 	// Arrivals: when the object is created (Jobs may arrive many times).
 	Arrivals *arrivals `json:"arrivals,omitempty"`
 	// Runtime of each pod once Running (required for Jobs).
@@ -89,6 +100,45 @@ type poisson struct {
 	RatePerHour float64 `json:"ratePerHour"`
 	From        string  `json:"from,omitempty"`
 	Until       string  `json:"until,omitempty"`
+	// Amplitude (0..1) and PeakAt make the rate follow a daily cycle.
+	Amplitude float64 `json:"amplitude,omitempty"`
+	PeakAt    string  `json:"peakAt,omitempty"`
+}
+
+type dailySpec struct {
+	Min    *int32 `json:"min"`
+	Max    *int32 `json:"max"`
+	PeakAt string `json:"peakAt,omitempty"`
+	Every  string `json:"every,omitempty"`
+}
+
+type hpaSpec struct {
+	MinReplicas                    *int32    `json:"minReplicas,omitempty"`
+	MaxReplicas                    *int32    `json:"maxReplicas"`
+	TargetCPUUtilizationPercentage *int32    `json:"targetCPUUtilizationPercentage,omitempty"`
+	LoadCores                      *loadSpec `json:"loadCores"`
+	SyncPeriod                     string    `json:"syncPeriod,omitempty"`
+	ScaleDownStabilization         string    `json:"scaleDownStabilization,omitempty"`
+	Tolerance                      *float64  `json:"tolerance,omitempty"`
+}
+
+type loadSpec struct {
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	PeakAt string  `json:"peakAt,omitempty"`
+}
+
+type splitSpec struct {
+	Ref   string  `json:"ref"`
+	Share float64 `json:"share"`
+}
+
+type resubmitSpec struct {
+	After             string              `json:"after"`
+	Tolerations       []corev1.Toleration `json:"tolerations,omitempty"`
+	NodeSelector      map[string]string   `json:"nodeSelector,omitempty"`
+	Affinity          *corev1.Affinity    `json:"affinity,omitempty"`
+	PriorityClassName string              `json:"priorityClassName,omitempty"`
 }
 
 type durationDist struct {

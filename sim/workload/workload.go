@@ -1,88 +1,46 @@
 // Package workload models the controllers that own pods: Deployments and
-// StatefulSets keep a replica count that the scenario changes over time;
-// Jobs run pods to completion, arriving once or many times; bare Pods are
-// created once and never replaced.
+// StatefulSets keep a replica count that the scenario sets over time
+// (steps, a daily curve, or an HPA-like rule on a synthetic load); Jobs run
+// pods to completion with parallelism, completions and backoffLimit,
+// arriving once or many times (a burst, Poisson, a daily cycle); DaemonSets
+// put one pod on every matching node; bare Pods are created once. Two
+// fallback patterns from the field are options: a job-queue controller that
+// resubmits a pod still pending after a timeout with another spec, and a
+// split of one workload's replicas or arrivals between two twins.
 //
 // Simplifications (see the README's Fidelity section): controllers react at
 // once (no reconcile latency); a Deployment's rollout strategy is not
 // modelled (replicas are replaced one for one); scale-down deletes pending
-// pods first, then the newest bound ones, which is the gist of the
-// ReplicaSet controller's ranking; a Job's evicted pod is replaced and its
-// progress is lost, with no backoffLimit accounting; StatefulSets create and
-// delete pods in ordinal order without waiting for readiness.
+// pods first, then the newest bound ones, the gist of the ReplicaSet
+// controller's ranking; StatefulSets create and delete pods in ordinal
+// order without waiting for readiness; a Job pod lost to eviction,
+// preemption or node loss counts as a failure towards backoffLimit (as with
+// the PodDisruptionConditions feature) unless the Job's podFailurePolicy
+// ignores DisruptionTarget, and its progress is lost; HPAs act on the load
+// curve directly, not on measured usage.
 package workload
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/dist"
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
-// Kind is the owner kind.
-type Kind uint8
-
-// Workload kinds.
-const (
-	Deployment Kind = iota
-	StatefulSet
-	Job
-	BarePod
-)
-
-var kindNames = [...]string{"Deployment", "StatefulSet", "Job", "Pod"}
-
-func (k Kind) String() string { return kindNames[k] }
-
-// Step sets the desired replica count from At on.
-type Step struct {
-	At    time.Duration
-	Count int32
-}
-
-// Poisson arrivals at RatePerHour between From and Until.
-type Poisson struct {
-	RatePerHour float64
-	From, Until time.Duration
-}
-
-// Arrivals say when a workload is created: at each of Times, plus Poisson
-// arrivals. Empty means once, at 0.
-type Arrivals struct {
-	Times   []time.Duration
-	Poisson *Poisson
-}
-
-// Spec is one compiled workload.
-type Spec struct {
-	Kind      Kind
-	Namespace string
-	Name      string
-	Pod       *cluster.PodSpec
-	// Replicas for Deployments and StatefulSets, sorted by At; the first
-	// step is at 0.
-	Replicas []Step
-	Arrivals Arrivals
-	// Runtime of each pod once Running (Jobs; optional for bare Pods);
-	// nil runs until the end.
-	Runtime dist.Duration
-	// Parallelism and Completions of a Job.
-	Parallelism, Completions int32
-}
-
-// Ref is "Kind/namespace/name".
-func (s *Spec) Ref() string { return fmt.Sprintf("%s/%s/%s", s.Kind, s.Namespace, s.Name) }
-
 // Event kinds of the controllers' handler.
 const (
-	evArrive    uint16 = iota // Obj = workload, Arg = instance (Job arrivals)
+	evArrive    uint16 = iota // Obj = workload
 	evStep                    // Obj = workload, Arg = step index
 	evReconcile               // Obj = workload
-	evPoisson                 // Obj = workload: the next Poisson arrival
+	evPoisson                 // Obj = workload: the next Poisson candidate arrival
+	evDaily                   // Obj = workload: re-read the daily curve
+	evHPA                     // Obj = workload: an HPA sync
+	evResubmit                // Obj = pod: its fallback timeout
+	evDaemonSet               // Obj = node: create DaemonSet pods on a Ready node
 )
 
 // instance is one created copy of a workload: one Deployment, or one
@@ -91,9 +49,13 @@ type instance struct {
 	name      string
 	desired   int32
 	succeeded int32
+	failures  int32
 	created   int32 // pods made so far, for names and StatefulSet ordinals
 	live      []cluster.PodID
 	done      bool
+	failed    bool
+	// notBefore delays a Job's replacement pods after a failure.
+	notBefore engine.Time
 }
 
 type controller struct {
@@ -103,7 +65,16 @@ type controller struct {
 	runtime   *rand.Rand
 	arrivals  *rand.Rand
 	pending   bool // a reconcile event is scheduled
-	stepIdx   int
+	// hpaHistory holds recent HPA recommendations for scale-down
+	// stabilization.
+	hpaHistory []hpaRec
+	// onNode records DaemonSet pods by node.
+	onNode map[cluster.NodeID]cluster.PodID
+}
+
+type hpaRec struct {
+	at    engine.Time
+	count int32
 }
 
 // Controllers runs every workload of a scenario.
@@ -114,26 +85,43 @@ type Controllers struct {
 	ctrls []*controller
 	// owner maps a PodID to its instance; grows with the cluster's pods.
 	owner []ownerRef
-	stats Stats
+	// resubmitTimers holds, by PodID, a pending fallback timeout.
+	resubmitTimers map[cluster.PodID]engine.Timer
+	stats          Stats
+	byWorkload     []WorkloadStats
 }
 
 type ownerRef struct {
 	ctrl, inst int32
 }
 
-// Stats count controller actions.
+// Stats count controller actions over all workloads.
 type Stats struct {
-	PodsCreated  uint64
-	PodsReplaced uint64 // created to replace a pod lost to eviction or node loss
-	JobsArrived  uint64
-	JobsComplete uint64
+	PodsCreated    uint64
+	PodsReplaced   uint64 // created to replace a pod lost to eviction, preemption or node loss
+	JobsArrived    uint64
+	JobsCompleted  uint64
+	JobsFailed     uint64 // hit their backoffLimit
+	JobPodFailures uint64 // lost Job pods counted towards backoffLimit
+	Resubmissions  uint64 // pods a fallback controller resubmitted with its other spec
+	// LostPodSeconds is the run time of Job pods lost before they
+	// finished: compute paid for and thrown away.
+	LostPodSeconds float64
+}
+
+// WorkloadStats are the counters of one workload.
+type WorkloadStats struct {
+	JobsCompleted, JobsFailed int
+	Resubmissions             int
+	LostPodSeconds            float64
 }
 
 // New registers the controllers and schedules every workload's arrivals.
 func New(eng *engine.Engine, cl *cluster.Cluster, specs []Spec) *Controllers {
-	c := &Controllers{eng: eng, cl: cl}
+	c := &Controllers{eng: eng, cl: cl, resubmitTimers: map[cluster.PodID]engine.Timer{}}
 	c.id = eng.Register(c)
 	cl.Watch(c)
+	c.byWorkload = make([]WorkloadStats, len(specs))
 	for i, s := range specs {
 		ref := s.Ref()
 		ctl := &controller{
@@ -143,12 +131,15 @@ func New(eng *engine.Engine, cl *cluster.Cluster, specs []Spec) *Controllers {
 			arrivals: eng.Stream("workload/" + ref + "/arrivals"),
 		}
 		c.ctrls = append(c.ctrls, ctl)
+		if s.TwinOf >= 0 && s.Kind == Job {
+			continue // arrives only through its primary's split
+		}
 		times := s.Arrivals.Times
 		if len(times) == 0 && s.Arrivals.Poisson == nil {
 			times = []time.Duration{0}
 		}
-		for k, at := range times {
-			eng.Schedule(at, engine.Event{Handler: c.id, Kind: evArrive, Obj: int32(i), Arg: int64(k)})
+		for _, at := range times {
+			eng.Schedule(at, engine.Event{Handler: c.id, Kind: evArrive, Obj: int32(i)})
 		}
 		if p := s.Arrivals.Poisson; p != nil && p.RatePerHour > 0 {
 			c.schedulePoisson(int32(i), p.From)
@@ -166,10 +157,17 @@ func (c *Controllers) Len() int { return len(c.ctrls) }
 // Stats returns the counters so far.
 func (c *Controllers) Stats() Stats { return c.stats }
 
+// WorkloadStats returns the counters of workload i.
+func (c *Controllers) WorkloadStats(i int32) WorkloadStats { return c.byWorkload[i] }
+
+// schedulePoisson draws the next candidate arrival at the curve's peak rate
+// and keeps it with probability rate(t)/peak (thinning), so a daily cycle
+// needs no precomputed schedule.
 func (c *Controllers) schedulePoisson(w int32, after time.Duration) {
 	ctl := c.ctrls[w]
 	p := ctl.spec.Arrivals.Poisson
-	gap := time.Duration(ctl.arrivals.ExpFloat64() / p.RatePerHour * float64(time.Hour))
+	peak := p.RatePerHour * (1 + p.Amplitude)
+	gap := time.Duration(ctl.arrivals.ExpFloat64() / peak * float64(time.Hour))
 	at := after + gap
 	if at > p.Until {
 		return
@@ -179,58 +177,177 @@ func (c *Controllers) schedulePoisson(w int32, after time.Duration) {
 
 // HandleEvent implements engine.Handler.
 func (c *Controllers) HandleEvent(ev engine.Event) {
-	w := ev.Obj
-	ctl := c.ctrls[w]
 	switch ev.Kind {
 	case evArrive:
-		c.arrive(w)
+		c.arrive(ev.Obj)
 	case evPoisson:
-		c.arrive(w)
-		c.schedulePoisson(w, c.eng.Now())
-	case evStep:
-		ctl.stepIdx = int(ev.Arg)
-		desired := ctl.spec.Replicas[ev.Arg].Count
-		for _, in := range ctl.instances {
-			in.desired = desired
+		ctl := c.ctrls[ev.Obj]
+		p := ctl.spec.Arrivals.Poisson
+		now := c.eng.Now()
+		if p.Amplitude == 0 || ctl.arrivals.Float64()*p.RatePerHour*(1+p.Amplitude) < p.rate(now) {
+			c.arrive(ev.Obj)
 		}
-		c.reconcile(w)
+		c.schedulePoisson(ev.Obj, now)
+	case evStep:
+		c.setDesired(ev.Obj, c.ctrls[ev.Obj].spec.Replicas.Steps[ev.Arg].Count)
+	case evDaily:
+		c.daily(ev.Obj)
+	case evHPA:
+		c.hpa(ev.Obj)
 	case evReconcile:
-		ctl.pending = false
-		c.reconcile(w)
+		c.ctrls[ev.Obj].pending = false
+		c.reconcile(ev.Obj)
+	case evResubmit:
+		c.resubmit(cluster.PodID(ev.Obj))
+	case evDaemonSet:
+		c.daemonSetsOn(cluster.NodeID(ev.Obj))
 	}
 }
 
 func (c *Controllers) arrive(w int32) {
 	ctl := c.ctrls[w]
 	s := &ctl.spec
+	// A split Job arrival goes to the twin with probability Share.
+	if s.Kind == Job && s.Split != nil && ctl.arrivals.Float64() < s.Split.Share {
+		w = s.Split.Twin
+		ctl = c.ctrls[w]
+		s = &ctl.spec
+	}
 	in := &instance{name: s.Name}
 	n := len(ctl.instances)
-	if n > 0 || len(s.Arrivals.Times) > 1 || s.Arrivals.Poisson != nil {
+	if s.Kind == Job && (n > 0 || len(s.Arrivals.Times) > 1 || s.Arrivals.Poisson != nil || s.TwinOf >= 0) {
 		in.name = fmt.Sprintf("%s-%d", s.Name, n+1)
 	}
 	switch s.Kind {
 	case Deployment, StatefulSet:
-		in.desired = s.Replicas[0].Count
-		if n == 0 {
-			// Replica steps are relative to the scenario clock; apply the
-			// ones already past and schedule the rest.
-			now := c.eng.Now()
-			for k := range s.Replicas {
-				if s.Replicas[k].At <= now {
-					in.desired = s.Replicas[k].Count
-					ctl.stepIdx = k
-					continue
-				}
-				c.eng.Schedule(s.Replicas[k].At, engine.Event{Handler: c.id, Kind: evStep, Obj: w, Arg: int64(k)})
-			}
-		}
+		ctl.instances = append(ctl.instances, in)
+		c.startPlan(w)
+		return
 	case Job:
 		in.desired = s.Completions
 		c.stats.JobsArrived++
 	case BarePod:
 		in.desired = 1
+	case DaemonSet:
+		ctl.onNode = map[cluster.NodeID]cluster.PodID{}
+		ctl.instances = append(ctl.instances, in)
+		for i := range c.cl.Nodes {
+			if c.cl.Nodes[i].State == cluster.NodeReady {
+				c.daemonSetOn(w, cluster.NodeID(i))
+			}
+		}
+		return
 	}
 	ctl.instances = append(ctl.instances, in)
+	c.reconcile(w)
+}
+
+// startPlan applies the replica plan of a Deployment or StatefulSet that
+// just arrived: steps already past, then future steps, curve re-reads or
+// HPA syncs as engine events.
+func (c *Controllers) startPlan(w int32) {
+	ctl := c.ctrls[w]
+	plan := &ctl.spec.Replicas
+	now := c.eng.Now()
+	switch {
+	case plan.Daily != nil:
+		c.daily(w)
+	case plan.HPA != nil:
+		c.setDesired(w, plan.HPA.Min)
+		c.hpa(w)
+	case len(plan.Steps) > 0:
+		desired := plan.Steps[0].Count
+		for k, st := range plan.Steps {
+			if st.At <= now {
+				desired = st.Count
+				continue
+			}
+			c.eng.Schedule(st.At, engine.Event{Handler: c.id, Kind: evStep, Obj: w, Arg: int64(k)})
+		}
+		c.setDesired(w, desired)
+	default:
+		c.reconcile(w) // a split twin waits for its primary
+	}
+}
+
+func (c *Controllers) daily(w int32) {
+	plan := &c.ctrls[w].spec.Replicas
+	c.setDesired(w, int32(math.Round(plan.Daily.At(c.eng.Now()))))
+	every := plan.DailyEvery
+	if every <= 0 {
+		every = DefaultDailyEvery
+	}
+	c.eng.After(every, engine.Event{Handler: c.id, Kind: evDaily, Obj: w})
+}
+
+// hpa runs one HorizontalPodAutoscaler sync (k8s podautoscaler
+// replica_calculator.go, in short).
+func (c *Controllers) hpa(w int32) {
+	ctl := c.ctrls[w]
+	h := ctl.spec.Replicas.HPA
+	now := c.eng.Now()
+	current := c.desiredOf(w)
+	podCPU := float64(ctl.spec.Pod.Requests[cluster.CPU]) / 1000
+	if podCPU > 0 && current > 0 {
+		load := h.Load.At(now)
+		ratio := load / (float64(current) * podCPU) / h.Target
+		desired := current
+		if math.Abs(ratio-1) > h.Tolerance {
+			desired = int32(math.Ceil(load / (podCPU * h.Target)))
+		}
+		desired = min(max(desired, h.Min), h.Max)
+		ctl.hpaHistory = append(ctl.hpaHistory, hpaRec{now, desired})
+		// Scale down only to the highest recommendation of the window.
+		keep := ctl.hpaHistory[:0]
+		stable := desired
+		for _, r := range ctl.hpaHistory {
+			if r.at >= now-h.Stabilization {
+				keep = append(keep, r)
+				stable = max(stable, r.count)
+			}
+		}
+		ctl.hpaHistory = keep
+		if desired < current {
+			desired = min(current, stable)
+		}
+		c.setDesired(w, desired)
+	}
+	c.eng.After(h.Sync, engine.Event{Handler: c.id, Kind: evHPA, Obj: w})
+}
+
+// desiredOf is the replica count of a Deployment or StatefulSet, its
+// twin's share included.
+func (c *Controllers) desiredOf(w int32) int32 {
+	ctl := c.ctrls[w]
+	var d int32
+	for _, in := range ctl.instances {
+		d += in.desired
+	}
+	if s := ctl.spec.Split; s != nil {
+		for _, in := range c.ctrls[s.Twin].instances {
+			d += in.desired
+		}
+	}
+	return d
+}
+
+// setDesired sets a replica count, splitting it with the twin if any.
+func (c *Controllers) setDesired(w int32, total int32) {
+	ctl := c.ctrls[w]
+	own := total
+	if s := ctl.spec.Split; s != nil {
+		twin := int32(math.Round(float64(total) * s.Share))
+		own = total - twin
+		tc := c.ctrls[s.Twin]
+		if len(tc.instances) == 0 {
+			tc.instances = append(tc.instances, &instance{name: tc.spec.Name})
+		}
+		tc.instances[0].desired = twin
+		c.reconcile(s.Twin)
+	}
+	for _, in := range ctl.instances {
+		in.desired = own
+	}
 	c.reconcile(w)
 }
 
@@ -248,7 +365,7 @@ func (c *Controllers) reconcile(w int32) {
 			c.reconcileJob(w, int32(k), in)
 		case BarePod:
 			if in.created == 0 {
-				c.createPod(w, int32(k), in)
+				c.createPod(w, int32(k), in, ctl.spec.Pod)
 			}
 		}
 	}
@@ -256,7 +373,7 @@ func (c *Controllers) reconcile(w int32) {
 
 func (c *Controllers) reconcileReplicas(w, k int32, in *instance) {
 	for int32(len(in.live)) < in.desired {
-		c.createPod(w, k, in)
+		c.createPod(w, k, in, c.ctrls[w].spec.Pod)
 	}
 	if excess := int32(len(in.live)) - in.desired; excess > 0 {
 		for _, id := range c.scaleDownOrder(in, excess) {
@@ -282,31 +399,47 @@ func (c *Controllers) scaleDownOrder(in *instance, n int32) []cluster.PodID {
 
 func (c *Controllers) reconcileJob(w, k int32, in *instance) {
 	s := &c.ctrls[w].spec
-	remaining := in.desired - in.succeeded
-	want := min(s.Parallelism, remaining)
+	if in.failed {
+		return
+	}
+	if now := c.eng.Now(); now < in.notBefore {
+		if !c.ctrls[w].pending {
+			c.ctrls[w].pending = true
+			c.eng.Schedule(in.notBefore, engine.Event{Handler: c.id, Kind: evReconcile, Obj: w})
+		}
+		return
+	}
+	want := min(s.Parallelism, in.desired-in.succeeded)
 	for int32(len(in.live)) < want {
-		c.createPod(w, k, in)
+		c.createPod(w, k, in, s.Pod)
 	}
 	if in.succeeded >= in.desired && len(in.live) == 0 {
 		in.done = true
-		c.stats.JobsComplete++
+		c.stats.JobsCompleted++
+		c.byWorkload[w].JobsCompleted++
 	}
 }
 
-func (c *Controllers) createPod(w, k int32, in *instance) {
+func (c *Controllers) createPod(w, k int32, in *instance, spec *cluster.PodSpec) cluster.PodID {
+	return c.createNamedPod(w, k, in, spec, "")
+}
+
+// createNamedPod creates a pod of instance k of workload w; name "" names
+// it after the instance.
+func (c *Controllers) createNamedPod(w, k int32, in *instance, spec *cluster.PodSpec, name string) cluster.PodID {
 	ctl := c.ctrls[w]
 	s := &ctl.spec
-	var name string
-	switch s.Kind {
-	case StatefulSet:
+	switch {
+	case name != "":
+	case s.Kind == StatefulSet:
 		name = fmt.Sprintf("%s-%d", in.name, in.created)
-	case BarePod:
+	case s.Kind == BarePod:
 		name = in.name
 	default:
 		name = fmt.Sprintf("%s-%d", in.name, in.created+1)
 	}
 	in.created++
-	p := cluster.Pod{Name: name, Namespace: ctl.ns, Spec: s.Pod, Workload: w}
+	p := cluster.Pod{Name: name, Namespace: ctl.ns, Spec: spec, Workload: w}
 	if s.Runtime != nil {
 		p.RunFor = s.Runtime.Sample(ctl.runtime)
 	}
@@ -314,6 +447,29 @@ func (c *Controllers) createPod(w, k int32, in *instance) {
 	c.stats.PodsCreated++
 	c.setOwner(id, ownerRef{ctrl: w, inst: k})
 	in.live = append(in.live, id)
+	if fb := s.Fallback; fb != nil && spec != fb.Pod {
+		c.resubmitTimers[id] = c.eng.After(fb.After, engine.Event{Handler: c.id, Kind: evResubmit, Obj: int32(id)})
+	}
+	return id
+}
+
+// resubmit replaces a pod still pending after its fallback timeout with a
+// pod of the fallback spec, in the same instance (a Job keeps its
+// progress: the pod never ran).
+func (c *Controllers) resubmit(id cluster.PodID) {
+	delete(c.resubmitTimers, id)
+	p := &c.cl.Pods[id]
+	if p.Phase != cluster.Pending {
+		return
+	}
+	o := c.owner[id]
+	ctl := c.ctrls[o.ctrl]
+	in := ctl.instances[o.inst]
+	c.removeLive(in, id)
+	c.cl.DeletePod(id, cluster.CauseResubmitted)
+	c.stats.Resubmissions++
+	c.byWorkload[o.ctrl].Resubmissions++
+	c.createPod(o.ctrl, o.inst, in, ctl.spec.Fallback.Pod)
 }
 
 func (c *Controllers) setOwner(id cluster.PodID, o ownerRef) {
@@ -323,11 +479,31 @@ func (c *Controllers) setOwner(id cluster.PodID, o ownerRef) {
 	c.owner[id] = o
 }
 
+func (c *Controllers) removeLive(in *instance, id cluster.PodID) bool {
+	for i, have := range in.live {
+		if have == id {
+			in.live = append(in.live[:i], in.live[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
 // OnChange implements cluster.Watcher: a controller learns that one of its
-// pods ended, and reconciles in an event of its own.
+// pods ended, or that a node came or went (DaemonSets), and acts in an
+// event of its own.
 func (c *Controllers) OnChange(ch cluster.Change) {
-	if ch.Kind != cluster.PodFinished && ch.Kind != cluster.PodDeleted {
+	switch ch.Kind {
+	case cluster.NodeReadied:
+		c.eng.Schedule(c.eng.Now(), engine.Event{Handler: c.id, Kind: evDaemonSet, Obj: int32(ch.Node)})
 		return
+	case cluster.PodFinished, cluster.PodDeleted:
+	default:
+		return
+	}
+	if t, ok := c.resubmitTimers[ch.Pod]; ok {
+		c.eng.Cancel(t)
+		delete(c.resubmitTimers, ch.Pod)
 	}
 	if int(ch.Pod) >= len(c.owner) || c.owner[ch.Pod].ctrl < 0 {
 		return
@@ -335,25 +511,145 @@ func (c *Controllers) OnChange(ch cluster.Change) {
 	o := c.owner[ch.Pod]
 	ctl := c.ctrls[o.ctrl]
 	in := ctl.instances[o.inst]
-	for i, id := range in.live {
-		if id == ch.Pod {
-			in.live = append(in.live[:i], in.live[i+1:]...)
-			break
-		}
+	if !c.removeLive(in, ch.Pod) {
+		return // already forgotten (resubmitted)
 	}
 	p := &c.cl.Pods[ch.Pod]
-	if p.Phase == cluster.Succeeded {
-		in.succeeded++
-	}
-	if p.Phase == cluster.Deleted && p.Cause != cluster.CauseScaleDown && ctl.spec.Kind != BarePod {
-		c.stats.PodsReplaced++
-	}
-	if ctl.spec.Kind == BarePod {
+	lost := p.Phase == cluster.Deleted && p.Cause != cluster.CauseScaleDown &&
+		p.Cause != cluster.CauseResubmitted && p.Cause != cluster.CauseJobFailed
+	switch ctl.spec.Kind {
+	case DaemonSet:
+		if ctl.onNode[ch.Node] == ch.Pod {
+			delete(ctl.onNode, ch.Node)
+		}
+		if lost && c.cl.Nodes[ch.Node].State != cluster.NodeGone {
+			c.eng.Schedule(c.eng.Now(), engine.Event{Handler: c.id, Kind: evDaemonSet, Obj: int32(ch.Node)})
+		}
+		return
+	case BarePod:
 		in.done = true
 		return
+	case Job:
+		c.jobPodEnded(o.ctrl, in, p, lost)
+	}
+	if lost {
+		c.stats.PodsReplaced++
 	}
 	if !ctl.pending {
 		ctl.pending = true
 		c.eng.Schedule(c.eng.Now(), engine.Event{Handler: c.id, Kind: evReconcile, Obj: o.ctrl})
 	}
+}
+
+// jobPodEnded accounts a Job pod's end: success, or a loss that throws its
+// progress away and may count towards backoffLimit.
+func (c *Controllers) jobPodEnded(w int32, in *instance, p *cluster.Pod, lost bool) {
+	s := &c.ctrls[w].spec
+	if p.Phase == cluster.Succeeded {
+		in.succeeded++
+		return
+	}
+	if !lost {
+		return
+	}
+	if p.Ran {
+		secs := (p.Ended - p.Started).Seconds()
+		c.stats.LostPodSeconds += secs
+		c.byWorkload[w].LostPodSeconds += secs
+	}
+	if s.IgnoreDisruptions {
+		return
+	}
+	in.failures++
+	c.stats.JobPodFailures++
+	if in.failures > s.BackoffLimit {
+		in.failed, in.done = true, true
+		c.stats.JobsFailed++
+		c.byWorkload[w].JobsFailed++
+		for _, id := range append([]cluster.PodID(nil), in.live...) {
+			c.cl.DeletePod(id, cluster.CauseJobFailed)
+		}
+		return
+	}
+	delay := jobBackoffBase
+	for i := int32(1); i < in.failures && delay < jobBackoffMax; i++ {
+		delay *= 2
+	}
+	in.notBefore = c.eng.Now() + min(delay, jobBackoffMax)
+}
+
+// DaemonSets ---------------------------------------------------------------
+
+// daemonSetTolerations are the tolerations the DaemonSet controller adds
+// to its pods (k8s daemon/util AddOrUpdateDaemonPodTolerations): they run
+// on cordoned and not-ready nodes.
+var daemonSetTolerations = []string{
+	"node.kubernetes.io/unschedulable", "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable",
+	"node.kubernetes.io/disk-pressure", "node.kubernetes.io/memory-pressure", "node.kubernetes.io/pid-pressure",
+}
+
+// DaemonSetTolerations appends the DaemonSet controller's tolerations to a
+// compiled pod spec's; the scenario uses it when compiling DaemonSets.
+func DaemonSetTolerations(syms *cluster.Symbols, tols cluster.Tolerations) cluster.Tolerations {
+	out := append(cluster.Tolerations(nil), tols...)
+	for _, k := range daemonSetTolerations {
+		out = append(out, cluster.Toleration{Key: syms.Intern(k), Op: cluster.TolerateExists, Seconds: cluster.Forever})
+	}
+	return out
+}
+
+func (c *Controllers) daemonSetsOn(n cluster.NodeID) {
+	for w, ctl := range c.ctrls {
+		if ctl.spec.Kind == DaemonSet && ctl.onNode != nil {
+			c.daemonSetOn(int32(w), n)
+		}
+	}
+}
+
+// daemonSetOn creates the DaemonSet's pod on a Ready node it matches.
+func (c *Controllers) daemonSetOn(w int32, n cluster.NodeID) {
+	ctl := c.ctrls[w]
+	node := &c.cl.Nodes[n]
+	if node.State != cluster.NodeReady {
+		return
+	}
+	if _, has := ctl.onNode[n]; has {
+		return
+	}
+	if !DaemonSetMatches(c.cl.Syms, ctl.spec.Pod, node) {
+		return
+	}
+	spec := *ctl.spec.Pod
+	spec.NodeName = node.Name
+	id := c.createNamedPod(w, 0, ctl.instances[0], &spec, ctl.spec.Name+"-"+node.Name)
+	ctl.onNode[n] = id
+}
+
+// DaemonSetMatches reports whether a DaemonSet's pod would run on a node:
+// its taints tolerated and its node affinity matched (resources are not
+// checked: the pod is scheduled there anyway, and may have to wait or
+// preempt).
+func DaemonSetMatches(syms *cluster.Symbols, spec *cluster.PodSpec, n *cluster.Node) bool {
+	if _, bad := spec.Tolerations.FirstUntolerated(n.Taints); bad {
+		return false
+	}
+	for i := range spec.NodeSelector {
+		if !spec.NodeSelector[i].Matches(syms, n.Labels) {
+			return false
+		}
+	}
+	return spec.Affinity == nil || spec.Affinity.Matches(syms, n.Labels, n.NameSym)
+}
+
+// DaemonSetOverhead sums the requests of the DaemonSets that would run a
+// pod on a node like n (which need not exist yet): what an autoscaler must
+// leave room for on a new node.
+func (c *Controllers) DaemonSetOverhead(n *cluster.Node) cluster.Resources {
+	var r cluster.Resources
+	for _, ctl := range c.ctrls {
+		if ctl.spec.Kind == DaemonSet && DaemonSetMatches(c.cl.Syms, ctl.spec.Pod, n) {
+			r = r.Add(ctl.spec.Pod.Requests)
+		}
+	}
+	return r
 }

@@ -31,7 +31,7 @@ func livePods(cl *cluster.Cluster) []string {
 func TestStatefulSetOrdinalsAndScaleDown(t *testing.T) {
 	spec := &cluster.PodSpec{}
 	eng, cl, _ := setup(t, Spec{Kind: StatefulSet, Namespace: "data", Name: "db", Pod: spec,
-		Replicas: []Step{{0, 3}, {time.Minute, 1}}})
+		Replicas: ReplicaPlan{Steps: []Step{{0, 3}, {time.Minute, 1}}}, TwinOf: -1})
 	eng.Run(time.Second)
 	require.Equal(t, []string{"db-0", "db-1", "db-2"}, livePods(cl))
 	eng.Run(2 * time.Minute)
@@ -41,7 +41,7 @@ func TestStatefulSetOrdinalsAndScaleDown(t *testing.T) {
 func TestScaleDownDeletesPendingFirst(t *testing.T) {
 	spec := &cluster.PodSpec{}
 	eng, cl, _ := setup(t, Spec{Kind: Deployment, Namespace: "default", Name: "web", Pod: spec,
-		Replicas: []Step{{0, 3}, {time.Minute, 2}}})
+		Replicas: ReplicaPlan{Steps: []Step{{0, 3}, {time.Minute, 2}}}, TwinOf: -1})
 	eng.Run(time.Second)
 	var alloc cluster.Resources
 	alloc[cluster.Pods] = 10
@@ -55,7 +55,7 @@ func TestScaleDownDeletesPendingFirst(t *testing.T) {
 
 func TestReplacesLostPods(t *testing.T) {
 	spec := &cluster.PodSpec{}
-	eng, cl, c := setup(t, Spec{Kind: Deployment, Namespace: "default", Name: "web", Pod: spec, Replicas: []Step{{0, 2}}})
+	eng, cl, c := setup(t, Spec{Kind: Deployment, Namespace: "default", Name: "web", Pod: spec, Replicas: ReplicaPlan{Steps: []Step{{0, 2}}}, TwinOf: -1})
 	eng.Run(time.Second)
 	cl.DeletePod(0, cluster.CauseEvicted)
 	eng.Run(2 * time.Second)
@@ -66,7 +66,7 @@ func TestReplacesLostPods(t *testing.T) {
 func TestJobArrivalsMakeNamedInstances(t *testing.T) {
 	spec := &cluster.PodSpec{}
 	eng, cl, c := setup(t, Spec{Kind: Job, Namespace: "batch", Name: "etl", Pod: spec, Parallelism: 2, Completions: 2,
-		Runtime: dist.Fixed{D: time.Minute}, Arrivals: Arrivals{Times: []time.Duration{0, time.Hour}}})
+		Runtime: dist.Fixed{D: time.Minute}, Arrivals: Arrivals{Times: []time.Duration{0, time.Hour}}, TwinOf: -1})
 	eng.Run(2 * time.Hour)
 	var names []string
 	for _, p := range cl.Pods {
@@ -77,4 +77,77 @@ func TestJobArrivalsMakeNamedInstances(t *testing.T) {
 	for _, p := range cl.Pods {
 		require.Equal(t, time.Minute, p.RunFor)
 	}
+}
+
+func TestJobBackoffLimitAndLostTime(t *testing.T) {
+	spec := &cluster.PodSpec{}
+	eng, cl, c := setup(t, Spec{Kind: Job, Namespace: "batch", Name: "j", Pod: spec, Parallelism: 1, Completions: 1,
+		BackoffLimit: 1, Runtime: dist.Fixed{D: time.Hour}, TwinOf: -1})
+	var alloc cluster.Resources
+	alloc[cluster.Pods] = 10
+	n := cl.AddNode(cluster.Node{Name: "n", Allocatable: alloc, State: cluster.NodeReady})
+	lose := func() {
+		t.Helper()
+		var id cluster.PodID = -1
+		for i := range cl.Pods {
+			if !cl.Pods[i].Phase.Terminal() {
+				id = cluster.PodID(i)
+			}
+		}
+		require.NotEqual(t, cluster.PodID(-1), id, "a live pod")
+		cl.Bind(id, n)
+		cl.StartPod(id)
+		eng.Run(eng.Now() + 10*time.Minute)
+		cl.DeletePod(id, cluster.CauseNodeGone)
+	}
+	eng.Run(time.Second)
+	lose() // failure 1 of backoffLimit 1: replaced after a 10 s backoff
+	eng.Run(eng.Now() + 9*time.Second)
+	require.Len(t, cl.Pods, 1, "the replacement waits out the Job's 10 s pod failure backoff")
+	eng.Run(eng.Now() + 2*time.Second)
+	require.Len(t, cl.Pods, 2)
+	lose() // failure 2 > backoffLimit: the Job fails
+	eng.Run(eng.Now() + time.Hour)
+	require.Len(t, cl.Pods, 2, "a failed Job makes no more pods")
+	st := c.Stats()
+	require.Equal(t, uint64(1), st.JobsFailed)
+	require.Equal(t, uint64(2), st.JobPodFailures)
+	require.InDelta(t, 1200, st.LostPodSeconds, 1e-9, "two pods lost after 10 minutes of work each")
+}
+
+func TestIgnoredDisruptionsDoNotFailJobs(t *testing.T) {
+	spec := &cluster.PodSpec{}
+	eng, cl, c := setup(t, Spec{Kind: Job, Namespace: "batch", Name: "j", Pod: spec, Parallelism: 1, Completions: 1,
+		BackoffLimit: 0, IgnoreDisruptions: true, Runtime: dist.Fixed{D: time.Hour}, TwinOf: -1})
+	eng.Run(time.Second)
+	for range 3 {
+		cl.DeletePod(cluster.PodID(len(cl.Pods)-1), cluster.CauseEvicted)
+		eng.Run(eng.Now() + time.Second)
+	}
+	require.Len(t, cl.Pods, 4, "replaced at once every time")
+	require.Equal(t, uint64(0), c.Stats().JobsFailed)
+}
+
+func TestPoissonDailyCycle(t *testing.T) {
+	spec := &cluster.PodSpec{}
+	// Thinning: over ten days at 60/h with amplitude 0.8 peaking at noon,
+	// the six hours around noon see far more arrivals than those around
+	// midnight (expected ratio (1+0.8 cos) integrated: about 5.9).
+	eng2 := engine.New(3)
+	cl2 := cluster.New(eng2, cluster.NewSymbols(), cluster.NewResourceNames())
+	New(eng2, cl2, []Spec{{Kind: Job, Namespace: "b", Name: "j", Pod: spec, Parallelism: 1, Completions: 1, Runtime: dist.Fixed{D: time.Second},
+		Arrivals: Arrivals{Poisson: &Poisson{RatePerHour: 60, Until: 240 * time.Hour, Amplitude: 0.8, PeakAt: 12 * time.Hour}}, TwinOf: -1}})
+	eng2.Run(240 * time.Hour)
+	var noon, night int
+	for _, p := range cl2.Pods {
+		h := (p.Created % (24 * time.Hour)) / time.Hour
+		switch {
+		case h >= 9 && h < 15:
+			noon++
+		case h >= 21 || h < 3:
+			night++
+		}
+	}
+	require.Greater(t, float64(noon)/float64(night), 4.0)
+	require.Less(t, float64(noon)/float64(night), 8.0)
 }
