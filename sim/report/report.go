@@ -22,16 +22,17 @@ const SchemaVersion = 1
 // README ("Report schema"); field order is fixed, so the same run gives the
 // same bytes.
 type Report struct {
-	SchemaVersion   int        `json:"schemaVersion"`
-	Scenario        string     `json:"scenario"`
-	Seed            uint64     `json:"seed"`
-	DurationSeconds float64    `json:"durationSeconds"`
-	Pods            Pods       `json:"pods"`
-	Cost            Cost       `json:"cost"`
-	Nodes           Nodes      `json:"nodes"`
-	Scheduler       Scheduler  `json:"scheduler"`
-	Engine          Engine     `json:"engine"`
-	Workloads       []Workload `json:"workloads"`
+	SchemaVersion   int         `json:"schemaVersion"`
+	Scenario        string      `json:"scenario"`
+	Seed            uint64      `json:"seed"`
+	DurationSeconds float64     `json:"durationSeconds"`
+	Pods            Pods        `json:"pods"`
+	Cost            Cost        `json:"cost"`
+	Nodes           Nodes       `json:"nodes"`
+	Scheduler       Scheduler   `json:"scheduler"`
+	Controllers     Controllers `json:"controllers"`
+	Engine          Engine      `json:"engine"`
+	Workloads       []Workload  `json:"workloads"`
 	// UnschedulablePods lists every pod the scheduler ever failed to
 	// place, with its last fit error, in creation order.
 	UnschedulablePods []UnschedulablePod `json:"unschedulablePods"`
@@ -98,6 +99,20 @@ type Scheduler struct {
 	Failed   uint64 `json:"failed"` // attempts that found no node
 }
 
+// Controllers counts what the workload controllers did.
+type Controllers struct {
+	PodsCreated  uint64 `json:"podsCreated"`
+	PodsReplaced uint64 `json:"podsReplaced"` // replacements of pods lost to eviction, preemption or node loss
+	// Resubmissions counts pods a fallback controller resubmitted with its
+	// other spec.
+	Resubmissions  uint64  `json:"resubmissions"`
+	JobsArrived    uint64  `json:"jobsArrived"`
+	JobsCompleted  uint64  `json:"jobsCompleted"`
+	JobsFailed     uint64  `json:"jobsFailed"` // hit their backoffLimit
+	JobPodFailures uint64  `json:"jobPodFailures"`
+	LostPodSeconds float64 `json:"lostPodSeconds"` // run time of Job pods lost before they finished
+}
+
 // Engine describes the simulation itself. Wall-clock figures never appear
 // here (they go to stderr), so reports stay byte-identical across runs.
 type Engine struct {
@@ -121,6 +136,12 @@ type Workload struct {
 	UnschedulablePods    int            `json:"unschedulablePods"`
 	UnschedulableReasons map[string]int `json:"unschedulableReasons,omitempty"`
 	WaitReason           string         `json:"waitReason,omitempty"`
+	// Jobs only: instances completed and failed, pods resubmitted, and
+	// the run time of pods lost before they finished.
+	JobsCompleted  int     `json:"jobsCompleted,omitempty"`
+	JobsFailed     int     `json:"jobsFailed,omitempty"`
+	Resubmissions  int     `json:"resubmissions,omitempty"`
+	LostPodSeconds float64 `json:"lostPodSeconds,omitempty"`
 }
 
 // Inputs is what Build needs besides the collector.
@@ -132,10 +153,19 @@ type Inputs struct {
 	Attempts     uint64
 	Failed       uint64
 	WorkloadRefs []string
-	Warnings     []string
+	// WorkloadExtras are per-workload controller figures, by workload.
+	WorkloadExtras []WorkloadExtra
+	Controllers    Controllers
+	Warnings       []string
 	// Failure returns a pod's last fit error (ok false if it never had
 	// one) and its scheduling attempts.
 	Failure func(cluster.PodID) (f Failure, attempts int32, ok bool)
+}
+
+// WorkloadExtra are a workload's controller figures.
+type WorkloadExtra struct {
+	JobsCompleted, JobsFailed, Resubmissions int
+	LostPodSeconds                           float64
 }
 
 // Failure is a fit error as the scheduler reports it.
@@ -153,6 +183,7 @@ func (c *Collector) Build(in Inputs) *Report {
 		Seed:            in.Seed,
 		DurationSeconds: round3(in.End.Seconds()),
 		Engine:          Engine{Events: in.Events},
+		Controllers:     in.Controllers,
 		Scheduler:       Scheduler{Attempts: in.Attempts, Failed: in.Failed},
 		Warnings:        in.Warnings,
 		Workloads:       []Workload{},
@@ -208,6 +239,11 @@ func (c *Collector) Build(in Inputs) *Report {
 			PendingAtEnd:   pendingByWL[i],
 			Stranded:       acc.stranded,
 			PendingSeconds: percentiles(acc.pending),
+		}
+		if i < len(in.WorkloadExtras) {
+			x := in.WorkloadExtras[i]
+			w.JobsCompleted, w.JobsFailed, w.Resubmissions = x.JobsCompleted, x.JobsFailed, x.Resubmissions
+			w.LostPodSeconds = round3(x.LostPodSeconds)
 		}
 		r.Workloads = append(r.Workloads, w)
 	}

@@ -56,23 +56,32 @@ func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
 	eng.Run(sc.Duration)
 
 	refs := make([]string, ctrls.Len())
+	extras := make([]report.WorkloadExtra, ctrls.Len())
 	for i := range refs {
 		refs[i] = ctrls.Workload(int32(i)).Ref()
+		ws := ctrls.WorkloadStats(int32(i))
+		extras[i] = report.WorkloadExtra{JobsCompleted: ws.JobsCompleted, JobsFailed: ws.JobsFailed,
+			Resubmissions: ws.Resubmissions, LostPodSeconds: ws.LostPodSeconds}
 	}
+	cs := ctrls.Stats()
 	warnings := make([]string, 0, len(sc.Warnings))
 	for _, w := range sc.Warnings {
 		warnings = append(warnings, w.String())
 	}
 	st := sched.Stats()
 	return collector.Build(report.Inputs{
-		Scenario:     sc.Name,
-		Seed:         seed,
-		End:          eng.Now(),
-		Events:       eng.Events(),
-		Attempts:     st.Attempts,
-		Failed:       st.Failed,
-		WorkloadRefs: refs,
-		Warnings:     warnings,
+		Scenario:       sc.Name,
+		Seed:           seed,
+		End:            eng.Now(),
+		Events:         eng.Events(),
+		Attempts:       st.Attempts,
+		Failed:         st.Failed,
+		WorkloadRefs:   refs,
+		WorkloadExtras: extras,
+		Controllers: report.Controllers{PodsCreated: cs.PodsCreated, PodsReplaced: cs.PodsReplaced, Resubmissions: cs.Resubmissions,
+			JobsArrived: cs.JobsArrived, JobsCompleted: cs.JobsCompleted, JobsFailed: cs.JobsFailed,
+			JobPodFailures: cs.JobPodFailures, LostPodSeconds: cs.LostPodSeconds},
+		Warnings: warnings,
 		Failure: func(id cluster.PodID) (report.Failure, int32, bool) {
 			f := sched.FailureOf(id)
 			if f == nil {
