@@ -5,7 +5,7 @@ GO       ?= go
 BIN      := bin/sim
 SCENARIO ?= static-burst
 # Packages whose tests also run under the race detector.
-RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/
+RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/
 
 .PHONY: build run test bench fmt vet clean
 

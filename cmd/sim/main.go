@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 const (
 	exitOK    = 0
 	exitError = 1
+	exitGate  = 2 // a --fail-if gate failed
 )
 
 func main() {
@@ -26,6 +28,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
+		if errors.Is(err, errGate) {
+			fmt.Fprintln(stderr, err)
+			return exitGate
+		}
 		fmt.Fprintln(stderr, "error:", err)
 		return exitError
 	}

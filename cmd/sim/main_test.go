@@ -116,7 +116,7 @@ func TestErrors(t *testing.T) {
 	require.Contains(t, stderr, "no-such-scenario: no such file, and no embedded scenario of that name (embedded: static-burst")
 	_, stderr, code = sim(t, "run", scenarios.Default, "-o", "xml")
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, `--output "xml": use table or json`)
+	require.Contains(t, stderr, `--output "xml": use table, json or csv`)
 	_, stderr, code = sim(t, "run")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "accepts 1 arg(s)")

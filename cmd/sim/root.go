@@ -33,7 +33,8 @@ underscores: SIM_OUTPUT=json) or in a YAML config file given with --config.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().String("config", "", "YAML file with flag values (keys are flag names)")
-	root.AddCommand(newRunCmd(v, stdout, stderr), newScenariosCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newRunCmd(v, stdout, stderr), newCompareCmd(v, stdout, stderr), newExplainCmd(v, stdout),
+		newScenariosCmd(stdout), newVersionCmd(stdout))
 	return root
 }
 

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"errors"
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,55 +14,112 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/experiment"
+	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
+	"github.com/clustersim/clustersim/sim/trace"
 )
 
 func newRunCmd(v *viper.Viper, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "run SCENARIO",
+		Use:   "run SCENARIO[+OVERRIDE.yaml...]",
 		Short: "Run a scenario (a file, or the name of an embedded scenario) and print its report",
+		Long: `Run a scenario and print its report. SCENARIO is a file or the name of an
+embedded scenario; "+FILE" appends manifest files whose objects replace the
+scenario's objects of the same kind and name (or are added).
+
+With --runs N the scenario runs on N seeds derived from the root seed, in
+parallel, and each metric is reported as mean, 95% confidence interval and
+percentiles across runs.`,
 		Example: `  sim run static-burst
   sim run ./my-scenario.yaml --seed 7 -o json
-  SIM_OUTPUT=json sim run static-burst --report out.json`,
+  sim run hybrid.yaml+candidate-nodepool.yaml --runs 20
+  sim run static-burst --runs 30 --fail-if 'pods.pendingSeconds.p99>300'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScenario(v, cmd, args[0], stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
-	f.Uint64("seed", 0, "override the scenario's seed")
-	f.StringP("output", "o", "table", "report format: table or json")
+	f.Uint64("seed", 0, "override the scenario's seed (the root seed with --runs)")
+	f.StringP("output", "o", "table", "report format: table, json or csv")
 	f.String("report", "", "write the report to this file (atomically) instead of stdout")
+	f.Int("runs", 1, "number of seeds to run (aggregated with confidence intervals)")
+	f.Int("workers", 0, "parallel runs (default: all cores)")
+	f.StringArray("fail-if", nil, "exit 2 if this expression holds, e.g. 'pods.pendingSeconds.p99>300' or 'cost.totalUSD>1.1*baseline' (repeatable)")
+	f.String("baseline", "", "a JSON report (sim run -o json) that 'baseline' in --fail-if refers to")
+	f.String("events", "", "write the simulation timeline to this JSONL file (single run)")
 	return cmd
 }
 
-// loadScenario reads a scenario from disk, or else from the embedded ones.
+// loadScenario reads "path[+override...]" from disk, or else an embedded
+// scenario.
 func loadScenario(arg string) (*scenario.Scenario, error) {
-	if _, err := os.Stat(arg); err == nil {
-		return scenario.LoadFile(arg)
+	parts := strings.Split(arg, "+")
+	path, overrides := parts[0], parts[1:]
+	if _, err := os.Stat(path); err == nil {
+		return scenario.LoadFile(path, overrides...)
 	}
-	if name, ok := scenarios.File(arg); ok {
-		return scenario.LoadFS(scenarios.FS, name)
+	if name, ok := scenarios.File(path); ok {
+		return scenario.LoadFS(scenarios.FS, name, overrides...)
 	}
-	return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name (embedded: %s)", arg, strings.Join(scenarios.Names(), ", "))
+	return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name (embedded: %s)", path, strings.Join(scenarios.Names(), ", "))
+}
+
+// seedOf is the seed given by flag, environment or config file, if any.
+func seedOf(v *viper.Viper, cmd *cobra.Command) *uint64 {
+	if cmd.Flags().Changed("seed") || os.Getenv("SIM_SEED") != "" || v.InConfig("seed") {
+		s := v.GetUint64("seed")
+		return &s
+	}
+	return nil
+}
+
+func checkFormat(v *viper.Viper) (string, error) {
+	format := v.GetString("output")
+	if format != "table" && format != "json" && format != "csv" {
+		return "", fmt.Errorf("--output %q: use table, json or csv", format)
+	}
+	return format, nil
 }
 
 func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr io.Writer) error {
-	format := v.GetString("output")
-	if format != "table" && format != "json" {
-		return fmt.Errorf("--output %q: use table or json", format)
+	format, err := checkFormat(v)
+	if err != nil {
+		return err
+	}
+	runs := v.GetInt("runs")
+	if runs < 1 || runs > 100000 {
+		return fmt.Errorf("--runs %d: use 1 to 100000", runs)
+	}
+	if runs > 1 && v.GetString("events") != "" {
+		return fmt.Errorf("--events writes one run's timeline: drop --runs, or pick one seed with --seed")
+	}
+	baseline, err := loadBaseline(v.GetString("baseline"))
+	if err != nil {
+		return err
 	}
 	sc, err := loadScenario(arg)
 	if err != nil {
 		return err
 	}
-	var opts simulation.Options
-	// A seed given by flag, environment or config file overrides the
-	// scenario's; the flag's zero default does not.
-	if cmd.Flags().Changed("seed") || os.Getenv("SIM_SEED") != "" || v.InConfig("seed") {
-		s := v.GetUint64("seed")
-		opts.Seed = &s
+	seed := sc.Seed
+	if s := seedOf(v, cmd); s != nil {
+		seed = *s
+	}
+	if runs > 1 {
+		return runMany(v, sc, seed, runs, format, baseline, stdout, stderr)
+	}
+
+	opts := simulation.Options{Seed: &seed}
+	var finishEvents func() error
+	if path := v.GetString("events"); path != "" {
+		sink, finish, err := eventFile(path)
+		if err != nil {
+			return err
+		}
+		opts.Trace, finishEvents = sink, finish
 	}
 	start := time.Now()
 	rep, err := simulation.Run(sc, opts)
@@ -72,48 +129,181 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	wall := time.Since(start)
 	fmt.Fprintf(stderr, "simulated %s in %s: %d events (%.2fM events/s)\n",
 		sc.Duration, wall.Round(time.Millisecond), rep.Engine.Events, float64(rep.Engine.Events)/wall.Seconds()/1e6)
-	if format == "json" {
+	if finishEvents != nil {
+		if err := finishEvents(); err != nil {
+			return err
+		}
+	}
+	if format != "table" {
 		for _, w := range rep.Warnings {
 			fmt.Fprintln(stderr, "warning:", w)
 		}
 	}
-
-	var buf bytes.Buffer
-	if format == "json" {
-		err = rep.WriteJSON(&buf)
-	} else {
+	var data []byte
+	switch format {
+	case "json":
+		data, err = writeJSON(rep)
+	case "csv":
+		ms, ferr := experiment.Flatten(rep)
+		if ferr != nil {
+			return ferr
+		}
+		rows := [][]string{{"metric", "value"}}
+		for _, m := range ms {
+			rows = append(rows, []string{m.Path, num(m.Value)})
+		}
+		data = writeCSV(rows)
+	default:
+		var buf strings.Builder
 		err = rep.WriteTable(&buf)
+		data = []byte(buf.String())
 	}
 	if err != nil {
 		return err
 	}
-	if path := v.GetString("report"); path != "" {
-		return writeAtomic(path, buf.Bytes())
+	if err := emit(v.GetString("report"), data, stdout); err != nil {
+		return err
 	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
-}
-
-// writeAtomic writes data to a temporary file next to path and renames it,
-// so a reader never sees half a report and an old one is never lost to a
-// failed write.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("--report %s: %w", path, err)
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("--report %s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("--report %s: %w", path, err)
+	if gates := v.GetStringSlice("fail-if"); len(gates) > 0 {
+		ms, err := experiment.Flatten(rep)
+		if err != nil {
+			return err
+		}
+		return checkGates(gates, "", ms, baseline, stderr)
 	}
 	return nil
+}
+
+// eventFile opens a temporary file next to path for the timeline; finish
+// flushes it and renames it into place.
+func eventFile(path string) (trace.Sink, func() error, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, nil, fmt.Errorf("--events %s: %w", path, err)
+	}
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	enc := json.NewEncoder(w)
+	var werr error
+	sink := func(e trace.Entry) {
+		if werr == nil {
+			werr = enc.Encode(e)
+		}
+	}
+	finish := func() error {
+		if werr == nil {
+			werr = w.Flush()
+		}
+		if werr == nil {
+			werr = tmp.Sync()
+		}
+		if cerr := tmp.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Rename(tmp.Name(), path)
+		}
+		if werr != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("--events %s: %w", path, werr)
+		}
+		return nil
+	}
+	return sink, finish, nil
+}
+
+// multiReport is the JSON of a multi-seed run.
+type multiReport struct {
+	SchemaVersion int                  `json:"schemaVersion"`
+	Scenario      string               `json:"scenario"`
+	RootSeed      uint64               `json:"rootSeed"`
+	Runs          int                  `json:"runs"`
+	Seeds         []uint64             `json:"seeds"`
+	Metrics       []experiment.Summary `json:"metrics"`
+}
+
+func runMany(v *viper.Viper, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric, stdout, stderr io.Writer) error {
+	seeds := experiment.Seeds(root, runs)
+	start := time.Now()
+	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), nil, progressBar(stderr))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d runs of %s in %s\n", runs, sc.Duration, time.Since(start).Round(time.Millisecond))
+	sums, err := experiment.Aggregate(reps)
+	if err != nil {
+		return err
+	}
+	var data []byte
+	switch format {
+	case "json":
+		data, err = writeJSON(multiReport{SchemaVersion: report.SchemaVersion, Scenario: sc.Name, RootSeed: root, Runs: runs, Seeds: seeds, Metrics: sums})
+	case "csv":
+		rows := [][]string{{"metric", "runs", "mean", "std", "ciLow", "ciHigh", "min", "p5", "p50", "p95", "max"}}
+		for _, s := range sums {
+			rows = append(rows, []string{s.Path, fmt.Sprint(s.N), num(s.Mean), num(s.Std), num(s.CILow), num(s.CIHigh),
+				num(s.Min), num(s.P5), num(s.P50), num(s.P95), num(s.Max)})
+		}
+		data = writeCSV(rows)
+	default:
+		var buf strings.Builder
+		fmt.Fprintf(&buf, "Scenario %s, %d runs from root seed %d; means with 95%% confidence intervals\n\n", sc.Name, runs, root)
+		t := report.NewTable(&buf)
+		t.Header("Metric", "Mean", "95% CI", "p5", "p50", "p95")
+		for _, s := range sums {
+			if !headline(s.Path) {
+				continue
+			}
+			if err := t.Append(s.Path, fmtNum(s.Mean), fmt.Sprintf("%s .. %s", fmtNum(s.CILow), fmtNum(s.CIHigh)), fmtNum(s.P5), fmtNum(s.P50), fmtNum(s.P95)); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+		buf.WriteString("\nAll metrics: -o json or -o csv.\n")
+		data = []byte(buf.String())
+	}
+	if err != nil {
+		return err
+	}
+	if err := emit(v.GetString("report"), data, stdout); err != nil {
+		return err
+	}
+	if gates := v.GetStringSlice("fail-if"); len(gates) > 0 {
+		return checkGates(gates, "", means(sums), baseline, stderr)
+	}
+	return nil
+}
+
+// means turns summaries into metrics, for gates.
+func means(sums []experiment.Summary) []experiment.Metric {
+	out := make([]experiment.Metric, len(sums))
+	for i, s := range sums {
+		out[i] = experiment.Metric{Path: s.Path, Value: s.Mean}
+	}
+	return out
+}
+
+// headline picks the metrics a table shows; JSON and CSV have them all.
+func headline(path string) bool {
+	for _, p := range []string{"pods.total", "pods.scheduled", "pods.pendingAtEnd", "pods.stranded", "pods.pendingSeconds.",
+		"cost.totalUSD", "cost.spotUSD", "cost.onDemandUSD", "cost.onDemandEquivalentUSD", "cost.savingsPct", "cost.idleUSD",
+		"nodes.launched", "nodes.terminated", "nodes.peak", "controllers.resubmissions", "controllers.lostPodSeconds",
+		"provisioning.", "spot.", "karpenter.nodeClaimsLaunched", "karpenter.launchFailures", "clusterAutoscaler.scaleUps",
+		"clusterAutoscaler.failedScaleUps", "clusterAutoscaler.raceNodes", "complexity."} {
+		if path == p || strings.HasSuffix(p, ".") && strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func fmtNum(x float64) string {
+	switch {
+	case x == float64(int64(x)) && x < 1e15 && x > -1e15:
+		return fmt.Sprint(int64(x))
+	case x >= 100 || x <= -100:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.3g", x)
 }

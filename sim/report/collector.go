@@ -31,6 +31,13 @@ type Collector struct {
 	initialNodes, launched, terminated, live, peak int
 	costUSD                                        [3]float64 // by CapacityType
 	nodeSeconds                                    [3]float64
+
+	// Idle cost: per node, the used share (the larger of requested cpu and
+	// memory over allocatable) since usedSince; idleUSD accumulates price x
+	// unused share x time.
+	used      []float64
+	usedSince []engine.Time
+	idleUSD   float64
 }
 
 type workloadAcc struct {
@@ -53,12 +60,18 @@ func (c *Collector) OnChange(ch cluster.Change) {
 			c.byWL[w].pods++
 		}
 	case cluster.PodBound:
+		c.usage(ch.Node)
 		p := &c.cl.Pods[ch.Pod]
 		c.leftPending(ch.Pod, p.BoundAt-p.Created)
 		if p.Workload >= 0 {
 			c.byWL[p.Workload].scheduled++
 		}
+	case cluster.PodFinished:
+		c.usage(ch.Node)
 	case cluster.PodDeleted:
+		if ch.Node != cluster.NoNode {
+			c.usage(ch.Node)
+		}
 		if ch.Node == cluster.NoNode { // deleted while pending
 			p := &c.cl.Pods[ch.Pod]
 			c.leftPending(ch.Pod, p.Ended-p.Created)
@@ -72,10 +85,12 @@ func (c *Collector) OnChange(ch cluster.Change) {
 		}
 		c.live++
 		c.peak = max(c.peak, c.live)
+		c.usage(ch.Node)
 	case cluster.NodeRemoved:
 		n := &c.cl.Nodes[ch.Node]
 		c.terminated++
 		c.live--
+		c.usage(ch.Node)
 		c.bill(n, n.Deleted)
 	}
 }
@@ -108,6 +123,34 @@ func (c *Collector) markStranded(id cluster.PodID) {
 	}
 }
 
+// usage closes the node's current usage interval and opens the next with
+// its current requests (called after every change of them).
+func (c *Collector) usage(id cluster.NodeID) {
+	n := &c.cl.Nodes[id]
+	for int(id) >= len(c.used) {
+		c.used = append(c.used, 0)
+		c.usedSince = append(c.usedSince, n.Launched) // opened at NodeAdded
+	}
+	now := c.cl.Now()
+	secs := (now - c.usedSince[id]).Seconds()
+	c.idleUSD += secs * n.PriceUSDPerHour / 3600 * (1 - c.used[id])
+	c.usedSince[id] = now
+	c.used[id] = usedShare(n)
+}
+
+func usedShare(n *cluster.Node) float64 {
+	if n.State == cluster.NodeGone {
+		return 1 // nothing more to bill
+	}
+	share := 0.0
+	for _, r := range []int{cluster.CPU, cluster.Memory} {
+		if a := n.Allocatable[r]; a > 0 {
+			share = max(share, float64(n.Requested[r])/float64(a))
+		}
+	}
+	return min(share, 1)
+}
+
 func (c *Collector) bill(n *cluster.Node, until engine.Time) {
 	secs := (until - n.Launched).Seconds()
 	c.nodeSeconds[n.CapacityType] += secs
@@ -127,6 +170,7 @@ func (c *Collector) finish(end engine.Time) (pendingAtEnd int) {
 	for i := range c.cl.Nodes {
 		n := &c.cl.Nodes[i]
 		if n.State != cluster.NodeGone {
+			c.usage(cluster.NodeID(i))
 			c.bill(n, end)
 		}
 	}

@@ -80,6 +80,20 @@ type Cost struct {
 	TotalUSD    float64 `json:"totalUSD"`
 	SpotUSD     float64 `json:"spotUSD"`
 	OnDemandUSD float64 `json:"onDemandUSD"`
+	// OnDemandEquivalentUSD prices the same node-seconds on demand: the
+	// all-on-demand counterfactual. SavingsPct is 100 x (1 - total /
+	// equivalent).
+	OnDemandEquivalentUSD float64 `json:"onDemandEquivalentUSD"`
+	SavingsPct            float64 `json:"savingsPct"`
+	// IdleUSD is what the unrequested part of the nodes cost: price x (1 -
+	// the larger of the requested cpu and memory shares) over time.
+	IdleUSD float64 `json:"idleUSD"`
+	// PodHours is the time pods spent bound to nodes; PerPodHourUSD and
+	// PerRequestedCPUHourUSD divide the total by it and by requested
+	// CPU-core-hours.
+	PodHours               float64 `json:"podHours"`
+	PerPodHourUSD          float64 `json:"perPodHourUSD"`
+	PerRequestedCPUHourUSD float64 `json:"perRequestedCPUHourUSD"`
 }
 
 // Nodes counts nodes and node-hours.
@@ -157,6 +171,10 @@ type Inputs struct {
 	WorkloadExtras []WorkloadExtra
 	Controllers    Controllers
 	Warnings       []string
+	// OnDemandPrice prices an instance type on demand (USD/h), for the
+	// all-on-demand counterfactual; nil or !ok prices a node at its own
+	// price.
+	OnDemandPrice func(instanceType string) (float64, bool)
 	// Failure returns a pod's last fit error (ok false if it never had
 	// one) and its scheduling attempts.
 	Failure func(cluster.PodID) (f Failure, attempts int32, ok bool)
@@ -214,7 +232,48 @@ func (c *Collector) Build(in Inputs) *Report {
 
 	r.Cost.SpotUSD = round6(c.costUSD[cluster.Spot])
 	r.Cost.OnDemandUSD = round6(c.costUSD[cluster.OnDemand] + c.costUSD[cluster.Reserved])
-	r.Cost.TotalUSD = round6(c.costUSD[cluster.Spot] + c.costUSD[cluster.OnDemand] + c.costUSD[cluster.Reserved])
+	total := c.costUSD[cluster.Spot] + c.costUSD[cluster.OnDemand] + c.costUSD[cluster.Reserved]
+	r.Cost.TotalUSD = round6(total)
+	var equivalent, podSecs, cpuSecs float64
+	for i := range c.cl.Nodes {
+		n := &c.cl.Nodes[i]
+		until := in.End
+		if n.State == cluster.NodeGone {
+			until = n.Deleted
+		}
+		price := n.PriceUSDPerHour
+		if in.OnDemandPrice != nil {
+			if p, ok := in.OnDemandPrice(n.InstanceType); ok {
+				price = p
+			}
+		}
+		equivalent += (until - n.Launched).Seconds() * price / 3600
+	}
+	for i := range c.cl.Pods {
+		p := &c.cl.Pods[i]
+		if !p.Phase.OnNode() && (p.Node == cluster.NoNode || p.Phase == cluster.Pending) {
+			continue
+		}
+		until := in.End
+		if p.Phase.Terminal() {
+			until = p.Ended
+		}
+		secs := (until - p.BoundAt).Seconds()
+		podSecs += secs
+		cpuSecs += secs * float64(p.Spec.Requests[cluster.CPU]) / 1000
+	}
+	r.Cost.OnDemandEquivalentUSD = round6(equivalent)
+	if equivalent > 0 {
+		r.Cost.SavingsPct = round3(100 * (1 - total/equivalent))
+	}
+	r.Cost.IdleUSD = round6(c.idleUSD)
+	r.Cost.PodHours = round3(podSecs / 3600)
+	if podSecs > 0 {
+		r.Cost.PerPodHourUSD = round6(total / (podSecs / 3600))
+	}
+	if cpuSecs > 0 {
+		r.Cost.PerRequestedCPUHourUSD = round6(total / (cpuSecs / 3600))
+	}
 	r.Nodes = Nodes{
 		Initial:       c.initialNodes,
 		Launched:      c.launched,

@@ -12,15 +12,19 @@ import (
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
-// LoadFile loads a scenario from disk.
-func LoadFile(path string) (*Scenario, error) {
-	return load(diskSource{}, path)
+// LoadFile loads a scenario from disk. Overrides are manifest files (on
+// disk) whose objects replace the scenario's objects of the same kind,
+// namespace and name, or are added: a proposed NodePool compared with the
+// current one on the same workload.
+func LoadFile(path string, overrides ...string) (*Scenario, error) {
+	return load(diskSource{}, path, overrides)
 }
 
 // LoadFS loads a scenario from a file system such as the embedded
-// scenarios; includes resolve inside the same file system.
-func LoadFS(fsys fs.FS, path string) (*Scenario, error) {
-	return load(fsSource{fsys}, path)
+// scenarios; includes resolve inside the same file system. Overrides are
+// read from disk.
+func LoadFS(fsys fs.FS, path string, overrides ...string) (*Scenario, error) {
+	return load(fsSource{fsys}, path, overrides)
 }
 
 // loader holds the state of one load.
@@ -40,7 +44,7 @@ type loader struct {
 	skipped map[string][]*manifest.Document
 }
 
-func load(src source, path string) (*Scenario, error) {
+func load(src source, path string, overrides []string) (*Scenario, error) {
 	cat, err := catalog.Default()
 	if err != nil {
 		return nil, fmt.Errorf("embedded instance-type data: %w", err)
@@ -71,6 +75,7 @@ func load(src source, path string) (*Scenario, error) {
 		return nil, err
 	}
 	l.includeAll(path, docs)
+	l.override(overrides)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -176,6 +181,42 @@ func (l *loader) includeAll(path string, top []*manifest.Document) {
 			if d.Kind == Kind {
 				l.fail(d.Errorf("kind", "an included file may hold Kubernetes objects only; run it as a scenario of its own", "a Scenario document inside an included file"))
 				continue
+			}
+			l.addObject(d)
+		}
+	}
+}
+
+// override reads override files: each object replaces the scenario's object
+// with the same reference, or is added.
+func (l *loader) override(paths []string) {
+	for _, p := range paths {
+		if !(diskSource{}).exists(p) {
+			l.fail(&manifest.Error{File: p, Msg: "no such override file", Hint: "give a manifest file whose objects replace the scenario's"})
+			continue
+		}
+		docs, err := manifest.ReadPath(p)
+		if err != nil {
+			l.failErr(err)
+			continue
+		}
+		for _, d := range docs {
+			if d.Kind == Kind {
+				l.fail(d.Errorf("kind", "an override holds Kubernetes objects only", "a Scenario document in an override file"))
+				continue
+			}
+			if _, ok := kinds[d.Kind]; ok && d.Name != "" {
+				ref := l.refOf(d)
+				if prev, exists := l.objects[ref]; exists {
+					for i, o := range l.order {
+						if o == prev {
+							l.order = append(l.order[:i], l.order[i+1:]...)
+							break
+						}
+					}
+					delete(l.objects, ref)
+					l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("%s replaces the one at %s:%d", ref, prev.File, prev.Line)})
+				}
 			}
 			l.addObject(d)
 		}

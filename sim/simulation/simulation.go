@@ -11,6 +11,7 @@ import (
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/scheduler"
 	"github.com/clustersim/clustersim/sim/taintmanager"
+	"github.com/clustersim/clustersim/sim/trace"
 	"github.com/clustersim/clustersim/sim/workload"
 )
 
@@ -21,6 +22,11 @@ type Options struct {
 	// Progress, when set, is called every ProgressEvery events.
 	Progress      func(now engine.Time, events uint64)
 	ProgressEvery uint64
+	// Trace, when set, receives the timeline (see sim/trace).
+	Trace trace.Sink
+	// Inspect, when set, is called with the final cluster state before the
+	// report is built (sim explain reads who launched what for a pod).
+	Inspect func(cl *cluster.Cluster)
 }
 
 // Run simulates the scenario once. A loaded scenario may be run many times
@@ -46,14 +52,21 @@ func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var ctrls *workload.Controllers
+	if opts.Trace != nil {
+		trace.New(cl, opts.Trace, func(w int32) string { return ctrls.Workload(w).Ref() }, sched.LastFailure)
+	}
 	kubelet.New(eng, cl, sc.PodStartDelay)
 	taintmanager.New(eng, cl)
 	for _, n := range sc.Nodes {
 		cl.AddNode(n)
 	}
-	ctrls := workload.New(eng, cl, sc.Workloads)
+	ctrls = workload.New(eng, cl, sc.Workloads)
 
 	eng.Run(sc.Duration)
+	if opts.Inspect != nil {
+		opts.Inspect(cl)
+	}
 
 	refs := make([]string, ctrls.Len())
 	extras := make([]report.WorkloadExtra, ctrls.Len())
@@ -70,13 +83,17 @@ func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
 	}
 	st := sched.Stats()
 	return collector.Build(report.Inputs{
-		Scenario:       sc.Name,
-		Seed:           seed,
-		End:            eng.Now(),
-		Events:         eng.Events(),
-		Attempts:       st.Attempts,
-		Failed:         st.Failed,
-		WorkloadRefs:   refs,
+		Scenario:     sc.Name,
+		Seed:         seed,
+		End:          eng.Now(),
+		Events:       eng.Events(),
+		Attempts:     st.Attempts,
+		Failed:       st.Failed,
+		WorkloadRefs: refs,
+		OnDemandPrice: func(typ string) (float64, bool) {
+			p, _, ok := sc.Catalog.OnDemandPrice(sc.Region, typ)
+			return p, ok
+		},
 		WorkloadExtras: extras,
 		Controllers: report.Controllers{PodsCreated: cs.PodsCreated, PodsReplaced: cs.PodsReplaced, Resubmissions: cs.Resubmissions,
 			JobsArrived: cs.JobsArrived, JobsCompleted: cs.JobsCompleted, JobsFailed: cs.JobsFailed,

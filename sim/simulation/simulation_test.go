@@ -39,6 +39,28 @@ func TestCostOfAStaticNode(t *testing.T) {
 	require.Equal(t, 0, r.Nodes.Launched)
 	require.Equal(t, 2, r.Nodes.Peak)
 	require.Equal(t, 7200.0, r.DurationSeconds, "the run lasts the scenario's duration even when nothing happens")
+	require.InDelta(t, 0.384, r.Cost.OnDemandEquivalentUSD, 1e-9)
+	require.Equal(t, 0.0, r.Cost.SavingsPct)
+	require.InDelta(t, 0.384, r.Cost.IdleUSD, 1e-9, "empty nodes are all idle")
+}
+
+func TestSpotSavingsAndIdleCost(t *testing.T) {
+	// One spot m5.large (advisor savings 66% in the embedded data) runs a
+	// pod asking for half its allocatable CPU for the whole run.
+	r := runYAML(t, header+`  staticNodes: [{name: a, instanceType: m5.large, count: 1, capacityType: spot}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: 965m, memory: 100Mi}}}]
+`)
+	require.InDelta(t, 0.192, r.Cost.OnDemandEquivalentUSD, 1e-9)
+	require.InDelta(t, 100*(1-r.Cost.TotalUSD/0.192), r.Cost.SavingsPct, 1e-3)
+	require.Greater(t, r.Cost.SavingsPct, 30.0)
+	require.InDelta(t, r.Cost.TotalUSD/2, r.Cost.IdleUSD, 1e-6, "half the CPU requested: half the cost idle")
+	require.InDelta(t, 2.0, r.Cost.PodHours, 1e-9)
+	require.InDelta(t, r.Cost.TotalUSD/2, r.Cost.PerPodHourUSD, 1e-6)
 }
 
 const job = `---

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/clustersim/clustersim/sim/experiment"
+	"github.com/clustersim/clustersim/sim/report"
+)
+
+func newCompareCmd(v *viper.Viper, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "compare A B [C ...]",
+		Short: "Compare configurations on the same seeds, with a paired test per metric",
+		Long: `Run two or more configurations on the same seeds (common random numbers) and
+report, per metric, each configuration's mean, its difference from the first
+(the baseline), and whether the difference is significant (paired t-test,
+p < 0.05). A configuration is a scenario, optionally with "+FILE" manifest
+overrides: "base.yaml base.yaml+candidate-nodepool.yaml" compares the current
+and the proposed NodePool on the same workload.`,
+		Example: `  sim compare hybrid-naive karpenter-mixed --runs 20
+  sim compare base.yaml base.yaml+candidate.yaml --runs 50 -o csv
+  sim compare base.yaml base.yaml+candidate.yaml --fail-if 'cost.totalUSD>1.1*baseline'`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return compare(v, cmd, args, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.Uint64("seed", 0, "root seed (default: the first configuration's)")
+	f.StringP("output", "o", "table", "format: table, json or csv")
+	f.String("report", "", "write the comparison to this file (atomically) instead of stdout")
+	f.Int("runs", 10, "seeds per configuration")
+	f.Int("workers", 0, "parallel runs (default: all cores)")
+	f.StringArray("fail-if", nil, "exit 2 if this holds for any configuration after the first; 'baseline' is the first configuration's mean (repeatable)")
+	return cmd
+}
+
+type comparison struct {
+	SchemaVersion int          `json:"schemaVersion"`
+	Configs       []string     `json:"configs"`
+	RootSeed      uint64       `json:"rootSeed"`
+	Runs          int          `json:"runs"`
+	Seeds         []uint64     `json:"seeds"`
+	Comparisons   []comparedTo `json:"comparisons"`
+}
+
+type comparedTo struct {
+	Config string             `json:"config"`
+	Deltas []experiment.Delta `json:"deltas"`
+}
+
+func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr io.Writer) error {
+	format, err := checkFormat(v)
+	if err != nil {
+		return err
+	}
+	runs := v.GetInt("runs")
+	if runs < 2 || runs > 100000 {
+		return fmt.Errorf("--runs %d: a comparison needs 2 to 100000 runs", runs)
+	}
+	var results [][]*report.Report
+	var root uint64
+	start := time.Now()
+	for i, arg := range args {
+		sc, err := loadScenario(arg)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			root = sc.Seed
+			if s := seedOf(v, cmd); s != nil {
+				root = *s
+			}
+		}
+		reps, err := experiment.RunMany(sc, experiment.Seeds(root, runs), v.GetInt("workers"), nil, progressBar(stderr))
+		if err != nil {
+			return fmt.Errorf("%s: %w", arg, err)
+		}
+		results = append(results, reps)
+	}
+	fmt.Fprintf(stderr, "%d configurations x %d runs in %s\n", len(args), runs, time.Since(start).Round(time.Millisecond))
+	out := comparison{SchemaVersion: report.SchemaVersion, Configs: args, RootSeed: root, Runs: runs, Seeds: experiment.Seeds(root, runs)}
+	for i := 1; i < len(args); i++ {
+		d, err := experiment.Compare(results[0], results[i])
+		if err != nil {
+			return err
+		}
+		out.Comparisons = append(out.Comparisons, comparedTo{Config: args[i], Deltas: d})
+	}
+	var data []byte
+	switch format {
+	case "json":
+		data, err = writeJSON(out)
+	case "csv":
+		rows := [][]string{{"config", "metric", "base", "other", "delta", "deltaPct", "ciLow", "ciHigh", "pValue", "significant"}}
+		for _, c := range out.Comparisons {
+			for _, d := range c.Deltas {
+				rows = append(rows, []string{c.Config, d.Path, num(d.Base), num(d.Other), num(d.Diff), num(d.DiffPct),
+					num(d.CILow), num(d.CIHigh), num(d.PValue), fmt.Sprint(d.Significant)})
+			}
+		}
+		data = writeCSV(rows)
+	default:
+		data, err = compareTable(out)
+	}
+	if err != nil {
+		return err
+	}
+	if err := emit(v.GetString("report"), data, stdout); err != nil {
+		return err
+	}
+	gates := v.GetStringSlice("fail-if")
+	if len(gates) == 0 {
+		return nil
+	}
+	var failed error
+	for _, c := range out.Comparisons {
+		var vals, base []experiment.Metric
+		for _, d := range c.Deltas {
+			vals = append(vals, experiment.Metric{Path: d.Path, Value: d.Other})
+			base = append(base, experiment.Metric{Path: d.Path, Value: d.Base})
+		}
+		if err := checkGates(gates, c.Config, vals, base, stderr); err != nil {
+			if err != errGate {
+				return err
+			}
+			failed = err
+		}
+	}
+	return failed
+}
+
+func compareTable(c comparison) ([]byte, error) {
+	var buf strings.Builder
+	fmt.Fprintf(&buf, "%d runs per configuration on the same seeds (root %d); baseline: %s\n", c.Runs, c.RootSeed, c.Configs[0])
+	fmt.Fprintf(&buf, "delta: mean difference from the baseline; * significant (paired t-test, p < 0.05)\n\n")
+	t := report.NewTable(&buf)
+	header := []any{"Metric", c.Configs[0]}
+	for _, cmp := range c.Comparisons {
+		header = append(header, cmp.Config, "delta")
+	}
+	t.Header(header...)
+	if len(c.Comparisons) == 0 {
+		return nil, fmt.Errorf("nothing to compare")
+	}
+	byPath := make([]map[string]experiment.Delta, len(c.Comparisons))
+	for i, cmp := range c.Comparisons {
+		byPath[i] = map[string]experiment.Delta{}
+		for _, d := range cmp.Deltas {
+			byPath[i][d.Path] = d
+		}
+	}
+	for _, d0 := range c.Comparisons[0].Deltas {
+		if !headline(d0.Path) {
+			continue
+		}
+		row := []any{d0.Path, fmtNum(d0.Base)}
+		for i := range c.Comparisons {
+			d, ok := byPath[i][d0.Path]
+			if !ok {
+				row = append(row, "-", "-")
+				continue
+			}
+			mark := ""
+			if d.Significant {
+				mark = " *"
+			}
+			pct := ""
+			if d.Base != 0 {
+				pct = fmt.Sprintf(" (%+.1f%%)", d.DiffPct)
+			}
+			row = append(row, fmtNum(d.Other), fmt.Sprintf("%+g%s%s", roundSig(d.Diff), pct, mark))
+		}
+		if err := t.Append(row...); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return nil, err
+	}
+	return []byte(buf.String()), nil
+}
+
+func roundSig(x float64) float64 {
+	if x == 0 {
+		return 0
+	}
+	s := fmt.Sprintf("%.4g", x)
+	var f float64
+	fmt.Sscan(s, &f)
+	return f
+}

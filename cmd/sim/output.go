@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/clustersim/clustersim/sim/experiment"
+	"github.com/clustersim/clustersim/sim/report"
+)
+
+// errGate marks a failed --fail-if: exit code 2.
+var errGate = errors.New("a --fail-if gate failed")
+
+// writeAtomic writes data to a temporary file next to path and renames it,
+// so a reader never sees half a file and an old one is never lost to a
+// failed write.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(data)
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// emit writes the output to --report FILE (atomically) or stdout.
+func emit(path string, data []byte, stdout io.Writer) error {
+	if path != "" {
+		if err := writeAtomic(path, data); err != nil {
+			return fmt.Errorf("--report %s: %w", path, err)
+		}
+		return nil
+	}
+	_, err := stdout.Write(data)
+	return err
+}
+
+func writeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(v)
+	return buf.Bytes(), err
+}
+
+func writeCSV(rows [][]string) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.WriteAll(rows) // a bytes.Buffer does not fail
+	return buf.Bytes()
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// loadBaseline reads a JSON report written by sim run -o json.
+func loadBaseline(path string) ([]experiment.Metric, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--baseline: %w", err)
+	}
+	var r report.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("--baseline %s: not a report written by sim run -o json: %w", path, err)
+	}
+	if r.SchemaVersion != report.SchemaVersion {
+		return nil, fmt.Errorf("--baseline %s: schemaVersion %d, this sim writes %d", path, r.SchemaVersion, report.SchemaVersion)
+	}
+	return experiment.Flatten(&r)
+}
+
+// checkGates evaluates every --fail-if; it prints each result to stderr
+// and returns errGate if any failed.
+func checkGates(exprs []string, label string, values, baseline []experiment.Metric, stderr io.Writer) error {
+	failed := false
+	for _, expr := range exprs {
+		g, err := experiment.ParseGate(expr)
+		if err != nil {
+			return err
+		}
+		bad, detail, err := g.Check(values, baseline)
+		if err != nil {
+			return err
+		}
+		verdict := "pass"
+		if bad {
+			verdict, failed = "FAIL", true
+		}
+		prefix := ""
+		if label != "" {
+			prefix = label + ": "
+		}
+		fmt.Fprintf(stderr, "gate %s%s: %s (%s)\n", prefix, verdict, expr, detail)
+	}
+	if failed {
+		return errGate
+	}
+	return nil
+}
+
+// progressBar draws runs done on stderr when it is a terminal.
+func progressBar(stderr io.Writer) func(done, total int) {
+	f, ok := stderr.(*os.File)
+	if !ok || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		return nil
+	}
+	return func(done, total int) {
+		const width = 30
+		n := done * width / total
+		fmt.Fprintf(stderr, "\r[%s%s] %d/%d runs", bytes.Repeat([]byte("="), n), bytes.Repeat([]byte(" "), width-n), done, total)
+		if done == total {
+			fmt.Fprintln(stderr)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package experiment
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Gate is a --fail-if expression: "PATH OP RHS", where OP is one of > >= <
+// <= == != and RHS is a number, "baseline", or a number times "baseline"
+// (either order), baseline being the same metric of the baseline run. The
+// gate fails (the CI step fails) when the expression is true.
+type Gate struct {
+	Expr     string
+	Path     string
+	Op       string
+	Value    float64 // the number, or the factor of baseline
+	Baseline bool
+}
+
+var gateRE = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_.]*)\s*(>=|<=|==|!=|>|<)\s*(.+?)\s*$`)
+
+// ParseGate reads one expression.
+func ParseGate(expr string) (Gate, error) {
+	m := gateRE.FindStringSubmatch(expr)
+	if m == nil {
+		return Gate{}, fmt.Errorf("--fail-if %q: write METRIC OP VALUE, e.g. 'pods.pendingSeconds.p99>300' or 'cost.totalUSD>1.1*baseline'", expr)
+	}
+	g := Gate{Expr: expr, Path: m[1], Op: m[2]}
+	rhs := strings.ReplaceAll(m[3], " ", "")
+	switch {
+	case rhs == "baseline":
+		g.Baseline, g.Value = true, 1
+	case strings.HasSuffix(rhs, "*baseline"):
+		g.Baseline = true
+		rhs = strings.TrimSuffix(rhs, "*baseline")
+	case strings.HasPrefix(rhs, "baseline*"):
+		g.Baseline = true
+		rhs = strings.TrimPrefix(rhs, "baseline*")
+	}
+	if !(g.Baseline && m[3] == "baseline") {
+		v, err := strconv.ParseFloat(rhs, 64)
+		if err != nil {
+			return Gate{}, fmt.Errorf("--fail-if %q: %q is not a number (or N*baseline)", expr, rhs)
+		}
+		g.Value = v
+	}
+	return g, nil
+}
+
+// Check evaluates the gate. values gives the run's metrics (means for a
+// multi-run); baseline gives the baseline's, or nil when there is none.
+// failed is true when the expression holds.
+func (g Gate) Check(values, baseline []Metric) (failed bool, detail string, err error) {
+	v, ok := Lookup(values, g.Path)
+	if !ok {
+		hint := suggestPath(g.Path, Paths(values))
+		return false, "", fmt.Errorf("--fail-if %q: no metric %q in the report %s", g.Expr, g.Path, hint)
+	}
+	rhs := g.Value
+	if g.Baseline {
+		if baseline == nil {
+			return false, "", fmt.Errorf("--fail-if %q: uses baseline, but there is none (give --baseline REPORT.json, or use sim compare: the first configuration is the baseline)", g.Expr)
+		}
+		b, ok := Lookup(baseline, g.Path)
+		if !ok {
+			return false, "", fmt.Errorf("--fail-if %q: the baseline has no metric %q", g.Expr, g.Path)
+		}
+		rhs = g.Value * b
+	}
+	switch g.Op {
+	case ">":
+		failed = v > rhs
+	case ">=":
+		failed = v >= rhs
+	case "<":
+		failed = v < rhs
+	case "<=":
+		failed = v <= rhs
+	case "==":
+		failed = v == rhs
+	case "!=":
+		failed = v != rhs
+	}
+	return failed, fmt.Sprintf("%s = %g %s %g", g.Path, v, g.Op, rhs), nil
+}

@@ -1,0 +1,169 @@
+// Package trace records the simulation timeline as entries (pod created,
+// unschedulable with the scheduler's message, bound, started, finished,
+// deleted with cause; node launched, ready, cordoned or tainted, removed;
+// launches and their capacity errors; spot signals), for `--events` and
+// `sim explain`. It only observes: it never changes what happens.
+package trace
+
+import (
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// Entry is one line of the timeline. Fields not relevant to a kind are
+// empty and left out of the JSON.
+type Entry struct {
+	// T is the virtual time in seconds since the scenario start.
+	T            float64 `json:"t"`
+	Kind         string  `json:"kind"`
+	Pod          string  `json:"pod,omitempty"` // namespace/name
+	Workload     string  `json:"workload,omitempty"`
+	Node         string  `json:"node,omitempty"`
+	Owner        string  `json:"owner,omitempty"` // static, karpenter, cluster-autoscaler
+	OwnerName    string  `json:"ownerName,omitempty"`
+	InstanceType string  `json:"instanceType,omitempty"`
+	Zone         string  `json:"zone,omitempty"`
+	CapacityType string  `json:"capacityType,omitempty"`
+	Cause        string  `json:"cause,omitempty"`
+	Message      string  `json:"message,omitempty"`
+}
+
+// Sink receives entries in event order.
+type Sink func(Entry)
+
+// Recorder turns cluster changes, launches and spot signals into entries.
+type Recorder struct {
+	cl        *cluster.Cluster
+	sink      Sink
+	workloads func(w int32) string
+	failure   func(cluster.PodID) string
+}
+
+// New records the cluster's changes. workload names a pod's workload
+// index; failure returns a pod's last scheduler message.
+func New(cl *cluster.Cluster, sink Sink, workload func(int32) string, failure func(cluster.PodID) string) *Recorder {
+	r := &Recorder{cl: cl, sink: sink, workloads: workload, failure: failure}
+	cl.Watch(r)
+	return r
+}
+
+func secs(t engine.Time) float64 { return float64(t) / 1e9 }
+
+func (r *Recorder) pod(id cluster.PodID, e *Entry) {
+	p := &r.cl.Pods[id]
+	e.Pod = r.cl.Syms.Name(p.Namespace) + "/" + p.Name
+	if p.Workload >= 0 && r.workloads != nil {
+		e.Workload = r.workloads(p.Workload)
+	}
+}
+
+func (r *Recorder) node(id cluster.NodeID, e *Entry) {
+	n := &r.cl.Nodes[id]
+	e.Node = n.Name
+}
+
+func (r *Recorder) nodeDetail(id cluster.NodeID, e *Entry) {
+	n := &r.cl.Nodes[id]
+	e.Node = n.Name
+	e.Owner = n.Owner.String()
+	e.OwnerName = n.OwnerName
+	e.InstanceType = n.InstanceType
+	e.Zone = r.cl.Syms.Name(n.Zone)
+	e.CapacityType = n.CapacityType.String()
+}
+
+var podKinds = map[cluster.ChangeKind]string{
+	cluster.PodCreated:       "podCreated",
+	cluster.PodUnschedulable: "podUnschedulable",
+	cluster.PodBound:         "podBound",
+	cluster.PodStarted:       "podStarted",
+	cluster.PodFinished:      "podFinished",
+	cluster.PodDeleted:       "podDeleted",
+	cluster.PodTerminating:   "podTerminating",
+}
+
+// OnChange implements cluster.Watcher.
+func (r *Recorder) OnChange(c cluster.Change) {
+	e := Entry{T: secs(r.cl.Now())}
+	if k, ok := podKinds[c.Kind]; ok {
+		e.Kind = k
+		r.pod(c.Pod, &e)
+		if c.Node != cluster.NoNode {
+			r.node(c.Node, &e)
+		}
+		switch c.Kind {
+		case cluster.PodUnschedulable:
+			if r.failure != nil {
+				e.Message = r.failure(c.Pod)
+			}
+		case cluster.PodDeleted:
+			e.Cause = r.cl.Pods[c.Pod].Cause.String()
+		case cluster.PodFinished:
+			e.Cause = r.cl.Pods[c.Pod].Phase.String()
+		case cluster.PodBound:
+			r.nodeDetail(c.Node, &e)
+		}
+		r.sink(e)
+		return
+	}
+	switch c.Kind {
+	case cluster.NodeAdded:
+		e.Kind = "nodeLaunched"
+	case cluster.NodeReadied:
+		e.Kind = "nodeReady"
+	case cluster.NodeUpdated:
+		e.Kind = "nodeUpdated"
+		n := &r.cl.Nodes[c.Node]
+		if n.Unschedulable {
+			e.Message = "cordoned"
+		}
+		for _, t := range n.Taints {
+			if e.Message != "" {
+				e.Message += ", "
+			}
+			e.Message += "taint " + r.cl.Syms.Name(t.Key) + "=" + r.cl.Syms.Name(t.Value) + ":" + t.Effect.String()
+		}
+	case cluster.NodeRemoved:
+		e.Kind = "nodeRemoved"
+	default:
+		return
+	}
+	r.nodeDetail(c.Node, &e)
+	r.sink(e)
+}
+
+// Launch records a launch request's answer (used by a cloud decorator).
+func (r *Recorder) Launch(owner string, res cloud.LaunchResult, err error) {
+	now := secs(r.cl.Now())
+	for _, oe := range res.Errors {
+		r.sink(Entry{T: now, Kind: "launchError", Owner: owner, InstanceType: oe.Offering.InstanceType, Zone: oe.Offering.Zone,
+			CapacityType: oe.Offering.CapacityType.String(), Cause: oe.Code})
+	}
+	if err != nil {
+		r.sink(Entry{T: now, Kind: "launchFailed", Owner: owner, Message: err.Error()})
+		return
+	}
+	r.sink(Entry{T: now, Kind: "instanceLaunched", Owner: owner, InstanceType: res.Offering.InstanceType, Zone: res.Offering.Zone,
+		CapacityType: res.Offering.CapacityType.String()})
+}
+
+// OnSignal implements cloud.Subscriber: spot signals.
+func (r *Recorder) OnSignal(s cloud.Signal) {
+	e := Entry{T: secs(s.At), InstanceType: s.Offering.InstanceType, Zone: s.Offering.Zone, CapacityType: s.Offering.CapacityType.String()}
+	switch s.Kind {
+	case cloud.RebalanceRecommendation:
+		e.Kind = "rebalanceRecommendation"
+	case cloud.InterruptionNotice:
+		e.Kind = "interruptionNotice"
+	case cloud.Terminated:
+		e.Kind = "instanceReclaimed"
+	}
+	for i := range r.cl.Nodes {
+		if r.cl.Nodes[i].Instance == int32(s.Instance) && r.cl.Nodes[i].Instance != 0 {
+			e.Node = r.cl.Nodes[i].Name
+			break
+		}
+	}
+	r.sink(e)
+}
