@@ -87,11 +87,9 @@ func (c *Collector) OnChange(ch cluster.Change) {
 		c.peak = max(c.peak, c.live)
 		c.usage(ch.Node)
 	case cluster.NodeRemoved:
-		n := &c.cl.Nodes[ch.Node]
 		c.terminated++
 		c.live--
 		c.usage(ch.Node)
-		c.bill(n, n.Deleted)
 	}
 }
 
@@ -151,15 +149,24 @@ func usedShare(n *cluster.Node) float64 {
 	return min(share, 1)
 }
 
-func (c *Collector) bill(n *cluster.Node, until engine.Time) {
+// bill adds a node's cost from launch until its deletion or the end.
+func (c *Collector) bill(n *cluster.Node, until engine.Time, cost func(*cluster.Node, engine.Time) (float64, bool)) float64 {
 	secs := (until - n.Launched).Seconds()
+	usd := secs * n.PriceUSDPerHour / 3600
+	if cost != nil {
+		if v, ok := cost(n, until); ok {
+			usd = v
+		}
+	}
 	c.nodeSeconds[n.CapacityType] += secs
-	c.costUSD[n.CapacityType] += secs * n.PriceUSDPerHour / 3600
+	c.costUSD[n.CapacityType] += usd
+	return usd
 }
 
 // finish closes the books at the end of the run: pods still pending get
-// their wait so far, live nodes are billed until the end.
-func (c *Collector) finish(end engine.Time) (pendingAtEnd int) {
+// their wait so far, every node is billed, and the cost of each is
+// returned by NodeID.
+func (c *Collector) finish(end engine.Time, cost func(*cluster.Node, engine.Time) (float64, bool)) (pendingAtEnd int, nodeUSD []float64) {
 	for i := range c.cl.Pods {
 		p := &c.cl.Pods[i]
 		if p.Phase == cluster.Pending {
@@ -167,12 +174,15 @@ func (c *Collector) finish(end engine.Time) (pendingAtEnd int) {
 			c.leftPending(cluster.PodID(i), end-p.Created)
 		}
 	}
+	nodeUSD = make([]float64, len(c.cl.Nodes))
 	for i := range c.cl.Nodes {
 		n := &c.cl.Nodes[i]
+		until := n.Deleted
 		if n.State != cluster.NodeGone {
 			c.usage(cluster.NodeID(i))
-			c.bill(n, end)
+			until = end
 		}
+		nodeUSD[i] = c.bill(n, until, cost)
 	}
-	return pendingAtEnd
+	return pendingAtEnd, nodeUSD
 }

@@ -22,17 +22,25 @@ const SchemaVersion = 1
 // README ("Report schema"); field order is fixed, so the same run gives the
 // same bytes.
 type Report struct {
-	SchemaVersion   int         `json:"schemaVersion"`
-	Scenario        string      `json:"scenario"`
-	Seed            uint64      `json:"seed"`
-	DurationSeconds float64     `json:"durationSeconds"`
-	Pods            Pods        `json:"pods"`
-	Cost            Cost        `json:"cost"`
-	Nodes           Nodes       `json:"nodes"`
-	Scheduler       Scheduler   `json:"scheduler"`
-	Controllers     Controllers `json:"controllers"`
-	Engine          Engine      `json:"engine"`
-	Workloads       []Workload  `json:"workloads"`
+	SchemaVersion   int          `json:"schemaVersion"`
+	Scenario        string       `json:"scenario"`
+	Seed            uint64       `json:"seed"`
+	DurationSeconds float64      `json:"durationSeconds"`
+	Pods            Pods         `json:"pods"`
+	Cost            Cost         `json:"cost"`
+	Nodes           Nodes        `json:"nodes"`
+	Scheduler       Scheduler    `json:"scheduler"`
+	Controllers     Controllers  `json:"controllers"`
+	Provisioning    Provisioning `json:"provisioning"`
+	Spot            Spot         `json:"spot"`
+	// Karpenter and ClusterAutoscaler are the autoscalers' own sections
+	// (their packages' Stats), present when the scenario runs them.
+	Karpenter         any        `json:"karpenter,omitempty"`
+	ClusterAutoscaler any        `json:"clusterAutoscaler,omitempty"`
+	Races             Races      `json:"races"`
+	Complexity        Complexity `json:"complexity"`
+	Engine            Engine     `json:"engine"`
+	Workloads         []Workload `json:"workloads"`
 	// UnschedulablePods lists every pod the scheduler ever failed to
 	// place, with its last fit error, in creation order.
 	UnschedulablePods []UnschedulablePod `json:"unschedulablePods"`
@@ -127,6 +135,46 @@ type Controllers struct {
 	LostPodSeconds float64 `json:"lostPodSeconds"` // run time of Job pods lost before they finished
 }
 
+// Provisioning counts requests to EC2.
+type Provisioning struct {
+	LaunchRequests uint64 `json:"launchRequests"`
+	Launches       uint64 `json:"launches"`
+	LaunchFailures uint64 `json:"launchFailures"` // requests where every offering failed
+	// InsufficientCapacityErrors counts offerings that failed with a
+	// capacity error (several per request when several failed).
+	InsufficientCapacityErrors uint64 `json:"insufficientCapacityErrors"`
+}
+
+// Spot counts the market's signals.
+type Spot struct {
+	Interruptions            uint64 `json:"interruptions"` // two-minute notices
+	RebalanceRecommendations uint64 `json:"rebalanceRecommendations"`
+	Reclaims                 uint64 `json:"reclaims"` // instances taken back
+}
+
+// Races counts nodes launched for pods that the other autoscaler also
+// launched for (Karpenter and the Cluster Autoscaler both serving one
+// pod): the later launches are the extra ones.
+type Races struct {
+	Pods    int     `json:"pods"`    // pods both autoscalers launched for
+	Nodes   int     `json:"nodes"`   // the later-launched nodes of those races
+	CostUSD float64 `json:"costUSD"` // what those nodes cost
+}
+
+// Complexity weighs a setup's savings against its churn.
+type Complexity struct {
+	// ControllerActions sums launches, node terminations, evictions and
+	// resubmissions: the things operators see in their event streams.
+	ControllerActions          uint64  `json:"controllerActions"`
+	Launches                   uint64  `json:"launches"`
+	Terminations               uint64  `json:"terminations"`
+	Evictions                  uint64  `json:"evictions"`
+	Resubmissions              uint64  `json:"resubmissions"`
+	InsufficientCapacityErrors uint64  `json:"insufficientCapacityErrors"`
+	Interruptions              uint64  `json:"interruptions"`
+	NodesChurnedPerHour        float64 `json:"nodesChurnedPerHour"` // (launched + terminated) / hours
+}
+
 // Engine describes the simulation itself. Wall-clock figures never appear
 // here (they go to stderr), so reports stay byte-identical across runs.
 type Engine struct {
@@ -168,9 +216,18 @@ type Inputs struct {
 	Failed       uint64
 	WorkloadRefs []string
 	// WorkloadExtras are per-workload controller figures, by workload.
-	WorkloadExtras []WorkloadExtra
-	Controllers    Controllers
-	Warnings       []string
+	WorkloadExtras    []WorkloadExtra
+	Controllers       Controllers
+	Warnings          []string
+	Provisioning      Provisioning
+	Spot              Spot
+	Karpenter         any
+	ClusterAutoscaler any
+	// Evictions counts evictions through the eviction API (drains).
+	Evictions uint64
+	// NodeCost, when set, bills a node from launch until a time (e.g. along
+	// the market's price path); !ok falls back to its price.
+	NodeCost func(n *cluster.Node, until engine.Time) (usd float64, ok bool)
 	// OnDemandPrice prices an instance type on demand (USD/h), for the
 	// all-on-demand counterfactual; nil or !ok prices a node at its own
 	// price.
@@ -194,17 +251,21 @@ type Failure struct {
 
 // Build closes the collector's books and returns the report.
 func (c *Collector) Build(in Inputs) *Report {
-	pendingAtEnd := c.finish(in.End)
+	pendingAtEnd, nodeUSD := c.finish(in.End, in.NodeCost)
 	r := &Report{
-		SchemaVersion:   SchemaVersion,
-		Scenario:        in.Scenario,
-		Seed:            in.Seed,
-		DurationSeconds: round3(in.End.Seconds()),
-		Engine:          Engine{Events: in.Events},
-		Controllers:     in.Controllers,
-		Scheduler:       Scheduler{Attempts: in.Attempts, Failed: in.Failed},
-		Warnings:        in.Warnings,
-		Workloads:       []Workload{},
+		SchemaVersion:     SchemaVersion,
+		Scenario:          in.Scenario,
+		Seed:              in.Seed,
+		DurationSeconds:   round3(in.End.Seconds()),
+		Engine:            Engine{Events: in.Events},
+		Controllers:       in.Controllers,
+		Provisioning:      in.Provisioning,
+		Spot:              in.Spot,
+		Karpenter:         in.Karpenter,
+		ClusterAutoscaler: in.ClusterAutoscaler,
+		Scheduler:         Scheduler{Attempts: in.Attempts, Failed: in.Failed},
+		Warnings:          in.Warnings,
+		Workloads:         []Workload{},
 	}
 	if r.Warnings == nil {
 		r.Warnings = []string{}
@@ -306,11 +367,62 @@ func (c *Collector) Build(in Inputs) *Report {
 		}
 		r.Workloads = append(r.Workloads, w)
 	}
+	r.Races = c.races(nodeUSD)
+	r.Complexity = Complexity{
+		Launches:                   uint64(r.Nodes.Launched),
+		Terminations:               uint64(r.Nodes.Terminated),
+		Evictions:                  in.Evictions,
+		Resubmissions:              in.Controllers.Resubmissions,
+		InsufficientCapacityErrors: in.Provisioning.InsufficientCapacityErrors,
+		Interruptions:              in.Spot.Interruptions,
+	}
+	r.Complexity.ControllerActions = r.Complexity.Launches + r.Complexity.Terminations + r.Complexity.Evictions + r.Complexity.Resubmissions
+	if hours := in.End.Hours(); hours > 0 {
+		r.Complexity.NodesChurnedPerHour = round3(float64(r.Nodes.Launched+r.Nodes.Terminated) / hours)
+	}
 	r.UnschedulablePods = []UnschedulablePod{}
 	if in.Failure != nil {
 		c.unschedulable(r, in.Failure)
 	}
 	return r
+}
+
+// races finds pods that both Karpenter and the Cluster Autoscaler launched
+// a node for; of each race the nodes after the first are extra.
+func (c *Collector) races(nodeUSD []float64) Races {
+	var out Races
+	extra := map[cluster.NodeID]bool{}
+	for i := range c.cl.Pods {
+		nodes := c.cl.LaunchedFor(cluster.PodID(i))
+		if len(nodes) < 2 {
+			continue
+		}
+		owners := map[cluster.OwnerKind]bool{}
+		for _, n := range nodes {
+			owners[c.cl.Nodes[n].Owner] = true
+		}
+		if len(owners) < 2 {
+			continue // one autoscaler relaunching is not a race
+		}
+		out.Pods++
+		first := nodes[0]
+		for _, n := range nodes[1:] {
+			if c.cl.Nodes[n].Owner != c.cl.Nodes[first].Owner {
+				extra[n] = true
+			}
+		}
+	}
+	ids := make([]cluster.NodeID, 0, len(extra))
+	for n := range extra {
+		ids = append(ids, n)
+	}
+	slices.Sort(ids) // a fixed order keeps the float sum byte-identical
+	for _, n := range ids {
+		out.Nodes++
+		out.CostUSD += nodeUSD[n]
+	}
+	out.CostUSD = round6(out.CostUSD)
+	return out
 }
 
 // unschedulable fills the per-pod fit errors and their per-workload

@@ -35,6 +35,7 @@ type priorityClass struct {
 
 func (l *loader) compile() {
 	l.compileSpec()
+	l.compileMarket(l.out.File)
 	classes := l.compilePriorityClasses()
 	l.compileStaticPools()
 	l.compileNodes()

@@ -18,6 +18,7 @@ import (
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/scheduler"
+	"github.com/clustersim/clustersim/sim/spotmarket"
 	"github.com/clustersim/clustersim/sim/workload"
 )
 
@@ -63,6 +64,8 @@ type Scenario struct {
 	// backoff (0: the defaults).
 	SchedulerProfiles []scheduler.Profile
 	SchedulerBackoff  [2]time.Duration
+	// Market configures the EC2 model.
+	Market spotmarket.Config
 	// EstimatedPods is the load-time estimate of pods created over the run.
 	EstimatedPods int64
 

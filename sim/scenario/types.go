@@ -44,6 +44,8 @@ type spec struct {
 	StaticNodes []staticPool `json:"staticNodes,omitempty"`
 	// Workloads set the timing of the workloads the manifests define.
 	Workloads []timing `json:"workloads,omitempty"`
+	// Market configures the EC2 side: capacity, the spot market, replay.
+	Market *marketSpec `json:"market,omitempty"`
 }
 
 type staticPool struct {
