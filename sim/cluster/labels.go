@@ -16,9 +16,10 @@ func CompileLabels(syms *Symbols, m map[string]string) Labels {
 	if len(m) == 0 {
 		return nil
 	}
+	// Intern in key order: symbol numbers must not depend on map order.
 	out := make(Labels, 0, len(m))
-	for k, v := range m {
-		out = append(out, Label{syms.Intern(k), syms.Intern(v)})
+	for _, k := range sortedKeys(m) {
+		out = append(out, Label{syms.Intern(k), syms.Intern(m[k])})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out

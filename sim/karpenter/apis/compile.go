@@ -1,0 +1,865 @@
+package apis
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+// Env is what compiling needs besides the documents.
+type Env struct {
+	Syms      *cluster.Symbols
+	Resources *cluster.ResourceNames
+	// Catalog, when set, checks instance types named in requirements.
+	Catalog *catalog.Catalog
+	// Zones, when set, checks zones named in requirements.
+	Zones []string
+}
+
+// Result is the compiled Karpenter configuration of a scenario.
+type Result struct {
+	// NodePools sorted by name.
+	NodePools []NodePool
+	// NodeClasses sorted by kind and name.
+	NodeClasses []NodeClass
+	Warnings    []Warning
+}
+
+// Handles reports whether the document is a kind this package reads
+// (NodePool, Provisioner, EC2NodeClass, AWSNodeTemplate), whatever its
+// apiVersion: a wrong version gets a precise error from Compile.
+func Handles(d *manifest.Document) bool {
+	switch d.Kind {
+	case KindNodePool, KindProvisioner, KindEC2NodeClass, KindAWSNodeTemplate:
+		return true
+	}
+	return false
+}
+
+// NodeTaintWarning returns a warning for a taint key on a node that
+// Karpenter did not launch (a Node manifest, a static pool, a Cluster
+// Autoscaler node group), or "" when there is nothing to say. The lead's
+// loaders call it for those taints.
+func NodeTaintWarning(key string) string {
+	if key == "karpenter.sh/do-not-consolidate" {
+		return "taint karpenter.sh/do-not-consolidate is not read by Karpenter: Karpenter never disrupts nodes it did not launch, so these nodes are safe from it without the taint; the taint only keeps off pods that do not tolerate it"
+	}
+	return ""
+}
+
+// Compile reads every Karpenter document given (others are ignored) and
+// returns karpenter.sh/v1 NodePools with their node classes resolved.
+// Legacy documents (karpenter.sh/v1alpha5 Provisioner, karpenter.sh/v1beta1
+// NodePool, a Provisioner under any other version,
+// karpenter.k8s.aws/v1alpha1 AWSNodeTemplate) are converted with a warning
+// per change; karpenter.sh/v1 NodePools are validated as the API server
+// would, obsolete fields being errors with the v1 equivalent as the hint.
+// The error, if any, is a manifest.Errors.
+func Compile(docs []*manifest.Document, env Env) (Result, error) {
+	c := &compiler{env: env, classes: map[string]*NodeClass{}, poolDocs: map[string]*manifest.Document{}}
+	for _, d := range docs {
+		switch d.Kind {
+		case KindEC2NodeClass:
+			c.nodeClass(d)
+		case KindAWSNodeTemplate:
+			c.awsNodeTemplate(d)
+		}
+	}
+	for _, d := range docs {
+		switch d.Kind {
+		case KindNodePool:
+			c.nodePool(d)
+		case KindProvisioner:
+			c.provisioner(d)
+		}
+	}
+	c.resolve()
+	var res Result
+	for _, p := range c.pools {
+		res.NodePools = append(res.NodePools, p.pool)
+	}
+	sort.Slice(res.NodePools, func(i, j int) bool { return res.NodePools[i].Name < res.NodePools[j].Name })
+	keys := make([]string, 0, len(c.classes))
+	for k := range c.classes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		res.NodeClasses = append(res.NodeClasses, *c.classes[k])
+	}
+	sort.SliceStable(c.warns, func(i, j int) bool {
+		if c.warns[i].File != c.warns[j].File {
+			return c.warns[i].File < c.warns[j].File
+		}
+		return c.warns[i].Line < c.warns[j].Line
+	})
+	res.Warnings = c.warns
+	if len(c.errs) > 0 {
+		return res, c.errs.Err()
+	}
+	return res, nil
+}
+
+type compiler struct {
+	env      Env
+	errs     manifest.Errors
+	warns    []Warning
+	classes  map[string]*NodeClass // "Kind/name"
+	pools    []*draft
+	poolDocs map[string]*manifest.Document
+}
+
+// draft is a compiled pool waiting for its node class.
+type draft struct {
+	pool    NodePool
+	d       *manifest.Document
+	refPath string
+	// kubelet from a legacy NodePool/Provisioner, which v1 moved to the
+	// node class; nil when none.
+	kubelet     *Kubelet
+	kubeletPath string
+	// quietRef: a missing node class needs no warning of its own.
+	quietRef bool
+}
+
+func (c *compiler) fail(d *manifest.Document, path, hint, format string, args ...any) {
+	c.errs = append(c.errs, d.Errorf(path, hint, format, args...))
+}
+
+func (c *compiler) failErr(err error) {
+	var many manifest.Errors
+	var one *manifest.Error
+	switch {
+	case errors.As(err, &many):
+		c.errs = append(c.errs, many...)
+	case errors.As(err, &one):
+		c.errs = append(c.errs, one)
+	default:
+		c.errs = append(c.errs, &manifest.Error{Msg: err.Error()})
+	}
+}
+
+func (c *compiler) warn(d *manifest.Document, path, format string, args ...any) {
+	c.warns = append(c.warns, Warning{File: d.File, Line: d.LineOf(path), Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// --- node classes ---
+
+func (c *compiler) addClass(d *manifest.Document, nc *NodeClass) {
+	key := nc.Kind + "/" + nc.Name
+	if prev, ok := c.classes[key]; ok {
+		c.fail(d, "metadata.name", "rename one of them", "a second %s named %q (the first is at %s:%d)", nc.Kind, nc.Name, prev.File, prev.Line)
+		return
+	}
+	c.classes[key] = nc
+}
+
+func (c *compiler) nodeClass(d *manifest.Document) {
+	switch d.APIVersion {
+	case APIVersionAWSV1, APIVersionAWSV1beta1:
+	default:
+		c.fail(d, "apiVersion", "use apiVersion: "+APIVersionAWSV1, "EC2NodeClass is served as %s (and formerly %s), not %q", APIVersionAWSV1, APIVersionAWSV1beta1, d.APIVersion)
+		return
+	}
+	var obj ec2NodeClassV1
+	if err := d.Decode(&obj); err != nil {
+		c.failErr(err)
+		return
+	}
+	if obj.Metadata.Name == "" {
+		c.fail(d, "metadata.name", "name the EC2NodeClass; NodePools refer to it by name", "missing metadata.name")
+		return
+	}
+	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindEC2NodeClass, File: d.File, Line: d.Line}
+	s := &obj.Spec
+	if d.APIVersion == APIVersionAWSV1beta1 && s.Kubelet != nil {
+		c.warn(d, "spec.kubelet", "kubelet is a karpenter.k8s.aws/v1 field (v1beta1 kept it in the NodePool's spec.template.spec.kubelet): read anyway")
+	}
+	if s.Kubelet != nil {
+		nc.Kubelet, nc.HasKubelet = c.kubelet(d, "spec.kubelet", s.Kubelet), true
+	}
+	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings)
+	if s.AMIFamily != nil && strings.HasPrefix(*s.AMIFamily, "Windows") {
+		c.warn(d, "spec.amiFamily", "%s nodes are not modelled: nodes of this class are simulated as Linux", *s.AMIFamily)
+	}
+	if len(s.CapacityReservationSelectorTerms) > 0 {
+		c.warn(d, "spec.capacityReservationSelectorTerms", "capacity reservations are not modelled: reserved offerings never exist, so NodePools allowing reserved launch spot or on-demand")
+	}
+	if d.APIVersion == APIVersionAWSV1 && len(s.AMISelectorTerms) == 0 {
+		c.warn(d, "spec", "no amiSelectorTerms: the API server requires them in %s (e.g. [{alias: al2023@latest}]); accepted here, AMIs are not modelled", APIVersionAWSV1)
+	}
+	nc.Hash = hashJSON(struct {
+		K  *kubeletConfig
+		B  []blockDeviceMapping
+		U  *string
+		T  map[string]string
+		M  *metadataOptions
+		R  string
+		IP *string
+		DM *bool
+		AP *bool
+		C  *string
+	}{s.Kubelet, s.BlockDeviceMappings, s.UserData, s.Tags, s.MetadataOptions, s.Role, s.InstanceProfile, s.DetailedMonitoring, s.AssociatePublicIPAddress, s.Context})
+	c.addClass(d, nc)
+}
+
+func (c *compiler) awsNodeTemplate(d *manifest.Document) {
+	if d.APIVersion != APIVersionAWSV1alpha {
+		c.fail(d, "apiVersion", "write an EC2NodeClass (apiVersion: "+APIVersionAWSV1+")", "AWSNodeTemplate existed only in %s, not %q", APIVersionAWSV1alpha, d.APIVersion)
+		return
+	}
+	var obj awsNodeTemplate
+	if err := d.Decode(&obj); err != nil {
+		c.failErr(err)
+		return
+	}
+	if obj.Metadata.Name == "" {
+		c.fail(d, "metadata.name", "name the AWSNodeTemplate; Provisioners refer to it by providerRef.name", "missing metadata.name")
+		return
+	}
+	c.warn(d, "kind", "karpenter.k8s.aws/v1alpha1 AWSNodeTemplate was replaced by EC2NodeClass in karpenter.k8s.aws/v1beta1 and removed in v1: read as an EC2NodeClass (its subnet, security group and AMI selectors do not change where pods land and are ignored)")
+	s := &obj.Spec
+	if s.LaunchTemplateName != nil {
+		c.warn(d, "spec.launchTemplate", "custom launch templates were removed in v1beta1: ignored (nodes get the default kubelet settings unless the Provisioner's kubeletConfiguration sets them)")
+	}
+	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindAWSNodeTemplate, File: d.File, Line: d.Line}
+	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings)
+	nc.Hash = hashJSON(struct {
+		B []blockDeviceMapping
+		U *string
+		T map[string]string
+		M *metadataOptions
+	}{s.BlockDeviceMappings, s.UserData, s.Tags, s.MetadataOptions})
+	c.addClass(d, nc)
+}
+
+// rootVolume finds the root EBS volume's size in GiB (0: default): the
+// mapping marked rootVolume, else the first one (AL2's /dev/xvda).
+func (c *compiler) rootVolume(d *manifest.Document, path string, bdms []blockDeviceMapping) int64 {
+	idx := -1
+	for i, b := range bdms {
+		if b.RootVolume {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 && len(bdms) > 0 {
+		idx = 0
+	}
+	if idx < 0 || bdms[idx].EBS == nil || bdms[idx].EBS.VolumeSize == nil {
+		return 0
+	}
+	q := bdms[idx].EBS.VolumeSize
+	gib := (q.Value() + catalog.GiB - 1) / catalog.GiB
+	if gib <= 0 {
+		c.fail(d, fmt.Sprintf("%s[%d].ebs.volumeSize", path, idx), "give a size such as 20Gi", "volume size %s is not positive", q.String())
+		return 0
+	}
+	return gib
+}
+
+func (c *compiler) kubelet(d *manifest.Document, path string, k *kubeletConfig) Kubelet {
+	var out Kubelet
+	if k.MaxPods != nil {
+		if *k.MaxPods < 0 {
+			c.fail(d, path+".maxPods", "", "must not be negative")
+		}
+		out.MaxPods = max(*k.MaxPods, 0)
+	}
+	if k.PodsPerCore != nil {
+		if *k.PodsPerCore < 0 {
+			c.fail(d, path+".podsPerCore", "", "must not be negative")
+		}
+		out.PodsPerCore = max(*k.PodsPerCore, 0)
+	}
+	out.KubeReserved = c.reserved(d, path+".kubeReserved", k.KubeReserved)
+	out.SystemReserved = c.reserved(d, path+".systemReserved", k.SystemReserved)
+	for _, m := range []struct {
+		field string
+		vals  map[string]string
+	}{{"evictionHard", k.EvictionHard}, {"evictionSoft", k.EvictionSoft}} {
+		for _, key := range sortedKeys(m.vals) {
+			v := m.vals[key]
+			p := fmt.Sprintf("%s.%s[%q]", path, m.field, key)
+			switch key {
+			case "memory.available":
+				if pct, ok := parsePercent(v); ok {
+					out.EvictionMemoryPercent = max(out.EvictionMemoryPercent, pct)
+				} else if q, err := resource.ParseQuantity(v); err == nil {
+					out.EvictionMemoryBytes = max(out.EvictionMemoryBytes, q.Value())
+				} else {
+					c.fail(d, p, "write a quantity such as 100Mi or a percentage such as 5%", "%q is not a quantity or percentage", v)
+				}
+			case "nodefs.available":
+				if pct, ok := parsePercent(v); ok {
+					out.EvictionNodefsPercent = max(out.EvictionNodefsPercent, pct)
+				} else {
+					c.fail(d, p, "write a percentage such as 10%", "%q is not a percentage", v)
+				}
+			case "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree", "pid.available":
+				// Not resources the scheduler counts.
+			default:
+				c.fail(d, p, "use memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree or pid.available", "unknown eviction signal %q", key)
+			}
+		}
+	}
+	return out
+}
+
+func (c *compiler) reserved(d *manifest.Document, path string, m map[string]string) Reserved {
+	var r Reserved
+	for _, key := range sortedKeys(m) {
+		p := fmt.Sprintf("%s[%q]", path, key)
+		q, err := resource.ParseQuantity(m[key])
+		if err != nil {
+			c.fail(d, p, "write a quantity such as 100m or 1Gi", "%q is not a quantity", m[key])
+			continue
+		}
+		switch key {
+		case "cpu":
+			r.CPUMilli, r.SetCPU = q.MilliValue(), true
+		case "memory":
+			r.MemoryBytes, r.SetMemory = q.Value(), true
+		case "ephemeral-storage":
+			r.EphemeralBytes, r.SetEphemeral = q.Value(), true
+		case "pid":
+		default:
+			c.fail(d, p, "use cpu, memory, ephemeral-storage or pid", "unknown reserved resource %q", key)
+		}
+	}
+	return r
+}
+
+func parsePercent(s string) (float64, bool) {
+	if !strings.HasSuffix(s, "%") {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || v < 0 || v > 100 {
+		return 0, false
+	}
+	return v / 100, true
+}
+
+// --- shared pieces of NodePools ---
+
+// durationOrNever parses a NillableDuration: whole hours, minutes and
+// seconds ("720h", "1h30m", "90s") or "Never". ok is false after an error.
+func (c *compiler) durationOrNever(d *manifest.Document, path, text string, allowNever bool) (v time.Duration, never bool, ok bool) {
+	if text == "Never" && allowNever {
+		return 0, true, true
+	}
+	if !karpenterDuration(text) {
+		hint := "write whole hours, minutes or seconds such as 720h, 30m or 90s"
+		if allowNever {
+			hint += ", or Never"
+		}
+		c.fail(d, path, hint, "%q is not a duration Karpenter accepts", text)
+		return 0, false, false
+	}
+	v, _ = time.ParseDuration(text)
+	return v, false, true
+}
+
+// karpenterDuration matches ^([0-9]+(s|m|h))+$.
+func karpenterDuration(s string) bool {
+	if s == "" {
+		return false
+	}
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch >= '0' && ch <= '9':
+			digits++
+		case ch == 's' || ch == 'm' || ch == 'h':
+			if digits == 0 {
+				return false
+			}
+			digits = 0
+		default:
+			return false
+		}
+	}
+	return digits == 0
+}
+
+var effectSpellings = map[string]string{"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
+
+// taints compiles taints. legacy converts the EKS effect spellings with a
+// warning; a v1 document gets an error for them.
+func (c *compiler) taints(d *manifest.Document, path string, in []taint, legacy bool) []cluster.Taint {
+	var out []cluster.Taint
+	for i, t := range in {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		effect := t.Effect
+		if right, ok := effectSpellings[effect]; ok {
+			if legacy {
+				c.warn(d, p+".effect", "%q is the EKS API and eksctl spelling, not a Kubernetes taint effect: read as %s (write effect: %s)", effect, right, right)
+				effect = right
+			} else {
+				c.fail(d, p+".effect", "write effect: "+right, "%q is the EKS API and eksctl spelling, not a Kubernetes taint effect", effect)
+				continue
+			}
+		}
+		if _, ok := cluster.ParseEffect(effect); !ok {
+			c.fail(d, p+".effect", "use NoSchedule, PreferNoSchedule or NoExecute", "effect %q is not one of NoSchedule, PreferNoSchedule, NoExecute", t.Effect)
+			continue
+		}
+		if errs := validation.IsQualifiedName(t.Key); len(errs) > 0 {
+			c.fail(d, p+".key", "", "%q is not a valid taint key: %s", t.Key, strings.Join(errs, "; "))
+			continue
+		}
+		if t.Key == "karpenter.sh/do-not-consolidate" {
+			c.warn(d, p+".key", "taint karpenter.sh/do-not-consolidate means nothing to Karpenter: it is an ordinary taint that pods must tolerate to run on these nodes; to keep Karpenter from disrupting nodes use the karpenter.sh/do-not-disrupt: \"true\" annotation in spec.template.metadata.annotations (nodes Karpenter did not launch are never disrupted by it)")
+		}
+		ct, err := cluster.CompileTaint(c.env.Syms, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(effect)})
+		if err != nil {
+			c.fail(d, p, "", "%v", err)
+			continue
+		}
+		out = append(out, ct)
+	}
+	return out
+}
+
+// restrictedDomain returns the reserved domain a label key falls in
+// (karpenter.sh, karpenter.k8s.aws) unless it is a well-known label.
+func restrictedDomain(key string) string {
+	for _, w := range WellKnownLabels {
+		if w == key {
+			return ""
+		}
+	}
+	domain, _, ok := strings.Cut(key, "/")
+	if !ok {
+		return ""
+	}
+	for _, r := range []string{GroupKarpenter, GroupAWS} {
+		if domain == r || strings.HasSuffix(domain, "."+r) {
+			return r
+		}
+	}
+	return ""
+}
+
+// labels compiles template labels. Reserved domains are an error in v1 and
+// dropped with a warning in legacy documents.
+func (c *compiler) labels(d *manifest.Document, path string, in map[string]string, legacy bool) map[string]string {
+	out := map[string]string{}
+	for _, k := range sortedKeys(in) {
+		v := in[k]
+		p := fmt.Sprintf("%s[%q]", path, k)
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			c.fail(d, p, "", "%q is not a valid label key: %s", k, strings.Join(errs, "; "))
+			continue
+		}
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			c.fail(d, p, "", "%q is not a valid label value: %s", v, strings.Join(errs, "; "))
+			continue
+		}
+		if k == LabelNodePool || k == LabelHostname {
+			if legacy {
+				c.warn(d, p, "label %s is set by Karpenter and the kubelet on every node: dropped", k)
+			} else {
+				c.fail(d, p, "remove it: Karpenter sets it on every node", "label %s is restricted", k)
+			}
+			continue
+		}
+		if dom := restrictedDomain(k); dom != "" {
+			if legacy {
+				if k == "karpenter.sh/provisioner-name" {
+					c.warn(d, p, "label karpenter.sh/provisioner-name is in the karpenter.sh domain, which Karpenter reserves: it labels every node karpenter.sh/nodepool=<name> itself (the v1 successor of karpenter.sh/provisioner-name): dropped")
+				} else {
+					c.warn(d, p, "label %s is in the %s domain, which Karpenter reserves for its own labels: dropped", k, dom)
+				}
+			} else {
+				c.fail(d, p, "remove it or use a domain of your own (karpenter.sh/nodepool is set on every node automatically)", "label %s is in the %s domain, which Karpenter reserves", k, dom)
+			}
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func (c *compiler) annotations(d *manifest.Document, path string, in map[string]string) (map[string]string, bool) {
+	out := map[string]string{}
+	dnd := false
+	for _, k := range sortedKeys(in) {
+		v := in[k]
+		p := fmt.Sprintf("%s[%q]", path, k)
+		switch k {
+		case "karpenter.sh/do-not-consolidate", "karpenter.sh/do-not-evict":
+			c.warn(d, p, "annotation %s was removed in Karpenter v1 and is ignored: use karpenter.sh/do-not-disrupt: \"true\"", k)
+		case AnnotationDoNotDisrupt:
+			dnd = v == "true"
+		}
+		out[k] = v
+	}
+	return out, dnd
+}
+
+// requirements compiles requirements. Errors are errors in every version;
+// legacy only changes reserved keys from an error to a dropped warning.
+func (c *compiler) requirements(d *manifest.Document, path string, in []requirement, legacy bool) []Requirement {
+	var out []Requirement
+	for i, r := range in {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		key := r.Key
+		if n, ok := NormalizedLabels[key]; ok {
+			key = n
+		}
+		if key == LabelHostname || key == LabelNodePool {
+			c.fail(d, p+".key", "remove it: Karpenter picks hostnames and sets karpenter.sh/nodepool itself", "requirement key %s is restricted", key)
+			continue
+		}
+		if dom := restrictedDomain(key); dom != "" {
+			if legacy {
+				c.warn(d, p+".key", "requirement on %s, in the %s domain that Karpenter reserves: dropped", key, dom)
+			} else {
+				c.fail(d, p+".key", "use a well-known label or a domain of your own", "requirement key %s is in the %s domain, which Karpenter reserves", key, dom)
+			}
+			continue
+		}
+		op := r.Operator
+		vals := r.Values
+		switch op {
+		case "Gte", "Lte", "Gt", "Lt":
+			if len(vals) != 1 {
+				c.fail(d, p+".values", "give exactly one non-negative integer", "operator %s needs exactly one value, got %d", op, len(vals))
+				continue
+			}
+			n, err := strconv.ParseInt(vals[0], 10, 64)
+			if err != nil || n < 0 {
+				c.fail(d, p+".values[0]", "give a non-negative integer", "operator %s needs a non-negative integer, got %q", op, vals[0])
+				continue
+			}
+			switch op {
+			case "Gte":
+				op, vals = "Gt", []string{strconv.FormatInt(n-1, 10)}
+			case "Lte":
+				op, vals = "Lt", []string{strconv.FormatInt(n+1, 10)}
+			}
+		case "In", "NotIn", "Exists", "DoesNotExist":
+		default:
+			hint := "use In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte or Lte"
+			for _, good := range []string{"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"} {
+				if strings.EqualFold(good, op) {
+					hint = "write operator: " + good
+				}
+			}
+			c.fail(d, p+".operator", hint, "%q is not a requirement operator", r.Operator)
+			continue
+		}
+		cr, err := cluster.CompileRequirement(c.env.Syms, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOperator(op), Values: vals}, false)
+		if err != nil {
+			sub, msg, _ := strings.Cut(err.Error(), ": ")
+			c.fail(d, p+"."+sub, "", "%s", msg)
+			continue
+		}
+		req := Requirement{Requirement: cr}
+		if r.MinValues != nil {
+			mv := *r.MinValues
+			switch {
+			case mv < 1 || mv > 50:
+				c.fail(d, p+".minValues", "give 1 to 50", "minValues %d is out of range", mv)
+				continue
+			case op == "In" && len(vals) < mv:
+				c.fail(d, p+".minValues", "list at least minValues values", "minValues %d is more than the %d values given", mv, len(vals))
+				continue
+			}
+			req.MinValues = int32(mv)
+		}
+		if key == LabelCapacityType && (op == "In" || op == "NotIn") {
+			for j, v := range vals {
+				switch v {
+				case "spot", "on-demand", "reserved":
+				default:
+					hint := "use spot, on-demand or reserved"
+					if v == "SPOT" || v == "ON_DEMAND" {
+						hint = "the EKS spellings SPOT and ON_DEMAND are not Karpenter values: write spot or on-demand"
+					}
+					c.fail(d, fmt.Sprintf("%s.values[%d]", p, j), hint, "%q is not a capacity type", v)
+				}
+			}
+		}
+		if op == "In" {
+			c.checkKnownValues(d, p, key, vals)
+		}
+		out = append(out, req)
+	}
+	return out
+}
+
+// checkKnownValues warns about instance types and zones that cannot exist.
+func (c *compiler) checkKnownValues(d *manifest.Document, path, key string, vals []string) {
+	switch key {
+	case LabelInstanceType:
+		if c.env.Catalog == nil {
+			return
+		}
+		for j, v := range vals {
+			if _, ok := c.env.Catalog.Lookup(v); !ok {
+				c.warn(d, fmt.Sprintf("%s.values[%d]", path, j), "instance type %q is not in the EC2 catalogue: no node can have it", v)
+			}
+		}
+	case LabelZone:
+		if len(c.env.Zones) == 0 {
+			return
+		}
+		for j, v := range vals {
+			found := false
+			for _, z := range c.env.Zones {
+				found = found || z == v
+			}
+			if !found {
+				c.warn(d, fmt.Sprintf("%s.values[%d]", path, j), "zone %q is not one of the scenario's zones (%s): no node can be there", v, strings.Join(c.env.Zones, ", "))
+			}
+		}
+	}
+}
+
+func (c *compiler) limits(d *manifest.Document, path string, in map[string]resource.Quantity) Limits {
+	out := Limits{Nodes: -1}
+	for _, k := range sortedKeys(in) {
+		q := in[k]
+		p := fmt.Sprintf("%s[%q]", path, k)
+		if q.Sign() < 0 {
+			c.fail(d, p, "", "limit %s must not be negative", q.String())
+			continue
+		}
+		switch k {
+		case "nodes":
+			out.Nodes = q.Value()
+			continue
+		case "cpu":
+			out.Max[cluster.CPU], out.Has[cluster.CPU] = q.MilliValue(), true
+			continue
+		}
+		if !strings.Contains(k, "/") && k != "memory" && k != "ephemeral-storage" && k != "pods" && !strings.HasPrefix(k, "hugepages-") {
+			c.fail(d, p, "use cpu, memory, ephemeral-storage, pods, nodes or a resource with a domain such as nvidia.com/gpu", "unknown resource %q", k)
+			continue
+		}
+		slot, err := c.env.Resources.Index(corev1.ResourceName(k))
+		if err != nil {
+			c.fail(d, p, "", "%v", err)
+			continue
+		}
+		out.Max[slot], out.Has[slot] = q.Value(), true
+	}
+	return out
+}
+
+// budgets compiles v1 budgets (v1beta1 ones have no reasons).
+func (c *compiler) budgets(d *manifest.Document, path string, in []budgetV1) []Budget {
+	if in == nil {
+		return []Budget{{Nodes: cluster.IntOrPercent{Value: 10, Percent: true}, Text: "{nodes: 10%}"}}
+	}
+	var out []Budget
+	for i, b := range in {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		nb := Budget{Text: budgetText(b)}
+		n, ok := parseBudgetNodes(b.Nodes)
+		if !ok {
+			c.fail(d, p+".nodes", `write a count such as "1" or a percentage such as "10%"`, "%q is not a node count or percentage", b.Nodes)
+			continue
+		}
+		nb.Nodes = n
+		for j, r := range b.Reasons {
+			switch r {
+			case "Empty":
+				nb.Reasons = append(nb.Reasons, ReasonEmpty)
+			case "Underutilized":
+				nb.Reasons = append(nb.Reasons, ReasonUnderutilized)
+			case "Drifted":
+				nb.Reasons = append(nb.Reasons, ReasonDrifted)
+			default:
+				c.fail(d, fmt.Sprintf("%s.reasons[%d]", p, j), "use Empty, Underutilized or Drifted", "%q is not a disruption reason", r)
+			}
+		}
+		if (b.Schedule == nil) != (b.Duration == nil) {
+			c.fail(d, p, "give both schedule and duration, or neither", "'schedule' must be set with 'duration'")
+			continue
+		}
+		if b.Schedule != nil {
+			s, err := ParseSchedule(*b.Schedule)
+			if err != nil {
+				c.fail(d, p+".schedule", `write a cron expression such as "0 9 * * mon-fri" (UTC)`, "%v", err)
+				continue
+			}
+			nb.Schedule = s
+			dur, err := time.ParseDuration(*b.Duration)
+			if err != nil || !budgetDuration(*b.Duration) || dur <= 0 {
+				c.fail(d, p+".duration", "write whole hours and minutes such as 8h or 1h30m", "%q is not a budget duration", *b.Duration)
+				continue
+			}
+			nb.Duration = dur
+		}
+		out = append(out, nb)
+	}
+	return out
+}
+
+func budgetText(b budgetV1) string {
+	parts := []string{"nodes: " + b.Nodes}
+	if len(b.Reasons) > 0 {
+		parts = append(parts, "reasons: ["+strings.Join(b.Reasons, ", ")+"]")
+	}
+	if b.Schedule != nil {
+		parts = append(parts, "schedule: "+*b.Schedule)
+	}
+	if b.Duration != nil {
+		parts = append(parts, "duration: "+*b.Duration)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// budgetDuration matches Karpenter's budget duration pattern: hours and
+// minutes only (a trailing 0s is allowed).
+func budgetDuration(s string) bool {
+	s = strings.TrimSuffix(s, "0s")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if !(ch >= '0' && ch <= '9') && ch != 'h' && ch != 'm' {
+			return false
+		}
+	}
+	return karpenterDuration(s)
+}
+
+func parseBudgetNodes(s string) (cluster.IntOrPercent, bool) {
+	if v, ok := strings.CutSuffix(s, "%"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 100 || len(v) > 3 {
+			return cluster.IntOrPercent{}, false
+		}
+		return cluster.IntOrPercent{Value: int32(n), Percent: true}, true
+	}
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil || n < 0 {
+		return cluster.IntOrPercent{}, false
+	}
+	return cluster.IntOrPercent{Value: int32(n)}, true
+}
+
+func (c *compiler) weight(d *manifest.Document, path string, w *int32) int32 {
+	if w == nil {
+		return 0
+	}
+	if *w < 1 || *w > MaxWeight {
+		c.fail(d, path, "give a weight from 1 to 100 (higher is tried first)", "weight %d is out of range", *w)
+		return 0
+	}
+	return *w
+}
+
+// finish fills the derived fields and registers the draft.
+func (c *compiler) finish(dr *draft, labels, annotations map[string]string) {
+	p := &dr.pool
+	for _, k := range sortedKeys(labels) {
+		c.env.Syms.Intern(k)
+		c.env.Syms.Intern(labels[k])
+	}
+	p.Labels = cluster.CompileLabels(c.env.Syms, labels)
+	p.Annotations = annotations
+	h := fnv.New64a()
+	for _, k := range sortedKeys(labels) {
+		fmt.Fprintf(h, "l:%s=%s;", k, labels[k])
+	}
+	for _, k := range sortedKeys(annotations) {
+		fmt.Fprintf(h, "a:%s=%s;", k, annotations[k])
+	}
+	taintKeys := func(tag string, ts []cluster.Taint) {
+		var s []string
+		for _, t := range ts {
+			s = append(s, fmt.Sprintf("%s=%s:%s", c.env.Syms.Name(t.Key), c.env.Syms.Name(t.Value), t.Effect))
+		}
+		sort.Strings(s)
+		fmt.Fprintf(h, "%s:%s;", tag, strings.Join(s, ","))
+	}
+	taintKeys("t", p.Taints)
+	taintKeys("st", p.StartupTaints)
+	fmt.Fprintf(h, "e:%d;g:%d;r:%s/%s/%s", p.ExpireAfter, p.TerminationGracePeriod, p.NodeClassRef.Group, p.NodeClassRef.Kind, p.NodeClassRef.Name)
+	p.TemplateHash = h.Sum64()
+	if prev, ok := c.poolDocs[p.Name]; ok {
+		c.fail(dr.d, "metadata.name", "rename one of them", "a second NodePool named %q (the first is at %s:%d; a Provisioner becomes a NodePool of the same name)", p.Name, prev.File, prev.Line)
+		return
+	}
+	c.poolDocs[p.Name] = dr.d
+	c.pools = append(c.pools, dr)
+}
+
+// resolve attaches node classes to pools.
+func (c *compiler) resolve() {
+	for _, dr := range c.pools {
+		p := &dr.pool
+		key := p.NodeClassRef.Kind + "/" + p.NodeClassRef.Name
+		nc, ok := c.classes[key]
+		if !ok && p.NodeClassRef.Kind == KindAWSNodeTemplate {
+			nc, ok = c.classes[KindEC2NodeClass+"/"+p.NodeClassRef.Name]
+		}
+		if ok {
+			p.NodeClass = *nc
+		} else {
+			p.NodeClass = NodeClass{Name: p.NodeClassRef.Name, Kind: p.NodeClassRef.Kind}
+			if !dr.quietRef {
+				c.warn(dr.d, dr.refPath, "no %s named %q among the manifests: nodes get the default settings (in a cluster the NodePool would stay NotReady and launch nothing until it exists)", p.NodeClassRef.Kind, p.NodeClassRef.Name)
+			}
+		}
+		if dr.kubelet != nil {
+			p.NodeClass.Kubelet, p.NodeClass.HasKubelet = *dr.kubelet, true
+			p.NodeClass.Hash ^= hashJSON(*dr.kubelet)
+		}
+	}
+}
+
+func hashJSON(v any) uint64 {
+	b, _ := json.Marshal(v)
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// secondsText renders a count of seconds as a Karpenter duration.
+func secondsText(s int64) string {
+	if s%3600 == 0 && s > 0 {
+		return fmt.Sprintf("%dh", s/3600)
+	}
+	if s%60 == 0 && s > 0 {
+		return fmt.Sprintf("%dm", s/60)
+	}
+	return fmt.Sprintf("%ds", s)
+}
+
+func secondsDuration(s int64) time.Duration {
+	if s > math.MaxInt64/int64(time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(s) * time.Second
+}

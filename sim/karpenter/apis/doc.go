@@ -1,0 +1,62 @@
+// Package apis reads Karpenter's objects as users write them and compiles
+// them into karpenter.sh/v1 NodePools for package karpenter.
+//
+// Supported documents: karpenter.sh/v1 NodePool and karpenter.k8s.aws/v1
+// EC2NodeClass (KC and KA v1.14); the legacy karpenter.sh/v1beta1 NodePool
+// and karpenter.k8s.aws/v1beta1 EC2NodeClass (v0.37), karpenter.sh/v1alpha5
+// Provisioner and karpenter.k8s.aws/v1alpha1 AWSNodeTemplate (v0.31). The
+// decoding structs mirror the upstream types field for field, so the
+// strict decoder of sim/manifest reports unknown fields with their line
+// and a did-you-mean. Network, AMI, IAM and user-data fields are accepted
+// and ignored; unexpanded ${...} placeholders are fine.
+//
+// karpenter.sh/v1 documents are validated as the API server would: an
+// obsolete or invalid field is an error at its line with the v1 form as
+// the hint (consolidation: {enabled}, drift: {enabled}, expireAfter under
+// disruption, kubelet in the NodePool, v1alpha5 fields, WhenUnderutilized,
+// the EKS effect spellings NO_SCHEDULE/PREFER_NO_SCHEDULE/NO_EXECUTE,
+// labels in the reserved karpenter.sh and karpenter.k8s.aws domains, bad
+// durations, budgets, cron schedules, operators and capacity types).
+//
+// Legacy documents are converted with one warning per change, following
+// the upstream migration guides:
+//
+//   - A Provisioner under any apiVersion is read as the v1alpha5
+//     Provisioner it resembles (there is no v1beta1 or v1 Provisioner);
+//     NodePool fields written at its spec level (consolidationPolicy,
+//     consolidateAfter, expireAfter, disruption, nodeClassRef, kubelet) are
+//     read with a warning each, so the seed thread's mixed manifest loads.
+//   - ttlSecondsAfterEmpty: N becomes WhenEmpty with consolidateAfter N s
+//     (next to a consolidationPolicy: that policy with consolidateAfter N
+//     s); consolidation.enabled: true becomes WhenEmptyOrUnderutilized;
+//     neither becomes consolidateAfter: Never (v1alpha5 removed neither
+//     empty nor underutilized nodes). Both at once is an error, as it was.
+//   - ttlSecondsUntilExpired becomes expireAfter; without it, Never (v1
+//     would default to 720h).
+//   - providerRef becomes nodeClassRef; an inline provider is ignored;
+//     kubeletConfiguration (and a v1beta1 template's kubelet) applies to the
+//     pool's nodes as the node class's kubelet would in v1.
+//   - The v1alpha5 AWS webhook's defaults are written out: kubernetes.io/os
+//     In [linux], kubernetes.io/arch In [amd64], karpenter.sh/capacity-type
+//     In [on-demand], and, without an instance-type, family, category or
+//     generation requirement, instance-category In [c, m, r] and
+//     instance-generation Gt 2.
+//   - EKS effect spellings become Kubernetes ones; labels in reserved
+//     domains (karpenter.sh/provisioner-name) are dropped;
+//     drift: {enabled: ...} becomes the budget {nodes: "0", reasons:
+//     [Drifted]}.
+//   - v1beta1: WhenUnderutilized becomes WhenEmptyOrUnderutilized,
+//     disruption.expireAfter moves to the template, nodeClassRef.apiVersion
+//     becomes group.
+//
+// A taint karpenter.sh/do-not-consolidate gets a warning wherever it
+// appears (Karpenter does not read it); [NodeTaintWarning] gives the text
+// for nodes Karpenter did not launch. Annotations karpenter.sh/do-not-evict
+// and do-not-consolidate are reported as removed in v1.
+//
+// Defaults (KC pkg/apis/v1): expireAfter 720h, consolidationPolicy
+// WhenEmptyOrUnderutilized, consolidateAfter 0s, budgets [{nodes: 10%}],
+// weight 0, no terminationGracePeriod. Controller settings ([Settings],
+// compiled from [SettingsSpec] as spec.karpenter of the Scenario) have
+// their defaults and sources in settings.go.
+package apis

@@ -1,0 +1,295 @@
+package apis
+
+import (
+	"fmt"
+
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+// obsolete is a field a karpenter.sh/v1 NodePool must not have, with why
+// and what to write instead.
+type obsolete struct {
+	path []string
+	msg  string
+	hint func(d *manifest.Document) string
+}
+
+func fixed(s string) func(*manifest.Document) string {
+	return func(*manifest.Document) string { return s }
+}
+
+var obsoleteV1 = []obsolete{
+	{[]string{"spec", "disruption", "consolidation"},
+		"consolidation is not a karpenter.sh/v1 field (consolidation: {enabled: ...} belonged to the v1alpha5 Provisioner)",
+		func(d *manifest.Document) string {
+			if scalar(lookup(d.Node, "spec", "disruption", "consolidation", "enabled")) == "false" {
+				return "to turn consolidation off write spec.disruption.consolidateAfter: Never"
+			}
+			return "consolidation is on by default in v1 (consolidationPolicy: WhenEmptyOrUnderutilized): remove the field"
+		}},
+	{[]string{"spec", "disruption", "drift"},
+		"drift cannot be turned off in karpenter.sh/v1, and drift: {enabled: ...} never was a NodePool or Provisioner field",
+		fixed(`to block drift add a budget: spec.disruption.budgets: [{nodes: "0", reasons: [Drifted]}]`)},
+	{[]string{"spec", "disruption", "expireAfter"},
+		"expireAfter moved from spec.disruption to spec.template.spec.expireAfter in karpenter.sh/v1",
+		fixed("move it to spec.template.spec.expireAfter")},
+	{[]string{"spec", "template", "spec", "kubelet"},
+		"kubelet moved from the NodePool to the EC2NodeClass in karpenter.sh/v1",
+		fixed("move it to the EC2NodeClass's spec.kubelet")},
+	{[]string{"spec", "template", "spec", "resources"},
+		"resources is not a NodePool field in karpenter.sh/v1",
+		fixed("remove it; NodeClaims get their requests from the pods scheduled to them")},
+	{[]string{"spec", "ttlSecondsAfterEmpty"},
+		"ttlSecondsAfterEmpty is a v1alpha5 Provisioner field",
+		func(d *manifest.Document) string {
+			return fmt.Sprintf("write spec.disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: %ss}", orDefault(scalar(lookup(d.Node, "spec", "ttlSecondsAfterEmpty")), "30"))
+		}},
+	{[]string{"spec", "ttlSecondsUntilExpired"},
+		"ttlSecondsUntilExpired is a v1alpha5 Provisioner field",
+		fixed("write spec.template.spec.expireAfter, e.g. 720h")},
+	{[]string{"spec", "consolidation"},
+		"consolidation is a v1alpha5 Provisioner field",
+		fixed("write spec.disruption.consolidationPolicy: WhenEmptyOrUnderutilized (or consolidateAfter: Never to turn it off)")},
+	{[]string{"spec", "consolidationPolicy"},
+		"consolidationPolicy belongs under spec.disruption",
+		fixed("move it to spec.disruption.consolidationPolicy")},
+	{[]string{"spec", "consolidateAfter"},
+		"consolidateAfter belongs under spec.disruption",
+		fixed("move it to spec.disruption.consolidateAfter")},
+	{[]string{"spec", "requirements"},
+		"requirements belong under spec.template.spec in a NodePool",
+		fixed("move them to spec.template.spec.requirements")},
+	{[]string{"spec", "taints"},
+		"taints belong under spec.template.spec in a NodePool",
+		fixed("move them to spec.template.spec.taints")},
+	{[]string{"spec", "labels"},
+		"labels belong under spec.template.metadata in a NodePool",
+		fixed("move them to spec.template.metadata.labels")},
+	{[]string{"spec", "providerRef"},
+		"providerRef is a v1alpha5 Provisioner field",
+		fixed("write spec.template.spec.nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}")},
+	{[]string{"spec", "template", "spec", "nodeClassRef", "apiVersion"},
+		"nodeClassRef.apiVersion is v1beta1; karpenter.sh/v1 names the group",
+		fixed("write group: karpenter.k8s.aws (with kind and name)")},
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func joinPath(keys []string) string {
+	p := ""
+	for i, k := range keys {
+		if i > 0 {
+			p += "."
+		}
+		p += k
+	}
+	return p
+}
+
+func (c *compiler) nodePool(d *manifest.Document) {
+	switch d.APIVersion {
+	case APIVersionV1:
+		c.nodePoolV1(d)
+	case APIVersionV1beta1:
+		c.nodePoolV1beta1(d)
+	case APIVersionV1alpha5:
+		c.fail(d, "kind", "write apiVersion: karpenter.sh/v1 (or kind: Provisioner for a v1alpha5 object)", "karpenter.sh/v1alpha5 has no NodePool (it had Provisioner)")
+	default:
+		c.fail(d, "apiVersion", "use apiVersion: karpenter.sh/v1", "NodePool is served as karpenter.sh/v1 (formerly karpenter.sh/v1beta1), not %q", d.APIVersion)
+	}
+}
+
+func (c *compiler) nodePoolV1(d *manifest.Document) {
+	// Obsolete fields first, each with its own message; then decode a copy
+	// without them so the decoder reports only what is left.
+	work := d
+	for _, o := range obsoleteV1 {
+		if lookup(d.Node, o.path...) == nil {
+			continue
+		}
+		c.fail(d, joinPath(o.path), o.hint(d), "%s", o.msg)
+		if work == d {
+			work = cloneDoc(d)
+		}
+		removeKey(lookup(work.Node, o.path[:len(o.path)-1]...), o.path[len(o.path)-1])
+	}
+	var obj nodePoolV1
+	if err := work.Decode(&obj); err != nil {
+		c.failErr(err)
+		return
+	}
+	if obj.Metadata.Name == "" {
+		c.fail(d, "metadata.name", "name the NodePool", "missing metadata.name")
+		return
+	}
+	s := &obj.Spec
+	if s.Replicas != nil {
+		c.fail(d, "spec.replicas", "remove replicas to let Karpenter scale the pool", "static NodePools (spec.replicas, alpha) are not modelled")
+		return
+	}
+	dr := &draft{d: d, refPath: "spec.template.spec.nodeClassRef"}
+	p := &dr.pool
+	p.Name, p.File, p.Line, p.Source = obj.Metadata.Name, d.File, d.Line, "karpenter.sh/v1 NodePool"
+	p.Weight = c.weight(d, "spec.weight", s.Weight)
+	t := &s.Template.Spec
+	labels := c.labels(d, "spec.template.metadata.labels", s.Template.Metadata.Labels, false)
+	annotations, dnd := c.annotations(d, "spec.template.metadata.annotations", s.Template.Metadata.Annotations)
+	p.DoNotDisrupt = dnd
+	p.Taints = c.taints(d, "spec.template.spec.taints", t.Taints, false)
+	p.StartupTaints = c.taints(d, "spec.template.spec.startupTaints", t.StartupTaints, false)
+	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, false)
+	p.Limits = c.limits(d, "spec.limits", s.Limits)
+	if t.NodeClassRef == nil {
+		c.fail(d, "spec.template.spec.nodeClassRef", "add spec.template.spec.nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}", "nodeClassRef is required")
+		return
+	}
+	ref := *t.NodeClassRef
+	if ref.Group == "" && lookup(d.Node, "spec", "template", "spec", "nodeClassRef", "apiVersion") != nil {
+		ref.Group = GroupAWS // the obsolete apiVersion was reported above
+	}
+	if ref.Group != GroupAWS || ref.Kind != KindEC2NodeClass || ref.Name == "" {
+		c.fail(d, "spec.template.spec.nodeClassRef", "write {group: karpenter.k8s.aws, kind: EC2NodeClass, name: <an EC2NodeClass>}", "nodeClassRef {group: %q, kind: %q, name: %q} does not name an EC2NodeClass", ref.Group, ref.Kind, ref.Name)
+		return
+	}
+	p.NodeClassRef = NodeClassRef{Group: ref.Group, Kind: ref.Kind, Name: ref.Name}
+	p.ExpireAfter = DefaultExpireAfter
+	if t.ExpireAfter != nil {
+		v, never, ok := c.durationOrNever(d, "spec.template.spec.expireAfter", *t.ExpireAfter, true)
+		if ok {
+			p.ExpireAfter = v
+			if never {
+				p.ExpireAfter = 0
+			}
+		}
+	}
+	if t.TerminationGracePeriod != nil {
+		if v, _, ok := c.durationOrNever(d, "spec.template.spec.terminationGracePeriod", *t.TerminationGracePeriod, false); ok {
+			p.TerminationGracePeriod = v
+		}
+	}
+	dis := s.Disruption
+	if dis == nil {
+		dis = &disruptionV1{}
+	}
+	switch dis.ConsolidationPolicy {
+	case "", "WhenEmptyOrUnderutilized":
+		p.Disruption.Policy = WhenEmptyOrUnderutilized
+	case "WhenEmpty":
+		p.Disruption.Policy = WhenEmpty
+	case "Balanced":
+		p.Disruption.Policy = WhenEmptyOrUnderutilized
+		c.warn(d, "spec.disruption.consolidationPolicy", "Balanced is simulated as WhenEmptyOrUnderutilized: its savings-versus-disruption scoring is not modelled")
+	case "WhenUnderutilized":
+		c.fail(d, "spec.disruption.consolidationPolicy", "in karpenter.sh/v1 use WhenEmptyOrUnderutilized", `"WhenUnderutilized" is v1beta1`)
+	default:
+		c.fail(d, "spec.disruption.consolidationPolicy", "use WhenEmpty or WhenEmptyOrUnderutilized", "unknown consolidation policy %q", dis.ConsolidationPolicy)
+	}
+	if dis.ConsolidateAfter != nil {
+		if v, never, ok := c.durationOrNever(d, "spec.disruption.consolidateAfter", *dis.ConsolidateAfter, true); ok {
+			p.Disruption.ConsolidateAfter, p.Disruption.ConsolidateNever = v, never
+		}
+	}
+	p.Disruption.Budgets = c.budgets(d, "spec.disruption.budgets", dis.Budgets)
+	c.finish(dr, labels, annotations)
+}
+
+func (c *compiler) nodePoolV1beta1(d *manifest.Document) {
+	var obj nodePoolV1beta1
+	if err := d.Decode(&obj); err != nil {
+		c.failErr(err)
+		return
+	}
+	if obj.Metadata.Name == "" {
+		c.fail(d, "metadata.name", "name the NodePool", "missing metadata.name")
+		return
+	}
+	c.warn(d, "apiVersion", "karpenter.sh/v1beta1 NodePool was replaced by karpenter.sh/v1 (v1beta1 is not served since Karpenter v1.1): converted to karpenter.sh/v1, each change listed below")
+	s := &obj.Spec
+	dr := &draft{d: d, refPath: "spec.template.spec.nodeClassRef"}
+	p := &dr.pool
+	p.Name, p.File, p.Line, p.Source = obj.Metadata.Name, d.File, d.Line, "karpenter.sh/v1beta1 NodePool"
+	p.Weight = c.weight(d, "spec.weight", s.Weight)
+	t := &s.Template.Spec
+	labels := c.labels(d, "spec.template.metadata.labels", s.Template.Metadata.Labels, true)
+	annotations, dnd := c.annotations(d, "spec.template.metadata.annotations", s.Template.Metadata.Annotations)
+	p.DoNotDisrupt = dnd
+	p.Taints = c.taints(d, "spec.template.spec.taints", t.Taints, true)
+	p.StartupTaints = c.taints(d, "spec.template.spec.startupTaints", t.StartupTaints, true)
+	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, true)
+	p.Limits = c.limits(d, "spec.limits", s.Limits)
+	if len(t.Resources) > 0 {
+		c.warn(d, "spec.template.spec.resources", "resources is not a NodePool field in karpenter.sh/v1: ignored")
+	}
+	if t.Kubelet != nil {
+		k := c.kubelet(d, "spec.template.spec.kubelet", t.Kubelet)
+		dr.kubelet, dr.kubeletPath = &k, "spec.template.spec.kubelet"
+		c.warn(d, "spec.template.spec.kubelet", "kubelet moved to the EC2NodeClass (spec.kubelet) in karpenter.sh/v1: applied to this NodePool's nodes")
+	}
+	ref := t.NodeClassRef
+	switch {
+	case ref == nil:
+		c.warn(d, "spec.template.spec", "no nodeClassRef: read as {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}")
+		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: KindEC2NodeClass, Name: "default"}
+	default:
+		kind := ref.Kind
+		if kind == "" {
+			kind = KindEC2NodeClass
+		}
+		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: kind, Name: ref.Name}
+		if ref.APIVersion != "" {
+			c.warn(d, "spec.template.spec.nodeClassRef.apiVersion", "nodeClassRef.apiVersion is v1beta1: read as group: karpenter.k8s.aws")
+		}
+	}
+	dis := s.Disruption
+	if dis == nil {
+		dis = &disruptionV1beta1{}
+	}
+	p.ExpireAfter = DefaultExpireAfter
+	if dis.ExpireAfter != nil {
+		if v, never, ok := c.durationOrNever(d, "spec.disruption.expireAfter", *dis.ExpireAfter, true); ok {
+			p.ExpireAfter = v
+			if never {
+				p.ExpireAfter = 0
+			}
+			c.warn(d, "spec.disruption.expireAfter", "expireAfter moved to spec.template.spec.expireAfter in karpenter.sh/v1: read there")
+		}
+	}
+	switch dis.ConsolidationPolicy {
+	case "", "WhenUnderutilized":
+		p.Disruption.Policy = WhenEmptyOrUnderutilized
+		if dis.ConsolidationPolicy != "" {
+			c.warn(d, "spec.disruption.consolidationPolicy", `"WhenUnderutilized" is v1beta1: read as WhenEmptyOrUnderutilized`)
+		}
+		if dis.ConsolidateAfter != nil {
+			c.warn(d, "spec.disruption.consolidateAfter", "v1beta1 allowed consolidateAfter only with consolidationPolicy: WhenEmpty (the API server rejected it here): read as v1 reads it, the wait before underutilized nodes are consolidated")
+		}
+	case "WhenEmpty":
+		p.Disruption.Policy = WhenEmpty
+		if dis.ConsolidateAfter == nil {
+			c.warn(d, "spec.disruption", "v1beta1 required consolidateAfter with consolidationPolicy: WhenEmpty: read as consolidateAfter: 0s")
+		}
+	case "WhenEmptyOrUnderutilized":
+		c.warn(d, "spec.disruption.consolidationPolicy", "WhenEmptyOrUnderutilized is the v1 spelling (v1beta1 wrote WhenUnderutilized): read as is")
+	default:
+		c.fail(d, "spec.disruption.consolidationPolicy", "use WhenEmpty or WhenUnderutilized (v1: WhenEmptyOrUnderutilized)", "unknown consolidation policy %q", dis.ConsolidationPolicy)
+	}
+	if dis.ConsolidateAfter != nil {
+		if v, never, ok := c.durationOrNever(d, "spec.disruption.consolidateAfter", *dis.ConsolidateAfter, true); ok {
+			p.Disruption.ConsolidateAfter, p.Disruption.ConsolidateNever = v, never
+		}
+	}
+	var budgets []budgetV1
+	if dis.Budgets != nil {
+		budgets = []budgetV1{}
+		for _, b := range dis.Budgets {
+			budgets = append(budgets, budgetV1{Nodes: b.Nodes, Schedule: b.Schedule, Duration: b.Duration})
+		}
+	}
+	p.Disruption.Budgets = c.budgets(d, "spec.disruption.budgets", budgets)
+	c.finish(dr, labels, annotations)
+}

@@ -1,0 +1,272 @@
+package apis
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+// Defaults of the Karpenter controller's settings. Sources: KC
+// pkg/operator/options/options.go (BATCH_IDLE_DURATION,
+// BATCH_MAX_DURATION, FEATURE_GATES, PREFERENCE_POLICY, MIN_VALUES_POLICY),
+// KC pkg/controllers/nodeclaim/lifecycle (launch and registration
+// timeouts), KC pkg/controllers/disruption (polling period, command
+// validation delay, queue retry), KA pkg/cache (unavailable offerings TTL),
+// KA pkg/operator/options (INTERRUPTION_QUEUE, VM_MEMORY_OVERHEAD_PERCENT),
+// KC pkg/controllers/provisioning (pod requeue), KA pkg/controllers/pricing
+// (price refresh). MODEL.md "Karpenter (v1 API)" lists them too.
+const (
+	DefaultBatchIdleDuration       = time.Second
+	DefaultBatchMaxDuration        = 10 * time.Second
+	DefaultLaunchTimeout           = 5 * time.Minute
+	DefaultRegistrationTimeout     = 15 * time.Minute
+	DefaultDisruptionPollInterval  = 10 * time.Second
+	DefaultCommandValidationDelay  = 15 * time.Second
+	DefaultReplacementTimeout      = 10 * time.Minute // disruption queue minRetryDuration
+	DefaultUnavailableOfferingsTTL = 3 * time.Minute
+	DefaultPodRequeueInterval      = 10 * time.Second
+	DefaultDrainPollInterval       = time.Second // first retry of a refused eviction (backs off to 10s)
+	DefaultPriceRefreshInterval    = 12 * time.Hour
+	DefaultVMMemoryOverheadPercent = 0.075
+	// DefaultConsolidationStateTTL: with no cluster change, consolidation
+	// is re-evaluated at least this often (KC state.Cluster.ConsolidationState).
+	DefaultConsolidationStateTTL = 5 * time.Minute
+	// DefaultMaxInstanceTypes is how many instance types a NodeClaim keeps
+	// after scheduling (KC scheduling.MaxInstanceTypes); the launch keeps
+	// the cheapest DefaultMaxLaunchInstanceTypes (KA instance.maxInstanceTypes).
+	DefaultMaxInstanceTypes       = 600
+	DefaultMaxLaunchInstanceTypes = 60
+	// DefaultMultiNodeCandidates caps multi-node consolidation's batch.
+	DefaultMultiNodeCandidates = 100
+	// DefaultSpotToSpotMinTypes is MinInstanceTypesForSpotToSpotConsolidation.
+	DefaultSpotToSpotMinTypes = 15
+)
+
+// DefaultEpoch is the wall-clock time of simulated time 0, used only to
+// evaluate budget schedules (cron, UTC): Monday 2026-01-05 00:00 UTC, so
+// that weekday schedules read naturally from the start of a run.
+var DefaultEpoch = time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC)
+
+// PreferencePolicy is Karpenter's PREFERENCE_POLICY option.
+type PreferencePolicy uint8
+
+// Preference policies.
+const (
+	// PreferencesRespect treats preferences as required at first and
+	// relaxes them one at a time (the default).
+	PreferencesRespect PreferencePolicy = iota
+	// PreferencesIgnore ignores preferred affinities and ScheduleAnyway
+	// spread constraints.
+	PreferencesIgnore
+)
+
+// Settings are the compiled Karpenter controller settings.
+type Settings struct {
+	BatchIdleDuration time.Duration
+	BatchMaxDuration  time.Duration
+	// SpotToSpotConsolidation is the SpotToSpotConsolidation feature gate
+	// (off by default).
+	SpotToSpotConsolidation bool
+	// InterruptionQueue says whether an SQS interruption queue is
+	// configured (off by default): only then are spot interruption
+	// notices handled (cordon, drain, replace).
+	InterruptionQueue bool
+
+	LaunchTimeout           time.Duration
+	RegistrationTimeout     time.Duration
+	DisruptionPollInterval  time.Duration
+	CommandValidationDelay  time.Duration
+	ReplacementTimeout      time.Duration
+	UnavailableOfferingsTTL time.Duration
+	PodRequeueInterval      time.Duration
+	DrainPollInterval       time.Duration
+	PriceRefreshInterval    time.Duration
+	ConsolidationStateTTL   time.Duration
+
+	PreferencePolicy PreferencePolicy
+	// MinValuesBestEffort is MIN_VALUES_POLICY=BestEffort (default Strict).
+	MinValuesBestEffort bool
+
+	VMMemoryOverheadPercent float64
+	MaxInstanceTypes        int
+	MaxLaunchInstanceTypes  int
+	MultiNodeCandidates     int
+	SpotToSpotMinTypes      int
+
+	// Epoch is the wall time of simulated time 0 (budget schedules).
+	Epoch time.Time
+}
+
+// DefaultSettings returns Karpenter's defaults.
+func DefaultSettings() Settings {
+	return Settings{
+		BatchIdleDuration:       DefaultBatchIdleDuration,
+		BatchMaxDuration:        DefaultBatchMaxDuration,
+		LaunchTimeout:           DefaultLaunchTimeout,
+		RegistrationTimeout:     DefaultRegistrationTimeout,
+		DisruptionPollInterval:  DefaultDisruptionPollInterval,
+		CommandValidationDelay:  DefaultCommandValidationDelay,
+		ReplacementTimeout:      DefaultReplacementTimeout,
+		UnavailableOfferingsTTL: DefaultUnavailableOfferingsTTL,
+		PodRequeueInterval:      DefaultPodRequeueInterval,
+		DrainPollInterval:       DefaultDrainPollInterval,
+		PriceRefreshInterval:    DefaultPriceRefreshInterval,
+		ConsolidationStateTTL:   DefaultConsolidationStateTTL,
+		VMMemoryOverheadPercent: DefaultVMMemoryOverheadPercent,
+		MaxInstanceTypes:        DefaultMaxInstanceTypes,
+		MaxLaunchInstanceTypes:  DefaultMaxLaunchInstanceTypes,
+		MultiNodeCandidates:     DefaultMultiNodeCandidates,
+		SpotToSpotMinTypes:      DefaultSpotToSpotMinTypes,
+		Epoch:                   DefaultEpoch,
+	}
+}
+
+// SettingsSpec is the karpenter section of the Scenario document
+// (spec.karpenter) as users write it. Durations use Go syntax ("1s",
+// "10m"); every field is optional.
+type SettingsSpec struct {
+	// BatchIdleDuration closes a provisioning batch after this long without
+	// a new pending pod. Default 1s.
+	BatchIdleDuration string `json:"batchIdleDuration,omitempty"`
+	// BatchMaxDuration closes a batch this long after its first pod.
+	// Default 10s.
+	BatchMaxDuration string `json:"batchMaxDuration,omitempty"`
+	// FeatureGates are Karpenter's FEATURE_GATES.
+	FeatureGates *FeatureGatesSpec `json:"featureGates,omitempty"`
+	// InterruptionQueue: an SQS interruption queue is configured, so spot
+	// interruption notices are handled. Default false.
+	InterruptionQueue *bool `json:"interruptionQueue,omitempty"`
+	// LaunchTimeout and RegistrationTimeout bound a NodeClaim's launch and
+	// its node's registration. Defaults 5m and 15m.
+	LaunchTimeout       string `json:"launchTimeout,omitempty"`
+	RegistrationTimeout string `json:"registrationTimeout,omitempty"`
+	// DisruptionPollInterval is the disruption loop's period. Default 10s.
+	DisruptionPollInterval string `json:"disruptionPollInterval,omitempty"`
+	// CommandValidationDelay is how long a consolidation decision waits
+	// before it is re-validated. Default 15s.
+	CommandValidationDelay string `json:"commandValidationDelay,omitempty"`
+	// UnavailableOfferingsTTL is how long an offering that failed with
+	// insufficient capacity is skipped. Default 3m.
+	UnavailableOfferingsTTL string `json:"unavailableOfferingsTTL,omitempty"`
+	// PreferencePolicy is Respect (default) or Ignore.
+	PreferencePolicy string `json:"preferencePolicy,omitempty"`
+	// MinValuesPolicy is Strict (default) or BestEffort.
+	MinValuesPolicy string `json:"minValuesPolicy,omitempty"`
+	// VMMemoryOverheadPercent is the share of instance memory lost to the
+	// hypervisor. Default 0.075.
+	VMMemoryOverheadPercent *float64 `json:"vmMemoryOverheadPercent,omitempty"`
+	// StartTime is the wall-clock time (RFC 3339) of simulated time 0,
+	// used for budget schedules. Default 2026-01-05T00:00:00Z (a Monday).
+	StartTime string `json:"startTime,omitempty"`
+}
+
+// FeatureGatesSpec are Karpenter's feature gates that change behaviour
+// here.
+type FeatureGatesSpec struct {
+	// SpotToSpotConsolidation lets single-node consolidation replace a
+	// spot node with a cheaper spot node. Default false.
+	SpotToSpotConsolidation *bool `json:"spotToSpotConsolidation,omitempty"`
+}
+
+// Compile validates the settings; path is where the section sits in the
+// document (e.g. "spec.karpenter") so errors point at the right line. A
+// nil receiver gives the defaults.
+func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, error) {
+	out := DefaultSettings()
+	if s == nil {
+		return out, nil
+	}
+	var errs manifest.Errors
+	dur := func(field, text string, dst *time.Duration, allowZero bool) {
+		if text == "" {
+			return
+		}
+		v, err := parseGoDuration(text)
+		if err == nil && v == 0 && !allowZero {
+			err = fmt.Errorf("must be more than 0")
+		}
+		if err != nil {
+			errs = append(errs, d.Errorf(path+"."+field, "write a duration like 1s, 90s or 10m", "%v", err))
+			return
+		}
+		*dst = v
+	}
+	dur("batchIdleDuration", s.BatchIdleDuration, &out.BatchIdleDuration, false)
+	dur("batchMaxDuration", s.BatchMaxDuration, &out.BatchMaxDuration, false)
+	dur("launchTimeout", s.LaunchTimeout, &out.LaunchTimeout, false)
+	dur("registrationTimeout", s.RegistrationTimeout, &out.RegistrationTimeout, false)
+	dur("disruptionPollInterval", s.DisruptionPollInterval, &out.DisruptionPollInterval, false)
+	dur("commandValidationDelay", s.CommandValidationDelay, &out.CommandValidationDelay, true)
+	dur("unavailableOfferingsTTL", s.UnavailableOfferingsTTL, &out.UnavailableOfferingsTTL, true)
+	if s.BatchIdleDuration != "" && s.BatchMaxDuration != "" && out.BatchIdleDuration > out.BatchMaxDuration {
+		errs = append(errs, d.Errorf(path+".batchIdleDuration", "keep batchIdleDuration at most batchMaxDuration",
+			"%s is longer than batchMaxDuration %s", out.BatchIdleDuration, out.BatchMaxDuration))
+	}
+	if s.FeatureGates != nil && s.FeatureGates.SpotToSpotConsolidation != nil {
+		out.SpotToSpotConsolidation = *s.FeatureGates.SpotToSpotConsolidation
+	}
+	if s.InterruptionQueue != nil {
+		out.InterruptionQueue = *s.InterruptionQueue
+	}
+	switch s.PreferencePolicy {
+	case "", "Respect":
+	case "Ignore":
+		out.PreferencePolicy = PreferencesIgnore
+	default:
+		errs = append(errs, d.Errorf(path+".preferencePolicy", "use Respect or Ignore", "unknown preference policy %q", s.PreferencePolicy))
+	}
+	switch s.MinValuesPolicy {
+	case "", "Strict":
+	case "BestEffort":
+		out.MinValuesBestEffort = true
+	default:
+		errs = append(errs, d.Errorf(path+".minValuesPolicy", "use Strict or BestEffort", "unknown minValues policy %q", s.MinValuesPolicy))
+	}
+	if p := s.VMMemoryOverheadPercent; p != nil {
+		if *p < 0 || *p >= 1 {
+			errs = append(errs, d.Errorf(path+".vmMemoryOverheadPercent", "give a fraction such as 0.075 (7.5%)", "%v is not in [0, 1)", *p))
+		} else {
+			out.VMMemoryOverheadPercent = *p
+		}
+	}
+	if s.StartTime != "" {
+		t, err := time.Parse(time.RFC3339, s.StartTime)
+		if err != nil {
+			errs = append(errs, d.Errorf(path+".startTime", "write an RFC 3339 time such as 2026-01-05T00:00:00Z", "%q is not a time", s.StartTime))
+		} else {
+			out.Epoch = t.UTC()
+		}
+	}
+	if len(errs) > 0 {
+		return out, errs.Err()
+	}
+	return out, nil
+}
+
+// parseGoDuration reads Go duration syntax plus whole days ("7d").
+func parseGoDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i >= 0 {
+		n, err := strconv.ParseInt(s[:i], 10, 64)
+		if err != nil || n < 0 || n > 366 {
+			return 0, fmt.Errorf("%q is not a duration", s)
+		}
+		days = time.Duration(n) * 24 * time.Hour
+		s = s[i+1:]
+		if s == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration", s)
+	}
+	if d+days < 0 {
+		return 0, fmt.Errorf("%q is negative", s)
+	}
+	return d + days, nil
+}

@@ -1,0 +1,123 @@
+package karpenter
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// BenchmarkProvision is one provisioning solve of a batch of mixed pods
+// against a NodePool of 400 instance types: the shape of Karpenter's own
+// scheduling benchmark (KC scheduling_benchmark_test.go makeDiversePods:
+// plain pods, zone spread, hostname anti-affinity and zone self-affinity,
+// with its random cpu, memory and label values).
+func BenchmarkProvision(b *testing.B) {
+	for _, n := range []int{5000} {
+		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) { benchProvision(b, n) })
+	}
+}
+
+func benchProvision(b *testing.B, count int) {
+	h := newHarness(&testing.T{})
+	var names []string
+	for _, it := range h.cat.Types() {
+		if it.GPU == 0 && len(names) < 400 {
+			names = append(names, it.Name)
+		}
+	}
+	pools := h.pools(`apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [` + strings.Join(names, ", ") + `]}
+`)
+	k, err := New(h.eng, h.cl, h.cat, h.cloud, nopEvictor{}, "us-east-1", testZones, pools, apis.DefaultSettings())
+	if err != nil {
+		b.Fatal(err)
+	}
+	pods := diversePods(h, count)
+	b.ResetTimer()
+	var nodes int
+	for i := 0; i < b.N; i++ {
+		s := k.newSolver(pods, solveOpts{})
+		s.solve(pods)
+		if len(s.failed) > 0 {
+			b.Fatalf("%d pods failed", len(s.failed))
+		}
+		nodes = len(s.claims)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(count)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+	b.ReportMetric(float64(nodes), "nodes")
+}
+
+type nopEvictor struct{}
+
+func (nopEvictor) Evict(cluster.PodID, cluster.DeleteCause) bool { return true }
+func (nopEvictor) Blocked(cluster.PodID) bool                    { return false }
+
+// diversePods creates count pending pods, a quarter of each kind.
+func diversePods(h *harness, count int) []cluster.PodID {
+	rng := rand.New(rand.NewPCG(42, 42))
+	values := []string{"a", "b", "c", "d", "e", "f", "g"}
+	cpus := []string{"100m", "250m", "500m", "1", "1500m"}
+	mems := []string{"100Mi", "256Mi", "512Mi", "1Gi", "2Gi", "4Gi"}
+	specs := map[string]*cluster.PodSpec{}
+	var pods []cluster.PodID
+	for i := 0; i < count; i++ {
+		kind := i * 4 / count
+		cpu, mem := cpus[rng.IntN(len(cpus))], mems[rng.IntN(len(mems))]
+		labels := map[string]string{"my-label": values[rng.IntN(len(values))]}
+		var sel string
+		switch kind {
+		case 1:
+			sel = values[rng.IntN(len(values))]
+		case 2:
+			labels = map[string]string{"app": "nginx"}
+		case 3:
+			labels = map[string]string{"my-affinity": values[rng.IntN(len(values))]}
+		}
+		key := fmt.Sprint(kind, cpu, mem, labels, sel)
+		spec, ok := specs[key]
+		if !ok {
+			ps := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}}
+			switch kind {
+			case 1:
+				ps.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone",
+					WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"my-label": sel}}}}
+			case 2:
+				ps.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+					LabelSelector: &metav1.LabelSelector{MatchLabels: labels}, TopologyKey: "kubernetes.io/hostname"}}}}
+			case 3:
+				ps.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+					LabelSelector: &metav1.LabelSelector{MatchLabels: labels}, TopologyKey: "topology.kubernetes.io/zone"}}}}
+			}
+			cs, _, err := cluster.CompilePodSpec(h.cl.Syms, h.cl.Resources, cluster.PodSpecInput{Namespace: "default", Labels: labels, Spec: &ps})
+			if err != nil {
+				panic(err)
+			}
+			spec = cs
+			specs[key] = spec
+		}
+		id := h.cl.CreatePod(cluster.Pod{Name: fmt.Sprintf("p-%d", i), Namespace: h.cl.Syms.Intern("default"), Spec: spec, Workload: -1})
+		h.cl.MarkUnschedulable(id)
+		pods = append(pods, id)
+	}
+	return pods
+}
+
+var _ = catalog.GiB

@@ -1,0 +1,711 @@
+package karpenter
+
+import (
+	"math"
+	"sort"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// The disruption controller (KC pkg/controllers/disruption): every
+// DisruptionPollInterval while idle (at once after an action) it tries, in
+// order, emptiness, drift, multi-node and single-node consolidation, and
+// starts the first command one of them finds. Emptiness and consolidation
+// commands are re-validated CommandValidationDelay later, during which the
+// loop waits. Commands with replacements taint their candidates, launch
+// the replacements, and delete the candidates once the replacements are
+// initialized (or give up after ReplacementTimeout). Expiration and
+// interruption are separate controllers and ignore budgets.
+
+type method uint8
+
+const (
+	mEmptiness method = iota
+	mDrift
+	mMulti
+	mSingle
+	numMethods
+)
+
+func (m method) reason() apis.Reason {
+	switch m {
+	case mEmptiness:
+		return apis.ReasonEmpty
+	case mDrift:
+		return apis.ReasonDrifted
+	}
+	return apis.ReasonUnderutilized
+}
+
+func (m method) stat() string {
+	switch m {
+	case mEmptiness:
+		return reasonEmpty
+	case mDrift:
+		return reasonDrifted
+	}
+	return reasonUnderutilized
+}
+
+type disruption struct {
+	nextPass engine.Timer
+	// version changes with anything that may make consolidation possible
+	// (KC cluster.MarkUnconsolidated).
+	version uint64
+	// per consolidation method: the version and time it last found
+	// nothing to do (KC consolidation.markConsolidated).
+	consolidated   [numMethods]uint64
+	consolidatedAt [numMethods]engine.Time
+	marked         [numMethods]bool
+	pending        *command
+	running        []*command
+}
+
+func (d *disruption) stateChanged() { d.version++ }
+
+// command is one disruption decision.
+type command struct {
+	method       method
+	cands        []*candidate
+	replacements []*claim
+	replNodes    []cluster.NodeID
+	// optNames: the replacement's instance types, for re-validation.
+	optTypes []int32
+	deadline engine.Time
+}
+
+type candidate struct {
+	kn    *knode
+	pods  []cluster.PodID // reschedulable pods
+	price float64
+	ratio float64 // price per unit of disruption (KC SavingsRatio)
+}
+
+func (k *Karpenter) schedulePass(after engine.Time) {
+	k.eng.Cancel(k.dis.nextPass)
+	k.dis.nextPass = k.eng.After(after, engine.Event{Handler: k.id, Kind: evDisruption})
+}
+
+func (k *Karpenter) disruptionPass() {
+	if k.dis.pending != nil {
+		return // validation in progress; it schedules the next pass
+	}
+	k.refreshPrices()
+	for m := method(0); m < numMethods; m++ {
+		cmd := k.compute(m)
+		if cmd == nil {
+			continue
+		}
+		if m == mDrift {
+			k.start(cmd)
+			k.schedulePass(0)
+			return
+		}
+		k.dis.pending = cmd
+		k.eng.After(k.settings.CommandValidationDelay, engine.Event{Handler: k.id, Kind: evValidate})
+		return
+	}
+	k.schedulePass(k.settings.DisruptionPollInterval)
+}
+
+func (k *Karpenter) isConsolidated(m method) bool {
+	d := &k.dis
+	return d.marked[m] && d.consolidated[m] == d.version && k.eng.Now()-d.consolidatedAt[m] < k.settings.ConsolidationStateTTL
+}
+
+func (k *Karpenter) markConsolidated(m method) {
+	d := &k.dis
+	d.marked[m], d.consolidated[m], d.consolidatedAt[m] = true, d.version, k.eng.Now()
+}
+
+// evictionCost is KC disruption.EvictionCost without the deletion-cost
+// annotation: 1 + priority/2^25, clamped to [-10, 10].
+func evictionCost(p *cluster.Pod) float64 {
+	c := 1 + float64(p.Spec.Priority)/(1<<25)
+	return max(-10, min(10, c))
+}
+
+// candidates lists the nodes a method may disrupt now (KC GetCandidates,
+// NewCandidate and the method's ShouldDisrupt).
+func (k *Karpenter) candidates(m method) []*candidate {
+	cl := k.cl
+	now := k.eng.Now()
+	var out []*candidate
+	// Whether a budget blocks a pod depends only on its namespace and
+	// labels: ask once per pod template.
+	type memo struct {
+		ns      cluster.Sym
+		blocked bool
+	}
+	blockedMemo := map[*cluster.PodSpec]memo{}
+	isBlocked := func(pid cluster.PodID) bool {
+		p := &cl.Pods[pid]
+		m, ok := blockedMemo[p.Spec]
+		if ok && m.ns == p.Namespace {
+			return m.blocked
+		}
+		b := k.evictor.Blocked(pid)
+		if !ok {
+			blockedMemo[p.Spec] = memo{p.Namespace, b}
+		}
+		return b
+	}
+	for _, kn := range k.nodes {
+		if kn == nil || kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil {
+			continue
+		}
+		spec := kn.pool.spec
+		if spec.DoNotDisrupt {
+			continue
+		}
+		eventual := m == mDrift && spec.TerminationGracePeriod > 0
+		c := &candidate{kn: kn}
+		blocked := false
+		cost := 1.0
+		for _, pid := range cl.Nodes[kn.id].Pods {
+			p := &cl.Pods[pid]
+			if p.Phase.Terminal() {
+				continue
+			}
+			if p.Spec.DoNotDisrupt && !p.Terminating {
+				blocked = true // KC: do-not-disrupt counts for every active pod
+			}
+			if !reschedulable(p) {
+				continue
+			}
+			if isBlocked(pid) {
+				blocked = true
+			}
+			c.pods = append(c.pods, pid)
+			cost += max(0, evictionCost(p))
+		}
+		if blocked && !eventual {
+			continue
+		}
+		c.price = k.nodePrice(kn)
+		c.ratio = c.price / cost
+		if !k.shouldDisrupt(m, c) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (k *Karpenter) nodePrice(kn *knode) float64 {
+	z := k.zoneIndex(kn.offering.Zone)
+	ct := ctOnDemand
+	if kn.offering.CapacityType == cluster.Spot {
+		ct = ctSpot
+	}
+	if z >= 0 {
+		if p := k.off.price[k.off.index(kn.it.idx, z, ct)]; p >= 0 {
+			return p
+		}
+	}
+	return k.cl.Nodes[kn.id].PriceUSDPerHour
+}
+
+// consolidatable: consolidateAfter has passed since the node's last pod
+// event (KC Consolidatable condition). A node that just became so changes
+// the consolidation state.
+func (k *Karpenter) consolidatable(kn *knode) bool {
+	d := kn.pool.spec.Disruption
+	ok := !d.ConsolidateNever && k.eng.Now()-kn.lastPodEvent >= d.ConsolidateAfter
+	if ok && !kn.consolidatable {
+		k.dis.stateChanged()
+	}
+	kn.consolidatable = ok
+	return ok
+}
+
+func (k *Karpenter) shouldDisrupt(m method, c *candidate) bool {
+	spec := c.kn.pool.spec
+	switch m {
+	case mEmptiness:
+		return len(c.pods) == 0 && k.consolidatable(c.kn)
+	case mDrift:
+		return k.drifted(c.kn)
+	}
+	return len(c.pods) > 0 && spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && k.consolidatable(c.kn)
+}
+
+// drifted reports whether the node no longer matches its NodePool: the
+// template hash or node class hash changed, the pool is gone, or the
+// node's labels no longer meet the pool's requirements (KC drift).
+func (k *Karpenter) drifted(kn *knode) bool {
+	if kn.drifted {
+		return true
+	}
+	p := kn.pool
+	if kn.driftChecked == p.spec {
+		return false // checked against this version of the pool already
+	}
+	kn.driftChecked = p.spec
+	d := p.spec.TemplateHash != kn.poolHash || p.spec.NodeClass.Hash != kn.classHash ||
+		!compatible(k.cl.Syms, fromLabels(k.cl.Nodes[kn.id].Labels), p.reqs, k.wellKnown)
+	if d {
+		kn.drifted, kn.driftedAt = true, k.eng.Now()
+	}
+	return d
+}
+
+// budgets returns, per pool, how many more nodes the method may disrupt
+// now (KC BuildDisruptionBudgetMapping).
+func (k *Karpenter) budgets(reason apis.Reason) map[*pool]int {
+	num := map[*pool]int{}
+	disrupting := map[*pool]int{}
+	for _, kn := range k.nodes {
+		if kn == nil || !kn.initialized {
+			continue
+		}
+		num[kn.pool]++
+		if kn.deleting || kn.cmd != nil {
+			disrupting[kn.pool]++
+		}
+	}
+	out := map[*pool]int{}
+	wall := k.wall(k.eng.Now())
+	for _, p := range k.pools {
+		allowed := p.spec.Disruption.AllowedDisruptions(wall, num[p], reason)
+		out[p] = max(allowed-disrupting[p], 0)
+	}
+	return out
+}
+
+func sortByRatio(cs []*candidate) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].ratio != cs[j].ratio {
+			return cs[i].ratio > cs[j].ratio
+		}
+		return cs[i].kn.id < cs[j].kn.id
+	})
+}
+
+// compute runs one method.
+func (k *Karpenter) compute(m method) *command {
+	cs := k.candidates(m)
+	if len(cs) == 0 || m != mDrift && k.isConsolidated(m) {
+		return nil
+	}
+	budget := k.budgets(m.reason())
+	switch m {
+	case mEmptiness:
+		sortByRatio(cs)
+		var take []*candidate
+		constrained := false
+		for _, c := range cs {
+			if budget[c.kn.pool] == 0 {
+				constrained = true
+				continue
+			}
+			take = append(take, c)
+			budget[c.kn.pool]--
+		}
+		if len(take) == 0 {
+			if !constrained {
+				k.markConsolidated(m)
+			}
+			return nil
+		}
+		return &command{method: m, cands: take}
+	case mDrift:
+		sort.SliceStable(cs, func(i, j int) bool {
+			ei, ej := len(cs[i].pods) == 0, len(cs[j].pods) == 0
+			if ei != ej {
+				return ei
+			}
+			if cs[i].kn.driftedAt != cs[j].kn.driftedAt {
+				return cs[i].kn.driftedAt < cs[j].kn.driftedAt
+			}
+			return cs[i].kn.id < cs[j].kn.id
+		})
+		for _, c := range cs {
+			if budget[c.kn.pool] == 0 {
+				continue
+			}
+			s := k.simulate([]*candidate{c}, false)
+			if !k.allMovedScheduled(s) {
+				continue
+			}
+			return &command{method: m, cands: []*candidate{c}, replacements: s.claims}
+		}
+		return nil
+	case mMulti:
+		return k.multiNode(cs, budget)
+	}
+	return k.singleNode(cs, budget)
+}
+
+func (k *Karpenter) multiNode(cs []*candidate, budget map[*pool]int) *command {
+	sortByRatio(cs)
+	var ok []*candidate
+	constrained := false
+	for _, c := range cs {
+		if budget[c.kn.pool] == 0 {
+			constrained = true
+			continue
+		}
+		ok = append(ok, c)
+		budget[c.kn.pool]--
+	}
+	hi := min(len(ok), k.settings.MultiNodeCandidates)
+	var best *command
+	if len(ok) >= 2 {
+		lo := 1
+		if len(ok) <= hi {
+			hi = len(ok) - 1
+		}
+		for lo <= hi {
+			mid := (lo + hi) / 2
+			cmd := k.consolidate(mMulti, ok[:mid+1])
+			if cmd != nil && len(cmd.replacements) == 1 && !k.filterOutSameType(cmd) {
+				cmd = nil
+			}
+			if cmd != nil {
+				best = cmd
+				lo = mid + 1
+			} else {
+				hi = mid - 1
+			}
+		}
+	}
+	if best == nil && !constrained {
+		k.markConsolidated(mMulti)
+	}
+	return best
+}
+
+func (k *Karpenter) singleNode(cs []*candidate, budget map[*pool]int) *command {
+	sortByRatio(cs)
+	// Interleave pools (KC shuffleCandidates), pools by name.
+	byPool := map[*pool][]*candidate{}
+	var order []*pool
+	for _, c := range cs {
+		if _, ok := byPool[c.kn.pool]; !ok {
+			order = append(order, c.kn.pool)
+		}
+		byPool[c.kn.pool] = append(byPool[c.kn.pool], c)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].spec.Name < order[j].spec.Name })
+	var mixed []*candidate
+	for i := 0; len(mixed) < len(cs); i++ {
+		for _, p := range order {
+			if i < len(byPool[p]) {
+				mixed = append(mixed, byPool[p][i])
+			}
+		}
+	}
+	constrained := false
+	for _, c := range mixed {
+		if budget[c.kn.pool] == 0 {
+			constrained = true
+			continue
+		}
+		if cmd := k.consolidate(mSingle, []*candidate{c}); cmd != nil {
+			return cmd
+		}
+	}
+	if !constrained {
+		k.markConsolidated(mSingle)
+	}
+	return nil
+}
+
+// simulate reschedules the candidates' pods (with the pending pods and the
+// pods of deleting nodes) on the rest of the cluster (KC
+// SimulateScheduling).
+func (k *Karpenter) simulate(cs []*candidate, consolidation bool) *solver {
+	exclude := map[cluster.NodeID]bool{}
+	var pods []cluster.PodID
+	for _, c := range cs {
+		exclude[c.kn.id] = true
+		pods = append(pods, c.pods...)
+	}
+	pods = append(pods, k.provisionable()...)
+	s := k.newSolver(pods, solveOpts{exclude: exclude, consolidation: consolidation})
+	s.solve(pods)
+	return s
+}
+
+// allMovedScheduled: every pod that is not pending found a place, and none
+// relies on a node that is not initialized unless it comes from a deleting
+// node (KC AllNonPendingPodsScheduled and UninitializedNodeError).
+func (k *Karpenter) allMovedScheduled(s *solver) bool {
+	for _, id := range s.failed {
+		if !s.pending[id] {
+			return false
+		}
+	}
+	for _, ex := range s.exists {
+		if ex.initialized {
+			continue
+		}
+		for _, id := range ex.got {
+			if !s.pending[id] && !k.podOnDeletingNode(id) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// consolidate computes a consolidation of the candidates (KC
+// computeConsolidation): delete them if their pods fit elsewhere, or
+// replace them with one cheaper node.
+func (k *Karpenter) consolidate(m method, cs []*candidate) *command {
+	s := k.simulate(cs, true)
+	if !k.allMovedScheduled(s) {
+		return nil
+	}
+	switch len(s.claims) {
+	case 0:
+		return &command{method: m, cands: cs}
+	case 1:
+	default:
+		return nil
+	}
+	c := s.claims[0]
+	k.sortedOptions(c)
+	price := 0.0
+	allSpot := true
+	for _, cd := range cs {
+		price += cd.price
+		allSpot = allSpot && cd.kn.offering.CapacityType == cluster.Spot
+	}
+	spotBits := k.ctBits(ctSpot)
+	if allSpot && c.mask&spotBits != 0 {
+		return k.spotToSpot(m, cs, c, price)
+	}
+	k.filterByPrice(c, price)
+	if len(c.opts) == 0 {
+		return nil
+	}
+	if c.mask&spotBits != 0 && c.mask&k.ctBits(ctOnDemand) != 0 {
+		// On-demand replaced by a pool that allows spot: replace with spot
+		// only, so a spot shortage fails the launch instead of buying a
+		// dearer on-demand node.
+		k.restrictToSpot(c)
+		if len(c.opts) == 0 {
+			return nil
+		}
+	}
+	return k.replaceCommand(m, cs, c)
+}
+
+func (k *Karpenter) replaceCommand(m method, cs []*candidate, c *claim) *command {
+	return &command{method: m, cands: cs, replacements: []*claim{c}, optTypes: k.optTypes(c)}
+}
+
+func (k *Karpenter) optTypes(c *claim) []int32 {
+	out := make([]int32, len(c.opts))
+	for i, pos := range c.opts {
+		out[i] = c.pool.types[pos].t.idx
+	}
+	return out
+}
+
+// filterByPrice keeps the instance types whose worst launch price is below
+// the price of what they replace (KC RemoveInstanceTypeOptionsByPriceAndMinValues).
+func (k *Karpenter) filterByPrice(c *claim, price float64) {
+	kept := c.opts[:0]
+	for _, pos := range c.opts {
+		if k.worstLaunchPrice(c.pool.types[pos].t, c.mask) < price {
+			kept = append(kept, pos)
+		}
+	}
+	c.opts = kept
+}
+
+func (k *Karpenter) restrictToSpot(c *claim) {
+	c.reqs = c.reqs.with(k.cl.Syms, single(k.cl.KeyCapacityType, k.ctSyms[ctSpot]))
+	c.mask &= k.ctBits(ctSpot)
+	kept := c.opts[:0]
+	for _, pos := range c.opts {
+		if k.cheapest(c.pool.types[pos].t, c.mask) < math.Inf(1) {
+			kept = append(kept, pos)
+		}
+	}
+	c.opts = kept
+}
+
+// spotToSpot applies the spot-to-spot rules: the feature gate, and for a
+// single node at least SpotToSpotMinTypes cheaper types, of which the
+// cheapest SpotToSpotMinTypes are kept.
+func (k *Karpenter) spotToSpot(m method, cs []*candidate, c *claim, price float64) *command {
+	if !k.settings.SpotToSpotConsolidation {
+		return nil
+	}
+	k.restrictToSpot(c)
+	k.filterByPrice(c, price)
+	if len(c.opts) == 0 {
+		return nil
+	}
+	if len(cs) > 1 {
+		return k.replaceCommand(m, cs, c)
+	}
+	if len(c.opts) < k.settings.SpotToSpotMinTypes {
+		return nil
+	}
+	c.opts = c.opts[:k.settings.SpotToSpotMinTypes]
+	return k.replaceCommand(m, cs, c)
+}
+
+// filterOutSameType drops replacement types no cheaper than the cheapest
+// candidate of the same type (KC filterOutSameInstanceType); false when
+// nothing is left.
+func (k *Karpenter) filterOutSameType(cmd *command) bool {
+	c := cmd.replacements[0]
+	maxPrice := math.Inf(1)
+	for _, pos := range c.opts {
+		t := c.pool.types[pos].t
+		for _, cd := range cmd.cands {
+			if cd.kn.it == t {
+				maxPrice = min(maxPrice, cd.price)
+			}
+		}
+	}
+	k.filterByPrice(c, maxPrice)
+	cmd.optTypes = k.optTypes(c)
+	return len(c.opts) > 0
+}
+
+// validatePending re-checks the pending command after the validation
+// delay and starts it if it still holds (KC Validator).
+func (k *Karpenter) validatePending() {
+	cmd := k.dis.pending
+	k.dis.pending = nil
+	if cmd != nil && k.stillValid(cmd) {
+		k.start(cmd)
+	}
+	k.schedulePass(0)
+}
+
+func (k *Karpenter) stillValid(cmd *command) bool {
+	cur := map[*knode]*candidate{}
+	for _, c := range k.candidates(cmd.method) {
+		cur[c.kn] = c
+	}
+	budget := k.budgets(cmd.method.reason())
+	var fresh []*candidate
+	for _, c := range cmd.cands {
+		nc, ok := cur[c.kn]
+		if !ok || budget[c.kn.pool] == 0 {
+			return false
+		}
+		budget[c.kn.pool]--
+		fresh = append(fresh, nc)
+	}
+	if cmd.method == mEmptiness {
+		return true
+	}
+	again := k.consolidate(cmd.method, fresh)
+	if again == nil {
+		return false
+	}
+	if len(cmd.replacements) == 0 {
+		return len(again.replacements) == 0
+	}
+	if len(again.replacements) != 1 {
+		return false
+	}
+	if cmd.method == mMulti && !k.filterOutSameType(again) {
+		return false
+	}
+	// The original options must still all be possible.
+	have := map[int32]bool{}
+	for _, t := range again.optTypes {
+		have[t] = true
+	}
+	for _, t := range cmd.optTypes {
+		if !have[t] {
+			return false
+		}
+	}
+	cmd.cands = fresh
+	return true
+}
+
+// start executes a command.
+func (k *Karpenter) start(cmd *command) {
+	reason := cmd.method.stat()
+	if len(cmd.replacements) == 0 {
+		for _, c := range cmd.cands {
+			k.startDeletion(c.kn, reason)
+		}
+		return
+	}
+	for _, c := range cmd.cands {
+		c.kn.cmd = cmd
+		k.cl.AddTaint(c.kn.id, cluster.Taint{Key: k.keyDisrupted, Effect: cluster.EffectNoSchedule})
+	}
+	for _, r := range cmd.replacements {
+		id := k.launchClaim(r, cmd)
+		if id == cluster.NoNode {
+			cmd.abort(k)
+			return
+		}
+		cmd.replNodes = append(cmd.replNodes, id)
+	}
+	cmd.deadline = k.eng.Now() + k.settings.ReplacementTimeout
+	k.dis.running = append(k.dis.running, cmd)
+	k.eng.Schedule(cmd.deadline, engine.Event{Handler: k.id, Kind: evCommandCheck})
+}
+
+// checkCommands deletes the candidates of commands whose replacements are
+// all initialized, and abandons those past their deadline or whose
+// replacement is gone.
+func (k *Karpenter) checkCommands() {
+	now := k.eng.Now()
+	var keep []*command
+	for _, cmd := range k.dis.running {
+		ready, gone := true, false
+		for _, id := range cmd.replNodes {
+			kn := k.knodeOf(id)
+			if kn == nil {
+				gone = true
+				break
+			}
+			ready = ready && kn.initialized
+		}
+		switch {
+		case gone || (!ready && now >= cmd.deadline):
+			cmd.release(k)
+		case ready:
+			for _, c := range cmd.cands {
+				if c.kn.cmd == cmd {
+					k.startDeletion(c.kn, cmd.method.stat())
+				}
+			}
+		default:
+			keep = append(keep, cmd)
+		}
+	}
+	k.dis.running = keep
+}
+
+// release untaints the candidates that are still waiting.
+func (cmd *command) release(k *Karpenter) {
+	for _, c := range cmd.cands {
+		if c.kn.cmd == cmd && !c.kn.deleting {
+			c.kn.cmd = nil
+			if k.cl.Nodes[c.kn.id].State != cluster.NodeGone {
+				k.cl.RemoveTaint(c.kn.id, k.keyDisrupted, cluster.EffectNoSchedule)
+			}
+		}
+	}
+}
+
+// abort releases a command and drops it from the running list.
+func (cmd *command) abort(k *Karpenter) {
+	cmd.release(k)
+	var keep []*command
+	for _, c := range k.dis.running {
+		if c != cmd {
+			keep = append(keep, c)
+		}
+	}
+	k.dis.running = keep
+}

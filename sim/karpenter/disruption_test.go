@@ -1,0 +1,359 @@
+package karpenter
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+func onePool(name, extraSpec, disruption string) string {
+	return `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: ` + name + `}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+` + extraSpec + `
+  disruption:
+` + disruption + "\n"
+}
+
+// Emptiness: a WhenEmpty pool removes a node once it has been empty for
+// consolidateAfter; the decision is re-validated 15s later.
+func TestEmptiness(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", map[string]string{"app": "web"}), time.Duration(0), 2, 10*time.Minute, 0)
+	h.start(h.pools(onePool("p", "", "    consolidationPolicy: WhenEmpty\n    consolidateAfter: 30s")), apis.DefaultSettings())
+	h.run(10 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 1)
+	h.run(10*time.Minute + 40*time.Second)
+	require.Len(t, h.karpenterNodes(), 1, "not yet: 30s consolidateAfter")
+	h.run(12 * time.Minute)
+	require.Empty(t, h.karpenterNodes())
+	st := h.k.Stats()
+	require.Equal(t, int64(1), st.Disruptions.Empty)
+	require.Equal(t, int64(1), st.NodePools[0].Disruptions.Empty)
+	n := &h.cl.Nodes[0]
+	gone := n.Deleted - 10*time.Minute
+	require.GreaterOrEqual(t, gone, 45*time.Second, "consolidateAfter 30s + validation 15s")
+	require.LessOrEqual(t, gone, 60*time.Second)
+}
+
+// consolidateAfter: Never keeps even empty nodes.
+func TestConsolidateNever(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 2, 5*time.Minute, 0)
+	h.start(h.pools(onePool("p", "", "    consolidateAfter: Never")), apis.DefaultSettings())
+	h.run(30 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 1)
+}
+
+// Budgets: nodes "0" blocks emptiness; reasons scope a budget.
+func TestBudgets(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		budgets string
+		removed bool
+	}{
+		{"zero blocks", `    budgets: [{nodes: "0"}]`, false},
+		{"zero for Drifted only", `    budgets: [{nodes: "0", reasons: [Drifted]}]`, true},
+		{"zero for Empty", `    budgets: [{nodes: "0", reasons: [Empty]}]`, false},
+		{"percent rounds up", `    budgets: [{nodes: "1%"}]`, true},
+		// t=0 is Monday 00:00 UTC; the window 00:00-02:00 covers the run.
+		{"scheduled window active", `    budgets: [{nodes: "0", schedule: "0 0 * * *", duration: 2h}]`, false},
+		{"scheduled window later", `    budgets: [{nodes: "0", schedule: "0 9 * * *", duration: 2h}]`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 2, 5*time.Minute, 0)
+			h.start(h.pools(onePool("p", "", "    consolidationPolicy: WhenEmpty\n    consolidateAfter: 0s\n"+tc.budgets)), apis.DefaultSettings())
+			h.run(20 * time.Minute)
+			require.Equal(t, tc.removed, len(h.karpenterNodes()) == 0)
+		})
+	}
+}
+
+// Underutilized: two half-used nodes whose pods fit on one are
+// consolidated into one.
+func TestConsolidationUnderutilized(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("900m", "512Mi", map[string]string{"app": "web"}, withNodeSelector("karpenter.sh/nodepool", "p")), time.Duration(0), 4, 10*time.Minute, 2)
+	h.start(h.pools(onePool("p", "", "    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 0s")), apis.DefaultSettings())
+	h.run(10 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 2)
+	h.run(20 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 1)
+	require.Equal(t, 2, h.podsIn(cluster.Running))
+	st := h.k.Stats()
+	require.Equal(t, int64(1), st.Disruptions.Underutilized+st.Disruptions.Empty)
+}
+
+// Consolidation moves pods onto free room on nodes Karpenter did not
+// launch, but never disrupts those nodes.
+func TestConsolidationOntoStaticNode(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("900m", "512Mi", map[string]string{"app": "web"}), time.Duration(0), 4, 10*time.Minute, 1)
+	h.start(h.pools(onePool("p", "", "    consolidateAfter: 0s")), apis.DefaultSettings())
+	h.run(2 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 2)
+	static := h.staticNode("static-1", "m5.large", "us-east-1a")
+	h.run(30 * time.Minute)
+	require.Empty(t, h.karpenterNodes(), "the remaining pod moved to the static node")
+	require.Equal(t, cluster.NodeReady, h.cl.Nodes[static].State, "the static node is never disrupted")
+	require.Len(t, h.cl.Nodes[static].Pods, 1)
+	require.Equal(t, 1, h.podsIn(cluster.Running))
+}
+
+// A pod with karpenter.sh/do-not-disrupt blocks consolidation of its node.
+func TestDoNotDisruptPod(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("900m", "512Mi", nil, withDoNotDisrupt()), time.Duration(0), 4, 10*time.Minute, 2)
+	h.start(h.pools(onePool("p", "", "    consolidateAfter: 0s")), apis.DefaultSettings())
+	h.run(30 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 2)
+	require.Zero(t, h.k.Stats().Disruptions.Total())
+}
+
+// A do-not-disrupt annotation on the pool's template protects its nodes.
+func TestDoNotDisruptNode(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 2, 5*time.Minute, 0)
+	pool := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    metadata:
+      annotations: {karpenter.sh/do-not-disrupt: "true"}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 0s}
+`
+	h.start(h.pools(pool), apis.DefaultSettings())
+	h.run(30 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 1)
+}
+
+// Expiration is forceful: budgets and do-not-disrupt do not stop it; a
+// do-not-disrupt pod delays the drain until terminationGracePeriod.
+func TestExpiration(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", nil, withDoNotDisrupt()), time.Duration(0), 1)
+	pool := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      expireAfter: 1h
+      terminationGracePeriod: 10m
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+  disruption:
+    budgets: [{nodes: "0"}]
+`
+	h.start(h.pools(pool), apis.DefaultSettings())
+	h.run(59 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 1)
+	first := h.karpenterNodes()[0].Name
+	h.run(65 * time.Minute)
+	nodes := h.karpenterNodes()
+	require.Len(t, nodes, 2, "the expired node drains (waiting for its do-not-disrupt pod) while a replacement comes up")
+	h.run(75 * time.Minute)
+	nodes = h.karpenterNodes()
+	require.Len(t, nodes, 1)
+	require.NotEqual(t, first, nodes[0].Name)
+	require.Equal(t, int64(1), h.k.Stats().Disruptions.Expired)
+	require.Equal(t, 1, h.podsIn(cluster.Running))
+}
+
+// Multi-node consolidation removes several nodes in one command when their
+// pods fit on the rest (budget allowing).
+func TestMultiNodeConsolidation(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("big", h.podSpec("1500m", "512Mi", nil), time.Duration(0), 4, 10*time.Minute, 0)
+	h.deploy("small", h.podSpec("400m", "256Mi", nil), time.Duration(0), 4)
+	h.start(h.pools(onePool("p", "", "    consolidateAfter: 0s\n    budgets: [{nodes: \"100%\"}]")), apis.DefaultSettings())
+	h.run(10 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 4)
+	h.run(12 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 1)
+	require.Equal(t, 4, h.podsIn(cluster.Running))
+	st := h.k.Stats()
+	require.Equal(t, int64(3), st.Disruptions.Underutilized)
+	// One command: the three nodes were deleted together.
+	var deleted []time.Duration
+	for i := range h.cl.Nodes {
+		if h.cl.Nodes[i].State == cluster.NodeGone {
+			deleted = append(deleted, h.cl.Nodes[i].Deleted)
+		}
+	}
+	require.Len(t, deleted, 3)
+}
+
+// Replace: a node bigger than its pods need is replaced by a cheaper one.
+func TestConsolidationReplace(t *testing.T) {
+	h := newHarness(t)
+	pool := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.2xlarge]}
+  disruption: {consolidateAfter: 0s}
+`
+	h.deploy("web", h.podSpec("1", "1Gi", nil), time.Duration(0), 6, 10*time.Minute, 1)
+	h.start(h.pools(pool), apis.DefaultSettings())
+	h.run(10 * time.Minute)
+	nodes := h.karpenterNodes()
+	require.Len(t, nodes, 1)
+	require.Equal(t, "m5.2xlarge", nodes[0].InstanceType)
+	h.run(15 * time.Minute)
+	nodes = h.karpenterNodes()
+	require.Len(t, nodes, 1)
+	require.Equal(t, "m5.large", nodes[0].InstanceType)
+	require.Equal(t, int64(1), h.k.Stats().Disruptions.Underutilized)
+	require.Equal(t, 1, h.podsIn(cluster.Running))
+}
+
+const spotWide = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: spot}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["4"]}
+        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+  disruption: {consolidateAfter: 0s}
+`
+
+// Spot-to-spot consolidation is off unless its feature gate is on; with
+// it, a lone spot node with at least 15 cheaper types is replaced.
+func TestSpotToSpot(t *testing.T) {
+	for _, gate := range []bool{false, true} {
+		h := newHarness(t)
+		h.deploy("web", h.podSpec("1", "2Gi", nil), time.Duration(0), 12, 10*time.Minute, 1)
+		s := apis.DefaultSettings()
+		s.SpotToSpotConsolidation = gate
+		h.start(h.pools(spotWide), s)
+		h.run(10 * time.Minute)
+		before := h.karpenterNodes()
+		require.Len(t, before, 1)
+		h.run(20 * time.Minute)
+		after := h.karpenterNodes()
+		require.Len(t, after, 1)
+		t.Logf("gate=%v before %s %.4f after %s %.4f", gate, before[0].InstanceType, before[0].PriceUSDPerHour, after[0].InstanceType, after[0].PriceUSDPerHour)
+		if gate {
+			require.NotEqual(t, before[0].Name, after[0].Name, "replaced")
+			require.Less(t, after[0].PriceUSDPerHour, before[0].PriceUSDPerHour)
+			require.Equal(t, cluster.Spot, after[0].CapacityType)
+			require.Equal(t, int64(1), h.k.Stats().Disruptions.Underutilized)
+		} else {
+			require.Equal(t, before[0].Name, after[0].Name, "spot-to-spot is off by default")
+		}
+	}
+}
+
+// Drift: when the pool's template changes, its nodes are replaced, the
+// replacement coming up before the old node drains.
+func TestDrift(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 2)
+	pools := h.pools(onePool("p", "", "    consolidateAfter: Never"))
+	h.start(pools, apis.DefaultSettings())
+	h.run(10 * time.Minute)
+	old := h.karpenterNodes()
+	require.Len(t, old, 1)
+	changed := h.pools(`apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    metadata:
+      labels: {team: blue}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+  disruption: {consolidateAfter: Never}
+`)
+	h.k.UpdateNodePool(15*time.Minute, changed[0])
+	h.run(20 * time.Minute)
+	nodes := h.karpenterNodes()
+	require.Len(t, nodes, 1)
+	require.NotEqual(t, old[0].Name, nodes[0].Name)
+	require.Equal(t, "blue", h.label(nodes[0], "team"))
+	require.Equal(t, int64(1), h.k.Stats().Disruptions.Drifted)
+	require.Equal(t, 2, h.podsIn(cluster.Running))
+}
+
+// A budget {nodes: "0", reasons: [Drifted]} blocks drift.
+func TestDriftBlockedByBudget(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 2)
+	h.start(h.pools(onePool("p", "", "    budgets: [{nodes: \"0\", reasons: [Drifted]}]")), apis.DefaultSettings())
+	h.run(10 * time.Minute)
+	changed := h.pools(onePool("p", "      startupTaints: [{key: init, effect: NoSchedule}]", "    budgets: [{nodes: \"0\", reasons: [Drifted]}]"))
+	h.k.UpdateNodePool(11*time.Minute, changed[0])
+	h.run(30 * time.Minute)
+	require.Zero(t, h.k.Stats().Disruptions.Drifted)
+	require.Len(t, h.karpenterNodes(), 1)
+}
+
+// A PodDisruptionBudget that allows no eviction blocks consolidation, and
+// holds an expiring node's drain until terminationGracePeriod.
+func TestPDBBlocks(t *testing.T) {
+	h := newHarness(t)
+	sel, err := cluster.CompileLabelSelector(h.cl.Syms, &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}})
+	require.NoError(t, err)
+	h.pdbs = []cluster.PDB{{Namespace: h.cl.Syms.Intern("default"), Name: "db", Selector: sel, MaxUnavailable: &cluster.IntOrPercent{Value: 0}}}
+	h.deploy("db", h.podSpec("900m", "512Mi", map[string]string{"app": "db"}), time.Duration(0), 4, 10*time.Minute, 2)
+	pool := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      expireAfter: 1h
+      terminationGracePeriod: 15m
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+  disruption: {consolidateAfter: 0s}
+`
+	h.start(h.pools(pool), apis.DefaultSettings())
+	h.run(59 * time.Minute)
+	require.Zero(t, h.k.Stats().Disruptions.Underutilized, "the budget blocks consolidation")
+	before := len(h.karpenterNodes())
+	h.run(70 * time.Minute)
+	require.Greater(t, len(h.karpenterNodes()), before-1, "expired nodes still drain: the budget holds their pods")
+	require.Zero(t, h.k.Stats().PodsEvicted)
+	h.run(80 * time.Minute)
+	st := h.k.Stats()
+	require.Equal(t, int64(before), st.Disruptions.Expired)
+	for i := 0; i < before; i++ {
+		require.Equal(t, cluster.NodeGone, h.cl.Nodes[i].State, "gone once terminationGracePeriod passed")
+		require.Equal(t, time.Hour+15*time.Minute+h.cl.Nodes[i].Launched, h.cl.Nodes[i].Deleted)
+	}
+}

@@ -1,0 +1,176 @@
+// Package karpenter models Karpenter v1 (kubernetes-sigs/karpenter "KC"
+// and aws/karpenter-provider-aws "KA", v1.14) on the simulator's cluster:
+// provisioning, the NodeClaim lifecycle, interruption handling and
+// disruption. NodePools and settings are compiled by package apis, which
+// also converts the legacy Provisioner and v1beta1 NodePool.
+//
+// # Wiring
+//
+// [New] registers the controller as an engine handler, a cluster watcher
+// and a subscriber of the cloud's signals. It talks to EC2 through the
+// small [Cloud] interface (sim/spotmarket's Market implements it) and
+// drains through [Evictor] (sim/eviction). [Karpenter.UpdateNodePool]
+// changes a NodePool at a given time (for drift); [Karpenter.SetDaemonOverhead]
+// plugs in DaemonSet overhead; [Karpenter.Stats] is the report section.
+//
+// # Provisioning
+//
+// Pods the kube-scheduler marked unschedulable (PodScheduled=False, reason
+// Unschedulable), unbound and without spec.nodeName, open a batch that
+// closes 1 s after the last such pod or 10 s after the first
+// (BatchIdleDuration, BatchMaxDuration; KC Batcher). While pods stay
+// provisionable a batch is re-triggered every 10 s (KC's pod and node
+// controllers requeue). A batch schedules the pending pods plus the pods
+// of nodes being deleted (their replacements come up while they drain).
+//
+// The solve follows KC's Scheduler.Solve: pods sorted by cpu, then memory,
+// descending, then creation time and id; each goes to the first of (1) an
+// existing node, every live node whoever owns it, initialized ones first,
+// then by name, checked with scheduler.StaticFit plus the pod-dependent
+// rules below; (2) a NodeClaim of this solve, fewest pods first; (3) a new
+// NodeClaim from the NodePools by weight (descending, ties by name
+// descending as KC's OrderByWeight). A pod that fits nowhere is relaxed
+// one preference at a time (drop the first of several required
+// node-affinity terms, the heaviest preferred pod affinity, pod
+// anti-affinity and node affinity terms, a ScheduleAnyway spread
+// constraint, then tolerate PreferNoSchedule taints if a pool has one) and
+// tried again; a pod that still fails is requeued, and the solve stops
+// after a pass without progress. Preferred node affinity and preferred pod
+// (anti-)affinity count as required until relaxed, as in KC.
+//
+// A NodeClaim's requirements are the intersection of its pool's
+// requirements and labels (plus karpenter.sh/nodepool) with its pods'
+// nodeSelector, required node-affinity term in force and preferred term
+// in force, and the domains its pods' topology allows. A pod may require a
+// label the pool does not define only if it is a well-known label
+// (zone, region, instance type, arch, os, capacity type, nodepool and the
+// karpenter.k8s.aws/instance-* labels) or its requirement is NotIn or
+// DoesNotExist. The NodeClaim keeps every instance type that meets the
+// requirements on the instance labels (instance-type, arch, os, family,
+// category, generation, size, cpu, memory, gpu-count), fits the summed
+// requests plus DaemonSet overhead in its allocatable, and has an
+// available offering in an allowed zone and capacity type; minValues is
+// enforced (MinValuesPolicy Strict by default). Pool taints must be
+// tolerated, PreferNoSchedule included; startupTaints need not be.
+// Limits (capacity of the pool's nodes, and a node count) filter out
+// instance types that would break them, counting each new NodeClaim at
+// its largest instance type (KC subtractMax).
+//
+// Topology follows KC's topology groups: topologySpreadConstraints on any
+// key (zone, hostname and capacity-type in practice) with maxSkew,
+// minDomains, nodeAffinityPolicy and nodeTaintsPolicy; required and
+// preferred pod affinity and anti-affinity; and the inverse anti-affinity
+// of pods already running. Only a pod's own constraints count: not the
+// kube-scheduler's system default spreading. Hostname domains are always
+// available (a new node has count 0). Spread picks the least-loaded
+// allowed domain; ties go to the first in registration order (zones in
+// the scenario's order), where KC picks one in map order.
+//
+// # Launch
+//
+// A NodeClaim's instance types are ordered by their cheapest available
+// offering and cut to 600 (KC MaxInstanceTypes); the launch (KA instance
+// provider) drops exotic types (GPUs, metal) unless nothing else is left,
+// drops spot offerings dearer than the cheapest on-demand one when both
+// are allowed, keeps the cheapest 60 types, and picks the capacity type:
+// spot when an allowed spot offering is left, else on-demand (reserved
+// capacity is not modelled). One request goes to the cloud with every
+// remaining offering of that capacity type, price-capacity-optimized for
+// spot and lowest-price for on-demand. Offerings that fail with
+// InsufficientInstanceCapacity, MaxSpotInstanceCountExceeded or
+// UnfulfillableCapacity are skipped for 3 minutes (KA
+// UnavailableOfferings); the NodeClaims of one batch all see the offerings
+// as they were before any failed, as their parallel launches do upstream.
+// A NodeClaim whose every offering failed is deleted and its pods wait
+// for the next batch; a spot-only pool whose offerings are exhausted thus
+// tries again only when the cache entries expire.
+//
+// A launched node is added Launching with the pool's labels, the
+// single-valued requirements, the instance's labels (instance-type,
+// arch, os, zone, region, capacity-type, nodepool,
+// karpenter.k8s.aws/instance-*, and the deprecated beta labels), the
+// pool's taints and startup taints, Owner OwnedByKarpenter, OwnerName the
+// pool, Instance the cloud instance, and the launch price; it becomes
+// Ready after the cloud's ReadyAfter, when its startup taints are removed
+// (the DaemonSets that would remove them are not modelled). A node not
+// Ready within RegistrationTimeout (15 min) is terminated and counted as a
+// launch failure. Allocatable follows KA's overhead rules (package
+// catalog) with the node class's kubelet settings (maxPods, podsPerCore,
+// kubeReserved, systemReserved, evictionHard and evictionSoft thresholds)
+// and root volume size.
+//
+// # Disruption
+//
+// The disruption loop (KC disruption controller) runs every 10 s while it
+// finds nothing, at once after an action, and tries in order: emptiness,
+// drift, multi-node consolidation (budget-filtered candidates sorted by
+// price per unit of eviction cost, at most 100, binary search on the
+// prefix), single-node consolidation (candidates interleaved by pool).
+// Candidates are Karpenter's initialized nodes that are not being deleted,
+// not in a running command, not nominated (a node that received pending
+// pods is protected for max(2 x BatchMaxDuration, 10 s)), whose pool does
+// not carry karpenter.sh/do-not-disrupt, with no active pod carrying it
+// and no pod a PodDisruptionBudget keeps from eviction (drift with a
+// terminationGracePeriod ignores the pod checks). Emptiness and
+// consolidation need consolidateAfter since the node's last pod event
+// (Never disables both); WhenEmpty pools are never consolidated while
+// pods run. Consolidation simulates the candidates' pods (with the
+// pending pods and the pods of deleting nodes) on the other nodes: delete
+// when they all fit, replace when exactly one new NodeClaim whose worst
+// launch price is below the candidates' total price would do; a
+// replacement for a pool allowing spot and on-demand is spot only; all-spot
+// candidates need the SpotToSpotConsolidation feature gate, and a single
+// one at least 15 cheaper types, of which the 15 cheapest are kept; a
+// multi-node replacement is dropped when it is no cheaper than the
+// cheapest candidate of the same type. Budgets (default 10%, rounded up;
+// reasons Empty, Underutilized, Drifted; cron schedules in UTC from
+// Settings.Epoch, active for their duration) limit the nodes of a pool
+// disrupting at once, counting those already deleting. Emptiness and
+// consolidation decisions are re-validated 15 s later and dropped if
+// anything changed. Drift: the pool's template hash (labels, annotations,
+// taints, startup taints, expireAfter, terminationGracePeriod,
+// nodeClassRef) or node class hash changed, or the node's labels no longer
+// meet the pool's requirements; weight, limits and disruption settings do
+// not drift. Commands with replacements taint their candidates, launch the
+// replacements and delete the candidates once those are initialized, or
+// give up after 10 min.
+//
+// Expiration (expireAfter) and interruption are separate controllers that
+// ignore budgets and do-not-disrupt. Deleting a node taints it
+// karpenter.sh/disrupted:NoSchedule and drains it through the eviction API:
+// PodDisruptionBudgets are honoured and do-not-disrupt pods are waited for
+// until terminationGracePeriod, when pods are deleted early enough to get
+// their own grace period and the instance is terminated regardless.
+// DaemonSet and static pods (spec.nodeName set) and pods tolerating the
+// disrupted taint are not evicted; they end with the node. The instance is
+// terminated and the node removed once it is empty.
+//
+// Interruption (with Settings.InterruptionQueue, an SQS queue configured):
+// a spot interruption notice deletes the node as above (its replacement is
+// provisioned while it drains) and marks its offering unavailable for 3
+// minutes; a rebalance recommendation is counted, nothing more. Without
+// the queue nobody reads the notice. Either way, when EC2 reclaims the
+// instance the node is removed at once and its pods die with it.
+//
+// Karpenter never disrupts nodes it did not launch; its consolidation may
+// move pods onto room on other nodes.
+//
+// # Simplifications
+//
+//   - Launches answer at once (the market models only their outcome), so
+//     LaunchTimeout never fires; ReadyAfter comes from the cloud.
+//   - Reserved capacity (capacity reservations), static NodePools
+//     (replicas), volumes and their topology, host ports, DRA and the
+//     Balanced consolidation policy's scoring are not modelled.
+//   - The whole-solve 1 min timeout and the consolidation wall-clock
+//     timeouts do not apply: simulated solves take no virtual time.
+//   - Prices are read from the cloud every PriceRefreshInterval (12 h).
+//   - A pod's eviction cost uses its priority but not the
+//     controller.kubernetes.io/pod-deletion-cost annotation.
+//   - Drains evict all evictable pods at once (KC evicts non-critical pods
+//     first) and retry refused evictions after 1 s, doubling to 10 s (KC's
+//     eviction queue backs off per pod from 100 ms).
+//   - Ties in spread domains go to the first domain in registration order.
+//   - Disruption reasons counted: empty, underutilized, drifted, expired,
+//     interrupted (reclaims without the queue count as instancesReclaimed).
+package karpenter

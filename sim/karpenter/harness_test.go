@@ -1,0 +1,332 @@
+package karpenter
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/eviction"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/kubelet"
+	"github.com/clustersim/clustersim/sim/manifest"
+	"github.com/clustersim/clustersim/sim/scheduler"
+	"github.com/clustersim/clustersim/sim/workload"
+)
+
+var testZones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
+
+// fakeCloud is a scripted EC2: prices from the catalogue, pools made
+// exhausted by the test, launches recorded; signals are sent by hand.
+type fakeCloud struct {
+	cat       *catalog.Catalog
+	exhausted map[cloud.Offering]bool
+	// exhaust, when set, decides per offering (after exhausted).
+	exhaust    func(o cloud.Offering) bool
+	readyAfter time.Duration
+	next       cloud.InstanceID
+	launches   []cloud.LaunchRequest
+	launchAt   []time.Duration
+	now        func() time.Duration
+	results    []cloud.LaunchResult
+	terminated []cloud.InstanceID
+	subs       []cloud.Subscriber
+	live       map[cloud.InstanceID]cloud.Offering
+}
+
+func newFakeCloud(cat *catalog.Catalog) *fakeCloud {
+	return &fakeCloud{cat: cat, exhausted: map[cloud.Offering]bool{}, readyAfter: 40 * time.Second, live: map[cloud.InstanceID]cloud.Offering{}}
+}
+
+func (f *fakeCloud) Price(o cloud.Offering) (float64, bool) {
+	if _, ok := f.cat.Lookup(o.InstanceType); !ok {
+		return 0, false
+	}
+	if o.CapacityType == cluster.Spot {
+		return f.cat.SpotPriceEstimate("us-east-1", o.InstanceType)
+	}
+	if o.CapacityType == cluster.Reserved {
+		return 0, false
+	}
+	p, _, ok := f.cat.OnDemandPrice("us-east-1", o.InstanceType)
+	return p, ok
+}
+
+func (f *fakeCloud) isExhausted(o cloud.Offering) bool {
+	return f.exhausted[o] || (f.exhaust != nil && f.exhaust(o))
+}
+
+// Launch tries the offerings cheapest first (both strategies reduce to
+// price order here) and takes the first that is not exhausted.
+func (f *fakeCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error) {
+	f.launches = append(f.launches, req)
+	if f.now != nil {
+		f.launchAt = append(f.launchAt, f.now())
+	}
+	offs := append([]cloud.Offering(nil), req.Offerings...)
+	sort.SliceStable(offs, func(i, j int) bool {
+		pi, _ := f.Price(offs[i])
+		pj, _ := f.Price(offs[j])
+		return pi < pj
+	})
+	var res cloud.LaunchResult
+	for _, o := range offs {
+		if f.isExhausted(o) {
+			res.Errors = append(res.Errors, cloud.OfferingError{Offering: o, Code: cloud.CodeInsufficientCapacity})
+			continue
+		}
+		f.next++
+		res.Instance = f.next
+		res.Offering = o
+		res.PriceUSDPerHour, _ = f.Price(o)
+		res.ReadyAfter = f.readyAfter
+		f.live[res.Instance] = o
+		f.results = append(f.results, res)
+		return res, nil
+	}
+	f.results = append(f.results, res)
+	return res, fmt.Errorf("fake: %w", cloud.ErrInsufficientCapacity)
+}
+
+func (f *fakeCloud) Terminate(id cloud.InstanceID) {
+	f.terminated = append(f.terminated, id)
+	delete(f.live, id)
+}
+
+func (f *fakeCloud) Subscribe(s cloud.Subscriber) { f.subs = append(f.subs, s) }
+
+func (f *fakeCloud) signal(kind cloud.SignalKind, id cloud.InstanceID, at engine.Time) {
+	for _, s := range f.subs {
+		s.OnSignal(cloud.Signal{Kind: kind, Instance: id, Offering: f.live[id], At: at})
+	}
+	if kind == cloud.Terminated {
+		delete(f.live, id)
+	}
+}
+
+// harness is an engine, a cluster, the scheduler, kubelets, the eviction
+// API, workload controllers and Karpenter.
+type harness struct {
+	t     *testing.T
+	eng   *engine.Engine
+	cl    *cluster.Cluster
+	cat   *catalog.Catalog
+	cloud *fakeCloud
+	ev    *eviction.Evictor
+	k     *Karpenter
+	specs []workload.Spec
+	ctrls *workload.Controllers
+	pdbs  []cluster.PDB
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	eng := engine.New(1)
+	cl := cluster.New(eng, cluster.NewSymbols(), cluster.NewResourceNames())
+	h := &harness{t: t, eng: eng, cl: cl, cat: cat, cloud: newFakeCloud(cat)}
+	h.cloud.now = eng.Now
+	return h
+}
+
+// pools compiles NodePool manifests.
+func (h *harness) pools(yaml string) []NodePool {
+	h.t.Helper()
+	docs, err := manifest.ReadBytes("pools.yaml", []byte(yaml))
+	require.NoError(h.t, err)
+	res, err := apis.Compile(docs, apis.Env{Syms: h.cl.Syms, Resources: h.cl.Resources, Catalog: h.cat, Zones: testZones})
+	require.NoError(h.t, err)
+	return res.NodePools
+}
+
+// start builds the models; call after adding workloads and static nodes.
+func (h *harness) start(pools []NodePool, s Settings) {
+	h.t.Helper()
+	_, err := scheduler.New(h.eng, h.cl, scheduler.Config{PDBs: h.pdbs})
+	require.NoError(h.t, err)
+	kubelet.New(h.eng, h.cl, 2*time.Second)
+	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
+	h.k, err = New(h.eng, h.cl, h.cat, h.cloud, h.ev, "us-east-1", testZones, pools, s)
+	require.NoError(h.t, err)
+	h.ctrls = workload.New(h.eng, h.cl, h.specs)
+}
+
+type podOpt func(*corev1.PodSpec, map[string]string, map[string]string)
+
+func (h *harness) podSpec(cpu, mem string, labels map[string]string, opts ...podOpt) *cluster.PodSpec {
+	h.t.Helper()
+	spec := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}}
+	ann := map[string]string{}
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	for _, o := range opts {
+		o(&spec, labels, ann)
+	}
+	cs, _, err := cluster.CompilePodSpec(h.cl.Syms, h.cl.Resources, cluster.PodSpecInput{Namespace: "default", Labels: labels, Annotations: ann, Spec: &spec})
+	require.NoError(h.t, err)
+	return cs
+}
+
+func withNodeSelector(k, v string) podOpt {
+	return func(s *corev1.PodSpec, _, _ map[string]string) {
+		if s.NodeSelector == nil {
+			s.NodeSelector = map[string]string{}
+		}
+		s.NodeSelector[k] = v
+	}
+}
+
+func withToleration(key, value string) podOpt {
+	return func(s *corev1.PodSpec, _, _ map[string]string) {
+		s.Tolerations = append(s.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpEqual, Value: value, Effect: corev1.TaintEffectNoSchedule})
+	}
+}
+
+func withDoNotDisrupt() podOpt {
+	return func(_ *corev1.PodSpec, _, ann map[string]string) { ann["karpenter.sh/do-not-disrupt"] = "true" }
+}
+
+func withGrace(sec int64) podOpt {
+	return func(s *corev1.PodSpec, _, _ map[string]string) { s.TerminationGracePeriodSeconds = &sec }
+}
+
+func withZoneSpread(app string) podOpt {
+	return func(s *corev1.PodSpec, _, _ map[string]string) {
+		s.TopologySpreadConstraints = append(s.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
+			MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: corev1.DoNotSchedule,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}})
+	}
+}
+
+func withHostAntiAffinity(app string) podOpt {
+	return func(s *corev1.PodSpec, _, _ map[string]string) {
+		if s.Affinity == nil {
+			s.Affinity = &corev1.Affinity{}
+		}
+		s.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}, TopologyKey: "kubernetes.io/hostname"}}}
+	}
+}
+
+func withZoneAffinity(app string) podOpt {
+	return func(s *corev1.PodSpec, _, _ map[string]string) {
+		if s.Affinity == nil {
+			s.Affinity = &corev1.Affinity{}
+		}
+		s.Affinity.PodAffinity = &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}, TopologyKey: "topology.kubernetes.io/zone"}}}
+	}
+}
+
+func withPreferredZone(zone string) podOpt {
+	return func(s *corev1.PodSpec, _, _ map[string]string) {
+		if s.Affinity == nil {
+			s.Affinity = &corev1.Affinity{}
+		}
+		s.Affinity.NodeAffinity = &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+			Weight: 10, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{
+				Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}}}}}}
+	}
+}
+
+// deploy adds a Deployment with replica steps (at, count, at, count...).
+func (h *harness) deploy(name string, spec *cluster.PodSpec, steps ...any) {
+	var st []workload.Step
+	for i := 0; i+1 < len(steps); i += 2 {
+		st = append(st, workload.Step{At: steps[i].(time.Duration), Count: int32(steps[i+1].(int))})
+	}
+	h.specs = append(h.specs, workload.Spec{Kind: workload.Deployment, Namespace: "default", Name: name, Pod: spec,
+		Replicas: workload.ReplicaPlan{Steps: st}, TwinOf: -1})
+}
+
+// staticNode adds a Ready node Karpenter does not own.
+func (h *harness) staticNode(name, typ, zone string) cluster.NodeID {
+	it, ok := h.cat.Lookup(typ)
+	require.True(h.t, ok)
+	a := it.Allocatable(catalog.KubeletOptions{})
+	var alloc cluster.Resources
+	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Ephemeral], alloc[cluster.Pods] = a.CPUMilli, a.MemoryBytes, a.EphemeralBytes, a.Pods
+	labels := cluster.CompileLabels(h.cl.Syms, map[string]string{"topology.kubernetes.io/zone": zone, "node.kubernetes.io/instance-type": typ})
+	return h.cl.AddNode(cluster.Node{Name: name, Labels: labels, Allocatable: alloc, State: cluster.NodeReady, InstanceType: typ,
+		Zone: h.cl.Syms.Intern(zone), Owner: cluster.OwnedByStatic, OwnerName: "static"})
+}
+
+func (h *harness) run(until time.Duration) { h.eng.Run(until) }
+
+// karpenterNodes returns the live nodes Karpenter owns.
+func (h *harness) karpenterNodes() []*cluster.Node {
+	var out []*cluster.Node
+	for i := range h.cl.Nodes {
+		n := &h.cl.Nodes[i]
+		if n.Owner == cluster.OwnedByKarpenter && n.State != cluster.NodeGone {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (h *harness) podsIn(phase cluster.Phase) int {
+	n := 0
+	for i := range h.cl.Pods {
+		if h.cl.Pods[i].Phase == phase {
+			n++
+		}
+	}
+	return n
+}
+
+func (h *harness) label(n *cluster.Node, key string) string {
+	v, ok := n.Labels.Get(h.cl.Syms.Intern(key))
+	if !ok {
+		return ""
+	}
+	return h.cl.Syms.Name(v)
+}
+
+const basicPool = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.xlarge, m5.2xlarge]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: KarpenterNodeRole-${CLUSTER_NAME}
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]
+`
+
+func TestProvisionBasic(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", map[string]string{"app": "web"}), time.Duration(0), 10)
+	h.start(h.pools(basicPool), apis.DefaultSettings())
+	h.run(5 * time.Minute)
+	require.Equal(t, 10, h.podsIn(cluster.Running))
+	nodes := h.karpenterNodes()
+	require.NotEmpty(t, nodes)
+	st := h.k.Stats()
+	t.Logf("nodes=%d stats=%+v", len(nodes), st)
+	for _, n := range nodes {
+		t.Logf("%s %s %s %s", n.Name, n.InstanceType, h.label(n, "topology.kubernetes.io/zone"), h.label(n, "karpenter.sh/capacity-type"))
+	}
+}

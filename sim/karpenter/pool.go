@@ -1,0 +1,120 @@
+package karpenter
+
+import (
+	"sort"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// pool is a NodePool in force, with what the solver derives from it.
+type pool struct {
+	spec *apis.NodePool
+	// reqs are the pool's requirements plus its labels (as In) and
+	// karpenter.sh/nodepool In [name] (KC NodeClaimTemplate).
+	reqs reqSet
+	// types are the instance types compatible with the pool's
+	// requirements that have some offering the pool allows, in catalogue
+	// order.
+	types []poolType
+	// typeByIdx maps an itype index to its position in types (-1: none).
+	typeByIdx []int32
+	// tolerate: the pool has a PreferNoSchedule taint (relaxation then
+	// adds a toleration for those).
+	hasPNS bool
+	stats  *PoolStats
+}
+
+func (k *Karpenter) buildPool(spec *apis.NodePool, stats *PoolStats) *pool {
+	syms := k.cl.Syms
+	p := &pool{spec: spec, stats: stats, hasPNS: spec.HasPreferNoScheduleTaint()}
+	var rs []rq
+	for i := range spec.Requirements {
+		r := fromRequirement(&spec.Requirements[i].Requirement)
+		r.minValues = spec.Requirements[i].MinValues
+		rs = append(rs, r)
+	}
+	for _, l := range spec.Labels {
+		rs = append(rs, single(l.Key, l.Value))
+	}
+	rs = append(rs, single(k.keyNodePool, syms.Intern(spec.Name)))
+	p.reqs = sortReqs(syms, rs)
+	mask := k.offerMask(p.reqs)
+	p.typeByIdx = make([]int32, len(k.types))
+	for i := range p.typeByIdx {
+		p.typeByIdx[i] = -1
+	}
+	for _, t := range k.types {
+		if !k.typeCompatible(t, p.reqs) {
+			continue
+		}
+		has := false
+		base := k.off.index(t.idx, 0, 0)
+		for b := 0; b < k.off.nZones*numCT; b++ {
+			if mask&(1<<uint(b)) != 0 && k.off.price[base+b] >= 0 {
+				has = true
+				break
+			}
+		}
+		if !has {
+			continue
+		}
+		pt := poolType{t: t}
+		pt.capacity, pt.alloc = k.nodeResources(t.cat, &spec.NodeClass)
+		if k.daemonOverhead != nil {
+			pt.daemon = k.daemonOverhead(k.templateNode(p, t))
+		}
+		p.typeByIdx[t.idx] = int32(len(p.types))
+		p.types = append(p.types, pt)
+	}
+	return p
+}
+
+// orderPools sorts pools as KC nodepoolutils.OrderByWeight: weight
+// descending, then name descending (upstream compares names with ">").
+func orderPools(ps []*pool) []*pool {
+	out := append([]*pool(nil), ps...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].spec, out[j].spec
+		if a.Weight != b.Weight {
+			return a.Weight > b.Weight
+		}
+		return a.Name > b.Name
+	})
+	return out
+}
+
+// tolerates reports whether tolerations (plus a PreferNoSchedule
+// toleration when tolPNS) tolerate every taint, PreferNoSchedule included
+// (KC scheduling.Taints.Tolerates requires all of them).
+func tolerates(tols cluster.Tolerations, taints []cluster.Taint, tolPNS bool) bool {
+	for _, t := range taints {
+		if tolPNS && t.Effect == cluster.EffectPreferNoSchedule {
+			continue
+		}
+		if !tols.Tolerate(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// templateNode is a node as the pool would launch it with type t, before
+// its zone and capacity type are known: what DaemonSets are matched
+// against.
+func (k *Karpenter) templateNode(p *pool, t *itype) *cluster.Node {
+	labels := append(cluster.Labels(nil), p.spec.Labels...)
+	for i := range p.reqs {
+		r := &p.reqs[i]
+		if !r.comp && len(r.vals) == 1 {
+			labels = labels.With(r.key, r.vals[0])
+		}
+	}
+	for tk := 0; tk < numTypeKeys; tk++ {
+		if v := t.lab[tk]; v != cluster.NoSym {
+			labels = labels.With(k.typeKey[tk], v)
+		}
+	}
+	return &cluster.Node{Name: p.spec.Name + "-template", Labels: labels, Taints: p.spec.Taints, State: cluster.NodeReady,
+		InstanceType: t.name, Owner: cluster.OwnedByKarpenter, OwnerName: p.spec.Name}
+}

@@ -1,0 +1,684 @@
+package karpenter
+
+import (
+	"sort"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/scheduler"
+)
+
+// The solver is Karpenter's scheduling simulation (KC
+// pkg/controllers/provisioning/scheduling/scheduler.go Solve): pods in
+// order of cpu, then memory, descending (then creation time, then id), each
+// placed on the first of: an existing node (every live node, whoever owns
+// it; initialized first, then by name), a NodeClaim of this solve (fewest
+// pods first), a new NodeClaim from the NodePools in weight order. A pod
+// that fails is relaxed one preference at a time and tried again; a pod
+// that still fails goes to the back of the queue, and the solve stops when
+// a whole pass of the queue places nothing.
+
+// exNode is an existing node as a scheduling destination.
+type exNode struct {
+	id   cluster.NodeID
+	node *cluster.Node
+	// view is what filters see: the node itself, or a copy without the
+	// startup taints while one of Karpenter's nodes initializes (KC
+	// ignores ephemeral and startup taints on uninitialized nodes).
+	view        *cluster.Node
+	free        cluster.Resources
+	initialized bool
+	managed     bool
+	// underConsolidateAfter: in a consolidation simulation, pods being
+	// moved may not land here (KC IsUnderConsolidateAfter).
+	underConsolidateAfter bool
+	// daemon is the room kept for DaemonSet pods not yet on the node.
+	daemon     cluster.Resources
+	got        []cluster.PodID
+	gotPending bool
+}
+
+// claim is a NodeClaim being built by a solve.
+type claim struct {
+	seq      int
+	pool     *pool
+	ppos     int // position of pool in the solve's template order
+	hostname cluster.Sym
+	reqs     reqSet
+	mask     uint64 // offering bits allowed by reqs
+	requests cluster.Resources
+	opts     []int32 // positions in pool.types
+	pods     []cluster.PodID
+	orderPos int
+}
+
+type solver struct {
+	k      *Karpenter
+	now    engine.Time
+	pools  []*pool // templates, weight order
+	topo   *topology
+	pds    map[pdKey]*podData
+	avail  []uint64 // per itype: available offering bits
+	exists []*exNode
+	claims []*claim
+	order  []*claim // claims sorted by pod count, then creation
+	// remaining resources per pool position (limits), has: limits set.
+	remaining  []cluster.Resources
+	hasLimit   [][cluster.MaxResources]bool
+	nodesLeft  []int64
+	pending    map[cluster.PodID]bool
+	consolidat bool
+	failed     []cluster.PodID
+	scratch    []int32
+	checks     []typeCheck
+	seq        int
+	anyPNS     bool
+}
+
+type solveOpts struct {
+	// exclude are nodes that must not receive pods (consolidation
+	// candidates).
+	exclude map[cluster.NodeID]bool
+	// consolidation: a what-if for disruption (pods being moved may not
+	// land on nodes under consolidateAfter).
+	consolidation bool
+}
+
+// newSolver snapshots the cluster for one solve.
+func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
+	k.refreshPrices()
+	cl := k.cl
+	s := &solver{k: k, now: k.eng.Now(), pds: map[pdKey]*podData{}, consolidat: o.consolidation,
+		pending: map[cluster.PodID]bool{}}
+	s.avail = k.availMasks()
+	s.pools = orderPools(k.pools)
+	for _, p := range s.pools {
+		s.anyPNS = s.anyPNS || p.hasPNS
+	}
+	excluded := map[cluster.PodID]bool{}
+	for _, id := range pods {
+		excluded[id] = true
+		if cl.Pods[id].Phase == cluster.Pending {
+			s.pending[id] = true
+		}
+	}
+	s.topo = &topology{k: k, byKey: map[tgroupKey]*tgroup{}, invKey: map[tgroupKey]*tgroup{}, excluded: excluded, universe: k.domainUniverse(s.pools)}
+
+	// Existing nodes: every live node not being deleted, initialized
+	// first, then by name. The order is cached while nothing changes (the
+	// what-ifs of one disruption pass share it).
+	base := k.existingBase()
+	exs := make([]exNode, 0, len(base))
+	for i := range base {
+		b := &base[i]
+		if o.exclude[b.id] {
+			continue
+		}
+		ex := *b
+		ex.free = ex.node.Free().Sub(ex.daemon)
+		ex.got = nil
+		if o.consolidation && ex.managed && ex.initialized {
+			kn := k.nodes[ex.id]
+			pa := kn.pool.spec.Disruption
+			ex.underConsolidateAfter = !pa.ConsolidateNever && pa.ConsolidateAfter > 0 && s.now-kn.lastPodEvent < pa.ConsolidateAfter
+		}
+		exs = append(exs, ex)
+	}
+	s.exists = make([]*exNode, len(exs))
+	for i := range exs {
+		s.exists[i] = &exs[i]
+	}
+	s.topo.existing = s.exists
+
+	// Limits: what each pool's active nodes already use.
+	s.remaining = make([]cluster.Resources, len(s.pools))
+	s.hasLimit = make([][cluster.MaxResources]bool, len(s.pools))
+	s.nodesLeft = make([]int64, len(s.pools))
+	for i, p := range s.pools {
+		l := p.spec.Limits
+		s.remaining[i] = l.Max
+		s.hasLimit[i] = l.Has
+		s.nodesLeft[i] = l.Nodes
+	}
+	for _, ex := range s.exists {
+		kn := k.knodeOf(ex.id)
+		if kn == nil {
+			continue
+		}
+		for i, p := range s.pools {
+			if p == kn.pool {
+				s.remaining[i] = s.remaining[i].Sub(kn.capacity)
+				if s.nodesLeft[i] > 0 { // -1: no node limit
+					s.nodesLeft[i]--
+				}
+			}
+		}
+	}
+
+	// Inverse anti-affinity of pods already running.
+	if k.antiBound > 0 {
+		for _, ex := range s.exists {
+			s.addExistingInverse(ex.node)
+		}
+		for id := range k.nodes {
+			if kn := k.nodes[id]; kn != nil && (kn.deleting || kn.cmd != nil) {
+				s.addExistingInverse(&cl.Nodes[kn.id])
+			}
+		}
+	}
+	// Register every pod's own groups before scheduling (KC NewTopology
+	// calls Update for each pod first).
+	for _, id := range pods {
+		p := &cl.Pods[id]
+		s.podData(p.Spec, p.Namespace, relax{})
+	}
+	return s
+}
+
+// existingBase returns the live nodes not being deleted, sorted
+// initialized first and then by name; cached per (time, state version).
+func (k *Karpenter) existingBase() []exNode {
+	now := k.eng.Now()
+	if k.exCache.valid && k.exCache.at == now && k.exCache.version == k.dis.version && k.exCache.nodes == len(k.cl.Nodes) {
+		return k.exCache.list
+	}
+	cl := k.cl
+	var list []exNode
+	for i := range cl.Nodes {
+		n := &cl.Nodes[i]
+		id := cluster.NodeID(i)
+		if n.State == cluster.NodeGone {
+			continue
+		}
+		kn := k.knodeOf(id)
+		if kn != nil && (kn.deleting || kn.cmd != nil) {
+			continue
+		}
+		ex := exNode{id: id, node: n, view: n, initialized: n.State == cluster.NodeReady, managed: kn != nil}
+		if kn != nil && !kn.initialized {
+			if len(kn.pool.spec.StartupTaints) > 0 {
+				v := *n
+				v.Taints = withoutTaints(n.Taints, kn.pool.spec.StartupTaints)
+				ex.view = &v
+			}
+			// DaemonSet pods start once the node is Ready: keep their room
+			// (KC ExistingNode remaining daemon resources).
+			if k.daemonOverhead != nil {
+				ex.daemon = k.daemonOverhead(n)
+			}
+		}
+		list = append(list, ex)
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		a, b := &list[i], &list[j]
+		if a.initialized != b.initialized {
+			return a.initialized
+		}
+		return a.node.Name < b.node.Name
+	})
+	k.exCache = exCache{valid: true, at: now, version: k.dis.version, nodes: len(cl.Nodes), list: list}
+	return list
+}
+
+type exCache struct {
+	valid   bool
+	at      engine.Time
+	version uint64
+	nodes   int
+	list    []exNode
+}
+
+func (s *solver) addExistingInverse(n *cluster.Node) {
+	cl := s.k.cl
+	for _, pid := range n.Pods {
+		p := &cl.Pods[pid]
+		if len(p.Spec.PodAntiAffinity) == 0 || p.Terminating || s.topo.excluded[pid] {
+			continue
+		}
+		for _, g := range s.topo.addInverse(p.Spec, p.Namespace) {
+			if d, ok := domainOf(cl, n, g.key); ok {
+				g.record(d)
+			}
+		}
+	}
+}
+
+func withoutTaints(taints, drop []cluster.Taint) []cluster.Taint {
+	var out []cluster.Taint
+	for _, t := range taints {
+		keep := true
+		for _, d := range drop {
+			if t.Key == d.Key && t.Effect == d.Effect {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// domainUniverse lists, per topology key, the domains the pools could
+// launch into: zones and capacity types from the offerings they allow, and
+// the values of In requirements for other keys.
+func (k *Karpenter) domainUniverse(pools []*pool) map[cluster.Sym][]cluster.Sym {
+	u := map[cluster.Sym][]cluster.Sym{}
+	add := func(key, v cluster.Sym) {
+		for _, have := range u[key] {
+			if have == v {
+				return
+			}
+		}
+		u[key] = append(u[key], v)
+	}
+	for _, p := range pools {
+		m := k.offerMask(p.reqs)
+		for z, zs := range k.zoneSyms {
+			for ct := 0; ct < numCT; ct++ {
+				if m&(1<<uint(z*numCT+ct)) != 0 {
+					add(k.cl.KeyZone, zs)
+					add(k.cl.KeyCapacityType, k.ctSyms[ct])
+				}
+			}
+		}
+		for i := range p.reqs {
+			r := &p.reqs[i]
+			if r.key == k.cl.KeyZone || r.key == k.cl.KeyCapacityType || r.comp {
+				continue
+			}
+			for _, v := range r.vals {
+				add(r.key, v)
+			}
+		}
+	}
+	return u
+}
+
+// queue orders pods as KC's Queue: cpu desc, memory desc, creation time,
+// then id (for the uid).
+func (s *solver) sortPods(pods []cluster.PodID) {
+	cl := s.k.cl
+	sort.SliceStable(pods, func(i, j int) bool {
+		a, b := &cl.Pods[pods[i]], &cl.Pods[pods[j]]
+		if x, y := a.Spec.Requests[cluster.CPU], b.Spec.Requests[cluster.CPU]; x != y {
+			return x > y
+		}
+		if x, y := a.Spec.Requests[cluster.Memory], b.Spec.Requests[cluster.Memory]; x != y {
+			return x > y
+		}
+		if a.Created != b.Created {
+			return a.Created < b.Created
+		}
+		return pods[i] < pods[j]
+	})
+}
+
+// solve places the pods and returns those it could not place.
+func (s *solver) solve(pods []cluster.PodID) {
+	q := append([]cluster.PodID(nil), pods...)
+	s.sortPods(q)
+	lastLen := map[cluster.PodID]int{}
+	head := 0
+	for head < len(q) {
+		id := q[head]
+		live := len(q) - head
+		if n, ok := lastLen[id]; ok && n == live {
+			break // a full pass without progress
+		}
+		head++
+		if s.trySchedule(id) {
+			continue
+		}
+		q = append(q, id)
+		lastLen[id] = len(q) - head
+	}
+	s.failed = append(s.failed[:0], q[head:]...)
+}
+
+func (s *solver) trySchedule(id cluster.PodID) bool {
+	p := &s.k.cl.Pods[id]
+	var r relax
+	for {
+		pd := s.podData(p.Spec, p.Namespace, r)
+		s.resolveInverse(pd)
+		if s.add(id, pd) {
+			return true
+		}
+		next, ok := s.k.nextRelax(p.Spec, r, s.anyPNS)
+		if !ok {
+			return false
+		}
+		r = next
+	}
+}
+
+func (s *solver) add(id cluster.PodID, pd *podData) bool {
+	if s.addExisting(id, pd) {
+		return true
+	}
+	// Fewest pods first, then oldest: KC re-sorts by pod count before
+	// each pod (sort.Slice; ties broken here by creation). s.order is kept
+	// sorted incrementally.
+	for _, c := range s.order {
+		if reqs, mask, ok := s.canAdd(c, pd, c.reqs, c.mask); ok {
+			s.commit(c, id, pd, reqs, mask)
+			s.reorder(c)
+			return true
+		}
+	}
+	return s.addNew(id, pd)
+}
+
+func claimBefore(a, b *claim) bool {
+	if len(a.pods) != len(b.pods) {
+		return len(a.pods) < len(b.pods)
+	}
+	return a.seq < b.seq
+}
+
+// reorder moves c, whose pod count grew, to its place in s.order.
+func (s *solver) reorder(c *claim) {
+	i := c.orderPos
+	for i+1 < len(s.order) && claimBefore(s.order[i+1], c) {
+		s.order[i] = s.order[i+1]
+		s.order[i].orderPos = i
+		i++
+	}
+	s.order[i] = c
+	c.orderPos = i
+}
+
+// insertOrder adds a new claim to s.order.
+func (s *solver) insertOrder(c *claim) {
+	s.order = append(s.order, c)
+	i := len(s.order) - 1
+	for i > 0 && claimBefore(c, s.order[i-1]) {
+		s.order[i] = s.order[i-1]
+		s.order[i].orderPos = i
+		i--
+	}
+	s.order[i] = c
+	c.orderPos = i
+}
+
+func (s *solver) addExisting(id cluster.PodID, pd *podData) bool {
+	k := s.k
+	syms := k.cl.Syms
+	pending := s.pending[id]
+	fromDeleting := !pending && k.podOnDeletingNode(id)
+	ci := 0 // moved by a disruption
+	switch {
+	case pending:
+		ci = 1
+	case fromDeleting:
+		ci = 2
+	}
+	start := 0
+	if !pd.topo() {
+		start = pd.exCursor[ci]
+	}
+	for i := start; i < len(s.exists); i++ {
+		ex := s.exists[i]
+		if ex.underConsolidateAfter && !pending && !fromDeleting {
+			continue
+		}
+		if m, _ := scheduler.StaticFit(syms, pd.spec, ex.view, &ex.free); m != scheduler.Fits {
+			continue
+		}
+		if !pd.tolPNS && !tolerates(pd.spec.Tolerations, pnsOnly(ex.view.Taints), false) {
+			continue
+		}
+		if pd.term != nil && !pd.term.Matches(syms, ex.view.Labels, ex.view.NameSym) {
+			continue
+		}
+		if pd.pref != nil && !pd.pref.Matches(syms, ex.view.Labels, ex.view.NameSym) {
+			continue
+		}
+		v := nodeView{node: ex.view}
+		if pd.topo() {
+			if _, ok := s.topo.addRequirements(pd, &v); !ok {
+				continue
+			}
+		} else {
+			pd.exCursor[ci] = i
+		}
+		if len(s.topo.groups) > 0 || len(pd.inverseOwn) > 0 {
+			s.topo.record(pd, &v)
+		}
+		ex.free = ex.free.Sub(pd.requests)
+		ex.got = append(ex.got, id)
+		ex.gotPending = ex.gotPending || pending
+		return true
+	}
+	if !pd.topo() {
+		pd.exCursor[ci] = len(s.exists)
+	}
+	return false
+}
+
+func pnsOnly(ts []cluster.Taint) []cluster.Taint {
+	var out []cluster.Taint
+	for _, t := range ts {
+		if t.Effect == cluster.EffectPreferNoSchedule {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// canAdd checks a pod against a NodeClaim (KC NodeClaim.CanAdd) and
+// returns the NodeClaim's requirements with the pod; the surviving
+// instance types are left in s.scratch.
+func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (reqSet, uint64, bool) {
+	k := s.k
+	syms := k.cl.Syms
+	switch pd.tmplTol[c.ppos] {
+	case 0:
+		if tolerates(pd.spec.Tolerations, c.pool.spec.Taints, pd.tolPNS) {
+			pd.tmplTol[c.ppos] = 1
+		} else {
+			pd.tmplTol[c.ppos] = 2
+			return nil, 0, false
+		}
+	case 2:
+		return nil, 0, false
+	}
+	reqs := base
+	if len(pd.reqs) > 0 {
+		if !compatible(syms, base, pd.reqs, k.wellKnown) {
+			return nil, 0, false
+		}
+		reqs = merge(syms, base, pd.reqs)
+	}
+	if pd.topo() {
+		v := nodeView{reqs: reqs, taints: c.pool.spec.Taints}
+		tr, ok := s.topo.addRequirements(pd, &v)
+		if !ok {
+			return nil, 0, false
+		}
+		if len(tr) > 0 {
+			trs := sortReqs(syms, tr)
+			if !compatible(syms, reqs, trs, k.wellKnown) {
+				return nil, 0, false
+			}
+			reqs = merge(syms, reqs, trs)
+		}
+	}
+	// Instance types: requirements (only keys that changed), resources
+	// and an available offering the requirements allow.
+	mask := baseMask
+	var checks []typeCheck
+	if len(reqs) != len(base) || (len(reqs) > 0 && &reqs[0] != &base[0]) {
+		mask = k.offerMask(reqs)
+		s.checks = k.typeChecks(base, reqs, s.checks)
+		checks = s.checks
+	}
+	total := c.requests.Add(pd.requests)
+	s.scratch = s.scratch[:0]
+	for _, pos := range c.opts {
+		pt := &c.pool.types[pos]
+		if !total.Add(pt.daemon).Fits(pt.alloc) {
+			continue
+		}
+		if s.avail[pt.t.idx]&mask == 0 {
+			continue
+		}
+		if len(checks) > 0 && !k.typeMeets(pt.t, checks) {
+			continue
+		}
+		s.scratch = append(s.scratch, pos)
+	}
+	if len(s.scratch) == 0 {
+		return nil, 0, false
+	}
+	if !s.minValuesOK(c.pool, reqs, s.scratch) {
+		return nil, 0, false
+	}
+	return reqs, mask, true
+}
+
+// minValuesOK checks minValues requirements against the instance types
+// left (KC InstanceTypes.SatisfiesMinValues), unless the policy is
+// BestEffort.
+func (s *solver) minValuesOK(p *pool, reqs reqSet, opts []int32) bool {
+	k := s.k
+	if k.settings.MinValuesBestEffort {
+		return true
+	}
+	for i := range reqs {
+		r := &reqs[i]
+		if r.minValues == 0 {
+			continue
+		}
+		tk, ok := k.typeKeyIndex(r.key)
+		if !ok {
+			continue
+		}
+		seen := map[cluster.Sym]bool{}
+		for _, pos := range opts {
+			if v := p.types[pos].t.lab[tk]; v != cluster.NoSym {
+				seen[v] = true
+			}
+		}
+		if len(seen) < int(r.minValues) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *solver) commit(c *claim, id cluster.PodID, pd *podData, reqs reqSet, mask uint64) {
+	c.reqs, c.mask = reqs, mask
+	c.opts = append(c.opts[:0], s.scratch...)
+	c.requests = c.requests.Add(pd.requests)
+	c.pods = append(c.pods, id)
+	if len(s.topo.groups) > 0 || len(pd.inverseOwn) > 0 {
+		v := nodeView{reqs: c.reqs, taints: c.pool.spec.Taints}
+		s.topo.record(pd, &v)
+	}
+}
+
+// addNew tries a new NodeClaim from each pool in weight order.
+func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
+	k := s.k
+	syms := k.cl.Syms
+	for i, p := range s.pools {
+		if len(p.types) == 0 || s.nodesLeft[i] == 0 {
+			continue
+		}
+		var opts []int32
+		for pos := range p.types {
+			pt := &p.types[pos]
+			if !s.withinLimits(i, pt) {
+				continue
+			}
+			opts = append(opts, int32(pos))
+		}
+		if len(opts) == 0 {
+			continue
+		}
+		// Placeholder hostnames only need to be unique within a solve.
+		h := syms.Intern("hostname-placeholder-" + itoa(int64(s.seq+1)))
+		c := &claim{seq: s.seq + 1, pool: p, ppos: i, hostname: h, opts: opts}
+		c.reqs = p.reqs.with(syms, single(k.cl.KeyHostname, h))
+		c.mask = k.offerMask(c.reqs)
+		reqs, mask, ok := s.canAdd(c, pd, c.reqs, c.mask)
+		if !ok {
+			continue
+		}
+		s.seq++
+		s.topo.registerHost(h)
+		s.commit(c, id, pd, reqs, mask)
+		s.claims = append(s.claims, c)
+		s.insertOrder(c)
+		// Assume the largest instance type will launch (KC subtractMax).
+		var maxCap cluster.Resources
+		for _, pos := range c.opts {
+			for r, v := range p.types[pos].capacity {
+				maxCap[r] = max(maxCap[r], v)
+			}
+		}
+		s.remaining[i] = s.remaining[i].Sub(maxCap)
+		if s.nodesLeft[i] > 0 {
+			s.nodesLeft[i]--
+		}
+		return true
+	}
+	return false
+}
+
+func (s *solver) withinLimits(i int, pt *poolType) bool {
+	for r, has := range s.hasLimit[i] {
+		if has && pt.capacity[r] > s.remaining[i][r] {
+			return false
+		}
+	}
+	return true
+}
+
+func itoa(n int64) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// sortedOptions orders a claim's instance types by their cheapest
+// available offering the claim allows (KC InstanceTypes.OrderByPrice),
+// then by name.
+func (k *Karpenter) sortedOptions(c *claim) {
+	type opt struct {
+		pos   int32
+		price float64
+	}
+	opts := make([]opt, len(c.opts))
+	for i, pos := range c.opts {
+		opts[i] = opt{pos, k.cheapest(c.pool.types[pos].t, c.mask)}
+	}
+	sort.Slice(opts, func(i, j int) bool {
+		if opts[i].price != opts[j].price {
+			return opts[i].price < opts[j].price
+		}
+		return c.pool.types[opts[i].pos].t.name < c.pool.types[opts[j].pos].t.name
+	})
+	for i := range opts {
+		c.opts[i] = opts[i].pos
+	}
+}

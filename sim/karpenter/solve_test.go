@@ -1,0 +1,88 @@
+package karpenter
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// The diverse benchmark batch, solved small, keeps every constraint: zone
+// spread within maxSkew, self-affine pods in one zone, anti-affine pods on
+// distinct NodeClaims, and every NodeClaim fits its pods.
+func TestSolveDiverseKeepsConstraints(t *testing.T) {
+	h := newHarness(t)
+	var names []string
+	for _, it := range h.cat.Types() {
+		if it.GPU == 0 && len(names) < 400 {
+			names = append(names, it.Name)
+		}
+	}
+	pools := h.pools(`apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [` + strings.Join(names, ", ") + `]}
+`)
+	k, err := New(h.eng, h.cl, h.cat, h.cloud, nopEvictor{}, "us-east-1", testZones, pools, apis.DefaultSettings())
+	require.NoError(t, err)
+	pods := diversePods(h, 800)
+	s := k.newSolver(pods, solveOpts{})
+	s.solve(pods)
+	require.Empty(t, s.failed)
+	syms := h.cl.Syms
+	zoneOf := func(c *claim) string {
+		r := c.reqs.get(h.cl.KeyZone)
+		if r == nil || r.comp || len(r.vals) != 1 {
+			return ""
+		}
+		return syms.Name(r.vals[0])
+	}
+	affinity := map[string]map[string]bool{}
+	placed := 0
+	for _, c := range s.claims {
+		nginx := 0
+		var req cluster.Resources
+		for _, id := range c.pods {
+			p := &h.cl.Pods[id]
+			req = req.Add(p.Spec.Requests)
+			placed++
+			labels := p.Spec.Labels.Map(syms)
+			if labels["app"] == "nginx" {
+				nginx++
+			}
+			if v, ok := labels["my-affinity"]; ok {
+				z := zoneOf(c)
+				require.NotEmpty(t, z, "an affine pod's claim has one zone")
+				if affinity[v] == nil {
+					affinity[v] = map[string]bool{}
+				}
+				affinity[v][z] = true
+			}
+			if len(p.Spec.Spread) > 0 {
+				z := zoneOf(c)
+				require.NotEmpty(t, z, "a spread pod's claim has one zone")
+			}
+		}
+		require.LessOrEqual(t, nginx, 1, "anti-affinity: one nginx pod per claim")
+		fits := false
+		for _, pos := range c.opts {
+			pt := &c.pool.types[pos]
+			fits = fits || req.Fits(pt.alloc)
+			require.True(t, req.Fits(pt.alloc), "every option fits the claim's pods")
+		}
+		require.True(t, fits)
+	}
+	require.Equal(t, len(pods), placed)
+	for v, zs := range affinity {
+		require.Len(t, zs, 1, "affinity group %s in one zone", v)
+	}
+	t.Logf("claims=%d", len(s.claims))
+}

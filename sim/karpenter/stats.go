@@ -1,0 +1,108 @@
+package karpenter
+
+import "sort"
+
+// Stats is the karpenter section of the report. Lists are sorted by name
+// so that the JSON is stable.
+type Stats struct {
+	// NodeClaimsLaunched counts instances launched (replacements
+	// included); LaunchFailures NodeClaims deleted because every offering
+	// failed or the node never registered.
+	NodeClaimsLaunched int64 `json:"nodeClaimsLaunched"`
+	LaunchFailures     int64 `json:"launchFailures"`
+	// LaunchRequests counts fleet requests sent to the cloud.
+	LaunchRequests       int64 `json:"launchRequests"`
+	RegistrationTimeouts int64 `json:"registrationTimeouts"`
+	// Batches counts provisioning batches that had pods to schedule.
+	Batches     int64            `json:"batches"`
+	Disruptions DisruptionCounts `json:"disruptions"`
+	// PodsEvicted counts evictions the eviction API accepted for
+	// Karpenter's drains.
+	PodsEvicted int64 `json:"podsEvicted"`
+	// InterruptionNotices, RebalanceRecommendations and
+	// InstancesReclaimed count EC2 signals about Karpenter's instances.
+	InterruptionNotices      int64       `json:"interruptionNotices"`
+	RebalanceRecommendations int64       `json:"rebalanceRecommendations"`
+	InstancesReclaimed       int64       `json:"instancesReclaimed"`
+	NodePools                []PoolStats `json:"nodePools"`
+}
+
+// DisruptionCounts counts nodes disrupted, by reason.
+type DisruptionCounts struct {
+	Empty         int64 `json:"empty"`
+	Underutilized int64 `json:"underutilized"`
+	Drifted       int64 `json:"drifted"`
+	Expired       int64 `json:"expired"`
+	Interrupted   int64 `json:"interrupted"`
+}
+
+func (d *DisruptionCounts) add(reason string) {
+	switch reason {
+	case reasonEmpty:
+		d.Empty++
+	case reasonUnderutilized:
+		d.Underutilized++
+	case reasonDrifted:
+		d.Drifted++
+	case reasonExpired:
+		d.Expired++
+	case reasonInterrupted:
+		d.Interrupted++
+	}
+}
+
+// Total is the sum over reasons.
+func (d DisruptionCounts) Total() int64 {
+	return d.Empty + d.Underutilized + d.Drifted + d.Expired + d.Interrupted
+}
+
+// PoolStats are one NodePool's counters.
+type PoolStats struct {
+	Name               string           `json:"name"`
+	NodeClaimsLaunched int64            `json:"nodeClaimsLaunched"`
+	ByCapacityType     []NameCount      `json:"byCapacityType"`
+	ByInstanceType     []NameCount      `json:"byInstanceType"`
+	LaunchFailures     int64            `json:"launchFailures"`
+	Disruptions        DisruptionCounts `json:"disruptions"`
+	PodsEvicted        int64            `json:"podsEvicted"`
+	InstancesReclaimed int64            `json:"instancesReclaimed"`
+}
+
+// NameCount is one count in a list sorted by name.
+type NameCount struct {
+	Name  string `json:"name"`
+	Count int64  `json:"count"`
+}
+
+func addCount(list []NameCount, name string) []NameCount {
+	i := sort.Search(len(list), func(i int) bool { return list[i].Name >= name })
+	if i < len(list) && list[i].Name == name {
+		list[i].Count++
+		return list
+	}
+	list = append(list, NameCount{})
+	copy(list[i+1:], list[i:])
+	list[i] = NameCount{Name: name, Count: 1}
+	return list
+}
+
+func (p *PoolStats) addCapacityType(ct string) { p.ByCapacityType = addCount(p.ByCapacityType, ct) }
+func (p *PoolStats) addInstanceType(t string)  { p.ByInstanceType = addCount(p.ByInstanceType, t) }
+
+// Stats returns the counters so far; slices are copies.
+func (k *Karpenter) Stats() Stats {
+	s := k.stats
+	names := make([]string, 0, len(k.poolStats))
+	for n := range k.poolStats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	s.NodePools = make([]PoolStats, 0, len(names))
+	for _, n := range names {
+		ps := *k.poolStats[n]
+		ps.ByCapacityType = append([]NameCount{}, ps.ByCapacityType...)
+		ps.ByInstanceType = append([]NameCount{}, ps.ByInstanceType...)
+		s.NodePools = append(s.NodePools, ps)
+	}
+	return s
+}
