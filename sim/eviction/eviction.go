@@ -79,3 +79,15 @@ func (e *Evictor) Evict(id cluster.PodID, cause cluster.DeleteCause) bool {
 func (e *Evictor) HandleEvent(ev engine.Event) {
 	e.cl.DeletePod(cluster.PodID(ev.Obj), cluster.DeleteCause(ev.Kind))
 }
+
+// Covered reports whether some PodDisruptionBudget selects the pod (the
+// Cluster Autoscaler lets kube-system pods with a budget be drained).
+func (e *Evictor) Covered(id cluster.PodID) bool {
+	p := &e.cl.Pods[id]
+	for i := range e.pdbs {
+		if e.pdbs[i].Covers(e.cl, p) {
+			return true
+		}
+	}
+	return false
+}

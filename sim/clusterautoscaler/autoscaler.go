@@ -1,0 +1,602 @@
+package clusterautoscaler
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// Cloud is what the Cluster Autoscaler's ASGs need from EC2: launch one
+// instance among offerings, terminate one, hear about spot interruptions,
+// and the price of an offering (for the price expander). sim/spotmarket's
+// Market satisfies it.
+type Cloud interface {
+	Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error)
+	Terminate(id cloud.InstanceID)
+	Subscribe(s cloud.Subscriber)
+	Price(o cloud.Offering) (usdPerHour float64, ok bool)
+}
+
+// Evictor is the eviction API the scale-down drain uses; sim/eviction's
+// Evictor satisfies it. Blocked reports whether a PodDisruptionBudget
+// forbids evicting the pod now.
+type Evictor interface {
+	Evict(pod cluster.PodID, cause cluster.DeleteCause) bool
+	Blocked(pod cluster.PodID) bool
+}
+
+// PDBCoverer is optionally implemented by the Evictor: Covered reports
+// whether any PodDisruptionBudget selects the pod. Without it, no pod
+// counts as covered, so every kube-system pod blocks scale-down (with
+// --skip-nodes-with-system-pods, the default).
+type PDBCoverer interface {
+	Covered(pod cluster.PodID) bool
+}
+
+// NodeGroup and Settings are the compiled inputs (see package config).
+type (
+	NodeGroup = config.NodeGroup
+	Settings  = config.Settings
+)
+
+// Owner is the name the Cluster Autoscaler's ASG launches carry in the
+// market's statistics.
+const Owner = "cluster-autoscaler"
+
+// Taints the Cluster Autoscaler puts on nodes (cluster-autoscaler/utils/
+// taints): ToBeDeleted marks a node being removed, DeletionCandidate (soft)
+// one found unneeded.
+const (
+	TaintToBeDeleted       = "ToBeDeletedByClusterAutoscaler"
+	TaintDeletionCandidate = "DeletionCandidateOfClusterAutoscaler"
+	// LabelScaleDownDisabled stands in for the node annotation
+	// cluster-autoscaler.kubernetes.io/scale-down-disabled: "true" (the
+	// cluster model keeps no node annotations): a node with this label
+	// set to "true" is never scaled down.
+	LabelScaleDownDisabled = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+	// maxBulkSoftTaint is how many unneeded nodes get the soft taint per
+	// loop (--max-bulk-soft-taint-count).
+	maxBulkSoftTaint = 10
+	// podEvictionHeadroom is added to the longest grace period when a
+	// drain waits for its pods to go (utils/drain PodEvictionHeadroom).
+	podEvictionHeadroom = 30 * time.Second
+	// nodeDeleteDelayAfterTaint is the wait between tainting an empty
+	// node and deleting it (--node-delete-delay-after-taint).
+	nodeDeleteDelayAfterTaint = 5 * time.Second
+	// minLoopGap separates a productive loop from the next one when loops
+	// are set to take no time (SettingsSpec.loopDuration: 0s).
+	minLoopGap = time.Millisecond
+)
+
+// Event kinds.
+const (
+	evInit uint16 = iota
+	evLoop
+	evReady  // Obj: node
+	evSignal // Obj: instance, Arg: signal kind
+	evDrain  // Obj: node
+	evDelete // Obj: node: an empty node's delay after taint is over
+)
+
+var never = engine.Time(math.MinInt64 / 2)
+
+// Autoscaler is the Cluster Autoscaler: an engine handler, a cluster
+// watcher and a cloud subscriber.
+type Autoscaler struct {
+	eng    *engine.Engine
+	cl     *cluster.Cluster
+	cat    *catalog.Catalog
+	cloud  Cloud
+	ev     Evictor
+	pdbs   PDBCoverer
+	region string
+	zones  []string
+	s      Settings
+	id     engine.HandlerID
+	rng    *rand.Rand
+
+	groups     []*group
+	byInstance map[cloud.InstanceID]cluster.NodeID
+	nodes      map[cluster.NodeID]*caNode
+
+	// pending holds pods that were marked unschedulable, in that order;
+	// loops drop those no longer pending. inPending dedupes by PodID.
+	pending   []cluster.PodID
+	inPending []bool
+
+	loopTimer   engine.Timer
+	loopAt      engine.Time
+	lastLoop    engine.Time
+	lastRefresh engine.Time
+	refreshNow  bool
+
+	lastScaleUp, lastScaleDownDelete, lastScaleDownFail engine.Time
+	drains                                              int // non-empty nodes being drained
+
+	// well-known symbols
+	symHostname, symZone, symRegion, symArch, symOS, symInstanceType                   cluster.Sym
+	symKubeSystem, symToBeDeleted, symDeletionCandidate, symScaleDownDisabled, symTrue cluster.Sym
+
+	est     estimator
+	scratch scratch
+	stats   statsState
+	// blocked records, per blocking reason, the nodes it ever kept from
+	// scale-down.
+	blocked map[string]map[cluster.NodeID]bool
+}
+
+// caNode is the Cluster Autoscaler's record of a node of its groups.
+type caNode struct {
+	group    *group
+	instance cloud.InstanceID
+	// firstPending is the creation time of the oldest pod the node was
+	// launched for (never when none: initial nodes and replacements).
+	firstPending engine.Time
+	readyTimer   engine.Timer
+	// unneededSince is when the node was first found unneeded (never
+	// while it is needed).
+	unneededSince engine.Time
+	softTainted   bool
+	deleting      bool
+	drain         drainState
+	// replacing: a capacity-rebalancing replacement was launched for it;
+	// replaces: this node is that replacement for another node.
+	replacing bool
+	replaces  cluster.NodeID
+}
+
+// New builds the Cluster Autoscaler for the given node groups and
+// registers it with the engine, the cluster and the cloud. The groups'
+// initial nodes (their desired capacity) are launched, Ready, at the
+// engine's current time by an event scheduled now, so construct the
+// Cluster Autoscaler before the workload controllers to have them in
+// place before the first pods. region and zones are the scenario's.
+func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, provider Cloud, evictor Evictor, region string, zones []string, groups []NodeGroup, settings Settings) (*Autoscaler, error) {
+	if eng == nil || cl == nil || cat == nil || provider == nil || evictor == nil {
+		return nil, errors.New("clusterautoscaler: New needs an engine, a cluster, a catalogue, a cloud and an evictor")
+	}
+	if _, err := config.CrossCheck(groups, &settings); err != nil {
+		return nil, err
+	}
+	a := &Autoscaler{
+		eng: eng, cl: cl, cat: cat, cloud: provider, ev: evictor, region: region, zones: zones, s: settings,
+		rng:        eng.Stream("clusterautoscaler/expander"),
+		byInstance: map[cloud.InstanceID]cluster.NodeID{},
+		nodes:      map[cluster.NodeID]*caNode{},
+		lastLoop:   never, lastRefresh: never,
+		lastScaleUp: never, lastScaleDownDelete: never, lastScaleDownFail: never,
+	}
+	if p, ok := evictor.(PDBCoverer); ok {
+		a.pdbs = p
+	}
+	syms := cl.Syms
+	a.symHostname = cl.KeyHostname
+	a.symKubeSystem = syms.Intern("kube-system")
+	a.symToBeDeleted = syms.Intern(TaintToBeDeleted)
+	a.symDeletionCandidate = syms.Intern(TaintDeletionCandidate)
+	a.symScaleDownDisabled = syms.Intern(LabelScaleDownDisabled)
+	a.symTrue = syms.Intern("true")
+	a.est = estimator{syms: syms, hostname: cl.KeyHostname}
+
+	sel := config.Select(groups, &settings.Options)
+	for i := range groups {
+		g, err := a.newGroup(&groups[i], i, sel[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %s: %w", groups[i].File, groups[i].Line, groups[i].Path, err)
+		}
+		a.groups = append(a.groups, g)
+	}
+	a.id = eng.Register(a)
+	cl.Watch(a)
+	provider.Subscribe(a)
+	eng.After(0, engine.Event{Handler: a.id, Kind: evInit})
+	return a, nil
+}
+
+// HandleEvent implements engine.Handler.
+func (a *Autoscaler) HandleEvent(ev engine.Event) {
+	switch ev.Kind {
+	case evInit:
+		// Upstream starts with every scale-down cool-down running
+		// (NewStaticAutoscaler sets the last scale times to its start).
+		now := a.eng.Now()
+		a.lastScaleUp, a.lastScaleDownDelete, a.lastScaleDownFail = now, now, now
+		a.launchInitial()
+		a.scheduleLoop(a.eng.Now())
+	case evLoop:
+		a.loop()
+	case evReady:
+		a.nodeReady(cluster.NodeID(ev.Obj))
+	case evSignal:
+		a.handleSignal(cloud.InstanceID(ev.Obj), cloud.SignalKind(ev.Arg))
+	case evDrain:
+		a.drainStep(cluster.NodeID(ev.Obj))
+	case evDelete:
+		a.finishDelete(cluster.NodeID(ev.Obj))
+	}
+}
+
+// OnChange implements cluster.Watcher: it remembers unschedulable pods and,
+// with --frequent-loops-enabled, starts a loop at once (the upstream loop
+// trigger's pod observer).
+func (a *Autoscaler) OnChange(c cluster.Change) {
+	switch c.Kind {
+	case cluster.PodUnschedulable:
+	case cluster.PodDeleted, cluster.PodFinished:
+		// A drained node may now be empty.
+		if c.Node != cluster.NoNode {
+			if n := a.nodes[c.Node]; n != nil && n.drain.evicted && len(a.cl.Nodes[c.Node].Pods) == 0 {
+				a.eng.After(0, engine.Event{Handler: a.id, Kind: evDrain, Obj: int32(c.Node)})
+			}
+		}
+		return
+	default:
+		return
+	}
+	id := c.Pod
+	for int(id) >= len(a.inPending) {
+		a.inPending = append(a.inPending, false)
+	}
+	if !a.inPending[id] {
+		a.inPending[id] = true
+		a.pending = append(a.pending, id)
+	}
+	if a.s.FrequentLoops {
+		a.scheduleLoop(max(a.eng.Now(), a.lastLoop+a.s.LoopDuration))
+	}
+}
+
+// OnSignal implements cloud.Subscriber: signals about the groups' instances
+// are handled from an engine event of their own.
+func (a *Autoscaler) OnSignal(s cloud.Signal) {
+	if _, ok := a.byInstance[s.Instance]; !ok {
+		return
+	}
+	a.eng.After(0, engine.Event{Handler: a.id, Kind: evSignal, Obj: int32(s.Instance), Arg: int64(s.Kind)})
+}
+
+// scheduleLoop makes the next loop run at t unless one is due earlier.
+func (a *Autoscaler) scheduleLoop(t engine.Time) {
+	if a.eng.Pending(a.loopTimer) {
+		if a.loopAt <= t {
+			return
+		}
+		a.eng.Cancel(a.loopTimer)
+	}
+	a.loopAt = t
+	a.loopTimer = a.eng.Schedule(t, engine.Event{Handler: a.id, Kind: evLoop})
+}
+
+// loop is one iteration of the Cluster Autoscaler's main loop
+// (core/static_autoscaler.go RunOnce).
+func (a *Autoscaler) loop() {
+	now := a.eng.Now()
+	a.lastLoop = now
+	a.sweepGone()
+	if a.refreshNow || now-a.lastRefresh >= a.s.ASGRefreshInterval {
+		a.refresh(now)
+	}
+	a.updateScaleRequests(now)
+	a.handleCreationErrors(now)
+	a.removeLongUnregistered(now)
+	a.cleanBackoffs(now)
+
+	a.stats.loops++
+	scaledUp, hold := a.scaleUp(now)
+	productive := scaledUp
+	if a.s.ScaleDownEnabled {
+		productive = a.scaleDown(now, scaledUp || hold) || productive
+	}
+	if a.s.EnforceNodeGroupMinSize {
+		productive = a.enforceMinSize(now) || productive
+	}
+	next := now + a.s.LoopDuration + a.s.ScanInterval
+	if productive && a.s.FrequentLoops {
+		// Never two loops at one instant: each must see the last one's
+		// effects land.
+		next = now + max(a.s.LoopDuration, minLoopGap)
+	}
+	a.scheduleLoop(next)
+}
+
+// refresh is the AWS provider's ASG cache refresh: desired capacity above
+// the running instances shows up as placeholder instances, marked
+// unfulfillable when the ASG's scaling activity failed.
+func (a *Autoscaler) refresh(now engine.Time) {
+	a.lastRefresh = now
+	a.refreshNow = false
+	for _, g := range a.groups {
+		g.seenFailed += len(g.placeholders)
+		g.placeholders = g.placeholders[:0]
+	}
+}
+
+// sweepGone forgets nodes of the groups that someone else removed.
+func (a *Autoscaler) sweepGone() {
+	for _, g := range a.groups {
+		keep := g.nodes[:0]
+		for _, id := range g.nodes {
+			if a.cl.Nodes[id].State == cluster.NodeGone {
+				a.forget(id)
+				continue
+			}
+			keep = append(keep, id)
+		}
+		g.nodes = keep
+	}
+}
+
+// forget drops a node's records (the node is gone).
+func (a *Autoscaler) forget(id cluster.NodeID) {
+	n := a.nodes[id]
+	if n == nil {
+		return
+	}
+	a.eng.Cancel(n.readyTimer)
+	a.eng.Cancel(n.drain.timer)
+	if n.drain.active && !n.drain.empty && n.drain.kind == deleteScaleDown {
+		a.drains--
+	}
+	delete(a.byInstance, n.instance)
+	delete(a.nodes, id)
+}
+
+// removeNode takes a node out of the group's list.
+func (g *group) removeNode(id cluster.NodeID) {
+	for i, have := range g.nodes {
+		if have == id {
+			g.nodes = append(g.nodes[:i], g.nodes[i+1:]...)
+			return
+		}
+	}
+}
+
+// launchInitial brings every group to its desired capacity: the cluster
+// as it stands when the scenario starts, its nodes Ready at once.
+func (a *Autoscaler) launchInitial() {
+	for _, g := range a.groups {
+		for k := 0; k < g.cfg.DesiredCapacity; k++ {
+			g.target++
+			a.launch(g, launchInitial, nil)
+		}
+	}
+}
+
+type launchKind uint8
+
+const (
+	launchInitial launchKind = iota
+	launchScaleUp
+	launchReplace // the ASG keeps desired capacity after a reclaim
+	launchRebalance
+)
+
+// launch asks the cloud for one instance of group g. On success the node
+// appears (Launching, or Ready for initial nodes) and its Ready event is
+// scheduled; on failure the ASG is left with a placeholder that the next
+// refresh reveals. It returns the node, or cluster.NoNode.
+func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) cluster.NodeID {
+	spot := a.nextIsSpot(g)
+	req := cloud.LaunchRequest{Owner: Owner, Offerings: a.offerings(g, spot), Latency: cloud.ASGLaunch, Strategy: g.cfg.OnDemandStrategy}
+	if spot {
+		req.Strategy = g.cfg.SpotStrategy
+	}
+	res, err := a.cloud.Launch(req)
+	if err != nil || res.Instance == cloud.NoInstance {
+		a.stats.launchFailures++
+		g.stats.LaunchFailures++
+		if kind != launchRebalance {
+			g.placeholders = append(g.placeholders, a.eng.Now())
+		}
+		return cluster.NoNode
+	}
+	it, ok := a.cat.Lookup(res.Offering.InstanceType)
+	if !ok {
+		// The cloud launched a type we never asked for: a bug upstream of us.
+		panic(fmt.Sprintf("clusterautoscaler: cloud launched unknown instance type %q", res.Offering.InstanceType))
+	}
+	g.seq++
+	labels := make(map[string]string, len(g.cfg.Labels)+6)
+	for k, v := range g.cfg.Labels {
+		labels[k] = v
+	}
+	labels[config.LabelInstanceType] = it.Name
+	labels[config.LabelZone] = res.Offering.Zone
+	labels[config.LabelRegion] = a.region
+	labels[config.LabelArch] = it.Arch
+	labels[config.LabelOS] = "linux"
+	node := cluster.Node{
+		Name:            fmt.Sprintf("%s-%d", g.cfg.Name, g.seq),
+		Labels:          cluster.CompileLabels(a.cl.Syms, labels),
+		Taints:          append([]cluster.Taint(nil), g.taints...),
+		Allocatable:     a.allocatable(it, g.cfg.Kubelet),
+		State:           cluster.NodeLaunching,
+		InstanceType:    it.Name,
+		Zone:            a.cl.Syms.Intern(res.Offering.Zone),
+		CapacityType:    res.Offering.CapacityType,
+		PriceUSDPerHour: res.PriceUSDPerHour,
+		Owner:           cluster.OwnedByClusterAutoscaler,
+		OwnerName:       g.cfg.Name,
+		Instance:        int32(res.Instance),
+	}
+	if kind == launchInitial {
+		node.State = cluster.NodeReady
+	}
+	id := a.cl.AddNode(node)
+	n := &caNode{group: g, instance: res.Instance, firstPending: never, unneededSince: never, replaces: cluster.NoNode}
+	a.nodes[id] = n
+	a.byInstance[res.Instance] = id
+	g.nodes = append(g.nodes, id)
+	if res.Offering.CapacityType == cluster.Spot {
+		g.spot++
+	} else {
+		g.onDemand++
+	}
+	g.zoneCount[res.Offering.Zone]++
+	if kind != launchInitial {
+		a.stats.nodesAdded++
+		g.stats.NodesAdded++
+		n.readyTimer = a.eng.After(res.ReadyAfter, engine.Event{Handler: a.id, Kind: evReady, Obj: int32(id)})
+	}
+	if kind == launchReplace || kind == launchRebalance {
+		g.stats.Replacements++
+	}
+	if len(pods) > 0 {
+		a.noteLaunch(id, n, pods)
+	}
+	return id
+}
+
+// noteLaunch records the pods a node was launched for: in the cluster, for
+// the race report, and as the node's first pending time.
+func (a *Autoscaler) noteLaunch(id cluster.NodeID, n *caNode, pods []cluster.PodID) {
+	race := false
+	for _, p := range pods {
+		for _, other := range a.cl.LaunchedFor(p) {
+			if a.cl.Nodes[other].Owner != cluster.OwnedByClusterAutoscaler {
+				race = true
+			}
+		}
+		a.cl.NoteLaunchFor(p, id)
+		if c := a.cl.Pods[p].Created; n.firstPending == never || c < n.firstPending {
+			n.firstPending = c
+		}
+	}
+	if race {
+		a.stats.raceNodes++
+		n.group.stats.RaceNodes++
+	}
+}
+
+// nextIsSpot decides the capacity type of a group's next instance from its
+// instances distribution: on-demand up to the base, then the on-demand
+// percentage of the instances above it (rounded up).
+func (a *Autoscaler) nextIsSpot(g *group) bool {
+	base, pct := g.cfg.OnDemandBase, g.cfg.OnDemandPercent
+	if g.onDemand < base {
+		return false
+	}
+	above := g.onDemand + g.spot + 1 - base
+	odAbove := g.onDemand - base
+	return odAbove*100 >= above*pct
+}
+
+// offerings lists the group's instance types in each of its zones, the
+// zones with fewest of the group's instances first (the ASG's AZ
+// balancing), types in the group's order.
+func (a *Autoscaler) offerings(g *group, spot bool) []cloud.Offering {
+	zones := append([]string(nil), g.cfg.Zones...)
+	sort.SliceStable(zones, func(i, j int) bool { return g.zoneCount[zones[i]] < g.zoneCount[zones[j]] })
+	ct := cluster.OnDemand
+	if spot {
+		ct = cluster.Spot
+	}
+	out := make([]cloud.Offering, 0, len(zones)*len(g.cfg.InstanceTypes))
+	for _, z := range zones {
+		for _, t := range g.cfg.InstanceTypes {
+			out = append(out, cloud.Offering{InstanceType: t, Zone: z, CapacityType: ct})
+		}
+	}
+	return out
+}
+
+// allocatable is a real node's allocatable (the same overhead rules as the
+// scenario's static nodes).
+func (a *Autoscaler) allocatable(it *catalog.InstanceType, opts catalog.KubeletOptions) cluster.Resources {
+	al := it.Allocatable(opts)
+	var r cluster.Resources
+	r[cluster.CPU] = al.CPUMilli
+	r[cluster.Memory] = al.MemoryBytes
+	r[cluster.Ephemeral] = al.EphemeralBytes
+	r[cluster.Pods] = al.Pods
+	if al.GPU > 0 {
+		if i, err := a.cl.Resources.Index(catalog.GPUResourceName); err == nil {
+			r[i] = al.GPU
+		}
+	}
+	return r
+}
+
+// nodeReady makes a launched node Ready and records its pending-to-ready
+// time; a rebalancing replacement then drains the node it replaces.
+func (a *Autoscaler) nodeReady(id cluster.NodeID) {
+	n := a.nodes[id]
+	if n == nil || a.cl.Nodes[id].State != cluster.NodeLaunching {
+		return
+	}
+	a.cl.MarkNodeReady(id)
+	if n.firstPending != never {
+		n.group.stats.pendingToReady = append(n.group.stats.pendingToReady, (a.eng.Now() - n.firstPending).Seconds())
+	}
+	if old := n.replaces; old != cluster.NoNode {
+		if on := a.nodes[old]; on != nil && !on.deleting && a.cl.Nodes[old].State != cluster.NodeGone {
+			a.startDelete(old, a.eng.Now(), deleteRebalance)
+		}
+	}
+}
+
+// handleSignal reacts to a spot signal about one of the groups' instances.
+// The Cluster Autoscaler has no interruption handler: only the ASG acts.
+func (a *Autoscaler) handleSignal(inst cloud.InstanceID, kind cloud.SignalKind) {
+	id, ok := a.byInstance[inst]
+	if !ok {
+		return
+	}
+	n := a.nodes[id]
+	g := n.group
+	switch kind {
+	case cloud.RebalanceRecommendation, cloud.InterruptionNotice:
+		// Capacity rebalancing launches a replacement first (EKS turns it
+		// on for spot managed node groups).
+		if g.cfg.CapacityRebalance && !n.replacing && !n.deleting {
+			if rid := a.launch(g, launchRebalance, nil); rid != cluster.NoNode {
+				n.replacing = true
+				a.nodes[rid].replaces = id
+			}
+		}
+	case cloud.Terminated:
+		a.stats.nodesReclaimed++
+		g.stats.NodesReclaimed++
+		scaledDown := n.deleting && n.drain.kind == deleteScaleDown
+		replaced := n.replacing || (n.deleting && n.drain.kind == deleteRebalance)
+		a.dropNode(id)
+		a.cl.RemoveNode(id)
+		switch {
+		case scaledDown:
+			// It was on its way out: the scale-down's target drop stands.
+			g.target--
+		case replaced:
+			// The rebalancing replacement already took its place.
+		default:
+			// The ASG replaces the instance to keep its desired capacity.
+			a.launch(g, launchReplace, nil)
+		}
+	}
+}
+
+// dropNode removes a node from its group's books (not from the cluster).
+func (a *Autoscaler) dropNode(id cluster.NodeID) {
+	n := a.nodes[id]
+	if n == nil {
+		return
+	}
+	g := n.group
+	nd := &a.cl.Nodes[id]
+	if nd.CapacityType == cluster.Spot {
+		g.spot--
+	} else {
+		g.onDemand--
+	}
+	g.zoneCount[a.cl.Syms.Name(nd.Zone)]--
+	g.removeNode(id)
+	a.forget(id)
+}

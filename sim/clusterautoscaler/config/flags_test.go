@@ -1,0 +1,150 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+func TestParseFlagsDefaults(t *testing.T) {
+	o, err := ParseFlags(nil, nil, "args")
+	require.NoError(t, err)
+	require.Equal(t, DefaultOptions(), o)
+	require.Equal(t, 10*time.Second, o.ScanInterval)
+	require.Equal(t, []string{"least-waste"}, o.Expanders)
+	require.Equal(t, 15*time.Minute, o.MaxNodeProvisionTime)
+	require.Equal(t, 0.5, o.ScaleDownUtilizationThreshold)
+	require.Equal(t, int32(-10), o.ExpendablePodsPriorityCutoff)
+	require.Equal(t, 1000, o.MaxNodesPerScaleUp)
+	require.Equal(t, 5*time.Minute, o.InitialNodeGroupBackoffDuration)
+	require.Equal(t, 30*time.Minute, o.MaxNodeGroupBackoffDuration)
+	require.Equal(t, 3*time.Hour, o.NodeGroupBackoffResetTimeout)
+	require.True(t, o.ScaleDownEnabled)
+	require.True(t, o.SkipNodesWithSystemPods)
+}
+
+func TestParseFlagsValues(t *testing.T) {
+	cases := []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, o Options)
+	}{
+		{"scan interval", []string{"--scan-interval=30s"}, func(t *testing.T, o Options) { require.Equal(t, 30*time.Second, o.ScanInterval) }},
+		{"single dash", []string{"-scan-interval=1m"}, func(t *testing.T, o Options) { require.Equal(t, time.Minute, o.ScanInterval) }},
+		{"value as next arg", []string{"--expander", "priority,least-waste"}, func(t *testing.T, o Options) {
+			require.Equal(t, []string{"priority", "least-waste"}, o.Expanders)
+		}},
+		{"chain", []string{"--expander=priority,random"}, func(t *testing.T, o Options) { require.Equal(t, []string{"priority", "random"}, o.Expanders) }},
+		{"bool alone", []string{"--balance-similar-node-groups"}, func(t *testing.T, o Options) { require.True(t, o.BalanceSimilarNodeGroups) }},
+		{"bool false", []string{"--scale-down-enabled=false"}, func(t *testing.T, o Options) { require.False(t, o.ScaleDownEnabled) }},
+		{"threshold", []string{"--scale-down-utilization-threshold=0.65"}, func(t *testing.T, o Options) {
+			require.Equal(t, 0.65, o.ScaleDownUtilizationThreshold)
+		}},
+		{"scale-down times", []string{"--scale-down-unneeded-time=5m", "--scale-down-delay-after-add=2m", "--scale-down-delay-after-delete=30s", "--scale-down-delay-after-failure=1m"},
+			func(t *testing.T, o Options) {
+				require.Equal(t, 5*time.Minute, o.ScaleDownUnneededTime)
+				require.Equal(t, 2*time.Minute, o.ScaleDownDelayAfterAdd)
+				require.Equal(t, 30*time.Second, o.ScaleDownDelayAfterDelete)
+				require.Equal(t, time.Minute, o.ScaleDownDelayAfterFailure)
+			}},
+		{"cutoff", []string{"--expendable-pods-priority-cutoff=-100"}, func(t *testing.T, o Options) { require.Equal(t, int32(-100), o.ExpendablePodsPriorityCutoff) }},
+		{"backoff", []string{"--initial-node-group-backoff-duration=1m", "--max-node-group-backoff-duration=10m", "--node-group-backoff-reset-timeout=1h"},
+			func(t *testing.T, o Options) {
+				require.Equal(t, time.Minute, o.InitialNodeGroupBackoffDuration)
+				require.Equal(t, 10*time.Minute, o.MaxNodeGroupBackoffDuration)
+				require.Equal(t, time.Hour, o.NodeGroupBackoffResetTimeout)
+			}},
+		{"provision and pods", []string{"--max-node-provision-time=5m", "--new-pod-scale-up-delay=30s", "--max-nodes-per-scaleup=50"}, func(t *testing.T, o Options) {
+			require.Equal(t, 5*time.Minute, o.MaxNodeProvisionTime)
+			require.Equal(t, 30*time.Second, o.NewPodScaleUpDelay)
+			require.Equal(t, 50, o.MaxNodesPerScaleUp)
+		}},
+		{"skip flags", []string{"--skip-nodes-with-system-pods=false", "--skip-nodes-with-local-storage=false"}, func(t *testing.T, o Options) {
+			require.False(t, o.SkipNodesWithSystemPods)
+			require.False(t, o.SkipNodesWithLocalStorage)
+		}},
+		{"nodes", []string{"--nodes=1:10:workers", "--nodes=0:3:gpu"}, func(t *testing.T, o Options) {
+			require.Equal(t, []NodesSpec{{Min: 1, Max: 10, Name: "workers", Arg: 0}, {Min: 0, Max: 3, Name: "gpu", Arg: 1}}, o.Nodes)
+		}},
+		{"auto discovery", []string{"--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/demo=owned"}, func(t *testing.T, o Options) {
+			require.Equal(t, []map[string]string{{"k8s.io/cluster-autoscaler/enabled": "", "k8s.io/cluster-autoscaler/demo": "owned"}}, o.AutoDiscovery)
+		}},
+		{"program name skipped", []string{"./cluster-autoscaler", "--v=4"}, func(t *testing.T, o Options) { require.Len(t, o.Warnings, 1) }},
+		{"cores", []string{"--cores-total=0:64", "--memory-total=0:256"}, func(t *testing.T, o Options) {
+			require.Equal(t, [2]int64{0, 64}, o.CoresTotal)
+			require.Equal(t, [2]int64{0, 256}, o.MemoryTotalGiB)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o, err := ParseFlags(c.args, nil, "args")
+			require.NoError(t, err)
+			c.check(t, o)
+		})
+	}
+}
+
+func TestParseFlagsNoEffectWarning(t *testing.T) {
+	o, err := ParseFlags([]string{"--cloud-provider=aws", "--v=4", "--logtostderr=true", "--stderrthreshold=info", "--aws-use-static-instance-list", "--leader-elect=false"}, nil, "spec.clusterAutoscaler.args")
+	require.NoError(t, err)
+	require.Len(t, o.Warnings, 1)
+	require.Equal(t, "spec.clusterAutoscaler.args: flags with no effect in the simulation are ignored: --v, --logtostderr, --stderrthreshold, --aws-use-static-instance-list, --leader-elect", o.Warnings[0].Error())
+}
+
+func TestParseFlagsErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scan-intervall=10s"}, "args[0]: unknown Cluster Autoscaler flag --scan-intervall; did you mean --scan-interval?"},
+		{[]string{"--balance-similar-nodegroups"}, "args[0]: unknown Cluster Autoscaler flag --balance-similar-nodegroups; did you mean --balance-similar-node-groups?"},
+		{[]string{"--frobnicate=1"}, "args[0]: unknown Cluster Autoscaler flag --frobnicate; see the flags of cluster-autoscaler --help (FAQ: What are the parameters to CA?)"},
+		{[]string{"--v=4", "--scan-interval=10"}, `args[1]: --scan-interval: cannot parse "10" as a duration; use Go syntax such as 10s, 5m or 1h30m`},
+		{[]string{"--expander=least-wast"}, `args[0]: --expander: unknown expander "least-wast" (known: random, most-pods, least-waste, least-nodes, price, priority); did you mean least-waste?`},
+		{[]string{"--expander=random,priority"}, "args[0]: --expander: expander priority comes after random, which always returns one option, so it would never be used"},
+		{[]string{"--expander=priority,priority"}, "args[0]: --expander: expander priority is given twice; each expander may appear once"},
+		{[]string{"--expander=grpc"}, "args[0]: --expander: the grpc expander calls an external plugin the simulation cannot run; use a built-in expander"},
+		{[]string{"--scale-down-utilization-threshold=50"}, "args[0]: --scale-down-utilization-threshold: must be between 0 and 1 (a fraction of allocatable), got 50"},
+		{[]string{"--scale-down-enabled=yes"}, `args[0]: --scale-down-enabled: cannot parse "yes" as a boolean; use true or false`},
+		{[]string{"--max-nodes-per-scaleup"}, "args[0]: flag --max-nodes-per-scaleup needs a value; write --max-nodes-per-scaleup=<value>"},
+		{[]string{"scan-interval=10s"}, `args[0]: "scan-interval=10s" is not a flag; write each flag as --name=value`},
+		{[]string{"--nodes=1:x:ng"}, `args[0]: --nodes: cannot parse "1:x:ng" as <min>:<max>:<node group name> with 0 <= min <= max`},
+		{[]string{"--node-group-auto-discovery=label:foo=bar"}, `args[0]: --node-group-auto-discovery: "label:foo=bar" is not an AWS auto-discovery spec; on AWS write asg:tag=<key>[=<value>],<key>...`},
+		{[]string{"--cloud-provider=gce"}, `args[0]: --cloud-provider: the simulation models the aws cloud provider only, got "gce"; use --cloud-provider=aws or leave it out`},
+		{[]string{"--estimator=oldbinpacking"}, `args[0]: --estimator: unknown estimator "oldbinpacking"; the only one is binpacking`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, err := ParseFlags(c.args, nil, "args")
+			require.EqualError(t, err, c.want)
+		})
+	}
+}
+
+func TestParseFlagsErrorLines(t *testing.T) {
+	docs, err := manifest.ReadBytes("s.yaml", []byte(`apiVersion: clustersim.dev/v1alpha1
+kind: Scenario
+metadata: {name: x}
+spec:
+  clusterAutoscaler:
+    args:
+      - --scan-interval=10s
+      - --expandr=priority
+`))
+	require.NoError(t, err)
+	_, err = ParseFlags([]string{"--scan-interval=10s", "--expandr=priority"}, docs[0], "spec.clusterAutoscaler.args")
+	require.EqualError(t, err, "s.yaml:8: spec.clusterAutoscaler.args[1]: unknown Cluster Autoscaler flag --expandr; did you mean --expander?")
+}
+
+func TestParseFlagsWarnings(t *testing.T) {
+	o, err := ParseFlags([]string{"--scan-interval=10s", "--scan-interval=20s", "--expander=price"}, nil, "args")
+	require.NoError(t, err)
+	require.Equal(t, 20*time.Second, o.ScanInterval)
+	require.Len(t, o.Warnings, 2)
+	require.Equal(t, "args[1]: --scan-interval is also given at args[0]: the last value wins", o.Warnings[0].Error())
+	require.Contains(t, o.Warnings[1].Error(), "the AWS cloud provider has no pricing model")
+}

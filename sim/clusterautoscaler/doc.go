@@ -1,0 +1,136 @@
+// Package clusterautoscaler models the Kubernetes Cluster Autoscaler
+// (kubernetes/autoscaler cluster-autoscaler 1.3x) on AWS: node groups that
+// are Auto Scaling groups, most often built by eksctl (managed and
+// self-managed node groups), scaled up for pods the scheduler cannot place
+// and down when their nodes are underused. Package config compiles its
+// inputs: eksctl ClusterConfig documents, the ASGs' node-template tags, the
+// Cluster Autoscaler's command-line flags and the priority expander's
+// ConfigMap.
+//
+// # What is modelled
+//
+// The main loop runs --scan-interval (10 s) after the previous one ended,
+// and as soon as a pod becomes unschedulable or after a loop that scaled
+// (--frequent-loops-enabled, the loop trigger of
+// cluster-autoscaler/loop/trigger.go). A loop:
+//
+//   - refreshes the ASGs at most once per minute (AWS provider
+//     refreshInterval), and at the next loop after deleting instances; a
+//     launch EC2 could not fill shows up then as a failed placeholder
+//     instance;
+//   - updates the scale-up requests: one whose nodes are all Ready ends the
+//     group's back-off; one past --max-node-provision-time (15 min) fails;
+//     failed placeholders fail the scale-up and lower the ASG's desired
+//     capacity; nodes still not Ready --max-node-provision-time after their
+//     launch are deleted;
+//   - scale-up: the pods marked unschedulable, unbound, not below
+//     --expendable-pods-priority-cutoff (-10), older than
+//     --new-pod-scale-up-delay (0 s), skipping the loop while all of them
+//     are younger than 2 s (30 s with GPUs); minus those that fit on Ready
+//     nodes or on the nodes being launched and the placeholders (simulated
+//     from templates); then per group, unless backed off or at its maximum,
+//     a binpacking estimate of the nodes the pods need on the group's
+//     template (pods grouped by spec, groups sorted by cpu+memory share of
+//     the template, first-fit on the last node added, at most
+//     --max-nodes-per-scaleup and the room to the group's maximum); the
+//     --expander chain picks (least-waste by default; random, most-pods,
+//     least-nodes, price, priority; chains such as priority,least-waste);
+//     --max-nodes-total, --cores-total and --memory-total cap it;
+//     --balance-similar-node-groups spreads it over similar groups; the
+//     ASG's desired capacity rises and each new instance is one launch
+//     request (ASG latency profile) over the group's instance types in its
+//     zones, least-used zones first, by the group's allocation strategy
+//     (on-demand: prioritized; spot: capacity-optimized for managed groups,
+//     the instances distribution's for others, lowest-price by default);
+//     on-demand base and percentage of an instances distribution decide each
+//     instance's capacity type;
+//   - scale-down: nodes of autoscaled groups whose requests are below
+//     --scale-down-utilization-threshold (0.5; GPUs for GPU nodes) of
+//     allocatable and whose pods all move elsewhere (blockers below, and a
+//     fit on another Ready node in a what-if pass where later candidates
+//     see earlier ones' pods) are unneeded and get the soft taint
+//     DeletionCandidateOfClusterAutoscaler; after --scale-down-unneeded-time
+//     (10 min) they are removed, never below a group's minimum, empty nodes
+//     in bulk (--max-scale-down-parallelism) after a 5 s delay, others
+//     drained one at a time (--max-drain-parallelism): tainted
+//     ToBeDeletedByClusterAutoscaler and cordoned, pods evicted through the
+//     eviction API (refused evictions retried every 10 s until
+//     --max-pod-eviction-time, 2 min, then the scale-down fails), the node
+//     removed when its pods are gone or after the longest grace period plus
+//     30 s, its instance terminated and the ASG's desired capacity lowered.
+//     Nothing is removed within --scale-down-delay-after-add (10 min) of a
+//     scale-up (and of the start), --scale-down-delay-after-delete (0) of a
+//     removal, --scale-down-delay-after-failure (3 min) of a failed one.
+//     Blockers: a pod without a controller, a kube-system pod without a PDB
+//     (--skip-nodes-with-system-pods), safe-to-evict: "false", a PDB that
+//     allows no disruption, a node labelled
+//     cluster-autoscaler.kubernetes.io/scale-down-disabled: "true";
+//     safe-to-evict: "true" lifts the pod blockers. Nodes outside the
+//     groups (static, Karpenter's) are never touched.
+//
+// Back-off (utils/backoff): 5 min after a failure, doubling for each
+// failure after the previous back-off ended, at most 30 min, forgotten 3 h
+// after the last failure; a failure while backed off restarts the initial
+// duration; a completed scale-up ends it.
+//
+// Spot: the Cluster Autoscaler has no interruption handler. When EC2
+// reclaims an instance the node goes and the ASG launches a replacement to
+// keep its desired capacity (which may fail like any launch); the evicted
+// pods go through normal scale-up. Groups with capacity rebalancing (spot
+// managed node groups) launch the replacement on the rebalance
+// recommendation or interruption notice and drain the old node once it is
+// Ready.
+//
+// Templates: a group's template is a copy of its first Ready node, else
+// the last one copied, else built from the ASG as the AWS provider does:
+// the first instance type's nominal vCPUs and memory as allocatable, 110
+// pods, GPUs, the ASG's first zone, the node-template label, taint (value
+// of the form value:Effect) and resources tags, eks:<k> tags as labels, and
+// for managed node groups the labels and taints of EKS's DescribeNodegroup
+// (with eks.amazonaws.com/capacityType). So a group scaled from zero is
+// sized without kubelet overhead, knows no ephemeral storage unless a
+// resources tag says so, and knows an eksctl node group's labels only with
+// propagateASGTags (and its taints not even then, since eksctl writes
+// taint tags without the effect): pods that need a label no template has,
+// or do not tolerate a taint a template has, are never scaled for.
+//
+// Karpenter side by side: every pod a scale-up was for is recorded with
+// cluster.NoteLaunchFor; a node launched for a pod another autoscaler
+// already launched for counts in Stats.RaceNodes.
+//
+// # Defaults and their sources
+//
+// Flag defaults are those of cluster-autoscaler/FAQ.md ("What are the
+// parameters to CA?", generated from config/flags/flags.go) and MODEL.md's
+// Cluster Autoscaler section; package config names each one. Constants
+// that are not flags upstream (ASG refresh 1 min, the 2 s and 30 s new-pod
+// buffers, the 10 s eviction retry) can be overridden through
+// config.SettingsSpec.
+//
+// # Simplifications
+//
+//   - A loop's work happens at its start; the loop then takes
+//     config.DefaultLoopDuration (1 s, our estimate) before the next one
+//     can start, so loops come every scan interval plus that.
+//   - The fit test is scheduler.StaticFit (cordon, nodeName, taints, node
+//     affinity, resources), as the scheduler's filters; of pod-level
+//     constraints only those keyed on kubernetes.io/hostname (required pod
+//     affinity and anti-affinity, hard spread, assuming an emptier node
+//     exists) are checked on simulated nodes; zone-keyed ones count as met.
+//     A pod with pod-level constraints on other keys is never considered to
+//     fit an existing node: the scheduler's verdict stands.
+//   - A launch is one request that fails or succeeds at once; a failed one
+//     is known to the ASG at that moment and to the Cluster Autoscaler at
+//     the next refresh; the ASG does not retry it.
+//   - A node that is not Ready --max-node-provision-time after its launch
+//     is deleted at once (upstream deletes instances that never register
+//     then, and leaves registered-but-unready ones to the unready
+//     scale-down).
+//   - Pod volumes are not modelled: no pod uses local storage.
+//   - The PDB blocker asks the Evictor about each pod alone (upstream
+//     tracks the disruptions a pass has used across nodes).
+//   - Node annotations are not modelled: the scale-down-disabled annotation
+//     is read as a node label.
+//   - Cluster health (--max-total-unready-percentage), unready-node
+//     scale-down, DaemonSets and provisioning requests are not modelled.
+package clusterautoscaler

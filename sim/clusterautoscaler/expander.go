@@ -1,0 +1,298 @@
+package clusterautoscaler
+
+import (
+	"math"
+
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/scheduler"
+)
+
+// Reference prices of the price expander's pod price: upstream's pricing
+// model (GCE's, cloudprovider/gce/gce_price_model.go) prices a pod at its
+// requests, USD per core-hour and per GiB-hour; the AWS provider has none.
+const (
+	podPriceCPUPerHour = 0.033174
+	podPriceMemPerHour = 0.004446
+	// priceStabilizationCPU and priceStabilizationMem are upstream's
+	// stabilization pod (0.5 cpu, 500 MiB) added to both sides of the
+	// price ratio.
+	priceStabilizationCPU = 500
+	priceStabilizationMem = 500 << 20
+	// gpuUnfitness makes GPU groups unattractive to the price expander.
+	gpuUnfitness = 1000.0
+)
+
+// expand runs the --expander chain (expander/factory/chain.go): each
+// expander keeps its best options; one left wins; after the chain, a
+// random pick among the rest.
+func (a *Autoscaler) expand(opts []*option) *option {
+	for _, name := range a.s.Expanders {
+		opts = a.filterOptions(name, opts)
+		switch len(opts) {
+		case 0:
+			return nil
+		case 1:
+			return opts[0]
+		}
+	}
+	return opts[a.rng.IntN(len(opts))]
+}
+
+// filterOptions applies one expander. opts is never empty.
+func (a *Autoscaler) filterOptions(name string, opts []*option) []*option {
+	switch name {
+	case config.ExpanderRandom:
+		return []*option{opts[a.rng.IntN(len(opts))]}
+	case config.ExpanderMostPods:
+		return best(opts, func(o *option) float64 { return -float64(len(o.est.pods)) })
+	case config.ExpanderLeastNodes:
+		return best(opts, func(o *option) float64 { return float64(o.est.nodes) })
+	case config.ExpanderLeastWaste:
+		return best(opts, wasteScore)
+	case config.ExpanderPrice:
+		return best(opts, a.priceScore)
+	case config.ExpanderPriority:
+		return a.byPriority(opts)
+	}
+	return opts
+}
+
+// best keeps the options with the lowest score (exact ties kept).
+func best(opts []*option, score func(*option) float64) []*option {
+	var out []*option
+	bestScore := math.Inf(1)
+	for _, o := range opts {
+		s := score(o)
+		switch {
+		case s < bestScore:
+			bestScore = s
+			out = append(out[:0], o)
+		case s == bestScore:
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// wasteScore is least-waste's score (expander/waste/waste.go): the
+// fraction of the new nodes' cpu capacity the pods leave unused plus the
+// same for memory.
+func wasteScore(o *option) float64 {
+	n := float64(o.est.nodes)
+	availCPU := float64(o.tpl.capCPU) * n
+	availMem := float64(o.tpl.capMem) * n
+	var s float64
+	if availCPU > 0 {
+		s += (availCPU - float64(o.est.cpu)) / availCPU
+	}
+	if availMem > 0 {
+		s += (availMem - float64(o.est.mem)) / availMem
+	}
+	return s
+}
+
+// priceScore is the price expander's score (expander/price/price.go):
+// (nodes' price + stabilization) / (pods' price + stabilization), times
+// how far the node's size is from the preferred size for the cluster's
+// node count, that penalty fading with more nodes.
+func (a *Autoscaler) priceScore(o *option) float64 {
+	nodePrice := a.templatePrice(o.g, o.tpl)
+	stab := podPrice(priceStabilizationCPU, priceStabilizationMem)
+	sub := (nodePrice*float64(o.est.nodes) + stab) / (podPrice(o.est.cpu, o.est.mem) + stab)
+	pref := preferredCPU(a.cl.LiveNodes())
+	unfit := 1.0
+	if o.tpl.capCPU > 0 {
+		unfit = math.Max(pref/float64(o.tpl.capCPU), float64(o.tpl.capCPU)/pref)
+	}
+	suppressed := (unfit-1)*(1-math.Tanh(float64(o.est.nodes-1)/15)) + 1
+	if o.tpl.gpu {
+		suppressed = gpuUnfitness
+	}
+	return suppressed * sub
+}
+
+func podPrice(cpuMilli, memBytes int64) float64 {
+	return float64(cpuMilli)/1000*podPriceCPUPerHour + float64(memBytes)/(1<<30)*podPriceMemPerHour
+}
+
+// preferredCPU is SimplePreferredNodeProvider's node size in millicores:
+// doubling every time the cluster triples.
+func preferredCPU(nodes int) float64 {
+	switch {
+	case nodes <= 2:
+		return 1000
+	case nodes <= 6:
+		return 2000
+	case nodes <= 20:
+		return 4000
+	case nodes <= 60:
+		return 8000
+	case nodes <= 200:
+		return 16000
+	}
+	return 32000
+}
+
+// templatePrice is the hourly price of a group's next node: the market's
+// price of its template's type and zone, else the catalogue's.
+func (a *Autoscaler) templatePrice(g *group, tpl *template) float64 {
+	ct := cluster.OnDemand
+	if g.cfg.Spot() {
+		ct = cluster.Spot
+	}
+	zone := a.cl.Syms.Name(tpl.node.Zone)
+	if p, ok := a.cloud.Price(cloud.Offering{InstanceType: tpl.node.InstanceType, Zone: zone, CapacityType: ct}); ok {
+		return p
+	}
+	if ct == cluster.Spot {
+		if p, ok := a.cat.SpotPriceEstimate(a.region, tpl.node.InstanceType); ok {
+			return p
+		}
+	}
+	p, _, _ := a.cat.OnDemandPrice(a.region, tpl.node.InstanceType)
+	return p
+}
+
+// byPriority keeps the options of the highest priority whose regexes match
+// their ASG names; options no regex matches are dropped, unless none
+// matches at all (expander/priority/priority.go).
+func (a *Autoscaler) byPriority(opts []*option) []*option {
+	var out []*option
+	bestPrio := math.MinInt
+	for _, o := range opts {
+		p, ok := a.s.Priorities.Of(o.g.cfg.ASGName)
+		if !ok {
+			continue
+		}
+		switch {
+		case p > bestPrio:
+			bestPrio = p
+			out = append(out[:0], o)
+		case p == bestPrio:
+			out = append(out, o)
+		}
+	}
+	if len(out) == 0 {
+		return opts
+	}
+	return out
+}
+
+// share is part of a balanced scale-up.
+type share struct {
+	g *group
+	n int
+}
+
+// balance spreads n nodes over the chosen group and the groups similar to
+// it that can take the same pods, filling the smallest first
+// (--balance-similar-node-groups; processors/nodegroupset).
+func (a *Autoscaler) balance(best *option, groups []*podGroup, n int, now engine.Time) []share {
+	shares := []share{{g: best.g}}
+	for _, g := range a.groups {
+		if g == best.g || !g.sel.Autoscaled || a.backedOff(g, now) || g.target >= g.sel.Max || g.tpl == nil {
+			continue
+		}
+		if !a.similar(best.tpl, g.tpl) || !a.takesPods(g.tpl, best) {
+			continue
+		}
+		shares = append(shares, share{g: g})
+	}
+	for ; n > 0; n-- {
+		pick := -1
+		for i := range shares {
+			s := &shares[i]
+			if s.g.target+s.n >= s.g.sel.Max {
+				continue
+			}
+			if pick < 0 || s.g.target+s.n < shares[pick].g.target+shares[pick].n {
+				pick = i
+			}
+		}
+		if pick < 0 {
+			break
+		}
+		shares[pick].n++
+	}
+	return shares
+}
+
+// takesPods reports whether every pod of the option fits a node of tpl.
+func (a *Autoscaler) takesPods(tpl *template, o *option) bool {
+	seen := map[*cluster.PodSpec]bool{}
+	for _, p := range o.est.pods {
+		spec := a.cl.Pods[p].Spec
+		if seen[spec] {
+			continue
+		}
+		seen[spec] = true
+		if m, _ := scheduler.StaticFit(a.cl.Syms, spec, &tpl.node, &tpl.node.Allocatable); m != scheduler.Fits {
+			return false
+		}
+	}
+	return true
+}
+
+// Labels the node group comparator ignores on AWS
+// (processors/nodegroupset: BasicIgnoredLabels and the AWS comparator's).
+var ignoredBalancingLabels = []string{
+	"kubernetes.io/hostname", "topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone",
+	"topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region", "beta.kubernetes.io/fluentd-ds-ready",
+	"kops.k8s.io/instancegroup", "alpha.eksctl.io/instance-id", "alpha.eksctl.io/nodegroup-name",
+	"eks.amazonaws.com/nodegroup", "k8s.amazonaws.com/eniConfig", "lifecycle", "topology.ebs.csi.aws.com/zone",
+}
+
+// Node group comparison tolerances (config: MaxCapacityMemoryDifferenceRatio,
+// MaxAllocatableDifferenceRatio).
+const (
+	maxCapacityMemoryDifferenceRatio = 0.015
+	maxAllocatableDifferenceRatio    = 0.05
+)
+
+// similar compares two templates as the AWS node info comparator does:
+// the same cpu capacity, memory capacity within 1.5%, allocatable within
+// 5%, and the same labels but for the ignored ones (or only the
+// --balancing-label ones).
+func (a *Autoscaler) similar(x, y *template) bool {
+	if x.capCPU != y.capCPU || !within(x.capMem, y.capMem, maxCapacityMemoryDifferenceRatio) {
+		return false
+	}
+	for i := range x.node.Allocatable {
+		if !within(x.node.Allocatable[i], y.node.Allocatable[i], maxAllocatableDifferenceRatio) {
+			return false
+		}
+	}
+	lx, ly := x.node.Labels.Map(a.cl.Syms), y.node.Labels.Map(a.cl.Syms)
+	if len(a.s.BalancingLabels) > 0 {
+		for _, k := range a.s.BalancingLabels {
+			if lx[k] != ly[k] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, k := range append(append([]string(nil), ignoredBalancingLabels...), a.s.BalancingIgnoreLabels...) {
+		delete(lx, k)
+		delete(ly, k)
+	}
+	if len(lx) != len(ly) {
+		return false
+	}
+	for k, v := range lx {
+		if w, ok := ly[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func within(x, y int64, ratio float64) bool {
+	if x == y {
+		return true
+	}
+	hi := math.Max(float64(x), float64(y))
+	return math.Abs(float64(x-y)) <= ratio*hi
+}

@@ -1,0 +1,397 @@
+package clusterautoscaler
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// group is one node group (an ASG) and the Cluster Autoscaler's state
+// about it.
+type group struct {
+	cfg *config.NodeGroup
+	idx int
+	sel config.Selected
+
+	// target is the ASG's desired capacity.
+	target int
+	// nodes are the group's live nodes (Launching or Ready), in launch
+	// order.
+	nodes []cluster.NodeID
+	// placeholders are instances the ASG could not launch (their launch
+	// times); the next ASG refresh reveals them as failed.
+	placeholders []engine.Time
+	// seenFailed counts placeholders a refresh revealed and the loop has
+	// not yet handled.
+	seenFailed int
+	seq        int // node name counter
+	onDemand   int
+	spot       int
+	zoneCount  map[string]int
+	taints     []cluster.Taint // the nodes' taints, compiled
+
+	tagTemplate *template // from the ASG's tags and the EKS API
+	cached      *template // from the last Ready node seen
+	tpl         *template // this loop's template
+
+	bo  backoff
+	req scaleUpRequest
+
+	stats GroupStats
+}
+
+// scaleUpRequest is the cluster state registry's pending scale-up of a
+// group (clusterstate.ScaleUpRequest).
+type scaleUpRequest struct {
+	active   bool
+	increase int
+	start    engine.Time
+	expected engine.Time // start + max-node-provision-time
+}
+
+// template is a node the Cluster Autoscaler believes the group would add.
+type template struct {
+	node cluster.Node
+	// capCPU and capMem are capacity (millicores, bytes), which
+	// least-waste compares.
+	capCPU, capMem int64
+	gpu            bool
+	// src is the node it was copied from (NoNode for the tag template).
+	src cluster.NodeID
+}
+
+func (a *Autoscaler) newGroup(cfg *config.NodeGroup, idx int, sel config.Selected) (*group, error) {
+	g := &group{cfg: cfg, idx: idx, sel: sel, zoneCount: map[string]int{}}
+	g.stats.Name, g.stats.ASGName, g.stats.Autoscaled = cfg.Name, cfg.ASGName, sel.Autoscaled
+	if len(cfg.InstanceTypes) == 0 || len(cfg.Zones) == 0 {
+		return nil, fmt.Errorf("node group %s has no instance types or no zones", cfg.Name)
+	}
+	for _, t := range cfg.InstanceTypes {
+		if _, ok := a.cat.Lookup(t); !ok {
+			return nil, fmt.Errorf("node group %s: unknown instance type %q", cfg.Name, t)
+		}
+	}
+	var err error
+	if g.taints, err = a.compileTaints(cfg.Taints); err != nil {
+		return nil, fmt.Errorf("node group %s: %w", cfg.Name, err)
+	}
+	if g.tagTemplate, err = a.tagTemplate(cfg); err != nil {
+		return nil, fmt.Errorf("node group %s: %w", cfg.Name, err)
+	}
+	return g, nil
+}
+
+func (a *Autoscaler) compileTaints(ts []config.Taint) ([]cluster.Taint, error) {
+	var out []cluster.Taint
+	for _, t := range ts {
+		e, ok := config.NormalizeEffect(t.Effect)
+		if !ok {
+			return nil, fmt.Errorf("taint %s: unknown effect %q", t.Key, t.Effect)
+		}
+		c, err := cluster.CompileTaint(a.cl.Syms, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(e)})
+		if err != nil {
+			return nil, fmt.Errorf("taint %s: %w", t.Key, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// tagTemplate compiles the group's template from its config.
+func (a *Autoscaler) tagTemplate(cfg *config.NodeGroup) (*template, error) {
+	tc := &cfg.Template
+	name := "template-node-for-" + cfg.ASGName
+	labels := make(map[string]string, len(tc.Labels)+1)
+	for k, v := range tc.Labels {
+		labels[k] = v
+	}
+	labels[a.cl.Syms.Name(a.symHostname)] = name
+	taints, err := a.compileTaints(tc.Taints)
+	if err != nil {
+		return nil, err
+	}
+	t := &template{src: cluster.NoNode}
+	t.node = cluster.Node{
+		Name:         name,
+		NameSym:      a.cl.Syms.Intern(name),
+		Labels:       cluster.CompileLabels(a.cl.Syms, labels),
+		Taints:       taints,
+		State:        cluster.NodeReady,
+		InstanceType: tc.InstanceType,
+		Zone:         a.cl.Syms.Intern(tc.Zone),
+	}
+	for _, rn := range sortedQuantityNames(tc.Capacity) {
+		q := tc.Capacity[rn]
+		i, err := a.cl.Resources.Index(corev1.ResourceName(rn))
+		if err != nil {
+			return nil, err
+		}
+		if i == cluster.CPU {
+			t.node.Allocatable[i] = q.MilliValue()
+		} else {
+			t.node.Allocatable[i] = q.Value()
+		}
+	}
+	t.capCPU, t.capMem = t.node.Allocatable[cluster.CPU], t.node.Allocatable[cluster.Memory]
+	if gi, ok := a.cl.Resources.Lookup("nvidia.com/gpu"); ok && t.node.Allocatable[gi] > 0 {
+		t.gpu = true
+	}
+	return t, nil
+}
+
+// templateFromNode copies a Ready node of the group, as the template node
+// info processor does: another name, no deletion taints.
+func (a *Autoscaler) templateFromNode(g *group, id cluster.NodeID) *template {
+	nd := &a.cl.Nodes[id]
+	name := "template-node-for-" + g.cfg.ASGName
+	t := &template{src: id}
+	var taints []cluster.Taint
+	for _, tt := range nd.Taints {
+		if tt.Key != a.symToBeDeleted && tt.Key != a.symDeletionCandidate {
+			taints = append(taints, tt)
+		}
+	}
+	nameSym := a.cl.Syms.Intern(name)
+	t.node = cluster.Node{
+		Name:         name,
+		NameSym:      nameSym,
+		Labels:       nd.Labels.With(a.symHostname, nameSym),
+		Taints:       taints,
+		Allocatable:  nd.Allocatable,
+		State:        cluster.NodeReady,
+		InstanceType: nd.InstanceType,
+		Zone:         nd.Zone,
+		CapacityType: nd.CapacityType,
+	}
+	if it, ok := a.cat.Lookup(nd.InstanceType); ok {
+		c := it.Capacity(g.cfg.Kubelet)
+		t.capCPU, t.capMem = c.CPUMilli, c.MemoryBytes
+		t.gpu = c.GPU > 0
+	} else {
+		t.capCPU, t.capMem = nd.Allocatable[cluster.CPU], nd.Allocatable[cluster.Memory]
+	}
+	return t
+}
+
+// refreshTemplates picks each group's template for this loop: a copy of
+// its first Ready node, else the last one copied, else the tag template
+// (upstream caches node infos from real nodes: --node-info-cache-expire-time
+// defaults to ten years).
+func (a *Autoscaler) refreshTemplates() {
+	for _, g := range a.groups {
+		src := cluster.NoNode
+		for _, id := range g.nodes {
+			n := a.nodes[id]
+			nd := &a.cl.Nodes[id]
+			if nd.State == cluster.NodeReady && !nd.Unschedulable && n != nil && !n.deleting {
+				src = id
+				break
+			}
+		}
+		switch {
+		case src != cluster.NoNode && (g.cached == nil || g.cached.src != src):
+			g.cached = a.templateFromNode(g, src)
+			g.tpl = g.cached
+		case g.cached != nil:
+			g.tpl = g.cached
+		default:
+			g.tpl = g.tagTemplate
+		}
+	}
+}
+
+// backoff is the exponential back-off of one group
+// (utils/backoff/exponential_backoff.go), plus the time it spent backed
+// off for the report.
+type backoff struct {
+	known      bool
+	duration   time.Duration
+	until      engine.Time
+	lastFailed engine.Time
+
+	// Back-off time accounting: closed intervals sum to total; an open
+	// one runs from openStart to openEnd.
+	total              time.Duration
+	open               bool
+	openStart, openEnd engine.Time
+}
+
+// backoffGroup backs a group off after a failed scale-up. A group that is
+// already backed off restarts at the initial duration (concurrent failures
+// must not raise it); otherwise the duration doubles, up to the maximum.
+func (a *Autoscaler) backoffGroup(g *group, now engine.Time) {
+	d := a.s.InitialNodeGroupBackoffDuration
+	if g.bo.known && g.bo.until < now {
+		d = min(2*g.bo.duration, a.s.MaxNodeGroupBackoffDuration)
+	}
+	g.bo.known, g.bo.duration, g.bo.until, g.bo.lastFailed = true, d, now+d, now
+	if g.bo.open && g.bo.openEnd > now {
+		g.bo.openEnd = now + d
+		return
+	}
+	g.bo.close(now)
+	g.bo.open, g.bo.openStart, g.bo.openEnd = true, now, now+d
+}
+
+// close adds the open interval, cut at now, to the total.
+func (b *backoff) close(now engine.Time) {
+	if b.open {
+		b.total += min(b.openEnd, now) - b.openStart
+		b.open = false
+	}
+}
+
+// seconds is the time backed off up to now.
+func (b *backoff) seconds(now engine.Time) float64 {
+	t := b.total
+	if b.open {
+		t += min(b.openEnd, now) - b.openStart
+	}
+	return t.Seconds()
+}
+
+func (a *Autoscaler) backedOff(g *group, now engine.Time) bool {
+	return g.bo.known && g.bo.until > now
+}
+
+// removeBackoff ends a group's back-off (a scale-up completed).
+func (a *Autoscaler) removeBackoff(g *group, now engine.Time) {
+	if g.bo.open && g.bo.openEnd > now {
+		g.bo.openEnd = now
+	}
+	g.bo.known = false
+}
+
+// cleanBackoffs forgets back-offs whose last failure is older than
+// --node-group-backoff-reset-timeout, so the next one starts from the
+// initial duration again.
+func (a *Autoscaler) cleanBackoffs(now engine.Time) {
+	for _, g := range a.groups {
+		if g.bo.known && g.bo.lastFailed+a.s.NodeGroupBackoffResetTimeout < now {
+			g.bo.known = false
+		}
+	}
+}
+
+// failScaleUp registers a failed scale-up of a group and backs it off.
+func (a *Autoscaler) failScaleUp(g *group, now engine.Time) {
+	a.stats.failedScaleUps++
+	g.stats.FailedScaleUps++
+	a.backoffGroup(g, now)
+}
+
+// upcoming is how many nodes the group expects that are not Ready yet:
+// launching nodes and placeholders (failed or not, until deleted).
+func (a *Autoscaler) upcoming(g *group) int {
+	n := len(g.placeholders) + g.seenFailed
+	for _, id := range g.nodes {
+		if a.cl.Nodes[id].State == cluster.NodeLaunching {
+			n++
+		}
+	}
+	return n
+}
+
+// updateScaleRequests completes the scale-ups whose nodes are all Ready
+// (ending the group's back-off) and fails those past
+// --max-node-provision-time (clusterstate updateScaleRequests).
+func (a *Autoscaler) updateScaleRequests(now engine.Time) {
+	for _, g := range a.groups {
+		if !g.req.active {
+			continue
+		}
+		switch {
+		case a.upcoming(g) == 0:
+			g.req.active = false
+			a.removeBackoff(g, now)
+		case g.req.expected < now:
+			g.req.active = false
+			a.failScaleUp(g, now)
+		}
+	}
+}
+
+// handleCreationErrors handles the placeholders the last refresh revealed:
+// if the group was scaling up, the scale-up shrinks by them and fails
+// (back-off); either way the placeholders are deleted, lowering the ASG's
+// desired capacity, and the next loop refreshes the ASGs again
+// (handleInstanceCreationErrors, deleteCreatedNodesWithErrors).
+func (a *Autoscaler) handleCreationErrors(now engine.Time) {
+	for _, g := range a.groups {
+		k := g.seenFailed
+		if k == 0 {
+			continue
+		}
+		g.seenFailed = 0
+		if g.req.active {
+			g.req.increase -= k
+			if g.req.increase <= 0 {
+				g.req.active = false
+			}
+			a.failScaleUp(g, now)
+		}
+		g.target -= k
+		a.refreshNow = true
+	}
+}
+
+// removeLongUnregistered deletes nodes still not Ready
+// --max-node-provision-time after their launch.
+func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
+	for _, g := range a.groups {
+		for i := 0; i < len(g.nodes); i++ {
+			id := g.nodes[i]
+			nd := &a.cl.Nodes[id]
+			if nd.State != cluster.NodeLaunching || nd.Launched+a.s.MaxNodeProvisionTime >= now {
+				continue
+			}
+			if g.req.active {
+				// The scale-up would time out at the same moment.
+				g.req.active = false
+				a.failScaleUp(g, now)
+			}
+			inst := a.nodes[id].instance
+			a.dropNode(id)
+			a.cl.RemoveNode(id)
+			a.cloud.Terminate(inst)
+			g.target--
+			a.stats.nodesRemoved++
+			g.stats.NodesRemoved++
+			a.refreshNow = true
+			i--
+		}
+	}
+}
+
+// enforceMinSize scales groups below their minimum up to it
+// (--enforce-node-group-min-size).
+func (a *Autoscaler) enforceMinSize(now engine.Time) bool {
+	did := false
+	for _, g := range a.groups {
+		if !g.sel.Autoscaled || a.backedOff(g, now) {
+			continue
+		}
+		for g.target < g.sel.Min {
+			g.target++
+			a.registerScaleUp(g, 1, now)
+			a.launch(g, launchScaleUp, nil)
+			did = true
+		}
+	}
+	return did
+}
+
+// registerScaleUp starts or extends the group's scale-up request.
+func (a *Autoscaler) registerScaleUp(g *group, n int, now engine.Time) {
+	if !g.req.active {
+		g.req = scaleUpRequest{active: true}
+	}
+	g.req.increase += n
+	g.req.start = now
+	g.req.expected = now + a.s.MaxNodeProvisionTime
+}

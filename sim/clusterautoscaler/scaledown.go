@@ -1,0 +1,491 @@
+package clusterautoscaler
+
+import (
+	"sort"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/scheduler"
+)
+
+// Why a node cannot be scaled down, in upstream's words
+// (simulator/drain: BlockingPodReason, and the planner's unremovable
+// reasons).
+const (
+	BlockNotReplicated        = "NotReplicated"               // a pod without a controller
+	BlockKubeSystem           = "UnmovableKubeSystemPod"      // a kube-system pod without a PDB
+	BlockNotSafeToEvict       = "NotSafeToEvictAnnotation"    // safe-to-evict: "false"
+	BlockPDB                  = "NotEnoughPdb"                // a PDB allows no disruption
+	BlockNoPlaceToMove        = "NoPlaceToMovePods"           // the pods fit nowhere else
+	BlockScaleDownDisabled    = "ScaleDownDisabledAnnotation" // the node's scale-down-disabled label
+	BlockMinSize              = "NodeGroupMinSizeReached"     // the group is at its minimum
+	maxNonEmptyCandidatesLoop = 30                            // --scale-down-non-empty-candidates-count
+)
+
+type deleteKind uint8
+
+const (
+	deleteScaleDown deleteKind = iota
+	deleteRebalance            // the ASG's capacity rebalancing retires an at-risk spot node
+)
+
+// drainState is a node deletion in progress.
+type drainState struct {
+	active   bool
+	empty    bool // no pods: deleted after the taint delay, no drain
+	kind     deleteKind
+	start    engine.Time
+	deadline engine.Time // refused evictions are retried until then
+	evicted  bool        // every eviction was accepted
+	waitEnd  engine.Time // after which the node goes, pods or not
+	timer    engine.Timer
+}
+
+// scaleDown runs the scale-down half of a loop: it finds the unneeded
+// nodes (utilization below the threshold, every pod movable and fitting
+// elsewhere), soft-taints them, and outside the cool-downs removes those
+// unneeded for --scale-down-unneeded-time. It returns whether it started
+// a deletion.
+func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
+	unneeded := a.findUnneeded(now)
+	a.updateSoftTaints(unneeded)
+	if hold || a.inCooldown(now) {
+		return false
+	}
+	// Per group, how many nodes may go without going below the minimum.
+	room := map[*group]int{}
+	inFlight := 0
+	for _, g := range a.groups {
+		deleting := 0
+		for _, id := range g.nodes {
+			if n := a.nodes[id]; n.deleting {
+				deleting++
+				if n.drain.kind == deleteScaleDown {
+					inFlight++
+				}
+			}
+		}
+		room[g] = g.target - deleting - g.sel.Min
+	}
+	started := 0
+	// Empty nodes first, in bulk; then drains, one at a time by default.
+	for pass := 0; pass < 2; pass++ {
+		for _, id := range unneeded {
+			n := a.nodes[id]
+			empty := a.podsToMove(id) == 0
+			if n.deleting || empty != (pass == 0) || now-n.unneededSince < a.s.ScaleDownUnneededTime {
+				continue
+			}
+			if room[n.group] <= 0 {
+				a.noteBlocked(BlockMinSize, id)
+				continue
+			}
+			if inFlight >= a.s.MaxScaleDownParallelism {
+				continue
+			}
+			if !empty && a.drains >= a.s.MaxDrainParallelism {
+				continue
+			}
+			room[n.group]--
+			inFlight++
+			started++
+			a.startDelete(id, now, deleteScaleDown)
+		}
+	}
+	if started > 0 {
+		a.lastScaleDownDelete = now
+	}
+	return started > 0
+}
+
+func (a *Autoscaler) inCooldown(now engine.Time) bool {
+	return a.lastScaleUp+a.s.ScaleDownDelayAfterAdd > now ||
+		a.lastScaleDownDelete+a.s.ScaleDownDelayAfterDelete > now ||
+		a.lastScaleDownFail+a.s.ScaleDownDelayAfterFailure > now
+}
+
+// podsToMove counts the pods a drain would evict.
+func (a *Autoscaler) podsToMove(id cluster.NodeID) int {
+	n := 0
+	for _, p := range a.cl.Nodes[id].Pods {
+		if !a.cl.Pods[p].Terminating {
+			n++
+		}
+	}
+	return n
+}
+
+// utilization is the node's requested share of allocatable: the larger of
+// cpu and memory, or the GPUs' for a GPU node (simulator/utilization).
+func (a *Autoscaler) utilization(nd *cluster.Node) (util float64, gpu bool) {
+	if gi, ok := a.cl.Resources.Lookup("nvidia.com/gpu"); ok && nd.Allocatable[gi] > 0 {
+		return float64(nd.Requested[gi]) / float64(nd.Allocatable[gi]), true
+	}
+	var u float64
+	for _, r := range []int{cluster.CPU, cluster.Memory} {
+		if nd.Allocatable[r] > 0 {
+			u = max(u, float64(nd.Requested[r])/float64(nd.Allocatable[r]))
+		}
+	}
+	return u, false
+}
+
+// destination is a node the scale-down simulation may move pods to.
+type destination struct {
+	free  cluster.Resources
+	extra []placedPod
+	gone  bool // chosen for removal in this pass
+}
+
+// findUnneeded evaluates the candidates and returns the unneeded nodes,
+// oldest unneeded first. A node stays unneeded (keeping its
+// unneededSince) as long as every pass finds it so.
+func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
+	type cand struct {
+		id    cluster.NodeID
+		util  float64
+		empty bool
+		was   bool // unneeded in the previous pass
+	}
+	var cands []cand
+	for _, g := range a.groups {
+		if !g.sel.Autoscaled {
+			continue
+		}
+		for _, id := range g.nodes {
+			n := a.nodes[id]
+			nd := &a.cl.Nodes[id]
+			if nd.State != cluster.NodeReady || n.deleting {
+				continue
+			}
+			if v, ok := nd.Labels.Get(a.symScaleDownDisabled); ok && v == a.symTrue {
+				n.unneededSince = never
+				a.noteBlocked(BlockScaleDownDisabled, id)
+				continue
+			}
+			u, gpu := a.utilization(nd)
+			thr := a.s.ScaleDownUtilizationThreshold
+			if gpu {
+				thr = a.s.ScaleDownGPUUtilizationThreshold
+			}
+			if u >= thr {
+				n.unneededSince = never
+				continue
+			}
+			cands = append(cands, cand{id: id, util: u, empty: a.podsToMove(id) == 0, was: n.unneededSince != never})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		ci, cj := cands[i], cands[j]
+		if ci.empty != cj.empty {
+			return ci.empty
+		}
+		if ci.was != cj.was {
+			return ci.was
+		}
+		if ci.util != cj.util {
+			return ci.util < cj.util
+		}
+		return ci.id < cj.id
+	})
+
+	// The simulation's view of where pods can go.
+	dests := map[cluster.NodeID]*destination{}
+	var destIDs []cluster.NodeID
+	for i := range a.cl.Nodes {
+		nd := &a.cl.Nodes[i]
+		if !nd.Schedulable() || a.hasTaint(nd, a.symToBeDeleted) {
+			continue
+		}
+		dests[cluster.NodeID(i)] = &destination{free: nd.Free()}
+		destIDs = append(destIDs, cluster.NodeID(i))
+	}
+	start := map[*cluster.PodSpec]int{}
+
+	var out []cluster.NodeID
+	nonEmpty := 0
+	for _, c := range cands {
+		n := a.nodes[c.id]
+		if !c.empty && !c.was {
+			if nonEmpty >= maxNonEmptyCandidatesLoop {
+				n.unneededSince = never
+				continue
+			}
+			nonEmpty++
+		}
+		if why := a.canRemove(c.id, dests, destIDs, start); why != "" {
+			n.unneededSince = never
+			a.noteBlocked(why, c.id)
+			continue
+		}
+		if n.unneededSince == never {
+			n.unneededSince = now
+		}
+		out = append(out, c.id)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return a.nodes[out[i]].unneededSince < a.nodes[out[j]].unneededSince })
+	return out
+}
+
+// canRemove checks that no pod of the node blocks its removal and that
+// its pods fit on the other nodes; on success ("") it commits the moves to
+// the simulation and marks the node gone from it, else it says why not.
+func (a *Autoscaler) canRemove(id cluster.NodeID, dests map[cluster.NodeID]*destination, destIDs []cluster.NodeID, start map[*cluster.PodSpec]int) string {
+	nd := &a.cl.Nodes[id]
+	type move struct {
+		pod  cluster.PodID
+		dest cluster.NodeID
+	}
+	var moves []move
+	undo := func() {
+		clear(start) // room came back: skipped nodes may fit again
+		for _, m := range moves {
+			d := dests[m.dest]
+			d.free = d.free.Add(a.cl.Pods[m.pod].Spec.Requests)
+			if len(d.extra) > 0 {
+				d.extra = d.extra[:len(d.extra)-1]
+			}
+		}
+	}
+	self := dests[id]
+	if self != nil {
+		self.gone = true
+	}
+	for _, p := range nd.Pods {
+		pod := &a.cl.Pods[p]
+		if pod.Terminating || pod.Phase.Terminal() {
+			continue
+		}
+		if why := a.blocker(p); why != "" {
+			undo()
+			if self != nil {
+				self.gone = false
+			}
+			return why
+		}
+		if pod.Spec.Priority < a.s.ExpendablePodsPriorityCutoff {
+			continue // expendable: just killed
+		}
+		dest := a.findDestination(pod, dests, destIDs, start)
+		if dest == cluster.NoNode {
+			undo()
+			if self != nil {
+				self.gone = false
+			}
+			return BlockNoPlaceToMove
+		}
+		d := dests[dest]
+		d.free = d.free.Sub(pod.Spec.Requests)
+		d.extra = append(d.extra, placedPod{pod.Spec, pod.Namespace})
+		moves = append(moves, move{p, dest})
+	}
+	return ""
+}
+
+// noteBlocked records that a reason kept a node from scale-down.
+func (a *Autoscaler) noteBlocked(why string, id cluster.NodeID) {
+	if a.blocked == nil {
+		a.blocked = map[string]map[cluster.NodeID]bool{}
+	}
+	if a.blocked[why] == nil {
+		a.blocked[why] = map[cluster.NodeID]bool{}
+	}
+	a.blocked[why][id] = true
+}
+
+// findDestination finds the first node, in ID order, where a pod fits in
+// the simulation. Room only shrinks during a pass, so nodes that refused a
+// spec are skipped for it afterwards.
+func (a *Autoscaler) findDestination(pod *cluster.Pod, dests map[cluster.NodeID]*destination, destIDs []cluster.NodeID, start map[*cluster.PodSpec]int) cluster.NodeID {
+	has, _ := podConstraints(pod.Spec, a.symHostname)
+	i := start[pod.Spec]
+	for ; i < len(destIDs); i++ {
+		id := destIDs[i]
+		d := dests[id]
+		if d.gone {
+			continue
+		}
+		nd := &a.cl.Nodes[id]
+		if m, _ := scheduler.StaticFit(a.cl.Syms, pod.Spec, nd, &d.free); m != scheduler.Fits {
+			if !has {
+				start[pod.Spec] = i + 1
+			}
+			continue
+		}
+		if has || len(d.extra) > 0 || a.anyAntiAffinity(nd) {
+			placed := a.scratch.placed[:0]
+			for _, q := range nd.Pods {
+				qq := &a.cl.Pods[q]
+				placed = append(placed, placedPod{qq.Spec, qq.Namespace})
+			}
+			placed = append(placed, d.extra...)
+			a.scratch.placed = placed
+			if !podLevelOK(a.cl.Syms, a.symHostname, pod.Spec, pod.Namespace, placed) {
+				continue
+			}
+		}
+		return id
+	}
+	return cluster.NoNode
+}
+
+// blocker returns why a pod keeps its node from being scaled down, or ""
+// (the drainability rules, in upstream's order: safe-to-evict "true"
+// allows any pod; then pods without a controller, kube-system pods
+// without a PDB, safe-to-evict "false", and PDBs that allow no
+// disruption). Local storage is not modelled.
+func (a *Autoscaler) blocker(p cluster.PodID) string {
+	pod := &a.cl.Pods[p]
+	if pod.Spec.SafeToEvict != nil && *pod.Spec.SafeToEvict {
+		return ""
+	}
+	if pod.Workload < 0 {
+		return BlockNotReplicated
+	}
+	if a.s.SkipNodesWithSystemPods && pod.Namespace == a.symKubeSystem && (a.pdbs == nil || !a.pdbs.Covered(p)) {
+		return BlockKubeSystem
+	}
+	if pod.Spec.SafeToEvict != nil && !*pod.Spec.SafeToEvict {
+		return BlockNotSafeToEvict
+	}
+	if a.ev.Blocked(p) {
+		return BlockPDB
+	}
+	return ""
+}
+
+// updateSoftTaints puts the DeletionCandidate taint (PreferNoSchedule) on
+// up to maxBulkSoftTaint newly unneeded nodes per loop and takes it off
+// nodes needed again, so the scheduler avoids nodes about to go.
+func (a *Autoscaler) updateSoftTaints(unneeded []cluster.NodeID) {
+	isUnneeded := map[cluster.NodeID]bool{}
+	for _, id := range unneeded {
+		isUnneeded[id] = true
+	}
+	budget := maxBulkSoftTaint
+	for _, g := range a.groups {
+		for _, id := range g.nodes {
+			n := a.nodes[id]
+			switch {
+			case isUnneeded[id] && !n.softTainted && budget > 0:
+				budget--
+				n.softTainted = true
+				a.cl.AddTaint(id, cluster.Taint{Key: a.symDeletionCandidate, Effect: cluster.EffectPreferNoSchedule})
+			case !isUnneeded[id] && n.softTainted && !n.deleting:
+				n.softTainted = false
+				a.cl.RemoveTaint(id, a.symDeletionCandidate, cluster.EffectPreferNoSchedule)
+			}
+		}
+	}
+}
+
+// startDelete taints (and cordons) a node and deletes it: an empty one
+// after --node-delete-delay-after-taint, another after draining it.
+func (a *Autoscaler) startDelete(id cluster.NodeID, now engine.Time, kind deleteKind) {
+	n := a.nodes[id]
+	n.deleting = true
+	n.drain = drainState{active: true, kind: kind, start: now, deadline: now + a.s.MaxPodEvictionTime}
+	a.cl.AddTaint(id, cluster.Taint{Key: a.symToBeDeleted, Effect: cluster.EffectNoSchedule})
+	if a.s.CordonNodeBeforeTerminating {
+		a.cl.SetCordon(id, true)
+	}
+	if a.podsToMove(id) == 0 && len(a.cl.Nodes[id].Pods) == 0 {
+		n.drain.empty = true
+		n.drain.timer = a.eng.After(nodeDeleteDelayAfterTaint, engine.Event{Handler: a.id, Kind: evDelete, Obj: int32(id)})
+		return
+	}
+	if kind == deleteScaleDown {
+		a.drains++
+	}
+	a.drainStep(id)
+}
+
+// drainStep evicts the node's pods; refused evictions are retried every
+// EvictionRetryTime until --max-pod-eviction-time, after which the
+// scale-down fails. Once every eviction is accepted the node goes when its
+// last pod is gone, or after the longest grace period (capped by
+// --max-graceful-termination-sec) plus a headroom.
+func (a *Autoscaler) drainStep(id cluster.NodeID) {
+	n := a.nodes[id]
+	if n == nil || !n.drain.active || n.drain.empty {
+		return
+	}
+	now := a.eng.Now()
+	a.eng.Cancel(n.drain.timer)
+	nd := &a.cl.Nodes[id]
+	if !n.drain.evicted {
+		refused := false
+		grace := engine.Time(0)
+		pods := append([]cluster.PodID(nil), nd.Pods...)
+		for _, p := range pods {
+			pod := &a.cl.Pods[p]
+			if !pod.Terminating && !a.ev.Evict(p, cluster.CauseEvicted) {
+				refused = true
+				continue
+			}
+			grace = max(grace, min(pod.Spec.TerminationGrace, a.s.MaxGracefulTermination))
+		}
+		if refused {
+			if now >= n.drain.deadline {
+				a.abortDelete(id, now)
+				return
+			}
+			n.drain.timer = a.eng.After(a.s.EvictionRetryTime, engine.Event{Handler: a.id, Kind: evDrain, Obj: int32(id)})
+			return
+		}
+		n.drain.evicted = true
+		n.drain.waitEnd = now + grace + podEvictionHeadroom
+	}
+	if len(nd.Pods) == 0 || now >= n.drain.waitEnd {
+		a.finishDelete(id)
+		return
+	}
+	n.drain.timer = a.eng.Schedule(n.drain.waitEnd, engine.Event{Handler: a.id, Kind: evDrain, Obj: int32(id)})
+}
+
+// abortDelete gives up a drain: the node is untainted and uncordoned, and
+// scale-down waits --scale-down-delay-after-failure.
+func (a *Autoscaler) abortDelete(id cluster.NodeID, now engine.Time) {
+	n := a.nodes[id]
+	if n.drain.kind == deleteScaleDown {
+		a.drains--
+		a.lastScaleDownFail = now
+		a.stats.failedScaleDowns++
+	}
+	a.eng.Cancel(n.drain.timer)
+	n.drain = drainState{}
+	n.deleting = false
+	n.unneededSince = never
+	a.cl.RemoveTaint(id, a.symToBeDeleted, cluster.EffectNoSchedule)
+	if a.s.CordonNodeBeforeTerminating {
+		a.cl.SetCordon(id, false)
+	}
+}
+
+// finishDelete terminates the node's instance and removes the node; a
+// scale-down lowers the ASG's desired capacity with it.
+func (a *Autoscaler) finishDelete(id cluster.NodeID) {
+	n := a.nodes[id]
+	if n == nil || !n.drain.active {
+		return
+	}
+	if n.drain.empty && a.podsToMove(id) > 0 {
+		// A pod landed in the delay after the taint: drain it after all.
+		n.drain.empty = false
+		if n.drain.kind == deleteScaleDown {
+			a.drains++
+		}
+		a.drainStep(id)
+		return
+	}
+	g, inst, kind := n.group, n.instance, n.drain.kind
+	a.dropNode(id)
+	a.cl.RemoveNode(id)
+	a.cloud.Terminate(inst)
+	if kind == deleteScaleDown {
+		g.target--
+		a.stats.nodesRemoved++
+		g.stats.NodesRemoved++
+	}
+	a.refreshNow = true
+}

@@ -1,0 +1,257 @@
+package clusterautoscaler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/eviction"
+	"github.com/clustersim/clustersim/sim/kubelet"
+)
+
+// newManualHarness has no scheduler: tests bind pods themselves.
+func newManualHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t)
+	eng := engine.New(1)
+	h.eng = eng
+	h.cl = cluster.New(eng, cluster.NewSymbols(), cluster.NewResourceNames())
+	kubelet.New(eng, h.cl, 2*time.Second)
+	h.cloud = newFakeCloud(eng)
+	return h
+}
+
+const twoNodes = `apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: demo, region: us-east-1}
+managedNodeGroups:
+  - name: ng
+    instanceType: m5.large
+    minSize: 0
+    maxSize: 5
+    desiredCapacity: 2
+`
+
+// coveringEvictor adds PDB coverage to the eviction model.
+type coveringEvictor struct {
+	*eviction.Evictor
+	cl   *cluster.Cluster
+	pdbs []cluster.PDB
+}
+
+func (c coveringEvictor) Covered(p cluster.PodID) bool {
+	for i := range c.pdbs {
+		if c.pdbs[i].Covers(c.cl, &c.cl.Pods[p]) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestScaleDownBlockers(t *testing.T) {
+	cases := []struct {
+		name    string
+		opts    []podOpt
+		pdb     bool // a PDB with minAvailable 1 over the pod
+		pdbNS   string
+		pdbMax  bool // the PDB is maxUnavailable 1 instead (allows one)
+		yaml    string
+		args    []string
+		full    bool // the other node has no room
+		removed bool
+		reason  string
+	}{
+		{name: "movable pod", removed: true},
+		{name: "no controller", opts: []podOpt{bare()}, reason: BlockNotReplicated},
+		{name: "no controller, safe to evict", opts: []podOpt{bare(), withAnnotation("cluster-autoscaler.kubernetes.io/safe-to-evict", "true")}, removed: true},
+		{name: "kube-system without PDB", opts: []podOpt{inNamespace("kube-system")}, reason: BlockKubeSystem},
+		{name: "kube-system with a PDB", opts: []podOpt{inNamespace("kube-system"), withLabels(map[string]string{"app": "db"})}, pdb: true, pdbNS: "kube-system", pdbMax: true, removed: true},
+		{name: "kube-system, system pods allowed", opts: []podOpt{inNamespace("kube-system")}, args: []string{"--skip-nodes-with-system-pods=false"}, removed: true},
+		{name: "safe-to-evict false", opts: []podOpt{withAnnotation("cluster-autoscaler.kubernetes.io/safe-to-evict", "false")}, reason: BlockNotSafeToEvict},
+		{name: "PDB allows no disruption", opts: []podOpt{withLabels(map[string]string{"app": "db"})}, pdb: true, reason: BlockPDB},
+		{name: "no room elsewhere", full: true, reason: BlockNoPlaceToMove},
+		{name: "scale-down disabled", yaml: `apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: demo, region: us-east-1}
+managedNodeGroups:
+  - name: ng
+    instanceType: m5.large
+    minSize: 0
+    maxSize: 5
+    desiredCapacity: 2
+    labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"}
+`, reason: BlockScaleDownDisabled},
+		{name: "minimum size", yaml: `apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: demo, region: us-east-1}
+managedNodeGroups:
+  - name: ng
+    instanceType: m5.large
+    minSize: 2
+    maxSize: 5
+    desiredCapacity: 2
+`, reason: BlockMinSize},
+		{name: "utilization above threshold", args: []string{"--scale-down-utilization-threshold=0.2"}, reason: "NotUnderutilized"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newManualHarness(t)
+			yaml := c.yaml
+			if yaml == "" {
+				yaml = twoNodes
+			}
+			groups := h.groups(yaml)
+			spec := SettingsSpecFor(t, c.args)
+			if c.pdb {
+				sel, err := cluster.CompileLabelSelector(h.cl.Syms, labelSelector("app", "db"))
+				require.NoError(t, err)
+				ns := c.pdbNS
+				if ns == "" {
+					ns = "default"
+				}
+				pdb := cluster.PDB{Namespace: h.cl.Syms.Intern(ns), Name: "db", Selector: sel, MinAvailable: &cluster.IntOrPercent{Value: 1}}
+				if c.pdbMax {
+					pdb.MinAvailable, pdb.MaxUnavailable = nil, &cluster.IntOrPercent{Value: 1}
+				}
+				h.pdbs = []cluster.PDB{pdb}
+			}
+			h.ev = eviction.New(h.eng, h.cl, h.pdbs)
+			ca, err := New(h.eng, h.cl, h.cat, h.cloud, coveringEvictor{h.ev, h.cl, h.pdbs}, "us-east-1", testZones, groups, spec)
+			require.NoError(t, err)
+			h.ca = ca
+			h.at(time.Second)
+			nodes := h.nodesOf("ng")
+			require.Len(t, nodes, 2)
+			a, b := nodes[0], nodes[1]
+			// b is busy enough to stay; a holds the pod under test.
+			busy := h.pods(1, "1200m", "1Gi")
+			h.cl.Bind(busy[0], b)
+			if c.full {
+				filler := h.pods(1, "700m", "1Gi")
+				h.cl.Bind(filler[0], b)
+			}
+			p := h.pods(1, "500m", "512Mi", c.opts...)
+			h.cl.Bind(p[0], a)
+			h.at(30 * time.Minute)
+			gone := h.cl.Nodes[a].State == cluster.NodeGone
+			require.Equal(t, c.removed, gone)
+			require.NotEqual(t, cluster.NodeGone, h.cl.Nodes[b].State, "the busy node stays")
+			if c.removed {
+				st := h.groupStats("ng")
+				require.Equal(t, 1, st.NodesRemoved)
+				require.Equal(t, 1, st.DesiredAtEnd)
+				require.Contains(t, h.cloud.terminated, cloudID(h.cl.Nodes[a].Instance))
+			}
+			if c.reason != "" && c.reason != "NotUnderutilized" {
+				require.Positive(t, h.ca.Stats().ScaleDownBlockedNodes[c.reason], "blocked by %s", c.reason)
+			}
+		})
+	}
+}
+
+// The timing of a scale-down: nothing goes within
+// --scale-down-delay-after-add of a scale-up, and a node goes
+// --scale-down-unneeded-time after it became unneeded.
+func TestScaleDownTiming(t *testing.T) {
+	h := newHarness(t)
+	h.start(h.groups(oneGroup), []string{"--scale-down-delay-after-add=20m"}, nil)
+	pods := h.pods(2, "1500m", "1Gi") // one per node, both in one scale-up at 11 s
+	h.at(5 * time.Minute)
+	require.Len(t, h.nodesOf("od"), 2)
+	for _, p := range pods {
+		h.cl.DeletePod(p, cluster.CauseScaleDown)
+	}
+	// Unneeded from about 5 min, removable from 15 min by unneeded time,
+	// but the last scale-up (11 s) holds scale-down until 20m11s.
+	h.at(20 * time.Minute)
+	require.Len(t, h.nodesOf("od"), 2)
+	// Empty nodes go together, 5 s after their taint.
+	h.at(21 * time.Minute)
+	require.Empty(t, h.nodesOf("od"))
+	st := h.groupStats("od")
+	require.Equal(t, 2, st.NodesRemoved)
+	require.Equal(t, 0, st.DesiredAtEnd)
+	for _, n := range h.cl.Nodes {
+		require.GreaterOrEqual(t, n.Deleted, 20*time.Minute+11*time.Second)
+	}
+}
+
+// A drained node's pods are evicted, recreated elsewhere by the scheduler,
+// and the node goes once they are gone.
+func TestScaleDownDrain(t *testing.T) {
+	h := newManualHarness(t)
+	h.start(h.groups(twoNodes), []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, nil)
+	h.at(time.Second)
+	nodes := h.nodesOf("ng")
+	a, b := nodes[0], nodes[1]
+	busy := h.pods(1, "1200m", "1Gi")
+	h.cl.Bind(busy[0], b)
+	p := h.pods(1, "500m", "512Mi")
+	h.cl.Bind(p[0], a)
+	h.at(10 * time.Minute)
+	require.Equal(t, cluster.NodeGone, h.cl.Nodes[a].State)
+	pod := &h.cl.Pods[p[0]]
+	require.Equal(t, cluster.Deleted, pod.Phase)
+	require.Equal(t, cluster.CauseEvicted, pod.Cause)
+	// Evicted, then deleted after its 30 s grace; the node went with it.
+	require.Equal(t, pod.Ended, h.cl.Nodes[a].Deleted)
+	require.Equal(t, 1, h.groupStats("ng").NodesRemoved)
+}
+
+// A PDB that only blocks once the drain started (its pods were not
+// healthy when the node was found unneeded) makes the drain fail after
+// --max-pod-eviction-time; scale-down then waits
+// --scale-down-delay-after-failure.
+func TestScaleDownDrainFailure(t *testing.T) {
+	h := newManualHarness(t)
+	sel, err := cluster.CompileLabelSelector(h.cl.Syms, labelSelector("app", "db"))
+	require.NoError(t, err)
+	h.pdbs = []cluster.PDB{{Namespace: h.cl.Syms.Intern("default"), Name: "db", Selector: sel, MinAvailable: &cluster.IntOrPercent{Value: 1}}}
+	groups := h.groups(twoNodes)
+	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
+	blocking := &flakyEvictor{Evictor: h.ev}
+	ca, err := New(h.eng, h.cl, h.cat, h.cloud, blocking, "us-east-1", testZones, groups, SettingsSpecFor(t, []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}))
+	require.NoError(t, err)
+	h.ca = ca
+	h.at(time.Second)
+	nodes := h.nodesOf("ng")
+	a, b := nodes[0], nodes[1]
+	busy := h.pods(1, "1200m", "1Gi")
+	h.cl.Bind(busy[0], b)
+	p := h.pods(1, "500m", "512Mi")
+	h.cl.Bind(p[0], a)
+	// Scale-down starts 3 min after the start (delay after failure runs
+	// from the start), each drain gives up after 2 min and the next
+	// waits 3 min: failures at about 5, 10, 15 and 20 min.
+	h.at(21*time.Minute + 30*time.Second)
+	require.NotEqual(t, cluster.NodeGone, h.cl.Nodes[a].State)
+	require.Equal(t, 4, h.ca.Stats().FailedScaleDowns)
+	require.False(t, h.cl.Nodes[a].Unschedulable, "uncordoned after the failure")
+	for _, tt := range h.cl.Nodes[a].Taints {
+		require.NotEqual(t, TaintToBeDeleted, h.cl.Syms.Name(tt.Key))
+	}
+}
+
+// flakyEvictor refuses every eviction while saying no PDB blocks: a PDB
+// that turns blocking between the plan and the drain.
+type flakyEvictor struct{ *eviction.Evictor }
+
+func (f *flakyEvictor) Evict(cluster.PodID, cluster.DeleteCause) bool { return false }
+func (f *flakyEvictor) Blocked(cluster.PodID) bool                    { return false }
+
+// Karpenter's and static nodes are never touched.
+func TestScaleDownLeavesOtherNodesAlone(t *testing.T) {
+	h := newHarness(t)
+	var alloc cluster.Resources
+	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 2000, 8<<30, 30
+	karp := h.cl.AddNode(cluster.Node{Name: "karpenter-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.OwnedByKarpenter, OwnerName: "default"})
+	static := h.cl.AddNode(cluster.Node{Name: "core-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.OwnedByStatic, OwnerName: "core"})
+	h.start(h.groups(oneGroup), []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, nil)
+	h.at(time.Hour)
+	require.Equal(t, cluster.NodeReady, h.cl.Nodes[karp].State)
+	require.Equal(t, cluster.NodeReady, h.cl.Nodes[static].State)
+	require.Empty(t, h.cl.Nodes[karp].Taints)
+}

@@ -1,0 +1,390 @@
+package clusterautoscaler
+
+import (
+	"math"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/scheduler"
+)
+
+// scratch holds per-loop buffers reused across loops.
+type scratch struct {
+	pods     []cluster.PodID
+	groups   []*podGroup
+	byKey    map[groupKey]*podGroup
+	existing []existingNode
+	upcoming []simNode
+	fits     []bool
+	placed   []placedPod
+}
+
+type groupKey struct {
+	spec *cluster.PodSpec
+	ns   cluster.Sym
+}
+
+// existingNode is a Ready node in the what-if simulation of a loop.
+type existingNode struct {
+	id    cluster.NodeID
+	free  cluster.Resources
+	extra []placedPod // pods the simulation put there
+}
+
+// option is one way to scale up: a group, how many nodes, for which pods.
+type option struct {
+	g   *group
+	tpl *template
+	est estimate
+}
+
+// scaleUp runs the scale-up half of a loop. It returns whether it
+// launched anything, and whether scale-down must wait (all pending pods
+// are too new).
+func (a *Autoscaler) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
+	a.refreshTemplates()
+	pods := a.collectPending(now)
+	if len(pods) == 0 {
+		return false, false
+	}
+	groups := a.groupPods(pods)
+	// Pods that just arrived: wait for more (allPodsAreNew).
+	oldest, oldestGPU, anyGPU := engine.Time(math.MaxInt64), engine.Time(math.MaxInt64), false
+	for _, pg := range groups {
+		oldest = min(oldest, pg.oldest)
+		if pg.gpu {
+			anyGPU = true
+			oldestGPU = min(oldestGPU, pg.oldest)
+		}
+	}
+	if oldest+a.s.PodTimeBuffer > now || (anyGPU && oldestGPU+a.s.GPUPodTimeBuffer > now) {
+		return false, true
+	}
+	groups = a.filterSchedulable(groups)
+	if len(groups) == 0 {
+		return false, false
+	}
+	opts := a.options(groups, now)
+	if len(opts) == 0 {
+		return false, false
+	}
+	best := a.expand(opts)
+	if best == nil {
+		return false, false
+	}
+	return a.execute(best, groups, now), false
+}
+
+// collectPending returns the pods the Cluster Autoscaler tries to help:
+// unbound, marked unschedulable by the scheduler, not terminating, not
+// below --expendable-pods-priority-cutoff, older than
+// --new-pod-scale-up-delay; sorted by priority, highest first, then by
+// creation.
+func (a *Autoscaler) collectPending(now engine.Time) []cluster.PodID {
+	keep := a.pending[:0]
+	out := a.scratch.pods[:0]
+	for _, id := range a.pending {
+		p := &a.cl.Pods[id]
+		if p.Phase != cluster.Pending || !p.Unschedulable {
+			a.inPending[id] = false
+			continue
+		}
+		keep = append(keep, id)
+		if p.Terminating || p.Spec.Priority < a.s.ExpendablePodsPriorityCutoff || p.Created+a.s.NewPodScaleUpDelay > now {
+			continue
+		}
+		out = append(out, id)
+	}
+	a.pending = keep
+	sort.SliceStable(out, func(i, j int) bool {
+		pi, pj := a.cl.Pods[out[i]].Spec.Priority, a.cl.Pods[out[j]].Spec.Priority
+		if pi != pj {
+			return pi > pj
+		}
+		return out[i] < out[j]
+	})
+	a.scratch.pods = out
+	return out
+}
+
+// groupPods splits pods into equivalence groups, in the pods' order.
+func (a *Autoscaler) groupPods(pods []cluster.PodID) []*podGroup {
+	if a.scratch.byKey == nil {
+		a.scratch.byKey = map[groupKey]*podGroup{}
+	}
+	clear(a.scratch.byKey)
+	groups := a.scratch.groups[:0]
+	gi, gpuOK := a.cl.Resources.Lookup("nvidia.com/gpu")
+	for _, id := range pods {
+		p := &a.cl.Pods[id]
+		k := groupKey{p.Spec, p.Namespace}
+		pg := a.scratch.byKey[k]
+		if pg == nil {
+			pg = &podGroup{spec: p.Spec, ns: p.Namespace, oldest: p.Created}
+			pg.podLevel, pg.hostOnly = podConstraints(p.Spec, a.symHostname)
+			pg.gpu = gpuOK && p.Spec.Requests[gi] > 0
+			a.scratch.byKey[k] = pg
+			groups = append(groups, pg)
+		}
+		pg.pods = append(pg.pods, id)
+		pg.oldest = min(pg.oldest, p.Created)
+	}
+	a.scratch.groups = groups
+	return groups
+}
+
+// filterSchedulable drops the pods that would fit on existing Ready nodes
+// or on the nodes the groups are waiting for (launching nodes and
+// placeholders, simulated from their templates), as the
+// filter-out-schedulable pod list processor does. It returns the groups
+// with pods left.
+func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
+	ex := a.scratch.existing[:0]
+	for i := range a.cl.Nodes {
+		nd := &a.cl.Nodes[i]
+		if !nd.Schedulable() || a.hasTaint(nd, a.symToBeDeleted) {
+			continue
+		}
+		ex = append(ex, existingNode{id: cluster.NodeID(i), free: nd.Free()})
+	}
+	a.scratch.existing = ex
+
+	type upcomingSet struct {
+		tpl   *template
+		nodes []simNode
+	}
+	var ups []upcomingSet
+	for _, g := range a.groups {
+		n := a.upcoming(g)
+		if n == 0 {
+			continue
+		}
+		set := upcomingSet{tpl: g.tpl, nodes: make([]simNode, n)}
+		for i := range set.nodes {
+			set.nodes[i].free = g.tpl.node.Allocatable
+		}
+		ups = append(ups, set)
+	}
+
+	out := groups[:0]
+	for _, pg := range groups {
+		k := 0 // pods of pg placed so far
+		// Existing nodes. A pod the scheduler found no room for and whose
+		// constraints depend on other topology domains is left to the
+		// scheduler's verdict.
+		if !pg.podLevel || pg.hostOnly {
+			cursor := 0
+			for k < len(pg.pods) && cursor < len(ex) {
+				e := &ex[cursor]
+				nd := &a.cl.Nodes[e.id]
+				if m, _ := scheduler.StaticFit(a.cl.Syms, pg.spec, nd, &e.free); m != scheduler.Fits || !a.podLevelOnNode(pg, e) {
+					cursor++
+					continue
+				}
+				e.free = e.free.Sub(pg.spec.Requests)
+				if pg.podLevel {
+					e.extra = append(e.extra, placedPod{pg.spec, pg.ns})
+				}
+				k++
+			}
+		}
+		// Upcoming nodes.
+		for s := range ups {
+			set := &ups[s]
+			if k == len(pg.pods) {
+				break
+			}
+			if m, _ := scheduler.StaticFit(a.cl.Syms, pg.spec, &set.tpl.node, nil); m != scheduler.Fits {
+				continue
+			}
+			cursor := 0
+			for k < len(pg.pods) && cursor < len(set.nodes) {
+				sn := &set.nodes[cursor]
+				if !pg.spec.Requests.Fits(sn.free) || (pg.podLevel && !podLevelOK(a.cl.Syms, a.symHostname, pg.spec, pg.ns, sn.placed)) {
+					cursor++
+					continue
+				}
+				sn.free = sn.free.Sub(pg.spec.Requests)
+				if pg.podLevel {
+					sn.placed = append(sn.placed, placedPod{pg.spec, pg.ns})
+				}
+				k++
+			}
+		}
+		if k < len(pg.pods) {
+			pg.pods = pg.pods[k:]
+			out = append(out, pg)
+		}
+	}
+	return out
+}
+
+// podLevelOnNode checks a group's hostname-keyed pod constraints against
+// an existing node's pods and those the simulation added.
+func (a *Autoscaler) podLevelOnNode(pg *podGroup, e *existingNode) bool {
+	nd := &a.cl.Nodes[e.id]
+	if !pg.podLevel && len(e.extra) == 0 && !a.anyAntiAffinity(nd) {
+		return true
+	}
+	placed := a.scratch.placed[:0]
+	for _, p := range nd.Pods {
+		pp := &a.cl.Pods[p]
+		placed = append(placed, placedPod{pp.Spec, pp.Namespace})
+	}
+	placed = append(placed, e.extra...)
+	a.scratch.placed = placed
+	return podLevelOK(a.cl.Syms, a.symHostname, pg.spec, pg.ns, placed)
+}
+
+// anyAntiAffinity reports whether a pod on the node has required
+// anti-affinity (which could refuse a newcomer).
+func (a *Autoscaler) anyAntiAffinity(nd *cluster.Node) bool {
+	for _, p := range nd.Pods {
+		if len(a.cl.Pods[p].Spec.PodAntiAffinity) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Autoscaler) hasTaint(nd *cluster.Node, key cluster.Sym) bool {
+	for _, t := range nd.Taints {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// options estimates, for every group that may grow, how many nodes the
+// pending pods need (the scale-up orchestrator's computeExpansionOption).
+func (a *Autoscaler) options(groups []*podGroup, now engine.Time) []*option {
+	var opts []*option
+	for _, g := range a.groups {
+		if !g.sel.Autoscaled || a.backedOff(g, now) || g.target >= g.sel.Max {
+			continue
+		}
+		if g.target == 0 && !a.s.ScaleUpFromZero {
+			continue
+		}
+		tpl := g.tpl
+		fits := a.scratch.fits[:0]
+		anyFit := false
+		for _, pg := range groups {
+			m, _ := scheduler.StaticFit(a.cl.Syms, pg.spec, &tpl.node, &tpl.node.Allocatable)
+			fits = append(fits, m == scheduler.Fits)
+			anyFit = anyFit || m == scheduler.Fits
+		}
+		a.scratch.fits = fits
+		if !anyFit {
+			continue
+		}
+		maxNodes := min(a.s.MaxNodesPerScaleUp, g.sel.Max-g.target)
+		o := &option{g: g, tpl: tpl}
+		a.est.run(groups, fits, tpl.node.Allocatable, maxNodes, &o.est)
+		if o.est.nodes > 0 {
+			opts = append(opts, o)
+		}
+	}
+	return opts
+}
+
+// execute carries out the chosen option: caps it by --max-nodes-total and
+// the cluster's core and memory limits, balances it over similar groups
+// when asked, raises the ASGs' desired capacity and launches the
+// instances.
+func (a *Autoscaler) execute(best *option, groups []*podGroup, now engine.Time) bool {
+	n := best.est.nodes
+	if a.s.MaxNodesTotal > 0 {
+		total := a.cl.LiveNodes()
+		for _, g := range a.groups {
+			total += len(g.placeholders)
+		}
+		n = min(n, a.s.MaxNodesTotal-total)
+	}
+	n = min(n, a.limitByResources(best.tpl))
+	if n <= 0 {
+		return false
+	}
+	plan := []struct {
+		g *group
+		n int
+	}{{best.g, n}}
+	if a.s.BalanceSimilarNodeGroups {
+		plan = plan[:0]
+		for _, s := range a.balance(best, groups, n, now) {
+			plan = append(plan, struct {
+				g *group
+				n int
+			}{s.g, s.n})
+		}
+	}
+	// Pods per simulated node, so each launched node knows its pods.
+	byNode := make([][]cluster.PodID, best.est.nodes)
+	for i, p := range best.est.pods {
+		byNode[best.est.nodeOf[i]] = append(byNode[best.est.nodeOf[i]], p)
+	}
+	k := 0
+	for _, step := range plan {
+		if step.n <= 0 {
+			continue
+		}
+		g := step.g
+		a.stats.scaleUps++
+		g.stats.ScaleUps++
+		g.target += step.n
+		a.registerScaleUp(g, step.n, now)
+		for j := 0; j < step.n; j++ {
+			var pods []cluster.PodID
+			if k < len(byNode) {
+				pods = byNode[k]
+			}
+			k++
+			a.launch(g, launchScaleUp, pods)
+		}
+	}
+	a.lastScaleUp = now
+	return true
+}
+
+// limitByResources caps a scale-up by --cores-total and --memory-total: at
+// most the nodes of the template that keep the cluster's capacity under
+// the maxima.
+func (a *Autoscaler) limitByResources(tpl *template) int {
+	var cores, memGiB float64
+	for i := range a.cl.Nodes {
+		nd := &a.cl.Nodes[i]
+		if nd.State == cluster.NodeGone {
+			continue
+		}
+		if it, ok := a.cat.Lookup(nd.InstanceType); ok {
+			cores += float64(it.VCPU)
+			memGiB += float64(it.MemoryMiB) / 1024
+		} else {
+			cores += float64(nd.Allocatable[cluster.CPU]) / 1000
+			memGiB += float64(nd.Allocatable[cluster.Memory]) / (1 << 30)
+		}
+	}
+	nodeCores := float64(tpl.capCPU) / 1000
+	nodeMem := float64(tpl.capMem) / (1 << 30)
+	limit := math.MaxInt32
+	if nodeCores > 0 {
+		limit = min(limit, int((float64(a.s.CoresTotal[1])-cores)/nodeCores))
+	}
+	if nodeMem > 0 {
+		limit = min(limit, int((float64(a.s.MemoryTotalGiB[1])-memGiB)/nodeMem))
+	}
+	return limit
+}
+
+func sortedQuantityNames(m map[string]resource.Quantity) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

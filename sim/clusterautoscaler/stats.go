@@ -1,0 +1,131 @@
+package clusterautoscaler
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Stats is the Cluster Autoscaler's section of the report (JSON key
+// clusterAutoscaler).
+type Stats struct {
+	// ScaleUps counts scale-ups of a node group (a balanced scale-up over
+	// three groups counts three).
+	ScaleUps int `json:"scaleUps"`
+	// FailedScaleUps counts scale-ups that failed: instances the ASG
+	// could not launch, or nodes not Ready within
+	// --max-node-provision-time.
+	FailedScaleUps int `json:"failedScaleUps"`
+	// NodesAdded counts nodes launched after the start (scale-ups and the
+	// ASGs' replacements of reclaimed instances).
+	NodesAdded int `json:"nodesAdded"`
+	// NodesRemoved counts nodes the Cluster Autoscaler deleted (scale-down,
+	// nodes that never became Ready).
+	NodesRemoved int `json:"nodesRemoved"`
+	// NodesReclaimed counts spot nodes EC2 took back.
+	NodesReclaimed int `json:"nodesReclaimed"`
+	// RaceNodes counts nodes launched for pods for which another
+	// autoscaler (Karpenter) had already launched a node.
+	RaceNodes int `json:"raceNodes"`
+	// LaunchFailures counts instance launches EC2 could not fill.
+	LaunchFailures int `json:"launchFailures"`
+	// FailedScaleDowns counts drains given up (evictions refused past
+	// --max-pod-eviction-time).
+	FailedScaleDowns int `json:"failedScaleDowns"`
+	// ScaleDownBlockedNodes counts, per reason (NotReplicated,
+	// UnmovableKubeSystemPod, NotSafeToEvictAnnotation, NotEnoughPdb,
+	// NoPlaceToMovePods, ScaleDownDisabledAnnotation,
+	// NodeGroupMinSizeReached), the underused nodes it ever kept.
+	ScaleDownBlockedNodes map[string]int `json:"scaleDownBlockedNodes"`
+	// BackoffSeconds sums the time each group spent backed off.
+	BackoffSeconds float64 `json:"backoffSeconds"`
+	// PendingToReadySeconds is, over nodes launched for pending pods, the
+	// time from the oldest of those pods' creation to the node being
+	// Ready.
+	PendingToReadySeconds Quantiles `json:"pendingToReadySeconds"`
+	Loops                 int       `json:"loops"`
+	// NodeGroups has one entry per node group, sorted by name.
+	NodeGroups []GroupStats `json:"nodeGroups"`
+}
+
+// GroupStats is one node group's part of the report.
+type GroupStats struct {
+	Name           string  `json:"name"`
+	ASGName        string  `json:"asgName"`
+	Autoscaled     bool    `json:"autoscaled"`
+	ScaleUps       int     `json:"scaleUps"`
+	FailedScaleUps int     `json:"failedScaleUps"`
+	NodesAdded     int     `json:"nodesAdded"`
+	NodesRemoved   int     `json:"nodesRemoved"`
+	NodesReclaimed int     `json:"nodesReclaimed"`
+	Replacements   int     `json:"replacements"`
+	LaunchFailures int     `json:"launchFailures"`
+	RaceNodes      int     `json:"raceNodes"`
+	BackoffSeconds float64 `json:"backoffSeconds"`
+	// PendingToReadySeconds: from the oldest pending pod a node was
+	// launched for to the node being Ready.
+	PendingToReadySeconds Quantiles `json:"pendingToReadySeconds"`
+	DesiredAtEnd          int       `json:"desiredAtEnd"`
+	NodesAtEnd            int       `json:"nodesAtEnd"`
+
+	pendingToReady []float64
+}
+
+// Quantiles summarises durations in seconds (empirical quantiles,
+// rounded to the millisecond).
+type Quantiles struct {
+	Count int     `json:"count"`
+	P50   float64 `json:"p50"`
+	Max   float64 `json:"max"`
+}
+
+type statsState struct {
+	scaleUps, failedScaleUps, nodesAdded, nodesRemoved, nodesReclaimed int
+	raceNodes, launchFailures, failedScaleDowns, loops                 int
+}
+
+// Stats returns the counters so far.
+func (a *Autoscaler) Stats() Stats {
+	now := a.eng.Now()
+	s := Stats{
+		ScaleUps: a.stats.scaleUps, FailedScaleUps: a.stats.failedScaleUps, NodesAdded: a.stats.nodesAdded,
+		NodesRemoved: a.stats.nodesRemoved, NodesReclaimed: a.stats.nodesReclaimed, RaceNodes: a.stats.raceNodes,
+		LaunchFailures: a.stats.launchFailures, FailedScaleDowns: a.stats.failedScaleDowns, Loops: a.stats.loops,
+		NodeGroups: []GroupStats{}, ScaleDownBlockedNodes: map[string]int{},
+	}
+	for why, nodes := range a.blocked {
+		s.ScaleDownBlockedNodes[why] = len(nodes)
+	}
+	var all []float64
+	for _, g := range a.groups {
+		gs := g.stats
+		gs.BackoffSeconds = round3(g.bo.seconds(now))
+		gs.PendingToReadySeconds = quantiles(g.stats.pendingToReady)
+		gs.DesiredAtEnd = g.target
+		gs.NodesAtEnd = len(g.nodes)
+		gs.pendingToReady = nil
+		s.BackoffSeconds += gs.BackoffSeconds
+		all = append(all, g.stats.pendingToReady...)
+		s.NodeGroups = append(s.NodeGroups, gs)
+	}
+	s.BackoffSeconds = round3(s.BackoffSeconds)
+	s.PendingToReadySeconds = quantiles(all)
+	sort.SliceStable(s.NodeGroups, func(i, j int) bool { return s.NodeGroups[i].Name < s.NodeGroups[j].Name })
+	return s
+}
+
+func quantiles(xs []float64) Quantiles {
+	if len(xs) == 0 {
+		return Quantiles{}
+	}
+	sorted := append([]float64(nil), xs...)
+	sort.Float64s(sorted)
+	return Quantiles{
+		Count: len(sorted),
+		P50:   round3(stat.Quantile(0.5, stat.Empirical, sorted, nil)),
+		Max:   round3(sorted[len(sorted)-1]),
+	}
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

@@ -1,0 +1,269 @@
+package clusterautoscaler
+
+import (
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+func TestBackoffDoublingAndReset(t *testing.T) {
+	g := &group{}
+	a := &Autoscaler{s: config.DefaultSettings(), groups: []*group{g}}
+	m := time.Minute
+	steps := []struct {
+		at   time.Duration // failure time
+		want time.Duration // back-off duration after it
+	}{
+		{0, 5 * m},
+		{6 * m, 10 * m},  // after the first ended: doubles
+		{17 * m, 20 * m}, // doubles
+		{38 * m, 30 * m}, // capped at 30 min
+		{69 * m, 30 * m}, // stays at the cap
+		{70 * m, 5 * m},  // while backed off: restarts at the initial duration
+		{76 * m, 10 * m}, // and doubles from there
+	}
+	for _, s := range steps {
+		a.backoffGroup(g, s.at)
+		require.Equal(t, s.want, g.bo.duration, "failure at %s", s.at)
+		require.Equal(t, s.at+s.want, g.bo.until)
+		require.True(t, a.backedOff(g, s.at))
+		require.False(t, a.backedOff(g, s.at+s.want))
+	}
+	// 3 h after the last failure the back-off is forgotten: the next one
+	// starts at the initial duration again.
+	a.cleanBackoffs(76*m + 3*time.Hour - time.Second)
+	require.True(t, g.bo.known)
+	a.cleanBackoffs(76*m + 3*time.Hour + time.Second)
+	require.False(t, g.bo.known)
+	a.backoffGroup(g, 76*m+3*time.Hour+time.Minute)
+	require.Equal(t, 5*m, g.bo.duration)
+}
+
+func TestBackoffAccounting(t *testing.T) {
+	a := &Autoscaler{s: config.DefaultSettings()}
+	g := &group{}
+	m := time.Minute
+	a.backoffGroup(g, 0) // [0, 5m)
+	require.Equal(t, 60.0, g.bo.seconds(m))
+	a.backoffGroup(g, 2*m) // restarts: [0, 7m)
+	require.Equal(t, 420.0, g.bo.seconds(time.Hour))
+	a.backoffGroup(g, 10*m) // after it ended: doubles to 10m: [10m, 20m)
+	a.removeBackoff(g, 12*m)
+	require.False(t, a.backedOff(g, 12*m))
+	require.Equal(t, 420.0+120, g.bo.seconds(time.Hour))
+}
+
+func TestExpanders(t *testing.T) {
+	mk := func(name string, nodes int, pods int, cpu, mem int64, capCPU, capMem int64) *option {
+		g := &group{cfg: &config.NodeGroup{Name: name, ASGName: "eks-" + name + "-1"}}
+		o := &option{g: g, tpl: &template{capCPU: capCPU, capMem: capMem}}
+		o.est.nodes = nodes
+		o.est.pods = make([]cluster.PodID, pods)
+		o.est.cpu, o.est.mem = cpu, mem
+		return o
+	}
+	big := mk("big", 1, 4, 3000, 6<<30, 8000, 32<<30)    // waste 0.625+0.8125
+	small := mk("small", 2, 4, 3000, 6<<30, 2000, 8<<30) // waste 0.25+0.625
+	tight := mk("tight", 3, 3, 3000, 6<<30, 1000, 2<<30) // waste 0+0
+	opts := []*option{big, small, tight}
+	prios := &config.Priorities{Rules: []config.PriorityRule{
+		{Priority: 10, Regexes: mustRegexps("small|big")},
+		{Priority: 1, Regexes: mustRegexps(".*")},
+	}}
+	cases := []struct {
+		chain []string
+		want  string
+	}{
+		{[]string{"least-waste"}, "tight"},
+		{[]string{"most-pods"}, ""}, // big and small tie; then random
+		{[]string{"least-nodes"}, "big"},
+		{[]string{"priority"}, ""}, // big and small tie
+		{[]string{"priority", "least-waste"}, "small"},
+		{[]string{"priority", "least-nodes"}, "big"},
+		{[]string{"most-pods", "least-waste"}, "small"},
+	}
+	for _, c := range cases {
+		a := &Autoscaler{s: config.DefaultSettings(), rng: engine.New(1).Stream("x")}
+		a.s.Expanders = c.chain
+		a.s.Priorities = prios
+		got := a.expand(append([]*option(nil), opts...))
+		require.NotNil(t, got)
+		if c.want != "" {
+			require.Equal(t, c.want, got.g.cfg.Name, "%v", c.chain)
+		} else {
+			require.Contains(t, []string{"big", "small"}, got.g.cfg.Name, "%v", c.chain)
+		}
+	}
+	// Priority: options no regex matches are dropped; if none matches,
+	// all stay.
+	a := &Autoscaler{s: config.DefaultSettings()}
+	a.s.Priorities = &config.Priorities{Rules: []config.PriorityRule{{Priority: 5, Regexes: mustRegexps("^eks-tight-")}}}
+	require.Equal(t, []*option{tight}, a.byPriority(opts))
+	a.s.Priorities = &config.Priorities{Rules: []config.PriorityRule{{Priority: 5, Regexes: mustRegexps("nothing")}}}
+	require.Equal(t, opts, a.byPriority(opts))
+}
+
+func TestPriceExpanderPrefersCheaperPerPod(t *testing.T) {
+	h := newHarness(t)
+	h.start(h.groups(oneGroup), []string{"--expander=price"}, nil)
+	mk := func(price float64, nodes int, capCPU int64) *option {
+		o := &option{g: h.ca.groups[0], tpl: &template{capCPU: capCPU, capMem: 8 << 30}}
+		o.tpl.node.InstanceType, o.tpl.node.Zone = "m5.large", h.cl.Syms.Intern("us-east-1a")
+		o.est.nodes, o.est.cpu, o.est.mem = nodes, 4000, 8<<30
+		h.cloud.price = price
+		return o
+	}
+	cheap := mk(0.1, 2, 2000)
+	s1 := h.ca.priceScore(cheap)
+	dear := mk(0.4, 2, 2000)
+	s2 := h.ca.priceScore(dear)
+	require.Less(t, s1, s2)
+}
+
+func TestEstimator(t *testing.T) {
+	h := newHarness(t)
+	syms := h.cl.Syms
+	var alloc cluster.Resources
+	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 4000, 16<<30, 110
+	group := func(n int, cpu, mem string, opts ...podOpt) *podGroup {
+		spec, _ := h.spec(cpu, mem, opts...)
+		pg := &podGroup{spec: spec, ns: syms.Intern("default")}
+		pg.podLevel, pg.hostOnly = podConstraints(spec, h.cl.KeyHostname)
+		for i := 0; i < n; i++ {
+			pg.pods = append(pg.pods, cluster.PodID(i))
+		}
+		return pg
+	}
+	e := &estimator{syms: syms, hostname: h.cl.KeyHostname}
+	var out estimate
+	cases := []struct {
+		name      string
+		groups    []*podGroup
+		max       int
+		wantNodes int
+		wantPods  int
+	}{
+		{"one shape", []*podGroup{group(10, "1", "1Gi")}, 100, 3, 10},
+		{"memory bound", []*podGroup{group(10, "100m", "6Gi")}, 100, 5, 10},
+		{"two shapes, big first", []*podGroup{group(6, "500m", "1Gi"), group(3, "3", "1Gi")}, 100, 3, 9},
+		{"limit", []*podGroup{group(10, "1", "1Gi")}, 2, 2, 8},
+		{"too big", []*podGroup{group(2, "5", "1Gi")}, 100, 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fits := make([]bool, len(c.groups))
+			for i := range fits {
+				fits[i] = true
+			}
+			e.run(c.groups, fits, alloc, c.max, &out)
+			require.Equal(t, c.wantNodes, out.nodes)
+			require.Len(t, out.pods, c.wantPods)
+		})
+	}
+	// Required hostname anti-affinity among replicas: one per node.
+	spec, _ := h.spec("100m", "128Mi", withLabels(map[string]string{"app": "x"}))
+	anti := *spec
+	sel, err := cluster.CompileLabelSelector(syms, labelSelector("app", "x"))
+	require.NoError(t, err)
+	anti.PodAntiAffinity = []cluster.AffinityTerm{{Selector: sel, TopologyKey: h.cl.KeyHostname}}
+	pg := &podGroup{spec: &anti, ns: syms.Intern("default"), pods: []cluster.PodID{0, 1, 2, 3}}
+	pg.podLevel, pg.hostOnly = podConstraints(&anti, h.cl.KeyHostname)
+	require.True(t, pg.podLevel && pg.hostOnly)
+	e.run([]*podGroup{pg}, []bool{true}, alloc, 100, &out)
+	require.Equal(t, 4, out.nodes)
+}
+
+func mustRegexps(exprs ...string) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, e := range exprs {
+		out = append(out, regexp.MustCompile(e))
+	}
+	return out
+}
+
+func TestPodLevelOK(t *testing.T) {
+	h := newHarness(t)
+	syms := h.cl.Syms
+	host := h.cl.KeyHostname
+	ns := syms.Intern("default")
+	other := syms.Intern("other")
+	sel := func(v string) cluster.LabelSelector {
+		s, err := cluster.CompileLabelSelector(syms, labelSelector("app", v))
+		require.NoError(t, err)
+		return s
+	}
+	spec := func(app string, mut func(s *cluster.PodSpec)) *cluster.PodSpec {
+		s, _ := h.spec("100m", "64Mi", withLabels(map[string]string{"app": app}))
+		c := *s
+		if mut != nil {
+			mut(&c)
+		}
+		return &c
+	}
+	plain := spec("web", nil)
+	db := spec("db", nil)
+	antiWeb := spec("web", func(s *cluster.PodSpec) {
+		s.PodAntiAffinity = []cluster.AffinityTerm{{Selector: sel("web"), TopologyKey: host}}
+	})
+	antiWebZone := spec("web", func(s *cluster.PodSpec) {
+		s.PodAntiAffinity = []cluster.AffinityTerm{{Selector: sel("web"), TopologyKey: h.cl.KeyZone}}
+	})
+	withDB := spec("api", func(s *cluster.PodSpec) {
+		s.PodAffinity = []cluster.AffinityTerm{{Selector: sel("db"), TopologyKey: host}}
+	})
+	selfAffine := spec("web", func(s *cluster.PodSpec) {
+		s.PodAffinity = []cluster.AffinityTerm{{Selector: sel("web"), TopologyKey: host}}
+	})
+	spread2 := spec("web", func(s *cluster.PodSpec) {
+		s.Spread = []cluster.SpreadConstraint{{MaxSkew: 2, TopologyKey: host, Hard: true, Selector: sel("web")}}
+	})
+	otherNS := []cluster.Sym{other}
+	antiOtherNS := spec("web", func(s *cluster.PodSpec) {
+		s.PodAntiAffinity = []cluster.AffinityTerm{{Selector: sel("web"), TopologyKey: host, Namespaces: otherNS}}
+	})
+	p := func(s *cluster.PodSpec, n cluster.Sym) placedPod { return placedPod{s, n} }
+	cases := []struct {
+		name   string
+		spec   *cluster.PodSpec
+		placed []placedPod
+		want   bool
+	}{
+		{"no constraints", plain, []placedPod{p(plain, ns)}, true},
+		{"anti-affinity hits", antiWeb, []placedPod{p(plain, ns)}, false},
+		{"anti-affinity other app", antiWeb, []placedPod{p(db, ns)}, true},
+		{"anti-affinity other namespace", antiWeb, []placedPod{p(plain, other)}, true},
+		{"anti-affinity listed namespace", antiOtherNS, []placedPod{p(plain, other)}, false},
+		{"symmetric: placed pod refuses", plain, []placedPod{p(antiWeb, ns)}, false},
+		{"zone anti-affinity not checked", antiWebZone, []placedPod{p(plain, ns)}, true},
+		{"affinity met", withDB, []placedPod{p(db, ns)}, true},
+		{"affinity unmet", withDB, []placedPod{p(plain, ns)}, false},
+		{"self affinity, first pod", selfAffine, nil, true},
+		{"spread under skew", spread2, []placedPod{p(plain, ns)}, true},
+		{"spread at skew", spread2, []placedPod{p(plain, ns), p(plain, ns)}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.Equal(t, c.want, podLevelOK(syms, host, c.spec, ns, c.placed))
+		})
+	}
+	has, hostOnly := podConstraints(antiWebZone, host)
+	require.True(t, has)
+	require.False(t, hostOnly)
+	has, _ = podConstraints(plain, host)
+	require.False(t, has)
+}
+
+func TestPreferredNodeSize(t *testing.T) {
+	for _, c := range []struct {
+		nodes int
+		cpu   float64
+	}{{1, 1000}, {5, 2000}, {20, 4000}, {40, 8000}, {100, 16000}, {500, 32000}} {
+		require.Equal(t, c.cpu, preferredCPU(c.nodes))
+	}
+}
