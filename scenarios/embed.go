@@ -13,7 +13,7 @@ import (
 
 // FS holds every embedded scenario and the manifests they include.
 //
-//go:embed *.yaml
+//go:embed *.yaml hybrid
 var FS embed.FS
 
 // Default is the scenario `make run` runs.

@@ -16,6 +16,8 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/kubelet"
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/workload"
@@ -42,6 +44,8 @@ func (l *loader) compile() {
 	l.compilePDBs()
 	l.compileNamespaces()
 	l.compileSchedulerConfigs()
+	l.compileKarpenter()
+	l.compileClusterAutoscaler()
 	l.compileWorkloads(classes)
 }
 
@@ -221,6 +225,9 @@ func (l *loader) compileStaticPools() {
 		}
 		var taints []cluster.Taint
 		for j, t := range p.Taints {
+			if w := apis.NodeTaintWarning(t.Key); w != "" {
+				l.warn(d, fmt.Sprintf("%s.taints[%d]", base, j), "%s", w)
+			}
 			ct, err := l.taint(t)
 			if err != nil {
 				l.fail(d.Errorf(fmt.Sprintf("%s.taints[%d]", base, j), "effects are NoSchedule, PreferNoSchedule, NoExecute", "%v", err))
@@ -374,6 +381,9 @@ func (l *loader) compileNodes() {
 		}
 		var taints []cluster.Taint
 		for i, t := range n.Spec.Taints {
+			if w := apis.NodeTaintWarning(t.Key); w != "" {
+				l.warn(d, fmt.Sprintf("spec.taints[%d]", i), "%s", w)
+			}
 			c, err := cluster.CompileTaint(l.out.Syms, t)
 			if err != nil {
 				l.fail(d.Errorf(fmt.Sprintf("spec.taints[%d]", i), "", "%v", err))
@@ -727,5 +737,89 @@ func (l *loader) warnUnmodelled(o podObject, spec *cluster.PodSpec) {
 	}
 	if !served {
 		l.warn(o.doc, o.specPath+".schedulerName", "no scheduler profile is named %q: these pods stay Pending", spec.SchedulerName)
+	}
+}
+
+// compileKarpenter reads NodePools, node classes and legacy Provisioners,
+// and spec.karpenter.
+func (l *loader) compileKarpenter() {
+	settings, err := l.doc.Spec.Karpenter.Compile(l.scenarioDoc, "spec.karpenter")
+	if err != nil {
+		l.failErr(err)
+	}
+	l.out.KarpenterSettings = settings
+	if len(l.karpenterDocs) == 0 {
+		if l.doc.Spec.Karpenter != nil {
+			l.warn(l.scenarioDoc, "spec.karpenter", "no NodePool or Provisioner in the scenario: Karpenter does not run")
+		}
+		return
+	}
+	res, err := apis.Compile(l.karpenterDocs, apis.Env{Syms: l.out.Syms, Resources: l.out.Resources, Catalog: l.cat, Zones: l.out.Zones})
+	if err != nil {
+		l.failErr(err)
+		return
+	}
+	for _, w := range res.Warnings {
+		l.warns = append(l.warns, Warning{File: w.File, Line: w.Line, Msg: w.Message()})
+	}
+	l.out.NodePools = res.NodePools
+}
+
+// compileClusterAutoscaler reads eksctl node groups, the priority expander's
+// ConfigMap and spec.clusterAutoscaler.
+func (l *loader) compileClusterAutoscaler() {
+	spec := l.doc.Spec.ClusterAutoscaler
+	settings, err := spec.Compile(l.scenarioDoc, "spec.clusterAutoscaler")
+	if err != nil {
+		l.failErr(err)
+	}
+	l.caWarnings(settings.Warnings)
+	var groups []caconfig.NodeGroup
+	env := caconfig.Env{Catalog: l.cat, Region: l.out.Region, Zones: l.out.Zones}
+	for _, d := range l.clusterConfigs {
+		gs, warns, err := caconfig.CompileClusterConfig(d, env)
+		l.caWarnings(warns)
+		if err != nil {
+			l.failErr(err)
+			continue
+		}
+		groups = append(groups, gs...)
+	}
+	if d := l.priorityDoc; d != nil {
+		p, err := caconfig.ParsePriorityConfigMap(d)
+		switch {
+		case err != nil:
+			l.failErr(err)
+		case settings.Priorities != nil:
+			l.fail(d.Errorf("data.priorities", "keep one: this ConfigMap or spec.clusterAutoscaler.priorities", "priorities are given twice"))
+		default:
+			settings.Priorities = &p
+		}
+	}
+	if len(groups) == 0 {
+		if spec != nil {
+			l.warn(l.scenarioDoc, "spec.clusterAutoscaler", "no eksctl ClusterConfig node groups in the scenario: the Cluster Autoscaler does not run")
+		}
+		return
+	}
+	warns, err := caconfig.CrossCheck(groups, &settings)
+	l.caWarnings(warns)
+	if err != nil {
+		l.failErr(err)
+		return
+	}
+	l.out.NodeGroups, l.out.CASettings = groups, settings
+}
+
+func (l *loader) caWarnings(ws []*manifest.Error) {
+	for _, w := range ws {
+		msg := w.Msg
+		if w.Path != "" {
+			msg = w.Path + ": " + msg
+		}
+		if w.Hint != "" {
+			msg += "; " + w.Hint
+		}
+		l.warns = append(l.warns, Warning{File: w.File, Line: w.Line, Msg: msg})
 	}
 }

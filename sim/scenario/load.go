@@ -9,6 +9,8 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -42,6 +44,13 @@ type loader struct {
 	order   []*manifest.Document
 	// skipped counts kinds ignored with a warning, reported once per kind.
 	skipped map[string][]*manifest.Document
+	// karpenterDocs are NodePools, node classes and legacy Provisioners,
+	// compiled together by sim/karpenter/apis.
+	karpenterDocs []*manifest.Document
+	// clusterConfigs are eksctl ClusterConfigs; priorityDoc is the priority
+	// expander's ConfigMap.
+	clusterConfigs []*manifest.Document
+	priorityDoc    *manifest.Document
 }
 
 func load(src source, path string, overrides []string) (*Scenario, error) {
@@ -205,7 +214,15 @@ func (l *loader) override(paths []string) {
 				l.fail(d.Errorf("kind", "an override holds Kubernetes objects only", "a Scenario document in an override file"))
 				continue
 			}
-			if _, ok := kinds[d.Kind]; ok && d.Name != "" {
+			if apis.Handles(d) {
+				for i, prev := range l.karpenterDocs {
+					if prev.Kind == d.Kind && prev.Name == d.Name {
+						l.karpenterDocs = append(l.karpenterDocs[:i], l.karpenterDocs[i+1:]...)
+						l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("%s/%s replaces the one at %s:%d", d.Kind, d.Name, prev.File, prev.Line)})
+						break
+					}
+				}
+			} else if _, ok := kinds[d.Kind]; ok && d.Name != "" {
 				ref := l.refOf(d)
 				if prev, exists := l.objects[ref]; exists {
 					for i, o := range l.order {
@@ -225,6 +242,22 @@ func (l *loader) override(paths []string) {
 
 // addObject checks the kind and remembers the object.
 func (l *loader) addObject(d *manifest.Document) {
+	if apis.Handles(d) {
+		l.karpenterDocs = append(l.karpenterDocs, d)
+		return
+	}
+	switch {
+	case d.Kind == "ClusterConfig":
+		l.clusterConfigs = append(l.clusterConfigs, d)
+		return
+	case d.Kind == "ConfigMap" && d.Name == caconfig.PriorityConfigMapName:
+		if l.priorityDoc != nil {
+			l.fail(d.Errorf("metadata.name", "keep one", "a second %s (the first is at %s:%d)", d.Name, l.priorityDoc.File, l.priorityDoc.Line))
+			return
+		}
+		l.priorityDoc = d
+		return
+	}
 	k, ok := kinds[d.Kind]
 	if !ok {
 		l.fail(unknownKind(d))
@@ -315,12 +348,8 @@ var kinds = map[string]kindInfo{
 	"KubeSchedulerConfiguration": {apiVersion: schedulerConfigAPIVersion, clusterScoped: true,
 		note: "v1beta2 and v1beta3 were removed in Kubernetes 1.28 and 1.29"},
 
-	"DaemonSet":     {apiVersion: "apps/v1"},
-	"CronJob":       {unsupported: "model its runs as a Job with spec.workloads[].arrivals (times, every or poisson)"},
-	"NodePool":      {unsupported: "Karpenter is not modelled by this version; use spec.staticNodes for a fixed cluster"},
-	"EC2NodeClass":  {unsupported: "Karpenter is not modelled by this version"},
-	"Provisioner":   {unsupported: "Karpenter is not modelled by this version"},
-	"ClusterConfig": {unsupported: "node groups are not modelled by this version; use spec.staticNodes"},
+	"DaemonSet": {apiVersion: "apps/v1"},
+	"CronJob":   {unsupported: "model its runs as a Job with spec.workloads[].arrivals (times, every or poisson)"},
 
 	"Service":                 {skip: "services do not affect scheduling"},
 	"ConfigMap":               {skip: "config maps do not affect scheduling"},

@@ -17,6 +17,8 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/scheduler"
 	"github.com/clustersim/clustersim/sim/spotmarket"
 	"github.com/clustersim/clustersim/sim/workload"
@@ -66,6 +68,14 @@ type Scenario struct {
 	SchedulerBackoff  [2]time.Duration
 	// Market configures the EC2 model.
 	Market spotmarket.Config
+	// NodePools and KarpenterSettings configure Karpenter; no NodePools
+	// means no Karpenter.
+	NodePools         []apis.NodePool
+	KarpenterSettings apis.Settings
+	// NodeGroups and CASettings configure the Cluster Autoscaler; no node
+	// groups means no Cluster Autoscaler.
+	NodeGroups []caconfig.NodeGroup
+	CASettings caconfig.Settings
 	// EstimatedPods is the load-time estimate of pods created over the run.
 	EstimatedPods int64
 

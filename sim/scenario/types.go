@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -46,6 +48,12 @@ type spec struct {
 	Workloads []timing `json:"workloads,omitempty"`
 	// Market configures the EC2 side: capacity, the spot market, replay.
 	Market *marketSpec `json:"market,omitempty"`
+	// Karpenter sets the Karpenter controller's settings (the NodePools
+	// come from the manifests).
+	Karpenter *apis.SettingsSpec `json:"karpenter,omitempty"`
+	// ClusterAutoscaler sets the Cluster Autoscaler's flags (args) and
+	// priorities (the node groups come from eksctl ClusterConfigs).
+	ClusterAutoscaler *caconfig.SettingsSpec `json:"clusterAutoscaler,omitempty"`
 }
 
 type staticPool struct {

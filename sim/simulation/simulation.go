@@ -4,12 +4,17 @@
 package simulation
 
 import (
+	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/eviction"
+	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/kubelet"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/scheduler"
+	"github.com/clustersim/clustersim/sim/spotmarket"
 	"github.com/clustersim/clustersim/sim/taintmanager"
 	"github.com/clustersim/clustersim/sim/trace"
 	"github.com/clustersim/clustersim/sim/workload"
@@ -53,21 +58,61 @@ func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	var ctrls *workload.Controllers
+	var rec *trace.Recorder
 	if opts.Trace != nil {
-		trace.New(cl, opts.Trace, func(w int32) string { return ctrls.Workload(w).Ref() }, sched.LastFailure)
+		rec = trace.New(cl, opts.Trace, func(w int32) string { return ctrls.Workload(w).Ref() }, sched.LastFailure)
 	}
 	kubelet.New(eng, cl, sc.PodStartDelay)
 	taintmanager.New(eng, cl)
+	evictor := eviction.New(eng, cl, sc.PDBs)
+
+	// The EC2 side exists when an autoscaler launches instances.
+	var market *spotmarket.Market
+	var ec2 *tracedCloud
+	if len(sc.NodePools) > 0 || len(sc.NodeGroups) > 0 {
+		market, err = spotmarket.New(eng, sc.Catalog, sc.Region, sc.Zones, sc.Market)
+		if err != nil {
+			return nil, err
+		}
+		ec2 = &tracedCloud{m: market, rec: rec}
+		if rec != nil {
+			market.Subscribe(rec)
+		}
+	}
+	var kp *karpenter.Karpenter
+	if len(sc.NodePools) > 0 {
+		kp, err = karpenter.New(eng, cl, sc.Catalog, ec2, evictor, sc.Region, sc.Zones, sc.NodePools, sc.KarpenterSettings)
+		if err != nil {
+			return nil, err
+		}
+	}
 	for _, n := range sc.Nodes {
 		cl.AddNode(n)
 	}
+	var ca *clusterautoscaler.Autoscaler
+	if len(sc.NodeGroups) > 0 {
+		ca, err = clusterautoscaler.New(eng, cl, sc.Catalog, ec2, evictor, sc.Region, sc.Zones, sc.NodeGroups, sc.CASettings)
+		if err != nil {
+			return nil, err
+		}
+	}
 	ctrls = workload.New(eng, cl, sc.Workloads)
+	if kp != nil {
+		kp.SetDaemonOverhead(ctrls.DaemonSetOverhead)
+		kp.SetNamespaceLabels(sc.NamespaceLabels)
+	}
 
 	eng.Run(sc.Duration)
 	if opts.Inspect != nil {
 		opts.Inspect(cl)
 	}
+	return build(sc, seed, eng, cl, collector, sched, ctrls, evictor, market, kp, ca), nil
+}
 
+// build assembles the report from every model's figures.
+func build(sc *scenario.Scenario, seed uint64, eng *engine.Engine, cl *cluster.Cluster, collector *report.Collector,
+	sched *scheduler.Scheduler, ctrls *workload.Controllers, evictor *eviction.Evictor, market *spotmarket.Market,
+	kp *karpenter.Karpenter, ca *clusterautoscaler.Autoscaler) *report.Report {
 	refs := make([]string, ctrls.Len())
 	extras := make([]report.WorkloadExtra, ctrls.Len())
 	for i := range refs {
@@ -82,23 +127,24 @@ func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
 		warnings = append(warnings, w.String())
 	}
 	st := sched.Stats()
-	return collector.Build(report.Inputs{
-		Scenario:     sc.Name,
-		Seed:         seed,
-		End:          eng.Now(),
-		Events:       eng.Events(),
-		Attempts:     st.Attempts,
-		Failed:       st.Failed,
-		WorkloadRefs: refs,
-		OnDemandPrice: func(typ string) (float64, bool) {
-			p, _, ok := sc.Catalog.OnDemandPrice(sc.Region, typ)
-			return p, ok
-		},
+	in := report.Inputs{
+		Scenario:       sc.Name,
+		Seed:           seed,
+		End:            eng.Now(),
+		Events:         eng.Events(),
+		Attempts:       st.Attempts,
+		Failed:         st.Failed,
+		WorkloadRefs:   refs,
 		WorkloadExtras: extras,
 		Controllers: report.Controllers{PodsCreated: cs.PodsCreated, PodsReplaced: cs.PodsReplaced, Resubmissions: cs.Resubmissions,
 			JobsArrived: cs.JobsArrived, JobsCompleted: cs.JobsCompleted, JobsFailed: cs.JobsFailed,
 			JobPodFailures: cs.JobPodFailures, LostPodSeconds: cs.LostPodSeconds},
-		Warnings: warnings,
+		Evictions: evictor.Stats().Evicted,
+		Warnings:  warnings,
+		OnDemandPrice: func(typ string) (float64, bool) {
+			p, _, ok := sc.Catalog.OnDemandPrice(sc.Region, typ)
+			return p, ok
+		},
 		Failure: func(id cluster.PodID) (report.Failure, int32, bool) {
 			f := sched.FailureOf(id)
 			if f == nil {
@@ -110,5 +156,44 @@ func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
 			}
 			return report.Failure{Message: f.Message, Reasons: reasons}, sched.Attempts(id), true
 		},
-	}), nil
+	}
+	if market != nil {
+		ms := market.Stats()
+		in.Provisioning = report.Provisioning{LaunchRequests: ms.LaunchRequests, Launches: ms.Launches,
+			LaunchFailures: ms.LaunchFailures, InsufficientCapacityErrors: ms.InsufficientCapacityErrors}
+		in.Spot = report.Spot{Interruptions: ms.Interruptions, RebalanceRecommendations: ms.RebalanceRecommendations, Reclaims: ms.Reclaims}
+		in.NodeCost = func(n *cluster.Node, until engine.Time) (float64, bool) {
+			if n.Instance == 0 {
+				return 0, false
+			}
+			return market.CostUSD(cloud.InstanceID(n.Instance), until), true
+		}
+	}
+	if kp != nil {
+		in.Karpenter = kp.Stats()
+	}
+	if ca != nil {
+		in.ClusterAutoscaler = ca.Stats()
+	}
+	return collector.Build(in)
 }
+
+// tracedCloud is the market as the autoscalers see it, recording launches
+// in the timeline when one is kept.
+type tracedCloud struct {
+	m   *spotmarket.Market
+	rec *trace.Recorder
+}
+
+func (c *tracedCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error) {
+	res, err := c.m.Launch(req)
+	if c.rec != nil {
+		c.rec.Launch(req.Owner, res, err)
+	}
+	return res, err
+}
+
+func (c *tracedCloud) Terminate(id cloud.InstanceID)          { c.m.Terminate(id) }
+func (c *tracedCloud) Price(o cloud.Offering) (float64, bool) { return c.m.Price(o) }
+func (c *tracedCloud) Available(o cloud.Offering) bool        { return c.m.Available(o) }
+func (c *tracedCloud) Subscribe(s cloud.Subscriber)           { c.m.Subscribe(s) }
