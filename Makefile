@@ -3,7 +3,7 @@
 # make bench - Go benchmarks of the engine, scheduler and autoscalers
 GO       ?= go
 BIN      := bin/sim
-SCENARIO ?= static-burst
+SCENARIO ?= hybrid-naive
 # Packages whose tests also run under the race detector.
 RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/
 

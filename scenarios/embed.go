@@ -13,11 +13,11 @@ import (
 
 // FS holds every embedded scenario and the manifests they include.
 //
-//go:embed *.yaml hybrid
+//go:embed *.yaml hybrid ca web traces
 var FS embed.FS
 
 // Default is the scenario `make run` runs.
-const Default = "static-burst"
+const Default = "hybrid-naive"
 
 // Names lists the embedded scenarios (file names without .yaml), sorted.
 func Names() []string {

@@ -10,13 +10,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clustersim/clustersim/scenarios"
 )
 
 func TestRunsAreDeterministicAcrossWorkers(t *testing.T) {
-	one, stderr, code := sim(t, "run", scenarios.Default, "--runs", "6", "--workers", "1", "-o", "json")
+	one, stderr, code := sim(t, "run", "static-burst", "--runs", "6", "--workers", "1", "-o", "json")
 	require.Equal(t, 0, code, stderr)
-	four, _, code := sim(t, "run", scenarios.Default, "--runs", "6", "--workers", "4", "-o", "json")
+	four, _, code := sim(t, "run", "static-burst", "--runs", "6", "--workers", "4", "-o", "json")
 	require.Equal(t, 0, code)
 	require.Equal(t, one, four, "the aggregate does not depend on the number of workers")
 	var m multiReport
@@ -24,39 +23,39 @@ func TestRunsAreDeterministicAcrossWorkers(t *testing.T) {
 	require.Equal(t, 6, m.Runs)
 	require.Len(t, m.Seeds, 6)
 	require.NotEmpty(t, m.Metrics)
-	csv, _, code := sim(t, "run", scenarios.Default, "--runs", "3", "-o", "csv")
+	csv, _, code := sim(t, "run", "static-burst", "--runs", "3", "-o", "csv")
 	require.Equal(t, 0, code)
 	require.True(t, strings.HasPrefix(csv, "metric,runs,mean,std,ciLow,ciHigh,min,p5,p50,p95,max\n"))
 }
 
 func TestGateExitCodes(t *testing.T) {
-	_, stderr, code := sim(t, "run", scenarios.Default, "--fail-if", "pods.stranded>1000")
+	_, stderr, code := sim(t, "run", "static-burst", "--fail-if", "pods.stranded>1000")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "gate pass: pods.stranded>1000")
-	_, stderr, code = sim(t, "run", scenarios.Default, "--fail-if", "pods.stranded>1")
+	_, stderr, code = sim(t, "run", "static-burst", "--fail-if", "pods.stranded>1")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "gate FAIL: pods.stranded>1 (pods.stranded = 30 > 1)")
-	_, stderr, code = sim(t, "run", scenarios.Default, "--fail-if", "pods.strandd>1")
+	_, stderr, code = sim(t, "run", "static-burst", "--fail-if", "pods.strandd>1")
 	require.Equal(t, 1, code, "a bad gate is an error, not a failed gate")
 	require.Contains(t, stderr, `no metric "pods.strandd"`)
 
 	// Against a baseline report.
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.json")
-	_, _, code = sim(t, "run", scenarios.Default, "-o", "json", "--report", base)
+	_, _, code = sim(t, "run", "static-burst", "-o", "json", "--report", base)
 	require.Equal(t, 0, code)
-	_, stderr, code = sim(t, "run", scenarios.Default, "--baseline", base, "--fail-if", "cost.totalUSD>1.1*baseline")
+	_, stderr, code = sim(t, "run", "static-burst", "--baseline", base, "--fail-if", "cost.totalUSD>1.1*baseline")
 	require.Equal(t, 0, code, stderr)
-	_, stderr, code = sim(t, "run", scenarios.Default, "--baseline", base, "--fail-if", "cost.totalUSD>0.5*baseline")
+	_, stderr, code = sim(t, "run", "static-burst", "--baseline", base, "--fail-if", "cost.totalUSD>0.5*baseline")
 	require.Equal(t, 2, code, stderr)
 
 	// In a comparison the first configuration is the baseline.
-	_, stderr, code = sim(t, "compare", scenarios.Default, scenarios.Default, "--runs", "3", "--fail-if", "cost.totalUSD>baseline")
+	_, stderr, code = sim(t, "compare", "static-burst", "static-burst", "--runs", "3", "--fail-if", "cost.totalUSD>baseline")
 	require.Equal(t, 0, code, stderr)
 }
 
 func TestCompareOutputs(t *testing.T) {
-	out, stderr, code := sim(t, "compare", scenarios.Default, scenarios.Default, "--runs", "3", "-o", "json")
+	out, stderr, code := sim(t, "compare", "static-burst", "static-burst", "--runs", "3", "-o", "json")
 	require.Equal(t, 0, code, stderr)
 	var c comparison
 	require.NoError(t, json.Unmarshal([]byte(out), &c))
@@ -65,14 +64,14 @@ func TestCompareOutputs(t *testing.T) {
 		require.Equal(t, 0.0, d.Diff, "the same configuration on the same seeds: %s", d.Path)
 		require.False(t, d.Significant)
 	}
-	_, stderr, code = sim(t, "compare", scenarios.Default, "--runs", "3")
+	_, stderr, code = sim(t, "compare", "static-burst", "--runs", "3")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "requires at least 2 arg(s)")
 }
 
 func TestEventsAndExplain(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	_, stderr, code := sim(t, "run", scenarios.Default, "--events", path)
+	_, stderr, code := sim(t, "run", "static-burst", "--events", path)
 	require.Equal(t, 0, code, stderr)
 	f, err := os.Open(path)
 	require.NoError(t, err)
@@ -90,13 +89,13 @@ func TestEventsAndExplain(t *testing.T) {
 	require.Equal(t, 34, kinds["podUnschedulable"])
 
 	// render-12 waits for the spot nodes' room, as its story says.
-	out, stderr, code := sim(t, "explain", scenarios.Default, "--pod", "render-12")
+	out, stderr, code := sim(t, "explain", "static-burst", "--pod", "render-12")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "Pod batch/render-12 (Job/batch/render)")
 	require.Contains(t, out, "unschedulable: 0/5 nodes are available: 2 Insufficient cpu, 2 Insufficient memory, 3 node(s) didn't match Pod's node affinity/selector.")
 	require.Contains(t, out, "bound to batch-spot-1 (c5.xlarge, us-east-1a, spot, static batch-spot) after waiting 15m07s")
 	require.Contains(t, out, "No autoscaler launched a node for it.")
-	_, stderr, code = sim(t, "explain", scenarios.Default, "--pod", "nope")
+	_, stderr, code = sim(t, "explain", "static-burst", "--pod", "nope")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `no pod "nope" in this run`)
 }

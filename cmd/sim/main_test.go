@@ -29,9 +29,9 @@ func sim(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // After a deliberate change of behaviour: go test ./cmd/sim -update, then
 // read the diff before committing.
 func TestGoldenDefaultScenario(t *testing.T) {
-	out, stderr, code := sim(t, "run", scenarios.Default, "-o", "json")
+	out, stderr, code := sim(t, "run", "static-burst", "-o", "json")
 	require.Equal(t, 0, code, stderr)
-	golden := filepath.Join("testdata", scenarios.Default+".json")
+	golden := filepath.Join("testdata", "static-burst.json")
 	if *update {
 		require.NoError(t, os.WriteFile(golden, []byte(out), 0o644))
 	}
@@ -41,19 +41,19 @@ func TestGoldenDefaultScenario(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	a, _, code := sim(t, "run", scenarios.Default, "-o", "json", "--seed", "9")
+	a, _, code := sim(t, "run", "static-burst", "-o", "json", "--seed", "9")
 	require.Equal(t, 0, code)
-	b, _, _ := sim(t, "run", scenarios.Default, "-o", "json", "--seed", "9")
+	b, _, _ := sim(t, "run", "static-burst", "-o", "json", "--seed", "9")
 	require.Equal(t, a, b, "same scenario and seed give identical bytes")
-	c, _, _ := sim(t, "run", scenarios.Default, "-o", "json", "--seed", "10")
+	c, _, _ := sim(t, "run", "static-burst", "-o", "json", "--seed", "10")
 	require.NotEqual(t, a, c, "another seed gives another run")
-	ta, _, _ := sim(t, "run", scenarios.Default)
-	tb, _, _ := sim(t, "run", scenarios.Default)
+	ta, _, _ := sim(t, "run", "static-burst")
+	tb, _, _ := sim(t, "run", "static-burst")
 	require.Equal(t, ta, tb, "the table too")
 }
 
 func TestReportKeys(t *testing.T) {
-	out, _, code := sim(t, "run", scenarios.Default, "-o", "json")
+	out, _, code := sim(t, "run", "static-burst", "-o", "json")
 	require.Equal(t, 0, code)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
@@ -72,10 +72,10 @@ func TestReportKeys(t *testing.T) {
 }
 
 func TestSeedFromEnvironmentAndConfig(t *testing.T) {
-	flagOut, _, _ := sim(t, "run", scenarios.Default, "-o", "json", "--seed", "5")
+	flagOut, _, _ := sim(t, "run", "static-burst", "-o", "json", "--seed", "5")
 	t.Setenv("SIM_SEED", "5")
 	t.Setenv("SIM_OUTPUT", "json")
-	envOut, _, code := sim(t, "run", scenarios.Default)
+	envOut, _, code := sim(t, "run", "static-burst")
 	require.Equal(t, 0, code)
 	require.Equal(t, flagOut, envOut, "SIM_SEED and SIM_OUTPUT act like --seed and -o")
 
@@ -83,12 +83,12 @@ func TestSeedFromEnvironmentAndConfig(t *testing.T) {
 	os.Unsetenv("SIM_OUTPUT")
 	cfg := filepath.Join(t.TempDir(), "sim.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte("seed: 5\noutput: json\n"), 0o644))
-	cfgOut, _, code := sim(t, "run", scenarios.Default, "--config", cfg)
+	cfgOut, _, code := sim(t, "run", "static-burst", "--config", cfg)
 	require.Equal(t, 0, code)
 	require.Equal(t, flagOut, cfgOut, "a config file acts like the flags")
 
 	require.NoError(t, os.WriteFile(cfg, []byte("sede: 5\n"), 0o644))
-	_, stderr, code := sim(t, "run", scenarios.Default, "--config", cfg)
+	_, stderr, code := sim(t, "run", "static-burst", "--config", cfg)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `unknown key "sede"`)
 }
@@ -96,7 +96,7 @@ func TestSeedFromEnvironmentAndConfig(t *testing.T) {
 func TestReportFileIsWrittenAtomically(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.json")
-	out, stderr, code := sim(t, "run", scenarios.Default, "-o", "json", "--report", path)
+	out, stderr, code := sim(t, "run", "static-burst", "-o", "json", "--report", path)
 	require.Equal(t, 0, code, stderr)
 	require.Empty(t, out, "the report goes to the file, not stdout")
 	data, err := os.ReadFile(path)
@@ -105,7 +105,7 @@ func TestReportFileIsWrittenAtomically(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	require.Len(t, entries, 1, "no temporary file left behind")
 
-	_, stderr, code = sim(t, "run", scenarios.Default, "--report", filepath.Join(dir, "no-such-dir", "r.json"))
+	_, stderr, code = sim(t, "run", "static-burst", "--report", filepath.Join(dir, "no-such-dir", "r.json"))
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "--report")
 }
@@ -113,8 +113,8 @@ func TestReportFileIsWrittenAtomically(t *testing.T) {
 func TestErrors(t *testing.T) {
 	_, stderr, code := sim(t, "run", "no-such-scenario")
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "no-such-scenario: no such file, and no embedded scenario of that name (embedded: static-burst")
-	_, stderr, code = sim(t, "run", scenarios.Default, "-o", "xml")
+	require.Contains(t, stderr, "no-such-scenario: no such file, and no embedded scenario of that name (embedded: ca-priority-fallback, diversified-spot, hybrid-isolated, hybrid-naive")
+	_, stderr, code = sim(t, "run", "static-burst", "-o", "xml")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `--output "xml": use table, json or csv`)
 	_, stderr, code = sim(t, "run")

@@ -1,0 +1,158 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler"
+	"github.com/clustersim/clustersim/sim/report"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/simulation"
+	"github.com/clustersim/clustersim/sim/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden reports in testdata/")
+
+type run struct {
+	rep     *report.Report
+	json    []byte
+	events  []trace.Entry
+	cluster *cluster.Cluster
+}
+
+func runScenario(t *testing.T, name string) run {
+	t.Helper()
+	file, ok := scenarios.File(name)
+	require.True(t, ok, name)
+	sc, err := scenario.LoadFS(scenarios.FS, file)
+	require.NoError(t, err, name)
+	var r run
+	r.rep, err = simulation.Run(sc, simulation.Options{
+		Trace:   func(e trace.Entry) { r.events = append(r.events, e) },
+		Inspect: func(cl *cluster.Cluster) { r.cluster = cl },
+	})
+	require.NoError(t, err, name)
+	var buf bytes.Buffer
+	require.NoError(t, r.rep.WriteJSON(&buf))
+	r.json = buf.Bytes()
+	return r
+}
+
+// TestEveryScenario runs every embedded scenario: its report matches the
+// golden file (regenerate with go test ./scenarios -update and read the
+// diff), a second run gives the same bytes, and spot costs less than the
+// same node-seconds on demand.
+func TestEveryScenario(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		t.Run(name, func(t *testing.T) {
+			r := runScenario(t, name)
+			golden := filepath.Join("testdata", name+".json")
+			if *update {
+				require.NoError(t, os.MkdirAll("testdata", 0o755))
+				require.NoError(t, os.WriteFile(golden, r.json, 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(r.json))
+
+			again := runScenario(t, name)
+			require.Equal(t, string(r.json), string(again.json), "same scenario and seed, same bytes")
+
+			c := r.rep.Cost
+			if c.SpotUSD > 0 {
+				spotOnDemand := c.OnDemandEquivalentUSD - c.OnDemandUSD
+				require.Less(t, c.SpotUSD, spotOnDemand, "spot costs less than its on-demand equivalent")
+			}
+			require.True(t, json.Valid(r.json))
+		})
+	}
+}
+
+// launchedByCA reports whether the Cluster Autoscaler launched a node for
+// any pod whose name starts with prefix.
+func launchedByCA(cl *cluster.Cluster, prefix string) bool {
+	for i := range cl.Pods {
+		if !strings.HasPrefix(cl.Pods[i].Name, prefix) {
+			continue
+		}
+		for _, n := range cl.LaunchedFor(cluster.PodID(i)) {
+			if cl.Nodes[n].Owner == cluster.OwnedByClusterAutoscaler {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestHybridNaiveStrandsBatch(t *testing.T) {
+	r := runScenario(t, "hybrid-naive")
+	require.Greater(t, r.rep.Pods.Stranded, 0)
+	var batch report.Workload
+	for _, w := range r.rep.Workloads {
+		if w.Ref == "Job/batch/render" {
+			batch = w
+		}
+	}
+	require.Equal(t, r.rep.Pods.Stranded, batch.Stranded, "the stranded pods are the spot-only batch pods")
+	require.Contains(t, batch.StrandedReason, "untolerated taint {capacity-type: on-demand}", "the CA group's taint keeps them off")
+	require.False(t, launchedByCA(r.cluster, "render"), "the Cluster Autoscaler adds no node for the batch pods")
+	require.Greater(t, r.rep.Provisioning.InsufficientCapacityErrors, uint64(0), "Karpenter keeps retrying the dry pools")
+}
+
+func TestHybridNaiveLegacyWarns(t *testing.T) {
+	file, _ := scenarios.File("hybrid-naive-legacy")
+	sc, err := scenario.LoadFS(scenarios.FS, file)
+	require.NoError(t, err)
+	var all []string
+	for _, w := range sc.Warnings {
+		all = append(all, w.String())
+	}
+	joined := strings.Join(all, "\n")
+	for _, want := range []string{"there is no karpenter.sh/v1beta1 Provisioner", "consolidationPolicy is not a Provisioner field",
+		"ttlSecondsAfterEmpty: 30 next to consolidationPolicy: WhenEmpty", "NO_SCHEDULE", "karpenter.sh/provisioner-name"} {
+		require.Contains(t, joined, want)
+	}
+}
+
+func TestFallbacksAvoidStranding(t *testing.T) {
+	for _, name := range []string{"hybrid-isolated", "karpenter-mixed", "diversified-spot"} {
+		r := runScenario(t, name)
+		require.Equal(t, 0, r.rep.Pods.Stranded, name)
+	}
+	iso := runScenario(t, "hybrid-isolated")
+	require.Greater(t, iso.rep.Controllers.Resubmissions, uint64(0), "the job-queue controller moved waiting pods")
+	require.True(t, launchedByCA(iso.cluster, "render"), "and the Cluster Autoscaler scaled up for them")
+}
+
+func TestCAPriorityFallbackDelay(t *testing.T) {
+	r := runScenario(t, "ca-priority-fallback")
+	// The fallback delay: from the spot group's first failed launch to the
+	// first on-demand batch node Ready.
+	var failed, ready float64 = -1, -1
+	for _, e := range r.events {
+		if failed < 0 && e.Kind == "launchError" && e.Owner == "cluster-autoscaler" && e.CapacityType == "spot" {
+			failed = e.T
+		}
+		if failed >= 0 && ready < 0 && e.Kind == "nodeReady" && e.OwnerName == "batch-on-demand" {
+			ready = e.T
+		}
+	}
+	require.GreaterOrEqual(t, failed, 0.0, "the spot group's launches fail in the cascade")
+	require.Greater(t, ready, failed, "the on-demand group takes over")
+	delay := ready - failed
+	require.Greater(t, delay, 60.0, "the failure surfaces at an ASG refresh, then an ASG launch")
+	require.GreaterOrEqual(t, r.rep.Pods.PendingSeconds.P99, delay)
+	st, ok := r.rep.ClusterAutoscaler.(clusterautoscaler.Stats)
+	require.True(t, ok)
+	require.GreaterOrEqual(t, st.FailedScaleUps, 1, "the spot group's scale-up failed and backed off")
+	require.Greater(t, st.BackoffSeconds, 0.0)
+}
