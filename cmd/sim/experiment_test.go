@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
 )
 
 func TestRunsAreDeterministicAcrossWorkers(t *testing.T) {
