@@ -185,6 +185,7 @@ func (l *loader) compileStaticPools() {
 			continue
 		}
 		names[p.Name] = true
+		l.out.StaticPools = append(l.out.StaticPools, StaticPool{Name: p.Name, File: d.File, Line: d.LineOf(base), Path: base})
 		it, ok := l.cat.Lookup(p.InstanceType)
 		if !ok {
 			hint := "see sim/catalog/data/ec2-instance-types.csv for the known types"
@@ -536,7 +537,7 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 		}
 		ws := workload.Spec{Kind: o.kind, Namespace: o.namespace, Name: o.name, Pod: spec,
 			Parallelism: o.parallelism, Completions: o.completions, BackoffLimit: o.backoffLimit,
-			IgnoreDisruptions: o.ignoreDisruptions, TwinOf: -1}
+			IgnoreDisruptions: o.ignoreDisruptions, TwinOf: -1, File: o.doc.File, Line: o.doc.Line}
 		t := timings[l.refOf(o.doc)]
 		estimate += l.applyTiming(o, t, &ws, priority)
 		l.out.Workloads = append(l.out.Workloads, ws)

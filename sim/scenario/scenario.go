@@ -55,10 +55,13 @@ type Scenario struct {
 	Catalog   *catalog.Catalog
 	Syms      *cluster.Symbols
 	Resources *cluster.ResourceNames
-	// Nodes exist from the start (static pools and Node manifests), Ready.
-	Nodes     []cluster.Node
-	Workloads []workload.Spec
-	PDBs      []cluster.PDB
+	// Nodes exist from the start (static pools and Node manifests), Ready;
+	// their OwnerName is the pool's name (or "Node/<name>").
+	Nodes []cluster.Node
+	// StaticPools locate spec.staticNodes entries, for messages.
+	StaticPools []StaticPool
+	Workloads   []workload.Spec
+	PDBs        []cluster.PDB
 	// NamespaceLabels holds the labels of Namespace manifests.
 	NamespaceLabels map[cluster.Sym]cluster.Labels
 	// SchedulerProfiles from a KubeSchedulerConfiguration (empty: the
@@ -80,6 +83,14 @@ type Scenario struct {
 	EstimatedPods int64
 
 	Warnings []Warning
+}
+
+// StaticPool locates one spec.staticNodes entry.
+type StaticPool struct {
+	Name string
+	File string
+	Line int
+	Path string // e.g. spec.staticNodes[0]
 }
 
 // Warning is accepted input that may not do what its author expects.

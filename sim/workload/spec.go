@@ -156,6 +156,9 @@ type Spec struct {
 	// TwinOf is set on a Split's twin: the index of the workload that
 	// drives it, or -1.
 	TwinOf int32
+	// File and Line locate the workload's manifest, for messages.
+	File string
+	Line int
 }
 
 // Ref is "Kind/namespace/name" ("Kind/name" for cluster-scoped kinds).
