@@ -1,13 +1,19 @@
 # make run   - build and run the default scenario
-# make test  - gofmt check, go vet, every test, race detector on the core
-# make bench - Go benchmarks of the engine, scheduler and autoscalers
+# make test  - gofmt check, go vet, every test, race detector on the core, a short fuzz run
+# make bench - Go benchmarks of the engine, scheduler, autoscalers and market
+# make fuzz  - a longer fuzz run of every fuzz target (FUZZTIME each, default 60s)
 GO       ?= go
 BIN      := bin/sim
 SCENARIO ?= hybrid-naive
-# Packages whose tests also run under the race detector.
+FUZZTIME ?= 60s
+# Packages whose tests also run under the race detector (the parallel ones
+# and the core).
 RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/
+# Fuzz targets as NAME:PACKAGE.
+FUZZ_TARGETS := FuzzQueue:./sim/engine/ FuzzReadBytes:./sim/manifest/ FuzzLoad:./sim/scenario/ \
+	FuzzParseFlags:./sim/clusterautoscaler/config/ FuzzReadTrace:./sim/spotmarket/
 
-.PHONY: build run test bench fmt vet clean
+.PHONY: build run test unit race fuzz fuzz-short bench fmt vet clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/sim
@@ -22,9 +28,23 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-test: fmt vet
+unit:
 	$(GO) test ./...
+
+race:
 	$(GO) test -race $(RACE_PKGS)
+
+test: fmt vet unit race fuzz-short
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		name=$${t%%:*}; pkg=$${t#*:}; \
+		echo "fuzz $$name in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./sim/...

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/clustersim/clustersim/scenarios"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler"
+	"github.com/clustersim/clustersim/sim/experiment"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
@@ -39,6 +41,7 @@ func runScenario(t *testing.T, name string) run {
 	r.rep, err = simulation.Run(sc, simulation.Options{
 		Trace:   func(e trace.Entry) { r.events = append(r.events, e) },
 		Inspect: func(cl *cluster.Cluster) { r.cluster = cl },
+		Check:   true, // the invariants after every event
 	})
 	require.NoError(t, err, name)
 	var buf bytes.Buffer
@@ -64,8 +67,13 @@ func TestEveryScenario(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, string(want), string(r.json))
 
+			// Same scenario and seed: the same bytes, the same timeline, on
+			// any number of cores.
+			prev := runtime.GOMAXPROCS(1)
 			again := runScenario(t, name)
+			runtime.GOMAXPROCS(prev)
 			require.Equal(t, string(r.json), string(again.json), "same scenario and seed, same bytes")
+			require.Equal(t, r.events, again.events, "and the same event log")
 
 			c := r.rep.Cost
 			if c.SpotUSD > 0 {
@@ -155,4 +163,20 @@ func TestCAPriorityFallbackDelay(t *testing.T) {
 	require.True(t, ok)
 	require.GreaterOrEqual(t, st.FailedScaleUps, 1, "the spot group's scale-up failed and backed off")
 	require.Greater(t, st.BackoffSeconds, 0.0)
+}
+
+// TestRunsParallelismIsDeterministic: --runs gives the same reports on one
+// worker as on several, for every embedded scenario.
+func TestRunsParallelismIsDeterministic(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		file, _ := scenarios.File(name)
+		sc, err := scenario.LoadFS(scenarios.FS, file)
+		require.NoError(t, err)
+		seeds := experiment.Seeds(sc.Seed, 3)
+		one, err := experiment.RunMany(sc, seeds, 1, nil, nil)
+		require.NoError(t, err)
+		many, err := experiment.RunMany(sc, seeds, 3, nil, nil)
+		require.NoError(t, err)
+		require.Equal(t, one, many, name)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -50,6 +51,8 @@ percentiles across runs.`,
 	f.StringArray("fail-if", nil, "exit 2 if this expression holds, e.g. 'pods.pendingSeconds.p99>300' or 'cost.totalUSD>1.1*baseline' (repeatable)")
 	f.String("baseline", "", "a JSON report (sim run -o json) that 'baseline' in --fail-if refers to")
 	f.String("events", "", "write the simulation timeline to this JSONL file (single run)")
+	f.Bool("check", false, "check the cluster invariants after every event (slower); a violation fails the run")
+	f.String("memory-limit", "", "refuse scenarios estimated to need more memory than this (e.g. 8GiB; default: 3/4 of the machine's memory)")
 	return cmd
 }
 
@@ -104,15 +107,22 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	workers := v.GetInt("workers")
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if err := checkMemory(v.GetString("memory-limit"), sc, min(runs, workers)); err != nil {
+		return err
+	}
 	seed := sc.Seed
 	if s := seedOf(v, cmd); s != nil {
 		seed = *s
 	}
 	if runs > 1 {
-		return runMany(v, sc, seed, runs, format, baseline, stdout, stderr)
+		return runMany(v, cmd, sc, seed, runs, format, baseline, stdout, stderr)
 	}
 
-	opts := simulation.Options{Seed: &seed}
+	opts := simulation.Options{Seed: &seed, Check: v.GetBool("check"), Context: cmd.Context()}
 	var finishEvents func() error
 	if path := v.GetString("events"); path != "" {
 		sink, finish, err := eventFile(path)
@@ -128,7 +138,10 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	}
 	wall := time.Since(start)
 	fmt.Fprintf(stderr, "simulated %s in %s: %d events (%.2fM events/s)\n",
-		sc.Duration, wall.Round(time.Millisecond), rep.Engine.Events, float64(rep.Engine.Events)/wall.Seconds()/1e6)
+		time.Duration(rep.DurationSeconds*float64(time.Second)), wall.Round(time.Millisecond), rep.Engine.Events, float64(rep.Engine.Events)/wall.Seconds()/1e6)
+	if rep.Partial {
+		fmt.Fprintln(stderr, "interrupted: the report is partial (marked \"partial\": true)")
+	}
 	if finishEvents != nil {
 		if err := finishEvents(); err != nil {
 			return err
@@ -221,10 +234,17 @@ type multiReport struct {
 	Metrics       []experiment.Summary `json:"metrics"`
 }
 
-func runMany(v *viper.Viper, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric, stdout, stderr io.Writer) error {
+func runMany(v *viper.Viper, cmd *cobra.Command, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric, stdout, stderr io.Writer) error {
 	seeds := experiment.Seeds(root, runs)
 	start := time.Now()
-	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), nil, progressBar(stderr))
+	check, ctx := v.GetBool("check"), cmd.Context()
+	run := func(sc *scenario.Scenario, seed uint64) (*report.Report, error) {
+		if ctx != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("interrupted")
+		}
+		return simulation.Run(sc, simulation.Options{Seed: &seed, Check: check})
+	}
+	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), run, progressBar(stderr))
 	if err != nil {
 		return err
 	}

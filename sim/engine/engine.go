@@ -33,6 +33,11 @@ type Engine struct {
 
 	seed    uint64
 	streams map[string]*rand.Rand
+
+	// Checks (EnableChecks): every popped key must belong to a live slot,
+	// and an observer is called after every event.
+	checks   bool
+	observer func(ev Event)
 }
 
 // New returns an engine at time 0 whose random streams derive from seed.
@@ -114,6 +119,17 @@ func (e *Engine) After(d time.Duration, ev Event) Timer {
 // cancelling twice, or cancelling a timer that fired, returns false.
 func (e *Engine) Cancel(t Timer) bool { return e.q.Cancel(t) }
 
+// EnableChecks turns on the engine's own invariant checks and calls
+// observe (if not nil) after every dispatched event: time never goes
+// backwards, and no cancelled timer ever fires (every key popped must
+// belong to a live slot: a cancelled or fired timer's slot is released).
+// A failed check panics with the event; sim --check turns that into an
+// error with the time and the seed.
+func (e *Engine) EnableChecks(observe func(ev Event)) {
+	e.checks = true
+	e.observer = observe
+}
+
 // Pending reports whether t's event is scheduled and has not fired or been
 // cancelled.
 func (e *Engine) Pending(t Timer) bool { return e.q.Pending(t) }
@@ -147,14 +163,23 @@ func (e *Engine) Run(until Time) {
 		}
 		top := h[root]
 		ev := q.event(top)
+		if e.checks && q.slots[top.slot].pos != root {
+			panic(fmt.Sprintf("engine: a cancelled or fired timer fired again (handler=%d kind=%d obj=%d at %v)", ev.Handler, ev.Kind, ev.Obj, ev.At))
+		}
 		q.release(top.slot)
 		q.heap = h[:n]
 		if n > root {
 			q.down(root, h[n])
 		}
+		if ev.At < e.now {
+			panic(fmt.Sprintf("engine: time went backwards: %v after %v", ev.At, e.now))
+		}
 		e.now = ev.At
 		e.events++
 		e.handlers[ev.Handler].HandleEvent(ev)
+		if e.observer != nil {
+			e.observer(ev)
+		}
 		if e.events == e.progNext {
 			e.progNext += e.progEvery
 			e.progFn(e.now, e.events)

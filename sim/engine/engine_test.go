@@ -394,3 +394,20 @@ func TestDeriveSeedFrozen(t *testing.T) {
 }
 
 const goldenFirst uint64 = 0xec800a4bf4cd4a33
+
+func TestChecksCatchAStaleEvent(t *testing.T) {
+	e := New(1)
+	_, a := newRec(e)
+	observed := 0
+	e.EnableChecks(func(Event) { observed++ })
+	e.Schedule(5, Event{Handler: a})
+	e.Run(10)
+	require.Equal(t, 1, observed, "the observer sees every event")
+
+	// Corrupt the queue as a bug would: a cancelled event's key stays.
+	tm := e.Schedule(20, Event{Handler: a, Kind: 7})
+	stale := e.q.heap[root]
+	require.True(t, e.Cancel(tm))
+	e.q.heap = append(e.q.heap, stale)
+	require.PanicsWithValue(t, "engine: a cancelled or fired timer fired again (handler=1 kind=7 obj=0 at 20ns)", func() { e.Run(30) })
+}

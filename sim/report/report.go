@@ -22,17 +22,20 @@ const SchemaVersion = 1
 // README ("Report schema"); field order is fixed, so the same run gives the
 // same bytes.
 type Report struct {
-	SchemaVersion   int          `json:"schemaVersion"`
-	Scenario        string       `json:"scenario"`
-	Seed            uint64       `json:"seed"`
-	DurationSeconds float64      `json:"durationSeconds"`
-	Pods            Pods         `json:"pods"`
-	Cost            Cost         `json:"cost"`
-	Nodes           Nodes        `json:"nodes"`
-	Scheduler       Scheduler    `json:"scheduler"`
-	Controllers     Controllers  `json:"controllers"`
-	Provisioning    Provisioning `json:"provisioning"`
-	Spot            Spot         `json:"spot"`
+	SchemaVersion   int     `json:"schemaVersion"`
+	Scenario        string  `json:"scenario"`
+	Seed            uint64  `json:"seed"`
+	DurationSeconds float64 `json:"durationSeconds"`
+	// Partial marks a run stopped early (Ctrl-C): the figures cover
+	// durationSeconds of simulated time only.
+	Partial      bool         `json:"partial,omitempty"`
+	Pods         Pods         `json:"pods"`
+	Cost         Cost         `json:"cost"`
+	Nodes        Nodes        `json:"nodes"`
+	Scheduler    Scheduler    `json:"scheduler"`
+	Controllers  Controllers  `json:"controllers"`
+	Provisioning Provisioning `json:"provisioning"`
+	Spot         Spot         `json:"spot"`
 	// Karpenter and ClusterAutoscaler are the autoscalers' own sections
 	// (their packages' Stats), present when the scenario runs them.
 	Karpenter         any        `json:"karpenter,omitempty"`

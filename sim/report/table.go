@@ -23,6 +23,9 @@ func NewTable(w io.Writer) *tablewriter.Table {
 // per workload, then the warnings.
 func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "Scenario %s, seed %d, %s simulated\n\n", r.Scenario, r.Seed, formatSeconds(r.DurationSeconds))
+	if r.Partial {
+		fmt.Fprintf(w, "PARTIAL: the run was stopped after %s of simulated time\n\n", formatSeconds(r.DurationSeconds))
+	}
 	t := NewTable(w)
 	t.Header("Metric", "Value")
 	p := r.Pods

@@ -116,6 +116,9 @@ func (l *loader) compileMarket(path string) {
 	if err := cfg.Validate(); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			field, msg, _ := strings.Cut(line, ": ")
+			if field == "market.trace" && ms != nil && ms.Replay != "" {
+				continue // the trace's own errors are reported already
+			}
 			l.fail(d.Errorf("spec."+field, "", "%s", msg))
 		}
 	}

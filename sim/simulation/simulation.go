@@ -4,11 +4,15 @@
 package simulation
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/eviction"
+	"github.com/clustersim/clustersim/sim/invariants"
 	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/kubelet"
 	"github.com/clustersim/clustersim/sim/report"
@@ -32,20 +36,52 @@ type Options struct {
 	// Inspect, when set, is called with the final cluster state before the
 	// report is built (sim explain reads who launched what for a pod).
 	Inspect func(cl *cluster.Cluster)
+	// Check turns on the invariant checks after every event
+	// (sim/invariants); a violation fails the run.
+	Check bool
+	// Context, when set and cancelled (Ctrl-C), stops the run early: the
+	// report covers the time simulated so far and is marked partial.
+	Context context.Context
 }
+
+// ctxCheckEvery is how often (in events) a run looks at its context.
+const ctxCheckEvery = 20_000
 
 // Run simulates the scenario once. A loaded scenario may be run many times
 // (also concurrently): each run works on its own copies of mutable state.
-func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
+func Run(sc *scenario.Scenario, opts Options) (rep *report.Report, err error) {
 	seed := sc.Seed
 	if opts.Seed != nil {
 		seed = *opts.Seed
 	}
 	eng := engine.New(seed)
-	if opts.Progress != nil {
-		eng.SetProgress(opts.ProgressEvery, opts.Progress)
+	// A model bug must not crash the user's run without saying where.
+	defer func() {
+		if r := recover(); r != nil {
+			rep, err = nil, fmt.Errorf("internal error at t=%s (seed %d): %v; please report it with the scenario", eng.Now(), seed, r)
+		}
+	}()
+	partial := false
+	if opts.Progress != nil || opts.Context != nil {
+		every := uint64(ctxCheckEvery)
+		if opts.Progress != nil && opts.ProgressEvery > 0 {
+			every = opts.ProgressEvery
+		}
+		eng.SetProgress(every, func(now engine.Time, events uint64) {
+			if opts.Progress != nil {
+				opts.Progress(now, events)
+			}
+			if opts.Context != nil && opts.Context.Err() != nil {
+				partial = true
+				eng.Stop()
+			}
+		})
 	}
 	cl := cluster.New(eng, sc.Syms.Clone(), sc.Resources)
+	var checker *invariants.Checker
+	if opts.Check {
+		checker = invariants.New(eng, cl)
+	}
 	collector := report.NewCollector(cl, sc.StrandedAfter, len(sc.Workloads))
 	sched, err := scheduler.New(eng, cl, scheduler.Config{
 		Profiles:        sc.SchedulerProfiles,
@@ -103,10 +139,23 @@ func Run(sc *scenario.Scenario, opts Options) (*report.Report, error) {
 	}
 
 	eng.Run(sc.Duration)
+	if checker != nil {
+		if err := checker.Err(); err != nil {
+			return nil, err
+		}
+		if err := checker.Final(); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Context != nil && opts.Context.Err() != nil && eng.Now() < sc.Duration {
+		partial = true
+	}
 	if opts.Inspect != nil {
 		opts.Inspect(cl)
 	}
-	return build(sc, seed, eng, cl, collector, sched, ctrls, evictor, market, kp, ca), nil
+	rep = build(sc, seed, eng, cl, collector, sched, ctrls, evictor, market, kp, ca)
+	rep.Partial = partial
+	return rep, nil
 }
 
 // build assembles the report from every model's figures.

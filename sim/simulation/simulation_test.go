@@ -1,6 +1,7 @@
 package simulation
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"testing/fstest"
@@ -151,3 +152,36 @@ func TestPoissonArrivalsAreSeededAndPlausible(t *testing.T) {
 }
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+func TestCancelledRunIsPartial(t *testing.T) {
+	sc, err := scenario.LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(`apiVersion: clustersim.dev/v1alpha1
+kind: Scenario
+metadata: {name: long}
+spec:
+  duration: 7d
+  staticNodes: [{name: a, instanceType: m5.24xlarge, count: 2}]
+  workloads: [{ref: Job/j, arrivals: {poisson: {ratePerHour: 600}}, runtime: {fixed: 1m}}]
+` + sprintf(job, 1, 1))}}, "s.yaml")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := Run(sc, Options{Context: ctx})
+	require.NoError(t, err)
+	require.True(t, r.Partial)
+	require.Less(t, r.DurationSeconds, 7*24*3600.0)
+	require.Greater(t, r.Engine.Events, uint64(0))
+}
+
+func TestCheckedRunPasses(t *testing.T) {
+	r := runYAML(t, header+`  staticNodes: [{name: a, instanceType: c5.xlarge, count: 1}]
+  workloads: [{ref: Job/j, runtime: {fixed: 10m}}]
+`+sprintf(job, 6, 12))
+	require.Equal(t, 12, r.Pods.Succeeded)
+	sc, err := scenario.LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(header + `  staticNodes: [{name: a, instanceType: c5.xlarge, count: 1}]
+  workloads: [{ref: Job/j, runtime: {fixed: 10m}}]
+` + sprintf(job, 6, 12))}}, "s.yaml")
+	require.NoError(t, err)
+	checked, err := Run(sc, Options{Check: true})
+	require.NoError(t, err)
+	require.Equal(t, r, checked, "checks observe; they never change the run")
+}

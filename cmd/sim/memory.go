@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/clustersim/clustersim/sim/scenario"
+)
+
+// Bytes a run holds per pod and per node, measured on the embedded
+// scenarios and the scale runs (pod record, shared spec, scheduler,
+// controller and report bookkeeping), rounded up.
+const (
+	bytesPerPod  = 1 << 10
+	bytesPerNode = 16 << 10
+	bytesPerRun  = 32 << 20 // engine, catalogue, market tables
+)
+
+// checkMemory refuses a scenario whose estimate exceeds the limit, before
+// anything runs: an estimate and a clear error beat an out-of-memory kill.
+func checkMemory(limit string, sc *scenario.Scenario, parallel int) error {
+	var max int64
+	if limit != "" {
+		q, err := resource.ParseQuantity(limit)
+		if err != nil {
+			return fmt.Errorf("--memory-limit %q: write a size such as 8GiB or 16Gi", limit)
+		}
+		max = q.Value()
+	} else if total := physicalMemory(); total > 0 {
+		max = total / 4 * 3
+	} else {
+		return nil // cannot tell: no limit
+	}
+	need := int64(parallel) * (bytesPerRun + sc.EstimatedPods*bytesPerPod + int64(len(sc.Nodes)+1000)*bytesPerNode)
+	if need > max {
+		return fmt.Errorf("%s would need about %s of memory (%d pods over the run, %d parallel runs), more than the %s allowed; "+
+			"shorten the duration, lower arrival rates or replicas, run fewer seeds at once (--workers), or raise --memory-limit",
+			sc.Name, gib(need), sc.EstimatedPods, parallel, gib(max))
+	}
+	return nil
+}
+
+func gib(b int64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%d MiB", (b+1<<20-1)>>20)
+	}
+	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+}
+
+// physicalMemory reads MemTotal from /proc/meminfo; 0 if unknown.
+func physicalMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
