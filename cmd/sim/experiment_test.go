@@ -98,3 +98,19 @@ func TestEventsAndExplain(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `no pod "nope" in this run`)
 }
+
+func TestRunsWithAutoscalers(t *testing.T) {
+	// Runs differ in which scale-down blockers they report: metrics a run
+	// lacks count as 0 instead of failing the aggregate.
+	out, stderr, code := sim(t, "run", "hybrid-naive", "--runs", "4", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	var m multiReport
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	paths := map[string]bool{}
+	for _, s := range m.Metrics {
+		paths[s.Path] = true
+	}
+	require.True(t, paths["karpenter.nodeClaimsLaunched"])
+	require.True(t, paths["clusterAutoscaler.scaleUps"])
+	require.True(t, paths["provisioning.insufficientCapacityErrors"])
+}

@@ -30,19 +30,37 @@ type Summary struct {
 	Max    float64 `json:"max"`
 }
 
-// metricsOf flattens every report; all reports of one scenario have the
-// same paths in the same order.
+// metricsOf flattens every report onto one list of paths: the union of
+// the runs' paths in first-seen order. A path a run lacks (an omitted zero,
+// a map key that only some runs have, such as a scale-down blocker) counts
+// as 0 there.
 func metricsOf(rs []*report.Report) ([][]Metric, error) {
-	out := make([][]Metric, len(rs))
+	flat := make([][]Metric, len(rs))
+	index := map[string]int{}
+	var paths []string
 	for i, r := range rs {
 		ms, err := Flatten(r)
 		if err != nil {
 			return nil, err
 		}
-		if i > 0 && len(ms) != len(out[0]) {
-			return nil, fmt.Errorf("run %d has %d metrics, run 0 has %d", i, len(ms), len(out[0]))
+		flat[i] = ms
+		for _, m := range ms {
+			if _, ok := index[m.Path]; !ok {
+				index[m.Path] = len(paths)
+				paths = append(paths, m.Path)
+			}
 		}
-		out[i] = ms
+	}
+	out := make([][]Metric, len(rs))
+	for i, ms := range flat {
+		row := make([]Metric, len(paths))
+		for j, p := range paths {
+			row[j].Path = p
+		}
+		for _, m := range ms {
+			row[index[m.Path]].Value = m.Value
+		}
+		out[i] = row
 	}
 	return out, nil
 }
