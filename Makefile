@@ -13,7 +13,7 @@ RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/
 FUZZ_TARGETS := FuzzQueue:./sim/engine/ FuzzReadBytes:./sim/manifest/ FuzzLoad:./sim/scenario/ \
 	FuzzParseFlags:./sim/clusterautoscaler/config/ FuzzReadTrace:./sim/spotmarket/
 
-.PHONY: build run test unit race fuzz fuzz-short bench fmt vet clean
+.PHONY: build run test unit race fuzz fuzz-short bench bench-scale fmt vet clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/sim
@@ -51,3 +51,18 @@ bench:
 
 clean:
 	rm -rf bin
+
+# make bench-scale - generated scale scenarios end to end (sizes in SCALE_SIZES as
+# nodes:pods:days), then 200 seeds of hybrid-naive; prints wall time, events/s
+# and peak memory per run.
+SCALE_SIZES ?= 500:15000:1 1000:30000:1 2000:60000:1
+bench-scale: build
+	@printf '%-22s %s\n' "scenario" "result"
+	@for s in $(SCALE_SIZES); do \
+		n=$${s%%:*}; rest=$${s#*:}; p=$${rest%%:*}; d=$${rest#*:}; \
+		./$(BIN) gen scale --nodes $$n --pods $$p --days $$d > bin/scale-$$n-$$p-$$d.yaml; \
+		r=$$(./$(BIN) run bin/scale-$$n-$$p-$$d.yaml -o json --report bin/scale-$$n-$$p-$$d.json 2>&1 | grep simulated); \
+		printf '%-22s %s\n' "$${n}n/$${p}p/$${d}d" "$$r"; \
+	done
+	@r=$$(./$(BIN) run hybrid-naive --runs 200 -o json --report bin/runs200.json 2>&1 | grep "runs of"); \
+		printf '%-22s %s\n' "hybrid-naive x200" "$$r"

@@ -52,9 +52,17 @@ func gib(b int64) string {
 	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 }
 
+// peakRSS is the process's peak resident memory (VmHWM), 0 if unknown.
+func peakRSS() int64 {
+	return procField("/proc/self/status", "VmHWM:")
+}
+
 // physicalMemory reads MemTotal from /proc/meminfo; 0 if unknown.
-func physicalMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
+func physicalMemory() int64 { return procField("/proc/meminfo", "MemTotal:") }
+
+// procField reads a "Name: N kB" line of a /proc file, in bytes.
+func procField(path, name string) int64 {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}
@@ -62,7 +70,7 @@ func physicalMemory() int64 {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+		if len(fields) >= 2 && fields[0] == name {
 			kb, err := strconv.ParseInt(fields[1], 10, 64)
 			if err == nil {
 				return kb << 10

@@ -51,6 +51,8 @@ percentiles across runs.`,
 	f.StringArray("fail-if", nil, "exit 2 if this expression holds, e.g. 'pods.pendingSeconds.p99>300' or 'cost.totalUSD>1.1*baseline' (repeatable)")
 	f.String("baseline", "", "a JSON report (sim run -o json) that 'baseline' in --fail-if refers to")
 	f.String("events", "", "write the simulation timeline to this JSONL file (single run)")
+	f.String("cpuprofile", "", "write a Go CPU profile of the run to this file (for go tool pprof)")
+	f.String("memprofile", "", "write a Go heap profile at the end of the run to this file")
 	f.Bool("check", false, "check the cluster invariants after every event (slower); a violation fails the run")
 	f.String("memory-limit", "", "refuse scenarios estimated to need more memory than this (e.g. 8GiB; default: 3/4 of the machine's memory)")
 	return cmd
@@ -131,14 +133,22 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		}
 		opts.Trace, finishEvents = sink, finish
 	}
+	stopProfiles, err := startProfiles(v.GetString("cpuprofile"), v.GetString("memprofile"))
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	rep, err := simulation.Run(sc, opts)
+	if perr := stopProfiles(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		return err
 	}
 	wall := time.Since(start)
-	fmt.Fprintf(stderr, "simulated %s in %s: %d events (%.2fM events/s)\n",
-		time.Duration(rep.DurationSeconds*float64(time.Second)), wall.Round(time.Millisecond), rep.Engine.Events, float64(rep.Engine.Events)/wall.Seconds()/1e6)
+	fmt.Fprintf(stderr, "simulated %s in %s: %d events (%.2fM events/s), peak memory %s\n",
+		time.Duration(rep.DurationSeconds*float64(time.Second)), wall.Round(time.Millisecond), rep.Engine.Events,
+		float64(rep.Engine.Events)/wall.Seconds()/1e6, gib(peakRSS()))
 	if rep.Partial {
 		fmt.Fprintln(stderr, "interrupted: the report is partial (marked \"partial\": true)")
 	}

@@ -33,6 +33,13 @@ func (s *Scheduler) preempt(fw *framework, cs *CycleState) {
 	if st.nominated != cluster.NoNode && s.victimsTerminating(st.nominated) {
 		return
 	}
+	lower := false
+	for pr := range s.boundPriorities {
+		lower = lower || pr < spec.Priority
+	}
+	if !lower {
+		return // no bound pod anywhere has a lower priority: nothing to preempt
+	}
 	allowed := make([]int, len(s.cfg.PDBs))
 	for i := range s.cfg.PDBs {
 		allowed[i] = s.cfg.PDBs[i].DisruptionsAllowed(s.cl)

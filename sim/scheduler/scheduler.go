@@ -75,8 +75,22 @@ type Scheduler struct {
 	total        []int64
 	failures     []Failure
 	failureIDs   map[string]int32
+	// boundPriorities counts bound pods by priority, so preemption is not
+	// tried when no bound pod has a lower priority than the preemptor.
+	boundPriorities map[int32]int
+	// version counts cluster changes; failedAt remembers, per pod spec,
+	// the version at which a pod of it found no node.
+	version  uint64
+	failedAt map[*cluster.PodSpec]classFailure
 
 	stats Stats
+}
+
+// classFailure is a spec's last failure, valid while version holds.
+type classFailure struct {
+	version uint64
+	failure int32
+	hints   Event
 }
 
 // Stats counts the scheduler's work.
@@ -85,6 +99,7 @@ type Stats struct {
 	Bound       uint64
 	Failed      uint64 // cycles that found no node
 	NodesTested uint64 // filter runs over nodes
+	Reused      uint64 // failed cycles decided by an identical pod's failure (equivalence class)
 	Preemptions uint64 // preemptions carried out
 	Victims     uint64 // pods preempted
 }
@@ -118,17 +133,19 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cfg Config) (*Scheduler, error
 		cfg.Profiles = []Profile{DefaultProfile()}
 	}
 	s := &Scheduler{
-		eng:          eng,
-		cl:           cl,
-		cfg:          cfg,
-		rng:          eng.Stream("scheduler/tiebreak"),
-		fws:          map[string]*framework{},
-		topo:         NewTopology(cl),
-		reasonIDs:    map[string]Reason{},
-		failureIDs:   map[string]int32{},
-		reasons:      []string{""},
-		unresolvable: []bool{false},
-		reasonCount:  []int32{0},
+		eng:             eng,
+		cl:              cl,
+		cfg:             cfg,
+		rng:             eng.Stream("scheduler/tiebreak"),
+		fws:             map[string]*framework{},
+		topo:            NewTopology(cl),
+		reasonIDs:       map[string]Reason{},
+		failureIDs:      map[string]int32{},
+		boundPriorities: map[int32]int{},
+		failedAt:        map[*cluster.PodSpec]classFailure{},
+		reasons:         []string{""},
+		unresolvable:    []bool{false},
+		reasonCount:     []int32{0},
 	}
 	s.topo.NamespaceLabels = cfg.NamespaceLabels
 	s.q.cl = cl
@@ -208,6 +225,11 @@ func (s *Scheduler) Handles(schedulerName string) bool {
 // OnChange implements cluster.Watcher.
 func (s *Scheduler) OnChange(c cluster.Change) {
 	switch c.Kind {
+	case cluster.PodCreated, cluster.PodUnschedulable:
+	default:
+		s.version++ // anything else may change where pods fit
+	}
+	switch c.Kind {
 	case cluster.PodCreated:
 		p := &s.cl.Pods[c.Pod]
 		if _, ok := s.fws[p.Spec.SchedulerName]; !ok {
@@ -216,10 +238,15 @@ func (s *Scheduler) OnChange(c cluster.Change) {
 		s.q.pushActive(c.Pod, s.eng.Now())
 		s.wake()
 	case cluster.PodBound:
+		s.boundPriorities[s.cl.Pods[c.Pod].Spec.Priority]++
 		s.topo.update(&s.cl.Pods[c.Pod], c.Node, 1)
 		s.moveAll(EvPodAssigned)
 	case cluster.PodDeleted, cluster.PodFinished:
 		if c.Node != cluster.NoNode {
+			pr := s.cl.Pods[c.Pod].Spec.Priority
+			if s.boundPriorities[pr]--; s.boundPriorities[pr] == 0 {
+				delete(s.boundPriorities, pr)
+			}
 			s.topo.update(&s.cl.Pods[c.Pod], c.Node, -1)
 			s.moveAll(EvPodUnassigned)
 			return
@@ -371,6 +398,16 @@ func (s *Scheduler) scheduleOne(id cluster.PodID) {
 	st.lastTry = now
 	s.stats.Attempts++
 
+	// Equivalence classes: pods of one template decide alike. If a pod of
+	// this spec found no node and nothing changed since, this one fails
+	// the same way, with the same message, without scanning every node.
+	if f, ok := s.failedAt[p.Spec]; ok && f.version == s.version && !s.canPreempt(p.Spec) {
+		s.stats.Failed++
+		s.stats.Reused++
+		st.failure, st.hints = f.failure, f.hints
+		s.fail(id, st)
+		return
+	}
 	cs := CycleState{Pod: id, Spec: p.Spec, Namespace: p.Namespace}
 	fw.preFilter(&cs)
 	rejectors := s.findFeasible(fw, &cs)
@@ -384,16 +421,40 @@ func (s *Scheduler) scheduleOne(id cluster.PodID) {
 				st.hints |= f.Events()
 			}
 		}
+		version := s.version
 		s.cl.MarkUnschedulable(id)
 		s.preempt(fw, &cs)
-		s.q.pushUnschedulable(id)
-		st.timer = s.eng.After(s.cfg.MaxUnschedulable, engine.Event{Handler: s.id, Kind: evUnschedulableTimeout, Obj: int32(id)})
+		if s.version == version {
+			s.failedAt[p.Spec] = classFailure{version: version, failure: st.failure, hints: st.hints}
+		}
+		s.fail(id, st)
 		return
 	case 1:
 		s.bind(id, s.feasible[0])
 		return
 	}
 	s.bind(id, s.selectHost(fw, &cs))
+}
+
+// fail parks a pod that found no node in the unschedulable list.
+func (s *Scheduler) fail(id cluster.PodID, st *podState) {
+	s.cl.MarkUnschedulable(id)
+	s.q.pushUnschedulable(id)
+	st.timer = s.eng.After(s.cfg.MaxUnschedulable, engine.Event{Handler: s.id, Kind: evUnschedulableTimeout, Obj: int32(id)})
+}
+
+// canPreempt reports whether a pod of this spec might preempt: then every
+// attempt runs in full, as preemption needs its candidates.
+func (s *Scheduler) canPreempt(spec *cluster.PodSpec) bool {
+	if spec.PreemptNever || s.fws[spec.SchedulerName].profile.NoPreemption {
+		return false
+	}
+	for pr := range s.boundPriorities {
+		if pr < spec.Priority {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Scheduler) bind(id cluster.PodID, node cluster.NodeID) {
