@@ -1,0 +1,130 @@
+package clusterautoscaler
+
+import (
+	"fmt"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/scheduler"
+)
+
+// LintGroup is a node group as sim lint sees it: what the Cluster
+// Autoscaler tests pending pods against, and the nodes the group adds.
+type LintGroup struct {
+	Config *NodeGroup
+	// Autoscaled, Min and Max as config.Select decides them from the
+	// flags (--nodes, --node-group-auto-discovery).
+	Autoscaled bool
+	Min, Max   int
+	// ScaleUpFromZero is --scale-up-from-zero; ExpendableCutoff is
+	// --expendable-pods-priority-cutoff (pods below it never trigger a
+	// scale-up).
+	ScaleUpFromZero  bool
+	ExpendableCutoff int32
+	// Template is the node a scale-up is simulated with: built from the
+	// ASG's tags (and the EKS API) while the group starts empty, else a
+	// copy of its first node, as the Cluster Autoscaler has it once that
+	// node is Ready.
+	Template cluster.Node
+	// Nodes are the nodes the group can add, one per instance type and
+	// zone, built as its launches build them (labels, taints,
+	// allocatable). A group with on-demand instances has on-demand nodes;
+	// an all-spot group, spot ones.
+	Nodes []cluster.Node
+}
+
+// LintGroups builds the groups' views with the model's own code for
+// templates and nodes. syms is interned into (give a clone of the
+// scenario's).
+func LintGroups(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.Catalog, region string, zones []string,
+	groups []NodeGroup, settings Settings) ([]LintGroup, error) {
+	eng := engine.New(0)
+	cl := cluster.New(eng, syms, res)
+	a := &Autoscaler{eng: eng, cl: cl, cat: cat, region: region, zones: zones, s: settings}
+	a.symHostname = cl.KeyHostname
+	a.symToBeDeleted = syms.Intern(TaintToBeDeleted)
+	a.symDeletionCandidate = syms.Intern(TaintDeletionCandidate)
+	sel := config.Select(groups, &settings.Options)
+	out := make([]LintGroup, 0, len(groups))
+	for i := range groups {
+		cfg := &groups[i]
+		g, err := a.newGroup(cfg, i, sel[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %s: %w", cfg.File, cfg.Line, cfg.Path, err)
+		}
+		lg := LintGroup{Config: cfg, Autoscaled: sel[i].Autoscaled, Min: sel[i].Min, Max: sel[i].Max,
+			ScaleUpFromZero: settings.ScaleUpFromZero, ExpendableCutoff: settings.ExpendablePodsPriorityCutoff}
+		ct := cluster.OnDemand
+		if cfg.Spot() {
+			ct = cluster.Spot
+		}
+		for _, z := range cfg.Zones {
+			for _, t := range cfg.InstanceTypes {
+				it, _ := a.cat.Lookup(t) // checked by newGroup
+				lg.Nodes = append(lg.Nodes, a.lintNode(g, it, z, ct))
+			}
+		}
+		lg.Template = g.tagTemplate.node
+		if cfg.DesiredCapacity > 0 && len(lg.Nodes) > 0 {
+			// The first node: first type, first zone (the ASG balances
+			// zones from an empty group in the group's order).
+			id := cl.AddNode(lg.Nodes[0])
+			lg.Template = a.templateFromNode(g, id).node
+		}
+		out = append(out, lg)
+	}
+	return out, nil
+}
+
+// lintNode is the node a launch of type it in zone adds (see launch).
+func (a *Autoscaler) lintNode(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
+	labels := make(map[string]string, len(g.cfg.Labels)+6)
+	for k, v := range g.cfg.Labels {
+		labels[k] = v
+	}
+	labels[config.LabelInstanceType] = it.Name
+	labels[config.LabelZone] = zone
+	labels[config.LabelRegion] = a.region
+	labels[config.LabelArch] = it.Arch
+	labels[config.LabelOS] = "linux"
+	name := fmt.Sprintf("%s-%s-%s", g.cfg.Name, it.Name, zone)
+	nameSym := a.cl.Syms.Intern(name)
+	return cluster.Node{
+		Name:         name,
+		NameSym:      nameSym,
+		Labels:       cluster.CompileLabels(a.cl.Syms, labels).With(a.symHostname, nameSym),
+		Taints:       append([]cluster.Taint(nil), g.taints...),
+		Allocatable:  a.allocatable(it, g.cfg.Kubelet),
+		State:        cluster.NodeReady,
+		InstanceType: it.Name,
+		Zone:         a.cl.Syms.Intern(zone),
+		CapacityType: ct,
+		Owner:        cluster.OwnedByClusterAutoscaler,
+		OwnerName:    g.cfg.Name,
+	}
+}
+
+// CanGrow reports whether the Cluster Autoscaler ever grows the group: it
+// is autoscaled, its maximum is above its starting or minimum size, and a
+// group that starts empty may be scaled up from zero.
+func (g *LintGroup) CanGrow() bool {
+	if !g.Autoscaled || g.Max <= 0 || (g.Config.DesiredCapacity >= g.Max && g.Min >= g.Max) {
+		return false
+	}
+	return g.Config.DesiredCapacity > 0 || g.ScaleUpFromZero
+}
+
+// ScalesUpFor reports whether the Cluster Autoscaler would scale the group
+// up for a pending pod with this spec, as its scale-up options decide: the
+// group can grow, the pod is not expendable nor a DaemonSet's, and it fits
+// the template (resources included). When the pod does not fit, m and t
+// say why (scheduler.StaticFit).
+func (g *LintGroup) ScalesUpFor(syms *cluster.Symbols, spec *cluster.PodSpec) (ok bool, m scheduler.Mismatch, t cluster.Taint) {
+	if !g.CanGrow() || spec.DaemonSet || spec.Priority < g.ExpendableCutoff {
+		return false, scheduler.Fits, cluster.Taint{}
+	}
+	m, t = scheduler.StaticFit(syms, spec, &g.Template, &g.Template.Allocatable)
+	return m == scheduler.Fits, m, t
+}

@@ -1,0 +1,395 @@
+package karpenter
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// Linter answers sim lint's question about Karpenter without running a
+// simulation: could this NodePool ever launch a node, of this capacity
+// type, that a pod with this spec fits? The verdict comes from the
+// provisioning solver itself, run on an empty cluster for a single pod, so
+// lint and the simulation share one implementation of the matching rules
+// (taints, requirements and well-known labels, instance types, offerings,
+// limits, minValues, DaemonSet overhead). When the solver finds no node,
+// Check walks the same steps, with the same functions, to say which one
+// failed.
+//
+// Pod-to-pod constraints (topology spread, pod affinity and anti-affinity)
+// and preferences are left out: they depend on where other pods are, not
+// on the NodePool.
+type Linter struct {
+	k  *Karpenter
+	cl *cluster.Cluster
+}
+
+// PriceFunc is an offering's price in USD/hour; false when EC2 does not
+// sell it (sim/spotmarket's Market.Price).
+type PriceFunc func(o cloud.Offering) (float64, bool)
+
+// NewLinter builds a Karpenter controller for the pools on a cluster of its
+// own, at time 0, with every offering that prices knows available. syms is
+// interned into (give a clone of the scenario's); daemon, when set, is the
+// DaemonSet overhead of a new node, as in a run.
+func NewLinter(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.Catalog, prices PriceFunc,
+	region string, zones []string, pools []NodePool, settings Settings, daemon DaemonOverheadFunc) (*Linter, error) {
+	eng := engine.New(0)
+	cl := cluster.New(eng, syms, res)
+	k, err := New(eng, cl, cat, priceCloud(prices), lintEvictor{}, region, zones, pools, settings)
+	if err != nil {
+		return nil, err
+	}
+	if daemon != nil {
+		k.SetDaemonOverhead(daemon)
+	}
+	return &Linter{k: k, cl: cl}, nil
+}
+
+// priceCloud is a Cloud that only knows prices: the linter never launches.
+type priceCloud PriceFunc
+
+func (c priceCloud) Launch(cloud.LaunchRequest) (cloud.LaunchResult, error) {
+	return cloud.LaunchResult{}, fmt.Errorf("karpenter: the linter does not launch")
+}
+func (c priceCloud) Terminate(cloud.InstanceID)             {}
+func (c priceCloud) Subscribe(cloud.Subscriber)             {}
+func (c priceCloud) Price(o cloud.Offering) (float64, bool) { return c(o) }
+
+// lintEvictor refuses every eviction: the linter never drains.
+type lintEvictor struct{}
+
+func (lintEvictor) Evict(cluster.PodID, cluster.DeleteCause) bool { return false }
+func (lintEvictor) Blocked(cluster.PodID) bool                    { return true }
+
+// CapacityTypes returns the capacity types the pool's requirements allow
+// in the scenario's zones, spot first (Karpenter's preference). Reserved
+// capacity is not modelled.
+func (l *Linter) CapacityTypes(pool string) []cluster.CapacityType {
+	p := l.k.poolByName[pool]
+	if p == nil {
+		return nil
+	}
+	mask := l.k.offerMask(p.reqs)
+	var out []cluster.CapacityType
+	for _, ct := range []int{ctSpot, ctOnDemand} {
+		if mask&l.k.ctBits(ct) != 0 {
+			out = append(out, ctOf(ct))
+		}
+	}
+	return out
+}
+
+// Failure is the step of provisioning at which a pod gets no node from a
+// NodePool, in the order Karpenter checks them.
+type Failure uint8
+
+// Failures.
+const (
+	FailNone Failure = iota
+	// FailCapacityType: the pool (or the pod) does not allow the capacity
+	// type.
+	FailCapacityType
+	// FailTaint: the pod does not tolerate Taint, a template taint.
+	FailTaint
+	// FailLabel: the pod requires Requirement on a label the pool does
+	// not define and that is not well known.
+	FailLabel
+	// FailRequirement: the pool's values for the key (PoolSide) exclude
+	// the pod's (Requirement).
+	FailRequirement
+	// FailZone: no zone of the scenario is allowed by both.
+	FailZone
+	// FailInstanceType: no instance type meets the requirements with an
+	// offering they allow.
+	FailInstanceType
+	// FailTooBig: no instance type that meets them has room for the
+	// pod's requests plus DaemonSet overhead (Largest is the biggest).
+	FailTooBig
+	// FailLimit: every instance type that fits would break the pool's
+	// spec.limits.
+	FailLimit
+	// FailMinValues: a requirement's minValues (PodSide, on Key) cannot be
+	// met by the instance types left.
+	FailMinValues
+	// FailOther: the solver finds no node for a reason the walk does not
+	// pin down.
+	FailOther
+)
+
+// LaunchCheck is Linter.Check's answer.
+type LaunchCheck struct {
+	// Fits: the solver put the pod on a new NodeClaim of the pool.
+	Fits bool
+	// InstanceTypes are the types that NodeClaim keeps (they meet the
+	// requirements, have an allowed offering and room for the pod), by
+	// name.
+	InstanceTypes []string
+
+	// Fail says why not, with the details below.
+	Fail  Failure
+	Taint cluster.Taint
+	// Term is the pod's required node-affinity term the failure concerns
+	// (-1: its nodeSelector, or the pod has no term).
+	Term int
+	// Key, PodSide and PoolSide describe the requirement that failed:
+	// the label key, what the pod asks ("In [a, b]", "Exists", "Gt 4")
+	// and what the pool allows ("" when it does not define the key).
+	Key, PodSide, PoolSide string
+	// Largest is the biggest candidate instance type (FailTooBig) and
+	// LargestAllocatable its room for pods.
+	Largest            string
+	LargestAllocatable cluster.Resources
+	// Candidates counts the instance types left before the failing step
+	// (FailTooBig, FailLimit, FailMinValues).
+	Candidates int
+}
+
+// Check asks whether pool could launch a node of capacity type ct for a
+// pod with spec.
+func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityType) LaunchCheck {
+	k := l.k
+	p := k.poolByName[pool]
+	if p == nil {
+		return LaunchCheck{Fail: FailOther, Term: -1}
+	}
+	syms := k.cl.Syms
+	ctSym := k.ctSyms[ctIndex(ct)]
+	lintSpec := *spec
+	lintSpec.Spread, lintSpec.PodAffinity, lintSpec.PodAntiAffinity = nil, nil, nil
+	lintSpec.PreferredPodAffinity, lintSpec.PreferredPodAntiAffinity, lintSpec.Preferred = nil, nil, nil
+	lintSpec.NodeName = ""
+	// Restrict the solver to this pool and capacity type through the
+	// well-known labels every NodeClaim of the pool carries.
+	lintSpec.NodeSelector = append(append([]cluster.Requirement(nil), spec.NodeSelector...),
+		cluster.Requirement{Key: k.keyNodePool, Op: cluster.OpIn, Values: []cluster.Sym{syms.Intern(pool)}},
+		cluster.Requirement{Key: k.cl.KeyCapacityType, Op: cluster.OpIn, Values: []cluster.Sym{ctSym}})
+	id := l.cl.CreatePod(cluster.Pod{Name: fmt.Sprintf("lint-%d", len(l.cl.Pods)), Spec: &lintSpec, Workload: -1})
+	s := k.newSolver([]cluster.PodID{id}, solveOpts{})
+	s.solve([]cluster.PodID{id})
+	if len(s.claims) > 0 {
+		c := s.claims[0]
+		out := LaunchCheck{Fits: true, Term: -1}
+		for _, pos := range c.opts {
+			out.InstanceTypes = append(out.InstanceTypes, p.types[pos].t.name)
+		}
+		sort.Strings(out.InstanceTypes)
+		return out
+	}
+	return l.why(p, spec, ct)
+}
+
+func ctIndex(ct cluster.CapacityType) int {
+	if ct == cluster.Spot {
+		return ctSpot
+	}
+	return ctOnDemand
+}
+
+// why walks provisioning's steps for one pod and pool and returns the
+// first that fails. With several required node-affinity terms (Karpenter
+// tries them in turn) it returns the term that got furthest.
+func (l *Linter) why(p *pool, spec *cluster.PodSpec, ct cluster.CapacityType) LaunchCheck {
+	k := l.k
+	syms := k.cl.Syms
+	cti := ctIndex(ct)
+	if k.offerMask(p.reqs)&k.ctBits(cti) == 0 {
+		return LaunchCheck{Fail: FailCapacityType, Term: -1, Key: k.cl.Syms.Name(k.cl.KeyCapacityType),
+			PodSide: "In [" + ct.String() + "]", PoolSide: describeReq(syms, p.reqs.get(k.cl.KeyCapacityType))}
+	}
+	for _, t := range p.spec.Taints {
+		if t.Effect != cluster.EffectPreferNoSchedule && !spec.Tolerations.Tolerate(t) {
+			return LaunchCheck{Fail: FailTaint, Taint: t, Term: -1}
+		}
+	}
+	base := p.reqs.with(syms, single(k.cl.KeyCapacityType, k.ctSyms[cti]))
+	type part struct {
+		rs   []rq
+		term int
+	}
+	sel := k.selectorReqs(spec)
+	var parts []part
+	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
+		for i := range spec.Affinity.Terms {
+			parts = append(parts, part{term: i, rs: k.termReqs(&spec.Affinity.Terms[i])})
+		}
+	} else {
+		parts = []part{{term: -1}}
+	}
+	var best LaunchCheck
+	for i, pt := range parts {
+		c := l.walk(p, spec, base, sel, pt.rs, pt.term)
+		if i == 0 || c.Fail > best.Fail {
+			best = c
+		}
+	}
+	return best
+}
+
+// walk checks one combination of the pod's nodeSelector and one required
+// term against the pool's requirements, then its instance types.
+func (l *Linter) walk(p *pool, spec *cluster.PodSpec, base reqSet, sel, term []rq, termIdx int) LaunchCheck {
+	k := l.k
+	syms := k.cl.Syms
+	// Requirements one at a time, in the order written, as
+	// compatible() would judge each.
+	for i, r := range append(append([]rq(nil), sel...), term...) {
+		ti := -1
+		if i >= len(sel) {
+			ti = termIdx
+		}
+		if c, bad := l.reqFailure(base, &r, ti); bad {
+			return c
+		}
+	}
+	podReqs := sortReqs(syms, append(append([]rq(nil), sel...), term...))
+	if !compatible(syms, base, podReqs, k.wellKnown) {
+		// Each requirement alone is fine but not together (two on one key).
+		for i := range podReqs {
+			if c, bad := l.reqFailure(base, &podReqs[i], termIdx); bad {
+				return c
+			}
+		}
+		return LaunchCheck{Fail: FailOther, Term: termIdx}
+	}
+	reqs := merge(syms, base, podReqs)
+	mask := k.offerMask(reqs)
+	if mask == 0 {
+		zr := reqs.get(k.cl.KeyZone)
+		return LaunchCheck{Fail: FailZone, Term: termIdx, Key: syms.Name(k.cl.KeyZone),
+			PodSide: describeReq(syms, podReqs.get(k.cl.KeyZone)), PoolSide: describeReq(syms, zr)}
+	}
+	var cands []*poolType
+	for pos := range p.types {
+		pt := &p.types[pos]
+		if !k.typeCompatible(pt.t, reqs) {
+			continue
+		}
+		base := k.off.index(pt.t.idx, 0, 0)
+		has := false
+		for b := 0; b < k.off.nZones*numCT; b++ {
+			if mask&(1<<uint(b)) != 0 && k.off.price[base+b] >= 0 {
+				has = true
+				break
+			}
+		}
+		if has {
+			cands = append(cands, pt)
+		}
+	}
+	if len(cands) == 0 {
+		return LaunchCheck{Fail: FailInstanceType, Term: termIdx}
+	}
+	var fit []*poolType
+	largest := cands[0]
+	for _, pt := range cands {
+		if pt.alloc[cluster.CPU] > largest.alloc[cluster.CPU] ||
+			(pt.alloc[cluster.CPU] == largest.alloc[cluster.CPU] && pt.alloc[cluster.Memory] > largest.alloc[cluster.Memory]) {
+			largest = pt
+		}
+		if spec.Requests.Add(pt.daemon).Fits(pt.alloc) {
+			fit = append(fit, pt)
+		}
+	}
+	if len(fit) == 0 {
+		return LaunchCheck{Fail: FailTooBig, Term: termIdx, Candidates: len(cands), Largest: largest.t.name,
+			LargestAllocatable: largest.alloc.Sub(largest.daemon)}
+	}
+	lim := p.spec.Limits
+	var within []int32
+	for _, pt := range fit {
+		ok := lim.Nodes != 0
+		for r, has := range lim.Has {
+			if has && pt.capacity[r] > lim.Max[r] {
+				ok = false
+			}
+		}
+		if ok {
+			within = append(within, int32(p.typeByIdx[pt.t.idx]))
+		}
+	}
+	if len(within) == 0 {
+		return LaunchCheck{Fail: FailLimit, Term: termIdx, Candidates: len(fit)}
+	}
+	s := &solver{k: k}
+	if !s.minValuesOK(p, reqs, within) {
+		for i := range reqs {
+			if reqs[i].minValues > 0 {
+				return LaunchCheck{Fail: FailMinValues, Term: termIdx, Candidates: len(within), Key: syms.Name(reqs[i].key),
+					PodSide: fmt.Sprint(reqs[i].minValues)}
+			}
+		}
+		return LaunchCheck{Fail: FailMinValues, Term: termIdx, Candidates: len(within)}
+	}
+	return LaunchCheck{Fail: FailOther, Term: termIdx}
+}
+
+// reqFailure judges one pod requirement against the pool's as compatible()
+// does, and says how it fails.
+func (l *Linter) reqFailure(base reqSet, r *rq, term int) (LaunchCheck, bool) {
+	k := l.k
+	syms := k.cl.Syms
+	n := base.get(r.key)
+	c := LaunchCheck{Term: term, Key: syms.Name(r.key), PodSide: describeReq(syms, r), PoolSide: describeReq(syms, n)}
+	switch {
+	case n == nil:
+		if k.wellKnown(r.key) || r.negative() {
+			return c, false
+		}
+		c.Fail = FailLabel
+	case hasIntersection(syms, n, r) || (r.negative() && n.negative()):
+		return c, false
+	case r.key == k.cl.KeyZone:
+		c.Fail = FailZone
+	case r.key == k.cl.KeyCapacityType:
+		c.Fail = FailCapacityType
+	default:
+		if _, ok := k.typeKeyIndex(r.key); ok {
+			c.Fail = FailInstanceType
+		} else {
+			c.Fail = FailRequirement
+		}
+	}
+	return c, true
+}
+
+// describeReq renders a requirement's set as users write operators: "In [a,
+// b]", "NotIn [a]", "Exists", "DoesNotExist", "Gt 4", "Lt 8"; "" for nil.
+func describeReq(syms *cluster.Symbols, r *rq) string {
+	if r == nil {
+		return ""
+	}
+	names := func() string {
+		vs := make([]string, len(r.vals))
+		for i, v := range r.vals {
+			vs[i] = syms.Name(v)
+		}
+		sort.Strings(vs)
+		return "[" + strings.Join(vs, ", ") + "]"
+	}
+	var parts []string
+	switch r.op() {
+	case opIn:
+		parts = append(parts, "In "+names())
+	case opNotIn:
+		parts = append(parts, "NotIn "+names())
+	case opDoesNotExist:
+		parts = append(parts, "DoesNotExist")
+	case opExists:
+		if !r.hasGt && !r.hasLt {
+			parts = append(parts, "Exists")
+		}
+	}
+	if r.hasGt {
+		parts = append(parts, fmt.Sprintf("Gt %d", r.gt))
+	}
+	if r.hasLt {
+		parts = append(parts, fmt.Sprintf("Lt %d", r.lt))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,66 @@
+// Package lint checks a loaded scenario statically, before anything runs:
+// which capacity source can host which workload, and the mistakes of a
+// hybrid Karpenter / Cluster Autoscaler design that show without
+// simulating (sim lint).
+//
+// # Placement matrix
+//
+// Every workload (its pod template; a resubmit fallback's spec gets a row
+// of its own) is checked against every capacity source:
+//
+//   - each Karpenter NodePool, once per capacity type its requirements
+//     allow (spot, on-demand): the verdict is Karpenter's own provisioning
+//     solver run for one pod on an empty cluster (karpenter.Linter), so
+//     taints, requirements, well-known labels, instance types, offerings,
+//     limits, minValues and DaemonSet overhead are judged exactly as in a
+//     run;
+//   - each Cluster Autoscaler node group: the pod can land when some node
+//     the group adds (one per instance type and zone, built as the model's
+//     launches build them) passes the scheduler's pod-independent filters
+//     (scheduler.StaticFit), and the group has nodes from the start or the
+//     Cluster Autoscaler would scale it up for the pod (autoscaled, may
+//     grow, and the pod fits the group's template, as its scale-up options
+//     decide);
+//   - each static pool (spec.staticNodes) and each Node manifest: some
+//     node passes scheduler.StaticFit with its allocatable as free room.
+//
+// A cell that cannot host says why in the user's words: "untolerated
+// taint capacity-type=on-demand:NoSchedule", "missing label
+// node-group-type=ca-managed", "affinity term 0 needs provisioner-group In
+// [karpenter-burst]", "no zone in common", "no instance type satisfies the
+// requirements", "too big for every instance type", "NodePool limit".
+//
+// # Findings
+//
+// Each finding has a severity (info, warning, error), a kind, the file,
+// line and field path it concerns, a message and a fix. Kinds:
+// unhostable, spot-only-no-fallback, spot-fallback, autoscaler-race,
+// autoscalers-separated, overlap, template-mismatch, spot-flexibility,
+// spot-to-spot-flexibility, obsolete-setting, ineffective-setting,
+// input-warning and invalid (kinds.go says what each means; findings.go
+// words the messages). Findings are sorted by severity (errors first), then file and
+// line; the order is deterministic.
+//
+// # Simplifications
+//
+//   - Pod-to-pod constraints (topology spread, pod affinity and
+//     anti-affinity) and preferences are not judged: they depend on where
+//     other pods run, not on the capacity source.
+//   - "Can land" is about the kind of node a source offers, not about room
+//     left: a full static pool or a node group at its maximum still counts.
+//   - Static pools and node groups are judged without DaemonSet overhead,
+//     as scheduler.StaticFit and the Cluster Autoscaler's scale-up check
+//     are; Karpenter with it, as its solver is.
+//   - DaemonSets and pods with spec.nodeName get no row: nobody provisions
+//     for them.
+//   - A split twin counts as a fallback of the workload that drives it and
+//     the other way round, although the split does not move replicas when
+//     one side cannot run.
+//   - Loader warnings are classified by where they point and what they say:
+//     warnings inside a legacy Karpenter document (v1alpha5 Provisioner,
+//     v1beta1 NodePool) are obsolete settings; warnings about settings a
+//     component ignores are ineffective settings; the rest are
+//     input-warning (info). A scenario that fails to load gets one error
+//     finding per load error (FromLoadError), obsolete-setting when it
+//     names a legacy API.
+package lint

@@ -1,0 +1,574 @@
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/manifest"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/workload"
+)
+
+// landing is a cell that can host, with its source.
+type landing struct {
+	c *cell
+	s *source
+}
+
+func (c *checker) landings(r *row) []landing {
+	var out []landing
+	for i := range r.cells {
+		if r.cells[i].CanLand {
+			out = append(out, landing{&r.cells[i], c.sources[i]})
+		}
+	}
+	return out
+}
+
+func ids(ls []landing) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.s.ID
+	}
+	return out
+}
+
+// workloadFinding locates a finding at the workload's pod template.
+func (c *checker) workloadFinding(w int, sev Severity, kind, msg, fix string, sources []string) Finding {
+	wl := &c.sc.Workloads[w]
+	path := "spec.template.spec"
+	if wl.Kind == workload.BarePod {
+		path = "spec"
+	}
+	return Finding{Severity: sev, Kind: kind, Workload: wl.Ref(), Sources: sources, File: wl.File, Line: wl.Line, Path: path, Message: msg, Fix: fix}
+}
+
+func (c *checker) add(f Finding) { c.res.Findings = append(c.res.Findings, f) }
+
+// findings derives every finding from the matrix and the loader's
+// warnings, then sorts them.
+func (c *checker) findings() {
+	for _, f := range c.failed {
+		c.add(f)
+	}
+	anyRace := false
+	for _, r := range c.rows {
+		if r.variant != "" {
+			continue
+		}
+		raced := c.checkRace(r)
+		if fr := c.fbRow[r.w]; fr != nil {
+			raced = c.checkRace(fr) || raced
+		}
+		anyRace = anyRace || raced
+		c.checkTemplates(r)
+		if fr := c.fbRow[r.w]; fr != nil {
+			c.checkTemplates(fr)
+		}
+		hosts := c.landings(r)
+		if len(hosts) == 0 {
+			c.checkUnhostable(r)
+			continue
+		}
+		c.checkSpotOnly(r, hosts)
+		c.checkOverlap(r, hosts, raced)
+		c.checkFlexibility(r, hosts)
+	}
+	c.checkSeparated(anyRace)
+	c.loaderFindings()
+	sortFindings(c.res.Findings)
+	for _, f := range c.res.Findings {
+		switch f.Severity {
+		case Error:
+			c.res.Summary.Errors++
+		case Warning:
+			c.res.Summary.Warnings++
+		default:
+			c.res.Summary.Infos++
+		}
+	}
+}
+
+// sortFindings orders by severity (errors first), then file and line; the
+// order of generation breaks ties.
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := &fs[i], &fs[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+}
+
+// nearest picks, among the cells of r that cannot host and pass keep, the
+// one closest to hosting: an untolerated taint first (one toleration
+// away), then a label or affinity, then zones, types and capacity types,
+// then size and limits; ties go to matrix order.
+func (c *checker) nearest(r *row, keep func(*source) bool) (*cell, *source) {
+	rank := map[string]int{"taint": 0, "label": 1, "affinity": 1, "template": 1, "zone": 2, "instance-type": 2,
+		"capacity-type": 2, "too-big": 3, "limit": 3, "min-values": 3}
+	var bc *cell
+	var bs *source
+	best := 99
+	for i := range r.cells {
+		cl := &r.cells[i]
+		s := c.sources[i]
+		if cl.CanLand || !keep(s) {
+			continue
+		}
+		k, ok := rank[cl.why.kind]
+		if !ok {
+			k = 4
+		}
+		if k < best {
+			best, bc, bs = k, cl, s
+		}
+	}
+	return bc, bs
+}
+
+func (c *checker) checkUnhostable(r *row) {
+	w := &c.sc.Workloads[r.w]
+	fix := "make one capacity source accept its pods"
+	if cl, s := c.nearest(r, func(*source) bool { return true }); cl != nil && cl.why.fix != "" {
+		fix = fmt.Sprintf("for example, let %s take it (%s): %s", s.ID, cl.why.text, cl.why.fix)
+	}
+	if fr := c.fbRow[r.w]; fr != nil {
+		if ls := c.landings(fr); len(ls) > 0 {
+			c.add(c.workloadFinding(r.w, Warning, KindUnhostable,
+				fmt.Sprintf("no capacity source can host %s as written; only its resubmitted pods can run (on %s), so every pod waits %s first",
+					w.Ref(), strings.Join(ids(ls), ", "), fmtDuration(w.Fallback.After)), fix, nil))
+			return
+		}
+	}
+	c.add(c.workloadFinding(r.w, Error, KindUnhostable,
+		fmt.Sprintf("no capacity source can ever host %s: its pods are stranded by construction", w.Ref()), fix, nil))
+}
+
+// twin is the other workload of a split, or -1.
+func (c *checker) twin(w int) int {
+	wl := &c.sc.Workloads[w]
+	switch {
+	case wl.Split != nil:
+		return int(wl.Split.Twin)
+	case wl.TwinOf >= 0:
+		return int(wl.TwinOf)
+	}
+	return -1
+}
+
+func onDemandHosts(ls []landing) []landing {
+	var out []landing
+	for _, l := range ls {
+		if !l.s.spot {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (c *checker) checkSpotOnly(r *row, hosts []landing) {
+	if len(onDemandHosts(hosts)) > 0 {
+		return
+	}
+	w := &c.sc.Workloads[r.w]
+	spot := ids(hosts)
+	var fallbacks []string
+	fbNote := ""
+	if fr := c.fbRow[r.w]; fr != nil {
+		if od := onDemandHosts(c.landings(fr)); len(od) > 0 {
+			fallbacks = append(fallbacks, fmt.Sprintf("its resubmit fallback (after %s) can land on %s", fmtDuration(w.Fallback.After), strings.Join(ids(od), ", ")))
+		} else {
+			fbNote = fmt.Sprintf("; its resubmit fallback (after %s) cannot land on on-demand capacity either", fmtDuration(w.Fallback.After))
+		}
+	}
+	if t := c.twin(r.w); t >= 0 {
+		if tr := c.byW[t]; tr != nil {
+			if od := onDemandHosts(c.landings(tr)); len(od) > 0 {
+				fallbacks = append(fallbacks, fmt.Sprintf("its split twin %s can land on %s", c.sc.Workloads[t].Ref(), strings.Join(ids(od), ", ")))
+			}
+		}
+	}
+	if len(fallbacks) > 0 {
+		c.add(c.workloadFinding(r.w, Info, KindSpotFallback,
+			fmt.Sprintf("only spot capacity can host %s (%s); %s, so it does not strand when spot runs dry", w.Ref(), strings.Join(spot, ", "), strings.Join(fallbacks, "; ")),
+			"", spot))
+		return
+	}
+	var fixes []string
+	for _, h := range hosts {
+		if h.s.owner == byKarpenter {
+			fixes = append(fixes, fmt.Sprintf("allow on-demand in NodePool/%s (karpenter.sh/capacity-type In [spot, on-demand]): Karpenter then falls back to on-demand by itself", h.s.pool))
+			break
+		}
+	}
+	fixes = append(fixes, "resubmit pods still pending after a timeout with a spec that on-demand capacity accepts (spec.workloads[].resubmit, as hybrid-isolated does)")
+	if cl, s := c.nearest(r, func(s *source) bool { return !s.spot && s.CapacityType != "none" }); cl != nil && cl.why.fix != "" {
+		note := ""
+		if s.owner != byStatic && c.hasOtherAutoscaler(hosts, s) {
+			note = ", which makes the two autoscalers race for it"
+		}
+		fixes = append(fixes, fmt.Sprintf("let %s take it too (%s): %s%s", s.ID, cl.why.text, cl.why.fix, note))
+	}
+	c.add(c.workloadFinding(r.w, Warning, KindSpotOnly,
+		fmt.Sprintf("only spot capacity can host %s (%s) and it has no fallback: when spot runs dry its pods strand%s", w.Ref(), strings.Join(spot, ", "), fbNote),
+		strings.Join(fixes, "; or "), spot))
+}
+
+// hasOtherAutoscaler: some host is provisioned by the other autoscaler
+// than s's.
+func (c *checker) hasOtherAutoscaler(hosts []landing, s *source) bool {
+	for _, h := range hosts {
+		if h.s.owner != byStatic && h.s.owner != s.owner {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRace reports a row both autoscalers would provision for.
+func (c *checker) checkRace(r *row) bool {
+	var kp, ca []string
+	var kpLabels, caLabels []string
+	for i := range r.cells {
+		if !r.cells[i].Provisions {
+			continue
+		}
+		s := c.sources[i]
+		switch s.owner {
+		case byKarpenter:
+			kp = append(kp, s.ID)
+			kpLabels = append(kpLabels, s.labels...)
+		case byCA:
+			ca = append(ca, s.ID)
+			caLabels = append(caLabels, s.labels...)
+		}
+	}
+	if len(kp) == 0 || len(ca) == 0 {
+		return false
+	}
+	who := c.sc.Workloads[r.w].Ref()
+	if r.variant != "" {
+		who = "the resubmitted pods of " + who
+	}
+	fix := "let one autoscaler own it: require a label only one side's nodes carry"
+	if l := append(uniqueSorted(kpLabels), uniqueSorted(caLabels)...); len(l) > 0 {
+		fix += " (e.g. " + strings.Join(l, " or ") + ")"
+	}
+	fix += ", or taint one side's nodes and tolerate that taint only in the workloads meant for it"
+	c.add(c.workloadFinding(r.w, Warning, KindRace,
+		fmt.Sprintf("both Karpenter (%s) and the Cluster Autoscaler (%s) can provision nodes for %s: they race for its pending pods and may both launch",
+			strings.Join(kp, ", "), strings.Join(ca, ", "), who), fix, append(kp, ca...)))
+	return true
+}
+
+func (c *checker) checkSeparated(anyRace bool) {
+	var kp, ca []string
+	var file string
+	var line int
+	for _, s := range c.sources {
+		switch s.owner {
+		case byKarpenter:
+			if len(kp) == 0 || kp[len(kp)-1] != "NodePool/"+s.pool {
+				kp = append(kp, "NodePool/"+s.pool)
+			}
+			if file == "" {
+				file, line = s.File, s.Line
+			}
+		case byCA:
+			ca = append(ca, s.ID)
+		}
+	}
+	if anyRace || len(kp) == 0 || len(ca) == 0 || len(c.rows) == 0 {
+		return
+	}
+	c.add(Finding{Severity: Info, Kind: KindSeparated, Sources: append(kp, ca...), File: file, Line: line,
+		Message: fmt.Sprintf("Karpenter (%s) and the Cluster Autoscaler (%s) never provision for the same workload: they do not race",
+			strings.Join(kp, ", "), strings.Join(ca, ", "))})
+}
+
+// checkTemplates reports node groups the Cluster Autoscaler would grow for
+// pods that cannot run on the nodes it adds.
+func (c *checker) checkTemplates(r *row) {
+	for i := range r.cells {
+		cl := &r.cells[i]
+		s := c.sources[i]
+		if s.owner != byCA || !cl.Provisions || cl.fitsNodes {
+			continue
+		}
+		who := c.sc.Workloads[r.w].Ref()
+		if r.variant != "" {
+			who = "the resubmitted pods of " + who
+		}
+		f := c.workloadFinding(r.w, Warning, KindTemplateMismatch,
+			fmt.Sprintf("the Cluster Autoscaler scales %s up for %s (its template matches) but the pods cannot run on the nodes it adds: %s", s.ID, who, cl.why.text),
+			"make the group's template match its nodes: the ASG's node-template label and taint tags (eksctl propagateASGTags: true) must carry the group's labels and taints",
+			[]string{s.ID})
+		f.File, f.Line, f.Path = s.File, s.Line, s.path
+		c.add(f)
+	}
+}
+
+// intentKey: a label key that says where a workload is meant to run (not
+// one every node has, such as zone or architecture).
+func intentKey(k string) bool {
+	switch k {
+	case keyZone, keyInstanceType, "topology.kubernetes.io/region", "kubernetes.io/arch", "kubernetes.io/os",
+		"kubernetes.io/hostname", "beta.kubernetes.io/arch", "beta.kubernetes.io/os", "beta.kubernetes.io/instance-type",
+		"failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region":
+		return false
+	}
+	return true
+}
+
+func (c *checker) checkOverlap(r *row, hosts []landing, raced bool) {
+	w := &c.sc.Workloads[r.w]
+	spec := r.spec
+	kinds := map[ownerKind]bool{}
+	for _, h := range hosts {
+		kinds[h.s.owner] = true
+	}
+	if len(kinds) < 2 {
+		return
+	}
+	if raced && !kinds[byStatic] {
+		return // the race finding says it
+	}
+	// Labels it selects: every host carries them.
+	var sel []string
+	for i := range spec.NodeSelector {
+		if k := c.syms.Name(spec.NodeSelector[i].Key); intentKey(k) {
+			sel = append(sel, k+" "+fmtOp(c.syms, &spec.NodeSelector[i]))
+		}
+	}
+	if spec.Affinity != nil {
+		for ti := range spec.Affinity.Terms {
+			for i := range spec.Affinity.Terms[ti].Reqs {
+				rq := &spec.Affinity.Terms[ti].Reqs[i]
+				if k := c.syms.Name(rq.Key); !rq.Field && intentKey(k) {
+					sel = append(sel, k+" "+fmtOp(c.syms, rq))
+				}
+			}
+		}
+	}
+	if len(sel) > 0 {
+		c.add(c.workloadFinding(r.w, Warning, KindOverlap,
+			fmt.Sprintf("%s selects %s, which capacity of different kinds carries (%s): its pods can land on any of them",
+				w.Ref(), strings.Join(uniqueSorted(sel), ", "), strings.Join(ids(hosts), ", ")),
+			"select a label only the capacity it is meant for carries, or taint the other capacity", ids(hosts)))
+		return
+	}
+	// Taints it tolerates by name say which capacity it is meant for.
+	var meant, other []landing
+	var tolerated []string
+	for _, h := range hosts {
+		hit := false
+		for _, t := range h.s.taints {
+			if t.Effect == cluster.EffectPreferNoSchedule || !tolerates(spec, t) {
+				continue
+			}
+			hit = true
+			tolerated = append(tolerated, fmtTaint(c.syms, t))
+		}
+		if hit {
+			meant = append(meant, h)
+		} else {
+			other = append(other, h)
+		}
+	}
+	if len(meant) == 0 || len(other) == 0 {
+		return
+	}
+	meantKinds := map[ownerKind]bool{}
+	for _, m := range meant {
+		meantKinds[m.s.owner] = true
+	}
+	var cross []landing
+	for _, o := range other {
+		if !meantKinds[o.s.owner] {
+			cross = append(cross, o)
+		}
+	}
+	if len(cross) == 0 {
+		return
+	}
+	fix := fmt.Sprintf("taint %s and tolerate that taint only where it is meant to run, or make %s require a label only %s carries",
+		strings.Join(ids(cross), ", "), w.Ref(), strings.Join(ids(meant), ", "))
+	c.add(c.workloadFinding(r.w, Warning, KindOverlap,
+		fmt.Sprintf("%s is meant for %s (it tolerates %s) but %s can also take it: nothing keeps it off",
+			w.Ref(), strings.Join(ids(meant), ", "), strings.Join(uniqueSorted(tolerated), ", "), strings.Join(ids(cross), ", ")),
+		fix, append(ids(meant), ids(cross)...)))
+}
+
+// tolerates: a toleration naming the taint's key tolerates it (a wildcard
+// toleration says nothing about intent).
+func tolerates(spec *cluster.PodSpec, t cluster.Taint) bool {
+	for i := range spec.Tolerations {
+		if tol := &spec.Tolerations[i]; tol.Key != cluster.NoSym && tol.Tolerates(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) checkFlexibility(r *row, hosts []landing) {
+	w := &c.sc.Workloads[r.w]
+	var types []string
+	var first *source
+	for _, h := range hosts {
+		if !h.s.spot {
+			continue
+		}
+		if first == nil {
+			first = h.s
+		}
+		types = append(types, h.c.InstanceTypes...)
+	}
+	types = uniqueSorted(types)
+	if first != nil && len(types) < AWSMinSpotTypes {
+		fix := fmt.Sprintf("allow more instance types in %s", first.ID)
+		switch first.owner {
+		case byKarpenter:
+			fix = fmt.Sprintf("allow more instance types in NodePool/%s: several families and sizes (karpenter.k8s.aws/instance-family, karpenter.k8s.aws/instance-size) rather than a list of types", first.pool)
+		case byCA:
+			fix = fmt.Sprintf("list more instance types of similar size in %s's instanceTypes", first.ID)
+		}
+		f := c.workloadFinding(r.w, Warning, KindSpotFlexibility,
+			fmt.Sprintf("%s can use only %d spot instance type(s) (%s): AWS recommends at least %d per workload, so that one capacity pool running dry does not stop it",
+				w.Ref(), len(types), strings.Join(types, ", "), AWSMinSpotTypes), fix, []string{first.ID})
+		f.File, f.Line, f.Path = first.File, first.Line, first.path
+		if first.owner == byCA {
+			f.Path = first.path + ".instanceTypes"
+		} else if first.owner == byStatic && first.path != "" {
+			f.Path = first.path + ".instanceType"
+		}
+		c.add(f)
+	}
+	st := c.sc.KarpenterSettings
+	if !st.SpotToSpotConsolidation {
+		return
+	}
+	for _, h := range hosts {
+		if h.s.owner != byKarpenter || !h.s.spot {
+			continue
+		}
+		np := &c.sc.NodePools[h.s.np]
+		if np.Disruption.ConsolidateNever || np.Disruption.Policy != apis.WhenEmptyOrUnderutilized {
+			continue
+		}
+		if n := len(h.c.InstanceTypes); n < st.SpotToSpotMinTypes {
+			f := c.workloadFinding(r.w, Warning, KindSpotToSpot,
+				fmt.Sprintf("NodePool/%s offers %s only %d spot instance type(s): spot-to-spot consolidation (feature gate on) needs at least %d, so Karpenter never replaces its spot nodes with cheaper ones",
+					h.s.pool, w.Ref(), n, st.SpotToSpotMinTypes),
+				fmt.Sprintf("allow at least %d instance types in NodePool/%s", st.SpotToSpotMinTypes, h.s.pool), []string{h.s.ID})
+			f.File, f.Line, f.Path = h.s.File, h.s.Line, h.s.path
+			c.add(f)
+		}
+	}
+}
+
+// loaderFindings turns the loader's warnings into findings.
+func (c *checker) loaderFindings() {
+	for _, w := range c.sc.Warnings {
+		path, msg := splitPath(w.Msg)
+		f := Finding{Severity: Info, Kind: KindInput, File: w.File, Line: w.Line, Path: path, Message: msg}
+		switch {
+		case c.inLegacyKarpenterDoc(w) || legacy(msg):
+			f.Severity, f.Kind = Warning, KindObsolete
+		case ineffective(msg):
+			f.Severity, f.Kind = Warning, KindIneffective
+		}
+		f.Fix = fixIn(msg)
+		if f.Fix == "" && f.Kind == KindObsolete {
+			f.Fix = "rewrite it as a karpenter.sh/v1 NodePool (sim run lists each conversion)"
+		}
+		c.add(f)
+	}
+}
+
+// inLegacyKarpenterDoc: the warning points into a NodePool read from a
+// v1alpha5 Provisioner or v1beta1 NodePool.
+func (c *checker) inLegacyKarpenterDoc(w scenario.Warning) bool {
+	var owner *apis.NodePool
+	for i := range c.sc.NodePools {
+		p := &c.sc.NodePools[i]
+		if p.File == w.File && p.Line <= w.Line && (owner == nil || p.Line > owner.Line) {
+			owner = p
+		}
+	}
+	return owner != nil && owner.Source != "karpenter.sh/v1 NodePool"
+}
+
+func legacy(msg string) bool {
+	return strings.Contains(msg, "v1alpha5") || strings.Contains(msg, "v1beta1")
+}
+
+func ineffective(msg string) bool {
+	for _, s := range []string{"do-not-consolidate", "do-not-evict", "not read by", "ignores it", "ignores this one",
+		"cannot scale it up from zero", "does not know the taints", "has no effect", "creates no pods", "covers no pods", "stay Pending"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitPath splits "spec.x: message" into the field path and the message.
+func splitPath(msg string) (string, string) {
+	p, rest, ok := strings.Cut(msg, ": ")
+	if !ok || p == "" || strings.ContainsAny(p, " ,;") {
+		return "", msg
+	}
+	return p, rest
+}
+
+// fixIn finds the fix a loader message carries: "(write ...)", "(v1: ...)",
+// or the hint after "; " that the Cluster Autoscaler's warnings end with.
+func fixIn(msg string) string {
+	for _, open := range []string{"(write ", "(v1: "} {
+		if i := strings.LastIndex(msg, open); i >= 0 {
+			if j := strings.LastIndex(msg, ")"); j > i {
+				return msg[i+1 : j]
+			}
+		}
+	}
+	return ""
+}
+
+// FromLoadError turns a scenario's load errors (manifest.Error or
+// manifest.Errors) into a Result with one error finding each: an obsolete
+// Karpenter field in a karpenter.sh/v1 NodePool is an obsolete-setting,
+// the rest invalid. ok is false for other errors (a missing file).
+func FromLoadError(name string, err error) (Result, bool) {
+	var many manifest.Errors
+	var one *manifest.Error
+	var errs []*manifest.Error
+	switch {
+	case errors.As(err, &many):
+		errs = many
+	case errors.As(err, &one):
+		errs = []*manifest.Error{one}
+	default:
+		return Result{}, false
+	}
+	res := Result{SchemaVersion: SchemaVersion, Scenario: name, Sources: []Source{}, Placements: []Placement{}, Findings: []Finding{}}
+	for _, e := range errs {
+		f := Finding{Severity: Error, Kind: KindInvalid, File: e.File, Line: e.Line, Path: e.Path, Message: e.Msg, Fix: e.Hint}
+		if legacy(e.Msg) || strings.Contains(e.Msg, "is not a karpenter.sh/v1 field") || strings.Contains(e.Msg, "cannot be turned off in karpenter.sh/v1") ||
+			strings.Contains(e.Msg, "moved from") {
+			f.Kind = KindObsolete
+		}
+		res.Findings = append(res.Findings, f)
+	}
+	sortFindings(res.Findings)
+	res.Summary.Errors = len(res.Findings)
+	return res, true
+}

@@ -1,0 +1,449 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/scheduler"
+	"github.com/clustersim/clustersim/sim/spotmarket"
+	"github.com/clustersim/clustersim/sim/workload"
+)
+
+// SchemaVersion of Result's JSON form: bumped on any rename or change of
+// meaning; keys are otherwise only added.
+const SchemaVersion = 1
+
+// AWSMinSpotTypes is how many instance types AWS advises a spot workload
+// to be able to use, so that one capacity pool running dry does not stop
+// it (EC2 Spot best practices; MODEL.md "EC2 and the spot market").
+const AWSMinSpotTypes = 10
+
+// Result is what Check finds.
+type Result struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Scenario      string `json:"scenario"`
+	// Sources are the capacity sources, in matrix order: NodePools by name
+	// (spot, then on-demand), node groups, static pools, Node manifests.
+	Sources []Source `json:"sources"`
+	// Placements has one row per workload (and one per resubmit
+	// fallback), in manifest order, with one cell per source.
+	Placements []Placement `json:"placements"`
+	Findings   []Finding   `json:"findings"`
+	Summary    Summary     `json:"summary"`
+}
+
+// Source is one capacity source.
+type Source struct {
+	// ID names it in cells and messages: "NodePool/burst-spot (spot)",
+	// "NodeGroup/core-on-demand", "StaticPool/core", "Node/worker-1".
+	ID   string `json:"id"`
+	Kind string `json:"kind"` // NodePool, NodeGroup, StaticPool or Node
+	Name string `json:"name"`
+	// Autoscaler is karpenter, cluster-autoscaler, or "" for static
+	// capacity.
+	Autoscaler string `json:"autoscaler,omitempty"`
+	// CapacityType is spot, on-demand, mixed (a node group with both) or
+	// none (a pool without nodes).
+	CapacityType string `json:"capacityType"`
+	File         string `json:"file,omitempty"`
+	Line         int    `json:"line,omitempty"`
+}
+
+// Placement is one row of the matrix.
+type Placement struct {
+	Workload string `json:"workload"` // Kind/namespace/name
+	// Variant is "" for the workload as written, "resubmit after 5m" for
+	// its resubmit fallback's spec.
+	Variant string `json:"variant,omitempty"`
+	Cells   []Cell `json:"cells"`
+}
+
+// Cell says whether one source can host one row's pods.
+type Cell struct {
+	Source string `json:"source"`
+	// CanLand: the source offers a node the pods can run on (and, for a
+	// node group that starts empty, the Cluster Autoscaler would add one).
+	CanLand bool `json:"canLand"`
+	// Provisions: the source's autoscaler would add a node for a pending
+	// pod of the row (Karpenter: its solver; Cluster Autoscaler: its
+	// scale-up check against the group's template).
+	Provisions bool `json:"provisions"`
+	// Reason says why not, in the user's words; ReasonKind classifies it:
+	// taint, label, affinity, zone, capacity-type, instance-type, too-big,
+	// limit, min-values, cordoned, node-name, no-nodes, not-autoscaled,
+	// template, other.
+	Reason     string `json:"reason,omitempty"`
+	ReasonKind string `json:"reasonKind,omitempty"`
+	// InstanceTypes are the instance types of the source that can host
+	// the pods, by name.
+	InstanceTypes []string `json:"instanceTypes,omitempty"`
+}
+
+// Summary counts findings by severity.
+type Summary struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+}
+
+// Count returns how many findings are at or above sev.
+func (r *Result) Count(sev Severity) int {
+	n := 0
+	for i := range r.Findings {
+		if r.Findings[i].Severity >= sev {
+			n++
+		}
+	}
+	return n
+}
+
+// owner kinds of sources.
+type ownerKind uint8
+
+const (
+	byKarpenter ownerKind = iota
+	byCA
+	byStatic
+)
+
+var ownerNames = [...]string{"Karpenter", "the Cluster Autoscaler", "static capacity"}
+
+// source is a Source with what the checks need.
+type source struct {
+	Source
+	owner ownerKind
+	spot  bool // every node it adds is spot
+	path  string
+	// taints its nodes carry (every node of a source carries the same).
+	taints []cluster.Taint
+	// labels: user labels that identify it (for fix suggestions).
+	labels []string
+
+	pool  string
+	ct    cluster.CapacityType
+	np    int // index in sc.NodePools
+	group *clusterautoscaler.LintGroup
+	nodes []cluster.Node // static nodes, or the group's nodes
+}
+
+// row is a Placement with what the checks need.
+type row struct {
+	w       int // workload index
+	spec    *cluster.PodSpec
+	variant string // Placement.Variant
+	cells   []cell
+}
+
+type cell struct {
+	Cell
+	why why
+	// fitsNodes: a node group's nodes accept the pods (template aside).
+	fitsNodes bool
+}
+
+// checker holds one Check.
+type checker struct {
+	sc      *scenario.Scenario
+	syms    *cluster.Symbols
+	linter  *karpenter.Linter
+	sources []*source
+	rows    []*row
+	byW     map[int]*row // primary row of each workload
+	fbRow   map[int]*row // resubmit row of each workload
+	res     Result
+	failed  []Finding // internal problems, reported as findings
+}
+
+// Check builds the placement matrix of sc and its findings. It never runs
+// the simulation; the autoscalers' checks intern names into a copy of the
+// scenario's symbols, so sc can still be run.
+func Check(sc *scenario.Scenario) Result {
+	c := &checker{sc: sc, syms: sc.Syms.Clone(), byW: map[int]*row{}, fbRow: map[int]*row{}}
+	c.res = Result{SchemaVersion: SchemaVersion, Scenario: sc.Name, Sources: []Source{}, Placements: []Placement{}, Findings: []Finding{}}
+	c.buildSources()
+	c.buildRows()
+	for _, r := range c.rows {
+		for _, s := range c.sources {
+			r.cells = append(r.cells, c.judge(r.spec, s))
+		}
+	}
+	for _, s := range c.sources {
+		c.res.Sources = append(c.res.Sources, s.Source)
+	}
+	for _, r := range c.rows {
+		p := Placement{Workload: c.sc.Workloads[r.w].Ref(), Variant: r.variant, Cells: make([]Cell, len(r.cells))}
+		for i := range r.cells {
+			p.Cells[i] = r.cells[i].Cell
+		}
+		c.res.Placements = append(c.res.Placements, p)
+	}
+	c.findings()
+	return c.res
+}
+
+// buildSources lists the capacity sources in matrix order.
+func (c *checker) buildSources() {
+	sc := c.sc
+	if len(sc.NodePools) > 0 {
+		c.buildKarpenter()
+	}
+	if len(sc.NodeGroups) > 0 {
+		groups, err := clusterautoscaler.LintGroups(c.syms, sc.Resources, sc.Catalog, sc.Region, sc.Zones, sc.NodeGroups, sc.CASettings)
+		if err != nil {
+			c.internal("the Cluster Autoscaler's node groups", err)
+		}
+		for i := range groups {
+			g := &groups[i]
+			cfg := g.Config
+			ct := "on-demand"
+			switch {
+			case cfg.Spot():
+				ct = "spot"
+			case cfg.OnDemandPercent < 100:
+				ct = "mixed"
+			}
+			s := &source{Source: Source{ID: "NodeGroup/" + cfg.Name, Kind: "NodeGroup", Name: cfg.Name, Autoscaler: "cluster-autoscaler",
+				CapacityType: ct, File: cfg.File, Line: cfg.Line}, owner: byCA, spot: cfg.Spot(), group: g, nodes: g.Nodes, path: cfg.Path}
+			if len(g.Nodes) > 0 {
+				s.taints = g.Nodes[0].Taints
+			}
+			for _, k := range sortedKeys(cfg.Labels) {
+				if !strings.HasPrefix(k, "alpha.eksctl.io/") && !strings.HasPrefix(k, "eks.amazonaws.com/") {
+					s.labels = append(s.labels, k+"="+cfg.Labels[k])
+				}
+			}
+			c.sources = append(c.sources, s)
+		}
+	}
+	host := c.syms.Intern("kubernetes.io/hostname")
+	static := func(id, kind, name, file string, line int, path, owner string) {
+		s := &source{Source: Source{ID: id, Kind: kind, Name: name, File: file, Line: line}, owner: byStatic, path: path}
+		spot, od := 0, 0
+		for i := range sc.Nodes {
+			n := sc.Nodes[i]
+			if n.Owner != cluster.OwnedByStatic || n.OwnerName != owner {
+				continue
+			}
+			// As cluster.AddNode labels it.
+			n.NameSym = c.syms.Intern(n.Name)
+			n.Labels = n.Labels.With(host, n.NameSym)
+			s.nodes = append(s.nodes, n)
+			if n.CapacityType == cluster.Spot {
+				spot++
+			} else {
+				od++
+			}
+		}
+		switch {
+		case spot > 0 && od == 0:
+			s.CapacityType, s.spot = "spot", true
+		case spot == 0 && od > 0:
+			s.CapacityType = "on-demand"
+		case spot > 0:
+			s.CapacityType = "mixed"
+		default:
+			s.CapacityType = "none"
+		}
+		if len(s.nodes) > 0 {
+			s.taints = s.nodes[0].Taints
+		}
+		c.sources = append(c.sources, s)
+	}
+	for _, p := range sc.StaticPools {
+		static("StaticPool/"+p.Name, "StaticPool", p.Name, p.File, p.Line, p.Path, p.Name)
+	}
+	seen := map[string]bool{}
+	for i := range sc.Nodes {
+		n := &sc.Nodes[i]
+		if n.Owner == cluster.OwnedByStatic && strings.HasPrefix(n.OwnerName, "Node/") && !seen[n.OwnerName] {
+			seen[n.OwnerName] = true
+			static(n.OwnerName, "Node", strings.TrimPrefix(n.OwnerName, "Node/"), "", 0, "", n.OwnerName)
+		}
+	}
+}
+
+func (c *checker) buildKarpenter() {
+	sc := c.sc
+	eng := engine.New(sc.Seed)
+	market, err := spotmarket.New(eng, sc.Catalog, sc.Region, sc.Zones, sc.Market)
+	if err != nil {
+		c.internal("the EC2 offerings", err)
+		return
+	}
+	daemons := c.daemonOverhead()
+	c.linter, err = karpenter.NewLinter(c.syms, sc.Resources, sc.Catalog, market.Price, sc.Region, sc.Zones,
+		sc.NodePools, sc.KarpenterSettings, daemons)
+	if err != nil {
+		c.internal("the Karpenter NodePools", err)
+		return
+	}
+	for i := range sc.NodePools {
+		np := &sc.NodePools[i]
+		var labels []string
+		for _, l := range np.Labels {
+			labels = append(labels, c.syms.Name(l.Key)+"="+c.syms.Name(l.Value))
+		}
+		sort.Strings(labels)
+		for _, ct := range c.linter.CapacityTypes(np.Name) {
+			c.sources = append(c.sources, &source{
+				Source: Source{ID: fmt.Sprintf("NodePool/%s (%s)", np.Name, ct), Kind: "NodePool", Name: np.Name,
+					Autoscaler: "karpenter", CapacityType: ct.String(), File: np.File, Line: np.Line},
+				owner: byKarpenter, spot: ct == cluster.Spot, pool: np.Name, ct: ct, np: i, taints: np.Taints,
+				labels: labels, path: "spec.template.spec.requirements"})
+		}
+	}
+}
+
+// daemonOverhead is workload.Controllers.DaemonSetOverhead for the
+// scenario's DaemonSets: the requests of those that would run on a node.
+func (c *checker) daemonOverhead() karpenter.DaemonOverheadFunc {
+	var ds []*cluster.PodSpec
+	for i := range c.sc.Workloads {
+		if w := &c.sc.Workloads[i]; w.Kind == workload.DaemonSet {
+			ds = append(ds, w.Pod)
+		}
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	syms := c.syms
+	return func(n *cluster.Node) cluster.Resources {
+		var r cluster.Resources
+		for _, spec := range ds {
+			if workload.DaemonSetMatches(syms, spec, n) {
+				r = r.Add(spec.Requests)
+			}
+		}
+		return r
+	}
+}
+
+// buildRows lists the workloads nobody provisions for aside: DaemonSets
+// and pods bound by spec.nodeName.
+func (c *checker) buildRows() {
+	for i := range c.sc.Workloads {
+		w := &c.sc.Workloads[i]
+		if w.Kind == workload.DaemonSet || w.Pod == nil || w.Pod.NodeName != "" || w.Pod.DaemonSet {
+			continue
+		}
+		r := &row{w: i, spec: w.Pod}
+		c.rows = append(c.rows, r)
+		c.byW[i] = r
+		if fb := w.Fallback; fb != nil && fb.Pod != nil {
+			v := "resubmit after " + fmtDuration(fb.After)
+			fr := &row{w: i, spec: fb.Pod, variant: v}
+			c.rows = append(c.rows, fr)
+			c.fbRow[i] = fr
+		}
+	}
+}
+
+// judge fills one cell.
+func (c *checker) judge(spec *cluster.PodSpec, s *source) cell {
+	out := cell{Cell: Cell{Source: s.ID}}
+	switch s.owner {
+	case byKarpenter:
+		chk := c.linter.Check(s.pool, spec, s.ct)
+		out.CanLand, out.Provisions, out.InstanceTypes = chk.Fits, chk.Fits, chk.InstanceTypes
+		if !chk.Fits {
+			out.why = c.karpenterWhy(chk, s, spec)
+		}
+	case byCA:
+		g := s.group
+		fits, w := c.onNodes(spec, s.nodes)
+		out.InstanceTypes = fits
+		out.fitsNodes = len(fits) > 0
+		scale, m, t := g.ScalesUpFor(c.syms, spec)
+		out.Provisions = scale
+		switch {
+		case !out.fitsNodes:
+			out.why = w
+		case g.Config.DesiredCapacity > 0 || scale:
+			out.CanLand = true
+		case !g.CanGrow():
+			out.why = why{kind: "not-autoscaled", text: "starts with no nodes and " + c.noGrowth(g)}
+		case m == scheduler.Fits:
+			out.why = why{kind: "not-autoscaled", text: "starts with no nodes and the Cluster Autoscaler ignores these pods (priority below --expendable-pods-priority-cutoff)",
+				fix: "give the pods a higher priority, or lower --expendable-pods-priority-cutoff"}
+		default:
+			tw := c.mismatchWhy(spec, []*cluster.Node{&g.Template}, m, t)
+			out.why = why{kind: "template", text: "starts with no nodes and the Cluster Autoscaler never scales it up for these pods (its template: " + tw.text + ")",
+				fix: "make the group's ASG tags carry its labels and taints (eksctl propagateASGTags: true, or k8s.io/cluster-autoscaler/node-template/ tags)"}
+		}
+	case byStatic:
+		fits, w := c.onNodes(spec, s.nodes)
+		out.InstanceTypes = fits
+		out.CanLand = len(fits) > 0
+		if !out.CanLand {
+			out.why = w
+		}
+	}
+	if !out.CanLand {
+		out.Reason, out.ReasonKind = out.why.text, out.why.kind
+	} else {
+		out.InstanceTypes = uniqueSorted(out.InstanceTypes)
+	}
+	return out
+}
+
+// noGrowth says why a node group never grows.
+func (c *checker) noGrowth(g *clusterautoscaler.LintGroup) string {
+	switch {
+	case !g.Autoscaled:
+		return "the Cluster Autoscaler does not manage it (no --nodes entry or auto-discovery tags match its ASG)"
+	case g.Max <= 0:
+		return "its maximum size is 0"
+	case !g.ScaleUpFromZero:
+		return "--scale-up-from-zero is off"
+	}
+	return "the Cluster Autoscaler never grows it"
+}
+
+func (c *checker) internal(what string, err error) {
+	c.failed = append(c.failed, Finding{Severity: Error, Kind: KindInvalid, Message: fmt.Sprintf("cannot check %s: %v", what, err),
+		Fix: "fix the error above; sim run reports it too"})
+}
+
+// fmtDuration is a duration without zero units: 5m, 1h30m, 90s -> 1m30s.
+func fmtDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func uniqueSorted(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	k := 1
+	for i := 1; i < len(out); i++ {
+		if out[i] != out[k-1] {
+			out[k] = out[i]
+			k++
+		}
+	}
+	return out[:k]
+}
