@@ -106,7 +106,7 @@ type Autoscaler struct {
 
 	groups     []*group
 	byInstance map[cloud.InstanceID]cluster.NodeID
-	nodes      map[cluster.NodeID]*caNode
+	nodes      nodeTable
 
 	// pending holds pods that were marked unschedulable, in that order;
 	// loops drop those no longer pending. inPending dedupes by PodID.
@@ -128,10 +128,35 @@ type Autoscaler struct {
 
 	est     estimator
 	scratch scratch
+	cache   caches
 	stats   statsState
 	// blocked records, per blocking reason, the nodes it ever kept from
 	// scale-down.
 	blocked map[string]map[cluster.NodeID]bool
+}
+
+// nodeTable holds the records of the groups' nodes by NodeID (nil for
+// other nodes).
+type nodeTable []*caNode
+
+func (t nodeTable) get(id cluster.NodeID) *caNode {
+	if int(id) < len(t) && id >= 0 {
+		return t[id]
+	}
+	return nil
+}
+
+func (t *nodeTable) set(id cluster.NodeID, n *caNode) {
+	for int(id) >= len(*t) {
+		*t = append(*t, nil)
+	}
+	(*t)[id] = n
+}
+
+func (t nodeTable) del(id cluster.NodeID) {
+	if int(id) < len(t) && id >= 0 {
+		t[id] = nil
+	}
 }
 
 // caNode is the Cluster Autoscaler's record of a node of its groups.
@@ -171,7 +196,6 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, provider
 		eng: eng, cl: cl, cat: cat, cloud: provider, ev: evictor, region: region, zones: zones, s: settings,
 		rng:        eng.Stream("clusterautoscaler/expander"),
 		byInstance: map[cloud.InstanceID]cluster.NodeID{},
-		nodes:      map[cluster.NodeID]*caNode{},
 		lastLoop:   never, lastRefresh: never,
 		lastScaleUp: never, lastScaleDownDelete: never, lastScaleDownFail: never,
 	}
@@ -196,6 +220,17 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, provider
 		a.groups = append(a.groups, g)
 	}
 	a.id = eng.Register(a)
+	for i := range cl.Pods {
+		if p := &cl.Pods[i]; p.Phase.OnNode() {
+			a.antiChanged(p, p.Node, 1)
+		}
+	}
+	for i := range cl.Nodes {
+		if cl.Nodes[i].State != cluster.NodeGone {
+			a.liveAdd(cluster.NodeID(i))
+			a.onNodeAdded(cluster.NodeID(i))
+		}
+	}
 	cl.Watch(a)
 	provider.Subscribe(a)
 	eng.After(0, engine.Event{Handler: a.id, Kind: evInit})
@@ -231,10 +266,33 @@ func (a *Autoscaler) HandleEvent(ev engine.Event) {
 func (a *Autoscaler) OnChange(c cluster.Change) {
 	switch c.Kind {
 	case cluster.PodUnschedulable:
+	case cluster.PodBound:
+		a.antiChanged(&a.cl.Pods[c.Pod], c.Node, 1)
+		a.onBound(c.Pod, c.Node)
+		return
+	case cluster.PodTerminating:
+		a.onTerminating(c.Pod, c.Node)
+		return
+	case cluster.NodeAdded:
+		a.liveAdd(c.Node)
+		a.nodeChanged(c.Node)
+		a.onNodeAdded(c.Node)
+		return
+	case cluster.NodeRemoved:
+		a.liveRemove(c.Node)
+		a.nodeChanged(c.Node)
+		return
+	case cluster.NodeReadied, cluster.NodeUpdated:
+		a.nodeChanged(c.Node)
+		return
 	case cluster.PodDeleted, cluster.PodFinished:
+		a.antiChanged(&a.cl.Pods[c.Pod], c.Node, -1)
+		if c.Node != cluster.NoNode {
+			a.onUnbound(c.Pod, c.Node)
+		}
 		// A drained node may now be empty.
 		if c.Node != cluster.NoNode {
-			if n := a.nodes[c.Node]; n != nil && n.drain.evicted && len(a.cl.Nodes[c.Node].Pods) == 0 {
+			if n := a.nodes.get(c.Node); n != nil && n.drain.evicted && len(a.cl.Nodes[c.Node].Pods) == 0 {
 				a.eng.After(0, engine.Event{Handler: a.id, Kind: evDrain, Obj: int32(c.Node)})
 			}
 		}
@@ -337,7 +395,7 @@ func (a *Autoscaler) sweepGone() {
 
 // forget drops a node's records (the node is gone).
 func (a *Autoscaler) forget(id cluster.NodeID) {
-	n := a.nodes[id]
+	n := a.nodes.get(id)
 	if n == nil {
 		return
 	}
@@ -347,7 +405,7 @@ func (a *Autoscaler) forget(id cluster.NodeID) {
 		a.drains--
 	}
 	delete(a.byInstance, n.instance)
-	delete(a.nodes, id)
+	a.nodes.del(id)
 }
 
 // removeNode takes a node out of the group's list.
@@ -433,7 +491,7 @@ func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) clu
 	}
 	id := a.cl.AddNode(node)
 	n := &caNode{group: g, instance: res.Instance, firstPending: never, unneededSince: never, replaces: cluster.NoNode}
-	a.nodes[id] = n
+	a.nodes.set(id, n)
 	a.byInstance[res.Instance] = id
 	g.nodes = append(g.nodes, id)
 	if res.Offering.CapacityType == cluster.Spot {
@@ -529,7 +587,7 @@ func (a *Autoscaler) allocatable(it *catalog.InstanceType, opts catalog.KubeletO
 // nodeReady makes a launched node Ready and records its pending-to-ready
 // time; a rebalancing replacement then drains the node it replaces.
 func (a *Autoscaler) nodeReady(id cluster.NodeID) {
-	n := a.nodes[id]
+	n := a.nodes.get(id)
 	if n == nil || a.cl.Nodes[id].State != cluster.NodeLaunching {
 		return
 	}
@@ -538,7 +596,7 @@ func (a *Autoscaler) nodeReady(id cluster.NodeID) {
 		n.group.stats.pendingToReady = append(n.group.stats.pendingToReady, (a.eng.Now() - n.firstPending).Seconds())
 	}
 	if old := n.replaces; old != cluster.NoNode {
-		if on := a.nodes[old]; on != nil && !on.deleting && a.cl.Nodes[old].State != cluster.NodeGone {
+		if on := a.nodes.get(old); on != nil && !on.deleting && a.cl.Nodes[old].State != cluster.NodeGone {
 			a.startDelete(old, a.eng.Now(), deleteRebalance)
 		}
 	}
@@ -551,7 +609,7 @@ func (a *Autoscaler) handleSignal(inst cloud.InstanceID, kind cloud.SignalKind) 
 	if !ok {
 		return
 	}
-	n := a.nodes[id]
+	n := a.nodes.get(id)
 	g := n.group
 	switch kind {
 	case cloud.RebalanceRecommendation, cloud.InterruptionNotice:
@@ -560,7 +618,7 @@ func (a *Autoscaler) handleSignal(inst cloud.InstanceID, kind cloud.SignalKind) 
 		if g.cfg.CapacityRebalance && !n.replacing && !n.deleting {
 			if rid := a.launch(g, launchRebalance, nil); rid != cluster.NoNode {
 				n.replacing = true
-				a.nodes[rid].replaces = id
+				a.nodes.get(rid).replaces = id
 			}
 		}
 	case cloud.Terminated:
@@ -585,7 +643,7 @@ func (a *Autoscaler) handleSignal(inst cloud.InstanceID, kind cloud.SignalKind) 
 
 // dropNode removes a node from its group's books (not from the cluster).
 func (a *Autoscaler) dropNode(id cluster.NodeID) {
-	n := a.nodes[id]
+	n := a.nodes.get(id)
 	if n == nil {
 		return
 	}

@@ -186,7 +186,7 @@ func (a *Autoscaler) refreshTemplates() {
 	for _, g := range a.groups {
 		src := cluster.NoNode
 		for _, id := range g.nodes {
-			n := a.nodes[id]
+			n := a.nodes.get(id)
 			nd := &a.cl.Nodes[id]
 			if nd.State == cluster.NodeReady && !nd.Unschedulable && n != nil && !n.deleting {
 				src = id
@@ -355,7 +355,7 @@ func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
 				g.req.active = false
 				a.failScaleUp(g, now)
 			}
-			inst := a.nodes[id].instance
+			inst := a.nodes.get(id).instance
 			a.dropNode(id)
 			a.cl.RemoveNode(id)
 			a.cloud.Terminate(inst)

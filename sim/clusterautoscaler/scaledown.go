@@ -1,11 +1,11 @@
 package clusterautoscaler
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // Why a node cannot be scaled down, in upstream's words
@@ -58,7 +58,7 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 	for _, g := range a.groups {
 		deleting := 0
 		for _, id := range g.nodes {
-			if n := a.nodes[id]; n.deleting {
+			if n := a.nodes.get(id); n.deleting {
 				deleting++
 				if n.drain.kind == deleteScaleDown {
 					inFlight++
@@ -71,7 +71,7 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 	// Empty nodes first, in bulk; then drains, one at a time by default.
 	for pass := 0; pass < 2; pass++ {
 		for _, id := range unneeded {
-			n := a.nodes[id]
+			n := a.nodes.get(id)
 			empty := a.podsToMove(id) == 0
 			if n.deleting || empty != (pass == 0) || now-n.unneededSince < a.s.ScaleDownUnneededTime {
 				continue
@@ -106,13 +106,23 @@ func (a *Autoscaler) inCooldown(now engine.Time) bool {
 
 // podsToMove counts the pods a drain would evict.
 func (a *Autoscaler) podsToMove(id cluster.NodeID) int {
-	n := 0
-	for _, p := range a.cl.Nodes[id].Pods {
-		if !a.cl.Pods[p].Terminating {
-			n++
+	return int(a.state(id).movable)
+}
+
+// utilizationOf is utilization from the node's mirror record
+// (requested = allocatable - free, the same integers).
+func (a *Autoscaler) utilizationOf(id cluster.NodeID) (util float64, gpu bool) {
+	st := a.state(id)
+	if gi, ok := a.cl.Resources.Lookup("nvidia.com/gpu"); ok && st.alloc[gi] > 0 {
+		return float64(st.alloc[gi]-st.free[gi]) / float64(st.alloc[gi]), true
+	}
+	var u float64
+	for _, r := range [2]int{cluster.CPU, cluster.Memory} {
+		if st.alloc[r] > 0 {
+			u = max(u, float64(st.alloc[r]-st.free[r])/float64(st.alloc[r]))
 		}
 	}
-	return n
+	return u, false
 }
 
 // utilization is the node's requested share of allocatable: the larger of
@@ -128,6 +138,56 @@ func (a *Autoscaler) utilization(nd *cluster.Node) (util float64, gpu bool) {
 		}
 	}
 	return u, false
+}
+
+// destSet is the scale-down simulation's destinations, in NodeID order.
+type destSet struct {
+	ids  []cluster.NodeID
+	list []destination
+	base []cluster.Resources // free room at the start of the loop
+	pos  []int32             // by NodeID: index in ids, -1 when not a destination
+	jumps
+	now jumps // nowFit tables
+}
+
+func (d *destSet) get(id cluster.NodeID) *destination {
+	if int(id) < len(d.pos) && d.pos[id] >= 0 {
+		return &d.list[d.pos[id]]
+	}
+	return nil
+}
+
+// destinations lists the nodes pods may move to: schedulable and not
+// being deleted. The set's buffers are reused across loops.
+func (a *Autoscaler) destinations() *destSet {
+	d := &a.scratch.dests
+	for _, id := range d.ids {
+		d.pos[id] = -1
+	}
+	for len(d.pos) < len(a.cl.Nodes) {
+		d.pos = append(d.pos, -1)
+	}
+	d.ids, d.list, d.base = d.ids[:0], d.list[:0], d.base[:0]
+	for _, i := range a.cache.live {
+		st := a.nodeFlags(i)
+		if !st.destOK {
+			continue
+		}
+		d.pos[i] = int32(len(d.ids))
+		d.ids = append(d.ids, i)
+		// Reuse the slot's extra buffer from earlier loops.
+		k := len(d.list)
+		if k < cap(d.list) {
+			d.list = d.list[:k+1]
+			d.list[k] = destination{free: st.free, extra: d.list[k].extra[:0]}
+		} else {
+			d.list = append(d.list, destination{free: st.free})
+		}
+		d.base = append(d.base, st.free)
+	}
+	d.jumps.reset(len(d.ids))
+	d.now.reset(len(d.ids))
+	return d
 }
 
 // destination is a node the scale-down simulation may move pods to.
@@ -153,17 +213,17 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 			continue
 		}
 		for _, id := range g.nodes {
-			n := a.nodes[id]
-			nd := &a.cl.Nodes[id]
-			if nd.State != cluster.NodeReady || n.deleting {
+			n := a.nodes.get(id)
+			st := a.nodeFlags(id)
+			if !st.ready || n.deleting {
 				continue
 			}
-			if v, ok := nd.Labels.Get(a.symScaleDownDisabled); ok && v == a.symTrue {
+			if st.sdDisabled {
 				n.unneededSince = never
 				a.noteBlocked(BlockScaleDownDisabled, id)
 				continue
 			}
-			u, gpu := a.utilization(nd)
+			u, gpu := a.utilizationOf(id)
 			thr := a.s.ScaleDownUtilizationThreshold
 			if gpu {
 				thr = a.s.ScaleDownGPUUtilizationThreshold
@@ -175,37 +235,36 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 			cands = append(cands, cand{id: id, util: u, empty: a.podsToMove(id) == 0, was: n.unneededSince != never})
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		ci, cj := cands[i], cands[j]
+	// A total order (IDs break ties): any sort gives the same result.
+	slices.SortFunc(cands, func(ci, cj cand) int {
 		if ci.empty != cj.empty {
-			return ci.empty
+			if ci.empty {
+				return -1
+			}
+			return 1
 		}
 		if ci.was != cj.was {
-			return ci.was
+			if ci.was {
+				return -1
+			}
+			return 1
 		}
 		if ci.util != cj.util {
-			return ci.util < cj.util
+			if ci.util < cj.util {
+				return -1
+			}
+			return 1
 		}
-		return ci.id < cj.id
+		return cmp.Compare(ci.id, cj.id)
 	})
 
 	// The simulation's view of where pods can go.
-	dests := map[cluster.NodeID]*destination{}
-	var destIDs []cluster.NodeID
-	for i := range a.cl.Nodes {
-		nd := &a.cl.Nodes[i]
-		if !nd.Schedulable() || a.hasTaint(nd, a.symToBeDeleted) {
-			continue
-		}
-		dests[cluster.NodeID(i)] = &destination{free: nd.Free()}
-		destIDs = append(destIDs, cluster.NodeID(i))
-	}
-	start := map[*cluster.PodSpec]int{}
+	dests := a.destinations()
 
 	var out []cluster.NodeID
 	nonEmpty := 0
 	for _, c := range cands {
-		n := a.nodes[c.id]
+		n := a.nodes.get(c.id)
 		if !c.empty && !c.was {
 			if nonEmpty >= maxNonEmptyCandidatesLoop {
 				n.unneededSince = never
@@ -213,7 +272,7 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 			}
 			nonEmpty++
 		}
-		if why := a.canRemove(c.id, dests, destIDs, start); why != "" {
+		if why := a.canRemove(c.id, dests); why != "" {
 			n.unneededSince = never
 			a.noteBlocked(why, c.id)
 			continue
@@ -223,63 +282,71 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 		}
 		out = append(out, c.id)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return a.nodes[out[i]].unneededSince < a.nodes[out[j]].unneededSince })
+	slices.SortStableFunc(out, func(x, y cluster.NodeID) int {
+		return cmp.Compare(a.nodes.get(x).unneededSince, a.nodes.get(y).unneededSince)
+	})
 	return out
 }
 
 // canRemove checks that no pod of the node blocks its removal and that
 // its pods fit on the other nodes; on success ("") it commits the moves to
 // the simulation and marks the node gone from it, else it says why not.
-func (a *Autoscaler) canRemove(id cluster.NodeID, dests map[cluster.NodeID]*destination, destIDs []cluster.NodeID, start map[*cluster.PodSpec]int) string {
-	nd := &a.cl.Nodes[id]
-	type move struct {
-		pod  cluster.PodID
-		dest cluster.NodeID
-	}
-	var moves []move
+func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
+	moves := a.scratch.moves[:0]
+	defer func() { a.scratch.moves = moves[:0] }()
 	undo := func() {
-		clear(start) // room came back: skipped nodes may fit again
+		dests.resetNow() // room came back: passed-over nodes may fit again
 		for _, m := range moves {
-			d := dests[m.dest]
-			d.free = d.free.Add(a.cl.Pods[m.pod].Spec.Requests)
+			d := &dests.list[m.dest]
+			d.free = d.free.Add(m.spec.Requests)
 			if len(d.extra) > 0 {
 				d.extra = d.extra[:len(d.extra)-1]
 			}
 		}
 	}
-	self := dests[id]
+	self := dests.get(id)
 	if self != nil {
 		self.gone = true
 	}
-	for _, p := range nd.Pods {
-		pod := &a.cl.Pods[p]
-		if pod.Terminating || pod.Phase.Terminal() {
+	// The node's pods, in its own order, from the mirror (bound pods are
+	// never terminal).
+	pods := a.state(id).pods
+	for i := range pods {
+		r := &pods[i]
+		if r.term {
 			continue
 		}
-		if why := a.blocker(p); why != "" {
+		if why := a.blockerRef(r); why != "" {
 			undo()
 			if self != nil {
 				self.gone = false
 			}
 			return why
 		}
-		if pod.Spec.Priority < a.s.ExpendablePodsPriorityCutoff {
+		if r.spec.Priority < a.s.ExpendablePodsPriorityCutoff {
 			continue // expendable: just killed
 		}
-		dest := a.findDestination(pod, dests, destIDs, start)
-		if dest == cluster.NoNode {
+		dest := a.findDestination(r, dests)
+		if dest < 0 {
 			undo()
 			if self != nil {
 				self.gone = false
 			}
 			return BlockNoPlaceToMove
 		}
-		d := dests[dest]
-		d.free = d.free.Sub(pod.Spec.Requests)
-		d.extra = append(d.extra, placedPod{pod.Spec, pod.Namespace})
-		moves = append(moves, move{p, dest})
+		d := &dests.list[dest]
+		d.free = d.free.Sub(r.spec.Requests)
+		d.extra = append(d.extra, placedPod{r.spec, r.ns})
+		moves = append(moves, move{r.spec, int32(dest)})
 	}
 	return ""
+}
+
+// move is a pod the scale-down simulation moved to a destination (index
+// in the destination set).
+type move struct {
+	spec *cluster.PodSpec
+	dest int32
 }
 
 // noteBlocked records that a reason kept a node from scale-down.
@@ -294,39 +361,34 @@ func (a *Autoscaler) noteBlocked(why string, id cluster.NodeID) {
 }
 
 // findDestination finds the first node, in ID order, where a pod fits in
-// the simulation. Room only shrinks during a pass, so nodes that refused a
-// spec are skipped for it afterwards.
-func (a *Autoscaler) findDestination(pod *cluster.Pod, dests map[cluster.NodeID]*destination, destIDs []cluster.NodeID, start map[*cluster.PodSpec]int) cluster.NodeID {
-	has, _ := podConstraints(pod.Spec, a.symHostname)
-	i := start[pod.Spec]
-	for ; i < len(destIDs); i++ {
-		id := destIDs[i]
-		d := dests[id]
-		if d.gone {
-			continue
+// the simulation, and returns its index in the destination set (-1:
+// none). Room only shrinks and nodes only go during a pass (until an
+// undo), so nodes found full stay so: nowFit passes over them.
+func (a *Autoscaler) findDestination(r *podRef, dests *destSet) int {
+	spec := r.spec
+	n := len(dests.ids)
+	for i := 0; i < n; i++ {
+		if i = a.nowFit(dests, r.fit, spec, i); i >= n {
+			break
 		}
-		nd := &a.cl.Nodes[id]
-		if m, _ := scheduler.StaticFit(a.cl.Syms, pod.Spec, nd, &d.free); m != scheduler.Fits {
-			if !has {
-				start[pod.Spec] = i + 1
-			}
-			continue
-		}
-		if has || len(d.extra) > 0 || a.anyAntiAffinity(nd) {
+		d := &dests.list[i]
+		id := dests.ids[i]
+		// Pods without pod-level constraints can only be refused by
+		// required anti-affinity of the pods there (or moved there).
+		if r.has || (len(d.extra) > 0 && extraAnti(d.extra)) || a.anyAntiAffinity(id) {
 			placed := a.scratch.placed[:0]
-			for _, q := range nd.Pods {
-				qq := &a.cl.Pods[q]
-				placed = append(placed, placedPod{qq.Spec, qq.Namespace})
+			for _, q := range a.state(id).pods {
+				placed = append(placed, placedPod{q.spec, q.ns})
 			}
 			placed = append(placed, d.extra...)
 			a.scratch.placed = placed
-			if !podLevelOK(a.cl.Syms, a.symHostname, pod.Spec, pod.Namespace, placed) {
+			if !podLevelOK(a.cl.Syms, a.symHostname, spec, r.ns, placed) {
 				continue
 			}
 		}
-		return id
+		return i
 	}
-	return cluster.NoNode
+	return -1
 }
 
 // blocker returns why a pod keeps its node from being scaled down, or ""
@@ -336,19 +398,24 @@ func (a *Autoscaler) findDestination(pod *cluster.Pod, dests map[cluster.NodeID]
 // disruption). Local storage is not modelled.
 func (a *Autoscaler) blocker(p cluster.PodID) string {
 	pod := &a.cl.Pods[p]
-	if pod.Spec.SafeToEvict != nil && *pod.Spec.SafeToEvict {
+	return a.blockerRef(&podRef{spec: pod.Spec, id: p, ns: pod.Namespace, workload: pod.Workload, term: pod.Terminating})
+}
+
+// blockerRef is blocker on a pod's mirror record.
+func (a *Autoscaler) blockerRef(r *podRef) string {
+	if r.spec.SafeToEvict != nil && *r.spec.SafeToEvict {
 		return ""
 	}
-	if pod.Workload < 0 {
+	if r.workload < 0 {
 		return BlockNotReplicated
 	}
-	if a.s.SkipNodesWithSystemPods && pod.Namespace == a.symKubeSystem && (a.pdbs == nil || !a.pdbs.Covered(p)) {
+	if a.s.SkipNodesWithSystemPods && r.ns == a.symKubeSystem && (a.pdbs == nil || !a.pdbs.Covered(r.id)) {
 		return BlockKubeSystem
 	}
-	if pod.Spec.SafeToEvict != nil && !*pod.Spec.SafeToEvict {
+	if r.spec.SafeToEvict != nil && !*r.spec.SafeToEvict {
 		return BlockNotSafeToEvict
 	}
-	if a.ev.Blocked(p) {
+	if a.ev.Blocked(r.id) {
 		return BlockPDB
 	}
 	return ""
@@ -358,14 +425,23 @@ func (a *Autoscaler) blocker(p cluster.PodID) string {
 // up to maxBulkSoftTaint newly unneeded nodes per loop and takes it off
 // nodes needed again, so the scheduler avoids nodes about to go.
 func (a *Autoscaler) updateSoftTaints(unneeded []cluster.NodeID) {
-	isUnneeded := map[cluster.NodeID]bool{}
+	isUnneeded := a.scratch.unneeded[:0]
+	for len(isUnneeded) < len(a.cl.Nodes) {
+		isUnneeded = append(isUnneeded, false)
+	}
+	a.scratch.unneeded = isUnneeded
 	for _, id := range unneeded {
 		isUnneeded[id] = true
 	}
+	defer func() {
+		for _, id := range unneeded {
+			isUnneeded[id] = false
+		}
+	}()
 	budget := maxBulkSoftTaint
 	for _, g := range a.groups {
 		for _, id := range g.nodes {
-			n := a.nodes[id]
+			n := a.nodes.get(id)
 			switch {
 			case isUnneeded[id] && !n.softTainted && budget > 0:
 				budget--
@@ -382,7 +458,7 @@ func (a *Autoscaler) updateSoftTaints(unneeded []cluster.NodeID) {
 // startDelete taints (and cordons) a node and deletes it: an empty one
 // after --node-delete-delay-after-taint, another after draining it.
 func (a *Autoscaler) startDelete(id cluster.NodeID, now engine.Time, kind deleteKind) {
-	n := a.nodes[id]
+	n := a.nodes.get(id)
 	n.deleting = true
 	n.drain = drainState{active: true, kind: kind, start: now, deadline: now + a.s.MaxPodEvictionTime}
 	a.cl.AddTaint(id, cluster.Taint{Key: a.symToBeDeleted, Effect: cluster.EffectNoSchedule})
@@ -406,7 +482,7 @@ func (a *Autoscaler) startDelete(id cluster.NodeID, now engine.Time, kind delete
 // last pod is gone, or after the longest grace period (capped by
 // --max-graceful-termination-sec) plus a headroom.
 func (a *Autoscaler) drainStep(id cluster.NodeID) {
-	n := a.nodes[id]
+	n := a.nodes.get(id)
 	if n == nil || !n.drain.active || n.drain.empty {
 		return
 	}
@@ -446,7 +522,7 @@ func (a *Autoscaler) drainStep(id cluster.NodeID) {
 // abortDelete gives up a drain: the node is untainted and uncordoned, and
 // scale-down waits --scale-down-delay-after-failure.
 func (a *Autoscaler) abortDelete(id cluster.NodeID, now engine.Time) {
-	n := a.nodes[id]
+	n := a.nodes.get(id)
 	if n.drain.kind == deleteScaleDown {
 		a.drains--
 		a.lastScaleDownFail = now
@@ -465,7 +541,7 @@ func (a *Autoscaler) abortDelete(id cluster.NodeID, now engine.Time) {
 // finishDelete terminates the node's instance and removes the node; a
 // scale-down lowers the ASG's desired capacity with it.
 func (a *Autoscaler) finishDelete(id cluster.NodeID) {
-	n := a.nodes[id]
+	n := a.nodes.get(id)
 	if n == nil || !n.drain.active {
 		return
 	}

@@ -20,6 +20,12 @@ type scratch struct {
 	upcoming []simNode
 	fits     []bool
 	placed   []placedPod
+	dests    destSet
+	unneeded []bool // by NodeID, all false between loops
+	exIDs    []cluster.NodeID
+	exBase   []cluster.Resources
+	exJumps  jumps
+	moves    []move
 }
 
 type groupKey struct {
@@ -143,14 +149,17 @@ func (a *Autoscaler) groupPods(pods []cluster.PodID) []*podGroup {
 // with pods left.
 func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 	ex := a.scratch.existing[:0]
-	for i := range a.cl.Nodes {
-		nd := &a.cl.Nodes[i]
-		if !nd.Schedulable() || a.hasTaint(nd, a.symToBeDeleted) {
+	exIDs, exBase := a.scratch.exIDs[:0], a.scratch.exBase[:0]
+	for _, i := range a.cache.live {
+		st := a.nodeFlags(i)
+		if !st.destOK {
 			continue
 		}
-		ex = append(ex, existingNode{id: cluster.NodeID(i), free: nd.Free()})
+		ex = append(ex, existingNode{id: i, free: st.free})
+		exIDs, exBase = append(exIDs, i), append(exBase, st.free)
 	}
-	a.scratch.existing = ex
+	a.scratch.existing, a.scratch.exIDs, a.scratch.exBase = ex, exIDs, exBase
+	a.scratch.exJumps.reset(len(ex))
 
 	type upcomingSet struct {
 		tpl   *template
@@ -177,10 +186,15 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 		// scheduler's verdict.
 		if !pg.podLevel || pg.hostOnly {
 			cursor := 0
+			t := a.scratch.exJumps.table(a, pg.spec)
 			for k < len(pg.pods) && cursor < len(ex) {
+				// Room only shrinks here: nodes that did not fit at the
+				// start are passed over.
+				if cursor = a.next(t, exIDs, exBase, pg.spec, cursor); cursor == len(ex) {
+					break
+				}
 				e := &ex[cursor]
-				nd := &a.cl.Nodes[e.id]
-				if m, _ := scheduler.StaticFit(a.cl.Syms, pg.spec, nd, &e.free); m != scheduler.Fits || !a.podLevelOnNode(pg, e) {
+				if !pg.spec.Requests.Fits(e.free) || !a.podLevelOnNode(pg, e) {
 					cursor++
 					continue
 				}
@@ -225,29 +239,16 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 // podLevelOnNode checks a group's hostname-keyed pod constraints against
 // an existing node's pods and those the simulation added.
 func (a *Autoscaler) podLevelOnNode(pg *podGroup, e *existingNode) bool {
-	nd := &a.cl.Nodes[e.id]
-	if !pg.podLevel && len(e.extra) == 0 && !a.anyAntiAffinity(nd) {
+	if !pg.podLevel && len(e.extra) == 0 && !a.anyAntiAffinity(e.id) {
 		return true
 	}
 	placed := a.scratch.placed[:0]
-	for _, p := range nd.Pods {
-		pp := &a.cl.Pods[p]
-		placed = append(placed, placedPod{pp.Spec, pp.Namespace})
+	for _, p := range a.state(e.id).pods {
+		placed = append(placed, placedPod{p.spec, p.ns})
 	}
 	placed = append(placed, e.extra...)
 	a.scratch.placed = placed
 	return podLevelOK(a.cl.Syms, a.symHostname, pg.spec, pg.ns, placed)
-}
-
-// anyAntiAffinity reports whether a pod on the node has required
-// anti-affinity (which could refuse a newcomer).
-func (a *Autoscaler) anyAntiAffinity(nd *cluster.Node) bool {
-	for _, p := range nd.Pods {
-		if len(a.cl.Pods[p].Spec.PodAntiAffinity) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *Autoscaler) hasTaint(nd *cluster.Node, key cluster.Sym) bool {
@@ -355,11 +356,8 @@ func (a *Autoscaler) execute(best *option, groups []*podGroup, now engine.Time) 
 // the maxima.
 func (a *Autoscaler) limitByResources(tpl *template) int {
 	var cores, memGiB float64
-	for i := range a.cl.Nodes {
+	for _, i := range a.cache.live {
 		nd := &a.cl.Nodes[i]
-		if nd.State == cluster.NodeGone {
-			continue
-		}
 		if it, ok := a.cat.Lookup(nd.InstanceType); ok {
 			cores += float64(it.VCPU)
 			memGiB += float64(it.MemoryMiB) / 1024

@@ -152,8 +152,8 @@ func (k *Karpenter) candidates(m method) []*candidate {
 		}
 		return b
 	}
-	for _, kn := range k.nodes {
-		if kn == nil || kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil {
+	for _, kn := range k.live {
+		if kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil {
 			continue
 		}
 		spec := kn.pool.spec
@@ -257,8 +257,8 @@ func (k *Karpenter) drifted(kn *knode) bool {
 func (k *Karpenter) budgets(reason apis.Reason) map[*pool]int {
 	num := map[*pool]int{}
 	disrupting := map[*pool]int{}
-	for _, kn := range k.nodes {
-		if kn == nil || !kn.initialized {
+	for _, kn := range k.live {
+		if !kn.initialized {
 			continue
 		}
 		num[kn.pool]++

@@ -108,6 +108,7 @@ type Karpenter struct {
 
 	// nodes tracks Karpenter's nodes by NodeID (nil for others).
 	nodes      []*knode
+	live       []*knode // the non-nil entries of nodes, by ID
 	byInstance map[cloud.InstanceID]cluster.NodeID
 	nodeSeq    int
 	// antiBound counts bound pods with required anti-affinity.
@@ -126,8 +127,16 @@ type Karpenter struct {
 	}
 
 	// disruption
-	dis     disruption
-	exCache exCache
+	dis disruption
+
+	// existing nodes for solves (see existing.go)
+	exCache     exCache
+	byName      []cluster.NodeID
+	nodeEpoch   []uint32
+	solveSeq    uint32
+	specClasses map[*cluster.PodSpec]int32
+	specContent map[string]int32
+	statics     map[staticKey]*staticCache
 
 	signals     []cloud.Signal
 	poolUpdates []NodePool
@@ -200,6 +209,7 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, ec2 Clou
 		typeByName: map[string]*itype{}, poolByName: map[string]*pool{},
 		byInstance: map[cloud.InstanceID]cluster.NodeID{}, pending: map[cluster.PodID]bool{},
 		poolStats: map[string]*PoolStats{}, gpuSlot: -1,
+		specClasses: map[*cluster.PodSpec]int32{}, specContent: map[string]int32{}, statics: map[staticKey]*staticCache{},
 	}
 	syms := cl.Syms
 	for _, z := range zones {
@@ -243,6 +253,11 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, ec2 Clou
 		k.addPool(pools[i])
 	}
 	k.id = eng.Register(k)
+	for i := range cl.Nodes {
+		if cl.Nodes[i].State != cluster.NodeGone {
+			k.nodeOrderAdd(cluster.NodeID(i))
+		}
+	}
 	cl.Watch(k)
 	ec2.Subscribe(k)
 	k.dis.nextPass = eng.After(settings.DisruptionPollInterval, engine.Event{Handler: k.id, Kind: evDisruption})
@@ -379,8 +394,18 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 		if kn := k.knodeOf(c.Node); kn != nil && kn.replacementOf != nil {
 			k.eng.After(0, engine.Event{Handler: k.id, Kind: evCommandCheck})
 		}
+		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
-	case cluster.NodeAdded, cluster.NodeRemoved, cluster.NodeUpdated:
+	case cluster.NodeAdded:
+		k.nodeOrderAdd(c.Node)
+		k.nodeChanged(c.Node)
+		k.dis.stateChanged()
+	case cluster.NodeRemoved:
+		k.nodeOrderRemove(c.Node)
+		k.nodeChanged(c.Node)
+		k.dis.stateChanged()
+	case cluster.NodeUpdated:
+		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	}
 }

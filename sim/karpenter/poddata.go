@@ -44,6 +44,8 @@ type podData struct {
 	pref *cluster.Term
 	// tolPNS: PreferNoSchedule taints are tolerated.
 	tolPNS bool
+	// class numbers the spec's content for the existing-node scan.
+	class int32
 
 	affTerms, antiTerms []affTerm
 	groups              []*tgroup // topology groups it owns
@@ -172,7 +174,7 @@ func (s *solver) podData(spec *cluster.PodSpec, ns cluster.Sym, r relax) *podDat
 	}
 	k := s.k
 	syms := k.cl.Syms
-	pd := &podData{spec: spec, ns: ns, relax: r, requests: spec.Requests, tolPNS: r.pns}
+	pd := &podData{spec: spec, ns: ns, relax: r, requests: spec.Requests, tolPNS: r.pns, class: k.specClass(spec)}
 	strict := k.selectorReqs(spec)
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
 		ti := min(int(r.terms), len(spec.Affinity.Terms)-1)

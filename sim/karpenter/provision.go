@@ -57,8 +57,8 @@ func (k *Karpenter) provisionable() []cluster.PodID {
 // deletingNodePods are the reschedulable pods on nodes being deleted.
 func (k *Karpenter) deletingNodePods() []cluster.PodID {
 	var out []cluster.PodID
-	for _, kn := range k.nodes {
-		if kn == nil || !kn.deleting {
+	for _, kn := range k.live {
+		if !kn.deleting {
 			continue
 		}
 		for _, pid := range k.cl.Nodes[kn.id].Pods {
@@ -86,8 +86,8 @@ func (k *Karpenter) hasProvisionable() bool {
 			return true
 		}
 	}
-	for _, kn := range k.nodes {
-		if kn == nil || !kn.deleting {
+	for _, kn := range k.live {
+		if !kn.deleting {
 			continue
 		}
 		for _, pid := range k.cl.Nodes[kn.id].Pods {
@@ -328,6 +328,7 @@ func (k *Karpenter) createNode(c *claim, res cloud.LaunchResult, replacementOf *
 		k.nodes = append(k.nodes, nil)
 	}
 	k.nodes[id] = kn
+	k.live = append(k.live, kn) // IDs only grow: live stays sorted
 	k.byInstance[res.Instance] = id
 	if replacementOf == nil {
 		for _, pid := range c.pods {
@@ -422,6 +423,12 @@ func (k *Karpenter) removeNode(kn *knode, terminate bool) {
 	}
 	delete(k.byInstance, kn.instance)
 	k.nodes[kn.id] = nil
+	for i, o := range k.live {
+		if o == kn {
+			k.live = append(k.live[:i], k.live[i+1:]...)
+			break
+		}
+	}
 	if kn.replacementOf != nil {
 		k.eng.After(0, engine.Event{Handler: k.id, Kind: evCommandCheck})
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // The solver is Karpenter's scheduling simulation (KC
@@ -17,26 +16,6 @@ import (
 // that fails is relaxed one preference at a time and tried again; a pod
 // that still fails goes to the back of the queue, and the solve stops when
 // a whole pass of the queue places nothing.
-
-// exNode is an existing node as a scheduling destination.
-type exNode struct {
-	id   cluster.NodeID
-	node *cluster.Node
-	// view is what filters see: the node itself, or a copy without the
-	// startup taints while one of Karpenter's nodes initializes (KC
-	// ignores ephemeral and startup taints on uninitialized nodes).
-	view        *cluster.Node
-	free        cluster.Resources
-	initialized bool
-	managed     bool
-	// underConsolidateAfter: in a consolidation simulation, pods being
-	// moved may not land here (KC IsUnderConsolidateAfter).
-	underConsolidateAfter bool
-	// daemon is the room kept for DaemonSet pods not yet on the node.
-	daemon     cluster.Resources
-	got        []cluster.PodID
-	gotPending bool
-}
 
 // claim is a NodeClaim being built by a solve.
 type claim struct {
@@ -53,15 +32,24 @@ type claim struct {
 }
 
 type solver struct {
-	k      *Karpenter
-	now    engine.Time
-	pools  []*pool // templates, weight order
-	topo   *topology
-	pds    map[pdKey]*podData
-	avail  []uint64 // per itype: available offering bits
+	k     *Karpenter
+	now   engine.Time
+	pools []*pool // templates, weight order
+	topo  *topology
+	pds   map[pdKey]*podData
+	avail []uint64 // per itype: available offering bits
+	// exists are the existing nodes the solve placed pods on, in base
+	// order (filled when the solve ends).
 	exists []*exNode
-	claims []*claim
-	order  []*claim // claims sorted by pod count, then creation
+	// ec and base are the shared snapshot of existing nodes; stamp marks
+	// this solve's overlay entries; touched are its copies of the nodes
+	// it changed.
+	ec      *exCache
+	base    []exNode
+	stamp   uint32
+	touched []*exNode
+	claims  []*claim
+	order   []*claim // claims sorted by pod count, then creation
 	// remaining resources per pool position (limits), has: limits set.
 	remaining  []cluster.Resources
 	hasLimit   [][cluster.MaxResources]bool
@@ -105,30 +93,19 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	s.topo = &topology{k: k, byKey: map[tgroupKey]*tgroup{}, invKey: map[tgroupKey]*tgroup{}, excluded: excluded, universe: k.domainUniverse(s.pools)}
 
 	// Existing nodes: every live node not being deleted, initialized
-	// first, then by name. The order is cached while nothing changes (the
-	// what-ifs of one disruption pass share it).
-	base := k.existingBase()
-	exs := make([]exNode, 0, len(base))
-	for i := range base {
-		b := &base[i]
-		if o.exclude[b.id] {
-			continue
+	// first, then by name. The snapshot is shared while nothing changes
+	// (the what-ifs of one disruption pass share it); the solve keeps its
+	// changes in an overlay.
+	s.ec = k.existingBase()
+	s.base = s.ec.list
+	k.solveSeq++
+	s.stamp = k.solveSeq
+	for id := range o.exclude {
+		if pos := s.basePos(id); pos >= 0 {
+			s.ec.slots[pos] = exSlot{stamp: s.stamp, excluded: true, touched: -1}
 		}
-		ex := *b
-		ex.free = ex.node.Free().Sub(ex.daemon)
-		ex.got = nil
-		if o.consolidation && ex.managed && ex.initialized {
-			kn := k.nodes[ex.id]
-			pa := kn.pool.spec.Disruption
-			ex.underConsolidateAfter = !pa.ConsolidateNever && pa.ConsolidateAfter > 0 && s.now-kn.lastPodEvent < pa.ConsolidateAfter
-		}
-		exs = append(exs, ex)
 	}
-	s.exists = make([]*exNode, len(exs))
-	for i := range exs {
-		s.exists[i] = &exs[i]
-	}
-	s.topo.existing = s.exists
+	s.topo.s = s
 
 	// Limits: what each pool's active nodes already use.
 	s.remaining = make([]cluster.Resources, len(s.pools))
@@ -136,32 +113,32 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	s.nodesLeft = make([]int64, len(s.pools))
 	for i, p := range s.pools {
 		l := p.spec.Limits
-		s.remaining[i] = l.Max
-		s.hasLimit[i] = l.Has
-		s.nodesLeft[i] = l.Nodes
-	}
-	for _, ex := range s.exists {
-		kn := k.knodeOf(ex.id)
-		if kn == nil {
-			continue
-		}
-		for i, p := range s.pools {
-			if p == kn.pool {
-				s.remaining[i] = s.remaining[i].Sub(kn.capacity)
-				if s.nodesLeft[i] > 0 { // -1: no node limit
-					s.nodesLeft[i]--
+		used, n := s.ec.poolCap[p], s.ec.poolNodes[p]
+		for id := range o.exclude {
+			if pos := s.basePos(id); pos >= 0 {
+				if kn := k.knodeOf(id); kn != nil && kn.pool == p {
+					used = used.Sub(kn.capacity)
+					n--
 				}
 			}
+		}
+		s.remaining[i] = l.Max.Sub(used)
+		s.hasLimit[i] = l.Has
+		s.nodesLeft[i] = l.Nodes
+		if l.Nodes > 0 {
+			s.nodesLeft[i] = max(l.Nodes-n, 0)
 		}
 	}
 
 	// Inverse anti-affinity of pods already running.
 	if k.antiBound > 0 {
-		for _, ex := range s.exists {
-			s.addExistingInverse(ex.node)
+		for i := range s.base {
+			if !s.excludedPos(i) {
+				s.addExistingInverse(s.base[i].node)
+			}
 		}
-		for id := range k.nodes {
-			if kn := k.nodes[id]; kn != nil && (kn.deleting || kn.cmd != nil) {
+		for _, kn := range k.live {
+			if kn.deleting || kn.cmd != nil {
 				s.addExistingInverse(&cl.Nodes[kn.id])
 			}
 		}
@@ -173,59 +150,6 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 		s.podData(p.Spec, p.Namespace, relax{})
 	}
 	return s
-}
-
-// existingBase returns the live nodes not being deleted, sorted
-// initialized first and then by name; cached per (time, state version).
-func (k *Karpenter) existingBase() []exNode {
-	now := k.eng.Now()
-	if k.exCache.valid && k.exCache.at == now && k.exCache.version == k.dis.version && k.exCache.nodes == len(k.cl.Nodes) {
-		return k.exCache.list
-	}
-	cl := k.cl
-	var list []exNode
-	for i := range cl.Nodes {
-		n := &cl.Nodes[i]
-		id := cluster.NodeID(i)
-		if n.State == cluster.NodeGone {
-			continue
-		}
-		kn := k.knodeOf(id)
-		if kn != nil && (kn.deleting || kn.cmd != nil) {
-			continue
-		}
-		ex := exNode{id: id, node: n, view: n, initialized: n.State == cluster.NodeReady, managed: kn != nil}
-		if kn != nil && !kn.initialized {
-			if len(kn.pool.spec.StartupTaints) > 0 {
-				v := *n
-				v.Taints = withoutTaints(n.Taints, kn.pool.spec.StartupTaints)
-				ex.view = &v
-			}
-			// DaemonSet pods start once the node is Ready: keep their room
-			// (KC ExistingNode remaining daemon resources).
-			if k.daemonOverhead != nil {
-				ex.daemon = k.daemonOverhead(n)
-			}
-		}
-		list = append(list, ex)
-	}
-	sort.SliceStable(list, func(i, j int) bool {
-		a, b := &list[i], &list[j]
-		if a.initialized != b.initialized {
-			return a.initialized
-		}
-		return a.node.Name < b.node.Name
-	})
-	k.exCache = exCache{valid: true, at: now, version: k.dis.version, nodes: len(cl.Nodes), list: list}
-	return list
-}
-
-type exCache struct {
-	valid   bool
-	at      engine.Time
-	version uint64
-	nodes   int
-	list    []exNode
 }
 
 func (s *solver) addExistingInverse(n *cluster.Node) {
@@ -335,6 +259,7 @@ func (s *solver) solve(pods []cluster.PodID) {
 		lastLen[id] = len(q) - head
 	}
 	s.failed = append(s.failed[:0], q[head:]...)
+	s.finishExisting()
 }
 
 func (s *solver) trySchedule(id cluster.PodID) bool {
@@ -405,7 +330,6 @@ func (s *solver) insertOrder(c *claim) {
 
 func (s *solver) addExisting(id cluster.PodID, pd *podData) bool {
 	k := s.k
-	syms := k.cl.Syms
 	pending := s.pending[id]
 	fromDeleting := !pending && k.podOnDeletingNode(id)
 	ci := 0 // moved by a disruption
@@ -415,27 +339,25 @@ func (s *solver) addExisting(id cluster.PodID, pd *podData) bool {
 	case fromDeleting:
 		ci = 2
 	}
+	// Nodes under consolidateAfter take no pods a consolidation moves.
+	uca := s.consolidat && !pending && !fromDeleting
+	jt := s.ec.jump(fitClass{spec: pd.class, relax: pd.relax, uca: uca})
+	n := len(s.base)
 	start := 0
 	if !pd.topo() {
 		start = pd.exCursor[ci]
 	}
-	for i := start; i < len(s.exists); i++ {
-		ex := s.exists[i]
-		if ex.underConsolidateAfter && !pending && !fromDeleting {
-			continue
+	for i := start; i < n; i++ {
+		i = s.nextBaseFit(jt, pd, uca, i)
+		if i >= n {
+			break
 		}
-		if m, _ := scheduler.StaticFit(syms, pd.spec, ex.view, &ex.free); m != scheduler.Fits {
-			continue
+		if sl := s.slot(i); sl != nil {
+			if sl.excluded || (sl.touched >= 0 && !pd.requests.Fits(s.touched[sl.touched].free)) {
+				continue
+			}
 		}
-		if !pd.tolPNS && !tolerates(pd.spec.Tolerations, pnsOnly(ex.view.Taints), false) {
-			continue
-		}
-		if pd.term != nil && !pd.term.Matches(syms, ex.view.Labels, ex.view.NameSym) {
-			continue
-		}
-		if pd.pref != nil && !pd.pref.Matches(syms, ex.view.Labels, ex.view.NameSym) {
-			continue
-		}
+		ex := &s.base[i]
 		v := nodeView{node: ex.view}
 		if pd.topo() {
 			if _, ok := s.topo.addRequirements(pd, &v); !ok {
@@ -447,13 +369,14 @@ func (s *solver) addExisting(id cluster.PodID, pd *podData) bool {
 		if len(s.topo.groups) > 0 || len(pd.inverseOwn) > 0 {
 			s.topo.record(pd, &v)
 		}
-		ex.free = ex.free.Sub(pd.requests)
-		ex.got = append(ex.got, id)
-		ex.gotPending = ex.gotPending || pending
+		t := s.touch(i)
+		t.free = t.free.Sub(pd.requests)
+		t.got = append(t.got, id)
+		t.gotPending = t.gotPending || pending
 		return true
 	}
 	if !pd.topo() {
-		pd.exCursor[ci] = len(s.exists)
+		pd.exCursor[ci] = n
 	}
 	return false
 }

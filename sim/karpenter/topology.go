@@ -143,7 +143,9 @@ type topology struct {
 	// universe holds, per key, the domains the NodePools could create
 	// (KC buildDomainGroups).
 	universe map[cluster.Sym][]cluster.Sym
-	existing []*exNode
+	// s is the solve, whose existing nodes are the base minus those it
+	// excludes.
+	s *solver
 }
 
 func (g *tgroup) register(d cluster.Sym) {
@@ -267,8 +269,11 @@ func (t *topology) countDomains(g *tgroup) {
 		g.register(d)
 	}
 	cl := t.k.cl
-	for _, ex := range t.existing {
-		n := ex.node
+	for i := range t.s.base {
+		if t.s.excludedPos(i) {
+			continue
+		}
+		n := t.s.base[i].node
 		if !t.filterExisting(g, n) {
 			continue
 		}

@@ -219,6 +219,14 @@ type framework struct {
 	// Per cycle: indexes of the filters and scorers not skipped.
 	activeFilters []int
 	activeScorers []int
+	// static are the indexes of the static filters (see staticcache.go),
+	// in order; isStatic marks them.
+	static   []int
+	isStatic []bool
+	// dynamic are the active filters that are not static, per cycle.
+	dynamic []int
+	// resFi is the index of NodeResourcesFit among the filters (-1: none).
+	resFi int
 }
 
 func buildFramework(h Handle, reg Registry, p Profile) (*framework, error) {
@@ -254,6 +262,17 @@ func buildFramework(h Handle, reg Registry, p Profile) (*framework, error) {
 			f.normals = append(f.normals, norm)
 		}
 	}
+	f.resFi = -1
+	for i, fp := range f.filters {
+		if _, ok := fp.(*nodeResourcesFit); ok {
+			f.resFi = i
+		}
+		_, st := fp.(staticFilter)
+		f.isStatic = append(f.isStatic, st)
+		if st {
+			f.static = append(f.static, i)
+		}
+	}
 	if len(f.filters) > 32 {
 		return nil, fmt.Errorf("profile %q: more than 32 filter plugins", p.SchedulerName)
 	}
@@ -264,12 +283,22 @@ func buildFramework(h Handle, reg Registry, p Profile) (*framework, error) {
 // preFilter runs the PreFilters and records which filters apply.
 func (f *framework) preFilter(cs *CycleState) {
 	f.activeFilters = f.activeFilters[:0]
+	f.dynamic = f.dynamic[:0]
 	for i, pre := range f.filterPre {
 		if pre != nil && pre.PreFilter(cs) {
 			continue
 		}
 		f.activeFilters = append(f.activeFilters, i)
+		if !f.isStatic[i] {
+			f.dynamic = append(f.dynamic, i)
+		}
 	}
+}
+
+// staticActive reports whether every static filter runs this cycle (so
+// the cache answers for them).
+func (f *framework) staticActive() bool {
+	return len(f.activeFilters)-len(f.dynamic) == len(f.static)
 }
 
 // preScore runs the PreScores and records which scorers apply.

@@ -40,11 +40,11 @@ type podTopologySpread struct {
 	// Filter state of the current cycle.
 	hard []spreadState
 	// Score state of the current cycle.
-	soft           []spreadState
-	requireAll     bool
-	ignored        []bool // per feasible node, in order
-	scoreIndex     int
-	systemDefaults map[*cluster.PodSpec][]cluster.SpreadConstraint
+	soft       []spreadState
+	requireAll bool
+	ignored    []bool // per feasible node, in order
+	scoreIndex int
+	softCache  map[*cluster.PodSpec]softConstraints
 }
 
 type spreadState struct {
@@ -54,6 +54,8 @@ type spreadState struct {
 	min     int32
 	self    int32
 	weight  float64
+	// kept: domains were filled from a kept domain sum.
+	kept bool
 }
 
 var (
@@ -67,15 +69,15 @@ var (
 func newPodTopologySpread(h Handle, args PluginArgs) (Plugin, error) {
 	syms := h.Cluster().Syms
 	p := &podTopologySpread{
-		h:              h,
-		syms:           syms,
-		hostname:       h.Cluster().KeyHostname,
-		zone:           h.Cluster().KeyZone,
-		defaulting:     args.SpreadDefaulting,
-		defaults:       args.DefaultConstraints,
-		missing:        h.Reason("node(s) didn't match pod topology spread constraints (missing required label)", true),
-		skewed:         h.Reason("node(s) didn't match pod topology spread constraints", false),
-		systemDefaults: map[*cluster.PodSpec][]cluster.SpreadConstraint{},
+		h:          h,
+		syms:       syms,
+		hostname:   h.Cluster().KeyHostname,
+		zone:       h.Cluster().KeyZone,
+		defaulting: args.SpreadDefaulting,
+		defaults:   args.DefaultConstraints,
+		missing:    h.Reason("node(s) didn't match pod topology spread constraints (missing required label)", true),
+		skewed:     h.Reason("node(s) didn't match pod topology spread constraints", false),
+		softCache:  map[*cluster.PodSpec]softConstraints{},
 	}
 	if p.defaulting == "" {
 		p.defaulting = SpreadDefaultingSystem
@@ -98,6 +100,33 @@ func (p *podTopologySpread) counter(c *cluster.SpreadConstraint, ns cluster.Sym)
 	return p.h.Topology().Counter(key{sel, ns}, func(pod *cluster.Pod) bool {
 		return pod.Namespace == ns && sel.Matches(syms, pod.Spec.Labels)
 	})
+}
+
+// staticNodeInfo is implemented by the Scheduler: cached node selector
+// and taint verdicts for a spec and node (staticcache.go).
+type staticNodeInfo interface {
+	staticView(spec *cluster.PodSpec) *specStatic
+}
+
+// eligibleID is eligible through the scheduler's cache when it has one
+// (view, nil without).
+func (p *podTopologySpread) eligibleID(cs *CycleState, view *specStatic, c *cluster.SpreadConstraint, nid cluster.NodeID, n *cluster.Node) bool {
+	if !c.HonorNodeAffinity && !c.HonorTaints {
+		return true
+	}
+	if view == nil {
+		return p.eligible(cs, c, n)
+	}
+	e := view.at(nid)
+	return (!c.HonorNodeAffinity || e.sel) && (!c.HonorTaints || e.tol)
+}
+
+// view returns the scheduler's static cache for the cycle's spec, if any.
+func (p *podTopologySpread) view(cs *CycleState) *specStatic {
+	if si, ok := p.h.(staticNodeInfo); ok {
+		return si.staticView(cs.Spec)
+	}
+	return nil
 }
 
 // eligible applies the node inclusion policies of one constraint.
@@ -134,6 +163,7 @@ func (p *podTopologySpread) PreFilter(cs *CycleState) bool {
 		return true
 	}
 	cl := p.h.Cluster()
+	view := p.view(cs)
 	for _, nid := range p.h.Nodes() {
 		n := &cl.Nodes[nid]
 		if !hasKeys(n, p.hard) {
@@ -141,7 +171,7 @@ func (p *podTopologySpread) PreFilter(cs *CycleState) bool {
 		}
 		for i := range p.hard {
 			st := &p.hard[i]
-			if !p.eligible(cs, st.c, n) {
+			if !p.eligibleID(cs, view, st.c, nid, n) {
 				continue
 			}
 			v, _ := n.Labels.Get(st.c.TopologyKey)
@@ -184,8 +214,24 @@ func (p *podTopologySpread) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.
 }
 
 // softConstraints are the pod's ScheduleAnyway constraints, or the default
-// ones when the pod has no constraints at all.
+// ones when the pod has no constraints at all. They are computed once per
+// spec, so their selectors keep their addresses (and counters) across
+// cycles.
 func (p *podTopologySpread) softConstraints(spec *cluster.PodSpec) (cs []cluster.SpreadConstraint, systemDefaulted bool) {
+	if cached, ok := p.softCache[spec]; ok {
+		return cached.cs, cached.system
+	}
+	cs, systemDefaulted = p.computeSoft(spec)
+	p.softCache[spec] = softConstraints{cs, systemDefaulted}
+	return cs, systemDefaulted
+}
+
+type softConstraints struct {
+	cs     []cluster.SpreadConstraint
+	system bool
+}
+
+func (p *podTopologySpread) computeSoft(spec *cluster.PodSpec) (cs []cluster.SpreadConstraint, systemDefaulted bool) {
 	if len(spec.Spread) > 0 {
 		for _, c := range spec.Spread {
 			if !c.Hard {
@@ -204,15 +250,64 @@ func (p *podTopologySpread) softConstraints(spec *cluster.PodSpec) (cs []cluster
 		}
 		return cs, false
 	}
-	if cached, ok := p.systemDefaults[spec]; ok {
-		return cached, true
-	}
 	cs = []cluster.SpreadConstraint{
 		{MaxSkew: SystemDefaultHostnameSkew, TopologyKey: p.hostname, Selector: *spec.OwnerSelector, HonorNodeAffinity: true},
 		{MaxSkew: SystemDefaultZoneSkew, TopologyKey: p.zone, Selector: *spec.OwnerSelector, HonorNodeAffinity: true},
 	}
-	p.systemDefaults[spec] = cs
 	return cs, true
+}
+
+func hasKeysC(n *cluster.Node, cs []cluster.SpreadConstraint) bool {
+	for i := range cs {
+		if !n.Labels.Has(cs[i].TopologyKey) {
+			return false
+		}
+	}
+	return true
+}
+
+// domainSum returns the kept per-domain counts of soft constraint i over
+// every scanned node, or nil when the scheduler cannot keep them (then
+// the caller walks the nodes).
+func (p *podTopologySpread) domainSum(cs *CycleState, constraints []cluster.SpreadConstraint, i int, st *spreadState) *domainSum {
+	si, ok := p.h.(staticNodeInfo)
+	if !ok {
+		return nil
+	}
+	type key struct {
+		spec *cluster.PodSpec
+		ns   cluster.Sym
+		i    int
+	}
+	topo := p.h.Topology()
+	k := key{cs.Spec, cs.Namespace, i}
+	if ds, ok := topo.sumByKey[k]; ok {
+		if ds.overflow {
+			return nil
+		}
+		return ds
+	}
+	view := *si.staticView(cs.Spec)
+	c := &constraints[i]
+	requireAll := p.requireAll
+	cl := p.h.Cluster()
+	ds := topo.domainSum(k, st.counter, p.h.Nodes(), func(nid cluster.NodeID) (cluster.Sym, bool) {
+		n := &cl.Nodes[nid]
+		if requireAll && !hasKeysC(n, constraints) {
+			return cluster.NoSym, false
+		}
+		if c.HonorNodeAffinity || c.HonorTaints {
+			e := view.at(nid)
+			if (c.HonorNodeAffinity && !e.sel) || (c.HonorTaints && !e.tol) {
+				return cluster.NoSym, false
+			}
+		}
+		return n.Labels.Get(c.TopologyKey)
+	})
+	if ds.overflow {
+		return nil
+	}
+	return ds
 }
 
 func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) bool {
@@ -258,20 +353,41 @@ func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) 
 		}
 		st.weight = math.Log(float64(size + 2))
 	}
-	// Counts per domain come from every node, not only the feasible ones.
-	for _, nid := range p.h.Nodes() {
-		n := &cl.Nodes[nid]
-		if p.requireAll && !hasKeys(n, p.soft) {
+	// Counts per domain come from every node, not only the feasible ones:
+	// kept up to date per domain (domainSum) where the scheduler can,
+	// else counted here.
+	walk := false
+	for i := range p.soft {
+		st := &p.soft[i]
+		if st.c.TopologyKey == p.hostname || len(st.domains) == 0 {
 			continue
 		}
-		for i := range p.soft {
-			st := &p.soft[i]
-			if st.c.TopologyKey == p.hostname || !p.eligible(cs, st.c, n) {
+		ds := p.domainSum(cs, constraints, i, st)
+		if ds == nil {
+			walk = true
+			continue
+		}
+		st.kept = true
+		for v := range st.domains {
+			st.domains[v] = int32(ds.sum(v))
+		}
+	}
+	if walk {
+		view := p.view(cs)
+		for _, nid := range p.h.Nodes() {
+			n := &cl.Nodes[nid]
+			if p.requireAll && !hasKeys(n, p.soft) {
 				continue
 			}
-			v, _ := n.Labels.Get(st.c.TopologyKey)
-			if _, candidate := st.domains[v]; candidate {
-				st.domains[v] += st.counter.On(nid)
+			for i := range p.soft {
+				st := &p.soft[i]
+				if st.kept || st.c.TopologyKey == p.hostname || !p.eligibleID(cs, view, st.c, nid, n) {
+					continue
+				}
+				v, _ := n.Labels.Get(st.c.TopologyKey)
+				if _, candidate := st.domains[v]; candidate {
+					st.domains[v] += st.counter.On(nid)
+				}
 			}
 		}
 	}

@@ -83,6 +83,21 @@ type Scheduler struct {
 	version  uint64
 	failedAt map[*cluster.PodSpec]classFailure
 
+	// Static filter cache (staticcache.go).
+	nodeEpoch   []uint32
+	specClasses map[*cluster.PodSpec]int32
+	specContent map[string]int32
+	statics     map[staticTableKey]*staticTable
+	lastTable   struct {
+		fw   *framework
+		spec *cluster.PodSpec
+		t    *staticTable
+	}
+	view specStatic
+	// Fit indexes (fitindex.go).
+	fitIdx  map[fitKey]*fitIndex
+	fitList []*fitIndex
+
 	stats Stats
 }
 
@@ -143,6 +158,10 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cfg Config) (*Scheduler, error
 		failureIDs:      map[string]int32{},
 		boundPriorities: map[int32]int{},
 		failedAt:        map[*cluster.PodSpec]classFailure{},
+		specClasses:     map[*cluster.PodSpec]int32{},
+		specContent:     map[string]int32{},
+		statics:         map[staticTableKey]*staticTable{},
+		fitIdx:          map[fitKey]*fitIndex{},
 		reasons:         []string{""},
 		unresolvable:    []bool{false},
 		reasonCount:     []int32{0},
@@ -240,6 +259,7 @@ func (s *Scheduler) OnChange(c cluster.Change) {
 	case cluster.PodBound:
 		s.boundPriorities[s.cl.Pods[c.Pod].Spec.Priority]++
 		s.topo.update(&s.cl.Pods[c.Pod], c.Node, 1)
+		s.fitNodeChanged(c.Node)
 		s.moveAll(EvPodAssigned)
 	case cluster.PodDeleted, cluster.PodFinished:
 		if c.Node != cluster.NoNode {
@@ -248,18 +268,28 @@ func (s *Scheduler) OnChange(c cluster.Change) {
 				delete(s.boundPriorities, pr)
 			}
 			s.topo.update(&s.cl.Pods[c.Pod], c.Node, -1)
+			s.fitNodeChanged(c.Node)
 			s.moveAll(EvPodUnassigned)
 			return
 		}
 		s.dequeue(c.Pod)
 	case cluster.NodeReadied:
+		s.nodeChanged(c.Node)
 		s.addNode(c.Node)
+		s.topo.nodeChanged(c.Node, true)
 		s.moveAll(EvNodeAdd)
 	case cluster.NodeUpdated:
+		s.nodeChanged(c.Node)
+		s.topo.nodeChanged(c.Node, s.scanned(c.Node))
+		s.fitNodeChanged(c.Node)
 		s.moveAll(EvNodeUpdate)
 	case cluster.NodeRemoved:
+		s.nodeChanged(c.Node)
 		s.removeNode(c.Node)
+		s.topo.nodeChanged(c.Node, false)
 		s.moveAll(EvNodeRemove)
+	case cluster.NodeAdded:
+		s.nodeChanged(c.Node)
 	}
 }
 
@@ -269,6 +299,14 @@ func (s *Scheduler) addNode(id cluster.NodeID) {
 	}
 	s.nodeSlot[id] = int32(len(s.nodes))
 	s.nodes = append(s.nodes, id)
+	for _, x := range s.fitList {
+		x.set(s, id, len(s.nodes)-1)
+	}
+}
+
+// scanned reports whether a node is in the scan list (Ready).
+func (s *Scheduler) scanned(id cluster.NodeID) bool {
+	return int(id) < len(s.nodeSlot) && s.nodeSlot[id] >= 0
 }
 
 func (s *Scheduler) removeNode(id cluster.NodeID) {
@@ -277,6 +315,12 @@ func (s *Scheduler) removeNode(id cluster.NodeID) {
 	}
 	i := s.nodeSlot[id]
 	last := s.nodes[len(s.nodes)-1]
+	for _, x := range s.fitList {
+		x.unset(id, int(i))
+		if int(i) != len(s.nodes)-1 {
+			x.move(len(s.nodes)-1, int(i))
+		}
+	}
 	s.nodes[i] = last
 	s.nodeSlot[last] = i
 	s.nodes = s.nodes[:len(s.nodes)-1]
@@ -499,16 +543,42 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint3
 		return 0
 	}
 	want := numFeasibleNodesToFind(fw.profile.PercentageOfNodesToScore, all)
+	if x := s.fitIndexFor(fw, cs); x != nil {
+		return s.findIndexed(x, want)
+	}
 	processed := 0
+	// With every static filter active, their verdict comes from the
+	// cache; the others run in filter order as usual. A node's reasons are
+	// those of the first filter in filter order that rejects it.
+	var st *staticTable
+	if len(fw.static) > 0 && fw.staticActive() {
+		st = s.staticTableFor(fw, cs.Spec)
+	}
 	for i := 0; i < all && len(s.feasible) < want; i++ {
 		nid := s.nodes[(s.nextStart+i)%all]
 		n := &s.cl.Nodes[nid]
 		processed++
+		filters := fw.activeFilters
+		fail := int8(-1)
+		var failReason Reason
+		if st != nil {
+			e := s.static(fw, st, cs, nid, n)
+			fail, failReason = e.fail, e.reason
+			filters = fw.dynamic
+			if fail >= 0 {
+				filters = fw.activeFilters
+			}
+		}
 		ok := true
-		for _, fi := range fw.activeFilters {
+		for _, fi := range filters {
 			s.extra = s.extra[:0]
-			r := fw.filters[fi].Filter(cs, nid, n, &s.extra)
-			if r == Pass {
+			var r Reason
+			if st != nil && fw.isStatic[fi] {
+				if int8(fi) != fail {
+					continue
+				}
+				r = failReason
+			} else if r = fw.filters[fi].Filter(cs, nid, n, &s.extra); r == Pass {
 				continue
 			}
 			rejectors |= 1 << fi

@@ -15,6 +15,9 @@ type Topology struct {
 	byKey    map[any]*Counter
 	groups   []*TermGroup
 	byGroup  map[groupKey]*TermGroup
+	sums     []*domainSum
+	sumByKey map[any]*domainSum
+	memo     map[groupKey]*matchMemo
 	// NamespaceLabels holds Namespace manifests' labels for namespace
 	// selectors.
 	NamespaceLabels map[cluster.Sym]cluster.Labels
@@ -25,6 +28,8 @@ type Counter struct {
 	match   func(p *cluster.Pod) bool
 	perNode []int32 // by NodeID
 	total   int
+	// sums are the domain sums kept over this counter.
+	sums []*domainSum
 }
 
 // On returns the count on a node.
@@ -44,6 +49,114 @@ func (c *Counter) add(n cluster.NodeID, d int32) {
 	}
 	c.perNode[n] += d
 	c.total += int(d)
+	for _, ds := range c.sums {
+		ds.add(n, d)
+	}
+}
+
+// domainSum keeps, per domain of one topology key, a counter's sum over
+// the scanned nodes that include() admits, up to date on every count
+// change (Counter.add) and node change (Topology.nodeChanged): what a
+// cycle would get by walking every node, without the walk.
+type domainSum struct {
+	counter *Counter
+	// include says whether a node counts and in which domain.
+	include func(nid cluster.NodeID) (cluster.Sym, bool)
+	doms    []cluster.Sym
+	sums    []int64
+	// contrib is per NodeID the index+1 in doms the node counts in (0:
+	// none).
+	contrib []uint8
+	// overflow: too many domains for contrib; the sums are not kept and
+	// callers walk the nodes.
+	overflow bool
+}
+
+const maxDomainSumDomains = 250
+
+func (ds *domainSum) add(n cluster.NodeID, d int32) {
+	if int(n) < len(ds.contrib) && ds.contrib[n] > 0 {
+		ds.sums[ds.contrib[n]-1] += int64(d)
+	}
+}
+
+// refresh recomputes one node's contribution; in: the node is scanned.
+func (ds *domainSum) refresh(n cluster.NodeID, in bool) {
+	if ds.overflow {
+		return
+	}
+	for int(n) >= len(ds.contrib) {
+		ds.contrib = append(ds.contrib, 0)
+	}
+	cnt := int64(ds.counter.On(n))
+	if old := ds.contrib[n]; old > 0 {
+		ds.sums[old-1] -= cnt
+	}
+	ds.contrib[n] = 0
+	if !in {
+		return
+	}
+	v, ok := ds.include(n)
+	if !ok {
+		return
+	}
+	idx := -1
+	for i, d := range ds.doms {
+		if d == v {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		if len(ds.doms) >= maxDomainSumDomains {
+			ds.overflow = true
+			return
+		}
+		idx = len(ds.doms)
+		ds.doms = append(ds.doms, v)
+		ds.sums = append(ds.sums, 0)
+	}
+	ds.contrib[n] = uint8(idx + 1)
+	ds.sums[idx] += cnt
+}
+
+// sum is the counter's sum over the domain's nodes.
+func (ds *domainSum) sum(v cluster.Sym) int64 {
+	for i, d := range ds.doms {
+		if d == v {
+			return ds.sums[i]
+		}
+	}
+	return 0
+}
+
+// DomainSum returns the domain sum for key, creating it over the scanned
+// nodes if new. key must identify counter and include.
+func (t *Topology) domainSum(key any, counter *Counter, nodes []cluster.NodeID, include func(cluster.NodeID) (cluster.Sym, bool)) *domainSum {
+	if ds, ok := t.sumByKey[key]; ok {
+		return ds
+	}
+	ds := &domainSum{counter: counter, include: include}
+	for _, n := range nodes {
+		ds.refresh(n, true)
+	}
+	if t.sumByKey == nil {
+		t.sumByKey = map[any]*domainSum{}
+	}
+	t.sumByKey[key] = ds
+	if !ds.overflow {
+		t.sums = append(t.sums, ds)
+		counter.sums = append(counter.sums, ds)
+	}
+	return ds
+}
+
+// nodeChanged refreshes a node's contribution to every domain sum; in:
+// the node is scanned (Ready).
+func (t *Topology) nodeChanged(n cluster.NodeID, in bool) {
+	for _, ds := range t.sums {
+		ds.refresh(n, in)
+	}
 }
 
 // TermGroup counts, per node, the bound pods of one PodSpec that carries
@@ -78,7 +191,8 @@ func NewTopology(cl *cluster.Cluster) *Topology {
 }
 
 // Counter returns the counter for key, creating it with match if new. key
-// must identify match (e.g. a selector pointer and a namespace).
+// must identify match (e.g. a selector pointer and a namespace), and match
+// must depend only on the pod's namespace and spec.
 func (t *Topology) Counter(key any, match func(p *cluster.Pod) bool) *Counter {
 	if c, ok := t.byKey[key]; ok {
 		return c
@@ -102,12 +216,33 @@ func hasPodTerms(s *cluster.PodSpec) bool {
 	return len(s.PodAffinity)+len(s.PodAntiAffinity)+len(s.PreferredPodAffinity)+len(s.PreferredPodAntiAffinity) > 0
 }
 
-// update applies a bind (d = 1) or an unbind (d = -1).
+// matchMemo lists, for pods of one spec and namespace, the counters
+// (among the first seen) that select them.
+type matchMemo struct {
+	seen     int
+	counters []*Counter
+}
+
+// update applies a bind (d = 1) or an unbind (d = -1). Which counters
+// select a pod depends only on its spec and namespace (see Counter): the
+// answer is kept per spec and namespace, extended as counters are added.
 func (t *Topology) update(p *cluster.Pod, n cluster.NodeID, d int32) {
-	for _, c := range t.counters {
-		if c.match(p) {
-			c.add(n, d)
+	k := groupKey{p.Spec, p.Namespace}
+	m := t.memo[k]
+	if m == nil {
+		m = &matchMemo{}
+		if t.memo == nil {
+			t.memo = map[groupKey]*matchMemo{}
 		}
+		t.memo[k] = m
+	}
+	for ; m.seen < len(t.counters); m.seen++ {
+		if c := t.counters[m.seen]; c.match(p) {
+			m.counters = append(m.counters, c)
+		}
+	}
+	for _, c := range m.counters {
+		c.add(n, d)
 	}
 	if hasPodTerms(p.Spec) {
 		k := groupKey{p.Spec, p.Namespace}

@@ -1,0 +1,406 @@
+package clusterautoscaler
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/scheduler"
+)
+
+// Incremental state for the loops' what-ifs at scale. None of it changes
+// an answer: it only saves rescans.
+//
+//   - The pod-independent part of scheduler.StaticFit (cordon, node name,
+//     taints, node selector/affinity) is cached per spec class (specs with
+//     the same tolerations, node name, selectors and affinity) and node,
+//     until the node changes (nodeEpoch, bumped on every node
+//     notification). StaticFit(spec, node, &free) == Fits exactly when the
+//     cached part passes and the requests fit free.
+//   - antiPods counts, per node, the bound pods with required pod
+//     anti-affinity, so "might a pod here refuse a newcomer?" is one read
+//     instead of a walk over the node's pods.
+
+type fitCache struct {
+	val []uint8 // 0 unknown, 1 fits, 2 does not
+	ep  []uint32
+}
+
+type caches struct {
+	// live lists the nodes not gone, by ID.
+	live        []cluster.NodeID
+	nodeEpoch   []uint32
+	antiPods    []int32
+	specClasses map[*cluster.PodSpec]int32
+	specContent map[string]int32
+	fits        []*fitCache // by spec class
+	lastSpec    *cluster.PodSpec
+	lastCache   *fitCache
+	nodes       []nodeState // by NodeID
+	fitOf       map[*cluster.PodSpec]int32
+	fitIDs      map[jumpKey]int32
+	lastFitSpec *cluster.PodSpec
+	lastFit     int32
+}
+
+// liveAdd and liveRemove keep the list of live nodes (IDs only grow).
+func (a *Autoscaler) liveAdd(id cluster.NodeID) {
+	c := &a.cache
+	i := len(c.live)
+	for i > 0 && c.live[i-1] > id {
+		i--
+	}
+	c.live = append(c.live, 0)
+	copy(c.live[i+1:], c.live[i:])
+	c.live[i] = id
+}
+
+func (a *Autoscaler) liveRemove(id cluster.NodeID) {
+	c := &a.cache
+	for i, o := range c.live {
+		if o == id {
+			c.live = append(c.live[:i], c.live[i+1:]...)
+			return
+		}
+	}
+}
+
+func (a *Autoscaler) nodeChanged(id cluster.NodeID) {
+	c := &a.cache
+	for int(id) >= len(c.nodeEpoch) {
+		c.nodeEpoch = append(c.nodeEpoch, 0)
+	}
+	c.nodeEpoch[id]++
+}
+
+// antiChanged applies a bind (d = 1) or unbind (d = -1) of a pod.
+func (a *Autoscaler) antiChanged(p *cluster.Pod, node cluster.NodeID, d int32) {
+	if len(p.Spec.PodAntiAffinity) == 0 || node == cluster.NoNode {
+		return
+	}
+	c := &a.cache
+	for int(node) >= len(c.antiPods) {
+		c.antiPods = append(c.antiPods, 0)
+	}
+	c.antiPods[node] += d
+}
+
+// specClass numbers a spec by the content StaticFit reads.
+func (a *Autoscaler) specClass(spec *cluster.PodSpec) int32 {
+	c := &a.cache
+	if id, ok := c.specClasses[spec]; ok {
+		return id
+	}
+	if c.specClasses == nil {
+		c.specClasses = map[*cluster.PodSpec]int32{}
+		c.specContent = map[string]int32{}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v|%q|%v|", spec.Tolerations, spec.NodeName, spec.NodeSelector)
+	if spec.Affinity != nil {
+		fmt.Fprintf(&b, "%v", *spec.Affinity)
+	} else {
+		b.WriteString("-")
+	}
+	key := b.String()
+	id, ok := c.specContent[key]
+	if !ok {
+		id = int32(len(c.specContent))
+		c.specContent[key] = id
+		c.fits = append(c.fits, &fitCache{})
+	}
+	c.specClasses[spec] = id
+	return id
+}
+
+// staticFits is StaticFit against a node of the cluster, from the cache.
+func (a *Autoscaler) staticFits(spec *cluster.PodSpec, id cluster.NodeID, free *cluster.Resources) bool {
+	if free != nil && !spec.Requests.Fits(*free) {
+		return false
+	}
+	c := &a.cache
+	fc := c.lastCache
+	if c.lastSpec != spec {
+		fc = c.fits[a.specClass(spec)]
+		c.lastSpec, c.lastCache = spec, fc
+	}
+	for int(id) >= len(c.nodeEpoch) {
+		c.nodeEpoch = append(c.nodeEpoch, 0)
+	}
+	if int(id) >= len(fc.val) {
+		n := max(int(id)+1, len(a.cl.Nodes))
+		fc.val = append(fc.val, make([]uint8, n-len(fc.val))...)
+		fc.ep = append(fc.ep, make([]uint32, n-len(fc.ep))...)
+	}
+	if fc.val[id] != 0 && fc.ep[id] == c.nodeEpoch[id] {
+		return fc.val[id] == 1
+	}
+	m, _ := scheduler.StaticFit(a.cl.Syms, spec, &a.cl.Nodes[id], nil)
+	fc.ep[id] = c.nodeEpoch[id]
+	fc.val[id] = 2
+	if m == scheduler.Fits {
+		fc.val[id] = 1
+	}
+	return m == scheduler.Fits
+}
+
+// anyAntiAffinity reports whether a pod on the node has required
+// anti-affinity (which could refuse a newcomer).
+func (a *Autoscaler) anyAntiAffinity(id cluster.NodeID) bool {
+	return int(id) < len(a.cache.antiPods) && a.cache.antiPods[id] > 0
+}
+
+// jumps remember, per class of pods (static content and requests), the
+// next node of a list that fits in the list's initial state: within a
+// loop room only shrinks (moves subtract, undone moves give back no more
+// than they took), so a node that did not fit at the start never fits,
+// and each node is examined once per class and loop instead of once per
+// pod and candidate.
+type jumps struct {
+	tables [][]int32 // by fit ID
+	gen    []uint32  // by fit ID: the list the table was made for
+	cur    uint32
+	n      int
+}
+
+// jumpKey identifies a fit class: spec class and requests.
+type jumpKey struct {
+	class int32
+	req   cluster.Resources
+}
+
+// reset starts a new list of n nodes.
+func (j *jumps) reset(n int) {
+	j.cur++
+	j.n = n
+}
+
+func (j *jumps) table(a *Autoscaler, spec *cluster.PodSpec) []int32 {
+	return j.tableOf(a.fitID(spec))
+}
+
+// tableOf returns the table of a fit ID for the current list.
+func (j *jumps) tableOf(f int32) []int32 {
+	for int(f) >= len(j.tables) {
+		j.tables = append(j.tables, nil)
+		j.gen = append(j.gen, 0)
+	}
+	if j.gen[f] != j.cur {
+		t := j.tables[f][:0]
+		for range j.n {
+			t = append(t, -1)
+		}
+		j.tables[f], j.gen[f] = t, j.cur
+	}
+	return j.tables[f]
+}
+
+// fitID numbers a spec's fit class (spec class and requests).
+func (a *Autoscaler) fitID(spec *cluster.PodSpec) int32 {
+	c := &a.cache
+	if spec == c.lastFitSpec {
+		return c.lastFit
+	}
+	f, ok := c.fitOf[spec]
+	if !ok {
+		if c.fitOf == nil {
+			c.fitOf = map[*cluster.PodSpec]int32{}
+			c.fitIDs = map[jumpKey]int32{}
+		}
+		key := jumpKey{a.specClass(spec), spec.Requests}
+		if f, ok = c.fitIDs[key]; !ok {
+			f = int32(len(c.fitIDs))
+			c.fitIDs[key] = f
+		}
+		c.fitOf[spec] = f
+	}
+	c.lastFitSpec, c.lastFit = spec, f
+	return f
+}
+
+// next returns the first index >= p of the list (ids, initial free room
+// base) where a pod of spec fits, or len(ids).
+func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resources, spec *cluster.PodSpec, p int) int {
+	n := len(ids)
+	q, r := p, n
+	for ; q < n; q++ {
+		if v := t[q]; v >= 0 {
+			r = int(v)
+			break
+		}
+		if a.staticFits(spec, ids[q], &base[q]) {
+			t[q] = int32(q)
+			r = q
+			break
+		}
+	}
+	for k := p; k < q; k++ {
+		t[k] = int32(r)
+	}
+	return r
+}
+
+// extraAnti reports whether a pod the simulation placed has required
+// anti-affinity.
+func extraAnti(extra []placedPod) bool {
+	for _, p := range extra {
+		if len(p.spec.PodAntiAffinity) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// nowFit finds, in a destination set during scale-down, the first
+// destination at or after p where a pod of spec fits now: not gone, the
+// static filters pass and the requests fit the room left. Between undos
+// room only shrinks and nodes only go, so a destination found full or
+// gone stays so: per class, cur[i] points at or before the first fitting
+// destination from i (path-compressed, union-find style). An undo gives
+// room back; it drops the tables (resetNow).
+func (a *Autoscaler) nowFit(d *destSet, fit int32, spec *cluster.PodSpec, p int) int {
+	cur := d.now.tableOf(fit)
+	base := d.jumps.tableOf(fit)
+	n := len(d.ids)
+	j := p
+	for j < n {
+		v := cur[j]
+		if v >= 0 && int(v) != j {
+			j = int(v)
+			continue
+		}
+		if v < 0 {
+			// Not looked at yet: skip what did not fit at the start.
+			if b := a.next(base, d.ids, d.base, spec, j); b != j {
+				cur[j] = int32(b)
+				j = b
+				continue
+			}
+		}
+		if dd := &d.list[j]; !dd.gone && spec.Requests.Fits(dd.free) {
+			cur[j] = int32(j)
+			break
+		}
+		cur[j] = int32(j + 1)
+		j++
+	}
+	for k := p; k < j; {
+		next := int(cur[k])
+		cur[k] = int32(j)
+		k = next
+	}
+	return j
+}
+
+// resetNow forgets the nowFit tables (room came back).
+func (d *destSet) resetNow() {
+	d.now.reset(len(d.ids))
+}
+
+// podRef is what the scale-down simulation reads of a pod on a node.
+type podRef struct {
+	spec     *cluster.PodSpec
+	id       cluster.PodID
+	ns       cluster.Sym
+	workload int32
+	fit      int32 // fitID of the spec
+	term     bool  // Terminating
+	has      bool  // required pod-level constraints (podConstraints)
+}
+
+// nodeState mirrors, per node, what the loops read of it, kept up to
+// date on every notification: its pods in the node's own order (binds
+// append, unbinds move the last pod into the freed slot, as the cluster
+// does), how many are not terminating, its free room and allocatable.
+// Reading these compact records instead of the pod and node objects
+// saves a cache miss per pod and node in every loop.
+type nodeState struct {
+	pods    []podRef
+	movable int32 // pods not terminating (podsToMove)
+	free    cluster.Resources
+	alloc   cluster.Resources
+	// destOK (Schedulable and not ToBeDeleted) and sdDisabled (the
+	// scale-down-disabled label is "true") as of epoch destEp (+1).
+	destEp     uint32
+	destOK     bool
+	sdDisabled bool
+	ready      bool
+}
+
+func (a *Autoscaler) state(id cluster.NodeID) *nodeState {
+	c := &a.cache
+	for int(id) >= len(c.nodes) {
+		c.nodes = append(c.nodes, nodeState{})
+	}
+	return &c.nodes[id]
+}
+
+// onNodeAdded starts a node's record (a new node has no pods).
+func (a *Autoscaler) onNodeAdded(id cluster.NodeID) {
+	nd := &a.cl.Nodes[id]
+	st := a.state(id)
+	*st = nodeState{free: nd.Allocatable, alloc: nd.Allocatable}
+	for _, p := range nd.Pods {
+		a.onBound(p, id)
+	}
+}
+
+func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
+	p := &a.cl.Pods[pid]
+	st := a.state(id)
+	has, _ := podConstraints(p.Spec, a.symHostname)
+	st.pods = append(st.pods, podRef{spec: p.Spec, id: pid, ns: p.Namespace, workload: p.Workload, fit: a.fitID(p.Spec), term: p.Terminating, has: has})
+	if !p.Terminating {
+		st.movable++
+	}
+	st.free = st.free.Sub(p.Spec.Requests)
+}
+
+func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
+	st := a.state(id)
+	for i := range st.pods {
+		if st.pods[i].id == pid {
+			if !st.pods[i].term {
+				st.movable--
+			}
+			st.free = st.free.Add(st.pods[i].spec.Requests)
+			last := len(st.pods) - 1
+			st.pods[i] = st.pods[last]
+			st.pods[last] = podRef{}
+			st.pods = st.pods[:last]
+			return
+		}
+	}
+}
+
+func (a *Autoscaler) onTerminating(pid cluster.PodID, id cluster.NodeID) {
+	if id == cluster.NoNode {
+		return
+	}
+	st := a.state(id)
+	for i := range st.pods {
+		if st.pods[i].id == pid && !st.pods[i].term {
+			st.pods[i].term = true
+			st.movable--
+			return
+		}
+	}
+}
+
+// nodeFlags returns a node's record with destOK and sdDisabled current.
+func (a *Autoscaler) nodeFlags(id cluster.NodeID) *nodeState {
+	st := a.state(id)
+	c := &a.cache
+	for int(id) >= len(c.nodeEpoch) {
+		c.nodeEpoch = append(c.nodeEpoch, 0)
+	}
+	if ep := c.nodeEpoch[id] + 1; st.destEp != ep {
+		nd := &a.cl.Nodes[id]
+		st.destEp = ep
+		st.destOK = nd.Schedulable() && !a.hasTaint(nd, a.symToBeDeleted)
+		st.ready = nd.State == cluster.NodeReady
+		v, ok := nd.Labels.Get(a.symScaleDownDisabled)
+		st.sdDisabled = ok && v == a.symTrue
+	}
+	return st
+}

@@ -1,0 +1,403 @@
+package karpenter
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/scheduler"
+)
+
+// Existing nodes as the solver sees them, built for speed at scale. The
+// solver's answer is that of a first-fit scan over the live nodes in a
+// fixed order (initialized first, then by name), but:
+//
+//   - the order is kept up to date as nodes come and go (byName), so no
+//     solve sorts;
+//   - the nodes' snapshot (the base: free room, view, daemon room, whether
+//     consolidateAfter protects the node) is built once per cluster state
+//     and shared by every solve of that state (the what-ifs of one
+//     disruption pass); a solve keeps only the nodes it changed, in an
+//     overlay, and marks the nodes it excludes;
+//   - per class of pods that fit alike (same static constraints and
+//     requests), a jump table over the base remembers the next node that
+//     fits in the base state, so a node is examined at most once per class
+//     and state instead of once per pod and solve. A solve only ever
+//     shrinks room, so a node that does not fit in the base does not fit
+//     in the solve either; nodes the solve changed or excluded are checked
+//     again;
+//   - the pod-independent filters (taints, node selectors, cordon) are
+//     cached per class and node until the node changes (nodeEpoch).
+
+// exNode is an existing node as a scheduling destination.
+type exNode struct {
+	id   cluster.NodeID
+	node *cluster.Node
+	// view is what filters see: the node itself, or a copy without the
+	// startup taints while one of Karpenter's nodes initializes (KC
+	// ignores ephemeral and startup taints on uninitialized nodes).
+	view        *cluster.Node
+	free        cluster.Resources
+	initialized bool
+	managed     bool
+	// underConsolidateAfter: in a consolidation simulation, pods being
+	// moved may not land here (KC IsUnderConsolidateAfter).
+	underConsolidateAfter bool
+	// daemon is the room kept for DaemonSet pods not yet on the node.
+	daemon     cluster.Resources
+	got        []cluster.PodID
+	gotPending bool
+	pos        int32 // position in the base
+}
+
+// exCache is the base: the live nodes not being deleted, in solve order,
+// for one cluster state (time, disruption version, node count).
+type exCache struct {
+	valid   bool
+	at      engine.Time
+	version uint64
+	nodes   int
+	list    []exNode
+	// slots is per base position the overlay of the solve that owns it
+	// (stamp), pointer-free.
+	slots []exSlot
+	// jumps are the classes' jump tables for this base; spare ones are
+	// reused.
+	jumps map[fitClass]*jumpTable
+	spare []*jumpTable
+	// poolCap and poolNodes sum the capacity and count the nodes of each
+	// pool in the base (for limits).
+	poolCap   map[*pool]cluster.Resources
+	poolNodes map[*pool]int64
+	// posOf maps a NodeID to its base position (-1: not in the base).
+	posOf []int32
+}
+
+type exSlot struct {
+	stamp    uint32
+	excluded bool
+	touched  int32 // index in the solve's touched list, -1: unchanged
+}
+
+// fitClass identifies pods that the existing-node scan treats alike: the
+// same static constraints and requests (spec content), the same
+// relaxation, and whether nodes under consolidateAfter are skipped.
+type fitClass struct {
+	spec  int32
+	relax relax
+	uca   bool
+}
+
+// staticKey identifies the pod-independent filters' answer for a class.
+type staticKey struct {
+	spec  int32
+	relax relax
+}
+
+// jumpTable: nxt[i] is the first base position >= i that fits the class
+// in the base state (len(list) for none), or -1 while unknown.
+type jumpTable struct {
+	nxt []int32
+}
+
+// staticCache holds, per node, whether the pod-independent filters pass
+// (1), fail (2) or are unknown (0), valid while the node's epoch holds.
+type staticCache struct {
+	val []uint8
+	ep  []uint32
+}
+
+// nodeOrder keeps the live nodes sorted by name, then ID.
+func (k *Karpenter) nodeOrderAdd(id cluster.NodeID) {
+	cl := k.cl
+	name := cl.Nodes[id].Name
+	i := sort.Search(len(k.byName), func(i int) bool {
+		o := k.byName[i]
+		if on := cl.Nodes[o].Name; on != name {
+			return on > name
+		}
+		return o > id
+	})
+	k.byName = append(k.byName, 0)
+	copy(k.byName[i+1:], k.byName[i:])
+	k.byName[i] = id
+}
+
+func (k *Karpenter) nodeOrderRemove(id cluster.NodeID) {
+	for i, o := range k.byName {
+		if o == id {
+			k.byName = append(k.byName[:i], k.byName[i+1:]...)
+			return
+		}
+	}
+}
+
+// nodeChanged invalidates cached filter answers for a node.
+func (k *Karpenter) nodeChanged(id cluster.NodeID) {
+	for int(id) >= len(k.nodeEpoch) {
+		k.nodeEpoch = append(k.nodeEpoch, 0)
+	}
+	k.nodeEpoch[id]++
+}
+
+// existingBase returns the base for the current state, building it if
+// needed.
+func (k *Karpenter) existingBase() *exCache {
+	now := k.eng.Now()
+	c := &k.exCache
+	if c.valid && c.at == now && c.version == k.dis.version && c.nodes == len(k.cl.Nodes) {
+		return c
+	}
+	cl := k.cl
+	for i := range c.list {
+		c.posOf[c.list[i].id] = -1
+	}
+	for len(c.posOf) < len(cl.Nodes) {
+		c.posOf = append(c.posOf, -1)
+	}
+	list := c.list[:0]
+	if c.poolCap == nil {
+		c.poolCap = map[*pool]cluster.Resources{}
+		c.poolNodes = map[*pool]int64{}
+	}
+	clear(c.poolCap)
+	clear(c.poolNodes)
+	for pass := 0; pass < 2; pass++ {
+		wantReady := pass == 0
+		for _, id := range k.byName {
+			n := &cl.Nodes[id]
+			if n.State == cluster.NodeGone || (n.State == cluster.NodeReady) != wantReady {
+				continue
+			}
+			kn := k.knodeOf(id)
+			if kn != nil && (kn.deleting || kn.cmd != nil) {
+				continue
+			}
+			ex := exNode{id: id, node: n, view: n, initialized: wantReady, managed: kn != nil, pos: int32(len(list))}
+			if kn != nil && !kn.initialized {
+				if len(kn.pool.spec.StartupTaints) > 0 {
+					v := *n
+					v.Taints = withoutTaints(n.Taints, kn.pool.spec.StartupTaints)
+					ex.view = &v
+				}
+				// DaemonSet pods start once the node is Ready: keep their
+				// room (KC ExistingNode remaining daemon resources).
+				if k.daemonOverhead != nil {
+					ex.daemon = k.daemonOverhead(n)
+				}
+			}
+			ex.free = n.Free().Sub(ex.daemon)
+			if kn != nil {
+				if ex.initialized {
+					pa := kn.pool.spec.Disruption
+					ex.underConsolidateAfter = !pa.ConsolidateNever && pa.ConsolidateAfter > 0 && now-kn.lastPodEvent < pa.ConsolidateAfter
+				}
+				c.poolCap[kn.pool] = c.poolCap[kn.pool].Add(kn.capacity)
+				c.poolNodes[kn.pool]++
+			}
+			c.posOf[id] = ex.pos
+			list = append(list, ex)
+		}
+	}
+	c.valid, c.at, c.version, c.nodes, c.list = true, now, k.dis.version, len(cl.Nodes), list
+	if cap(c.slots) < len(list) {
+		c.slots = make([]exSlot, len(list), cap(list))
+	}
+	c.slots = c.slots[:len(list)]
+	clear(c.slots)
+	for key, jt := range c.jumps {
+		c.spare = append(c.spare, jt)
+		delete(c.jumps, key)
+	}
+	return c
+}
+
+// jump returns the class's jump table for the base.
+func (c *exCache) jump(fc fitClass) *jumpTable {
+	if jt, ok := c.jumps[fc]; ok {
+		return jt
+	}
+	if c.jumps == nil {
+		c.jumps = map[fitClass]*jumpTable{}
+	}
+	var jt *jumpTable
+	if n := len(c.spare); n > 0 {
+		jt = c.spare[n-1]
+		c.spare = c.spare[:n-1]
+	} else {
+		jt = &jumpTable{}
+	}
+	n := len(c.list)
+	if cap(jt.nxt) < n {
+		jt.nxt = make([]int32, n)
+	}
+	jt.nxt = jt.nxt[:n]
+	for i := range jt.nxt {
+		jt.nxt[i] = -1
+	}
+	c.jumps[fc] = jt
+	return jt
+}
+
+// specClass numbers pod specs by the content the existing-node filters
+// read: tolerations, node name, node selector and affinity, preferred
+// node affinity and requests. Specs with equal content share a class.
+func (k *Karpenter) specClass(spec *cluster.PodSpec) int32 {
+	if id, ok := k.specClasses[spec]; ok {
+		return id
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v|%q|%v|", spec.Tolerations, spec.NodeName, spec.NodeSelector)
+	if spec.Affinity != nil {
+		fmt.Fprintf(&b, "%v", *spec.Affinity)
+	} else {
+		b.WriteString("-")
+	}
+	fmt.Fprintf(&b, "|%v|%v", spec.Preferred, spec.Requests)
+	key := b.String()
+	id, ok := k.specContent[key]
+	if !ok {
+		id = int32(len(k.specContent))
+		k.specContent[key] = id
+	}
+	k.specClasses[spec] = id
+	return id
+}
+
+// staticFits runs the pod-independent filters of the existing-node scan
+// on a base node: scheduler.StaticFit without resources, PreferNoSchedule
+// taints unless tolerated, and the node affinity term and preferred term
+// in force.
+func (s *solver) staticFits(pd *podData, ex *exNode) bool {
+	k := s.k
+	if ex.view != ex.node {
+		return s.staticFitsNow(pd, ex.view)
+	}
+	sk := staticKey{spec: pd.class, relax: pd.relax}
+	sc := k.statics[sk]
+	if sc == nil {
+		sc = &staticCache{}
+		k.statics[sk] = sc
+	}
+	id := ex.id
+	for int(id) >= len(k.nodeEpoch) {
+		k.nodeEpoch = append(k.nodeEpoch, 0)
+	}
+	if int(id) >= len(sc.val) {
+		n := max(int(id)+1, len(k.cl.Nodes))
+		sc.val = append(sc.val, make([]uint8, n-len(sc.val))...)
+		sc.ep = append(sc.ep, make([]uint32, n-len(sc.ep))...)
+	}
+	if sc.val[id] != 0 && sc.ep[id] == k.nodeEpoch[id] {
+		return sc.val[id] == 1
+	}
+	ok := s.staticFitsNow(pd, ex.view)
+	sc.ep[id] = k.nodeEpoch[id]
+	sc.val[id] = 2
+	if ok {
+		sc.val[id] = 1
+	}
+	return ok
+}
+
+func (s *solver) staticFitsNow(pd *podData, v *cluster.Node) bool {
+	syms := s.k.cl.Syms
+	if m, _ := scheduler.StaticFit(syms, pd.spec, v, nil); m != scheduler.Fits {
+		return false
+	}
+	if !pd.tolPNS && !tolerates(pd.spec.Tolerations, pnsOnly(v.Taints), false) {
+		return false
+	}
+	if pd.term != nil && !pd.term.Matches(syms, v.Labels, v.NameSym) {
+		return false
+	}
+	if pd.pref != nil && !pd.pref.Matches(syms, v.Labels, v.NameSym) {
+		return false
+	}
+	return true
+}
+
+// nextBaseFit returns the first base position >= p where a pod of the
+// class fits in the base state, or len(base).
+func (s *solver) nextBaseFit(jt *jumpTable, pd *podData, uca bool, p int) int {
+	base := s.base
+	n := len(base)
+	q := p
+	r := n
+	for ; q < n; q++ {
+		if v := jt.nxt[q]; v >= 0 {
+			r = int(v)
+			break
+		}
+		ex := &base[q]
+		if (uca && ex.underConsolidateAfter) || !pd.requests.Fits(ex.free) || !s.staticFits(pd, ex) {
+			continue
+		}
+		jt.nxt[q] = int32(q)
+		r = q
+		break
+	}
+	for i := p; i < q; i++ {
+		jt.nxt[i] = int32(r)
+	}
+	return r
+}
+
+// basePos is a node's position in the base, -1 if it is not there.
+func (s *solver) basePos(id cluster.NodeID) int {
+	if int(id) < len(s.ec.posOf) {
+		return int(s.ec.posOf[id])
+	}
+	return -1
+}
+
+// slot returns the solve's overlay entry of a base position, nil when the
+// solve neither changed nor excluded it.
+func (s *solver) slot(pos int) *exSlot {
+	sl := &s.ec.slots[pos]
+	if sl.stamp != s.stamp {
+		return nil
+	}
+	return sl
+}
+
+// excluded reports whether the solve excludes a base position.
+func (s *solver) excludedPos(pos int) bool {
+	sl := s.slot(pos)
+	return sl != nil && sl.excluded
+}
+
+// touch returns the solve's own copy of a base node, making it on first
+// use.
+func (s *solver) touch(pos int) *exNode {
+	sl := &s.ec.slots[pos]
+	if sl.stamp != s.stamp {
+		*sl = exSlot{stamp: s.stamp, touched: -1}
+	}
+	if sl.touched >= 0 {
+		return s.touched[sl.touched]
+	}
+	ex := new(exNode)
+	*ex = s.base[pos]
+	ex.got = nil
+	sl.touched = int32(len(s.touched))
+	s.touched = append(s.touched, ex)
+	return ex
+}
+
+// freeAt is a base position's free room in the solve.
+func (s *solver) freeAt(pos int) *cluster.Resources {
+	if sl := s.slot(pos); sl != nil && sl.touched >= 0 {
+		return &s.touched[sl.touched].free
+	}
+	return &s.base[pos].free
+}
+
+// finishExisting lists the nodes the solve changed, in base order.
+func (s *solver) finishExisting() {
+	ex := append(s.exists[:0], s.touched...)
+	sort.Slice(ex, func(i, j int) bool { return ex[i].pos < ex[j].pos })
+	s.exists = ex
+}
