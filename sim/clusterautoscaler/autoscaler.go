@@ -170,9 +170,12 @@ type caNode struct {
 	// unneededSince is when the node was first found unneeded (never
 	// while it is needed).
 	unneededSince engine.Time
-	softTainted   bool
-	deleting      bool
-	drain         drainState
+	// recheckAt: the removal simulation found the node unremovable and
+	// skips it until then (--unremovable-node-recheck-timeout).
+	recheckAt   engine.Time
+	softTainted bool
+	deleting    bool
+	drain       drainState
 	// replacing: a capacity-rebalancing replacement was launched for it;
 	// replaces: this node is that replacement for another node.
 	replacing bool

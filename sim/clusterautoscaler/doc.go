@@ -61,6 +61,10 @@
 //     Nothing is removed within --scale-down-delay-after-add (10 min) of a
 //     scale-up (and of the start), --scale-down-delay-after-delete (0) of a
 //     removal, --scale-down-delay-after-failure (3 min) of a failed one.
+//     A node the what-if pass finds unremovable (a blocker, or no room
+//     for its pods) is not simulated again for
+//     --unremovable-node-recheck-timeout (5 min), even if room appears
+//     sooner (planner: unremovable nodes with a recheck timeout).
 //     Blockers: a pod without a controller, a kube-system pod without a PDB
 //     (--skip-nodes-with-system-pods), safe-to-evict: "false", a PDB that
 //     allows no disruption, a node labelled

@@ -223,6 +223,12 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 				a.noteBlocked(BlockScaleDownDisabled, id)
 				continue
 			}
+			if now < n.recheckAt {
+				// Recently unremovable: not simulated again before the
+				// recheck timeout (eligibility: RecentlyUnremovable).
+				n.unneededSince = never
+				continue
+			}
 			u, gpu := a.utilizationOf(id)
 			thr := a.s.ScaleDownUtilizationThreshold
 			if gpu {
@@ -274,6 +280,7 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 		}
 		if why := a.canRemove(c.id, dests); why != "" {
 			n.unneededSince = never
+			n.recheckAt = now + a.s.UnremovableNodeRecheckTimeout
 			a.noteBlocked(why, c.id)
 			continue
 		}

@@ -255,3 +255,45 @@ func TestScaleDownLeavesOtherNodesAlone(t *testing.T) {
 	require.Equal(t, cluster.NodeReady, h.cl.Nodes[static].State)
 	require.Empty(t, h.cl.Nodes[karp].Taints)
 }
+
+// A node the removal simulation found unremovable is not simulated
+// again before --unremovable-node-recheck-timeout (5 min), even when room
+// for its pods appears at once (planner.go: unremovableNodes.AddTimeout).
+func TestScaleDownRecheckTimeout(t *testing.T) {
+	cases := []struct {
+		name      string
+		args      []string
+		presentAt time.Duration // the node is still there
+		goneBy    time.Duration
+	}{
+		// Blocked at the 10 s loop; rechecked from 5m10s, unneeded for
+		// 1 min, then drained (30 s grace).
+		{name: "default 5m", presentAt: 6 * time.Minute, goneBy: 8 * time.Minute},
+		// Rechecked every loop: unneeded from about 1m10s; scale-down
+		// waits for the delay after failure (3 min from the start).
+		{name: "10s", args: []string{"--unremovable-node-recheck-timeout=10s"}, presentAt: 3 * time.Minute, goneBy: 4*time.Minute + 30*time.Second},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newManualHarness(t)
+			args := append([]string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, c.args...)
+			h.start(h.groups(twoNodes), args, nil)
+			h.at(time.Second)
+			nodes := h.nodesOf("ng")
+			a, b := nodes[0], nodes[1]
+			busy := h.pods(1, "1200m", "1Gi")
+			h.cl.Bind(busy[0], b)
+			filler := h.pods(1, "700m", "1Gi")
+			h.cl.Bind(filler[0], b)
+			p := h.pods(1, "500m", "512Mi")
+			h.cl.Bind(p[0], a)
+			h.at(time.Minute)
+			require.Positive(t, h.ca.Stats().ScaleDownBlockedNodes[BlockNoPlaceToMove])
+			h.cl.DeletePod(filler[0], cluster.CauseScaleDown) // room on b from now on
+			h.at(c.presentAt)
+			require.NotEqual(t, cluster.NodeGone, h.cl.Nodes[a].State, "still there at %v", c.presentAt)
+			h.at(c.goneBy)
+			require.Equal(t, cluster.NodeGone, h.cl.Nodes[a].State, "gone by %v", c.goneBy)
+		})
+	}
+}

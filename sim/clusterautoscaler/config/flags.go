@@ -25,6 +25,7 @@ const (
 	DefaultScaleDownDelayAfterAdd           = 10 * time.Minute // --scale-down-delay-after-add
 	DefaultScaleDownDelayAfterDelete        = 0                // --scale-down-delay-after-delete (0: the next loop)
 	DefaultScaleDownDelayAfterFailure       = 3 * time.Minute  // --scale-down-delay-after-failure
+	DefaultUnremovableNodeRecheckTimeout    = 5 * time.Minute  // --unremovable-node-recheck-timeout
 	DefaultNewPodScaleUpDelay               = 0                // --new-pod-scale-up-delay
 	DefaultExpendablePodsPriorityCutoff     = -10              // --expendable-pods-priority-cutoff
 	DefaultMaxNodesPerScaleUp               = 1000             // --max-nodes-per-scaleup
@@ -64,13 +65,17 @@ type Options struct {
 	ScaleDownDelayAfterAdd           time.Duration
 	ScaleDownDelayAfterDelete        time.Duration
 	ScaleDownDelayAfterFailure       time.Duration
-	NewPodScaleUpDelay               time.Duration
-	BalanceSimilarNodeGroups         bool
-	BalancingIgnoreLabels            []string
-	BalancingLabels                  []string
-	ExpendablePodsPriorityCutoff     int32
-	MaxNodesPerScaleUp               int
-	MaxNodesTotal                    int // 0 = no limit
+	// UnremovableNodeRecheckTimeout: a node the removal simulation found
+	// unremovable is not simulated again until then (planner.go,
+	// unremovable.Nodes.AddTimeout).
+	UnremovableNodeRecheckTimeout time.Duration
+	NewPodScaleUpDelay            time.Duration
+	BalanceSimilarNodeGroups      bool
+	BalancingIgnoreLabels         []string
+	BalancingLabels               []string
+	ExpendablePodsPriorityCutoff  int32
+	MaxNodesPerScaleUp            int
+	MaxNodesTotal                 int // 0 = no limit
 	// CoresTotal and MemoryTotalGiB are the cluster-wide [min, max] of
 	// --cores-total and --memory-total (memory in GiB, as the flag).
 	CoresTotal                        [2]int64
@@ -117,6 +122,7 @@ func DefaultOptions() Options {
 		ScaleDownDelayAfterAdd:            DefaultScaleDownDelayAfterAdd,
 		ScaleDownDelayAfterDelete:         DefaultScaleDownDelayAfterDelete,
 		ScaleDownDelayAfterFailure:        DefaultScaleDownDelayAfterFailure,
+		UnremovableNodeRecheckTimeout:     DefaultUnremovableNodeRecheckTimeout,
 		NewPodScaleUpDelay:                DefaultNewPodScaleUpDelay,
 		ExpendablePodsPriorityCutoff:      DefaultExpendablePodsPriorityCutoff,
 		MaxNodesPerScaleUp:                DefaultMaxNodesPerScaleUp,
@@ -267,6 +273,7 @@ var modelledFlags = map[string]flagDef{
 	"scale-down-delay-after-add":           durationFlag(func(o *Options) *time.Duration { return &o.ScaleDownDelayAfterAdd }),
 	"scale-down-delay-after-delete":        durationFlag(func(o *Options) *time.Duration { return &o.ScaleDownDelayAfterDelete }),
 	"scale-down-delay-after-failure":       durationFlag(func(o *Options) *time.Duration { return &o.ScaleDownDelayAfterFailure }),
+	"unremovable-node-recheck-timeout":     durationFlag(func(o *Options) *time.Duration { return &o.UnremovableNodeRecheckTimeout }),
 	"new-pod-scale-up-delay":               durationFlag(func(o *Options) *time.Duration { return &o.NewPodScaleUpDelay }),
 	"balance-similar-node-groups":          boolFlag(func(o *Options) *bool { return &o.BalanceSimilarNodeGroups }),
 	"balancing-ignore-label":               labelListFlag(func(o *Options) *[]string { return &o.BalancingIgnoreLabels }),
@@ -388,7 +395,7 @@ var valueNoEffect = map[string]bool{
 	"provisioning-request-max-backoff-time": true, "scale-down-candidates-pool-min-count": true,
 	"scale-down-candidates-pool-ratio": true, "scale-down-non-empty-candidates-count": true, "scale-down-simulation-timeout": true,
 	"scheduler-config-file": true, "startup-taint": true, "startup-taint-prefix": true, "status-config-map-name": true,
-	"status-taint": true, "stderrthreshold": true, "unremovable-node-recheck-timeout": true, "user-agent": true, "v": true,
+	"status-taint": true, "stderrthreshold": true, "user-agent": true, "v": true,
 	"vmodule": true, "node-autoprovisioning-enabled": true, "max-autoprovisioned-node-group-count": true,
 }
 
