@@ -277,7 +277,7 @@ func (a *Autoscaler) nowFit(d *destSet, fit int32, spec *cluster.PodSpec, p int)
 				continue
 			}
 		}
-		if dd := &d.list[j]; !dd.gone && spec.Requests.Fits(dd.free) {
+		if dd := d.at(j); !dd.gone && spec.Requests.Fits(dd.free) {
 			cur[j] = int32(j)
 			break
 		}

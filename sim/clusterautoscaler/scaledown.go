@@ -111,9 +111,11 @@ func (a *Autoscaler) podsToMove(id cluster.NodeID) int {
 
 // utilizationOf is utilization from the node's mirror record
 // (requested = allocatable - free, the same integers).
-func (a *Autoscaler) utilizationOf(id cluster.NodeID) (util float64, gpu bool) {
+// gi is the index of nvidia.com/gpu, -1 when no GPU resource exists
+// (gpuIndex).
+func (a *Autoscaler) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu bool) {
 	st := a.state(id)
-	if gi, ok := a.cl.Resources.Lookup("nvidia.com/gpu"); ok && st.alloc[gi] > 0 {
+	if gi >= 0 && st.alloc[gi] > 0 {
 		return float64(st.alloc[gi]-st.free[gi]) / float64(st.alloc[gi]), true
 	}
 	var u float64
@@ -123,6 +125,14 @@ func (a *Autoscaler) utilizationOf(id cluster.NodeID) (util float64, gpu bool) {
 		}
 	}
 	return u, false
+}
+
+// gpuIndex is the resource index of nvidia.com/gpu, or -1.
+func (a *Autoscaler) gpuIndex() int {
+	if gi, ok := a.cl.Resources.Lookup("nvidia.com/gpu"); ok {
+		return gi
+	}
+	return -1
 }
 
 // utilization is the node's requested share of allocatable: the larger of
@@ -141,18 +151,31 @@ func (a *Autoscaler) utilization(nd *cluster.Node) (util float64, gpu bool) {
 }
 
 // destSet is the scale-down simulation's destinations, in NodeID order.
+// Entries of list are set up lazily (at): a loop touches a few hundred of
+// thousands of destinations, and copying every node's room each loop was
+// a large share of the loop's cost.
 type destSet struct {
 	ids  []cluster.NodeID
 	list []destination
 	base []cluster.Resources // free room at the start of the loop
 	pos  []int32             // by NodeID: index in ids, -1 when not a destination
+	gen  uint32              // the loop: entries of other loops are stale
 	jumps
 	now jumps // nowFit tables
 }
 
+// at returns the destination at index i, set up for this loop.
+func (d *destSet) at(i int) *destination {
+	e := &d.list[i]
+	if e.gen != d.gen {
+		*e = destination{free: d.base[i], extra: e.extra[:0], gen: d.gen}
+	}
+	return e
+}
+
 func (d *destSet) get(id cluster.NodeID) *destination {
 	if int(id) < len(d.pos) && d.pos[id] >= 0 {
-		return &d.list[d.pos[id]]
+		return d.at(int(d.pos[id]))
 	}
 	return nil
 }
@@ -167,7 +190,8 @@ func (a *Autoscaler) destinations() *destSet {
 	for len(d.pos) < len(a.cl.Nodes) {
 		d.pos = append(d.pos, -1)
 	}
-	d.ids, d.list, d.base = d.ids[:0], d.list[:0], d.base[:0]
+	d.gen++
+	d.ids, d.base = d.ids[:0], d.base[:0]
 	for _, i := range a.cache.live {
 		st := a.nodeFlags(i)
 		if !st.destOK {
@@ -175,15 +199,11 @@ func (a *Autoscaler) destinations() *destSet {
 		}
 		d.pos[i] = int32(len(d.ids))
 		d.ids = append(d.ids, i)
-		// Reuse the slot's extra buffer from earlier loops.
-		k := len(d.list)
-		if k < cap(d.list) {
-			d.list = d.list[:k+1]
-			d.list[k] = destination{free: st.free, extra: d.list[k].extra[:0]}
-		} else {
-			d.list = append(d.list, destination{free: st.free})
-		}
 		d.base = append(d.base, st.free)
+	}
+	// Grow list to ids; its entries (and their extra buffers) are reused.
+	if n := len(d.ids); n > len(d.list) {
+		d.list = append(d.list, make([]destination, n-len(d.list))...)
 	}
 	d.jumps.reset(len(d.ids))
 	d.now.reset(len(d.ids))
@@ -194,20 +214,17 @@ func (a *Autoscaler) destinations() *destSet {
 type destination struct {
 	free  cluster.Resources
 	extra []placedPod
-	gone  bool // chosen for removal in this pass
+	gone  bool   // chosen for removal in this pass
+	gen   uint32 // the destSet loop the entry was set up for
 }
 
 // findUnneeded evaluates the candidates and returns the unneeded nodes,
 // oldest unneeded first. A node stays unneeded (keeping its
 // unneededSince) as long as every pass finds it so.
 func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
-	type cand struct {
-		id    cluster.NodeID
-		util  float64
-		empty bool
-		was   bool // unneeded in the previous pass
-	}
-	var cands []cand
+	cands := a.scratch.cands[:0]
+	defer func() { a.scratch.cands = cands[:0] }()
+	gi := a.gpuIndex()
 	for _, g := range a.groups {
 		if !g.sel.Autoscaled {
 			continue
@@ -229,7 +246,7 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 				n.unneededSince = never
 				continue
 			}
-			u, gpu := a.utilizationOf(id)
+			u, gpu := a.utilizationOf(id, gi)
 			thr := a.s.ScaleDownUtilizationThreshold
 			if gpu {
 				thr = a.s.ScaleDownGPUUtilizationThreshold
@@ -289,10 +306,38 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 		}
 		out = append(out, c.id)
 	}
-	slices.SortStableFunc(out, func(x, y cluster.NodeID) int {
-		return cmp.Compare(a.nodes.get(x).unneededSince, a.nodes.get(y).unneededSince)
+	// Oldest unneeded first; a stable sort on (since, position) keys
+	// read once.
+	keyed := a.scratch.unneededKeys[:0]
+	for i, id := range out {
+		keyed = append(keyed, unneededKey{since: a.nodes.get(id).unneededSince, pos: int32(i), id: id})
+	}
+	slices.SortFunc(keyed, func(x, y unneededKey) int {
+		if c := cmp.Compare(x.since, y.since); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.pos, y.pos)
 	})
+	for i := range keyed {
+		out[i] = keyed[i].id
+	}
+	a.scratch.unneededKeys = keyed
 	return out
+}
+
+// cand is a scale-down candidate of findUnneeded.
+type cand struct {
+	id    cluster.NodeID
+	util  float64
+	empty bool
+	was   bool // unneeded in the previous pass
+}
+
+// unneededKey orders the unneeded nodes (findUnneeded).
+type unneededKey struct {
+	since engine.Time
+	pos   int32
+	id    cluster.NodeID
 }
 
 // canRemove checks that no pod of the node blocks its removal and that
@@ -304,7 +349,7 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 	undo := func() {
 		dests.resetNow() // room came back: passed-over nodes may fit again
 		for _, m := range moves {
-			d := &dests.list[m.dest]
+			d := dests.at(int(m.dest))
 			d.free = d.free.Add(m.spec.Requests)
 			if len(d.extra) > 0 {
 				d.extra = d.extra[:len(d.extra)-1]
@@ -341,7 +386,7 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 			}
 			return BlockNoPlaceToMove
 		}
-		d := &dests.list[dest]
+		d := dests.at(dest)
 		d.free = d.free.Sub(r.spec.Requests)
 		d.extra = append(d.extra, placedPod{r.spec, r.ns})
 		moves = append(moves, move{r.spec, int32(dest)})
@@ -378,7 +423,7 @@ func (a *Autoscaler) findDestination(r *podRef, dests *destSet) int {
 		if i = a.nowFit(dests, r.fit, spec, i); i >= n {
 			break
 		}
-		d := &dests.list[i]
+		d := dests.at(i)
 		id := dests.ids[i]
 		// Pods without pod-level constraints can only be refused by
 		// required anti-affinity of the pods there (or moved there).

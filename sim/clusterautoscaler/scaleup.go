@@ -22,10 +22,13 @@ type scratch struct {
 	placed   []placedPod
 	dests    destSet
 	unneeded []bool // by NodeID, all false between loops
-	exIDs    []cluster.NodeID
-	exBase   []cluster.Resources
-	exJumps  jumps
-	moves    []move
+	// findUnneeded's buffers.
+	cands        []cand
+	unneededKeys []unneededKey
+	exIDs        []cluster.NodeID
+	exBase       []cluster.Resources
+	exJumps      jumps
+	moves        []move
 }
 
 type groupKey struct {
