@@ -637,12 +637,18 @@ func (k *Karpenter) start(cmd *command) {
 		}
 		return
 	}
+	// The replacements are created before the candidates are marked for
+	// deletion, so the candidates count against the limits (limits.go).
+	usage := k.poolUsages()
 	for _, c := range cmd.cands {
 		c.kn.cmd = cmd
 		k.cl.AddTaint(c.kn.id, cluster.Taint{Key: k.keyDisrupted, Effect: cluster.EffectNoSchedule})
 	}
 	for _, r := range cmd.replacements {
-		id := k.launchClaim(r, cmd)
+		id := cluster.NoNode
+		if launchAllowed(r.pool, usage) {
+			id = k.launchClaim(r, cmd)
+		}
 		if id == cluster.NoNode {
 			cmd.abort(k)
 			return

@@ -52,9 +52,17 @@
 // available offering in an allowed zone and capacity type; minValues is
 // enforced (MinValuesPolicy Strict by default). Pool taints must be
 // tolerated, PreferNoSchedule included; startupTaints need not be.
-// Limits (capacity of the pool's nodes, and a node count) filter out
-// instance types that would break them, counting each new NodeClaim at
-// its largest instance type (KC subtractMax).
+// Limits are enforced as KC does (limits.go): the solve starts from the
+// limit minus the capacity and the count of the pool's nodes that are not
+// being deleted; a pool with no node left under its node limit gets no
+// new NodeClaim, instance types whose capacity exceeds what is left of a
+// resource limit are filtered out, and each new NodeClaim subtracts the
+// largest capacity among its options (KC subtractMax). Instance types have
+// no "nodes" capacity, so a solve's own NodeClaims never lower what is
+// left of a node limit: one batch may overshoot it. When the NodeClaims
+// are created (KC Provisioner.Create) a pool whose usage before the batch
+// exceeds a limit (usage > limit) creates none; disruption replacements
+// are checked the same way, with their candidates still counted.
 //
 // Topology follows KC's topology groups: topologySpreadConstraints on any
 // key (zone, hostname and capacity-type in practice) with maxSkew,
@@ -64,7 +72,12 @@
 // kube-scheduler's system default spreading. Hostname domains are always
 // available (a new node has count 0). Spread picks the least-loaded
 // allowed domain; ties go to the first in registration order (zones in
-// the scenario's order), where KC picks one in map order.
+// the scenario's order) in which the NodeClaim could launch (an instance
+// type it keeps fits the pod and has an available offering there), else
+// the first. KC picks one in map order, afresh for every NodeClaim it
+// tries and every pass of its queue, so it nearly always ends up in a
+// domain where it can launch. The first pod of a zone affinity picks its
+// domain the same way.
 //
 // # Launch
 //
@@ -170,7 +183,11 @@
 //   - Drains evict all evictable pods at once (KC evicts non-critical pods
 //     first) and retry refused evictions after 1 s, doubling to 10 s (KC's
 //     eviction queue backs off per pod from 100 ms).
-//   - Ties in spread domains go to the first domain in registration order.
+//   - Ties in spread domains go to the first domain in registration order
+//     where the NodeClaim can launch (KC: map order).
+//   - In-flight NodeClaims are tried fewest pods first, ties by creation;
+//     KC re-sorts them with sort.Slice (not stable) before each pod, so
+//     among equally loaded NodeClaims it may try another first.
 //   - Disruption reasons counted: empty, underutilized, drifted, expired,
 //     interrupted (reclaims without the queue count as instancesReclaimed).
 package karpenter

@@ -119,10 +119,14 @@ func (k *Karpenter) provision() {
 			}
 		}
 		// The batch's NodeClaims launch in parallel upstream: each sees
-		// the offerings as they were before any of them failed.
+		// the offerings as they were before any of them failed, and the
+		// pool's usage as it was before the batch (limits.go).
 		k.deferICE = true
+		usage := k.poolUsages()
 		for _, c := range s.claims {
-			k.launchClaim(c, nil)
+			if launchAllowed(c.pool, usage) {
+				k.launchClaim(c, nil)
+			}
 		}
 		k.flushICE()
 	}

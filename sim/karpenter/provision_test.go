@@ -298,3 +298,31 @@ func TestDaemonOverhead(t *testing.T) {
 		require.Equal(t, int64(tc.nodes), h.k.Stats().NodeClaimsLaunched, tc.overhead)
 	}
 }
+
+// A nodes limit counts only the pool's existing nodes: one batch may
+// create more NodeClaims than it allows (KC subtractMax never lowers
+// "nodes"; NodeClaim creation refuses only usage > limit), later batches
+// none while the pool is over it.
+func TestNodeLimitOvershootWithinABatch(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", map[string]string{"app": "web"}, withHostAntiAffinity("web")), time.Duration(0), 3, 3*time.Minute, 5)
+	h.start(h.pools(poolWith("p", odM5, "  limits: {nodes: \"2\"}")), apis.DefaultSettings())
+	h.run(2 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 3, "the first batch overshoots the limit of 2")
+	h.run(10 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 3, "no NodeClaim while the pool is over its limit")
+	require.Equal(t, 2, h.podsIn(cluster.Pending))
+}
+
+// The launch-time check (KC Provisioner.Create): a pool whose usage
+// exceeds a limit creates no NodeClaim, whatever the solve decided.
+func TestLaunchAllowed(t *testing.T) {
+	p := &pool{spec: &apis.NodePool{Limits: apis.Limits{Nodes: 2}}}
+	p.spec.Limits.Max[cluster.CPU], p.spec.Limits.Has[cluster.CPU] = 8000, true
+	var at, over cluster.Resources
+	at[cluster.CPU], over[cluster.CPU] = 8000, 8001
+	require.True(t, launchAllowed(p, map[*pool]poolUsage{}))
+	require.True(t, launchAllowed(p, map[*pool]poolUsage{p: {capacity: at, nodes: 2}}), "usage equal to the limit is not exceeded")
+	require.False(t, launchAllowed(p, map[*pool]poolUsage{p: {capacity: at, nodes: 3}}))
+	require.False(t, launchAllowed(p, map[*pool]poolUsage{p: {capacity: over, nodes: 1}}))
+}

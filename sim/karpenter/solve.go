@@ -51,14 +51,21 @@ type solver struct {
 	claims  []*claim
 	order   []*claim // claims sorted by pod count, then creation
 	// remaining resources per pool position (limits), has: limits set.
-	remaining  []cluster.Resources
-	hasLimit   [][cluster.MaxResources]bool
+	remaining []cluster.Resources
+	hasLimit  [][cluster.MaxResources]bool
+	// nodesLeft is per pool position its node limit minus its existing
+	// nodes (0: no new NodeClaim; < 0: no node limit). The solve's own
+	// NodeClaims do not count: KC's subtractMax subtracts instance-type
+	// capacity, which has no "nodes" entry, so one batch may overshoot a
+	// node limit (Karpenter checks usage > limit only when it creates
+	// the NodeClaims, against the usage before the batch: launchAllowed).
 	nodesLeft  []int64
 	pending    map[cluster.PodID]bool
 	consolidat bool
 	failed     []cluster.PodID
 	scratch    []int32
 	checks     []typeCheck
+	lchecks    []typeCheck
 	seq        int
 	anyPNS     bool
 }
@@ -416,7 +423,7 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 		reqs = merge(syms, base, pd.reqs)
 	}
 	if pd.topo() {
-		v := nodeView{reqs: reqs, taints: c.pool.spec.Taints}
+		v := nodeView{reqs: reqs, taints: c.pool.spec.Taints, claim: c}
 		tr, ok := s.topo.addRequirements(pd, &v)
 		if !ok {
 			return nil, 0, false
@@ -460,6 +467,32 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 		return nil, 0, false
 	}
 	return reqs, mask, true
+}
+
+// launchBits returns the offering bits (zone x capacity type) in which
+// claim c could launch with the pod: those reqs allow that are available
+// for an instance type c keeps that fits the pod and meets reqs. It
+// breaks ties between topology domains (topology.launchable).
+func (s *solver) launchBits(c *claim, pd *podData, reqs reqSet) uint64 {
+	k := s.k
+	mask := k.offerMask(reqs)
+	s.lchecks = k.typeChecks(c.reqs, reqs, s.lchecks)
+	total := c.requests.Add(pd.requests)
+	var u uint64
+	for _, pos := range c.opts {
+		pt := &c.pool.types[pos]
+		if u == mask {
+			break // every allowed bit is launchable already
+		}
+		if !total.Add(pt.daemon).Fits(pt.alloc) {
+			continue
+		}
+		if len(s.lchecks) > 0 && !k.typeMeets(pt.t, s.lchecks) {
+			continue
+		}
+		u |= s.avail[pt.t.idx] & mask
+	}
+	return u
 }
 
 // minValuesOK checks minValues requirements against the instance types
@@ -544,9 +577,6 @@ func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 			}
 		}
 		s.remaining[i] = s.remaining[i].Sub(maxCap)
-		if s.nodesLeft[i] > 0 {
-			s.nodesLeft[i]--
-		}
 		return true
 	}
 	return false

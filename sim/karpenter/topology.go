@@ -376,6 +376,12 @@ type nodeView struct {
 	node   *cluster.Node // existing node, or nil
 	reqs   reqSet        // NodeClaim requirements
 	taints []cluster.Taint
+	// claim is the NodeClaim the pod is tried on (nil for existing nodes
+	// and when only recording); launch caches the offering bits it could
+	// launch with the pod (launchBits), set once computed.
+	claim  *claim
+	launch uint64
+	lset   bool
 }
 
 func (t *topology) nodeDomains(v *nodeView, key cluster.Sym) rq {
@@ -409,7 +415,7 @@ func (t *topology) addRequirements(pd *podData, v *nodeView) (out []rq, ok bool)
 			podDom = *r
 		}
 		nodeDom := t.nodeDomains(v, g.key)
-		d, ok := t.next(g, pd, &podDom, &nodeDom)
+		d, ok := t.next(g, pd, &podDom, &nodeDom, v)
 		if !ok {
 			return false
 		}
@@ -434,12 +440,12 @@ func (t *topology) addRequirements(pd *podData, v *nodeView) (out []rq, ok bool)
 }
 
 // next computes the domains allowed by one group.
-func (t *topology) next(g *tgroup, pd *podData, podDom, nodeDom *rq) (rq, bool) {
+func (t *topology) next(g *tgroup, pd *podData, podDom, nodeDom *rq, v *nodeView) (rq, bool) {
 	switch g.kind {
 	case tSpread:
-		return t.nextSpread(g, pd, podDom, nodeDom)
+		return t.nextSpread(g, pd, podDom, nodeDom, v)
 	case tAffinity:
-		return t.nextAffinity(g, pd, podDom, nodeDom)
+		return t.nextAffinity(g, pd, podDom, nodeDom, v)
 	}
 	return t.nextAnti(g, podDom, nodeDom)
 }
@@ -473,7 +479,7 @@ func (t *topology) selectsPod(g *tgroup, pd *podData) bool {
 	return ok
 }
 
-func (t *topology) nextSpread(g *tgroup, pd *podData, podDom, nodeDom *rq) (rq, bool) {
+func (t *topology) nextSpread(g *tgroup, pd *podData, podDom, nodeDom *rq, v *nodeView) (rq, bool) {
 	syms := t.k.cl.Syms
 	self := t.selectsPod(g, pd)
 	if g.hostname {
@@ -492,17 +498,30 @@ func (t *topology) nextSpread(g *tgroup, pd *podData, podDom, nodeDom *rq) (rq, 
 	}
 	minCount := g.minCount(syms, podDom)
 	best, bestCount := cluster.NoSym, int32(math.MaxInt32)
+	bestLaunch := -1 // unknown
 	consider := func(d cluster.Sym, c int32) {
 		if self {
 			c++
 		}
-		if c-minCount <= g.maxSkew && c < bestCount {
-			best, bestCount = d, c
+		switch {
+		case c-minCount > g.maxSkew:
+		case c < bestCount:
+			best, bestCount, bestLaunch = d, c, -1
+		case c == bestCount && v.claim != nil:
+			if bestLaunch < 0 {
+				bestLaunch = b2i(t.launchable(v, pd, g.key, best))
+			}
+			if bestLaunch == 0 && t.launchable(v, pd, g.key, d) {
+				best, bestLaunch = d, 1
+			}
 		}
 	}
 	// Domains in registration order (zones in the scenario's order, then
-	// existing nodes by name): ties go to the first, independent of how
-	// symbols were numbered. KC picks among ties in map order.
+	// existing nodes by name): ties go to the first in which the NodeClaim
+	// could launch, else the first, independent of how symbols were
+	// numbered. KC picks among ties in map order, afresh for every
+	// NodeClaim it tries and every pass of its queue, so it nearly always
+	// ends up in a domain where it can launch.
 	for _, d := range g.domains {
 		if nodeDom.has(syms, d) {
 			consider(d, g.counts[d])
@@ -544,7 +563,7 @@ func (t *topology) anyCompatible(g *tgroup, podDom *rq) bool {
 	return false
 }
 
-func (t *topology) nextAffinity(g *tgroup, pd *podData, podDom, nodeDom *rq) (rq, bool) {
+func (t *topology) nextAffinity(g *tgroup, pd *podData, podDom, nodeDom *rq, v *nodeView) (rq, bool) {
 	syms := t.k.cl.Syms
 	self := t.selectsPod(g, pd)
 	bootstrap := func() bool {
@@ -581,19 +600,15 @@ func (t *topology) nextAffinity(g *tgroup, pd *podData, podDom, nodeDom *rq) (rq
 	if bootstrap() {
 		// Pick a domain to start in: one the node already allows if
 		// possible (so an in-flight NodeClaim keeps its domain), then any
-		// the pod allows (KC nextDomainAffinity).
-		for _, d := range g.domains {
-			if podDom.has(syms, d) && nodeDom.has(syms, d) {
-				opts = append(opts, d)
-				break
-			}
+		// the pod allows (KC nextDomainAffinity). KC picks each in map
+		// order; ours is the first in registration order in which the
+		// NodeClaim could launch, else the first (as nextSpread).
+		if d, ok := t.firstDomain(g, v, pd, func(d cluster.Sym) bool { return podDom.has(syms, d) && nodeDom.has(syms, d) }); ok {
+			opts = append(opts, d)
 		}
-		for _, d := range g.domains {
-			if podDom.has(syms, d) {
-				if len(opts) == 0 || opts[0] != d {
-					opts = append(opts, d)
-				}
-				break
+		if d, ok := t.firstDomain(g, v, pd, func(d cluster.Sym) bool { return podDom.has(syms, d) }); ok {
+			if len(opts) == 0 || opts[0] != d {
+				opts = append(opts, d)
 			}
 		}
 	}
@@ -685,4 +700,58 @@ func sortSyms(s []cluster.Sym) []cluster.Sym {
 		}
 	}
 	return s
+}
+
+// firstDomain returns the first of g's domains that ok accepts, preferring
+// one in which the NodeClaim of v could launch.
+func (t *topology) firstDomain(g *tgroup, v *nodeView, pd *podData, ok func(cluster.Sym) bool) (cluster.Sym, bool) {
+	first, found := cluster.NoSym, false
+	for _, d := range g.domains {
+		if !ok(d) {
+			continue
+		}
+		if v.claim == nil || t.launchable(v, pd, g.key, d) {
+			return d, true
+		}
+		if !found {
+			first, found = d, true
+		}
+	}
+	return first, found
+}
+
+// launchable reports whether the NodeClaim of v could launch in domain d
+// of key with the pod: some instance type it keeps that fits the pod and
+// meets the requirements has an available offering there. Keys other
+// than zone and capacity type are always launchable.
+func (t *topology) launchable(v *nodeView, pd *podData, key, d cluster.Sym) bool {
+	k := t.k
+	var bits uint64
+	switch key {
+	case k.cl.KeyZone:
+		for z, zs := range k.zoneSyms {
+			if zs == d {
+				bits = (1<<numCT - 1) << uint(z*numCT)
+			}
+		}
+	case k.cl.KeyCapacityType:
+		for ct, cs := range k.ctSyms {
+			if cs == d {
+				bits = k.ctBits(ct)
+			}
+		}
+	default:
+		return true
+	}
+	if !v.lset {
+		v.launch, v.lset = t.s.launchBits(v.claim, pd, v.reqs), true
+	}
+	return v.launch&bits != 0
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

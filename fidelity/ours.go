@@ -1,0 +1,180 @@
+package fidelity
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+// nodeClassYAML is the EC2NodeClass every pool refers to: defaults only.
+const nodeClassYAML = `apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: KarpenterNodeRole
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: fidelity}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: fidelity}}]
+`
+
+// priceCloud is the cloud of our side: it prices the case's offerings and
+// sells nothing else. Solves never launch.
+type priceCloud struct {
+	price map[cloud.Offering]float64
+}
+
+func (p *priceCloud) Launch(cloud.LaunchRequest) (cloud.LaunchResult, error) {
+	return cloud.LaunchResult{}, fmt.Errorf("fidelity: solves do not launch")
+}
+func (p *priceCloud) Terminate(cloud.InstanceID) {}
+func (p *priceCloud) Subscribe(cloud.Subscriber) {}
+func (p *priceCloud) Price(o cloud.Offering) (float64, bool) {
+	v, ok := p.price[o]
+	return v, ok
+}
+
+// Ours is a case set up for our solver.
+type Ours struct {
+	Solver *karpenter.Solver
+	Pods   []cluster.PodID
+	// Names maps our pod ids to the pods' names.
+	Names map[cluster.PodID]string
+}
+
+// BuildOurs compiles a case for sim/karpenter: the NodePools go through the
+// same compiler as users' manifests (as JSON documents), the pods through
+// cluster.CompilePodSpec.
+func BuildOurs(cat *catalog.Catalog, c *Case) (*Ours, error) {
+	eng := engine.New(1)
+	cl := cluster.New(eng, cluster.NewSymbols(), cluster.NewResourceNames())
+	data := []byte(nodeClassYAML)
+	for _, np := range c.Pools {
+		doc, err := poolDoc(np)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return nil, err
+		}
+		data = append(append(append(data, "---\n"...), b...), '\n')
+	}
+	docs, err := manifest.ReadBytes(c.Name+"-pools.yaml", data)
+	if err != nil {
+		return nil, err
+	}
+	res, err := apis.Compile(docs, apis.Env{Syms: cl.Syms, Resources: cl.Resources, Catalog: cat, Zones: Zones})
+	if err != nil {
+		return nil, fmt.Errorf("%s: compiling NodePools: %w", c.Name, err)
+	}
+	pc := &priceCloud{price: map[cloud.Offering]float64{}}
+	for _, t := range c.Types {
+		for _, o := range t.Offerings {
+			ct, _ := cluster.ParseCapacityType(o.CapacityType)
+			pc.price[cloud.Offering{InstanceType: t.Name, Zone: o.Zone, CapacityType: ct}] = o.Price
+		}
+	}
+	s, err := karpenter.NewSolver(karpenter.SolveInput{Engine: eng, Cluster: cl, Catalog: cat, Cloud: pc, Region: Region,
+		Zones: Zones, NodePools: res.NodePools, Settings: apis.DefaultSettings()})
+	if err != nil {
+		return nil, err
+	}
+	o := &Ours{Solver: s, Names: map[cluster.PodID]string{}}
+	ns := cl.Syms.Intern("default")
+	specs := map[string]*cluster.PodSpec{}
+	for _, p := range c.Pods {
+		key := specKey(p)
+		spec, ok := specs[key]
+		if !ok {
+			cs, _, err := cluster.CompilePodSpec(cl.Syms, cl.Resources, cluster.PodSpecInput{Namespace: p.Namespace, Labels: p.Labels, Spec: &p.Spec})
+			if err != nil {
+				return nil, fmt.Errorf("%s: pod %s: %w", c.Name, p.Name, err)
+			}
+			spec, specs[key] = cs, cs
+		}
+		id := cl.CreatePod(cluster.Pod{Name: p.Name, Namespace: ns, Spec: spec, Workload: -1})
+		o.Pods = append(o.Pods, id)
+		o.Names[id] = p.Name
+	}
+	return o, nil
+}
+
+// specKey identifies pods that share a template (same labels and spec).
+func specKey(p *corev1.Pod) string {
+	b, _ := json.Marshal(struct {
+		L map[string]string
+		S corev1.PodSpec
+	}{p.Labels, p.Spec})
+	return string(b)
+}
+
+// poolDoc is the NodePool as a manifest document: apiVersion, kind,
+// metadata.name and spec. The disruption settings and expireAfter, which
+// the solve does not read, are left out: their Go zero values marshal as
+// "Never" where the API server would default them.
+func poolDoc(np *karpv1.NodePool) (map[string]any, error) {
+	b, err := json.Marshal(np.Spec)
+	if err != nil {
+		return nil, err
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return nil, err
+	}
+	delete(spec, "disruption")
+	if tmpl, ok := spec["template"].(map[string]any); ok {
+		if ts, ok := tmpl["spec"].(map[string]any); ok {
+			delete(ts, "expireAfter")
+		}
+	}
+	return map[string]any{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": map[string]any{"name": np.Name}, "spec": spec}, nil
+}
+
+// Outcome is one solver's answer in solver-neutral terms.
+type Outcome struct {
+	Nodes         []Node
+	Unschedulable []string // pod names, sorted
+}
+
+// Node is one new NodeClaim.
+type Node struct {
+	Pool          string
+	Pods          int
+	InstanceTypes []string // sorted by name
+	Cheapest      float64  // USD/hour
+	PodNames      []string // in placement order, for reports
+}
+
+// Run solves once and converts the result.
+func (o *Ours) Run() Outcome {
+	return o.convert(o.Solver.Solve(o.Pods))
+}
+
+func (o *Ours) convert(r karpenter.SolveResult) Outcome {
+	var out Outcome
+	for _, nc := range r.NodeClaims {
+		its := append([]string(nil), nc.InstanceTypes...)
+		sort.Strings(its)
+		n := Node{Pool: nc.NodePool, Pods: len(nc.Pods), InstanceTypes: its, Cheapest: nc.CheapestUSDPerHour}
+		for _, id := range nc.Pods {
+			n.PodNames = append(n.PodNames, o.Names[id])
+		}
+		out.Nodes = append(out.Nodes, n)
+	}
+	for _, id := range r.Unschedulable {
+		out.Unschedulable = append(out.Unschedulable, o.Names[id])
+	}
+	sort.Strings(out.Unschedulable)
+	return out
+}

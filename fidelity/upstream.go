@@ -1,0 +1,207 @@
+package fidelity
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
+	"sigs.k8s.io/karpenter/pkg/controllers/provisioning/scheduling"
+	"sigs.k8s.io/karpenter/pkg/controllers/state"
+	"sigs.k8s.io/karpenter/pkg/events"
+	"sigs.k8s.io/karpenter/pkg/operator/injection"
+	"sigs.k8s.io/karpenter/pkg/operator/logging"
+	"sigs.k8s.io/karpenter/pkg/operator/options"
+	scheduling2 "sigs.k8s.io/karpenter/pkg/scheduling"
+	nodepoolutils "sigs.k8s.io/karpenter/pkg/utils/nodepool"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+func init() {
+	log.SetLogger(logging.NopLogger)
+	// The AWS provider registers its instance labels as well known at
+	// start-up (KA pkg/apis/v1/labels.go init); our list is core's plus
+	// those.
+	karpv1.WellKnownLabels.Insert(apis.WellKnownLabels...)
+}
+
+// Workers is how many goroutines upstream's solve may use to evaluate
+// nodes, as its scheduling benchmark sets (NumConcurrentReconciles(5); the
+// provisioner derives it from the CPU request, one per core).
+var Workers = 5
+
+// upstreamOptions are the operator options of upstream's test suite
+// (pkg/test.Options) that the solve reads: preference and minValues
+// policies, DRA requests ignored, reserved capacity on (no reserved
+// offerings exist here).
+func upstreamOptions() *options.Options {
+	return &options.Options{
+		CPURequests:       int64(Workers) * 1000,
+		PreferencePolicy:  options.PreferencePolicyRespect,
+		MinValuesPolicy:   options.MinValuesPolicyStrict,
+		IgnoreDRARequests: true,
+		FeatureGates:      options.FeatureGates{ReservedCapacity: true},
+	}
+}
+
+// Upstream is a case set up for upstream's solver.
+type Upstream struct {
+	ctx     context.Context
+	client  client.Client
+	cluster *state.Cluster
+	pools   []*karpv1.NodePool
+	its     map[string][]*cloudprovider.InstanceType
+	pods    []*corev1.Pod
+}
+
+// BuildUpstream makes upstream's inputs: the case's NodePools ordered by
+// weight (as the provisioner does), instance types with the allocatable
+// our model computes (so that only the solve is compared) and KA's
+// requirements, and the case's pods.
+func BuildUpstream(c *Case, ours *Ours) (*Upstream, error) {
+	ctx := options.ToContext(injection.WithControllerName(context.Background(), "provisioner"), upstreamOptions())
+	kc := fakecr.NewFakeClient()
+	cp := fake.NewCloudProvider()
+	u := &Upstream{ctx: ctx, client: kc, cluster: state.NewCluster(&clock.RealClock{}, kc, cp), its: map[string][]*cloudprovider.InstanceType{}}
+	for _, np := range c.Pools {
+		u.pools = append(u.pools, np.DeepCopy())
+	}
+	nodepoolutils.OrderByWeight(u.pools)
+
+	// One InstanceType per type of the case; every pool gets the whole
+	// list, as KA's GetInstanceTypes returns every type of the node class
+	// and the scheduler filters (ours lists every catalogue type, whether
+	// or not a pool allows it).
+	byName := map[string]karpenter.PoolInstanceType{}
+	for _, np := range c.Pools {
+		for _, it := range ours.Solver.InstanceTypes(np.Name) {
+			byName[it.Name] = it
+		}
+	}
+	var list []*cloudprovider.InstanceType
+	for _, t := range c.Types {
+		pit, ok := byName[t.Name]
+		if !ok {
+			continue
+		}
+		list = append(list, upstreamType(t, pit))
+	}
+	for _, np := range u.pools {
+		u.its[np.Name] = list
+	}
+	u.pods = c.Pods
+	return u, nil
+}
+
+// upstreamType builds an InstanceType as KA's NewInstanceType would for
+// our catalogue entry: requirements from its labels plus zone and
+// capacity type from the available offerings, region, and
+// DoesNotExist for the keys it leaves empty; allocatable equal to ours.
+func upstreamType(t InstanceType, pit karpenter.PoolInstanceType) *cloudprovider.InstanceType {
+	var zones, cts []string
+	var offs cloudprovider.Offerings
+	for _, o := range t.Offerings {
+		zones = append(zones, o.Zone)
+		cts = append(cts, o.CapacityType)
+		offs = append(offs, &cloudprovider.Offering{
+			Requirements: scheduling2.NewRequirements(
+				scheduling2.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, o.CapacityType),
+				scheduling2.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, o.Zone)),
+			Price: o.Price, Available: true,
+		})
+	}
+	reqs := scheduling2.NewRequirements(
+		scheduling2.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones...),
+		scheduling2.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, cts...),
+		scheduling2.NewRequirement(corev1.LabelWindowsBuild, corev1.NodeSelectorOpDoesNotExist),
+	)
+	keys := make([]string, 0, len(pit.Labels))
+	for k := range pit.Labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		reqs.Add(scheduling2.NewRequirement(k, corev1.NodeSelectorOpIn, pit.Labels[k]))
+	}
+	// Keys KA defines for every type and leaves empty when they do not
+	// apply (computeRequirements).
+	for _, k := range []string{"karpenter.k8s.aws/instance-gpu-count", "karpenter.k8s.aws/instance-gpu-name",
+		"karpenter.k8s.aws/instance-gpu-manufacturer", "karpenter.k8s.aws/instance-gpu-memory",
+		"karpenter.k8s.aws/instance-accelerator-name", "karpenter.k8s.aws/instance-accelerator-manufacturer",
+		"karpenter.k8s.aws/instance-accelerator-count", "karpenter.k8s.aws/instance-local-nvme"} {
+		if _, ok := pit.Labels[k]; !ok {
+			reqs.Add(scheduling2.NewRequirement(k, corev1.NodeSelectorOpDoesNotExist))
+		}
+	}
+	capacity := resourceList(pit.Capacity)
+	overhead := corev1.ResourceList{}
+	for name, q := range capacity {
+		a := resourceList(pit.Allocatable)[name]
+		d := q.DeepCopy()
+		d.Sub(a)
+		overhead[name] = d
+	}
+	return &cloudprovider.InstanceType{
+		Name: t.Name, Requirements: reqs, Offerings: offs, Capacity: capacity,
+		Overhead: &cloudprovider.InstanceTypeOverhead{KubeReserved: overhead, SystemReserved: corev1.ResourceList{}, EvictionThreshold: corev1.ResourceList{}},
+	}
+}
+
+func resourceList(r cluster.Resources) corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:              *resource.NewMilliQuantity(r[cluster.CPU], resource.DecimalSI),
+		corev1.ResourceMemory:           *resource.NewQuantity(r[cluster.Memory], resource.BinarySI),
+		corev1.ResourceEphemeralStorage: *resource.NewQuantity(r[cluster.Ephemeral], resource.BinarySI),
+		corev1.ResourcePods:             *resource.NewQuantity(r[cluster.Pods], resource.DecimalSI),
+	}
+}
+
+// Run builds the topology and the scheduler and solves, as the
+// provisioner's Schedule does for one batch.
+func (u *Upstream) Run() (Outcome, error) {
+	opts := []scheduling.Options{scheduling.NumConcurrentReconciles(Workers), scheduling.MinValuesPolicy(options.MinValuesPolicyStrict)}
+	pods := append([]*corev1.Pod(nil), u.pods...)
+	topo, err := scheduling.NewTopology(u.ctx, u.client, u.cluster, nil, u.pools, u.its, pods, opts...)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("upstream topology: %w", err)
+	}
+	s := scheduling.NewScheduler(u.ctx, u.client, u.pools, u.cluster, nil, topo, u.its, nil,
+		events.NewRecorder(&record.FakeRecorder{}), &clock.RealClock{}, nil, nil, opts...)
+	res, err := s.Solve(u.ctx, pods)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("upstream solve: %w", err)
+	}
+	var out Outcome
+	for _, nc := range res.NewNodeClaims {
+		n := Node{Pool: nc.NodePoolName, Pods: len(nc.Pods), Cheapest: math.Inf(1)}
+		for _, p := range nc.Pods {
+			n.PodNames = append(n.PodNames, p.Name)
+		}
+		for _, it := range nc.InstanceTypeOptions {
+			n.InstanceTypes = append(n.InstanceTypes, it.Name)
+			if o := it.Offerings.Available().Compatible(nc.Requirements).Cheapest(); o != nil && o.Price < n.Cheapest {
+				n.Cheapest = o.Price
+			}
+		}
+		sort.Strings(n.InstanceTypes)
+		out.Nodes = append(out.Nodes, n)
+	}
+	for p := range res.PodErrors {
+		out.Unschedulable = append(out.Unschedulable, p.Name)
+	}
+	sort.Strings(out.Unschedulable)
+	return out, nil
+}

@@ -1,0 +1,159 @@
+package karpenter
+
+import (
+	"sort"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// This file exports the provisioning solve for callers that run it on
+// given inputs without an engine run: the fidelity harness (module
+// fidelity/) compares it with upstream Karpenter's Scheduler.Solve.
+
+// SolveInput is what a standalone solve needs: an engine and a cluster
+// holding the pods (and any existing nodes), the catalogue, a cloud that
+// prices offerings (Launch is never called), the region and zones, the
+// compiled NodePools and the settings.
+type SolveInput struct {
+	Engine    *engine.Engine
+	Cluster   *cluster.Cluster
+	Catalog   *catalog.Catalog
+	Cloud     Cloud
+	Region    string
+	Zones     []string
+	NodePools []NodePool
+	Settings  Settings
+}
+
+// Solver runs provisioning solves on a fixed configuration.
+type Solver struct{ k *Karpenter }
+
+// NewSolver builds the controller for standalone solves. It registers
+// with the engine and the cluster like New, but nothing runs unless the
+// caller runs the engine.
+func NewSolver(in SolveInput) (*Solver, error) {
+	k, err := New(in.Engine, in.Cluster, in.Catalog, in.Cloud, noEvictions{}, in.Region, in.Zones, in.NodePools, in.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return &Solver{k: k}, nil
+}
+
+// SolvedNodeClaim is one new NodeClaim of a solve.
+type SolvedNodeClaim struct {
+	NodePool string
+	Pods     []cluster.PodID
+	// InstanceTypes are the claim's options, cheapest first (KC
+	// InstanceTypes.OrderByPrice), ties by name.
+	InstanceTypes []string
+	// CheapestUSDPerHour is the price of the cheapest available offering
+	// the claim's requirements allow among its options.
+	CheapestUSDPerHour float64
+	// Zones and CapacityTypes the claim may still launch into.
+	Zones, CapacityTypes []string
+}
+
+// SolvedExisting is an existing node that received pods.
+type SolvedExisting struct {
+	Node cluster.NodeID
+	Pods []cluster.PodID
+}
+
+// SolveResult is the outcome of one solve.
+type SolveResult struct {
+	NodeClaims []SolvedNodeClaim
+	Existing   []SolvedExisting
+	// Unschedulable are the pods placed nowhere, by id.
+	Unschedulable []cluster.PodID
+}
+
+// Solve places the pods as one provisioning batch would, without
+// launching anything.
+func (s *Solver) Solve(pods []cluster.PodID) SolveResult {
+	k := s.k
+	sv := k.newSolver(pods, solveOpts{})
+	sv.solve(pods)
+	var res SolveResult
+	for _, c := range sv.claims {
+		k.sortedOptions(c)
+		nc := SolvedNodeClaim{NodePool: c.pool.spec.Name, Pods: append([]cluster.PodID(nil), c.pods...)}
+		for i, pos := range c.opts {
+			t := c.pool.types[pos].t
+			nc.InstanceTypes = append(nc.InstanceTypes, t.name)
+			if i == 0 {
+				nc.CheapestUSDPerHour = k.cheapest(t, c.mask)
+			}
+		}
+		for z, zone := range k.zones {
+			for ct := 0; ct < numCT; ct++ {
+				if c.mask&(1<<uint(z*numCT+ct)) == 0 {
+					continue
+				}
+				nc.Zones = appendNew(nc.Zones, zone)
+				nc.CapacityTypes = appendNew(nc.CapacityTypes, ctOf(ct).String())
+			}
+		}
+		sort.Strings(nc.CapacityTypes)
+		res.NodeClaims = append(res.NodeClaims, nc)
+	}
+	for _, ex := range sv.exists {
+		if len(ex.got) > 0 {
+			res.Existing = append(res.Existing, SolvedExisting{Node: ex.id, Pods: append([]cluster.PodID(nil), ex.got...)})
+		}
+	}
+	res.Unschedulable = append(res.Unschedulable, sv.failed...)
+	sort.Slice(res.Unschedulable, func(i, j int) bool { return res.Unschedulable[i] < res.Unschedulable[j] })
+	return res
+}
+
+// noEvictions is the Evictor of standalone solves: nothing is drained.
+type noEvictions struct{}
+
+func (noEvictions) Evict(cluster.PodID, cluster.DeleteCause) bool { return false }
+func (noEvictions) Blocked(cluster.PodID) bool                    { return true }
+
+func appendNew(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// PoolInstanceType is an instance type as a NodePool would launch it.
+type PoolInstanceType struct {
+	Name string
+	// Labels are the instance type's labels (instance-type, arch, os,
+	// region, karpenter.k8s.aws/instance-*), by key.
+	Labels map[string]string
+	// Capacity and Allocatable under the pool's node class.
+	Capacity, Allocatable cluster.Resources
+}
+
+// InstanceTypes lists every instance type of the catalogue as the
+// NodePool's node class would launch it, in catalogue order, whether or
+// not the pool's requirements allow it (a reference solver does its own
+// filtering); nil for an unknown pool.
+func (s *Solver) InstanceTypes(pool string) []PoolInstanceType {
+	k := s.k
+	p, ok := k.poolByName[pool]
+	if !ok {
+		return nil
+	}
+	syms := k.cl.Syms
+	out := make([]PoolInstanceType, 0, len(k.types))
+	for _, t := range k.types {
+		labels := map[string]string{}
+		for tk := 0; tk < numTypeKeys; tk++ {
+			if v := t.lab[tk]; v != cluster.NoSym {
+				labels[typeKeyNames[tk]] = syms.Name(v)
+			}
+		}
+		capacity, alloc := k.nodeResources(t.cat, &p.spec.NodeClass)
+		out = append(out, PoolInstanceType{Name: t.name, Labels: labels, Capacity: capacity, Allocatable: alloc})
+	}
+	return out
+}
