@@ -160,6 +160,7 @@ spec:
   template:
     spec:
       restartPolicy: Never
+      nodeSelector: {role: batch}
       tolerations: [{key: role, value: batch, effect: NoSchedule}]
       containers: [{name: c, image: x, resources: {requests: {cpu: %s, memory: %s}}}]
 `, i, jobParallelism, jobParallelism, podCPU, podMemory)
