@@ -93,21 +93,24 @@ func (k *Karpenter) disruptionPass() {
 		return // validation in progress; it schedules the next pass
 	}
 	k.refreshPrices()
-	for m := method(0); m < numMethods; m++ {
-		cmd := k.compute(m)
-		if cmd == nil {
-			continue
-		}
-		if m == mDrift {
-			k.start(cmd)
-			k.schedulePass(0)
-			return
-		}
+	// The methods' what-ifs share what does not depend on the candidates
+	// (pass.go) until a command is found.
+	k.beginPass()
+	var cmd *command
+	for m := method(0); m < numMethods && cmd == nil; m++ {
+		cmd = k.compute(m)
+	}
+	k.endPass()
+	switch {
+	case cmd == nil:
+		k.schedulePass(k.settings.DisruptionPollInterval)
+	case cmd.method == mDrift:
+		k.start(cmd)
+		k.schedulePass(0)
+	default:
 		k.dis.pending = cmd
 		k.eng.After(k.settings.CommandValidationDelay, engine.Event{Handler: k.id, Kind: evValidate})
-		return
 	}
-	k.schedulePass(k.settings.DisruptionPollInterval)
 }
 
 func (k *Karpenter) isConsolidated(m method) bool {
@@ -130,62 +133,15 @@ func evictionCost(p *cluster.Pod) float64 {
 // candidates lists the nodes a method may disrupt now (KC GetCandidates,
 // NewCandidate and the method's ShouldDisrupt).
 func (k *Karpenter) candidates(m method) []*candidate {
-	cl := k.cl
-	now := k.eng.Now()
 	var out []*candidate
-	// Whether a budget blocks a pod depends only on its namespace and
-	// labels: ask once per pod template.
-	type memo struct {
-		ns      cluster.Sym
-		blocked bool
-	}
-	blockedMemo := map[*cluster.PodSpec]memo{}
-	isBlocked := func(pid cluster.PodID) bool {
-		p := &cl.Pods[pid]
-		m, ok := blockedMemo[p.Spec]
-		if ok && m.ns == p.Namespace {
-			return m.blocked
-		}
-		b := k.evictor.Blocked(pid)
-		if !ok {
-			blockedMemo[p.Spec] = memo{p.Namespace, b}
-		}
-		return b
-	}
-	for _, kn := range k.live {
-		if kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil {
+	for _, ns := range k.nodeScans() {
+		eventual := m == mDrift && ns.kn.pool.spec.TerminationGracePeriod > 0
+		if ns.blocked && !eventual {
 			continue
 		}
-		spec := kn.pool.spec
-		if spec.DoNotDisrupt {
-			continue
-		}
-		eventual := m == mDrift && spec.TerminationGracePeriod > 0
-		c := &candidate{kn: kn}
-		blocked := false
-		cost := 1.0
-		for _, pid := range cl.Nodes[kn.id].Pods {
-			p := &cl.Pods[pid]
-			if p.Phase.Terminal() {
-				continue
-			}
-			if p.Spec.DoNotDisrupt && !p.Terminating {
-				blocked = true // KC: do-not-disrupt counts for every active pod
-			}
-			if !reschedulable(p) {
-				continue
-			}
-			if isBlocked(pid) {
-				blocked = true
-			}
-			c.pods = append(c.pods, pid)
-			cost += max(0, evictionCost(p))
-		}
-		if blocked && !eventual {
-			continue
-		}
-		c.price = k.nodePrice(kn)
-		c.ratio = c.price / cost
+		c := &candidate{kn: ns.kn, pods: ns.pods}
+		c.price = k.nodePrice(ns.kn)
+		c.ratio = c.price / ns.cost
 		if !k.shouldDisrupt(m, c) {
 			continue
 		}
@@ -420,12 +376,16 @@ func (k *Karpenter) singleNode(cs []*candidate, budget map[*pool]int) *command {
 func (k *Karpenter) simulate(cs []*candidate, consolidation bool) *solver {
 	exclude := map[cluster.NodeID]bool{}
 	var pods []cluster.PodID
+	sets := make([]*podSet, 0, len(cs)+1)
 	for _, c := range cs {
 		exclude[c.kn.id] = true
 		pods = append(pods, c.pods...)
+		sets = append(sets, c.podSet(k))
 	}
-	pods = append(pods, k.provisionable()...)
-	s := k.newSolver(pods, solveOpts{exclude: exclude, consolidation: consolidation})
+	prov := k.provisionableSet()
+	pods = append(pods, prov.pods...)
+	sets = append(sets, prov)
+	s := k.newSolver(pods, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets})
 	s.solve(pods)
 	return s
 }
@@ -435,7 +395,7 @@ func (k *Karpenter) simulate(cs []*candidate, consolidation bool) *solver {
 // node (KC AllNonPendingPodsScheduled and UninitializedNodeError).
 func (k *Karpenter) allMovedScheduled(s *solver) bool {
 	for _, id := range s.failed {
-		if !s.pending[id] {
+		if !s.pending(id) {
 			return false
 		}
 	}
@@ -444,7 +404,7 @@ func (k *Karpenter) allMovedScheduled(s *solver) bool {
 			continue
 		}
 		for _, id := range ex.got {
-			if !s.pending[id] && !k.podOnDeletingNode(id) {
+			if !s.pending(id) && !k.podOnDeletingNode(id) {
 				return false
 			}
 		}

@@ -127,16 +127,24 @@ type Karpenter struct {
 	}
 
 	// disruption
-	dis disruption
+	dis  disruption
+	pass passCache
+	// provSet: the last provisionable pods prepared for solves (pass.go).
+	provSet *podSet
 
 	// existing nodes for solves (see existing.go)
-	exCache     exCache
-	byName      []cluster.NodeID
-	nodeEpoch   []uint32
-	solveSeq    uint32
-	specClasses map[*cluster.PodSpec]int32
-	specContent map[string]int32
-	statics     map[staticKey]*staticCache
+	exCache    exCache
+	byName     []cluster.NodeID
+	nodeEpoch  []uint32
+	solveSeq   uint32
+	podMark    []uint32 // per PodID: stamp of the last solve that moved it
+	podStatics map[pdKey]*podStatic
+	// placeholders are the interned placeholder hostnames by number.
+	placeholders []cluster.Sym
+	staticsAt    engine.Time
+	specClasses  map[*cluster.PodSpec]int32
+	specContent  map[string]int32
+	statics      map[staticKey]*staticCache
 
 	signals     []cloud.Signal
 	poolUpdates []NodePool
@@ -162,6 +170,9 @@ type knode struct {
 	capacity    cluster.Resources
 	launched    engine.Time
 	initialized bool
+	// set: its reschedulable pods prepared for consolidation solves
+	// (pass.go), while they stay the same.
+	set *podSet
 	// lastPodEvent is the last time a pod was bound to or left the node
 	// (KC NodeClaim status.lastPodEventTime), for consolidateAfter.
 	lastPodEvent   engine.Time

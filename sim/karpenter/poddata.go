@@ -29,6 +29,32 @@ type affTerm struct{ t *cluster.AffinityTerm }
 // podData is what scheduling derives from a pod spec in one relaxation
 // state; replicas of a template share it.
 type podData struct {
+	podStatic
+	groups      []*tgroup // topology groups it owns
+	inverseOwn  []*tgroup // inverse anti-affinity groups it owns
+	inverseSel  []*tgroup // inverse groups that select it
+	inverseDone bool
+	// sel caches, per topology group index, whether the group selects
+	// the pod: 0 unknown, 1 yes, 2 no.
+	sel []uint8
+
+	// tmplTol caches, per pool position, whether the pod tolerates the
+	// template's taints: 0 unknown, 1 yes, 2 no.
+	tmplTol []uint8
+	// exCursor: existing nodes before it cannot take this pod (only kept
+	// for pods without topology, for which failures are permanent within
+	// a solve); [0] for pods a disruption moves, [1] for pending ones, [2]
+	// for pods of deleting nodes (the destinations they may use differ).
+	exCursor [3]int
+	// jts are the existing-node jump tables of its class in this solve,
+	// without and with the consolidateAfter filter (nil until looked up).
+	jts [2]*jumpTable
+}
+
+// podStatic is the part of podData that depends only on the spec, the
+// namespace and the relaxation, not on the solve: the solves of one
+// instant (a disruption pass) share it.
+type podStatic struct {
 	spec     *cluster.PodSpec
 	ns       cluster.Sym
 	relax    relax
@@ -46,24 +72,10 @@ type podData struct {
 	tolPNS bool
 	// class numbers the spec's content for the existing-node scan.
 	class int32
+	// idx numbers the static data of the instant (the solver's index).
+	idx int32
 
 	affTerms, antiTerms []affTerm
-	groups              []*tgroup // topology groups it owns
-	inverseOwn          []*tgroup // inverse anti-affinity groups it owns
-	inverseSel          []*tgroup // inverse groups that select it
-	inverseDone         bool
-	// sel caches, per topology group index, whether the group selects
-	// the pod: 0 unknown, 1 yes, 2 no.
-	sel []uint8
-
-	// tmplTol caches, per pool position, whether the pod tolerates the
-	// template's taints: 0 unknown, 1 yes, 2 no.
-	tmplTol []uint8
-	// exCursor: existing nodes before it cannot take this pod (only kept
-	// for pods without topology, for which failures are permanent within
-	// a solve); [0] for pods a disruption moves, [1] for pending ones, [2]
-	// for pods of deleting nodes (the destinations they may use differ).
-	exCursor [3]int
 }
 
 func (pd *podData) topo() bool { return len(pd.groups) > 0 || len(pd.inverseSel) > 0 }
@@ -169,12 +181,40 @@ func (k *Karpenter) filterTerms(spec *cluster.PodSpec) []reqSet {
 // creating its topology groups on first use.
 func (s *solver) podData(spec *cluster.PodSpec, ns cluster.Sym, r relax) *podData {
 	key := pdKey{spec, ns, r}
-	if pd, ok := s.pds[key]; ok {
-		return pd
+	// Consecutive pods are mostly replicas of one template.
+	if s.lastPD != nil && s.lastKey == key {
+		return s.lastPD
 	}
-	k := s.k
+	st := s.k.podStatic(key)
+	for int(st.idx) >= len(s.pds) {
+		s.pds = append(s.pds, nil)
+	}
+	pd := s.pds[st.idx]
+	if pd == nil {
+		pd = &podData{podStatic: *st}
+		pd.groups = s.topo.addSpecGroups(pd)
+		pd.inverseOwn = s.topo.addInverse(spec, ns)
+		pd.tmplTol = make([]uint8, len(s.pools))
+		s.pds[st.idx] = pd
+	}
+	s.lastKey, s.lastPD = key, pd
+	return pd
+}
+
+// podStatic returns the solve-independent data of a pod spec in a
+// relaxation state, cached for the current instant.
+func (k *Karpenter) podStatic(key pdKey) *podStatic {
+	if now := k.eng.Now(); k.staticsAt != now || k.podStatics == nil {
+		k.podStatics = map[pdKey]*podStatic{}
+		k.staticsAt = now
+	}
+	if st, ok := k.podStatics[key]; ok {
+		return st
+	}
+	spec, r := key.spec, key.r
 	syms := k.cl.Syms
-	pd := &podData{spec: spec, ns: ns, relax: r, requests: spec.Requests, tolPNS: r.pns, class: k.specClass(spec)}
+	pd := &podStatic{spec: spec, ns: key.ns, relax: r, requests: spec.Requests, tolPNS: r.pns, class: k.specClass(spec),
+		idx: int32(len(k.podStatics))}
 	strict := k.selectorReqs(spec)
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
 		ti := min(int(r.terms), len(spec.Affinity.Terms)-1)
@@ -210,10 +250,7 @@ func (s *solver) podData(spec *cluster.PodSpec, ns cluster.Sym, r relax) *podDat
 		pd.affTerms = append(pd.affTerms, byWeight(spec.PreferredPodAffinity, int(r.prefAff))...)
 		pd.antiTerms = append(pd.antiTerms, byWeight(spec.PreferredPodAntiAffinity, int(r.prefAnti))...)
 	}
-	pd.groups = s.topo.addSpecGroups(pd)
-	pd.inverseOwn = s.topo.addInverse(spec, ns)
-	pd.tmplTol = make([]uint8, len(s.pools))
-	s.pds[key] = pd
+	k.podStatics[key] = pd
 	return pd
 }
 

@@ -295,6 +295,43 @@ func merge(syms *cluster.Symbols, a, b reqSet) reqSet {
 	return out
 }
 
+// absorbs reports whether merge(a, b) equals a: every key of b is in a and
+// intersecting it leaves a's requirement as it is. Only the plain cases
+// are recognised (no bounds, no empty sets); false means "not known".
+// The solver then keeps a itself instead of building the same set anew.
+func absorbs(a, b reqSet) bool {
+	for j := range b {
+		r := &b[j]
+		x := a.get(r.key)
+		if x == nil || len(x.vals) == 0 || x.hasGt || x.hasLt || r.hasGt || r.hasLt || r.minValues > x.minValues {
+			return false
+		}
+		switch {
+		case !x.comp && !r.comp: // In ∩ In keeps x when x ⊆ r
+			for _, v := range x.vals {
+				if !hasSym(r.vals, v) {
+					return false
+				}
+			}
+		case !x.comp: // In ∩ NotIn/Exists keeps x when they are disjoint
+			for _, v := range x.vals {
+				if hasSym(r.vals, v) {
+					return false
+				}
+			}
+		case r.comp: // NotIn ∩ NotIn keeps x when r's values are in x's
+			for _, v := range r.vals {
+				if !hasSym(x.vals, v) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // compatible reports whether node requirements can loosely meet pod
 // requirements (KC Requirements.Compatible): a key the node side does not
 // define is allowed only if it is well known (wellKnown) or the pod side is

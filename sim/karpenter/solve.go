@@ -36,8 +36,12 @@ type solver struct {
 	now   engine.Time
 	pools []*pool // templates, weight order
 	topo  *topology
-	pds   map[pdKey]*podData
-	avail []uint64 // per itype: available offering bits
+	pds   []*podData // by podStatic.idx
+	// lastKey and lastPD memoize the last podData lookup.
+	lastKey pdKey
+	lastPD  *podData
+	sets    []*podSet // solveOpts.sets
+	avail   []uint64  // per itype: available offering bits
 	// exists are the existing nodes the solve placed pods on, in base
 	// order (filled when the solve ends).
 	exists []*exNode
@@ -60,7 +64,6 @@ type solver struct {
 	// node limit (Karpenter checks usage > limit only when it creates
 	// the NodeClaims, against the usage before the batch: launchAllowed).
 	nodesLeft  []int64
-	pending    map[cluster.PodID]bool
 	consolidat bool
 	failed     []cluster.PodID
 	scratch    []int32
@@ -77,27 +80,33 @@ type solveOpts struct {
 	// consolidation: a what-if for disruption (pods being moved may not
 	// land on nodes under consolidateAfter).
 	consolidation bool
+	// sets, if any, are the solve's pods (in order) prepared in runs that
+	// many solves share (a disruption pass's candidates and provisionable
+	// pods).
+	sets []*podSet
 }
 
 // newSolver snapshots the cluster for one solve.
 func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	k.refreshPrices()
 	cl := k.cl
-	s := &solver{k: k, now: k.eng.Now(), pds: map[pdKey]*podData{}, consolidat: o.consolidation,
-		pending: map[cluster.PodID]bool{}}
+	s := &solver{k: k, now: k.eng.Now(), consolidat: o.consolidation}
 	s.avail = k.availMasks()
 	s.pools = orderPools(k.pools)
 	for _, p := range s.pools {
 		s.anyPNS = s.anyPNS || p.hasPNS
 	}
-	excluded := map[cluster.PodID]bool{}
-	for _, id := range pods {
-		excluded[id] = true
-		if cl.Pods[id].Phase == cluster.Pending {
-			s.pending[id] = true
-		}
+	// The pods this solve moves carry its stamp (a slice by PodID instead
+	// of a map per solve: the what-ifs of a disruption pass are many).
+	k.solveSeq++
+	s.stamp = k.solveSeq
+	if n := len(cl.Pods); len(k.podMark) < n {
+		k.podMark = append(k.podMark, make([]uint32, n-len(k.podMark))...)
 	}
-	s.topo = &topology{k: k, byKey: map[tgroupKey]*tgroup{}, invKey: map[tgroupKey]*tgroup{}, excluded: excluded, universe: k.domainUniverse(s.pools)}
+	for _, id := range pods {
+		k.podMark[id] = s.stamp
+	}
+	s.topo = &topology{k: k, byKey: map[tgroupKey]*tgroup{}, invKey: map[tgroupKey]*tgroup{}, universe: k.universe(s.pools)}
 
 	// Existing nodes: every live node not being deleted, initialized
 	// first, then by name. The snapshot is shared while nothing changes
@@ -105,8 +114,6 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	// changes in an overlay.
 	s.ec = k.existingBase()
 	s.base = s.ec.list
-	k.solveSeq++
-	s.stamp = k.solveSeq
 	for id := range o.exclude {
 		if pos := s.basePos(id); pos >= 0 {
 			s.ec.slots[pos] = exSlot{stamp: s.stamp, excluded: true, touched: -1}
@@ -151,7 +158,15 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 		}
 	}
 	// Register every pod's own groups before scheduling (KC NewTopology
-	// calls Update for each pod first).
+	// calls Update for each pod first), in order of first appearance.
+	if s.sets = o.sets; s.sets != nil {
+		for _, ps := range s.sets {
+			for _, key := range ps.keys {
+				s.podData(key.spec, key.ns, relax{})
+			}
+		}
+		return s
+	}
 	for _, id := range pods {
 		p := &cl.Pods[id]
 		s.podData(p.Spec, p.Namespace, relax{})
@@ -163,7 +178,7 @@ func (s *solver) addExistingInverse(n *cluster.Node) {
 	cl := s.k.cl
 	for _, pid := range n.Pods {
 		p := &cl.Pods[pid]
-		if len(p.Spec.PodAntiAffinity) == 0 || p.Terminating || s.topo.excluded[pid] {
+		if len(p.Spec.PodAntiAffinity) == 0 || p.Terminating || s.moves(pid) {
 			continue
 		}
 		for _, g := range s.topo.addInverse(p.Spec, p.Namespace) {
@@ -172,6 +187,16 @@ func (s *solver) addExistingInverse(n *cluster.Node) {
 			}
 		}
 	}
+}
+
+// moves reports whether the solve reschedules the pod.
+func (s *solver) moves(id cluster.PodID) bool {
+	return int(id) < len(s.k.podMark) && s.k.podMark[id] == s.stamp
+}
+
+// pending reports whether a pod of the solve is pending (not bound).
+func (s *solver) pending(id cluster.PodID) bool {
+	return s.moves(id) && s.k.cl.Pods[id].Phase == cluster.Pending
 }
 
 func withoutTaints(taints, drop []cluster.Taint) []cluster.Taint {
@@ -227,29 +252,75 @@ func (k *Karpenter) domainUniverse(pools []*pool) map[cluster.Sym][]cluster.Sym 
 	return u
 }
 
-// queue orders pods as KC's Queue: cpu desc, memory desc, creation time,
-// then id (for the uid).
-func (s *solver) sortPods(pods []cluster.PodID) {
-	cl := s.k.cl
-	sort.SliceStable(pods, func(i, j int) bool {
-		a, b := &cl.Pods[pods[i]], &cl.Pods[pods[j]]
-		if x, y := a.Spec.Requests[cluster.CPU], b.Spec.Requests[cluster.CPU]; x != y {
-			return x > y
+// sortPods orders pods as KC's Queue: cpu desc, memory desc, creation
+// time, then id (for the uid).
+func (k *Karpenter) sortPods(pods []cluster.PodID) {
+	sort.SliceStable(pods, func(i, j int) bool { return k.podBefore(pods[i], pods[j]) })
+}
+
+func (k *Karpenter) podBefore(i, j cluster.PodID) bool {
+	a, b := &k.cl.Pods[i], &k.cl.Pods[j]
+	if x, y := a.Spec.Requests[cluster.CPU], b.Spec.Requests[cluster.CPU]; x != y {
+		return x > y
+	}
+	if x, y := a.Spec.Requests[cluster.Memory], b.Spec.Requests[cluster.Memory]; x != y {
+		return x > y
+	}
+	if a.Created != b.Created {
+		return a.Created < b.Created
+	}
+	return i < j
+}
+
+// queue returns the pods in queue order. Prepared sets are sorted
+// already and only merged (the order is total, so the result is the one
+// a full sort gives).
+func (s *solver) queue(pods []cluster.PodID) []cluster.PodID {
+	k := s.k
+	if s.sets == nil {
+		q := append([]cluster.PodID(nil), pods...)
+		k.sortPods(q)
+		return q
+	}
+	runs := make([][]cluster.PodID, len(s.sets))
+	for i, ps := range s.sets {
+		runs[i] = ps.sorted
+	}
+	for len(runs) > 1 {
+		next := runs[:0]
+		for i := 0; i < len(runs); i += 2 {
+			if i+1 == len(runs) {
+				next = append(next, runs[i])
+			} else {
+				next = append(next, k.mergeQueued(runs[i], runs[i+1]))
+			}
 		}
-		if x, y := a.Spec.Requests[cluster.Memory], b.Spec.Requests[cluster.Memory]; x != y {
-			return x > y
+		runs = next
+	}
+	// The queue grows as pods are retried: never hand out a set's slice.
+	return append(make([]cluster.PodID, 0, len(pods)), runs[0]...)
+}
+
+// mergeQueued merges two runs in queue order into a new slice.
+func (k *Karpenter) mergeQueued(a, b []cluster.PodID) []cluster.PodID {
+	q := make([]cluster.PodID, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if k.podBefore(b[j], a[i]) {
+			q = append(q, b[j])
+			j++
+		} else {
+			q = append(q, a[i])
+			i++
 		}
-		if a.Created != b.Created {
-			return a.Created < b.Created
-		}
-		return pods[i] < pods[j]
-	})
+	}
+	q = append(q, a[i:]...)
+	return append(q, b[j:]...)
 }
 
 // solve places the pods and returns those it could not place.
 func (s *solver) solve(pods []cluster.PodID) {
-	q := append([]cluster.PodID(nil), pods...)
-	s.sortPods(q)
+	q := s.queue(pods)
 	lastLen := map[cluster.PodID]int{}
 	head := 0
 	for head < len(q) {
@@ -337,7 +408,7 @@ func (s *solver) insertOrder(c *claim) {
 
 func (s *solver) addExisting(id cluster.PodID, pd *podData) bool {
 	k := s.k
-	pending := s.pending[id]
+	pending := s.pending(id)
 	fromDeleting := !pending && k.podOnDeletingNode(id)
 	ci := 0 // moved by a disruption
 	switch {
@@ -348,7 +419,11 @@ func (s *solver) addExisting(id cluster.PodID, pd *podData) bool {
 	}
 	// Nodes under consolidateAfter take no pods a consolidation moves.
 	uca := s.consolidat && !pending && !fromDeleting
-	jt := s.ec.jump(fitClass{spec: pd.class, relax: pd.relax, uca: uca})
+	jt := pd.jts[b2i(uca)]
+	if jt == nil {
+		jt = s.ec.jump(fitClass{spec: pd.class, relax: pd.relax, uca: uca})
+		pd.jts[b2i(uca)] = jt
+	}
 	n := len(s.base)
 	start := 0
 	if !pd.topo() {
@@ -420,7 +495,9 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 		if !compatible(syms, base, pd.reqs, k.wellKnown) {
 			return nil, 0, false
 		}
-		reqs = merge(syms, base, pd.reqs)
+		if !absorbs(base, pd.reqs) {
+			reqs = merge(syms, base, pd.reqs)
+		}
 	}
 	if pd.topo() {
 		v := nodeView{reqs: reqs, taints: c.pool.spec.Taints, claim: c}
@@ -449,7 +526,7 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 	s.scratch = s.scratch[:0]
 	for _, pos := range c.opts {
 		pt := &c.pool.types[pos]
-		if !total.Add(pt.daemon).Fits(pt.alloc) {
+		if !fitsWith(&total, &pt.daemon, &pt.alloc) {
 			continue
 		}
 		if s.avail[pt.t.idx]&mask == 0 {
@@ -484,7 +561,7 @@ func (s *solver) launchBits(c *claim, pd *podData, reqs reqSet) uint64 {
 		if u == mask {
 			break // every allowed bit is launchable already
 		}
-		if !total.Add(pt.daemon).Fits(pt.alloc) {
+		if !fitsWith(&total, &pt.daemon, &pt.alloc) {
 			continue
 		}
 		if len(s.lchecks) > 0 && !k.typeMeets(pt.t, s.lchecks) {
@@ -556,7 +633,7 @@ func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 			continue
 		}
 		// Placeholder hostnames only need to be unique within a solve.
-		h := syms.Intern("hostname-placeholder-" + itoa(int64(s.seq+1)))
+		h := k.placeholder(s.seq + 1)
 		c := &claim{seq: s.seq + 1, pool: p, ppos: i, hostname: h, opts: opts}
 		c.reqs = p.reqs.with(syms, single(k.cl.KeyHostname, h))
 		c.mask = k.offerMask(c.reqs)
@@ -585,6 +662,30 @@ func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 func (s *solver) withinLimits(i int, pt *poolType) bool {
 	for r, has := range s.hasLimit[i] {
 		if has && pt.capacity[r] > s.remaining[i][r] {
+			return false
+		}
+	}
+	return true
+}
+
+// placeholder returns the placeholder hostname of a solve's n-th
+// NodeClaim (n >= 1), interned once, when first needed (symbol numbers
+// must not change).
+func (k *Karpenter) placeholder(n int) cluster.Sym {
+	if len(k.placeholders) == 0 {
+		k.placeholders = append(k.placeholders, cluster.NoSym) // no 0th
+	}
+	for len(k.placeholders) <= n {
+		k.placeholders = append(k.placeholders, k.cl.Syms.Intern("hostname-placeholder-"+itoa(int64(len(k.placeholders)))))
+	}
+	return k.placeholders[n]
+}
+
+// fitsWith is total.Add(daemon).Fits(alloc) without copying the vectors
+// (the claims' instance-type loops are hot).
+func fitsWith(total, daemon, alloc *cluster.Resources) bool {
+	for i := range total {
+		if n := total[i] + daemon[i]; n > 0 && n > alloc[i] {
 			return false
 		}
 	}

@@ -137,9 +137,6 @@ type topology struct {
 	byKey   map[tgroupKey]*tgroup
 	inverse []*tgroup
 	invKey  map[tgroupKey]*tgroup
-	// excluded pods are being rescheduled by this solve: not counted where
-	// they are now.
-	excluded map[cluster.PodID]bool
 	// universe holds, per key, the domains the NodePools could create
 	// (KC buildDomainGroups).
 	universe map[cluster.Sym][]cluster.Sym
@@ -296,7 +293,7 @@ func (t *topology) countDomains(g *tgroup) {
 		}
 		for _, pid := range n.Pods {
 			p := &cl.Pods[pid]
-			if p.Terminating || t.excluded[pid] {
+			if p.Terminating || t.s.moves(pid) { // moved pods count where they land
 				continue
 			}
 			if t.selects(g, p.Namespace, p.Spec.Labels) {

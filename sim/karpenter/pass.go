@@ -1,0 +1,168 @@
+package karpenter
+
+import (
+	"slices"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+)
+
+// What the what-ifs of one disruption pass share. Nothing changes the
+// cluster while a pass computes (a command starts after its method
+// returns), so the candidates' pod scan, the provisionable pods (in solve
+// order, with their templates) and the domain universe are worked out
+// once per pass rather than once per method or per simulated candidate
+// (outside a pass, as in re-validation, they are worked out afresh). The
+// prepared pod sets (sorted, with their templates) of each node and of
+// the provisionable pods are kept across passes while the pods stay the
+// same.
+type passCache struct {
+	on       bool
+	scan     []nodeScan
+	scanned  bool
+	prov     *podSet
+	universe map[cluster.Sym][]cluster.Sym
+}
+
+// nodeScan is the method-independent part of a disruption candidate.
+type nodeScan struct {
+	kn      *knode
+	pods    []cluster.PodID // reschedulable pods
+	cost    float64         // 1 + the pods' eviction costs
+	blocked bool            // a do-not-disrupt pod or a budget blocks it
+}
+
+// podSet is a run of the pods a solve reschedules (solveOpts.sets),
+// prepared once for many solves: the pods, the same in queue order, and
+// their distinct templates (relaxation zero) in order of first appearance.
+type podSet struct {
+	pods, sorted []cluster.PodID
+	keys         []pdKey
+}
+
+func (k *Karpenter) newPodSet(pods []cluster.PodID) *podSet {
+	ps := &podSet{pods: pods}
+	ps.sorted = append([]cluster.PodID(nil), pods...)
+	k.sortPods(ps.sorted)
+	cl := k.cl
+	seen := map[pdKey]bool{}
+	for _, id := range pods {
+		p := &cl.Pods[id]
+		key := pdKey{spec: p.Spec, ns: p.Namespace}
+		if !seen[key] {
+			seen[key] = true
+			ps.keys = append(ps.keys, key)
+		}
+	}
+	return ps
+}
+
+// podSet returns the candidate's pods prepared for solves. A pod's spec,
+// namespace and creation never change and IDs are not reused, so the set
+// depends only on the IDs: the node keeps it while they stay the same.
+func (c *candidate) podSet(k *Karpenter) *podSet {
+	kn := c.kn
+	if kn.set == nil || !slices.Equal(kn.set.pods, c.pods) {
+		kn.set = k.newPodSet(c.pods)
+	}
+	return kn.set
+}
+
+// beginPass turns sharing on; endPass drops what was shared.
+func (k *Karpenter) beginPass() { k.pass = passCache{on: true} }
+func (k *Karpenter) endPass()   { k.pass = passCache{} }
+
+// nodeScans scans the nodes that may be candidates: Karpenter's
+// initialized nodes not being deleted, in no command, not nominated, whose
+// pool allows disruption.
+func (k *Karpenter) nodeScans() []nodeScan {
+	if k.pass.on && k.pass.scanned {
+		return k.pass.scan
+	}
+	cl := k.cl
+	now := k.eng.Now()
+	// Whether a budget blocks a pod depends only on its namespace and
+	// labels: ask once per pod template.
+	type memo struct {
+		ns      cluster.Sym
+		blocked bool
+	}
+	blockedMemo := map[*cluster.PodSpec]memo{}
+	isBlocked := func(pid cluster.PodID) bool {
+		p := &cl.Pods[pid]
+		m, ok := blockedMemo[p.Spec]
+		if ok && m.ns == p.Namespace {
+			return m.blocked
+		}
+		b := k.evictor.Blocked(pid)
+		if !ok {
+			blockedMemo[p.Spec] = memo{p.Namespace, b}
+		}
+		return b
+	}
+	var out []nodeScan
+	var buf []cluster.PodID
+	for _, kn := range k.live {
+		buf = buf[:0]
+		if kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil || kn.pool.spec.DoNotDisrupt {
+			continue
+		}
+		ns := nodeScan{kn: kn, cost: 1}
+		for _, pid := range cl.Nodes[kn.id].Pods {
+			p := &cl.Pods[pid]
+			if p.Phase.Terminal() {
+				continue
+			}
+			if p.Spec.DoNotDisrupt && !p.Terminating {
+				ns.blocked = true // KC: do-not-disrupt counts for every active pod
+			}
+			if !reschedulable(p) {
+				continue
+			}
+			if isBlocked(pid) {
+				ns.blocked = true
+			}
+			buf = append(buf, pid)
+			ns.cost += max(0, evictionCost(p))
+		}
+		// Share the node's prepared list while its pods stay the same.
+		if kn.set != nil && slices.Equal(kn.set.pods, buf) {
+			ns.pods = kn.set.pods
+		} else if len(buf) > 0 {
+			ns.pods = slices.Clone(buf)
+		}
+		out = append(out, ns)
+	}
+	if k.pass.on {
+		k.pass.scan, k.pass.scanned = out, true
+	}
+	return out
+}
+
+// provisionableSet returns the provisionable pods as a podSet, shared
+// within a pass.
+func (k *Karpenter) provisionableSet() *podSet {
+	if k.pass.on && k.pass.prov != nil {
+		return k.pass.prov
+	}
+	pods := k.provisionable()
+	ps := k.provSet
+	if ps == nil || !slices.Equal(ps.pods, pods) {
+		ps = k.newPodSet(pods)
+		k.provSet = ps
+	}
+	if k.pass.on {
+		k.pass.prov = ps
+	}
+	return ps
+}
+
+// universe is domainUniverse, shared within a pass.
+func (k *Karpenter) universe(pools []*pool) map[cluster.Sym][]cluster.Sym {
+	if !k.pass.on {
+		return k.domainUniverse(pools)
+	}
+	if k.pass.universe == nil {
+		k.pass.universe = k.domainUniverse(pools)
+	}
+	return k.pass.universe
+}
