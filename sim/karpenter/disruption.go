@@ -3,6 +3,7 @@ package karpenter
 import (
 	"math"
 	"sort"
+	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -51,6 +52,10 @@ func (m method) stat() string {
 
 type disruption struct {
 	nextPass engine.Timer
+	// work counts the pods placed by scheduling simulations since the
+	// pass (or validation) began; it sets how long the pass takes
+	// (passTime).
+	work int64
 	// version changes with anything that may make consolidation possible
 	// (KC cluster.MarkUnconsolidated).
 	version uint64
@@ -95,6 +100,7 @@ func (k *Karpenter) disruptionPass() {
 	k.refreshPrices()
 	// The methods' what-ifs share what does not depend on the candidates
 	// (pass.go) until a command is found.
+	k.dis.work = 0
 	k.beginPass()
 	var cmd *command
 	for m := method(0); m < numMethods && cmd == nil; m++ {
@@ -103,14 +109,41 @@ func (k *Karpenter) disruptionPass() {
 	k.endPass()
 	switch {
 	case cmd == nil:
-		k.schedulePass(k.settings.DisruptionPollInterval)
+		k.schedulePass(k.passTime(k.dis.work) + k.settings.DisruptionPollInterval)
 	case cmd.method == mDrift:
 		k.start(cmd)
-		k.schedulePass(0)
+		k.schedulePass(k.passTime(k.dis.work))
 	default:
+		// The decision exists once the pass has computed it; validation
+		// follows CommandValidationDelay later.
 		k.dis.pending = cmd
-		k.eng.After(k.settings.CommandValidationDelay, engine.Event{Handler: k.id, Kind: evValidate})
+		k.eng.After(k.passTime(k.dis.work)+k.settings.CommandValidationDelay, engine.Event{Handler: k.id, Kind: evValidate})
 	}
+}
+
+// passTime is how long the controller computes to place work pods in
+// scheduling simulations (Settings.SolverPodsPerSecond; 0: no time).
+// Real passes are sequential and take wall time: at scale they, not the
+// 10 s polling period, set how often the controller looks.
+func (k *Karpenter) passTime(work int64) engine.Time {
+	r := k.settings.SolverPodsPerSecond
+	if r <= 0 || work == 0 {
+		return 0
+	}
+	return engine.Time(float64(work) / r * float64(time.Second))
+}
+
+// timedOut reports whether a consolidation method that started when the
+// pass had done work0 has computed longer than its timeout.
+func (k *Karpenter) timedOut(work0 int64, timeout time.Duration) bool {
+	if k.settings.SolverPodsPerSecond <= 0 || timeout <= 0 {
+		return false
+	}
+	if k.passTime(k.dis.work-work0) <= timeout {
+		return false
+	}
+	k.stats.ConsolidationTimeouts++
+	return true
 }
 
 func (k *Karpenter) isConsolidated(m method) bool {
@@ -314,7 +347,13 @@ func (k *Karpenter) multiNode(cs []*candidate, budget map[*pool]int) *command {
 		if len(ok) <= hi {
 			hi = len(ok) - 1
 		}
+		work0 := k.dis.work
 		for lo <= hi {
+			if k.timedOut(work0, k.settings.MultiNodeConsolidationTimeout) {
+				// Upstream keeps the best command found so far and does
+				// not mark the cluster consolidated.
+				return best
+			}
 			mid := (lo + hi) / 2
 			cmd := k.consolidate(mMulti, ok[:mid+1])
 			if cmd != nil && len(cmd.replacements) == 1 && !k.filterOutSameType(cmd) {
@@ -355,10 +394,14 @@ func (k *Karpenter) singleNode(cs []*candidate, budget map[*pool]int) *command {
 		}
 	}
 	constrained := false
+	work0 := k.dis.work
 	for _, c := range mixed {
 		if budget[c.kn.pool] == 0 {
 			constrained = true
 			continue
+		}
+		if k.timedOut(work0, k.settings.SingleNodeConsolidationTimeout) {
+			return nil // not marked consolidated: the rest waits for the next pass
 		}
 		if cmd := k.consolidate(mSingle, []*candidate{c}); cmd != nil {
 			return cmd
@@ -385,6 +428,7 @@ func (k *Karpenter) simulate(cs []*candidate, consolidation bool) *solver {
 	prov := k.provisionableSet()
 	pods = append(pods, prov.pods...)
 	sets = append(sets, prov)
+	k.dis.work += int64(len(pods))
 	s := k.newSolver(pods, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets})
 	s.solve(pods)
 	return s
@@ -537,10 +581,11 @@ func (k *Karpenter) filterOutSameType(cmd *command) bool {
 func (k *Karpenter) validatePending() {
 	cmd := k.dis.pending
 	k.dis.pending = nil
+	k.dis.work = 0
 	if cmd != nil && k.stillValid(cmd) {
 		k.start(cmd)
 	}
-	k.schedulePass(0)
+	k.schedulePass(k.passTime(k.dis.work))
 }
 
 func (k *Karpenter) stillValid(cmd *command) bool {

@@ -357,3 +357,47 @@ spec:
 		require.Equal(t, time.Hour+15*time.Minute+h.cl.Nodes[i].Launched, h.cl.Nodes[i].Deleted)
 	}
 }
+
+// Disruption passes take the controller's computing time: the
+// consolidation of TestConsolidationUnderutilized happens later when the
+// scheduling simulation is slow (SolverPodsPerSecond), and at once when
+// passes are instantaneous (0).
+func TestDisruptionPassTakesSolverTime(t *testing.T) {
+	removedAt := func(rate float64) time.Duration {
+		h := newHarness(t)
+		h.deploy("web", h.podSpec("900m", "512Mi", map[string]string{"app": "web"}, withNodeSelector("karpenter.sh/nodepool", "p")), time.Duration(0), 4, 10*time.Minute, 2)
+		s := apis.DefaultSettings()
+		s.SolverPodsPerSecond = rate
+		h.start(h.pools(onePool("p", "", "    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 0s")), s)
+		h.run(2 * time.Hour)
+		require.Len(t, h.karpenterNodes(), 1, "rate %v", rate)
+		for i := range h.cl.Nodes {
+			if n := &h.cl.Nodes[i]; n.State == cluster.NodeGone {
+				return n.Deleted
+			}
+		}
+		t.Fatalf("rate %v: no node removed", rate)
+		return 0
+	}
+	instant := removedAt(0)
+	// 0.02 pods/s: each what-if of one or two pods takes 50-100 s.
+	slow := removedAt(0.02)
+	require.GreaterOrEqual(t, slow-instant, 50*time.Second, "instant %v, slow %v", instant, slow)
+}
+
+// A consolidation method gives up once its simulations have taken longer
+// than its timeout, and counts it.
+func TestConsolidationTimeout(t *testing.T) {
+	h := newHarness(t)
+	h.start(h.pools(onePool("p", "", "")), apis.DefaultSettings()) // 1,000 pods/s
+	k := h.k
+	k.dis.work = 180_000 // 180 s of computing: not over 3 min
+	require.False(t, k.timedOut(0, 3*time.Minute))
+	k.dis.work = 180_001
+	require.True(t, k.timedOut(0, 3*time.Minute))
+	require.True(t, k.timedOut(100_000, time.Minute), "80 s since the method began")
+	require.False(t, k.timedOut(150_000, time.Minute))
+	require.Equal(t, int64(2), k.Stats().ConsolidationTimeouts)
+	k.settings.SolverPodsPerSecond = 0
+	require.False(t, k.timedOut(0, time.Second), "instantaneous passes never time out")
+}

@@ -114,8 +114,8 @@
 //
 // # Disruption
 //
-// The disruption loop (KC disruption controller) runs every 10 s while it
-// finds nothing, at once after an action, and tries in order: emptiness,
+// The disruption loop (KC disruption controller) runs 10 s after a pass
+// that found nothing, at once after an action, and tries in order: emptiness,
 // drift, multi-node consolidation (budget-filtered candidates sorted by
 // price per unit of eviction cost, at most 100, binary search on the
 // prefix), single-node consolidation (candidates interleaved by pool).
@@ -138,7 +138,17 @@
 // cheapest candidate of the same type. Budgets (default 10%, rounded up;
 // reasons Empty, Underutilized, Drifted; cron schedules in UTC from
 // Settings.Epoch, active for their duration) limit the nodes of a pool
-// disrupting at once, counting those already deleting. Emptiness and
+// disrupting at once, counting those already deleting. A pass takes the
+// controller's computing time: every pod its what-ifs place costs
+// 1/Settings.SolverPodsPerSecond (default 1,000 pods/s, Karpenter's own
+// scheduling benchmark), and its decision, or the next pass, comes that
+// much later; the validation's what-if is paced the same way. At scale
+// this, not the 10 s period, sets how often the controller looks (each
+// single-node candidate re-simulates the pending pods too), and
+// consolidation stops at its timeouts (single-node 3 min, multi-node
+// 1 min of computing; multi-node keeps its best command so far), counted
+// as karpenter.consolidationTimeouts. Provisioning solves take no time.
+// Emptiness and
 // consolidation decisions are re-validated 15 s later and dropped if
 // anything changed. Drift: the pool's template hash (labels, annotations,
 // taints, startup taints, expireAfter, terminationGracePeriod,

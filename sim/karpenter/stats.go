@@ -13,6 +13,10 @@ type Stats struct {
 	// LaunchRequests counts fleet requests sent to the cloud.
 	LaunchRequests       int64 `json:"launchRequests"`
 	RegistrationTimeouts int64 `json:"registrationTimeouts"`
+	// ConsolidationTimeouts counts consolidation methods that gave up
+	// after their timeout (SingleNodeConsolidationTimeout, 3 min;
+	// MultiNodeConsolidationTimeout, 1 min) of simulated computing.
+	ConsolidationTimeouts int64 `json:"consolidationTimeouts"`
 	// Batches counts provisioning batches that had pods to schedule.
 	Batches     int64            `json:"batches"`
 	Disruptions DisruptionCounts `json:"disruptions"`

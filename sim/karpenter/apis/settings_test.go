@@ -41,6 +41,7 @@ func TestSettings(t *testing.T) {
 	require.False(t, s.SpotToSpotConsolidation)
 	require.False(t, s.InterruptionQueue)
 	require.Equal(t, 3*time.Minute, s.UnavailableOfferingsTTL)
+	require.Equal(t, 1000.0, s.SolverPodsPerSecond)
 
 	s, err = compileSettings(t, `apiVersion: x/v1
 kind: Scenario
@@ -55,8 +56,10 @@ spec:
     preferencePolicy: Ignore
     minValuesPolicy: BestEffort
     startTime: "2026-03-02T08:00:00Z"
+    solverPodsPerSecond: 250
 `)
 	require.NoError(t, err)
+	require.Equal(t, 250.0, s.SolverPodsPerSecond)
 	require.Equal(t, 2*time.Second, s.BatchIdleDuration)
 	require.Equal(t, 20*time.Second, s.BatchMaxDuration)
 	require.True(t, s.InterruptionQueue)
@@ -72,6 +75,7 @@ spec:
 		{"    batchIdleDuration: 20s\n    batchMaxDuration: 10s\n", `s.yaml:5: spec.karpenter.batchIdleDuration: 20s is longer than batchMaxDuration 10s; keep batchIdleDuration at most batchMaxDuration`},
 		{"    preferencePolicy: Prefer\n", `s.yaml:5: spec.karpenter.preferencePolicy: unknown preference policy "Prefer"; use Respect or Ignore`},
 		{"    interruptionQue: true\n", `s.yaml:5: spec.karpenter.interruptionQue: unknown field "interruptionQue"; did you mean "interruptionQueue"?`},
+		{"    solverPodsPerSecond: -5\n", `s.yaml:5: spec.karpenter.solverPodsPerSecond: -5 is not a non-negative number; give a rate such as 1000, or 0 for instantaneous passes`},
 		{"    batchMaxDuration: 0s\n", `s.yaml:5: spec.karpenter.batchMaxDuration: must be more than 0; write a duration like 1s, 90s or 10m`},
 	} {
 		_, err := compileSettings(t, "apiVersion: x/v1\nkind: Scenario\nspec:\n  karpenter:\n"+tc.yaml)
