@@ -15,7 +15,7 @@ RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/
 FUZZ_TARGETS := FuzzQueue:./sim/engine/ FuzzReadBytes:./sim/manifest/ FuzzLoad:./sim/scenario/ \
 	FuzzParseFlags:./sim/clusterautoscaler/config/ FuzzReadTrace:./sim/spotmarket/
 
-.PHONY: build run test unit race fuzz fuzz-short bench bench-scale fmt vet clean fidelity
+.PHONY: build run test unit race fuzz fuzz-short bench bench-scale bench-scale-week fmt vet clean fidelity
 
 build:
 	$(GO) build -o $(BIN) ./cmd/sim
@@ -76,3 +76,8 @@ bench-scale: build
 	done
 	@r=$$(./$(BIN) run hybrid-naive --runs 200 -o json --report bin/runs200.json 2>&1 | grep "runs of"); \
 		printf '%-22s %s\n' "hybrid-naive x200" "$$r"
+
+# make bench-scale-week - the week at 5,000 nodes and 150,000 pods of issue 12
+# (minutes), then the 200 seeds of hybrid-naive.
+bench-scale-week:
+	@$(MAKE) --no-print-directory bench-scale SCALE_SIZES=5000:150000:7
