@@ -1,9 +1,6 @@
 package clusterautoscaler
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/scheduler"
 )
@@ -21,21 +18,15 @@ import (
 //     anti-affinity, so "might a pod here refuse a newcomer?" is one read
 //     instead of a walk over the node's pods.
 
-type fitCache struct {
-	val []uint8 // 0 unknown, 1 fits, 2 does not
-	ep  []uint32
-}
-
 type caches struct {
 	// live lists the nodes not gone, by ID.
 	live        []cluster.NodeID
 	nodeEpoch   []uint32
 	antiPods    []int32
-	specClasses map[*cluster.PodSpec]int32
-	specContent map[string]int32
-	fits        []*fitCache // by spec class
+	specs       cluster.SpecClasses
+	fits        []*cluster.NodeVerdicts // by spec class
 	lastSpec    *cluster.PodSpec
-	lastCache   *fitCache
+	lastCache   *cluster.NodeVerdicts
 	nodes       []nodeState // by NodeID
 	fitOf       map[*cluster.PodSpec]int32
 	fitIDs      map[jumpKey]int32
@@ -88,28 +79,10 @@ func (a *Autoscaler) antiChanged(p *cluster.Pod, node cluster.NodeID, d int32) {
 // specClass numbers a spec by the content StaticFit reads.
 func (a *Autoscaler) specClass(spec *cluster.PodSpec) int32 {
 	c := &a.cache
-	if id, ok := c.specClasses[spec]; ok {
-		return id
+	id, isNew := c.specs.Of(spec)
+	if isNew {
+		c.fits = append(c.fits, &cluster.NodeVerdicts{})
 	}
-	if c.specClasses == nil {
-		c.specClasses = map[*cluster.PodSpec]int32{}
-		c.specContent = map[string]int32{}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v|%q|%v|", spec.Tolerations, spec.NodeName, spec.NodeSelector)
-	if spec.Affinity != nil {
-		fmt.Fprintf(&b, "%v", *spec.Affinity)
-	} else {
-		b.WriteString("-")
-	}
-	key := b.String()
-	id, ok := c.specContent[key]
-	if !ok {
-		id = int32(len(c.specContent))
-		c.specContent[key] = id
-		c.fits = append(c.fits, &fitCache{})
-	}
-	c.specClasses[spec] = id
 	return id
 }
 
@@ -127,20 +100,11 @@ func (a *Autoscaler) staticFits(spec *cluster.PodSpec, id cluster.NodeID, free *
 	for int(id) >= len(c.nodeEpoch) {
 		c.nodeEpoch = append(c.nodeEpoch, 0)
 	}
-	if int(id) >= len(fc.val) {
-		n := max(int(id)+1, len(a.cl.Nodes))
-		fc.val = append(fc.val, make([]uint8, n-len(fc.val))...)
-		fc.ep = append(fc.ep, make([]uint32, n-len(fc.ep))...)
-	}
-	if fc.val[id] != 0 && fc.ep[id] == c.nodeEpoch[id] {
-		return fc.val[id] == 1
+	if ok, known := fc.Get(id, c.nodeEpoch[id]); known {
+		return ok
 	}
 	m, _ := scheduler.StaticFit(a.cl.Syms, spec, &a.cl.Nodes[id], nil)
-	fc.ep[id] = c.nodeEpoch[id]
-	fc.val[id] = 2
-	if m == scheduler.Fits {
-		fc.val[id] = 1
-	}
+	fc.Set(id, c.nodeEpoch[id], m == scheduler.Fits, len(a.cl.Nodes))
 	return m == scheduler.Fits
 }
 

@@ -1,9 +1,7 @@
 package karpenter
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -100,13 +98,6 @@ type staticKey struct {
 // in the base state (len(list) for none), or -1 while unknown.
 type jumpTable struct {
 	nxt []int32
-}
-
-// staticCache holds, per node, whether the pod-independent filters pass
-// (1), fail (2) or are unknown (0), valid while the node's epoch holds.
-type staticCache struct {
-	val []uint8
-	ep  []uint32
 }
 
 // nodeOrder keeps the live nodes sorted by name, then ID.
@@ -245,24 +236,7 @@ func (c *exCache) jump(fc fitClass) *jumpTable {
 // read: tolerations, node name, node selector and affinity, preferred
 // node affinity and requests. Specs with equal content share a class.
 func (k *Karpenter) specClass(spec *cluster.PodSpec) int32 {
-	if id, ok := k.specClasses[spec]; ok {
-		return id
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v|%q|%v|", spec.Tolerations, spec.NodeName, spec.NodeSelector)
-	if spec.Affinity != nil {
-		fmt.Fprintf(&b, "%v", *spec.Affinity)
-	} else {
-		b.WriteString("-")
-	}
-	fmt.Fprintf(&b, "|%v|%v", spec.Preferred, spec.Requests)
-	key := b.String()
-	id, ok := k.specContent[key]
-	if !ok {
-		id = int32(len(k.specContent))
-		k.specContent[key] = id
-	}
-	k.specClasses[spec] = id
+	id, _ := k.specs.Of(spec)
 	return id
 }
 
@@ -278,27 +252,18 @@ func (s *solver) staticFits(pd *podData, ex *exNode) bool {
 	sk := staticKey{spec: pd.class, relax: pd.relax}
 	sc := k.statics[sk]
 	if sc == nil {
-		sc = &staticCache{}
+		sc = &cluster.NodeVerdicts{}
 		k.statics[sk] = sc
 	}
 	id := ex.id
 	for int(id) >= len(k.nodeEpoch) {
 		k.nodeEpoch = append(k.nodeEpoch, 0)
 	}
-	if int(id) >= len(sc.val) {
-		n := max(int(id)+1, len(k.cl.Nodes))
-		sc.val = append(sc.val, make([]uint8, n-len(sc.val))...)
-		sc.ep = append(sc.ep, make([]uint32, n-len(sc.ep))...)
-	}
-	if sc.val[id] != 0 && sc.ep[id] == k.nodeEpoch[id] {
-		return sc.val[id] == 1
+	if ok, known := sc.Get(id, k.nodeEpoch[id]); known {
+		return ok
 	}
 	ok := s.staticFitsNow(pd, ex.view)
-	sc.ep[id] = k.nodeEpoch[id]
-	sc.val[id] = 2
-	if ok {
-		sc.val[id] = 1
-	}
+	sc.Set(id, k.nodeEpoch[id], ok, len(k.cl.Nodes))
 	return ok
 }
 

@@ -142,9 +142,8 @@ type Karpenter struct {
 	// placeholders are the interned placeholder hostnames by number.
 	placeholders []cluster.Sym
 	staticsAt    engine.Time
-	specClasses  map[*cluster.PodSpec]int32
-	specContent  map[string]int32
-	statics      map[staticKey]*staticCache
+	specs        cluster.SpecClasses
+	statics      map[staticKey]*cluster.NodeVerdicts
 
 	signals     []cloud.Signal
 	poolUpdates []NodePool
@@ -220,7 +219,7 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, ec2 Clou
 		typeByName: map[string]*itype{}, poolByName: map[string]*pool{},
 		byInstance: map[cloud.InstanceID]cluster.NodeID{}, pending: map[cluster.PodID]bool{},
 		poolStats: map[string]*PoolStats{}, gpuSlot: -1,
-		specClasses: map[*cluster.PodSpec]int32{}, specContent: map[string]int32{}, statics: map[staticKey]*staticCache{},
+		specs: cluster.SpecClasses{WithScoring: true}, statics: map[staticKey]*cluster.NodeVerdicts{},
 	}
 	syms := cl.Syms
 	for _, z := range zones {

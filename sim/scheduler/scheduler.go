@@ -84,11 +84,10 @@ type Scheduler struct {
 	failedAt map[*cluster.PodSpec]classFailure
 
 	// Static filter cache (staticcache.go).
-	nodeEpoch   []uint32
-	specClasses map[*cluster.PodSpec]int32
-	specContent map[string]int32
-	statics     map[staticTableKey]*staticTable
-	lastTable   struct {
+	nodeEpoch []uint32
+	specs     cluster.SpecClasses
+	statics   map[staticTableKey]*staticTable
+	lastTable struct {
 		fw   *framework
 		spec *cluster.PodSpec
 		t    *staticTable
@@ -158,8 +157,6 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cfg Config) (*Scheduler, error
 		failureIDs:      map[string]int32{},
 		boundPriorities: map[int32]int{},
 		failedAt:        map[*cluster.PodSpec]classFailure{},
-		specClasses:     map[*cluster.PodSpec]int32{},
-		specContent:     map[string]int32{},
 		statics:         map[staticTableKey]*staticTable{},
 		fitIdx:          map[fitKey]*fitIndex{},
 		reasons:         []string{""},

@@ -1,9 +1,6 @@
 package scheduler
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
@@ -54,23 +51,7 @@ type staticTableKey struct {
 
 // specClassOf numbers a spec by the content the static filters read.
 func (s *Scheduler) specClassOf(spec *cluster.PodSpec) int32 {
-	if id, ok := s.specClasses[spec]; ok {
-		return id
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v|%q|%v|", spec.Tolerations, spec.NodeName, spec.NodeSelector)
-	if spec.Affinity != nil {
-		fmt.Fprintf(&b, "%v", *spec.Affinity)
-	} else {
-		b.WriteString("-")
-	}
-	key := b.String()
-	id, ok := s.specContent[key]
-	if !ok {
-		id = int32(len(s.specContent))
-		s.specContent[key] = id
-	}
-	s.specClasses[spec] = id
+	id, _ := s.specs.Of(spec)
 	return id
 }
 

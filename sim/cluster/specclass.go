@@ -1,0 +1,79 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SpecClasses numbers pod specs by the content that node filters read:
+// tolerations, node name, node selector and affinity, and with
+// WithScoring also preferred node affinity and requests. Specs with equal
+// content share a class, so answers cached per class and node serve every
+// pod of a workload (and of its copies). The scheduler, the Cluster
+// Autoscaler and Karpenter each keep their own numbering.
+type SpecClasses struct {
+	// WithScoring adds preferred node affinity and requests to the content.
+	WithScoring bool
+	byPtr       map[*PodSpec]int32
+	byKey       map[string]int32
+}
+
+// Of returns the spec's class, and whether the class is new.
+func (c *SpecClasses) Of(spec *PodSpec) (class int32, isNew bool) {
+	if id, ok := c.byPtr[spec]; ok {
+		return id, false
+	}
+	if c.byPtr == nil {
+		c.byPtr = map[*PodSpec]int32{}
+		c.byKey = map[string]int32{}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v|%q|%v|", spec.Tolerations, spec.NodeName, spec.NodeSelector)
+	if spec.Affinity != nil {
+		fmt.Fprintf(&b, "%v", *spec.Affinity)
+	} else {
+		b.WriteString("-")
+	}
+	if c.WithScoring {
+		fmt.Fprintf(&b, "|%v|%v", spec.Preferred, spec.Requests)
+	}
+	key := b.String()
+	id, ok := c.byKey[key]
+	if !ok {
+		id = int32(len(c.byKey))
+		c.byKey[key] = id
+	}
+	c.byPtr[spec] = id
+	return id, !ok
+}
+
+// NodeVerdicts caches a yes/no answer per node, valid while the node's
+// epoch (a counter its owner bumps whenever the node changes) is the one
+// the answer was stored with.
+type NodeVerdicts struct {
+	val []uint8 // 0 unknown, 1 yes, 2 no
+	ep  []uint32
+}
+
+// Get returns the cached answer for the node at epoch, if there is one.
+func (v *NodeVerdicts) Get(id NodeID, epoch uint32) (yes, known bool) {
+	if int(id) >= len(v.val) || v.val[id] == 0 || v.ep[id] != epoch {
+		return false, false
+	}
+	return v.val[id] == 1, true
+}
+
+// Set stores the answer for the node at epoch; nodes is a capacity hint
+// (the cluster's node count) so the table grows once, not per node.
+func (v *NodeVerdicts) Set(id NodeID, epoch uint32, yes bool, nodes int) {
+	if int(id) >= len(v.val) {
+		n := max(int(id)+1, nodes)
+		v.val = append(v.val, make([]uint8, n-len(v.val))...)
+		v.ep = append(v.ep, make([]uint32, n-len(v.ep))...)
+	}
+	v.ep[id] = epoch
+	v.val[id] = 2
+	if yes {
+		v.val[id] = 1
+	}
+}
