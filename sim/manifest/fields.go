@@ -138,7 +138,7 @@ func suggestField(name string, names []string) string {
 	best, bestDist := "", 1<<30
 	lname := strings.ToLower(name)
 	for _, n := range names {
-		d := editDistance(lname, strings.ToLower(n))
+		d := EditDistance(lname, strings.ToLower(n))
 		if d < bestDist {
 			best, bestDist = n, d
 		}
@@ -159,10 +159,11 @@ func suggestField(name string, names []string) string {
 	return best
 }
 
-// editDistance is the Damerau-Levenshtein (optimal string alignment) distance
-// between a and b, so a swapped pair of letters counts as one edit. Inputs are
-// short field names; very long ones are not compared.
-func editDistance(a, b string) int {
+// EditDistance is the Damerau-Levenshtein (optimal string alignment) distance
+// between a and b, so a swapped pair of letters counts as one edit. It serves
+// every "did you mean" suggestion. Inputs are short names; very long ones are
+// not compared (a large distance unless equal).
+func EditDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		if a == b {
 			return 0

@@ -77,7 +77,7 @@ func ParsePriorityConfigMap(d *manifest.Document) (Priorities, error) {
 	if !ok {
 		hint := "put the YAML map of priority -> regexes under data.priorities"
 		for _, k := range sortedKeys(cm.Data) {
-			if editDistance(strings.ToLower(k), PriorityConfigMapKey) <= 3 {
+			if manifest.EditDistance(strings.ToLower(k), PriorityConfigMapKey) <= 3 {
 				hint = fmt.Sprintf("did you mean %q?", PriorityConfigMapKey)
 				break
 			}
