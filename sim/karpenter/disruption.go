@@ -56,6 +56,10 @@ type disruption struct {
 	// pass (or validation) began; it sets how long the pass takes
 	// (passTime).
 	work int64
+	// unseenPools: the pools a timed-out single-node pass did not reach;
+	// the next passes take them first (KC PreviouslyUnseenNodePools, kept
+	// until the next timeout).
+	unseenPools map[*pool]bool
 	// version changes with anything that may make consolidation possible
 	// (KC cluster.MarkUnconsolidated).
 	version uint64
@@ -374,34 +378,25 @@ func (k *Karpenter) multiNode(cs []*candidate, budget map[*pool]int) *command {
 }
 
 func (k *Karpenter) singleNode(cs []*candidate, budget map[*pool]int) *command {
-	sortByRatio(cs)
-	// Interleave pools (KC shuffleCandidates), pools by name.
-	byPool := map[*pool][]*candidate{}
-	var order []*pool
-	for _, c := range cs {
-		if _, ok := byPool[c.kn.pool]; !ok {
-			order = append(order, c.kn.pool)
-		}
-		byPool[c.kn.pool] = append(byPool[c.kn.pool], c)
-	}
-	sort.SliceStable(order, func(i, j int) bool { return order[i].spec.Name < order[j].spec.Name })
-	var mixed []*candidate
-	for i := 0; len(mixed) < len(cs); i++ {
-		for _, p := range order {
-			if i < len(byPool[p]) {
-				mixed = append(mixed, byPool[p][i])
-			}
-		}
+	mixed := k.interleave(cs)
+	// The pools this pass has not reached yet (KC unseenNodePools).
+	unseen := map[*pool]bool{}
+	for _, c := range mixed {
+		unseen[c.kn.pool] = true
 	}
 	constrained := false
 	work0 := k.dis.work
 	for _, c := range mixed {
+		if k.timedOut(work0, k.settings.SingleNodeConsolidationTimeout) {
+			// Not marked consolidated; the pools not reached go first
+			// next time (KC PreviouslyUnseenNodePools).
+			k.dis.unseenPools = unseen
+			return nil
+		}
+		delete(unseen, c.kn.pool)
 		if budget[c.kn.pool] == 0 {
 			constrained = true
 			continue
-		}
-		if k.timedOut(work0, k.settings.SingleNodeConsolidationTimeout) {
-			return nil // not marked consolidated: the rest waits for the next pass
 		}
 		if cmd := k.consolidate(mSingle, []*candidate{c}); cmd != nil {
 			return cmd
@@ -411,6 +406,38 @@ func (k *Karpenter) singleNode(cs []*candidate, budget map[*pool]int) *command {
 		k.markConsolidated(mSingle)
 	}
 	return nil
+}
+
+// interleave orders single-node candidates (KC SortCandidates): by
+// savings ratio within each pool, then one from each pool in turn. Pools
+// that a timed-out pass never reached come first; pools are otherwise in
+// name order (upstream takes them in map order).
+func (k *Karpenter) interleave(cs []*candidate) []*candidate {
+	sortByRatio(cs)
+	byPool := map[*pool][]*candidate{}
+	var order []*pool
+	for _, c := range cs {
+		if _, ok := byPool[c.kn.pool]; !ok {
+			order = append(order, c.kn.pool)
+		}
+		byPool[c.kn.pool] = append(byPool[c.kn.pool], c)
+	}
+	unseen := k.dis.unseenPools
+	sort.SliceStable(order, func(i, j int) bool {
+		if ui, uj := unseen[order[i]], unseen[order[j]]; ui != uj {
+			return ui
+		}
+		return order[i].spec.Name < order[j].spec.Name
+	})
+	mixed := make([]*candidate, 0, len(cs))
+	for i := 0; len(mixed) < len(cs); i++ {
+		for _, p := range order {
+			if i < len(byPool[p]) {
+				mixed = append(mixed, byPool[p][i])
+			}
+		}
+	}
+	return mixed
 }
 
 // simulate reschedules the candidates' pods (with the pending pods and the

@@ -401,3 +401,25 @@ func TestConsolidationTimeout(t *testing.T) {
 	k.settings.SolverPodsPerSecond = 0
 	require.False(t, k.timedOut(0, time.Second), "instantaneous passes never time out")
 }
+
+// Single-node candidates take one node from each pool in turn, pools by
+// name; after a timeout the pools the pass never reached go first.
+func TestInterleaveUnseenPoolsFirst(t *testing.T) {
+	pa := &pool{spec: &apis.NodePool{Name: "a"}}
+	pb := &pool{spec: &apis.NodePool{Name: "b"}}
+	cand := func(id cluster.NodeID, p *pool, ratio float64) *candidate {
+		return &candidate{kn: &knode{id: id, pool: p}, ratio: ratio}
+	}
+	cs := []*candidate{cand(1, pa, 1), cand(2, pa, 3), cand(3, pb, 2), cand(4, pb, 1)}
+	ids := func(cs []*candidate) []cluster.NodeID {
+		var out []cluster.NodeID
+		for _, c := range cs {
+			out = append(out, c.kn.id)
+		}
+		return out
+	}
+	k := &Karpenter{}
+	require.Equal(t, []cluster.NodeID{2, 3, 1, 4}, ids(k.interleave(cs)))
+	k.dis.unseenPools = map[*pool]bool{pb: true}
+	require.Equal(t, []cluster.NodeID{3, 2, 4, 1}, ids(k.interleave(cs)))
+}

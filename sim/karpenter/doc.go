@@ -146,8 +146,9 @@
 // this, not the 10 s period, sets how often the controller looks (each
 // single-node candidate re-simulates the pending pods too), and
 // consolidation stops at its timeouts (single-node 3 min, multi-node
-// 1 min of computing; multi-node keeps its best command so far), counted
-// as karpenter.consolidationTimeouts. Provisioning solves take no time.
+// 1 min of computing; multi-node keeps its best command so far; after a
+// single-node timeout the pools it never reached go first in later
+// passes), counted as karpenter.consolidationTimeouts. Provisioning solves take no time.
 // Emptiness and
 // consolidation decisions are re-validated 15 s later and dropped if
 // anything changed. Drift: the pool's template hash (labels, annotations,
