@@ -444,11 +444,11 @@ func (k *Karpenter) interleave(cs []*candidate) []*candidate {
 // pods of deleting nodes) on the rest of the cluster (KC
 // SimulateScheduling).
 func (k *Karpenter) simulate(cs []*candidate, consolidation bool) *solver {
-	exclude := map[cluster.NodeID]bool{}
+	exclude := make([]cluster.NodeID, 0, len(cs))
 	var pods []cluster.PodID
 	sets := make([]*podSet, 0, len(cs)+1)
 	for _, c := range cs {
-		exclude[c.kn.id] = true
+		exclude = append(exclude, c.kn.id)
 		pods = append(pods, c.pods...)
 		sets = append(sets, c.podSet(k))
 	}

@@ -76,7 +76,7 @@ type solver struct {
 type solveOpts struct {
 	// exclude are nodes that must not receive pods (consolidation
 	// candidates).
-	exclude map[cluster.NodeID]bool
+	exclude []cluster.NodeID
 	// consolidation: a what-if for disruption (pods being moved may not
 	// land on nodes under consolidateAfter).
 	consolidation bool
@@ -114,7 +114,7 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	// changes in an overlay.
 	s.ec = k.existingBase()
 	s.base = s.ec.list
-	for id := range o.exclude {
+	for _, id := range o.exclude {
 		if pos := s.basePos(id); pos >= 0 {
 			s.ec.slots[pos] = exSlot{stamp: s.stamp, excluded: true, touched: -1}
 		}
@@ -128,7 +128,7 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	for i, p := range s.pools {
 		l := p.spec.Limits
 		used, n := s.ec.poolCap[p], s.ec.poolNodes[p]
-		for id := range o.exclude {
+		for _, id := range o.exclude {
 			if pos := s.basePos(id); pos >= 0 {
 				if kn := k.knodeOf(id); kn != nil && kn.pool == p {
 					used = used.Sub(kn.capacity)
