@@ -295,7 +295,7 @@ func (a *Autoscaler) OnChange(c cluster.Change) {
 		}
 		// A drained node may now be empty.
 		if c.Node != cluster.NoNode {
-			if n := a.nodes.get(c.Node); n != nil && n.drain.evicted && len(a.cl.Nodes[c.Node].Pods) == 0 {
+			if n := a.nodes.get(c.Node); n != nil && n.drain.evicted && a.onlyDaemons(c.Node) {
 				a.eng.After(0, engine.Event{Handler: a.id, Kind: evDrain, Obj: int32(c.Node)})
 			}
 		}

@@ -269,6 +269,7 @@ type podRef struct {
 	workload int32
 	fit      int32 // fitID of the spec
 	term     bool  // Terminating
+	daemon   bool  // a DaemonSet's pod: never moved, left by drains
 	has      bool  // required pod-level constraints (podConstraints)
 }
 
@@ -280,7 +281,8 @@ type podRef struct {
 // saves a cache miss per pod and node in every loop.
 type nodeState struct {
 	pods    []podRef
-	movable int32 // pods not terminating (podsToMove)
+	movable int32 // pods not terminating nor DaemonSet pods (podsToMove)
+	daemons int32 // DaemonSet pods
 	free    cluster.Resources
 	alloc   cluster.Resources
 	// destOK (Schedulable and not ToBeDeleted) and sdDisabled (the
@@ -313,8 +315,11 @@ func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
 	p := &a.cl.Pods[pid]
 	st := a.state(id)
 	has, _ := podConstraints(p.Spec, a.symHostname)
-	st.pods = append(st.pods, podRef{spec: p.Spec, id: pid, ns: p.Namespace, workload: p.Workload, fit: a.fitID(p.Spec), term: p.Terminating, has: has})
-	if !p.Terminating {
+	daemon := p.Spec.DaemonSet
+	st.pods = append(st.pods, podRef{spec: p.Spec, id: pid, ns: p.Namespace, workload: p.Workload, fit: a.fitID(p.Spec), term: p.Terminating, daemon: daemon, has: has})
+	if daemon {
+		st.daemons++
+	} else if !p.Terminating {
 		st.movable++
 	}
 	st.free = st.free.Sub(p.Spec.Requests)
@@ -324,7 +329,9 @@ func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
 	st := a.state(id)
 	for i := range st.pods {
 		if st.pods[i].id == pid {
-			if !st.pods[i].term {
+			if st.pods[i].daemon {
+				st.daemons--
+			} else if !st.pods[i].term {
 				st.movable--
 			}
 			st.free = st.free.Add(st.pods[i].spec.Requests)
@@ -345,7 +352,9 @@ func (a *Autoscaler) onTerminating(pid cluster.PodID, id cluster.NodeID) {
 	for i := range st.pods {
 		if st.pods[i].id == pid && !st.pods[i].term {
 			st.pods[i].term = true
-			st.movable--
+			if !st.pods[i].daemon {
+				st.movable--
+			}
 			return
 		}
 	}

@@ -135,6 +135,10 @@
 //     tracks the disruptions a pass has used across nodes).
 //   - Node annotations are not modelled: the scale-down-disabled annotation
 //     is read as a node label.
+//   - DaemonSet pods are skipped by the removal simulation (drainability
+//     rule daemonset), do not make a node non-empty, and are left on a
+//     drained node to end with it (upstream evicts them best-effort,
+//     --daemonset-eviction-for-occupied-nodes).
 //   - Cluster health (--max-total-unready-percentage), unready-node
-//     scale-down, DaemonSets and provisioning requests are not modelled.
+//     scale-down and provisioning requests are not modelled.
 package clusterautoscaler

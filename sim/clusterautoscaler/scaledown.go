@@ -109,6 +109,13 @@ func (a *Autoscaler) podsToMove(id cluster.NodeID) int {
 	return int(a.state(id).movable)
 }
 
+// onlyDaemons reports whether the node's pods, terminating ones included,
+// are all DaemonSet pods: a drain has nothing left to wait for.
+func (a *Autoscaler) onlyDaemons(id cluster.NodeID) bool {
+	st := a.state(id)
+	return len(st.pods) == int(st.daemons)
+}
+
 // utilizationOf is utilization from the node's mirror record
 // (requested = allocatable - free, the same integers).
 // gi is the index of nvidia.com/gpu, -1 when no GPU resource exists
@@ -365,8 +372,8 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 	pods := a.state(id).pods
 	for i := range pods {
 		r := &pods[i]
-		if r.term {
-			continue
+		if r.term || r.daemon {
+			continue // DaemonSet pods are not rescheduled (drainability rule daemonset)
 		}
 		if why := a.blockerRef(r); why != "" {
 			undo()
@@ -517,7 +524,7 @@ func (a *Autoscaler) startDelete(id cluster.NodeID, now engine.Time, kind delete
 	if a.s.CordonNodeBeforeTerminating {
 		a.cl.SetCordon(id, true)
 	}
-	if a.podsToMove(id) == 0 && len(a.cl.Nodes[id].Pods) == 0 {
+	if a.onlyDaemons(id) {
 		n.drain.empty = true
 		n.drain.timer = a.eng.After(nodeDeleteDelayAfterTaint, engine.Event{Handler: a.id, Kind: evDelete, Obj: int32(id)})
 		return
@@ -547,6 +554,9 @@ func (a *Autoscaler) drainStep(id cluster.NodeID) {
 		pods := append([]cluster.PodID(nil), nd.Pods...)
 		for _, p := range pods {
 			pod := &a.cl.Pods[p]
+			if pod.Spec.DaemonSet {
+				continue // left on the node; they end with it
+			}
 			if !pod.Terminating && !a.ev.Evict(p, cluster.CauseEvicted) {
 				refused = true
 				continue
@@ -564,7 +574,7 @@ func (a *Autoscaler) drainStep(id cluster.NodeID) {
 		n.drain.evicted = true
 		n.drain.waitEnd = now + grace + podEvictionHeadroom
 	}
-	if len(nd.Pods) == 0 || now >= n.drain.waitEnd {
+	if a.onlyDaemons(id) || now >= n.drain.waitEnd {
 		a.finishDelete(id)
 		return
 	}

@@ -297,3 +297,41 @@ func TestScaleDownRecheckTimeout(t *testing.T) {
 		})
 	}
 }
+
+// DaemonSet pods neither block scale-down nor count as pods to move: a
+// node holding a movable pod and a DaemonSet pod is drained and removed
+// (the DaemonSet pod is left to end with it), and a node holding only a
+// DaemonSet pod is empty (drainability rule daemonset).
+func TestScaleDownIgnoresDaemonSetPods(t *testing.T) {
+	for _, withPod := range []bool{true, false} {
+		h := newManualHarness(t)
+		h.start(h.groups(twoNodes), []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, nil)
+		h.at(time.Second)
+		nodes := h.nodesOf("ng")
+		a, b := nodes[0], nodes[1]
+		busy := h.pods(1, "1200m", "1Gi")
+		h.cl.Bind(busy[0], b)
+		var ds []cluster.PodID
+		for _, n := range nodes {
+			spec, m := h.spec("50m", "64Mi", withToleration("any"))
+			spec.DaemonSet = true
+			spec.NodeName = h.cl.Nodes[n].Name
+			p := h.cl.CreatePod(cluster.Pod{Name: "ds-" + h.cl.Nodes[n].Name, Namespace: h.cl.Syms.Intern(m.ns), Spec: spec, Workload: m.workload})
+			h.cl.Bind(p, n)
+			ds = append(ds, p)
+		}
+		var moved []cluster.PodID
+		if withPod {
+			moved = h.pods(1, "500m", "512Mi")
+			h.cl.Bind(moved[0], a)
+		}
+		h.at(10 * time.Minute)
+		require.Equal(t, cluster.NodeGone, h.cl.Nodes[a].State, "with a movable pod: %v", withPod)
+		require.NotEqual(t, cluster.NodeGone, h.cl.Nodes[b].State)
+		require.NotEqual(t, cluster.CauseEvicted, h.cl.Pods[ds[0]].Cause, "the DaemonSet pod is not evicted")
+		if withPod {
+			require.Equal(t, cluster.CauseEvicted, h.cl.Pods[moved[0]].Cause)
+		}
+		require.Zero(t, h.ca.Stats().ScaleDownBlockedNodes[BlockNoPlaceToMove])
+	}
+}
