@@ -118,7 +118,7 @@ type PodSpec struct {
 	PriorityClassName string
 	PreemptNever      bool // preemptionPolicy: Never
 	SchedulerName     string
-	NodeName          string // spec.nodeName: bypasses the scheduler
+	NodeName          string // spec.nodeName: the scheduler evaluates only that node (DaemonSet pods)
 
 	// TerminationGrace is terminationGracePeriodSeconds: how long a pod
 	// keeps its room after it is told to stop (default 30s).

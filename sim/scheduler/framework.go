@@ -227,6 +227,8 @@ type framework struct {
 	dynamic []int
 	// resFi is the index of NodeResourcesFit among the filters (-1: none).
 	resFi int
+	// nameFi is the index of NodeName among the filters (-1: none).
+	nameFi int
 }
 
 func buildFramework(h Handle, reg Registry, p Profile) (*framework, error) {
@@ -262,10 +264,13 @@ func buildFramework(h Handle, reg Registry, p Profile) (*framework, error) {
 			f.normals = append(f.normals, norm)
 		}
 	}
-	f.resFi = -1
+	f.resFi, f.nameFi = -1, -1
 	for i, fp := range f.filters {
 		if _, ok := fp.(*nodeResourcesFit); ok {
 			f.resFi = i
+		}
+		if _, ok := fp.(*nodeName); ok {
+			f.nameFi = i
 		}
 		_, st := fp.(staticFilter)
 		f.isStatic = append(f.isStatic, st)

@@ -60,7 +60,9 @@ type Scheduler struct {
 
 	// nodes lists Ready nodes in the order the filter scan visits them;
 	// nodeSlot maps NodeID to its index here (-1 when absent).
-	nodes     []cluster.NodeID
+	nodes []cluster.NodeID
+	// byName finds a scanned node by its name (findNamed).
+	byName    map[cluster.Sym]cluster.NodeID
 	nodeSlot  []int32
 	nextStart int
 
@@ -159,6 +161,7 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cfg Config) (*Scheduler, error
 		failedAt:        map[*cluster.PodSpec]classFailure{},
 		statics:         map[staticTableKey]*staticTable{},
 		fitIdx:          map[fitKey]*fitIndex{},
+		byName:          map[cluster.Sym]cluster.NodeID{},
 		reasons:         []string{""},
 		unresolvable:    []bool{false},
 		reasonCount:     []int32{0},
@@ -296,6 +299,7 @@ func (s *Scheduler) addNode(id cluster.NodeID) {
 	}
 	s.nodeSlot[id] = int32(len(s.nodes))
 	s.nodes = append(s.nodes, id)
+	s.byName[s.cl.Nodes[id].NameSym] = id
 	for _, x := range s.fitList {
 		x.set(s, id, len(s.nodes)-1)
 	}
@@ -322,6 +326,7 @@ func (s *Scheduler) removeNode(id cluster.NodeID) {
 	s.nodeSlot[last] = i
 	s.nodes = s.nodes[:len(s.nodes)-1]
 	s.nodeSlot[id] = -1
+	delete(s.byName, s.cl.Nodes[id].NameSym)
 }
 
 // dequeue forgets a pod that left Pending without the scheduler.
@@ -539,6 +544,9 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint3
 	if all == 0 {
 		return 0
 	}
+	if cs.Spec.NodeName != "" && fw.nameFi >= 0 {
+		return s.findNamed(fw, cs, all)
+	}
 	want := numFeasibleNodesToFind(fw.profile.PercentageOfNodesToScore, all)
 	if x := s.fitIndexFor(fw, cs); x != nil {
 		return s.findIndexed(x, want)
@@ -597,6 +605,56 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint3
 	}
 	s.stats.NodesTested += uint64(processed)
 	s.nextStart = (s.nextStart + processed) % all
+	return rejectors
+}
+
+// findNamed is findFeasible for a pod naming its node (DaemonSet pods):
+// only that node is evaluated, as upstream's PreFilter result narrows the
+// scan to it, and every other node counts as rejected by NodeName.
+// Scanning every node for such pods made each DaemonSet cost nodes^2.
+func (s *Scheduler) findNamed(fw *framework, cs *CycleState, all int) (rejectors uint32) {
+	nid, found := cluster.NoNode, false
+	if sym, ok := s.cl.Syms.Lookup(cs.Spec.NodeName); ok {
+		nid, found = s.byName[sym]
+	}
+	others := all
+	if found {
+		others--
+		n := &s.cl.Nodes[nid]
+		ok := true
+		for _, fi := range fw.activeFilters {
+			s.extra = s.extra[:0]
+			r := fw.filters[fi].Filter(cs, nid, n, &s.extra)
+			if r == Pass {
+				continue
+			}
+			rejectors |= 1 << fi
+			s.count(r)
+			resolvable := !s.unresolvable[r]
+			for _, e := range s.extra {
+				s.count(e)
+				resolvable = resolvable && !s.unresolvable[e]
+			}
+			if resolvable {
+				s.candidates = append(s.candidates, nid)
+			}
+			ok = false
+			break
+		}
+		if ok {
+			s.feasible = append(s.feasible, nid)
+		}
+	}
+	if others > 0 {
+		r := fw.filters[fw.nameFi].(*nodeName).reason
+		rejectors |= 1 << fw.nameFi
+		if s.reasonCount[r] == 0 {
+			s.touched = append(s.touched, r)
+		}
+		s.reasonCount[r] += int32(others)
+	}
+	s.stats.NodesTested++
+	s.nextStart = (s.nextStart + 1) % all
 	return rejectors
 }
 

@@ -274,3 +274,30 @@ func TestUnknownSchedulerNameStaysPending(t *testing.T) {
 	require.Equal(t, cluster.Pending, h.cl.Pods[p].Phase)
 	require.False(t, h.cl.Pods[p].Unschedulable, "no scheduler ever looked at it")
 }
+
+// A pod naming its node (DaemonSet pods) is evaluated on that node only;
+// the others count as rejected by NodeName in the fit error.
+func TestPodNamingItsNode(t *testing.T) {
+	h := newHarness(t, 1, Config{})
+	for _, n := range []string{"a", "b", "c", "d"} {
+		h.node(n, 2000, 4096, nil)
+	}
+	spec := podSpec("500m", "256Mi")
+	spec.NodeName = "c"
+	before := h.s.Stats().NodesTested
+	p := h.pod("ds-c", spec)
+	h.eng.Run(time.Second)
+	require.Equal(t, "c", h.nodeOf(p))
+	require.Equal(t, uint64(1), h.s.Stats().NodesTested-before, "only the named node is evaluated")
+
+	big := podSpec("3", "256Mi")
+	big.NodeName = "b"
+	q := h.pod("ds-b", big)
+	missing := podSpec("100m", "64Mi")
+	missing.NodeName = "gone"
+	r := h.pod("ds-gone", missing)
+	h.eng.Run(2 * time.Second)
+	require.Equal(t, cluster.Pending, h.cl.Pods[q].Phase)
+	require.Equal(t, "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't match the requested node name.", h.s.LastFailure(q))
+	require.Equal(t, "0/4 nodes are available: 4 node(s) didn't match the requested node name.", h.s.LastFailure(r))
+}
