@@ -222,6 +222,18 @@ func (l *loader) override(paths []string) {
 						break
 					}
 				}
+			} else if d.Kind == "ClusterConfig" {
+				for i, prev := range l.clusterConfigs {
+					if prev.Name == d.Name {
+						l.clusterConfigs = append(l.clusterConfigs[:i], l.clusterConfigs[i+1:]...)
+						l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("ClusterConfig/%s replaces the one at %s:%d", d.Name, prev.File, prev.Line)})
+						break
+					}
+				}
+			} else if d.Kind == "ConfigMap" && d.Name == caconfig.PriorityConfigMapName && l.priorityDoc != nil {
+				prev := l.priorityDoc
+				l.priorityDoc = nil
+				l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("ConfigMap/%s replaces the one at %s:%d", d.Name, prev.File, prev.Line)})
 			} else if _, ok := kinds[d.Kind]; ok && d.Name != "" {
 				ref := l.refOf(d)
 				if prev, exists := l.objects[ref]; exists {

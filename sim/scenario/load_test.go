@@ -184,3 +184,36 @@ func TestMissingFile(t *testing.T) {
 	_, err := LoadFile("testdata/does-not-exist.yaml")
 	require.EqualError(t, err, "testdata/does-not-exist.yaml: no such file; give the path of a scenario file, or the name of an embedded scenario (sim scenarios lists them)")
 }
+
+// An override file replaces the scenario's eksctl ClusterConfig of the
+// same name and its priority expander ConfigMap, so a proposed Cluster
+// Autoscaler setup can be compared with the current one.
+func TestOverrideClusterAutoscalerObjects(t *testing.T) {
+	base := "../../scenarios/ca-priority-fallback.yaml"
+	src, err := os.ReadFile("../../scenarios/ca/eksctl-priority.yaml")
+	require.NoError(t, err)
+	docs := strings.Split(string(src), "\n---\n")
+	require.Len(t, docs, 2)
+	cc := strings.Replace(docs[0], "maxSize: 20", "maxSize: 7", 1)
+	prio := strings.Replace(strings.Replace(docs[1], "20:", "5:", 1), "10:", "30:", 1)
+	override := filepath.Join(t.TempDir(), "proposed.yaml")
+	require.NoError(t, os.WriteFile(override, []byte(cc+"\n---\n"+prio), 0o644))
+
+	sc, err := LoadFile(base, override)
+	require.NoError(t, err)
+	var core int
+	for _, g := range sc.NodeGroups {
+		if g.Name == "core-on-demand" {
+			core = g.MaxSize
+		}
+	}
+	require.Equal(t, 7, core, "the proposed ClusterConfig is the one used")
+	var replaced []string
+	for _, w := range sc.Warnings {
+		if strings.Contains(w.Msg, "replaces") {
+			replaced = append(replaced, w.Msg)
+		}
+	}
+	require.Len(t, replaced, 2, "%v", sc.Warnings)
+	require.Equal(t, 30, sc.CASettings.Priorities.Rules[0].Priority, "the proposed priorities are the ones used")
+}
