@@ -1,23 +1,25 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/pprof"
 )
 
 // startProfiles starts a CPU profile (and arranges a heap profile) for
 // finding the simulator's own bottlenecks; the returned func stops them.
+// Both files are written atomically: a failed or interrupted run leaves
+// any earlier profile in place.
 func startProfiles(cpu, mem string) (func() error, error) {
-	var cpuFile *os.File
+	var cpuFile *atomicFile
 	if cpu != "" {
-		f, err := os.Create(cpu)
+		f, err := createAtomic(cpu)
 		if err != nil {
 			return nil, fmt.Errorf("--cpuprofile: %w", err)
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
+			f.Abort()
 			return nil, fmt.Errorf("--cpuprofile: %w", err)
 		}
 		cpuFile = f
@@ -25,18 +27,17 @@ func startProfiles(cpu, mem string) (func() error, error) {
 	return func() error {
 		if cpuFile != nil {
 			pprof.StopCPUProfile()
-			if err := cpuFile.Close(); err != nil {
+			if err := cpuFile.Commit(); err != nil {
 				return fmt.Errorf("--cpuprofile: %w", err)
 			}
 		}
 		if mem != "" {
-			f, err := os.Create(mem)
-			if err != nil {
+			var buf bytes.Buffer
+			runtime.GC()
+			if err := pprof.WriteHeapProfile(&buf); err != nil {
 				return fmt.Errorf("--memprofile: %w", err)
 			}
-			defer f.Close()
-			runtime.GC()
-			if err := pprof.WriteHeapProfile(f); err != nil {
+			if err := writeAtomic(mem, buf.Bytes()); err != nil {
 				return fmt.Errorf("--memprofile: %w", err)
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -127,10 +126,11 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	opts := simulation.Options{Seed: &seed, Check: v.GetBool("check"), Context: cmd.Context()}
 	var finishEvents func() error
 	if path := v.GetString("events"); path != "" {
-		sink, finish, err := eventFile(path)
+		sink, finish, abort, err := eventFile(path)
 		if err != nil {
 			return err
 		}
+		defer abort()
 		opts.Trace, finishEvents = sink, finish
 	}
 	stopProfiles, err := startProfiles(v.GetString("cpuprofile"), v.GetString("memprofile"))
@@ -197,41 +197,37 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	return nil
 }
 
-// eventFile opens a temporary file next to path for the timeline; finish
-// flushes it and renames it into place.
-func eventFile(path string) (trace.Sink, func() error, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// eventFile opens an atomic file for the timeline; finish flushes it and
+// renames it into place, abort (deferred by the caller) drops it when the
+// run fails before.
+func eventFile(path string) (sink trace.Sink, finish func() error, abort func(), err error) {
+	f, err := createAtomic(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--events %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("--events %s: %w", path, err)
 	}
-	w := bufio.NewWriterSize(tmp, 1<<20)
+	w := bufio.NewWriterSize(f, 1<<20)
 	enc := json.NewEncoder(w)
 	var werr error
-	sink := func(e trace.Entry) {
+	sink = func(e trace.Entry) {
 		if werr == nil {
 			werr = enc.Encode(e)
 		}
 	}
-	finish := func() error {
+	finish = func() error {
 		if werr == nil {
 			werr = w.Flush()
 		}
-		if werr == nil {
-			werr = tmp.Sync()
-		}
-		if cerr := tmp.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Rename(tmp.Name(), path)
+		if werr != nil {
+			f.Abort()
+		} else {
+			werr = f.Commit()
 		}
 		if werr != nil {
-			os.Remove(tmp.Name())
 			return fmt.Errorf("--events %s: %w", path, werr)
 		}
 		return nil
 	}
-	return sink, finish, nil
+	return sink, finish, f.Abort, nil
 }
 
 // multiReport is the JSON of a multi-seed run.
