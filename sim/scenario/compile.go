@@ -749,6 +749,9 @@ func (l *loader) compileKarpenter() {
 		l.failErr(err)
 	}
 	l.out.KarpenterSettings = settings
+	if k := l.doc.Spec.Karpenter; k != nil && k.LaunchTimeout != "" {
+		l.warn(l.scenarioDoc, "spec.karpenter.launchTimeout", "launches answer at once in the simulation, so the launch timeout never fires: this setting changes nothing")
+	}
 	if len(l.karpenterDocs) == 0 {
 		if l.doc.Spec.Karpenter != nil {
 			l.warn(l.scenarioDoc, "spec.karpenter", "no NodePool or Provisioner in the scenario: Karpenter does not run")

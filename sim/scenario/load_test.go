@@ -217,3 +217,16 @@ func TestOverrideClusterAutoscalerObjects(t *testing.T) {
 	require.Len(t, replaced, 2, "%v", sc.Warnings)
 	require.Equal(t, 30, sc.CASettings.Priorities.Rules[0].Priority, "the proposed priorities are the ones used")
 }
+
+// spec.karpenter.launchTimeout is accepted but said to change nothing:
+// launches answer at once in the simulation.
+func TestLaunchTimeoutWarns(t *testing.T) {
+	fsys := fstest.MapFS{"s.yaml": {Data: []byte(minimal + "  karpenter:\n    launchTimeout: 2m\n")}}
+	sc, err := LoadFS(fsys, "s.yaml")
+	require.NoError(t, err)
+	var msgs []string
+	for _, w := range sc.Warnings {
+		msgs = append(msgs, w.String())
+	}
+	require.Contains(t, msgs, "s.yaml:7: spec.karpenter.launchTimeout: launches answer at once in the simulation, so the launch timeout never fires: this setting changes nothing")
+}

@@ -21,7 +21,6 @@ const (
 	DefaultScaleDownUtilizationThreshold    = 0.5              // --scale-down-utilization-threshold
 	DefaultScaleDownGPUUtilizationThreshold = 0.5              // --scale-down-gpu-utilization-threshold
 	DefaultScaleDownUnneededTime            = 10 * time.Minute // --scale-down-unneeded-time
-	DefaultScaleDownUnreadyTime             = 20 * time.Minute // --scale-down-unready-time
 	DefaultScaleDownDelayAfterAdd           = 10 * time.Minute // --scale-down-delay-after-add
 	DefaultScaleDownDelayAfterDelete        = 0                // --scale-down-delay-after-delete (0: the next loop)
 	DefaultScaleDownDelayAfterFailure       = 3 * time.Minute  // --scale-down-delay-after-failure
@@ -61,7 +60,6 @@ type Options struct {
 	ScaleDownUtilizationThreshold    float64
 	ScaleDownGPUUtilizationThreshold float64
 	ScaleDownUnneededTime            time.Duration
-	ScaleDownUnreadyTime             time.Duration
 	ScaleDownDelayAfterAdd           time.Duration
 	ScaleDownDelayAfterDelete        time.Duration
 	ScaleDownDelayAfterFailure       time.Duration
@@ -78,21 +76,20 @@ type Options struct {
 	MaxNodesTotal                 int // 0 = no limit
 	// CoresTotal and MemoryTotalGiB are the cluster-wide [min, max] of
 	// --cores-total and --memory-total (memory in GiB, as the flag).
-	CoresTotal                        [2]int64
-	MemoryTotalGiB                    [2]int64
-	InitialNodeGroupBackoffDuration   time.Duration
-	MaxNodeGroupBackoffDuration       time.Duration
-	NodeGroupBackoffResetTimeout      time.Duration
-	SkipNodesWithLocalStorage         bool
-	SkipNodesWithSystemPods           bool
-	SkipNodesWithCustomControllerPods bool
-	MaxGracefulTermination            time.Duration // --max-graceful-termination-sec
-	MaxPodEvictionTime                time.Duration
-	MaxScaleDownParallelism           int
-	MaxDrainParallelism               int
-	ScaleUpFromZero                   bool
-	EnforceNodeGroupMinSize           bool
-	CordonNodeBeforeTerminating       bool
+	CoresTotal                      [2]int64
+	MemoryTotalGiB                  [2]int64
+	InitialNodeGroupBackoffDuration time.Duration
+	MaxNodeGroupBackoffDuration     time.Duration
+	NodeGroupBackoffResetTimeout    time.Duration
+	SkipNodesWithLocalStorage       bool
+	SkipNodesWithSystemPods         bool
+	MaxGracefulTermination          time.Duration // --max-graceful-termination-sec
+	MaxPodEvictionTime              time.Duration
+	MaxScaleDownParallelism         int
+	MaxDrainParallelism             int
+	ScaleUpFromZero                 bool
+	EnforceNodeGroupMinSize         bool
+	CordonNodeBeforeTerminating     bool
 	// FrequentLoops starts a loop as soon as a pod becomes unschedulable,
 	// and right after a productive loop (--frequent-loops-enabled).
 	FrequentLoops bool
@@ -111,37 +108,35 @@ type Options struct {
 // DefaultOptions returns the flags' defaults.
 func DefaultOptions() Options {
 	return Options{
-		ScanInterval:                      DefaultScanInterval,
-		Expanders:                         []string{DefaultExpander},
-		MaxNodeProvisionTime:              DefaultMaxNodeProvisionTime,
-		ScaleDownEnabled:                  true,
-		ScaleDownUtilizationThreshold:     DefaultScaleDownUtilizationThreshold,
-		ScaleDownGPUUtilizationThreshold:  DefaultScaleDownGPUUtilizationThreshold,
-		ScaleDownUnneededTime:             DefaultScaleDownUnneededTime,
-		ScaleDownUnreadyTime:              DefaultScaleDownUnreadyTime,
-		ScaleDownDelayAfterAdd:            DefaultScaleDownDelayAfterAdd,
-		ScaleDownDelayAfterDelete:         DefaultScaleDownDelayAfterDelete,
-		ScaleDownDelayAfterFailure:        DefaultScaleDownDelayAfterFailure,
-		UnremovableNodeRecheckTimeout:     DefaultUnremovableNodeRecheckTimeout,
-		NewPodScaleUpDelay:                DefaultNewPodScaleUpDelay,
-		ExpendablePodsPriorityCutoff:      DefaultExpendablePodsPriorityCutoff,
-		MaxNodesPerScaleUp:                DefaultMaxNodesPerScaleUp,
-		MaxNodesTotal:                     DefaultMaxNodesTotal,
-		CoresTotal:                        [2]int64{0, DefaultCoresTotalMax},
-		MemoryTotalGiB:                    [2]int64{0, DefaultMemoryTotalMaxGiB},
-		InitialNodeGroupBackoffDuration:   DefaultInitialNodeGroupBackoffDuration,
-		MaxNodeGroupBackoffDuration:       DefaultMaxNodeGroupBackoffDuration,
-		NodeGroupBackoffResetTimeout:      DefaultNodeGroupBackoffResetTimeout,
-		SkipNodesWithLocalStorage:         true,
-		SkipNodesWithSystemPods:           true,
-		SkipNodesWithCustomControllerPods: true,
-		MaxGracefulTermination:            DefaultMaxGracefulTermination,
-		MaxPodEvictionTime:                DefaultMaxPodEvictionTime,
-		MaxScaleDownParallelism:           DefaultMaxScaleDownParallelism,
-		MaxDrainParallelism:               DefaultMaxDrainParallelism,
-		ScaleUpFromZero:                   true,
-		CordonNodeBeforeTerminating:       true,
-		FrequentLoops:                     true,
+		ScanInterval:                     DefaultScanInterval,
+		Expanders:                        []string{DefaultExpander},
+		MaxNodeProvisionTime:             DefaultMaxNodeProvisionTime,
+		ScaleDownEnabled:                 true,
+		ScaleDownUtilizationThreshold:    DefaultScaleDownUtilizationThreshold,
+		ScaleDownGPUUtilizationThreshold: DefaultScaleDownGPUUtilizationThreshold,
+		ScaleDownUnneededTime:            DefaultScaleDownUnneededTime,
+		ScaleDownDelayAfterAdd:           DefaultScaleDownDelayAfterAdd,
+		ScaleDownDelayAfterDelete:        DefaultScaleDownDelayAfterDelete,
+		ScaleDownDelayAfterFailure:       DefaultScaleDownDelayAfterFailure,
+		UnremovableNodeRecheckTimeout:    DefaultUnremovableNodeRecheckTimeout,
+		NewPodScaleUpDelay:               DefaultNewPodScaleUpDelay,
+		ExpendablePodsPriorityCutoff:     DefaultExpendablePodsPriorityCutoff,
+		MaxNodesPerScaleUp:               DefaultMaxNodesPerScaleUp,
+		MaxNodesTotal:                    DefaultMaxNodesTotal,
+		CoresTotal:                       [2]int64{0, DefaultCoresTotalMax},
+		MemoryTotalGiB:                   [2]int64{0, DefaultMemoryTotalMaxGiB},
+		InitialNodeGroupBackoffDuration:  DefaultInitialNodeGroupBackoffDuration,
+		MaxNodeGroupBackoffDuration:      DefaultMaxNodeGroupBackoffDuration,
+		NodeGroupBackoffResetTimeout:     DefaultNodeGroupBackoffResetTimeout,
+		SkipNodesWithLocalStorage:        true,
+		SkipNodesWithSystemPods:          true,
+		MaxGracefulTermination:           DefaultMaxGracefulTermination,
+		MaxPodEvictionTime:               DefaultMaxPodEvictionTime,
+		MaxScaleDownParallelism:          DefaultMaxScaleDownParallelism,
+		MaxDrainParallelism:              DefaultMaxDrainParallelism,
+		ScaleUpFromZero:                  true,
+		CordonNodeBeforeTerminating:      true,
+		FrequentLoops:                    true,
 	}
 }
 
@@ -269,7 +264,6 @@ var modelledFlags = map[string]flagDef{
 	"scale-down-utilization-threshold":     fractionFlag(func(o *Options) *float64 { return &o.ScaleDownUtilizationThreshold }),
 	"scale-down-gpu-utilization-threshold": fractionFlag(func(o *Options) *float64 { return &o.ScaleDownGPUUtilizationThreshold }),
 	"scale-down-unneeded-time":             durationFlag(func(o *Options) *time.Duration { return &o.ScaleDownUnneededTime }),
-	"scale-down-unready-time":              durationFlag(func(o *Options) *time.Duration { return &o.ScaleDownUnreadyTime }),
 	"scale-down-delay-after-add":           durationFlag(func(o *Options) *time.Duration { return &o.ScaleDownDelayAfterAdd }),
 	"scale-down-delay-after-delete":        durationFlag(func(o *Options) *time.Duration { return &o.ScaleDownDelayAfterDelete }),
 	"scale-down-delay-after-failure":       durationFlag(func(o *Options) *time.Duration { return &o.ScaleDownDelayAfterFailure }),
@@ -288,10 +282,9 @@ var modelledFlags = map[string]flagDef{
 	"initial-node-group-backoff-duration": durationFlag(func(o *Options) *time.Duration {
 		return &o.InitialNodeGroupBackoffDuration
 	}),
-	"max-node-group-backoff-duration":        durationFlag(func(o *Options) *time.Duration { return &o.MaxNodeGroupBackoffDuration }),
-	"node-group-backoff-reset-timeout":       durationFlag(func(o *Options) *time.Duration { return &o.NodeGroupBackoffResetTimeout }),
-	"skip-nodes-with-system-pods":            boolFlag(func(o *Options) *bool { return &o.SkipNodesWithSystemPods }),
-	"skip-nodes-with-custom-controller-pods": boolFlag(func(o *Options) *bool { return &o.SkipNodesWithCustomControllerPods }),
+	"max-node-group-backoff-duration":  durationFlag(func(o *Options) *time.Duration { return &o.MaxNodeGroupBackoffDuration }),
+	"node-group-backoff-reset-timeout": durationFlag(func(o *Options) *time.Duration { return &o.NodeGroupBackoffResetTimeout }),
+	"skip-nodes-with-system-pods":      boolFlag(func(o *Options) *bool { return &o.SkipNodesWithSystemPods }),
 	"skip-nodes-with-local-storage": {kind: kindBool, set: boolFlag(func(o *Options) *bool { return &o.SkipNodesWithLocalStorage }).set,
 		note: "pod volumes are not modelled, so no pod counts as using local storage (emptyDir, hostPath): this flag changes nothing"},
 	"max-graceful-termination-sec": intFlag(0, math.MaxInt32, func(o *Options, n int64) {
@@ -367,7 +360,10 @@ var boolNoEffect = map[string]bool{
 	"leader-elect": true, "log-json-split-stream": true, "log-text-split-stream": true, "logtostderr": true,
 	"max-node-skip-eval-time-tracker-enabled": true, "node-removal-latency-tracking-enabled": true, "one-output": true,
 	"parallel-scale-up": true, "profiling": true, "record-duplicated-events": true, "regional": true,
-	"scale-down-delay-type-local": true, "scale-down-unready-enabled": true, "scale-from-unschedulable": true,
+	"scale-down-delay-type-local": true, "scale-down-unready-enabled": true,
+	// Every pod's controller here is a built-in one (Deployment, StatefulSet,
+	// Job, DaemonSet), so custom controllers never come up.
+	"skip-nodes-with-custom-controller-pods": true, "scale-from-unschedulable": true,
 	"skip-headers": true, "skip-log-headers": true, "write-status-configmap": true, "parallel-drain": true,
 }
 
@@ -375,7 +371,9 @@ var boolNoEffect = map[string]bool{
 // table) that change nothing in the simulation: logging, leader election,
 // API clients, metrics, other clouds, features the simulation does not have.
 var valueNoEffect = map[string]bool{
-	"address": true, "allowed-scheduler-names": true, "blocking-system-pod-distruption-timeout": true, "bypassed-scheduler-names": true,
+	// Nodes are Ready or gone: unready-node scale-down does not arise.
+	"scale-down-unready-time": true,
+	"address":                 true, "allowed-scheduler-names": true, "blocking-system-pod-distruption-timeout": true, "bypassed-scheduler-names": true,
 	"check-capacity-processor-instance": true, "check-capacity-provisioning-request-batch-timebox": true,
 	"check-capacity-provisioning-request-max-batch-size": true, "cloud-config": true, "cloud-provider-gce-l7lb-src-cidrs": true,
 	"cloud-provider-gce-lb-src-cidrs": true, "cluster-name": true, "cluster-snapshot-parallelism": true, "drain-priority-config": true,

@@ -148,3 +148,12 @@ func TestParseFlagsWarnings(t *testing.T) {
 	require.Equal(t, "args[1]: --scan-interval is also given at args[0]: the last value wins", o.Warnings[0].Error())
 	require.Contains(t, o.Warnings[1].Error(), "the AWS cloud provider has no pricing model")
 }
+
+// Flags whose subject the simulation does not have are accepted and
+// reported as having no effect, not silently taken as modelled.
+func TestFlagsWithoutSubject(t *testing.T) {
+	o, err := ParseFlags([]string{"--scale-down-unready-time=5m", "--skip-nodes-with-custom-controller-pods=false"}, nil, "args")
+	require.NoError(t, err)
+	require.Len(t, o.Warnings, 1)
+	require.Equal(t, "args: flags with no effect in the simulation are ignored: --scale-down-unready-time, --skip-nodes-with-custom-controller-pods", o.Warnings[0].Error())
+}
