@@ -60,6 +60,9 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	if err := parseGates(v.GetStringSlice("fail-if")); err != nil {
+		return err
+	}
 	runs := v.GetInt("runs")
 	if runs < 2 || runs > 100000 {
 		return fmt.Errorf("--runs %d: a comparison needs 2 to 100000 runs", runs)

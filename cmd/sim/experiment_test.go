@@ -37,6 +37,14 @@ func TestGateExitCodes(t *testing.T) {
 	_, stderr, code = sim(t, "run", "static-burst", "--fail-if", "pods.strandd>1")
 	require.Equal(t, 1, code, "a bad gate is an error, not a failed gate")
 	require.Contains(t, stderr, `no metric "pods.strandd"`)
+	// A malformed expression is refused before anything runs.
+	for _, cmd := range [][]string{{"run", "static-burst"}, {"compare", "static-burst", "static-burst", "--runs", "2"}} {
+		_, stderr, code = sim(t, append(cmd, "--fail-if", "pods.stranded >> 3")...)
+		require.Equal(t, 1, code)
+		require.Contains(t, stderr, `is not a number`)
+		require.NotContains(t, stderr, "simulated", "no simulation ran")
+		require.NotContains(t, stderr, "runs in", "no simulation ran")
+	}
 
 	// Against a baseline report.
 	dir := t.TempDir()

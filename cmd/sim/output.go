@@ -138,6 +138,17 @@ func loadBaseline(path string) ([]experiment.Metric, error) {
 
 // checkGates evaluates every --fail-if; it prints each result to stderr
 // and returns errGate if any failed.
+// parseGates checks the --fail-if expressions before any simulation runs,
+// so a typo costs no compute.
+func parseGates(exprs []string) error {
+	for _, expr := range exprs {
+		if _, err := experiment.ParseGate(expr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func checkGates(exprs []string, label string, values, baseline []experiment.Metric, stderr io.Writer) error {
 	failed := false
 	for _, expr := range exprs {

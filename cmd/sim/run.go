@@ -93,6 +93,9 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	if err := parseGates(v.GetStringSlice("fail-if")); err != nil {
+		return err
+	}
 	runs := v.GetInt("runs")
 	if runs < 1 || runs > 100000 {
 		return fmt.Errorf("--runs %d: use 1 to 100000", runs)
