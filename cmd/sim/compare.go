@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -81,7 +82,10 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 				root = *s
 			}
 		}
-		reps, err := experiment.RunMany(sc, experiment.Seeds(root, runs), v.GetInt("workers"), nil, progressBar(stderr))
+		reps, err := experiment.RunMany(sc, experiment.Seeds(root, runs), v.GetInt("workers"), interruptible(cmd.Context(), false), progressBar(stderr))
+		if errors.Is(err, errInterrupted) {
+			return errInterrupted
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", arg, err)
 		}

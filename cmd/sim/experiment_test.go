@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -121,4 +123,21 @@ func TestRunsWithAutoscalers(t *testing.T) {
 	require.True(t, paths["karpenter.nodeClaimsLaunched"])
 	require.True(t, paths["clusterAutoscaler.scaleUps"])
 	require.True(t, paths["provisioning.insufficientCapacityErrors"])
+}
+
+// Ctrl-C stops --runs and compare at once, with a clear error and no
+// aggregate of a partial set of seeds; profiles are refused with --runs.
+func TestManyRunsInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{{"run", "static-burst", "--runs", "4"}, {"compare", "static-burst", "static-burst", "--runs", "2"}} {
+		var out, errb bytes.Buffer
+		code := run(ctx, args, &out, &errb)
+		require.Equal(t, 1, code, errb.String())
+		require.Contains(t, errb.String(), "interrupted: the runs were stopped and no aggregate is written")
+		require.Empty(t, out.String())
+	}
+	_, stderr, code := sim(t, "run", "static-burst", "--runs", "3", "--cpuprofile", filepath.Join(t.TempDir(), "cpu.prof"))
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "--cpuprofile and --memprofile profile one run")
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -102,6 +104,9 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	}
 	if runs > 1 && v.GetString("events") != "" {
 		return fmt.Errorf("--events writes one run's timeline: drop --runs, or pick one seed with --seed")
+	}
+	if runs > 1 && (v.GetString("cpuprofile") != "" || v.GetString("memprofile") != "") {
+		return fmt.Errorf("--cpuprofile and --memprofile profile one run: drop --runs, or pick one seed with --seed")
 	}
 	baseline, err := loadBaseline(v.GetString("baseline"))
 	if err != nil {
@@ -243,17 +248,32 @@ type multiReport struct {
 	Metrics       []experiment.Summary `json:"metrics"`
 }
 
+// errInterrupted ends a many-run command on Ctrl-C: its runs stop at
+// once, and no aggregate of a partial set of seeds is written.
+var errInterrupted = errors.New("interrupted: the runs were stopped and no aggregate is written (a single run writes a partial report)")
+
+// interruptible runs one seed that stops when ctx is cancelled; a stopped
+// or skipped run is errInterrupted.
+func interruptible(ctx context.Context, check bool) experiment.RunFunc {
+	return func(sc *scenario.Scenario, seed uint64) (*report.Report, error) {
+		if ctx != nil && ctx.Err() != nil {
+			return nil, errInterrupted
+		}
+		rep, err := simulation.Run(sc, simulation.Options{Seed: &seed, Check: check, Context: ctx})
+		if err == nil && rep.Partial {
+			return nil, errInterrupted
+		}
+		return rep, err
+	}
+}
+
 func runMany(v *viper.Viper, cmd *cobra.Command, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric, stdout, stderr io.Writer) error {
 	seeds := experiment.Seeds(root, runs)
 	start := time.Now()
-	check, ctx := v.GetBool("check"), cmd.Context()
-	run := func(sc *scenario.Scenario, seed uint64) (*report.Report, error) {
-		if ctx != nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("interrupted")
-		}
-		return simulation.Run(sc, simulation.Options{Seed: &seed, Check: check})
+	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), interruptible(cmd.Context(), v.GetBool("check")), progressBar(stderr))
+	if errors.Is(err, errInterrupted) {
+		return errInterrupted
 	}
-	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), run, progressBar(stderr))
 	if err != nil {
 		return err
 	}
