@@ -545,6 +545,12 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 		entries = append(entries, t)
 	}
 	l.resolveSplits(refs, entries)
+	perDaemonSet := l.daemonSetPods(estimate)
+	for _, ws := range l.out.Workloads {
+		if ws.Kind == workload.DaemonSet {
+			estimate += perDaemonSet
+		}
+	}
 	l.out.EstimatedPods = estimate
 	if estimate > MaxPods {
 		l.fail(l.scenarioDoc.Errorf("spec.workloads", "lower arrival rates, replicas or the duration, or split the scenario",

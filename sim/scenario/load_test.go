@@ -230,3 +230,19 @@ func TestLaunchTimeoutWarns(t *testing.T) {
 	}
 	require.Contains(t, msgs, "s.yaml:7: spec.karpenter.launchTimeout: launches answer at once in the simulation, so the launch timeout never fires: this setting changes nothing")
 }
+
+// A DaemonSet's pods are estimated from the nodes the run can have, not
+// a fixed 200,000 per DaemonSet.
+func TestDaemonSetEstimate(t *testing.T) {
+	ds := "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: logs}\nspec:\n  selector: {matchLabels: {app: logs}}\n  template:\n    metadata: {labels: {app: logs}}\n    spec:\n      containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]\n"
+	one := minimal + "  staticNodes: [{name: a, instanceType: m5.large, count: 3}]\n" + ds
+	two := one + strings.Replace(ds, "name: logs}", "name: metrics}", 1)
+	for _, tc := range []struct {
+		yaml string
+		want int64
+	}{{one, 3}, {two, 6}} {
+		sc, err := LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(tc.yaml)}}, "s.yaml")
+		require.NoError(t, err)
+		require.Equal(t, tc.want, sc.EstimatedPods)
+	}
+}

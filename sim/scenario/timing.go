@@ -179,9 +179,24 @@ func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec, pri
 		if t.Runtime != nil || t.Split != nil || t.Resubmit != nil {
 			l.fail(d.Errorf(base, "a DaemonSet takes only arrivals.at", "runtime, split and resubmit do not apply to a DaemonSet"))
 		}
-		return int64(MaxStaticNodes)
+		return 0 // one pod per node: counted by compileWorkloads (daemonSetPods)
 	}
 	return 0
+}
+
+// daemonSetPods bounds the pods a DaemonSet creates over the run: one per
+// node that can exist, so the Nodes from the start, the node groups' maximum
+// sizes and, with an autoscaler, one launch per other pod the run creates
+// (pods, twice counted for replacements); at most MaxStaticNodes.
+func (l *loader) daemonSetPods(otherPods int64) int64 {
+	nodes := int64(len(l.out.Nodes))
+	for _, g := range l.out.NodeGroups {
+		nodes += int64(g.MaxSize)
+	}
+	if len(l.out.NodeGroups) > 0 || len(l.out.NodePools) > 0 {
+		nodes += otherPods
+	}
+	return min(nodes, int64(MaxStaticNodes))
 }
 
 func (l *loader) dailyPlan(path string, ds *dailySpec) (*workload.Daily, time.Duration) {
