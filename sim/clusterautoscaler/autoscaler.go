@@ -123,8 +123,7 @@ type Autoscaler struct {
 	drains                                              int // non-empty nodes being drained
 
 	// well-known symbols
-	symHostname, symZone, symRegion, symArch, symOS, symInstanceType                   cluster.Sym
-	symKubeSystem, symToBeDeleted, symDeletionCandidate, symScaleDownDisabled, symTrue cluster.Sym
+	symHostname, symKubeSystem, symToBeDeleted, symDeletionCandidate, symScaleDownDisabled, symTrue cluster.Sym
 
 	est     estimator
 	scratch scratch

@@ -50,8 +50,7 @@ type group struct {
 type scaleUpRequest struct {
 	active   bool
 	increase int
-	start    engine.Time
-	expected engine.Time // start + max-node-provision-time
+	expected engine.Time // the last scale-up + max-node-provision-time
 }
 
 // template is a node the Cluster Autoscaler believes the group would add.
@@ -392,6 +391,5 @@ func (a *Autoscaler) registerScaleUp(g *group, n int, now engine.Time) {
 		g.req = scaleUpRequest{active: true}
 	}
 	g.req.increase += n
-	g.req.start = now
 	g.req.expected = now + a.s.MaxNodeProvisionTime
 }

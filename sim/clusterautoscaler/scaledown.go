@@ -116,8 +116,9 @@ func (a *Autoscaler) onlyDaemons(id cluster.NodeID) bool {
 	return len(st.pods) == int(st.daemons)
 }
 
-// utilizationOf is utilization from the node's mirror record
-// (requested = allocatable - free, the same integers).
+// utilizationOf is the node's requested share of allocatable: the larger
+// of cpu and memory, or the GPUs' for a GPU node (simulator/utilization),
+// from the node's mirror record (requested = allocatable - free).
 // gi is the index of nvidia.com/gpu, -1 when no GPU resource exists
 // (gpuIndex).
 func (a *Autoscaler) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu bool) {
@@ -140,21 +141,6 @@ func (a *Autoscaler) gpuIndex() int {
 		return gi
 	}
 	return -1
-}
-
-// utilization is the node's requested share of allocatable: the larger of
-// cpu and memory, or the GPUs' for a GPU node (simulator/utilization).
-func (a *Autoscaler) utilization(nd *cluster.Node) (util float64, gpu bool) {
-	if gi, ok := a.cl.Resources.Lookup("nvidia.com/gpu"); ok && nd.Allocatable[gi] > 0 {
-		return float64(nd.Requested[gi]) / float64(nd.Allocatable[gi]), true
-	}
-	var u float64
-	for _, r := range []int{cluster.CPU, cluster.Memory} {
-		if nd.Allocatable[r] > 0 {
-			u = max(u, float64(nd.Requested[r])/float64(nd.Allocatable[r]))
-		}
-	}
-	return u, false
 }
 
 // destSet is the scale-down simulation's destinations, in NodeID order.
@@ -450,17 +436,11 @@ func (a *Autoscaler) findDestination(r *podRef, dests *destSet) int {
 	return -1
 }
 
-// blocker returns why a pod keeps its node from being scaled down, or ""
-// (the drainability rules, in upstream's order: safe-to-evict "true"
-// allows any pod; then pods without a controller, kube-system pods
-// without a PDB, safe-to-evict "false", and PDBs that allow no
-// disruption). Local storage is not modelled.
-func (a *Autoscaler) blocker(p cluster.PodID) string {
-	pod := &a.cl.Pods[p]
-	return a.blockerRef(&podRef{spec: pod.Spec, id: p, ns: pod.Namespace, workload: pod.Workload, term: pod.Terminating})
-}
-
-// blockerRef is blocker on a pod's mirror record.
+// blockerRef returns why a pod (its mirror record) keeps its node from
+// being scaled down, or "" (the drainability rules, in upstream's order:
+// safe-to-evict "true" allows any pod; then pods without a controller,
+// kube-system pods without a PDB, safe-to-evict "false", and PDBs that
+// allow no disruption). Local storage is not modelled.
 func (a *Autoscaler) blockerRef(r *podRef) string {
 	if r.spec.SafeToEvict != nil && *r.spec.SafeToEvict {
 		return ""

@@ -17,7 +17,6 @@ type scratch struct {
 	groups   []*podGroup
 	byKey    map[groupKey]*podGroup
 	existing []existingNode
-	upcoming []simNode
 	fits     []bool
 	placed   []placedPod
 	dests    destSet

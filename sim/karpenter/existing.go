@@ -39,7 +39,6 @@ type exNode struct {
 	view        *cluster.Node
 	free        cluster.Resources
 	initialized bool
-	managed     bool
 	// underConsolidateAfter: in a consolidation simulation, pods being
 	// moved may not land here (KC IsUnderConsolidateAfter).
 	underConsolidateAfter bool
@@ -166,7 +165,7 @@ func (k *Karpenter) existingBase() *exCache {
 			if kn != nil && (kn.deleting || kn.cmd != nil) {
 				continue
 			}
-			ex := exNode{id: id, node: n, view: n, initialized: wantReady, managed: kn != nil, pos: int32(len(list))}
+			ex := exNode{id: id, node: n, view: n, initialized: wantReady, pos: int32(len(list))}
 			if kn != nil && !kn.initialized {
 				if len(kn.pool.spec.StartupTaints) > 0 {
 					v := *n
@@ -350,14 +349,6 @@ func (s *solver) touch(pos int) *exNode {
 	sl.touched = int32(len(s.touched))
 	s.touched = append(s.touched, ex)
 	return ex
-}
-
-// freeAt is a base position's free room in the solve.
-func (s *solver) freeAt(pos int) *cluster.Resources {
-	if sl := s.slot(pos); sl != nil && sl.touched >= 0 {
-		return &s.touched[sl.touched].free
-	}
-	return &s.base[pos].free
 }
 
 // finishExisting lists the nodes the solve changed, in base order.

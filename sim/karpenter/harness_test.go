@@ -198,10 +198,6 @@ func withDoNotDisrupt() podOpt {
 	return func(_ *corev1.PodSpec, _, ann map[string]string) { ann["karpenter.sh/do-not-disrupt"] = "true" }
 }
 
-func withGrace(sec int64) podOpt {
-	return func(s *corev1.PodSpec, _, _ map[string]string) { s.TerminationGracePeriodSeconds = &sec }
-}
-
 func withZoneSpread(app string) podOpt {
 	return func(s *corev1.PodSpec, _, _ map[string]string) {
 		s.TopologySpreadConstraints = append(s.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
@@ -217,16 +213,6 @@ func withHostAntiAffinity(app string) podOpt {
 		}
 		s.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}, TopologyKey: "kubernetes.io/hostname"}}}
-	}
-}
-
-func withZoneAffinity(app string) podOpt {
-	return func(s *corev1.PodSpec, _, _ map[string]string) {
-		if s.Affinity == nil {
-			s.Affinity = &corev1.Affinity{}
-		}
-		s.Affinity.PodAffinity = &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}, TopologyKey: "topology.kubernetes.io/zone"}}}
 	}
 }
 

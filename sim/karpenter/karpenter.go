@@ -167,7 +167,6 @@ type knode struct {
 	offering    cloud.Offering
 	instance    cloud.InstanceID
 	capacity    cluster.Resources
-	launched    engine.Time
 	initialized bool
 	// set: its reschedulable pods prepared for consolidation solves
 	// (pass.go), while they stay the same.
@@ -184,9 +183,8 @@ type knode struct {
 	driftChecked        *apis.NodePool
 	nominatedUntil      engine.Time
 	// deleting: the NodeClaim is being deleted (tainted, draining).
-	deleting     bool
-	deleteReason string
-	tgpDeadline  engine.Time
+	deleting    bool
+	tgpDeadline engine.Time
 	// cmd is the disruption command the node is a candidate of, waiting
 	// for its replacements.
 	cmd *command

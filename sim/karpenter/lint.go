@@ -41,7 +41,7 @@ func NewLinter(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.C
 	region string, zones []string, pools []NodePool, settings Settings, daemon DaemonOverheadFunc) (*Linter, error) {
 	eng := engine.New(0)
 	cl := cluster.New(eng, syms, res)
-	k, err := New(eng, cl, cat, priceCloud(prices), lintEvictor{}, region, zones, pools, settings)
+	k, err := New(eng, cl, cat, priceCloud(prices), noEvictions{}, region, zones, pools, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -60,12 +60,6 @@ func (c priceCloud) Launch(cloud.LaunchRequest) (cloud.LaunchResult, error) {
 func (c priceCloud) Terminate(cloud.InstanceID)             {}
 func (c priceCloud) Subscribe(cloud.Subscriber)             {}
 func (c priceCloud) Price(o cloud.Offering) (float64, bool) { return c(o) }
-
-// lintEvictor refuses every eviction: the linter never drains.
-type lintEvictor struct{}
-
-func (lintEvictor) Evict(cluster.PodID, cluster.DeleteCause) bool { return false }
-func (lintEvictor) Blocked(cluster.PodID) bool                    { return true }
 
 // CapacityTypes returns the capacity types the pool's requirements allow
 // in the scenario's zones, spot first (Karpenter's preference). Reserved

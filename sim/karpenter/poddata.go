@@ -227,14 +227,12 @@ func (k *Karpenter) podStatic(key pdKey) *podStatic {
 	pd.reqs = pd.strict
 	if k.settings.PreferencePolicy == apis.PreferencesRespect && int(r.prefNode) < len(spec.Preferred) {
 		// The heaviest preferred term still in force acts as required.
-		best := -1
 		idx := make([]int, len(spec.Preferred))
 		for i := range idx {
 			idx[i] = i
 		}
 		sort.SliceStable(idx, func(a, b int) bool { return spec.Preferred[idx[a]].Weight > spec.Preferred[idx[b]].Weight })
-		best = idx[r.prefNode]
-		pd.pref = &spec.Preferred[best].Term
+		pd.pref = &spec.Preferred[idx[r.prefNode]].Term
 		pd.reqs = merge(syms, pd.strict, sortReqs(syms, k.termReqs(pd.pref)))
 	}
 	req := func(ts []cluster.AffinityTerm) []affTerm {

@@ -325,7 +325,7 @@ func (k *Karpenter) createNode(c *claim, res cloud.LaunchResult, replacementOf *
 	})
 	now := k.eng.Now()
 	kn := &knode{id: id, pool: p, it: t, offering: res.Offering, instance: res.Instance, capacity: pt.capacity,
-		launched: now, lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,
+		lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,
 		replacementOf: replacementOf}
 	kn.nominatedUntil = now + k.nomination()
 	for int(id) >= len(k.nodes) {

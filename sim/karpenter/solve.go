@@ -2,9 +2,9 @@ package karpenter
 
 import (
 	"sort"
+	"strconv"
 
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/engine"
 )
 
 // The solver is Karpenter's scheduling simulation (KC
@@ -33,7 +33,6 @@ type claim struct {
 
 type solver struct {
 	k     *Karpenter
-	now   engine.Time
 	pools []*pool // templates, weight order
 	topo  *topology
 	pds   []*podData // by podStatic.idx
@@ -90,7 +89,7 @@ type solveOpts struct {
 func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	k.refreshPrices()
 	cl := k.cl
-	s := &solver{k: k, now: k.eng.Now(), consolidat: o.consolidation}
+	s := &solver{k: k, consolidat: o.consolidation}
 	s.avail = k.availMasks()
 	s.pools = orderPools(k.pools)
 	for _, p := range s.pools {
@@ -676,7 +675,7 @@ func (k *Karpenter) placeholder(n int) cluster.Sym {
 		k.placeholders = append(k.placeholders, cluster.NoSym) // no 0th
 	}
 	for len(k.placeholders) <= n {
-		k.placeholders = append(k.placeholders, k.cl.Syms.Intern("hostname-placeholder-"+itoa(int64(len(k.placeholders)))))
+		k.placeholders = append(k.placeholders, k.cl.Syms.Intern("hostname-placeholder-"+strconv.Itoa(len(k.placeholders))))
 	}
 	return k.placeholders[n]
 }
@@ -690,28 +689,6 @@ func fitsWith(total, daemon, alloc *cluster.Resources) bool {
 		}
 	}
 	return true
-}
-
-func itoa(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
 
 // sortedOptions orders a claim's instance types by their cheapest

@@ -108,7 +108,8 @@ func (s *Solver) Solve(pods []cluster.PodID) SolveResult {
 	return res
 }
 
-// noEvictions is the Evictor of standalone solves: nothing is drained.
+// noEvictions is the Evictor of standalone solves and of the linter:
+// nothing is drained.
 type noEvictions struct{}
 
 func (noEvictions) Evict(cluster.PodID, cluster.DeleteCause) bool { return false }

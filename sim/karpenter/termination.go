@@ -28,7 +28,6 @@ func (k *Karpenter) startDeletion(kn *knode, reason string) {
 		return
 	}
 	kn.deleting = true
-	kn.deleteReason = reason
 	kn.cmd = nil
 	now := k.eng.Now()
 	if tgp := kn.pool.spec.TerminationGracePeriod; tgp > 0 {

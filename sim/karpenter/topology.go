@@ -3,6 +3,7 @@ package karpenter
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -405,7 +406,6 @@ func (t *topology) filter(g *tgroup, v *nodeView) bool {
 // on a node (KC Topology.AddRequirements); ok is false when a constraint
 // cannot be met there.
 func (t *topology) addRequirements(pd *podData, v *nodeView) (out []rq, ok bool) {
-	syms := t.k.cl.Syms
 	check := func(g *tgroup) bool {
 		podDom := exists(g.key)
 		if r := pd.strict.get(g.key); r != nil {
@@ -417,7 +417,6 @@ func (t *topology) addRequirements(pd *podData, v *nodeView) (out []rq, ok bool)
 			return false
 		}
 		out = append(out, d)
-		_ = syms
 		return true
 	}
 	for _, g := range pd.groups {
@@ -592,7 +591,7 @@ func (t *topology) nextAffinity(g *tgroup, pd *podData, podDom, nodeDom *rq, v *
 		}
 	}
 	if len(opts) > 0 {
-		return rq{key: g.key, vals: sortSyms(opts)}, true
+		return rq{key: g.key, vals: sortedSyms(opts)}, true
 	}
 	if bootstrap() {
 		// Pick a domain to start in: one the node already allows if
@@ -612,7 +611,7 @@ func (t *topology) nextAffinity(g *tgroup, pd *podData, podDom, nodeDom *rq, v *
 	if len(opts) == 0 {
 		return rq{}, false
 	}
-	return rq{key: g.key, vals: sortSyms(opts)}, true
+	return rq{key: g.key, vals: sortedSyms(opts)}, true
 }
 
 func (t *topology) nextAnti(g *tgroup, podDom, nodeDom *rq) (rq, bool) {
@@ -642,7 +641,7 @@ func (t *topology) nextAnti(g *tgroup, podDom, nodeDom *rq) (rq, bool) {
 	if len(opts) == 0 {
 		return rq{}, false
 	}
-	return rq{key: g.key, vals: sortSyms(opts)}, true
+	return rq{key: g.key, vals: sortedSyms(opts)}, true
 }
 
 // record counts a placed pod in every group that selects it (KC
@@ -688,15 +687,6 @@ func (t *topology) registerHost(h cluster.Sym) {
 			g.register(h)
 		}
 	}
-}
-
-func sortSyms(s []cluster.Sym) []cluster.Sym {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s
 }
 
 // firstDomain returns the first of g's domains that ok accepts, preferring
@@ -751,4 +741,10 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// sortedSyms sorts s in place and returns it.
+func sortedSyms(s []cluster.Sym) []cluster.Sym {
+	slices.Sort(s)
+	return s
 }

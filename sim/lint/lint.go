@@ -113,8 +113,6 @@ const (
 	byStatic
 )
 
-var ownerNames = [...]string{"Karpenter", "the Cluster Autoscaler", "static capacity"}
-
 // source is a Source with what the checks need.
 type source struct {
 	Source

@@ -130,8 +130,7 @@ type draft struct {
 	refPath string
 	// kubelet from a legacy NodePool/Provisioner, which v1 moved to the
 	// node class; nil when none.
-	kubelet     *Kubelet
-	kubeletPath string
+	kubelet *Kubelet
 	// quietRef: a missing node class needs no warning of its own.
 	quietRef bool
 }
@@ -667,7 +666,8 @@ func (c *compiler) limits(d *manifest.Document, path string, in map[string]resou
 // budgets compiles v1 budgets (v1beta1 ones have no reasons).
 func (c *compiler) budgets(d *manifest.Document, path string, in []budgetV1) []Budget {
 	if in == nil {
-		return []Budget{{Nodes: cluster.IntOrPercent{Value: 10, Percent: true}, Text: "{nodes: 10%}"}}
+		n, _ := parseBudgetNodes(DefaultBudgetNodes)
+		return []Budget{{Nodes: n, Text: budgetText(budgetV1{Nodes: DefaultBudgetNodes})}}
 	}
 	var out []Budget
 	for i, b := range in {

@@ -227,7 +227,7 @@ func (c *compiler) nodePoolV1beta1(d *manifest.Document) {
 	}
 	if t.Kubelet != nil {
 		k := c.kubelet(d, "spec.template.spec.kubelet", t.Kubelet)
-		dr.kubelet, dr.kubeletPath = &k, "spec.template.spec.kubelet"
+		dr.kubelet = &k
 		c.warn(d, "spec.template.spec.kubelet", "kubelet moved to the EC2NodeClass (spec.kubelet) in karpenter.sh/v1: applied to this NodePool's nodes")
 	}
 	ref := t.NodeClassRef

@@ -94,14 +94,14 @@ func (c *compiler) provisioner(d *manifest.Document) {
 	switch {
 	case s.KubeletConfiguration != nil:
 		k := c.kubelet(d, "spec.kubeletConfiguration", s.KubeletConfiguration)
-		dr.kubelet, dr.kubeletPath = &k, "spec.kubeletConfiguration"
+		dr.kubelet = &k
 		c.warn(d, "spec.kubeletConfiguration", "kubeletConfiguration is v1alpha5 (v1 keeps it in the EC2NodeClass's spec.kubelet): applied to this NodePool's nodes")
 		if s.Kubelet != nil {
 			c.warn(d, "spec.kubelet", "kubelet is not a Provisioner field and kubeletConfiguration is also given: ignored")
 		}
 	case s.Kubelet != nil:
 		k := c.kubelet(d, "spec.kubelet", s.Kubelet)
-		dr.kubelet, dr.kubeletPath = &k, "spec.kubelet"
+		dr.kubelet = &k
 		c.warn(d, "spec.kubelet", "kubelet is not a Provisioner field (v1 keeps it in the EC2NodeClass's spec.kubelet): applied to this NodePool's nodes")
 	}
 
