@@ -22,6 +22,10 @@ const (
 	// k8s schedule_one.go numFeasibleNodesToFind.
 	minFeasibleNodesToFind        = 100
 	minFeasibleNodesPercentToFind = 5
+	// basePercentageOfNodesToScore minus one point per
+	// adaptivePercentageNodesStep nodes is the adaptive default.
+	basePercentageOfNodesToScore = 50
+	adaptivePercentageNodesStep  = 125
 )
 
 // Config sets the scheduler up. Zero durations take the defaults above.
@@ -517,7 +521,7 @@ func numFeasibleNodesToFind(percentage int32, all int) int {
 	}
 	pct := int(percentage)
 	if pct <= 0 {
-		pct = 50 - all/125
+		pct = basePercentageOfNodesToScore - all/adaptivePercentageNodesStep
 		if pct < minFeasibleNodesPercentToFind {
 			pct = minFeasibleNodesPercentToFind
 		}

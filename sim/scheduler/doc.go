@@ -1,0 +1,41 @@
+// Package scheduler is the kube-scheduler model: a plugin pipeline in the
+// spirit of the scheduler framework (PreFilter, Filter, PreScore, Score,
+// NormalizeScore; a registry by name; profiles chosen by schedulerName),
+// the scheduling queue, and DefaultPreemption. Behaviour and defaults
+// follow MODEL.md "kube-scheduler"; the README's Fidelity section lists
+// them in full.
+//
+// Default profile, in upstream order and weights: NodeUnschedulable,
+// NodeName, TaintToleration (3), NodeAffinity (2), NodeResourcesFit (1;
+// LeastAllocated, MostAllocated or RequestedToCapacityRatio),
+// PodTopologySpread (2; with the system default constraints),
+// InterPodAffinity (2) and NodeResourcesBalancedAllocation (1). Ties are
+// broken by a seeded reservoir sample; percentageOfNodesToScore has the
+// adaptive default and a rotating start. A pod naming its node (DaemonSet
+// pods) is evaluated on that node only, as upstream's PreFilter result
+// narrows the scan.
+//
+// Queue: priority, then queue time; back-off 1 s doubling to 10 s; an
+// unschedulable pod moves back on the cluster events the plugins that
+// rejected it registered (upstream's queueing hints, by plugin rather than
+// by hint function), and at the latest after 5 minutes. Pods carry the
+// PodScheduled=False/Unschedulable condition the autoscalers read.
+//
+// Speed (none of it changes an answer): static filter verdicts cached per
+// spec class and node (staticcache.go), a fit index of nodes per spec
+// class and requests (fitindex.go), per-node pod counts for spread and
+// affinity kept up to date on every bind (topology.go), and equivalence
+// classes for pods that failed.
+//
+// Simplifications:
+//   - Scheduling cycles take no virtual time: the scheduler is infinitely
+//     fast (the real one manages 680-810 pods/s at 5,000 nodes).
+//   - Preemption re-evaluates only resource fit with victims removed, so
+//     room made for topology spread or anti-affinity is not found; the
+//     nominated node is not reserved against other pods.
+//   - Upstream checks the unschedulable queue every 30 s for pods due to
+//     leave it after 5 minutes; here they leave at exactly 5 minutes.
+//   - Volumes, host ports, images, DRA, scheduling gates, extenders and
+//     Services' part in the default spreading selector are not modelled.
+//     Pods naming a scheduler no profile serves stay Pending.
+package scheduler
