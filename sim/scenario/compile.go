@@ -23,11 +23,19 @@ import (
 	"github.com/clustersim/clustersim/sim/workload"
 )
 
-// Built-in priority classes every cluster has.
+// Built-in priority classes every cluster has (scheduling.SystemCriticalPriority
+// and +1000), and the highest value a user class may take
+// (scheduling.HighestUserDefinablePriority).
 var builtinPriorityClasses = map[string]int32{
 	"system-cluster-critical": 2000000000,
 	"system-node-critical":    2000001000,
 }
+
+const highestUserPriority = 1000000000
+
+// kubeletDefaultMaxPods is the kubelet's --max-pods default, for Node
+// manifests without status.allocatable.pods.
+const kubeletDefaultMaxPods = 110
 
 type priorityClass struct {
 	value        int32
@@ -141,7 +149,7 @@ func (l *loader) compilePriorityClasses() map[string]priorityClass {
 			l.fail(d.Errorf("metadata.name", "choose another name", "%s is a built-in class", pc.Name))
 			continue
 		}
-		if pc.Value > 1000000000 {
+		if pc.Value > highestUserPriority {
 			l.fail(d.Errorf("value", "user classes go up to 1000000000; higher values are reserved for system classes", "value %d is too high", pc.Value))
 		}
 		c := priorityClass{value: pc.Value, global: pc.GlobalDefault}
@@ -362,7 +370,7 @@ func (l *loader) compileNodes() {
 			continue
 		}
 		if alloc[cluster.Pods] == 0 {
-			alloc[cluster.Pods] = 110 // the kubelet's default maxPods
+			alloc[cluster.Pods] = kubeletDefaultMaxPods
 		}
 		zone := labels["topology.kubernetes.io/zone"]
 		if zone == "" {

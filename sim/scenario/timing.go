@@ -16,6 +16,11 @@ const (
 	maxArrivals = 1_000_000
 	// maxReplicas bounds one replica step.
 	maxReplicas = 1_000_000
+	// maxPoissonRatePerHour bounds a Poisson arrival rate.
+	maxPoissonRatePerHour = 1e6
+	// defaultPeakAt is when a daily curve peaks unless peakAt says (our
+	// choice: noon).
+	defaultPeakAt = 12 * time.Hour
 )
 
 type timingEntry struct {
@@ -205,7 +210,7 @@ func (l *loader) dailyPlan(path string, ds *dailySpec) (*workload.Daily, time.Du
 		l.fail(d.Errorf(path, "give 0 <= min <= max, e.g. {min: 3, max: 12, peakAt: 14h}", "min and max replicas are required"))
 		return nil, 0
 	}
-	peak := l.dur(path+".peakAt", ds.PeakAt, 12*time.Hour)
+	peak := l.dur(path+".peakAt", ds.PeakAt, defaultPeakAt)
 	every := l.dur(path+".every", ds.Every, workload.DefaultDailyEvery)
 	if every <= 0 {
 		l.fail(d.Errorf(path+".every", "", "must be positive"))
@@ -215,7 +220,7 @@ func (l *loader) dailyPlan(path string, ds *dailySpec) (*workload.Daily, time.Du
 
 func (l *loader) hpaPlan(path string, hs *hpaSpec, pod *cluster.PodSpec) *workload.HPA {
 	d := l.scenarioDoc
-	h := &workload.HPA{Min: 1, Target: 0.8, Tolerance: workload.DefaultHPATolerance}
+	h := &workload.HPA{Min: workload.DefaultHPAMinReplicas, Target: workload.DefaultHPATarget, Tolerance: workload.DefaultHPATolerance}
 	if hs.MinReplicas != nil {
 		h.Min = *hs.MinReplicas
 	}
@@ -234,7 +239,7 @@ func (l *loader) hpaPlan(path string, hs *hpaSpec, pod *cluster.PodSpec) *worklo
 		l.fail(d.Errorf(path+".loadCores", "give the CPU the service needs over the day, e.g. {min: 2, max: 16, peakAt: 14h}", "loadCores with 0 <= min <= max is required"))
 		return nil
 	}
-	h.Load = workload.Daily{Min: hs.LoadCores.Min, Max: hs.LoadCores.Max, PeakAt: l.dur(path+".loadCores.peakAt", hs.LoadCores.PeakAt, 12*time.Hour)}
+	h.Load = workload.Daily{Min: hs.LoadCores.Min, Max: hs.LoadCores.Max, PeakAt: l.dur(path+".loadCores.peakAt", hs.LoadCores.PeakAt, defaultPeakAt)}
 	h.Sync = l.dur(path+".syncPeriod", hs.SyncPeriod, workload.DefaultHPASync)
 	h.Stabilization = l.dur(path+".scaleDownStabilization", hs.ScaleDownStabilization, workload.DefaultHPAStabilization)
 	if h.Sync <= 0 {
@@ -410,12 +415,12 @@ func (l *loader) arrivals(path string, a *arrivals) ([]time.Duration, *workload.
 			From:        l.dur(pp+".from", a.Poisson.From, 0),
 			Until:       l.dur(pp+".until", a.Poisson.Until, l.out.Duration),
 			Amplitude:   a.Poisson.Amplitude,
-			PeakAt:      l.dur(pp+".peakAt", a.Poisson.PeakAt, 12*time.Hour),
+			PeakAt:      l.dur(pp+".peakAt", a.Poisson.PeakAt, defaultPeakAt),
 		}
 		if p.Amplitude < 0 || p.Amplitude > 1 {
 			l.fail(d.Errorf(pp+".amplitude", "use 0 (steady) to 1 (no arrivals at the trough)", "amplitude %g is out of range", p.Amplitude))
 		}
-		if p.RatePerHour <= 0 || p.RatePerHour > 1e6 {
+		if p.RatePerHour <= 0 || p.RatePerHour > maxPoissonRatePerHour {
 			l.fail(d.Errorf(pp+".ratePerHour", "use a rate between 0 and 1000000 per hour", "rate %g is out of range", p.RatePerHour))
 		}
 		if p.Until < p.From {

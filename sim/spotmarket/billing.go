@@ -15,6 +15,10 @@ func (m *Market) drifting(p *pool) bool {
 	return m.cfg.Model == ModelStochastic && p.spot() && m.cfg.Price.DriftSigma > 0
 }
 
+// driftFloor is the lowest a drifting spot price goes, as a share of its
+// base price (an assumption that keeps a random walk from free capacity).
+const driftFloor = 0.5
+
 // driftPrice is the price for the drift's current value: base x (1 + d),
 // kept between half the base and the on-demand price (spot never costs more
 // than on-demand).
@@ -23,9 +27,7 @@ func (m *Market) driftPrice(p *pool) float64 {
 	if hi := p.od / p.base; f > hi {
 		f = hi
 	}
-	if f < 0.5 {
-		f = 0.5
-	}
+	f = max(f, driftFloor)
 	return p.base * f
 }
 

@@ -19,6 +19,11 @@ const (
 	numLevels
 )
 
+// shockSizeSpread spreads each shock's reclaim share uniformly over
+// (1 ± shockSizeSpread) x the mean (an assumption: MODEL.md gives the
+// mean share, not its spread).
+const shockSizeSpread = 0.5
+
 // levelParams are one level's derived constants.
 type levelParams struct {
 	rate    float64 // shocks per target per hour
@@ -133,7 +138,7 @@ func (m *Market) nextShock(i int32) {
 func (m *Market) startShock(i int32) {
 	pr := &m.procs[i]
 	lp := &m.levels[pr.level]
-	s := shock{level: pr.level, zone: pr.zone, fam: -1, seed: pr.rng.Uint64(), fracScale: 0.5 + pr.rng.Float64()}
+	s := shock{level: pr.level, zone: pr.zone, fam: -1, seed: pr.rng.Uint64(), fracScale: 1 - shockSizeSpread + 2*shockSizeSpread*pr.rng.Float64()}
 	if pr.level == levelFamilyZone {
 		s.fam = int32(pr.rng.IntN(len(m.families)))
 	}

@@ -41,6 +41,10 @@ const (
 	DefaultHPASync          = 15 * time.Second // --horizontal-pod-autoscaler-sync-period
 	DefaultHPAStabilization = 5 * time.Minute  // --horizontal-pod-autoscaler-downscale-stabilization
 	DefaultHPATolerance     = 0.1              // --horizontal-pod-autoscaler-tolerance
+	// HorizontalPodAutoscaler spec defaults: minReplicas 1, and autoscaling/v1
+	// targetCPUUtilizationPercentage 80.
+	DefaultHPAMinReplicas = 1
+	DefaultHPATarget      = 0.8
 	// DefaultDailyEvery is how often a daily replica curve is re-read.
 	DefaultDailyEvery = 5 * time.Minute
 )
