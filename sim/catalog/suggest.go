@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"cmp"
+	"github.com/clustersim/clustersim/sim/manifest"
 	"slices"
 	"strings"
 )
@@ -37,7 +38,7 @@ func Suggest(c *Catalog, name string) []string {
 	}
 	var near, family []cand
 	for _, it := range c.types {
-		d := osaDistance(q, it.Name)
+		d := manifest.EditDistance(q, it.Name)
 		x := cand{name: it.Name, dist: d, sameFamily: it.Family == qFamily, prefix: commonPrefixLen(q, it.Name)}
 		switch {
 		case d <= limit:
@@ -71,33 +72,6 @@ func Suggest(c *Catalog, name string) []string {
 		out = append(out, x.name)
 	}
 	return out
-}
-
-// osaDistance is the optimal string alignment distance between a and b
-// (bytes; instance-type names are ASCII).
-func osaDistance(a, b string) int {
-	// Three rolling rows: prev2 (i-2), prev (i-1), cur (i).
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 func commonPrefixLen(a, b string) int {

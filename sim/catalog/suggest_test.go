@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"github.com/clustersim/clustersim/sim/manifest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,7 +51,7 @@ func TestOSADistance(t *testing.T) {
 		{"kitten", "sitting", 3},
 		{"ca", "abc", 3}, // OSA, not full Damerau (which gives 2)
 	} {
-		require.Equal(t, tc.want, osaDistance(tc.a, tc.b), "%q %q", tc.a, tc.b)
-		require.Equal(t, tc.want, osaDistance(tc.b, tc.a), "%q %q", tc.b, tc.a)
+		require.Equal(t, tc.want, manifest.EditDistance(tc.a, tc.b), "%q %q", tc.a, tc.b)
+		require.Equal(t, tc.want, manifest.EditDistance(tc.b, tc.a), "%q %q", tc.b, tc.a)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -137,7 +138,7 @@ func (a *Autoscaler) tagTemplate(cfg *config.NodeGroup) (*template, error) {
 		}
 	}
 	t.capCPU, t.capMem = t.node.Allocatable[cluster.CPU], t.node.Allocatable[cluster.Memory]
-	if gi, ok := a.cl.Resources.Lookup("nvidia.com/gpu"); ok && t.node.Allocatable[gi] > 0 {
+	if gi, ok := a.cl.Resources.Lookup(catalog.GPUResourceName); ok && t.node.Allocatable[gi] > 0 {
 		t.gpu = true
 	}
 	return t, nil

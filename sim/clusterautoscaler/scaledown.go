@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 )
@@ -137,7 +138,7 @@ func (a *Autoscaler) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu
 
 // gpuIndex is the resource index of nvidia.com/gpu, or -1.
 func (a *Autoscaler) gpuIndex() int {
-	if gi, ok := a.cl.Resources.Lookup("nvidia.com/gpu"); ok {
+	if gi, ok := a.cl.Resources.Lookup(catalog.GPUResourceName); ok {
 		return gi
 	}
 	return -1

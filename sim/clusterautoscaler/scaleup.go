@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/scheduler"
@@ -125,7 +126,7 @@ func (a *Autoscaler) groupPods(pods []cluster.PodID) []*podGroup {
 	}
 	clear(a.scratch.byKey)
 	groups := a.scratch.groups[:0]
-	gi, gpuOK := a.cl.Resources.Lookup("nvidia.com/gpu")
+	gi, gpuOK := a.cl.Resources.Lookup(catalog.GPUResourceName)
 	for _, id := range pods {
 		p := &a.cl.Pods[id]
 		k := groupKey{p.Spec, p.Namespace}

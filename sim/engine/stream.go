@@ -41,7 +41,7 @@ func NewStream(root uint64, name string) *rand.Rand {
 // of the fourth run of a multi-seed experiment. The formula is frozen:
 // changing it changes every simulation result.
 func DeriveSeed(root uint64, name string) uint64 {
-	return SplitMix64(SplitMix64(root) ^ fnv1a64(name))
+	return SplitMix64(SplitMix64(root) ^ FNV1a64(name))
 }
 
 // SplitMix64 is one step of Steele, Lea and Flood's SplitMix64 generator
@@ -54,9 +54,9 @@ func SplitMix64(x uint64) uint64 {
 	return z ^ z>>31
 }
 
-// fnv1a64 is FNV-1a over the bytes of s, inlined to avoid hash/fnv's
+// FNV1a64 is FNV-1a over the bytes of s, inlined to avoid hash/fnv's
 // allocation.
-func fnv1a64(s string) uint64 {
+func FNV1a64(s string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])

@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
+
+	"github.com/clustersim/clustersim/sim/dist"
 )
 
 // Params size the scenario.
@@ -49,7 +52,11 @@ func Generate(p Params) (string, error) {
 	perService := servicePods / float64(services)
 	jobPods := float64(p.Pods) - servicePods
 	// Resident job pods = arrivals/h x parallelism x mean run time (h).
-	meanHours := jobMedianHours * math.Exp(math.Pow(math.Log(jobP90Hours/jobMedianHours)/1.2815515655446004, 2)/2)
+	runtime, err := dist.NewLogNormal(time.Duration(jobMedianHours*float64(time.Hour)), time.Duration(jobP90Hours*float64(time.Hour)))
+	if err != nil {
+		return "", err
+	}
+	meanHours := runtime.Mean().Hours()
 	ratePerTemplate := jobPods / float64(jobTemplates) / (jobParallelism * meanHours)
 	serviceNodes := int(math.Ceil(servicePods / podsPerNode))
 	perZone := max(1, serviceNodes/3)

@@ -270,7 +270,7 @@ func (m *Market) create(o Offering) (int32, string) {
 		return -1, CodeUnsupported
 	}
 	p := pool{off: o, it: it, zone: int16(z), od: od, base: od, band: -1, fam: -1, activeIdx: -1,
-		famHash: fnv1a64(it.Family)}
+		famHash: engine.FNV1a64(it.Family)}
 	if f, ok := m.famIdx[it.Family]; ok {
 		p.fam = f
 	}

@@ -210,14 +210,3 @@ func hours(h float64) time.Duration {
 
 // unit maps 64 random bits to [0, 1).
 func unit(x uint64) float64 { return float64(x>>11) / (1 << 53) }
-
-// fnv1a64 hashes a family name; with the shock's seed it gives the
-// family's draw in that shock (engine.DeriveSeed style, no allocation).
-func fnv1a64(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
-}
