@@ -61,6 +61,9 @@ type Cluster struct {
 	// launchedFor records, per pod, the nodes autoscalers launched with
 	// that pod in mind (see NoteLaunchFor).
 	launchedFor map[PodID][]NodeID
+
+	// budgets are the tracked PodDisruptionBudgets' counts (TrackPDBs).
+	budgets pdbTracker
 }
 
 // New returns an empty cluster on the given clock.
@@ -83,6 +86,9 @@ func (c *Cluster) Now() engine.Time { return c.clock.Now() }
 func (c *Cluster) LiveNodes() int { return c.live }
 
 func (c *Cluster) notify(ch Change) {
+	if ch.Pod != NoPod && len(c.budgets.list) > 0 {
+		c.budgets.update(c, ch.Pod)
+	}
 	for _, w := range c.watchers {
 		w.OnChange(ch)
 	}

@@ -32,22 +32,30 @@ func (b *PDB) Covers(c *Cluster, p *Pod) bool {
 
 // DisruptionsAllowed is how many of the budget's pods may be evicted now:
 // healthy pods (Running and not terminating) minus the desired healthy
-// count. The expected
-// count is the number of the budget's pods that exist and have not
-// finished, which stands in for the controllers' scale (the disruption
-// controller reads the scale subresource).
+// count. The expected count is the number of the budget's pods that exist
+// and have not finished, which stands in for the controllers' scale (the
+// disruption controller reads the scale subresource). A budget the
+// cluster tracks (TrackPDBs) is read from its counts; another is counted
+// over every pod.
 func (b *PDB) DisruptionsAllowed(c *Cluster) int {
+	if t, ok := c.budgets.find(b); ok {
+		return b.allowed(t.expected, t.healthy)
+	}
 	healthy, expected := 0, 0
 	for i := range c.Pods {
 		p := &c.Pods[i]
-		if p.Phase.Terminal() || !b.Covers(c, p) {
+		if !b.Covers(c, p) {
 			continue
 		}
-		expected++
-		if p.Phase == Running && !p.Terminating {
-			healthy++
-		}
+		e, h := budgetShare(p)
+		expected += e
+		healthy += h
 	}
+	return b.allowed(expected, healthy)
+}
+
+// allowed is healthy minus the desired healthy count, at least 0.
+func (b *PDB) allowed(expected, healthy int) int {
 	var desired int
 	switch {
 	case b.MinAvailable != nil:
@@ -59,4 +67,90 @@ func (b *PDB) DisruptionsAllowed(c *Cluster) int {
 		return allowed
 	}
 	return 0
+}
+
+// budgetShare is what a pod adds to its budgets' expected and healthy
+// counts.
+func budgetShare(p *Pod) (expected, healthy int) {
+	if p.Phase.Terminal() {
+		return 0, 0
+	}
+	if p.Phase == Running && !p.Terminating {
+		return 1, 1
+	}
+	return 1, 0
+}
+
+// TrackPDBs keeps DisruptionsAllowed's counts for these budgets up to date
+// on every pod change, instead of a walk over every pod ever created per
+// call. Budgets are told apart by namespace and name; tracking one twice
+// is harmless.
+func (c *Cluster) TrackPDBs(pdbs []PDB) {
+	t := &c.budgets
+	for _, b := range pdbs {
+		if _, ok := t.find(&b); ok {
+			continue
+		}
+		tb := trackedPDB{pdb: b}
+		for i := range c.Pods {
+			if p := &c.Pods[i]; b.Covers(c, p) {
+				e, h := budgetShare(p)
+				tb.expected += e
+				tb.healthy += h
+			}
+		}
+		t.list = append(t.list, tb)
+	}
+	// Each pod's recorded share, so a change can be applied as a difference.
+	for len(t.share) < len(c.Pods) {
+		id := PodID(len(t.share))
+		e, h := budgetShare(&c.Pods[id])
+		t.share = append(t.share, shareBits(e, h))
+	}
+}
+
+type trackedPDB struct {
+	pdb               PDB
+	expected, healthy int
+}
+
+// pdbTracker holds the tracked budgets and, per pod, the share last
+// counted (bit 0 expected, bit 1 healthy).
+type pdbTracker struct {
+	list  []trackedPDB
+	share []uint8
+}
+
+func shareBits(expected, healthy int) uint8 { return uint8(expected) | uint8(healthy)<<1 }
+
+func (t *pdbTracker) find(b *PDB) (*trackedPDB, bool) {
+	for i := range t.list {
+		if tb := &t.list[i]; tb.pdb.Namespace == b.Namespace && tb.pdb.Name == b.Name {
+			return tb, true
+		}
+	}
+	return nil, false
+}
+
+// update applies a pod's change of share to the budgets covering it.
+func (t *pdbTracker) update(c *Cluster, id PodID) {
+	for int(id) >= len(t.share) {
+		t.share = append(t.share, 0) // new pods have counted nothing yet
+	}
+	e, h := budgetShare(&c.Pods[id])
+	now := shareBits(e, h)
+	was := t.share[id]
+	if now == was {
+		return
+	}
+	t.share[id] = now
+	de := int(now&1) - int(was&1)
+	dh := int(now>>1) - int(was>>1)
+	p := &c.Pods[id]
+	for i := range t.list {
+		if tb := &t.list[i]; tb.pdb.Covers(c, p) {
+			tb.expected += de
+			tb.healthy += dh
+		}
+	}
 }

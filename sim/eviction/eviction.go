@@ -29,6 +29,7 @@ type Stats struct {
 // New registers an evictor for the cluster's budgets.
 func New(eng *engine.Engine, cl *cluster.Cluster, pdbs []cluster.PDB) *Evictor {
 	e := &Evictor{eng: eng, cl: cl, pdbs: pdbs}
+	cl.TrackPDBs(pdbs)
 	e.id = eng.Register(e)
 	return e
 }
