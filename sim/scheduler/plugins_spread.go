@@ -156,7 +156,7 @@ func (p *podTopologySpread) PreFilter(cs *CycleState) bool {
 	for i := range cs.Spec.Spread {
 		c := &cs.Spec.Spread[i]
 		if c.Hard {
-			p.hard = append(p.hard, p.newState(cs, c))
+			p.hard = p.appendState(p.hard, cs, c)
 		}
 	}
 	if len(p.hard) == 0 {
@@ -191,12 +191,24 @@ func (p *podTopologySpread) PreFilter(cs *CycleState) bool {
 	return false
 }
 
-func (p *podTopologySpread) newState(cs *CycleState, c *cluster.SpreadConstraint) spreadState {
-	st := spreadState{c: c, counter: p.counter(c, cs.Namespace), domains: map[cluster.Sym]int32{}}
+// appendState appends a constraint's state for this cycle, reusing the
+// domains map of the slot it overwrites (one map per constraint per cycle
+// was most of the plugin's allocation).
+func (p *podTopologySpread) appendState(list []spreadState, cs *CycleState, c *cluster.SpreadConstraint) []spreadState {
+	var domains map[cluster.Sym]int32
+	if n := len(list); n < cap(list) {
+		domains = list[:n+1][n].domains
+	}
+	if domains == nil {
+		domains = map[cluster.Sym]int32{}
+	} else {
+		clear(domains)
+	}
+	st := spreadState{c: c, counter: p.counter(c, cs.Namespace), domains: domains}
 	if c.Selector.Matches(p.syms, cs.Spec.Labels) {
 		st.self = 1
 	}
-	return st
+	return append(list, st)
 }
 
 func (p *podTopologySpread) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.Node, _ *[]Reason) Reason {
@@ -317,7 +329,7 @@ func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) 
 	}
 	p.soft = p.soft[:0]
 	for i := range constraints {
-		p.soft = append(p.soft, p.newState(cs, &constraints[i]))
+		p.soft = p.appendState(p.soft, cs, &constraints[i])
 	}
 	// Nodes without every topology key are not scored, except under the
 	// system defaults, so that nodes without a zone still spread by host.

@@ -65,6 +65,9 @@ type Scheduler struct {
 	// nodes lists Ready nodes in the order the filter scan visits them;
 	// nodeSlot maps NodeID to its index here (-1 when absent).
 	nodes []cluster.NodeID
+	// staticExtra receives the static filters' extra reasons (unused:
+	// a static verdict keeps its first reason), reused to not allocate.
+	staticExtra []Reason
 	// byName finds a scanned node by its name (findNamed).
 	byName    map[cluster.Sym]cluster.NodeID
 	nodeSlot  []int32

@@ -92,8 +92,8 @@ func (s *Scheduler) static(fw *framework, t *staticTable, cs *CycleState, nid cl
 	}
 	*e = staticEntry{ep: ep, fail: -1}
 	for _, fi := range fw.static {
-		var none []Reason
-		if r := fw.filters[fi].Filter(cs, nid, n, &none); r != Pass {
+		s.staticExtra = s.staticExtra[:0]
+		if r := fw.filters[fi].Filter(cs, nid, n, &s.staticExtra); r != Pass {
 			e.fail, e.reason = int8(fi), r
 			break
 		}
