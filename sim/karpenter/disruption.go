@@ -176,13 +176,13 @@ func (k *Karpenter) candidates(m method) []*candidate {
 		if ns.blocked && !eventual {
 			continue
 		}
-		c := &candidate{kn: ns.kn, pods: ns.pods}
-		c.price = k.nodePrice(ns.kn)
-		c.ratio = c.price / ns.cost
-		if !k.shouldDisrupt(m, c) {
+		// Every scanned node is checked (consolidatable may change the
+		// consolidation state); only those that pass become candidates.
+		if !k.shouldDisrupt(m, ns.kn, len(ns.pods)) {
 			continue
 		}
-		out = append(out, c)
+		price := k.nodePrice(ns.kn)
+		out = append(out, &candidate{kn: ns.kn, pods: ns.pods, price: price, ratio: price / ns.cost})
 	}
 	return out
 }
@@ -214,15 +214,17 @@ func (k *Karpenter) consolidatable(kn *knode) bool {
 	return ok
 }
 
-func (k *Karpenter) shouldDisrupt(m method, c *candidate) bool {
-	spec := c.kn.pool.spec
+// shouldDisrupt reports whether a node holding pods reschedulable pods
+// is a candidate for method m.
+func (k *Karpenter) shouldDisrupt(m method, kn *knode, pods int) bool {
+	spec := kn.pool.spec
 	switch m {
 	case mEmptiness:
-		return len(c.pods) == 0 && k.consolidatable(c.kn)
+		return pods == 0 && k.consolidatable(kn)
 	case mDrift:
-		return k.drifted(c.kn)
+		return k.drifted(kn)
 	}
-	return len(c.pods) > 0 && spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && k.consolidatable(c.kn)
+	return pods > 0 && spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && k.consolidatable(kn)
 }
 
 // drifted reports whether the node no longer matches its NodePool: the

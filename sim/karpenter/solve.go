@@ -66,6 +66,7 @@ type solver struct {
 	consolidat bool
 	failed     []cluster.PodID
 	scratch    []int32
+	newOpts    []int32 // addNew's options before a claim keeps them
 	checks     []typeCheck
 	lchecks    []typeCheck
 	seq        int
@@ -620,7 +621,8 @@ func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 		if len(p.types) == 0 || s.nodesLeft[i] == 0 {
 			continue
 		}
-		var opts []int32
+		// The options list is scratch until the claim is kept.
+		opts := s.newOpts[:0]
 		for pos := range p.types {
 			pt := &p.types[pos]
 			if !s.withinLimits(i, pt) {
@@ -628,6 +630,7 @@ func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 			}
 			opts = append(opts, int32(pos))
 		}
+		s.newOpts = opts
 		if len(opts) == 0 {
 			continue
 		}
@@ -642,6 +645,7 @@ func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 		}
 		s.seq++
 		s.topo.registerHost(h)
+		c.opts = nil // commit gives the claim its own options list
 		s.commit(c, id, pd, reqs, mask)
 		s.claims = append(s.claims, c)
 		s.insertOrder(c)
