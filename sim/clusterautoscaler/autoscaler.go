@@ -181,6 +181,30 @@ type caNode struct {
 	replaces  cluster.NodeID
 }
 
+// nodeFor is the node a group's launch of type it in zone adds, before
+// its name, state, price and instance (launch; lint uses it as is).
+func (a *Autoscaler) nodeFor(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
+	labels := make(map[string]string, len(g.cfg.Labels)+6)
+	for k, v := range g.cfg.Labels {
+		labels[k] = v
+	}
+	labels[config.LabelInstanceType] = it.Name
+	labels[config.LabelZone] = zone
+	labels[config.LabelRegion] = a.region
+	labels[config.LabelArch] = it.Arch
+	labels[config.LabelOS] = "linux"
+	return cluster.Node{
+		Labels:       cluster.CompileLabels(a.cl.Syms, labels),
+		Taints:       append([]cluster.Taint(nil), g.taints...),
+		Allocatable:  a.allocatable(it, g.cfg.Kubelet),
+		InstanceType: it.Name,
+		Zone:         a.cl.Syms.Intern(zone),
+		CapacityType: ct,
+		Owner:        cluster.OwnedByClusterAutoscaler,
+		OwnerName:    g.cfg.Name,
+	}
+}
+
 // New builds the Cluster Autoscaler for the given node groups and
 // registers it with the engine, the cluster and the cloud. The groups'
 // initial nodes (their desired capacity) are launched, Ready, at the
@@ -465,32 +489,14 @@ func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) clu
 		panic(fmt.Sprintf("clusterautoscaler: cloud launched unknown instance type %q", res.Offering.InstanceType))
 	}
 	g.seq++
-	labels := make(map[string]string, len(g.cfg.Labels)+6)
-	for k, v := range g.cfg.Labels {
-		labels[k] = v
-	}
-	labels[config.LabelInstanceType] = it.Name
-	labels[config.LabelZone] = res.Offering.Zone
-	labels[config.LabelRegion] = a.region
-	labels[config.LabelArch] = it.Arch
-	labels[config.LabelOS] = "linux"
-	node := cluster.Node{
-		Name:            fmt.Sprintf("%s-%d", g.cfg.Name, g.seq),
-		Labels:          cluster.CompileLabels(a.cl.Syms, labels),
-		Taints:          append([]cluster.Taint(nil), g.taints...),
-		Allocatable:     a.allocatable(it, g.cfg.Kubelet),
-		State:           cluster.NodeLaunching,
-		InstanceType:    it.Name,
-		Zone:            a.cl.Syms.Intern(res.Offering.Zone),
-		CapacityType:    res.Offering.CapacityType,
-		PriceUSDPerHour: res.PriceUSDPerHour,
-		Owner:           cluster.OwnedByClusterAutoscaler,
-		OwnerName:       g.cfg.Name,
-		Instance:        int32(res.Instance),
-	}
+	node := a.nodeFor(g, it, res.Offering.Zone, res.Offering.CapacityType)
+	node.Name = fmt.Sprintf("%s-%d", g.cfg.Name, g.seq)
+	node.State = cluster.NodeLaunching
 	if kind == launchInitial {
 		node.State = cluster.NodeReady
 	}
+	node.PriceUSDPerHour = res.PriceUSDPerHour
+	node.Instance = int32(res.Instance)
 	id := a.cl.AddNode(node)
 	n := &caNode{group: g, instance: res.Instance, firstPending: never, unneededSince: never, replaces: cluster.NoNode}
 	a.nodes.set(id, n)

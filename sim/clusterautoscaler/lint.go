@@ -78,32 +78,15 @@ func LintGroups(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.
 	return out, nil
 }
 
-// lintNode is the node a launch of type it in zone adds (see launch).
+// lintNode is the node a launch of type it in zone adds (nodeFor), named
+// and labelled with its hostname as cluster.AddNode would.
 func (a *Autoscaler) lintNode(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
-	labels := make(map[string]string, len(g.cfg.Labels)+6)
-	for k, v := range g.cfg.Labels {
-		labels[k] = v
-	}
-	labels[config.LabelInstanceType] = it.Name
-	labels[config.LabelZone] = zone
-	labels[config.LabelRegion] = a.region
-	labels[config.LabelArch] = it.Arch
-	labels[config.LabelOS] = "linux"
-	name := fmt.Sprintf("%s-%s-%s", g.cfg.Name, it.Name, zone)
-	nameSym := a.cl.Syms.Intern(name)
-	return cluster.Node{
-		Name:         name,
-		NameSym:      nameSym,
-		Labels:       cluster.CompileLabels(a.cl.Syms, labels).With(a.symHostname, nameSym),
-		Taints:       append([]cluster.Taint(nil), g.taints...),
-		Allocatable:  a.allocatable(it, g.cfg.Kubelet),
-		State:        cluster.NodeReady,
-		InstanceType: it.Name,
-		Zone:         a.cl.Syms.Intern(zone),
-		CapacityType: ct,
-		Owner:        cluster.OwnedByClusterAutoscaler,
-		OwnerName:    g.cfg.Name,
-	}
+	n := a.nodeFor(g, it, zone, ct)
+	n.Name = fmt.Sprintf("%s-%s-%s", g.cfg.Name, it.Name, zone)
+	n.NameSym = a.cl.Syms.Intern(n.Name)
+	n.Labels = n.Labels.With(a.symHostname, n.NameSym)
+	n.State = cluster.NodeReady
+	return n
 }
 
 // CanGrow reports whether the Cluster Autoscaler ever grows the group: it
