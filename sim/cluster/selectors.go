@@ -351,3 +351,16 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// MatchesNodeSelectors reports whether a node meets a pod's nodeSelector
+// and required node affinity (the NodeAffinity filter on its own): one
+// implementation for the scheduler, the autoscalers and the DaemonSet
+// controller.
+func MatchesNodeSelectors(syms *Symbols, spec *PodSpec, n *Node) bool {
+	for i := range spec.NodeSelector {
+		if !spec.NodeSelector[i].Matches(syms, n.Labels) {
+			return false
+		}
+	}
+	return spec.Affinity == nil || spec.Affinity.Matches(syms, n.Labels, n.NameSym)
+}

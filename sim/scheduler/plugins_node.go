@@ -157,15 +157,7 @@ func (p *nodeAffinity) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.Node,
 // and required node affinity. The autoscalers use it to ask the same
 // question of nodes that do not exist yet.
 func MatchesNodeSelectors(syms *cluster.Symbols, spec *cluster.PodSpec, n *cluster.Node) bool {
-	for i := range spec.NodeSelector {
-		if !spec.NodeSelector[i].Matches(syms, n.Labels) {
-			return false
-		}
-	}
-	if spec.Affinity != nil && !spec.Affinity.Matches(syms, n.Labels, n.NameSym) {
-		return false
-	}
-	return true
+	return cluster.MatchesNodeSelectors(syms, spec, n)
 }
 
 func (p *nodeAffinity) PreScore(cs *CycleState, _ []cluster.NodeID) bool {

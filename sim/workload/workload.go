@@ -633,12 +633,7 @@ func DaemonSetMatches(syms *cluster.Symbols, spec *cluster.PodSpec, n *cluster.N
 	if _, bad := spec.Tolerations.FirstUntolerated(n.Taints); bad {
 		return false
 	}
-	for i := range spec.NodeSelector {
-		if !spec.NodeSelector[i].Matches(syms, n.Labels) {
-			return false
-		}
-	}
-	return spec.Affinity == nil || spec.Affinity.Matches(syms, n.Labels, n.NameSym)
+	return cluster.MatchesNodeSelectors(syms, spec, n)
 }
 
 // DaemonSetOverhead sums the requests of the DaemonSets that would run a
