@@ -98,8 +98,7 @@ func (c *Cluster) notify(ch Change) {
 // ID. The node's hostname label is set from its name.
 func (c *Cluster) AddNode(n Node) NodeID {
 	id := NodeID(len(c.Nodes))
-	n.NameSym = c.Syms.Intern(n.Name)
-	n.Labels = n.Labels.With(c.KeyHostname, n.NameSym)
+	n.SetIdentity(c.Syms, c.KeyHostname)
 	n.Launched = c.Now()
 	n.Requested = Resources{}
 	n.ScoreRequested = [2]int64{}

@@ -107,3 +107,10 @@ func (n *Node) Free() Resources { return n.Allocatable.Sub(n.Requested) }
 
 // Schedulable reports whether the scheduler may place new pods here.
 func (n *Node) Schedulable() bool { return n.State == NodeReady && !n.Unschedulable }
+
+// SetIdentity interns the node's name and sets its hostname label from it,
+// as every node of a cluster has (AddNode; lint's would-be nodes too).
+func (n *Node) SetIdentity(syms *Symbols, hostnameKey Sym) {
+	n.NameSym = syms.Intern(n.Name)
+	n.Labels = n.Labels.With(hostnameKey, n.NameSym)
+}

@@ -83,8 +83,7 @@ func LintGroups(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.
 func (a *Autoscaler) lintNode(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
 	n := a.nodeFor(g, it, zone, ct)
 	n.Name = fmt.Sprintf("%s-%s-%s", g.cfg.Name, it.Name, zone)
-	n.NameSym = a.cl.Syms.Intern(n.Name)
-	n.Labels = n.Labels.With(a.symHostname, n.NameSym)
+	n.SetIdentity(a.cl.Syms, a.symHostname)
 	n.State = cluster.NodeReady
 	return n
 }

@@ -229,9 +229,7 @@ func (c *checker) buildSources() {
 			if n.Owner != cluster.OwnedByStatic || n.OwnerName != owner {
 				continue
 			}
-			// As cluster.AddNode labels it.
-			n.NameSym = c.syms.Intern(n.Name)
-			n.Labels = n.Labels.With(host, n.NameSym)
+			n.SetIdentity(c.syms, host) // as cluster.AddNode does
 			s.nodes = append(s.nodes, n)
 			if n.CapacityType == cluster.Spot {
 				spot++
