@@ -84,10 +84,26 @@ func sameStrings(a, b []string) bool {
 	return true
 }
 
+// templatesOf maps pod names (<app>-<i>) to their templates, sorted:
+// replicas of one template are interchangeable, so which of them is left
+// unschedulable is a tie (upstream breaks it in map order) and only how
+// many per template counts.
+func templatesOf(pods []string) []string {
+	out := make([]string, len(pods))
+	for i, name := range pods {
+		if j := strings.LastIndexByte(name, '-'); j > 0 {
+			name = name[:j]
+		}
+		out[i] = name
+	}
+	sort.Strings(out)
+	return out
+}
+
 // score fills the comparison fields from r.Ours and r.Up.
 func (r *Result) score() {
 	r.NodesEqual = len(r.Ours.Nodes) == len(r.Up.Nodes)
-	r.UnschedEqual = sameStrings(r.Ours.Unschedulable, r.Up.Unschedulable)
+	r.UnschedEqual = sameStrings(templatesOf(r.Ours.Unschedulable), templatesOf(r.Up.Unschedulable))
 	r.OptionsEqual = sameStrings(r.Ours.optionKeys(), r.Up.optionKeys())
 	o, u := r.Ours.price(), r.Up.price()
 	switch {
@@ -196,7 +212,7 @@ func median(ds []time.Duration) time.Duration {
 }
 
 func sameOutcome(a, b Outcome) bool {
-	return len(a.Nodes) == len(b.Nodes) && a.price() == b.price() && sameStrings(a.Unschedulable, b.Unschedulable) &&
+	return len(a.Nodes) == len(b.Nodes) && a.price() == b.price() && sameStrings(templatesOf(a.Unschedulable), templatesOf(b.Unschedulable)) &&
 		sameStrings(a.optionKeys(), b.optionKeys())
 }
 
