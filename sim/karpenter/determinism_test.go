@@ -44,3 +44,53 @@ func TestDeterminism(t *testing.T) {
 	require.Equal(t, a, b)
 	require.Equal(t, a, c)
 }
+
+// Cutting consolidation what-ifs short once their answer is known
+// (earlyNo) changes no decision: a churning cluster of spot and on-demand
+// nodes runs the same with every what-if computed whole, and the short
+// cut is taken.
+func TestEarlyVerdictsChangeNothing(t *testing.T) {
+	run := func(full bool, odPods bool) (string, int64) {
+		h := newHarness(t)
+		h.cloud.exhaust = func(o cloud.Offering) bool { return o.CapacityType == cluster.Spot && o.Zone == "us-east-1b" }
+		h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}),
+			time.Duration(0), 40, 30*time.Minute, 12, time.Hour, 30, 90*time.Minute, 8)
+		h.deploy("api", h.podSpec("300m", "512Mi", map[string]string{"app": "api"}, withZoneSpread("api")),
+			time.Duration(0), 20, 40*time.Minute, 6, 100*time.Minute, 24)
+		if odPods {
+			h.deploy("od", h.podSpec("1", "1Gi", map[string]string{"app": "od"}, withNodeSelector("karpenter.sh/capacity-type", "on-demand")),
+				time.Duration(0), 6, 50*time.Minute, 2, 80*time.Minute, 8)
+		}
+		h.start(h.pools(spotWide), apis.DefaultSettings())
+		h.k.fullWhatIfs = full
+		h.run(3 * time.Hour)
+		var b strings.Builder
+		for i := range h.cl.Nodes {
+			n := &h.cl.Nodes[i]
+			fmt.Fprintf(&b, "%s %s %s %s %v %v %v\n", n.Name, n.InstanceType, h.cl.Syms.Name(n.Zone), n.CapacityType, n.Launched, n.Ready, n.Deleted)
+		}
+		js, err := json.Marshal(h.k.Stats())
+		require.NoError(t, err)
+		b.Write(js)
+		return b.String(), h.k.earlyStops
+	}
+	for _, od := range []bool{false, true} {
+		whole, none := run(true, od)
+		require.Zero(t, none)
+		short, stops := run(false, od)
+		require.Equal(t, whole, short, "on-demand pods: %v", od)
+		require.Positive(t, stops, "no what-if was cut short (on-demand pods: %v)", od)
+		t.Logf("on-demand pods %v: %d what-ifs cut short", od, stops)
+	}
+}
+
+func TestSpecNamesKey(t *testing.T) {
+	h := newHarness(t)
+	ct := h.cl.KeyCapacityType
+	require.False(t, specNamesKey(h.podSpec("1", "1Gi", nil, withZoneSpread("a")), ct))
+	require.True(t, specNamesKey(h.podSpec("1", "1Gi", nil, withNodeSelector("karpenter.sh/capacity-type", "spot")), ct))
+	require.True(t, specNamesKey(h.podSpec("1", "1Gi", nil, withZoneSpread("a")), h.cl.KeyZone))
+	require.True(t, specNamesKey(h.podSpec("1", "1Gi", nil, withPreferredZone("us-east-1a")), h.cl.KeyZone))
+	require.True(t, specNamesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), h.cl.KeyHostname))
+	require.False(t, specNamesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), ct))
+}

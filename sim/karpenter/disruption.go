@@ -459,8 +459,48 @@ func (k *Karpenter) simulate(cs []*candidate, consolidation bool) *solver {
 	sets = append(sets, prov)
 	k.dis.work += int64(len(pods))
 	s := k.newSolver(pods, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets})
+	if consolidation {
+		k.earlyNo(s, cs, sets)
+	}
 	s.solve(pods)
 	return s
+}
+
+// earlyNo tells a consolidation what-if when it may stop because
+// consolidate will answer no whatever the remaining pods do (at scale
+// most what-ifs of a pass fail, and most fail early):
+//   - with two NodeClaims (consolidation replaces with at most one);
+//   - when every candidate is spot, spot-to-spot consolidation is off and
+//     the first NodeClaim may launch spot: it keeps that spot offering
+//     unless a pod requires a capacity type, or a topology group spreads
+//     over capacity types, which rules this case out.
+//
+// The work counted (passTime) is that of the whole what-if, as upstream
+// computes it whole.
+func (k *Karpenter) earlyNo(s *solver, cs []*candidate, sets []*podSet) {
+	if k.fullWhatIfs {
+		return
+	}
+	s.stopAtTwo = true
+	if k.settings.SpotToSpotConsolidation {
+		return
+	}
+	for _, c := range cs {
+		if c.kn.offering.CapacityType != cluster.Spot {
+			return
+		}
+	}
+	for _, ps := range sets {
+		if ps.namesCapacityType {
+			return
+		}
+	}
+	for _, g := range s.topo.inverse {
+		if g.key == k.cl.KeyCapacityType {
+			return
+		}
+	}
+	s.stopAtSpot, s.spotBits = true, k.ctBits(ctSpot)
 }
 
 // allMovedScheduled: every pod that is not pending found a place, and none
@@ -490,6 +530,10 @@ func (k *Karpenter) allMovedScheduled(s *solver) bool {
 // replace them with one cheaper node.
 func (k *Karpenter) consolidate(m method, cs []*candidate) *command {
 	s := k.simulate(cs, true)
+	if s.decided {
+		k.earlyStops++
+		return nil
+	}
 	if !k.allMovedScheduled(s) {
 		return nil
 	}

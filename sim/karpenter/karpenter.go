@@ -133,12 +133,16 @@ type Karpenter struct {
 	provSet *podSet
 
 	// existing nodes for solves (see existing.go)
-	exCache    exCache
-	byName     []cluster.NodeID
-	nodeEpoch  []uint32
-	solveSeq   uint32
-	podMark    []uint32 // per PodID: stamp of the last solve that moved it
-	podStatics map[pdKey]*podStatic
+	exCache   exCache
+	byName    []cluster.NodeID
+	nodeEpoch []uint32
+	solveSeq  uint32
+	// fullWhatIfs turns earlyNo off (tests check it changes nothing);
+	// earlyStops counts the what-ifs it cut short.
+	fullWhatIfs bool
+	earlyStops  int64
+	podMark     []uint32 // per PodID: stamp of the last solve that moved it
+	podStatics  map[pdKey]*podStatic
 	// placeholders are the interned placeholder hostnames by number.
 	placeholders []cluster.Sym
 	staticsAt    engine.Time

@@ -37,6 +37,10 @@ type nodeScan struct {
 type podSet struct {
 	pods, sorted []cluster.PodID
 	keys         []pdKey
+	// namesCapacityType: some template requires or prefers a capacity
+	// type (or spreads over capacity types) in some relaxation state, so
+	// a NodeClaim holding its pods may lose its spot offerings.
+	namesCapacityType bool
 }
 
 func (k *Karpenter) newPodSet(pods []cluster.PodID) *podSet {
@@ -51,9 +55,51 @@ func (k *Karpenter) newPodSet(pods []cluster.PodID) *podSet {
 		if !seen[key] {
 			seen[key] = true
 			ps.keys = append(ps.keys, key)
+			ps.namesCapacityType = ps.namesCapacityType || specNamesKey(p.Spec, cl.KeyCapacityType)
 		}
 	}
 	return ps
+}
+
+// specNamesKey reports whether any node requirement (selector, required
+// or preferred node affinity term) or topology key of the spec uses key.
+func specNamesKey(spec *cluster.PodSpec, key cluster.Sym) bool {
+	inReqs := func(rs []cluster.Requirement) bool {
+		for i := range rs {
+			if rs[i].Key == key {
+				return true
+			}
+		}
+		return false
+	}
+	if inReqs(spec.NodeSelector) {
+		return true
+	}
+	if spec.Affinity != nil {
+		for i := range spec.Affinity.Terms {
+			if inReqs(spec.Affinity.Terms[i].Reqs) {
+				return true
+			}
+		}
+	}
+	for i := range spec.Preferred {
+		if inReqs(spec.Preferred[i].Term.Reqs) {
+			return true
+		}
+	}
+	for i := range spec.Spread {
+		if spec.Spread[i].TopologyKey == key {
+			return true
+		}
+	}
+	for _, ts := range [][]cluster.AffinityTerm{spec.PodAffinity, spec.PodAntiAffinity, spec.PreferredPodAffinity, spec.PreferredPodAntiAffinity} {
+		for i := range ts {
+			if ts[i].TopologyKey == key {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // podSet returns the candidate's pods prepared for solves. A pod's spec,

@@ -71,6 +71,13 @@ type solver struct {
 	lchecks    []typeCheck
 	seq        int
 	anyPNS     bool
+	// A consolidation what-if may stop as soon as its answer is
+	// known to be "no" (decided): stopAtTwo once it has two NodeClaims,
+	// stopAtSpot once its first NodeClaim can launch spot (see
+	// Karpenter.earlyNo).
+	stopAtTwo, stopAtSpot bool
+	spotBits              uint64
+	decided               bool
 }
 
 type solveOpts struct {
@@ -331,6 +338,10 @@ func (s *solver) solve(pods []cluster.PodID) {
 		}
 		head++
 		if s.trySchedule(id) {
+			if s.settled() {
+				s.decided = true
+				return
+			}
 			continue
 		}
 		q = append(q, id)
@@ -338,6 +349,20 @@ func (s *solver) solve(pods []cluster.PodID) {
 	}
 	s.failed = append(s.failed[:0], q[head:]...)
 	s.finishExisting()
+}
+
+// settled reports whether the what-if's answer is known to be "no" (see
+// solver.decided). A NodeClaim's offerings only narrow as pods join it,
+// and a spot offering is lost only to a capacity-type requirement, which
+// stopAtSpot rules out.
+func (s *solver) settled() bool {
+	switch n := len(s.claims); {
+	case n == 0:
+		return false
+	case n >= 2:
+		return s.stopAtTwo
+	}
+	return s.stopAtSpot && s.claims[0].mask&s.spotBits != 0
 }
 
 func (s *solver) trySchedule(id cluster.PodID) bool {
