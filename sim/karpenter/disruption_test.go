@@ -423,3 +423,58 @@ func TestInterleaveUnseenPoolsFirst(t *testing.T) {
 	k.dis.unseenPools = map[*pool]bool{pb: true}
 	require.Equal(t, []cluster.NodeID{3, 2, 4, 1}, ids(k.interleave(cs)))
 }
+
+// The pod scans kept on nodes (podScan) match a fresh scan of every node
+// throughout a run with churn, scale-downs (terminating pods), a PDB and
+// do-not-disrupt pods.
+func TestPodScansMatchRescan(t *testing.T) {
+	h := newHarness(t)
+	sel, err := cluster.CompileLabelSelector(h.cl.Syms, &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}})
+	require.NoError(t, err)
+	h.pdbs = []cluster.PDB{{Namespace: h.cl.Syms.Intern("default"), Name: "db", Selector: sel, MaxUnavailable: &cluster.IntOrPercent{Value: 1}}}
+	h.deploy("db", h.podSpec("900m", "512Mi", map[string]string{"app": "db"}), time.Duration(0), 6, 25*time.Minute, 3, 50*time.Minute, 8)
+	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), time.Duration(0), 30, 20*time.Minute, 10, 45*time.Minute, 25, 70*time.Minute, 5)
+	h.deploy("pin", h.podSpec("300m", "256Mi", map[string]string{"app": "pin"}, withDoNotDisrupt()), time.Duration(0), 3, 35*time.Minute, 0, 60*time.Minute, 4)
+	small := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: small}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+        - {key: karpenter.k8s.aws/instance-cpu, operator: Lt, values: ["5"]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand, spot]}
+  disruption: {consolidateAfter: 30s}
+`
+	h.start(h.pools(small), apis.DefaultSettings())
+	compared := 0
+	for at := time.Minute; at <= 90*time.Minute; at += 10 * time.Second {
+		h.run(at)
+		if at%(5*time.Minute) == 0 {
+			// An eviction from outside (a user's drain): the pod
+			// terminates on a node Karpenter may still disrupt.
+			for _, kn := range h.k.live {
+				if pods := h.cl.Nodes[kn.id].Pods; !kn.deleting && len(pods) > 0 {
+					h.ev.Evict(pods[0], cluster.CauseEvicted)
+					break
+				}
+			}
+		}
+		cached := h.k.nodeScans()
+		for _, kn := range h.k.live {
+			kn.scanValid = false
+		}
+		fresh := h.k.nodeScans()
+		require.Equal(t, len(fresh), len(cached))
+		for i := range fresh {
+			require.Equal(t, fresh[i].kn, cached[i].kn)
+			require.Equal(t, fresh[i].pods, cached[i].pods, "node %d at %v", fresh[i].kn.id, at)
+			require.Equal(t, fresh[i].cost, cached[i].cost)
+			require.Equal(t, fresh[i].blocked, cached[i].blocked)
+			compared++
+		}
+	}
+	require.Greater(t, compared, 1000)
+}

@@ -175,6 +175,10 @@ type knode struct {
 	// set: its reschedulable pods prepared for consolidation solves
 	// (pass.go), while they stay the same.
 	set *podSet
+	// scan is what the disruption passes read of its pods, kept until a
+	// pod is bound, leaves or starts terminating (scanValid).
+	scan      podScan
+	scanValid bool
 	// lastPodEvent is the last time a pod was bound to or left the node
 	// (KC NodeClaim status.lastPodEventTime), for consolidateAfter.
 	lastPodEvent   engine.Time
@@ -402,6 +406,10 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 			}
 			k.podEvent(c.Node)
 		}
+	case cluster.PodTerminating:
+		if kn := k.knodeOf(c.Node); kn != nil {
+			kn.scanValid = false
+		}
 	case cluster.NodeReadied:
 		if kn := k.knodeOf(c.Node); kn != nil && kn.replacementOf != nil {
 			k.eng.After(0, engine.Event{Handler: k.id, Kind: evCommandCheck})
@@ -424,6 +432,7 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 
 func (k *Karpenter) podEvent(node cluster.NodeID) {
 	if kn := k.knodeOf(node); kn != nil {
+		kn.scanValid = false
 		kn.lastPodEvent = k.eng.Now()
 		if kn.deleting {
 			k.wakeDrain(kn)

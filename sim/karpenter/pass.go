@@ -117,6 +117,60 @@ func (c *candidate) podSet(k *Karpenter) *podSet {
 func (k *Karpenter) beginPass() { k.pass = passCache{on: true} }
 func (k *Karpenter) endPass()   { k.pass = passCache{} }
 
+// podScan is what a disruption pass reads of a node's pods, kept on the
+// node while its pods stay the same (they change only through the
+// cluster's pod changes, which clear knode.scanValid).
+type podScan struct {
+	pods []cluster.PodID // reschedulable pods, in the node's order
+	cost float64         // 1 + the pods' eviction costs
+	// doNotDisrupt: an active pod carries karpenter.sh/do-not-disrupt.
+	doNotDisrupt bool
+	// templates are the reschedulable pods' distinct templates (spec and
+	// namespace), each with one of its pods, in order of first appearance:
+	// whether a budget blocks a pod depends only on them.
+	templates []templatePod
+}
+
+type templatePod struct {
+	spec *cluster.PodSpec
+	ns   cluster.Sym
+	pod  cluster.PodID
+}
+
+// podScan returns the node's pod scan, rescanning after a pod change.
+func (k *Karpenter) podScan(kn *knode) *podScan {
+	if kn.scanValid {
+		return &kn.scan
+	}
+	cl := k.cl
+	// The pods list is new each time: candidates and prepared sets keep
+	// the old one.
+	sc := podScan{cost: 1, templates: kn.scan.templates[:0]}
+	for _, pid := range cl.Nodes[kn.id].Pods {
+		p := &cl.Pods[pid]
+		if p.Phase.Terminal() {
+			continue
+		}
+		if p.Spec.DoNotDisrupt && !p.Terminating {
+			sc.doNotDisrupt = true // KC: do-not-disrupt counts for every active pod
+		}
+		if !reschedulable(p) {
+			continue
+		}
+		sc.pods = append(sc.pods, pid)
+		sc.cost += max(0, evictionCost(p))
+		if !slices.ContainsFunc(sc.templates, func(t templatePod) bool { return t.spec == p.Spec && t.ns == p.Namespace }) {
+			sc.templates = append(sc.templates, templatePod{p.Spec, p.Namespace, pid})
+		}
+	}
+	// Share the node's prepared list while its pods stay the same.
+	if kn.set != nil && slices.Equal(kn.set.pods, sc.pods) {
+		sc.pods = kn.set.pods
+	}
+	kn.scan, kn.scanValid = sc, true
+	return &kn.scan
+}
+
 // nodeScans scans the nodes that may be candidates: Karpenter's
 // initialized nodes not being deleted, in no command, not nominated, whose
 // pool allows disruption.
@@ -124,7 +178,6 @@ func (k *Karpenter) nodeScans() []nodeScan {
 	if k.pass.on && k.pass.scanned {
 		return k.pass.scan
 	}
-	cl := k.cl
 	now := k.eng.Now()
 	// Whether a budget blocks a pod depends only on its namespace and
 	// labels: ask once per pod template.
@@ -133,48 +186,32 @@ func (k *Karpenter) nodeScans() []nodeScan {
 		blocked bool
 	}
 	blockedMemo := map[*cluster.PodSpec]memo{}
-	isBlocked := func(pid cluster.PodID) bool {
-		p := &cl.Pods[pid]
-		m, ok := blockedMemo[p.Spec]
-		if ok && m.ns == p.Namespace {
+	isBlocked := func(t templatePod) bool {
+		m, ok := blockedMemo[t.spec]
+		if ok && m.ns == t.ns {
 			return m.blocked
 		}
-		b := k.evictor.Blocked(pid)
+		b := k.evictor.Blocked(t.pod)
 		if !ok {
-			blockedMemo[p.Spec] = memo{p.Namespace, b}
+			blockedMemo[t.spec] = memo{t.ns, b}
 		}
 		return b
 	}
 	var out []nodeScan
-	var buf []cluster.PodID
 	for _, kn := range k.live {
-		buf = buf[:0]
 		if kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil || kn.pool.spec.DoNotDisrupt {
 			continue
 		}
-		ns := nodeScan{kn: kn, cost: 1}
-		for _, pid := range cl.Nodes[kn.id].Pods {
-			p := &cl.Pods[pid]
-			if p.Phase.Terminal() {
-				continue
-			}
-			if p.Spec.DoNotDisrupt && !p.Terminating {
-				ns.blocked = true // KC: do-not-disrupt counts for every active pod
-			}
-			if !reschedulable(p) {
-				continue
-			}
-			if isBlocked(pid) {
-				ns.blocked = true
-			}
-			buf = append(buf, pid)
-			ns.cost += max(0, evictionCost(p))
+		sc := k.podScan(kn)
+		ns := nodeScan{kn: kn, cost: sc.cost, blocked: sc.doNotDisrupt}
+		if len(sc.pods) > 0 {
+			ns.pods = sc.pods
 		}
-		// Share the node's prepared list while its pods stay the same.
-		if kn.set != nil && slices.Equal(kn.set.pods, buf) {
-			ns.pods = kn.set.pods
-		} else if len(buf) > 0 {
-			ns.pods = slices.Clone(buf)
+		for _, t := range sc.templates {
+			if ns.blocked {
+				break
+			}
+			ns.blocked = isBlocked(t)
 		}
 		out = append(out, ns)
 	}
