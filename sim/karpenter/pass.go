@@ -41,6 +41,9 @@ type podSet struct {
 	// type (or spreads over capacity types) in some relaxation state, so
 	// a NodeClaim holding its pods may lose its spot offerings.
 	namesCapacityType bool
+	// topology: some template has topology spread or pod (anti-)affinity
+	// (only such templates have groups to register before a solve).
+	topology bool
 }
 
 func (k *Karpenter) newPodSet(pods []cluster.PodID) *podSet {
@@ -56,9 +59,17 @@ func (k *Karpenter) newPodSet(pods []cluster.PodID) *podSet {
 			seen[key] = true
 			ps.keys = append(ps.keys, key)
 			ps.namesCapacityType = ps.namesCapacityType || specNamesKey(p.Spec, cl.KeyCapacityType)
+			ps.topology = ps.topology || hasTopology(p.Spec)
 		}
 	}
 	return ps
+}
+
+// hasTopology reports whether the spec has topology spread constraints or
+// pod affinity or anti-affinity terms (required or preferred).
+func hasTopology(spec *cluster.PodSpec) bool {
+	return len(spec.Spread)+len(spec.PodAffinity)+len(spec.PodAntiAffinity)+
+		len(spec.PreferredPodAffinity)+len(spec.PreferredPodAntiAffinity) > 0
 }
 
 // specNamesKey reports whether any node requirement (selector, required

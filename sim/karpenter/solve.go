@@ -168,6 +168,9 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	// calls Update for each pod first), in order of first appearance.
 	if s.sets = o.sets; s.sets != nil {
 		for _, ps := range s.sets {
+			if !ps.topology {
+				continue // no groups: its podData can wait until used
+			}
 			for _, key := range ps.keys {
 				s.podData(key.spec, key.ns, relax{})
 			}
