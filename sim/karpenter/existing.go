@@ -70,6 +70,15 @@ type exCache struct {
 	poolNodes map[*pool]int64
 	// posOf maps a NodeID to its base position (-1: not in the base).
 	posOf []int32
+	// Scratch of a rebuild: the nodes not Ready, and the pools' sums.
+	notReady []cluster.NodeID
+	poolSums []poolSum
+}
+
+type poolSum struct {
+	pool     *pool
+	capacity cluster.Resources
+	nodes    int64
 }
 
 type exSlot struct {
@@ -154,43 +163,27 @@ func (k *Karpenter) existingBase() *exCache {
 	}
 	clear(c.poolCap)
 	clear(c.poolNodes)
-	for pass := 0; pass < 2; pass++ {
-		wantReady := pass == 0
-		for _, id := range k.byName {
-			n := &cl.Nodes[id]
-			if n.State == cluster.NodeGone || (n.State == cluster.NodeReady) != wantReady {
-				continue
-			}
-			kn := k.knodeOf(id)
-			if kn != nil && (kn.deleting || kn.cmd != nil) {
-				continue
-			}
-			ex := exNode{id: id, node: n, view: n, initialized: wantReady, pos: int32(len(list))}
-			if kn != nil && !kn.initialized {
-				if len(kn.pool.spec.StartupTaints) > 0 {
-					v := *n
-					v.Taints = withoutTaints(n.Taints, kn.pool.spec.StartupTaints)
-					ex.view = &v
-				}
-				// DaemonSet pods start once the node is Ready: keep their
-				// room (KC ExistingNode remaining daemon resources).
-				if k.daemonOverhead != nil {
-					ex.daemon = k.daemonOverhead(n)
-				}
-			}
-			ex.free = n.Free().Sub(ex.daemon)
-			if kn != nil {
-				if ex.initialized {
-					pa := kn.pool.spec.Disruption
-					ex.underConsolidateAfter = !pa.ConsolidateNever && pa.ConsolidateAfter > 0 && now-kn.lastPodEvent < pa.ConsolidateAfter
-				}
-				c.poolCap[kn.pool] = c.poolCap[kn.pool].Add(kn.capacity)
-				c.poolNodes[kn.pool]++
-			}
-			c.posOf[id] = ex.pos
-			list = append(list, ex)
+	// Ready nodes first, then the others, each in name order: one walk,
+	// the others put aside.
+	notReady := c.notReady[:0]
+	for _, id := range k.byName {
+		switch cl.Nodes[id].State {
+		case cluster.NodeGone:
+		case cluster.NodeReady:
+			list = k.appendBase(c, list, id, true, now)
+		default:
+			notReady = append(notReady, id)
 		}
 	}
+	for _, id := range notReady {
+		list = k.appendBase(c, list, id, false, now)
+	}
+	c.notReady = notReady
+	for i := range c.poolSums {
+		ps := &c.poolSums[i]
+		c.poolCap[ps.pool], c.poolNodes[ps.pool] = ps.capacity, ps.nodes
+	}
+	c.poolSums = c.poolSums[:0]
 	c.valid, c.at, c.version, c.nodes, c.list = true, now, k.dis.version, len(cl.Nodes), list
 	if cap(c.slots) < len(list) {
 		c.slots = make([]exSlot, len(list), cap(list))
@@ -202,6 +195,56 @@ func (k *Karpenter) existingBase() *exCache {
 		delete(c.jumps, key)
 	}
 	return c
+}
+
+// appendBase adds node id to the base unless it is being deleted or in a
+// command.
+func (k *Karpenter) appendBase(c *exCache, list []exNode, id cluster.NodeID, ready bool, now engine.Time) []exNode {
+	n := &k.cl.Nodes[id]
+	kn := k.knodeOf(id)
+	if kn != nil && (kn.deleting || kn.cmd != nil) {
+		return list
+	}
+	list = append(list, exNode{id: id, node: n, view: n, initialized: ready, pos: int32(len(list))})
+	ex := &list[len(list)-1]
+	if kn != nil && !kn.initialized {
+		if len(kn.pool.spec.StartupTaints) > 0 {
+			v := *n
+			v.Taints = withoutTaints(n.Taints, kn.pool.spec.StartupTaints)
+			ex.view = &v
+		}
+		// DaemonSet pods start once the node is Ready: keep their
+		// room (KC ExistingNode remaining daemon resources).
+		if k.daemonOverhead != nil {
+			ex.daemon = k.daemonOverhead(n)
+		}
+	}
+	ex.free = n.Allocatable
+	for r := range ex.free {
+		ex.free[r] -= n.Requested[r] + ex.daemon[r]
+	}
+	if kn != nil {
+		if ready {
+			pa := kn.pool.spec.Disruption
+			ex.underConsolidateAfter = !pa.ConsolidateNever && pa.ConsolidateAfter > 0 && now-kn.lastPodEvent < pa.ConsolidateAfter
+		}
+		c.addPoolNode(kn)
+	}
+	c.posOf[id] = ex.pos
+	return list
+}
+
+// addPoolNode adds a node's capacity to its pool's sums (pools are few:
+// a short list beats a map per node).
+func (c *exCache) addPoolNode(kn *knode) {
+	for i := range c.poolSums {
+		if ps := &c.poolSums[i]; ps.pool == kn.pool {
+			ps.capacity = ps.capacity.Add(kn.capacity)
+			ps.nodes++
+			return
+		}
+	}
+	c.poolSums = append(c.poolSums, poolSum{pool: kn.pool, capacity: kn.capacity, nodes: 1})
 }
 
 // jump returns the class's jump table for the base.
