@@ -23,6 +23,16 @@ type pool struct {
 	// adds a toleration for those).
 	hasPNS bool
 	stats  *PoolStats
+	// newClaim caches, per placeholder number n, the requirements and
+	// offering mask of a solve's n-th NodeClaim from this pool before any
+	// pod joins (reqs plus its placeholder hostname): every solve starts
+	// its NodeClaims alike.
+	newClaim []claimStart
+}
+
+type claimStart struct {
+	reqs reqSet
+	mask uint64
 }
 
 func (k *Karpenter) buildPool(spec *apis.NodePool, stats *PoolStats) *pool {

@@ -65,6 +65,7 @@ type solver struct {
 	nodesLeft  []int64
 	consolidat bool
 	failed     []cluster.PodID
+	retry      []cluster.PodID // the solve's failed pods, in order
 	scratch    []int32
 	newOpts    []int32 // addNew's options before a claim keeps them
 	checks     []typeCheck
@@ -282,21 +283,29 @@ func (k *Karpenter) podBefore(i, j cluster.PodID) bool {
 	return i < j
 }
 
-// queue returns the pods in queue order. Prepared sets are sorted
+// podQueue yields the pods in queue order. Prepared sets are sorted
 // already and only merged (the order is total, so the result is the one
-// a full sort gives).
-func (s *solver) queue(pods []cluster.PodID) []cluster.PodID {
+// a full sort gives); with at most two runs the merge is lazy, as most
+// what-ifs stop early (earlyNo).
+type podQueue struct {
+	k    *Karpenter
+	a, b []cluster.PodID // runs left to merge
+}
+
+func (s *solver) queue(pods []cluster.PodID) podQueue {
 	k := s.k
 	if s.sets == nil {
 		q := append([]cluster.PodID(nil), pods...)
 		k.sortPods(q)
-		return q
+		return podQueue{k: k, a: q}
 	}
-	runs := make([][]cluster.PodID, len(s.sets))
-	for i, ps := range s.sets {
-		runs[i] = ps.sorted
+	runs := make([][]cluster.PodID, 0, len(s.sets))
+	for _, ps := range s.sets {
+		if len(ps.sorted) > 0 {
+			runs = append(runs, ps.sorted)
+		}
 	}
-	for len(runs) > 1 {
+	for len(runs) > 2 {
 		next := runs[:0]
 		for i := 0; i < len(runs); i += 2 {
 			if i+1 == len(runs) {
@@ -307,8 +316,32 @@ func (s *solver) queue(pods []cluster.PodID) []cluster.PodID {
 		}
 		runs = next
 	}
-	// The queue grows as pods are retried: never hand out a set's slice.
-	return append(make([]cluster.PodID, 0, len(pods)), runs[0]...)
+	q := podQueue{k: k}
+	if len(runs) > 0 {
+		q.a = runs[0]
+	}
+	if len(runs) > 1 {
+		q.b = runs[1]
+	}
+	return q
+}
+
+func (q *podQueue) len() int { return len(q.a) + len(q.b) }
+
+// peek returns the next pod; next drops it. Both need len() > 0.
+func (q *podQueue) peek() cluster.PodID {
+	if len(q.b) > 0 && (len(q.a) == 0 || q.k.podBefore(q.b[0], q.a[0])) {
+		return q.b[0]
+	}
+	return q.a[0]
+}
+
+func (q *podQueue) next() {
+	if len(q.b) > 0 && (len(q.a) == 0 || q.k.podBefore(q.b[0], q.a[0])) {
+		q.b = q.b[1:]
+		return
+	}
+	q.a = q.a[1:]
 }
 
 // mergeQueued merges two runs in queue order into a new slice.
@@ -328,29 +361,52 @@ func (k *Karpenter) mergeQueued(a, b []cluster.PodID) []cluster.PodID {
 	return append(q, b[j:]...)
 }
 
-// solve places the pods and returns those it could not place.
+// solve places the pods; those it could not place are left in s.failed.
+// The queue is the pods in queue order followed by the pods that failed,
+// in the order they failed; the solve stops when a pod comes round again
+// with no pod placed since it failed (a full pass without progress).
 func (s *solver) solve(pods []cluster.PodID) {
 	q := s.queue(pods)
-	lastLen := map[cluster.PodID]int{}
-	head := 0
-	for head < len(q) {
-		id := q[head]
-		live := len(q) - head
-		if n, ok := lastLen[id]; ok && n == live {
-			break // a full pass without progress
+	retry := s.retry[:0]
+	rhead := 0
+	// lastLen: per failed pod, the queue length left when it failed.
+	var lastLen map[cluster.PodID]int
+	for {
+		live := q.len() + len(retry) - rhead
+		if live == 0 {
+			break
 		}
-		head++
+		var id cluster.PodID
+		if q.len() > 0 {
+			id = q.peek()
+		} else {
+			id = retry[rhead]
+		}
+		if n, ok := lastLen[id]; ok && n == live {
+			break
+		}
+		if q.len() > 0 {
+			q.next()
+		} else {
+			rhead++
+		}
 		if s.trySchedule(id) {
 			if s.settled() {
 				s.decided = true
+				s.retry = retry
 				return
 			}
 			continue
 		}
-		q = append(q, id)
-		lastLen[id] = len(q) - head
+		retry = append(retry, id)
+		if lastLen == nil {
+			lastLen = map[cluster.PodID]int{}
+		}
+		lastLen[id] = q.len() + len(retry) - rhead
 	}
-	s.failed = append(s.failed[:0], q[head:]...)
+	// A break happens only on a retried pod, after the whole queue.
+	s.failed = append(s.failed[:0], retry[rhead:]...)
+	s.retry = retry
 	s.finishExisting()
 }
 
@@ -644,7 +700,6 @@ func (s *solver) commit(c *claim, id cluster.PodID, pd *podData, reqs reqSet, ma
 // addNew tries a new NodeClaim from each pool in weight order.
 func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 	k := s.k
-	syms := k.cl.Syms
 	for i, p := range s.pools {
 		if len(p.types) == 0 || s.nodesLeft[i] == 0 {
 			continue
@@ -665,8 +720,8 @@ func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 		// Placeholder hostnames only need to be unique within a solve.
 		h := k.placeholder(s.seq + 1)
 		c := &claim{seq: s.seq + 1, pool: p, ppos: i, hostname: h, opts: opts}
-		c.reqs = p.reqs.with(syms, single(k.cl.KeyHostname, h))
-		c.mask = k.offerMask(c.reqs)
+		st := k.claimStart(p, s.seq+1, h)
+		c.reqs, c.mask = st.reqs, st.mask
 		reqs, mask, ok := s.canAdd(c, pd, c.reqs, c.mask)
 		if !ok {
 			continue
@@ -697,6 +752,20 @@ func (s *solver) withinLimits(i int, pt *poolType) bool {
 		}
 	}
 	return true
+}
+
+// claimStart returns the requirements and offering mask of a solve's
+// n-th NodeClaim from pool p, whose placeholder hostname is h.
+func (k *Karpenter) claimStart(p *pool, n int, h cluster.Sym) claimStart {
+	for len(p.newClaim) <= n {
+		p.newClaim = append(p.newClaim, claimStart{})
+	}
+	if st := p.newClaim[n]; st.reqs != nil {
+		return st
+	}
+	reqs := p.reqs.with(k.cl.Syms, single(k.cl.KeyHostname, h))
+	p.newClaim[n] = claimStart{reqs: reqs, mask: k.offerMask(reqs)}
+	return p.newClaim[n]
 }
 
 // placeholder returns the placeholder hostname of a solve's n-th
