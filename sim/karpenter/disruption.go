@@ -322,10 +322,12 @@ func (k *Karpenter) compute(m method) *command {
 				continue
 			}
 			s := k.simulate([]*candidate{c}, false)
-			if !k.allMovedScheduled(s) {
+			ok, claims := k.allMovedScheduled(s), s.claims
+			k.recycle(s)
+			if !ok {
 				continue
 			}
-			return &command{method: m, cands: []*candidate{c}, replacements: s.claims}
+			return &command{method: m, cands: []*candidate{c}, replacements: claims}
 		}
 		return nil
 	case mMulti:
@@ -447,22 +449,21 @@ func (k *Karpenter) interleave(cs []*candidate) []*candidate {
 // SimulateScheduling).
 func (k *Karpenter) simulate(cs []*candidate, consolidation bool) *solver {
 	exclude := make([]cluster.NodeID, 0, len(cs))
-	var pods []cluster.PodID
 	sets := make([]*podSet, 0, len(cs)+1)
 	for _, c := range cs {
 		exclude = append(exclude, c.kn.id)
-		pods = append(pods, c.pods...)
 		sets = append(sets, c.podSet(k))
+		k.dis.work += int64(len(c.pods))
 	}
 	prov := k.provisionableSet()
-	pods = append(pods, prov.pods...)
 	sets = append(sets, prov)
-	k.dis.work += int64(len(pods))
-	s := k.newSolver(pods, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets})
+	k.dis.work += int64(len(prov.pods))
+	// The sets are the pods (newSolver stamps them, the queue merges them).
+	s := k.newSolver(nil, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets})
 	if consolidation {
 		k.earlyNo(s, cs, sets)
 	}
-	s.solve(pods)
+	s.solve(nil)
 	return s
 }
 
@@ -530,6 +531,7 @@ func (k *Karpenter) allMovedScheduled(s *solver) bool {
 // replace them with one cheaper node.
 func (k *Karpenter) consolidate(m method, cs []*candidate) *command {
 	s := k.simulate(cs, true)
+	defer k.recycle(s)
 	if s.decided {
 		k.earlyStops++
 		return nil

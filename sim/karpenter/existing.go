@@ -386,9 +386,16 @@ func (s *solver) touch(pos int) *exNode {
 	if sl.touched >= 0 {
 		return s.touched[sl.touched]
 	}
-	ex := new(exNode)
+	var ex *exNode
+	if n := len(s.k.exFree); n > 0 {
+		ex = s.k.exFree[n-1]
+		s.k.exFree = s.k.exFree[:n-1]
+	} else {
+		ex = new(exNode)
+	}
+	got := ex.got[:0]
 	*ex = s.base[pos]
-	ex.got = nil
+	ex.got = got
 	sl.touched = int32(len(s.touched))
 	s.touched = append(s.touched, ex)
 	return ex

@@ -141,8 +141,15 @@ type Karpenter struct {
 	// earlyStops counts the what-ifs it cut short.
 	fullWhatIfs bool
 	earlyStops  int64
-	podMark     []uint32 // per PodID: stamp of the last solve that moved it
-	podStatics  map[pdKey]*podStatic
+	// Free lists of what-ifs' pod data and node copies (recycle).
+	pdFree     []*podData
+	pdsFree    []*podData
+	exFree     []*exNode
+	solverFree []*solver
+	// poolOrder: the pools in weight order (orderedPools).
+	poolOrder  []*pool
+	podMark    []uint32 // per PodID: stamp of the last solve that moved it
+	podStatics map[pdKey]*podStatic
 	// placeholders are the interned placeholder hostnames by number.
 	placeholders []cluster.Sym
 	staticsAt    engine.Time
@@ -288,6 +295,7 @@ func (k *Karpenter) addPool(spec NodePool) *pool {
 	}
 	s := spec
 	p := k.buildPool(&s, st)
+	k.poolOrder = nil
 	if old, ok := k.poolByName[spec.Name]; ok {
 		// Replace in place so nodes keep pointing at the pool in force.
 		*old = *p
@@ -304,6 +312,7 @@ func (k *Karpenter) addPool(spec NodePool) *pool {
 // NodeClaim's (KC daemonOverheadGroups).
 func (k *Karpenter) SetDaemonOverhead(f DaemonOverheadFunc) {
 	k.daemonOverhead = f
+	k.poolOrder = nil
 	for _, p := range k.pools {
 		*p = *k.buildPool(p.spec, p.stats)
 	}

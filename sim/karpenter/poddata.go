@@ -186,18 +186,39 @@ func (s *solver) podData(spec *cluster.PodSpec, ns cluster.Sym, r relax) *podDat
 		return s.lastPD
 	}
 	st := s.k.podStatic(key)
-	for int(st.idx) >= len(s.pds) {
-		s.pds = append(s.pds, nil)
+	if int(st.idx) >= len(s.pds) {
+		if s.pds == nil {
+			s.pds, s.k.pdsFree = s.k.pdsFree, nil
+		}
+		for int(st.idx) >= len(s.pds) {
+			s.pds = append(s.pds, nil)
+		}
 	}
 	pd := s.pds[st.idx]
 	if pd == nil {
-		pd = &podData{podStatic: *st}
+		pd = s.k.newPodData(st, len(s.pools))
 		pd.groups = s.topo.addSpecGroups(pd)
 		pd.inverseOwn = s.topo.addInverse(spec, ns)
-		pd.tmplTol = make([]uint8, len(s.pools))
 		s.pds[st.idx] = pd
 	}
 	s.lastKey, s.lastPD = key, pd
+	return pd
+}
+
+// newPodData returns a podData for st, reusing one a finished what-if
+// gave back (Karpenter.recycle).
+func (k *Karpenter) newPodData(st *podStatic, pools int) *podData {
+	n := len(k.pdFree)
+	if n == 0 {
+		return &podData{podStatic: *st, tmplTol: make([]uint8, pools)}
+	}
+	pd := k.pdFree[n-1]
+	k.pdFree = k.pdFree[:n-1]
+	tol := pd.tmplTol[:0]
+	for range pools {
+		tol = append(tol, 0)
+	}
+	*pd = podData{podStatic: *st, tmplTol: tol, sel: pd.sel[:0]}
 	return pd
 }
 

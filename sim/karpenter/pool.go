@@ -80,6 +80,15 @@ func (k *Karpenter) buildPool(spec *apis.NodePool, stats *PoolStats) *pool {
 	return p
 }
 
+// orderedPools returns the pools in weight order, kept until a pool
+// changes (addPool, SetDaemonOverhead).
+func (k *Karpenter) orderedPools() []*pool {
+	if k.poolOrder == nil {
+		k.poolOrder = orderPools(k.pools)
+	}
+	return k.poolOrder
+}
+
 // orderPools sorts pools as KC nodepoolutils.OrderByWeight: weight
 // descending, then name descending (upstream compares names with ">").
 func orderPools(ps []*pool) []*pool {

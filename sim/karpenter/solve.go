@@ -1,6 +1,7 @@
 package karpenter
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 
@@ -98,9 +99,9 @@ type solveOpts struct {
 func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	k.refreshPrices()
 	cl := k.cl
-	s := &solver{k: k, consolidat: o.consolidation}
+	s := k.freshSolver(o.consolidation)
 	s.avail = k.availMasks()
-	s.pools = orderPools(k.pools)
+	s.pools = k.orderedPools()
 	for _, p := range s.pools {
 		s.anyPNS = s.anyPNS || p.hasPNS
 	}
@@ -114,7 +115,14 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	for _, id := range pods {
 		k.podMark[id] = s.stamp
 	}
-	s.topo = &topology{k: k, byKey: map[tgroupKey]*tgroup{}, invKey: map[tgroupKey]*tgroup{}, universe: k.universe(s.pools)}
+	if pods == nil {
+		for _, ps := range o.sets {
+			for _, id := range ps.pods {
+				k.podMark[id] = s.stamp
+			}
+		}
+	}
+	s.topo = &topology{k: k, universe: k.universe(s.pools)}
 
 	// Existing nodes: every live node not being deleted, initialized
 	// first, then by name. The snapshot is shared while nothing changes
@@ -130,9 +138,10 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	s.topo.s = s
 
 	// Limits: what each pool's active nodes already use.
-	s.remaining = make([]cluster.Resources, len(s.pools))
-	s.hasLimit = make([][cluster.MaxResources]bool, len(s.pools))
-	s.nodesLeft = make([]int64, len(s.pools))
+	n := len(s.pools)
+	s.remaining = slices.Grow(s.remaining[:0], n)[:n]
+	s.hasLimit = slices.Grow(s.hasLimit[:0], n)[:n]
+	s.nodesLeft = slices.Grow(s.nodesLeft[:0], n)[:n]
 	for i, p := range s.pools {
 		l := p.spec.Limits
 		used, n := s.ec.poolCap[p], s.ec.poolNodes[p]
@@ -182,6 +191,22 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 		p := &cl.Pods[id]
 		s.podData(p.Spec, p.Namespace, relax{})
 	}
+	return s
+}
+
+// freshSolver returns an empty solver, reusing the buffers of one a
+// finished what-if gave back (recycle).
+func (k *Karpenter) freshSolver(consolidation bool) *solver {
+	n := len(k.solverFree)
+	if n == 0 {
+		return &solver{k: k, consolidat: consolidation}
+	}
+	s := k.solverFree[n-1]
+	k.solverFree = k.solverFree[:n-1]
+	*s = solver{k: k, consolidat: consolidation,
+		remaining: s.remaining, hasLimit: s.hasLimit, nodesLeft: s.nodesLeft,
+		scratch: s.scratch[:0], newOpts: s.newOpts[:0], checks: s.checks[:0], lchecks: s.lchecks[:0],
+		retry: s.retry[:0], failed: s.failed[:0], touched: s.touched[:0]}
 	return s
 }
 
@@ -281,6 +306,27 @@ func (k *Karpenter) podBefore(i, j cluster.PodID) bool {
 		return a.Created < b.Created
 	}
 	return i < j
+}
+
+// recycle takes back the pod data and node copies of a what-if whose
+// solver is done with (only its NodeClaims may still be used).
+func (k *Karpenter) recycle(s *solver) {
+	for _, ex := range s.touched {
+		k.exFree = append(k.exFree, ex)
+	}
+	for i, pd := range s.pds {
+		if pd != nil {
+			k.pdFree = append(k.pdFree, pd)
+			s.pds[i] = nil
+		}
+	}
+	k.pdsFree = s.pds[:0]
+	s.touched, s.exists, s.pds = s.touched[:0], nil, nil
+	s.lastPD = nil
+	// Its NodeClaims (and the slice listing them) may live on in a
+	// command: never reused.
+	s.claims, s.order = nil, nil
+	k.solverFree = append(k.solverFree, s)
 }
 
 // podQueue yields the pods in queue order. Prepared sets are sorted

@@ -234,6 +234,9 @@ func (t *topology) filterClaim(g *tgroup, reqs reqSet, taints []cluster.Taint) b
 
 // newGroup builds (or finds) a group and counts the existing pods.
 func (t *topology) group(gk tgroupKey, mk func() *tgroup, inverse bool) *tgroup {
+	if t.byKey == nil {
+		t.byKey, t.invKey = map[tgroupKey]*tgroup{}, map[tgroupKey]*tgroup{}
+	}
 	m := t.byKey
 	if inverse {
 		m = t.invKey
