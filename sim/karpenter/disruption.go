@@ -170,8 +170,10 @@ func evictionCost(p *cluster.Pod) float64 {
 // candidates lists the nodes a method may disrupt now (KC GetCandidates,
 // NewCandidate and the method's ShouldDisrupt).
 func (k *Karpenter) candidates(m method) []*candidate {
+	scans := k.nodeScans()
 	var out []*candidate
-	for _, ns := range k.nodeScans() {
+	var slab []candidate // one allocation for the method's candidates
+	for _, ns := range scans {
 		eventual := m == mDrift && ns.kn.pool.spec.TerminationGracePeriod > 0
 		if ns.blocked && !eventual {
 			continue
@@ -182,7 +184,12 @@ func (k *Karpenter) candidates(m method) []*candidate {
 			continue
 		}
 		price := k.nodePrice(ns.kn)
-		out = append(out, &candidate{kn: ns.kn, pods: ns.pods, price: price, ratio: price / ns.cost})
+		if slab == nil {
+			slab = make([]candidate, 0, len(scans))
+			out = make([]*candidate, 0, len(scans))
+		}
+		slab = append(slab, candidate{kn: ns.kn, pods: ns.pods, price: price, ratio: price / ns.cost})
+		out = append(out, &slab[len(slab)-1])
 	}
 	return out
 }

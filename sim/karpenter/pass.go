@@ -208,7 +208,7 @@ func (k *Karpenter) nodeScans() []nodeScan {
 		}
 		return b
 	}
-	var out []nodeScan
+	out := make([]nodeScan, 0, len(k.live))
 	for _, kn := range k.live {
 		if kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil || kn.pool.spec.DoNotDisrupt {
 			continue
