@@ -1,6 +1,7 @@
 package karpenter
 
 import (
+	"maps"
 	"testing"
 	"time"
 
@@ -477,4 +478,68 @@ spec:
 		}
 	}
 	require.Greater(t, compared, 1000)
+}
+
+// The existing-node base brought up to date incrementally (entries of
+// nodes whose pods changed) matches one rebuilt from scratch throughout a
+// run with churn, consolidation and outside evictions.
+func TestExistingBaseMatchesRebuild(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), time.Duration(0), 30, 20*time.Minute, 10, 45*time.Minute, 25, 70*time.Minute, 5)
+	h.deploy("api", h.podSpec("300m", "512Mi", map[string]string{"app": "api"}, withZoneSpread("api")), time.Duration(0), 12, 30*time.Minute, 30, 60*time.Minute, 4)
+	h.staticNode("static-a", "m5.xlarge", "us-east-1a")
+	small := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: small}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+        - {key: karpenter.k8s.aws/instance-cpu, operator: Lt, values: ["5"]}
+  disruption: {consolidateAfter: 2m}
+`
+	h.start(h.pools(small), apis.DefaultSettings())
+	type entry struct {
+		id          cluster.NodeID
+		free        cluster.Resources
+		daemon      cluster.Resources
+		initialized bool
+		ucaUntil    time.Duration
+		taints      int
+	}
+	snapshot := func() ([]entry, map[*pool]cluster.Resources, map[*pool]int64) {
+		c := h.k.existingBase()
+		var out []entry
+		for i := range c.list {
+			ex := &c.list[i]
+			require.Equal(t, int32(i), ex.pos)
+			require.Equal(t, int32(i), c.posOf[ex.id])
+			out = append(out, entry{ex.id, ex.free, ex.daemon, ex.initialized, ex.ucaUntil, len(ex.view.Taints)})
+		}
+		return out, maps.Clone(c.poolCap), maps.Clone(c.poolNodes)
+	}
+	refreshed := 0
+	for at := time.Minute; at <= 90*time.Minute; at += 10 * time.Second {
+		h.run(at)
+		if at%(5*time.Minute) == 0 {
+			for _, kn := range h.k.live {
+				if pods := h.cl.Nodes[kn.id].Pods; !kn.deleting && len(pods) > 0 {
+					h.ev.Evict(pods[0], cluster.CauseEvicted)
+					break
+				}
+			}
+		}
+		if h.k.exCache.valid && h.k.exCache.members == h.k.members {
+			refreshed++
+		}
+		list, capacity, nodes := snapshot()
+		h.k.baseChanged()
+		list2, capacity2, nodes2 := snapshot()
+		require.Equal(t, list2, list, "at %v", at)
+		require.Equal(t, capacity2, capacity)
+		require.Equal(t, nodes2, nodes)
+	}
+	require.Greater(t, refreshed, 100, "the incremental path was taken")
 }

@@ -39,9 +39,10 @@ type exNode struct {
 	view        *cluster.Node
 	free        cluster.Resources
 	initialized bool
-	// underConsolidateAfter: in a consolidation simulation, pods being
-	// moved may not land here (KC IsUnderConsolidateAfter).
-	underConsolidateAfter bool
+	// ucaUntil: until then, in a consolidation simulation, pods being
+	// moved may not land here (KC IsUnderConsolidateAfter); 0 for nodes
+	// consolidateAfter does not protect.
+	ucaUntil engine.Time
 	// daemon is the room kept for DaemonSet pods not yet on the node.
 	daemon     cluster.Resources
 	got        []cluster.PodID
@@ -50,12 +51,15 @@ type exNode struct {
 }
 
 // exCache is the base: the live nodes not being deleted, in solve order,
-// for one cluster state (time, disruption version, node count).
+// for one cluster state. It is rebuilt when the set of nodes or what an
+// entry reads of its node other than its pods changes (Karpenter.members);
+// otherwise only the entries of nodes whose pods changed are refreshed
+// (Karpenter.baseDirty), and consolidateAfter is read against the time of
+// the solve (ucaUntil).
 type exCache struct {
 	valid   bool
 	at      engine.Time
-	version uint64
-	nodes   int
+	members uint64
 	list    []exNode
 	// slots is per base position the overlay of the solve that owns it
 	// (stamp), pointer-free.
@@ -146,9 +150,25 @@ func (k *Karpenter) nodeChanged(id cluster.NodeID) {
 func (k *Karpenter) existingBase() *exCache {
 	now := k.eng.Now()
 	c := &k.exCache
-	if c.valid && c.at == now && c.version == k.dis.version && c.nodes == len(k.cl.Nodes) {
+	if c.valid && c.members == k.members {
+		if c.at == now && len(k.baseDirty) == 0 {
+			return c
+		}
+		for _, id := range k.baseDirty {
+			k.baseMark[id] = false
+			if pos := c.posOf[id]; pos >= 0 {
+				k.fillBase(&c.list[pos], id, c.list[pos].initialized)
+			}
+		}
+		k.baseDirty = k.baseDirty[:0]
+		c.at = now
+		c.resetOverlays()
 		return c
 	}
+	for _, id := range k.baseDirty {
+		k.baseMark[id] = false
+	}
+	k.baseDirty = k.baseDirty[:0]
 	cl := k.cl
 	for i := range c.list {
 		c.posOf[c.list[i].id] = -1
@@ -170,13 +190,13 @@ func (k *Karpenter) existingBase() *exCache {
 		switch cl.Nodes[id].State {
 		case cluster.NodeGone:
 		case cluster.NodeReady:
-			list = k.appendBase(c, list, id, true, now)
+			list = k.appendBase(c, list, id, true)
 		default:
 			notReady = append(notReady, id)
 		}
 	}
 	for _, id := range notReady {
-		list = k.appendBase(c, list, id, false, now)
+		list = k.appendBase(c, list, id, false)
 	}
 	c.notReady = notReady
 	for i := range c.poolSums {
@@ -184,29 +204,61 @@ func (k *Karpenter) existingBase() *exCache {
 		c.poolCap[ps.pool], c.poolNodes[ps.pool] = ps.capacity, ps.nodes
 	}
 	c.poolSums = c.poolSums[:0]
-	c.valid, c.at, c.version, c.nodes, c.list = true, now, k.dis.version, len(cl.Nodes), list
-	if cap(c.slots) < len(list) {
-		c.slots = make([]exSlot, len(list), cap(list))
+	c.valid, c.at, c.members, c.list = true, now, k.members, list
+	c.resetOverlays()
+	return c
+}
+
+// resetOverlays drops the solves' overlays and the jump tables: the base
+// changed.
+func (c *exCache) resetOverlays() {
+	if cap(c.slots) < len(c.list) {
+		c.slots = make([]exSlot, len(c.list), cap(c.list))
 	}
-	c.slots = c.slots[:len(list)]
+	c.slots = c.slots[:len(c.list)]
 	clear(c.slots)
 	for key, jt := range c.jumps {
 		c.spare = append(c.spare, jt)
 		delete(c.jumps, key)
 	}
-	return c
 }
+
+// baseNodeChanged notes that a node's pods changed (its base entry needs
+// refreshing); baseChanged that the base needs rebuilding.
+func (k *Karpenter) baseNodeChanged(id cluster.NodeID) {
+	for int(id) >= len(k.baseMark) {
+		k.baseMark = append(k.baseMark, false)
+	}
+	if !k.baseMark[id] {
+		k.baseMark[id] = true
+		k.baseDirty = append(k.baseDirty, id)
+	}
+}
+
+func (k *Karpenter) baseChanged() { k.members++ }
 
 // appendBase adds node id to the base unless it is being deleted or in a
 // command.
-func (k *Karpenter) appendBase(c *exCache, list []exNode, id cluster.NodeID, ready bool, now engine.Time) []exNode {
-	n := &k.cl.Nodes[id]
+func (k *Karpenter) appendBase(c *exCache, list []exNode, id cluster.NodeID, ready bool) []exNode {
 	kn := k.knodeOf(id)
 	if kn != nil && (kn.deleting || kn.cmd != nil) {
 		return list
 	}
-	list = append(list, exNode{id: id, node: n, view: n, initialized: ready, pos: int32(len(list))})
-	ex := &list[len(list)-1]
+	list = append(list, exNode{pos: int32(len(list))})
+	k.fillBase(&list[len(list)-1], id, ready)
+	if kn != nil {
+		c.addPoolNode(kn)
+	}
+	c.posOf[id] = int32(len(list) - 1)
+	return list
+}
+
+// fillBase sets a base entry from its node (all but its position).
+func (k *Karpenter) fillBase(ex *exNode, id cluster.NodeID, ready bool) {
+	n := &k.cl.Nodes[id]
+	kn := k.knodeOf(id)
+	got := ex.got[:0]
+	*ex = exNode{id: id, node: n, view: n, initialized: ready, pos: ex.pos, got: got}
 	if kn != nil && !kn.initialized {
 		if len(kn.pool.spec.StartupTaints) > 0 {
 			v := *n
@@ -223,15 +275,11 @@ func (k *Karpenter) appendBase(c *exCache, list []exNode, id cluster.NodeID, rea
 	for r := range ex.free {
 		ex.free[r] -= n.Requested[r] + ex.daemon[r]
 	}
-	if kn != nil {
-		if ready {
-			pa := kn.pool.spec.Disruption
-			ex.underConsolidateAfter = !pa.ConsolidateNever && pa.ConsolidateAfter > 0 && now-kn.lastPodEvent < pa.ConsolidateAfter
+	if kn != nil && ready {
+		if pa := kn.pool.spec.Disruption; !pa.ConsolidateNever && pa.ConsolidateAfter > 0 {
+			ex.ucaUntil = kn.lastPodEvent + pa.ConsolidateAfter
 		}
-		c.addPoolNode(kn)
 	}
-	c.posOf[id] = ex.pos
-	return list
 }
 
 // addPoolNode adds a node's capacity to its pool's sums (pools are few:
@@ -339,7 +387,7 @@ func (s *solver) nextBaseFit(jt *jumpTable, pd *podData, uca bool, p int) int {
 			break
 		}
 		ex := &base[q]
-		if (uca && ex.underConsolidateAfter) || !pd.requests.Fits(ex.free) || !s.staticFits(pd, ex) {
+		if (uca && s.now < ex.ucaUntil) || !pd.requests.Fits(ex.free) || !s.staticFits(pd, ex) {
 			continue
 		}
 		jt.nxt[q] = int32(q)

@@ -142,6 +142,12 @@ type Karpenter struct {
 	fullWhatIfs bool
 	earlyStops  int64
 	// Free lists of what-ifs' pod data and node copies (recycle).
+	// members changes with anything that changes the existing-node base
+	// other than pods (exCache); baseDirty lists the nodes whose pods
+	// changed since it was last brought up to date (baseMark: listed).
+	members    uint64
+	baseDirty  []cluster.NodeID
+	baseMark   []bool
 	pdFree     []*podData
 	pdsFree    []*podData
 	exFree     []*exNode
@@ -296,6 +302,7 @@ func (k *Karpenter) addPool(spec NodePool) *pool {
 	s := spec
 	p := k.buildPool(&s, st)
 	k.poolOrder = nil
+	k.baseChanged()
 	if old, ok := k.poolByName[spec.Name]; ok {
 		// Replace in place so nodes keep pointing at the pool in force.
 		*old = *p
@@ -313,6 +320,7 @@ func (k *Karpenter) addPool(spec NodePool) *pool {
 func (k *Karpenter) SetDaemonOverhead(f DaemonOverheadFunc) {
 	k.daemonOverhead = f
 	k.poolOrder = nil
+	k.baseChanged()
 	for _, p := range k.pools {
 		*p = *k.buildPool(p.spec, p.stats)
 	}
@@ -420,26 +428,31 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 			kn.scanValid = false
 		}
 	case cluster.NodeReadied:
+		k.baseChanged()
 		if kn := k.knodeOf(c.Node); kn != nil && kn.replacementOf != nil {
 			k.eng.After(0, engine.Event{Handler: k.id, Kind: evCommandCheck})
 		}
 		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeAdded:
+		k.baseChanged()
 		k.nodeOrderAdd(c.Node)
 		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeRemoved:
+		k.baseChanged()
 		k.nodeOrderRemove(c.Node)
 		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeUpdated:
+		k.baseChanged()
 		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	}
 }
 
 func (k *Karpenter) podEvent(node cluster.NodeID) {
+	k.baseNodeChanged(node)
 	if kn := k.knodeOf(node); kn != nil {
 		kn.scanValid = false
 		kn.lastPodEvent = k.eng.Now()

@@ -387,6 +387,7 @@ func (k *Karpenter) nodeReady(id cluster.NodeID) {
 	}
 	kn.initialized = true
 	kn.lastPodEvent = k.eng.Now()
+	k.baseChanged()
 }
 
 // registrationTimeout deletes a NodeClaim whose node did not become Ready

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
 )
 
 // The solver is Karpenter's scheduling simulation (KC
@@ -73,6 +74,7 @@ type solver struct {
 	lchecks    []typeCheck
 	seq        int
 	anyPNS     bool
+	now        engine.Time
 	// A consolidation what-if may stop as soon as its answer is
 	// known to be "no" (decided): stopAtTwo once it has two NodeClaims,
 	// stopAtSpot once its first NodeClaim can launch spot (see
@@ -101,6 +103,7 @@ func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 	cl := k.cl
 	s := k.freshSolver(o.consolidation)
 	s.avail = k.availMasks()
+	s.now = k.eng.Now()
 	s.pools = k.orderedPools()
 	for _, p := range s.pools {
 		s.anyPNS = s.anyPNS || p.hasPNS
