@@ -35,8 +35,9 @@ type nodeScan struct {
 // prepared once for many solves: the pods, the same in queue order, and
 // their distinct templates (relaxation zero) in order of first appearance.
 type podSet struct {
-	pods, sorted []cluster.PodID
-	keys         []pdKey
+	pods   []cluster.PodID
+	sorted []qkey
+	keys   []pdKey
 	// namesCapacityType: some template requires or prefers a capacity
 	// type (or spreads over capacity types) in some relaxation state, so
 	// a NodeClaim holding its pods may lose its spot offerings.
@@ -48,8 +49,7 @@ type podSet struct {
 
 func (k *Karpenter) newPodSet(pods []cluster.PodID) *podSet {
 	ps := &podSet{pods: pods}
-	ps.sorted = append([]cluster.PodID(nil), pods...)
-	k.sortPods(ps.sorted)
+	ps.sorted = k.queueKeys(pods)
 	cl := k.cl
 	seen := map[pdKey]bool{}
 	for _, id := range pods {

@@ -291,24 +291,48 @@ func (k *Karpenter) domainUniverse(pools []*pool) map[cluster.Sym][]cluster.Sym 
 	return u
 }
 
-// sortPods orders pods as KC's Queue: cpu desc, memory desc, creation
-// time, then id (for the uid).
-func (k *Karpenter) sortPods(pods []cluster.PodID) {
-	sort.SliceStable(pods, func(i, j int) bool { return k.podBefore(pods[i], pods[j]) })
+// qkey is a pod's place in KC's Queue order: cpu desc, memory desc,
+// creation time, then id (for the uid). Kept beside pod lists so sorting
+// and merging read no pod records.
+type qkey struct {
+	cpu, mem int64
+	created  engine.Time
+	id       cluster.PodID
 }
 
-func (k *Karpenter) podBefore(i, j cluster.PodID) bool {
-	a, b := &k.cl.Pods[i], &k.cl.Pods[j]
-	if x, y := a.Spec.Requests[cluster.CPU], b.Spec.Requests[cluster.CPU]; x != y {
-		return x > y
+func (a *qkey) before(b *qkey) bool {
+	if a.cpu != b.cpu {
+		return a.cpu > b.cpu
 	}
-	if x, y := a.Spec.Requests[cluster.Memory], b.Spec.Requests[cluster.Memory]; x != y {
-		return x > y
+	if a.mem != b.mem {
+		return a.mem > b.mem
 	}
-	if a.Created != b.Created {
-		return a.Created < b.Created
+	if a.created != b.created {
+		return a.created < b.created
 	}
-	return i < j
+	return a.id < b.id
+}
+
+func compareQ(a, b qkey) int {
+	switch {
+	case a.before(&b):
+		return -1
+	case b.before(&a):
+		return 1
+	}
+	return 0
+}
+
+// queueKeys returns the pods' keys in queue order.
+func (k *Karpenter) queueKeys(pods []cluster.PodID) []qkey {
+	keys := make([]qkey, len(pods))
+	for i, id := range pods {
+		p := &k.cl.Pods[id]
+		keys[i] = qkey{cpu: p.Spec.Requests[cluster.CPU], mem: p.Spec.Requests[cluster.Memory], created: p.Created, id: id}
+	}
+	// The order is total (ids differ): any sort gives the same result.
+	slices.SortFunc(keys, compareQ)
+	return keys
 }
 
 // recycle takes back the pod data and node copies of a what-if whose
@@ -337,18 +361,15 @@ func (k *Karpenter) recycle(s *solver) {
 // a full sort gives); with at most two runs the merge is lazy, as most
 // what-ifs stop early (earlyNo).
 type podQueue struct {
-	k    *Karpenter
-	a, b []cluster.PodID // runs left to merge
+	a, b []qkey // runs left to merge
 }
 
 func (s *solver) queue(pods []cluster.PodID) podQueue {
 	k := s.k
 	if s.sets == nil {
-		q := append([]cluster.PodID(nil), pods...)
-		k.sortPods(q)
-		return podQueue{k: k, a: q}
+		return podQueue{a: k.queueKeys(pods)}
 	}
-	runs := make([][]cluster.PodID, 0, len(s.sets))
+	runs := make([][]qkey, 0, len(s.sets))
 	for _, ps := range s.sets {
 		if len(ps.sorted) > 0 {
 			runs = append(runs, ps.sorted)
@@ -360,12 +381,12 @@ func (s *solver) queue(pods []cluster.PodID) podQueue {
 			if i+1 == len(runs) {
 				next = append(next, runs[i])
 			} else {
-				next = append(next, k.mergeQueued(runs[i], runs[i+1]))
+				next = append(next, mergeQueued(runs[i], runs[i+1]))
 			}
 		}
 		runs = next
 	}
-	q := podQueue{k: k}
+	var q podQueue
 	if len(runs) > 0 {
 		q.a = runs[0]
 	}
@@ -377,16 +398,21 @@ func (s *solver) queue(pods []cluster.PodID) podQueue {
 
 func (q *podQueue) len() int { return len(q.a) + len(q.b) }
 
+// fromB reports whether the next pod comes from run b.
+func (q *podQueue) fromB() bool {
+	return len(q.b) > 0 && (len(q.a) == 0 || q.b[0].before(&q.a[0]))
+}
+
 // peek returns the next pod; next drops it. Both need len() > 0.
 func (q *podQueue) peek() cluster.PodID {
-	if len(q.b) > 0 && (len(q.a) == 0 || q.k.podBefore(q.b[0], q.a[0])) {
-		return q.b[0]
+	if q.fromB() {
+		return q.b[0].id
 	}
-	return q.a[0]
+	return q.a[0].id
 }
 
 func (q *podQueue) next() {
-	if len(q.b) > 0 && (len(q.a) == 0 || q.k.podBefore(q.b[0], q.a[0])) {
+	if q.fromB() {
 		q.b = q.b[1:]
 		return
 	}
@@ -394,11 +420,11 @@ func (q *podQueue) next() {
 }
 
 // mergeQueued merges two runs in queue order into a new slice.
-func (k *Karpenter) mergeQueued(a, b []cluster.PodID) []cluster.PodID {
-	q := make([]cluster.PodID, 0, len(a)+len(b))
+func mergeQueued(a, b []qkey) []qkey {
+	q := make([]qkey, 0, len(a)+len(b))
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
-		if k.podBefore(b[j], a[i]) {
+		if b[j].before(&a[i]) {
 			q = append(q, b[j])
 			j++
 		} else {
