@@ -151,6 +151,7 @@ var (
 	_ PreScorePlugin  = (*podTopologySpread)(nil)
 	_ ScorePlugin     = (*podTopologySpread)(nil)
 	_ ScoreNormalizer = (*podTopologySpread)(nil)
+	_ batchScorer     = (*podTopologySpread)(nil)
 )
 
 func newPodTopologySpread(h Handle, args PluginArgs) (Plugin, error) {
@@ -540,9 +541,21 @@ func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) 
 	return false
 }
 
-func (p *podTopologySpread) Score(cs *CycleState, id cluster.NodeID, n *cluster.Node) int64 {
+func (p *podTopologySpread) Score(_ *CycleState, id cluster.NodeID, _ *cluster.Node) int64 {
 	i := p.scoreIndex
 	p.scoreIndex++
+	return p.score(i, id)
+}
+
+func (p *podTopologySpread) scoreAll(_ *CycleState, _ []cluster.Node, feasible []cluster.NodeID, out []int64) {
+	for i, nid := range feasible {
+		out[i] = p.score(p.scoreIndex+i, nid)
+	}
+	p.scoreIndex += len(feasible)
+}
+
+// score is the raw score of the i-th feasible node.
+func (p *podTopologySpread) score(i int, id cluster.NodeID) int64 {
 	if p.ignored[i] {
 		return 0
 	}
