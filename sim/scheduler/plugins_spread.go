@@ -43,11 +43,14 @@ type podTopologySpread struct {
 	soft       []softState
 	requireAll bool
 	ignored    []bool // per feasible node, in order
-	// slots holds, per feasible node and soft constraint (node-major), the
-	// index of the node's domain in the constraint's counts, or slotHost
-	// or slotMissing.
+	// slots holds, per soft constraint and feasible node (constraint-
+	// major), the index of the node's domain in the constraint's counts,
+	// or slotHost or slotMissing.
 	slots      []int32
+	nFeasible  int
 	scoreIndex int
+	acc        []float64 // per feasible node: raw score before rounding
+	normMemo   []int64   // NormalizeScore's result by score - min
 	softCache  map[*cluster.PodSpec]softConstraints
 	// preps keeps per spec and namespace what does not change from one
 	// cycle to the next; last is the latest, as pods come in template runs.
@@ -465,30 +468,36 @@ func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) 
 	// system defaults, so that nodes without a zone still spread by host.
 	p.requireAll = pr.requireAll
 	cl := p.h.Cluster()
-	p.ignored = p.ignored[:0]
-	p.slots = p.slots[:0]
-	scored := 0
-	for _, nid := range feasible {
-		n := &cl.Nodes[nid]
-		ign := p.requireAll && !hasKeysC(n, constraints)
-		p.ignored = append(p.ignored, ign)
-		if ign {
-			for range p.soft {
-				p.slots = append(p.slots, slotMissing)
+	nf := len(feasible)
+	p.nFeasible = nf
+	p.ignored = resize(p.ignored, nf)
+	scored := nf
+	if p.requireAll {
+		for i, nid := range feasible {
+			if !hasKeysC(&cl.Nodes[nid], constraints) {
+				p.ignored[i] = true
+				scored--
 			}
-			continue
 		}
-		scored++
-		for i := range p.soft {
-			st := &p.soft[i]
+	}
+	p.slots = resize(p.slots, nf*len(p.soft))
+	for j := range p.soft {
+		st := &p.soft[j]
+		key := st.c.TopologyKey
+		slots := p.slots[j*nf : (j+1)*nf]
+		for i, nid := range feasible {
 			slot := slotMissing
-			if v, ok := n.Labels.Get(st.c.TopologyKey); ok {
+			if p.ignored[i] {
+				slots[i] = slot
+				continue
+			}
+			if v, ok := cl.Nodes[nid].Labels.Get(key); ok {
 				slot = slotHost
 				if !st.host {
 					slot = st.slot(v)
 				}
 			}
-			p.slots = append(p.slots, slot)
+			slots[i] = slot
 		}
 	}
 	for i := range p.soft {
@@ -544,28 +553,16 @@ func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) 
 func (p *podTopologySpread) Score(_ *CycleState, id cluster.NodeID, _ *cluster.Node) int64 {
 	i := p.scoreIndex
 	p.scoreIndex++
-	return p.score(i, id)
-}
-
-func (p *podTopologySpread) scoreAll(_ *CycleState, _ []cluster.Node, feasible []cluster.NodeID, out []int64) {
-	for i, nid := range feasible {
-		out[i] = p.score(p.scoreIndex+i, nid)
-	}
-	p.scoreIndex += len(feasible)
-}
-
-// score is the raw score of the i-th feasible node.
-func (p *podTopologySpread) score(i int, id cluster.NodeID) int64 {
 	if p.ignored[i] {
 		return 0
 	}
 	var score float64
-	k := len(p.soft)
-	for j, slot := range p.slots[i*k : i*k+k] {
+	for j := range p.soft {
+		st := &p.soft[j]
+		slot := p.slots[j*p.nFeasible+i]
 		if slot == slotMissing {
 			continue
 		}
-		st := &p.soft[j]
 		var cnt int32
 		if slot == slotHost {
 			cnt = st.counter.On(id)
@@ -575,6 +572,53 @@ func (p *podTopologySpread) score(i int, id cluster.NodeID) int64 {
 		score += float64(cnt)*st.weight + float64(st.c.MaxSkew-1)
 	}
 	return int64(math.Round(score))
+}
+
+// scoreAll is Score over the feasible nodes, a constraint at a time: each
+// node's terms are still added in constraint order, so the float sums are
+// Score's.
+func (p *podTopologySpread) scoreAll(_ *CycleState, _ []cluster.Node, feasible []cluster.NodeID, out []int64) {
+	nf := len(feasible)
+	first := p.scoreIndex
+	p.scoreIndex += nf
+	acc := resize(p.acc, nf)
+	p.acc = acc
+	for j := range p.soft {
+		st := &p.soft[j]
+		w, skew := st.weight, float64(st.c.MaxSkew-1)
+		slots := p.slots[j*p.nFeasible+first : j*p.nFeasible+first+nf]
+		if st.host {
+			for i, slot := range slots {
+				if slot != slotMissing {
+					acc[i] += float64(st.counter.On(feasible[i]))*w + skew
+				}
+			}
+			continue
+		}
+		counts := st.counts
+		for i, slot := range slots {
+			if slot != slotMissing {
+				acc[i] += float64(counts[slot])*w + skew
+			}
+		}
+	}
+	for i, a := range acc {
+		if p.ignored[first+i] {
+			out[i] = 0
+			continue
+		}
+		out[i] = int64(math.Round(a))
+	}
+}
+
+// resize returns s with length n, zeroed, reusing its array.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, 2*n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // NormalizeScore gives the fewest matching pods the top score (k8s
@@ -588,12 +632,28 @@ func (p *podTopologySpread) NormalizeScore(_ *CycleState, scores []int64) {
 		minS = min(minS, s)
 		maxS = max(maxS, s)
 	}
+	// Scores take few values: with a small range, each value is divided
+	// once (memo by s - minS; -1 not yet).
+	var memo []int64
+	if maxS > 0 && maxS-minS < 1024 {
+		memo = p.normMemo[:0]
+		for range maxS - minS + 1 {
+			memo = append(memo, -1)
+		}
+		p.normMemo = memo
+	}
 	for i, s := range scores {
 		switch {
 		case p.ignored[i]:
 			scores[i] = 0
 		case maxS == 0:
 			scores[i] = MaxNodeScore
+		case memo != nil:
+			m := &memo[s-minS]
+			if *m < 0 {
+				*m = MaxNodeScore * (maxS + minS - s) / maxS
+			}
+			scores[i] = *m
 		default:
 			scores[i] = MaxNodeScore * (maxS + minS - s) / maxS
 		}

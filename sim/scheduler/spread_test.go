@@ -139,6 +139,10 @@ func spreadAgainstReference(t *testing.T, seed uint64, listDefaulting bool) {
 					w[i] = want.Score(&wcs, nid, &h.cl.Nodes[nid])
 				}
 				require.Equal(t, w, g, what)
+				got.PreScore(&cs, feasible)
+				all := make([]int64, len(feasible))
+				got.scoreAll(&cs, h.cl.Nodes, feasible, all)
+				require.Equal(t, w, all, what)
 				got.NormalizeScore(&cs, g)
 				want.NormalizeScore(&wcs, w)
 				require.Equal(t, w, g, what)
