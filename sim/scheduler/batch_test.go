@@ -15,7 +15,9 @@ import (
 
 // TestScoreAllMatchesScore checks every plugin's batch scoring against
 // its Score, node by node, under each scoring strategy and resource list,
-// on random nodes (some with no cpu or memory, some full) and pods.
+// on random nodes (some with no cpu or memory, some full) and pods, over
+// rounds of binds and deletions (the resource score caches must follow
+// them), pods of a spec twice in a row and specs alternating.
 func TestScoreAllMatchesScore(t *testing.T) {
 	shape := []ShapePoint{{0, 0}, {50, 7}, {100, 10}}
 	profiles := []Profile{DefaultProfile()}
@@ -74,11 +76,12 @@ func TestScoreAllMatchesScore(t *testing.T) {
 		cs.OwnerSelector = &sel
 		specs = append(specs, cs)
 	}
-	// Fill nodes to random levels (some past their allocatable: scoring
-	// must cope with requests over capacity).
+	// Fill nodes to random levels, then bind and delete at random between
+	// rounds.
 	ns := h.cl.Syms.Intern("default")
-	for _, nid := range h.s.Nodes() {
-		for range rng.IntN(6) {
+	var bound []cluster.PodID
+	fill := func(nid cluster.NodeID, pods int) {
+		for range pods {
 			id := h.cl.CreatePod(cluster.Pod{Name: "f", Namespace: ns, Spec: specs[1+rng.IntN(3)], Workload: -1})
 			h.s.dequeue(id)
 			n := &h.cl.Nodes[nid]
@@ -86,38 +89,61 @@ func TestScoreAllMatchesScore(t *testing.T) {
 				continue
 			}
 			h.cl.Bind(id, nid)
+			bound = append(bound, id)
 		}
+	}
+	for _, nid := range h.s.Nodes() {
+		fill(nid, rng.IntN(6))
 	}
 	nodes := h.s.Nodes()
 	compared := 0
-	for _, p := range profiles {
-		fw := h.s.fws[p.SchedulerName]
-		for _, spec := range specs {
-			id := h.cl.CreatePod(cluster.Pod{Name: "x", Namespace: ns, Spec: spec, Workload: -1})
-			h.s.dequeue(id)
-			cs := CycleState{Pod: id, Spec: spec, Namespace: ns}
-			feasible := append([]cluster.NodeID(nil), nodes...)
-			rng.Shuffle(len(feasible), func(i, j int) { feasible[i], feasible[j] = feasible[j], feasible[i] })
-			feasible = feasible[:2+rng.IntN(len(feasible)-1)]
-			for k, sp := range fw.scorers {
-				b := fw.batch[k]
-				require.NotNil(t, b, sp.Name())
-				if pre := fw.scorePre[k]; pre != nil && pre.PreScore(&cs, feasible) {
-					continue
+	for round := range 6 {
+		for range 20 {
+			if rng.IntN(2) == 0 && len(bound) > 0 {
+				i := rng.IntN(len(bound))
+				h.cl.DeletePod(bound[i], cluster.CauseEvicted)
+				bound = append(bound[:i], bound[i+1:]...)
+				continue
+			}
+			fill(nodes[rng.IntN(len(nodes))], 1)
+		}
+		var order []int
+		for _, si := range rng.Perm(len(specs)) {
+			order = append(order, si)
+			if round%2 == 1 {
+				order = append(order, si) // the cache's entries hit
+			}
+		}
+		for _, p := range profiles {
+			fw := h.s.fws[p.SchedulerName]
+			for _, si := range order {
+				spec := specs[si]
+				id := h.cl.CreatePod(cluster.Pod{Name: "x", Namespace: ns, Spec: spec, Workload: -1})
+				h.s.dequeue(id)
+				cs := CycleState{Pod: id, Spec: spec, Namespace: ns}
+				feasible := append([]cluster.NodeID(nil), nodes...)
+				rng.Shuffle(len(feasible), func(i, j int) { feasible[i], feasible[j] = feasible[j], feasible[i] })
+				feasible = feasible[:2+rng.IntN(len(feasible)-1)]
+				for k, sp := range fw.scorers {
+					b := fw.batch[k]
+					require.NotNil(t, b, sp.Name())
+					if pre := fw.scorePre[k]; pre != nil && pre.PreScore(&cs, feasible) {
+						continue
+					}
+					want := make([]int64, len(feasible))
+					for i, nid := range feasible {
+						want[i] = sp.Score(&cs, nid, &h.cl.Nodes[nid])
+					}
+					if pre := fw.scorePre[k]; pre != nil {
+						pre.PreScore(&cs, feasible)
+					}
+					got := make([]int64, len(feasible))
+					b.scoreAll(&cs, h.cl.Nodes, feasible, got)
+					require.Equal(t, want, got, "%s %s", p.SchedulerName, sp.Name())
+					compared++
 				}
-				want := make([]int64, len(feasible))
-				for i, nid := range feasible {
-					want[i] = sp.Score(&cs, nid, &h.cl.Nodes[nid])
-				}
-				if pre := fw.scorePre[k]; pre != nil {
-					pre.PreScore(&cs, feasible)
-				}
-				got := make([]int64, len(feasible))
-				b.scoreAll(&cs, h.cl.Nodes, feasible, got)
-				require.Equal(t, want, got, "%s %s", p.SchedulerName, sp.Name())
-				compared++
 			}
 		}
 	}
-	require.Greater(t, compared, 300)
+	require.Greater(t, compared, 1000)
 }

@@ -54,10 +54,12 @@ func resolveResources(h Handle, rw []ResourceWeight) ([]scoredResource, error) {
 // nodeResourcesFit filters nodes without room for the pod's requests and
 // scores by the chosen strategy.
 type nodeResourcesFit struct {
+	h         Handle
 	reasons   [cluster.MaxResources]Reason
 	strategy  string
 	resources []scoredResource
 	shape     []ShapePoint
+	cache     scoreCache // LeastAllocated on cpu and memory
 }
 
 var (
@@ -67,7 +69,7 @@ var (
 )
 
 func newNodeResourcesFit(h Handle, args PluginArgs) (Plugin, error) {
-	p := &nodeResourcesFit{strategy: args.ScoringStrategy}
+	p := &nodeResourcesFit{h: h, strategy: args.ScoringStrategy}
 	switch args.ScoringStrategy {
 	case "":
 		p.strategy = LeastAllocated
@@ -188,7 +190,12 @@ func (p *nodeResourcesFit) scoreAll(cs *CycleState, nodes []cluster.Node, feasib
 	}
 	podCPU, podMem := cs.Spec.ScoreCPU, cs.Spec.ScoreMemory
 	wCPU, wMem := p.resources[0].weight, p.resources[1].weight
+	epochs := p.cache.prepare(p.h, [2]int64{podCPU, podMem})
 	for i, nid := range feasible {
+		if v, ok := p.cache.get(epochs, nid); ok {
+			out[i] = v
+			continue
+		}
 		n := &nodes[nid]
 		var sum, weights int64
 		if capacity := n.Allocatable[cluster.CPU]; capacity != 0 {
@@ -207,11 +214,11 @@ func (p *nodeResourcesFit) scoreAll(cs *CycleState, nodes []cluster.Node, feasib
 			sum += s * wMem
 			weights += wMem
 		}
-		if weights == 0 {
-			out[i] = 0
-			continue
+		if weights > 0 {
+			sum /= weights
 		}
-		out[i] = sum / weights
+		out[i] = sum
+		p.cache.put(epochs, nid, sum)
 	}
 }
 
@@ -238,8 +245,10 @@ func (p *nodeResourcesFit) shapeScore(util int64) int64 {
 // that request neither are not scored by it (upstream skips best-effort
 // pods so they do not pile onto one node).
 type balancedAllocation struct {
+	h         Handle
 	resources []scoredResource
 	fractions []float64
+	cache     scoreCache // two resources
 }
 
 var (
@@ -253,7 +262,7 @@ func newBalancedAllocation(h Handle, args PluginArgs) (Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &balancedAllocation{resources: res}, nil
+	return &balancedAllocation{h: h, resources: res}, nil
 }
 
 func (p *balancedAllocation) Name() string { return NameBalancedAllocation }
@@ -309,7 +318,12 @@ func (p *balancedAllocation) scoreAll(cs *CycleState, nodes []cluster.Node, feas
 	}
 	s0, s1 := p.resources[0].slot, p.resources[1].slot
 	r0, r1 := cs.Spec.Requests[s0], cs.Spec.Requests[s1]
+	epochs := p.cache.prepare(p.h, [2]int64{r0, r1})
 	for i, nid := range feasible {
+		if v, ok := p.cache.get(epochs, nid); ok {
+			out[i] = v
+			continue
+		}
 		n := &nodes[nid]
 		// With one capacity 0, one fraction: deviation 0.
 		var std float64
@@ -325,5 +339,6 @@ func (p *balancedAllocation) scoreAll(cs *CycleState, nodes []cluster.Node, feas
 			std = math.Abs((f0 - f1) / 2)
 		}
 		out[i] = int64((1 - std) * MaxNodeScore)
+		p.cache.put(epochs, nid, out[i])
 	}
 }
