@@ -110,3 +110,50 @@ func BenchmarkScheduleBasic(b *testing.B) {
 func BenchmarkScheduleSpread(b *testing.B) {
 	b.Run("nodes=5000", func(b *testing.B) { runSchedule(b, 5000, true) })
 }
+
+// BenchmarkScheduleDeployments: pods of 200 Deployment-like templates (an
+// owner selector, so the system default spread constraints apply, and a
+// nodeSelector), 50 consecutive replicas each, as the generated scale
+// scenarios make them; nodes over three zones.
+func BenchmarkScheduleDeployments(b *testing.B) {
+	for _, n := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			var total time.Duration
+			for range b.N {
+				b.StopTimer()
+				eng, cl, s := benchCluster(b, n)
+				ns := cl.Syms.Intern("default")
+				for t := range 200 {
+					app := fmt.Sprintf("svc-%d", t)
+					spec := corev1.PodSpec{
+						NodeSelector: map[string]string{"pool": fmt.Sprintf("pool-%d", t%2)},
+						Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU:    resource.MustParse("250m"),
+							corev1.ResourceMemory: resource.MustParse("1Gi"),
+						}}}},
+					}
+					cs, _, err := cluster.CompilePodSpec(cl.Syms, cl.Resources, cluster.PodSpecInput{Namespace: "default", Labels: map[string]string{"app": app}, Spec: &spec,
+						Priority: func(string) (int32, bool, bool) { return 0, false, true }})
+					if err != nil {
+						b.Fatal(err)
+					}
+					sel, _ := cluster.CompileLabelSelector(cl.Syms, &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}})
+					cs.OwnerSelector = &sel
+					for range benchPods / 200 {
+						cl.CreatePod(cluster.Pod{Name: "p", Namespace: ns, Spec: cs, Workload: -1})
+					}
+				}
+				b.StartTimer()
+				start := time.Now()
+				eng.Run(time.Second)
+				total += time.Since(start)
+				b.StopTimer()
+				if got := s.Stats().Bound; got != benchPods {
+					b.Fatalf("bound %d of %d pods", got, benchPods)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(benchPods*b.N)/total.Seconds(), "pods/s")
+		})
+	}
+}

@@ -164,6 +164,7 @@ func (x *fitIndex) move(from, to int) {
 // fitNodeChanged re-evaluates a node in every index (its room, labels,
 // taints or cordon changed).
 func (s *Scheduler) fitNodeChanged(nid cluster.NodeID) {
+	s.roomChanged(nid)
 	if len(s.fitList) == 0 {
 		return
 	}

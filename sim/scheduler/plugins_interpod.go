@@ -43,6 +43,7 @@ var (
 	_ PreScorePlugin  = (*interPodAffinity)(nil)
 	_ ScorePlugin     = (*interPodAffinity)(nil)
 	_ ScoreNormalizer = (*interPodAffinity)(nil)
+	_ batchScorer     = (*interPodAffinity)(nil)
 )
 
 func newInterPodAffinity(h Handle, args PluginArgs) (Plugin, error) {
@@ -232,6 +233,12 @@ func (p *interPodAffinity) Score(_ *CycleState, _ cluster.NodeID, n *cluster.Nod
 		s += p.scores[pair{l.Key, l.Value}]
 	}
 	return s
+}
+
+func (p *interPodAffinity) scoreAll(cs *CycleState, nodes []cluster.Node, feasible []cluster.NodeID, out []int64) {
+	for i, nid := range feasible {
+		out[i] = p.Score(cs, nid, &nodes[nid])
+	}
 }
 
 // NormalizeScore maps [min, max] to [0, MaxNodeScore]; all equal gives 0.

@@ -75,6 +75,7 @@ var (
 	_ FilterPlugin    = (*taintToleration)(nil)
 	_ ScorePlugin     = (*taintToleration)(nil)
 	_ ScoreNormalizer = (*taintToleration)(nil)
+	_ batchScorer     = (*taintToleration)(nil)
 )
 
 func newTaintToleration(h Handle, _ PluginArgs) (Plugin, error) {
@@ -120,6 +121,17 @@ func (p *taintToleration) Score(cs *CycleState, _ cluster.NodeID, n *cluster.Nod
 	return count
 }
 
+func (p *taintToleration) scoreAll(cs *CycleState, nodes []cluster.Node, feasible []cluster.NodeID, out []int64) {
+	for i, nid := range feasible {
+		n := &nodes[nid]
+		if len(n.Taints) == 0 {
+			out[i] = 0
+			continue
+		}
+		out[i] = p.Score(cs, nid, n)
+	}
+}
+
 // NormalizeScore reverses: the node with the most intolerable taints gets 0.
 func (p *taintToleration) NormalizeScore(_ *CycleState, scores []int64) {
 	normalize(scores, true)
@@ -137,6 +149,7 @@ var (
 	_ PreScorePlugin  = (*nodeAffinity)(nil)
 	_ ScorePlugin     = (*nodeAffinity)(nil)
 	_ ScoreNormalizer = (*nodeAffinity)(nil)
+	_ batchScorer     = (*nodeAffinity)(nil)
 )
 
 func newNodeAffinity(h Handle, _ PluginArgs) (Plugin, error) {
@@ -172,6 +185,12 @@ func (p *nodeAffinity) Score(cs *CycleState, _ cluster.NodeID, n *cluster.Node) 
 		}
 	}
 	return s
+}
+
+func (p *nodeAffinity) scoreAll(cs *CycleState, nodes []cluster.Node, feasible []cluster.NodeID, out []int64) {
+	for i, nid := range feasible {
+		out[i] = p.Score(cs, nid, &nodes[nid])
+	}
 }
 
 func (p *nodeAffinity) NormalizeScore(_ *CycleState, scores []int64) {

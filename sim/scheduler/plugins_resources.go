@@ -54,19 +54,22 @@ func resolveResources(h Handle, rw []ResourceWeight) ([]scoredResource, error) {
 // nodeResourcesFit filters nodes without room for the pod's requests and
 // scores by the chosen strategy.
 type nodeResourcesFit struct {
+	h         Handle
 	reasons   [cluster.MaxResources]Reason
 	strategy  string
 	resources []scoredResource
 	shape     []ShapePoint
+	cache     scoreCache // LeastAllocated on cpu and memory
 }
 
 var (
 	_ FilterPlugin = (*nodeResourcesFit)(nil)
 	_ ScorePlugin  = (*nodeResourcesFit)(nil)
+	_ batchScorer  = (*nodeResourcesFit)(nil)
 )
 
 func newNodeResourcesFit(h Handle, args PluginArgs) (Plugin, error) {
-	p := &nodeResourcesFit{strategy: args.ScoringStrategy}
+	p := &nodeResourcesFit{h: h, strategy: args.ScoringStrategy}
 	switch args.ScoringStrategy {
 	case "":
 		p.strategy = LeastAllocated
@@ -176,6 +179,49 @@ func (p *nodeResourcesFit) Score(cs *CycleState, _ cluster.NodeID, n *cluster.No
 	return sum / weights
 }
 
+// scoreAll is Score over the feasible nodes, with LeastAllocated on cpu
+// and memory (the default) spelled out.
+func (p *nodeResourcesFit) scoreAll(cs *CycleState, nodes []cluster.Node, feasible []cluster.NodeID, out []int64) {
+	if p.strategy != LeastAllocated || len(p.resources) != 2 || p.resources[0].slot != cluster.CPU || p.resources[1].slot != cluster.Memory {
+		for i, nid := range feasible {
+			out[i] = p.Score(cs, nid, &nodes[nid])
+		}
+		return
+	}
+	podCPU, podMem := cs.Spec.ScoreCPU, cs.Spec.ScoreMemory
+	wCPU, wMem := p.resources[0].weight, p.resources[1].weight
+	epochs := p.cache.prepare(p.h, [2]int64{podCPU, podMem})
+	for i, nid := range feasible {
+		if v, ok := p.cache.get(epochs, nid); ok {
+			out[i] = v
+			continue
+		}
+		n := &nodes[nid]
+		var sum, weights int64
+		if capacity := n.Allocatable[cluster.CPU]; capacity != 0 {
+			var s int64
+			if req := n.ScoreRequested[cluster.CPU] + podCPU; req <= capacity {
+				s = (capacity - req) * MaxNodeScore / capacity
+			}
+			sum += s * wCPU
+			weights += wCPU
+		}
+		if capacity := n.Allocatable[cluster.Memory]; capacity != 0 {
+			var s int64
+			if req := n.ScoreRequested[cluster.Memory] + podMem; req <= capacity {
+				s = (capacity - req) * MaxNodeScore / capacity
+			}
+			sum += s * wMem
+			weights += wMem
+		}
+		if weights > 0 {
+			sum /= weights
+		}
+		out[i] = sum
+		p.cache.put(epochs, nid, sum)
+	}
+}
+
 // shapeScore is the broken-line function through the shape points, scaled
 // to 0..MaxNodeScore (k8s helper.BuildBrokenLinearFunction).
 func (p *nodeResourcesFit) shapeScore(util int64) int64 {
@@ -199,13 +245,16 @@ func (p *nodeResourcesFit) shapeScore(util int64) int64 {
 // that request neither are not scored by it (upstream skips best-effort
 // pods so they do not pile onto one node).
 type balancedAllocation struct {
+	h         Handle
 	resources []scoredResource
 	fractions []float64
+	cache     scoreCache // two resources
 }
 
 var (
 	_ PreScorePlugin = (*balancedAllocation)(nil)
 	_ ScorePlugin    = (*balancedAllocation)(nil)
+	_ batchScorer    = (*balancedAllocation)(nil)
 )
 
 func newBalancedAllocation(h Handle, args PluginArgs) (Plugin, error) {
@@ -213,7 +262,7 @@ func newBalancedAllocation(h Handle, args PluginArgs) (Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &balancedAllocation{resources: res}, nil
+	return &balancedAllocation{h: h, resources: res}, nil
 }
 
 func (p *balancedAllocation) Name() string { return NameBalancedAllocation }
@@ -256,4 +305,40 @@ func (p *balancedAllocation) Score(cs *CycleState, _ cluster.NodeID, n *cluster.
 		std = math.Sqrt(sum / float64(len(fr)))
 	}
 	return int64((1 - std) * MaxNodeScore)
+}
+
+// scoreAll is Score over the feasible nodes, with two resources (the
+// default cpu and memory) spelled out.
+func (p *balancedAllocation) scoreAll(cs *CycleState, nodes []cluster.Node, feasible []cluster.NodeID, out []int64) {
+	if len(p.resources) != 2 {
+		for i, nid := range feasible {
+			out[i] = p.Score(cs, nid, &nodes[nid])
+		}
+		return
+	}
+	s0, s1 := p.resources[0].slot, p.resources[1].slot
+	r0, r1 := cs.Spec.Requests[s0], cs.Spec.Requests[s1]
+	epochs := p.cache.prepare(p.h, [2]int64{r0, r1})
+	for i, nid := range feasible {
+		if v, ok := p.cache.get(epochs, nid); ok {
+			out[i] = v
+			continue
+		}
+		n := &nodes[nid]
+		// With one capacity 0, one fraction: deviation 0.
+		var std float64
+		if c0, c1 := n.Allocatable[s0], n.Allocatable[s1]; c0 != 0 && c1 != 0 {
+			f0 := float64(n.Requested[s0]+r0) / float64(c0)
+			if f0 > 1 {
+				f0 = 1
+			}
+			f1 := float64(n.Requested[s1]+r1) / float64(c1)
+			if f1 > 1 {
+				f1 = 1
+			}
+			std = math.Abs((f0 - f1) / 2)
+		}
+		out[i] = int64((1 - std) * MaxNodeScore)
+		p.cache.put(epochs, nid, out[i])
+	}
 }

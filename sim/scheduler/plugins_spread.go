@@ -40,22 +40,112 @@ type podTopologySpread struct {
 	// Filter state of the current cycle.
 	hard []spreadState
 	// Score state of the current cycle.
-	soft       []spreadState
+	soft       []softState
 	requireAll bool
 	ignored    []bool // per feasible node, in order
+	// slots holds, per soft constraint and feasible node (constraint-
+	// major), the index of the node's domain in the constraint's counts,
+	// or slotHost or slotMissing.
+	slots      []int32
+	nFeasible  int
 	scoreIndex int
+	acc        []float64 // per feasible node: raw score before rounding
+	normMemo   []int64   // NormalizeScore's result by score - min
 	softCache  map[*cluster.PodSpec]softConstraints
+	// preps keeps per spec and namespace what does not change from one
+	// cycle to the next; last is the latest, as pods come in template runs.
+	preps    map[prepKey]*spreadPrep
+	lastKey  prepKey
+	lastPrep *spreadPrep
 }
 
+// Slots of Score: the node's own count (hostname key), or no label.
+const (
+	slotHost    int32 = -1
+	slotMissing int32 = -2
+)
+
+type prepKey struct {
+	spec *cluster.PodSpec
+	ns   cluster.Sym
+}
+
+// spreadPrep is the cycle-independent part of a (spec, namespace): its
+// soft constraints with their counters and kept domain sums (created on
+// first use, as before), and its hard constraints' counters.
+type spreadPrep struct {
+	soft       []cluster.SpreadConstraint
+	requireAll bool
+	counters   []*Counter   // per soft constraint
+	sums       []*domainSum // per soft constraint; nil until kept
+	hard       []*Counter   // per spec.Spread index (nil for soft ones)
+	hardSelf   []int32      // per spec.Spread index: the pod matches the selector
+}
+
+// softState is one soft constraint in the current cycle.
+type softState struct {
+	c       *cluster.SpreadConstraint
+	counter *Counter
+	host    bool // topology key is the hostname: each node is its domain
+	weight  float64
+	// doms are the domains of the scored feasible nodes, in order of first
+	// sight; counts[i] is doms[i]'s count over every node. index maps
+	// doms when there are many.
+	doms    []cluster.Sym
+	counts  []int32
+	index   map[cluster.Sym]int32
+	indexed bool
+	kept    bool
+}
+
+// maxLinearDomains is how many domains slot and find search linearly
+// before they use the index map.
+const maxLinearDomains = 16
+
+// slot returns v's index in doms, adding it if new.
+func (st *softState) slot(v cluster.Sym) int32 {
+	if i, ok := st.find(v); ok {
+		return i
+	}
+	i := int32(len(st.doms))
+	st.doms = append(st.doms, v)
+	st.counts = append(st.counts, 0)
+	switch {
+	case st.indexed:
+		st.index[v] = i
+	case len(st.doms) > maxLinearDomains:
+		if st.index == nil {
+			st.index = map[cluster.Sym]int32{}
+		}
+		for j, d := range st.doms {
+			st.index[d] = int32(j)
+		}
+		st.indexed = true
+	}
+	return i
+}
+
+// find returns v's index in doms.
+func (st *softState) find(v cluster.Sym) (int32, bool) {
+	if st.indexed {
+		i, ok := st.index[v]
+		return i, ok
+	}
+	for i, d := range st.doms {
+		if d == v {
+			return int32(i), true
+		}
+	}
+	return 0, false
+}
+
+// spreadState is one hard constraint in the current cycle.
 type spreadState struct {
 	c       *cluster.SpreadConstraint
 	counter *Counter
 	domains map[cluster.Sym]int32
 	min     int32
 	self    int32
-	weight  float64
-	// kept: domains were filled from a kept domain sum.
-	kept bool
 }
 
 var (
@@ -64,6 +154,7 @@ var (
 	_ PreScorePlugin  = (*podTopologySpread)(nil)
 	_ ScorePlugin     = (*podTopologySpread)(nil)
 	_ ScoreNormalizer = (*podTopologySpread)(nil)
+	_ batchScorer     = (*podTopologySpread)(nil)
 )
 
 func newPodTopologySpread(h Handle, args PluginArgs) (Plugin, error) {
@@ -78,6 +169,7 @@ func newPodTopologySpread(h Handle, args PluginArgs) (Plugin, error) {
 		missing:    h.Reason("node(s) didn't match pod topology spread constraints (missing required label)", true),
 		skewed:     h.Reason("node(s) didn't match pod topology spread constraints", false),
 		softCache:  map[*cluster.PodSpec]softConstraints{},
+		preps:      map[prepKey]*spreadPrep{},
 	}
 	if p.defaulting == "" {
 		p.defaulting = SpreadDefaultingSystem
@@ -151,13 +243,50 @@ func hasKeys(n *cluster.Node, states []spreadState) bool {
 	return true
 }
 
+// prep returns the cycle-independent state of the cycle's spec and
+// namespace.
+func (p *podTopologySpread) prep(cs *CycleState) *spreadPrep {
+	k := prepKey{cs.Spec, cs.Namespace}
+	if p.lastPrep != nil && p.lastKey == k {
+		return p.lastPrep
+	}
+	pr := p.preps[k]
+	if pr == nil {
+		soft, system := p.softConstraints(cs.Spec)
+		pr = &spreadPrep{
+			soft:       soft,
+			requireAll: len(cs.Spec.Spread) > 0 || !system,
+			counters:   make([]*Counter, len(soft)),
+			sums:       make([]*domainSum, len(soft)),
+			hard:       make([]*Counter, len(cs.Spec.Spread)),
+			hardSelf:   make([]int32, len(cs.Spec.Spread)),
+		}
+		for i := range cs.Spec.Spread {
+			if c := &cs.Spec.Spread[i]; c.Hard && c.Selector.Matches(p.syms, cs.Spec.Labels) {
+				pr.hardSelf[i] = 1
+			}
+		}
+		p.preps[k] = pr
+	}
+	p.lastKey, p.lastPrep = k, pr
+	return pr
+}
+
 func (p *podTopologySpread) PreFilter(cs *CycleState) bool {
 	p.hard = p.hard[:0]
+	var pr *spreadPrep
 	for i := range cs.Spec.Spread {
 		c := &cs.Spec.Spread[i]
-		if c.Hard {
-			p.hard = p.appendState(p.hard, cs, c)
+		if !c.Hard {
+			continue
 		}
+		if pr == nil {
+			pr = p.prep(cs)
+		}
+		if pr.hard[i] == nil {
+			pr.hard[i] = p.counter(c, cs.Namespace)
+		}
+		p.hard = p.appendState(p.hard, c, pr.hard[i], pr.hardSelf[i])
 	}
 	if len(p.hard) == 0 {
 		return true
@@ -191,10 +320,10 @@ func (p *podTopologySpread) PreFilter(cs *CycleState) bool {
 	return false
 }
 
-// appendState appends a constraint's state for this cycle, reusing the
-// domains map of the slot it overwrites (one map per constraint per cycle
-// was most of the plugin's allocation).
-func (p *podTopologySpread) appendState(list []spreadState, cs *CycleState, c *cluster.SpreadConstraint) []spreadState {
+// appendState appends a hard constraint's state for this cycle, reusing
+// the domains map of the slot it overwrites (one map per constraint per
+// cycle was most of the plugin's allocation).
+func (p *podTopologySpread) appendState(list []spreadState, c *cluster.SpreadConstraint, counter *Counter, self int32) []spreadState {
 	var domains map[cluster.Sym]int32
 	if n := len(list); n < cap(list) {
 		domains = list[:n+1][n].domains
@@ -204,11 +333,7 @@ func (p *podTopologySpread) appendState(list []spreadState, cs *CycleState, c *c
 	} else {
 		clear(domains)
 	}
-	st := spreadState{c: c, counter: p.counter(c, cs.Namespace), domains: domains}
-	if c.Selector.Matches(p.syms, cs.Spec.Labels) {
-		st.self = 1
-	}
-	return append(list, st)
+	return append(list, spreadState{c: c, counter: counter, domains: domains, self: self})
 }
 
 func (p *podTopologySpread) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.Node, _ *[]Reason) Reason {
@@ -279,9 +404,12 @@ func hasKeysC(n *cluster.Node, cs []cluster.SpreadConstraint) bool {
 }
 
 // domainSum returns the kept per-domain counts of soft constraint i over
-// every scanned node, or nil when the scheduler cannot keep them (then
-// the caller walks the nodes).
-func (p *podTopologySpread) domainSum(cs *CycleState, constraints []cluster.SpreadConstraint, i int, st *spreadState) *domainSum {
+// every scanned node (overflowed when it cannot keep them: then the
+// caller walks the nodes), or nil when the scheduler keeps none.
+func (p *podTopologySpread) domainSum(cs *CycleState, pr *spreadPrep, i int) *domainSum {
+	if ds := pr.sums[i]; ds != nil {
+		return ds
+	}
 	si, ok := p.h.(staticNodeInfo)
 	if !ok {
 		return nil
@@ -291,19 +419,12 @@ func (p *podTopologySpread) domainSum(cs *CycleState, constraints []cluster.Spre
 		ns   cluster.Sym
 		i    int
 	}
-	topo := p.h.Topology()
-	k := key{cs.Spec, cs.Namespace, i}
-	if ds, ok := topo.sumByKey[k]; ok {
-		if ds.overflow {
-			return nil
-		}
-		return ds
-	}
 	view := *si.staticView(cs.Spec)
+	constraints := pr.soft
 	c := &constraints[i]
-	requireAll := p.requireAll
+	requireAll := pr.requireAll
 	cl := p.h.Cluster()
-	ds := topo.domainSum(k, st.counter, p.h.Nodes(), func(nid cluster.NodeID) (cluster.Sym, bool) {
+	ds := p.h.Topology().domainSum(key{cs.Spec, cs.Namespace, i}, pr.counters[i], p.h.Nodes(), func(nid cluster.NodeID) (cluster.Sym, bool) {
 		n := &cl.Nodes[nid]
 		if requireAll && !hasKeysC(n, constraints) {
 			return cluster.NoSym, false
@@ -316,51 +437,73 @@ func (p *podTopologySpread) domainSum(cs *CycleState, constraints []cluster.Spre
 		}
 		return n.Labels.Get(c.TopologyKey)
 	})
-	if ds.overflow {
-		return nil
-	}
+	pr.sums[i] = ds
 	return ds
 }
 
 func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) bool {
-	constraints, systemDefaulted := p.softConstraints(cs.Spec)
+	pr := p.prep(cs)
+	constraints := pr.soft
 	if len(constraints) == 0 {
 		return true
 	}
-	p.soft = p.soft[:0]
+	if cap(p.soft) < len(constraints) {
+		p.soft = make([]softState, len(constraints))
+	}
+	p.soft = p.soft[:len(constraints)]
 	for i := range constraints {
-		p.soft = p.appendState(p.soft, cs, &constraints[i])
+		c := &constraints[i]
+		if pr.counters[i] == nil {
+			pr.counters[i] = p.counter(c, cs.Namespace)
+		}
+		st := &p.soft[i]
+		st.c, st.counter, st.host, st.kept = c, pr.counters[i], c.TopologyKey == p.hostname, false
+		st.doms, st.counts = st.doms[:0], st.counts[:0]
+		if st.indexed {
+			clear(st.index)
+			st.indexed = false
+		}
 	}
 	// Nodes without every topology key are not scored, except under the
 	// system defaults, so that nodes without a zone still spread by host.
-	p.requireAll = len(cs.Spec.Spread) > 0 || !systemDefaulted
+	p.requireAll = pr.requireAll
 	cl := p.h.Cluster()
-	p.ignored = p.ignored[:0]
-	scored := 0
-	for _, nid := range feasible {
-		n := &cl.Nodes[nid]
-		ign := p.requireAll && !hasKeys(n, p.soft)
-		p.ignored = append(p.ignored, ign)
-		if ign {
-			continue
+	nf := len(feasible)
+	p.nFeasible = nf
+	p.ignored = resize(p.ignored, nf)
+	scored := nf
+	if p.requireAll {
+		for i, nid := range feasible {
+			if !hasKeysC(&cl.Nodes[nid], constraints) {
+				p.ignored[i] = true
+				scored--
+			}
 		}
-		scored++
-		for i := range p.soft {
-			st := &p.soft[i]
-			if st.c.TopologyKey == p.hostname {
+	}
+	p.slots = resize(p.slots, nf*len(p.soft))
+	for j := range p.soft {
+		st := &p.soft[j]
+		key := st.c.TopologyKey
+		slots := p.slots[j*nf : (j+1)*nf]
+		for i, nid := range feasible {
+			slot := slotMissing
+			if p.ignored[i] {
+				slots[i] = slot
 				continue
 			}
-			if v, ok := n.Labels.Get(st.c.TopologyKey); ok {
-				if _, seen := st.domains[v]; !seen {
-					st.domains[v] = 0
+			if v, ok := cl.Nodes[nid].Labels.Get(key); ok {
+				slot = slotHost
+				if !st.host {
+					slot = st.slot(v)
 				}
 			}
+			slots[i] = slot
 		}
 	}
 	for i := range p.soft {
 		st := &p.soft[i]
-		size := len(st.domains)
-		if st.c.TopologyKey == p.hostname {
+		size := len(st.doms)
+		if st.host {
 			size = scored
 		}
 		st.weight = math.Log(float64(size + 2))
@@ -371,34 +514,34 @@ func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) 
 	walk := false
 	for i := range p.soft {
 		st := &p.soft[i]
-		if st.c.TopologyKey == p.hostname || len(st.domains) == 0 {
+		if st.host || len(st.doms) == 0 {
 			continue
 		}
-		ds := p.domainSum(cs, constraints, i, st)
-		if ds == nil {
+		ds := p.domainSum(cs, pr, i)
+		if ds == nil || ds.overflow {
 			walk = true
 			continue
 		}
 		st.kept = true
-		for v := range st.domains {
-			st.domains[v] = int32(ds.sum(v))
+		for j, v := range st.doms {
+			st.counts[j] = int32(ds.sum(v))
 		}
 	}
 	if walk {
 		view := p.view(cs)
 		for _, nid := range p.h.Nodes() {
 			n := &cl.Nodes[nid]
-			if p.requireAll && !hasKeys(n, p.soft) {
+			if p.requireAll && !hasKeysC(n, constraints) {
 				continue
 			}
 			for i := range p.soft {
 				st := &p.soft[i]
-				if st.kept || st.c.TopologyKey == p.hostname || !p.eligibleID(cs, view, st.c, nid, n) {
+				if st.kept || st.host || !p.eligibleID(cs, view, st.c, nid, n) {
 					continue
 				}
 				v, _ := n.Labels.Get(st.c.TopologyKey)
-				if _, candidate := st.domains[v]; candidate {
-					st.domains[v] += st.counter.On(nid)
+				if j, candidate := st.find(v); candidate {
+					st.counts[j] += st.counter.On(nid)
 				}
 			}
 		}
@@ -407,28 +550,75 @@ func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) 
 	return false
 }
 
-func (p *podTopologySpread) Score(cs *CycleState, id cluster.NodeID, n *cluster.Node) int64 {
+func (p *podTopologySpread) Score(_ *CycleState, id cluster.NodeID, _ *cluster.Node) int64 {
 	i := p.scoreIndex
 	p.scoreIndex++
 	if p.ignored[i] {
 		return 0
 	}
 	var score float64
-	for k := range p.soft {
-		st := &p.soft[k]
-		v, ok := n.Labels.Get(st.c.TopologyKey)
-		if !ok {
+	for j := range p.soft {
+		st := &p.soft[j]
+		slot := p.slots[j*p.nFeasible+i]
+		if slot == slotMissing {
 			continue
 		}
 		var cnt int32
-		if st.c.TopologyKey == p.hostname {
+		if slot == slotHost {
 			cnt = st.counter.On(id)
 		} else {
-			cnt = st.domains[v]
+			cnt = st.counts[slot]
 		}
 		score += float64(cnt)*st.weight + float64(st.c.MaxSkew-1)
 	}
 	return int64(math.Round(score))
+}
+
+// scoreAll is Score over the feasible nodes, a constraint at a time: each
+// node's terms are still added in constraint order, so the float sums are
+// Score's.
+func (p *podTopologySpread) scoreAll(_ *CycleState, _ []cluster.Node, feasible []cluster.NodeID, out []int64) {
+	nf := len(feasible)
+	first := p.scoreIndex
+	p.scoreIndex += nf
+	acc := resize(p.acc, nf)
+	p.acc = acc
+	for j := range p.soft {
+		st := &p.soft[j]
+		w, skew := st.weight, float64(st.c.MaxSkew-1)
+		slots := p.slots[j*p.nFeasible+first : j*p.nFeasible+first+nf]
+		if st.host {
+			for i, slot := range slots {
+				if slot != slotMissing {
+					acc[i] += float64(st.counter.On(feasible[i]))*w + skew
+				}
+			}
+			continue
+		}
+		counts := st.counts
+		for i, slot := range slots {
+			if slot != slotMissing {
+				acc[i] += float64(counts[slot])*w + skew
+			}
+		}
+	}
+	for i, a := range acc {
+		if p.ignored[first+i] {
+			out[i] = 0
+			continue
+		}
+		out[i] = int64(math.Round(a))
+	}
+}
+
+// resize returns s with length n, zeroed, reusing its array.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, 2*n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // NormalizeScore gives the fewest matching pods the top score (k8s
@@ -442,12 +632,28 @@ func (p *podTopologySpread) NormalizeScore(_ *CycleState, scores []int64) {
 		minS = min(minS, s)
 		maxS = max(maxS, s)
 	}
+	// Scores take few values: with a small range, each value is divided
+	// once (memo by s - minS; -1 not yet).
+	var memo []int64
+	if maxS > 0 && maxS-minS < 1024 {
+		memo = p.normMemo[:0]
+		for range maxS - minS + 1 {
+			memo = append(memo, -1)
+		}
+		p.normMemo = memo
+	}
 	for i, s := range scores {
 		switch {
 		case p.ignored[i]:
 			scores[i] = 0
 		case maxS == 0:
 			scores[i] = MaxNodeScore
+		case memo != nil:
+			m := &memo[s-minS]
+			if *m < 0 {
+				*m = MaxNodeScore * (maxS + minS - s) / maxS
+			}
+			scores[i] = *m
 		default:
 			scores[i] = MaxNodeScore * (maxS + minS - s) / maxS
 		}

@@ -102,6 +102,8 @@ type Scheduler struct {
 		t    *staticTable
 	}
 	view specStatic
+	// Room epochs for the resource score caches (scorecache.go).
+	roomEpoch []uint32
 	// Fit indexes (fitindex.go).
 	fitIdx  map[fitKey]*fitIndex
 	fitList []*fitIndex
@@ -711,10 +713,18 @@ func (s *Scheduler) selectHost(fw *framework, cs *CycleState) cluster.NodeID {
 	s.total = total
 	fw.preScore(cs, s.feasible)
 	for _, k := range fw.activeScorers {
-		sp := fw.scorers[k]
-		buf := fw.scoreBuf[k][:0]
-		for _, nid := range s.feasible {
-			buf = append(buf, sp.Score(cs, nid, &s.cl.Nodes[nid]))
+		buf := fw.scoreBuf[k]
+		if cap(buf) < n {
+			buf = make([]int64, n, 2*n)
+		}
+		buf = buf[:n]
+		if b := fw.batch[k]; b != nil {
+			b.scoreAll(cs, s.cl.Nodes, s.feasible, buf)
+		} else {
+			sp := fw.scorers[k]
+			for i, nid := range s.feasible {
+				buf[i] = sp.Score(cs, nid, &s.cl.Nodes[nid])
+			}
 		}
 		if norm := fw.normals[k]; norm != nil {
 			norm.NormalizeScore(cs, buf)

@@ -61,6 +61,7 @@ func (s *Scheduler) nodeChanged(id cluster.NodeID) {
 		s.nodeEpoch = append(s.nodeEpoch, 0)
 	}
 	s.nodeEpoch[id]++
+	s.roomChanged(id)
 }
 
 func (s *Scheduler) staticTableFor(fw *framework, spec *cluster.PodSpec) *staticTable {
