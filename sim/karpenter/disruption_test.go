@@ -543,3 +543,36 @@ spec:
 	}
 	require.Greater(t, refreshed, 100, "the incremental path was taken")
 }
+
+// What the solver's queue carries instead of reading pod records (qkey:
+// template, namespace, origin) matches the pod records whenever a
+// disruption pass would read it: the provisionable pods' set (kept across
+// passes while the same pods are in it) and the candidates' sets (kept on
+// their nodes).
+func TestQueueKeysMatchPods(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), time.Duration(0), 30, 20*time.Minute, 10, 45*time.Minute, 25, 70*time.Minute, 5)
+	h.deploy("big", h.podSpec("3", "4Gi", map[string]string{"app": "big"}), time.Duration(0), 2, 15*time.Minute, 6, 50*time.Minute, 1)
+	h.start(h.pools(spotWide), apis.DefaultSettings())
+	check := func(ps *podSet, want func(cluster.PodID) podOrigin) {
+		for _, e := range ps.sorted {
+			p := &h.cl.Pods[e.id]
+			require.Same(t, p.Spec, e.spec)
+			require.Equal(t, p.Namespace, e.ns)
+			require.Equal(t, want(e.id), e.origin, "pod %s", p.Name)
+		}
+	}
+	provisionable, candidates := 0, 0
+	for at := 10 * time.Second; at <= 90*time.Minute; at += 10 * time.Second {
+		h.run(at)
+		prov := h.k.provisionableSet()
+		check(prov, h.k.originOf)
+		provisionable += len(prov.sorted)
+		for _, c := range h.k.candidates(mSingle) {
+			check(c.podSet(h.k), func(cluster.PodID) podOrigin { return fromCandidate })
+			candidates++
+		}
+	}
+	require.Positive(t, provisionable)
+	require.Positive(t, candidates)
+}

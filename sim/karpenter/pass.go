@@ -243,6 +243,12 @@ func (k *Karpenter) provisionableSet() *podSet {
 	if ps == nil || !slices.Equal(ps.pods, pods) {
 		ps = k.newPodSet(pods)
 		k.provSet = ps
+	} else {
+		// The same pods may have moved (a pending pod bound to a node
+		// now being deleted).
+		for i := range ps.sorted {
+			ps.sorted[i].origin = k.originOf(ps.sorted[i].id)
+		}
 	}
 	if k.pass.on {
 		k.pass.prov = ps

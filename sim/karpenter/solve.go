@@ -67,7 +67,7 @@ type solver struct {
 	nodesLeft  []int64
 	consolidat bool
 	failed     []cluster.PodID
-	retry      []cluster.PodID // the solve's failed pods, in order
+	retry      []qkey // the solve's failed pods, in order
 	scratch    []int32
 	newOpts    []int32 // addNew's options before a claim keeps them
 	checks     []typeCheck
@@ -298,6 +298,33 @@ type qkey struct {
 	cpu, mem int64
 	created  engine.Time
 	id       cluster.PodID
+	// What placing the pod reads, so a solve does not touch pod records
+	// (random reads over every pod ever created): its template, and
+	// whether it is pending, on a deleting node, or neither (origin).
+	ns     cluster.Sym
+	origin podOrigin
+	spec   *cluster.PodSpec
+}
+
+// podOrigin says where a pod of a solve comes from; it decides which
+// existing nodes may take it.
+type podOrigin uint8
+
+const (
+	fromCandidate podOrigin = iota // bound, moved by a disruption
+	fromPending
+	fromDeleting // bound on a node being deleted
+)
+
+// originOf is the origin of a pod of a solve.
+func (k *Karpenter) originOf(id cluster.PodID) podOrigin {
+	switch {
+	case k.cl.Pods[id].Phase == cluster.Pending:
+		return fromPending
+	case k.podOnDeletingNode(id):
+		return fromDeleting
+	}
+	return fromCandidate
 }
 
 func (a *qkey) before(b *qkey) bool {
@@ -328,7 +355,8 @@ func (k *Karpenter) queueKeys(pods []cluster.PodID) []qkey {
 	keys := make([]qkey, len(pods))
 	for i, id := range pods {
 		p := &k.cl.Pods[id]
-		keys[i] = qkey{cpu: p.Spec.Requests[cluster.CPU], mem: p.Spec.Requests[cluster.Memory], created: p.Created, id: id}
+		keys[i] = qkey{cpu: p.Spec.Requests[cluster.CPU], mem: p.Spec.Requests[cluster.Memory], created: p.Created, id: id,
+			ns: p.Namespace, origin: k.originOf(id), spec: p.Spec}
 	}
 	// The order is total (ids differ): any sort gives the same result.
 	slices.SortFunc(keys, compareQ)
@@ -404,11 +432,11 @@ func (q *podQueue) fromB() bool {
 }
 
 // peek returns the next pod; next drops it. Both need len() > 0.
-func (q *podQueue) peek() cluster.PodID {
+func (q *podQueue) peek() *qkey {
 	if q.fromB() {
-		return q.b[0].id
+		return &q.b[0]
 	}
-	return q.a[0].id
+	return &q.a[0]
 }
 
 func (q *podQueue) next() {
@@ -451,12 +479,13 @@ func (s *solver) solve(pods []cluster.PodID) {
 		if live == 0 {
 			break
 		}
-		var id cluster.PodID
+		var e qkey
 		if q.len() > 0 {
-			id = q.peek()
+			e = *q.peek()
 		} else {
-			id = retry[rhead]
+			e = retry[rhead]
 		}
+		id := e.id
 		if n, ok := lastLen[id]; ok && n == live {
 			break
 		}
@@ -465,7 +494,7 @@ func (s *solver) solve(pods []cluster.PodID) {
 		} else {
 			rhead++
 		}
-		if s.trySchedule(id) {
+		if s.trySchedule(&e) {
 			if s.settled() {
 				s.decided = true
 				s.retry = retry
@@ -473,14 +502,17 @@ func (s *solver) solve(pods []cluster.PodID) {
 			}
 			continue
 		}
-		retry = append(retry, id)
+		retry = append(retry, e)
 		if lastLen == nil {
 			lastLen = map[cluster.PodID]int{}
 		}
 		lastLen[id] = q.len() + len(retry) - rhead
 	}
 	// A break happens only on a retried pod, after the whole queue.
-	s.failed = append(s.failed[:0], retry[rhead:]...)
+	s.failed = s.failed[:0]
+	for _, e := range retry[rhead:] {
+		s.failed = append(s.failed, e.id)
+	}
 	s.retry = retry
 	s.finishExisting()
 }
@@ -499,16 +531,15 @@ func (s *solver) settled() bool {
 	return s.stopAtSpot && s.claims[0].mask&s.spotBits != 0
 }
 
-func (s *solver) trySchedule(id cluster.PodID) bool {
-	p := &s.k.cl.Pods[id]
+func (s *solver) trySchedule(e *qkey) bool {
 	var r relax
 	for {
-		pd := s.podData(p.Spec, p.Namespace, r)
+		pd := s.podData(e.spec, e.ns, r)
 		s.resolveInverse(pd)
-		if s.add(id, pd) {
+		if s.add(e.id, e.origin, pd) {
 			return true
 		}
-		next, ok := s.k.nextRelax(p.Spec, r, s.anyPNS)
+		next, ok := s.k.nextRelax(e.spec, r, s.anyPNS)
 		if !ok {
 			return false
 		}
@@ -516,8 +547,8 @@ func (s *solver) trySchedule(id cluster.PodID) bool {
 	}
 }
 
-func (s *solver) add(id cluster.PodID, pd *podData) bool {
-	if s.addExisting(id, pd) {
+func (s *solver) add(id cluster.PodID, origin podOrigin, pd *podData) bool {
+	if s.addExisting(id, origin, pd) {
 		return true
 	}
 	// Fewest pods first, then oldest: KC re-sorts by pod count before
@@ -565,19 +596,11 @@ func (s *solver) insertOrder(c *claim) {
 	c.orderPos = i
 }
 
-func (s *solver) addExisting(id cluster.PodID, pd *podData) bool {
-	k := s.k
-	pending := s.pending(id)
-	fromDeleting := !pending && k.podOnDeletingNode(id)
-	ci := 0 // moved by a disruption
-	switch {
-	case pending:
-		ci = 1
-	case fromDeleting:
-		ci = 2
-	}
+func (s *solver) addExisting(id cluster.PodID, origin podOrigin, pd *podData) bool {
+	pending := origin == fromPending
+	ci := int(origin)
 	// Nodes under consolidateAfter take no pods a consolidation moves.
-	uca := s.consolidat && !pending && !fromDeleting
+	uca := s.consolidat && origin == fromCandidate
 	jt := pd.jts[b2i(uca)]
 	if jt == nil {
 		jt = s.ec.jump(fitClass{spec: pd.class, relax: pd.relax, uca: uca})
