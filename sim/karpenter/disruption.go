@@ -729,7 +729,7 @@ func (k *Karpenter) start(cmd *command) {
 	usage := k.poolUsages()
 	for _, c := range cmd.cands {
 		c.kn.cmd = cmd
-		k.baseChanged()
+		k.baseNodeChanged(c.kn.id)
 		k.cl.AddTaint(c.kn.id, cluster.Taint{Key: k.keyDisrupted, Effect: cluster.EffectNoSchedule})
 	}
 	for _, r := range cmd.replacements {
@@ -785,7 +785,7 @@ func (cmd *command) release(k *Karpenter) {
 	for _, c := range cmd.cands {
 		if c.kn.cmd == cmd && !c.kn.deleting {
 			c.kn.cmd = nil
-			k.baseChanged()
+			k.baseNodeChanged(c.kn.id)
 			if k.cl.Nodes[c.kn.id].State != cluster.NodeGone {
 				k.cl.RemoveTaint(c.kn.id, k.keyDisrupted, cluster.EffectNoSchedule)
 			}

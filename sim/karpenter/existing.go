@@ -47,7 +47,8 @@ type exNode struct {
 	daemon     cluster.Resources
 	got        []cluster.PodID
 	gotPending bool
-	pos        int32 // position in the base
+	pos        int32  // position in the base
+	kn         *knode // Karpenter's record of the node, nil for others
 }
 
 // exCache is the base: the live nodes not being deleted, in solve order,
@@ -74,9 +75,11 @@ type exCache struct {
 	poolNodes map[*pool]int64
 	// posOf maps a NodeID to its base position (-1: not in the base).
 	posOf []int32
-	// Scratch of a rebuild: the nodes not Ready, and the pools' sums.
+	// Scratch of a rebuild: the nodes not Ready, and the pools' sums;
+	// next is the spare list a merge fills.
 	notReady []cluster.NodeID
 	poolSums []poolSum
+	next     []exNode
 }
 
 type poolSum struct {
@@ -145,26 +148,119 @@ func (k *Karpenter) nodeChanged(id cluster.NodeID) {
 	k.nodeEpoch[id]++
 }
 
-// existingBase returns the base for the current state, building it if
-// needed.
+// existingBase returns the base for the current state, bringing it up to
+// date if needed.
 func (k *Karpenter) existingBase() *exCache {
 	now := k.eng.Now()
 	c := &k.exCache
-	if c.valid && c.members == k.members {
-		if c.at == now && len(k.baseDirty) == 0 {
-			return c
-		}
-		for _, id := range k.baseDirty {
-			k.baseMark[id] = false
-			if pos := c.posOf[id]; pos >= 0 {
-				k.fillBase(&c.list[pos], id, c.list[pos].initialized)
-			}
-		}
-		k.baseDirty = k.baseDirty[:0]
-		c.at = now
-		c.resetOverlays()
+	if !c.valid || c.members != k.members {
+		k.rebuildBase(c)
+	} else if c.at == now && len(k.baseDirty) == 0 {
 		return c
+	} else {
+		k.updateBase(c)
 	}
+	c.at = now
+	c.resetOverlays()
+	return c
+}
+
+// baseWants reports whether node id belongs in the base (live, not being
+// deleted, in no command) and whether it is Ready.
+func (k *Karpenter) baseWants(id cluster.NodeID) (member, ready bool) {
+	st := k.cl.Nodes[id].State
+	if st == cluster.NodeGone {
+		return false, false
+	}
+	if kn := k.knodeOf(id); kn != nil && (kn.deleting || kn.cmd != nil) {
+		return false, false
+	}
+	return true, st == cluster.NodeReady
+}
+
+// updateBase brings the base up to date with the nodes that changed
+// (baseDirty): entries are refreshed in place, and when a node comes,
+// goes or becomes Ready the list is merged anew in name order, copying
+// the entries of nodes that did not change.
+func (k *Karpenter) updateBase(c *exCache) {
+	for len(c.posOf) < len(k.cl.Nodes) {
+		c.posOf = append(c.posOf, -1)
+	}
+	moved := false
+	for _, id := range k.baseDirty {
+		member, ready := k.baseWants(id)
+		pos := c.posOf[id]
+		// Pool sums: the node out as it was, in as it is.
+		if pos >= 0 {
+			c.subPoolNode(c.list[pos].kn)
+		}
+		if member {
+			c.addPoolNodeMap(k.knodeOf(id))
+		}
+		switch {
+		case pos >= 0 && member && c.list[pos].initialized == ready:
+			k.fillBase(&c.list[pos], id, ready)
+		case pos < 0 && !member:
+		default:
+			moved = true
+		}
+	}
+	if moved {
+		k.remergeBase(c)
+	}
+	for _, id := range k.baseDirty {
+		k.baseMark[id] = false
+	}
+	k.baseDirty = k.baseDirty[:0]
+}
+
+// remergeBase rebuilds the list in solve order (Ready nodes first, then
+// the others, each by name) from the old list, reading only the nodes
+// that changed (baseMark).
+func (k *Karpenter) remergeBase(c *exCache) {
+	old := c.list
+	list := c.next[:0]
+	notReady := c.notReady[:0]
+	place := func(id cluster.NodeID, ready bool) {
+		pos := int32(len(list))
+		if !k.baseMark[id] {
+			list = append(list, old[c.posOf[id]])
+		} else {
+			list = append(list, exNode{})
+			k.fillBase(&list[pos], id, ready)
+		}
+		list[pos].pos = pos
+	}
+	for _, id := range k.byName {
+		var member, ready bool
+		if k.baseMark[id] {
+			member, ready = k.baseWants(id)
+		} else if pos := c.posOf[id]; pos >= 0 {
+			member, ready = true, old[pos].initialized
+		}
+		switch {
+		case !member:
+		case ready:
+			place(id, true)
+		default:
+			notReady = append(notReady, id)
+		}
+	}
+	for _, id := range notReady {
+		place(id, false)
+	}
+	for i := range old {
+		c.posOf[old[i].id] = -1
+	}
+	for i := range list {
+		c.posOf[list[i].id] = int32(i)
+	}
+	c.notReady = notReady
+	c.next, c.list = old[:0], list
+}
+
+// rebuildBase builds the base from every node.
+func (k *Karpenter) rebuildBase(c *exCache) {
 	for _, id := range k.baseDirty {
 		k.baseMark[id] = false
 	}
@@ -204,9 +300,7 @@ func (k *Karpenter) existingBase() *exCache {
 		c.poolCap[ps.pool], c.poolNodes[ps.pool] = ps.capacity, ps.nodes
 	}
 	c.poolSums = c.poolSums[:0]
-	c.valid, c.at, c.members, c.list = true, now, k.members, list
-	c.resetOverlays()
-	return c
+	c.valid, c.members, c.list = true, k.members, list
 }
 
 // resetOverlays drops the solves' overlays and the jump tables: the base
@@ -258,7 +352,7 @@ func (k *Karpenter) fillBase(ex *exNode, id cluster.NodeID, ready bool) {
 	n := &k.cl.Nodes[id]
 	kn := k.knodeOf(id)
 	got := ex.got[:0]
-	*ex = exNode{id: id, node: n, view: n, initialized: ready, pos: ex.pos, got: got}
+	*ex = exNode{id: id, node: n, view: n, initialized: ready, pos: ex.pos, got: got, kn: kn}
 	if kn != nil && !kn.initialized {
 		if len(kn.pool.spec.StartupTaints) > 0 {
 			v := *n
@@ -279,6 +373,26 @@ func (k *Karpenter) fillBase(ex *exNode, id cluster.NodeID, ready bool) {
 		if pa := kn.pool.spec.Disruption; !pa.ConsolidateNever && pa.ConsolidateAfter > 0 {
 			ex.ucaUntil = kn.lastPodEvent + pa.ConsolidateAfter
 		}
+	}
+}
+
+// addPoolNodeMap and subPoolNode add and remove a node's capacity in the
+// pools' sums (nil: not one of Karpenter's nodes).
+func (c *exCache) addPoolNodeMap(kn *knode) {
+	if kn != nil {
+		c.poolCap[kn.pool] = c.poolCap[kn.pool].Add(kn.capacity)
+		c.poolNodes[kn.pool]++
+	}
+}
+
+func (c *exCache) subPoolNode(kn *knode) {
+	if kn == nil {
+		return
+	}
+	c.poolCap[kn.pool] = c.poolCap[kn.pool].Sub(kn.capacity)
+	if c.poolNodes[kn.pool]--; c.poolNodes[kn.pool] == 0 {
+		delete(c.poolCap, kn.pool)
+		delete(c.poolNodes, kn.pool)
 	}
 }
 

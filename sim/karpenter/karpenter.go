@@ -428,24 +428,24 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 			kn.scanValid = false
 		}
 	case cluster.NodeReadied:
-		k.baseChanged()
+		k.baseNodeChanged(c.Node)
 		if kn := k.knodeOf(c.Node); kn != nil && kn.replacementOf != nil {
 			k.eng.After(0, engine.Event{Handler: k.id, Kind: evCommandCheck})
 		}
 		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeAdded:
-		k.baseChanged()
+		k.baseNodeChanged(c.Node)
 		k.nodeOrderAdd(c.Node)
 		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeRemoved:
-		k.baseChanged()
+		k.baseNodeChanged(c.Node)
 		k.nodeOrderRemove(c.Node)
 		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeUpdated:
-		k.baseChanged()
+		k.baseNodeChanged(c.Node)
 		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	}

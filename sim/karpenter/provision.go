@@ -387,7 +387,7 @@ func (k *Karpenter) nodeReady(id cluster.NodeID) {
 	}
 	kn.initialized = true
 	kn.lastPodEvent = k.eng.Now()
-	k.baseChanged()
+	k.baseNodeChanged(id)
 }
 
 // registrationTimeout deletes a NodeClaim whose node did not become Ready

@@ -29,7 +29,7 @@ func (k *Karpenter) startDeletion(kn *knode, reason string) {
 	}
 	kn.deleting = true
 	kn.cmd = nil
-	k.baseChanged()
+	k.baseNodeChanged(kn.id)
 	now := k.eng.Now()
 	if tgp := kn.pool.spec.TerminationGracePeriod; tgp > 0 {
 		kn.tgpDeadline = now + tgp
