@@ -385,46 +385,73 @@ func (k *Karpenter) recycle(s *solver) {
 }
 
 // podQueue yields the pods in queue order. Prepared sets are sorted
-// already and only merged (the order is total, so the result is the one
-// a full sort gives); with at most two runs the merge is lazy, as most
-// what-ifs stop early (earlyNo).
+// already and only merged, lazily (most what-ifs stop early: earlyNo):
+// two runs head to head, more through a heap of runs ordered by their
+// first pod. The order is total, so the result is the one a full sort
+// gives.
 type podQueue struct {
-	a, b []qkey // runs left to merge
+	a, b []qkey   // two runs left to merge
+	runs [][]qkey // more: the runs, and a heap of their indices
+	heap []int32
+	n    int // pods left
 }
 
 func (s *solver) queue(pods []cluster.PodID) podQueue {
-	k := s.k
 	if s.sets == nil {
-		return podQueue{a: k.queueKeys(pods)}
+		keys := s.k.queueKeys(pods)
+		return podQueue{a: keys, n: len(keys)}
 	}
+	var q podQueue
 	runs := make([][]qkey, 0, len(s.sets))
 	for _, ps := range s.sets {
 		if len(ps.sorted) > 0 {
 			runs = append(runs, ps.sorted)
+			q.n += len(ps.sorted)
 		}
 	}
-	for len(runs) > 2 {
-		next := runs[:0]
-		for i := 0; i < len(runs); i += 2 {
-			if i+1 == len(runs) {
-				next = append(next, runs[i])
-			} else {
-				next = append(next, mergeQueued(runs[i], runs[i+1]))
-			}
-		}
-		runs = next
-	}
-	var q podQueue
-	if len(runs) > 0 {
+	switch len(runs) {
+	case 0:
+	case 1:
 		q.a = runs[0]
-	}
-	if len(runs) > 1 {
-		q.b = runs[1]
+	case 2:
+		q.a, q.b = runs[0], runs[1]
+	default:
+		q.runs = runs
+		q.heap = make([]int32, len(runs))
+		for i := range q.heap {
+			q.heap[i] = int32(i)
+		}
+		for i := len(q.heap)/2 - 1; i >= 0; i-- {
+			q.down(i)
+		}
 	}
 	return q
 }
 
-func (q *podQueue) len() int { return len(q.a) + len(q.b) }
+func (q *podQueue) len() int { return q.n }
+
+// less orders heap entries by their runs' first pods.
+func (q *podQueue) less(i, j int) bool {
+	return q.runs[q.heap[i]][0].before(&q.runs[q.heap[j]][0])
+}
+
+func (q *podQueue) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(q.heap) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(q.heap) && q.less(r, l) {
+			m = r
+		}
+		if !q.less(m, i) {
+			return
+		}
+		q.heap[i], q.heap[m] = q.heap[m], q.heap[i]
+		i = m
+	}
+}
 
 // fromB reports whether the next pod comes from run b.
 func (q *podQueue) fromB() bool {
@@ -433,6 +460,9 @@ func (q *podQueue) fromB() bool {
 
 // peek returns the next pod; next drops it. Both need len() > 0.
 func (q *podQueue) peek() *qkey {
+	if q.heap != nil {
+		return &q.runs[q.heap[0]][0]
+	}
 	if q.fromB() {
 		return &q.b[0]
 	}
@@ -440,28 +470,22 @@ func (q *podQueue) peek() *qkey {
 }
 
 func (q *podQueue) next() {
+	q.n--
+	if q.heap != nil {
+		r := q.heap[0]
+		if q.runs[r] = q.runs[r][1:]; len(q.runs[r]) == 0 {
+			last := len(q.heap) - 1
+			q.heap[0] = q.heap[last]
+			q.heap = q.heap[:last]
+		}
+		q.down(0)
+		return
+	}
 	if q.fromB() {
 		q.b = q.b[1:]
 		return
 	}
 	q.a = q.a[1:]
-}
-
-// mergeQueued merges two runs in queue order into a new slice.
-func mergeQueued(a, b []qkey) []qkey {
-	q := make([]qkey, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if b[j].before(&a[i]) {
-			q = append(q, b[j])
-			j++
-		} else {
-			q = append(q, a[i])
-			i++
-		}
-	}
-	q = append(q, a[i:]...)
-	return append(q, b[j:]...)
 }
 
 // solve places the pods; those it could not place are left in s.failed.

@@ -1,12 +1,15 @@
 package karpenter
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
@@ -85,4 +88,36 @@ spec:
 		require.Len(t, zs, 1, "affinity group %s in one zone", v)
 	}
 	t.Logf("claims=%d", len(s.claims))
+}
+
+// The queue's lazy merge of prepared runs yields the pods in the order a
+// full sort gives, for any number of runs.
+func TestQueueMergeMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, runs := range []int{0, 1, 2, 3, 5, 17, 101} {
+		var all []qkey
+		s := &solver{}
+		for r := 0; r < runs; r++ {
+			n := rng.IntN(40)
+			keys := make([]qkey, n)
+			for i := range keys {
+				// Few distinct values so that ties reach the id.
+				keys[i] = qkey{cpu: int64(rng.IntN(3)), mem: int64(rng.IntN(3)), created: engine.Time(rng.IntN(3)), id: cluster.PodID(len(all) + i)}
+			}
+			slices.SortFunc(keys, compareQ)
+			all = append(all, keys...)
+			s.sets = append(s.sets, &podSet{sorted: keys})
+		}
+		slices.SortFunc(all, compareQ)
+		q := s.queue(nil)
+		var got []qkey
+		for q.len() > 0 {
+			got = append(got, *q.peek())
+			q.next()
+		}
+		require.Equal(t, len(all), len(got), "runs %d", runs)
+		for i := range all {
+			require.Equal(t, all[i].id, got[i].id, "runs %d, position %d", runs, i)
+		}
+	}
 }
