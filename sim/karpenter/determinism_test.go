@@ -46,7 +46,8 @@ func TestDeterminism(t *testing.T) {
 }
 
 // Cutting consolidation what-ifs short once their answer is known
-// (earlyNo) changes no decision: a churning cluster of spot and on-demand
+// (earlyNo) or skipping them (doomed) changes no decision: a churning
+// cluster of spot and on-demand
 // nodes runs the same with every what-if computed whole, and the short
 // cut is taken.
 func TestEarlyVerdictsChangeNothing(t *testing.T) {
@@ -93,4 +94,41 @@ func TestSpecNamesKey(t *testing.T) {
 	require.True(t, specNamesKey(h.podSpec("1", "1Gi", nil, withPreferredZone("us-east-1a")), h.cl.KeyZone))
 	require.True(t, specNamesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), h.cl.KeyHostname))
 	require.False(t, specNamesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), ct))
+}
+
+// Every what-if doomed skips fails when computed whole, in a churning
+// cluster where holes are few: Jobs-like pods of one shape on a spot
+// pool whose nodes fill up.
+func TestDoomedWhatIfsFail(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("batch", h.podSpec("1", "2Gi", map[string]string{"app": "batch"}),
+		time.Duration(0), 60, 30*time.Minute, 40, time.Hour, 70, 90*time.Minute, 30, 2*time.Hour, 50)
+	h.deploy("small", h.podSpec("250m", "512Mi", map[string]string{"app": "small"}),
+		time.Duration(0), 20, 45*time.Minute, 5, 100*time.Minute, 25)
+	spotSmall := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: small}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}
+        - {key: karpenter.k8s.aws/instance-cpu, operator: In, values: ["4", "8"]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+  disruption: {consolidateAfter: 1m}
+`
+	h.start(h.pools(spotSmall), apis.DefaultSettings())
+	skipped, wrong := 0, 0
+	h.k.verifyDoomed = func(failed bool) {
+		skipped++
+		if !failed {
+			wrong++
+		}
+	}
+	h.run(3 * time.Hour)
+	require.Zero(t, wrong, "doomed skipped what-ifs that succeed")
+	require.Positive(t, skipped, "nothing was skipped")
+	require.Positive(t, h.k.Stats().Disruptions.Underutilized, "some consolidations succeed")
+	t.Logf("%d what-ifs skipped, %d nodes consolidated", skipped, h.k.Stats().Disruptions.Underutilized)
 }

@@ -537,6 +537,21 @@ func (k *Karpenter) allMovedScheduled(s *solver) bool {
 // computeConsolidation): delete them if their pods fit elsewhere, or
 // replace them with one cheaper node.
 func (k *Karpenter) consolidate(m method, cs []*candidate) *command {
+	if k.doomed(cs) {
+		if k.verifyDoomed != nil {
+			// Tests: the what-if computed whole must agree.
+			k.fullWhatIfs = true
+			k.verifyDoomed(k.consolidate(m, cs) == nil)
+			k.fullWhatIfs = false
+		}
+		// Counted as computed, as simulate counts it.
+		for _, c := range cs {
+			k.dis.work += int64(len(c.pods))
+		}
+		k.dis.work += int64(len(k.provisionableSet().pods))
+		k.earlyStops++
+		return nil
+	}
 	s := k.simulate(cs, true)
 	defer k.recycle(s)
 	if s.decided {

@@ -141,6 +141,9 @@ type Karpenter struct {
 	// earlyStops counts the what-ifs it cut short.
 	fullWhatIfs bool
 	earlyStops  int64
+	// verifyDoomed, in tests, is told whether each what-if doomed skips
+	// really fails.
+	verifyDoomed func(failed bool)
 	// Free lists of what-ifs' pod data and node copies (recycle).
 	// members changes with anything that changes the existing-node base
 	// other than pods (exCache); baseDirty lists the nodes whose pods

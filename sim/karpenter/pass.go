@@ -21,6 +21,7 @@ type passCache struct {
 	scanned  bool
 	prov     *podSet
 	universe map[cluster.Sym][]cluster.Sym
+	doom     *doomState
 }
 
 // nodeScan is the method-independent part of a disruption candidate.
@@ -38,6 +39,7 @@ type podSet struct {
 	pods   []cluster.PodID
 	sorted []qkey
 	keys   []pdKey
+	counts []int32 // pods per template in keys
 	// namesCapacityType: some template requires or prefers a capacity
 	// type (or spreads over capacity types) in some relaxation state, so
 	// a NodeClaim holding its pods may lose its spot offerings.
@@ -51,13 +53,16 @@ func (k *Karpenter) newPodSet(pods []cluster.PodID) *podSet {
 	ps := &podSet{pods: pods}
 	ps.sorted = k.queueKeys(pods)
 	cl := k.cl
-	seen := map[pdKey]bool{}
+	seen := map[pdKey]int{} // position in keys
 	for _, id := range pods {
 		p := &cl.Pods[id]
 		key := pdKey{spec: p.Spec, ns: p.Namespace}
-		if !seen[key] {
-			seen[key] = true
+		if i, ok := seen[key]; ok {
+			ps.counts[i]++
+		} else {
+			seen[key] = len(ps.keys)
 			ps.keys = append(ps.keys, key)
+			ps.counts = append(ps.counts, 1)
 			ps.namesCapacityType = ps.namesCapacityType || specNamesKey(p.Spec, cl.KeyCapacityType)
 			ps.topology = ps.topology || hasTopology(p.Spec)
 		}
@@ -126,7 +131,12 @@ func (c *candidate) podSet(k *Karpenter) *podSet {
 
 // beginPass turns sharing on; endPass drops what was shared.
 func (k *Karpenter) beginPass() { k.pass = passCache{on: true} }
-func (k *Karpenter) endPass()   { k.pass = passCache{} }
+func (k *Karpenter) endPass() {
+	if d := k.pass.doom; d != nil && d.probe != nil {
+		k.recycle(d.probe)
+	}
+	k.pass = passCache{}
+}
 
 // podScan is what a disruption pass reads of a node's pods, kept on the
 // node while its pods stay the same (they change only through the

@@ -821,6 +821,33 @@ func (s *solver) commit(c *claim, id cluster.PodID, pd *podData, reqs reqSet, ma
 
 // addNew tries a new NodeClaim from each pool in weight order.
 func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
+	c, i, reqs, mask, ok := s.startClaim(pd)
+	if !ok {
+		return false
+	}
+	p := c.pool
+	s.seq++
+	s.topo.registerHost(c.hostname)
+	c.opts = nil // commit gives the claim its own options list
+	s.commit(c, id, pd, reqs, mask)
+	s.claims = append(s.claims, c)
+	s.insertOrder(c)
+	// Assume the largest instance type will launch (KC subtractMax).
+	var maxCap cluster.Resources
+	for _, pos := range c.opts {
+		for r, v := range p.types[pos].capacity {
+			maxCap[r] = max(maxCap[r], v)
+		}
+	}
+	s.remaining[i] = s.remaining[i].Sub(maxCap)
+	return true
+}
+
+// startClaim finds the first pool, in weight order, that would start a
+// new NodeClaim for the pod, without keeping it: the claim (its options
+// are scratch), the pool's position, and the requirements and offering
+// mask with the pod (its instance types left in s.scratch).
+func (s *solver) startClaim(pd *podData) (c *claim, i int, reqs reqSet, mask uint64, ok bool) {
 	k := s.k
 	for i, p := range s.pools {
 		if len(p.types) == 0 || s.nodesLeft[i] == 0 {
@@ -844,27 +871,11 @@ func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 		c := &claim{seq: s.seq + 1, pool: p, ppos: i, hostname: h, opts: opts}
 		st := k.claimStart(p, s.seq+1, h)
 		c.reqs, c.mask = st.reqs, st.mask
-		reqs, mask, ok := s.canAdd(c, pd, c.reqs, c.mask)
-		if !ok {
-			continue
+		if reqs, mask, ok := s.canAdd(c, pd, c.reqs, c.mask); ok {
+			return c, i, reqs, mask, true
 		}
-		s.seq++
-		s.topo.registerHost(h)
-		c.opts = nil // commit gives the claim its own options list
-		s.commit(c, id, pd, reqs, mask)
-		s.claims = append(s.claims, c)
-		s.insertOrder(c)
-		// Assume the largest instance type will launch (KC subtractMax).
-		var maxCap cluster.Resources
-		for _, pos := range c.opts {
-			for r, v := range p.types[pos].capacity {
-				maxCap[r] = max(maxCap[r], v)
-			}
-		}
-		s.remaining[i] = s.remaining[i].Sub(maxCap)
-		return true
 	}
-	return false
+	return nil, 0, nil, 0, false
 }
 
 func (s *solver) withinLimits(i int, pt *poolType) bool {

@@ -1,0 +1,175 @@
+package karpenter
+
+import (
+	"math"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+)
+
+// Consolidation what-ifs whose answer is known before they run. At scale
+// most single-node what-ifs of a pass fail the same way: the candidate's
+// pods fill the few holes left on other nodes, the next one starts a
+// NodeClaim, and a spot candidate with spot-to-spot consolidation off
+// cannot be replaced (earlyNo stops such a what-if at that NodeClaim).
+// When this is certain from counting alone, the what-if is skipped; it
+// still counts as computed (passTime), as upstream computes it.
+//
+// It is certain when, besides earlyNo's conditions for stopping at a spot
+// NodeClaim, every NodePool's NodeClaims may launch spot (so whichever
+// NodeClaim the what-if starts first stops it), and for some template
+// without topology constraints the candidates hold more of its pods than
+// the other nodes have room for (counting whole pods per node, on nodes
+// consolidateAfter does not protect, in the state before the what-if,
+// which only loses room), and a pod of it would start a NodeClaim in that
+// state (limits only loosen when candidates are excluded). Then, when
+// that template's pods come up in the queue, one finds no existing node
+// and no NodeClaim to join (any earlier one would have stopped the
+// what-if) and starts a NodeClaim, which may launch spot: the answer is
+// no.
+
+// doomState is what one pass's checks share.
+type doomState struct {
+	ok bool // the pass-wide conditions hold
+	// probe is a what-if that excludes nothing, for asking what pods
+	// would do; room and starts are its answers per class and template.
+	probe  *solver
+	room   map[int32]int64
+	starts map[*podData]bool
+}
+
+func (k *Karpenter) passDoom() *doomState {
+	if d := k.pass.doom; d != nil {
+		return d
+	}
+	d := &doomState{}
+	k.pass.doom = d
+	s := k.newSolver(nil, solveOpts{consolidation: true})
+	d.probe = s
+	spotBits := k.ctBits(ctSpot)
+	for _, p := range s.pools {
+		if len(p.types) > 0 && k.offerMask(p.reqs)&spotBits == 0 {
+			return d
+		}
+	}
+	for _, g := range s.topo.inverse {
+		if g.key == k.cl.KeyCapacityType {
+			return d
+		}
+	}
+	d.ok = true
+	d.room, d.starts = map[int32]int64{}, map[*podData]bool{}
+	return d
+}
+
+// doomed reports whether consolidating cs is known to fail (see above).
+func (k *Karpenter) doomed(cs []*candidate) bool {
+	if !k.pass.on || k.fullWhatIfs || k.settings.SpotToSpotConsolidation {
+		return false
+	}
+	for _, c := range cs {
+		if c.kn.offering.CapacityType != cluster.Spot || c.podSet(k).namesCapacityType {
+			return false
+		}
+	}
+	if k.provisionableSet().namesCapacityType {
+		return false
+	}
+	d := k.passDoom()
+	if !d.ok {
+		return false
+	}
+	s := d.probe
+	// Pods per class on the candidates, then room for them elsewhere.
+	type need struct {
+		pd    *podData
+		count int64
+	}
+	var needs []need
+	for _, c := range cs {
+		ps := c.podSet(k)
+		for i, key := range ps.keys {
+			pd := s.podData(key.spec, key.ns, relax{})
+			if pd.topo() {
+				continue
+			}
+			found := false
+			for j := range needs {
+				if needs[j].pd.class == pd.class {
+					needs[j].count += int64(ps.counts[i])
+					found = true
+				}
+			}
+			if !found {
+				needs = append(needs, need{pd, int64(ps.counts[i])})
+			}
+		}
+	}
+	for _, n := range needs {
+		room := k.roomFor(d, n.pd)
+		for _, c := range cs {
+			if pos := s.basePos(c.kn.id); pos >= 0 {
+				room -= s.roomOn(&s.base[pos], n.pd)
+			}
+		}
+		if n.count > room && k.startsClaim(d, n.pd) {
+			return true
+		}
+	}
+	return false
+}
+
+// roomFor counts the pods of pd's class the base can take, on nodes
+// consolidateAfter does not protect (the pods are moved ones).
+func (k *Karpenter) roomFor(d *doomState, pd *podData) int64 {
+	if r, ok := d.room[pd.class]; ok {
+		return r
+	}
+	s := d.probe
+	jt := pd.jts[1]
+	if jt == nil {
+		jt = s.ec.jump(fitClass{spec: pd.class, relax: pd.relax, uca: true})
+		pd.jts[1] = jt
+	}
+	var room int64
+	for i := s.nextBaseFit(jt, pd, true, 0); i < len(s.base); i = s.nextBaseFit(jt, pd, true, i+1) {
+		room += podsFitting(&s.base[i].free, &pd.requests)
+	}
+	d.room[pd.class] = room
+	return room
+}
+
+// roomOn counts the pods of pd's class one base node can take (0 if the
+// node does not fit them or consolidateAfter protects it).
+func (s *solver) roomOn(ex *exNode, pd *podData) int64 {
+	if s.now < ex.ucaUntil || !pd.requests.Fits(ex.free) || !s.staticFits(pd, ex) {
+		return 0
+	}
+	return podsFitting(&ex.free, &pd.requests)
+}
+
+// podsFitting is how many pods of the requests fit in free, whole pods:
+// the least over the resources requested (huge if none is).
+func podsFitting(free, req *cluster.Resources) int64 {
+	n := int64(math.MaxInt64 / 4)
+	for r := range req {
+		if req[r] <= 0 {
+			continue
+		}
+		if free[r] < req[r] {
+			return 0
+		}
+		n = min(n, free[r]/req[r])
+	}
+	return n
+}
+
+// startsClaim reports whether a pod of pd would start a NodeClaim in the
+// probe's state.
+func (k *Karpenter) startsClaim(d *doomState, pd *podData) bool {
+	if v, ok := d.starts[pd]; ok {
+		return v
+	}
+	_, _, _, _, ok := d.probe.startClaim(pd)
+	d.starts[pd] = ok
+	return ok
+}
