@@ -179,6 +179,25 @@
 // Karpenter never disrupts nodes it did not launch; its consolidation may
 // move pods onto room on other nodes.
 //
+// # Speed
+//
+// What the disruption controller computes is what upstream computes, but
+// not always the way upstream computes it, for speed at scale; none of
+// this changes a decision (tests run whole what-ifs against the shortcuts):
+//
+//   - a consolidation what-if stops as soon as its answer is no: at a
+//     second NodeClaim, or, for spot candidates with spot-to-spot off, at
+//     a first NodeClaim that may launch spot (earlyNo);
+//   - what-ifs whose answer is no by counting alone are skipped (doomed.go:
+//     the candidates hold more pods of a template than the other nodes
+//     have room for);
+//   - the existing nodes' snapshot is kept up to date node by node
+//     (existing.go), nodes keep their pod scans and prepared pod sets
+//     (pass.go), and a what-if's pods carry their sort keys, template and
+//     origin so it reads no pod records;
+//   - skipped and cut-short what-ifs count as computed in full for the
+//     pass's computing time, as upstream computes them in full.
+//
 // # Simplifications
 //
 //   - Launches answer at once (the market models only their outcome), so
@@ -186,8 +205,8 @@
 //   - Reserved capacity (capacity reservations), static NodePools
 //     (replicas), volumes and their topology, host ports, DRA and the
 //     Balanced consolidation policy's scoring are not modelled.
-//   - The whole-solve 1 min timeout and the consolidation wall-clock
-//     timeouts do not apply: simulated solves take no virtual time.
+//   - Provisioning solves take no virtual time, so their 1 min timeout
+//     does not apply; disruption what-ifs are paced (see Disruption).
 //   - Prices are read from the cloud every PriceRefreshInterval (12 h).
 //   - A pod's eviction cost uses its priority but not the
 //     controller.kubernetes.io/pod-deletion-cost annotation.
