@@ -118,6 +118,9 @@ type Autoscaler struct {
 	lastLoop    engine.Time
 	lastRefresh engine.Time
 	refreshNow  bool
+	// goneSeen: a node of the groups was removed by someone else since
+	// the last sweepGone.
+	goneSeen bool
 
 	lastScaleUp, lastScaleDownDelete, lastScaleDownFail engine.Time
 	drains                                              int // non-empty nodes being drained
@@ -224,7 +227,9 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, provider
 		byInstance: map[cloud.InstanceID]cluster.NodeID{},
 		lastLoop:   never, lastRefresh: never,
 		lastScaleUp: never, lastScaleDownDelete: never, lastScaleDownFail: never,
+		goneSeen: true,
 	}
+	a.cache.scanGI = -2
 	if p, ok := evictor.(PDBCoverer); ok {
 		a.pdbs = p
 	}
@@ -305,6 +310,9 @@ func (a *Autoscaler) OnChange(c cluster.Change) {
 		a.onNodeAdded(c.Node)
 		return
 	case cluster.NodeRemoved:
+		if a.nodes.get(c.Node) != nil {
+			a.goneSeen = true
+		}
 		a.liveRemove(c.Node)
 		a.nodeChanged(c.Node)
 		return
@@ -406,6 +414,10 @@ func (a *Autoscaler) refresh(now engine.Time) {
 
 // sweepGone forgets nodes of the groups that someone else removed.
 func (a *Autoscaler) sweepGone() {
+	if !a.goneSeen {
+		return // nodes only go by RemoveNode, which notifies us
+	}
+	a.goneSeen = false
 	for _, g := range a.groups {
 		keep := g.nodes[:0]
 		for _, id := range g.nodes {

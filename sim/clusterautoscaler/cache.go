@@ -17,6 +17,9 @@ import (
 //   - antiPods counts, per node, the bound pods with required pod
 //     anti-affinity, so "might a pod here refuse a newcomer?" is one read
 //     instead of a walk over the node's pods.
+//   - scan lists the nodes findUnneeded looks at: a quiet node (see
+//     quiet) leaves it nothing to do, so it is skipped until its pods or
+//     its node change.
 
 type caches struct {
 	// live lists the nodes not gone, by ID.
@@ -32,6 +35,77 @@ type caches struct {
 	fitIDs      map[jumpKey]int32
 	lastFitSpec *cluster.PodSpec
 	lastFit     int32
+
+	scan   []cluster.NodeID // nodes findUnneeded looks at, no duplicates
+	inScan []bool           // by NodeID
+	scanGI int              // the gpuIndex scan was kept for (-2: none yet)
+	// soft lists the soft-tainted nodes (and forgotten nodes that were).
+	soft []cluster.NodeID
+}
+
+// scanTouch puts a node on findUnneeded's list: its pods, room or flags
+// changed.
+func (a *Autoscaler) scanTouch(id cluster.NodeID) {
+	c := &a.cache
+	for int(id) >= len(c.inScan) {
+		c.inScan = append(c.inScan, false)
+	}
+	if !c.inScan[id] {
+		c.inScan[id] = true
+		c.scan = append(c.scan, id)
+	}
+}
+
+// scanList returns the nodes findUnneeded looks at (in no particular
+// order; nodes of other owners are left to the caller to skip). A change
+// of the GPU resource's index changes every utilization: all nodes are
+// looked at again.
+func (a *Autoscaler) scanList(gi int) []cluster.NodeID {
+	if c := &a.cache; c.scanGI != gi {
+		c.scanGI = gi
+		for _, g := range a.groups {
+			for _, id := range g.nodes {
+				a.scanTouch(id)
+			}
+		}
+	}
+	return a.cache.scan
+}
+
+// scanPrune drops the quiet nodes from findUnneeded's list, after a pass.
+func (a *Autoscaler) scanPrune(gi int) {
+	c := &a.cache
+	keep := c.scan[:0]
+	for _, id := range c.scan {
+		if a.quiet(id, gi) {
+			c.inScan[id] = false
+			continue
+		}
+		keep = append(keep, id)
+	}
+	c.scan = keep
+}
+
+// quiet reports whether findUnneeded has nothing to do for a node, ready
+// or not, deleting or not, whatever its recheck time, until its pods or
+// node change: it is not a node of an autoscaled group, or it is not
+// unneeded, is used at or above its threshold and is not a
+// scale-down-disabled node yet to be recorded as blocked. What quiet
+// reads changes only with the node's pods and room (binds, unbinds),
+// its flags (node notifications), findUnneeded itself and gi.
+func (a *Autoscaler) quiet(id cluster.NodeID, gi int) bool {
+	n := a.nodes.get(id)
+	if n == nil || !n.group.sel.Autoscaled {
+		return true
+	}
+	if n.unneededSince != never {
+		return false
+	}
+	if st := a.nodeFlags(id); st.sdDisabled && !a.blocked[BlockScaleDownDisabled][id] {
+		return false
+	}
+	_, low := a.underutilized(id, gi)
+	return !low
 }
 
 // liveAdd and liveRemove keep the list of live nodes (IDs only grow).
@@ -62,6 +136,7 @@ func (a *Autoscaler) nodeChanged(id cluster.NodeID) {
 		c.nodeEpoch = append(c.nodeEpoch, 0)
 	}
 	c.nodeEpoch[id]++
+	a.scanTouch(id)
 }
 
 // antiChanged applies a bind (d = 1) or unbind (d = -1) of a pod.
@@ -306,6 +381,7 @@ func (a *Autoscaler) onNodeAdded(id cluster.NodeID) {
 	nd := &a.cl.Nodes[id]
 	st := a.state(id)
 	*st = nodeState{free: nd.Allocatable, alloc: nd.Allocatable}
+	a.scanTouch(id)
 	for _, p := range nd.Pods {
 		a.onBound(p, id)
 	}
@@ -323,6 +399,7 @@ func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
 		st.movable++
 	}
 	st.free = st.free.Sub(p.Spec.Requests)
+	a.scanTouch(id)
 }
 
 func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
@@ -339,6 +416,7 @@ func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
 			st.pods[i] = st.pods[last]
 			st.pods[last] = podRef{}
 			st.pods = st.pods[:last]
+			a.scanTouch(id)
 			return
 		}
 	}

@@ -53,20 +53,25 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 	if hold || a.inCooldown(now) {
 		return false
 	}
-	// Per group, how many nodes may go without going below the minimum.
-	room := map[*group]int{}
-	inFlight := 0
-	for _, g := range a.groups {
-		deleting := 0
-		for _, id := range g.nodes {
-			if n := a.nodes.get(id); n.deleting {
-				deleting++
-				if n.drain.kind == deleteScaleDown {
-					inFlight++
+	// Per group (by index), how many nodes may go without going below the
+	// minimum; counted when first needed, before any deletion starts.
+	room := a.scratch.room[:0]
+	inFlight, counted := 0, false
+	count := func() {
+		counted = true
+		for _, g := range a.groups {
+			deleting := 0
+			for _, id := range g.nodes {
+				if n := a.nodes.get(id); n.deleting {
+					deleting++
+					if n.drain.kind == deleteScaleDown {
+						inFlight++
+					}
 				}
 			}
+			room = append(room, g.target-deleting-g.sel.Min)
 		}
-		room[g] = g.target - deleting - g.sel.Min
+		a.scratch.room = room
 	}
 	started := 0
 	// Empty nodes first, in bulk; then drains, one at a time by default.
@@ -77,7 +82,10 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 			if n.deleting || empty != (pass == 0) || now-n.unneededSince < a.s.ScaleDownUnneededTime {
 				continue
 			}
-			if room[n.group] <= 0 {
+			if !counted {
+				count()
+			}
+			if room[n.group.idx] <= 0 {
 				a.noteBlocked(BlockMinSize, id)
 				continue
 			}
@@ -87,7 +95,7 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 			if !empty && a.drains >= a.s.MaxDrainParallelism {
 				continue
 			}
-			room[n.group]--
+			room[n.group.idx]--
 			inFlight++
 			started++
 			a.startDelete(id, now, deleteScaleDown)
@@ -134,6 +142,17 @@ func (a *Autoscaler) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu
 		}
 	}
 	return u, false
+}
+
+// underutilized returns the node's utilization and whether it is below
+// the scale-down threshold (the GPU one for GPU nodes).
+func (a *Autoscaler) underutilized(id cluster.NodeID, gi int) (float64, bool) {
+	u, gpu := a.utilizationOf(id, gi)
+	thr := a.s.ScaleDownUtilizationThreshold
+	if gpu {
+		thr = a.s.ScaleDownGPUUtilizationThreshold
+	}
+	return u, u < thr
 }
 
 // gpuIndex is the resource index of nvidia.com/gpu, or -1.
@@ -219,38 +238,34 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 	cands := a.scratch.cands[:0]
 	defer func() { a.scratch.cands = cands[:0] }()
 	gi := a.gpuIndex()
-	for _, g := range a.groups {
-		if !g.sel.Autoscaled {
+	// The nodes of the autoscaled groups, but for quiet ones (nothing to
+	// do for them: see quiet), in no particular order (cands are sorted).
+	for _, id := range a.scanList(gi) {
+		n := a.nodes.get(id)
+		if n == nil || !n.group.sel.Autoscaled {
 			continue
 		}
-		for _, id := range g.nodes {
-			n := a.nodes.get(id)
-			st := a.nodeFlags(id)
-			if !st.ready || n.deleting {
-				continue
-			}
-			if st.sdDisabled {
-				n.unneededSince = never
-				a.noteBlocked(BlockScaleDownDisabled, id)
-				continue
-			}
-			if now < n.recheckAt {
-				// Recently unremovable: not simulated again before the
-				// recheck timeout (eligibility: RecentlyUnremovable).
-				n.unneededSince = never
-				continue
-			}
-			u, gpu := a.utilizationOf(id, gi)
-			thr := a.s.ScaleDownUtilizationThreshold
-			if gpu {
-				thr = a.s.ScaleDownGPUUtilizationThreshold
-			}
-			if u >= thr {
-				n.unneededSince = never
-				continue
-			}
-			cands = append(cands, cand{id: id, util: u, empty: a.podsToMove(id) == 0, was: n.unneededSince != never})
+		st := a.nodeFlags(id)
+		if !st.ready || n.deleting {
+			continue
 		}
+		if st.sdDisabled {
+			n.unneededSince = never
+			a.noteBlocked(BlockScaleDownDisabled, id)
+			continue
+		}
+		if now < n.recheckAt {
+			// Recently unremovable: not simulated again before the
+			// recheck timeout (eligibility: RecentlyUnremovable).
+			n.unneededSince = never
+			continue
+		}
+		u, low := a.underutilized(id, gi)
+		if !low {
+			n.unneededSince = never
+			continue
+		}
+		cands = append(cands, cand{id: id, util: u, empty: a.podsToMove(id) == 0, was: n.unneededSince != never})
 	}
 	// A total order (IDs break ties): any sort gives the same result.
 	slices.SortFunc(cands, func(ci, cj cand) int {
@@ -300,6 +315,7 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 		}
 		out = append(out, c.id)
 	}
+	a.scanPrune(gi)
 	// Oldest unneeded first; a stable sort on (since, position) keys
 	// read once.
 	keyed := a.scratch.unneededKeys[:0]
@@ -478,21 +494,40 @@ func (a *Autoscaler) updateSoftTaints(unneeded []cluster.NodeID) {
 			isUnneeded[id] = false
 		}
 	}()
-	budget := maxBulkSoftTaint
-	for _, g := range a.groups {
-		for _, id := range g.nodes {
-			n := a.nodes.get(id)
-			switch {
-			case isUnneeded[id] && !n.softTainted && budget > 0:
-				budget--
-				n.softTainted = true
-				a.cl.AddTaint(id, cluster.Taint{Key: a.symDeletionCandidate, Effect: cluster.EffectPreferNoSchedule})
-			case !isUnneeded[id] && n.softTainted && !n.deleting:
-				n.softTainted = false
-				a.cl.RemoveTaint(id, a.symDeletionCandidate, cluster.EffectPreferNoSchedule)
-			}
+	// Only unneeded and soft-tainted nodes can change: those, in the
+	// groups' order (by group, then by ID: a group's nodes are in launch
+	// order).
+	rel := append(a.scratch.softRel[:0], unneeded...)
+	for _, id := range a.cache.soft {
+		if n := a.nodes.get(id); n != nil && !isUnneeded[id] {
+			rel = append(rel, id)
 		}
 	}
+	slices.SortFunc(rel, func(x, y cluster.NodeID) int {
+		if c := cmp.Compare(a.nodes.get(x).group.idx, a.nodes.get(y).group.idx); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	a.scratch.softRel = rel
+	budget := maxBulkSoftTaint
+	soft := a.cache.soft[:0]
+	for _, id := range rel {
+		n := a.nodes.get(id)
+		switch {
+		case isUnneeded[id] && !n.softTainted && budget > 0:
+			budget--
+			n.softTainted = true
+			a.cl.AddTaint(id, cluster.Taint{Key: a.symDeletionCandidate, Effect: cluster.EffectPreferNoSchedule})
+		case !isUnneeded[id] && n.softTainted && !n.deleting:
+			n.softTainted = false
+			a.cl.RemoveTaint(id, a.symDeletionCandidate, cluster.EffectPreferNoSchedule)
+		}
+		if n.softTainted {
+			soft = append(soft, id)
+		}
+	}
+	a.cache.soft = soft
 }
 
 // startDelete taints (and cordons) a node and deletes it: an empty one

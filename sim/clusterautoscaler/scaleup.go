@@ -29,6 +29,8 @@ type scratch struct {
 	exBase       []cluster.Resources
 	exJumps      jumps
 	moves        []move
+	softRel      []cluster.NodeID // updateSoftTaints' nodes
+	room         []int            // scaleDown's room per group
 }
 
 type groupKey struct {
