@@ -259,6 +259,7 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, provider
 	for i := range cl.Nodes {
 		if cl.Nodes[i].State != cluster.NodeGone {
 			a.liveAdd(cluster.NodeID(i))
+			a.destTouch(cluster.NodeID(i))
 			a.onNodeAdded(cluster.NodeID(i))
 		}
 	}

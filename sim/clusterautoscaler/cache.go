@@ -17,6 +17,9 @@ import (
 //   - antiPods counts, per node, the bound pods with required pod
 //     anti-affinity, so "might a pod here refuse a newcomer?" is one read
 //     instead of a walk over the node's pods.
+//   - destList lists the nodes pods may move to in the what-ifs
+//     (destOK), by ID, updated from the nodes notified since the last
+//     loop.
 //   - scan lists the nodes findUnneeded looks at: a quiet node (see
 //     quiet) leaves it nothing to do, so it is skipped until its pods or
 //     its node change.
@@ -41,6 +44,12 @@ type caches struct {
 	scanGI int              // the gpuIndex scan was kept for (-2: none yet)
 	// soft lists the soft-tainted nodes (and forgotten nodes that were).
 	soft []cluster.NodeID
+
+	destList   []cluster.NodeID // live nodes with destOK, by ID
+	destPos    []int32          // by NodeID: index in destList, -1 when not in it
+	isDest     []bool           // by NodeID: in destList
+	destDirty  []cluster.NodeID // nodes notified since the last destIDs
+	destMarked []bool           // by NodeID: in destDirty
 }
 
 // scanTouch puts a node on findUnneeded's list: its pods, room or flags
@@ -137,6 +146,51 @@ func (a *Autoscaler) nodeChanged(id cluster.NodeID) {
 	}
 	c.nodeEpoch[id]++
 	a.scanTouch(id)
+	a.destTouch(id)
+}
+
+// destTouch marks a node for destIDs to look at again.
+func (a *Autoscaler) destTouch(id cluster.NodeID) {
+	c := &a.cache
+	for int(id) >= len(c.destMarked) {
+		c.destMarked = append(c.destMarked, false)
+		c.isDest = append(c.isDest, false)
+		c.destPos = append(c.destPos, -1)
+	}
+	if !c.destMarked[id] {
+		c.destMarked[id] = true
+		c.destDirty = append(c.destDirty, id)
+	}
+}
+
+// destIDs returns the live nodes pods may move to (destOK), by ID, and
+// their positions by NodeID (-1: not a destination). Only notified nodes
+// can have changed; the list is rebuilt from the live nodes when one did.
+func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32) {
+	c := &a.cache
+	changed := false
+	for _, id := range c.destDirty {
+		c.destMarked[id] = false
+		want := a.cl.Nodes[id].State != cluster.NodeGone && a.nodeFlags(id).destOK
+		if want != c.isDest[id] {
+			c.isDest[id] = want
+			changed = true
+		}
+	}
+	c.destDirty = c.destDirty[:0]
+	if changed {
+		for _, id := range c.destList {
+			c.destPos[id] = -1
+		}
+		c.destList = c.destList[:0]
+		for _, id := range c.live {
+			if c.isDest[id] {
+				c.destPos[id] = int32(len(c.destList))
+				c.destList = append(c.destList, id)
+			}
+		}
+	}
+	return c.destList, c.destPos
 }
 
 // antiChanged applies a bind (d = 1) or unbind (d = -1) of a pod.
@@ -257,9 +311,10 @@ func (a *Autoscaler) fitID(spec *cluster.PodSpec) int32 {
 	return f
 }
 
-// next returns the first index >= p of the list (ids, initial free room
-// base) where a pod of spec fits, or len(ids).
-func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resources, spec *cluster.PodSpec, p int) int {
+// next returns the first index >= p of the list ids where a pod of spec
+// fits in the nodes' room at the start of the loop (the mirror's, as the
+// cluster does not change within a what-if), or len(ids).
+func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, spec *cluster.PodSpec, p int) int {
 	n := len(ids)
 	q, r := p, n
 	for ; q < n; q++ {
@@ -267,7 +322,7 @@ func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resour
 			r = int(v)
 			break
 		}
-		if a.staticFits(spec, ids[q], &base[q]) {
+		if a.staticFits(spec, ids[q], &a.cache.nodes[ids[q]].free) {
 			t[q] = int32(q)
 			r = q
 			break
@@ -310,7 +365,7 @@ func (a *Autoscaler) nowFit(d *destSet, fit int32, spec *cluster.PodSpec, p int)
 		}
 		if v < 0 {
 			// Not looked at yet: skip what did not fit at the start.
-			if b := a.next(base, d.ids, d.base, spec, j); b != j {
+			if b := a.next(base, d.ids, spec, j); b != j {
 				cur[j] = int32(b)
 				j = b
 				continue

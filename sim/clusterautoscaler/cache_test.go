@@ -3,6 +3,7 @@ package clusterautoscaler
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,6 +21,11 @@ import (
 // from the cluster: a stale cache fails it.
 func TestIncrementalStateMatchesRecomputation(t *testing.T) {
 	h := newHarness(t)
+	// Nodes of no group, from before and after the start: destinations,
+	// never candidates.
+	var alloc cluster.Resources
+	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 4000, 16<<30, 110
+	h.cl.AddNode(cluster.Node{Name: "static", Allocatable: alloc, State: cluster.NodeReady})
 	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
 kind: ClusterConfig
 metadata: {name: demo, region: us-east-1}
@@ -28,10 +34,7 @@ managedNodeGroups:
   - {name: b, instanceType: m5.xlarge, minSize: 0, maxSize: 20, desiredCapacity: 4}
   - {name: c, instanceType: m5.large, minSize: 0, maxSize: 10, desiredCapacity: 2, labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"}}
 `), []string{"--scale-down-unneeded-time=2m", "--scale-down-delay-after-add=1m", "--unremovable-node-recheck-timeout=1m"}, nil)
-	// A node of no group: a destination, never a candidate.
-	var alloc cluster.Resources
-	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 4000, 16<<30, 110
-	h.cl.AddNode(cluster.Node{Name: "static", Allocatable: alloc, State: cluster.NodeReady})
+	h.cl.AddNode(cluster.Node{Name: "static-2", Allocatable: alloc, State: cluster.NodeReady})
 
 	rng := rand.New(rand.NewPCG(7, 11))
 	type shape struct{ cpu, mem string }
@@ -69,7 +72,7 @@ managedNodeGroups:
 			}
 		case r < 92:
 			// Someone else removes a node.
-			if id := cluster.NodeID(rng.IntN(len(h.cl.Nodes))); h.cl.Nodes[id].Name != "static" {
+			if id := cluster.NodeID(rng.IntN(len(h.cl.Nodes))); h.cl.Nodes[id].Owner == cluster.OwnedByClusterAutoscaler {
 				h.cl.RemoveNode(id)
 			}
 		case r < 96:
@@ -106,6 +109,22 @@ func checkIncremental(t *testing.T, a *Autoscaler, step int) {
 		}
 		st := a.state(cluster.NodeID(id))
 		require.Equal(t, nd.Allocatable.Sub(nd.Requested), st.free, "%s: node %d's room", at, id)
+	}
+	var dests []cluster.NodeID
+	for id := range a.cl.Nodes {
+		nd := &a.cl.Nodes[id]
+		if nd.State != cluster.NodeGone && nd.Schedulable() && !a.hasTaint(nd, a.symToBeDeleted) {
+			dests = append(dests, cluster.NodeID(id))
+		}
+	}
+	ids, pos := a.destIDs()
+	require.Equal(t, dests, ids, "%s: destinations", at)
+	for id := range a.cl.Nodes {
+		want := int32(-1)
+		if i := slices.Index(dests, cluster.NodeID(id)); i >= 0 {
+			want = int32(i)
+		}
+		require.Equal(t, want, pos[id], "%s: node %d's destination index", at, id)
 	}
 	if gi := a.gpuIndex(); gi == a.cache.scanGI {
 		for _, g := range a.groups {

@@ -163,16 +163,17 @@ func (a *Autoscaler) gpuIndex() int {
 	return -1
 }
 
-// destSet is the scale-down simulation's destinations, in NodeID order.
-// Entries of list are set up lazily (at): a loop touches a few hundred of
+// destSet is a what-if simulation's view of the nodes pods may move to,
+// in NodeID order (ids and pos are the shared list of destIDs). Entries
+// of list are set up lazily (at): a loop touches a few hundred of
 // thousands of destinations, and copying every node's room each loop was
 // a large share of the loop's cost.
 type destSet struct {
-	ids  []cluster.NodeID
-	list []destination
-	base []cluster.Resources // free room at the start of the loop
-	pos  []int32             // by NodeID: index in ids, -1 when not a destination
-	gen  uint32              // the loop: entries of other loops are stale
+	ids    []cluster.NodeID
+	pos    []int32     // by NodeID: index in ids, -1 when not a destination
+	states []nodeState // the mirror, for the room at the start of the loop
+	list   []destination
+	gen    uint32 // the loop: entries of other loops are stale
 	jumps
 	now jumps // nowFit tables
 }
@@ -181,7 +182,7 @@ type destSet struct {
 func (d *destSet) at(i int) *destination {
 	e := &d.list[i]
 	if e.gen != d.gen {
-		*e = destination{free: d.base[i], extra: e.extra[:0], gen: d.gen}
+		*e = destination{free: d.states[d.ids[i]].free, extra: e.extra[:0], gen: d.gen}
 	}
 	return e
 }
@@ -193,27 +194,19 @@ func (d *destSet) get(id cluster.NodeID) *destination {
 	return nil
 }
 
-// destinations lists the nodes pods may move to: schedulable and not
-// being deleted. The set's buffers are reused across loops.
+// destinations starts the scale-down simulation's destination set.
 func (a *Autoscaler) destinations() *destSet {
-	d := &a.scratch.dests
-	for _, id := range d.ids {
-		d.pos[id] = -1
-	}
-	for len(d.pos) < len(a.cl.Nodes) {
-		d.pos = append(d.pos, -1)
-	}
+	return a.startDests(&a.scratch.dests)
+}
+
+// startDests sets d up for a new simulation over the nodes pods may move
+// to: schedulable and not being deleted. The cluster must not change
+// while it is in use (the room is read from the mirror as it is). The
+// set's buffers are reused across loops.
+func (a *Autoscaler) startDests(d *destSet) *destSet {
+	d.ids, d.pos = a.destIDs()
+	d.states = a.cache.nodes
 	d.gen++
-	d.ids, d.base = d.ids[:0], d.base[:0]
-	for _, i := range a.cache.live {
-		st := a.nodeFlags(i)
-		if !st.destOK {
-			continue
-		}
-		d.pos[i] = int32(len(d.ids))
-		d.ids = append(d.ids, i)
-		d.base = append(d.base, st.free)
-	}
 	// Grow list to ids; its entries (and their extra buffers) are reused.
 	if n := len(d.ids); n > len(d.list) {
 		d.list = append(d.list, make([]destination, n-len(d.list))...)
