@@ -124,6 +124,7 @@ type Autoscaler struct {
 
 	lastScaleUp, lastScaleDownDelete, lastScaleDownFail engine.Time
 	drains                                              int // non-empty nodes being drained
+	scaleDownsInFlight                                  int // nodes being deleted by scale-down
 
 	// well-known symbols
 	symHostname, symKubeSystem, symToBeDeleted, symDeletionCandidate, symScaleDownDisabled, symTrue cluster.Sym
@@ -443,6 +444,9 @@ func (a *Autoscaler) forget(id cluster.NodeID) {
 	if n.drain.active && !n.drain.empty && n.drain.kind == deleteScaleDown {
 		a.drains--
 	}
+	if n.deleting {
+		a.countDeleting(n, -1)
+	}
 	delete(a.byInstance, n.instance)
 	a.nodes.del(id)
 }
@@ -515,6 +519,9 @@ func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) clu
 	a.nodes.set(id, n)
 	a.byInstance[res.Instance] = id
 	g.nodes = append(g.nodes, id)
+	if a.cl.Nodes[id].State == cluster.NodeLaunching {
+		a.cache.launching = append(a.cache.launching, id)
+	}
 	if res.Offering.CapacityType == cluster.Spot {
 		g.spot++
 	} else {

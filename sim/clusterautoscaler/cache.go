@@ -44,6 +44,9 @@ type caches struct {
 	scanGI int              // the gpuIndex scan was kept for (-2: none yet)
 	// soft lists the soft-tainted nodes (and forgotten nodes that were).
 	soft []cluster.NodeID
+	// launching lists the groups' launching nodes (and nodes that were:
+	// launchingNodes drops them).
+	launching []cluster.NodeID
 
 	destList   []cluster.NodeID // live nodes with destOK, by ID
 	destPos    []int32          // by NodeID: index in destList, -1 when not in it

@@ -15,8 +15,8 @@ import (
 
 // TestIncrementalStateMatchesRecomputation drives a cluster through many
 // random changes (pods created and deleted, nodes reclaimed, removed by
-// someone else, labelled scale-down-disabled and cordoned, scale-ups and
-// scale-downs) and checks
+// someone else, labelled scale-down-disabled and cordoned, launches slow
+// to get Ready, scale-ups and scale-downs) and checks
 // after every step that the incremental state agrees with a recomputation
 // from the cluster: a stale cache fails it.
 func TestIncrementalStateMatchesRecomputation(t *testing.T) {
@@ -51,14 +51,14 @@ managedNodeGroups:
 		case r < grow:
 			s := shapes[rng.IntN(len(shapes))]
 			live = append(live, h.pods(1+rng.IntN(6), s.cpu, s.mem)...)
-		case r < 85 && len(live) > 0:
+		case r < 80 && len(live) > 0:
 			for k := 1 + rng.IntN(4); k > 0 && len(live) > 0; k-- {
 				j := rng.IntN(len(live))
 				h.cl.DeletePod(live[j], cluster.CauseScaleDown)
 				live[j] = live[len(live)-1]
 				live = live[:len(live)-1]
 			}
-		case r < 90:
+		case r < 85:
 			if len(h.cloud.live) > 0 {
 				ids := make([]cloud.InstanceID, 0, len(h.cloud.live))
 				for id := range h.cloud.live {
@@ -69,6 +69,12 @@ managedNodeGroups:
 					minID = min(minID, id)
 				}
 				h.cloud.reclaim(minID + cloud.InstanceID(rng.IntN(3)))
+			}
+		case r < 88:
+			// Launches that sometimes never get Ready in time.
+			h.cloud.readyAfter = 90 * time.Second
+			if rng.IntN(3) == 0 {
+				h.cloud.readyAfter = 20 * time.Minute
 			}
 		case r < 92:
 			// Someone else removes a node.
@@ -139,6 +145,27 @@ func checkIncremental(t *testing.T, a *Autoscaler, step int) {
 	for _, id := range a.cache.soft {
 		soft[id] = true
 	}
+	launching := map[cluster.NodeID]bool{}
+	for _, id := range a.cache.launching {
+		launching[id] = true
+	}
+	inFlight := 0
+	for _, g := range a.groups {
+		deleting := 0
+		for _, id := range g.nodes {
+			if n := a.nodes.get(id); n.deleting {
+				deleting++
+				if n.drain.kind == deleteScaleDown {
+					inFlight++
+				}
+			}
+			if a.cl.Nodes[id].State == cluster.NodeLaunching {
+				require.True(t, launching[id], "%s: launching node %d not listed", at, id)
+			}
+		}
+		require.Equal(t, deleting, g.deleting, "%s: group %s's nodes being deleted", at, g.cfg.Name)
+	}
+	require.Equal(t, inFlight, a.scaleDownsInFlight, "%s: scale-downs in flight", at)
 	for _, g := range a.groups {
 		for i, id := range g.nodes {
 			require.Equal(t, g, a.nodes.get(id).group, "%s: node %d's group", at, id)

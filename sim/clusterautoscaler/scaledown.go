@@ -54,25 +54,13 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 		return false
 	}
 	// Per group (by index), how many nodes may go without going below the
-	// minimum; counted when first needed, before any deletion starts.
+	// minimum.
 	room := a.scratch.room[:0]
-	inFlight, counted := 0, false
-	count := func() {
-		counted = true
-		for _, g := range a.groups {
-			deleting := 0
-			for _, id := range g.nodes {
-				if n := a.nodes.get(id); n.deleting {
-					deleting++
-					if n.drain.kind == deleteScaleDown {
-						inFlight++
-					}
-				}
-			}
-			room = append(room, g.target-deleting-g.sel.Min)
-		}
-		a.scratch.room = room
+	for _, g := range a.groups {
+		room = append(room, g.target-g.deleting-g.sel.Min)
 	}
+	a.scratch.room = room
+	inFlight := a.scaleDownsInFlight
 	started := 0
 	// Empty nodes first, in bulk; then drains, one at a time by default.
 	for pass := 0; pass < 2; pass++ {
@@ -81,9 +69,6 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 			empty := a.podsToMove(id) == 0
 			if n.deleting || empty != (pass == 0) || now-n.unneededSince < a.s.ScaleDownUnneededTime {
 				continue
-			}
-			if !counted {
-				count()
 			}
 			if room[n.group.idx] <= 0 {
 				a.noteBlocked(BlockMinSize, id)
@@ -488,20 +473,14 @@ func (a *Autoscaler) updateSoftTaints(unneeded []cluster.NodeID) {
 		}
 	}()
 	// Only unneeded and soft-tainted nodes can change: those, in the
-	// groups' order (by group, then by ID: a group's nodes are in launch
-	// order).
+	// groups' order.
 	rel := append(a.scratch.softRel[:0], unneeded...)
 	for _, id := range a.cache.soft {
 		if n := a.nodes.get(id); n != nil && !isUnneeded[id] {
 			rel = append(rel, id)
 		}
 	}
-	slices.SortFunc(rel, func(x, y cluster.NodeID) int {
-		if c := cmp.Compare(a.nodes.get(x).group.idx, a.nodes.get(y).group.idx); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	})
+	a.sortByGroup(rel)
 	a.scratch.softRel = rel
 	budget := maxBulkSoftTaint
 	soft := a.cache.soft[:0]
@@ -529,6 +508,7 @@ func (a *Autoscaler) startDelete(id cluster.NodeID, now engine.Time, kind delete
 	n := a.nodes.get(id)
 	n.deleting = true
 	n.drain = drainState{active: true, kind: kind, start: now, deadline: now + a.s.MaxPodEvictionTime}
+	a.countDeleting(n, 1)
 	a.cl.AddTaint(id, cluster.Taint{Key: a.symToBeDeleted, Effect: cluster.EffectNoSchedule})
 	if a.s.CordonNodeBeforeTerminating {
 		a.cl.SetCordon(id, true)
@@ -590,6 +570,15 @@ func (a *Autoscaler) drainStep(id cluster.NodeID) {
 	n.drain.timer = a.eng.Schedule(n.drain.waitEnd, engine.Event{Handler: a.id, Kind: evDrain, Obj: int32(id)})
 }
 
+// countDeleting counts a node's deletion in (d = 1) or out (d = -1) of
+// its group's and the scale-down's counts.
+func (a *Autoscaler) countDeleting(n *caNode, d int) {
+	n.group.deleting += d
+	if n.drain.kind == deleteScaleDown {
+		a.scaleDownsInFlight += d
+	}
+}
+
 // abortDelete gives up a drain: the node is untainted and uncordoned, and
 // scale-down waits --scale-down-delay-after-failure.
 func (a *Autoscaler) abortDelete(id cluster.NodeID, now engine.Time) {
@@ -600,6 +589,7 @@ func (a *Autoscaler) abortDelete(id cluster.NodeID, now engine.Time) {
 		a.stats.failedScaleDowns++
 	}
 	a.eng.Cancel(n.drain.timer)
+	a.countDeleting(n, -1)
 	n.drain = drainState{}
 	n.deleting = false
 	n.unneededSince = never

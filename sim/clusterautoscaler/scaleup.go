@@ -28,6 +28,7 @@ type scratch struct {
 	moves        []move
 	softRel      []cluster.NodeID // updateSoftTaints' nodes
 	room         []int            // scaleDown's room per group
+	due          []cluster.NodeID // removeLongUnregistered's nodes
 }
 
 type groupKey struct {
