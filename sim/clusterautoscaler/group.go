@@ -1,7 +1,6 @@
 package clusterautoscaler
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -319,12 +318,16 @@ func (a *Autoscaler) launchingNodes() []cluster.NodeID {
 // sortByGroup sorts nodes of the groups in the groups' order: by group,
 // then by ID (a group's nodes are in launch order, so by ID).
 func (a *Autoscaler) sortByGroup(ids []cluster.NodeID) {
-	slices.SortFunc(ids, func(x, y cluster.NodeID) int {
-		if c := cmp.Compare(a.nodes.get(x).group.idx, a.nodes.get(y).group.idx); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	})
+	// Keys read once: group index above, ID (non-negative) below.
+	keys := a.scratch.groupKeys[:0]
+	for _, id := range ids {
+		keys = append(keys, uint64(a.nodes.get(id).group.idx)<<32|uint64(id))
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		ids[i] = cluster.NodeID(uint32(k))
+	}
+	a.scratch.groupKeys = keys
 }
 
 // updateScaleRequests completes the scale-ups whose nodes are all Ready

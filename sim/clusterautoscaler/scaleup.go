@@ -29,6 +29,7 @@ type scratch struct {
 	softRel      []cluster.NodeID // updateSoftTaints' nodes
 	room         []int            // scaleDown's room per group
 	due          []cluster.NodeID // removeLongUnregistered's nodes
+	groupKeys    []uint64         // sortByGroup's keys
 }
 
 type groupKey struct {
