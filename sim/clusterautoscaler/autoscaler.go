@@ -132,6 +132,7 @@ type Autoscaler struct {
 	est     estimator
 	scratch scratch
 	cache   caches
+	replay  replayState
 	stats   statsState
 	// blocked records, per blocking reason, the nodes it ever kept from
 	// scale-down.

@@ -23,6 +23,8 @@ import (
 //   - scan lists the nodes findUnneeded looks at: a quiet node (see
 //     quiet) leaves it nothing to do, so it is skipped until its pods or
 //     its node change.
+//   - replay (replay.go) repeats removal simulations whose answer cannot
+//     have changed since the previous loop.
 
 type caches struct {
 	// live lists the nodes not gone, by ID.
@@ -150,6 +152,7 @@ func (a *Autoscaler) nodeChanged(id cluster.NodeID) {
 	c.nodeEpoch[id]++
 	a.scanTouch(id)
 	a.destTouch(id)
+	a.nodeTouched(id)
 }
 
 // destTouch marks a node for destIDs to look at again.
@@ -458,6 +461,7 @@ func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
 	}
 	st.free = st.free.Sub(p.Spec.Requests)
 	a.scanTouch(id)
+	a.nodeTouched(id)
 }
 
 func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
@@ -475,6 +479,7 @@ func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
 			st.pods[last] = podRef{}
 			st.pods = st.pods[:last]
 			a.scanTouch(id)
+			a.nodeTouched(id)
 			return
 		}
 	}
@@ -488,6 +493,7 @@ func (a *Autoscaler) onTerminating(pid cluster.PodID, id cluster.NodeID) {
 	for i := range st.pods {
 		if st.pods[i].id == pid && !st.pods[i].term {
 			st.pods[i].term = true
+			a.nodeTouched(id)
 			if !st.pods[i].daemon {
 				st.movable--
 			}

@@ -15,8 +15,8 @@ import (
 
 // TestIncrementalStateMatchesRecomputation drives a cluster through many
 // random changes (pods created and deleted, nodes reclaimed, removed by
-// someone else, labelled scale-down-disabled and cordoned, launches slow
-// to get Ready, scale-ups and scale-downs) and checks
+// someone else, labelled scale-down-disabled and cordoned, pods marked
+// terminating, launches slow to get Ready, scale-ups and scale-downs) and checks
 // after every step that the incremental state agrees with a recomputation
 // from the cluster: a stale cache fails it.
 func TestIncrementalStateMatchesRecomputation(t *testing.T) {
@@ -35,6 +35,7 @@ managedNodeGroups:
   - {name: c, instanceType: m5.large, minSize: 0, maxSize: 10, desiredCapacity: 2, labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"}}
 `), []string{"--scale-down-unneeded-time=2m", "--scale-down-delay-after-add=1m", "--unremovable-node-recheck-timeout=1m"}, nil)
 	h.cl.AddNode(cluster.Node{Name: "static-2", Allocatable: alloc, State: cluster.NodeReady})
+	h.ca.replay.verify = true
 
 	rng := rand.New(rand.NewPCG(7, 11))
 	type shape struct{ cpu, mem string }
@@ -89,18 +90,29 @@ managedNodeGroups:
 				}
 				h.cl.SetLabel(id, disabled, h.cl.Syms.Intern(v))
 			}
-		default:
+		case r < 98:
 			if id := cluster.NodeID(rng.IntN(len(h.cl.Nodes))); h.cl.Nodes[id].State != cluster.NodeGone {
 				h.cl.SetCordon(id, !h.cl.Nodes[id].Unschedulable)
+			}
+		default:
+			// A pod told to stop, still on its node, preferably an
+			// unneeded one.
+			for _, id := range rng.Perm(len(h.cl.Nodes)) {
+				nd := &h.cl.Nodes[id]
+				if n := h.ca.nodes.get(cluster.NodeID(id)); n != nil && n.unneededSince != never && len(nd.Pods) > 0 {
+					h.cl.MarkTerminating(nd.Pods[rng.IntN(len(nd.Pods))])
+					break
+				}
 			}
 		}
 		h.at(h.eng.Now() + time.Duration(1+rng.IntN(15))*time.Second)
 		checkIncremental(t, h.ca, step)
 	}
 	st := h.ca.Stats()
-	t.Logf("added %d removed %d reclaimed %d blocked %v pods %d nodes %d", st.NodesAdded, st.NodesRemoved, st.NodesReclaimed, st.ScaleDownBlockedNodes, len(live), len(h.cl.Nodes))
+	t.Logf("added %d removed %d reclaimed %d blocked %v pods %d nodes %d replays %d", st.NodesAdded, st.NodesRemoved, st.NodesReclaimed, st.ScaleDownBlockedNodes, len(live), len(h.cl.Nodes), h.ca.replay.verified)
 	require.Positive(t, st.NodesRemoved, "scale-downs happened")
 	require.Positive(t, st.NodesAdded, "scale-ups happened")
+	require.Positive(t, h.ca.replay.verified, "removals replayable")
 }
 
 // checkIncremental compares the Cluster Autoscaler's incremental state

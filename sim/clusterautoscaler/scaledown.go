@@ -270,6 +270,7 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 
 	// The simulation's view of where pods can go.
 	dests := a.destinations()
+	a.startPass()
 
 	var out []cluster.NodeID
 	nonEmpty := 0
@@ -282,7 +283,7 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 			}
 			nonEmpty++
 		}
-		if why := a.canRemove(c.id, dests); why != "" {
+		if why := a.removable(c.id, dests); why != "" {
 			n.unneededSince = never
 			n.recheckAt = now + a.s.UnremovableNodeRecheckTimeout
 			a.noteBlocked(why, c.id)
@@ -361,6 +362,7 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 			if self != nil {
 				self.gone = false
 			}
+			a.recordCall(id, false, nil, dests)
 			return why
 		}
 		if r.spec.Priority < a.s.ExpendablePodsPriorityCutoff {
@@ -372,13 +374,15 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 			if self != nil {
 				self.gone = false
 			}
+			a.recordCall(id, false, nil, dests)
 			return BlockNoPlaceToMove
 		}
 		d := dests.at(dest)
 		d.free = d.free.Sub(r.spec.Requests)
 		d.extra = append(d.extra, placedPod{r.spec, r.ns})
-		moves = append(moves, move{r.spec, int32(dest)})
+		moves = append(moves, move{r.spec, r.ns, int32(dest)})
 	}
+	a.recordCall(id, true, moves, dests)
 	return ""
 }
 
@@ -386,6 +390,7 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 // in the destination set).
 type move struct {
 	spec *cluster.PodSpec
+	ns   cluster.Sym
 	dest int32
 }
 
