@@ -19,7 +19,7 @@ import (
 //     instead of a walk over the node's pods.
 //   - destList lists the nodes pods may move to in the what-ifs
 //     (destOK), by ID, updated from the nodes notified since the last
-//     loop.
+//     loop; destFree their room, in one dense table.
 //   - scan lists the nodes findUnneeded looks at: a quiet node (see
 //     quiet) leaves it nothing to do, so it is skipped until its pods or
 //     its node change.
@@ -50,11 +50,12 @@ type caches struct {
 	// launchingNodes drops them).
 	launching []cluster.NodeID
 
-	destList   []cluster.NodeID // live nodes with destOK, by ID
-	destPos    []int32          // by NodeID: index in destList, -1 when not in it
-	isDest     []bool           // by NodeID: in destList
-	destDirty  []cluster.NodeID // nodes notified since the last destIDs
-	destMarked []bool           // by NodeID: in destDirty
+	destList   []cluster.NodeID    // live nodes with destOK, by ID
+	destFree   []cluster.Resources // by index in destList: the node's room, kept current
+	destPos    []int32             // by NodeID: index in destList, -1 when not in it
+	isDest     []bool              // by NodeID: in destList
+	destDirty  []cluster.NodeID    // nodes notified since the last destIDs
+	destMarked []bool              // by NodeID: in destDirty
 }
 
 // scanTouch puts a node on findUnneeded's list: its pods, room or flags
@@ -169,10 +170,11 @@ func (a *Autoscaler) destTouch(id cluster.NodeID) {
 	}
 }
 
-// destIDs returns the live nodes pods may move to (destOK), by ID, and
-// their positions by NodeID (-1: not a destination). Only notified nodes
-// can have changed; the list is rebuilt from the live nodes when one did.
-func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32) {
+// destIDs returns the live nodes pods may move to (destOK), by ID, their
+// positions by NodeID (-1: not a destination) and their room. Only
+// notified nodes can have changed; the list is rebuilt from the live
+// nodes when one did.
+func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32, []cluster.Resources) {
 	c := &a.cache
 	changed := false
 	for _, id := range c.destDirty {
@@ -188,15 +190,24 @@ func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32) {
 		for _, id := range c.destList {
 			c.destPos[id] = -1
 		}
-		c.destList = c.destList[:0]
+		c.destList, c.destFree = c.destList[:0], c.destFree[:0]
 		for _, id := range c.live {
 			if c.isDest[id] {
 				c.destPos[id] = int32(len(c.destList))
 				c.destList = append(c.destList, id)
+				c.destFree = append(c.destFree, c.nodes[id].free)
 			}
 		}
 	}
-	return c.destList, c.destPos
+	return c.destList, c.destPos, c.destFree
+}
+
+// freeChanged copies a node's new room into destFree.
+func (a *Autoscaler) freeChanged(id cluster.NodeID, st *nodeState) {
+	c := &a.cache
+	if int(id) < len(c.destPos) && c.destPos[id] >= 0 {
+		c.destFree[c.destPos[id]] = st.free
+	}
 }
 
 // antiChanged applies a bind (d = 1) or unbind (d = -1) of a pod.
@@ -317,10 +328,9 @@ func (a *Autoscaler) fitID(spec *cluster.PodSpec) int32 {
 	return f
 }
 
-// next returns the first index >= p of the list ids where a pod of spec
-// fits in the nodes' room at the start of the loop (the mirror's, as the
-// cluster does not change within a what-if), or len(ids).
-func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, spec *cluster.PodSpec, p int) int {
+// next returns the first index >= p of the list (ids, initial free room
+// base) where a pod of spec fits, or len(ids).
+func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resources, spec *cluster.PodSpec, p int) int {
 	n := len(ids)
 	q, r := p, n
 	for ; q < n; q++ {
@@ -328,7 +338,7 @@ func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, spec *cluster.PodSpec
 			r = int(v)
 			break
 		}
-		if a.staticFits(spec, ids[q], &a.cache.nodes[ids[q]].free) {
+		if a.staticFits(spec, ids[q], &base[q]) {
 			t[q] = int32(q)
 			r = q
 			break
@@ -371,7 +381,7 @@ func (a *Autoscaler) nowFit(d *destSet, fit int32, spec *cluster.PodSpec, p int)
 		}
 		if v < 0 {
 			// Not looked at yet: skip what did not fit at the start.
-			if b := a.next(base, d.ids, spec, j); b != j {
+			if b := a.next(base, d.ids, d.base, spec, j); b != j {
 				cur[j] = int32(b)
 				j = b
 				continue
@@ -460,6 +470,7 @@ func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
 		st.movable++
 	}
 	st.free = st.free.Sub(p.Spec.Requests)
+	a.freeChanged(id, st)
 	a.scanTouch(id)
 	a.nodeTouched(id)
 }
@@ -474,6 +485,7 @@ func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
 				st.movable--
 			}
 			st.free = st.free.Add(st.pods[i].spec.Requests)
+			a.freeChanged(id, st)
 			last := len(st.pods) - 1
 			st.pods[i] = st.pods[last]
 			st.pods[last] = podRef{}

@@ -135,8 +135,11 @@ func checkIncremental(t *testing.T, a *Autoscaler, step int) {
 			dests = append(dests, cluster.NodeID(id))
 		}
 	}
-	ids, pos := a.destIDs()
+	ids, pos, free := a.destIDs()
 	require.Equal(t, dests, ids, "%s: destinations", at)
+	for i, id := range ids {
+		require.Equal(t, a.state(id).free, free[i], "%s: destination %d's room", at, id)
+	}
 	for id := range a.cl.Nodes {
 		want := int32(-1)
 		if i := slices.Index(dests, cluster.NodeID(id)); i >= 0 {

@@ -154,11 +154,11 @@ func (a *Autoscaler) gpuIndex() int {
 // thousands of destinations, and copying every node's room each loop was
 // a large share of the loop's cost.
 type destSet struct {
-	ids    []cluster.NodeID
-	pos    []int32     // by NodeID: index in ids, -1 when not a destination
-	states []nodeState // the mirror, for the room at the start of the loop
-	list   []destination
-	gen    uint32 // the loop: entries of other loops are stale
+	ids  []cluster.NodeID
+	pos  []int32             // by NodeID: index in ids, -1 when not a destination
+	base []cluster.Resources // room at the start of the loop, by index (destFree)
+	list []destination
+	gen  uint32 // the loop: entries of other loops are stale
 	jumps
 	now jumps // nowFit tables
 }
@@ -167,7 +167,7 @@ type destSet struct {
 func (d *destSet) at(i int) *destination {
 	e := &d.list[i]
 	if e.gen != d.gen {
-		*e = destination{free: d.states[d.ids[i]].free, extra: e.extra[:0], gen: d.gen}
+		*e = destination{free: d.base[i], extra: e.extra[:0], gen: d.gen}
 	}
 	return e
 }
@@ -186,11 +186,10 @@ func (a *Autoscaler) destinations() *destSet {
 
 // startDests sets d up for a new simulation over the nodes pods may move
 // to: schedulable and not being deleted. The cluster must not change
-// while it is in use (the room is read from the mirror as it is). The
-// set's buffers are reused across loops.
+// while it is in use (the room is the caches' as it is). The set's
+// buffers are reused across loops.
 func (a *Autoscaler) startDests(d *destSet) *destSet {
-	d.ids, d.pos = a.destIDs()
-	d.states = a.cache.nodes
+	d.ids, d.pos, d.base = a.destIDs()
 	d.gen++
 	// Grow list to ids; its entries (and their extra buffers) are reused.
 	if n := len(d.ids); n > len(d.list) {

@@ -177,7 +177,7 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 			for k < len(pg.pods) && cursor < len(ex.ids) {
 				// Room only shrinks here: nodes that did not fit at the
 				// start are passed over.
-				if cursor = a.next(t, ex.ids, pg.spec, cursor); cursor == len(ex.ids) {
+				if cursor = a.next(t, ex.ids, ex.base, pg.spec, cursor); cursor == len(ex.ids) {
 					break
 				}
 				e := ex.at(cursor)
