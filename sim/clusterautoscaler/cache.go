@@ -19,7 +19,7 @@ import (
 //     instead of a walk over the node's pods.
 //   - destList lists the nodes pods may move to in the what-ifs
 //     (destOK), by ID, updated from the nodes notified since the last
-//     loop; destFree their room, in one dense table.
+//     loop.
 //   - scan lists the nodes findUnneeded looks at: a quiet node (see
 //     quiet) leaves it nothing to do, so it is skipped until its pods or
 //     its node change.
@@ -35,7 +35,8 @@ type caches struct {
 	fits        []*cluster.NodeVerdicts // by spec class
 	lastSpec    *cluster.PodSpec
 	lastCache   *cluster.NodeVerdicts
-	nodes       []nodeState // by NodeID
+	nodes       []nodeState         // by NodeID
+	free        []cluster.Resources // by NodeID: the node's room (nodeState)
 	fitOf       map[*cluster.PodSpec]int32
 	fitIDs      map[jumpKey]int32
 	lastFitSpec *cluster.PodSpec
@@ -50,12 +51,11 @@ type caches struct {
 	// launchingNodes drops them).
 	launching []cluster.NodeID
 
-	destList   []cluster.NodeID    // live nodes with destOK, by ID
-	destFree   []cluster.Resources // by index in destList: the node's room, kept current
-	destPos    []int32             // by NodeID: index in destList, -1 when not in it
-	isDest     []bool              // by NodeID: in destList
-	destDirty  []cluster.NodeID    // nodes notified since the last destIDs
-	destMarked []bool              // by NodeID: in destDirty
+	destList   []cluster.NodeID // live nodes with destOK, by ID
+	destPos    []int32          // by NodeID: index in destList, -1 when not in it
+	isDest     []bool           // by NodeID: in destList
+	destDirty  []cluster.NodeID // nodes notified since the last destIDs
+	destMarked []bool           // by NodeID: in destDirty
 }
 
 // scanTouch puts a node on findUnneeded's list: its pods, room or flags
@@ -170,11 +170,10 @@ func (a *Autoscaler) destTouch(id cluster.NodeID) {
 	}
 }
 
-// destIDs returns the live nodes pods may move to (destOK), by ID, their
-// positions by NodeID (-1: not a destination) and their room. Only
-// notified nodes can have changed; the list is rebuilt from the live
-// nodes when one did.
-func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32, []cluster.Resources) {
+// destIDs returns the live nodes pods may move to (destOK), by ID, and
+// their positions by NodeID (-1: not a destination). Only notified nodes
+// can have changed; the list is rebuilt from the live nodes when one did.
+func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32) {
 	c := &a.cache
 	changed := false
 	for _, id := range c.destDirty {
@@ -190,24 +189,15 @@ func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32, []cluster.Resources) 
 		for _, id := range c.destList {
 			c.destPos[id] = -1
 		}
-		c.destList, c.destFree = c.destList[:0], c.destFree[:0]
+		c.destList = c.destList[:0]
 		for _, id := range c.live {
 			if c.isDest[id] {
 				c.destPos[id] = int32(len(c.destList))
 				c.destList = append(c.destList, id)
-				c.destFree = append(c.destFree, c.nodes[id].free)
 			}
 		}
 	}
-	return c.destList, c.destPos, c.destFree
-}
-
-// freeChanged copies a node's new room into destFree.
-func (a *Autoscaler) freeChanged(id cluster.NodeID, st *nodeState) {
-	c := &a.cache
-	if int(id) < len(c.destPos) && c.destPos[id] >= 0 {
-		c.destFree[c.destPos[id]] = st.free
-	}
+	return c.destList, c.destPos
 }
 
 // antiChanged applies a bind (d = 1) or unbind (d = -1) of a pod.
@@ -328,8 +318,9 @@ func (a *Autoscaler) fitID(spec *cluster.PodSpec) int32 {
 	return f
 }
 
-// next returns the first index >= p of the list (ids, initial free room
-// base) where a pod of spec fits, or len(ids).
+// next returns the first index >= p of the list ids where a pod of spec
+// fits in the room at the start of the loop (base, by NodeID), or
+// len(ids).
 func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resources, spec *cluster.PodSpec, p int) int {
 	n := len(ids)
 	q, r := p, n
@@ -338,7 +329,7 @@ func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resour
 			r = int(v)
 			break
 		}
-		if a.staticFits(spec, ids[q], &base[q]) {
+		if a.staticFits(spec, ids[q], &base[ids[q]]) {
 			t[q] = int32(q)
 			r = q
 			break
@@ -422,14 +413,14 @@ type podRef struct {
 // nodeState mirrors, per node, what the loops read of it, kept up to
 // date on every notification: its pods in the node's own order (binds
 // append, unbinds move the last pod into the freed slot, as the cluster
-// does), how many are not terminating, its free room and allocatable.
+// does), how many are not terminating, and its allocatable; its free
+// room is in the dense table caches.free, for the what-ifs' scans.
 // Reading these compact records instead of the pod and node objects
 // saves a cache miss per pod and node in every loop.
 type nodeState struct {
 	pods    []podRef
 	movable int32 // pods not terminating nor DaemonSet pods (podsToMove)
 	daemons int32 // DaemonSet pods
-	free    cluster.Resources
 	alloc   cluster.Resources
 	// destOK (Schedulable and not ToBeDeleted) and sdDisabled (the
 	// scale-down-disabled label is "true") as of epoch destEp (+1).
@@ -443,6 +434,7 @@ func (a *Autoscaler) state(id cluster.NodeID) *nodeState {
 	c := &a.cache
 	for int(id) >= len(c.nodes) {
 		c.nodes = append(c.nodes, nodeState{})
+		c.free = append(c.free, cluster.Resources{})
 	}
 	return &c.nodes[id]
 }
@@ -451,7 +443,8 @@ func (a *Autoscaler) state(id cluster.NodeID) *nodeState {
 func (a *Autoscaler) onNodeAdded(id cluster.NodeID) {
 	nd := &a.cl.Nodes[id]
 	st := a.state(id)
-	*st = nodeState{free: nd.Allocatable, alloc: nd.Allocatable}
+	*st = nodeState{alloc: nd.Allocatable}
+	a.cache.free[id] = nd.Allocatable
 	a.scanTouch(id)
 	for _, p := range nd.Pods {
 		a.onBound(p, id)
@@ -469,8 +462,7 @@ func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
 	} else if !p.Terminating {
 		st.movable++
 	}
-	st.free = st.free.Sub(p.Spec.Requests)
-	a.freeChanged(id, st)
+	a.cache.free[id] = a.cache.free[id].Sub(p.Spec.Requests)
 	a.scanTouch(id)
 	a.nodeTouched(id)
 }
@@ -484,8 +476,7 @@ func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
 			} else if !st.pods[i].term {
 				st.movable--
 			}
-			st.free = st.free.Add(st.pods[i].spec.Requests)
-			a.freeChanged(id, st)
+			a.cache.free[id] = a.cache.free[id].Add(st.pods[i].spec.Requests)
 			last := len(st.pods) - 1
 			st.pods[i] = st.pods[last]
 			st.pods[last] = podRef{}

@@ -117,13 +117,14 @@ func (a *Autoscaler) onlyDaemons(id cluster.NodeID) bool {
 // (gpuIndex).
 func (a *Autoscaler) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu bool) {
 	st := a.state(id)
+	free := &a.cache.free[id]
 	if gi >= 0 && st.alloc[gi] > 0 {
-		return float64(st.alloc[gi]-st.free[gi]) / float64(st.alloc[gi]), true
+		return float64(st.alloc[gi]-free[gi]) / float64(st.alloc[gi]), true
 	}
 	var u float64
 	for _, r := range [2]int{cluster.CPU, cluster.Memory} {
 		if st.alloc[r] > 0 {
-			u = max(u, float64(st.alloc[r]-st.free[r])/float64(st.alloc[r]))
+			u = max(u, float64(st.alloc[r]-free[r])/float64(st.alloc[r]))
 		}
 	}
 	return u, false
@@ -156,7 +157,7 @@ func (a *Autoscaler) gpuIndex() int {
 type destSet struct {
 	ids  []cluster.NodeID
 	pos  []int32             // by NodeID: index in ids, -1 when not a destination
-	base []cluster.Resources // room at the start of the loop, by index (destFree)
+	base []cluster.Resources // room at the start of the loop, by NodeID (caches.free)
 	list []destination
 	gen  uint32 // the loop: entries of other loops are stale
 	jumps
@@ -167,7 +168,7 @@ type destSet struct {
 func (d *destSet) at(i int) *destination {
 	e := &d.list[i]
 	if e.gen != d.gen {
-		*e = destination{free: d.base[i], extra: e.extra[:0], gen: d.gen}
+		*e = destination{free: d.base[d.ids[i]], extra: e.extra[:0], gen: d.gen}
 	}
 	return e
 }
@@ -189,7 +190,8 @@ func (a *Autoscaler) destinations() *destSet {
 // while it is in use (the room is the caches' as it is). The set's
 // buffers are reused across loops.
 func (a *Autoscaler) startDests(d *destSet) *destSet {
-	d.ids, d.pos, d.base = a.destIDs()
+	d.ids, d.pos = a.destIDs()
+	d.base = a.cache.free
 	d.gen++
 	// Grow list to ids; its entries (and their extra buffers) are reused.
 	if n := len(d.ids); n > len(d.list) {
