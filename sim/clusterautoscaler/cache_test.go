@@ -14,7 +14,7 @@ import (
 )
 
 // TestIncrementalStateMatchesRecomputation drives a cluster through many
-// random changes (pods created and deleted, nodes reclaimed, removed by
+// random changes (pods created and deleted, some under PDBs, nodes reclaimed, removed by
 // someone else, labelled scale-down-disabled and cordoned, pods marked
 // terminating, launches slow to get Ready, scale-ups and scale-downs) and checks
 // after every step that the incremental state agrees with a recomputation
@@ -26,6 +26,12 @@ func TestIncrementalStateMatchesRecomputation(t *testing.T) {
 	var alloc cluster.Resources
 	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 4000, 16<<30, 110
 	h.cl.AddNode(cluster.Node{Name: "static", Allocatable: alloc, State: cluster.NodeReady})
+	// PDBs whose verdicts change as their pods come and go.
+	for _, b := range []struct{ ns, app string }{{"default", "db"}, {"kube-system", "sys"}} {
+		sel, err := cluster.CompileLabelSelector(h.cl.Syms, labelSelector("app", b.app))
+		require.NoError(t, err)
+		h.pdbs = append(h.pdbs, cluster.PDB{Namespace: h.cl.Syms.Intern(b.ns), Name: b.app, Selector: sel, MinAvailable: &cluster.IntOrPercent{Value: 3}})
+	}
 	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
 kind: ClusterConfig
 metadata: {name: demo, region: us-east-1}
@@ -40,6 +46,11 @@ managedNodeGroups:
 	rng := rand.New(rand.NewPCG(7, 11))
 	type shape struct{ cpu, mem string }
 	shapes := []shape{{"100m", "128Mi"}, {"250m", "512Mi"}, {"500m", "1Gi"}, {"900m", "2Gi"}}
+	kinds := [][]podOpt{nil, nil, nil,
+		{withLabels(map[string]string{"app": "db"})},
+		{inNamespace("kube-system"), withLabels(map[string]string{"app": "sys"})},
+		{inNamespace("kube-system")},
+		{withAnnotation("cluster-autoscaler.kubernetes.io/safe-to-evict", "true"), bare()}}
 	var live []cluster.PodID
 	disabled := h.cl.Syms.Intern(LabelScaleDownDisabled)
 	for step := 0; step < 1500; step++ {
@@ -51,7 +62,7 @@ managedNodeGroups:
 		switch r := rng.IntN(100); {
 		case r < grow:
 			s := shapes[rng.IntN(len(shapes))]
-			live = append(live, h.pods(1+rng.IntN(6), s.cpu, s.mem)...)
+			live = append(live, h.pods(1+rng.IntN(6), s.cpu, s.mem, kinds[rng.IntN(len(kinds))]...)...)
 		case r < 80 && len(live) > 0:
 			for k := 1 + rng.IntN(4); k > 0 && len(live) > 0; k-- {
 				j := rng.IntN(len(live))
