@@ -273,7 +273,8 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 	dests := a.destinations()
 	a.startPass()
 
-	var out []cluster.NodeID
+	// out is valid until the next call (scaleDown's use).
+	out := a.scratch.out[:0]
 	nonEmpty := 0
 	for _, c := range cands {
 		n := a.nodes.get(c.id)
@@ -312,6 +313,7 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 		out[i] = keyed[i].id
 	}
 	a.scratch.unneededKeys = keyed
+	a.scratch.out = out
 	return out
 }
 

@@ -24,6 +24,7 @@ type scratch struct {
 	unneeded []bool // by NodeID, all false between loops
 	// findUnneeded's buffers.
 	cands        []cand
+	out          []cluster.NodeID // findUnneeded's result
 	unneededKeys []unneededKey
 	moves        []move
 	softRel      []cluster.NodeID // updateSoftTaints' nodes
