@@ -187,6 +187,13 @@ func checkIncremental(t *testing.T, a *Autoscaler, step int) {
 			}
 		}
 		require.Equal(t, deleting, g.deleting, "%s: group %s's nodes being deleted", at, g.cfg.Name)
+		upcoming := len(g.placeholders) + g.seenFailed
+		for _, id := range g.nodes {
+			if a.cl.Nodes[id].State == cluster.NodeLaunching {
+				upcoming++
+			}
+		}
+		require.Equal(t, upcoming, a.upcoming(g), "%s: group %s's upcoming nodes", at, g.cfg.Name)
 	}
 	require.Equal(t, inFlight, a.scaleDownsInFlight, "%s: scale-downs in flight", at)
 	for _, g := range a.groups {
