@@ -118,9 +118,13 @@ type Autoscaler struct {
 	lastLoop    engine.Time
 	lastRefresh engine.Time
 	refreshNow  bool
+	// goneSeen: a node of the groups was removed by someone else since
+	// the last sweepGone.
+	goneSeen bool
 
 	lastScaleUp, lastScaleDownDelete, lastScaleDownFail engine.Time
 	drains                                              int // non-empty nodes being drained
+	scaleDownsInFlight                                  int // nodes being deleted by scale-down
 
 	// well-known symbols
 	symHostname, symKubeSystem, symToBeDeleted, symDeletionCandidate, symScaleDownDisabled, symTrue cluster.Sym
@@ -128,6 +132,7 @@ type Autoscaler struct {
 	est     estimator
 	scratch scratch
 	cache   caches
+	replay  replayState
 	stats   statsState
 	// blocked records, per blocking reason, the nodes it ever kept from
 	// scale-down.
@@ -224,7 +229,9 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, provider
 		byInstance: map[cloud.InstanceID]cluster.NodeID{},
 		lastLoop:   never, lastRefresh: never,
 		lastScaleUp: never, lastScaleDownDelete: never, lastScaleDownFail: never,
+		goneSeen: true,
 	}
+	a.cache.scanGI = -2
 	if p, ok := evictor.(PDBCoverer); ok {
 		a.pdbs = p
 	}
@@ -254,6 +261,7 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, provider
 	for i := range cl.Nodes {
 		if cl.Nodes[i].State != cluster.NodeGone {
 			a.liveAdd(cluster.NodeID(i))
+			a.destTouch(cluster.NodeID(i))
 			a.onNodeAdded(cluster.NodeID(i))
 		}
 	}
@@ -305,6 +313,9 @@ func (a *Autoscaler) OnChange(c cluster.Change) {
 		a.onNodeAdded(c.Node)
 		return
 	case cluster.NodeRemoved:
+		if a.nodes.get(c.Node) != nil {
+			a.goneSeen = true
+		}
 		a.liveRemove(c.Node)
 		a.nodeChanged(c.Node)
 		return
@@ -406,6 +417,10 @@ func (a *Autoscaler) refresh(now engine.Time) {
 
 // sweepGone forgets nodes of the groups that someone else removed.
 func (a *Autoscaler) sweepGone() {
+	if !a.goneSeen {
+		return // nodes only go by RemoveNode, which notifies us
+	}
+	a.goneSeen = false
 	for _, g := range a.groups {
 		keep := g.nodes[:0]
 		for _, id := range g.nodes {
@@ -429,6 +444,9 @@ func (a *Autoscaler) forget(id cluster.NodeID) {
 	a.eng.Cancel(n.drain.timer)
 	if n.drain.active && !n.drain.empty && n.drain.kind == deleteScaleDown {
 		a.drains--
+	}
+	if n.deleting {
+		a.countDeleting(n, -1)
 	}
 	delete(a.byInstance, n.instance)
 	a.nodes.del(id)
@@ -502,6 +520,9 @@ func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) clu
 	a.nodes.set(id, n)
 	a.byInstance[res.Instance] = id
 	g.nodes = append(g.nodes, id)
+	if a.cl.Nodes[id].State == cluster.NodeLaunching {
+		a.cache.launching = append(a.cache.launching, id)
+	}
 	if res.Offering.CapacityType == cluster.Spot {
 		g.spot++
 	} else {

@@ -1,6 +1,8 @@
 package clusterautoscaler
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -75,4 +77,92 @@ managedNodeGroups:
 		}
 	}
 	b.ReportMetric(float64(pending)*float64(b.N)/elapsed.Seconds(), "pods/s")
+}
+
+// BenchmarkScaleDownLoop: whole loops (no pending pods, so mostly
+// scale-down) over 1,000 and 5,000 Ready m5.xlarge nodes of two groups
+// with 16 pods each: one node in fifty is a quarter used (scale-down
+// candidates), the others two thirds. Between loops, 11 s apart, 50 pods
+// are deleted and 50 bound elsewhere (not timed). Nodes stay unneeded
+// (--scale-down-unneeded-time=1000h), so every loop re-simulates them.
+func BenchmarkScaleDownLoop(b *testing.B) {
+	for _, nodes := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			benchScaleDownLoop(b, nodes)
+		})
+	}
+}
+
+func benchScaleDownLoop(b *testing.B, nodes int) {
+	t := &testing.T{}
+	h := newManualHarness(t)
+	h.start(h.groups(fmt.Sprintf(`apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: demo, region: us-east-1}
+managedNodeGroups:
+  - {name: a, instanceType: m5.xlarge, minSize: 0, maxSize: %[1]d, desiredCapacity: %[1]d}
+  - {name: b, instanceType: m5.xlarge, minSize: 0, maxSize: %[1]d, desiredCapacity: %[1]d}
+`, nodes/2)), []string{"--scale-down-unneeded-time=1000h", "--scale-down-delay-after-add=0s"}, nil)
+	h.at(time.Second)
+	ids := append(h.nodesOf("a"), h.nodesOf("b")...)
+	if len(ids) != nodes {
+		b.Fatalf("%d nodes, want %d", len(ids), nodes)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	small, _ := h.spec("60m", "240Mi")  // quarter-used nodes
+	large, _ := h.spec("160m", "640Mi") // two-thirds-used nodes
+	ns := h.cl.Syms.Intern("default")
+	var bound []cluster.PodID
+	bind := func(spec *cluster.PodSpec, node cluster.NodeID) {
+		p := h.cl.CreatePod(cluster.Pod{Name: fmt.Sprintf("p-%d", len(h.cl.Pods)), Namespace: ns, Spec: spec})
+		h.cl.Bind(p, node)
+		bound = append(bound, p)
+	}
+	for i, id := range ids {
+		spec := large
+		if i%50 == 0 {
+			spec = small
+		}
+		for k := 0; k < 16; k++ {
+			bind(spec, id)
+		}
+	}
+	loop := func() {
+		h.ca.loop()
+		h.eng.Cancel(h.ca.loopTimer)
+	}
+	now := h.eng.Now()
+	loop()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		for k := 0; k < 50; k++ {
+			j := rng.IntN(len(bound))
+			p := bound[j]
+			spec := h.cl.Pods[p].Spec
+			h.cl.DeletePod(p, cluster.CauseScaleDown)
+			bound[j] = bound[len(bound)-1]
+			bound = bound[:len(bound)-1]
+			for {
+				id := ids[rng.IntN(len(ids))]
+				if spec.Requests.Fits(h.cl.Nodes[id].Free()) {
+					bind(spec, id)
+					break
+				}
+			}
+		}
+		now += 11 * time.Second
+		h.at(now)
+		b.StartTimer()
+		loop()
+	}
+	b.StopTimer()
+	unneeded := 0
+	for _, id := range ids {
+		if n := h.ca.nodes.get(id); n != nil && n.unneededSince != never {
+			unneeded++
+		}
+	}
+	b.ReportMetric(float64(unneeded), "unneeded")
 }

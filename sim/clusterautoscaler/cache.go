@@ -17,6 +17,14 @@ import (
 //   - antiPods counts, per node, the bound pods with required pod
 //     anti-affinity, so "might a pod here refuse a newcomer?" is one read
 //     instead of a walk over the node's pods.
+//   - destList lists the nodes pods may move to in the what-ifs
+//     (destOK), by ID, updated from the nodes notified since the last
+//     loop.
+//   - scan lists the nodes findUnneeded looks at: a quiet node (see
+//     quiet) leaves it nothing to do, so it is skipped until its pods or
+//     its node change.
+//   - replay (replay.go) repeats removal simulations whose answer cannot
+//     have changed since the previous loop.
 
 type caches struct {
 	// live lists the nodes not gone, by ID.
@@ -27,11 +35,92 @@ type caches struct {
 	fits        []*cluster.NodeVerdicts // by spec class
 	lastSpec    *cluster.PodSpec
 	lastCache   *cluster.NodeVerdicts
-	nodes       []nodeState // by NodeID
+	nodes       []nodeState         // by NodeID
+	free        []cluster.Resources // by NodeID: the node's room (nodeState)
 	fitOf       map[*cluster.PodSpec]int32
 	fitIDs      map[jumpKey]int32
 	lastFitSpec *cluster.PodSpec
 	lastFit     int32
+
+	scan   []cluster.NodeID // nodes findUnneeded looks at, no duplicates
+	inScan []bool           // by NodeID
+	scanGI int              // the gpuIndex scan was kept for (-2: none yet)
+	// soft lists the soft-tainted nodes (and forgotten nodes that were).
+	soft []cluster.NodeID
+	// launching lists the groups' launching nodes (and nodes that were:
+	// launchingNodes drops them).
+	launching []cluster.NodeID
+
+	destList   []cluster.NodeID // live nodes with destOK, by ID
+	destPos    []int32          // by NodeID: index in destList, -1 when not in it
+	isDest     []bool           // by NodeID: in destList
+	destDirty  []cluster.NodeID // nodes notified since the last destIDs
+	destMarked []bool           // by NodeID: in destDirty
+}
+
+// scanTouch puts a node on findUnneeded's list: its pods, room or flags
+// changed.
+func (a *Autoscaler) scanTouch(id cluster.NodeID) {
+	c := &a.cache
+	for int(id) >= len(c.inScan) {
+		c.inScan = append(c.inScan, false)
+	}
+	if !c.inScan[id] {
+		c.inScan[id] = true
+		c.scan = append(c.scan, id)
+	}
+}
+
+// scanList returns the nodes findUnneeded looks at (in no particular
+// order; nodes of other owners are left to the caller to skip). A change
+// of the GPU resource's index changes every utilization: all nodes are
+// looked at again.
+func (a *Autoscaler) scanList(gi int) []cluster.NodeID {
+	if c := &a.cache; c.scanGI != gi {
+		c.scanGI = gi
+		for _, g := range a.groups {
+			for _, id := range g.nodes {
+				a.scanTouch(id)
+			}
+		}
+	}
+	return a.cache.scan
+}
+
+// scanPrune drops the quiet nodes from findUnneeded's list, after a pass.
+func (a *Autoscaler) scanPrune(gi int) {
+	c := &a.cache
+	keep := c.scan[:0]
+	for _, id := range c.scan {
+		if a.quiet(id, gi) {
+			c.inScan[id] = false
+			continue
+		}
+		keep = append(keep, id)
+	}
+	c.scan = keep
+}
+
+// quiet reports whether findUnneeded has nothing to do for a node, ready
+// or not, deleting or not, whatever its recheck time, until its pods or
+// node change: it is not a node of an autoscaled group, or it is not
+// unneeded, is used at or above its threshold and is not a
+// scale-down-disabled node yet to be recorded as blocked. What quiet
+// reads changes only with the node's pods and room (binds, unbinds),
+// its flags (node notifications), findUnneeded itself and gi.
+func (a *Autoscaler) quiet(id cluster.NodeID, gi int) bool {
+	n := a.nodes.get(id)
+	if n == nil || !n.group.sel.Autoscaled {
+		return true
+	}
+	if n.unneededSince != never {
+		return false
+	}
+	if st := a.nodeFlags(id); st.sdDisabled && !a.blocked[BlockScaleDownDisabled][id] {
+		return false
+	}
+	_, low := a.underutilized(id, gi)
+	return !low
 }
 
 // liveAdd and liveRemove keep the list of live nodes (IDs only grow).
@@ -62,6 +151,53 @@ func (a *Autoscaler) nodeChanged(id cluster.NodeID) {
 		c.nodeEpoch = append(c.nodeEpoch, 0)
 	}
 	c.nodeEpoch[id]++
+	a.scanTouch(id)
+	a.destTouch(id)
+	a.nodeTouched(id)
+}
+
+// destTouch marks a node for destIDs to look at again.
+func (a *Autoscaler) destTouch(id cluster.NodeID) {
+	c := &a.cache
+	for int(id) >= len(c.destMarked) {
+		c.destMarked = append(c.destMarked, false)
+		c.isDest = append(c.isDest, false)
+		c.destPos = append(c.destPos, -1)
+	}
+	if !c.destMarked[id] {
+		c.destMarked[id] = true
+		c.destDirty = append(c.destDirty, id)
+	}
+}
+
+// destIDs returns the live nodes pods may move to (destOK), by ID, and
+// their positions by NodeID (-1: not a destination). Only notified nodes
+// can have changed; the list is rebuilt from the live nodes when one did.
+func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32) {
+	c := &a.cache
+	changed := false
+	for _, id := range c.destDirty {
+		c.destMarked[id] = false
+		want := a.cl.Nodes[id].State != cluster.NodeGone && a.nodeFlags(id).destOK
+		if want != c.isDest[id] {
+			c.isDest[id] = want
+			changed = true
+		}
+	}
+	c.destDirty = c.destDirty[:0]
+	if changed {
+		for _, id := range c.destList {
+			c.destPos[id] = -1
+		}
+		c.destList = c.destList[:0]
+		for _, id := range c.live {
+			if c.isDest[id] {
+				c.destPos[id] = int32(len(c.destList))
+				c.destList = append(c.destList, id)
+			}
+		}
+	}
+	return c.destList, c.destPos
 }
 
 // antiChanged applies a bind (d = 1) or unbind (d = -1) of a pod.
@@ -182,8 +318,9 @@ func (a *Autoscaler) fitID(spec *cluster.PodSpec) int32 {
 	return f
 }
 
-// next returns the first index >= p of the list (ids, initial free room
-// base) where a pod of spec fits, or len(ids).
+// next returns the first index >= p of the list ids where a pod of spec
+// fits in the room at the start of the loop (base, by NodeID), or
+// len(ids).
 func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resources, spec *cluster.PodSpec, p int) int {
 	n := len(ids)
 	q, r := p, n
@@ -192,7 +329,7 @@ func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resour
 			r = int(v)
 			break
 		}
-		if a.staticFits(spec, ids[q], &base[q]) {
+		if a.staticFits(spec, ids[q], &base[ids[q]]) {
 			t[q] = int32(q)
 			r = q
 			break
@@ -276,14 +413,14 @@ type podRef struct {
 // nodeState mirrors, per node, what the loops read of it, kept up to
 // date on every notification: its pods in the node's own order (binds
 // append, unbinds move the last pod into the freed slot, as the cluster
-// does), how many are not terminating, its free room and allocatable.
+// does), how many are not terminating, and its allocatable; its free
+// room is in the dense table caches.free, for the what-ifs' scans.
 // Reading these compact records instead of the pod and node objects
 // saves a cache miss per pod and node in every loop.
 type nodeState struct {
 	pods    []podRef
 	movable int32 // pods not terminating nor DaemonSet pods (podsToMove)
 	daemons int32 // DaemonSet pods
-	free    cluster.Resources
 	alloc   cluster.Resources
 	// destOK (Schedulable and not ToBeDeleted) and sdDisabled (the
 	// scale-down-disabled label is "true") as of epoch destEp (+1).
@@ -297,6 +434,7 @@ func (a *Autoscaler) state(id cluster.NodeID) *nodeState {
 	c := &a.cache
 	for int(id) >= len(c.nodes) {
 		c.nodes = append(c.nodes, nodeState{})
+		c.free = append(c.free, cluster.Resources{})
 	}
 	return &c.nodes[id]
 }
@@ -305,7 +443,9 @@ func (a *Autoscaler) state(id cluster.NodeID) *nodeState {
 func (a *Autoscaler) onNodeAdded(id cluster.NodeID) {
 	nd := &a.cl.Nodes[id]
 	st := a.state(id)
-	*st = nodeState{free: nd.Allocatable, alloc: nd.Allocatable}
+	*st = nodeState{alloc: nd.Allocatable}
+	a.cache.free[id] = nd.Allocatable
+	a.scanTouch(id)
 	for _, p := range nd.Pods {
 		a.onBound(p, id)
 	}
@@ -322,7 +462,9 @@ func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
 	} else if !p.Terminating {
 		st.movable++
 	}
-	st.free = st.free.Sub(p.Spec.Requests)
+	a.cache.free[id] = a.cache.free[id].Sub(p.Spec.Requests)
+	a.scanTouch(id)
+	a.nodeTouched(id)
 }
 
 func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
@@ -334,11 +476,13 @@ func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
 			} else if !st.pods[i].term {
 				st.movable--
 			}
-			st.free = st.free.Add(st.pods[i].spec.Requests)
+			a.cache.free[id] = a.cache.free[id].Add(st.pods[i].spec.Requests)
 			last := len(st.pods) - 1
 			st.pods[i] = st.pods[last]
 			st.pods[last] = podRef{}
 			st.pods = st.pods[:last]
+			a.scanTouch(id)
+			a.nodeTouched(id)
 			return
 		}
 	}
@@ -352,6 +496,7 @@ func (a *Autoscaler) onTerminating(pid cluster.PodID, id cluster.NodeID) {
 	for i := range st.pods {
 		if st.pods[i].id == pid && !st.pods[i].term {
 			st.pods[i].term = true
+			a.nodeTouched(id)
 			if !st.pods[i].daemon {
 				st.movable--
 			}

@@ -2,6 +2,7 @@ package clusterautoscaler
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,8 +23,10 @@ type group struct {
 	// target is the ASG's desired capacity.
 	target int
 	// nodes are the group's live nodes (Launching or Ready), in launch
-	// order.
+	// order, so by ID.
 	nodes []cluster.NodeID
+	// deleting counts the nodes being deleted (caNode.deleting).
+	deleting int
 	// placeholders are instances the ASG could not launch (their launch
 	// times); the next ASG refresh reveals them as failed.
 	placeholders []engine.Time
@@ -289,12 +292,42 @@ func (a *Autoscaler) failScaleUp(g *group, now engine.Time) {
 // launching nodes and placeholders (failed or not, until deleted).
 func (a *Autoscaler) upcoming(g *group) int {
 	n := len(g.placeholders) + g.seenFailed
-	for _, id := range g.nodes {
-		if a.cl.Nodes[id].State == cluster.NodeLaunching {
+	for _, id := range a.cache.launching {
+		if on := a.nodes.get(id); on != nil && on.group == g && a.cl.Nodes[id].State == cluster.NodeLaunching {
 			n++
 		}
 	}
 	return n
+}
+
+// launchingNodes returns the groups' launching nodes (in no particular
+// order), dropping from the list those no longer launching: a node of
+// the groups is launching from its launch until it is Ready or gone, and
+// is listed from its launch.
+func (a *Autoscaler) launchingNodes() []cluster.NodeID {
+	keep := a.cache.launching[:0]
+	for _, id := range a.cache.launching {
+		if a.nodes.get(id) != nil && a.cl.Nodes[id].State == cluster.NodeLaunching {
+			keep = append(keep, id)
+		}
+	}
+	a.cache.launching = keep
+	return keep
+}
+
+// sortByGroup sorts nodes of the groups in the groups' order: by group,
+// then by ID (a group's nodes are in launch order, so by ID).
+func (a *Autoscaler) sortByGroup(ids []cluster.NodeID) {
+	// Keys read once: group index above, ID (non-negative) below.
+	keys := a.scratch.groupKeys[:0]
+	for _, id := range ids {
+		keys = append(keys, uint64(a.nodes.get(id).group.idx)<<32|uint64(id))
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		ids[i] = cluster.NodeID(uint32(k))
+	}
+	a.scratch.groupKeys = keys
 }
 
 // updateScaleRequests completes the scale-ups whose nodes are all Ready
@@ -342,29 +375,36 @@ func (a *Autoscaler) handleCreationErrors(now engine.Time) {
 
 // removeLongUnregistered deletes nodes still not Ready
 // --max-node-provision-time after their launch.
+// Only launching nodes can be due: those of the list, in the groups'
+// order (by group, then by ID), each checked again when its turn comes.
 func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
-	for _, g := range a.groups {
-		for i := 0; i < len(g.nodes); i++ {
-			id := g.nodes[i]
-			nd := &a.cl.Nodes[id]
-			if nd.State != cluster.NodeLaunching || nd.Launched+a.s.MaxNodeProvisionTime >= now {
-				continue
-			}
-			if g.req.active {
-				// The scale-up would time out at the same moment.
-				g.req.active = false
-				a.failScaleUp(g, now)
-			}
-			inst := a.nodes.get(id).instance
-			a.dropNode(id)
-			a.cl.RemoveNode(id)
-			a.cloud.Terminate(inst)
-			g.target--
-			a.stats.nodesRemoved++
-			g.stats.NodesRemoved++
-			a.refreshNow = true
-			i--
+	due := a.scratch.due[:0]
+	for _, id := range a.launchingNodes() {
+		if a.cl.Nodes[id].Launched+a.s.MaxNodeProvisionTime < now {
+			due = append(due, id)
 		}
+	}
+	a.sortByGroup(due)
+	a.scratch.due = due
+	for _, id := range due {
+		n := a.nodes.get(id)
+		nd := &a.cl.Nodes[id]
+		if n == nil || nd.State != cluster.NodeLaunching || nd.Launched+a.s.MaxNodeProvisionTime >= now {
+			continue
+		}
+		g := n.group
+		if g.req.active {
+			// The scale-up would time out at the same moment.
+			g.req.active = false
+			a.failScaleUp(g, now)
+		}
+		a.dropNode(id)
+		a.cl.RemoveNode(id)
+		a.cloud.Terminate(n.instance)
+		g.target--
+		a.stats.nodesRemoved++
+		g.stats.NodesRemoved++
+		a.refreshNow = true
 	}
 }
 

@@ -53,21 +53,14 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 	if hold || a.inCooldown(now) {
 		return false
 	}
-	// Per group, how many nodes may go without going below the minimum.
-	room := map[*group]int{}
-	inFlight := 0
+	// Per group (by index), how many nodes may go without going below the
+	// minimum.
+	room := a.scratch.room[:0]
 	for _, g := range a.groups {
-		deleting := 0
-		for _, id := range g.nodes {
-			if n := a.nodes.get(id); n.deleting {
-				deleting++
-				if n.drain.kind == deleteScaleDown {
-					inFlight++
-				}
-			}
-		}
-		room[g] = g.target - deleting - g.sel.Min
+		room = append(room, g.target-g.deleting-g.sel.Min)
 	}
+	a.scratch.room = room
+	inFlight := a.scaleDownsInFlight
 	started := 0
 	// Empty nodes first, in bulk; then drains, one at a time by default.
 	for pass := 0; pass < 2; pass++ {
@@ -77,7 +70,7 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 			if n.deleting || empty != (pass == 0) || now-n.unneededSince < a.s.ScaleDownUnneededTime {
 				continue
 			}
-			if room[n.group] <= 0 {
+			if room[n.group.idx] <= 0 {
 				a.noteBlocked(BlockMinSize, id)
 				continue
 			}
@@ -87,7 +80,7 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 			if !empty && a.drains >= a.s.MaxDrainParallelism {
 				continue
 			}
-			room[n.group]--
+			room[n.group.idx]--
 			inFlight++
 			started++
 			a.startDelete(id, now, deleteScaleDown)
@@ -124,16 +117,28 @@ func (a *Autoscaler) onlyDaemons(id cluster.NodeID) bool {
 // (gpuIndex).
 func (a *Autoscaler) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu bool) {
 	st := a.state(id)
+	free := &a.cache.free[id]
 	if gi >= 0 && st.alloc[gi] > 0 {
-		return float64(st.alloc[gi]-st.free[gi]) / float64(st.alloc[gi]), true
+		return float64(st.alloc[gi]-free[gi]) / float64(st.alloc[gi]), true
 	}
 	var u float64
 	for _, r := range [2]int{cluster.CPU, cluster.Memory} {
 		if st.alloc[r] > 0 {
-			u = max(u, float64(st.alloc[r]-st.free[r])/float64(st.alloc[r]))
+			u = max(u, float64(st.alloc[r]-free[r])/float64(st.alloc[r]))
 		}
 	}
 	return u, false
+}
+
+// underutilized returns the node's utilization and whether it is below
+// the scale-down threshold (the GPU one for GPU nodes).
+func (a *Autoscaler) underutilized(id cluster.NodeID, gi int) (float64, bool) {
+	u, gpu := a.utilizationOf(id, gi)
+	thr := a.s.ScaleDownUtilizationThreshold
+	if gpu {
+		thr = a.s.ScaleDownGPUUtilizationThreshold
+	}
+	return u, u < thr
 }
 
 // gpuIndex is the resource index of nvidia.com/gpu, or -1.
@@ -144,16 +149,17 @@ func (a *Autoscaler) gpuIndex() int {
 	return -1
 }
 
-// destSet is the scale-down simulation's destinations, in NodeID order.
-// Entries of list are set up lazily (at): a loop touches a few hundred of
+// destSet is a what-if simulation's view of the nodes pods may move to,
+// in NodeID order (ids and pos are the shared list of destIDs). Entries
+// of list are set up lazily (at): a loop touches a few hundred of
 // thousands of destinations, and copying every node's room each loop was
 // a large share of the loop's cost.
 type destSet struct {
 	ids  []cluster.NodeID
-	list []destination
-	base []cluster.Resources // free room at the start of the loop
 	pos  []int32             // by NodeID: index in ids, -1 when not a destination
-	gen  uint32              // the loop: entries of other loops are stale
+	base []cluster.Resources // room at the start of the loop, by NodeID (caches.free)
+	list []destination
+	gen  uint32 // the loop: entries of other loops are stale
 	jumps
 	now jumps // nowFit tables
 }
@@ -162,7 +168,7 @@ type destSet struct {
 func (d *destSet) at(i int) *destination {
 	e := &d.list[i]
 	if e.gen != d.gen {
-		*e = destination{free: d.base[i], extra: e.extra[:0], gen: d.gen}
+		*e = destination{free: d.base[d.ids[i]], extra: e.extra[:0], gen: d.gen}
 	}
 	return e
 }
@@ -174,27 +180,19 @@ func (d *destSet) get(id cluster.NodeID) *destination {
 	return nil
 }
 
-// destinations lists the nodes pods may move to: schedulable and not
-// being deleted. The set's buffers are reused across loops.
+// destinations starts the scale-down simulation's destination set.
 func (a *Autoscaler) destinations() *destSet {
-	d := &a.scratch.dests
-	for _, id := range d.ids {
-		d.pos[id] = -1
-	}
-	for len(d.pos) < len(a.cl.Nodes) {
-		d.pos = append(d.pos, -1)
-	}
+	return a.startDests(&a.scratch.dests)
+}
+
+// startDests sets d up for a new simulation over the nodes pods may move
+// to: schedulable and not being deleted. The cluster must not change
+// while it is in use (the room is the caches' as it is). The set's
+// buffers are reused across loops.
+func (a *Autoscaler) startDests(d *destSet) *destSet {
+	d.ids, d.pos = a.destIDs()
+	d.base = a.cache.free
 	d.gen++
-	d.ids, d.base = d.ids[:0], d.base[:0]
-	for _, i := range a.cache.live {
-		st := a.nodeFlags(i)
-		if !st.destOK {
-			continue
-		}
-		d.pos[i] = int32(len(d.ids))
-		d.ids = append(d.ids, i)
-		d.base = append(d.base, st.free)
-	}
 	// Grow list to ids; its entries (and their extra buffers) are reused.
 	if n := len(d.ids); n > len(d.list) {
 		d.list = append(d.list, make([]destination, n-len(d.list))...)
@@ -219,38 +217,34 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 	cands := a.scratch.cands[:0]
 	defer func() { a.scratch.cands = cands[:0] }()
 	gi := a.gpuIndex()
-	for _, g := range a.groups {
-		if !g.sel.Autoscaled {
+	// The nodes of the autoscaled groups, but for quiet ones (nothing to
+	// do for them: see quiet), in no particular order (cands are sorted).
+	for _, id := range a.scanList(gi) {
+		n := a.nodes.get(id)
+		if n == nil || !n.group.sel.Autoscaled {
 			continue
 		}
-		for _, id := range g.nodes {
-			n := a.nodes.get(id)
-			st := a.nodeFlags(id)
-			if !st.ready || n.deleting {
-				continue
-			}
-			if st.sdDisabled {
-				n.unneededSince = never
-				a.noteBlocked(BlockScaleDownDisabled, id)
-				continue
-			}
-			if now < n.recheckAt {
-				// Recently unremovable: not simulated again before the
-				// recheck timeout (eligibility: RecentlyUnremovable).
-				n.unneededSince = never
-				continue
-			}
-			u, gpu := a.utilizationOf(id, gi)
-			thr := a.s.ScaleDownUtilizationThreshold
-			if gpu {
-				thr = a.s.ScaleDownGPUUtilizationThreshold
-			}
-			if u >= thr {
-				n.unneededSince = never
-				continue
-			}
-			cands = append(cands, cand{id: id, util: u, empty: a.podsToMove(id) == 0, was: n.unneededSince != never})
+		st := a.nodeFlags(id)
+		if !st.ready || n.deleting {
+			continue
 		}
+		if st.sdDisabled {
+			n.unneededSince = never
+			a.noteBlocked(BlockScaleDownDisabled, id)
+			continue
+		}
+		if now < n.recheckAt {
+			// Recently unremovable: not simulated again before the
+			// recheck timeout (eligibility: RecentlyUnremovable).
+			n.unneededSince = never
+			continue
+		}
+		u, low := a.underutilized(id, gi)
+		if !low {
+			n.unneededSince = never
+			continue
+		}
+		cands = append(cands, cand{id: id, util: u, empty: a.podsToMove(id) == 0, was: n.unneededSince != never})
 	}
 	// A total order (IDs break ties): any sort gives the same result.
 	slices.SortFunc(cands, func(ci, cj cand) int {
@@ -277,8 +271,10 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 
 	// The simulation's view of where pods can go.
 	dests := a.destinations()
+	a.startPass()
 
-	var out []cluster.NodeID
+	// out is valid until the next call (scaleDown's use).
+	out := a.scratch.out[:0]
 	nonEmpty := 0
 	for _, c := range cands {
 		n := a.nodes.get(c.id)
@@ -289,7 +285,7 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 			}
 			nonEmpty++
 		}
-		if why := a.canRemove(c.id, dests); why != "" {
+		if why := a.removable(c.id, dests); why != "" {
 			n.unneededSince = never
 			n.recheckAt = now + a.s.UnremovableNodeRecheckTimeout
 			a.noteBlocked(why, c.id)
@@ -300,6 +296,7 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 		}
 		out = append(out, c.id)
 	}
+	a.scanPrune(gi)
 	// Oldest unneeded first; a stable sort on (since, position) keys
 	// read once.
 	keyed := a.scratch.unneededKeys[:0]
@@ -316,6 +313,7 @@ func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
 		out[i] = keyed[i].id
 	}
 	a.scratch.unneededKeys = keyed
+	a.scratch.out = out
 	return out
 }
 
@@ -367,6 +365,7 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 			if self != nil {
 				self.gone = false
 			}
+			a.recordCall(id, false, nil, dests)
 			return why
 		}
 		if r.spec.Priority < a.s.ExpendablePodsPriorityCutoff {
@@ -378,13 +377,15 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 			if self != nil {
 				self.gone = false
 			}
+			a.recordCall(id, false, nil, dests)
 			return BlockNoPlaceToMove
 		}
 		d := dests.at(dest)
 		d.free = d.free.Sub(r.spec.Requests)
 		d.extra = append(d.extra, placedPod{r.spec, r.ns})
-		moves = append(moves, move{r.spec, int32(dest)})
+		moves = append(moves, move{r.spec, r.ns, int32(dest)})
 	}
+	a.recordCall(id, true, moves, dests)
 	return ""
 }
 
@@ -392,6 +393,7 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 // in the destination set).
 type move struct {
 	spec *cluster.PodSpec
+	ns   cluster.Sym
 	dest int32
 }
 
@@ -478,21 +480,34 @@ func (a *Autoscaler) updateSoftTaints(unneeded []cluster.NodeID) {
 			isUnneeded[id] = false
 		}
 	}()
-	budget := maxBulkSoftTaint
-	for _, g := range a.groups {
-		for _, id := range g.nodes {
-			n := a.nodes.get(id)
-			switch {
-			case isUnneeded[id] && !n.softTainted && budget > 0:
-				budget--
-				n.softTainted = true
-				a.cl.AddTaint(id, cluster.Taint{Key: a.symDeletionCandidate, Effect: cluster.EffectPreferNoSchedule})
-			case !isUnneeded[id] && n.softTainted && !n.deleting:
-				n.softTainted = false
-				a.cl.RemoveTaint(id, a.symDeletionCandidate, cluster.EffectPreferNoSchedule)
-			}
+	// Only unneeded and soft-tainted nodes can change: those, in the
+	// groups' order.
+	rel := append(a.scratch.softRel[:0], unneeded...)
+	for _, id := range a.cache.soft {
+		if n := a.nodes.get(id); n != nil && !isUnneeded[id] {
+			rel = append(rel, id)
 		}
 	}
+	a.sortByGroup(rel)
+	a.scratch.softRel = rel
+	budget := maxBulkSoftTaint
+	soft := a.cache.soft[:0]
+	for _, id := range rel {
+		n := a.nodes.get(id)
+		switch {
+		case isUnneeded[id] && !n.softTainted && budget > 0:
+			budget--
+			n.softTainted = true
+			a.cl.AddTaint(id, cluster.Taint{Key: a.symDeletionCandidate, Effect: cluster.EffectPreferNoSchedule})
+		case !isUnneeded[id] && n.softTainted && !n.deleting:
+			n.softTainted = false
+			a.cl.RemoveTaint(id, a.symDeletionCandidate, cluster.EffectPreferNoSchedule)
+		}
+		if n.softTainted {
+			soft = append(soft, id)
+		}
+	}
+	a.cache.soft = soft
 }
 
 // startDelete taints (and cordons) a node and deletes it: an empty one
@@ -501,6 +516,7 @@ func (a *Autoscaler) startDelete(id cluster.NodeID, now engine.Time, kind delete
 	n := a.nodes.get(id)
 	n.deleting = true
 	n.drain = drainState{active: true, kind: kind, start: now, deadline: now + a.s.MaxPodEvictionTime}
+	a.countDeleting(n, 1)
 	a.cl.AddTaint(id, cluster.Taint{Key: a.symToBeDeleted, Effect: cluster.EffectNoSchedule})
 	if a.s.CordonNodeBeforeTerminating {
 		a.cl.SetCordon(id, true)
@@ -562,6 +578,15 @@ func (a *Autoscaler) drainStep(id cluster.NodeID) {
 	n.drain.timer = a.eng.Schedule(n.drain.waitEnd, engine.Event{Handler: a.id, Kind: evDrain, Obj: int32(id)})
 }
 
+// countDeleting counts a node's deletion in (d = 1) or out (d = -1) of
+// its group's and the scale-down's counts.
+func (a *Autoscaler) countDeleting(n *caNode, d int) {
+	n.group.deleting += d
+	if n.drain.kind == deleteScaleDown {
+		a.scaleDownsInFlight += d
+	}
+}
+
 // abortDelete gives up a drain: the node is untainted and uncordoned, and
 // scale-down waits --scale-down-delay-after-failure.
 func (a *Autoscaler) abortDelete(id cluster.NodeID, now engine.Time) {
@@ -572,6 +597,7 @@ func (a *Autoscaler) abortDelete(id cluster.NodeID, now engine.Time) {
 		a.stats.failedScaleDowns++
 	}
 	a.eng.Cancel(n.drain.timer)
+	a.countDeleting(n, -1)
 	n.drain = drainState{}
 	n.deleting = false
 	n.unneededSince = never

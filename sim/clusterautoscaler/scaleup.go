@@ -17,30 +17,25 @@ type scratch struct {
 	pods     []cluster.PodID
 	groups   []*podGroup
 	byKey    map[groupKey]*podGroup
-	existing []existingNode
+	existing destSet // filterSchedulable's existing nodes
 	fits     []bool
 	placed   []placedPod
 	dests    destSet
 	unneeded []bool // by NodeID, all false between loops
 	// findUnneeded's buffers.
 	cands        []cand
+	out          []cluster.NodeID // findUnneeded's result
 	unneededKeys []unneededKey
-	exIDs        []cluster.NodeID
-	exBase       []cluster.Resources
-	exJumps      jumps
 	moves        []move
+	softRel      []cluster.NodeID // updateSoftTaints' nodes
+	room         []int            // scaleDown's room per group
+	due          []cluster.NodeID // removeLongUnregistered's nodes
+	groupKeys    []uint64         // sortByGroup's keys
 }
 
 type groupKey struct {
 	spec *cluster.PodSpec
 	ns   cluster.Sym
-}
-
-// existingNode is a Ready node in the what-if simulation of a loop.
-type existingNode struct {
-	id    cluster.NodeID
-	free  cluster.Resources
-	extra []placedPod // pods the simulation put there
 }
 
 // option is one way to scale up: a group, how many nodes, for which pods.
@@ -151,18 +146,8 @@ func (a *Autoscaler) groupPods(pods []cluster.PodID) []*podGroup {
 // filter-out-schedulable pod list processor does. It returns the groups
 // with pods left.
 func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
-	ex := a.scratch.existing[:0]
-	exIDs, exBase := a.scratch.exIDs[:0], a.scratch.exBase[:0]
-	for _, i := range a.cache.live {
-		st := a.nodeFlags(i)
-		if !st.destOK {
-			continue
-		}
-		ex = append(ex, existingNode{id: i, free: st.free})
-		exIDs, exBase = append(exIDs, i), append(exBase, st.free)
-	}
-	a.scratch.existing, a.scratch.exIDs, a.scratch.exBase = ex, exIDs, exBase
-	a.scratch.exJumps.reset(len(ex))
+	// The existing nodes pods may go to, set up lazily.
+	ex := a.startDests(&a.scratch.existing)
 
 	type upcomingSet struct {
 		tpl   *template
@@ -189,15 +174,15 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 		// scheduler's verdict.
 		if !pg.podLevel || pg.hostOnly {
 			cursor := 0
-			t := a.scratch.exJumps.table(a, pg.spec)
-			for k < len(pg.pods) && cursor < len(ex) {
+			t := ex.jumps.table(a, pg.spec)
+			for k < len(pg.pods) && cursor < len(ex.ids) {
 				// Room only shrinks here: nodes that did not fit at the
 				// start are passed over.
-				if cursor = a.next(t, exIDs, exBase, pg.spec, cursor); cursor == len(ex) {
+				if cursor = a.next(t, ex.ids, ex.base, pg.spec, cursor); cursor == len(ex.ids) {
 					break
 				}
-				e := &ex[cursor]
-				if !pg.spec.Requests.Fits(e.free) || !a.podLevelOnNode(pg, e) {
+				e := ex.at(cursor)
+				if !pg.spec.Requests.Fits(e.free) || !a.podLevelOnNode(pg, ex.ids[cursor], e.extra) {
 					cursor++
 					continue
 				}
@@ -241,15 +226,15 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 
 // podLevelOnNode checks a group's hostname-keyed pod constraints against
 // an existing node's pods and those the simulation added.
-func (a *Autoscaler) podLevelOnNode(pg *podGroup, e *existingNode) bool {
-	if !pg.podLevel && len(e.extra) == 0 && !a.anyAntiAffinity(e.id) {
+func (a *Autoscaler) podLevelOnNode(pg *podGroup, id cluster.NodeID, extra []placedPod) bool {
+	if !pg.podLevel && len(extra) == 0 && !a.anyAntiAffinity(id) {
 		return true
 	}
 	placed := a.scratch.placed[:0]
-	for _, p := range a.state(e.id).pods {
+	for _, p := range a.state(id).pods {
 		placed = append(placed, placedPod{p.spec, p.ns})
 	}
-	placed = append(placed, e.extra...)
+	placed = append(placed, extra...)
 	a.scratch.placed = placed
 	return podLevelOK(a.cl.Syms, a.symHostname, pg.spec, pg.ns, placed)
 }
