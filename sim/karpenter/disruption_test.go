@@ -555,7 +555,7 @@ func TestQueueKeysMatchPods(t *testing.T) {
 	h.deploy("big", h.podSpec("3", "4Gi", map[string]string{"app": "big"}), time.Duration(0), 2, 15*time.Minute, 6, 50*time.Minute, 1)
 	h.start(h.pools(spotWide), apis.DefaultSettings())
 	check := func(ps *podSet, want func(cluster.PodID) podOrigin) {
-		for _, e := range ps.sorted {
+		for _, e := range ps.qkeys {
 			p := &h.cl.Pods[e.id]
 			require.Same(t, p.Spec, e.spec)
 			require.Equal(t, p.Namespace, e.ns)
@@ -567,7 +567,7 @@ func TestQueueKeysMatchPods(t *testing.T) {
 		h.run(at)
 		prov := h.k.provisionableSet()
 		check(prov, h.k.originOf)
-		provisionable += len(prov.sorted)
+		provisionable += len(prov.qkeys)
 		for _, c := range h.k.candidates(mSingle) {
 			check(c.podSet(h.k), func(cluster.PodID) podOrigin { return fromCandidate })
 			candidates++

@@ -2,6 +2,7 @@ package karpenter
 
 import (
 	"math"
+	"slices"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 )
@@ -33,8 +34,8 @@ type doomState struct {
 	// probe is a what-if that excludes nothing, for asking what pods
 	// would do; room and starts are its answers per class and template.
 	probe  *solver
-	room   map[int32]int64
-	starts map[*podData]bool
+	room   map[int32]int64 // by spec class
+	starts map[int32]bool
 }
 
 func (k *Karpenter) passDoom() *doomState {
@@ -57,7 +58,7 @@ func (k *Karpenter) passDoom() *doomState {
 		}
 	}
 	d.ok = true
-	d.room, d.starts = map[int32]int64{}, map[*podData]bool{}
+	d.room, d.starts = map[int32]int64{}, map[int32]bool{}
 	return d
 }
 
@@ -80,28 +81,24 @@ func (k *Karpenter) doomed(cs []*candidate) bool {
 	}
 	s := d.probe
 	// Pods per class on the candidates, then room for them elsewhere.
+	// Without inverse anti-affinity in the cluster, a template without
+	// topology constraints has none in the solve either.
+	if len(s.topo.inverse) > 0 {
+		return false
+	}
 	type need struct {
 		pd    *podData
 		count int64
 	}
 	var needs []need
 	for _, c := range cs {
-		ps := c.podSet(k)
-		for i, key := range ps.keys {
-			pd := s.podData(key.spec, key.ns, relax{})
-			if pd.topo() {
-				continue
+		for _, cc := range c.podSet(k).classCounts(k) {
+			j := slices.IndexFunc(needs, func(n need) bool { return n.pd.class == cc.class })
+			if j < 0 {
+				needs = append(needs, need{pd: s.podData(cc.key.spec, cc.key.ns, relax{})})
+				j = len(needs) - 1
 			}
-			found := false
-			for j := range needs {
-				if needs[j].pd.class == pd.class {
-					needs[j].count += int64(ps.counts[i])
-					found = true
-				}
-			}
-			if !found {
-				needs = append(needs, need{pd, int64(ps.counts[i])})
-			}
+			needs[j].count += cc.count
 		}
 	}
 	for _, n := range needs {
@@ -166,10 +163,10 @@ func podsFitting(free, req *cluster.Resources) int64 {
 // startsClaim reports whether a pod of pd would start a NodeClaim in the
 // probe's state.
 func (k *Karpenter) startsClaim(d *doomState, pd *podData) bool {
-	if v, ok := d.starts[pd]; ok {
+	if v, ok := d.starts[pd.class]; ok {
 		return v
 	}
 	_, _, _, _, ok := d.probe.startClaim(pd)
-	d.starts[pd] = ok
+	d.starts[pd.class] = ok
 	return ok
 }

@@ -36,8 +36,10 @@ type nodeScan struct {
 // prepared once for many solves: the pods, the same in queue order, and
 // their distinct templates (relaxation zero) in order of first appearance.
 type podSet struct {
-	pods   []cluster.PodID
-	sorted []qkey
+	pods []cluster.PodID
+	// qkeys are the pods' queue keys, sorted on first use (queueKeys).
+	qkeys  []qkey
+	sorted bool
 	keys   []pdKey
 	counts []int32 // pods per template in keys
 	// namesCapacityType: some template requires or prefers a capacity
@@ -47,27 +49,93 @@ type podSet struct {
 	// topology: some template has topology spread or pod (anti-)affinity
 	// (only such templates have groups to register before a solve).
 	topology bool
+	// classes: pods per spec class of the templates without topology
+	// constraints (doomed), made on first use.
+	classes []classCount
+}
+
+type classCount struct {
+	class int32
+	key   pdKey // a template of the class
+	count int64
+}
+
+// setBuilder gathers a pod set in one read of its pods.
+type setBuilder struct {
+	ps   *podSet
+	seen map[pdKey]int // position in keys
+}
+
+func (b *setBuilder) add(k *Karpenter, id cluster.PodID, p *cluster.Pod) {
+	ps := b.ps
+	ps.qkeys = append(ps.qkeys, k.queueKey(id, p))
+	key := pdKey{spec: p.Spec, ns: p.Namespace}
+	// Nodes hold few templates: a scan beats a map until they are many.
+	if b.seen == nil {
+		for i := range ps.keys {
+			if ps.keys[i] == key {
+				ps.counts[i]++
+				return
+			}
+		}
+		if len(ps.keys) >= 16 {
+			b.seen = make(map[pdKey]int, 2*len(ps.keys))
+			for i, k := range ps.keys {
+				b.seen[k] = i
+			}
+		}
+	} else if i, ok := b.seen[key]; ok {
+		ps.counts[i]++
+		return
+	}
+	if b.seen != nil {
+		b.seen[key] = len(ps.keys)
+	}
+	ps.keys = append(ps.keys, key)
+	ps.counts = append(ps.counts, 1)
+	ps.namesCapacityType = ps.namesCapacityType || specNamesKey(p.Spec, k.cl.KeyCapacityType)
+	ps.topology = ps.topology || hasTopology(p.Spec)
 }
 
 func (k *Karpenter) newPodSet(pods []cluster.PodID) *podSet {
-	ps := &podSet{pods: pods}
-	ps.sorted = k.queueKeys(pods)
-	cl := k.cl
-	seen := map[pdKey]int{} // position in keys
+	b := setBuilder{ps: &podSet{pods: pods, qkeys: make([]qkey, 0, len(pods))}}
 	for _, id := range pods {
-		p := &cl.Pods[id]
-		key := pdKey{spec: p.Spec, ns: p.Namespace}
-		if i, ok := seen[key]; ok {
-			ps.counts[i]++
-		} else {
-			seen[key] = len(ps.keys)
-			ps.keys = append(ps.keys, key)
-			ps.counts = append(ps.counts, 1)
-			ps.namesCapacityType = ps.namesCapacityType || specNamesKey(p.Spec, cl.KeyCapacityType)
-			ps.topology = ps.topology || hasTopology(p.Spec)
-		}
+		b.add(k, id, &k.cl.Pods[id])
 	}
-	return ps
+	return b.ps
+}
+
+// queueOrder returns the set's pods in queue order.
+func (ps *podSet) queueOrder() []qkey {
+	if !ps.sorted {
+		// The order is total (ids differ): any sort gives the same result.
+		slices.SortFunc(ps.qkeys, compareQ)
+		ps.sorted = true
+	}
+	return ps.qkeys
+}
+
+// classCounts returns the set's pods per spec class, leaving out the
+// templates with topology constraints.
+func (ps *podSet) classCounts(k *Karpenter) []classCount {
+	if ps.classes != nil || len(ps.keys) == 0 {
+		return ps.classes
+	}
+	out := make([]classCount, 0, 1)
+	for i, key := range ps.keys {
+		if hasTopology(key.spec) {
+			continue
+		}
+		c := k.specClass(key.spec)
+		j := slices.IndexFunc(out, func(cc classCount) bool { return cc.class == c })
+		if j < 0 {
+			out = append(out, classCount{class: c, key: key})
+			j = len(out) - 1
+		}
+		out[j].count += int64(ps.counts[i])
+	}
+	ps.classes = out
+	return out
 }
 
 // hasTopology reports whether the spec has topology spread constraints or
@@ -124,7 +192,11 @@ func specNamesKey(spec *cluster.PodSpec, key cluster.Sym) bool {
 func (c *candidate) podSet(k *Karpenter) *podSet {
 	kn := c.kn
 	if kn.set == nil || !slices.Equal(kn.set.pods, c.pods) {
-		kn.set = k.newPodSet(c.pods)
+		if kn.scanValid && kn.scan.set != nil && slices.Equal(kn.scan.set.pods, c.pods) {
+			kn.set = kn.scan.set
+		} else {
+			kn.set = k.newPodSet(c.pods)
+		}
 	}
 	return kn.set
 }
@@ -143,7 +215,10 @@ func (k *Karpenter) endPass() {
 // cluster's pod changes, which clear knode.scanValid).
 type podScan struct {
 	pods []cluster.PodID // reschedulable pods, in the node's order
-	cost float64         // 1 + the pods' eviction costs
+	// set is the same pods prepared for solves (podSet), gathered in the
+	// same read of the pods.
+	set  *podSet
+	cost float64 // 1 + the pods' eviction costs
 	// doNotDisrupt: an active pod carries karpenter.sh/do-not-disrupt.
 	doNotDisrupt bool
 	// templates are the reschedulable pods' distinct templates (spec and
@@ -167,6 +242,7 @@ func (k *Karpenter) podScan(kn *knode) *podScan {
 	// The pods list is new each time: candidates and prepared sets keep
 	// the old one.
 	sc := podScan{cost: 1, templates: kn.scan.templates[:0]}
+	b := setBuilder{ps: &podSet{}}
 	for _, pid := range cl.Nodes[kn.id].Pods {
 		p := &cl.Pods[pid]
 		if p.Phase.Terminal() {
@@ -179,6 +255,7 @@ func (k *Karpenter) podScan(kn *knode) *podScan {
 			continue
 		}
 		sc.pods = append(sc.pods, pid)
+		b.add(k, pid, p)
 		sc.cost += max(0, evictionCost(p))
 		if !slices.ContainsFunc(sc.templates, func(t templatePod) bool { return t.spec == p.Spec && t.ns == p.Namespace }) {
 			sc.templates = append(sc.templates, templatePod{p.Spec, p.Namespace, pid})
@@ -186,7 +263,10 @@ func (k *Karpenter) podScan(kn *knode) *podScan {
 	}
 	// Share the node's prepared list while its pods stay the same.
 	if kn.set != nil && slices.Equal(kn.set.pods, sc.pods) {
-		sc.pods = kn.set.pods
+		sc.pods, sc.set = kn.set.pods, kn.set
+	} else {
+		b.ps.pods = sc.pods
+		sc.set = b.ps
 	}
 	kn.scan, kn.scanValid = sc, true
 	return &kn.scan
@@ -256,8 +336,8 @@ func (k *Karpenter) provisionableSet() *podSet {
 	} else {
 		// The same pods may have moved (a pending pod bound to a node
 		// now being deleted).
-		for i := range ps.sorted {
-			ps.sorted[i].origin = k.originOf(ps.sorted[i].id)
+		for i := range ps.qkeys {
+			ps.qkeys[i].origin = k.originOf(ps.qkeys[i].id)
 		}
 	}
 	if k.pass.on {

@@ -350,13 +350,17 @@ func compareQ(a, b qkey) int {
 	return 0
 }
 
+// queueKey is a pod's queue key.
+func (k *Karpenter) queueKey(id cluster.PodID, p *cluster.Pod) qkey {
+	return qkey{cpu: p.Spec.Requests[cluster.CPU], mem: p.Spec.Requests[cluster.Memory], created: p.Created, id: id,
+		ns: p.Namespace, origin: k.originOf(id), spec: p.Spec}
+}
+
 // queueKeys returns the pods' keys in queue order.
 func (k *Karpenter) queueKeys(pods []cluster.PodID) []qkey {
 	keys := make([]qkey, len(pods))
 	for i, id := range pods {
-		p := &k.cl.Pods[id]
-		keys[i] = qkey{cpu: p.Spec.Requests[cluster.CPU], mem: p.Spec.Requests[cluster.Memory], created: p.Created, id: id,
-			ns: p.Namespace, origin: k.originOf(id), spec: p.Spec}
+		keys[i] = k.queueKey(id, &k.cl.Pods[id])
 	}
 	// The order is total (ids differ): any sort gives the same result.
 	slices.SortFunc(keys, compareQ)
@@ -404,9 +408,9 @@ func (s *solver) queue(pods []cluster.PodID) podQueue {
 	var q podQueue
 	runs := make([][]qkey, 0, len(s.sets))
 	for _, ps := range s.sets {
-		if len(ps.sorted) > 0 {
-			runs = append(runs, ps.sorted)
-			q.n += len(ps.sorted)
+		if len(ps.qkeys) > 0 {
+			runs = append(runs, ps.queueOrder())
+			q.n += len(ps.qkeys)
 		}
 	}
 	switch len(runs) {

@@ -106,7 +106,7 @@ func TestQueueMergeMatchesSort(t *testing.T) {
 			}
 			slices.SortFunc(keys, compareQ)
 			all = append(all, keys...)
-			s.sets = append(s.sets, &podSet{sorted: keys})
+			s.sets = append(s.sets, &podSet{qkeys: keys, sorted: true})
 		}
 		slices.SortFunc(all, compareQ)
 		q := s.queue(nil)
