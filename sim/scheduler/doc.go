@@ -24,11 +24,12 @@
 // Speed (none of it changes an answer): static filter verdicts cached per
 // spec class and node (staticcache.go), a fit index of nodes per spec
 // class and requests (fitindex.go), per-node pod counts for spread and
-// affinity kept up to date on every bind (topology.go), spread state
-// prepared once per spec and namespace, scores computed a plugin at a
-// time over all feasible nodes, resource scores cached per node until its
-// room changes (scorecache.go), and equivalence classes for pods that
-// failed.
+// affinity kept up to date on every bind and filled, when new, from a
+// table of the bound pods rather than every pod ever created
+// (topology.go), spread state prepared once per spec and namespace,
+// scores computed a plugin at a time over all feasible nodes, resource
+// scores cached per node until its room changes (scorecache.go), and
+// equivalence classes for pods that failed.
 //
 // Simplifications:
 //   - Scheduling cycles take no virtual time: the scheduler is infinitely

@@ -267,7 +267,7 @@ func (s *Scheduler) OnChange(c cluster.Change) {
 		s.wake()
 	case cluster.PodBound:
 		s.boundPriorities[s.cl.Pods[c.Pod].Spec.Priority]++
-		s.topo.update(&s.cl.Pods[c.Pod], c.Node, 1)
+		s.topo.update(c.Pod, c.Node, 1)
 		s.fitNodeChanged(c.Node)
 		s.moveAll(EvPodAssigned)
 	case cluster.PodDeleted, cluster.PodFinished:
@@ -276,7 +276,7 @@ func (s *Scheduler) OnChange(c cluster.Change) {
 			if s.boundPriorities[pr]--; s.boundPriorities[pr] == 0 {
 				delete(s.boundPriorities, pr)
 			}
-			s.topo.update(&s.cl.Pods[c.Pod], c.Node, -1)
+			s.topo.update(c.Pod, c.Node, -1)
 			s.fitNodeChanged(c.Node)
 			s.moveAll(EvPodUnassigned)
 			return

@@ -18,9 +18,26 @@ type Topology struct {
 	sums     []*domainSum
 	sumByKey map[any]*domainSum
 	memo     map[groupKey]*matchMemo
+	// memos lists the memos by index: the (spec, namespace) groups of
+	// the pods bound so far.
+	memos []*matchMemo
+	// bound lists the bound pods, in no order, with their group and node;
+	// boundAt is per PodID the pod's index in bound (-1: not bound). A
+	// new counter is filled by one sequential walk over it: the resident
+	// pods only, not every pod ever created (pod records are never
+	// recycled), and no pod record read.
+	bound   []boundPod
+	boundAt []int32
 	// NamespaceLabels holds Namespace manifests' labels for namespace
 	// selectors.
 	NamespaceLabels map[cluster.Sym]cluster.Labels
+}
+
+// boundPod is a bound pod in Topology.bound.
+type boundPod struct {
+	pod   cluster.PodID
+	group int32 // index in Topology.memos
+	node  cluster.NodeID
 }
 
 // Counter counts, per node, the bound pods a predicate selects.
@@ -198,10 +215,15 @@ func (t *Topology) Counter(key any, match func(p *cluster.Pod) bool) *Counter {
 		return c
 	}
 	c := &Counter{match: match}
-	for i := range t.cl.Pods {
-		p := &t.cl.Pods[i]
-		if p.Phase.OnNode() && match(p) {
-			c.add(p.Node, 1)
+	// match depends only on spec and namespace: ask it once per group,
+	// of the group's first pod, then count the bound pods by group.
+	sel := make([]bool, len(t.memos))
+	for g, m := range t.memos {
+		sel[g] = match(&t.cl.Pods[m.rep])
+	}
+	for _, b := range t.bound {
+		if sel[b.group] {
+			c.add(b.node, 1)
 		}
 	}
 	t.byKey[key] = c
@@ -221,20 +243,39 @@ func hasPodTerms(s *cluster.PodSpec) bool {
 type matchMemo struct {
 	seen     int
 	counters []*Counter
+	idx      int32         // index in Topology.memos
+	rep      cluster.PodID // the group's first bound pod
 }
 
-// update applies a bind (d = 1) or an unbind (d = -1). Which counters
-// select a pod depends only on its spec and namespace (see Counter): the
-// answer is kept per spec and namespace, extended as counters are added.
-func (t *Topology) update(p *cluster.Pod, n cluster.NodeID, d int32) {
+// update applies a bind (d = 1) or an unbind (d = -1) of pod id. Which
+// counters select a pod depends only on its spec and namespace (see
+// Counter): the answer is kept per spec and namespace, extended as
+// counters are added.
+func (t *Topology) update(id cluster.PodID, n cluster.NodeID, d int32) {
+	p := &t.cl.Pods[id]
 	k := groupKey{p.Spec, p.Namespace}
 	m := t.memo[k]
 	if m == nil {
-		m = &matchMemo{}
+		m = &matchMemo{idx: int32(len(t.memos)), rep: id}
 		if t.memo == nil {
 			t.memo = map[groupKey]*matchMemo{}
 		}
 		t.memo[k] = m
+		t.memos = append(t.memos, m)
+	}
+	if d > 0 {
+		for int(id) >= len(t.boundAt) {
+			t.boundAt = append(t.boundAt, -1)
+		}
+		t.boundAt[id] = int32(len(t.bound))
+		t.bound = append(t.bound, boundPod{pod: id, group: m.idx, node: n})
+	} else {
+		i, last := t.boundAt[id], len(t.bound)-1
+		moved := t.bound[last]
+		t.bound[i] = moved
+		t.boundAt[moved.pod] = i
+		t.bound = t.bound[:last]
+		t.boundAt[id] = -1
 	}
 	for ; m.seen < len(t.counters); m.seen++ {
 		if c := t.counters[m.seen]; c.match(p) {
