@@ -26,7 +26,8 @@
 // class and requests (fitindex.go), per-node pod counts for spread and
 // affinity kept up to date on every bind and filled, when new, from a
 // table of the bound pods rather than every pod ever created
-// (topology.go), spread state prepared once per spec and namespace,
+// (topology.go), every node's value of each topology key in a column
+// (labelcols.go), spread state prepared once per spec and namespace,
 // scores computed a plugin at a time over all feasible nodes, resource
 // scores cached per node until its room changes (scorecache.go), and
 // equivalence classes for pods that failed.

@@ -481,17 +481,31 @@ func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) 
 		}
 	}
 	p.slots = resize(p.slots, nf*len(p.soft))
+	cols, _ := p.h.(labelColumns)
 	for j := range p.soft {
 		st := &p.soft[j]
 		key := st.c.TopologyKey
 		slots := p.slots[j*nf : (j+1)*nf]
+		// The nodes' values of key from the scheduler's column, else
+		// from their labels.
+		var col []labelVal
+		if cols != nil {
+			col = cols.labelColumn(key)
+		}
 		for i, nid := range feasible {
 			slot := slotMissing
 			if p.ignored[i] {
 				slots[i] = slot
 				continue
 			}
-			if v, ok := cl.Nodes[nid].Labels.Get(key); ok {
+			var v cluster.Sym
+			var ok bool
+			if col != nil {
+				v, ok = col[nid].v, col[nid].ok
+			} else {
+				v, ok = cl.Nodes[nid].Labels.Get(key)
+			}
+			if ok {
 				slot = slotHost
 				if !st.host {
 					slot = st.slot(v)

@@ -102,6 +102,8 @@ type Scheduler struct {
 		t    *staticTable
 	}
 	view specStatic
+	// Label columns (labelcols.go).
+	labelCols []*labelColumn
 	// Room epochs for the resource score caches (scorecache.go).
 	roomEpoch []uint32
 	// Fit indexes (fitindex.go).
