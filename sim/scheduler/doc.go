@@ -27,10 +27,12 @@
 // affinity kept up to date on every bind and filled, when new, from a
 // table of the bound pods rather than every pod ever created
 // (topology.go), every node's value of each topology key in a column
-// (labelcols.go), spread state prepared once per spec and namespace,
-// scores computed a plugin at a time over all feasible nodes, resource
-// scores cached per node until its room changes (scorecache.go), and
-// equivalence classes for pods that failed.
+// (labelcols.go), spread domain sums kept per template and grouped by
+// node inclusion so a node change decides its domain once, spread state
+// prepared once per spec and namespace, scores computed a plugin at a
+// time over all feasible nodes, resource scores cached per node until its
+// room changes (scorecache.go), and equivalence classes for pods that
+// failed.
 //
 // Simplifications:
 //   - Scheduling cycles take no virtual time: the scheduler is infinitely
