@@ -24,7 +24,11 @@
 // Speed (none of it changes an answer): static filter verdicts cached per
 // spec class and node (staticcache.go), a fit index of nodes per spec
 // class and requests (fitindex.go), per-node pod counts for spread and
-// affinity kept up to date on every bind (topology.go), spread state
+// affinity kept up to date on every bind and filled, when new, from a
+// table of the bound pods rather than every pod ever created
+// (topology.go), every node's value of each topology key in a column
+// (labelcols.go), spread domain sums kept per template and grouped by
+// node inclusion so a node change decides its domain once, spread state
 // prepared once per spec and namespace, scores computed a plugin at a
 // time over all feasible nodes, resource scores cached per node until its
 // room changes (scorecache.go), and equivalence classes for pods that

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -424,7 +425,26 @@ func (p *podTopologySpread) domainSum(cs *CycleState, pr *spreadPrep, i int) *do
 	c := &constraints[i]
 	requireAll := pr.requireAll
 	cl := p.h.Cluster()
-	ds := p.h.Topology().domainSum(key{cs.Spec, cs.Namespace, i}, pr.counters[i], p.h.Nodes(), func(nid cluster.NodeID) (cluster.Sym, bool) {
+	// What include reads: the static answers (by spec class) when a
+	// policy is honored, the topology keys, the policies.
+	type groupKey struct {
+		t                *staticTable
+		key              cluster.Sym
+		aff, taints, all bool
+		keys             string // every constraint's key when all
+	}
+	gk := groupKey{key: c.TopologyKey, aff: c.HonorNodeAffinity, taints: c.HonorTaints, all: requireAll}
+	if c.HonorNodeAffinity || c.HonorTaints {
+		gk.t = view.t
+	}
+	if requireAll {
+		keys := make([]cluster.Sym, len(constraints))
+		for j := range constraints {
+			keys[j] = constraints[j].TopologyKey
+		}
+		gk.keys = fmt.Sprint(keys)
+	}
+	ds := p.h.Topology().domainSum(key{cs.Spec, cs.Namespace, i}, gk, pr.counters[i], p.h.Nodes(), func(nid cluster.NodeID) (cluster.Sym, bool) {
 		n := &cl.Nodes[nid]
 		if requireAll && !hasKeysC(n, constraints) {
 			return cluster.NoSym, false
@@ -481,17 +501,31 @@ func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) 
 		}
 	}
 	p.slots = resize(p.slots, nf*len(p.soft))
+	cols, _ := p.h.(labelColumns)
 	for j := range p.soft {
 		st := &p.soft[j]
 		key := st.c.TopologyKey
 		slots := p.slots[j*nf : (j+1)*nf]
+		// The nodes' values of key from the scheduler's column, else
+		// from their labels.
+		var col []labelVal
+		if cols != nil {
+			col = cols.labelColumn(key)
+		}
 		for i, nid := range feasible {
 			slot := slotMissing
 			if p.ignored[i] {
 				slots[i] = slot
 				continue
 			}
-			if v, ok := cl.Nodes[nid].Labels.Get(key); ok {
+			var v cluster.Sym
+			var ok bool
+			if col != nil {
+				v, ok = col[nid].v, col[nid].ok
+			} else {
+				v, ok = cl.Nodes[nid].Labels.Get(key)
+			}
+			if ok {
 				slot = slotHost
 				if !st.host {
 					slot = st.slot(v)
@@ -518,7 +552,7 @@ func (p *podTopologySpread) PreScore(cs *CycleState, feasible []cluster.NodeID) 
 			continue
 		}
 		ds := p.domainSum(cs, pr, i)
-		if ds == nil || ds.overflow {
+		if ds == nil || ds.overflowed() {
 			walk = true
 			continue
 		}

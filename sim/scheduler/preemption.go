@@ -26,7 +26,7 @@ import (
 // nominated node is not reserved against other pods.
 func (s *Scheduler) preempt(fw *framework, cs *CycleState) {
 	spec := cs.Spec
-	st := &s.q.pods[cs.Pod]
+	st := s.q.at(cs.Pod)
 	if spec.PreemptNever || fw.profile.NoPreemption || len(s.candidates) == 0 {
 		return
 	}

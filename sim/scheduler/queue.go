@@ -15,63 +15,96 @@ const (
 	inUnschedulable
 )
 
-// podState is the scheduler's bookkeeping for one pod, indexed by PodID.
+// podState is the scheduler's bookkeeping for one pod, indexed by PodID
+// (40 bytes: one is kept for every pod ever created).
 type podState struct {
-	where    uint8
-	attempts int32
-	// slot is the pod's index in the active heap or the unschedulable list.
-	slot     int32
-	timer    engine.Timer
-	queuedAt engine.Time // PrioritySort's timestamp: when it last entered the queue
-	seq      uint64      // tie-break after the timestamp, for a total order
-	lastTry  engine.Time
-	failure  int32 // index into Scheduler.failures of the last fit error; -1 none
+	where uint8
 	// hints are the cluster events that may make the pod schedulable: the
 	// union of the events registered by the filters that rejected it.
-	hints Event
+	hints    Event
+	attempts int32
+	// slot is the pod's index in the active heap or the unschedulable list.
+	slot    int32
+	failure int32 // index into Scheduler.failures of the last fit error; -1 none
 	// nominated is the node a preemption made room on; NoNode if none.
 	nominated cluster.NodeID
+	timer     engine.Timer
+	lastTry   engine.Time
 }
+
+// podStatePageBits sets the page size of the pod states: 1<<12 states of
+// 40 bytes, 160 KiB a page.
+const (
+	podStatePageBits = 12
+	podStatePageMask = 1<<podStatePageBits - 1
+)
 
 // queue is the scheduling queue: an active heap ordered by priority then
 // queue timestamp (the PrioritySort plugin), a backoff set driven by engine
 // timers, and an unschedulable list that cluster events or a 5-minute
 // timeout move back (k8s backend/queue/scheduling_queue.go).
 type queue struct {
-	cl     *cluster.Cluster
-	pods   []podState
-	active []cluster.PodID // binary heap
+	cl *cluster.Cluster
+	// pages hold the pod states by PodID, a page at a time, so that the
+	// states of the pods ever created (a million over a simulated week)
+	// are never copied to grow; n is how many exist (PodIDs below n).
+	pages  [][]podState
+	n      int
+	active []activeEntry // binary heap
 	unsch  []cluster.PodID
 	seq    uint64
 }
 
-func (q *queue) state(id cluster.PodID) *podState {
-	for int(id) >= len(q.pods) {
-		q.pods = append(q.pods, podState{slot: -1, failure: -1, nominated: cluster.NoNode})
-	}
-	return &q.pods[id]
+// activeEntry is a pod in the active heap with its sort key, so that
+// comparisons read neither pod records nor pod states.
+type activeEntry struct {
+	id       cluster.PodID
+	priority int32
+	queuedAt engine.Time // PrioritySort's timestamp: when it last entered the queue
+	seq      uint64      // tie-break after the timestamp, for a total order
 }
 
-func (q *queue) less(a, b cluster.PodID) bool {
-	pa, pb := q.cl.Pods[a].Spec.Priority, q.cl.Pods[b].Spec.Priority
-	if pa != pb {
-		return pa > pb
-	}
-	sa, sb := &q.pods[a], &q.pods[b]
-	if sa.queuedAt != sb.queuedAt {
-		return sa.queuedAt < sb.queuedAt
-	}
-	return sa.seq < sb.seq
+// has reports whether the pod has a state.
+func (q *queue) has(id cluster.PodID) bool { return int(id) < q.n }
+
+// at returns the state of a pod that has one.
+func (q *queue) at(id cluster.PodID) *podState {
+	return &q.pages[id>>podStatePageBits][id&podStatePageMask]
 }
+
+// state returns the pod's state, creating the states up to it if new.
+func (q *queue) state(id cluster.PodID) *podState {
+	for int(id) >= q.n {
+		if q.n>>podStatePageBits == len(q.pages) {
+			page := make([]podState, 1<<podStatePageBits)
+			for i := range page {
+				page[i] = podState{slot: -1, failure: -1, nominated: cluster.NoNode}
+			}
+			q.pages = append(q.pages, page)
+		}
+		q.n = min(int(id)+1, len(q.pages)<<podStatePageBits)
+	}
+	return q.at(id)
+}
+
+func (a *activeEntry) less(b *activeEntry) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	if a.queuedAt != b.queuedAt {
+		return a.queuedAt < b.queuedAt
+	}
+	return a.seq < b.seq
+}
+
+func (q *queue) less(i, j int) bool { return q.active[i].less(&q.active[j]) }
 
 func (q *queue) pushActive(id cluster.PodID, now engine.Time) {
 	s := q.state(id)
 	s.where = inActive
-	s.queuedAt = now
 	q.seq++
-	s.seq = q.seq
 	s.slot = int32(len(q.active))
-	q.active = append(q.active, id)
+	q.active = append(q.active, activeEntry{id: id, priority: q.cl.Pods[id].Spec.Priority, queuedAt: now, seq: q.seq})
 	q.up(int(s.slot))
 }
 
@@ -79,13 +112,13 @@ func (q *queue) popActive() (cluster.PodID, bool) {
 	if len(q.active) == 0 {
 		return cluster.NoPod, false
 	}
-	id := q.active[0]
+	id := q.active[0].id
 	q.removeActiveAt(0)
 	return id, true
 }
 
 func (q *queue) removeActiveAt(i int) {
-	id := q.active[i]
+	id := q.active[i].id
 	last := len(q.active) - 1
 	if i != last {
 		q.swap(i, last)
@@ -95,21 +128,21 @@ func (q *queue) removeActiveAt(i int) {
 		q.down(i)
 		q.up(i)
 	}
-	s := &q.pods[id]
+	s := q.at(id)
 	s.where = notQueued
 	s.slot = -1
 }
 
 func (q *queue) swap(i, j int) {
 	q.active[i], q.active[j] = q.active[j], q.active[i]
-	q.pods[q.active[i]].slot = int32(i)
-	q.pods[q.active[j]].slot = int32(j)
+	q.at(q.active[i].id).slot = int32(i)
+	q.at(q.active[j].id).slot = int32(j)
 }
 
 func (q *queue) up(i int) {
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !q.less(q.active[i], q.active[parent]) {
+		if !q.less(i, parent) {
 			return
 		}
 		q.swap(i, parent)
@@ -125,10 +158,10 @@ func (q *queue) down(i int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < n && q.less(q.active[r], q.active[l]) {
+		if r := l + 1; r < n && q.less(r, l) {
 			m = r
 		}
-		if !q.less(q.active[m], q.active[i]) {
+		if !q.less(m, i) {
 			return
 		}
 		q.swap(i, m)
@@ -144,11 +177,11 @@ func (q *queue) pushUnschedulable(id cluster.PodID) {
 }
 
 func (q *queue) removeUnschedulable(id cluster.PodID) {
-	s := &q.pods[id]
+	s := q.at(id)
 	i := s.slot
 	last := q.unsch[len(q.unsch)-1]
 	q.unsch[i] = last
-	q.pods[last].slot = i
+	q.at(last).slot = i
 	q.unsch = q.unsch[:len(q.unsch)-1]
 	s.where = notQueued
 	s.slot = -1

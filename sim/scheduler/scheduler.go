@@ -102,6 +102,8 @@ type Scheduler struct {
 		t    *staticTable
 	}
 	view specStatic
+	// Label columns (labelcols.go).
+	labelCols []*labelColumn
 	// Room epochs for the resource score caches (scorecache.go).
 	roomEpoch []uint32
 	// Fit indexes (fitindex.go).
@@ -230,18 +232,18 @@ func (s *Scheduler) LastFailure(id cluster.PodID) string {
 
 // FailureOf returns the pod's last fit error, or nil.
 func (s *Scheduler) FailureOf(id cluster.PodID) *Failure {
-	if int(id) >= len(s.q.pods) || s.q.pods[id].failure < 0 {
+	if !s.q.has(id) || s.q.at(id).failure < 0 {
 		return nil
 	}
-	return &s.failures[s.q.pods[id].failure]
+	return &s.failures[s.q.at(id).failure]
 }
 
 // Attempts returns how many scheduling cycles a pod went through.
 func (s *Scheduler) Attempts(id cluster.PodID) int32 {
-	if int(id) >= len(s.q.pods) {
+	if !s.q.has(id) {
 		return 0
 	}
-	return s.q.pods[id].attempts
+	return s.q.at(id).attempts
 }
 
 // Handles reports whether some profile serves this scheduler name.
@@ -267,7 +269,7 @@ func (s *Scheduler) OnChange(c cluster.Change) {
 		s.wake()
 	case cluster.PodBound:
 		s.boundPriorities[s.cl.Pods[c.Pod].Spec.Priority]++
-		s.topo.update(&s.cl.Pods[c.Pod], c.Node, 1)
+		s.topo.update(c.Pod, c.Node, 1)
 		s.fitNodeChanged(c.Node)
 		s.moveAll(EvPodAssigned)
 	case cluster.PodDeleted, cluster.PodFinished:
@@ -276,7 +278,7 @@ func (s *Scheduler) OnChange(c cluster.Change) {
 			if s.boundPriorities[pr]--; s.boundPriorities[pr] == 0 {
 				delete(s.boundPriorities, pr)
 			}
-			s.topo.update(&s.cl.Pods[c.Pod], c.Node, -1)
+			s.topo.update(c.Pod, c.Node, -1)
 			s.fitNodeChanged(c.Node)
 			s.moveAll(EvPodUnassigned)
 			return
@@ -340,10 +342,10 @@ func (s *Scheduler) removeNode(id cluster.NodeID) {
 
 // dequeue forgets a pod that left Pending without the scheduler.
 func (s *Scheduler) dequeue(id cluster.PodID) {
-	if int(id) >= len(s.q.pods) {
+	if !s.q.has(id) {
 		return
 	}
-	st := &s.q.pods[id]
+	st := s.q.at(id)
 	s.eng.Cancel(st.timer)
 	switch st.where {
 	case inActive:
@@ -365,7 +367,7 @@ func (s *Scheduler) moveAll(ev Event) {
 	now := s.eng.Now()
 	var moved []cluster.PodID
 	for _, id := range s.q.unsch {
-		if s.q.pods[id].hints&ev != 0 {
+		if s.q.at(id).hints&ev != 0 {
 			moved = append(moved, id)
 		}
 	}
@@ -382,7 +384,7 @@ func (s *Scheduler) moveAll(ev Event) {
 }
 
 func (s *Scheduler) requeue(id cluster.PodID, now engine.Time) {
-	st := &s.q.pods[id]
+	st := s.q.at(id)
 	s.eng.Cancel(st.timer)
 	until := st.lastTry + backoff(st.attempts, s.cfg.InitialBackoff, s.cfg.MaxBackoff)
 	if until > now {
@@ -409,14 +411,14 @@ func (s *Scheduler) HandleEvent(ev engine.Event) {
 		s.drain()
 	case evBackoffDone:
 		id := cluster.PodID(ev.Obj)
-		st := &s.q.pods[id]
+		st := s.q.at(id)
 		if st.where == inBackoff && s.cl.Pods[id].Phase == cluster.Pending {
 			s.q.pushActive(id, s.eng.Now())
 			s.wake()
 		}
 	case evUnschedulableTimeout:
 		id := cluster.PodID(ev.Obj)
-		if s.q.pods[id].where == inUnschedulable {
+		if s.q.at(id).where == inUnschedulable {
 			s.q.removeUnschedulable(id)
 			s.requeue(id, s.eng.Now())
 			s.wake()
@@ -514,7 +516,7 @@ func (s *Scheduler) canPreempt(spec *cluster.PodSpec) bool {
 
 func (s *Scheduler) bind(id cluster.PodID, node cluster.NodeID) {
 	s.stats.Bound++
-	s.q.pods[id].nominated = cluster.NoNode
+	s.q.at(id).nominated = cluster.NoNode
 	s.cl.Bind(id, node)
 }
 

@@ -62,6 +62,7 @@ func (s *Scheduler) nodeChanged(id cluster.NodeID) {
 	}
 	s.nodeEpoch[id]++
 	s.roomChanged(id)
+	s.labelsChanged(id)
 }
 
 func (s *Scheduler) staticTableFor(fw *framework, spec *cluster.PodSpec) *staticTable {

@@ -15,12 +15,31 @@ type Topology struct {
 	byKey    map[any]*Counter
 	groups   []*TermGroup
 	byGroup  map[groupKey]*TermGroup
-	sums     []*domainSum
 	sumByKey map[any]*domainSum
-	memo     map[groupKey]*matchMemo
+	// domGroups are the domain sums' groups by include (domainGroup).
+	domGroups     []*domainGroup
+	domGroupByKey map[any]*domainGroup
+	memo          map[groupKey]*matchMemo
+	// memos lists the memos by index: the (spec, namespace) groups of
+	// the pods bound so far.
+	memos []*matchMemo
+	// bound lists the bound pods, in no order, with their group and node;
+	// boundAt is per PodID the pod's index in bound (-1: not bound). A
+	// new counter is filled by one sequential walk over it: the resident
+	// pods only, not every pod ever created (pod records are never
+	// recycled), and no pod record read.
+	bound   []boundPod
+	boundAt []int32
 	// NamespaceLabels holds Namespace manifests' labels for namespace
 	// selectors.
 	NamespaceLabels map[cluster.Sym]cluster.Labels
+}
+
+// boundPod is a bound pod in Topology.bound.
+type boundPod struct {
+	pod   cluster.PodID
+	group int32 // index in Topology.memos
+	node  cluster.NodeID
 }
 
 // Counter counts, per node, the bound pods a predicate selects.
@@ -55,18 +74,28 @@ func (c *Counter) add(n cluster.NodeID, d int32) {
 }
 
 // domainSum keeps, per domain of one topology key, a counter's sum over
-// the scanned nodes that include() admits, up to date on every count
-// change (Counter.add) and node change (Topology.nodeChanged): what a
-// cycle would get by walking every node, without the walk.
+// the scanned nodes its group's include() admits, up to date on every
+// count change (Counter.add) and node change (Topology.nodeChanged): what
+// a cycle would get by walking every node, without the walk.
 type domainSum struct {
 	counter *Counter
+	group   *domainGroup
+	sums    []int64 // by index in group.doms
+}
+
+// domainGroup is what the domain sums of one node inclusion have in
+// common (one include: the same topology key, node inclusion policies
+// and spec class): which domain each node counts in. Domain sums of many
+// templates share one, so a node change decides a node's domain once,
+// and touches the sums only when it moved.
+type domainGroup struct {
 	// include says whether a node counts and in which domain.
 	include func(nid cluster.NodeID) (cluster.Sym, bool)
 	doms    []cluster.Sym
-	sums    []int64
 	// contrib is per NodeID the index+1 in doms the node counts in (0:
 	// none).
 	contrib []uint8
+	members []*domainSum
 	// overflow: too many domains for contrib; the sums are not kept and
 	// callers walk the nodes.
 	overflow bool
@@ -75,54 +104,66 @@ type domainSum struct {
 const maxDomainSumDomains = 250
 
 func (ds *domainSum) add(n cluster.NodeID, d int32) {
-	if int(n) < len(ds.contrib) && ds.contrib[n] > 0 {
-		ds.sums[ds.contrib[n]-1] += int64(d)
+	if c := ds.group.contrib; int(n) < len(c) && c[n] > 0 {
+		ds.sums[c[n]-1] += int64(d)
 	}
 }
 
-// refresh recomputes one node's contribution; in: the node is scanned.
-func (ds *domainSum) refresh(n cluster.NodeID, in bool) {
-	if ds.overflow {
+// overflowed reports whether the sums are not kept.
+func (ds *domainSum) overflowed() bool { return ds.group.overflow }
+
+// refresh recomputes one node's domain and moves its counts in the
+// members' sums if it changed; in: the node is scanned.
+func (g *domainGroup) refresh(n cluster.NodeID, in bool) {
+	if g.overflow {
 		return
 	}
-	for int(n) >= len(ds.contrib) {
-		ds.contrib = append(ds.contrib, 0)
+	for int(n) >= len(g.contrib) {
+		g.contrib = append(g.contrib, 0)
 	}
-	cnt := int64(ds.counter.On(n))
-	if old := ds.contrib[n]; old > 0 {
-		ds.sums[old-1] -= cnt
-	}
-	ds.contrib[n] = 0
-	if !in {
-		return
-	}
-	v, ok := ds.include(n)
-	if !ok {
-		return
-	}
-	idx := -1
-	for i, d := range ds.doms {
-		if d == v {
-			idx = i
-			break
+	idx := uint8(0)
+	if in {
+		if v, ok := g.include(n); ok {
+			i := -1
+			for j, d := range g.doms {
+				if d == v {
+					i = j
+					break
+				}
+			}
+			if i < 0 {
+				if len(g.doms) >= maxDomainSumDomains {
+					g.overflow = true
+					return
+				}
+				i = len(g.doms)
+				g.doms = append(g.doms, v)
+				for _, ds := range g.members {
+					ds.sums = append(ds.sums, 0)
+				}
+			}
+			idx = uint8(i + 1)
 		}
 	}
-	if idx < 0 {
-		if len(ds.doms) >= maxDomainSumDomains {
-			ds.overflow = true
-			return
-		}
-		idx = len(ds.doms)
-		ds.doms = append(ds.doms, v)
-		ds.sums = append(ds.sums, 0)
+	old := g.contrib[n]
+	if old == idx {
+		return
 	}
-	ds.contrib[n] = uint8(idx + 1)
-	ds.sums[idx] += cnt
+	g.contrib[n] = idx
+	for _, ds := range g.members {
+		cnt := int64(ds.counter.On(n))
+		if old > 0 {
+			ds.sums[old-1] -= cnt
+		}
+		if idx > 0 {
+			ds.sums[idx-1] += cnt
+		}
+	}
 }
 
 // sum is the counter's sum over the domain's nodes.
 func (ds *domainSum) sum(v cluster.Sym) int64 {
-	for i, d := range ds.doms {
+	for i, d := range ds.group.doms {
 		if d == v {
 			return ds.sums[i]
 		}
@@ -131,31 +172,49 @@ func (ds *domainSum) sum(v cluster.Sym) int64 {
 }
 
 // DomainSum returns the domain sum for key, creating it over the scanned
-// nodes if new. key must identify counter and include.
-func (t *Topology) domainSum(key any, counter *Counter, nodes []cluster.NodeID, include func(cluster.NodeID) (cluster.Sym, bool)) *domainSum {
+// nodes if new. key must identify counter and include; groupKey must
+// identify include (domain sums of one groupKey share their nodes'
+// domains).
+func (t *Topology) domainSum(key, groupKey any, counter *Counter, nodes []cluster.NodeID, include func(cluster.NodeID) (cluster.Sym, bool)) *domainSum {
 	if ds, ok := t.sumByKey[key]; ok {
 		return ds
 	}
-	ds := &domainSum{counter: counter, include: include}
-	for _, n := range nodes {
-		ds.refresh(n, true)
-	}
 	if t.sumByKey == nil {
 		t.sumByKey = map[any]*domainSum{}
+		t.domGroupByKey = map[any]*domainGroup{}
 	}
+	g := t.domGroupByKey[groupKey]
+	if g == nil {
+		g = &domainGroup{include: include}
+		for _, n := range nodes {
+			g.refresh(n, true)
+		}
+		t.domGroupByKey[groupKey] = g
+		if !g.overflow {
+			t.domGroups = append(t.domGroups, g)
+		}
+	}
+	ds := &domainSum{counter: counter, group: g}
 	t.sumByKey[key] = ds
-	if !ds.overflow {
-		t.sums = append(t.sums, ds)
-		counter.sums = append(counter.sums, ds)
+	if g.overflow {
+		return ds
 	}
+	ds.sums = make([]int64, len(g.doms))
+	for _, n := range nodes {
+		if i := g.contrib[n]; i > 0 {
+			ds.sums[i-1] += int64(counter.On(n))
+		}
+	}
+	g.members = append(g.members, ds)
+	counter.sums = append(counter.sums, ds)
 	return ds
 }
 
-// nodeChanged refreshes a node's contribution to every domain sum; in:
-// the node is scanned (Ready).
+// nodeChanged refreshes a node's domain in every domain group; in: the
+// node is scanned (Ready).
 func (t *Topology) nodeChanged(n cluster.NodeID, in bool) {
-	for _, ds := range t.sums {
-		ds.refresh(n, in)
+	for _, g := range t.domGroups {
+		g.refresh(n, in)
 	}
 }
 
@@ -198,10 +257,15 @@ func (t *Topology) Counter(key any, match func(p *cluster.Pod) bool) *Counter {
 		return c
 	}
 	c := &Counter{match: match}
-	for i := range t.cl.Pods {
-		p := &t.cl.Pods[i]
-		if p.Phase.OnNode() && match(p) {
-			c.add(p.Node, 1)
+	// match depends only on spec and namespace: ask it once per group,
+	// of the group's first pod, then count the bound pods by group.
+	sel := make([]bool, len(t.memos))
+	for g, m := range t.memos {
+		sel[g] = match(&t.cl.Pods[m.rep])
+	}
+	for _, b := range t.bound {
+		if sel[b.group] {
+			c.add(b.node, 1)
 		}
 	}
 	t.byKey[key] = c
@@ -221,20 +285,44 @@ func hasPodTerms(s *cluster.PodSpec) bool {
 type matchMemo struct {
 	seen     int
 	counters []*Counter
+	idx      int32         // index in Topology.memos
+	rep      cluster.PodID // the group's first bound pod
 }
 
-// update applies a bind (d = 1) or an unbind (d = -1). Which counters
-// select a pod depends only on its spec and namespace (see Counter): the
-// answer is kept per spec and namespace, extended as counters are added.
-func (t *Topology) update(p *cluster.Pod, n cluster.NodeID, d int32) {
+// update applies a bind (d = 1) or an unbind (d = -1) of pod id. Which
+// counters select a pod depends only on its spec and namespace (see
+// Counter): the answer is kept per spec and namespace, extended as
+// counters are added.
+func (t *Topology) update(id cluster.PodID, n cluster.NodeID, d int32) {
+	p := &t.cl.Pods[id]
 	k := groupKey{p.Spec, p.Namespace}
-	m := t.memo[k]
+	var m *matchMemo
+	if d < 0 {
+		m = t.memos[t.bound[t.boundAt[id]].group] // no map lookup
+	} else {
+		m = t.memo[k]
+	}
 	if m == nil {
-		m = &matchMemo{}
+		m = &matchMemo{idx: int32(len(t.memos)), rep: id}
 		if t.memo == nil {
 			t.memo = map[groupKey]*matchMemo{}
 		}
 		t.memo[k] = m
+		t.memos = append(t.memos, m)
+	}
+	if d > 0 {
+		for int(id) >= len(t.boundAt) {
+			t.boundAt = append(t.boundAt, -1)
+		}
+		t.boundAt[id] = int32(len(t.bound))
+		t.bound = append(t.bound, boundPod{pod: id, group: m.idx, node: n})
+	} else {
+		i, last := t.boundAt[id], len(t.bound)-1
+		moved := t.bound[last]
+		t.bound[i] = moved
+		t.boundAt[moved.pod] = i
+		t.bound = t.bound[:last]
+		t.boundAt[id] = -1
 	}
 	for ; m.seen < len(t.counters); m.seen++ {
 		if c := t.counters[m.seen]; c.match(p) {
