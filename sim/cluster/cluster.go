@@ -102,7 +102,7 @@ func (c *Cluster) AddNode(n Node) NodeID {
 	n.Launched = c.Now()
 	n.Requested = Resources{}
 	n.ScoreRequested = [2]int64{}
-	n.Pods = nil
+	n.Pods, n.PodRefs = nil, nil
 	ready := n.State == NodeReady
 	n.State = NodeLaunching
 	c.Nodes = append(c.Nodes, n)
@@ -250,6 +250,7 @@ func (c *Cluster) Bind(id PodID, node NodeID) {
 	p.Unschedulable = false
 	p.nodeSlot = int32(len(n.Pods))
 	n.Pods = append(n.Pods, id)
+	n.PodRefs = append(n.PodRefs, PodRef{Spec: p.Spec, Created: p.Created, Namespace: p.Namespace, Terminating: p.Terminating})
 	n.Requested = n.Requested.Add(p.Spec.Requests)
 	n.ScoreRequested[CPU] += p.Spec.ScoreCPU
 	n.ScoreRequested[Memory] += p.Spec.ScoreMemory
@@ -276,6 +277,9 @@ func (c *Cluster) MarkTerminating(id PodID) {
 		return
 	}
 	p.Terminating = true
+	if p.Phase.OnNode() {
+		c.Nodes[p.Node].PodRefs[p.nodeSlot].Terminating = true
+	}
 	c.notify(Change{Kind: PodTerminating, Pod: id, Node: p.Node})
 }
 
@@ -311,10 +315,14 @@ func (c *Cluster) DeletePod(id PodID, cause DeleteCause) {
 func (c *Cluster) unbind(id PodID) {
 	p := &c.Pods[id]
 	n := &c.Nodes[p.Node]
-	last := n.Pods[len(n.Pods)-1]
+	end := len(n.Pods) - 1
+	last := n.Pods[end]
 	n.Pods[p.nodeSlot] = last
+	n.PodRefs[p.nodeSlot] = n.PodRefs[end]
 	c.Pods[last].nodeSlot = p.nodeSlot
-	n.Pods = n.Pods[:len(n.Pods)-1]
+	n.Pods = n.Pods[:end]
+	n.PodRefs[end] = PodRef{} // no stale spec pointer
+	n.PodRefs = n.PodRefs[:end]
 	n.Requested = n.Requested.Sub(p.Spec.Requests)
 	n.ScoreRequested[CPU] -= p.Spec.ScoreCPU
 	n.ScoreRequested[Memory] -= p.Spec.ScoreMemory

@@ -80,6 +80,10 @@ type Node struct {
 	ScoreRequested [2]int64
 	// Pods holds the pods bound to the node, in no particular order.
 	Pods []PodID
+	// PodRefs mirrors Pods (same order) with what controllers scanning a
+	// node's pods read, so a scan reads the node, not one pod record per
+	// pod (records are scattered over every pod ever created).
+	PodRefs []PodRef
 
 	Unschedulable bool // cordoned
 	State         NodeState
@@ -100,6 +104,14 @@ type Node struct {
 	Launched engine.Time
 	Ready    engine.Time
 	Deleted  engine.Time
+}
+
+// PodRef is the part of a bound pod a node keeps beside its ID.
+type PodRef struct {
+	Spec        *PodSpec
+	Created     engine.Time
+	Namespace   Sym
+	Terminating bool
 }
 
 // Free is allocatable minus requested.

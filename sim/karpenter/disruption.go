@@ -162,8 +162,8 @@ func (k *Karpenter) markConsolidated(m method) {
 
 // evictionCost is KC disruption.EvictionCost without the deletion-cost
 // annotation: 1 + priority/2^25, clamped to [-10, 10].
-func evictionCost(p *cluster.Pod) float64 {
-	c := 1 + float64(p.Spec.Priority)/(1<<25)
+func evictionCost(spec *cluster.PodSpec) float64 {
+	c := 1 + float64(spec.Priority)/(1<<25)
 	return max(-10, min(10, c))
 }
 

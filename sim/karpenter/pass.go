@@ -66,10 +66,10 @@ type setBuilder struct {
 	seen map[pdKey]int // position in keys
 }
 
-func (b *setBuilder) add(k *Karpenter, id cluster.PodID, p *cluster.Pod) {
+func (b *setBuilder) add(k *Karpenter, e qkey) {
 	ps := b.ps
-	ps.qkeys = append(ps.qkeys, k.queueKey(id, p))
-	key := pdKey{spec: p.Spec, ns: p.Namespace}
+	ps.qkeys = append(ps.qkeys, e)
+	key := pdKey{spec: e.spec, ns: e.ns}
 	// Nodes hold few templates: a scan beats a map until they are many.
 	if b.seen == nil {
 		for i := range ps.keys {
@@ -93,14 +93,14 @@ func (b *setBuilder) add(k *Karpenter, id cluster.PodID, p *cluster.Pod) {
 	}
 	ps.keys = append(ps.keys, key)
 	ps.counts = append(ps.counts, 1)
-	ps.namesCapacityType = ps.namesCapacityType || specNamesKey(p.Spec, k.cl.KeyCapacityType)
-	ps.topology = ps.topology || hasTopology(p.Spec)
+	ps.namesCapacityType = ps.namesCapacityType || specNamesKey(e.spec, k.cl.KeyCapacityType)
+	ps.topology = ps.topology || hasTopology(e.spec)
 }
 
 func (k *Karpenter) newPodSet(pods []cluster.PodID) *podSet {
 	b := setBuilder{ps: &podSet{pods: pods, qkeys: make([]qkey, 0, len(pods))}}
 	for _, id := range pods {
-		b.add(k, id, &k.cl.Pods[id])
+		b.add(k, k.queueKey(id, &k.cl.Pods[id]))
 	}
 	return b.ps
 }
@@ -243,22 +243,24 @@ func (k *Karpenter) podScan(kn *knode) *podScan {
 	// the old one.
 	sc := podScan{cost: 1, templates: kn.scan.templates[:0]}
 	b := setBuilder{ps: &podSet{}}
-	for _, pid := range cl.Nodes[kn.id].Pods {
-		p := &cl.Pods[pid]
-		if p.Phase.Terminal() {
-			continue
-		}
-		if p.Spec.DoNotDisrupt && !p.Terminating {
+	// The node's pods are bound (never terminal: finished and deleted pods
+	// leave it); PodRefs has what is read of them. The node is not being
+	// deleted (nodeScans), so its pods would be moved (fromCandidate).
+	n := &cl.Nodes[kn.id]
+	for i, pid := range n.Pods {
+		r := &n.PodRefs[i]
+		if r.Spec.DoNotDisrupt && !r.Terminating {
 			sc.doNotDisrupt = true // KC: do-not-disrupt counts for every active pod
 		}
-		if !reschedulable(p) {
+		if r.Terminating || r.Spec.NodeName != "" { // not reschedulable
 			continue
 		}
 		sc.pods = append(sc.pods, pid)
-		b.add(k, pid, p)
-		sc.cost += max(0, evictionCost(p))
-		if !slices.ContainsFunc(sc.templates, func(t templatePod) bool { return t.spec == p.Spec && t.ns == p.Namespace }) {
-			sc.templates = append(sc.templates, templatePod{p.Spec, p.Namespace, pid})
+		b.add(k, qkey{cpu: r.Spec.Requests[cluster.CPU], mem: r.Spec.Requests[cluster.Memory], created: r.Created, id: pid,
+			ns: r.Namespace, origin: fromCandidate, spec: r.Spec})
+		sc.cost += max(0, evictionCost(r.Spec))
+		if !slices.ContainsFunc(sc.templates, func(t templatePod) bool { return t.spec == r.Spec && t.ns == r.Namespace }) {
+			sc.templates = append(sc.templates, templatePod{r.Spec, r.Namespace, pid})
 		}
 	}
 	// Share the node's prepared list while its pods stay the same.
