@@ -241,12 +241,12 @@ func (k *Karpenter) podScan(kn *knode) *podScan {
 	cl := k.cl
 	// The pods list is new each time: candidates and prepared sets keep
 	// the old one.
-	sc := podScan{cost: 1, templates: kn.scan.templates[:0]}
-	b := setBuilder{ps: &podSet{}}
 	// The node's pods are bound (never terminal: finished and deleted pods
 	// leave it); PodRefs has what is read of them. The node is not being
 	// deleted (nodeScans), so its pods would be moved (fromCandidate).
 	n := &cl.Nodes[kn.id]
+	sc := podScan{cost: 1, templates: kn.scan.templates[:0], pods: make([]cluster.PodID, 0, len(n.Pods))}
+	b := setBuilder{ps: &podSet{qkeys: make([]qkey, 0, len(n.Pods))}}
 	for i, pid := range n.Pods {
 		r := &n.PodRefs[i]
 		if r.Spec.DoNotDisrupt && !r.Terminating {

@@ -78,6 +78,9 @@ func Run(sc *scenario.Scenario, opts Options) (rep *report.Report, err error) {
 		})
 	}
 	cl := cluster.New(eng, sc.Syms.Clone(), sc.Resources)
+	// The load-time estimate of pods created (an upper bound in practice),
+	// capped so that a wild estimate costs no more than growing would.
+	cl.ReservePods(int(min(sc.EstimatedPods, maxReservedPods)))
 	var checker *invariants.Checker
 	if opts.Check {
 		checker = invariants.New(eng, cl)
@@ -159,6 +162,9 @@ func Run(sc *scenario.Scenario, opts Options) (rep *report.Report, err error) {
 }
 
 // build assembles the report from every model's figures.
+// maxReservedPods caps ReservePods (about 0.8 GiB of pod records).
+const maxReservedPods = 8_000_000
+
 func build(sc *scenario.Scenario, seed uint64, eng *engine.Engine, cl *cluster.Cluster, collector *report.Collector,
 	sched *scheduler.Scheduler, ctrls *workload.Controllers, evictor *eviction.Evictor, market *spotmarket.Market,
 	kp *karpenter.Karpenter, ca *clusterautoscaler.Autoscaler) *report.Report {
