@@ -28,21 +28,26 @@ func TestDeterminism(t *testing.T) {
 		h.deploy("web", h.podSpec("1", "2Gi", map[string]string{"app": "web"}), time.Duration(0), 6, 30*time.Minute, 1)
 		h.start(h.pools(spotWide), apis.DefaultSettings())
 		h.run(2 * time.Hour)
-		var b strings.Builder
-		for i := range h.cl.Nodes {
-			n := &h.cl.Nodes[i]
-			fmt.Fprintf(&b, "%s %s %s %s %v %v %v\n", n.Name, n.InstanceType, h.cl.Syms.Name(n.Zone), n.CapacityType, n.Launched, n.Ready, n.Deleted)
-		}
-		js, err := json.Marshal(h.k.Stats())
-		require.NoError(t, err)
-		b.Write(js)
-		return b.String()
+		return runRecord(t, h)
 	}
 	a := run(nil)
 	b := run(nil)
 	c := run([]string{"us-east-1c", "us-east-1b", "us-east-1a", "app", "spread", "anti", "web", "kubernetes.io/hostname"})
 	require.Equal(t, a, b)
 	require.Equal(t, a, c)
+}
+
+// runRecord is what a run decided: every node's life and the stats.
+func runRecord(t *testing.T, h *harness) string {
+	var b strings.Builder
+	for i := range h.cl.Nodes {
+		n := &h.cl.Nodes[i]
+		fmt.Fprintf(&b, "%s %s %s %s %v %v %v\n", n.Name, n.InstanceType, h.cl.Syms.Name(n.Zone), n.CapacityType, n.Launched, n.Ready, n.Deleted)
+	}
+	js, err := json.Marshal(h.k.Stats())
+	require.NoError(t, err)
+	b.Write(js)
+	return b.String()
 }
 
 // Cutting consolidation what-ifs short once their answer is known
@@ -65,15 +70,7 @@ func TestEarlyVerdictsChangeNothing(t *testing.T) {
 		h.start(h.pools(spotWide), apis.DefaultSettings())
 		h.k.fullWhatIfs = full
 		h.run(3 * time.Hour)
-		var b strings.Builder
-		for i := range h.cl.Nodes {
-			n := &h.cl.Nodes[i]
-			fmt.Fprintf(&b, "%s %s %s %s %v %v %v\n", n.Name, n.InstanceType, h.cl.Syms.Name(n.Zone), n.CapacityType, n.Launched, n.Ready, n.Deleted)
-		}
-		js, err := json.Marshal(h.k.Stats())
-		require.NoError(t, err)
-		b.Write(js)
-		return b.String(), h.k.earlyStops
+		return runRecord(t, h), h.k.earlyStops
 	}
 	for _, od := range []bool{false, true} {
 		whole, none := run(true, od)
@@ -105,19 +102,9 @@ func TestDoomedWhatIfsFail(t *testing.T) {
 		time.Duration(0), 60, 30*time.Minute, 40, time.Hour, 70, 90*time.Minute, 30, 2*time.Hour, 50)
 	h.deploy("small", h.podSpec("250m", "512Mi", map[string]string{"app": "small"}),
 		time.Duration(0), 20, 45*time.Minute, 5, 100*time.Minute, 25)
-	spotSmall := `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: small}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}
-        - {key: karpenter.k8s.aws/instance-cpu, operator: In, values: ["4", "8"]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
-  disruption: {consolidateAfter: 1m}
-`
+	spotSmall := poolWith("small", "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}\n"+
+		"        - {key: karpenter.k8s.aws/instance-cpu, operator: In, values: [\"4\", \"8\"]}\n"+
+		"        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}\n", "  disruption: {consolidateAfter: 1m}")
 	h.start(h.pools(spotSmall), apis.DefaultSettings())
 	skipped, wrong := 0, 0
 	h.k.verifyDoomed = func(failed bool) {

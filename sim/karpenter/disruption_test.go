@@ -12,6 +12,22 @@ import (
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
+// evictFromOutside evicts one pod as a user's drain would: it terminates
+// on a node Karpenter may still disrupt.
+func evictFromOutside(h *harness) {
+	for _, kn := range h.k.live {
+		if pods := h.cl.Nodes[kn.id].Pods; !kn.deleting && len(pods) > 0 {
+			h.ev.Evict(pods[0], cluster.CauseEvicted)
+			return
+		}
+	}
+}
+
+// smallNodes requires instance types of c, m and r with at most 4 vCPUs
+// (many nodes for few pods).
+const smallNodes = "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}\n" +
+	"        - {key: karpenter.k8s.aws/instance-cpu, operator: Lt, values: [\"5\"]}\n"
+
 func onePool(name, extraSpec, disruption string) string {
 	return `apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -436,32 +452,13 @@ func TestPodScansMatchRescan(t *testing.T) {
 	h.deploy("db", h.podSpec("900m", "512Mi", map[string]string{"app": "db"}), time.Duration(0), 6, 25*time.Minute, 3, 50*time.Minute, 8)
 	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), time.Duration(0), 30, 20*time.Minute, 10, 45*time.Minute, 25, 70*time.Minute, 5)
 	h.deploy("pin", h.podSpec("300m", "256Mi", map[string]string{"app": "pin"}, withDoNotDisrupt()), time.Duration(0), 3, 35*time.Minute, 0, 60*time.Minute, 4)
-	small := `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: small}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        - {key: karpenter.k8s.aws/instance-cpu, operator: Lt, values: ["5"]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand, spot]}
-  disruption: {consolidateAfter: 30s}
-`
+	small := poolWith("small", smallNodes+"        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand, spot]}\n", "  disruption: {consolidateAfter: 30s}")
 	h.start(h.pools(small), apis.DefaultSettings())
 	compared := 0
 	for at := time.Minute; at <= 90*time.Minute; at += 10 * time.Second {
 		h.run(at)
 		if at%(5*time.Minute) == 0 {
-			// An eviction from outside (a user's drain): the pod
-			// terminates on a node Karpenter may still disrupt.
-			for _, kn := range h.k.live {
-				if pods := h.cl.Nodes[kn.id].Pods; !kn.deleting && len(pods) > 0 {
-					h.ev.Evict(pods[0], cluster.CauseEvicted)
-					break
-				}
-			}
+			evictFromOutside(h)
 		}
 		cached := h.k.nodeScans()
 		for _, kn := range h.k.live {
@@ -488,19 +485,7 @@ func TestExistingBaseMatchesRebuild(t *testing.T) {
 	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), time.Duration(0), 30, 20*time.Minute, 10, 45*time.Minute, 25, 70*time.Minute, 5)
 	h.deploy("api", h.podSpec("300m", "512Mi", map[string]string{"app": "api"}, withZoneSpread("api")), time.Duration(0), 12, 30*time.Minute, 30, 60*time.Minute, 4)
 	h.staticNode("static-a", "m5.xlarge", "us-east-1a")
-	small := `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: small}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        - {key: karpenter.k8s.aws/instance-cpu, operator: Lt, values: ["5"]}
-  disruption: {consolidateAfter: 2m}
-`
-	h.start(h.pools(small), apis.DefaultSettings())
+	h.start(h.pools(poolWith("small", smallNodes, "  disruption: {consolidateAfter: 2m}")), apis.DefaultSettings())
 	type entry struct {
 		id          cluster.NodeID
 		free        cluster.Resources
@@ -524,12 +509,7 @@ spec:
 	for at := time.Minute; at <= 90*time.Minute; at += 10 * time.Second {
 		h.run(at)
 		if at%(5*time.Minute) == 0 {
-			for _, kn := range h.k.live {
-				if pods := h.cl.Nodes[kn.id].Pods; !kn.deleting && len(pods) > 0 {
-					h.ev.Evict(pods[0], cluster.CauseEvicted)
-					break
-				}
-			}
+			evictFromOutside(h)
 		}
 		if h.k.exCache.valid && h.k.exCache.members == h.k.members {
 			refreshed++
