@@ -37,6 +37,10 @@ func New(eng *engine.Engine, cl *cluster.Cluster, pdbs []cluster.PDB) *Evictor {
 // Stats returns the counters so far.
 func (e *Evictor) Stats() Stats { return e.stats }
 
+// HasBudgets reports whether any PodDisruptionBudget exists: without one
+// Blocked is always false.
+func (e *Evictor) HasBudgets() bool { return len(e.pdbs) > 0 }
+
 // Blocked reports whether a budget forbids evicting the pod now.
 func (e *Evictor) Blocked(id cluster.PodID) bool {
 	p := &e.cl.Pods[id]

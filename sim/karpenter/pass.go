@@ -300,6 +300,11 @@ func (k *Karpenter) nodeScans() []nodeScan {
 		}
 		return b
 	}
+	// Without budgets no pod is blocked: skip asking per template.
+	budgets := true
+	if e, ok := k.evictor.(interface{ HasBudgets() bool }); ok {
+		budgets = e.HasBudgets()
+	}
 	out := make([]nodeScan, 0, len(k.live))
 	for _, kn := range k.live {
 		if kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil || kn.pool.spec.DoNotDisrupt {
@@ -311,7 +316,7 @@ func (k *Karpenter) nodeScans() []nodeScan {
 			ns.pods = sc.pods
 		}
 		for _, t := range sc.templates {
-			if ns.blocked {
+			if ns.blocked || !budgets {
 				break
 			}
 			ns.blocked = isBlocked(t)
