@@ -75,17 +75,10 @@ type exCache struct {
 	poolNodes map[*pool]int64
 	// posOf maps a NodeID to its base position (-1: not in the base).
 	posOf []int32
-	// Scratch of a rebuild: the nodes not Ready, and the pools' sums;
-	// next is the spare list a merge fills.
+	// Scratch: the nodes not Ready (put aside by a rebuild or a merge),
+	// and the spare list a merge fills.
 	notReady []cluster.NodeID
-	poolSums []poolSum
 	next     []exNode
-}
-
-type poolSum struct {
-	pool     *pool
-	capacity cluster.Resources
-	nodes    int64
 }
 
 type exSlot struct {
@@ -195,7 +188,7 @@ func (k *Karpenter) updateBase(c *exCache) {
 			c.subPoolNode(c.list[pos].kn)
 		}
 		if member {
-			c.addPoolNodeMap(k.knodeOf(id))
+			c.addPoolNode(k.knodeOf(id))
 		}
 		switch {
 		case pos >= 0 && member && c.list[pos].initialized == ready:
@@ -295,11 +288,6 @@ func (k *Karpenter) rebuildBase(c *exCache) {
 		list = k.appendBase(c, list, id, false)
 	}
 	c.notReady = notReady
-	for i := range c.poolSums {
-		ps := &c.poolSums[i]
-		c.poolCap[ps.pool], c.poolNodes[ps.pool] = ps.capacity, ps.nodes
-	}
-	c.poolSums = c.poolSums[:0]
 	c.valid, c.members, c.list = true, k.members, list
 }
 
@@ -340,9 +328,7 @@ func (k *Karpenter) appendBase(c *exCache, list []exNode, id cluster.NodeID, rea
 	}
 	list = append(list, exNode{pos: int32(len(list))})
 	k.fillBase(&list[len(list)-1], id, ready)
-	if kn != nil {
-		c.addPoolNode(kn)
-	}
+	c.addPoolNode(kn)
 	c.posOf[id] = int32(len(list) - 1)
 	return list
 }
@@ -376,9 +362,9 @@ func (k *Karpenter) fillBase(ex *exNode, id cluster.NodeID, ready bool) {
 	}
 }
 
-// addPoolNodeMap and subPoolNode add and remove a node's capacity in the
+// addPoolNode and subPoolNode add and remove a node's capacity in the
 // pools' sums (nil: not one of Karpenter's nodes).
-func (c *exCache) addPoolNodeMap(kn *knode) {
+func (c *exCache) addPoolNode(kn *knode) {
 	if kn != nil {
 		c.poolCap[kn.pool] = c.poolCap[kn.pool].Add(kn.capacity)
 		c.poolNodes[kn.pool]++
@@ -394,19 +380,6 @@ func (c *exCache) subPoolNode(kn *knode) {
 		delete(c.poolCap, kn.pool)
 		delete(c.poolNodes, kn.pool)
 	}
-}
-
-// addPoolNode adds a node's capacity to its pool's sums (pools are few:
-// a short list beats a map per node).
-func (c *exCache) addPoolNode(kn *knode) {
-	for i := range c.poolSums {
-		if ps := &c.poolSums[i]; ps.pool == kn.pool {
-			ps.capacity = ps.capacity.Add(kn.capacity)
-			ps.nodes++
-			return
-		}
-	}
-	c.poolSums = append(c.poolSums, poolSum{pool: kn.pool, capacity: kn.capacity, nodes: 1})
 }
 
 // jump returns the class's jump table for the base.

@@ -40,6 +40,9 @@ type Evictor interface {
 	Evict(pod cluster.PodID, cause cluster.DeleteCause) bool
 	// Blocked reports whether a budget forbids evicting the pod now.
 	Blocked(pod cluster.PodID) bool
+	// HasBudgets reports whether any budget exists (none: nothing is
+	// blocked).
+	HasBudgets() bool
 }
 
 // DaemonOverheadFunc returns the requests of the DaemonSet pods that would

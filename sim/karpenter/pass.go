@@ -41,7 +41,8 @@ type podSet struct {
 	qkeys  []qkey
 	sorted bool
 	keys   []pdKey
-	counts []int32 // pods per template in keys
+	counts []int32         // pods per template in keys
+	first  []cluster.PodID // a pod of each template in keys
 	// namesCapacityType: some template requires or prefers a capacity
 	// type (or spreads over capacity types) in some relaxation state, so
 	// a NodeClaim holding its pods may lose its spot offerings.
@@ -93,6 +94,7 @@ func (b *setBuilder) add(k *Karpenter, e qkey) {
 	}
 	ps.keys = append(ps.keys, key)
 	ps.counts = append(ps.counts, 1)
+	ps.first = append(ps.first, e.id)
 	ps.namesCapacityType = ps.namesCapacityType || specNamesKey(e.spec, k.cl.KeyCapacityType)
 	ps.topology = ps.topology || hasTopology(e.spec)
 }
@@ -221,16 +223,6 @@ type podScan struct {
 	cost float64 // 1 + the pods' eviction costs
 	// doNotDisrupt: an active pod carries karpenter.sh/do-not-disrupt.
 	doNotDisrupt bool
-	// templates are the reschedulable pods' distinct templates (spec and
-	// namespace), each with one of its pods, in order of first appearance:
-	// whether a budget blocks a pod depends only on them.
-	templates []templatePod
-}
-
-type templatePod struct {
-	spec *cluster.PodSpec
-	ns   cluster.Sym
-	pod  cluster.PodID
 }
 
 // podScan returns the node's pod scan, rescanning after a pod change.
@@ -238,14 +230,13 @@ func (k *Karpenter) podScan(kn *knode) *podScan {
 	if kn.scanValid {
 		return &kn.scan
 	}
-	cl := k.cl
-	// The pods list is new each time: candidates and prepared sets keep
-	// the old one.
 	// The node's pods are bound (never terminal: finished and deleted pods
 	// leave it); PodRefs has what is read of them. The node is not being
-	// deleted (nodeScans), so its pods would be moved (fromCandidate).
-	n := &cl.Nodes[kn.id]
-	sc := podScan{cost: 1, templates: kn.scan.templates[:0], pods: make([]cluster.PodID, 0, len(n.Pods))}
+	// deleted (nodeScans), so its pods would be moved (fromCandidate). The
+	// pods list is new each time: candidates and prepared sets keep the
+	// old one.
+	n := &k.cl.Nodes[kn.id]
+	sc := podScan{cost: 1, pods: make([]cluster.PodID, 0, len(n.Pods))}
 	b := setBuilder{ps: &podSet{qkeys: make([]qkey, 0, len(n.Pods))}}
 	for i, pid := range n.Pods {
 		r := &n.PodRefs[i]
@@ -259,9 +250,6 @@ func (k *Karpenter) podScan(kn *knode) *podScan {
 		b.add(k, qkey{cpu: r.Spec.Requests[cluster.CPU], mem: r.Spec.Requests[cluster.Memory], created: r.Created, id: pid,
 			ns: r.Namespace, origin: fromCandidate, spec: r.Spec})
 		sc.cost += max(0, evictionCost(r.Spec))
-		if !slices.ContainsFunc(sc.templates, func(t templatePod) bool { return t.spec == r.Spec && t.ns == r.Namespace }) {
-			sc.templates = append(sc.templates, templatePod{r.Spec, r.Namespace, pid})
-		}
 	}
 	// Share the node's prepared list while its pods stay the same.
 	if kn.set != nil && slices.Equal(kn.set.pods, sc.pods) {
@@ -283,28 +271,25 @@ func (k *Karpenter) nodeScans() []nodeScan {
 	}
 	now := k.eng.Now()
 	// Whether a budget blocks a pod depends only on its namespace and
-	// labels: ask once per pod template.
+	// labels: ask once per pod template (its first pod), and not at all
+	// without budgets.
 	type memo struct {
 		ns      cluster.Sym
 		blocked bool
 	}
 	blockedMemo := map[*cluster.PodSpec]memo{}
-	isBlocked := func(t templatePod) bool {
-		m, ok := blockedMemo[t.spec]
-		if ok && m.ns == t.ns {
+	isBlocked := func(key pdKey, pod cluster.PodID) bool {
+		m, ok := blockedMemo[key.spec]
+		if ok && m.ns == key.ns {
 			return m.blocked
 		}
-		b := k.evictor.Blocked(t.pod)
+		b := k.evictor.Blocked(pod)
 		if !ok {
-			blockedMemo[t.spec] = memo{t.ns, b}
+			blockedMemo[key.spec] = memo{key.ns, b}
 		}
 		return b
 	}
-	// Without budgets no pod is blocked: skip asking per template.
-	budgets := true
-	if e, ok := k.evictor.(interface{ HasBudgets() bool }); ok {
-		budgets = e.HasBudgets()
-	}
+	budgets := k.evictor.HasBudgets()
 	out := make([]nodeScan, 0, len(k.live))
 	for _, kn := range k.live {
 		if kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil || kn.pool.spec.DoNotDisrupt {
@@ -315,11 +300,11 @@ func (k *Karpenter) nodeScans() []nodeScan {
 		if len(sc.pods) > 0 {
 			ns.pods = sc.pods
 		}
-		for _, t := range sc.templates {
+		for i, key := range sc.set.keys {
 			if ns.blocked || !budgets {
 				break
 			}
-			ns.blocked = isBlocked(t)
+			ns.blocked = isBlocked(key, sc.set.first[i])
 		}
 		out = append(out, ns)
 	}

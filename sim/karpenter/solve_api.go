@@ -114,6 +114,7 @@ type noEvictions struct{}
 
 func (noEvictions) Evict(cluster.PodID, cluster.DeleteCause) bool { return false }
 func (noEvictions) Blocked(cluster.PodID) bool                    { return true }
+func (noEvictions) HasBudgets() bool                              { return true }
 
 func appendNew(s []string, v string) []string {
 	for _, x := range s {

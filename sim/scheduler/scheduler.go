@@ -598,15 +598,7 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint3
 				continue
 			}
 			rejectors |= 1 << fi
-			s.count(r)
-			resolvable := !s.unresolvable[r]
-			for _, e := range s.extra {
-				s.count(e)
-				resolvable = resolvable && !s.unresolvable[e]
-			}
-			if resolvable {
-				s.candidates = append(s.candidates, nid)
-			}
+			s.reject(nid, r)
 			ok = false
 			break
 		}
@@ -617,6 +609,20 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint3
 	s.stats.NodesTested += uint64(processed)
 	s.nextStart = (s.nextStart + processed) % all
 	return rejectors
+}
+
+// reject counts a rejected node's reasons (r and s.extra); the node is a
+// preemption candidate when preemption could resolve all of them.
+func (s *Scheduler) reject(nid cluster.NodeID, r Reason) {
+	s.count(r)
+	resolvable := !s.unresolvable[r]
+	for _, e := range s.extra {
+		s.count(e)
+		resolvable = resolvable && !s.unresolvable[e]
+	}
+	if resolvable {
+		s.candidates = append(s.candidates, nid)
+	}
 }
 
 // findNamed is findFeasible for a pod naming its node (DaemonSet pods):
@@ -640,15 +646,7 @@ func (s *Scheduler) findNamed(fw *framework, cs *CycleState, all int) (rejectors
 				continue
 			}
 			rejectors |= 1 << fi
-			s.count(r)
-			resolvable := !s.unresolvable[r]
-			for _, e := range s.extra {
-				s.count(e)
-				resolvable = resolvable && !s.unresolvable[e]
-			}
-			if resolvable {
-				s.candidates = append(s.candidates, nid)
-			}
+			s.reject(nid, r)
 			ok = false
 			break
 		}
