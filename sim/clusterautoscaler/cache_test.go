@@ -71,22 +71,14 @@ managedNodeGroups:
 				live = live[:len(live)-1]
 			}
 		case r < 85:
-			if len(h.cloud.live) > 0 {
-				ids := make([]cloud.InstanceID, 0, len(h.cloud.live))
-				for id := range h.cloud.live {
-					ids = append(ids, id)
-				}
-				minID := ids[0]
-				for _, id := range ids {
-					minID = min(minID, id)
-				}
-				h.cloud.reclaim(minID + cloud.InstanceID(rng.IntN(3)))
+			if live := h.cloud.Live(); len(live) > 0 {
+				h.cloud.Reclaim(live[0] + cloud.InstanceID(rng.IntN(3)))
 			}
 		case r < 88:
 			// Launches that sometimes never get Ready in time.
-			h.cloud.readyAfter = 90 * time.Second
+			h.cloud.ReadyAfter = 90 * time.Second
 			if rng.IntN(3) == 0 {
-				h.cloud.readyAfter = 20 * time.Minute
+				h.cloud.ReadyAfter = 20 * time.Minute
 			}
 		case r < 92:
 			// Someone else removes a node.

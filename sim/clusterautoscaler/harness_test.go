@@ -12,6 +12,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cloud/cloudtest"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -21,79 +22,15 @@ import (
 	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
-// fakeCloud is a scripted EC2: it records every call, fails offerings it is
-// told are out of capacity, and readies nodes after a fixed delay.
-type fakeCloud struct {
-	eng        *engine.Engine
-	next       cloud.InstanceID
-	launches   []cloud.LaunchRequest
-	results    []cloud.LaunchResult
-	terminated []cloud.InstanceID
-	subs       []cloud.Subscriber
-	// ice lists offerings that fail with InsufficientInstanceCapacity;
-	// an offering with an empty Zone matches every zone.
-	ice        []cloud.Offering
-	readyAfter time.Duration
-	// readyAfterFor overrides readyAfter per capacity type.
-	readyAfterFor map[cluster.CapacityType]time.Duration
-	price         float64
-	live          map[cloud.InstanceID]cloud.Offering
+// newCloud is the fake EC2 of these tests: one flat price, nodes Ready
+// 90 s after launch.
+func newCloud(eng *engine.Engine) *cloudtest.Cloud {
+	c := cloudtest.New(eng, cloudtest.FlatPrice(0.1))
+	c.ReadyAfter = 90 * time.Second
+	return c
 }
 
-func newFakeCloud(eng *engine.Engine) *fakeCloud {
-	return &fakeCloud{eng: eng, readyAfter: 90 * time.Second, price: 0.1, live: map[cloud.InstanceID]cloud.Offering{}}
-}
-
-func (f *fakeCloud) iced(o cloud.Offering) bool {
-	for _, x := range f.ice {
-		if x.InstanceType == o.InstanceType && x.CapacityType == o.CapacityType && (x.Zone == "" || x.Zone == o.Zone) {
-			return true
-		}
-	}
-	return false
-}
-
-func (f *fakeCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error) {
-	f.launches = append(f.launches, req)
-	var res cloud.LaunchResult
-	for _, o := range req.Offerings {
-		if f.iced(o) {
-			res.Errors = append(res.Errors, cloud.OfferingError{Offering: o, Code: cloud.CodeInsufficientCapacity})
-			continue
-		}
-		f.next++
-		res.Instance, res.Offering, res.PriceUSDPerHour = f.next, o, f.price
-		res.ReadyAfter = f.readyAfter
-		if d, ok := f.readyAfterFor[o.CapacityType]; ok {
-			res.ReadyAfter = d
-		}
-		f.live[f.next] = o
-		f.results = append(f.results, res)
-		return res, nil
-	}
-	f.results = append(f.results, res)
-	return res, fmt.Errorf("fake: %w", cloud.ErrInsufficientCapacity)
-}
-
-func (f *fakeCloud) Terminate(id cloud.InstanceID) {
-	f.terminated = append(f.terminated, id)
-	delete(f.live, id)
-}
-
-func (f *fakeCloud) Subscribe(s cloud.Subscriber) { f.subs = append(f.subs, s) }
-
-func (f *fakeCloud) Price(o cloud.Offering) (float64, bool) { return f.price, true }
-
-// reclaim sends a Terminated signal for an instance, as EC2 reclaiming it.
-func (f *fakeCloud) reclaim(id cloud.InstanceID) {
-	o := f.live[id]
-	delete(f.live, id)
-	for _, s := range f.subs {
-		s.OnSignal(cloud.Signal{Kind: cloud.Terminated, Instance: id, Offering: o, At: f.eng.Now()})
-	}
-}
-
-var _ Cloud = (*fakeCloud)(nil)
+var _ Cloud = (*cloudtest.Cloud)(nil)
 var _ Evictor = (*eviction.Evictor)(nil)
 
 // harness is a small cluster: engine, cluster, scheduler, kubelet,
@@ -102,7 +39,7 @@ type harness struct {
 	t     *testing.T
 	eng   *engine.Engine
 	cl    *cluster.Cluster
-	cloud *fakeCloud
+	cloud *cloudtest.Cloud
 	ev    *eviction.Evictor
 	cat   *catalog.Catalog
 	ca    *Autoscaler
@@ -120,7 +57,7 @@ func newHarness(t *testing.T) *harness {
 	kubelet.New(eng, cl, 2*time.Second)
 	cat, err := catalog.Default()
 	require.NoError(t, err)
-	return &harness{t: t, eng: eng, cl: cl, cloud: newFakeCloud(eng), cat: cat}
+	return &harness{t: t, eng: eng, cl: cl, cloud: newCloud(eng), cat: cat}
 }
 
 // groups compiles an eksctl ClusterConfig.
@@ -267,23 +204,6 @@ func (h *harness) nodeOfPod(p cluster.PodID) string {
 		return ""
 	}
 	return h.cl.Nodes[pod.Node].OwnerName
-}
-
-// signal sends a spot signal for an instance.
-func (f *fakeCloud) signal(kind cloud.SignalKind, id cloud.InstanceID) {
-	if kind == cloud.Terminated {
-		f.reclaim(id)
-		return
-	}
-	for _, s := range f.subs {
-		s.OnSignal(cloud.Signal{Kind: kind, Instance: id, Offering: f.live[id], At: f.eng.Now()})
-	}
-}
-
-// engineFunc wraps f as an event to schedule.
-func engineFunc(h *harness, f func()) engine.Event {
-	id := h.eng.Register(engine.HandlerFunc(func(engine.Event) { f() }))
-	return engine.Event{Handler: id}
 }
 
 // SettingsSpecFor compiles settings from flags.

@@ -20,7 +20,7 @@ func newManualHarness(t *testing.T) *harness {
 	h.eng = eng
 	h.cl = cluster.New(eng, cluster.NewSymbols(), cluster.NewResourceNames())
 	kubelet.New(eng, h.cl, 2*time.Second)
-	h.cloud = newFakeCloud(eng)
+	h.cloud = newCloud(eng)
 	return h
 }
 
@@ -143,7 +143,7 @@ managedNodeGroups:
 				st := h.groupStats("ng")
 				require.Equal(t, 1, st.NodesRemoved)
 				require.Equal(t, 1, st.DesiredAtEnd)
-				require.Contains(t, h.cloud.terminated, cloudID(h.cl.Nodes[a].Instance))
+				require.Contains(t, h.cloud.Terminated(), cloudID(h.cl.Nodes[a].Instance))
 			}
 			if c.reason != "" && c.reason != "NotUnderutilized" {
 				require.Positive(t, h.ca.Stats().ScaleDownBlockedNodes[c.reason], "blocked by %s", c.reason)

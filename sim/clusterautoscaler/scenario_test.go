@@ -51,10 +51,10 @@ func TestPriorityPicksSpotWhenItHasCapacity(t *testing.T) {
 	}
 	// Pending for one loop (the pods are new at t=0, the next loop is a
 	// loop duration plus the scan interval later), then the ASG launch.
-	require.Equal(t, 11*time.Second+h.cloud.readyAfter, h.latestBinding(pods))
+	require.Equal(t, 11*time.Second+h.cloud.ReadyAfter, h.latestBinding(pods))
 	require.Equal(t, 0, h.groupStats("on-demand").ScaleUps)
 	require.Equal(t, 0, h.ca.Stats().FailedScaleUps)
-	for _, req := range h.cloud.launches {
+	for _, req := range h.cloud.Requests() {
 		require.Equal(t, cloud.CapacityOptimized, req.Strategy)
 		require.Equal(t, cloud.ASGLaunch, req.Latency)
 		require.Equal(t, cluster.Spot, req.Offerings[0].CapacityType)
@@ -66,7 +66,7 @@ func TestPriorityPicksSpotWhenItHasCapacity(t *testing.T) {
 // on-demand, so the pods wait a refresh interval longer.
 func TestPrioritySpotFallsBackAfterICE(t *testing.T) {
 	h := newHarness(t)
-	h.cloud.ice = []cloud.Offering{{InstanceType: "m5.large", CapacityType: cluster.Spot}}
+	h.cloud.Exhaust(cloud.Offering{InstanceType: "m5.large", CapacityType: cluster.Spot})
 	h.start(h.groups(spotAndOnDemand), []string{"--expander=priority"}, spotFirst)
 	pods := h.pods(3, "1", "1Gi")
 	h.at(20 * time.Minute)
@@ -84,7 +84,7 @@ func TestPrioritySpotFallsBackAfterICE(t *testing.T) {
 	require.Equal(t, 300.0, spot.BackoffSeconds)
 	od := h.groupStats("on-demand")
 	require.GreaterOrEqual(t, od.ScaleUps, 1)
-	first := 67*time.Second + h.cloud.readyAfter
+	first := 67*time.Second + h.cloud.ReadyAfter
 	require.Equal(t, first.Seconds(), od.PendingToReadySeconds.P50, "first on-demand nodes")
 	require.GreaterOrEqual(t, h.latestBinding(pods), first)
 	require.Equal(t, 1, h.ca.Stats().FailedScaleUps)
@@ -94,7 +94,7 @@ func TestPrioritySpotFallsBackAfterICE(t *testing.T) {
 // out after --max-node-provision-time and the pods go to on-demand.
 func TestPrioritySpotFallsBackAfterProvisionTimeout(t *testing.T) {
 	h := newHarness(t)
-	h.cloud.readyAfterFor = map[cluster.CapacityType]time.Duration{cluster.Spot: 2 * time.Hour}
+	h.cloud.ReadyAfterFor = map[cluster.CapacityType]time.Duration{cluster.Spot: 2 * time.Hour}
 	h.start(h.groups(spotAndOnDemand), []string{"--expander=priority", "--max-node-provision-time=10m"}, spotFirst)
 	pods := h.pods(2, "1", "1Gi")
 	h.at(40 * time.Minute)
@@ -105,11 +105,11 @@ func TestPrioritySpotFallsBackAfterProvisionTimeout(t *testing.T) {
 	require.Equal(t, 1, spot.FailedScaleUps)
 	require.Equal(t, 1, spot.NodesAdded)
 	require.Equal(t, 1, spot.NodesRemoved)
-	require.Len(t, h.cloud.terminated, 1)
+	require.Len(t, h.cloud.Terminated(), 1)
 	// Launched at 11 s, given up at the first loop after 10m11s.
 	waited := h.latestBinding(pods)
-	require.GreaterOrEqual(t, waited, 10*time.Minute+11*time.Second+h.cloud.readyAfter)
-	require.Less(t, waited, 12*time.Minute+h.cloud.readyAfter)
+	require.GreaterOrEqual(t, waited, 10*time.Minute+11*time.Second+h.cloud.ReadyAfter)
+	require.Less(t, waited, 12*time.Minute+h.cloud.ReadyAfter)
 	require.Empty(t, h.nodesOf("spot"))
 }
 
@@ -137,7 +137,7 @@ managedNodeGroups:
 	karpenterSpot := h.pods(2, "500m", "512Mi", withSelector("karpenter.sh/capacity-type", "spot"))
 	tooBig := h.pods(1, "16", "1Gi")
 	h.at(30 * time.Minute)
-	require.Empty(t, h.cloud.launches)
+	require.Empty(t, h.cloud.Requests())
 	for _, p := range append(karpenterSpot, tooBig...) {
 		require.Equal(t, cluster.Pending, h.cl.Pods[p].Phase)
 	}
@@ -191,7 +191,7 @@ nodeGroups:
 	h.at(time.Minute)
 	require.Equal(t, 2, h.readyNodesOf("spot"))
 	first := cloud.InstanceID(h.cl.Nodes[h.nodesOf("spot")[0]].Instance)
-	h.eng.Schedule(5*time.Minute, engineFunc(h, func() { h.cloud.reclaim(first) }))
+	h.cloud.SignalAt(5*time.Minute, cloud.Terminated, first)
 	h.at(5*time.Minute + time.Second)
 	require.Len(t, h.nodesOf("spot"), 2, "the replacement is launching")
 	require.Equal(t, 1, h.readyNodesOf("spot"))
@@ -201,12 +201,12 @@ nodeGroups:
 	require.Equal(t, 1, gs.NodesReclaimed)
 	require.Equal(t, 1, gs.Replacements)
 	require.Equal(t, 2, gs.DesiredAtEnd)
-	for _, req := range h.cloud.launches {
+	for _, req := range h.cloud.Requests() {
 		require.Equal(t, cloud.LowestPrice, req.Strategy)
 		require.Len(t, req.Offerings, 6)
 	}
 	// Replacements are spread over zones: least-used zone first.
-	require.NotEqual(t, h.cloud.launches[0].Offerings[0].Zone, h.cloud.launches[1].Offerings[0].Zone)
+	require.NotEqual(t, h.cloud.Requests()[0].Offerings[0].Zone, h.cloud.Requests()[1].Offerings[0].Zone)
 }
 
 func TestFailedReplacementLowersDesiredWithoutBackoff(t *testing.T) {
@@ -223,8 +223,8 @@ nodeGroups:
 `), []string{"--scale-down-enabled=false"}, nil)
 	h.at(time.Minute)
 	id := cloud.InstanceID(h.cl.Nodes[h.nodesOf("spot")[0]].Instance)
-	h.cloud.ice = []cloud.Offering{{InstanceType: "m5.large", CapacityType: cluster.Spot}}
-	h.eng.Schedule(2*time.Minute, engineFunc(h, func() { h.cloud.reclaim(id) }))
+	h.cloud.Exhaust(cloud.Offering{InstanceType: "m5.large", CapacityType: cluster.Spot})
+	h.cloud.SignalAt(2*time.Minute, cloud.Terminated, id)
 	h.at(5 * time.Minute)
 	gs := h.groupStats("spot")
 	require.Equal(t, 1, gs.LaunchFailures)
@@ -250,12 +250,10 @@ managedNodeGroups:
 	nodes := h.nodesOf("spot")
 	require.Len(t, nodes, 2)
 	old := nodes[0]
-	h.eng.Schedule(2*time.Minute, engineFunc(h, func() {
-		h.cloud.signal(cloud.RebalanceRecommendation, cloud.InstanceID(h.cl.Nodes[old].Instance))
-	}))
+	h.cloud.SignalAt(2*time.Minute, cloud.RebalanceRecommendation, cloud.InstanceID(h.cl.Nodes[old].Instance))
 	h.at(2*time.Minute + time.Second)
 	require.Len(t, h.nodesOf("spot"), 3, "replacement launched before the old node goes")
-	h.at(2*time.Minute + h.cloud.readyAfter + 10*time.Second)
+	h.at(2*time.Minute + h.cloud.ReadyAfter + 10*time.Second)
 	require.Equal(t, cluster.NodeGone, h.cl.Nodes[old].State)
 	require.Len(t, h.nodesOf("spot"), 2)
 	require.Equal(t, 2, h.groupStats("spot").DesiredAtEnd)
@@ -366,7 +364,7 @@ func TestExpendablePodsAreIgnored(t *testing.T) {
 	h.start(h.groups(oneGroup), nil, nil)
 	h.pods(2, "1", "1Gi", withPriority(-20))
 	h.at(10 * time.Minute)
-	require.Empty(t, h.cloud.launches)
+	require.Empty(t, h.cloud.Requests())
 }
 
 func TestNewPodScaleUpDelay(t *testing.T) {
@@ -374,9 +372,9 @@ func TestNewPodScaleUpDelay(t *testing.T) {
 	h.start(h.groups(oneGroup), []string{"--new-pod-scale-up-delay=2m"}, nil)
 	h.pods(1, "1", "1Gi")
 	h.at(119 * time.Second)
-	require.Empty(t, h.cloud.launches)
+	require.Empty(t, h.cloud.Requests())
 	h.at(3 * time.Minute)
-	require.NotEmpty(t, h.cloud.launches)
+	require.NotEmpty(t, h.cloud.Requests())
 }
 
 func TestNotAutoDiscoveredGroupIsNotScaled(t *testing.T) {
@@ -412,7 +410,7 @@ nodeGroups:
 func TestDeterministic(t *testing.T) {
 	run := func() Stats {
 		h := newHarness(t)
-		h.cloud.ice = []cloud.Offering{{InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: cluster.Spot}}
+		h.cloud.Exhaust(cloud.Offering{InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: cluster.Spot})
 		h.start(h.groups(spotAndOnDemand), []string{"--expander=random"}, nil)
 		h.pods(7, "700m", "1Gi")
 		h.at(time.Hour)
@@ -438,7 +436,7 @@ func TestScaleUpWithHostnameAntiAffinity(t *testing.T) {
 
 func TestEnforceNodeGroupMinSize(t *testing.T) {
 	h := newHarness(t)
-	h.cloud.ice = []cloud.Offering{{InstanceType: "m5.large", CapacityType: cluster.OnDemand}}
+	h.cloud.Exhaust(cloud.Offering{InstanceType: "m5.large", CapacityType: cluster.OnDemand})
 	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
 kind: ClusterConfig
 metadata: {name: demo, region: us-east-1}
@@ -447,7 +445,7 @@ managedNodeGroups:
 `), []string{"--enforce-node-group-min-size"}, nil)
 	h.at(time.Minute)
 	require.Empty(t, h.nodesOf("od"), "the initial launches failed")
-	h.cloud.ice = nil
+	h.cloud.RestoreAll()
 	h.at(15 * time.Minute)
 	require.Len(t, h.nodesOf("od"), 2, "back to the minimum after the back-off")
 }

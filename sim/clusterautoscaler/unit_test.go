@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clustersim/clustersim/sim/cloud/cloudtest"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -116,7 +117,7 @@ func TestPriceExpanderPrefersCheaperPerPod(t *testing.T) {
 		o := &option{g: h.ca.groups[0], tpl: &template{capCPU: capCPU, capMem: 8 << 30}}
 		o.tpl.node.InstanceType, o.tpl.node.Zone = "m5.large", h.cl.Syms.Intern("us-east-1a")
 		o.est.nodes, o.est.cpu, o.est.mem = nodes, 4000, 8<<30
-		h.cloud.price = price
+		h.cloud.SetPrices(cloudtest.FlatPrice(price))
 		return o
 	}
 	cheap := mk(0.1, 2, 2000)

@@ -22,7 +22,7 @@ func TestDeterminism(t *testing.T) {
 		for _, s := range preIntern {
 			h.cl.Syms.Intern(s)
 		}
-		h.cloud.exhaust = func(o cloud.Offering) bool { return o.CapacityType == cluster.Spot && o.Zone == "us-east-1b" }
+		h.cloud.Exhaust(cloud.Offering{Zone: "us-east-1b", CapacityType: cluster.Spot})
 		h.deploy("spread", h.podSpec("700m", "1Gi", map[string]string{"app": "spread"}, withZoneSpread("spread")), time.Duration(0), 9, 20*time.Minute, 3)
 		h.deploy("anti", h.podSpec("250m", "256Mi", map[string]string{"app": "anti"}, withHostAntiAffinity("anti")), time.Duration(0), 3)
 		h.deploy("web", h.podSpec("1", "2Gi", map[string]string{"app": "web"}), time.Duration(0), 6, 30*time.Minute, 1)
@@ -58,7 +58,7 @@ func runRecord(t *testing.T, h *harness) string {
 func TestEarlyVerdictsChangeNothing(t *testing.T) {
 	run := func(full bool, odPods bool) (string, int64) {
 		h := newHarness(t)
-		h.cloud.exhaust = func(o cloud.Offering) bool { return o.CapacityType == cluster.Spot && o.Zone == "us-east-1b" }
+		h.cloud.Exhaust(cloud.Offering{Zone: "us-east-1b", CapacityType: cluster.Spot})
 		h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}),
 			time.Duration(0), 40, 30*time.Minute, 12, time.Hour, 30, 90*time.Minute, 8)
 		h.deploy("api", h.podSpec("300m", "512Mi", map[string]string{"app": "api"}, withZoneSpread("api")),

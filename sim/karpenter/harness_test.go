@@ -1,8 +1,6 @@
 package karpenter
 
 import (
-	"fmt"
-	"sort"
 	"testing"
 	"time"
 
@@ -12,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clustersim/clustersim/sim/catalog"
-	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cloud/cloudtest"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/eviction"
@@ -25,94 +23,6 @@ import (
 
 var testZones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
 
-// fakeCloud is a scripted EC2: prices from the catalogue, pools made
-// exhausted by the test, launches recorded; signals are sent by hand.
-type fakeCloud struct {
-	cat       *catalog.Catalog
-	exhausted map[cloud.Offering]bool
-	// exhaust, when set, decides per offering (after exhausted).
-	exhaust    func(o cloud.Offering) bool
-	readyAfter time.Duration
-	next       cloud.InstanceID
-	launches   []cloud.LaunchRequest
-	launchAt   []time.Duration
-	now        func() time.Duration
-	results    []cloud.LaunchResult
-	terminated []cloud.InstanceID
-	subs       []cloud.Subscriber
-	live       map[cloud.InstanceID]cloud.Offering
-}
-
-func newFakeCloud(cat *catalog.Catalog) *fakeCloud {
-	return &fakeCloud{cat: cat, exhausted: map[cloud.Offering]bool{}, readyAfter: 40 * time.Second, live: map[cloud.InstanceID]cloud.Offering{}}
-}
-
-func (f *fakeCloud) Price(o cloud.Offering) (float64, bool) {
-	if _, ok := f.cat.Lookup(o.InstanceType); !ok {
-		return 0, false
-	}
-	if o.CapacityType == cluster.Spot {
-		return f.cat.SpotPriceEstimate("us-east-1", o.InstanceType)
-	}
-	if o.CapacityType == cluster.Reserved {
-		return 0, false
-	}
-	p, _, ok := f.cat.OnDemandPrice("us-east-1", o.InstanceType)
-	return p, ok
-}
-
-func (f *fakeCloud) isExhausted(o cloud.Offering) bool {
-	return f.exhausted[o] || (f.exhaust != nil && f.exhaust(o))
-}
-
-// Launch tries the offerings cheapest first (both strategies reduce to
-// price order here) and takes the first that is not exhausted.
-func (f *fakeCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error) {
-	f.launches = append(f.launches, req)
-	if f.now != nil {
-		f.launchAt = append(f.launchAt, f.now())
-	}
-	offs := append([]cloud.Offering(nil), req.Offerings...)
-	sort.SliceStable(offs, func(i, j int) bool {
-		pi, _ := f.Price(offs[i])
-		pj, _ := f.Price(offs[j])
-		return pi < pj
-	})
-	var res cloud.LaunchResult
-	for _, o := range offs {
-		if f.isExhausted(o) {
-			res.Errors = append(res.Errors, cloud.OfferingError{Offering: o, Code: cloud.CodeInsufficientCapacity})
-			continue
-		}
-		f.next++
-		res.Instance = f.next
-		res.Offering = o
-		res.PriceUSDPerHour, _ = f.Price(o)
-		res.ReadyAfter = f.readyAfter
-		f.live[res.Instance] = o
-		f.results = append(f.results, res)
-		return res, nil
-	}
-	f.results = append(f.results, res)
-	return res, fmt.Errorf("fake: %w", cloud.ErrInsufficientCapacity)
-}
-
-func (f *fakeCloud) Terminate(id cloud.InstanceID) {
-	f.terminated = append(f.terminated, id)
-	delete(f.live, id)
-}
-
-func (f *fakeCloud) Subscribe(s cloud.Subscriber) { f.subs = append(f.subs, s) }
-
-func (f *fakeCloud) signal(kind cloud.SignalKind, id cloud.InstanceID, at engine.Time) {
-	for _, s := range f.subs {
-		s.OnSignal(cloud.Signal{Kind: kind, Instance: id, Offering: f.live[id], At: at})
-	}
-	if kind == cloud.Terminated {
-		delete(f.live, id)
-	}
-}
-
 // harness is an engine, a cluster, the scheduler, kubelets, the eviction
 // API, workload controllers and Karpenter.
 type harness struct {
@@ -120,7 +30,7 @@ type harness struct {
 	eng   *engine.Engine
 	cl    *cluster.Cluster
 	cat   *catalog.Catalog
-	cloud *fakeCloud
+	cloud *cloudtest.Cloud
 	ev    *eviction.Evictor
 	k     *Karpenter
 	specs []workload.Spec
@@ -134,8 +44,8 @@ func newHarness(t *testing.T) *harness {
 	require.NoError(t, err)
 	eng := engine.New(1)
 	cl := cluster.New(eng, cluster.NewSymbols(), cluster.NewResourceNames())
-	h := &harness{t: t, eng: eng, cl: cl, cat: cat, cloud: newFakeCloud(cat)}
-	h.cloud.now = eng.Now
+	h := &harness{t: t, eng: eng, cl: cl, cat: cat, cloud: cloudtest.New(eng, cloudtest.CatalogPrices(cat, "us-east-1"))}
+	h.cloud.ReadyAfter = 40 * time.Second
 	return h
 }
 

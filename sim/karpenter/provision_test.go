@@ -192,17 +192,17 @@ func TestInterruptionQueue(t *testing.T) {
 	require.Len(t, nodes, 1)
 	inst := cloud.InstanceID(nodes[0].Instance)
 	id := h.k.byInstance[inst]
-	offering := h.cloud.live[inst]
-	h.cloud.signal(cloud.RebalanceRecommendation, inst, h.eng.Now())
-	h.cloud.signal(cloud.InterruptionNotice, inst, h.eng.Now())
+	offering := h.cloud.Instance(inst).Offering
+	h.cloud.Signal(cloud.RebalanceRecommendation, inst)
+	h.cloud.Signal(cloud.InterruptionNotice, inst)
 	h.run(5*time.Minute + time.Second)
 	require.True(t, hasTaint(h, &h.cl.Nodes[id], "karpenter.sh/disrupted"))
 	h.run(7 * time.Minute)
-	h.cloud.signal(cloud.Terminated, inst, h.eng.Now())
+	h.cloud.Signal(cloud.Terminated, inst)
 	h.run(8 * time.Minute)
 	live := h.karpenterNodes()
 	require.Len(t, live, 1)
-	require.NotEqual(t, offering, h.cloud.live[cloud.InstanceID(live[0].Instance)], "the interrupted offering is avoided")
+	require.NotEqual(t, offering, h.cloud.Instance(cloud.InstanceID(live[0].Instance)).Offering, "the interrupted offering is avoided")
 	require.Equal(t, 2, h.podsIn(cluster.Running))
 	st := h.k.Stats()
 	require.Equal(t, int64(1), st.Disruptions.Interrupted)
@@ -220,11 +220,11 @@ func TestInterruptionNoQueue(t *testing.T) {
 	nodes := h.karpenterNodes()
 	inst := cloud.InstanceID(nodes[0].Instance)
 	id := h.k.byInstance[inst]
-	h.cloud.signal(cloud.InterruptionNotice, inst, h.eng.Now())
+	h.cloud.Signal(cloud.InterruptionNotice, inst)
 	h.run(7 * time.Minute)
 	require.False(t, hasTaint(h, &h.cl.Nodes[id], "karpenter.sh/disrupted"))
 	require.Equal(t, 2, h.podsIn(cluster.Running))
-	h.cloud.signal(cloud.Terminated, inst, h.eng.Now())
+	h.cloud.Signal(cloud.Terminated, inst)
 	h.run(10 * time.Minute)
 	require.Len(t, h.karpenterNodes(), 1)
 	require.Equal(t, 2, h.podsIn(cluster.Running))
@@ -238,7 +238,7 @@ func TestInterruptionNoQueue(t *testing.T) {
 // timeout and its pods retried.
 func TestRegistrationTimeout(t *testing.T) {
 	h := newHarness(t)
-	h.cloud.readyAfter = 20 * time.Minute
+	h.cloud.ReadyAfter = 20 * time.Minute
 	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 2)
 	h.start(h.pools(poolWith("p", odM5, "")), apis.DefaultSettings())
 	h.run(15*time.Minute + 30*time.Second)
@@ -246,7 +246,7 @@ func TestRegistrationTimeout(t *testing.T) {
 	require.Equal(t, int64(1), st.RegistrationTimeouts)
 	require.Equal(t, int64(1), st.LaunchFailures)
 	require.Equal(t, int64(2), st.NodeClaimsLaunched, "a new NodeClaim replaces it")
-	require.Len(t, h.cloud.terminated, 1)
+	require.Len(t, h.cloud.Terminated(), 1)
 }
 
 // Nomination: a node that just received pending pods is not a disruption

@@ -35,7 +35,7 @@ spec:
 // expires: at 1s (the first batch), then about every 3 minutes.
 func TestScenarioSpotExhausted(t *testing.T) {
 	h := newHarness(t)
-	h.cloud.exhaust = func(o cloud.Offering) bool { return o.CapacityType == cluster.Spot }
+	h.cloud.Exhaust(cloud.Offering{CapacityType: cluster.Spot})
 	spec := h.podSpec("500m", "512Mi", map[string]string{"app": "batch"},
 		withNodeSelector("karpenter.sh/capacity-type", "spot"), withToleration("karpenter.sh/capacity-type", "spot"))
 	h.deploy("batch", spec, time.Duration(0), 4)
@@ -47,23 +47,26 @@ func TestScenarioSpotExhausted(t *testing.T) {
 	// Two NodeClaims per round (three 500m pods fit a large), every
 	// offering of the three types in the two zones each time; a round
 	// only once the 3-minute cache has expired.
-	require.Len(t, h.cloud.launches, 8)
+	launches := h.cloud.Launches()
+	require.Len(t, launches, 8)
 	require.Equal(t, int64(8), st.LaunchFailures)
 	require.Greater(t, st.Batches, int64(40), "it keeps retrying every ~10s")
-	for i, l := range h.cloud.launches {
-		require.Len(t, l.Offerings, 6)
-		require.Equal(t, cloud.PriceCapacityOptimized, l.Strategy)
+	var launchAt []time.Duration
+	for i, l := range launches {
+		require.Len(t, l.Request.Offerings, 6)
+		require.Equal(t, cloud.PriceCapacityOptimized, l.Request.Strategy)
 		if i%2 == 1 {
-			require.Equal(t, h.cloud.launchAt[i-1], h.cloud.launchAt[i], "the two NodeClaims of a batch launch together")
+			require.Equal(t, launches[i-1].At, l.At, "the two NodeClaims of a batch launch together")
 		}
+		launchAt = append(launchAt, l.At)
 	}
-	require.Equal(t, time.Second, h.cloud.launchAt[0])
-	for i := 2; i < len(h.cloud.launchAt); i += 2 {
-		gap := h.cloud.launchAt[i] - h.cloud.launchAt[i-2]
+	require.Equal(t, time.Second, launchAt[0])
+	for i := 2; i < len(launchAt); i += 2 {
+		gap := launchAt[i] - launchAt[i-2]
 		require.GreaterOrEqual(t, gap, 3*time.Minute)
 		require.Less(t, gap, 3*time.Minute+12*time.Second)
 	}
-	t.Logf("launches at %v, %d batches", h.cloud.launchAt, st.Batches)
+	t.Logf("launches at %v, %d batches", launchAt, st.Batches)
 }
 
 // A NodePool allowing spot and on-demand falls back to on-demand when spot
@@ -71,7 +74,7 @@ func TestScenarioSpotExhausted(t *testing.T) {
 // offerings unavailable; the next batch (10s later) launches on-demand.
 func TestScenarioSpotFallback(t *testing.T) {
 	h := newHarness(t)
-	h.cloud.exhaust = func(o cloud.Offering) bool { return o.CapacityType == cluster.Spot }
+	h.cloud.Exhaust(cloud.Offering{CapacityType: cluster.Spot})
 	pools := h.pools(`apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata: {name: mixed}
@@ -93,8 +96,9 @@ spec:
 	st := h.k.Stats()
 	require.Equal(t, int64(1), st.LaunchFailures)
 	require.Equal(t, int64(1), st.NodeClaimsLaunched)
-	require.Len(t, h.cloud.launches, 2)
-	require.Equal(t, cloud.PriceCapacityOptimized, h.cloud.launches[0].Strategy, "spot first")
-	require.Equal(t, cloud.LowestPrice, h.cloud.launches[1].Strategy, "then on-demand")
+	launches := h.cloud.Launches()
+	require.Len(t, launches, 2)
+	require.Equal(t, cloud.PriceCapacityOptimized, launches[0].Request.Strategy, "spot first")
+	require.Equal(t, cloud.LowestPrice, launches[1].Request.Strategy, "then on-demand")
 	require.LessOrEqual(t, nodes[0].Launched, 25*time.Second, "within a couple of batches")
 }
