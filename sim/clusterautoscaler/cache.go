@@ -2,13 +2,12 @@ package clusterautoscaler
 
 import (
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // Incremental state for the loops' what-ifs at scale. None of it changes
 // an answer: it only saves rescans.
 //
-//   - The pod-independent part of scheduler.StaticFit (cordon, node name,
+//   - The pod-independent part of cluster.StaticFit (cordon, node name,
 //     taints, node selector/affinity) is cached per spec class (specs with
 //     the same tolerations, node name, selectors and affinity) and node,
 //     until the node changes (nodeEpoch, bumped on every node
@@ -239,9 +238,9 @@ func (a *Autoscaler) staticFits(spec *cluster.PodSpec, id cluster.NodeID, free *
 	if ok, known := fc.Get(id, c.nodeEpoch[id]); known {
 		return ok
 	}
-	m, _ := scheduler.StaticFit(a.cl.Syms, spec, &a.cl.Nodes[id], nil)
-	fc.Set(id, c.nodeEpoch[id], m == scheduler.Fits, len(a.cl.Nodes))
-	return m == scheduler.Fits
+	m, _ := cluster.StaticFit(a.cl.Syms, spec, &a.cl.Nodes[id], nil)
+	fc.Set(id, c.nodeEpoch[id], m == cluster.Fits, len(a.cl.Nodes))
+	return m == cluster.Fits
 }
 
 // anyAntiAffinity reports whether a pod on the node has required

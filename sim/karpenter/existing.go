@@ -5,7 +5,6 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // Existing nodes as the solver sees them, built for speed at scale. The
@@ -418,7 +417,7 @@ func (k *Karpenter) specClass(spec *cluster.PodSpec) int32 {
 }
 
 // staticFits runs the pod-independent filters of the existing-node scan
-// on a base node: scheduler.StaticFit without resources, PreferNoSchedule
+// on a base node: cluster.StaticFit without resources, PreferNoSchedule
 // taints unless tolerated, and the node affinity term and preferred term
 // in force.
 func (s *solver) staticFits(pd *podData, ex *exNode) bool {
@@ -446,7 +445,7 @@ func (s *solver) staticFits(pd *podData, ex *exNode) bool {
 
 func (s *solver) staticFitsNow(pd *podData, v *cluster.Node) bool {
 	syms := s.k.cl.Syms
-	if m, _ := scheduler.StaticFit(syms, pd.spec, v, nil); m != scheduler.Fits {
+	if m, _ := cluster.StaticFit(syms, pd.spec, v, nil); m != cluster.Fits {
 		return false
 	}
 	if !pd.tolPNS && !tolerates(pd.spec.Tolerations, pnsOnly(v.Taints), false) {

@@ -100,7 +100,7 @@ func (s *Scheduler) static(fw *framework, t *staticTable, cs *CycleState, nid cl
 			break
 		}
 	}
-	e.sel = MatchesNodeSelectors(s.cl.Syms, cs.Spec, n)
+	e.sel = cluster.MatchesNodeSelectors(s.cl.Syms, cs.Spec, n)
 	_, bad := cs.Spec.Tolerations.FirstUntolerated(n.Taints)
 	e.tol = !bad
 	return e
