@@ -26,7 +26,7 @@ import (
 //     in the solve either; nodes the solve changed or excluded are checked
 //     again;
 //   - the pod-independent filters (taints, node selectors, cordon) are
-//     cached per class and node until the node changes (nodeEpoch).
+//     cached per class and node until the node changes (cluster.NodeEpoch).
 
 // exNode is an existing node as a scheduling destination.
 type exNode struct {
@@ -130,14 +130,6 @@ func (k *Karpenter) nodeOrderRemove(id cluster.NodeID) {
 			return
 		}
 	}
-}
-
-// nodeChanged invalidates cached filter answers for a node.
-func (k *Karpenter) nodeChanged(id cluster.NodeID) {
-	for int(id) >= len(k.nodeEpoch) {
-		k.nodeEpoch = append(k.nodeEpoch, 0)
-	}
-	k.nodeEpoch[id]++
 }
 
 // existingBase returns the base for the current state, bringing it up to
@@ -431,15 +423,12 @@ func (s *solver) staticFits(pd *podData, ex *exNode) bool {
 		sc = &cluster.NodeVerdicts{}
 		k.statics[sk] = sc
 	}
-	id := ex.id
-	for int(id) >= len(k.nodeEpoch) {
-		k.nodeEpoch = append(k.nodeEpoch, 0)
-	}
-	if ok, known := sc.Get(id, k.nodeEpoch[id]); known {
+	ep := k.cl.NodeEpoch(ex.id)
+	if ok, known := sc.Get(ex.id, ep); known {
 		return ok
 	}
 	ok := s.staticFitsNow(pd, ex.view)
-	sc.Set(id, k.nodeEpoch[id], ok, len(k.cl.Nodes))
+	sc.Set(ex.id, ep, ok, len(k.cl.Nodes))
 	return ok
 }
 
