@@ -57,6 +57,8 @@ type Cluster struct {
 	clock    Clock
 	watchers []Watcher
 	live     int // nodes not Gone
+	// epochs is NodeEpoch by NodeID (nodeepoch.go).
+	epochs []uint32
 
 	// launchedFor records, per pod, the nodes autoscalers launched with
 	// that pod in mind (see NoteLaunchFor).
@@ -114,8 +116,9 @@ func (c *Cluster) AddNode(n Node) NodeID {
 	ready := n.State == NodeReady
 	n.State = NodeLaunching
 	c.Nodes = append(c.Nodes, n)
+	c.epochs = append(c.epochs, 0)
 	c.live++
-	c.notify(Change{Kind: NodeAdded, Pod: NoPod, Node: id})
+	c.nodeChanged(id, NodeAdded)
 	if ready {
 		c.MarkNodeReady(id)
 	}
@@ -144,7 +147,7 @@ func (c *Cluster) MarkNodeReady(id NodeID) {
 	}
 	n.State = NodeReady
 	n.Ready = c.Now()
-	c.notify(Change{Kind: NodeReadied, Pod: NoPod, Node: id})
+	c.nodeChanged(id, NodeReadied)
 }
 
 // SetCordon cordons or uncordons a node.
@@ -154,7 +157,7 @@ func (c *Cluster) SetCordon(id NodeID, cordoned bool) {
 		return
 	}
 	n.Unschedulable = cordoned
-	c.notify(Change{Kind: NodeUpdated, Pod: NoPod, Node: id})
+	c.nodeChanged(id, NodeUpdated)
 }
 
 // SetTaints replaces a node's taints (as a controller or kubectl taint
@@ -162,7 +165,7 @@ func (c *Cluster) SetCordon(id NodeID, cordoned bool) {
 func (c *Cluster) SetTaints(id NodeID, taints []Taint) {
 	n := &c.Nodes[id]
 	n.Taints = append([]Taint(nil), taints...)
-	c.notify(Change{Kind: NodeUpdated, Pod: NoPod, Node: id})
+	c.nodeChanged(id, NodeUpdated)
 }
 
 // AddTaint adds a taint unless one with the same key and effect is there.
@@ -192,7 +195,7 @@ func (c *Cluster) RemoveTaint(id NodeID, key Sym, effect Effect) {
 func (c *Cluster) SetLabel(id NodeID, key, value Sym) {
 	n := &c.Nodes[id]
 	n.Labels = n.Labels.With(key, value)
-	c.notify(Change{Kind: NodeUpdated, Pod: NoPod, Node: id})
+	c.nodeChanged(id, NodeUpdated)
 }
 
 // RemoveNode deletes a node. Pods still on it are deleted with CauseNodeGone
@@ -208,7 +211,7 @@ func (c *Cluster) RemoveNode(id NodeID) {
 	n.State = NodeGone
 	n.Deleted = c.Now()
 	c.live--
-	c.notify(Change{Kind: NodeRemoved, Pod: NoPod, Node: id})
+	c.nodeChanged(id, NodeRemoved)
 }
 
 // CreatePod adds a Pending pod and returns its ID.

@@ -7,7 +7,11 @@
 // vectors (Resources), selectors and tolerations become small structs that
 // compare integers. The scheduler, both autoscalers and `sim lint` all match
 // through this one package, so they can never disagree about who may land
-// where.
+// where: StaticFit (staticfit.go) is the pod-independent "can this pod ever
+// land on a node like this?" check (cordon, node name, taints, node
+// selector/affinity, resources) that the autoscalers and lint ask of real
+// and template nodes, built from the same matchers as the scheduler's
+// filters.
 //
 // Units: CPU in millicores, memory and ephemeral storage in bytes, pods and
 // extended resources (nvidia.com/gpu, ...) as counts; times are engine.Time
@@ -16,5 +20,8 @@
 // The state changes only through Cluster's methods, which notify registered
 // Watchers synchronously. Watchers must not mutate the cluster from inside a
 // notification; they schedule an engine event instead, as a controller would
-// react to an informer.
+// react to an informer. Each node has a change counter, NodeEpoch
+// (nodeepoch.go), that moves on every node notification before the watchers
+// hear of it: the models stamp their cached per-node answers with it instead
+// of each keeping a counter of its own.
 package cluster

@@ -48,8 +48,8 @@ func (c *SpecClasses) Of(spec *PodSpec) (class int32, isNew bool) {
 }
 
 // NodeVerdicts caches a yes/no answer per node, valid while the node's
-// epoch (a counter its owner bumps whenever the node changes) is the one
-// the answer was stored with.
+// epoch (Cluster.NodeEpoch, which moves whenever the node changes) is the
+// one the answer was stored with.
 type NodeVerdicts struct {
 	val []uint8 // 0 unknown, 1 yes, 2 no
 	ep  []uint32

@@ -2,16 +2,15 @@ package clusterautoscaler
 
 import (
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // Incremental state for the loops' what-ifs at scale. None of it changes
 // an answer: it only saves rescans.
 //
-//   - The pod-independent part of scheduler.StaticFit (cordon, node name,
+//   - The pod-independent part of cluster.StaticFit (cordon, node name,
 //     taints, node selector/affinity) is cached per spec class (specs with
 //     the same tolerations, node name, selectors and affinity) and node,
-//     until the node changes (nodeEpoch, bumped on every node
+//     until the node changes (cluster.NodeEpoch, moved on every node
 //     notification). StaticFit(spec, node, &free) == Fits exactly when the
 //     cached part passes and the requests fit free.
 //   - antiPods counts, per node, the bound pods with required pod
@@ -29,7 +28,6 @@ import (
 type caches struct {
 	// live lists the nodes not gone, by ID.
 	live        []cluster.NodeID
-	nodeEpoch   []uint32
 	antiPods    []int32
 	specs       cluster.SpecClasses
 	fits        []*cluster.NodeVerdicts // by spec class
@@ -145,12 +143,9 @@ func (a *Autoscaler) liveRemove(id cluster.NodeID) {
 	}
 }
 
+// nodeChanged puts a notified node on the lists to look at again (the
+// cluster moved its epoch, expiring its cached verdicts and flags).
 func (a *Autoscaler) nodeChanged(id cluster.NodeID) {
-	c := &a.cache
-	for int(id) >= len(c.nodeEpoch) {
-		c.nodeEpoch = append(c.nodeEpoch, 0)
-	}
-	c.nodeEpoch[id]++
 	a.scanTouch(id)
 	a.destTouch(id)
 	a.nodeTouched(id)
@@ -233,15 +228,13 @@ func (a *Autoscaler) staticFits(spec *cluster.PodSpec, id cluster.NodeID, free *
 		fc = c.fits[a.specClass(spec)]
 		c.lastSpec, c.lastCache = spec, fc
 	}
-	for int(id) >= len(c.nodeEpoch) {
-		c.nodeEpoch = append(c.nodeEpoch, 0)
-	}
-	if ok, known := fc.Get(id, c.nodeEpoch[id]); known {
+	ep := a.cl.NodeEpoch(id)
+	if ok, known := fc.Get(id, ep); known {
 		return ok
 	}
-	m, _ := scheduler.StaticFit(a.cl.Syms, spec, &a.cl.Nodes[id], nil)
-	fc.Set(id, c.nodeEpoch[id], m == scheduler.Fits, len(a.cl.Nodes))
-	return m == scheduler.Fits
+	m, _ := cluster.StaticFit(a.cl.Syms, spec, &a.cl.Nodes[id], nil)
+	fc.Set(id, ep, m == cluster.Fits, len(a.cl.Nodes))
+	return m == cluster.Fits
 }
 
 // anyAntiAffinity reports whether a pod on the node has required
@@ -423,7 +416,8 @@ type nodeState struct {
 	daemons int32 // DaemonSet pods
 	alloc   cluster.Resources
 	// destOK (Schedulable and not ToBeDeleted) and sdDisabled (the
-	// scale-down-disabled label is "true") as of epoch destEp (+1).
+	// scale-down-disabled label is "true") as of cluster.NodeEpoch
+	// destEp-1 (0: not read yet).
 	destEp     uint32
 	destOK     bool
 	sdDisabled bool
@@ -508,11 +502,7 @@ func (a *Autoscaler) onTerminating(pid cluster.PodID, id cluster.NodeID) {
 // nodeFlags returns a node's record with destOK and sdDisabled current.
 func (a *Autoscaler) nodeFlags(id cluster.NodeID) *nodeState {
 	st := a.state(id)
-	c := &a.cache
-	for int(id) >= len(c.nodeEpoch) {
-		c.nodeEpoch = append(c.nodeEpoch, 0)
-	}
-	if ep := c.nodeEpoch[id] + 1; st.destEp != ep {
+	if ep := a.cl.NodeEpoch(id) + 1; st.destEp != ep {
 		nd := &a.cl.Nodes[id]
 		st.destEp = ep
 		st.destOK = nd.Schedulable() && !a.hasTaint(nd, a.symToBeDeleted)

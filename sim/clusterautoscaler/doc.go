@@ -116,7 +116,7 @@
 //   - A loop's work happens at its start; the loop then takes
 //     config.DefaultLoopDuration (1 s, our estimate) before the next one
 //     can start, so loops come every scan interval plus that.
-//   - The fit test is scheduler.StaticFit (cordon, nodeName, taints, node
+//   - The fit test is cluster.StaticFit (cordon, nodeName, taints, node
 //     affinity, resources), as the scheduler's filters; of pod-level
 //     constraints only those keyed on kubernetes.io/hostname (required pod
 //     affinity and anti-affinity, hard spread, assuming an emptier node

@@ -7,7 +7,6 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/engine"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // Reference prices of the price expander's pod price: upstream's pricing
@@ -229,7 +228,7 @@ func (a *Autoscaler) takesPods(tpl *template, o *option) bool {
 			continue
 		}
 		seen[spec] = true
-		if m, _ := scheduler.StaticFit(a.cl.Syms, spec, &tpl.node, &tpl.node.Allocatable); m != scheduler.Fits {
+		if m, _ := cluster.StaticFit(a.cl.Syms, spec, &tpl.node, &tpl.node.Allocatable); m != cluster.Fits {
 			return false
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/engine"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // LintGroup is a node group as sim lint sees it: what the Cluster
@@ -102,11 +101,11 @@ func (g *LintGroup) CanGrow() bool {
 // up for a pending pod with this spec, as its scale-up options decide: the
 // group can grow, the pod is not expendable nor a DaemonSet's, and it fits
 // the template (resources included). When the pod does not fit, m and t
-// say why (scheduler.StaticFit).
-func (g *LintGroup) ScalesUpFor(syms *cluster.Symbols, spec *cluster.PodSpec) (ok bool, m scheduler.Mismatch, t cluster.Taint) {
+// say why (cluster.StaticFit).
+func (g *LintGroup) ScalesUpFor(syms *cluster.Symbols, spec *cluster.PodSpec) (ok bool, m cluster.Mismatch, t cluster.Taint) {
 	if !g.CanGrow() || spec.DaemonSet || spec.Priority < g.ExpendableCutoff {
-		return false, scheduler.Fits, cluster.Taint{}
+		return false, cluster.Fits, cluster.Taint{}
 	}
-	m, t = scheduler.StaticFit(syms, spec, &g.Template, &g.Template.Allocatable)
-	return m == scheduler.Fits, m, t
+	m, t = cluster.StaticFit(syms, spec, &g.Template, &g.Template.Allocatable)
+	return m == cluster.Fits, m, t
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // scratch holds per-loop buffers reused across loops.
@@ -199,7 +198,7 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 			if k == len(pg.pods) {
 				break
 			}
-			if m, _ := scheduler.StaticFit(a.cl.Syms, pg.spec, &set.tpl.node, nil); m != scheduler.Fits {
+			if m, _ := cluster.StaticFit(a.cl.Syms, pg.spec, &set.tpl.node, nil); m != cluster.Fits {
 				continue
 			}
 			cursor := 0
@@ -263,9 +262,9 @@ func (a *Autoscaler) options(groups []*podGroup, now engine.Time) []*option {
 		fits := a.scratch.fits[:0]
 		anyFit := false
 		for _, pg := range groups {
-			m, _ := scheduler.StaticFit(a.cl.Syms, pg.spec, &tpl.node, &tpl.node.Allocatable)
-			fits = append(fits, m == scheduler.Fits)
-			anyFit = anyFit || m == scheduler.Fits
+			m, _ := cluster.StaticFit(a.cl.Syms, pg.spec, &tpl.node, &tpl.node.Allocatable)
+			fits = append(fits, m == cluster.Fits)
+			anyFit = anyFit || m == cluster.Fits
 		}
 		a.scratch.fits = fits
 		if !anyFit {

@@ -26,7 +26,7 @@
 // The solve follows KC's Scheduler.Solve: pods sorted by cpu, then memory,
 // descending, then creation time and id; each goes to the first of (1) an
 // existing node, every live node whoever owns it, initialized ones first,
-// then by name, checked with scheduler.StaticFit plus the pod-dependent
+// then by name, checked with cluster.StaticFit plus the pod-dependent
 // rules below; (2) a NodeClaim of this solve, fewest pods first; (3) a new
 // NodeClaim from the NodePools by weight (descending, ties by name
 // descending as KC's OrderByWeight). A pod that fits nowhere is relaxed

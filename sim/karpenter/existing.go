@@ -5,7 +5,6 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // Existing nodes as the solver sees them, built for speed at scale. The
@@ -27,7 +26,7 @@ import (
 //     in the solve either; nodes the solve changed or excluded are checked
 //     again;
 //   - the pod-independent filters (taints, node selectors, cordon) are
-//     cached per class and node until the node changes (nodeEpoch).
+//     cached per class and node until the node changes (cluster.NodeEpoch).
 
 // exNode is an existing node as a scheduling destination.
 type exNode struct {
@@ -131,14 +130,6 @@ func (k *Karpenter) nodeOrderRemove(id cluster.NodeID) {
 			return
 		}
 	}
-}
-
-// nodeChanged invalidates cached filter answers for a node.
-func (k *Karpenter) nodeChanged(id cluster.NodeID) {
-	for int(id) >= len(k.nodeEpoch) {
-		k.nodeEpoch = append(k.nodeEpoch, 0)
-	}
-	k.nodeEpoch[id]++
 }
 
 // existingBase returns the base for the current state, bringing it up to
@@ -418,7 +409,7 @@ func (k *Karpenter) specClass(spec *cluster.PodSpec) int32 {
 }
 
 // staticFits runs the pod-independent filters of the existing-node scan
-// on a base node: scheduler.StaticFit without resources, PreferNoSchedule
+// on a base node: cluster.StaticFit without resources, PreferNoSchedule
 // taints unless tolerated, and the node affinity term and preferred term
 // in force.
 func (s *solver) staticFits(pd *podData, ex *exNode) bool {
@@ -432,21 +423,18 @@ func (s *solver) staticFits(pd *podData, ex *exNode) bool {
 		sc = &cluster.NodeVerdicts{}
 		k.statics[sk] = sc
 	}
-	id := ex.id
-	for int(id) >= len(k.nodeEpoch) {
-		k.nodeEpoch = append(k.nodeEpoch, 0)
-	}
-	if ok, known := sc.Get(id, k.nodeEpoch[id]); known {
+	ep := k.cl.NodeEpoch(ex.id)
+	if ok, known := sc.Get(ex.id, ep); known {
 		return ok
 	}
 	ok := s.staticFitsNow(pd, ex.view)
-	sc.Set(id, k.nodeEpoch[id], ok, len(k.cl.Nodes))
+	sc.Set(ex.id, ep, ok, len(k.cl.Nodes))
 	return ok
 }
 
 func (s *solver) staticFitsNow(pd *podData, v *cluster.Node) bool {
 	syms := s.k.cl.Syms
-	if m, _ := scheduler.StaticFit(syms, pd.spec, v, nil); m != scheduler.Fits {
+	if m, _ := cluster.StaticFit(syms, pd.spec, v, nil); m != cluster.Fits {
 		return false
 	}
 	if !pd.tolPNS && !tolerates(pd.spec.Tolerations, pnsOnly(v.Taints), false) {

@@ -136,10 +136,9 @@ type Karpenter struct {
 	provSet *podSet
 
 	// existing nodes for solves (see existing.go)
-	exCache   exCache
-	byName    []cluster.NodeID
-	nodeEpoch []uint32
-	solveSeq  uint32
+	exCache  exCache
+	byName   []cluster.NodeID
+	solveSeq uint32
 	// fullWhatIfs turns earlyNo off (tests check it changes nothing);
 	// earlyStops counts the what-ifs it cut short.
 	fullWhatIfs bool
@@ -438,21 +437,17 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 		if kn := k.knodeOf(c.Node); kn != nil && kn.replacementOf != nil {
 			k.eng.After(0, engine.Event{Handler: k.id, Kind: evCommandCheck})
 		}
-		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeAdded:
 		k.baseNodeChanged(c.Node)
 		k.nodeOrderAdd(c.Node)
-		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeRemoved:
 		k.baseNodeChanged(c.Node)
 		k.nodeOrderRemove(c.Node)
-		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeUpdated:
 		k.baseNodeChanged(c.Node)
-		k.nodeChanged(c.Node)
 		k.dis.stateChanged()
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // Topology as Karpenter's scheduler tracks it (KC
@@ -198,7 +197,7 @@ func (t *topology) filterExisting(g *tgroup, n *cluster.Node) bool {
 	if g.kind != tSpread {
 		return true
 	}
-	if g.honorAffinity && g.filterSpec != nil && !scheduler.MatchesNodeSelectors(t.k.cl.Syms, g.filterSpec, n) {
+	if g.honorAffinity && g.filterSpec != nil && !cluster.MatchesNodeSelectors(t.k.cl.Syms, g.filterSpec, n) {
 		return false
 	}
 	if g.honorTaints && g.filterSpec != nil {

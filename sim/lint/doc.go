@@ -17,12 +17,12 @@
 //   - each Cluster Autoscaler node group: the pod can land when some node
 //     the group adds (one per instance type and zone, built as the model's
 //     launches build them) passes the scheduler's pod-independent filters
-//     (scheduler.StaticFit), and the group has nodes from the start or the
+//     (cluster.StaticFit), and the group has nodes from the start or the
 //     Cluster Autoscaler would scale it up for the pod (autoscaled, may
 //     grow, and the pod fits the group's template, as its scale-up options
 //     decide);
 //   - each static pool (spec.staticNodes) and each Node manifest: some
-//     node passes scheduler.StaticFit with its allocatable as free room.
+//     node passes cluster.StaticFit with its allocatable as free room.
 //
 // A cell that cannot host says why in the user's words: "untolerated
 // taint capacity-type=on-demand:NoSchedule", "missing label
@@ -49,7 +49,7 @@
 //   - "Can land" is about the kind of node a source offers, not about room
 //     left: a full static pool or a node group at its maximum still counts.
 //   - Static pools and node groups are judged without DaemonSet overhead,
-//     as scheduler.StaticFit and the Cluster Autoscaler's scale-up check
+//     as cluster.StaticFit and the Cluster Autoscaler's scale-up check
 //     are; Karpenter with it, as its solver is.
 //   - DaemonSets and pods with spec.nodeName get no row: nobody provisions
 //     for them.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/karpenter"
-	"github.com/clustersim/clustersim/sim/scheduler"
 )
 
 // why is the reason a source cannot host a pod: kind (Cell.ReasonKind),
@@ -30,13 +29,13 @@ func (c *checker) onNodes(spec *cluster.PodSpec, nodes []cluster.Node) ([]string
 		return nil, why{kind: "no-nodes", text: "has no nodes", fix: "give the pool a count above 0"}
 	}
 	var fits []string
-	furthest := scheduler.Fits
+	furthest := cluster.Fits
 	var taint cluster.Taint
 	var at []*cluster.Node // nodes that failed at the furthest filter
 	for i := range nodes {
 		n := &nodes[i]
-		m, t := scheduler.StaticFit(c.syms, spec, n, &n.Allocatable)
-		if m == scheduler.Fits {
+		m, t := cluster.StaticFit(c.syms, spec, n, &n.Allocatable)
+		if m == cluster.Fits {
 			fits = append(fits, n.InstanceType)
 			continue
 		}
@@ -54,17 +53,17 @@ func (c *checker) onNodes(spec *cluster.PodSpec, nodes []cluster.Node) ([]string
 }
 
 // mismatchWhy explains a StaticFit mismatch shared by nodes.
-func (c *checker) mismatchWhy(spec *cluster.PodSpec, nodes []*cluster.Node, m scheduler.Mismatch, t cluster.Taint) why {
+func (c *checker) mismatchWhy(spec *cluster.PodSpec, nodes []*cluster.Node, m cluster.Mismatch, t cluster.Taint) why {
 	switch m {
-	case scheduler.Cordoned:
+	case cluster.Cordoned:
 		return why{kind: "cordoned", text: "its nodes are cordoned", fix: "uncordon them"}
-	case scheduler.WrongNodeName:
+	case cluster.WrongNodeName:
 		return why{kind: "node-name", text: "spec.nodeName names another node", fix: "remove spec.nodeName"}
-	case scheduler.UntoleratedTaint:
+	case cluster.UntoleratedTaint:
 		return c.taintWhy(t)
-	case scheduler.NodeSelectorMismatch:
+	case cluster.NodeSelectorMismatch:
 		return c.selectorWhy(spec, nodes)
-	case scheduler.Insufficient:
+	case cluster.Insufficient:
 		var largest *cluster.Node
 		for _, n := range nodes {
 			if largest == nil || n.Allocatable[cluster.CPU] > largest.Allocatable[cluster.CPU] ||

@@ -11,7 +11,6 @@ import (
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/scenario"
-	"github.com/clustersim/clustersim/sim/scheduler"
 	"github.com/clustersim/clustersim/sim/spotmarket"
 	"github.com/clustersim/clustersim/sim/workload"
 )
@@ -365,7 +364,7 @@ func (c *checker) judge(spec *cluster.PodSpec, s *source) cell {
 			out.CanLand = true
 		case !g.CanGrow():
 			out.why = why{kind: "not-autoscaled", text: "starts with no nodes and " + c.noGrowth(g)}
-		case m == scheduler.Fits:
+		case m == cluster.Fits:
 			out.why = why{kind: "not-autoscaled", text: "starts with no nodes and the Cluster Autoscaler ignores these pods (priority below --expendable-pods-priority-cutoff)",
 				fix: "give the pods a higher priority, or lower --expendable-pods-priority-cutoff"}
 		default:

@@ -10,7 +10,6 @@ import (
 	"github.com/clustersim/clustersim/scenarios"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/scenario"
-	"github.com/clustersim/clustersim/sim/scheduler"
 	"github.com/clustersim/clustersim/sim/simulation"
 )
 
@@ -120,9 +119,9 @@ func TestAgreesWithSimulation(t *testing.T) {
 					fits := map[string]bool{}
 					for i := range cl.Nodes {
 						n := &cl.Nodes[i]
-						m, _ := scheduler.StaticFit(cl.Syms, spec, n, &n.Allocatable)
+						m, _ := cluster.StaticFit(cl.Syms, spec, n, &n.Allocatable)
 						id := sourceOf(n)
-						fits[id] = fits[id] || m == scheduler.Fits
+						fits[id] = fits[id] || m == cluster.Fits
 					}
 					for id, ok := range fits {
 						c, found := cellFor(row, id)

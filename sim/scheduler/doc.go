@@ -13,7 +13,9 @@
 // broken by a seeded reservoir sample; percentageOfNodesToScore has the
 // adaptive default and a rotating start. A pod naming its node (DaemonSet
 // pods) is evaluated on that node only, as upstream's PreFilter result
-// narrows the scan.
+// narrows the scan. The first four filters match through sim/cluster's
+// matchers, as cluster.StaticFit does: the question the autoscalers and
+// lint ask of nodes that do not exist yet gets the scheduler's answer.
 //
 // Queue: priority, then queue time; back-off 1 s doubling to 10 s; an
 // unschedulable pod moves back on the cluster events the plugins that
@@ -22,17 +24,17 @@
 // PodScheduled=False/Unschedulable condition the autoscalers read.
 //
 // Speed (none of it changes an answer): static filter verdicts cached per
-// spec class and node (staticcache.go), a fit index of nodes per spec
-// class and requests (fitindex.go), per-node pod counts for spread and
-// affinity kept up to date on every bind and filled, when new, from a
-// table of the bound pods rather than every pod ever created
-// (topology.go), every node's value of each topology key in a column
-// (labelcols.go), spread domain sums kept per template and grouped by
-// node inclusion so a node change decides its domain once, spread state
-// prepared once per spec and namespace, scores computed a plugin at a
-// time over all feasible nodes, resource scores cached per node until its
-// room changes (scorecache.go), and equivalence classes for pods that
-// failed.
+// spec class and node until the node's cluster.NodeEpoch moves
+// (staticcache.go), a fit index of nodes per spec class and requests
+// (fitindex.go), per-node pod counts for spread and affinity kept up to
+// date on every bind and filled, when new, from a table of the bound pods
+// rather than every pod ever created (topology.go), every node's value of
+// each topology key in a column (labelcols.go), spread domain sums kept
+// per template and grouped by node inclusion so a node change decides its
+// domain once, spread state prepared once per spec and namespace, scores
+// computed a plugin at a time over all feasible nodes, resource scores
+// cached per node until its room changes (scorecache.go), and equivalence
+// classes for pods that failed.
 //
 // Simplifications:
 //   - Scheduling cycles take no virtual time: the scheduler is infinitely

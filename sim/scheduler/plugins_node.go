@@ -160,17 +160,10 @@ func (p *nodeAffinity) Name() string  { return NameNodeAffinity }
 func (p *nodeAffinity) Events() Event { return EvNodeAdd | EvNodeUpdate }
 
 func (p *nodeAffinity) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.Node, _ *[]Reason) Reason {
-	if !MatchesNodeSelectors(p.syms, cs.Spec, n) {
+	if !cluster.MatchesNodeSelectors(p.syms, cs.Spec, n) {
 		return p.reason
 	}
 	return Pass
-}
-
-// MatchesNodeSelectors is the NodeAffinity filter on its own: nodeSelector
-// and required node affinity. The autoscalers use it to ask the same
-// question of nodes that do not exist yet.
-func MatchesNodeSelectors(syms *cluster.Symbols, spec *cluster.PodSpec, n *cluster.Node) bool {
-	return cluster.MatchesNodeSelectors(syms, spec, n)
 }
 
 func (p *nodeAffinity) PreScore(cs *CycleState, _ []cluster.NodeID) bool {

@@ -224,7 +224,7 @@ func (p *podTopologySpread) view(cs *CycleState) *specStatic {
 
 // eligible applies the node inclusion policies of one constraint.
 func (p *podTopologySpread) eligible(cs *CycleState, c *cluster.SpreadConstraint, n *cluster.Node) bool {
-	if c.HonorNodeAffinity && !MatchesNodeSelectors(p.syms, cs.Spec, n) {
+	if c.HonorNodeAffinity && !cluster.MatchesNodeSelectors(p.syms, cs.Spec, n) {
 		return false
 	}
 	if c.HonorTaints {

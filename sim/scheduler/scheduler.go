@@ -93,7 +93,6 @@ type Scheduler struct {
 	failedAt map[*cluster.PodSpec]classFailure
 
 	// Static filter cache (staticcache.go).
-	nodeEpoch []uint32
 	specs     cluster.SpecClasses
 	statics   map[staticTableKey]*staticTable
 	lastTable struct {

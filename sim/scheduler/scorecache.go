@@ -8,7 +8,9 @@ import "github.com/clustersim/clustersim/sim/cluster"
 // node's room epoch moves on every change of those (a pod bound or gone,
 // a node change), so an entry computed at the current epoch for the same
 // requests is the score. Consecutive pods of a template score mostly the
-// same nodes unchanged.
+// same nodes unchanged. The room epoch is the scheduler's own and moves
+// more often than cluster.NodeEpoch (on binds and unbinds too), which
+// must not expire the static verdicts stamped with the cluster's.
 
 // roomNotes is implemented by the Scheduler.
 type roomNotes interface {

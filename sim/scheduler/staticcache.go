@@ -14,8 +14,8 @@ import (
 // rejects the node (in filter order) and its reason, plus whether the node
 // matches the spec's node selectors and tolerates its taints (for the
 // spread plugin's node inclusion policies); a node's entries expire when
-// its epoch moves (any node change). Answers are exactly those of running
-// the filters: only the time spent changes.
+// its epoch moves (cluster.NodeEpoch: any node change). Answers are
+// exactly those of running the filters: only the time spent changes.
 
 // staticFilter marks filter plugins whose Filter depends only on the pod
 // spec's tolerations, node name and node selector/affinity and on the
@@ -32,7 +32,7 @@ func (*nodeAffinity) isStatic()      {}
 
 // staticEntry is one (spec class, node) answer.
 type staticEntry struct {
-	ep     uint32 // node epoch + 1 when set; 0: unknown
+	ep     uint32 // cluster.NodeEpoch + 1 when set; 0: unknown
 	fail   int8   // index in the framework's filters of the first static rejection, -1: none
 	sel    bool   // MatchesNodeSelectors
 	tol    bool   // no untolerated NoSchedule/NoExecute taint
@@ -55,12 +55,10 @@ func (s *Scheduler) specClassOf(spec *cluster.PodSpec) int32 {
 	return id
 }
 
-// nodeChanged expires a node's cached answers.
+// nodeChanged refreshes what the scheduler keeps of a node other than
+// the static answers (the cluster moved the node's epoch already): its
+// room epoch and its label columns.
 func (s *Scheduler) nodeChanged(id cluster.NodeID) {
-	for int(id) >= len(s.nodeEpoch) {
-		s.nodeEpoch = append(s.nodeEpoch, 0)
-	}
-	s.nodeEpoch[id]++
 	s.roomChanged(id)
 	s.labelsChanged(id)
 }
@@ -81,14 +79,11 @@ func (s *Scheduler) staticTableFor(fw *framework, spec *cluster.PodSpec) *static
 
 // static returns the cached answer for a node, computing it if needed.
 func (s *Scheduler) static(fw *framework, t *staticTable, cs *CycleState, nid cluster.NodeID, n *cluster.Node) *staticEntry {
-	for int(nid) >= len(s.nodeEpoch) {
-		s.nodeEpoch = append(s.nodeEpoch, 0)
-	}
 	if int(nid) >= len(t.entries) {
 		t.entries = append(t.entries, make([]staticEntry, max(int(nid)+1, len(s.cl.Nodes))-len(t.entries))...)
 	}
 	e := &t.entries[nid]
-	ep := s.nodeEpoch[nid] + 1
+	ep := s.cl.NodeEpoch(nid) + 1
 	if e.ep == ep {
 		return e
 	}
@@ -100,7 +95,7 @@ func (s *Scheduler) static(fw *framework, t *staticTable, cs *CycleState, nid cl
 			break
 		}
 	}
-	e.sel = MatchesNodeSelectors(s.cl.Syms, cs.Spec, n)
+	e.sel = cluster.MatchesNodeSelectors(s.cl.Syms, cs.Spec, n)
 	_, bad := cs.Spec.Tolerations.FirstUntolerated(n.Taints)
 	e.tol = !bad
 	return e

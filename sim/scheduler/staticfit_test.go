@@ -10,7 +10,8 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
-// StaticFit must agree with the scheduler's own filters on every node.
+// cluster.StaticFit, which the autoscalers and lint use, must agree with
+// the scheduler's own filters on every node.
 func TestStaticFitAgreesWithFilters(t *testing.T) {
 	h := newHarness(t, 1, Config{})
 	h.node("plain", 2000, 4096, map[string]string{"pool": "a"})
@@ -31,7 +32,7 @@ func TestStaticFitAgreesWithFilters(t *testing.T) {
 		for i := range h.cl.Nodes {
 			n := &h.cl.Nodes[i]
 			free := n.Free()
-			if m, _ := StaticFit(h.cl.Syms, h.cl.Pods[p].Spec, n, &free); m == Fits {
+			if m, _ := cluster.StaticFit(h.cl.Syms, h.cl.Pods[p].Spec, n, &free); m == cluster.Fits {
 				feasible = append(feasible, n.Name)
 			}
 		}

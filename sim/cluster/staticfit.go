@@ -1,8 +1,4 @@
-package scheduler
-
-import (
-	"github.com/clustersim/clustersim/sim/cluster"
-)
+package cluster
 
 // Mismatch says why a pod cannot run on a node for reasons that do not
 // depend on other pods.
@@ -25,27 +21,30 @@ func (m Mismatch) String() string { return mismatchNames[m] }
 
 // StaticFit runs the filters that do not depend on other pods (cordon,
 // node name, taints, node affinity, resources against free) for a node
-// that may not exist yet: the autoscalers' question "would this pod fit on
-// a node like this?". It is the same logic as the scheduler's plugins, so
-// the two can never disagree. With free nil the resource check is skipped.
-func StaticFit(syms *cluster.Symbols, spec *cluster.PodSpec, n *cluster.Node, free *cluster.Resources) (Mismatch, cluster.Taint) {
+// that may not exist yet: the autoscalers' and lint's question "would this
+// pod fit on a node like this?". The scheduler's NodeUnschedulable,
+// NodeName, TaintToleration and NodeAffinity plugins ask the same
+// questions through the same matchers (Tolerations, MatchesNodeSelectors),
+// so the models can never disagree. With free nil the resource check is
+// skipped.
+func StaticFit(syms *Symbols, spec *PodSpec, n *Node, free *Resources) (Mismatch, Taint) {
 	if n.Unschedulable {
-		t := cluster.Taint{Key: syms.Intern("node.kubernetes.io/unschedulable"), Effect: cluster.EffectNoSchedule}
+		t := Taint{Key: syms.Intern("node.kubernetes.io/unschedulable"), Effect: EffectNoSchedule}
 		if !spec.Tolerations.Tolerate(t) {
-			return Cordoned, cluster.Taint{}
+			return Cordoned, Taint{}
 		}
 	}
 	if spec.NodeName != "" && spec.NodeName != n.Name {
-		return WrongNodeName, cluster.Taint{}
+		return WrongNodeName, Taint{}
 	}
 	if t, bad := spec.Tolerations.FirstUntolerated(n.Taints); bad {
 		return UntoleratedTaint, t
 	}
 	if !MatchesNodeSelectors(syms, spec, n) {
-		return NodeSelectorMismatch, cluster.Taint{}
+		return NodeSelectorMismatch, Taint{}
 	}
 	if free != nil && !spec.Requests.Fits(*free) {
-		return Insufficient, cluster.Taint{}
+		return Insufficient, Taint{}
 	}
-	return Fits, cluster.Taint{}
+	return Fits, Taint{}
 }
