@@ -34,8 +34,8 @@ func (a answer) equal(b answer) bool {
 }
 
 // pinned is a hand-built case with both solvers' answers. When ours and
-// up differ it is a known disagreement (the README's Fidelity section
-// explains each); when they agree it guards a shape the two solvers
+// up differ it is a known disagreement (docs/fidelity.md explains
+// each); when they agree it guards a shape the two solvers
 // agree on. Upstream breaks some ties in map order, so up is an answer
 // upstream gives in one of upstreamRuns runs.
 type pinned struct {
@@ -294,7 +294,7 @@ func TestPinned(t *testing.T) {
 			require.NoError(t, err)
 			got := answerOf(ours.Run())
 			if !pc.ours.equal(pc.up) && got.equal(pc.up) {
-				t.Fatalf("ours now gives upstream's answer (%v): the disagreement is fixed; set ours to up in %q and update the README", got, pc.name)
+				t.Fatalf("ours now gives upstream's answer (%v): the disagreement is fixed; set ours to up in %q and update docs/fidelity.md", got, pc.name)
 			}
 			require.True(t, got.equal(pc.ours), "ours: got %v, pinned %v (%s)", got, pc.ours, pc.why)
 			up, err := BuildUpstream(c, ours)

@@ -57,7 +57,7 @@ func TestReportKeys(t *testing.T) {
 	require.Equal(t, 0, code)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
-	// The keys scripts rely on (README "Report schema"); never renamed.
+	// The keys scripts rely on (docs/report.md); never renamed.
 	for _, path := range []string{"schemaVersion", "scenario", "seed", "pods.total", "pods.scheduled", "pods.pendingAtEnd",
 		"pods.stranded", "pods.pendingSeconds.p50", "pods.pendingSeconds.p95", "pods.pendingSeconds.p99", "pods.pendingSeconds.max",
 		"cost.totalUSD", "cost.spotUSD", "cost.onDemandUSD", "nodes.launched", "nodes.terminated", "nodes.peak", "engine.events"} {

@@ -1,7 +1,7 @@
 // Package report collects what happened during a run and renders the
 // summary: a table for people, a versioned JSON document for scripts.
 //
-// Definitions (also in the README's report section):
+// Definitions (also in docs/report.md):
 //   - pending time: from creation until the pod is bound; a pod deleted
 //     while pending counts until its deletion, a pod still pending at the
 //     end until the end (a lower bound of its true wait);

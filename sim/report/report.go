@@ -18,9 +18,9 @@ import (
 // change of meaning bumps it.
 const SchemaVersion = 1
 
-// Report is the summary of one run. Its JSON form is documented in the
-// README ("Report schema"); field order is fixed, so the same run gives the
-// same bytes.
+// Report is the summary of one run. Its JSON form is documented in
+// docs/report.md; field order is fixed, so the same run gives the same
+// bytes.
 type Report struct {
 	SchemaVersion   int     `json:"schemaVersion"`
 	Scenario        string  `json:"scenario"`

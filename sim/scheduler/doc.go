@@ -2,7 +2,7 @@
 // spirit of the scheduler framework (PreFilter, Filter, PreScore, Score,
 // NormalizeScore; a registry by name; profiles chosen by schedulerName),
 // the scheduling queue, and DefaultPreemption. Behaviour and defaults
-// follow MODEL.md "kube-scheduler"; the README's Fidelity section lists
+// follow MODEL.md "kube-scheduler"; docs/models.md ("Scheduler") lists
 // them in full.
 //
 // Default profile, in upstream order and weights: NodeUnschedulable,

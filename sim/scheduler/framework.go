@@ -211,12 +211,15 @@ func DefaultProfile() Profile {
 // framework is one built profile: its plugins, split by extension point.
 type framework struct {
 	profile Profile
-	// filters in filter order; pre[i] is the PreFilter of filters[i]'s
-	// plugin, if any.
+	// filters in filter order; filterPre[i] is the PreFilter of
+	// filters[i]'s plugin, or nil. A PreFilter runs only with its plugin's
+	// Filter: a plugin whose filter is off in the profile (NoFilter, e.g.
+	// PodTopologySpread disabled at the filter extension point) or that has
+	// no Filter gets no PreFilter call, so its scoring must not rely on
+	// PreFilter's data (PreScore prepares its own).
 	filters   []FilterPlugin
 	filterPre []PreFilterPlugin
-	// Plugins with a PreFilter but no Filter still get PreFilter calls
-	// (none today; kept simple).
+
 	scorers  []ScorePlugin
 	batch    []batchScorer // parallel to scorers; nil entries allowed
 	scorePre []PreScorePlugin

@@ -8,8 +8,8 @@
 // resubmits a pod still pending after a timeout with another spec, and a
 // split of one workload's replicas or arrivals between two twins.
 //
-// Simplifications (see the README's Fidelity section): controllers react at
-// once (no reconcile latency); a Deployment's rollout strategy is not
+// Simplifications (see docs/models.md, "Pods and controllers"): controllers
+// react at once (no reconcile latency); a Deployment's rollout strategy is not
 // modelled (replicas are replaced one for one); scale-down deletes pending
 // pods first, then the newest bound ones, the gist of the ReplicaSet
 // controller's ranking; StatefulSets create and delete pods in ordinal

@@ -1,0 +1,107 @@
+// Package sim holds the simulator's packages; it has no code of its own.
+// This comment is the map: the packages fall into six tiers, and the rules
+// at the end say which tier may import which.
+//
+// # Core
+//
+// The discrete-event machinery, which knows nothing of Kubernetes.
+//
+//   - engine: the virtual clock, the event queue with cancellable timers,
+//     handler dispatch, the named seeded random streams.
+//   - dist: duration distributions (run times, latencies) sampled from the
+//     engine's streams.
+//
+// # State
+//
+// What the models share: the cluster and the vocabulary of the cloud.
+//
+//   - cluster: nodes, pods, resources, interned labels, taints, the compiled
+//     matchers that decide where a pod may run, indexes.
+//   - catalog: the embedded EC2 instance types, prices, spot advisor data
+//     and allocatable overhead.
+//   - cloud: value types between the autoscalers and EC2 (offerings, launch
+//     requests and answers, instance IDs, spot signals).
+//   - invariants: the checks --check runs on the state after every event.
+//
+// # Models
+//
+// The components of a real cluster, one package each.
+//
+//   - scheduler: kube-scheduler (queue, filter and score plugins, binding,
+//     preemption).
+//   - karpenter: Karpenter (provisioning, NodeClaims, interruption handling,
+//     disruption).
+//   - clusterautoscaler: the Cluster Autoscaler (node groups, scale-up with
+//     estimator and expanders, back-off, scale-down).
+//   - spotmarket: EC2 (capacity pools, launches, the spot market and its
+//     signals, billing).
+//   - workload: the controllers that own pods (Deployment, StatefulSet, Job,
+//     DaemonSet, bare Pods, HPA, fallbacks).
+//   - kubelet: pod start delay and run time.
+//   - taintmanager: NoExecute taint eviction.
+//   - eviction: the eviction API that drains go through (PodDisruptionBudgets).
+//
+// # Input
+//
+// Users' files turned into the values the models are built from.
+//
+//   - manifest: YAML and JSON documents with line numbers, strict decoding,
+//     precise errors.
+//   - scenario: the Scenario document, includes, compiling manifests into
+//     each model's configuration; it reads a replay trace's file and hands
+//     the bytes to spotmarket.ReadTrace.
+//   - karpenter/apis: NodePools, EC2NodeClasses and their legacy forms,
+//     compiled to karpenter.sh/v1 for package karpenter.
+//   - clusterautoscaler/config: eksctl node groups, the CA's flags and the
+//     priority expander's configuration.
+//   - scalegen: generated scale scenarios (sim gen scale); and, outside sim,
+//     the module's scenarios package embeds the shipped scenarios.
+//
+// # Output
+//
+// What a run leaves behind: records of the cluster's changes and the
+// models' counters, and their renderings.
+//
+//   - report: metrics collected from cluster changes; table, JSON and CSV.
+//   - trace: the timeline for --events and sim explain.
+//
+// # Drivers
+//
+// What puts the rest together and runs it.
+//
+//   - simulation: wires one run from a loaded scenario and returns its report.
+//   - experiment: many seeds in parallel, aggregation with confidence
+//     intervals, comparisons on common random numbers, gates.
+//   - lint: sim lint, the static check of a loaded scenario; it asks the
+//     models themselves (the scheduler's filters, Karpenter's solver, the
+//     Cluster Autoscaler's scale-up check) instead of running time.
+//   - cmd/sim (outside sim): flags, configuration, output files, exit codes.
+//
+// # Rules
+//
+//   - The core imports only the standard library; the engine knows no model.
+//   - The state imports the core only.
+//   - Models meet only in the cluster state, as they do in a real cluster:
+//     Karpenter and the Cluster Autoscaler see the same pending pods and the
+//     same nodes. A model never imports another model; it imports the core,
+//     the state and the compiled form of its own input (karpenter/apis,
+//     clusterautoscaler/config). The cloud interface belongs to the
+//     autoscalers that call it, in the vocabulary of cloud; spotmarket
+//     satisfies it and tests fake it.
+//   - Only the engine owns time. No model reads the wall clock, starts a
+//     goroutine, reads the environment, prints or touches a file.
+//   - Input packages import the core, the state and one another; scenario
+//     also imports the models whose configuration it builds.
+//   - Output packages import the core and the state, never a model; what
+//     they render goes to an io.Writer they are given.
+//   - I/O stays at the edges: users' files are read by manifest and
+//     scenario; cmd/sim reads only its own inputs (--config, --baseline,
+//     the machine's memory size) and is the only package that writes files
+//     or prints.
+//   - Drivers may import anything.
+//   - Packages under sim/internal and test-only helpers are not a tier:
+//     they import no more than the packages that use them may.
+//
+// docs/architecture.md draws the same map with the flow of data through a
+// run.
+package sim
