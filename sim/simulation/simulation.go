@@ -223,7 +223,9 @@ func (s *Sim) wire() (err error) {
 		cl.AddNode(n)
 	}
 	if len(sc.NodeGroups) > 0 {
-		s.ca, err = clusterautoscaler.New(eng, cl, sc.Catalog, ec2, s.evictor, sc.Region, sc.Zones, sc.NodeGroups, sc.CASettings)
+		s.ca, err = clusterautoscaler.New(
+			clusterautoscaler.Deps{Engine: eng, Cluster: cl, Catalog: sc.Catalog, Cloud: ec2, Evictor: s.evictor},
+			clusterautoscaler.Config{Region: sc.Region, Zones: sc.Zones, NodeGroups: sc.NodeGroups, Settings: sc.CASettings})
 		if err != nil {
 			return err
 		}
