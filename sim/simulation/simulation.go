@@ -1,25 +1,24 @@
 // Package simulation wires one run: it builds the engine, the cluster and
-// every model from a loaded scenario, runs the engine to the scenario's end,
-// and returns the report. It owns no behaviour of its own.
+// every model from a loaded scenario (in the order of parts, wiring.go),
+// runs the engine to the scenario's end, and returns the report. A run can
+// also be advanced in steps (Start, Sim.RunUntil) and read on the way. It
+// owns no behaviour of its own.
 package simulation
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/eviction"
 	"github.com/clustersim/clustersim/sim/invariants"
 	"github.com/clustersim/clustersim/sim/karpenter"
-	"github.com/clustersim/clustersim/sim/kubelet"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/scheduler"
 	"github.com/clustersim/clustersim/sim/spotmarket"
-	"github.com/clustersim/clustersim/sim/taintmanager"
 	"github.com/clustersim/clustersim/sim/trace"
 	"github.com/clustersim/clustersim/sim/workload"
 )
@@ -59,15 +58,19 @@ type Sim struct {
 	opts Options
 	eng  *engine.Engine
 	cl   *cluster.Cluster
+	// built are the parts of this run, in building order (see parts).
+	built []*part
 
 	checker   *invariants.Checker
 	collector *report.Collector
 	sched     *scheduler.Scheduler
-	ctrls     *workload.Controllers
+	rec       *trace.Recorder
 	evictor   *eviction.Evictor
 	market    *spotmarket.Market
+	ec2       *tracedCloud
 	kp        *karpenter.Karpenter
 	ca        *clusterautoscaler.Autoscaler
+	ctrls     *workload.Controllers
 
 	// partial: the context stopped the run before the scenario's end.
 	partial bool
@@ -155,7 +158,7 @@ func (s *Sim) catch(err *error) {
 	}
 }
 
-// wire builds the cluster and the models on the engine.
+// wire builds the cluster, then the parts the run needs, in order.
 func (s *Sim) wire() (err error) {
 	defer s.catch(&err)
 	sc, opts, eng := s.sc, s.opts, s.eng
@@ -174,156 +177,47 @@ func (s *Sim) wire() (err error) {
 			}
 		})
 	}
-	cl := cluster.New(eng, sc.Syms.Clone(), sc.Resources)
-	s.cl = cl
+	s.cl = cluster.New(eng, sc.Syms.Clone(), sc.Resources)
 	// The load-time estimate of pods created (an upper bound in practice),
 	// capped so that a wild estimate costs no more than growing would.
-	cl.ReservePods(int(min(sc.EstimatedPods, maxReservedPods)))
-	if opts.Check {
-		s.checker = invariants.New(eng, cl)
-	}
-	s.collector = report.NewCollector(cl, sc.StrandedAfter, len(sc.Workloads))
-	s.sched, err = scheduler.New(eng, cl, scheduler.Config{
-		Profiles:        sc.SchedulerProfiles,
-		InitialBackoff:  sc.SchedulerBackoff[0],
-		MaxBackoff:      sc.SchedulerBackoff[1],
-		PDBs:            sc.PDBs,
-		NamespaceLabels: sc.NamespaceLabels,
-	})
-	if err != nil {
-		return err
-	}
-	var rec *trace.Recorder
-	if opts.Trace != nil {
-		rec = trace.New(cl, opts.Trace, func(w int32) string { return s.ctrls.Workload(w).Ref() }, s.sched.LastFailure)
-	}
-	kubelet.New(eng, cl, sc.PodStartDelay)
-	taintmanager.New(eng, cl)
-	s.evictor = eviction.New(eng, cl, sc.PDBs)
-
-	// The EC2 side exists when an autoscaler launches instances.
-	var ec2 *tracedCloud
-	if len(sc.NodePools) > 0 || len(sc.NodeGroups) > 0 {
-		s.market, err = spotmarket.New(eng, sc.Catalog, sc.Region, sc.Zones, sc.Market)
-		if err != nil {
+	s.cl.ReservePods(int(min(sc.EstimatedPods, maxReservedPods)))
+	for i := range parts {
+		p := &parts[i]
+		if p.needed != nil && !p.needed(s) {
+			continue
+		}
+		if err := p.build(s); err != nil {
 			return err
 		}
-		ec2 = &tracedCloud{m: s.market, rec: rec}
-		if rec != nil {
-			s.market.Subscribe(rec)
-		}
-	}
-	if len(sc.NodePools) > 0 {
-		s.kp, err = karpenter.New(eng, cl, sc.Catalog, ec2, s.evictor, sc.Region, sc.Zones, sc.NodePools, sc.KarpenterSettings)
-		if err != nil {
-			return err
-		}
-	}
-	for _, n := range sc.Nodes {
-		cl.AddNode(n)
-	}
-	if len(sc.NodeGroups) > 0 {
-		s.ca, err = clusterautoscaler.New(
-			clusterautoscaler.Deps{Engine: eng, Cluster: cl, Catalog: sc.Catalog, Cloud: ec2, Evictor: s.evictor},
-			clusterautoscaler.Config{Region: sc.Region, Zones: sc.Zones, NodeGroups: sc.NodeGroups, Settings: sc.CASettings})
-		if err != nil {
-			return err
-		}
-	}
-	s.ctrls = workload.New(eng, cl, sc.Workloads)
-	if s.kp != nil {
-		s.kp.SetDaemonOverhead(s.ctrls.DaemonSetOverhead)
-		s.kp.SetNamespaceLabels(sc.NamespaceLabels)
+		s.built = append(s.built, p)
 	}
 	return nil
 }
 
-// build assembles the report from every model's figures and the
+// build assembles the report: the run's own figures, each part's, and the
 // collector's books (closed by Build: a copy's, for a report mid-run).
 func (s *Sim) build(collector *report.Collector) *report.Report {
-	refs := make([]string, s.ctrls.Len())
-	extras := make([]report.WorkloadExtra, s.ctrls.Len())
-	for i := range refs {
-		refs[i] = s.ctrls.Workload(int32(i)).Ref()
-		ws := s.ctrls.WorkloadStats(int32(i))
-		extras[i] = report.WorkloadExtra{JobsCompleted: ws.JobsCompleted, JobsFailed: ws.JobsFailed,
-			Resubmissions: ws.Resubmissions, LostPodSeconds: ws.LostPodSeconds}
-	}
-	cs := s.ctrls.Stats()
 	warnings := make([]string, 0, len(s.sc.Warnings))
 	for _, w := range s.sc.Warnings {
 		warnings = append(warnings, w.String())
 	}
-	st := s.sched.Stats()
 	in := report.Inputs{
-		Scenario:       s.sc.Name,
-		Seed:           s.seed,
-		End:            s.eng.Now(),
-		Events:         s.eng.Events(),
-		Attempts:       st.Attempts,
-		Failed:         st.Failed,
-		WorkloadRefs:   refs,
-		WorkloadExtras: extras,
-		Controllers: report.Controllers{PodsCreated: cs.PodsCreated, PodsReplaced: cs.PodsReplaced, Resubmissions: cs.Resubmissions,
-			JobsArrived: cs.JobsArrived, JobsCompleted: cs.JobsCompleted, JobsFailed: cs.JobsFailed,
-			JobPodFailures: cs.JobPodFailures, LostPodSeconds: cs.LostPodSeconds},
-		Evictions: s.evictor.Stats().Evicted,
-		Warnings:  warnings,
+		Scenario: s.sc.Name,
+		Seed:     s.seed,
+		End:      s.eng.Now(),
+		Events:   s.eng.Events(),
+		Warnings: warnings,
 		OnDemandPrice: func(typ string) (float64, bool) {
 			p, _, ok := s.sc.Catalog.OnDemandPrice(s.sc.Region, typ)
 			return p, ok
 		},
-		Failure: func(id cluster.PodID) (report.Failure, int32, bool) {
-			f := s.sched.FailureOf(id)
-			if f == nil {
-				return report.Failure{}, 0, false
-			}
-			reasons := make(map[string]int, len(f.Reasons))
-			for _, rc := range f.Reasons {
-				reasons[rc.Reason] = rc.Nodes
-			}
-			return report.Failure{Message: f.Message, Reasons: reasons}, s.sched.Attempts(id), true
-		},
 	}
-	if s.market != nil {
-		ms := s.market.Stats()
-		in.Provisioning = report.Provisioning{LaunchRequests: ms.LaunchRequests, Launches: ms.Launches,
-			LaunchFailures: ms.LaunchFailures, InsufficientCapacityErrors: ms.InsufficientCapacityErrors}
-		in.Spot = report.Spot{Interruptions: ms.Interruptions, RebalanceRecommendations: ms.RebalanceRecommendations, Reclaims: ms.Reclaims}
-		in.NodeCost = func(n *cluster.Node, until engine.Time) (float64, bool) {
-			if n.Instance == 0 {
-				return 0, false
-			}
-			return s.market.CostUSD(cloud.InstanceID(n.Instance), until), true
+	for _, p := range s.built {
+		if p.report != nil {
+			p.report(s, &in)
 		}
-	}
-	if s.kp != nil {
-		in.Karpenter = s.kp.Stats()
-	}
-	if s.ca != nil {
-		in.ClusterAutoscaler = s.ca.Stats()
 	}
 	rep := collector.Build(in)
 	rep.Partial = s.partial
 	return rep
 }
-
-// tracedCloud is the market as the autoscalers see it, recording launches
-// in the timeline when one is kept.
-type tracedCloud struct {
-	m   *spotmarket.Market
-	rec *trace.Recorder
-}
-
-func (c *tracedCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error) {
-	res, err := c.m.Launch(req)
-	if c.rec != nil {
-		c.rec.Launch(req.Owner, res, err)
-	}
-	return res, err
-}
-
-func (c *tracedCloud) Terminate(id cloud.InstanceID)          { c.m.Terminate(id) }
-func (c *tracedCloud) Price(o cloud.Offering) (float64, bool) { return c.m.Price(o) }
-func (c *tracedCloud) Available(o cloud.Offering) bool        { return c.m.Available(o) }
-func (c *tracedCloud) Subscribe(s cloud.Subscriber)           { c.m.Subscribe(s) }

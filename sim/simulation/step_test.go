@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
 )
@@ -48,5 +50,26 @@ func TestSteppedRunMatchesRun(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, string(want), string(got))
 		})
+	}
+}
+
+// The models' sections of the report come in wiring order, only for the
+// models the scenario runs.
+func TestModelSectionsFollowTheWiring(t *testing.T) {
+	for name, want := range map[string][]string{
+		"hybrid-naive":         {karpenter.ReportKey, clusterautoscaler.ReportKey},
+		"ca-priority-fallback": {clusterautoscaler.ReportKey},
+		"static-burst":         nil,
+	} {
+		file, _ := scenarios.File(name)
+		sc, err := scenario.LoadFS(scenarios.FS, file)
+		require.NoError(t, err)
+		rep, err := simulation.Run(sc, simulation.Options{})
+		require.NoError(t, err)
+		var keys []string
+		for _, m := range rep.Models {
+			keys = append(keys, m.Key)
+		}
+		require.Equal(t, want, keys, name)
 	}
 }
