@@ -220,7 +220,8 @@ type Workload struct {
 	LostPodSeconds float64 `json:"lostPodSeconds,omitempty"`
 }
 
-// Inputs is what Build needs besides the collector.
+// Inputs is what Build needs besides the collector: the run's figures and
+// each model's, filled by the part of the run that built the model.
 type Inputs struct {
 	Scenario     string
 	Seed         uint64

@@ -69,11 +69,13 @@ var parts = []part{
 	// in the cluster when built; its groups' initial nodes are launched by
 	// an event it schedules at once, before the workloads' first pods.
 	{name: "Cluster Autoscaler", needed: runsClusterAutoscaler, build: (*Sim).buildClusterAutoscaler, report: section(clusterAutoscalerOf)},
-	// The workload controllers come last of the models, so that their
-	// first pods arrive with every model in place.
+	// The workload controllers come last of the models: their first
+	// arrivals are scheduled after every other model's first events, so
+	// at time 0 the Cluster Autoscaler's groups are up before pods come.
 	{name: "workload controllers", build: (*Sim).buildControllers, report: (*Sim).reportControllers},
-	// Karpenter counts the DaemonSets' pods on the nodes it plans, known
-	// once the controllers exist (and the namespaces' labels with them).
+	// Karpenter counts the DaemonSets' pods on the nodes it plans: known
+	// once the controllers exist, and set (with the namespaces' labels,
+	// which its affinity terms read) before the first event.
 	{name: "Karpenter's DaemonSet overhead and namespace labels", needed: runsKarpenter, build: (*Sim).configureKarpenter},
 }
 
