@@ -206,9 +206,7 @@ func (s *Sim) reportControllers(in *report.Inputs) {
 	in.WorkloadExtras = make([]report.WorkloadExtra, n)
 	for i := range n {
 		in.WorkloadRefs[i] = s.ctrls.Workload(int32(i)).Ref()
-		ws := s.ctrls.WorkloadStats(int32(i))
-		in.WorkloadExtras[i] = report.WorkloadExtra{JobsCompleted: ws.JobsCompleted, JobsFailed: ws.JobsFailed,
-			Resubmissions: ws.Resubmissions, LostPodSeconds: ws.LostPodSeconds}
+		in.WorkloadExtras[i] = report.WorkloadExtra(s.ctrls.WorkloadStats(int32(i))) // the same fields
 	}
 	cs := s.ctrls.Stats()
 	in.Controllers = report.Controllers{PodsCreated: cs.PodsCreated, PodsReplaced: cs.PodsReplaced, Resubmissions: cs.Resubmissions,
