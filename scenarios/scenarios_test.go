@@ -159,7 +159,8 @@ func TestCAPriorityFallbackDelay(t *testing.T) {
 	delay := ready - failed
 	require.Greater(t, delay, 60.0, "the failure surfaces at an ASG refresh, then an ASG launch")
 	require.GreaterOrEqual(t, r.rep.Pods.PendingSeconds.P99, delay)
-	st, ok := r.rep.ClusterAutoscaler.(clusterautoscaler.Stats)
+	figures, _ := r.rep.Figures(clusterautoscaler.ReportKey)
+	st, ok := figures.(clusterautoscaler.Stats)
 	require.True(t, ok)
 	require.GreaterOrEqual(t, st.FailedScaleUps, 1, "the spot group's scale-up failed and backed off")
 	require.Greater(t, st.BackoffSeconds, 0.0)

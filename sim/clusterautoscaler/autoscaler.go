@@ -210,13 +210,35 @@ func (a *Autoscaler) nodeFor(g *group, it *catalog.InstanceType, zone string, ct
 	}
 }
 
+// Deps are what the Cluster Autoscaler works with: the engine and the
+// cluster it shares with every model, the instance catalogue, the cloud
+// that launches its instances and the eviction API that drains its nodes.
+type Deps struct {
+	Engine  *engine.Engine
+	Cluster *cluster.Cluster
+	Catalog *catalog.Catalog
+	Cloud   Cloud
+	Evictor Evictor
+}
+
+// Config is the Cluster Autoscaler's part of the scenario: the region and
+// zones, its node groups and its flags.
+type Config struct {
+	Region     string
+	Zones      []string
+	NodeGroups []NodeGroup
+	Settings   Settings
+}
+
 // New builds the Cluster Autoscaler for the given node groups and
 // registers it with the engine, the cluster and the cloud. The groups'
 // initial nodes (their desired capacity) are launched, Ready, at the
 // engine's current time by an event scheduled now, so construct the
 // Cluster Autoscaler before the workload controllers to have them in
-// place before the first pods. region and zones are the scenario's.
-func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, provider Cloud, evictor Evictor, region string, zones []string, groups []NodeGroup, settings Settings) (*Autoscaler, error) {
+// place before the first pods.
+func New(deps Deps, cfg Config) (*Autoscaler, error) {
+	eng, cl, cat, provider, evictor := deps.Engine, deps.Cluster, deps.Catalog, deps.Cloud, deps.Evictor
+	region, zones, groups, settings := cfg.Region, cfg.Zones, cfg.NodeGroups, cfg.Settings
 	if eng == nil || cl == nil || cat == nil || provider == nil || evictor == nil {
 		return nil, errors.New("clusterautoscaler: New needs an engine, a cluster, a catalogue, a cloud and an evictor")
 	}

@@ -83,7 +83,7 @@ func (h *harness) start(groups []NodeGroup, args []string, priorities map[string
 func (h *harness) startSettings(groups []NodeGroup, s Settings) {
 	h.t.Helper()
 	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
-	ca, err := New(h.eng, h.cl, h.cat, h.cloud, h.ev, "us-east-1", testZones, groups, s)
+	ca, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: h.ev}, Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups, Settings: s})
 	require.NoError(h.t, err)
 	h.ca = ca
 }

@@ -119,7 +119,8 @@ managedNodeGroups:
 				h.pdbs = []cluster.PDB{pdb}
 			}
 			h.ev = eviction.New(h.eng, h.cl, h.pdbs)
-			ca, err := New(h.eng, h.cl, h.cat, h.cloud, coveringEvictor{h.ev, h.cl, h.pdbs}, "us-east-1", testZones, groups, spec)
+			ca, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: coveringEvictor{h.ev, h.cl, h.pdbs}},
+				Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups, Settings: spec})
 			require.NoError(t, err)
 			h.ca = ca
 			h.at(time.Second)
@@ -213,7 +214,9 @@ func TestScaleDownDrainFailure(t *testing.T) {
 	groups := h.groups(twoNodes)
 	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
 	blocking := &flakyEvictor{Evictor: h.ev}
-	ca, err := New(h.eng, h.cl, h.cat, h.cloud, blocking, "us-east-1", testZones, groups, SettingsSpecFor(t, []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}))
+	ca, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: blocking},
+		Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups,
+			Settings: SettingsSpecFor(t, []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"})})
 	require.NoError(t, err)
 	h.ca = ca
 	h.at(time.Second)

@@ -7,6 +7,14 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
+// ReportKey is the key of the Cluster Autoscaler's section in the JSON
+// report.
+const ReportKey = "clusterAutoscaler"
+
+// ReportSection is the Cluster Autoscaler's section of the report (a
+// report.Section): its Stats as of now.
+func (a *Autoscaler) ReportSection() (key string, figures any) { return ReportKey, a.Stats() }
+
 // Stats is the Cluster Autoscaler's section of the report (JSON key
 // clusterAutoscaler).
 type Stats struct {

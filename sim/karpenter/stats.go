@@ -2,6 +2,13 @@ package karpenter
 
 import "sort"
 
+// ReportKey is the key of Karpenter's section in the JSON report.
+const ReportKey = "karpenter"
+
+// ReportSection is Karpenter's section of the report (a report.Section):
+// its Stats as of now.
+func (k *Karpenter) ReportSection() (key string, figures any) { return ReportKey, k.Stats() }
+
 // Stats is the karpenter section of the report. Lists are sorted by name
 // so that the JSON is stable.
 type Stats struct {

@@ -30,7 +30,13 @@ func TestJSONMatchesEncodingJSON(t *testing.T) {
 	floats := []float64{0, 1, -2.5, 36.009, 1e-7, 5e-324, 1e21, 1.5e22, 123456789.123, 1e-6, 0.1 + 0.2, math.MaxFloat64}
 	pick := func() string { return texts[rng.IntN(len(texts))] }
 	for round := range 40 {
-		r := &Report{SchemaVersion: SchemaVersion, Scenario: pick(), Workloads: []Workload{{Ref: "w", UnschedulablePods: 3}}, Warnings: []string{pick()}}
+		r := &Report{
+			Summary: Summary{SchemaVersion: SchemaVersion, Scenario: pick()},
+			Details: Details{Workloads: []Workload{{Ref: "w", UnschedulablePods: 3}}, Warnings: []string{pick()}},
+		}
+		if round%2 == 0 {
+			r.Models = []ModelSection{{Key: "model", Figures: map[string]string{"note": pick()}}}
+		}
 		switch round {
 		case 0:
 			r.UnschedulablePods = nil

@@ -19,9 +19,19 @@ import (
 const SchemaVersion = 1
 
 // Report is the summary of one run. Its JSON form is documented in
-// docs/report.md; field order is fixed, so the same run gives the same
-// bytes.
+// docs/report.md; key order is fixed, so the same run gives the same
+// bytes: Summary's keys, then each model's own section (Models, in the
+// order the run built the models), then Details' keys.
 type Report struct {
+	Summary
+	// Models are the sections of the models with figures of their own
+	// (karpenter, clusterAutoscaler), present when the scenario runs them.
+	Models []ModelSection `json:"-"`
+	Details
+}
+
+// Summary is the run and the figures every run has, up to the EC2 side.
+type Summary struct {
 	SchemaVersion   int     `json:"schemaVersion"`
 	Scenario        string  `json:"scenario"`
 	Seed            uint64  `json:"seed"`
@@ -36,14 +46,15 @@ type Report struct {
 	Controllers  Controllers  `json:"controllers"`
 	Provisioning Provisioning `json:"provisioning"`
 	Spot         Spot         `json:"spot"`
-	// Karpenter and ClusterAutoscaler are the autoscalers' own sections
-	// (their packages' Stats), present when the scenario runs them.
-	Karpenter         any        `json:"karpenter,omitempty"`
-	ClusterAutoscaler any        `json:"clusterAutoscaler,omitempty"`
-	Races             Races      `json:"races"`
-	Complexity        Complexity `json:"complexity"`
-	Engine            Engine     `json:"engine"`
-	Workloads         []Workload `json:"workloads"`
+}
+
+// Details are the figures written after the models' sections: races,
+// complexity, the engine, per workload and per unschedulable pod.
+type Details struct {
+	Races      Races      `json:"races"`
+	Complexity Complexity `json:"complexity"`
+	Engine     Engine     `json:"engine"`
+	Workloads  []Workload `json:"workloads"`
 	// UnschedulablePods lists every pod the scheduler ever failed to
 	// place, with its last fit error, in creation order.
 	UnschedulablePods []UnschedulablePod `json:"unschedulablePods"`
@@ -209,7 +220,8 @@ type Workload struct {
 	LostPodSeconds float64 `json:"lostPodSeconds,omitempty"`
 }
 
-// Inputs is what Build needs besides the collector.
+// Inputs is what Build needs besides the collector: the run's figures and
+// each model's, filled by the part of the run that built the model.
 type Inputs struct {
 	Scenario     string
 	Seed         uint64
@@ -219,13 +231,14 @@ type Inputs struct {
 	Failed       uint64
 	WorkloadRefs []string
 	// WorkloadExtras are per-workload controller figures, by workload.
-	WorkloadExtras    []WorkloadExtra
-	Controllers       Controllers
-	Warnings          []string
-	Provisioning      Provisioning
-	Spot              Spot
-	Karpenter         any
-	ClusterAutoscaler any
+	WorkloadExtras []WorkloadExtra
+	Controllers    Controllers
+	Warnings       []string
+	Provisioning   Provisioning
+	Spot           Spot
+	// Models are the models with figures of their own, in the order the
+	// run built them: each gives its section as of the build.
+	Models []Section
 	// Evictions counts evictions through the eviction API (drains).
 	Evictions uint64
 	// NodeCost, when set, bills a node from launch until a time (e.g. along
@@ -256,19 +269,25 @@ type Failure struct {
 func (c *Collector) Build(in Inputs) *Report {
 	pendingAtEnd, nodeUSD := c.finish(in.End, in.NodeCost)
 	r := &Report{
-		SchemaVersion:     SchemaVersion,
-		Scenario:          in.Scenario,
-		Seed:              in.Seed,
-		DurationSeconds:   round3(in.End.Seconds()),
-		Engine:            Engine{Events: in.Events},
-		Controllers:       in.Controllers,
-		Provisioning:      in.Provisioning,
-		Spot:              in.Spot,
-		Karpenter:         in.Karpenter,
-		ClusterAutoscaler: in.ClusterAutoscaler,
-		Scheduler:         Scheduler{Attempts: in.Attempts, Failed: in.Failed},
-		Warnings:          in.Warnings,
-		Workloads:         []Workload{},
+		Summary: Summary{
+			SchemaVersion:   SchemaVersion,
+			Scenario:        in.Scenario,
+			Seed:            in.Seed,
+			DurationSeconds: round3(in.End.Seconds()),
+			Controllers:     in.Controllers,
+			Provisioning:    in.Provisioning,
+			Spot:            in.Spot,
+			Scheduler:       Scheduler{Attempts: in.Attempts, Failed: in.Failed},
+		},
+		Details: Details{
+			Engine:    Engine{Events: in.Events},
+			Warnings:  in.Warnings,
+			Workloads: []Workload{},
+		},
+	}
+	for _, m := range in.Models {
+		key, figures := m.ReportSection()
+		r.Models = append(r.Models, ModelSection{Key: key, Figures: figures})
 	}
 	if r.Warnings == nil {
 		r.Warnings = []string{}

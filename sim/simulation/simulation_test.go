@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clustersim/clustersim/scenarios"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 )
@@ -184,4 +185,32 @@ func TestCheckedRunPasses(t *testing.T) {
 	checked, err := Run(sc, Options{Check: true})
 	require.NoError(t, err)
 	require.Equal(t, r, checked, "checks observe; they never change the run")
+}
+
+// A run has the parts its scenario and options need, in the list's order.
+func TestPartsFollowTheScenario(t *testing.T) {
+	names := func(s *Sim) []string {
+		var out []string
+		for _, p := range s.built {
+			out = append(out, p.name)
+		}
+		return out
+	}
+	static, err := scenario.LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(header + "  staticNodes: [{name: a, instanceType: m5.large, count: 1}]\n")}}, "s.yaml")
+	require.NoError(t, err)
+	s, err := Start(static, Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"report collector", "kube-scheduler", "kubelet", "taint manager", "eviction API",
+		"initial nodes", "workload controllers"}, names(s), "no autoscaler, no EC2")
+	s, err = Start(static, Options{Check: true})
+	require.NoError(t, err)
+	require.Equal(t, "invariant checker", names(s)[0])
+
+	hybrid, err := scenario.LoadFS(scenarios.FS, "hybrid-naive.yaml")
+	require.NoError(t, err)
+	s, err = Start(hybrid, Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"report collector", "kube-scheduler", "kubelet", "taint manager", "eviction API",
+		"EC2 market", "Karpenter", "initial nodes", "Cluster Autoscaler", "workload controllers",
+		"Karpenter's DaemonSet overhead and namespace labels"}, names(s))
 }

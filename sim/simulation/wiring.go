@@ -1,0 +1,249 @@
+package simulation
+
+import (
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/eviction"
+	"github.com/clustersim/clustersim/sim/invariants"
+	"github.com/clustersim/clustersim/sim/karpenter"
+	"github.com/clustersim/clustersim/sim/kubelet"
+	"github.com/clustersim/clustersim/sim/report"
+	"github.com/clustersim/clustersim/sim/scheduler"
+	"github.com/clustersim/clustersim/sim/spotmarket"
+	"github.com/clustersim/clustersim/sim/taintmanager"
+	"github.com/clustersim/clustersim/sim/trace"
+	"github.com/clustersim/clustersim/sim/workload"
+)
+
+// part is one piece of a run: a model, an observer, or a step such as
+// adding the initial nodes.
+type part struct {
+	name string
+	// needed says whether the run has the part (nil: every run has it).
+	needed func(s *Sim) bool
+	// build makes the part on the run's engine and cluster.
+	build func(s *Sim) error
+	// report, when set, adds the part's figures to the report's inputs; a
+	// model with figures of its own adds itself (a report.Section).
+	report func(s *Sim, in *report.Inputs)
+}
+
+// parts are built in this order, and the order is behaviour:
+//   - the cluster tells its watchers of a change in the order they were
+//     built (cluster.Watch), and a model reacts by scheduling events; events
+//     at the same time are dispatched in the order they were scheduled, so
+//     an earlier model's reaction comes first;
+//   - events scheduled while building (a market script's start, the
+//     Cluster Autoscaler's first loop, the workloads' first arrivals) keep
+//     the building order in the same way;
+//   - the market tells its subscribers of a signal in the order they
+//     subscribed;
+//   - engine handler IDs, which the timeline and error messages name, count
+//     up in it.
+//
+// Moving a part changes the reports: keep the order unless a change means
+// to change them. The report's model sections follow it too.
+var parts = []part{
+	// Observers: they record and schedule nothing, so their place changes
+	// no run, and a run with or without them is the same run.
+	{name: "invariant checker", needed: checking, build: (*Sim).buildChecker},
+	{name: "report collector", build: (*Sim).buildCollector},
+	// The scheduler reacts to a pod before any other model does.
+	{name: "kube-scheduler", build: (*Sim).buildScheduler, report: (*Sim).reportScheduler},
+	// An observer too; after the scheduler, whose last message for a pod
+	// it writes, and before the market, which it subscribes to first.
+	{name: "timeline recorder", needed: tracing, build: (*Sim).buildRecorder},
+	{name: "kubelet", build: (*Sim).buildKubelet},
+	{name: "taint manager", build: (*Sim).buildTaintManager},
+	{name: "eviction API", build: (*Sim).buildEvictor, report: (*Sim).reportEvictions},
+	// EC2 exists when an autoscaler launches instances, so before them.
+	{name: "EC2 market", needed: autoscaled, build: (*Sim).buildMarket, report: (*Sim).reportMarket},
+	// Karpenter comes before the initial nodes: it learns of them as they
+	// are added. Its section is the report's first.
+	{name: "Karpenter", needed: runsKarpenter, build: (*Sim).buildKarpenter, report: section(karpenterOf)},
+	// The scenario's static nodes and Node manifests, Ready at time 0.
+	{name: "initial nodes", build: (*Sim).addInitialNodes},
+	// The Cluster Autoscaler comes after the initial nodes, which it finds
+	// in the cluster when built; its groups' initial nodes are launched by
+	// an event it schedules at once, before the workloads' first pods.
+	{name: "Cluster Autoscaler", needed: runsClusterAutoscaler, build: (*Sim).buildClusterAutoscaler, report: section(clusterAutoscalerOf)},
+	// The workload controllers come last of the models: their first
+	// arrivals are scheduled after every other model's first events, so
+	// at time 0 the Cluster Autoscaler's groups are up before pods come.
+	{name: "workload controllers", build: (*Sim).buildControllers, report: (*Sim).reportControllers},
+	// Karpenter counts the DaemonSets' pods on the nodes it plans: known
+	// once the controllers exist, and set (with the namespaces' labels,
+	// which its affinity terms read) before the first event.
+	{name: "Karpenter's DaemonSet overhead and namespace labels", needed: runsKarpenter, build: (*Sim).configureKarpenter},
+}
+
+func checking(s *Sim) bool              { return s.opts.Check }
+func tracing(s *Sim) bool               { return s.opts.Trace != nil }
+func autoscaled(s *Sim) bool            { return runsKarpenter(s) || runsClusterAutoscaler(s) }
+func runsKarpenter(s *Sim) bool         { return len(s.sc.NodePools) > 0 }
+func runsClusterAutoscaler(s *Sim) bool { return len(s.sc.NodeGroups) > 0 }
+
+func (s *Sim) buildChecker() error {
+	s.checker = invariants.New(s.eng, s.cl)
+	return nil
+}
+
+func (s *Sim) buildCollector() error {
+	s.collector = report.NewCollector(s.cl, s.sc.StrandedAfter, len(s.sc.Workloads))
+	return nil
+}
+
+func (s *Sim) buildScheduler() (err error) {
+	sc := s.sc
+	s.sched, err = scheduler.New(s.eng, s.cl, scheduler.Config{
+		Profiles:        sc.SchedulerProfiles,
+		InitialBackoff:  sc.SchedulerBackoff[0],
+		MaxBackoff:      sc.SchedulerBackoff[1],
+		PDBs:            sc.PDBs,
+		NamespaceLabels: sc.NamespaceLabels,
+	})
+	return err
+}
+
+func (s *Sim) reportScheduler(in *report.Inputs) {
+	st := s.sched.Stats()
+	in.Attempts, in.Failed = st.Attempts, st.Failed
+	in.Failure = func(id cluster.PodID) (report.Failure, int32, bool) {
+		f := s.sched.FailureOf(id)
+		if f == nil {
+			return report.Failure{}, 0, false
+		}
+		reasons := make(map[string]int, len(f.Reasons))
+		for _, rc := range f.Reasons {
+			reasons[rc.Reason] = rc.Nodes
+		}
+		return report.Failure{Message: f.Message, Reasons: reasons}, s.sched.Attempts(id), true
+	}
+}
+
+func (s *Sim) buildRecorder() error {
+	// The controllers are built later; the recorder asks them only once
+	// the run is under way.
+	workloadRef := func(w int32) string { return s.ctrls.Workload(w).Ref() }
+	s.rec = trace.New(s.cl, s.opts.Trace, workloadRef, s.sched.LastFailure)
+	return nil
+}
+
+func (s *Sim) buildKubelet() error {
+	kubelet.New(s.eng, s.cl, s.sc.PodStartDelay)
+	return nil
+}
+
+func (s *Sim) buildTaintManager() error {
+	taintmanager.New(s.eng, s.cl)
+	return nil
+}
+
+func (s *Sim) buildEvictor() error {
+	s.evictor = eviction.New(s.eng, s.cl, s.sc.PDBs)
+	return nil
+}
+
+func (s *Sim) reportEvictions(in *report.Inputs) { in.Evictions = s.evictor.Stats().Evicted }
+
+func (s *Sim) buildMarket() (err error) {
+	sc := s.sc
+	s.market, err = spotmarket.New(s.eng, sc.Catalog, sc.Region, sc.Zones, sc.Market)
+	if err != nil {
+		return err
+	}
+	s.ec2 = &tracedCloud{m: s.market, rec: s.rec}
+	if s.rec != nil {
+		s.market.Subscribe(s.rec)
+	}
+	return nil
+}
+
+func (s *Sim) reportMarket(in *report.Inputs) {
+	ms := s.market.Stats()
+	in.Provisioning = report.Provisioning{LaunchRequests: ms.LaunchRequests, Launches: ms.Launches,
+		LaunchFailures: ms.LaunchFailures, InsufficientCapacityErrors: ms.InsufficientCapacityErrors}
+	in.Spot = report.Spot{Interruptions: ms.Interruptions, RebalanceRecommendations: ms.RebalanceRecommendations, Reclaims: ms.Reclaims}
+	in.NodeCost = func(n *cluster.Node, until engine.Time) (float64, bool) {
+		if n.Instance == 0 {
+			return 0, false
+		}
+		return s.market.CostUSD(cloud.InstanceID(n.Instance), until), true
+	}
+}
+
+func (s *Sim) buildKarpenter() (err error) {
+	sc := s.sc
+	s.kp, err = karpenter.New(s.eng, s.cl, sc.Catalog, s.ec2, s.evictor, sc.Region, sc.Zones, sc.NodePools, sc.KarpenterSettings)
+	return err
+}
+
+func (s *Sim) addInitialNodes() error {
+	for _, n := range s.sc.Nodes {
+		s.cl.AddNode(n)
+	}
+	return nil
+}
+
+func (s *Sim) buildClusterAutoscaler() (err error) {
+	sc := s.sc
+	s.ca, err = clusterautoscaler.New(
+		clusterautoscaler.Deps{Engine: s.eng, Cluster: s.cl, Catalog: sc.Catalog, Cloud: s.ec2, Evictor: s.evictor},
+		clusterautoscaler.Config{Region: sc.Region, Zones: sc.Zones, NodeGroups: sc.NodeGroups, Settings: sc.CASettings})
+	return err
+}
+
+func (s *Sim) buildControllers() error {
+	s.ctrls = workload.New(s.eng, s.cl, s.sc.Workloads)
+	return nil
+}
+
+func (s *Sim) reportControllers(in *report.Inputs) {
+	n := s.ctrls.Len()
+	in.WorkloadRefs = make([]string, n)
+	in.WorkloadExtras = make([]report.WorkloadExtra, n)
+	for i := range n {
+		in.WorkloadRefs[i] = s.ctrls.Workload(int32(i)).Ref()
+		in.WorkloadExtras[i] = report.WorkloadExtra(s.ctrls.WorkloadStats(int32(i))) // the same fields
+	}
+	cs := s.ctrls.Stats()
+	in.Controllers = report.Controllers{PodsCreated: cs.PodsCreated, PodsReplaced: cs.PodsReplaced, Resubmissions: cs.Resubmissions,
+		JobsArrived: cs.JobsArrived, JobsCompleted: cs.JobsCompleted, JobsFailed: cs.JobsFailed,
+		JobPodFailures: cs.JobPodFailures, LostPodSeconds: cs.LostPodSeconds}
+}
+
+func (s *Sim) configureKarpenter() error {
+	s.kp.SetDaemonOverhead(s.ctrls.DaemonSetOverhead)
+	s.kp.SetNamespaceLabels(s.sc.NamespaceLabels)
+	return nil
+}
+
+func karpenterOf(s *Sim) report.Section         { return s.kp }
+func clusterAutoscalerOf(s *Sim) report.Section { return s.ca }
+
+// section adds a model's own section to the report (model returns it).
+func section(model func(s *Sim) report.Section) func(s *Sim, in *report.Inputs) {
+	return func(s *Sim, in *report.Inputs) { in.Models = append(in.Models, model(s)) }
+}
+
+// tracedCloud is the market as the autoscalers see it, recording launches
+// in the timeline when one is kept.
+type tracedCloud struct {
+	m   *spotmarket.Market
+	rec *trace.Recorder
+}
+
+func (c *tracedCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error) {
+	res, err := c.m.Launch(req)
+	if c.rec != nil {
+		c.rec.Launch(req.Owner, res, err)
+	}
+	return res, err
+}
+
+func (c *tracedCloud) Terminate(id cloud.InstanceID)          { c.m.Terminate(id) }
+func (c *tracedCloud) Price(o cloud.Offering) (float64, bool) { return c.m.Price(o) }
+func (c *tracedCloud) Available(o cloud.Offering) bool        { return c.m.Available(o) }
+func (c *tracedCloud) Subscribe(s cloud.Subscriber)           { c.m.Subscribe(s) }
