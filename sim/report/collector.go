@@ -12,6 +12,7 @@
 package report
 
 import (
+	"slices"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -50,6 +51,23 @@ func NewCollector(cl *cluster.Cluster, strandedAfter time.Duration, workloads in
 	c := &Collector{cl: cl, strandedAfter: strandedAfter, byWL: make([]workloadAcc, workloads)}
 	cl.Watch(c)
 	return c
+}
+
+// Clone returns a copy of the books so far that watches nothing: Build
+// closes the books, so a report mid-run is built from a copy and the run
+// goes on with the original.
+func (c *Collector) Clone() *Collector {
+	d := *c
+	d.pending = slices.Clone(c.pending)
+	d.waited = slices.Clone(c.waited)
+	d.stranded = slices.Clone(c.stranded)
+	d.byWL = slices.Clone(c.byWL)
+	for i := range d.byWL {
+		d.byWL[i].pending = slices.Clone(c.byWL[i].pending)
+	}
+	d.used = slices.Clone(c.used)
+	d.usedSince = slices.Clone(c.usedSince)
+	return &d
 }
 
 // OnChange implements cluster.Watcher.
