@@ -46,9 +46,9 @@
 //	run 30m | run until=1h
 //	    starts the run at the first use, then advances simulated time by
 //	    the duration (or to the time); prints the time reached.
-//	nodes [labels=k1,k2] [taints]
+//	nodes [labels=k1,k2] [taints] [price]
 //	    the live nodes: name, type, zone, capacity type, owner/pool, state
-//	    and pods per workload.
+//	    (and the labels, taints, price asked for) and pods per workload.
 //	node name=p-bbbbc
 //	    one node: type, zone, capacity type, owner, state, instance,
 //	    price, launch and ready times, labels, taints and pods.

@@ -38,6 +38,7 @@ func (s *Sim) nodes(b *testscript.Block) (string, error) {
 	cl := s.run.Cluster()
 	labels := b.List("labels")
 	taints := b.Flag("taints")
+	price := b.Flag("price")
 	live := 0
 	var buf bytes.Buffer
 	w := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
@@ -47,6 +48,9 @@ func (s *Sim) nodes(b *testscript.Block) (string, error) {
 	}
 	if taints {
 		header = append(header, "TAINTS")
+	}
+	if price {
+		header = append(header, "USD/HOUR")
 	}
 	header = append(header, "PODS")
 	fmt.Fprintln(w, strings.Join(header, "\t"))
@@ -75,6 +79,9 @@ func (s *Sim) nodes(b *testscript.Block) (string, error) {
 				ts = append(ts, taintString(cl, t))
 			}
 			row = append(row, orDash(strings.Join(ts, ",")))
+		}
+		if price {
+			row = append(row, fmt.Sprintf("%.4f", n.PriceUSDPerHour))
 		}
 		pods := map[string]int{}
 		for _, id := range n.Pods {
