@@ -206,3 +206,12 @@ func normalize(out string) string {
 	}
 	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
 }
+
+// NewBlock builds a block as if read from a file, for tests of handlers.
+func NewBlock(file string, line int, commandLine, input string) (*Block, error) {
+	cmd, args, err := parseCommand(commandLine)
+	if err != nil {
+		return nil, err
+	}
+	return &Block{File: file, Line: line, Cmd: cmd, Args: args, Input: input, commandLine: commandLine, used: make([]bool, len(args))}, nil
+}
