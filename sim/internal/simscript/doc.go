@@ -39,7 +39,8 @@
 // select=k=v,.. (nodeSelector), tolerate=k=v,k,.. (Equal or Exists, any
 // effect), spread=zone|hostname (topology spread of the workload, max skew
 // 1), anti-affinity=zone|hostname (required, against itself),
-// prefer-zone=z (preferred node affinity), do-not-disrupt.
+// prefer-zone=z (preferred node affinity), priority-class=name,
+// do-not-disrupt.
 //
 // Commands that run and look:
 //

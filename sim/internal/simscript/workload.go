@@ -160,6 +160,9 @@ func podTemplate(b *testscript.Block, app string) (map[string]any, error) {
 	if tolerations != nil {
 		spec["tolerations"] = tolerations
 	}
+	if pc, ok := b.Lookup("priority-class"); ok {
+		spec["priorityClassName"] = pc
+	}
 	selector := map[string]any{"matchLabels": map[string]any{"app": app}}
 	affinity := map[string]any{}
 	if key, ok := b.Lookup("spread"); ok {
