@@ -3,6 +3,7 @@ package simscript
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,7 +96,15 @@ func (s *Sim) Handle(b *testscript.Block) (string, error) {
 		}
 		return f(b)
 	}
-	return "", fmt.Errorf("unknown command (see sim/internal/simscript's doc)")
+	known := []string{"reset", "run"}
+	for name := range build {
+		known = append(known, name)
+	}
+	for name := range look {
+		known = append(known, name)
+	}
+	slices.Sort(known)
+	return "", fmt.Errorf("unknown command; the commands are %s (see sim/internal/simscript's doc)", strings.Join(known, ", "))
 }
 
 // advance starts the run at the first call and moves it on.

@@ -84,8 +84,10 @@ func runFile(t reporter, path string, handler Handler, rewrite bool) {
 	if !rewrite {
 		return
 	}
-	if err := writeAtomically(path, s.format(outputs)); err != nil {
-		t.Fatalf("%v", err)
+	if updated := s.format(outputs); updated != string(data) {
+		if err := writeAtomically(path, updated); err != nil {
+			t.Fatalf("%v", err)
+		}
 	}
 }
 
