@@ -24,8 +24,11 @@
 // Lines outside blocks that are blank or start with # are comments, kept
 // as they are.
 //
-// `go test -run X -update` runs the files and rewrites each block's
-// expected output with what the handler printed, in place and atomically
-// (a temporary file renamed over the old one). Without -update a block
-// whose output differs fails the test with its file:line and a diff.
+// `go test ./sim/karpenter -run TestScripts -update` runs the files and
+// rewrites each block's expected output with what the handler printed, in
+// place and atomically (a temporary file renamed over the old one); read
+// the diff before committing. The flag exists in the test binaries of the
+// packages that run scripts (name them rather than ./...). Without
+// -update a block whose output differs fails the test with its file:line
+// and a diff.
 package testscript
