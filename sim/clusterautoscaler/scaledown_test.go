@@ -153,33 +153,6 @@ managedNodeGroups:
 	}
 }
 
-// The timing of a scale-down: nothing goes within
-// --scale-down-delay-after-add of a scale-up, and a node goes
-// --scale-down-unneeded-time after it became unneeded.
-func TestScaleDownTiming(t *testing.T) {
-	h := newHarness(t)
-	h.start(h.groups(oneGroup), []string{"--scale-down-delay-after-add=20m"}, nil)
-	pods := h.pods(2, "1500m", "1Gi") // one per node, both in one scale-up at 11 s
-	h.at(5 * time.Minute)
-	require.Len(t, h.nodesOf("od"), 2)
-	for _, p := range pods {
-		h.cl.DeletePod(p, cluster.CauseScaleDown)
-	}
-	// Unneeded from about 5 min, removable from 15 min by unneeded time,
-	// but the last scale-up (11 s) holds scale-down until 20m11s.
-	h.at(20 * time.Minute)
-	require.Len(t, h.nodesOf("od"), 2)
-	// Empty nodes go together, 5 s after their taint.
-	h.at(21 * time.Minute)
-	require.Empty(t, h.nodesOf("od"))
-	st := h.groupStats("od")
-	require.Equal(t, 2, st.NodesRemoved)
-	require.Equal(t, 0, st.DesiredAtEnd)
-	for _, n := range h.cl.Nodes {
-		require.GreaterOrEqual(t, n.Deleted, 20*time.Minute+11*time.Second)
-	}
-}
-
 // A drained node's pods are evicted, recreated elsewhere by the scheduler,
 // and the node goes once they are gone.
 func TestScaleDownDrain(t *testing.T) {
