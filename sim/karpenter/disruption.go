@@ -151,13 +151,13 @@ func (k *Karpenter) timedOut(work0 int64, timeout time.Duration) bool {
 }
 
 func (k *Karpenter) isConsolidated(m method) bool {
-	d := &k.dis
-	return d.marked[m] && d.consolidated[m] == d.version && k.eng.Now()-d.consolidatedAt[m] < k.settings.ConsolidationStateTTL
+	st := &k.dis
+	return st.marked[m] && st.consolidated[m] == st.version && k.eng.Now()-st.consolidatedAt[m] < k.settings.ConsolidationStateTTL
 }
 
 func (k *Karpenter) markConsolidated(m method) {
-	d := &k.dis
-	d.marked[m], d.consolidated[m], d.consolidatedAt[m] = true, d.version, k.eng.Now()
+	st := &k.dis
+	st.marked[m], st.consolidated[m], st.consolidatedAt[m] = true, st.version, k.eng.Now()
 }
 
 // evictionCost is KC disruption.EvictionCost without the deletion-cost
@@ -212,8 +212,8 @@ func (k *Karpenter) nodePrice(kn *knode) float64 {
 // event (KC Consolidatable condition). A node that just became so changes
 // the consolidation state.
 func (k *Karpenter) consolidatable(kn *knode) bool {
-	d := kn.pool.spec.Disruption
-	ok := !d.ConsolidateNever && k.eng.Now()-kn.lastPodEvent >= d.ConsolidateAfter
+	pa := kn.pool.spec.Disruption
+	ok := !pa.ConsolidateNever && k.eng.Now()-kn.lastPodEvent >= pa.ConsolidateAfter
 	if ok && !kn.consolidatable {
 		k.dis.stateChanged()
 	}
@@ -246,12 +246,12 @@ func (k *Karpenter) drifted(kn *knode) bool {
 		return false // checked against this version of the pool already
 	}
 	kn.driftChecked = p.spec
-	d := p.spec.TemplateHash != kn.poolHash || p.spec.NodeClass.Hash != kn.classHash ||
+	drift := p.spec.TemplateHash != kn.poolHash || p.spec.NodeClass.Hash != kn.classHash ||
 		!compatible(k.cl.Syms, fromLabels(k.cl.Nodes[kn.id].Labels), p.reqs, k.wellKnown)
-	if d {
+	if drift {
 		kn.drifted, kn.driftedAt = true, k.eng.Now()
 	}
-	return d
+	return drift
 }
 
 // budgets returns, per pool, how many more nodes the method may disrupt
@@ -753,7 +753,7 @@ func (k *Karpenter) start(cmd *command) {
 			id = k.launchClaim(r, cmd)
 		}
 		if id == cluster.NoNode {
-			cmd.abort(k)
+			k.abortCommand(cmd)
 			return
 		}
 		cmd.replNodes = append(cmd.replNodes, id)
@@ -781,7 +781,7 @@ func (k *Karpenter) checkCommands() {
 		}
 		switch {
 		case gone || (!ready && now >= cmd.deadline):
-			cmd.release(k)
+			k.releaseCommand(cmd)
 		case ready:
 			for _, c := range cmd.cands {
 				if c.kn.cmd == cmd {
@@ -796,7 +796,7 @@ func (k *Karpenter) checkCommands() {
 }
 
 // release untaints the candidates that are still waiting.
-func (cmd *command) release(k *Karpenter) {
+func (k *Karpenter) releaseCommand(cmd *command) {
 	for _, c := range cmd.cands {
 		if c.kn.cmd == cmd && !c.kn.deleting {
 			c.kn.cmd = nil
@@ -809,8 +809,8 @@ func (cmd *command) release(k *Karpenter) {
 }
 
 // abort releases a command and drops it from the running list.
-func (cmd *command) abort(k *Karpenter) {
-	cmd.release(k)
+func (k *Karpenter) abortCommand(cmd *command) {
+	k.releaseCommand(cmd)
 	var keep []*command
 	for _, c := range k.dis.running {
 		if c != cmd {

@@ -173,21 +173,21 @@ func (k *Karpenter) availMasks() []uint64 {
 
 // markUnavailable caches an offering as unavailable for the TTL (deferred
 // while a batch launches).
-func (k *Karpenter) markUnavailable(o cloud.Offering) {
+func (k *Karpenter) markUnavailable(of cloud.Offering) {
 	if k.deferICE {
-		k.iceQueue = append(k.iceQueue, o)
+		k.iceQueue = append(k.iceQueue, of)
 		return
 	}
-	t, ok := k.typeByName[o.InstanceType]
+	t, ok := k.typeByName[of.InstanceType]
 	if !ok {
 		return
 	}
-	z := k.zoneIndex(o.Zone)
+	z := k.zoneIndex(of.Zone)
 	if z < 0 {
 		return
 	}
 	ct := ctOnDemand
-	switch o.CapacityType {
+	switch of.CapacityType {
 	case cluster.Spot:
 		ct = ctSpot
 	case cluster.Reserved:
@@ -199,8 +199,8 @@ func (k *Karpenter) markUnavailable(o cloud.Offering) {
 
 func (k *Karpenter) flushICE() {
 	k.deferICE = false
-	for _, o := range k.iceQueue {
-		k.markUnavailable(o)
+	for _, of := range k.iceQueue {
+		k.markUnavailable(of)
 	}
 	k.iceQueue = k.iceQueue[:0]
 }

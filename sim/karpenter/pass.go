@@ -206,8 +206,8 @@ func (c *candidate) podSet(k *Karpenter) *podSet {
 // beginPass turns sharing on; endPass drops what was shared.
 func (k *Karpenter) beginPass() { k.pass = passCache{on: true} }
 func (k *Karpenter) endPass() {
-	if d := k.pass.doom; d != nil && d.probe != nil {
-		k.recycle(d.probe)
+	if ds := k.pass.doom; ds != nil && ds.probe != nil {
+		k.recycle(ds.probe)
 	}
 	k.pass = passCache{}
 }

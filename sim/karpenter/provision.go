@@ -412,7 +412,7 @@ func (k *Karpenter) expire(id cluster.NodeID) {
 		return
 	}
 	if kn.cmd != nil {
-		kn.cmd.abort(k)
+		k.abortCommand(kn.cmd)
 	}
 	k.startDeletion(kn, reasonExpired)
 }

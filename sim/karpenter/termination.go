@@ -155,14 +155,14 @@ func (k *Karpenter) handleSignal(s cloud.Signal) {
 			k.markUnavailable(s.Offering)
 		}
 		if kn.cmd != nil {
-			kn.cmd.abort(k)
+			k.abortCommand(kn.cmd)
 		}
 		k.startDeletion(kn, reasonInterrupted)
 	case cloud.Terminated:
 		k.stats.InstancesReclaimed++
 		kn.pool.stats.InstancesReclaimed++
 		if kn.cmd != nil {
-			kn.cmd.abort(k)
+			k.abortCommand(kn.cmd)
 		}
 		k.removeNode(kn, false)
 		k.trigger()
