@@ -50,7 +50,29 @@ func (m method) stat() string {
 	return reasonUnderutilized
 }
 
-type disruption struct {
+// disrupter is the disruption controller (see above).
+type disrupter struct {
+	env
+	offerings *offerings
+	nodes     *nodeTracker
+	pools     *nodePools
+	base      *existingBase
+	solvers   *solvers
+	prov      *provisioner
+	term      *terminator
+
+	// pass: what the what-ifs of one pass share (pass.go); provSet: the
+	// last provisionable pods prepared for solves.
+	pass    passCache
+	provSet *podSet
+	// fullWhatIfs turns earlyNo off (tests check it changes nothing);
+	// earlyStops counts the what-ifs it cut short.
+	fullWhatIfs bool
+	earlyStops  int64
+	// verifyDoomed, in tests, is told whether each what-if doomed skips
+	// really fails.
+	verifyDoomed func(failed bool)
+
 	nextPass engine.Timer
 	// work counts the pods placed by scheduling simulations since the
 	// pass (or validation) began; it sets how long the pass takes
@@ -72,7 +94,7 @@ type disruption struct {
 	running        []*command
 }
 
-func (d *disruption) stateChanged() { d.version++ }
+func (d *disrupter) stateChanged() { d.version++ }
 
 // command is one disruption decision.
 type command struct {
@@ -92,36 +114,36 @@ type candidate struct {
 	ratio float64 // price per unit of disruption (KC SavingsRatio)
 }
 
-func (k *Karpenter) schedulePass(after engine.Time) {
-	k.eng.Cancel(k.dis.nextPass)
-	k.dis.nextPass = k.eng.After(after, engine.Event{Handler: k.id, Kind: evDisruption})
+func (d *disrupter) schedulePass(after engine.Time) {
+	d.eng.Cancel(d.nextPass)
+	d.nextPass = d.eng.After(after, engine.Event{Handler: d.id, Kind: evDisruption})
 }
 
-func (k *Karpenter) disruptionPass() {
-	if k.dis.pending != nil {
+func (d *disrupter) disruptionPass() {
+	if d.pending != nil {
 		return // validation in progress; it schedules the next pass
 	}
-	k.refreshPrices()
+	d.offerings.refreshPrices()
 	// The methods' what-ifs share what does not depend on the candidates
 	// (pass.go) until a command is found.
-	k.dis.work = 0
-	k.beginPass()
+	d.work = 0
+	d.beginPass()
 	var cmd *command
 	for m := method(0); m < numMethods && cmd == nil; m++ {
-		cmd = k.compute(m)
+		cmd = d.compute(m)
 	}
-	k.endPass()
+	d.endPass()
 	switch {
 	case cmd == nil:
-		k.schedulePass(k.passTime(k.dis.work) + k.settings.DisruptionPollInterval)
+		d.schedulePass(d.passTime(d.work) + d.settings.DisruptionPollInterval)
 	case cmd.method == mDrift:
-		k.start(cmd)
-		k.schedulePass(k.passTime(k.dis.work))
+		d.start(cmd)
+		d.schedulePass(d.passTime(d.work))
 	default:
 		// The decision exists once the pass has computed it; validation
 		// follows CommandValidationDelay later.
-		k.dis.pending = cmd
-		k.eng.After(k.passTime(k.dis.work)+k.settings.CommandValidationDelay, engine.Event{Handler: k.id, Kind: evValidate})
+		d.pending = cmd
+		d.eng.After(d.passTime(d.work)+d.settings.CommandValidationDelay, engine.Event{Handler: d.id, Kind: evValidate})
 	}
 }
 
@@ -129,8 +151,8 @@ func (k *Karpenter) disruptionPass() {
 // scheduling simulations (Settings.SolverPodsPerSecond; 0: no time).
 // Real passes are sequential and take wall time: at scale they, not the
 // 10 s polling period, set how often the controller looks.
-func (k *Karpenter) passTime(work int64) engine.Time {
-	r := k.settings.SolverPodsPerSecond
+func (d *disrupter) passTime(work int64) engine.Time {
+	r := d.settings.SolverPodsPerSecond
 	if r <= 0 || work == 0 {
 		return 0
 	}
@@ -139,25 +161,25 @@ func (k *Karpenter) passTime(work int64) engine.Time {
 
 // timedOut reports whether a consolidation method that started when the
 // pass had done work0 has computed longer than its timeout.
-func (k *Karpenter) timedOut(work0 int64, timeout time.Duration) bool {
-	if k.settings.SolverPodsPerSecond <= 0 || timeout <= 0 {
+func (d *disrupter) timedOut(work0 int64, timeout time.Duration) bool {
+	if d.settings.SolverPodsPerSecond <= 0 || timeout <= 0 {
 		return false
 	}
-	if k.passTime(k.dis.work-work0) <= timeout {
+	if d.passTime(d.work-work0) <= timeout {
 		return false
 	}
-	k.stats.ConsolidationTimeouts++
+	d.stats.ConsolidationTimeouts++
 	return true
 }
 
-func (k *Karpenter) isConsolidated(m method) bool {
-	st := &k.dis
-	return st.marked[m] && st.consolidated[m] == st.version && k.eng.Now()-st.consolidatedAt[m] < k.settings.ConsolidationStateTTL
+func (d *disrupter) isConsolidated(m method) bool {
+	st := d
+	return st.marked[m] && st.consolidated[m] == st.version && d.eng.Now()-st.consolidatedAt[m] < d.settings.ConsolidationStateTTL
 }
 
-func (k *Karpenter) markConsolidated(m method) {
-	st := &k.dis
-	st.marked[m], st.consolidated[m], st.consolidatedAt[m] = true, st.version, k.eng.Now()
+func (d *disrupter) markConsolidated(m method) {
+	st := d
+	st.marked[m], st.consolidated[m], st.consolidatedAt[m] = true, st.version, d.eng.Now()
 }
 
 // evictionCost is KC disruption.EvictionCost without the deletion-cost
@@ -169,8 +191,8 @@ func evictionCost(spec *cluster.PodSpec) float64 {
 
 // candidates lists the nodes a method may disrupt now (KC GetCandidates,
 // NewCandidate and the method's ShouldDisrupt).
-func (k *Karpenter) candidates(m method) []*candidate {
-	scans := k.nodeScans()
+func (d *disrupter) candidates(m method) []*candidate {
+	scans := d.nodeScans()
 	var out []*candidate
 	var slab []candidate // one allocation for the method's candidates
 	for _, ns := range scans {
@@ -180,10 +202,10 @@ func (k *Karpenter) candidates(m method) []*candidate {
 		}
 		// Every scanned node is checked (consolidatable may change the
 		// consolidation state); only those that pass become candidates.
-		if !k.shouldDisrupt(m, ns.kn, len(ns.pods)) {
+		if !d.shouldDisrupt(m, ns.kn, len(ns.pods)) {
 			continue
 		}
-		price := k.nodePrice(ns.kn)
+		price := d.nodePrice(ns.kn)
 		if slab == nil {
 			slab = make([]candidate, 0, len(scans))
 			out = make([]*candidate, 0, len(scans))
@@ -194,28 +216,28 @@ func (k *Karpenter) candidates(m method) []*candidate {
 	return out
 }
 
-func (k *Karpenter) nodePrice(kn *knode) float64 {
-	z := k.zoneIndex(kn.offering.Zone)
+func (d *disrupter) nodePrice(kn *knode) float64 {
+	z := d.offerings.zoneIndex(kn.offering.Zone)
 	ct := ctOnDemand
 	if kn.offering.CapacityType == cluster.Spot {
 		ct = ctSpot
 	}
 	if z >= 0 {
-		if p := k.off.price[k.off.index(kn.it.idx, z, ct)]; p >= 0 {
+		if p := d.offerings.off.price[d.offerings.off.index(kn.it.idx, z, ct)]; p >= 0 {
 			return p
 		}
 	}
-	return k.cl.Nodes[kn.id].PriceUSDPerHour
+	return d.cl.Nodes[kn.id].PriceUSDPerHour
 }
 
 // consolidatable: consolidateAfter has passed since the node's last pod
 // event (KC Consolidatable condition). A node that just became so changes
 // the consolidation state.
-func (k *Karpenter) consolidatable(kn *knode) bool {
+func (d *disrupter) consolidatable(kn *knode) bool {
 	pa := kn.pool.spec.Disruption
-	ok := !pa.ConsolidateNever && k.eng.Now()-kn.lastPodEvent >= pa.ConsolidateAfter
+	ok := !pa.ConsolidateNever && d.eng.Now()-kn.lastPodEvent >= pa.ConsolidateAfter
 	if ok && !kn.consolidatable {
-		k.dis.stateChanged()
+		d.stateChanged()
 	}
 	kn.consolidatable = ok
 	return ok
@@ -223,21 +245,21 @@ func (k *Karpenter) consolidatable(kn *knode) bool {
 
 // shouldDisrupt reports whether a node holding pods reschedulable pods
 // is a candidate for method m.
-func (k *Karpenter) shouldDisrupt(m method, kn *knode, pods int) bool {
+func (d *disrupter) shouldDisrupt(m method, kn *knode, pods int) bool {
 	spec := kn.pool.spec
 	switch m {
 	case mEmptiness:
-		return pods == 0 && k.consolidatable(kn)
+		return pods == 0 && d.consolidatable(kn)
 	case mDrift:
-		return k.drifted(kn)
+		return d.drifted(kn)
 	}
-	return pods > 0 && spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && k.consolidatable(kn)
+	return pods > 0 && spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && d.consolidatable(kn)
 }
 
 // drifted reports whether the node no longer matches its NodePool: the
 // template hash or node class hash changed, the pool is gone, or the
 // node's labels no longer meet the pool's requirements (KC drift).
-func (k *Karpenter) drifted(kn *knode) bool {
+func (d *disrupter) drifted(kn *knode) bool {
 	if kn.drifted {
 		return true
 	}
@@ -247,19 +269,19 @@ func (k *Karpenter) drifted(kn *knode) bool {
 	}
 	kn.driftChecked = p.spec
 	drift := p.spec.TemplateHash != kn.poolHash || p.spec.NodeClass.Hash != kn.classHash ||
-		!compatible(k.cl.Syms, fromLabels(k.cl.Nodes[kn.id].Labels), p.reqs, k.wellKnown)
+		!compatible(d.cl.Syms, fromLabels(d.cl.Nodes[kn.id].Labels), p.reqs, d.wellKnown)
 	if drift {
-		kn.drifted, kn.driftedAt = true, k.eng.Now()
+		kn.drifted, kn.driftedAt = true, d.eng.Now()
 	}
 	return drift
 }
 
 // budgets returns, per pool, how many more nodes the method may disrupt
 // now (KC BuildDisruptionBudgetMapping).
-func (k *Karpenter) budgets(reason apis.Reason) map[*pool]int {
+func (d *disrupter) budgets(reason apis.Reason) map[*pool]int {
 	num := map[*pool]int{}
 	disrupting := map[*pool]int{}
-	for _, kn := range k.live {
+	for _, kn := range d.nodes.live {
 		if !kn.initialized {
 			continue
 		}
@@ -269,8 +291,8 @@ func (k *Karpenter) budgets(reason apis.Reason) map[*pool]int {
 		}
 	}
 	out := map[*pool]int{}
-	wall := k.wall(k.eng.Now())
-	for _, p := range k.pools {
+	wall := d.wall(d.eng.Now())
+	for _, p := range d.pools.all {
 		allowed := p.spec.Disruption.AllowedDisruptions(wall, num[p], reason)
 		out[p] = max(allowed-disrupting[p], 0)
 	}
@@ -287,12 +309,12 @@ func sortByRatio(cs []*candidate) {
 }
 
 // compute runs one method.
-func (k *Karpenter) compute(m method) *command {
-	cs := k.candidates(m)
-	if len(cs) == 0 || m != mDrift && k.isConsolidated(m) {
+func (d *disrupter) compute(m method) *command {
+	cs := d.candidates(m)
+	if len(cs) == 0 || m != mDrift && d.isConsolidated(m) {
 		return nil
 	}
-	budget := k.budgets(m.reason())
+	budget := d.budgets(m.reason())
 	switch m {
 	case mEmptiness:
 		sortByRatio(cs)
@@ -308,7 +330,7 @@ func (k *Karpenter) compute(m method) *command {
 		}
 		if len(take) == 0 {
 			if !constrained {
-				k.markConsolidated(m)
+				d.markConsolidated(m)
 			}
 			return nil
 		}
@@ -328,9 +350,9 @@ func (k *Karpenter) compute(m method) *command {
 			if budget[c.kn.pool] == 0 {
 				continue
 			}
-			s := k.simulate([]*candidate{c}, false)
-			ok, claims := k.allMovedScheduled(s), s.claims
-			k.recycle(s)
+			s := d.simulate([]*candidate{c}, false)
+			ok, claims := d.allMovedScheduled(s), s.claims
+			d.solvers.recycle(s)
 			if !ok {
 				continue
 			}
@@ -338,12 +360,12 @@ func (k *Karpenter) compute(m method) *command {
 		}
 		return nil
 	case mMulti:
-		return k.multiNode(cs, budget)
+		return d.multiNode(cs, budget)
 	}
-	return k.singleNode(cs, budget)
+	return d.singleNode(cs, budget)
 }
 
-func (k *Karpenter) multiNode(cs []*candidate, budget map[*pool]int) *command {
+func (d *disrupter) multiNode(cs []*candidate, budget map[*pool]int) *command {
 	sortByRatio(cs)
 	var ok []*candidate
 	constrained := false
@@ -355,23 +377,23 @@ func (k *Karpenter) multiNode(cs []*candidate, budget map[*pool]int) *command {
 		ok = append(ok, c)
 		budget[c.kn.pool]--
 	}
-	hi := min(len(ok), k.settings.MultiNodeCandidates)
+	hi := min(len(ok), d.settings.MultiNodeCandidates)
 	var best *command
 	if len(ok) >= 2 {
 		lo := 1
 		if len(ok) <= hi {
 			hi = len(ok) - 1
 		}
-		work0 := k.dis.work
+		work0 := d.work
 		for lo <= hi {
-			if k.timedOut(work0, k.settings.MultiNodeConsolidationTimeout) {
+			if d.timedOut(work0, d.settings.MultiNodeConsolidationTimeout) {
 				// Upstream keeps the best command found so far and does
 				// not mark the cluster consolidated.
 				return best
 			}
 			mid := (lo + hi) / 2
-			cmd := k.consolidate(mMulti, ok[:mid+1])
-			if cmd != nil && len(cmd.replacements) == 1 && !k.filterOutSameType(cmd) {
+			cmd := d.consolidate(mMulti, ok[:mid+1])
+			if cmd != nil && len(cmd.replacements) == 1 && !d.filterOutSameType(cmd) {
 				cmd = nil
 			}
 			if cmd != nil {
@@ -383,25 +405,25 @@ func (k *Karpenter) multiNode(cs []*candidate, budget map[*pool]int) *command {
 		}
 	}
 	if best == nil && !constrained {
-		k.markConsolidated(mMulti)
+		d.markConsolidated(mMulti)
 	}
 	return best
 }
 
-func (k *Karpenter) singleNode(cs []*candidate, budget map[*pool]int) *command {
-	mixed := k.interleave(cs)
+func (d *disrupter) singleNode(cs []*candidate, budget map[*pool]int) *command {
+	mixed := d.interleave(cs)
 	// The pools this pass has not reached yet (KC unseenNodePools).
 	unseen := map[*pool]bool{}
 	for _, c := range mixed {
 		unseen[c.kn.pool] = true
 	}
 	constrained := false
-	work0 := k.dis.work
+	work0 := d.work
 	for _, c := range mixed {
-		if k.timedOut(work0, k.settings.SingleNodeConsolidationTimeout) {
+		if d.timedOut(work0, d.settings.SingleNodeConsolidationTimeout) {
 			// Not marked consolidated; the pools not reached go first
 			// next time (KC PreviouslyUnseenNodePools).
-			k.dis.unseenPools = unseen
+			d.unseenPools = unseen
 			return nil
 		}
 		delete(unseen, c.kn.pool)
@@ -409,12 +431,12 @@ func (k *Karpenter) singleNode(cs []*candidate, budget map[*pool]int) *command {
 			constrained = true
 			continue
 		}
-		if cmd := k.consolidate(mSingle, []*candidate{c}); cmd != nil {
+		if cmd := d.consolidate(mSingle, []*candidate{c}); cmd != nil {
 			return cmd
 		}
 	}
 	if !constrained {
-		k.markConsolidated(mSingle)
+		d.markConsolidated(mSingle)
 	}
 	return nil
 }
@@ -423,7 +445,7 @@ func (k *Karpenter) singleNode(cs []*candidate, budget map[*pool]int) *command {
 // savings ratio within each pool, then one from each pool in turn. Pools
 // that a timed-out pass never reached come first; pools are otherwise in
 // name order (upstream takes them in map order).
-func (k *Karpenter) interleave(cs []*candidate) []*candidate {
+func (d *disrupter) interleave(cs []*candidate) []*candidate {
 	sortByRatio(cs)
 	byPool := map[*pool][]*candidate{}
 	var order []*pool
@@ -433,7 +455,7 @@ func (k *Karpenter) interleave(cs []*candidate) []*candidate {
 		}
 		byPool[c.kn.pool] = append(byPool[c.kn.pool], c)
 	}
-	unseen := k.dis.unseenPools
+	unseen := d.unseenPools
 	sort.SliceStable(order, func(i, j int) bool {
 		if ui, uj := unseen[order[i]], unseen[order[j]]; ui != uj {
 			return ui
@@ -454,21 +476,21 @@ func (k *Karpenter) interleave(cs []*candidate) []*candidate {
 // simulate reschedules the candidates' pods (with the pending pods and the
 // pods of deleting nodes) on the rest of the cluster (KC
 // SimulateScheduling).
-func (k *Karpenter) simulate(cs []*candidate, consolidation bool) *solver {
+func (d *disrupter) simulate(cs []*candidate, consolidation bool) *solver {
 	exclude := make([]cluster.NodeID, 0, len(cs))
 	sets := make([]*podSet, 0, len(cs)+1)
 	for _, c := range cs {
 		exclude = append(exclude, c.kn.id)
-		sets = append(sets, c.podSet(k))
-		k.dis.work += int64(len(c.pods))
+		sets = append(sets, c.podSet(d.solvers))
+		d.work += int64(len(c.pods))
 	}
-	prov := k.provisionableSet()
+	prov := d.provisionableSet()
 	sets = append(sets, prov)
-	k.dis.work += int64(len(prov.pods))
+	d.work += int64(len(prov.pods))
 	// The sets are the pods (newSolver stamps them, the queue merges them).
-	s := k.newSolver(nil, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets})
+	s := d.solvers.newSolver(nil, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets})
 	if consolidation {
-		k.earlyNo(s, cs, sets)
+		d.earlyNo(s, cs, sets)
 	}
 	s.solve(nil)
 	return s
@@ -485,12 +507,12 @@ func (k *Karpenter) simulate(cs []*candidate, consolidation bool) *solver {
 //
 // The work counted (passTime) is that of the whole what-if, as upstream
 // computes it whole.
-func (k *Karpenter) earlyNo(s *solver, cs []*candidate, sets []*podSet) {
-	if k.fullWhatIfs {
+func (d *disrupter) earlyNo(s *solver, cs []*candidate, sets []*podSet) {
+	if d.fullWhatIfs {
 		return
 	}
 	s.stopAtTwo = true
-	if k.settings.SpotToSpotConsolidation {
+	if d.settings.SpotToSpotConsolidation {
 		return
 	}
 	for _, c := range cs {
@@ -504,17 +526,17 @@ func (k *Karpenter) earlyNo(s *solver, cs []*candidate, sets []*podSet) {
 		}
 	}
 	for _, g := range s.topo.inverse {
-		if g.key == k.cl.KeyCapacityType {
+		if g.key == d.cl.KeyCapacityType {
 			return
 		}
 	}
-	s.stopAtSpot, s.spotBits = true, k.ctBits(ctSpot)
+	s.stopAtSpot, s.spotBits = true, d.offerings.ctBits(ctSpot)
 }
 
 // allMovedScheduled: every pod that is not pending found a place, and none
 // relies on a node that is not initialized unless it comes from a deleting
 // node (KC AllNonPendingPodsScheduled and UninitializedNodeError).
-func (k *Karpenter) allMovedScheduled(s *solver) bool {
+func (d *disrupter) allMovedScheduled(s *solver) bool {
 	for _, id := range s.failed {
 		if !s.pending(id) {
 			return false
@@ -525,7 +547,7 @@ func (k *Karpenter) allMovedScheduled(s *solver) bool {
 			continue
 		}
 		for _, id := range ex.got {
-			if !s.pending(id) && !k.podOnDeletingNode(id) {
+			if !s.pending(id) && !d.nodes.podOnDeletingNode(id) {
 				return false
 			}
 		}
@@ -536,29 +558,29 @@ func (k *Karpenter) allMovedScheduled(s *solver) bool {
 // consolidate computes a consolidation of the candidates (KC
 // computeConsolidation): delete them if their pods fit elsewhere, or
 // replace them with one cheaper node.
-func (k *Karpenter) consolidate(m method, cs []*candidate) *command {
-	if k.doomed(cs) {
-		if k.verifyDoomed != nil {
+func (d *disrupter) consolidate(m method, cs []*candidate) *command {
+	if d.doomed(cs) {
+		if d.verifyDoomed != nil {
 			// Tests: the what-if computed whole must agree.
-			k.fullWhatIfs = true
-			k.verifyDoomed(k.consolidate(m, cs) == nil)
-			k.fullWhatIfs = false
+			d.fullWhatIfs = true
+			d.verifyDoomed(d.consolidate(m, cs) == nil)
+			d.fullWhatIfs = false
 		}
 		// Counted as computed, as simulate counts it.
 		for _, c := range cs {
-			k.dis.work += int64(len(c.pods))
+			d.work += int64(len(c.pods))
 		}
-		k.dis.work += int64(len(k.provisionableSet().pods))
-		k.earlyStops++
+		d.work += int64(len(d.provisionableSet().pods))
+		d.earlyStops++
 		return nil
 	}
-	s := k.simulate(cs, true)
-	defer k.recycle(s)
+	s := d.simulate(cs, true)
+	defer d.solvers.recycle(s)
 	if s.decided {
-		k.earlyStops++
+		d.earlyStops++
 		return nil
 	}
-	if !k.allMovedScheduled(s) {
+	if !d.allMovedScheduled(s) {
 		return nil
 	}
 	switch len(s.claims) {
@@ -569,38 +591,38 @@ func (k *Karpenter) consolidate(m method, cs []*candidate) *command {
 		return nil
 	}
 	c := s.claims[0]
-	k.sortedOptions(c)
+	d.solvers.sortedOptions(c)
 	price := 0.0
 	allSpot := true
 	for _, cd := range cs {
 		price += cd.price
 		allSpot = allSpot && cd.kn.offering.CapacityType == cluster.Spot
 	}
-	spotBits := k.ctBits(ctSpot)
+	spotBits := d.offerings.ctBits(ctSpot)
 	if allSpot && c.mask&spotBits != 0 {
-		return k.spotToSpot(m, cs, c, price)
+		return d.spotToSpot(m, cs, c, price)
 	}
-	k.filterByPrice(c, price)
+	d.filterByPrice(c, price)
 	if len(c.opts) == 0 {
 		return nil
 	}
-	if c.mask&spotBits != 0 && c.mask&k.ctBits(ctOnDemand) != 0 {
+	if c.mask&spotBits != 0 && c.mask&d.offerings.ctBits(ctOnDemand) != 0 {
 		// On-demand replaced by a pool that allows spot: replace with spot
 		// only, so a spot shortage fails the launch instead of buying a
 		// dearer on-demand node.
-		k.restrictToSpot(c)
+		d.restrictToSpot(c)
 		if len(c.opts) == 0 {
 			return nil
 		}
 	}
-	return k.replaceCommand(m, cs, c)
+	return d.replaceCommand(m, cs, c)
 }
 
-func (k *Karpenter) replaceCommand(m method, cs []*candidate, c *claim) *command {
-	return &command{method: m, cands: cs, replacements: []*claim{c}, optTypes: k.optTypes(c)}
+func (d *disrupter) replaceCommand(m method, cs []*candidate, c *claim) *command {
+	return &command{method: m, cands: cs, replacements: []*claim{c}, optTypes: d.optTypes(c)}
 }
 
-func (k *Karpenter) optTypes(c *claim) []int32 {
+func (d *disrupter) optTypes(c *claim) []int32 {
 	out := make([]int32, len(c.opts))
 	for i, pos := range c.opts {
 		out[i] = c.pool.types[pos].t.idx
@@ -610,22 +632,22 @@ func (k *Karpenter) optTypes(c *claim) []int32 {
 
 // filterByPrice keeps the instance types whose worst launch price is below
 // the price of what they replace (KC RemoveInstanceTypeOptionsByPriceAndMinValues).
-func (k *Karpenter) filterByPrice(c *claim, price float64) {
+func (d *disrupter) filterByPrice(c *claim, price float64) {
 	kept := c.opts[:0]
 	for _, pos := range c.opts {
-		if k.worstLaunchPrice(c.pool.types[pos].t, c.mask) < price {
+		if d.offerings.worstLaunchPrice(c.pool.types[pos].t, c.mask) < price {
 			kept = append(kept, pos)
 		}
 	}
 	c.opts = kept
 }
 
-func (k *Karpenter) restrictToSpot(c *claim) {
-	c.reqs = c.reqs.with(k.cl.Syms, single(k.cl.KeyCapacityType, k.ctSyms[ctSpot]))
-	c.mask &= k.ctBits(ctSpot)
+func (d *disrupter) restrictToSpot(c *claim) {
+	c.reqs = c.reqs.with(d.cl.Syms, single(d.cl.KeyCapacityType, d.offerings.ctSyms[ctSpot]))
+	c.mask &= d.offerings.ctBits(ctSpot)
 	kept := c.opts[:0]
 	for _, pos := range c.opts {
-		if k.cheapest(c.pool.types[pos].t, c.mask) < math.Inf(1) {
+		if d.offerings.cheapest(c.pool.types[pos].t, c.mask) < math.Inf(1) {
 			kept = append(kept, pos)
 		}
 	}
@@ -635,29 +657,29 @@ func (k *Karpenter) restrictToSpot(c *claim) {
 // spotToSpot applies the spot-to-spot rules: the feature gate, and for a
 // single node at least SpotToSpotMinTypes cheaper types, of which the
 // cheapest SpotToSpotMinTypes are kept.
-func (k *Karpenter) spotToSpot(m method, cs []*candidate, c *claim, price float64) *command {
-	if !k.settings.SpotToSpotConsolidation {
+func (d *disrupter) spotToSpot(m method, cs []*candidate, c *claim, price float64) *command {
+	if !d.settings.SpotToSpotConsolidation {
 		return nil
 	}
-	k.restrictToSpot(c)
-	k.filterByPrice(c, price)
+	d.restrictToSpot(c)
+	d.filterByPrice(c, price)
 	if len(c.opts) == 0 {
 		return nil
 	}
 	if len(cs) > 1 {
-		return k.replaceCommand(m, cs, c)
+		return d.replaceCommand(m, cs, c)
 	}
-	if len(c.opts) < k.settings.SpotToSpotMinTypes {
+	if len(c.opts) < d.settings.SpotToSpotMinTypes {
 		return nil
 	}
-	c.opts = c.opts[:k.settings.SpotToSpotMinTypes]
-	return k.replaceCommand(m, cs, c)
+	c.opts = c.opts[:d.settings.SpotToSpotMinTypes]
+	return d.replaceCommand(m, cs, c)
 }
 
 // filterOutSameType drops replacement types no cheaper than the cheapest
 // candidate of the same type (KC filterOutSameInstanceType); false when
 // nothing is left.
-func (k *Karpenter) filterOutSameType(cmd *command) bool {
+func (d *disrupter) filterOutSameType(cmd *command) bool {
 	c := cmd.replacements[0]
 	maxPrice := math.Inf(1)
 	for _, pos := range c.opts {
@@ -668,29 +690,29 @@ func (k *Karpenter) filterOutSameType(cmd *command) bool {
 			}
 		}
 	}
-	k.filterByPrice(c, maxPrice)
-	cmd.optTypes = k.optTypes(c)
+	d.filterByPrice(c, maxPrice)
+	cmd.optTypes = d.optTypes(c)
 	return len(c.opts) > 0
 }
 
 // validatePending re-checks the pending command after the validation
 // delay and starts it if it still holds (KC Validator).
-func (k *Karpenter) validatePending() {
-	cmd := k.dis.pending
-	k.dis.pending = nil
-	k.dis.work = 0
-	if cmd != nil && k.stillValid(cmd) {
-		k.start(cmd)
+func (d *disrupter) validatePending() {
+	cmd := d.pending
+	d.pending = nil
+	d.work = 0
+	if cmd != nil && d.stillValid(cmd) {
+		d.start(cmd)
 	}
-	k.schedulePass(k.passTime(k.dis.work))
+	d.schedulePass(d.passTime(d.work))
 }
 
-func (k *Karpenter) stillValid(cmd *command) bool {
+func (d *disrupter) stillValid(cmd *command) bool {
 	cur := map[*knode]*candidate{}
-	for _, c := range k.candidates(cmd.method) {
+	for _, c := range d.candidates(cmd.method) {
 		cur[c.kn] = c
 	}
-	budget := k.budgets(cmd.method.reason())
+	budget := d.budgets(cmd.method.reason())
 	var fresh []*candidate
 	for _, c := range cmd.cands {
 		nc, ok := cur[c.kn]
@@ -703,7 +725,7 @@ func (k *Karpenter) stillValid(cmd *command) bool {
 	if cmd.method == mEmptiness {
 		return true
 	}
-	again := k.consolidate(cmd.method, fresh)
+	again := d.consolidate(cmd.method, fresh)
 	if again == nil {
 		return false
 	}
@@ -713,7 +735,7 @@ func (k *Karpenter) stillValid(cmd *command) bool {
 	if len(again.replacements) != 1 {
 		return false
 	}
-	if cmd.method == mMulti && !k.filterOutSameType(again) {
+	if cmd.method == mMulti && !d.filterOutSameType(again) {
 		return false
 	}
 	// The original options must still all be possible.
@@ -731,48 +753,48 @@ func (k *Karpenter) stillValid(cmd *command) bool {
 }
 
 // start executes a command.
-func (k *Karpenter) start(cmd *command) {
+func (d *disrupter) start(cmd *command) {
 	reason := cmd.method.stat()
 	if len(cmd.replacements) == 0 {
 		for _, c := range cmd.cands {
-			k.startDeletion(c.kn, reason)
+			d.term.startDeletion(c.kn, reason)
 		}
 		return
 	}
 	// The replacements are created before the candidates are marked for
 	// deletion, so the candidates count against the limits (limits.go).
-	usage := k.poolUsages()
+	usage := d.pools.usages()
 	for _, c := range cmd.cands {
 		c.kn.cmd = cmd
-		k.baseNodeChanged(c.kn.id)
-		k.cl.AddTaint(c.kn.id, cluster.Taint{Key: k.keyDisrupted, Effect: cluster.EffectNoSchedule})
+		d.base.nodeDirty(c.kn.id)
+		d.cl.AddTaint(c.kn.id, cluster.Taint{Key: d.keyDisrupted, Effect: cluster.EffectNoSchedule})
 	}
 	for _, r := range cmd.replacements {
 		id := cluster.NoNode
 		if launchAllowed(r.pool, usage) {
-			id = k.launchClaim(r, cmd)
+			id = d.prov.launchClaim(r, cmd)
 		}
 		if id == cluster.NoNode {
-			k.abortCommand(cmd)
+			d.abort(cmd)
 			return
 		}
 		cmd.replNodes = append(cmd.replNodes, id)
 	}
-	cmd.deadline = k.eng.Now() + k.settings.ReplacementTimeout
-	k.dis.running = append(k.dis.running, cmd)
-	k.eng.Schedule(cmd.deadline, engine.Event{Handler: k.id, Kind: evCommandCheck})
+	cmd.deadline = d.eng.Now() + d.settings.ReplacementTimeout
+	d.running = append(d.running, cmd)
+	d.eng.Schedule(cmd.deadline, engine.Event{Handler: d.id, Kind: evCommandCheck})
 }
 
 // checkCommands deletes the candidates of commands whose replacements are
 // all initialized, and abandons those past their deadline or whose
 // replacement is gone.
-func (k *Karpenter) checkCommands() {
-	now := k.eng.Now()
+func (d *disrupter) checkCommands() {
+	now := d.eng.Now()
 	var keep []*command
-	for _, cmd := range k.dis.running {
+	for _, cmd := range d.running {
 		ready, gone := true, false
 		for _, id := range cmd.replNodes {
-			kn := k.knodeOf(id)
+			kn := d.nodes.get(id)
 			if kn == nil {
 				gone = true
 				break
@@ -781,41 +803,41 @@ func (k *Karpenter) checkCommands() {
 		}
 		switch {
 		case gone || (!ready && now >= cmd.deadline):
-			k.releaseCommand(cmd)
+			d.release(cmd)
 		case ready:
 			for _, c := range cmd.cands {
 				if c.kn.cmd == cmd {
-					k.startDeletion(c.kn, cmd.method.stat())
+					d.term.startDeletion(c.kn, cmd.method.stat())
 				}
 			}
 		default:
 			keep = append(keep, cmd)
 		}
 	}
-	k.dis.running = keep
+	d.running = keep
 }
 
 // release untaints the candidates that are still waiting.
-func (k *Karpenter) releaseCommand(cmd *command) {
+func (d *disrupter) release(cmd *command) {
 	for _, c := range cmd.cands {
 		if c.kn.cmd == cmd && !c.kn.deleting {
 			c.kn.cmd = nil
-			k.baseNodeChanged(c.kn.id)
-			if k.cl.Nodes[c.kn.id].State != cluster.NodeGone {
-				k.cl.RemoveTaint(c.kn.id, k.keyDisrupted, cluster.EffectNoSchedule)
+			d.base.nodeDirty(c.kn.id)
+			if d.cl.Nodes[c.kn.id].State != cluster.NodeGone {
+				d.cl.RemoveTaint(c.kn.id, d.keyDisrupted, cluster.EffectNoSchedule)
 			}
 		}
 	}
 }
 
 // abort releases a command and drops it from the running list.
-func (k *Karpenter) abortCommand(cmd *command) {
-	k.releaseCommand(cmd)
+func (d *disrupter) abort(cmd *command) {
+	d.release(cmd)
 	var keep []*command
-	for _, c := range k.dis.running {
+	for _, c := range d.running {
 		if c != cmd {
 			keep = append(keep, c)
 		}
 	}
-	k.dis.running = keep
+	d.running = keep
 }

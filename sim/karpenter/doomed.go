@@ -38,22 +38,22 @@ type doomState struct {
 	starts map[int32]bool
 }
 
-func (k *Karpenter) passDoom() *doomState {
-	if ds := k.pass.doom; ds != nil {
+func (d *disrupter) passDoom() *doomState {
+	if ds := d.pass.doom; ds != nil {
 		return ds
 	}
 	ds := &doomState{}
-	k.pass.doom = ds
-	s := k.newSolver(nil, solveOpts{consolidation: true})
+	d.pass.doom = ds
+	s := d.solvers.newSolver(nil, solveOpts{consolidation: true})
 	ds.probe = s
-	spotBits := k.ctBits(ctSpot)
+	spotBits := d.offerings.ctBits(ctSpot)
 	for _, p := range s.pools {
-		if len(p.types) > 0 && k.offerMask(p.reqs)&spotBits == 0 {
+		if len(p.types) > 0 && d.offerings.offerMask(p.reqs)&spotBits == 0 {
 			return ds
 		}
 	}
 	for _, g := range s.topo.inverse {
-		if g.key == k.cl.KeyCapacityType {
+		if g.key == d.cl.KeyCapacityType {
 			return ds
 		}
 	}
@@ -63,19 +63,19 @@ func (k *Karpenter) passDoom() *doomState {
 }
 
 // doomed reports whether consolidating cs is known to fail (see above).
-func (k *Karpenter) doomed(cs []*candidate) bool {
-	if !k.pass.on || k.fullWhatIfs || k.settings.SpotToSpotConsolidation {
+func (d *disrupter) doomed(cs []*candidate) bool {
+	if !d.pass.on || d.fullWhatIfs || d.settings.SpotToSpotConsolidation {
 		return false
 	}
 	for _, c := range cs {
-		if c.kn.offering.CapacityType != cluster.Spot || c.podSet(k).namesCapacityType {
+		if c.kn.offering.CapacityType != cluster.Spot || c.podSet(d.solvers).namesCapacityType {
 			return false
 		}
 	}
-	if k.provisionableSet().namesCapacityType {
+	if d.provisionableSet().namesCapacityType {
 		return false
 	}
-	ds := k.passDoom()
+	ds := d.passDoom()
 	if !ds.ok {
 		return false
 	}
@@ -92,7 +92,7 @@ func (k *Karpenter) doomed(cs []*candidate) bool {
 	}
 	var needs []need
 	for _, c := range cs {
-		for _, cc := range c.podSet(k).classCounts(k) {
+		for _, cc := range c.podSet(d.solvers).classCounts(d.solvers) {
 			j := slices.IndexFunc(needs, func(n need) bool { return n.pd.class == cc.class })
 			if j < 0 {
 				needs = append(needs, need{pd: s.podData(cc.key.spec, cc.key.ns, relax{})})
@@ -102,13 +102,13 @@ func (k *Karpenter) doomed(cs []*candidate) bool {
 		}
 	}
 	for _, n := range needs {
-		room := k.roomFor(ds, n.pd)
+		room := d.roomFor(ds, n.pd)
 		for _, c := range cs {
 			if pos := s.basePos(c.kn.id); pos >= 0 {
 				room -= s.roomOn(&s.base[pos], n.pd)
 			}
 		}
-		if n.count > room && k.startsClaim(ds, n.pd) {
+		if n.count > room && d.startsClaim(ds, n.pd) {
 			return true
 		}
 	}
@@ -117,7 +117,7 @@ func (k *Karpenter) doomed(cs []*candidate) bool {
 
 // roomFor counts the pods of pd's class the base can take, on nodes
 // consolidateAfter does not protect (the pods are moved ones).
-func (k *Karpenter) roomFor(ds *doomState, pd *podData) int64 {
+func (d *disrupter) roomFor(ds *doomState, pd *podData) int64 {
 	if r, ok := ds.room[pd.class]; ok {
 		return r
 	}
@@ -162,7 +162,7 @@ func podsFitting(free, req *cluster.Resources) int64 {
 
 // startsClaim reports whether a pod of pd would start a NodeClaim in the
 // probe's state.
-func (k *Karpenter) startsClaim(ds *doomState, pd *podData) bool {
+func (d *disrupter) startsClaim(ds *doomState, pd *podData) bool {
 	if v, ok := ds.starts[pd.class]; ok {
 		return v
 	}

@@ -133,7 +133,7 @@ spec:
 				require.Equal(t, "p", n.OwnerName)
 				require.NotZero(t, n.Instance)
 				require.Positive(t, n.PriceUSDPerHour)
-				id := h.k.byInstance[cloud.InstanceID(n.Instance)]
+				id := h.k.nodes.byInstance[cloud.InstanceID(n.Instance)]
 				require.Equal(t, []cluster.NodeID{id}, h.cl.LaunchedFor(0), "NoteLaunchFor records the pods a node was launched for")
 			}},
 	} {
@@ -191,7 +191,7 @@ func TestInterruptionQueue(t *testing.T) {
 	nodes := h.karpenterNodes()
 	require.Len(t, nodes, 1)
 	inst := cloud.InstanceID(nodes[0].Instance)
-	id := h.k.byInstance[inst]
+	id := h.k.nodes.byInstance[inst]
 	offering := h.cloud.live[inst]
 	h.cloud.signal(cloud.RebalanceRecommendation, inst, h.eng.Now())
 	h.cloud.signal(cloud.InterruptionNotice, inst, h.eng.Now())
@@ -219,7 +219,7 @@ func TestInterruptionNoQueue(t *testing.T) {
 	h.run(5 * time.Minute)
 	nodes := h.karpenterNodes()
 	inst := cloud.InstanceID(nodes[0].Instance)
-	id := h.k.byInstance[inst]
+	id := h.k.nodes.byInstance[inst]
 	h.cloud.signal(cloud.InterruptionNotice, inst, h.eng.Now())
 	h.run(7 * time.Minute)
 	require.False(t, hasTaint(h, &h.cl.Nodes[id], "karpenter.sh/disrupted"))
@@ -256,13 +256,13 @@ func TestNominationProtects(t *testing.T) {
 	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 1)
 	h.start(h.pools(poolWith("p", odM5, "  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 0s}")), apis.DefaultSettings())
 	h.run(5 * time.Minute)
-	kn := h.k.nodes[0]
+	kn := h.k.nodes.byID[0]
 	require.NotNil(t, kn)
 	kn.nominatedUntil = h.eng.Now() + 20*time.Second
 	h.cl.DeletePod(0, cluster.CauseScaleDown) // the deployment recreates it...
-	require.Empty(t, h.k.candidates(mEmptiness), "nominated")
+	require.Empty(t, h.k.dis.candidates(mEmptiness), "nominated")
 	kn.nominatedUntil = h.eng.Now()
-	for _, c := range h.k.candidates(mSingle) {
+	for _, c := range h.k.dis.candidates(mSingle) {
 		require.Equal(t, kn, c.kn)
 	}
 }

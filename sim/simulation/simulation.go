@@ -120,7 +120,8 @@ func Run(sc *scenario.Scenario, opts Options) (rep *report.Report, err error) {
 	}
 	var kp *karpenter.Karpenter
 	if len(sc.NodePools) > 0 {
-		kp, err = karpenter.New(eng, cl, sc.Catalog, ec2, evictor, sc.Region, sc.Zones, sc.NodePools, sc.KarpenterSettings)
+		kp, err = karpenter.New(karpenter.Deps{Engine: eng, Cluster: cl, Catalog: sc.Catalog, Cloud: ec2, Evictor: evictor},
+			karpenter.Config{Region: sc.Region, Zones: sc.Zones, NodePools: sc.NodePools, Settings: sc.KarpenterSettings})
 		if err != nil {
 			return nil, err
 		}
