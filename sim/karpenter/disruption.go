@@ -488,7 +488,7 @@ func (d *disrupter) simulate(cs []*candidate, consolidation bool) *solver {
 	sets = append(sets, prov)
 	d.work += int64(len(prov.pods))
 	// The sets are the pods (newSolver stamps them, the queue merges them).
-	s := d.solvers.newSolver(nil, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets})
+	s := d.solvers.newSolver(nil, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets, universe: d.universe()})
 	if consolidation {
 		d.earlyNo(s, cs, sets)
 	}

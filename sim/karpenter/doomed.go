@@ -44,7 +44,7 @@ func (d *disrupter) passDoom() *doomState {
 	}
 	ds := &doomState{}
 	d.pass.doom = ds
-	s := d.solvers.newSolver(nil, solveOpts{consolidation: true})
+	s := d.solvers.newSolver(nil, solveOpts{consolidation: true, universe: d.universe()})
 	ds.probe = s
 	spotBits := d.offerings.ctBits(ctSpot)
 	for _, p := range s.pools {

@@ -427,14 +427,6 @@ func (c *exCache) jump(fc fitClass) *jumpTable {
 	return jt
 }
 
-// specClass numbers pod specs by the content the existing-node filters
-// read: tolerations, node name, node selector and affinity, preferred
-// node affinity and requests. Specs with equal content share a class.
-func (sv *solvers) specClass(spec *cluster.PodSpec) int32 {
-	id, _ := sv.specs.Of(spec)
-	return id
-}
-
 // staticFits runs the pod-independent filters of the existing-node scan
 // on a base node: scheduler.StaticFit without resources, PreferNoSchedule
 // taints unless tolerated, and the node affinity term and preferred term

@@ -118,47 +118,6 @@ func reschedulable(p *cluster.Pod) bool {
 	return !p.Phase.Terminal() && !p.Terminating && p.Spec.NodeName == ""
 }
 
-// knode is one of Karpenter's nodes (its NodeClaim).
-type knode struct {
-	id          cluster.NodeID
-	pool        *pool
-	it          *itype
-	offering    cloud.Offering
-	instance    cloud.InstanceID
-	capacity    cluster.Resources
-	initialized bool
-	// set: its reschedulable pods prepared for consolidation solves
-	// (pass.go), while they stay the same.
-	set *podSet
-	// scan is what the disruption passes read of its pods, kept until a
-	// pod is bound, leaves or starts terminating (scanValid).
-	scan      podScan
-	scanValid bool
-	// lastPodEvent is the last time a pod was bound to or left the node
-	// (KC NodeClaim status.lastPodEventTime), for consolidateAfter.
-	lastPodEvent   engine.Time
-	consolidatable bool
-	// poolHash and classHash are the pool's template and node class
-	// hashes at launch, for drift.
-	poolHash, classHash uint64
-	driftedAt           engine.Time
-	drifted             bool
-	driftChecked        *apis.NodePool
-	nominatedUntil      engine.Time
-	// deleting: the NodeClaim is being deleted (tainted, draining).
-	deleting    bool
-	tgpDeadline engine.Time
-	// cmd is the disruption command the node is a candidate of, waiting
-	// for its replacements.
-	cmd *command
-	// replacementOf is the command this node replaces nodes for.
-	replacementOf *command
-	drainTimer    engine.Timer
-	drainBackoff  time.Duration
-	regTimer      engine.Timer
-	expireTimer   engine.Timer
-}
-
 // Deps are the models the controller talks to.
 type Deps struct {
 	Engine  *engine.Engine
@@ -275,31 +234,9 @@ func (k *Karpenter) wire(region string, zones []string, zoneSyms []cluster.Sym, 
 	dis := &disrupter{env: e, offerings: off, nodes: nodes, pools: pools, base: base, solvers: sv, prov: prov}
 	term := &terminator{env: e, offerings: off, nodes: nodes, base: base, prov: prov, dis: dis}
 	pools.nodes, pools.base = nodes, base
-	sv.dis = dis
 	prov.dis, prov.term = dis, term
 	dis.term = term
 	k.offerings, k.nodes, k.pools, k.base, k.solvers, k.prov, k.dis, k.term = off, nodes, pools, base, sv, prov, dis, term
-}
-
-func (np *nodePools) add(spec NodePool) *pool {
-	st := np.poolStats[spec.Name]
-	if st == nil {
-		st = &PoolStats{Name: spec.Name}
-		np.poolStats[spec.Name] = st
-	}
-	s := spec
-	p := np.build(&s, st)
-	np.order = nil
-	np.base.invalidate()
-	if old, ok := np.byName[spec.Name]; ok {
-		// Replace in place so nodes keep pointing at the pool in force.
-		*old = *p
-		return old
-	}
-	np.all = append(np.all, p)
-	np.byName[spec.Name] = p
-	sort.SliceStable(np.all, func(i, j int) bool { return np.all[i].spec.Name < np.all[j].spec.Name })
-	return p
 }
 
 // SetDaemonOverhead sets the hook that says what DaemonSet pods would run
@@ -333,13 +270,6 @@ func (k *Karpenter) applyPoolUpdate(i int) {
 	k.offerings.refreshPrices()
 	k.pools.add(u)
 	k.dis.stateChanged()
-}
-
-func (nt *nodeTracker) get(id cluster.NodeID) *knode {
-	if int(id) < len(nt.byID) {
-		return nt.byID[id]
-	}
-	return nil
 }
 
 func (e *env) wellKnown(key cluster.Sym) bool { return e.wellKnownSet[key] }

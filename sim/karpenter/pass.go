@@ -99,14 +99,6 @@ func (b *setBuilder) add(sv *solvers, e qkey) {
 	ps.topology = ps.topology || hasTopology(e.spec)
 }
 
-func (sv *solvers) newPodSet(pods []cluster.PodID) *podSet {
-	b := setBuilder{ps: &podSet{pods: pods, qkeys: make([]qkey, 0, len(pods))}}
-	for _, id := range pods {
-		b.add(sv, sv.queueKey(id, &sv.cl.Pods[id]))
-	}
-	return b.ps
-}
-
 // queueOrder returns the set's pods in queue order.
 func (ps *podSet) queueOrder() []qkey {
 	if !ps.sorted {
@@ -338,13 +330,14 @@ func (d *disrupter) provisionableSet() *podSet {
 	return ps
 }
 
-// universe is domainUniverse, shared within a pass.
-func (d *disrupter) universe(pools []*pool) map[cluster.Sym][]cluster.Sym {
+// universe is the solves' domainUniverse, shared within a pass (nil
+// outside one: each solve works it out).
+func (d *disrupter) universe() map[cluster.Sym][]cluster.Sym {
 	if !d.pass.on {
-		return d.solvers.domainUniverse(pools)
+		return nil
 	}
 	if d.pass.universe == nil {
-		d.pass.universe = d.solvers.domainUniverse(pools)
+		d.pass.universe = d.solvers.domainUniverse(d.pools.ordered())
 	}
 	return d.pass.universe
 }

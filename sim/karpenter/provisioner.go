@@ -1,6 +1,11 @@
 package karpenter
 
 import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 )
@@ -31,4 +36,389 @@ type provisioner struct {
 		version, hash uint64
 		allFailed     bool
 	}
+}
+
+// trigger starts a batching window or extends it (KC Batcher): the batch
+// closes BatchIdleDuration after the last trigger, or BatchMaxDuration
+// after the first.
+func (pr *provisioner) trigger() {
+	now := pr.eng.Now()
+	if !pr.batchOpen {
+		pr.batchOpen = true
+		pr.batchStart = now
+		pr.maxTimer = pr.eng.After(pr.settings.BatchMaxDuration, engine.Event{Handler: pr.id, Kind: evBatchMax})
+		pr.idleTimer = pr.eng.After(pr.settings.BatchIdleDuration, engine.Event{Handler: pr.id, Kind: evBatchIdle})
+		return
+	}
+	if now+pr.settings.BatchIdleDuration >= pr.batchStart+pr.settings.BatchMaxDuration {
+		return // the max timer closes it first
+	}
+	pr.eng.Cancel(pr.idleTimer)
+	pr.idleTimer = pr.eng.After(pr.settings.BatchIdleDuration, engine.Event{Handler: pr.id, Kind: evBatchIdle})
+}
+
+func (pr *provisioner) closeBatch() {
+	if !pr.batchOpen {
+		return
+	}
+	pr.batchOpen = false
+	pr.eng.Cancel(pr.idleTimer)
+	pr.eng.Cancel(pr.maxTimer)
+	pr.provision()
+}
+
+// provisionable returns the pods a batch schedules: pending pods the
+// scheduler marked unschedulable, and the pods of nodes being deleted
+// (their replacements are provisioned while they drain).
+func (pr *provisioner) provisionable() []cluster.PodID {
+	pods := make([]cluster.PodID, 0, len(pr.pending))
+	for id := range pr.pending {
+		p := &pr.cl.Pods[id]
+		if p.Phase == cluster.Pending && p.Unschedulable && p.Spec.NodeName == "" {
+			pods = append(pods, id)
+		}
+	}
+	sort.Slice(pods, func(i, j int) bool { return pods[i] < pods[j] })
+	return append(pods, pr.deletingNodePods()...)
+}
+
+// deletingNodePods are the reschedulable pods on nodes being deleted.
+func (pr *provisioner) deletingNodePods() []cluster.PodID {
+	var out []cluster.PodID
+	for _, kn := range pr.nodes.live {
+		if !kn.deleting {
+			continue
+		}
+		for _, pid := range pr.cl.Nodes[kn.id].Pods {
+			if reschedulable(&pr.cl.Pods[pid]) {
+				out = append(out, pid)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func (pr *provisioner) hasProvisionable() bool {
+	for id := range pr.pending {
+		if p := &pr.cl.Pods[id]; p.Phase == cluster.Pending && p.Unschedulable {
+			return true
+		}
+	}
+	for _, kn := range pr.nodes.live {
+		if !kn.deleting {
+			continue
+		}
+		for _, pid := range pr.cl.Nodes[kn.id].Pods {
+			if reschedulable(&pr.cl.Pods[pid]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// provision runs one batch: solve, nominate, launch.
+func (pr *provisioner) provision() {
+	pods := pr.provisionable()
+	if len(pods) > 0 {
+		pr.stats.Batches++
+	}
+	if len(pods) > 0 && !pr.sameAsLastBatch(pods) {
+		s := pr.solvers.newSolver(pods, solveOpts{})
+		s.solve(pods)
+		pr.lastBatch.allFailed = len(s.failed) == len(pods)
+		now := pr.eng.Now()
+		nominate := pr.nomination()
+		for _, ex := range s.exists {
+			if ex.gotPending {
+				if kn := pr.nodes.get(ex.id); kn != nil {
+					kn.nominatedUntil = now + nominate
+				}
+			}
+		}
+		// The batch's NodeClaims launch in parallel upstream: each sees
+		// the offerings as they were before any of them failed, and the
+		// pool's usage as it was before the batch (limits.go).
+		pr.offerings.deferICE = true
+		usage := pr.pools.usages()
+		for _, c := range s.claims {
+			if launchAllowed(c.pool, usage) {
+				pr.launchClaim(c, nil)
+			}
+		}
+		pr.offerings.flushICE()
+	}
+	// Pods still provisionable requeue a batch (KC's pod and node
+	// triggers requeue every 10s while pods are provisionable).
+	if !pr.eng.Pending(pr.requeueTimer) && pr.hasProvisionable() {
+		pr.requeueTimer = pr.eng.After(pr.settings.PodRequeueInterval, engine.Event{Handler: pr.id, Kind: evRequeue})
+	}
+}
+
+// sameAsLastBatch reports whether this batch would repeat the last one
+// exactly: the last placed nothing and neither the cluster, the pods nor
+// the available offerings changed since. The solve is deterministic, so
+// skipping it changes nothing but the time spent (pods that cannot be
+// placed, e.g. while their offerings are exhausted, are retried every
+// 10s).
+func (pr *provisioner) sameAsLastBatch(pods []cluster.PodID) bool {
+	masks := pr.offerings.availMasks()
+	h := uint64(len(pods))
+	for _, id := range pods {
+		h = h*1099511628211 ^ uint64(id)
+	}
+	for _, m := range masks {
+		h = h*1099511628211 ^ m
+	}
+	lb := &pr.lastBatch
+	same := lb.allFailed && lb.version == pr.dis.version && lb.hash == h
+	lb.version, lb.hash, lb.allFailed = pr.dis.version, h, false
+	if same {
+		lb.allFailed = true
+	}
+	return same
+}
+
+// launchClaim launches a NodeClaim (KA instance provider Create): filter
+// and order the instance types, pick the capacity type (spot when allowed
+// and offered, else on-demand), one fleet request of every offering of the
+// cheapest 60 types. It returns the node, or NoNode when every offering
+// failed (the NodeClaim is deleted; its pods wait for the next batch).
+func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.NodeID {
+	p := c.pool
+	st := p.stats
+	pr.solvers.sortedOptions(c)
+	if len(c.opts) > pr.settings.MaxInstanceTypes {
+		c.opts = c.opts[:pr.settings.MaxInstanceTypes]
+	}
+	opts := pr.launchFilter(c)
+	if len(opts) == 0 {
+		pr.stats.LaunchFailures++
+		st.LaunchFailures++
+		return cluster.NoNode
+	}
+	// Spot offerings dearer than the cheapest on-demand one are dropped
+	// when both are allowed (KA SpotOfferingFilter); then the capacity
+	// type is spot if any spot offering is left, else on-demand (KA
+	// getCapacityType: reserved, spot, on-demand).
+	now := pr.eng.Now()
+	odMask, spotMask := c.mask&pr.offerings.ctBits(ctOnDemand), c.mask&pr.offerings.ctBits(ctSpot)
+	spotCap := math.Inf(1)
+	if odMask != 0 && spotMask != 0 {
+		for _, pos := range opts {
+			spotCap = min(spotCap, pr.offerings.cheapest(p.types[pos].t, odMask))
+		}
+	}
+	usable := func(t *itype, z, ct int) bool {
+		i := pr.offerings.off.index(t.idx, z, ct)
+		return c.mask&(1<<uint(z*numCT+ct)) != 0 && pr.offerings.off.available(i, now) && (ct != ctSpot || pr.offerings.off.price[i] <= spotCap)
+	}
+	ct := ctOnDemand
+	for _, pos := range opts {
+		for z := range pr.offerings.zones {
+			if usable(p.types[pos].t, z, ctSpot) {
+				ct = ctSpot
+			}
+		}
+	}
+	var offerings []cloud.Offering
+	for _, pos := range opts {
+		t := p.types[pos].t
+		for z := range pr.offerings.zones {
+			if usable(t, z, ct) {
+				offerings = append(offerings, cloud.Offering{InstanceType: t.name, Zone: pr.offerings.zones[z], CapacityType: ctOf(ct)})
+			}
+		}
+	}
+	if len(offerings) == 0 {
+		pr.stats.LaunchFailures++
+		st.LaunchFailures++
+		return cluster.NoNode
+	}
+	strategy := cloud.LowestPrice
+	if ct == ctSpot {
+		strategy = cloud.PriceCapacityOptimized
+	}
+	pr.stats.LaunchRequests++
+	res, err := pr.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
+	for _, e := range res.Errors {
+		if e.IsCapacityError() {
+			pr.offerings.markUnavailable(e.Offering)
+		}
+	}
+	if err != nil || res.Instance == cloud.NoInstance {
+		pr.stats.LaunchFailures++
+		st.LaunchFailures++
+		pr.dis.stateChanged()
+		return cluster.NoNode
+	}
+	return pr.createNode(c, res, replacementOf)
+}
+
+// launchFilter keeps the instance types a launch would send (KA
+// filterInstanceTypes): compatible with an available offering, exotic
+// types (GPUs, metal) only if nothing else is left, and the cheapest 60.
+func (pr *provisioner) launchFilter(c *claim) []int32 {
+	now := pr.eng.Now()
+	p := c.pool
+	var out, generic []int32
+	for _, pos := range c.opts {
+		t := p.types[pos].t
+		has := false
+		base := pr.offerings.off.index(t.idx, 0, 0)
+		for b := 0; b < pr.offerings.off.nZones*numCT; b++ {
+			if c.mask&(1<<uint(b)) != 0 && pr.offerings.off.available(base+b, now) {
+				has = true
+				break
+			}
+		}
+		if !has {
+			continue
+		}
+		out = append(out, pos)
+		if !t.exotic {
+			generic = append(generic, pos)
+		}
+	}
+	hasMin := false
+	for i := range c.reqs {
+		hasMin = hasMin || c.reqs[i].minValues > 0
+	}
+	if len(generic) > 0 && !hasMin {
+		out = generic
+	}
+	if len(out) > pr.settings.MaxLaunchInstanceTypes {
+		out = out[:pr.settings.MaxLaunchInstanceTypes]
+	}
+	return out
+}
+
+// createNode adds the launched node to the cluster.
+func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementOf *command) cluster.NodeID {
+	cl := pr.cl
+	syms := cl.Syms
+	p := c.pool
+	spec := p.spec
+	t, ok := pr.offerings.typeByName[res.Offering.InstanceType]
+	if !ok || p.typeByIdx[t.idx] < 0 {
+		// The cloud answered with an offering Karpenter did not ask for:
+		// a bug in the cloud model.
+		panic("karpenter: launch answered with offering " + res.Offering.String() + " that was not requested")
+	}
+	pt := &p.types[p.typeByIdx[t.idx]]
+	pr.nodes.nodeSeq++
+	name := spec.Name + "-" + nodeSuffix(pr.nodes.nodeSeq)
+
+	labels := append(cluster.Labels(nil), spec.Labels...)
+	set := func(key, v cluster.Sym) { labels = labels.With(key, v) }
+	// Single-valued requirements become labels (KC Requirements.Labels),
+	// then the instance's own labels.
+	for i := range c.reqs {
+		r := &c.reqs[i]
+		if r.key == cl.KeyHostname || r.comp || len(r.vals) != 1 {
+			continue
+		}
+		set(r.key, r.vals[0])
+	}
+	for tk := 0; tk < numTypeKeys; tk++ {
+		if v := t.lab[tk]; v != cluster.NoSym {
+			set(pr.offerings.typeKey[tk], v)
+		}
+	}
+	zone := syms.Intern(res.Offering.Zone)
+	set(cl.KeyZone, zone)
+	set(cl.KeyCapacityType, syms.Intern(res.Offering.CapacityType.String()))
+	set(pr.keyNodePool, syms.Intern(spec.Name))
+	// The deprecated beta labels the kubelet and cloud controller still set.
+	set(pr.betaKeys[0], t.lab[tkInstanceType])
+	set(pr.betaKeys[1], t.lab[tkArch])
+	set(pr.betaKeys[2], t.lab[tkOS])
+	set(pr.betaKeys[3], zone)
+	set(pr.betaKeys[4], t.lab[tkRegion])
+	taints := append(append([]cluster.Taint(nil), spec.Taints...), spec.StartupTaints...)
+	id := cl.AddNode(cluster.Node{
+		Name: name, Labels: labels, Taints: taints, Allocatable: pt.alloc, State: cluster.NodeLaunching,
+		InstanceType: t.name, Zone: zone, CapacityType: res.Offering.CapacityType, PriceUSDPerHour: res.PriceUSDPerHour,
+		Owner: cluster.OwnedByKarpenter, OwnerName: spec.Name, Instance: int32(res.Instance),
+	})
+	now := pr.eng.Now()
+	kn := &knode{id: id, pool: p, it: t, offering: res.Offering, instance: res.Instance, capacity: pt.capacity,
+		lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,
+		replacementOf: replacementOf}
+	kn.nominatedUntil = now + pr.nomination()
+	for int(id) >= len(pr.nodes.byID) {
+		pr.nodes.byID = append(pr.nodes.byID, nil)
+	}
+	pr.nodes.byID[id] = kn
+	pr.nodes.live = append(pr.nodes.live, kn) // IDs only grow: live stays sorted
+	pr.nodes.byInstance[res.Instance] = id
+	if replacementOf == nil {
+		for _, pid := range c.pods {
+			if pr.cl.Pods[pid].Phase == cluster.Pending {
+				cl.NoteLaunchFor(pid, id)
+			}
+		}
+	}
+	pr.eng.After(res.ReadyAfter, engine.Event{Handler: pr.id, Kind: evReady, Obj: int32(id)})
+	kn.regTimer = pr.eng.After(pr.settings.RegistrationTimeout, engine.Event{Handler: pr.id, Kind: evRegistration, Obj: int32(id)})
+	if spec.ExpireAfter > 0 {
+		kn.expireTimer = pr.eng.After(spec.ExpireAfter, engine.Event{Handler: pr.id, Kind: evExpire, Obj: int32(id)})
+	}
+	pr.stats.NodeClaimsLaunched++
+	p.stats.NodeClaimsLaunched++
+	p.stats.addCapacityType(res.Offering.CapacityType.String())
+	p.stats.addInstanceType(t.name)
+	return id
+}
+
+// minNomination is the floor of how long a nomination protects a node
+// from disruption (KC state.Cluster nomination: max(2 x batchMaxDuration,
+// 10s)).
+const minNomination = 10 * time.Second
+
+func (pr *provisioner) nomination() time.Duration {
+	return max(2*pr.settings.BatchMaxDuration, minNomination)
+}
+
+func nodeSuffix(n int) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	b := make([]byte, 5)
+	for i := 4; i >= 0; i-- {
+		b[i] = alphabet[n%len(alphabet)]
+		n /= len(alphabet)
+	}
+	return string(b)
+}
+
+// nodeReady makes a launched node Ready and removes its startup taints
+// (the daemonsets that would remove them are not modelled).
+func (pr *provisioner) nodeReady(id cluster.NodeID) {
+	kn := pr.nodes.get(id)
+	n := &pr.cl.Nodes[id]
+	if kn == nil || n.State != cluster.NodeLaunching {
+		return
+	}
+	pr.eng.Cancel(kn.regTimer)
+	pr.cl.MarkNodeReady(id)
+	for _, t := range kn.pool.spec.StartupTaints {
+		pr.cl.RemoveTaint(id, t.Key, t.Effect)
+	}
+	kn.initialized = true
+	kn.lastPodEvent = pr.eng.Now()
+	pr.base.nodeDirty(id)
+}
+
+// registrationTimeout deletes a NodeClaim whose node did not become Ready
+// in time (KC nodeclaim lifecycle liveness).
+func (pr *provisioner) registrationTimeout(id cluster.NodeID) {
+	kn := pr.nodes.get(id)
+	if kn == nil || pr.cl.Nodes[id].State != cluster.NodeLaunching {
+		return
+	}
+	pr.stats.LaunchFailures++
+	kn.pool.stats.LaunchFailures++
+	pr.stats.RegistrationTimeouts++
+	pr.term.removeNode(kn, true)
+	pr.trigger()
 }

@@ -1,5 +1,13 @@
 package karpenter
 
+import (
+	"time"
+
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
 // terminator deletes Karpenter's nodes (KC termination controller): taint,
 // drain through the eviction API within the grace period, terminate. It
 // also runs the forceful deletions, expiration and interruption, that go
@@ -11,4 +19,201 @@ type terminator struct {
 	base      *existingBase
 	prov      *provisioner
 	dis       *disrupter
+}
+
+// Disruption reasons as the report counts them.
+const (
+	reasonEmpty         = "empty"
+	reasonUnderutilized = "underutilized"
+	reasonDrifted       = "drifted"
+	reasonExpired       = "expired"
+	reasonInterrupted   = "interrupted"
+)
+
+// startDeletion deletes a NodeClaim (KC termination controller): taint the
+// node karpenter.sh/disrupted:NoSchedule, drain it through the eviction API
+// (PodDisruptionBudgets honoured, do-not-disrupt pods waited for), and
+// terminate the instance once the node is empty or its
+// terminationGracePeriod has passed. The pods' replacements are
+// provisioned meanwhile: pods of deleting nodes join every batch.
+func (tm *terminator) startDeletion(kn *knode, reason string) {
+	if kn.deleting {
+		return
+	}
+	kn.deleting = true
+	kn.cmd = nil
+	tm.base.nodeDirty(kn.id)
+	now := tm.eng.Now()
+	if tgp := kn.pool.spec.TerminationGracePeriod; tgp > 0 {
+		kn.tgpDeadline = now + tgp
+	}
+	tm.stats.Disruptions.add(reason)
+	kn.pool.stats.Disruptions.add(reason)
+	tm.cl.AddTaint(kn.id, cluster.Taint{Key: tm.keyDisrupted, Effect: cluster.EffectNoSchedule})
+	if tm.cl.Nodes[kn.id].State == cluster.NodeLaunching {
+		// Nothing runs there yet: terminate at once.
+		tm.removeNode(kn, true)
+		return
+	}
+	tm.prov.trigger()
+	tm.eng.Cancel(kn.drainTimer)
+	kn.drainTimer = tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(kn.id)})
+}
+
+// drain evicts what it can and finishes the node when it is empty (KC
+// Terminator.Drain, requeued every DrainPollInterval).
+func (tm *terminator) drain(id cluster.NodeID) {
+	kn := tm.nodes.get(id)
+	if kn == nil || !kn.deleting {
+		return
+	}
+	cl := tm.cl
+	n := &cl.Nodes[id]
+	now := tm.eng.Now()
+	forced := kn.tgpDeadline > 0
+	if forced && now >= kn.tgpDeadline {
+		tm.removeNode(kn, true)
+		return
+	}
+	// Copy: evictions of pending pods would change the slice.
+	pods := append([]cluster.PodID(nil), n.Pods...)
+	waiting, progress := false, false
+	for _, pid := range pods {
+		p := &cl.Pods[pid]
+		if p.Phase.Terminal() {
+			continue
+		}
+		if p.Spec.NodeName != "" || p.Spec.Tolerations.Tolerate(cluster.Taint{Key: tm.keyDisrupted, Effect: cluster.EffectNoSchedule}) {
+			// DaemonSet and static pods, and pods that tolerate the
+			// disruption taint, are not drained: they end with the node.
+			continue
+		}
+		waiting = true
+		if p.Terminating {
+			continue
+		}
+		if forced && now >= kn.tgpDeadline-p.Spec.TerminationGrace {
+			// Delete early enough that the pod gets its full grace period
+			// before the node's deadline (KC DeleteExpiringPods).
+			cl.MarkTerminating(pid)
+			tm.eng.After(max(kn.tgpDeadline-now, time.Second), engine.Event{Handler: tm.id, Kind: evForceDelete, Obj: int32(pid)})
+			progress = true
+			continue
+		}
+		if p.Spec.DoNotDisrupt {
+			continue // waits for the pod to finish, or for the deadline
+		}
+		if tm.evictor.Evict(pid, cluster.CauseEvicted) {
+			tm.stats.PodsEvicted++
+			kn.pool.stats.PodsEvicted++
+			progress = true
+		}
+	}
+	if !waiting {
+		// Empty, or only pods that tolerate the disruption taint are left:
+		// those die with the node.
+		tm.removeNode(kn, true)
+		return
+	}
+	// Refused evictions are retried with backoff up to 10s (KC eviction
+	// queue: 100ms doubling to 10s); pods leaving the node wake the drain
+	// at once (see OnChange).
+	switch {
+	case progress || kn.drainBackoff == 0:
+		kn.drainBackoff = tm.settings.DrainPollInterval
+	default:
+		kn.drainBackoff = min(2*kn.drainBackoff, maxDrainBackoff)
+	}
+	next := kn.drainBackoff
+	if kn.tgpDeadline > 0 {
+		next = min(next, max(kn.tgpDeadline-now, 0))
+	}
+	kn.drainTimer = tm.eng.After(next, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(id)})
+}
+
+// maxDrainBackoff caps the retry interval of refused evictions (KC
+// terminator evictionQueueMaxDelay).
+const maxDrainBackoff = 10 * time.Second
+
+// wakeDrain re-runs a deleting node's drain now (a pod left it).
+func (tm *terminator) wakeDrain(kn *knode) {
+	if !kn.deleting || !tm.eng.Pending(kn.drainTimer) {
+		return
+	}
+	tm.eng.Cancel(kn.drainTimer)
+	kn.drainTimer = tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(kn.id)})
+}
+
+// handleSignal reacts to an EC2 signal about one of Karpenter's
+// instances (KA interruption controller).
+func (tm *terminator) handleSignal(s cloud.Signal) {
+	id, ok := tm.nodes.byInstance[s.Instance]
+	if !ok {
+		return
+	}
+	kn := tm.nodes.get(id)
+	if kn == nil {
+		return
+	}
+	switch s.Kind {
+	case cloud.RebalanceRecommendation:
+		// An event only.
+		tm.stats.RebalanceRecommendations++
+	case cloud.InterruptionNotice:
+		tm.stats.InterruptionNotices++
+		if !tm.settings.InterruptionQueue {
+			return // nobody reads the notice
+		}
+		if s.Offering.CapacityType == cluster.Spot {
+			tm.offerings.markUnavailable(s.Offering)
+		}
+		if kn.cmd != nil {
+			tm.dis.abort(kn.cmd)
+		}
+		tm.startDeletion(kn, reasonInterrupted)
+	case cloud.Terminated:
+		tm.stats.InstancesReclaimed++
+		kn.pool.stats.InstancesReclaimed++
+		if kn.cmd != nil {
+			tm.dis.abort(kn.cmd)
+		}
+		tm.removeNode(kn, false)
+		tm.prov.trigger()
+	}
+}
+
+// expire starts the forceful deletion of an expired node: no budget, no
+// do-not-disrupt check (KC nodeclaim expiration).
+func (tm *terminator) expire(id cluster.NodeID) {
+	kn := tm.nodes.get(id)
+	if kn == nil || kn.deleting || tm.cl.Nodes[id].State == cluster.NodeGone {
+		return
+	}
+	if kn.cmd != nil {
+		tm.dis.abort(kn.cmd)
+	}
+	tm.startDeletion(kn, reasonExpired)
+}
+
+// removeNode terminates the instance (unless it is gone already) and
+// deletes the node; its pods die with it.
+func (tm *terminator) removeNode(kn *knode, terminate bool) {
+	tm.eng.Cancel(kn.regTimer)
+	tm.eng.Cancel(kn.expireTimer)
+	tm.eng.Cancel(kn.drainTimer)
+	if terminate {
+		tm.cloud.Terminate(kn.instance)
+	}
+	delete(tm.nodes.byInstance, kn.instance)
+	tm.nodes.byID[kn.id] = nil
+	for i, o := range tm.nodes.live {
+		if o == kn {
+			tm.nodes.live = append(tm.nodes.live[:i], tm.nodes.live[i+1:]...)
+			break
+		}
+	}
+	if kn.replacementOf != nil {
+		tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evCommandCheck})
+	}
+	tm.cl.RemoveNode(kn.id)
 }

@@ -152,3 +152,24 @@ func (np *nodePools) templateNode(p *pool, t *itype) *cluster.Node {
 	return &cluster.Node{Name: p.spec.Name + "-template", Labels: labels, Taints: p.spec.Taints, State: cluster.NodeReady,
 		InstanceType: t.name, Owner: cluster.OwnedByKarpenter, OwnerName: p.spec.Name}
 }
+
+func (np *nodePools) add(spec NodePool) *pool {
+	st := np.poolStats[spec.Name]
+	if st == nil {
+		st = &PoolStats{Name: spec.Name}
+		np.poolStats[spec.Name] = st
+	}
+	s := spec
+	p := np.build(&s, st)
+	np.order = nil
+	np.base.invalidate()
+	if old, ok := np.byName[spec.Name]; ok {
+		// Replace in place so nodes keep pointing at the pool in force.
+		*old = *p
+		return old
+	}
+	np.all = append(np.all, p)
+	np.byName[spec.Name] = p
+	sort.SliceStable(np.all, func(i, j int) bool { return np.all[i].spec.Name < np.all[j].spec.Name })
+	return p
+}
