@@ -435,10 +435,10 @@ func TestInterleaveUnseenPoolsFirst(t *testing.T) {
 		}
 		return out
 	}
-	d := &disrupter{}
-	require.Equal(t, []cluster.NodeID{2, 3, 1, 4}, ids(d.interleave(cs)))
-	d.unseenPools = map[*pool]bool{pb: true}
-	require.Equal(t, []cluster.NodeID{3, 2, 4, 1}, ids(d.interleave(cs)))
+	sn := &singleNode{}
+	require.Equal(t, []cluster.NodeID{2, 3, 1, 4}, ids(sn.interleave(cs)))
+	sn.unseenPools = map[*pool]bool{pb: true}
+	require.Equal(t, []cluster.NodeID{3, 2, 4, 1}, ids(sn.interleave(cs)))
 }
 
 // The pod scans kept on nodes (podScan) match a fresh scan of every node
@@ -548,7 +548,7 @@ func TestQueueKeysMatchPods(t *testing.T) {
 		prov := h.k.dis.provisionableSet()
 		check(prov, h.k.solvers.originOf)
 		provisionable += len(prov.qkeys)
-		for _, c := range h.k.dis.candidates(mSingle) {
+		for _, c := range h.k.dis.candidates(methodOf[*singleNode](h.k.dis)) {
 			check(c.podSet(h.k.solvers), func(cluster.PodID) podOrigin { return fromCandidate })
 			candidates++
 		}

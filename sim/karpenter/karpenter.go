@@ -236,6 +236,7 @@ func (k *Karpenter) wire(region string, zones []string, zoneSyms []cluster.Sym, 
 	pools.nodes, pools.base = nodes, base
 	prov.dis, prov.term = dis, term
 	dis.term = term
+	dis.methods = newMethods(dis)
 	k.offerings, k.nodes, k.pools, k.base, k.solvers, k.prov, k.dis, k.term = off, nodes, pools, base, sv, prov, dis, term
 }
 

@@ -260,9 +260,9 @@ func TestNominationProtects(t *testing.T) {
 	require.NotNil(t, kn)
 	kn.nominatedUntil = h.eng.Now() + 20*time.Second
 	h.cl.DeletePod(0, cluster.CauseScaleDown) // the deployment recreates it...
-	require.Empty(t, h.k.dis.candidates(mEmptiness), "nominated")
+	require.Empty(t, h.k.dis.candidates(methodOf[*emptiness](h.k.dis)), "nominated")
 	kn.nominatedUntil = h.eng.Now()
-	for _, c := range h.k.dis.candidates(mSingle) {
+	for _, c := range h.k.dis.candidates(methodOf[*singleNode](h.k.dis)) {
 		require.Equal(t, kn, c.kn)
 	}
 }
