@@ -65,7 +65,7 @@ func (d *disrupter) consolidatable(kn *knode) bool {
 // The work counted (passTime) is that of the whole what-if, as upstream
 // computes it whole.
 func (d *disrupter) earlyNo(s *solver, cs []*candidate, sets []*podSet) {
-	if d.fullWhatIfs {
+	if whatIfHooks.full {
 		return
 	}
 	s.stopAtTwo = true
@@ -90,16 +90,30 @@ func (d *disrupter) earlyNo(s *solver, cs []*candidate, sets []*podSet) {
 	s.stopAtSpot, s.spotBits = true, d.offerings.ctBits(ctSpot)
 }
 
+// whatIfHooks are test hooks on the early verdicts of consolidation
+// what-ifs (earlyNo, doomed.go), zero in a run. They are package state
+// rather than fields so the controller carries no test state; only tests
+// that do not run in parallel set them, through export_test.go, and
+// reset them when done.
+var whatIfHooks struct {
+	// full turns the early verdicts off: every what-if is computed whole
+	// (tests check this changes nothing).
+	full bool
+	// verifyDoomed is told, for each what-if doomed skips, whether
+	// computing it whole fails.
+	verifyDoomed func(failed bool)
+}
+
 // consolidate computes a consolidation of the candidates (KC
 // computeConsolidation): delete them if their pods fit elsewhere, or
 // replace them with one cheaper node.
 func (d *disrupter) consolidate(m method, cs []*candidate) *command {
 	if d.doomed(cs) {
-		if d.verifyDoomed != nil {
+		if verify := whatIfHooks.verifyDoomed; verify != nil {
 			// Tests: the what-if computed whole must agree.
-			d.fullWhatIfs = true
-			d.verifyDoomed(d.consolidate(m, cs) == nil)
-			d.fullWhatIfs = false
+			whatIfHooks.full = true
+			verify(d.consolidate(m, cs) == nil)
+			whatIfHooks.full = false
 		}
 		// Counted as computed, as simulate counts it.
 		for _, c := range cs {

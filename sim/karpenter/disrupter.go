@@ -35,13 +35,9 @@ type disrupter struct {
 	// last provisionable pods prepared for solves.
 	pass    passCache
 	provSet *podSet
-	// fullWhatIfs turns earlyNo off (tests check it changes nothing);
-	// earlyStops counts the what-ifs it cut short.
-	fullWhatIfs bool
-	earlyStops  int64
-	// verifyDoomed, in tests, is told whether each what-if doomed skips
-	// really fails.
-	verifyDoomed func(failed bool)
+	// earlyStops counts the what-ifs cut short by an early verdict
+	// (earlyNo, doomed).
+	earlyStops int64
 
 	nextPass engine.Timer
 	// work counts the pods placed by scheduling simulations since the

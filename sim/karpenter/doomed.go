@@ -64,7 +64,7 @@ func (d *disrupter) passDoom() *doomState {
 
 // doomed reports whether consolidating cs is known to fail (see above).
 func (d *disrupter) doomed(cs []*candidate) bool {
-	if !d.pass.on || d.fullWhatIfs || d.settings.SpotToSpotConsolidation {
+	if !d.pass.on || whatIfHooks.full || d.settings.SpotToSpotConsolidation {
 		return false
 	}
 	for _, c := range cs {

@@ -9,3 +9,19 @@ func methodOf[M method](d *disrupter) M {
 	}
 	panic("karpenter: no such disruption method")
 }
+
+// computeWhatIfsWhole sets whether consolidation what-ifs are computed
+// whole (no early verdicts) until the returned func is called. Not for
+// parallel tests (whatIfHooks).
+func computeWhatIfsWhole(full bool) (reset func()) {
+	whatIfHooks.full = full
+	return func() { whatIfHooks.full = false }
+}
+
+// verifyDoomedWhatIfs has every what-if doomed skips computed whole and
+// its failure reported to f, until the returned func is called. Not for
+// parallel tests (whatIfHooks).
+func verifyDoomedWhatIfs(f func(failed bool)) (reset func()) {
+	whatIfHooks.verifyDoomed = f
+	return func() { whatIfHooks.verifyDoomed = nil }
+}
