@@ -147,7 +147,7 @@ func (d *disrupter) candidates(m method) []*candidate {
 		if !m.shouldDisrupt(ns.kn, len(ns.pods)) {
 			continue
 		}
-		price := d.nodePrice(ns.kn)
+		price := d.offerings.nodePrice(ns.kn)
 		if slab == nil {
 			slab = make([]candidate, 0, len(scans))
 			out = make([]*candidate, 0, len(scans))
@@ -156,20 +156,6 @@ func (d *disrupter) candidates(m method) []*candidate {
 		out = append(out, &slab[len(slab)-1])
 	}
 	return out
-}
-
-func (d *disrupter) nodePrice(kn *knode) float64 {
-	z := d.offerings.zoneIndex(kn.offering.Zone)
-	ct := ctOnDemand
-	if kn.offering.CapacityType == cluster.Spot {
-		ct = ctSpot
-	}
-	if z >= 0 {
-		if p := d.offerings.off.price[d.offerings.off.index(kn.it.idx, z, ct)]; p >= 0 {
-			return p
-		}
-	}
-	return d.cl.Nodes[kn.id].PriceUSDPerHour
 }
 
 // budgets returns, per pool, how many more nodes the method may disrupt

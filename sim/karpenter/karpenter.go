@@ -143,23 +143,10 @@ type Config struct {
 // New builds the controller. It registers the controller with the engine,
 // the cluster and the cloud, and starts the disruption loop.
 func New(deps Deps, cfg Config) (*Karpenter, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
 	eng, cl, zones, settings := deps.Engine, deps.Cluster, cfg.Zones, cfg.Settings
-	if len(zones) == 0 {
-		return nil, fmt.Errorf("karpenter: no zones")
-	}
-	if len(zones)*numCT > 64 {
-		return nil, fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(zones))
-	}
-	if settings.BatchIdleDuration <= 0 || settings.BatchMaxDuration <= 0 || settings.DisruptionPollInterval <= 0 {
-		return nil, fmt.Errorf("karpenter: settings must come from apis.DefaultSettings or SettingsSpec.Compile (zero durations)")
-	}
-	seen := map[string]bool{}
-	for i := range cfg.NodePools {
-		if seen[cfg.NodePools[i].Name] {
-			return nil, fmt.Errorf("karpenter: two NodePools named %q", cfg.NodePools[i].Name)
-		}
-		seen[cfg.NodePools[i].Name] = true
-	}
 	k := &Karpenter{}
 	// Nothing below fails: registering first gives the parts their
 	// handler ID (registration only numbers the handler).
@@ -196,15 +183,7 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 		betaKeys[i] = syms.Intern(key)
 	}
 	k.env = e
-	k.wire(cfg.Region, zones, zoneSyms, ctSyms, betaKeys)
-	if slot, ok := cl.Resources.Lookup(catalog.GPUResourceName); ok {
-		k.offerings.gpuSlot = slot
-	}
-	k.offerings.buildTypes()
-	for _, t := range k.offerings.types {
-		k.offerings.typeByName[t.name] = t
-	}
-	k.offerings.refreshPrices()
+	k.wire(newOfferings(e, cfg.Region, zones, zoneSyms, ctSyms), betaKeys)
 	for i := range cfg.NodePools {
 		k.pools.add(cfg.NodePools[i])
 	}
@@ -219,11 +198,32 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	return k, nil
 }
 
-// wire makes the parts and gives each the parts it uses.
-func (k *Karpenter) wire(region string, zones []string, zoneSyms []cluster.Sym, ctSyms [numCT]cluster.Sym, betaKeys [5]cluster.Sym) {
+// check reports what makes the configuration unusable.
+func (cfg *Config) check() error {
+	if len(cfg.Zones) == 0 {
+		return fmt.Errorf("karpenter: no zones")
+	}
+	if len(cfg.Zones)*numCT > 64 {
+		return fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(cfg.Zones))
+	}
+	s := &cfg.Settings
+	if s.BatchIdleDuration <= 0 || s.BatchMaxDuration <= 0 || s.DisruptionPollInterval <= 0 {
+		return fmt.Errorf("karpenter: settings must come from apis.DefaultSettings or SettingsSpec.Compile (zero durations)")
+	}
+	seen := map[string]bool{}
+	for i := range cfg.NodePools {
+		if seen[cfg.NodePools[i].Name] {
+			return fmt.Errorf("karpenter: two NodePools named %q", cfg.NodePools[i].Name)
+		}
+		seen[cfg.NodePools[i].Name] = true
+	}
+	return nil
+}
+
+// wire makes the other parts around the offerings and gives each the
+// parts it uses.
+func (k *Karpenter) wire(off *offerings, betaKeys [5]cluster.Sym) {
 	e := k.env
-	off := &offerings{env: e, region: region, zones: append([]string(nil), zones...), zoneSyms: zoneSyms, ctSyms: ctSyms,
-		typeByName: map[string]*itype{}, gpuSlot: -1}
 	nodes := &nodeTracker{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{}}
 	pools := &nodePools{env: e, offerings: off, byName: map[string]*pool{}, poolStats: map[string]*PoolStats{}}
 	base := &existingBase{env: e, nodes: nodes, pools: pools}
@@ -244,12 +244,7 @@ func (k *Karpenter) wire(region string, zones []string, zoneSyms []cluster.Sym, 
 // on a new node (none by default): their requests are added to every
 // NodeClaim's (KC daemonOverheadGroups).
 func (k *Karpenter) SetDaemonOverhead(f DaemonOverheadFunc) {
-	k.pools.daemonOverhead = f
-	k.pools.order = nil
-	k.base.invalidate()
-	for _, p := range k.pools.all {
-		*p = *k.pools.build(p.spec, p.stats)
-	}
+	k.pools.setDaemonOverhead(f)
 }
 
 // SetNamespaceLabels gives the namespaces' labels, for pod affinity terms

@@ -173,3 +173,14 @@ func (np *nodePools) add(spec NodePool) *pool {
 	sort.SliceStable(np.all, func(i, j int) bool { return np.all[i].spec.Name < np.all[j].spec.Name })
 	return p
 }
+
+// setDaemonOverhead sets the DaemonSet overhead hook and rebuilds the
+// pools with it.
+func (np *nodePools) setDaemonOverhead(f DaemonOverheadFunc) {
+	np.daemonOverhead = f
+	np.order = nil
+	np.base.invalidate()
+	for _, p := range np.all {
+		*p = *np.build(p.spec, p.stats)
+	}
+}

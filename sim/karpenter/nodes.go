@@ -78,3 +78,42 @@ func (nt *nodeTracker) podOnDeletingNode(id cluster.PodID) bool {
 	kn := nt.get(p.Node)
 	return kn != nil && kn.deleting
 }
+
+// add records a new node.
+func (nt *nodeTracker) add(kn *knode) {
+	for int(kn.id) >= len(nt.byID) {
+		nt.byID = append(nt.byID, nil)
+	}
+	nt.byID[kn.id] = kn
+	nt.live = append(nt.live, kn) // IDs only grow: live stays sorted
+	nt.byInstance[kn.instance] = kn.id
+}
+
+// remove forgets a node.
+func (nt *nodeTracker) remove(kn *knode) {
+	delete(nt.byInstance, kn.instance)
+	nt.byID[kn.id] = nil
+	for i, o := range nt.live {
+		if o == kn {
+			nt.live = append(nt.live[:i], nt.live[i+1:]...)
+			break
+		}
+	}
+}
+
+// newName names a new NodeClaim of the pool: the pool's name and a
+// sequence number in the NodeClaim name alphabet.
+func (nt *nodeTracker) newName(pool string) string {
+	nt.nodeSeq++
+	return pool + "-" + nodeSuffix(nt.nodeSeq)
+}
+
+func nodeSuffix(n int) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	b := make([]byte, 5)
+	for i := 4; i >= 0; i-- {
+		b[i] = alphabet[n%len(alphabet)]
+		n /= len(alphabet)
+	}
+	return string(b)
+}

@@ -82,6 +82,22 @@ type offerings struct {
 	iceQueue []cloud.Offering
 }
 
+// newOfferings builds the instance-type table of the catalogue and prices
+// every offering.
+func newOfferings(e env, region string, zones []string, zoneSyms []cluster.Sym, ctSyms [numCT]cluster.Sym) *offerings {
+	o := &offerings{env: e, region: region, zones: append([]string(nil), zones...), zoneSyms: zoneSyms, ctSyms: ctSyms,
+		typeByName: map[string]*itype{}, gpuSlot: -1}
+	if slot, ok := e.cl.Resources.Lookup(catalog.GPUResourceName); ok {
+		o.gpuSlot = slot
+	}
+	o.buildTypes()
+	for _, t := range o.types {
+		o.typeByName[t.name] = t
+	}
+	o.refreshPrices()
+	return o
+}
+
 // itype is one instance type as Karpenter sees it.
 type itype struct {
 	idx  int32
@@ -442,4 +458,20 @@ func (o *offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 		alloc[o.gpuSlot] = c.GPU
 	}
 	return capacity, alloc
+}
+
+// nodePrice is what a node of Karpenter's costs now: its offering's
+// price, or the price it launched at when the offering is no longer sold.
+func (o *offerings) nodePrice(kn *knode) float64 {
+	z := o.zoneIndex(kn.offering.Zone)
+	ct := ctOnDemand
+	if kn.offering.CapacityType == cluster.Spot {
+		ct = ctSpot
+	}
+	if z >= 0 {
+		if p := o.off.price[o.off.index(kn.it.idx, z, ct)]; p >= 0 {
+			return p
+		}
+	}
+	return o.cl.Nodes[kn.id].PriceUSDPerHour
 }

@@ -307,8 +307,7 @@ func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementO
 		panic("karpenter: launch answered with offering " + res.Offering.String() + " that was not requested")
 	}
 	pt := &p.types[p.typeByIdx[t.idx]]
-	pr.nodes.nodeSeq++
-	name := spec.Name + "-" + nodeSuffix(pr.nodes.nodeSeq)
+	name := pr.nodes.newName(spec.Name)
 
 	labels := append(cluster.Labels(nil), spec.Labels...)
 	set := func(key, v cluster.Sym) { labels = labels.With(key, v) }
@@ -347,12 +346,7 @@ func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementO
 		lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,
 		replacementOf: replacementOf}
 	kn.nominatedUntil = now + pr.nomination()
-	for int(id) >= len(pr.nodes.byID) {
-		pr.nodes.byID = append(pr.nodes.byID, nil)
-	}
-	pr.nodes.byID[id] = kn
-	pr.nodes.live = append(pr.nodes.live, kn) // IDs only grow: live stays sorted
-	pr.nodes.byInstance[res.Instance] = id
+	pr.nodes.add(kn)
 	if replacementOf == nil {
 		for _, pid := range c.pods {
 			if pr.cl.Pods[pid].Phase == cluster.Pending {
@@ -379,16 +373,6 @@ const minNomination = 10 * time.Second
 
 func (pr *provisioner) nomination() time.Duration {
 	return max(2*pr.settings.BatchMaxDuration, minNomination)
-}
-
-func nodeSuffix(n int) string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	b := make([]byte, 5)
-	for i := 4; i >= 0; i-- {
-		b[i] = alphabet[n%len(alphabet)]
-		n /= len(alphabet)
-	}
-	return string(b)
 }
 
 // nodeReady makes a launched node Ready and removes its startup taints

@@ -204,14 +204,7 @@ func (tm *terminator) removeNode(kn *knode, terminate bool) {
 	if terminate {
 		tm.cloud.Terminate(kn.instance)
 	}
-	delete(tm.nodes.byInstance, kn.instance)
-	tm.nodes.byID[kn.id] = nil
-	for i, o := range tm.nodes.live {
-		if o == kn {
-			tm.nodes.live = append(tm.nodes.live[:i], tm.nodes.live[i+1:]...)
-			break
-		}
-	}
+	tm.nodes.remove(kn)
 	if kn.replacementOf != nil {
 		tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evCommandCheck})
 	}
