@@ -71,9 +71,9 @@ type exNode struct {
 
 // exCache is the base: the live nodes not being deleted, in solve order,
 // for one cluster state. It is rebuilt when the set of nodes or what an
-// entry reads of its node other than its pods changes (Karpenter.members);
+// entry reads of its node other than its pods changes (existingBase.members);
 // otherwise only the entries of nodes whose pods changed are refreshed
-// (Karpenter.baseDirty), and consolidateAfter is read against the time of
+// (existingBase.baseDirty), and consolidateAfter is read against the time of
 // the solve (ucaUntil).
 type exCache struct {
 	valid   bool
@@ -159,7 +159,7 @@ func (b *existingBase) nodeChanged(id cluster.NodeID) {
 	b.nodeEpoch[id]++
 }
 
-// existingBase returns the base for the current state, bringing it up to
+// current returns the base for the current state, bringing it up to
 // date if needed.
 func (b *existingBase) current() *exCache {
 	now := b.eng.Now()
@@ -176,7 +176,7 @@ func (b *existingBase) current() *exCache {
 	return c
 }
 
-// baseWants reports whether node id belongs in the base (live, not being
+// wants reports whether node id belongs in the base (live, not being
 // deleted, in no command) and whether it is Ready.
 func (b *existingBase) wants(id cluster.NodeID) (member, ready bool) {
 	st := b.cl.Nodes[id].State
@@ -189,7 +189,7 @@ func (b *existingBase) wants(id cluster.NodeID) (member, ready bool) {
 	return true, st == cluster.NodeReady
 }
 
-// updateBase brings the base up to date with the nodes that changed
+// update brings the base up to date with the nodes that changed
 // (baseDirty): entries are refreshed in place, and when a node comes,
 // goes or becomes Ready the list is merged anew in name order, copying
 // the entries of nodes that did not change.
@@ -225,7 +225,7 @@ func (b *existingBase) update(c *exCache) {
 	b.baseDirty = b.baseDirty[:0]
 }
 
-// remergeBase rebuilds the list in solve order (Ready nodes first, then
+// remerge rebuilds the list in solve order (Ready nodes first, then
 // the others, each by name) from the old list, reading only the nodes
 // that changed (baseMark).
 func (b *existingBase) remerge(c *exCache) {
@@ -270,7 +270,7 @@ func (b *existingBase) remerge(c *exCache) {
 	c.next, c.list = old[:0], list
 }
 
-// rebuildBase builds the base from every node.
+// rebuild builds the base from every node.
 func (b *existingBase) rebuild(c *exCache) {
 	for _, id := range b.baseDirty {
 		b.baseMark[id] = false
@@ -323,8 +323,8 @@ func (c *exCache) resetOverlays() {
 	}
 }
 
-// baseNodeChanged notes that a node's pods changed (its base entry needs
-// refreshing); baseChanged that the base needs rebuilding.
+// nodeDirty notes that a node's pods changed (its base entry needs
+// refreshing); invalidate that the base needs rebuilding.
 func (b *existingBase) nodeDirty(id cluster.NodeID) {
 	for int(id) >= len(b.baseMark) {
 		b.baseMark = append(b.baseMark, false)
@@ -337,7 +337,7 @@ func (b *existingBase) nodeDirty(id cluster.NodeID) {
 
 func (b *existingBase) invalidate() { b.members++ }
 
-// appendBase adds node id to the base unless it is being deleted or in a
+// appendNode adds node id to the base unless it is being deleted or in a
 // command.
 func (b *existingBase) appendNode(c *exCache, list []exNode, id cluster.NodeID, ready bool) []exNode {
 	kn := b.nodes.get(id)
@@ -351,7 +351,7 @@ func (b *existingBase) appendNode(c *exCache, list []exNode, id cluster.NodeID, 
 	return list
 }
 
-// fillBase sets a base entry from its node (all but its position).
+// fill sets a base entry from its node (all but its position).
 func (b *existingBase) fill(ex *exNode, id cluster.NodeID, ready bool) {
 	n := &b.cl.Nodes[id]
 	kn := b.nodes.get(id)

@@ -28,7 +28,7 @@ type poolUsage struct {
 	nodes    int64
 }
 
-// poolUsages returns the usage of every pool with limits.
+// usages returns the usage of every pool with limits.
 func (np *nodePools) usages() map[*pool]poolUsage {
 	out := map[*pool]poolUsage{}
 	for _, p := range np.all {

@@ -95,8 +95,8 @@ func (np *nodePools) build(spec *apis.NodePool, stats *PoolStats) *pool {
 	return p
 }
 
-// orderedPools returns the pools in weight order, kept until a pool
-// changes (addPool, SetDaemonOverhead).
+// ordered returns the pools in weight order, kept until a pool
+// changes (add, setDaemonOverhead).
 func (np *nodePools) ordered() []*pool {
 	if np.order == nil {
 		np.order = orderPools(np.all)

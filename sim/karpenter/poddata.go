@@ -206,7 +206,7 @@ func (s *solver) podData(spec *cluster.PodSpec, ns cluster.Sym, r relax) *podDat
 }
 
 // newPodData returns a podData for st, reusing one a finished what-if
-// gave back (Karpenter.recycle).
+// gave back (solvers.recycle).
 func (sv *solvers) newPodData(st *podStatic, pools int) *podData {
 	n := len(sv.pdFree)
 	if n == 0 {
