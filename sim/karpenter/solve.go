@@ -32,8 +32,8 @@ type claim struct {
 }
 
 type solver struct {
-	k     *solvers
-	pools []*pool // templates, weight order
+	k     *solvers // the solvers part that made it: what solves share
+	pools []*pool  // templates, weight order
 	topo  *topology
 	pds   []*podData // by podStatic.idx
 	// lastKey and lastPD memoize the last podData lookup.

@@ -133,7 +133,7 @@ type tgroup struct {
 
 // topology is the per-solve topology state.
 type topology struct {
-	k       *solvers
+	k       *solvers // the solvers part of the solve
 	groups  []*tgroup
 	byKey   map[tgroupKey]*tgroup
 	inverse []*tgroup
