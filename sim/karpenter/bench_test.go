@@ -44,7 +44,8 @@ spec:
       requirements:
         - {key: node.kubernetes.io/instance-type, operator: In, values: [` + strings.Join(names, ", ") + `]}
 `)
-	k, err := New(h.eng, h.cl, h.cat, h.cloud, nopEvictor{}, "us-east-1", testZones, pools, apis.DefaultSettings())
+	k, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: nopEvictor{}},
+		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: apis.DefaultSettings()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -52,7 +53,7 @@ spec:
 	b.ResetTimer()
 	var nodes int
 	for i := 0; i < b.N; i++ {
-		s := k.newSolver(pods, solveOpts{})
+		s := k.solvers.newSolver(pods, solveOpts{})
 		s.solve(pods)
 		if len(s.failed) > 0 {
 			b.Fatalf("%d pods failed", len(s.failed))

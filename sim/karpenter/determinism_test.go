@@ -68,9 +68,9 @@ func TestEarlyVerdictsChangeNothing(t *testing.T) {
 				time.Duration(0), 6, 50*time.Minute, 2, 80*time.Minute, 8)
 		}
 		h.start(h.pools(spotWide), apis.DefaultSettings())
-		h.k.fullWhatIfs = full
+		defer computeWhatIfsWhole(full)()
 		h.run(3 * time.Hour)
-		return runRecord(t, h), h.k.earlyStops
+		return runRecord(t, h), h.k.dis.earlyStops
 	}
 	for _, od := range []bool{false, true} {
 		whole, none := run(true, od)
@@ -107,12 +107,12 @@ func TestDoomedWhatIfsFail(t *testing.T) {
 		"        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}\n", "  disruption: {consolidateAfter: 1m}")
 	h.start(h.pools(spotSmall), apis.DefaultSettings())
 	skipped, wrong := 0, 0
-	h.k.verifyDoomed = func(failed bool) {
+	defer verifyDoomedWhatIfs(func(failed bool) {
 		skipped++
 		if !failed {
 			wrong++
 		}
-	}
+	})()
 	h.run(3 * time.Hour)
 	require.Zero(t, wrong, "doomed skipped what-ifs that succeed")
 	require.Positive(t, skipped, "nothing was skipped")

@@ -15,7 +15,7 @@ import (
 // evictFromOutside evicts one pod as a user's drain would: it terminates
 // on a node Karpenter may still disrupt.
 func evictFromOutside(h *harness) {
-	for _, kn := range h.k.live {
+	for _, kn := range h.k.nodes.live {
 		if pods := h.cl.Nodes[kn.id].Pods; !kn.deleting && len(pods) > 0 {
 			h.ev.Evict(pods[0], cluster.CauseEvicted)
 			return
@@ -113,14 +113,14 @@ func TestConsolidationTimeout(t *testing.T) {
 	h.start(h.pools(onePool("p", "", "")), apis.DefaultSettings()) // 1,000 pods/s
 	k := h.k
 	k.dis.work = 180_000 // 180 s of computing: not over 3 min
-	require.False(t, k.timedOut(0, 3*time.Minute))
+	require.False(t, k.dis.timedOut(0, 3*time.Minute))
 	k.dis.work = 180_001
-	require.True(t, k.timedOut(0, 3*time.Minute))
-	require.True(t, k.timedOut(100_000, time.Minute), "80 s since the method began")
-	require.False(t, k.timedOut(150_000, time.Minute))
+	require.True(t, k.dis.timedOut(0, 3*time.Minute))
+	require.True(t, k.dis.timedOut(100_000, time.Minute), "80 s since the method began")
+	require.False(t, k.dis.timedOut(150_000, time.Minute))
 	require.Equal(t, int64(2), k.Stats().ConsolidationTimeouts)
-	k.settings.SolverPodsPerSecond = 0
-	require.False(t, k.timedOut(0, time.Second), "instantaneous passes never time out")
+	k.dis.settings.SolverPodsPerSecond = 0 // the disrupter reads its own copy of the settings
+	require.False(t, k.dis.timedOut(0, time.Second), "instantaneous passes never time out")
 }
 
 // Single-node candidates take one node from each pool in turn, pools by
@@ -139,10 +139,10 @@ func TestInterleaveUnseenPoolsFirst(t *testing.T) {
 		}
 		return out
 	}
-	k := &Karpenter{}
-	require.Equal(t, []cluster.NodeID{2, 3, 1, 4}, ids(k.interleave(cs)))
-	k.dis.unseenPools = map[*pool]bool{pb: true}
-	require.Equal(t, []cluster.NodeID{3, 2, 4, 1}, ids(k.interleave(cs)))
+	sn := &singleNode{}
+	require.Equal(t, []cluster.NodeID{2, 3, 1, 4}, ids(sn.interleave(cs)))
+	sn.unseenPools = map[*pool]bool{pb: true}
+	require.Equal(t, []cluster.NodeID{3, 2, 4, 1}, ids(sn.interleave(cs)))
 }
 
 // The pod scans kept on nodes (podScan) match a fresh scan of every node
@@ -164,11 +164,11 @@ func TestPodScansMatchRescan(t *testing.T) {
 		if at%(5*time.Minute) == 0 {
 			evictFromOutside(h)
 		}
-		cached := h.k.nodeScans()
-		for _, kn := range h.k.live {
+		cached := h.k.dis.nodeScans()
+		for _, kn := range h.k.nodes.live {
 			kn.scanValid = false
 		}
-		fresh := h.k.nodeScans()
+		fresh := h.k.dis.nodeScans()
 		require.Equal(t, len(fresh), len(cached))
 		for i := range fresh {
 			require.Equal(t, fresh[i].kn, cached[i].kn)
@@ -199,7 +199,7 @@ func TestExistingBaseMatchesRebuild(t *testing.T) {
 		taints      int
 	}
 	snapshot := func() ([]entry, map[*pool]cluster.Resources, map[*pool]int64) {
-		c := h.k.existingBase()
+		c := h.k.base.current()
 		var out []entry
 		for i := range c.list {
 			ex := &c.list[i]
@@ -215,11 +215,11 @@ func TestExistingBaseMatchesRebuild(t *testing.T) {
 		if at%(5*time.Minute) == 0 {
 			evictFromOutside(h)
 		}
-		if h.k.exCache.valid && h.k.exCache.members == h.k.members {
+		if h.k.base.exCache.valid && h.k.base.exCache.members == h.k.base.members {
 			refreshed++
 		}
 		list, capacity, nodes := snapshot()
-		h.k.baseChanged()
+		h.k.base.invalidate()
 		list2, capacity2, nodes2 := snapshot()
 		require.Equal(t, list2, list, "at %v", at)
 		require.Equal(t, capacity2, capacity)
@@ -249,11 +249,11 @@ func TestQueueKeysMatchPods(t *testing.T) {
 	provisionable, candidates := 0, 0
 	for at := 10 * time.Second; at <= 90*time.Minute; at += 10 * time.Second {
 		h.run(at)
-		prov := h.k.provisionableSet()
-		check(prov, h.k.originOf)
+		prov := h.k.dis.provisionableSet()
+		check(prov, h.k.solvers.originOf)
 		provisionable += len(prov.qkeys)
-		for _, c := range h.k.candidates(mSingle) {
-			check(c.podSet(h.k), func(cluster.PodID) podOrigin { return fromCandidate })
+		for _, c := range h.k.dis.candidates(methodOf[*singleNode](h.k.dis)) {
+			check(c.podSet(h.k.solvers), func(cluster.PodID) podOrigin { return fromCandidate })
 			candidates++
 		}
 	}

@@ -6,12 +6,45 @@
 //
 // # Wiring
 //
-// [New] registers the controller as an engine handler, a cluster watcher
-// and a subscriber of the cloud's signals. It talks to EC2 through the
-// small [Cloud] interface (sim/spotmarket's Market implements it) and
+// [New] takes the models it talks to ([Deps]) and its configuration
+// ([Config]), and registers the controller as an engine handler, a cluster
+// watcher and a subscriber of the cloud's signals. It talks to EC2 through
+// the small [Cloud] interface (sim/spotmarket's Market implements it) and
 // drains through [Evictor] (sim/eviction). [Karpenter.UpdateNodePool]
 // changes a NodePool at a given time (for drift); [Karpenter.SetDaemonOverhead]
 // plugs in DaemonSet overhead; [Karpenter.Stats] is the report section.
+//
+// # Structure
+//
+// [Karpenter] is the thin controller: it owns the parts below, dispatches
+// engine events, cluster changes and cloud signals to them, and holds
+// nothing else. Every part embeds env (the engine, cluster, catalogue,
+// cloud, evictor, settings, handler ID, the report's counters and the
+// label keys interned once) and points at the parts it uses, as
+// upstream's controllers share the cluster state.
+//
+//   - offerings (offerings.go): the instance types, their offerings per
+//     zone and capacity type with prices, and the unavailable-offerings
+//     (insufficient-capacity) cache.
+//   - nodeTracker (nodes.go): Karpenter's records of its nodes (knode, its
+//     NodeClaims) by NodeID and by instance.
+//   - nodePools (nodepools.go, limits.go): the NodePools in force, what the
+//     solver derives from them, their usage against limits.
+//   - existingBase (existing.go): the existing nodes as solves see them,
+//     kept up to date node by node.
+//   - solvers (solvers.go, solve.go, poddata.go, topology.go): makes the
+//     solvers of batches and what-ifs, and keeps what solves share.
+//   - provisioner (provisioner.go): pending pods, batch timers, the
+//     batch's solve and launches, registration.
+//   - disrupter (disrupter.go, pass.go, doomed.go): the disruption loop,
+//     its candidates and budgets. Its methods are values of one interface
+//     (method.go), one file each: emptiness.go, drift.go, multinode.go,
+//     singlenode.go, sharing consolidation.go; command.go starts, checks,
+//     releases and aborts commands; validation.go re-checks them after
+//     the validation delay.
+//   - terminator (terminator.go): deletions (taint, drain, grace periods,
+//     terminate) and the forceful ones, expiration and interruption, which
+//     are not disruption methods.
 //
 // # Provisioning
 //

@@ -38,48 +38,48 @@ type doomState struct {
 	starts map[int32]bool
 }
 
-func (k *Karpenter) passDoom() *doomState {
-	if d := k.pass.doom; d != nil {
-		return d
+func (d *disrupter) passDoom() *doomState {
+	if ds := d.pass.doom; ds != nil {
+		return ds
 	}
-	d := &doomState{}
-	k.pass.doom = d
-	s := k.newSolver(nil, solveOpts{consolidation: true})
-	d.probe = s
-	spotBits := k.ctBits(ctSpot)
+	ds := &doomState{}
+	d.pass.doom = ds
+	s := d.solvers.newSolver(nil, solveOpts{consolidation: true, universe: d.universe()})
+	ds.probe = s
+	spotBits := d.offerings.ctBits(ctSpot)
 	for _, p := range s.pools {
-		if len(p.types) > 0 && k.offerMask(p.reqs)&spotBits == 0 {
-			return d
+		if len(p.types) > 0 && d.offerings.offerMask(p.reqs)&spotBits == 0 {
+			return ds
 		}
 	}
 	for _, g := range s.topo.inverse {
-		if g.key == k.cl.KeyCapacityType {
-			return d
+		if g.key == d.cl.KeyCapacityType {
+			return ds
 		}
 	}
-	d.ok = true
-	d.room, d.starts = map[int32]int64{}, map[int32]bool{}
-	return d
+	ds.ok = true
+	ds.room, ds.starts = map[int32]int64{}, map[int32]bool{}
+	return ds
 }
 
 // doomed reports whether consolidating cs is known to fail (see above).
-func (k *Karpenter) doomed(cs []*candidate) bool {
-	if !k.pass.on || k.fullWhatIfs || k.settings.SpotToSpotConsolidation {
+func (d *disrupter) doomed(cs []*candidate) bool {
+	if !d.pass.on || whatIfHooks.full || d.settings.SpotToSpotConsolidation {
 		return false
 	}
 	for _, c := range cs {
-		if c.kn.offering.CapacityType != cluster.Spot || c.podSet(k).namesCapacityType {
+		if c.kn.offering.CapacityType != cluster.Spot || c.podSet(d.solvers).namesCapacityType {
 			return false
 		}
 	}
-	if k.provisionableSet().namesCapacityType {
+	if d.provisionableSet().namesCapacityType {
 		return false
 	}
-	d := k.passDoom()
-	if !d.ok {
+	ds := d.passDoom()
+	if !ds.ok {
 		return false
 	}
-	s := d.probe
+	s := ds.probe
 	// Pods per class on the candidates, then room for them elsewhere.
 	// Without inverse anti-affinity in the cluster, a template without
 	// topology constraints has none in the solve either.
@@ -92,7 +92,7 @@ func (k *Karpenter) doomed(cs []*candidate) bool {
 	}
 	var needs []need
 	for _, c := range cs {
-		for _, cc := range c.podSet(k).classCounts(k) {
+		for _, cc := range c.podSet(d.solvers).classCounts(d.solvers) {
 			j := slices.IndexFunc(needs, func(n need) bool { return n.pd.class == cc.class })
 			if j < 0 {
 				needs = append(needs, need{pd: s.podData(cc.key.spec, cc.key.ns, relax{})})
@@ -102,13 +102,13 @@ func (k *Karpenter) doomed(cs []*candidate) bool {
 		}
 	}
 	for _, n := range needs {
-		room := k.roomFor(d, n.pd)
+		room := d.roomFor(ds, n.pd)
 		for _, c := range cs {
 			if pos := s.basePos(c.kn.id); pos >= 0 {
 				room -= s.roomOn(&s.base[pos], n.pd)
 			}
 		}
-		if n.count > room && k.startsClaim(d, n.pd) {
+		if n.count > room && d.startsClaim(ds, n.pd) {
 			return true
 		}
 	}
@@ -117,11 +117,11 @@ func (k *Karpenter) doomed(cs []*candidate) bool {
 
 // roomFor counts the pods of pd's class the base can take, on nodes
 // consolidateAfter does not protect (the pods are moved ones).
-func (k *Karpenter) roomFor(d *doomState, pd *podData) int64 {
-	if r, ok := d.room[pd.class]; ok {
+func (d *disrupter) roomFor(ds *doomState, pd *podData) int64 {
+	if r, ok := ds.room[pd.class]; ok {
 		return r
 	}
-	s := d.probe
+	s := ds.probe
 	jt := pd.jts[1]
 	if jt == nil {
 		jt = s.ec.jump(fitClass{spec: pd.class, relax: pd.relax, uca: true})
@@ -131,7 +131,7 @@ func (k *Karpenter) roomFor(d *doomState, pd *podData) int64 {
 	for i := s.nextBaseFit(jt, pd, true, 0); i < len(s.base); i = s.nextBaseFit(jt, pd, true, i+1) {
 		room += podsFitting(&s.base[i].free, &pd.requests)
 	}
-	d.room[pd.class] = room
+	ds.room[pd.class] = room
 	return room
 }
 
@@ -162,11 +162,11 @@ func podsFitting(free, req *cluster.Resources) int64 {
 
 // startsClaim reports whether a pod of pd would start a NodeClaim in the
 // probe's state.
-func (k *Karpenter) startsClaim(d *doomState, pd *podData) bool {
-	if v, ok := d.starts[pd.class]; ok {
+func (d *disrupter) startsClaim(ds *doomState, pd *podData) bool {
+	if v, ok := ds.starts[pd.class]; ok {
 		return v
 	}
-	_, _, _, _, ok := d.probe.startClaim(pd)
-	d.starts[pd.class] = ok
+	_, _, _, _, ok := ds.probe.startClaim(pd)
+	ds.starts[pd.class] = ok
 	return ok
 }

@@ -28,6 +28,23 @@ import (
 //   - the pod-independent filters (taints, node selectors, cordon) are
 //     cached per class and node until the node changes (cluster.NodeEpoch).
 
+// existingBase keeps the existing nodes as solves see them: their order,
+// the shared snapshot (exCache) and what changed since it was made.
+type existingBase struct {
+	env
+	nodes *nodeTracker
+	pools *nodePools
+	// byName: the live nodes (anyone's) by name, then ID.
+	byName  []cluster.NodeID
+	exCache exCache
+	// members changes with anything that changes the base other than
+	// pods (exCache); baseDirty lists the nodes whose pods changed since
+	// it was last brought up to date (baseMark: listed).
+	members   uint64
+	baseDirty []cluster.NodeID
+	baseMark  []bool
+}
+
 // exNode is an existing node as a scheduling destination.
 type exNode struct {
 	id   cluster.NodeID
@@ -52,9 +69,9 @@ type exNode struct {
 
 // exCache is the base: the live nodes not being deleted, in solve order,
 // for one cluster state. It is rebuilt when the set of nodes or what an
-// entry reads of its node other than its pods changes (Karpenter.members);
+// entry reads of its node other than its pods changes (existingBase.members);
 // otherwise only the entries of nodes whose pods changed are refreshed
-// (Karpenter.baseDirty), and consolidateAfter is read against the time of
+// (existingBase.baseDirty), and consolidateAfter is read against the time of
 // the solve (ucaUntil).
 type exCache struct {
 	valid   bool
@@ -108,117 +125,117 @@ type jumpTable struct {
 }
 
 // nodeOrder keeps the live nodes sorted by name, then ID.
-func (k *Karpenter) nodeOrderAdd(id cluster.NodeID) {
-	cl := k.cl
+func (b *existingBase) nodeOrderAdd(id cluster.NodeID) {
+	cl := b.cl
 	name := cl.Nodes[id].Name
-	i := sort.Search(len(k.byName), func(i int) bool {
-		o := k.byName[i]
+	i := sort.Search(len(b.byName), func(i int) bool {
+		o := b.byName[i]
 		if on := cl.Nodes[o].Name; on != name {
 			return on > name
 		}
 		return o > id
 	})
-	k.byName = append(k.byName, 0)
-	copy(k.byName[i+1:], k.byName[i:])
-	k.byName[i] = id
+	b.byName = append(b.byName, 0)
+	copy(b.byName[i+1:], b.byName[i:])
+	b.byName[i] = id
 }
 
-func (k *Karpenter) nodeOrderRemove(id cluster.NodeID) {
-	for i, o := range k.byName {
+func (b *existingBase) nodeOrderRemove(id cluster.NodeID) {
+	for i, o := range b.byName {
 		if o == id {
-			k.byName = append(k.byName[:i], k.byName[i+1:]...)
+			b.byName = append(b.byName[:i], b.byName[i+1:]...)
 			return
 		}
 	}
 }
 
-// existingBase returns the base for the current state, bringing it up to
+// current returns the base for the current state, bringing it up to
 // date if needed.
-func (k *Karpenter) existingBase() *exCache {
-	now := k.eng.Now()
-	c := &k.exCache
-	if !c.valid || c.members != k.members {
-		k.rebuildBase(c)
-	} else if c.at == now && len(k.baseDirty) == 0 {
+func (b *existingBase) current() *exCache {
+	now := b.eng.Now()
+	c := &b.exCache
+	if !c.valid || c.members != b.members {
+		b.rebuild(c)
+	} else if c.at == now && len(b.baseDirty) == 0 {
 		return c
 	} else {
-		k.updateBase(c)
+		b.update(c)
 	}
 	c.at = now
 	c.resetOverlays()
 	return c
 }
 
-// baseWants reports whether node id belongs in the base (live, not being
+// wants reports whether node id belongs in the base (live, not being
 // deleted, in no command) and whether it is Ready.
-func (k *Karpenter) baseWants(id cluster.NodeID) (member, ready bool) {
-	st := k.cl.Nodes[id].State
+func (b *existingBase) wants(id cluster.NodeID) (member, ready bool) {
+	st := b.cl.Nodes[id].State
 	if st == cluster.NodeGone {
 		return false, false
 	}
-	if kn := k.knodeOf(id); kn != nil && (kn.deleting || kn.cmd != nil) {
+	if kn := b.nodes.get(id); kn != nil && (kn.deleting || kn.cmd != nil) {
 		return false, false
 	}
 	return true, st == cluster.NodeReady
 }
 
-// updateBase brings the base up to date with the nodes that changed
+// update brings the base up to date with the nodes that changed
 // (baseDirty): entries are refreshed in place, and when a node comes,
 // goes or becomes Ready the list is merged anew in name order, copying
 // the entries of nodes that did not change.
-func (k *Karpenter) updateBase(c *exCache) {
-	for len(c.posOf) < len(k.cl.Nodes) {
+func (b *existingBase) update(c *exCache) {
+	for len(c.posOf) < len(b.cl.Nodes) {
 		c.posOf = append(c.posOf, -1)
 	}
 	moved := false
-	for _, id := range k.baseDirty {
-		member, ready := k.baseWants(id)
+	for _, id := range b.baseDirty {
+		member, ready := b.wants(id)
 		pos := c.posOf[id]
 		// Pool sums: the node out as it was, in as it is.
 		if pos >= 0 {
 			c.subPoolNode(c.list[pos].kn)
 		}
 		if member {
-			c.addPoolNode(k.knodeOf(id))
+			c.addPoolNode(b.nodes.get(id))
 		}
 		switch {
 		case pos >= 0 && member && c.list[pos].initialized == ready:
-			k.fillBase(&c.list[pos], id, ready)
+			b.fill(&c.list[pos], id, ready)
 		case pos < 0 && !member:
 		default:
 			moved = true
 		}
 	}
 	if moved {
-		k.remergeBase(c)
+		b.remerge(c)
 	}
-	for _, id := range k.baseDirty {
-		k.baseMark[id] = false
+	for _, id := range b.baseDirty {
+		b.baseMark[id] = false
 	}
-	k.baseDirty = k.baseDirty[:0]
+	b.baseDirty = b.baseDirty[:0]
 }
 
-// remergeBase rebuilds the list in solve order (Ready nodes first, then
+// remerge rebuilds the list in solve order (Ready nodes first, then
 // the others, each by name) from the old list, reading only the nodes
 // that changed (baseMark).
-func (k *Karpenter) remergeBase(c *exCache) {
+func (b *existingBase) remerge(c *exCache) {
 	old := c.list
 	list := c.next[:0]
 	notReady := c.notReady[:0]
 	place := func(id cluster.NodeID, ready bool) {
 		pos := int32(len(list))
-		if !k.baseMark[id] {
+		if !b.baseMark[id] {
 			list = append(list, old[c.posOf[id]])
 		} else {
 			list = append(list, exNode{})
-			k.fillBase(&list[pos], id, ready)
+			b.fill(&list[pos], id, ready)
 		}
 		list[pos].pos = pos
 	}
-	for _, id := range k.byName {
+	for _, id := range b.byName {
 		var member, ready bool
-		if k.baseMark[id] {
-			member, ready = k.baseWants(id)
+		if b.baseMark[id] {
+			member, ready = b.wants(id)
 		} else if pos := c.posOf[id]; pos >= 0 {
 			member, ready = true, old[pos].initialized
 		}
@@ -243,13 +260,13 @@ func (k *Karpenter) remergeBase(c *exCache) {
 	c.next, c.list = old[:0], list
 }
 
-// rebuildBase builds the base from every node.
-func (k *Karpenter) rebuildBase(c *exCache) {
-	for _, id := range k.baseDirty {
-		k.baseMark[id] = false
+// rebuild builds the base from every node.
+func (b *existingBase) rebuild(c *exCache) {
+	for _, id := range b.baseDirty {
+		b.baseMark[id] = false
 	}
-	k.baseDirty = k.baseDirty[:0]
-	cl := k.cl
+	b.baseDirty = b.baseDirty[:0]
+	cl := b.cl
 	for i := range c.list {
 		c.posOf[c.list[i].id] = -1
 	}
@@ -266,20 +283,20 @@ func (k *Karpenter) rebuildBase(c *exCache) {
 	// Ready nodes first, then the others, each in name order: one walk,
 	// the others put aside.
 	notReady := c.notReady[:0]
-	for _, id := range k.byName {
+	for _, id := range b.byName {
 		switch cl.Nodes[id].State {
 		case cluster.NodeGone:
 		case cluster.NodeReady:
-			list = k.appendBase(c, list, id, true)
+			list = b.appendNode(c, list, id, true)
 		default:
 			notReady = append(notReady, id)
 		}
 	}
 	for _, id := range notReady {
-		list = k.appendBase(c, list, id, false)
+		list = b.appendNode(c, list, id, false)
 	}
 	c.notReady = notReady
-	c.valid, c.members, c.list = true, k.members, list
+	c.valid, c.members, c.list = true, b.members, list
 }
 
 // resetOverlays drops the solves' overlays and the jump tables: the base
@@ -296,38 +313,38 @@ func (c *exCache) resetOverlays() {
 	}
 }
 
-// baseNodeChanged notes that a node's pods changed (its base entry needs
-// refreshing); baseChanged that the base needs rebuilding.
-func (k *Karpenter) baseNodeChanged(id cluster.NodeID) {
-	for int(id) >= len(k.baseMark) {
-		k.baseMark = append(k.baseMark, false)
+// nodeDirty notes that a node's pods changed (its base entry needs
+// refreshing); invalidate that the base needs rebuilding.
+func (b *existingBase) nodeDirty(id cluster.NodeID) {
+	for int(id) >= len(b.baseMark) {
+		b.baseMark = append(b.baseMark, false)
 	}
-	if !k.baseMark[id] {
-		k.baseMark[id] = true
-		k.baseDirty = append(k.baseDirty, id)
+	if !b.baseMark[id] {
+		b.baseMark[id] = true
+		b.baseDirty = append(b.baseDirty, id)
 	}
 }
 
-func (k *Karpenter) baseChanged() { k.members++ }
+func (b *existingBase) invalidate() { b.members++ }
 
-// appendBase adds node id to the base unless it is being deleted or in a
+// appendNode adds node id to the base unless it is being deleted or in a
 // command.
-func (k *Karpenter) appendBase(c *exCache, list []exNode, id cluster.NodeID, ready bool) []exNode {
-	kn := k.knodeOf(id)
+func (b *existingBase) appendNode(c *exCache, list []exNode, id cluster.NodeID, ready bool) []exNode {
+	kn := b.nodes.get(id)
 	if kn != nil && (kn.deleting || kn.cmd != nil) {
 		return list
 	}
 	list = append(list, exNode{pos: int32(len(list))})
-	k.fillBase(&list[len(list)-1], id, ready)
+	b.fill(&list[len(list)-1], id, ready)
 	c.addPoolNode(kn)
 	c.posOf[id] = int32(len(list) - 1)
 	return list
 }
 
-// fillBase sets a base entry from its node (all but its position).
-func (k *Karpenter) fillBase(ex *exNode, id cluster.NodeID, ready bool) {
-	n := &k.cl.Nodes[id]
-	kn := k.knodeOf(id)
+// fill sets a base entry from its node (all but its position).
+func (b *existingBase) fill(ex *exNode, id cluster.NodeID, ready bool) {
+	n := &b.cl.Nodes[id]
+	kn := b.nodes.get(id)
 	got := ex.got[:0]
 	*ex = exNode{id: id, node: n, view: n, initialized: ready, pos: ex.pos, got: got, kn: kn}
 	if kn != nil && !kn.initialized {
@@ -338,8 +355,8 @@ func (k *Karpenter) fillBase(ex *exNode, id cluster.NodeID, ready bool) {
 		}
 		// DaemonSet pods start once the node is Ready: keep their
 		// room (KC ExistingNode remaining daemon resources).
-		if k.daemonOverhead != nil {
-			ex.daemon = k.daemonOverhead(n)
+		if b.pools.daemonOverhead != nil {
+			ex.daemon = b.pools.daemonOverhead(n)
 		}
 	}
 	ex.free = n.Allocatable
@@ -398,14 +415,6 @@ func (c *exCache) jump(fc fitClass) *jumpTable {
 	}
 	c.jumps[fc] = jt
 	return jt
-}
-
-// specClass numbers pod specs by the content the existing-node filters
-// read: tolerations, node name, node selector and affinity, preferred
-// node affinity and requests. Specs with equal content share a class.
-func (k *Karpenter) specClass(spec *cluster.PodSpec) int32 {
-	id, _ := k.specs.Of(spec)
-	return id
 }
 
 // staticFits runs the pod-independent filters of the existing-node scan

@@ -66,7 +66,8 @@ func (h *harness) start(pools []NodePool, s Settings) {
 	require.NoError(h.t, err)
 	kubelet.New(h.eng, h.cl, 2*time.Second)
 	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
-	h.k, err = New(h.eng, h.cl, h.cat, h.cloud, h.ev, "us-east-1", testZones, pools, s)
+	h.k, err = New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: h.ev},
+		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: s})
 	require.NoError(h.t, err)
 	h.ctrls = workload.New(h.eng, h.cl, h.specs)
 }

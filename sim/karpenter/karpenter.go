@@ -71,107 +71,44 @@ const (
 	evForceDelete
 )
 
-// Karpenter is the Karpenter controller: an engine handler, a cluster
-// watcher and a cloud subscriber.
-type Karpenter struct {
+// env is what every part of the controller reads: the models it talks to,
+// the settings, its engine handler, the counters of the report and the
+// label keys interned once. Each part embeds a copy; what changes (the
+// counters) is shared through a pointer.
+type env struct {
 	eng      *engine.Engine
 	cl       *cluster.Cluster
 	cat      *catalog.Catalog
 	cloud    Cloud
 	evictor  Evictor
-	region   string
-	zones    []string
-	zoneSyms []cluster.Sym
 	settings Settings
 	id       engine.HandlerID
-
-	types        []*itype
-	typeByName   map[string]*itype
-	typeKey      [numTypeKeys]cluster.Sym
-	typeKeyOf    []int8 // Sym -> index in typeKey, -1 for other keys
-	off          offers
-	availBuf     []uint64
-	availOK      bool
-	availAt      engine.Time
-	availVersion uint64
-	gpuSlot      int
-	deferICE     bool
-	iceQueue     []cloud.Offering
-
-	pools          []*pool
-	poolByName     map[string]*pool
-	daemonOverhead DaemonOverheadFunc
-	nsLabels       map[cluster.Sym]cluster.Labels
+	stats    *Stats
 
 	keyNodePool, keyDisrupted cluster.Sym
-	betaKeys                  [5]cluster.Sym
-	ctSyms                    [numCT]cluster.Sym
 	wellKnownSet              map[cluster.Sym]bool
 	normalized                map[cluster.Sym]cluster.Sym
+}
 
-	// nodes tracks Karpenter's nodes by NodeID (nil for others).
-	nodes      []*knode
-	live       []*knode // the non-nil entries of nodes, by ID
-	byInstance map[cloud.InstanceID]cluster.NodeID
-	nodeSeq    int
-	// antiBound counts bound pods with required anti-affinity.
-	antiBound int
+// Karpenter is the Karpenter controller: an engine handler, a cluster
+// watcher and a cloud subscriber. It owns the parts that do the work, as
+// upstream's controllers (see doc.go, Structure), and dispatches events,
+// cluster changes and cloud signals to them.
+type Karpenter struct {
+	env
+	offerings *offerings
+	nodes     *nodeTracker
+	pools     *nodePools
+	base      *existingBase
+	solvers   *solvers
+	prov      *provisioner
+	dis       *disrupter
+	term      *terminator
 
-	// provisioning
-	pending      map[cluster.PodID]bool
-	batchOpen    bool
-	batchStart   engine.Time
-	idleTimer    engine.Timer
-	maxTimer     engine.Timer
-	requeueTimer engine.Timer
-	lastBatch    struct {
-		version, hash uint64
-		allFailed     bool
-	}
-
-	// disruption
-	dis  disruption
-	pass passCache
-	// provSet: the last provisionable pods prepared for solves (pass.go).
-	provSet *podSet
-
-	// existing nodes for solves (see existing.go)
-	exCache  exCache
-	byName   []cluster.NodeID
-	solveSeq uint32
-	// fullWhatIfs turns earlyNo off (tests check it changes nothing);
-	// earlyStops counts the what-ifs it cut short.
-	fullWhatIfs bool
-	earlyStops  int64
-	// verifyDoomed, in tests, is told whether each what-if doomed skips
-	// really fails.
-	verifyDoomed func(failed bool)
-	// Free lists of what-ifs' pod data and node copies (recycle).
-	// members changes with anything that changes the existing-node base
-	// other than pods (exCache); baseDirty lists the nodes whose pods
-	// changed since it was last brought up to date (baseMark: listed).
-	members    uint64
-	baseDirty  []cluster.NodeID
-	baseMark   []bool
-	pdFree     []*podData
-	pdsFree    []*podData
-	exFree     []*exNode
-	solverFree []*solver
-	// poolOrder: the pools in weight order (orderedPools).
-	poolOrder  []*pool
-	podMark    []uint32 // per PodID: stamp of the last solve that moved it
-	podStatics map[pdKey]*podStatic
-	// placeholders are the interned placeholder hostnames by number.
-	placeholders []cluster.Sym
-	staticsAt    engine.Time
-	specs        cluster.SpecClasses
-	statics      map[staticKey]*cluster.NodeVerdicts
-
+	// signals and poolUpdates are the payloads of evSignal and
+	// evPoolUpdate events, by the event's Obj.
 	signals     []cloud.Signal
 	poolUpdates []NodePool
-
-	stats     Stats
-	poolStats map[string]*PoolStats
 }
 
 // reschedulable: a pod Karpenter moves when it disrupts a node: active and
@@ -181,159 +118,138 @@ func reschedulable(p *cluster.Pod) bool {
 	return !p.Phase.Terminal() && !p.Terminating && p.Spec.NodeName == ""
 }
 
-// knode is one of Karpenter's nodes (its NodeClaim).
-type knode struct {
-	id          cluster.NodeID
-	pool        *pool
-	it          *itype
-	offering    cloud.Offering
-	instance    cloud.InstanceID
-	capacity    cluster.Resources
-	initialized bool
-	// set: its reschedulable pods prepared for consolidation solves
-	// (pass.go), while they stay the same.
-	set *podSet
-	// scan is what the disruption passes read of its pods, kept until a
-	// pod is bound, leaves or starts terminating (scanValid).
-	scan      podScan
-	scanValid bool
-	// lastPodEvent is the last time a pod was bound to or left the node
-	// (KC NodeClaim status.lastPodEventTime), for consolidateAfter.
-	lastPodEvent   engine.Time
-	consolidatable bool
-	// poolHash and classHash are the pool's template and node class
-	// hashes at launch, for drift.
-	poolHash, classHash uint64
-	driftedAt           engine.Time
-	drifted             bool
-	driftChecked        *apis.NodePool
-	nominatedUntil      engine.Time
-	// deleting: the NodeClaim is being deleted (tainted, draining).
-	deleting    bool
-	tgpDeadline engine.Time
-	// cmd is the disruption command the node is a candidate of, waiting
-	// for its replacements.
-	cmd *command
-	// replacementOf is the command this node replaces nodes for.
-	replacementOf *command
-	drainTimer    engine.Timer
-	drainBackoff  time.Duration
-	regTimer      engine.Timer
-	expireTimer   engine.Timer
+// Deps are the models the controller talks to.
+type Deps struct {
+	Engine  *engine.Engine
+	Cluster *cluster.Cluster
+	Catalog *catalog.Catalog
+	// Cloud launches and terminates instances, prices offerings and
+	// sends interruption signals.
+	Cloud Cloud
+	// Evictor is the eviction API drains use.
+	Evictor Evictor
 }
 
-// New builds the controller. The pools are compiled NodePools (package
-// apis); zones are the cluster's zones in the region. New registers the
-// controller with the engine, the cluster and the cloud, and starts the
-// disruption loop.
-func New(eng *engine.Engine, cl *cluster.Cluster, cat *catalog.Catalog, ec2 Cloud, evictor Evictor,
-	region string, zones []string, pools []NodePool, settings Settings) (*Karpenter, error) {
-	if len(zones) == 0 {
-		return nil, fmt.Errorf("karpenter: no zones")
+// Config is what the controller is configured with: the region and the
+// cluster's zones in it, the compiled NodePools (package apis) and the
+// controller settings.
+type Config struct {
+	Region    string
+	Zones     []string
+	NodePools []NodePool
+	Settings  Settings
+}
+
+// New builds the controller. It registers the controller with the engine,
+// the cluster and the cloud, and starts the disruption loop.
+func New(deps Deps, cfg Config) (*Karpenter, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
-	if len(zones)*numCT > 64 {
-		return nil, fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(zones))
-	}
-	if settings.BatchIdleDuration <= 0 || settings.BatchMaxDuration <= 0 || settings.DisruptionPollInterval <= 0 {
-		return nil, fmt.Errorf("karpenter: settings must come from apis.DefaultSettings or SettingsSpec.Compile (zero durations)")
-	}
-	k := &Karpenter{
-		eng: eng, cl: cl, cat: cat, cloud: ec2, evictor: evictor, region: region,
-		zones: append([]string(nil), zones...), settings: settings,
-		typeByName: map[string]*itype{}, poolByName: map[string]*pool{},
-		byInstance: map[cloud.InstanceID]cluster.NodeID{}, pending: map[cluster.PodID]bool{},
-		poolStats: map[string]*PoolStats{}, gpuSlot: -1,
-		specs: cluster.SpecClasses{WithScoring: true}, statics: map[staticKey]*cluster.NodeVerdicts{},
-	}
+	eng, cl, zones, settings := deps.Engine, deps.Cluster, cfg.Zones, cfg.Settings
+	k := &Karpenter{}
+	// Nothing below fails: registering first gives the parts their
+	// handler ID (registration only numbers the handler).
+	e := env{eng: eng, cl: cl, cat: deps.Catalog, cloud: deps.Cloud, evictor: deps.Evictor, settings: settings,
+		id: eng.Register(k), stats: &Stats{}}
+	// Symbols are interned in a fixed order (zones, capacity types, keys):
+	// symbol numbers must not change.
 	syms := cl.Syms
+	var zoneSyms []cluster.Sym
 	for _, z := range zones {
-		k.zoneSyms = append(k.zoneSyms, syms.Intern(z))
+		zoneSyms = append(zoneSyms, syms.Intern(z))
 	}
-	k.ctSyms[ctOnDemand] = syms.Intern("on-demand")
-	k.ctSyms[ctSpot] = syms.Intern("spot")
-	k.keyNodePool = syms.Intern(apis.LabelNodePool)
-	k.keyDisrupted = syms.Intern(apis.TaintDisrupted)
-	k.wellKnownSet = map[cluster.Sym]bool{}
+	var ctSyms [numCT]cluster.Sym
+	ctSyms[ctOnDemand] = syms.Intern("on-demand")
+	ctSyms[ctSpot] = syms.Intern("spot")
+	e.keyNodePool = syms.Intern(apis.LabelNodePool)
+	e.keyDisrupted = syms.Intern(apis.TaintDisrupted)
+	e.wellKnownSet = map[cluster.Sym]bool{}
 	for _, w := range apis.WellKnownLabels {
-		k.wellKnownSet[syms.Intern(w)] = true
+		e.wellKnownSet[syms.Intern(w)] = true
 	}
-	k.normalized = map[cluster.Sym]cluster.Sym{}
+	e.normalized = map[cluster.Sym]cluster.Sym{}
 	froms := make([]string, 0, len(apis.NormalizedLabels))
 	for from := range apis.NormalizedLabels {
 		froms = append(froms, from)
 	}
 	sort.Strings(froms) // intern in a fixed order: symbols must not depend on map order
 	for _, from := range froms {
-		k.normalized[syms.Intern(from)] = syms.Intern(apis.NormalizedLabels[from])
+		e.normalized[syms.Intern(from)] = syms.Intern(apis.NormalizedLabels[from])
 	}
+	var betaKeys [5]cluster.Sym
 	for i, key := range []string{"beta.kubernetes.io/instance-type", "beta.kubernetes.io/arch", "beta.kubernetes.io/os",
 		"failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"} {
-		k.betaKeys[i] = syms.Intern(key)
+		betaKeys[i] = syms.Intern(key)
 	}
-	if slot, ok := cl.Resources.Lookup(catalog.GPUResourceName); ok {
-		k.gpuSlot = slot
+	k.env = e
+	k.wire(newOfferings(e, cfg.Region, zones, zoneSyms, ctSyms), betaKeys)
+	for i := range cfg.NodePools {
+		k.pools.add(cfg.NodePools[i])
 	}
-	k.buildTypes()
-	for _, t := range k.types {
-		k.typeByName[t.name] = t
-	}
-	k.refreshPrices()
-	seen := map[string]bool{}
-	for i := range pools {
-		if seen[pools[i].Name] {
-			return nil, fmt.Errorf("karpenter: two NodePools named %q", pools[i].Name)
-		}
-		seen[pools[i].Name] = true
-		k.addPool(pools[i])
-	}
-	k.id = eng.Register(k)
 	for i := range cl.Nodes {
 		if cl.Nodes[i].State != cluster.NodeGone {
-			k.nodeOrderAdd(cluster.NodeID(i))
+			k.base.nodeOrderAdd(cluster.NodeID(i))
 		}
 	}
 	cl.Watch(k)
-	ec2.Subscribe(k)
+	deps.Cloud.Subscribe(k)
 	k.dis.nextPass = eng.After(settings.DisruptionPollInterval, engine.Event{Handler: k.id, Kind: evDisruption})
 	return k, nil
 }
 
-func (k *Karpenter) addPool(spec NodePool) *pool {
-	st := k.poolStats[spec.Name]
-	if st == nil {
-		st = &PoolStats{Name: spec.Name}
-		k.poolStats[spec.Name] = st
+// check reports what makes the configuration unusable.
+func (cfg *Config) check() error {
+	if len(cfg.Zones) == 0 {
+		return fmt.Errorf("karpenter: no zones")
 	}
-	s := spec
-	p := k.buildPool(&s, st)
-	k.poolOrder = nil
-	k.baseChanged()
-	if old, ok := k.poolByName[spec.Name]; ok {
-		// Replace in place so nodes keep pointing at the pool in force.
-		*old = *p
-		return old
+	if len(cfg.Zones)*numCT > 64 {
+		return fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(cfg.Zones))
 	}
-	k.pools = append(k.pools, p)
-	k.poolByName[spec.Name] = p
-	sort.SliceStable(k.pools, func(i, j int) bool { return k.pools[i].spec.Name < k.pools[j].spec.Name })
-	return p
+	s := &cfg.Settings
+	if s.BatchIdleDuration <= 0 || s.BatchMaxDuration <= 0 || s.DisruptionPollInterval <= 0 {
+		return fmt.Errorf("karpenter: settings must come from apis.DefaultSettings or SettingsSpec.Compile (zero durations)")
+	}
+	seen := map[string]bool{}
+	for i := range cfg.NodePools {
+		if seen[cfg.NodePools[i].Name] {
+			return fmt.Errorf("karpenter: two NodePools named %q", cfg.NodePools[i].Name)
+		}
+		seen[cfg.NodePools[i].Name] = true
+	}
+	return nil
+}
+
+// wire makes the other parts around the offerings and gives each the
+// parts it uses.
+func (k *Karpenter) wire(off *offerings, betaKeys [5]cluster.Sym) {
+	e := k.env
+	nodes := &nodeTracker{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{}}
+	pools := &nodePools{env: e, offerings: off, byName: map[string]*pool{}, poolStats: map[string]*PoolStats{}}
+	base := &existingBase{env: e, nodes: nodes, pools: pools}
+	sv := &solvers{env: e, offerings: off, nodes: nodes, pools: pools, base: base,
+		specs: cluster.SpecClasses{WithScoring: true}, statics: map[staticKey]*cluster.NodeVerdicts{}}
+	prov := &provisioner{env: e, betaKeys: betaKeys, pending: map[cluster.PodID]bool{},
+		offerings: off, nodes: nodes, pools: pools, base: base, solvers: sv}
+	dis := &disrupter{env: e, offerings: off, nodes: nodes, pools: pools, base: base, solvers: sv, prov: prov}
+	term := &terminator{env: e, offerings: off, nodes: nodes, base: base, prov: prov, dis: dis}
+	pools.nodes, pools.base = nodes, base
+	prov.dis, prov.term = dis, term
+	dis.term = term
+	dis.methods = newMethods(dis)
+	k.offerings, k.nodes, k.pools, k.base, k.solvers, k.prov, k.dis, k.term = off, nodes, pools, base, sv, prov, dis, term
 }
 
 // SetDaemonOverhead sets the hook that says what DaemonSet pods would run
 // on a new node (none by default): their requests are added to every
 // NodeClaim's (KC daemonOverheadGroups).
 func (k *Karpenter) SetDaemonOverhead(f DaemonOverheadFunc) {
-	k.daemonOverhead = f
-	k.poolOrder = nil
-	k.baseChanged()
-	for _, p := range k.pools {
-		*p = *k.buildPool(p.spec, p.stats)
-	}
+	k.pools.setDaemonOverhead(f)
 }
 
 // SetNamespaceLabels gives the namespaces' labels, for pod affinity terms
 // with namespace selectors.
-func (k *Karpenter) SetNamespaceLabels(m map[cluster.Sym]cluster.Labels) { k.nsLabels = m }
+func (k *Karpenter) SetNamespaceLabels(m map[cluster.Sym]cluster.Labels) { k.solvers.nsLabels = m }
 
 // UpdateNodePool replaces (or adds) a NodePool at time at, as a scenario
 // event: nodes launched from the old template drift when the template
@@ -347,57 +263,50 @@ func (k *Karpenter) UpdateNodePool(at engine.Time, p NodePool) {
 
 func (k *Karpenter) applyPoolUpdate(i int) {
 	u := k.poolUpdates[i]
-	k.refreshPrices()
-	k.addPool(u)
+	k.offerings.refreshPrices()
+	k.pools.add(u)
 	k.dis.stateChanged()
 }
 
-func (k *Karpenter) knodeOf(id cluster.NodeID) *knode {
-	if int(id) < len(k.nodes) {
-		return k.nodes[id]
-	}
-	return nil
-}
+func (e *env) wellKnown(key cluster.Sym) bool { return e.wellKnownSet[key] }
 
-func (k *Karpenter) wellKnown(key cluster.Sym) bool { return k.wellKnownSet[key] }
-
-func (k *Karpenter) normalize(key cluster.Sym) cluster.Sym {
-	if n, ok := k.normalized[key]; ok {
+func (e *env) normalize(key cluster.Sym) cluster.Sym {
+	if n, ok := e.normalized[key]; ok {
 		return n
 	}
 	return key
 }
 
 // wall maps simulated time to the wall clock of budget schedules.
-func (k *Karpenter) wall(t engine.Time) time.Time { return k.settings.Epoch.Add(t) }
+func (e *env) wall(t engine.Time) time.Time { return e.settings.Epoch.Add(t) }
 
 // HandleEvent implements engine.Handler.
 func (k *Karpenter) HandleEvent(ev engine.Event) {
 	switch ev.Kind {
 	case evBatchIdle, evBatchMax:
-		k.closeBatch()
+		k.prov.closeBatch()
 	case evRequeue:
-		if k.hasProvisionable() {
-			k.trigger()
+		if k.prov.hasProvisionable() {
+			k.prov.trigger()
 		}
 	case evReady:
-		k.nodeReady(cluster.NodeID(ev.Obj))
+		k.prov.nodeReady(cluster.NodeID(ev.Obj))
 	case evRegistration:
-		k.registrationTimeout(cluster.NodeID(ev.Obj))
+		k.prov.registrationTimeout(cluster.NodeID(ev.Obj))
 	case evExpire:
-		k.expire(cluster.NodeID(ev.Obj))
+		k.term.expire(cluster.NodeID(ev.Obj))
 	case evDisruption:
-		k.disruptionPass()
+		k.dis.disruptionPass()
 	case evValidate:
-		k.validatePending()
+		k.dis.validatePending()
 	case evDrain:
-		k.drain(cluster.NodeID(ev.Obj))
+		k.term.drain(cluster.NodeID(ev.Obj))
 	case evSignal:
-		k.handleSignal(k.signals[ev.Obj])
+		k.term.handleSignal(k.signals[ev.Obj])
 	case evPoolUpdate:
 		k.applyPoolUpdate(int(ev.Obj))
 	case evCommandCheck:
-		k.checkCommands()
+		k.dis.checkCommands()
 	case evForceDelete:
 		k.cl.DeletePod(cluster.PodID(ev.Obj), cluster.CauseEvicted)
 	}
@@ -410,55 +319,55 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 	case cluster.PodUnschedulable:
 		p := &k.cl.Pods[c.Pod]
 		if p.Spec.NodeName == "" {
-			k.pending[c.Pod] = true
-			k.trigger()
+			k.prov.pending[c.Pod] = true
+			k.prov.trigger()
 		}
 		k.dis.stateChanged()
 	case cluster.PodBound:
-		delete(k.pending, c.Pod)
+		delete(k.prov.pending, c.Pod)
 		if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
-			k.antiBound++
+			k.nodes.antiBound++
 		}
 		k.podEvent(c.Node)
 	case cluster.PodDeleted, cluster.PodFinished:
-		delete(k.pending, c.Pod)
+		delete(k.prov.pending, c.Pod)
 		if c.Node != cluster.NoNode {
 			if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
-				k.antiBound--
+				k.nodes.antiBound--
 			}
 			k.podEvent(c.Node)
 		}
 	case cluster.PodTerminating:
-		if kn := k.knodeOf(c.Node); kn != nil {
+		if kn := k.nodes.get(c.Node); kn != nil {
 			kn.scanValid = false
 		}
 	case cluster.NodeReadied:
-		k.baseNodeChanged(c.Node)
-		if kn := k.knodeOf(c.Node); kn != nil && kn.replacementOf != nil {
+		k.base.nodeDirty(c.Node)
+		if kn := k.nodes.get(c.Node); kn != nil && kn.replacementOf != nil {
 			k.eng.After(0, engine.Event{Handler: k.id, Kind: evCommandCheck})
 		}
 		k.dis.stateChanged()
 	case cluster.NodeAdded:
-		k.baseNodeChanged(c.Node)
-		k.nodeOrderAdd(c.Node)
+		k.base.nodeDirty(c.Node)
+		k.base.nodeOrderAdd(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeRemoved:
-		k.baseNodeChanged(c.Node)
-		k.nodeOrderRemove(c.Node)
+		k.base.nodeDirty(c.Node)
+		k.base.nodeOrderRemove(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeUpdated:
-		k.baseNodeChanged(c.Node)
+		k.base.nodeDirty(c.Node)
 		k.dis.stateChanged()
 	}
 }
 
 func (k *Karpenter) podEvent(node cluster.NodeID) {
-	k.baseNodeChanged(node)
-	if kn := k.knodeOf(node); kn != nil {
+	k.base.nodeDirty(node)
+	if kn := k.nodes.get(node); kn != nil {
 		kn.scanValid = false
 		kn.lastPodEvent = k.eng.Now()
 		if kn.deleting {
-			k.wakeDrain(kn)
+			k.term.wakeDrain(kn)
 		}
 	}
 	k.dis.stateChanged()

@@ -28,10 +28,10 @@ type poolUsage struct {
 	nodes    int64
 }
 
-// poolUsages returns the usage of every pool with limits.
-func (k *Karpenter) poolUsages() map[*pool]poolUsage {
+// usages returns the usage of every pool with limits.
+func (np *nodePools) usages() map[*pool]poolUsage {
 	out := map[*pool]poolUsage{}
-	for _, p := range k.pools {
+	for _, p := range np.all {
 		if p.spec.Limits.Any() {
 			out[p] = poolUsage{}
 		}
@@ -39,8 +39,8 @@ func (k *Karpenter) poolUsages() map[*pool]poolUsage {
 	if len(out) == 0 {
 		return out
 	}
-	for _, kn := range k.live {
-		if kn.deleting || kn.cmd != nil || k.cl.Nodes[kn.id].State == cluster.NodeGone {
+	for _, kn := range np.nodes.live {
+		if kn.deleting || kn.cmd != nil || np.cl.Nodes[kn.id].State == cluster.NodeGone {
 			continue
 		}
 		u, ok := out[kn.pool]

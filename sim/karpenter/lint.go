@@ -41,7 +41,8 @@ func NewLinter(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.C
 	region string, zones []string, pools []NodePool, settings Settings, daemon DaemonOverheadFunc) (*Linter, error) {
 	eng := engine.New(0)
 	cl := cluster.New(eng, syms, res)
-	k, err := New(eng, cl, cat, priceCloud(prices), noEvictions{}, region, zones, pools, settings)
+	k, err := New(Deps{Engine: eng, Cluster: cl, Catalog: cat, Cloud: priceCloud(prices), Evictor: noEvictions{}},
+		Config{Region: region, Zones: zones, NodePools: pools, Settings: settings})
 	if err != nil {
 		return nil, err
 	}
@@ -65,14 +66,14 @@ func (c priceCloud) Price(o cloud.Offering) (float64, bool) { return c(o) }
 // in the scenario's zones, spot first (Karpenter's preference). Reserved
 // capacity is not modelled.
 func (l *Linter) CapacityTypes(pool string) []cluster.CapacityType {
-	p := l.k.poolByName[pool]
+	p := l.k.pools.byName[pool]
 	if p == nil {
 		return nil
 	}
-	mask := l.k.offerMask(p.reqs)
+	mask := l.k.offerings.offerMask(p.reqs)
 	var out []cluster.CapacityType
 	for _, ct := range []int{ctSpot, ctOnDemand} {
-		if mask&l.k.ctBits(ct) != 0 {
+		if mask&l.k.offerings.ctBits(ct) != 0 {
 			out = append(out, ctOf(ct))
 		}
 	}
@@ -148,12 +149,12 @@ type LaunchCheck struct {
 // pod with spec.
 func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityType) LaunchCheck {
 	k := l.k
-	p := k.poolByName[pool]
+	p := k.pools.byName[pool]
 	if p == nil {
 		return LaunchCheck{Fail: FailOther, Term: -1}
 	}
 	syms := k.cl.Syms
-	ctSym := k.ctSyms[ctIndex(ct)]
+	ctSym := k.offerings.ctSyms[ctIndex(ct)]
 	lintSpec := *spec
 	lintSpec.Spread, lintSpec.PodAffinity, lintSpec.PodAntiAffinity = nil, nil, nil
 	lintSpec.PreferredPodAffinity, lintSpec.PreferredPodAntiAffinity, lintSpec.Preferred = nil, nil, nil
@@ -164,7 +165,7 @@ func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityTy
 		cluster.Requirement{Key: k.keyNodePool, Op: cluster.OpIn, Values: []cluster.Sym{syms.Intern(pool)}},
 		cluster.Requirement{Key: k.cl.KeyCapacityType, Op: cluster.OpIn, Values: []cluster.Sym{ctSym}})
 	id := l.cl.CreatePod(cluster.Pod{Name: fmt.Sprintf("lint-%d", len(l.cl.Pods)), Spec: &lintSpec, Workload: -1})
-	s := k.newSolver([]cluster.PodID{id}, solveOpts{})
+	s := k.solvers.newSolver([]cluster.PodID{id}, solveOpts{})
 	s.solve([]cluster.PodID{id})
 	if len(s.claims) > 0 {
 		c := s.claims[0]
@@ -192,7 +193,7 @@ func (l *Linter) why(p *pool, spec *cluster.PodSpec, ct cluster.CapacityType) La
 	k := l.k
 	syms := k.cl.Syms
 	cti := ctIndex(ct)
-	if k.offerMask(p.reqs)&k.ctBits(cti) == 0 {
+	if k.offerings.offerMask(p.reqs)&k.offerings.ctBits(cti) == 0 {
 		return LaunchCheck{Fail: FailCapacityType, Term: -1, Key: k.cl.Syms.Name(k.cl.KeyCapacityType),
 			PodSide: "In [" + ct.String() + "]", PoolSide: describeReq(syms, p.reqs.get(k.cl.KeyCapacityType))}
 	}
@@ -201,16 +202,16 @@ func (l *Linter) why(p *pool, spec *cluster.PodSpec, ct cluster.CapacityType) La
 			return LaunchCheck{Fail: FailTaint, Taint: t, Term: -1}
 		}
 	}
-	base := p.reqs.with(syms, single(k.cl.KeyCapacityType, k.ctSyms[cti]))
+	base := p.reqs.with(syms, single(k.cl.KeyCapacityType, k.offerings.ctSyms[cti]))
 	type part struct {
 		rs   []rq
 		term int
 	}
-	sel := k.selectorReqs(spec)
+	sel := k.solvers.selectorReqs(spec)
 	var parts []part
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
 		for i := range spec.Affinity.Terms {
-			parts = append(parts, part{term: i, rs: k.termReqs(&spec.Affinity.Terms[i])})
+			parts = append(parts, part{term: i, rs: k.solvers.termReqs(&spec.Affinity.Terms[i])})
 		}
 	} else {
 		parts = []part{{term: -1}}
@@ -252,7 +253,7 @@ func (l *Linter) walk(p *pool, spec *cluster.PodSpec, base reqSet, sel, term []r
 		return LaunchCheck{Fail: FailOther, Term: termIdx}
 	}
 	reqs := merge(syms, base, podReqs)
-	mask := k.offerMask(reqs)
+	mask := k.offerings.offerMask(reqs)
 	if mask == 0 {
 		zr := reqs.get(k.cl.KeyZone)
 		return LaunchCheck{Fail: FailZone, Term: termIdx, Key: syms.Name(k.cl.KeyZone),
@@ -261,13 +262,13 @@ func (l *Linter) walk(p *pool, spec *cluster.PodSpec, base reqSet, sel, term []r
 	var cands []*poolType
 	for pos := range p.types {
 		pt := &p.types[pos]
-		if !k.typeCompatible(pt.t, reqs) {
+		if !k.offerings.typeCompatible(pt.t, reqs) {
 			continue
 		}
-		base := k.off.index(pt.t.idx, 0, 0)
+		base := k.offerings.off.index(pt.t.idx, 0, 0)
 		has := false
-		for b := 0; b < k.off.nZones*numCT; b++ {
-			if mask&(1<<uint(b)) != 0 && k.off.price[base+b] >= 0 {
+		for b := 0; b < k.offerings.off.nZones*numCT; b++ {
+			if mask&(1<<uint(b)) != 0 && k.offerings.off.price[base+b] >= 0 {
 				has = true
 				break
 			}
@@ -310,7 +311,7 @@ func (l *Linter) walk(p *pool, spec *cluster.PodSpec, base reqSet, sel, term []r
 	if len(within) == 0 {
 		return LaunchCheck{Fail: FailLimit, Term: termIdx, Candidates: len(fit)}
 	}
-	s := &solver{k: k}
+	s := &solver{k: k.solvers}
 	if !s.minValuesOK(p, reqs, within) {
 		for i := range reqs {
 			if reqs[i].minValues > 0 {
@@ -343,7 +344,7 @@ func (l *Linter) reqFailure(base reqSet, r *rq, term int) (LaunchCheck, bool) {
 	case r.key == k.cl.KeyCapacityType:
 		c.Fail = FailCapacityType
 	default:
-		if _, ok := k.typeKeyIndex(r.key); ok {
+		if _, ok := k.offerings.typeKeyIndex(r.key); ok {
 			c.Fail = FailInstanceType
 		} else {
 			c.Fail = FailRequirement

@@ -67,7 +67,7 @@ type setBuilder struct {
 	seen map[pdKey]int // position in keys
 }
 
-func (b *setBuilder) add(k *Karpenter, e qkey) {
+func (b *setBuilder) add(sv *solvers, e qkey) {
 	ps := b.ps
 	ps.qkeys = append(ps.qkeys, e)
 	key := pdKey{spec: e.spec, ns: e.ns}
@@ -95,16 +95,8 @@ func (b *setBuilder) add(k *Karpenter, e qkey) {
 	ps.keys = append(ps.keys, key)
 	ps.counts = append(ps.counts, 1)
 	ps.first = append(ps.first, e.id)
-	ps.namesCapacityType = ps.namesCapacityType || specNamesKey(e.spec, k.cl.KeyCapacityType)
+	ps.namesCapacityType = ps.namesCapacityType || specNamesKey(e.spec, sv.cl.KeyCapacityType)
 	ps.topology = ps.topology || hasTopology(e.spec)
-}
-
-func (k *Karpenter) newPodSet(pods []cluster.PodID) *podSet {
-	b := setBuilder{ps: &podSet{pods: pods, qkeys: make([]qkey, 0, len(pods))}}
-	for _, id := range pods {
-		b.add(k, k.queueKey(id, &k.cl.Pods[id]))
-	}
-	return b.ps
 }
 
 // queueOrder returns the set's pods in queue order.
@@ -119,7 +111,7 @@ func (ps *podSet) queueOrder() []qkey {
 
 // classCounts returns the set's pods per spec class, leaving out the
 // templates with topology constraints.
-func (ps *podSet) classCounts(k *Karpenter) []classCount {
+func (ps *podSet) classCounts(sv *solvers) []classCount {
 	if ps.classes != nil || len(ps.keys) == 0 {
 		return ps.classes
 	}
@@ -128,7 +120,7 @@ func (ps *podSet) classCounts(k *Karpenter) []classCount {
 		if hasTopology(key.spec) {
 			continue
 		}
-		c := k.specClass(key.spec)
+		c := sv.specClass(key.spec)
 		j := slices.IndexFunc(out, func(cc classCount) bool { return cc.class == c })
 		if j < 0 {
 			out = append(out, classCount{class: c, key: key})
@@ -191,25 +183,25 @@ func specNamesKey(spec *cluster.PodSpec, key cluster.Sym) bool {
 // podSet returns the candidate's pods prepared for solves. A pod's spec,
 // namespace and creation never change and IDs are not reused, so the set
 // depends only on the IDs: the node keeps it while they stay the same.
-func (c *candidate) podSet(k *Karpenter) *podSet {
+func (c *candidate) podSet(sv *solvers) *podSet {
 	kn := c.kn
 	if kn.set == nil || !slices.Equal(kn.set.pods, c.pods) {
 		if kn.scanValid && kn.scan.set != nil && slices.Equal(kn.scan.set.pods, c.pods) {
 			kn.set = kn.scan.set
 		} else {
-			kn.set = k.newPodSet(c.pods)
+			kn.set = sv.newPodSet(c.pods)
 		}
 	}
 	return kn.set
 }
 
 // beginPass turns sharing on; endPass drops what was shared.
-func (k *Karpenter) beginPass() { k.pass = passCache{on: true} }
-func (k *Karpenter) endPass() {
-	if d := k.pass.doom; d != nil && d.probe != nil {
-		k.recycle(d.probe)
+func (d *disrupter) beginPass() { d.pass = passCache{on: true} }
+func (d *disrupter) endPass() {
+	if ds := d.pass.doom; ds != nil && ds.probe != nil {
+		d.solvers.recycle(ds.probe)
 	}
-	k.pass = passCache{}
+	d.pass = passCache{}
 }
 
 // podScan is what a disruption pass reads of a node's pods, kept on the
@@ -226,7 +218,7 @@ type podScan struct {
 }
 
 // podScan returns the node's pod scan, rescanning after a pod change.
-func (k *Karpenter) podScan(kn *knode) *podScan {
+func (d *disrupter) podScan(kn *knode) *podScan {
 	if kn.scanValid {
 		return &kn.scan
 	}
@@ -235,7 +227,7 @@ func (k *Karpenter) podScan(kn *knode) *podScan {
 	// deleted (nodeScans), so its pods would be moved (fromCandidate). The
 	// pods list is new each time: candidates and prepared sets keep the
 	// old one.
-	n := &k.cl.Nodes[kn.id]
+	n := &d.cl.Nodes[kn.id]
 	sc := podScan{cost: 1, pods: make([]cluster.PodID, 0, len(n.Pods))}
 	b := setBuilder{ps: &podSet{qkeys: make([]qkey, 0, len(n.Pods))}}
 	for i, pid := range n.Pods {
@@ -247,7 +239,7 @@ func (k *Karpenter) podScan(kn *knode) *podScan {
 			continue
 		}
 		sc.pods = append(sc.pods, pid)
-		b.add(k, qkey{cpu: r.Spec.Requests[cluster.CPU], mem: r.Spec.Requests[cluster.Memory], created: r.Created, id: pid,
+		b.add(d.solvers, qkey{cpu: r.Spec.Requests[cluster.CPU], mem: r.Spec.Requests[cluster.Memory], created: r.Created, id: pid,
 			ns: r.Namespace, origin: fromCandidate, spec: r.Spec})
 		sc.cost += max(0, evictionCost(r.Spec))
 	}
@@ -265,11 +257,11 @@ func (k *Karpenter) podScan(kn *knode) *podScan {
 // nodeScans scans the nodes that may be candidates: Karpenter's
 // initialized nodes not being deleted, in no command, not nominated, whose
 // pool allows disruption.
-func (k *Karpenter) nodeScans() []nodeScan {
-	if k.pass.on && k.pass.scanned {
-		return k.pass.scan
+func (d *disrupter) nodeScans() []nodeScan {
+	if d.pass.on && d.pass.scanned {
+		return d.pass.scan
 	}
-	now := k.eng.Now()
+	now := d.eng.Now()
 	// Whether a budget blocks a pod depends only on its namespace and
 	// labels: ask once per pod template (its first pod), and not at all
 	// without budgets.
@@ -283,19 +275,19 @@ func (k *Karpenter) nodeScans() []nodeScan {
 		if ok && m.ns == key.ns {
 			return m.blocked
 		}
-		b := k.evictor.Blocked(pod)
+		b := d.evictor.Blocked(pod)
 		if !ok {
 			blockedMemo[key.spec] = memo{key.ns, b}
 		}
 		return b
 	}
-	budgets := k.evictor.HasBudgets()
-	out := make([]nodeScan, 0, len(k.live))
-	for _, kn := range k.live {
+	budgets := d.evictor.HasBudgets()
+	out := make([]nodeScan, 0, len(d.nodes.live))
+	for _, kn := range d.nodes.live {
 		if kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil || kn.pool.spec.DoNotDisrupt {
 			continue
 		}
-		sc := k.podScan(kn)
+		sc := d.podScan(kn)
 		ns := nodeScan{kn: kn, cost: sc.cost, blocked: sc.doNotDisrupt}
 		if len(sc.pods) > 0 {
 			ns.pods = sc.pods
@@ -308,43 +300,44 @@ func (k *Karpenter) nodeScans() []nodeScan {
 		}
 		out = append(out, ns)
 	}
-	if k.pass.on {
-		k.pass.scan, k.pass.scanned = out, true
+	if d.pass.on {
+		d.pass.scan, d.pass.scanned = out, true
 	}
 	return out
 }
 
 // provisionableSet returns the provisionable pods as a podSet, shared
 // within a pass.
-func (k *Karpenter) provisionableSet() *podSet {
-	if k.pass.on && k.pass.prov != nil {
-		return k.pass.prov
+func (d *disrupter) provisionableSet() *podSet {
+	if d.pass.on && d.pass.prov != nil {
+		return d.pass.prov
 	}
-	pods := k.provisionable()
-	ps := k.provSet
+	pods := d.prov.provisionable()
+	ps := d.provSet
 	if ps == nil || !slices.Equal(ps.pods, pods) {
-		ps = k.newPodSet(pods)
-		k.provSet = ps
+		ps = d.solvers.newPodSet(pods)
+		d.provSet = ps
 	} else {
 		// The same pods may have moved (a pending pod bound to a node
 		// now being deleted).
 		for i := range ps.qkeys {
-			ps.qkeys[i].origin = k.originOf(ps.qkeys[i].id)
+			ps.qkeys[i].origin = d.solvers.originOf(ps.qkeys[i].id)
 		}
 	}
-	if k.pass.on {
-		k.pass.prov = ps
+	if d.pass.on {
+		d.pass.prov = ps
 	}
 	return ps
 }
 
-// universe is domainUniverse, shared within a pass.
-func (k *Karpenter) universe(pools []*pool) map[cluster.Sym][]cluster.Sym {
-	if !k.pass.on {
-		return k.domainUniverse(pools)
+// universe is the solves' domainUniverse, shared within a pass (nil
+// outside one: each solve works it out).
+func (d *disrupter) universe() map[cluster.Sym][]cluster.Sym {
+	if !d.pass.on {
+		return nil
 	}
-	if k.pass.universe == nil {
-		k.pass.universe = k.domainUniverse(pools)
+	if d.pass.universe == nil {
+		d.pass.universe = d.solvers.domainUniverse(d.pools.ordered())
 	}
-	return k.pass.universe
+	return d.pass.universe
 }

@@ -81,8 +81,8 @@ type podStatic struct {
 func (pd *podData) topo() bool { return len(pd.groups) > 0 || len(pd.inverseSel) > 0 }
 
 // canRelax applies the next relaxation; false when nothing is left.
-func (k *Karpenter) nextRelax(spec *cluster.PodSpec, r relax, anyPNS bool) (relax, bool) {
-	if k.settings.PreferencePolicy == apis.PreferencesIgnore {
+func (sv *solvers) nextRelax(spec *cluster.PodSpec, r relax, anyPNS bool) (relax, bool) {
+	if sv.settings.PreferencePolicy == apis.PreferencesIgnore {
 		if spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.terms) > 1 {
 			r.terms++
 			return r, true
@@ -135,24 +135,24 @@ func byWeight(terms []cluster.AffinityTerm, dropped int) []affTerm {
 
 // termReqs converts a node selector term (matchExpressions only, as
 // Karpenter does) into requirements.
-func (k *Karpenter) termReqs(t *cluster.Term) []rq {
+func (sv *solvers) termReqs(t *cluster.Term) []rq {
 	var out []rq
 	for i := range t.Reqs {
 		if t.Reqs[i].Field {
 			continue
 		}
 		r := fromRequirement(&t.Reqs[i])
-		r.key = k.normalize(r.key)
+		r.key = sv.normalize(r.key)
 		out = append(out, r)
 	}
 	return out
 }
 
-func (k *Karpenter) selectorReqs(spec *cluster.PodSpec) []rq {
+func (sv *solvers) selectorReqs(spec *cluster.PodSpec) []rq {
 	var out []rq
 	for i := range spec.NodeSelector {
 		r := fromRequirement(&spec.NodeSelector[i])
-		r.key = k.normalize(r.key)
+		r.key = sv.normalize(r.key)
 		out = append(out, r)
 	}
 	return out
@@ -160,9 +160,9 @@ func (k *Karpenter) selectorReqs(spec *cluster.PodSpec) []rq {
 
 // filterTerms are the node filter of a spread constraint: nodeSelector with
 // each required term (ORed).
-func (k *Karpenter) filterTerms(spec *cluster.PodSpec) []reqSet {
-	syms := k.cl.Syms
-	base := k.selectorReqs(spec)
+func (sv *solvers) filterTerms(spec *cluster.PodSpec) []reqSet {
+	syms := sv.cl.Syms
+	base := sv.selectorReqs(spec)
 	if spec.Affinity == nil || len(spec.Affinity.Terms) == 0 {
 		if len(base) == 0 {
 			return nil
@@ -171,7 +171,7 @@ func (k *Karpenter) filterTerms(spec *cluster.PodSpec) []reqSet {
 	}
 	var out []reqSet
 	for i := range spec.Affinity.Terms {
-		rs := append(append([]rq(nil), base...), k.termReqs(&spec.Affinity.Terms[i])...)
+		rs := append(append([]rq(nil), base...), sv.termReqs(&spec.Affinity.Terms[i])...)
 		out = append(out, sortReqs(syms, rs))
 	}
 	return out
@@ -206,14 +206,14 @@ func (s *solver) podData(spec *cluster.PodSpec, ns cluster.Sym, r relax) *podDat
 }
 
 // newPodData returns a podData for st, reusing one a finished what-if
-// gave back (Karpenter.recycle).
-func (k *Karpenter) newPodData(st *podStatic, pools int) *podData {
-	n := len(k.pdFree)
+// gave back (solvers.recycle).
+func (sv *solvers) newPodData(st *podStatic, pools int) *podData {
+	n := len(sv.pdFree)
 	if n == 0 {
 		return &podData{podStatic: *st, tmplTol: make([]uint8, pools)}
 	}
-	pd := k.pdFree[n-1]
-	k.pdFree = k.pdFree[:n-1]
+	pd := sv.pdFree[n-1]
+	sv.pdFree = sv.pdFree[:n-1]
 	tol := pd.tmplTol[:0]
 	for range pools {
 		tol = append(tol, 0)
@@ -224,29 +224,29 @@ func (k *Karpenter) newPodData(st *podStatic, pools int) *podData {
 
 // podStatic returns the solve-independent data of a pod spec in a
 // relaxation state, cached for the current instant.
-func (k *Karpenter) podStatic(key pdKey) *podStatic {
-	if now := k.eng.Now(); k.staticsAt != now || k.podStatics == nil {
-		k.podStatics = map[pdKey]*podStatic{}
-		k.staticsAt = now
+func (sv *solvers) podStatic(key pdKey) *podStatic {
+	if now := sv.eng.Now(); sv.staticsAt != now || sv.podStatics == nil {
+		sv.podStatics = map[pdKey]*podStatic{}
+		sv.staticsAt = now
 	}
-	if st, ok := k.podStatics[key]; ok {
+	if st, ok := sv.podStatics[key]; ok {
 		return st
 	}
 	spec, r := key.spec, key.r
-	syms := k.cl.Syms
-	pd := &podStatic{spec: spec, ns: key.ns, relax: r, requests: spec.Requests, tolPNS: r.pns, class: k.specClass(spec),
-		idx: int32(len(k.podStatics))}
-	strict := k.selectorReqs(spec)
+	syms := sv.cl.Syms
+	pd := &podStatic{spec: spec, ns: key.ns, relax: r, requests: spec.Requests, tolPNS: r.pns, class: sv.specClass(spec),
+		idx: int32(len(sv.podStatics))}
+	strict := sv.selectorReqs(spec)
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
 		ti := min(int(r.terms), len(spec.Affinity.Terms)-1)
-		strict = append(strict, k.termReqs(&spec.Affinity.Terms[ti])...)
+		strict = append(strict, sv.termReqs(&spec.Affinity.Terms[ti])...)
 		if len(spec.Affinity.Terms) > 1 {
 			pd.term = &spec.Affinity.Terms[ti]
 		}
 	}
 	pd.strict = sortReqs(syms, strict)
 	pd.reqs = pd.strict
-	if k.settings.PreferencePolicy == apis.PreferencesRespect && int(r.prefNode) < len(spec.Preferred) {
+	if sv.settings.PreferencePolicy == apis.PreferencesRespect && int(r.prefNode) < len(spec.Preferred) {
 		// The heaviest preferred term still in force acts as required.
 		idx := make([]int, len(spec.Preferred))
 		for i := range idx {
@@ -254,7 +254,7 @@ func (k *Karpenter) podStatic(key pdKey) *podStatic {
 		}
 		sort.SliceStable(idx, func(a, b int) bool { return spec.Preferred[idx[a]].Weight > spec.Preferred[idx[b]].Weight })
 		pd.pref = &spec.Preferred[idx[r.prefNode]].Term
-		pd.reqs = merge(syms, pd.strict, sortReqs(syms, k.termReqs(pd.pref)))
+		pd.reqs = merge(syms, pd.strict, sortReqs(syms, sv.termReqs(pd.pref)))
 	}
 	req := func(ts []cluster.AffinityTerm) []affTerm {
 		out := make([]affTerm, 0, len(ts))
@@ -265,11 +265,11 @@ func (k *Karpenter) podStatic(key pdKey) *podStatic {
 	}
 	pd.affTerms = req(spec.PodAffinity)
 	pd.antiTerms = req(spec.PodAntiAffinity)
-	if k.settings.PreferencePolicy == apis.PreferencesRespect {
+	if sv.settings.PreferencePolicy == apis.PreferencesRespect {
 		pd.affTerms = append(pd.affTerms, byWeight(spec.PreferredPodAffinity, int(r.prefAff))...)
 		pd.antiTerms = append(pd.antiTerms, byWeight(spec.PreferredPodAntiAffinity, int(r.prefAnti))...)
 	}
-	k.podStatics[key] = pd
+	sv.podStatics[key] = pd
 	return pd
 }
 

@@ -35,7 +35,7 @@ func TestLaunchRecordsItsPods(t *testing.T) {
 	h.run(5 * time.Minute)
 	nodes := h.karpenterNodes()
 	require.Len(t, nodes, 1)
-	id := h.k.byInstance[cloud.InstanceID(nodes[0].Instance)]
+	id := h.k.nodes.byInstance[cloud.InstanceID(nodes[0].Instance)]
 	require.Equal(t, []cluster.NodeID{id}, h.cl.LaunchedFor(0), "NoteLaunchFor records the pods a node was launched for")
 }
 
@@ -46,13 +46,13 @@ func TestNominationProtects(t *testing.T) {
 	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 1)
 	h.start(h.pools(poolWith("p", odM5, "  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 0s}")), apis.DefaultSettings())
 	h.run(5 * time.Minute)
-	kn := h.k.nodes[0]
+	kn := h.k.nodes.byID[0]
 	require.NotNil(t, kn)
 	kn.nominatedUntil = h.eng.Now() + 20*time.Second
 	h.cl.DeletePod(0, cluster.CauseScaleDown) // the deployment recreates it...
-	require.Empty(t, h.k.candidates(mEmptiness), "nominated")
+	require.Empty(t, h.k.dis.candidates(methodOf[*emptiness](h.k.dis)), "nominated")
 	kn.nominatedUntil = h.eng.Now()
-	for _, c := range h.k.candidates(mSingle) {
+	for _, c := range h.k.dis.candidates(methodOf[*singleNode](h.k.dis)) {
 		require.Equal(t, kn, c.kn)
 	}
 }

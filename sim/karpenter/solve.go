@@ -2,8 +2,6 @@ package karpenter
 
 import (
 	"slices"
-	"sort"
-	"strconv"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -34,8 +32,8 @@ type claim struct {
 }
 
 type solver struct {
-	k     *Karpenter
-	pools []*pool // templates, weight order
+	k     *solvers // the solvers part that made it: what solves share
+	pools []*pool  // templates, weight order
 	topo  *topology
 	pds   []*podData // by podStatic.idx
 	// lastKey and lastPD memoize the last podData lookup.
@@ -95,122 +93,9 @@ type solveOpts struct {
 	// many solves share (a disruption pass's candidates and provisionable
 	// pods).
 	sets []*podSet
-}
-
-// newSolver snapshots the cluster for one solve.
-func (k *Karpenter) newSolver(pods []cluster.PodID, o solveOpts) *solver {
-	k.refreshPrices()
-	cl := k.cl
-	s := k.freshSolver(o.consolidation)
-	s.avail = k.availMasks()
-	s.now = k.eng.Now()
-	s.pools = k.orderedPools()
-	for _, p := range s.pools {
-		s.anyPNS = s.anyPNS || p.hasPNS
-	}
-	// The pods this solve moves carry its stamp (a slice by PodID instead
-	// of a map per solve: the what-ifs of a disruption pass are many).
-	k.solveSeq++
-	s.stamp = k.solveSeq
-	if n := len(cl.Pods); len(k.podMark) < n {
-		k.podMark = append(k.podMark, make([]uint32, n-len(k.podMark))...)
-	}
-	for _, id := range pods {
-		k.podMark[id] = s.stamp
-	}
-	if pods == nil {
-		for _, ps := range o.sets {
-			for _, id := range ps.pods {
-				k.podMark[id] = s.stamp
-			}
-		}
-	}
-	s.topo = &topology{k: k, universe: k.universe(s.pools)}
-
-	// Existing nodes: every live node not being deleted, initialized
-	// first, then by name. The snapshot is shared while nothing changes
-	// (the what-ifs of one disruption pass share it); the solve keeps its
-	// changes in an overlay.
-	s.ec = k.existingBase()
-	s.base = s.ec.list
-	for _, id := range o.exclude {
-		if pos := s.basePos(id); pos >= 0 {
-			s.ec.slots[pos] = exSlot{stamp: s.stamp, excluded: true, touched: -1}
-		}
-	}
-	s.topo.s = s
-
-	// Limits: what each pool's active nodes already use.
-	n := len(s.pools)
-	s.remaining = slices.Grow(s.remaining[:0], n)[:n]
-	s.hasLimit = slices.Grow(s.hasLimit[:0], n)[:n]
-	s.nodesLeft = slices.Grow(s.nodesLeft[:0], n)[:n]
-	for i, p := range s.pools {
-		l := p.spec.Limits
-		used, n := s.ec.poolCap[p], s.ec.poolNodes[p]
-		for _, id := range o.exclude {
-			if pos := s.basePos(id); pos >= 0 {
-				if kn := k.knodeOf(id); kn != nil && kn.pool == p {
-					used = used.Sub(kn.capacity)
-					n--
-				}
-			}
-		}
-		s.remaining[i] = l.Max.Sub(used)
-		s.hasLimit[i] = l.Has
-		s.nodesLeft[i] = l.Nodes
-		if l.Nodes > 0 {
-			s.nodesLeft[i] = max(l.Nodes-n, 0)
-		}
-	}
-
-	// Inverse anti-affinity of pods already running.
-	if k.antiBound > 0 {
-		for i := range s.base {
-			if !s.excludedPos(i) {
-				s.addExistingInverse(s.base[i].node)
-			}
-		}
-		for _, kn := range k.live {
-			if kn.deleting || kn.cmd != nil {
-				s.addExistingInverse(&cl.Nodes[kn.id])
-			}
-		}
-	}
-	// Register every pod's own groups before scheduling (KC NewTopology
-	// calls Update for each pod first), in order of first appearance.
-	if s.sets = o.sets; s.sets != nil {
-		for _, ps := range s.sets {
-			if !ps.topology {
-				continue // no groups: its podData can wait until used
-			}
-			for _, key := range ps.keys {
-				s.podData(key.spec, key.ns, relax{})
-			}
-		}
-		return s
-	}
-	for _, id := range pods {
-		p := &cl.Pods[id]
-		s.podData(p.Spec, p.Namespace, relax{})
-	}
-	return s
-}
-
-// freshSolver returns an empty solver, reusing the buffers of one a
-// finished what-if gave back (recycle).
-func (k *Karpenter) freshSolver(consolidation bool) *solver {
-	n := len(k.solverFree)
-	if n == 0 {
-		return &solver{k: k, consolidat: consolidation}
-	}
-	s := k.solverFree[n-1]
-	k.solverFree = k.solverFree[:n-1]
-	*s = solver{k: k, consolidat: consolidation,
-		remaining: s.remaining, hasLimit: s.hasLimit, nodesLeft: s.nodesLeft,
-		scratch: s.scratch[:0], newOpts: s.newOpts[:0], checks: s.checks[:0], lchecks: s.lchecks[:0],
-		retry: s.retry[:0], failed: s.failed[:0], touched: s.touched[:0]}
-	return s
+	// universe, if set, is the pools' domains (domainUniverse) that a
+	// disruption pass shares.
+	universe map[cluster.Sym][]cluster.Sym
 }
 
 func (s *solver) addExistingInverse(n *cluster.Node) {
@@ -255,42 +140,6 @@ func withoutTaints(taints, drop []cluster.Taint) []cluster.Taint {
 	return out
 }
 
-// domainUniverse lists, per topology key, the domains the pools could
-// launch into: zones and capacity types from the offerings they allow, and
-// the values of In requirements for other keys.
-func (k *Karpenter) domainUniverse(pools []*pool) map[cluster.Sym][]cluster.Sym {
-	u := map[cluster.Sym][]cluster.Sym{}
-	add := func(key, v cluster.Sym) {
-		for _, have := range u[key] {
-			if have == v {
-				return
-			}
-		}
-		u[key] = append(u[key], v)
-	}
-	for _, p := range pools {
-		m := k.offerMask(p.reqs)
-		for z, zs := range k.zoneSyms {
-			for ct := 0; ct < numCT; ct++ {
-				if m&(1<<uint(z*numCT+ct)) != 0 {
-					add(k.cl.KeyZone, zs)
-					add(k.cl.KeyCapacityType, k.ctSyms[ct])
-				}
-			}
-		}
-		for i := range p.reqs {
-			r := &p.reqs[i]
-			if r.key == k.cl.KeyZone || r.key == k.cl.KeyCapacityType || r.comp {
-				continue
-			}
-			for _, v := range r.vals {
-				add(r.key, v)
-			}
-		}
-	}
-	return u
-}
-
 // qkey is a pod's place in KC's Queue order: cpu desc, memory desc,
 // creation time, then id (for the uid). Kept beside pod lists so sorting
 // and merging read no pod records.
@@ -317,11 +166,11 @@ const (
 )
 
 // originOf is the origin of a pod of a solve.
-func (k *Karpenter) originOf(id cluster.PodID) podOrigin {
+func (sv *solvers) originOf(id cluster.PodID) podOrigin {
 	switch {
-	case k.cl.Pods[id].Phase == cluster.Pending:
+	case sv.cl.Pods[id].Phase == cluster.Pending:
 		return fromPending
-	case k.podOnDeletingNode(id):
+	case sv.nodes.podOnDeletingNode(id):
 		return fromDeleting
 	}
 	return fromCandidate
@@ -351,41 +200,20 @@ func compareQ(a, b qkey) int {
 }
 
 // queueKey is a pod's queue key.
-func (k *Karpenter) queueKey(id cluster.PodID, p *cluster.Pod) qkey {
+func (sv *solvers) queueKey(id cluster.PodID, p *cluster.Pod) qkey {
 	return qkey{cpu: p.Spec.Requests[cluster.CPU], mem: p.Spec.Requests[cluster.Memory], created: p.Created, id: id,
-		ns: p.Namespace, origin: k.originOf(id), spec: p.Spec}
+		ns: p.Namespace, origin: sv.originOf(id), spec: p.Spec}
 }
 
 // queueKeys returns the pods' keys in queue order.
-func (k *Karpenter) queueKeys(pods []cluster.PodID) []qkey {
+func (sv *solvers) queueKeys(pods []cluster.PodID) []qkey {
 	keys := make([]qkey, len(pods))
 	for i, id := range pods {
-		keys[i] = k.queueKey(id, &k.cl.Pods[id])
+		keys[i] = sv.queueKey(id, &sv.cl.Pods[id])
 	}
 	// The order is total (ids differ): any sort gives the same result.
 	slices.SortFunc(keys, compareQ)
 	return keys
-}
-
-// recycle takes back the pod data and node copies of a what-if whose
-// solver is done with (only its NodeClaims may still be used).
-func (k *Karpenter) recycle(s *solver) {
-	for _, ex := range s.touched {
-		k.exFree = append(k.exFree, ex)
-	}
-	for i, pd := range s.pds {
-		if pd != nil {
-			k.pdFree = append(k.pdFree, pd)
-			s.pds[i] = nil
-		}
-	}
-	k.pdsFree = s.pds[:0]
-	s.touched, s.exists, s.pds = s.touched[:0], nil, nil
-	s.lastPD = nil
-	// Its NodeClaims (and the slice listing them) may live on in a
-	// command: never reused.
-	s.claims, s.order = nil, nil
-	k.solverFree = append(k.solverFree, s)
 }
 
 // podQueue yields the pods in queue order. Prepared sets are sorted
@@ -728,8 +556,8 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 	mask := baseMask
 	var checks []typeCheck
 	if len(reqs) != len(base) || (len(reqs) > 0 && &reqs[0] != &base[0]) {
-		mask = k.offerMask(reqs)
-		s.checks = k.typeChecks(base, reqs, s.checks)
+		mask = k.offerings.offerMask(reqs)
+		s.checks = k.offerings.typeChecks(base, reqs, s.checks)
 		checks = s.checks
 	}
 	total := c.requests.Add(pd.requests)
@@ -742,7 +570,7 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 		if s.avail[pt.t.idx]&mask == 0 {
 			continue
 		}
-		if len(checks) > 0 && !k.typeMeets(pt.t, checks) {
+		if len(checks) > 0 && !k.offerings.typeMeets(pt.t, checks) {
 			continue
 		}
 		s.scratch = append(s.scratch, pos)
@@ -762,8 +590,8 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 // breaks ties between topology domains (topology.launchable).
 func (s *solver) launchBits(c *claim, pd *podData, reqs reqSet) uint64 {
 	k := s.k
-	mask := k.offerMask(reqs)
-	s.lchecks = k.typeChecks(c.reqs, reqs, s.lchecks)
+	mask := k.offerings.offerMask(reqs)
+	s.lchecks = k.offerings.typeChecks(c.reqs, reqs, s.lchecks)
 	total := c.requests.Add(pd.requests)
 	var u uint64
 	for _, pos := range c.opts {
@@ -774,7 +602,7 @@ func (s *solver) launchBits(c *claim, pd *podData, reqs reqSet) uint64 {
 		if !fitsWith(&total, &pt.daemon, &pt.alloc) {
 			continue
 		}
-		if len(s.lchecks) > 0 && !k.typeMeets(pt.t, s.lchecks) {
+		if len(s.lchecks) > 0 && !k.offerings.typeMeets(pt.t, s.lchecks) {
 			continue
 		}
 		u |= s.avail[pt.t.idx] & mask
@@ -795,7 +623,7 @@ func (s *solver) minValuesOK(p *pool, reqs reqSet, opts []int32) bool {
 		if r.minValues == 0 {
 			continue
 		}
-		tk, ok := k.typeKeyIndex(r.key)
+		tk, ok := k.offerings.typeKeyIndex(r.key)
 		if !ok {
 			continue
 		}
@@ -891,33 +719,6 @@ func (s *solver) withinLimits(i int, pt *poolType) bool {
 	return true
 }
 
-// claimStart returns the requirements and offering mask of a solve's
-// n-th NodeClaim from pool p, whose placeholder hostname is h.
-func (k *Karpenter) claimStart(p *pool, n int, h cluster.Sym) claimStart {
-	for len(p.newClaim) <= n {
-		p.newClaim = append(p.newClaim, claimStart{})
-	}
-	if st := p.newClaim[n]; st.reqs != nil {
-		return st
-	}
-	reqs := p.reqs.with(k.cl.Syms, single(k.cl.KeyHostname, h))
-	p.newClaim[n] = claimStart{reqs: reqs, mask: k.offerMask(reqs)}
-	return p.newClaim[n]
-}
-
-// placeholder returns the placeholder hostname of a solve's n-th
-// NodeClaim (n >= 1), interned once, when first needed (symbol numbers
-// must not change).
-func (k *Karpenter) placeholder(n int) cluster.Sym {
-	if len(k.placeholders) == 0 {
-		k.placeholders = append(k.placeholders, cluster.NoSym) // no 0th
-	}
-	for len(k.placeholders) <= n {
-		k.placeholders = append(k.placeholders, k.cl.Syms.Intern("hostname-placeholder-"+strconv.Itoa(len(k.placeholders))))
-	}
-	return k.placeholders[n]
-}
-
 // fitsWith is total.Add(daemon).Fits(alloc) without copying the vectors
 // (the claims' instance-type loops are hot).
 func fitsWith(total, daemon, alloc *cluster.Resources) bool {
@@ -927,27 +728,4 @@ func fitsWith(total, daemon, alloc *cluster.Resources) bool {
 		}
 	}
 	return true
-}
-
-// sortedOptions orders a claim's instance types by their cheapest
-// available offering the claim allows (KC InstanceTypes.OrderByPrice),
-// then by name.
-func (k *Karpenter) sortedOptions(c *claim) {
-	type opt struct {
-		pos   int32
-		price float64
-	}
-	opts := make([]opt, len(c.opts))
-	for i, pos := range c.opts {
-		opts[i] = opt{pos, k.cheapest(c.pool.types[pos].t, c.mask)}
-	}
-	sort.Slice(opts, func(i, j int) bool {
-		if opts[i].price != opts[j].price {
-			return opts[i].price < opts[j].price
-		}
-		return c.pool.types[opts[i].pos].t.name < c.pool.types[opts[j].pos].t.name
-	})
-	for i := range opts {
-		c.opts[i] = opts[i].pos
-	}
 }

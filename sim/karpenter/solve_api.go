@@ -34,7 +34,8 @@ type Solver struct{ k *Karpenter }
 // with the engine and the cluster like New, but nothing runs unless the
 // caller runs the engine.
 func NewSolver(in SolveInput) (*Solver, error) {
-	k, err := New(in.Engine, in.Cluster, in.Catalog, in.Cloud, noEvictions{}, in.Region, in.Zones, in.NodePools, in.Settings)
+	k, err := New(Deps{Engine: in.Engine, Cluster: in.Cluster, Catalog: in.Catalog, Cloud: in.Cloud, Evictor: noEvictions{}},
+		Config{Region: in.Region, Zones: in.Zones, NodePools: in.NodePools, Settings: in.Settings})
 	if err != nil {
 		return nil, err
 	}
@@ -73,20 +74,20 @@ type SolveResult struct {
 // launching anything.
 func (s *Solver) Solve(pods []cluster.PodID) SolveResult {
 	k := s.k
-	sv := k.newSolver(pods, solveOpts{})
+	sv := k.solvers.newSolver(pods, solveOpts{})
 	sv.solve(pods)
 	var res SolveResult
 	for _, c := range sv.claims {
-		k.sortedOptions(c)
+		k.solvers.sortedOptions(c)
 		nc := SolvedNodeClaim{NodePool: c.pool.spec.Name, Pods: append([]cluster.PodID(nil), c.pods...)}
 		for i, pos := range c.opts {
 			t := c.pool.types[pos].t
 			nc.InstanceTypes = append(nc.InstanceTypes, t.name)
 			if i == 0 {
-				nc.CheapestUSDPerHour = k.cheapest(t, c.mask)
+				nc.CheapestUSDPerHour = k.offerings.cheapest(t, c.mask)
 			}
 		}
-		for z, zone := range k.zones {
+		for z, zone := range k.offerings.zones {
 			for ct := 0; ct < numCT; ct++ {
 				if c.mask&(1<<uint(z*numCT+ct)) == 0 {
 					continue
@@ -141,20 +142,20 @@ type PoolInstanceType struct {
 // filtering); nil for an unknown pool.
 func (s *Solver) InstanceTypes(pool string) []PoolInstanceType {
 	k := s.k
-	p, ok := k.poolByName[pool]
+	p, ok := k.pools.byName[pool]
 	if !ok {
 		return nil
 	}
 	syms := k.cl.Syms
-	out := make([]PoolInstanceType, 0, len(k.types))
-	for _, t := range k.types {
+	out := make([]PoolInstanceType, 0, len(k.offerings.types))
+	for _, t := range k.offerings.types {
 		labels := map[string]string{}
 		for tk := 0; tk < numTypeKeys; tk++ {
 			if v := t.lab[tk]; v != cluster.NoSym {
 				labels[typeKeyNames[tk]] = syms.Name(v)
 			}
 		}
-		capacity, alloc := k.nodeResources(t.cat, &p.spec.NodeClass)
+		capacity, alloc := k.offerings.nodeResources(t.cat, &p.spec.NodeClass)
 		out = append(out, PoolInstanceType{Name: t.name, Labels: labels, Capacity: capacity, Allocatable: alloc})
 	}
 	return out

@@ -34,10 +34,11 @@ spec:
       requirements:
         - {key: node.kubernetes.io/instance-type, operator: In, values: [` + strings.Join(names, ", ") + `]}
 `)
-	k, err := New(h.eng, h.cl, h.cat, h.cloud, nopEvictor{}, "us-east-1", testZones, pools, apis.DefaultSettings())
+	k, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: nopEvictor{}},
+		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: apis.DefaultSettings()})
 	require.NoError(t, err)
 	pods := diversePods(h, 800)
-	s := k.newSolver(pods, solveOpts{})
+	s := k.solvers.newSolver(pods, solveOpts{})
 	s.solve(pods)
 	require.Empty(t, s.failed)
 	syms := h.cl.Syms

@@ -132,7 +132,7 @@ type tgroup struct {
 
 // topology is the per-solve topology state.
 type topology struct {
-	k       *Karpenter
+	k       *solvers // the solvers part of the solve
 	groups  []*tgroup
 	byKey   map[tgroupKey]*tgroup
 	inverse []*tgroup
@@ -718,15 +718,15 @@ func (t *topology) launchable(v *nodeView, pd *podData, key, d cluster.Sym) bool
 	var bits uint64
 	switch key {
 	case k.cl.KeyZone:
-		for z, zs := range k.zoneSyms {
+		for z, zs := range k.offerings.zoneSyms {
 			if zs == d {
 				bits = (1<<numCT - 1) << uint(z*numCT)
 			}
 		}
 	case k.cl.KeyCapacityType:
-		for ct, cs := range k.ctSyms {
+		for ct, cs := range k.offerings.ctSyms {
 			if cs == d {
-				bits = k.ctBits(ct)
+				bits = k.offerings.ctBits(ct)
 			}
 		}
 	default:

@@ -176,7 +176,8 @@ func (s *Sim) reportMarket(in *report.Inputs) {
 
 func (s *Sim) buildKarpenter() (err error) {
 	sc := s.sc
-	s.kp, err = karpenter.New(s.eng, s.cl, sc.Catalog, s.ec2, s.evictor, sc.Region, sc.Zones, sc.NodePools, sc.KarpenterSettings)
+	s.kp, err = karpenter.New(karpenter.Deps{Engine: s.eng, Cluster: s.cl, Catalog: sc.Catalog, Cloud: s.ec2, Evictor: s.evictor},
+		karpenter.Config{Region: sc.Region, Zones: sc.Zones, NodePools: sc.NodePools, Settings: sc.KarpenterSettings})
 	return err
 }
 

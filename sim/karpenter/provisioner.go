@@ -10,59 +10,87 @@ import (
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
+// provisioner launches nodes for pods that do not fit (KC provisioning
+// controller): it batches pending pods, solves, and launches the
+// NodeClaims of the solve; it also follows a launch until the node is
+// Ready or its registration times out.
+type provisioner struct {
+	env
+	offerings *offerings
+	nodes     *nodeTracker
+	pools     *nodePools
+	base      *existingBase
+	solvers   *solvers
+	dis       *disrupter
+	term      *terminator
+
+	betaKeys [5]cluster.Sym
+	// pending are the pods the scheduler marked unschedulable.
+	pending      map[cluster.PodID]bool
+	batchOpen    bool
+	batchStart   engine.Time
+	idleTimer    engine.Timer
+	maxTimer     engine.Timer
+	requeueTimer engine.Timer
+	lastBatch    struct {
+		version, hash uint64
+		allFailed     bool
+	}
+}
+
 // trigger starts a batching window or extends it (KC Batcher): the batch
 // closes BatchIdleDuration after the last trigger, or BatchMaxDuration
 // after the first.
-func (k *Karpenter) trigger() {
-	now := k.eng.Now()
-	if !k.batchOpen {
-		k.batchOpen = true
-		k.batchStart = now
-		k.maxTimer = k.eng.After(k.settings.BatchMaxDuration, engine.Event{Handler: k.id, Kind: evBatchMax})
-		k.idleTimer = k.eng.After(k.settings.BatchIdleDuration, engine.Event{Handler: k.id, Kind: evBatchIdle})
+func (pr *provisioner) trigger() {
+	now := pr.eng.Now()
+	if !pr.batchOpen {
+		pr.batchOpen = true
+		pr.batchStart = now
+		pr.maxTimer = pr.eng.After(pr.settings.BatchMaxDuration, engine.Event{Handler: pr.id, Kind: evBatchMax})
+		pr.idleTimer = pr.eng.After(pr.settings.BatchIdleDuration, engine.Event{Handler: pr.id, Kind: evBatchIdle})
 		return
 	}
-	if now+k.settings.BatchIdleDuration >= k.batchStart+k.settings.BatchMaxDuration {
+	if now+pr.settings.BatchIdleDuration >= pr.batchStart+pr.settings.BatchMaxDuration {
 		return // the max timer closes it first
 	}
-	k.eng.Cancel(k.idleTimer)
-	k.idleTimer = k.eng.After(k.settings.BatchIdleDuration, engine.Event{Handler: k.id, Kind: evBatchIdle})
+	pr.eng.Cancel(pr.idleTimer)
+	pr.idleTimer = pr.eng.After(pr.settings.BatchIdleDuration, engine.Event{Handler: pr.id, Kind: evBatchIdle})
 }
 
-func (k *Karpenter) closeBatch() {
-	if !k.batchOpen {
+func (pr *provisioner) closeBatch() {
+	if !pr.batchOpen {
 		return
 	}
-	k.batchOpen = false
-	k.eng.Cancel(k.idleTimer)
-	k.eng.Cancel(k.maxTimer)
-	k.provision()
+	pr.batchOpen = false
+	pr.eng.Cancel(pr.idleTimer)
+	pr.eng.Cancel(pr.maxTimer)
+	pr.provision()
 }
 
 // provisionable returns the pods a batch schedules: pending pods the
 // scheduler marked unschedulable, and the pods of nodes being deleted
 // (their replacements are provisioned while they drain).
-func (k *Karpenter) provisionable() []cluster.PodID {
-	pods := make([]cluster.PodID, 0, len(k.pending))
-	for id := range k.pending {
-		p := &k.cl.Pods[id]
+func (pr *provisioner) provisionable() []cluster.PodID {
+	pods := make([]cluster.PodID, 0, len(pr.pending))
+	for id := range pr.pending {
+		p := &pr.cl.Pods[id]
 		if p.Phase == cluster.Pending && p.Unschedulable && p.Spec.NodeName == "" {
 			pods = append(pods, id)
 		}
 	}
 	sort.Slice(pods, func(i, j int) bool { return pods[i] < pods[j] })
-	return append(pods, k.deletingNodePods()...)
+	return append(pods, pr.deletingNodePods()...)
 }
 
 // deletingNodePods are the reschedulable pods on nodes being deleted.
-func (k *Karpenter) deletingNodePods() []cluster.PodID {
+func (pr *provisioner) deletingNodePods() []cluster.PodID {
 	var out []cluster.PodID
-	for _, kn := range k.live {
+	for _, kn := range pr.nodes.live {
 		if !kn.deleting {
 			continue
 		}
-		for _, pid := range k.cl.Nodes[kn.id].Pods {
-			if reschedulable(&k.cl.Pods[pid]) {
+		for _, pid := range pr.cl.Nodes[kn.id].Pods {
+			if reschedulable(&pr.cl.Pods[pid]) {
 				out = append(out, pid)
 			}
 		}
@@ -71,27 +99,18 @@ func (k *Karpenter) deletingNodePods() []cluster.PodID {
 	return out
 }
 
-func (k *Karpenter) podOnDeletingNode(id cluster.PodID) bool {
-	p := &k.cl.Pods[id]
-	if p.Node == cluster.NoNode {
-		return false
-	}
-	kn := k.knodeOf(p.Node)
-	return kn != nil && kn.deleting
-}
-
-func (k *Karpenter) hasProvisionable() bool {
-	for id := range k.pending {
-		if p := &k.cl.Pods[id]; p.Phase == cluster.Pending && p.Unschedulable {
+func (pr *provisioner) hasProvisionable() bool {
+	for id := range pr.pending {
+		if p := &pr.cl.Pods[id]; p.Phase == cluster.Pending && p.Unschedulable {
 			return true
 		}
 	}
-	for _, kn := range k.live {
+	for _, kn := range pr.nodes.live {
 		if !kn.deleting {
 			continue
 		}
-		for _, pid := range k.cl.Nodes[kn.id].Pods {
-			if reschedulable(&k.cl.Pods[pid]) {
+		for _, pid := range pr.cl.Nodes[kn.id].Pods {
+			if reschedulable(&pr.cl.Pods[pid]) {
 				return true
 			}
 		}
@@ -100,20 +119,20 @@ func (k *Karpenter) hasProvisionable() bool {
 }
 
 // provision runs one batch: solve, nominate, launch.
-func (k *Karpenter) provision() {
-	pods := k.provisionable()
+func (pr *provisioner) provision() {
+	pods := pr.provisionable()
 	if len(pods) > 0 {
-		k.stats.Batches++
+		pr.stats.Batches++
 	}
-	if len(pods) > 0 && !k.sameAsLastBatch(pods) {
-		s := k.newSolver(pods, solveOpts{})
+	if len(pods) > 0 && !pr.sameAsLastBatch(pods) {
+		s := pr.solvers.newSolver(pods, solveOpts{})
 		s.solve(pods)
-		k.lastBatch.allFailed = len(s.failed) == len(pods)
-		now := k.eng.Now()
-		nominate := k.nomination()
+		pr.lastBatch.allFailed = len(s.failed) == len(pods)
+		now := pr.eng.Now()
+		nominate := pr.nomination()
 		for _, ex := range s.exists {
 			if ex.gotPending {
-				if kn := k.knodeOf(ex.id); kn != nil {
+				if kn := pr.nodes.get(ex.id); kn != nil {
 					kn.nominatedUntil = now + nominate
 				}
 			}
@@ -121,19 +140,19 @@ func (k *Karpenter) provision() {
 		// The batch's NodeClaims launch in parallel upstream: each sees
 		// the offerings as they were before any of them failed, and the
 		// pool's usage as it was before the batch (limits.go).
-		k.deferICE = true
-		usage := k.poolUsages()
+		pr.offerings.deferICE = true
+		usage := pr.pools.usages()
 		for _, c := range s.claims {
 			if launchAllowed(c.pool, usage) {
-				k.launchClaim(c, nil)
+				pr.launchClaim(c, nil)
 			}
 		}
-		k.flushICE()
+		pr.offerings.flushICE()
 	}
 	// Pods still provisionable requeue a batch (KC's pod and node
 	// triggers requeue every 10s while pods are provisionable).
-	if !k.eng.Pending(k.requeueTimer) && k.hasProvisionable() {
-		k.requeueTimer = k.eng.After(k.settings.PodRequeueInterval, engine.Event{Handler: k.id, Kind: evRequeue})
+	if !pr.eng.Pending(pr.requeueTimer) && pr.hasProvisionable() {
+		pr.requeueTimer = pr.eng.After(pr.settings.PodRequeueInterval, engine.Event{Handler: pr.id, Kind: evRequeue})
 	}
 }
 
@@ -143,8 +162,8 @@ func (k *Karpenter) provision() {
 // skipping it changes nothing but the time spent (pods that cannot be
 // placed, e.g. while their offerings are exhausted, are retried every
 // 10s).
-func (k *Karpenter) sameAsLastBatch(pods []cluster.PodID) bool {
-	masks := k.availMasks()
+func (pr *provisioner) sameAsLastBatch(pods []cluster.PodID) bool {
+	masks := pr.offerings.availMasks()
 	h := uint64(len(pods))
 	for _, id := range pods {
 		h = h*1099511628211 ^ uint64(id)
@@ -152,9 +171,9 @@ func (k *Karpenter) sameAsLastBatch(pods []cluster.PodID) bool {
 	for _, m := range masks {
 		h = h*1099511628211 ^ m
 	}
-	lb := &k.lastBatch
-	same := lb.allFailed && lb.version == k.dis.version && lb.hash == h
-	lb.version, lb.hash, lb.allFailed = k.dis.version, h, false
+	lb := &pr.lastBatch
+	same := lb.allFailed && lb.version == pr.dis.version && lb.hash == h
+	lb.version, lb.hash, lb.allFailed = pr.dis.version, h, false
 	if same {
 		lb.allFailed = true
 	}
@@ -166,16 +185,16 @@ func (k *Karpenter) sameAsLastBatch(pods []cluster.PodID) bool {
 // and offered, else on-demand), one fleet request of every offering of the
 // cheapest 60 types. It returns the node, or NoNode when every offering
 // failed (the NodeClaim is deleted; its pods wait for the next batch).
-func (k *Karpenter) launchClaim(c *claim, replacementOf *command) cluster.NodeID {
+func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.NodeID {
 	p := c.pool
 	st := p.stats
-	k.sortedOptions(c)
-	if len(c.opts) > k.settings.MaxInstanceTypes {
-		c.opts = c.opts[:k.settings.MaxInstanceTypes]
+	pr.solvers.sortedOptions(c)
+	if len(c.opts) > pr.settings.MaxInstanceTypes {
+		c.opts = c.opts[:pr.settings.MaxInstanceTypes]
 	}
-	opts := k.launchFilter(c)
+	opts := pr.launchFilter(c)
 	if len(opts) == 0 {
-		k.stats.LaunchFailures++
+		pr.stats.LaunchFailures++
 		st.LaunchFailures++
 		return cluster.NoNode
 	}
@@ -183,21 +202,21 @@ func (k *Karpenter) launchClaim(c *claim, replacementOf *command) cluster.NodeID
 	// when both are allowed (KA SpotOfferingFilter); then the capacity
 	// type is spot if any spot offering is left, else on-demand (KA
 	// getCapacityType: reserved, spot, on-demand).
-	now := k.eng.Now()
-	odMask, spotMask := c.mask&k.ctBits(ctOnDemand), c.mask&k.ctBits(ctSpot)
+	now := pr.eng.Now()
+	odMask, spotMask := c.mask&pr.offerings.ctBits(ctOnDemand), c.mask&pr.offerings.ctBits(ctSpot)
 	spotCap := math.Inf(1)
 	if odMask != 0 && spotMask != 0 {
 		for _, pos := range opts {
-			spotCap = min(spotCap, k.cheapest(p.types[pos].t, odMask))
+			spotCap = min(spotCap, pr.offerings.cheapest(p.types[pos].t, odMask))
 		}
 	}
 	usable := func(t *itype, z, ct int) bool {
-		i := k.off.index(t.idx, z, ct)
-		return c.mask&(1<<uint(z*numCT+ct)) != 0 && k.off.available(i, now) && (ct != ctSpot || k.off.price[i] <= spotCap)
+		i := pr.offerings.off.index(t.idx, z, ct)
+		return c.mask&(1<<uint(z*numCT+ct)) != 0 && pr.offerings.off.available(i, now) && (ct != ctSpot || pr.offerings.off.price[i] <= spotCap)
 	}
 	ct := ctOnDemand
 	for _, pos := range opts {
-		for z := range k.zones {
+		for z := range pr.offerings.zones {
 			if usable(p.types[pos].t, z, ctSpot) {
 				ct = ctSpot
 			}
@@ -206,14 +225,14 @@ func (k *Karpenter) launchClaim(c *claim, replacementOf *command) cluster.NodeID
 	var offerings []cloud.Offering
 	for _, pos := range opts {
 		t := p.types[pos].t
-		for z := range k.zones {
+		for z := range pr.offerings.zones {
 			if usable(t, z, ct) {
-				offerings = append(offerings, cloud.Offering{InstanceType: t.name, Zone: k.zones[z], CapacityType: ctOf(ct)})
+				offerings = append(offerings, cloud.Offering{InstanceType: t.name, Zone: pr.offerings.zones[z], CapacityType: ctOf(ct)})
 			}
 		}
 	}
 	if len(offerings) == 0 {
-		k.stats.LaunchFailures++
+		pr.stats.LaunchFailures++
 		st.LaunchFailures++
 		return cluster.NoNode
 	}
@@ -221,35 +240,35 @@ func (k *Karpenter) launchClaim(c *claim, replacementOf *command) cluster.NodeID
 	if ct == ctSpot {
 		strategy = cloud.PriceCapacityOptimized
 	}
-	k.stats.LaunchRequests++
-	res, err := k.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
+	pr.stats.LaunchRequests++
+	res, err := pr.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
 	for _, e := range res.Errors {
 		if e.IsCapacityError() {
-			k.markUnavailable(e.Offering)
+			pr.offerings.markUnavailable(e.Offering)
 		}
 	}
 	if err != nil || res.Instance == cloud.NoInstance {
-		k.stats.LaunchFailures++
+		pr.stats.LaunchFailures++
 		st.LaunchFailures++
-		k.dis.stateChanged()
+		pr.dis.stateChanged()
 		return cluster.NoNode
 	}
-	return k.createNode(c, res, replacementOf)
+	return pr.createNode(c, res, replacementOf)
 }
 
 // launchFilter keeps the instance types a launch would send (KA
 // filterInstanceTypes): compatible with an available offering, exotic
 // types (GPUs, metal) only if nothing else is left, and the cheapest 60.
-func (k *Karpenter) launchFilter(c *claim) []int32 {
-	now := k.eng.Now()
+func (pr *provisioner) launchFilter(c *claim) []int32 {
+	now := pr.eng.Now()
 	p := c.pool
 	var out, generic []int32
 	for _, pos := range c.opts {
 		t := p.types[pos].t
 		has := false
-		base := k.off.index(t.idx, 0, 0)
-		for b := 0; b < k.off.nZones*numCT; b++ {
-			if c.mask&(1<<uint(b)) != 0 && k.off.available(base+b, now) {
+		base := pr.offerings.off.index(t.idx, 0, 0)
+		for b := 0; b < pr.offerings.off.nZones*numCT; b++ {
+			if c.mask&(1<<uint(b)) != 0 && pr.offerings.off.available(base+b, now) {
 				has = true
 				break
 			}
@@ -269,27 +288,26 @@ func (k *Karpenter) launchFilter(c *claim) []int32 {
 	if len(generic) > 0 && !hasMin {
 		out = generic
 	}
-	if len(out) > k.settings.MaxLaunchInstanceTypes {
-		out = out[:k.settings.MaxLaunchInstanceTypes]
+	if len(out) > pr.settings.MaxLaunchInstanceTypes {
+		out = out[:pr.settings.MaxLaunchInstanceTypes]
 	}
 	return out
 }
 
 // createNode adds the launched node to the cluster.
-func (k *Karpenter) createNode(c *claim, res cloud.LaunchResult, replacementOf *command) cluster.NodeID {
-	cl := k.cl
+func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementOf *command) cluster.NodeID {
+	cl := pr.cl
 	syms := cl.Syms
 	p := c.pool
 	spec := p.spec
-	t, ok := k.typeByName[res.Offering.InstanceType]
+	t, ok := pr.offerings.typeByName[res.Offering.InstanceType]
 	if !ok || p.typeByIdx[t.idx] < 0 {
 		// The cloud answered with an offering Karpenter did not ask for:
 		// a bug in the cloud model.
 		panic("karpenter: launch answered with offering " + res.Offering.String() + " that was not requested")
 	}
 	pt := &p.types[p.typeByIdx[t.idx]]
-	k.nodeSeq++
-	name := spec.Name + "-" + nodeSuffix(k.nodeSeq)
+	name := pr.nodes.newName(spec.Name)
 
 	labels := append(cluster.Labels(nil), spec.Labels...)
 	set := func(key, v cluster.Sym) { labels = labels.With(key, v) }
@@ -304,49 +322,44 @@ func (k *Karpenter) createNode(c *claim, res cloud.LaunchResult, replacementOf *
 	}
 	for tk := 0; tk < numTypeKeys; tk++ {
 		if v := t.lab[tk]; v != cluster.NoSym {
-			set(k.typeKey[tk], v)
+			set(pr.offerings.typeKey[tk], v)
 		}
 	}
 	zone := syms.Intern(res.Offering.Zone)
 	set(cl.KeyZone, zone)
 	set(cl.KeyCapacityType, syms.Intern(res.Offering.CapacityType.String()))
-	set(k.keyNodePool, syms.Intern(spec.Name))
+	set(pr.keyNodePool, syms.Intern(spec.Name))
 	// The deprecated beta labels the kubelet and cloud controller still set.
-	set(k.betaKeys[0], t.lab[tkInstanceType])
-	set(k.betaKeys[1], t.lab[tkArch])
-	set(k.betaKeys[2], t.lab[tkOS])
-	set(k.betaKeys[3], zone)
-	set(k.betaKeys[4], t.lab[tkRegion])
+	set(pr.betaKeys[0], t.lab[tkInstanceType])
+	set(pr.betaKeys[1], t.lab[tkArch])
+	set(pr.betaKeys[2], t.lab[tkOS])
+	set(pr.betaKeys[3], zone)
+	set(pr.betaKeys[4], t.lab[tkRegion])
 	taints := append(append([]cluster.Taint(nil), spec.Taints...), spec.StartupTaints...)
 	id := cl.AddNode(cluster.Node{
 		Name: name, Labels: labels, Taints: taints, Allocatable: pt.alloc, State: cluster.NodeLaunching,
 		InstanceType: t.name, Zone: zone, CapacityType: res.Offering.CapacityType, PriceUSDPerHour: res.PriceUSDPerHour,
 		Owner: cluster.OwnedByKarpenter, OwnerName: spec.Name, Instance: int32(res.Instance),
 	})
-	now := k.eng.Now()
+	now := pr.eng.Now()
 	kn := &knode{id: id, pool: p, it: t, offering: res.Offering, instance: res.Instance, capacity: pt.capacity,
 		lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,
 		replacementOf: replacementOf}
-	kn.nominatedUntil = now + k.nomination()
-	for int(id) >= len(k.nodes) {
-		k.nodes = append(k.nodes, nil)
-	}
-	k.nodes[id] = kn
-	k.live = append(k.live, kn) // IDs only grow: live stays sorted
-	k.byInstance[res.Instance] = id
+	kn.nominatedUntil = now + pr.nomination()
+	pr.nodes.add(kn)
 	if replacementOf == nil {
 		for _, pid := range c.pods {
-			if k.cl.Pods[pid].Phase == cluster.Pending {
+			if pr.cl.Pods[pid].Phase == cluster.Pending {
 				cl.NoteLaunchFor(pid, id)
 			}
 		}
 	}
-	k.eng.After(res.ReadyAfter, engine.Event{Handler: k.id, Kind: evReady, Obj: int32(id)})
-	kn.regTimer = k.eng.After(k.settings.RegistrationTimeout, engine.Event{Handler: k.id, Kind: evRegistration, Obj: int32(id)})
+	pr.eng.After(res.ReadyAfter, engine.Event{Handler: pr.id, Kind: evReady, Obj: int32(id)})
+	kn.regTimer = pr.eng.After(pr.settings.RegistrationTimeout, engine.Event{Handler: pr.id, Kind: evRegistration, Obj: int32(id)})
 	if spec.ExpireAfter > 0 {
-		kn.expireTimer = k.eng.After(spec.ExpireAfter, engine.Event{Handler: k.id, Kind: evExpire, Obj: int32(id)})
+		kn.expireTimer = pr.eng.After(spec.ExpireAfter, engine.Event{Handler: pr.id, Kind: evExpire, Obj: int32(id)})
 	}
-	k.stats.NodeClaimsLaunched++
+	pr.stats.NodeClaimsLaunched++
 	p.stats.NodeClaimsLaunched++
 	p.stats.addCapacityType(res.Offering.CapacityType.String())
 	p.stats.addInstanceType(t.name)
@@ -358,84 +371,38 @@ func (k *Karpenter) createNode(c *claim, res cloud.LaunchResult, replacementOf *
 // 10s)).
 const minNomination = 10 * time.Second
 
-func (k *Karpenter) nomination() time.Duration {
-	return max(2*k.settings.BatchMaxDuration, minNomination)
-}
-
-func nodeSuffix(n int) string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	b := make([]byte, 5)
-	for i := 4; i >= 0; i-- {
-		b[i] = alphabet[n%len(alphabet)]
-		n /= len(alphabet)
-	}
-	return string(b)
+func (pr *provisioner) nomination() time.Duration {
+	return max(2*pr.settings.BatchMaxDuration, minNomination)
 }
 
 // nodeReady makes a launched node Ready and removes its startup taints
 // (the daemonsets that would remove them are not modelled).
-func (k *Karpenter) nodeReady(id cluster.NodeID) {
-	kn := k.knodeOf(id)
-	n := &k.cl.Nodes[id]
+func (pr *provisioner) nodeReady(id cluster.NodeID) {
+	kn := pr.nodes.get(id)
+	n := &pr.cl.Nodes[id]
 	if kn == nil || n.State != cluster.NodeLaunching {
 		return
 	}
-	k.eng.Cancel(kn.regTimer)
-	k.cl.MarkNodeReady(id)
+	pr.eng.Cancel(kn.regTimer)
+	pr.cl.MarkNodeReady(id)
 	for _, t := range kn.pool.spec.StartupTaints {
-		k.cl.RemoveTaint(id, t.Key, t.Effect)
+		pr.cl.RemoveTaint(id, t.Key, t.Effect)
 	}
 	kn.initialized = true
-	kn.lastPodEvent = k.eng.Now()
-	k.baseNodeChanged(id)
+	kn.lastPodEvent = pr.eng.Now()
+	pr.base.nodeDirty(id)
 }
 
 // registrationTimeout deletes a NodeClaim whose node did not become Ready
 // in time (KC nodeclaim lifecycle liveness).
-func (k *Karpenter) registrationTimeout(id cluster.NodeID) {
-	kn := k.knodeOf(id)
-	if kn == nil || k.cl.Nodes[id].State != cluster.NodeLaunching {
+func (pr *provisioner) registrationTimeout(id cluster.NodeID) {
+	kn := pr.nodes.get(id)
+	if kn == nil || pr.cl.Nodes[id].State != cluster.NodeLaunching {
 		return
 	}
-	k.stats.LaunchFailures++
+	pr.stats.LaunchFailures++
 	kn.pool.stats.LaunchFailures++
-	k.stats.RegistrationTimeouts++
-	k.removeNode(kn, true)
-	k.trigger()
-}
-
-// expire starts the forceful deletion of an expired node: no budget, no
-// do-not-disrupt check (KC nodeclaim expiration).
-func (k *Karpenter) expire(id cluster.NodeID) {
-	kn := k.knodeOf(id)
-	if kn == nil || kn.deleting || k.cl.Nodes[id].State == cluster.NodeGone {
-		return
-	}
-	if kn.cmd != nil {
-		kn.cmd.abort(k)
-	}
-	k.startDeletion(kn, reasonExpired)
-}
-
-// removeNode terminates the instance (unless it is gone already) and
-// deletes the node; its pods die with it.
-func (k *Karpenter) removeNode(kn *knode, terminate bool) {
-	k.eng.Cancel(kn.regTimer)
-	k.eng.Cancel(kn.expireTimer)
-	k.eng.Cancel(kn.drainTimer)
-	if terminate {
-		k.cloud.Terminate(kn.instance)
-	}
-	delete(k.byInstance, kn.instance)
-	k.nodes[kn.id] = nil
-	for i, o := range k.live {
-		if o == kn {
-			k.live = append(k.live[:i], k.live[i+1:]...)
-			break
-		}
-	}
-	if kn.replacementOf != nil {
-		k.eng.After(0, engine.Event{Handler: k.id, Kind: evCommandCheck})
-	}
-	k.cl.RemoveNode(kn.id)
+	pr.stats.RegistrationTimeouts++
+	pr.term.removeNode(kn, true)
+	pr.trigger()
 }

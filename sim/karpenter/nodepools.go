@@ -7,6 +7,21 @@ import (
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
+// nodePools holds the NodePools in force, with what the solver derives
+// from them, and their counters.
+type nodePools struct {
+	env
+	offerings *offerings
+	nodes     *nodeTracker
+	base      *existingBase
+	all       []*pool // by name
+	byName    map[string]*pool
+	// order: the pools in weight order (ordered), nil when stale.
+	order          []*pool
+	daemonOverhead DaemonOverheadFunc
+	poolStats      map[string]*PoolStats
+}
+
 // pool is a NodePool in force, with what the solver derives from it.
 type pool struct {
 	spec *apis.NodePool
@@ -35,8 +50,8 @@ type claimStart struct {
 	mask uint64
 }
 
-func (k *Karpenter) buildPool(spec *apis.NodePool, stats *PoolStats) *pool {
-	syms := k.cl.Syms
+func (np *nodePools) build(spec *apis.NodePool, stats *PoolStats) *pool {
+	syms := np.cl.Syms
 	p := &pool{spec: spec, stats: stats, hasPNS: spec.HasPreferNoScheduleTaint()}
 	var rs []rq
 	for i := range spec.Requirements {
@@ -47,21 +62,21 @@ func (k *Karpenter) buildPool(spec *apis.NodePool, stats *PoolStats) *pool {
 	for _, l := range spec.Labels {
 		rs = append(rs, single(l.Key, l.Value))
 	}
-	rs = append(rs, single(k.keyNodePool, syms.Intern(spec.Name)))
+	rs = append(rs, single(np.keyNodePool, syms.Intern(spec.Name)))
 	p.reqs = sortReqs(syms, rs)
-	mask := k.offerMask(p.reqs)
-	p.typeByIdx = make([]int32, len(k.types))
+	mask := np.offerings.offerMask(p.reqs)
+	p.typeByIdx = make([]int32, len(np.offerings.types))
 	for i := range p.typeByIdx {
 		p.typeByIdx[i] = -1
 	}
-	for _, t := range k.types {
-		if !k.typeCompatible(t, p.reqs) {
+	for _, t := range np.offerings.types {
+		if !np.offerings.typeCompatible(t, p.reqs) {
 			continue
 		}
 		has := false
-		base := k.off.index(t.idx, 0, 0)
-		for b := 0; b < k.off.nZones*numCT; b++ {
-			if mask&(1<<uint(b)) != 0 && k.off.price[base+b] >= 0 {
+		base := np.offerings.off.index(t.idx, 0, 0)
+		for b := 0; b < np.offerings.off.nZones*numCT; b++ {
+			if mask&(1<<uint(b)) != 0 && np.offerings.off.price[base+b] >= 0 {
 				has = true
 				break
 			}
@@ -70,9 +85,9 @@ func (k *Karpenter) buildPool(spec *apis.NodePool, stats *PoolStats) *pool {
 			continue
 		}
 		pt := poolType{t: t}
-		pt.capacity, pt.alloc = k.nodeResources(t.cat, &spec.NodeClass)
-		if k.daemonOverhead != nil {
-			pt.daemon = k.daemonOverhead(k.templateNode(p, t))
+		pt.capacity, pt.alloc = np.offerings.nodeResources(t.cat, &spec.NodeClass)
+		if np.daemonOverhead != nil {
+			pt.daemon = np.daemonOverhead(np.templateNode(p, t))
 		}
 		p.typeByIdx[t.idx] = int32(len(p.types))
 		p.types = append(p.types, pt)
@@ -80,13 +95,13 @@ func (k *Karpenter) buildPool(spec *apis.NodePool, stats *PoolStats) *pool {
 	return p
 }
 
-// orderedPools returns the pools in weight order, kept until a pool
-// changes (addPool, SetDaemonOverhead).
-func (k *Karpenter) orderedPools() []*pool {
-	if k.poolOrder == nil {
-		k.poolOrder = orderPools(k.pools)
+// ordered returns the pools in weight order, kept until a pool
+// changes (add, setDaemonOverhead).
+func (np *nodePools) ordered() []*pool {
+	if np.order == nil {
+		np.order = orderPools(np.all)
 	}
-	return k.poolOrder
+	return np.order
 }
 
 // orderPools sorts pools as KC nodepoolutils.OrderByWeight: weight
@@ -121,7 +136,7 @@ func tolerates(tols cluster.Tolerations, taints []cluster.Taint, tolPNS bool) bo
 // templateNode is a node as the pool would launch it with type t, before
 // its zone and capacity type are known: what DaemonSets are matched
 // against.
-func (k *Karpenter) templateNode(p *pool, t *itype) *cluster.Node {
+func (np *nodePools) templateNode(p *pool, t *itype) *cluster.Node {
 	labels := append(cluster.Labels(nil), p.spec.Labels...)
 	for i := range p.reqs {
 		r := &p.reqs[i]
@@ -131,9 +146,41 @@ func (k *Karpenter) templateNode(p *pool, t *itype) *cluster.Node {
 	}
 	for tk := 0; tk < numTypeKeys; tk++ {
 		if v := t.lab[tk]; v != cluster.NoSym {
-			labels = labels.With(k.typeKey[tk], v)
+			labels = labels.With(np.offerings.typeKey[tk], v)
 		}
 	}
 	return &cluster.Node{Name: p.spec.Name + "-template", Labels: labels, Taints: p.spec.Taints, State: cluster.NodeReady,
 		InstanceType: t.name, Owner: cluster.OwnedByKarpenter, OwnerName: p.spec.Name}
+}
+
+func (np *nodePools) add(spec NodePool) *pool {
+	st := np.poolStats[spec.Name]
+	if st == nil {
+		st = &PoolStats{Name: spec.Name}
+		np.poolStats[spec.Name] = st
+	}
+	s := spec
+	p := np.build(&s, st)
+	np.order = nil
+	np.base.invalidate()
+	if old, ok := np.byName[spec.Name]; ok {
+		// Replace in place so nodes keep pointing at the pool in force.
+		*old = *p
+		return old
+	}
+	np.all = append(np.all, p)
+	np.byName[spec.Name] = p
+	sort.SliceStable(np.all, func(i, j int) bool { return np.all[i].spec.Name < np.all[j].spec.Name })
+	return p
+}
+
+// setDaemonOverhead sets the DaemonSet overhead hook and rebuilds the
+// pools with it.
+func (np *nodePools) setDaemonOverhead(f DaemonOverheadFunc) {
+	np.daemonOverhead = f
+	np.order = nil
+	np.base.invalidate()
+	for _, p := range np.all {
+		*p = *np.build(p.spec, p.stats)
+	}
 }

@@ -53,6 +53,51 @@ func ctOf(i int) cluster.CapacityType {
 	return cluster.OnDemand
 }
 
+// offerings is what Karpenter knows of EC2's offerings (KA instance-type,
+// pricing and offering providers): the instance types of the region, their
+// offerings per zone and capacity type with prices, and the
+// insufficient-capacity cache of offerings that recently failed.
+type offerings struct {
+	env
+	region   string
+	zones    []string
+	zoneSyms []cluster.Sym
+	ctSyms   [numCT]cluster.Sym
+
+	types      []*itype
+	typeByName map[string]*itype
+	typeKey    [numTypeKeys]cluster.Sym
+	typeKeyOf  []int8 // Sym -> index in typeKey, -1 for other keys
+	gpuSlot    int
+	off        offers
+	// availBuf is availMasks' answer, kept while the time and the table's
+	// version stay the same.
+	availBuf     []uint64
+	availOK      bool
+	availAt      engine.Time
+	availVersion uint64
+	// deferICE: a batch is launching; capacity errors wait in iceQueue
+	// until it is done (flushICE).
+	deferICE bool
+	iceQueue []cloud.Offering
+}
+
+// newOfferings builds the instance-type table of the catalogue and prices
+// every offering.
+func newOfferings(e env, region string, zones []string, zoneSyms []cluster.Sym, ctSyms [numCT]cluster.Sym) *offerings {
+	o := &offerings{env: e, region: region, zones: append([]string(nil), zones...), zoneSyms: zoneSyms, ctSyms: ctSyms,
+		typeByName: map[string]*itype{}, gpuSlot: -1}
+	if slot, ok := e.cl.Resources.Lookup(catalog.GPUResourceName); ok {
+		o.gpuSlot = slot
+	}
+	o.buildTypes()
+	for _, t := range o.types {
+		o.typeByName[t.name] = t
+	}
+	o.refreshPrices()
+	return o
+}
+
 // itype is one instance type as Karpenter sees it.
 type itype struct {
 	idx  int32
@@ -88,15 +133,15 @@ func (o *offers) available(i int, now engine.Time) bool {
 }
 
 // buildTypes derives the instance-type table from the catalogue.
-func (k *Karpenter) buildTypes() {
-	syms := k.cl.Syms
-	for _, it := range k.cat.Types() {
-		t := &itype{idx: int32(len(k.types)), name: it.Name, cat: it}
+func (o *offerings) buildTypes() {
+	syms := o.cl.Syms
+	for _, it := range o.cat.Types() {
+		t := &itype{idx: int32(len(o.types)), name: it.Name, cat: it}
 		set := func(key int, v string) { t.lab[key] = syms.Intern(v) }
 		set(tkInstanceType, it.Name)
 		set(tkArch, it.Arch)
 		set(tkOS, "linux")
-		set(tkRegion, k.region)
+		set(tkRegion, o.region)
 		set(tkFamily, it.Family)
 		set(tkCategory, it.Category)
 		set(tkGeneration, strconv.Itoa(it.Generation))
@@ -107,40 +152,40 @@ func (k *Karpenter) buildTypes() {
 			set(tkGPUCount, strconv.Itoa(it.GPU))
 		}
 		t.exotic = it.GPU > 0 || strings.Contains(it.Size, "metal")
-		k.types = append(k.types, t)
+		o.types = append(o.types, t)
 	}
-	n := len(k.types) * len(k.zones) * numCT
-	k.off = offers{nZones: len(k.zones), price: make([]float64, n), unavailableUntil: make([]engine.Time, n)}
-	for i := range k.typeKey {
-		k.typeKey[i] = syms.Intern(typeKeyNames[i])
+	n := len(o.types) * len(o.zones) * numCT
+	o.off = offers{nZones: len(o.zones), price: make([]float64, n), unavailableUntil: make([]engine.Time, n)}
+	for i := range o.typeKey {
+		o.typeKey[i] = syms.Intern(typeKeyNames[i])
 	}
-	k.typeKeyOf = make([]int8, syms.Len())
-	for i := range k.typeKeyOf {
-		k.typeKeyOf[i] = -1
+	o.typeKeyOf = make([]int8, syms.Len())
+	for i := range o.typeKeyOf {
+		o.typeKeyOf[i] = -1
 	}
-	for i, key := range k.typeKey {
-		k.typeKeyOf[key] = int8(i)
+	for i, key := range o.typeKey {
+		o.typeKeyOf[key] = int8(i)
 	}
 }
 
 // refreshPrices asks the cloud for every offering's price, at most once
 // per PriceRefreshInterval (Karpenter's pricing controller). An offering
 // the cloud has no price for does not exist.
-func (k *Karpenter) refreshPrices() {
-	now := k.eng.Now()
-	if k.off.priced && now-k.off.priceAt < k.settings.PriceRefreshInterval {
+func (o *offerings) refreshPrices() {
+	now := o.eng.Now()
+	if o.off.priced && now-o.off.priceAt < o.settings.PriceRefreshInterval {
 		return
 	}
-	k.off.priced, k.off.priceAt = true, now
-	k.off.version++
-	for _, t := range k.types {
-		for z, zone := range k.zones {
+	o.off.priced, o.off.priceAt = true, now
+	o.off.version++
+	for _, t := range o.types {
+		for z, zone := range o.zones {
 			for ct := 0; ct < numCT; ct++ {
-				p, ok := k.cloud.Price(cloud.Offering{InstanceType: t.name, Zone: zone, CapacityType: ctOf(ct)})
+				p, ok := o.cloud.Price(cloud.Offering{InstanceType: t.name, Zone: zone, CapacityType: ctOf(ct)})
 				if !ok || math.IsNaN(p) || p < 0 {
 					p = -1
 				}
-				k.off.price[k.off.index(t.idx, z, ct)] = p
+				o.off.price[o.off.index(t.idx, z, ct)] = p
 			}
 		}
 	}
@@ -148,21 +193,21 @@ func (k *Karpenter) refreshPrices() {
 
 // availMask returns, per instance type, the bits (zone*2 + capacity type)
 // of its available offerings now.
-func (k *Karpenter) availMasks() []uint64 {
-	now := k.eng.Now()
-	if k.availOK && k.availAt == now && k.availVersion == k.off.version {
-		return k.availBuf
+func (o *offerings) availMasks() []uint64 {
+	now := o.eng.Now()
+	if o.availOK && o.availAt == now && o.availVersion == o.off.version {
+		return o.availBuf
 	}
-	k.availOK, k.availAt, k.availVersion = true, now, k.off.version
-	if cap(k.availBuf) < len(k.types) {
-		k.availBuf = make([]uint64, len(k.types))
+	o.availOK, o.availAt, o.availVersion = true, now, o.off.version
+	if cap(o.availBuf) < len(o.types) {
+		o.availBuf = make([]uint64, len(o.types))
 	}
-	masks := k.availBuf[:len(k.types)]
-	for _, t := range k.types {
+	masks := o.availBuf[:len(o.types)]
+	for _, t := range o.types {
 		var m uint64
-		base := k.off.index(t.idx, 0, 0)
-		for b := 0; b < k.off.nZones*numCT; b++ {
-			if k.off.available(base+b, now) {
+		base := o.off.index(t.idx, 0, 0)
+		for b := 0; b < o.off.nZones*numCT; b++ {
+			if o.off.available(base+b, now) {
 				m |= 1 << uint(b)
 			}
 		}
@@ -173,40 +218,40 @@ func (k *Karpenter) availMasks() []uint64 {
 
 // markUnavailable caches an offering as unavailable for the TTL (deferred
 // while a batch launches).
-func (k *Karpenter) markUnavailable(o cloud.Offering) {
-	if k.deferICE {
-		k.iceQueue = append(k.iceQueue, o)
+func (o *offerings) markUnavailable(of cloud.Offering) {
+	if o.deferICE {
+		o.iceQueue = append(o.iceQueue, of)
 		return
 	}
-	t, ok := k.typeByName[o.InstanceType]
+	t, ok := o.typeByName[of.InstanceType]
 	if !ok {
 		return
 	}
-	z := k.zoneIndex(o.Zone)
+	z := o.zoneIndex(of.Zone)
 	if z < 0 {
 		return
 	}
 	ct := ctOnDemand
-	switch o.CapacityType {
+	switch of.CapacityType {
 	case cluster.Spot:
 		ct = ctSpot
 	case cluster.Reserved:
 		return
 	}
-	k.off.unavailableUntil[k.off.index(t.idx, z, ct)] = k.eng.Now() + k.settings.UnavailableOfferingsTTL
-	k.off.version++
+	o.off.unavailableUntil[o.off.index(t.idx, z, ct)] = o.eng.Now() + o.settings.UnavailableOfferingsTTL
+	o.off.version++
 }
 
-func (k *Karpenter) flushICE() {
-	k.deferICE = false
-	for _, o := range k.iceQueue {
-		k.markUnavailable(o)
+func (o *offerings) flushICE() {
+	o.deferICE = false
+	for _, of := range o.iceQueue {
+		o.markUnavailable(of)
 	}
-	k.iceQueue = k.iceQueue[:0]
+	o.iceQueue = o.iceQueue[:0]
 }
 
-func (k *Karpenter) zoneIndex(zone string) int {
-	for i, z := range k.zones {
+func (o *offerings) zoneIndex(zone string) int {
+	for i, z := range o.zones {
 		if z == zone {
 			return i
 		}
@@ -216,10 +261,10 @@ func (k *Karpenter) zoneIndex(zone string) int {
 
 // typeCompatible reports whether the type's labels meet every requirement
 // on a type key in s.
-func (k *Karpenter) typeCompatible(t *itype, s reqSet) bool {
+func (o *offerings) typeCompatible(t *itype, s reqSet) bool {
 	for i := range s {
 		r := &s[i]
-		tk, ok := k.typeKeyIndex(r.key)
+		tk, ok := o.typeKeyIndex(r.key)
 		if !ok {
 			continue
 		}
@@ -227,16 +272,16 @@ func (k *Karpenter) typeCompatible(t *itype, s reqSet) bool {
 		if v == cluster.NoSym {
 			continue // the type does not define the key
 		}
-		if !r.has(k.cl.Syms, v) {
+		if !r.has(o.cl.Syms, v) {
 			return false
 		}
 	}
 	return true
 }
 
-func (k *Karpenter) typeKeyIndex(key cluster.Sym) (int, bool) {
-	if int(key) < len(k.typeKeyOf) {
-		if i := k.typeKeyOf[key]; i >= 0 {
+func (o *offerings) typeKeyIndex(key cluster.Sym) (int, bool) {
+	if int(key) < len(o.typeKeyOf) {
+		if i := o.typeKeyOf[key]; i >= 0 {
 			return int(i), true
 		}
 	}
@@ -246,11 +291,11 @@ func (k *Karpenter) typeKeyIndex(key cluster.Sym) (int, bool) {
 // typeChecks returns the requirements of reqs on instance-type keys that
 // differ from base: the only ones a NodeClaim's remaining types must be
 // re-checked against.
-func (k *Karpenter) typeChecks(base, reqs reqSet, buf []typeCheck) []typeCheck {
+func (o *offerings) typeChecks(base, reqs reqSet, buf []typeCheck) []typeCheck {
 	buf = buf[:0]
 	for i := range reqs {
 		r := &reqs[i]
-		tk, ok := k.typeKeyIndex(r.key)
+		tk, ok := o.typeKeyIndex(r.key)
 		if !ok {
 			continue
 		}
@@ -280,10 +325,10 @@ func sameRq(a, b *rq) bool {
 }
 
 // typeMeets reports whether t meets the checks.
-func (k *Karpenter) typeMeets(t *itype, checks []typeCheck) bool {
+func (o *offerings) typeMeets(t *itype, checks []typeCheck) bool {
 	for _, c := range checks {
 		v := t.lab[c.tk]
-		if v != cluster.NoSym && !c.r.has(k.cl.Syms, v) {
+		if v != cluster.NoSym && !c.r.has(o.cl.Syms, v) {
 			return false
 		}
 	}
@@ -292,16 +337,16 @@ func (k *Karpenter) typeMeets(t *itype, checks []typeCheck) bool {
 
 // offerMask is the bits (zone*2 + capacity type) that requirements s
 // allow. Reserved is never allowed (no reserved offerings).
-func (k *Karpenter) offerMask(s reqSet) uint64 {
-	zr := s.get(k.cl.KeyZone)
-	cr := s.get(k.cl.KeyCapacityType)
+func (o *offerings) offerMask(s reqSet) uint64 {
+	zr := s.get(o.cl.KeyZone)
+	cr := s.get(o.cl.KeyCapacityType)
 	var m uint64
-	for z, zs := range k.zoneSyms {
-		if zr != nil && !zr.has(k.cl.Syms, zs) {
+	for z, zs := range o.zoneSyms {
+		if zr != nil && !zr.has(o.cl.Syms, zs) {
 			continue
 		}
 		for ct := 0; ct < numCT; ct++ {
-			if cr != nil && !cr.has(k.cl.Syms, k.ctSyms[ct]) {
+			if cr != nil && !cr.has(o.cl.Syms, o.ctSyms[ct]) {
 				continue
 			}
 			m |= 1 << uint(z*numCT+ct)
@@ -311,9 +356,9 @@ func (k *Karpenter) offerMask(s reqSet) uint64 {
 }
 
 // ctBits selects the bits of one capacity type.
-func (k *Karpenter) ctBits(ct int) uint64 {
+func (o *offerings) ctBits(ct int) uint64 {
 	var m uint64
-	for z := range k.zones {
+	for z := range o.zones {
 		m |= 1 << uint(z*numCT+ct)
 	}
 	return m
@@ -321,15 +366,15 @@ func (k *Karpenter) ctBits(ct int) uint64 {
 
 // cheapest returns the cheapest available offering price of type t within
 // mask, +Inf if none.
-func (k *Karpenter) cheapest(t *itype, mask uint64) float64 {
+func (o *offerings) cheapest(t *itype, mask uint64) float64 {
 	best := math.Inf(1)
-	now := k.eng.Now()
-	base := k.off.index(t.idx, 0, 0)
-	for b := 0; b < k.off.nZones*numCT; b++ {
-		if mask&(1<<uint(b)) == 0 || !k.off.available(base+b, now) {
+	now := o.eng.Now()
+	base := o.off.index(t.idx, 0, 0)
+	for b := 0; b < o.off.nZones*numCT; b++ {
+		if mask&(1<<uint(b)) == 0 || !o.off.available(base+b, now) {
 			continue
 		}
-		if p := k.off.price[base+b]; p < best {
+		if p := o.off.price[base+b]; p < best {
 			best = p
 		}
 	}
@@ -339,18 +384,18 @@ func (k *Karpenter) cheapest(t *itype, mask uint64) float64 {
 // worstLaunchPrice is the most expensive available offering within mask
 // of the capacity type a launch would use (reserved, then spot, then
 // on-demand): KC Offerings.WorstLaunchPrice.
-func (k *Karpenter) worstLaunchPrice(t *itype, mask uint64) float64 {
-	now := k.eng.Now()
-	base := k.off.index(t.idx, 0, 0)
+func (o *offerings) worstLaunchPrice(t *itype, mask uint64) float64 {
+	now := o.eng.Now()
+	base := o.off.index(t.idx, 0, 0)
 	for _, ct := range []int{ctSpot, ctOnDemand} {
 		worst, found := 0.0, false
-		for z := 0; z < k.off.nZones; z++ {
+		for z := 0; z < o.off.nZones; z++ {
 			b := z*numCT + ct
-			if mask&(1<<uint(b)) == 0 || !k.off.available(base+b, now) {
+			if mask&(1<<uint(b)) == 0 || !o.off.available(base+b, now) {
 				continue
 			}
 			found = true
-			worst = max(worst, k.off.price[base+b])
+			worst = max(worst, o.off.price[base+b])
 		}
 		if found {
 			return worst
@@ -372,9 +417,9 @@ type poolType struct {
 // nodeResources computes capacity and allocatable of a type under a node
 // class (KA pkg/providers/instancetype/types.go: capacity minus
 // kube-reserved, system-reserved and the eviction threshold).
-func (k *Karpenter) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) (capacity, alloc cluster.Resources) {
+func (o *offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) (capacity, alloc cluster.Resources) {
 	kl := &nc.Kubelet
-	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: k.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods}
+	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods}
 	c := it.Capacity(opts)
 	if kl.PodsPerCore > 0 {
 		c.Pods = min(c.Pods, int64(kl.PodsPerCore)*int64(it.VCPU))
@@ -408,9 +453,25 @@ func (k *Karpenter) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 	alloc[cluster.Memory] = max(c.MemoryBytes-kr.MemoryBytes-sr.MemoryBytes-ev.MemoryBytes, 0)
 	alloc[cluster.Ephemeral] = max(c.EphemeralBytes-kr.EphemeralBytes-sr.EphemeralBytes-ev.EphemeralBytes, 0)
 	alloc[cluster.Pods] = c.Pods
-	if c.GPU > 0 && k.gpuSlot >= 0 {
-		capacity[k.gpuSlot] = c.GPU
-		alloc[k.gpuSlot] = c.GPU
+	if c.GPU > 0 && o.gpuSlot >= 0 {
+		capacity[o.gpuSlot] = c.GPU
+		alloc[o.gpuSlot] = c.GPU
 	}
 	return capacity, alloc
+}
+
+// nodePrice is what a node of Karpenter's costs now: its offering's
+// price, or the price it launched at when the offering is no longer sold.
+func (o *offerings) nodePrice(kn *knode) float64 {
+	z := o.zoneIndex(kn.offering.Zone)
+	ct := ctOnDemand
+	if kn.offering.CapacityType == cluster.Spot {
+		ct = ctSpot
+	}
+	if z >= 0 {
+		if p := o.off.price[o.off.index(kn.it.idx, z, ct)]; p >= 0 {
+			return p
+		}
+	}
+	return o.cl.Nodes[kn.id].PriceUSDPerHour
 }

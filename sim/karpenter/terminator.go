@@ -8,6 +8,19 @@ import (
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
+// terminator deletes Karpenter's nodes (KC termination controller): taint,
+// drain through the eviction API within the grace period, terminate. It
+// also runs the forceful deletions, expiration and interruption, that go
+// around the disruption controller and its budgets.
+type terminator struct {
+	env
+	offerings *offerings
+	nodes     *nodeTracker
+	base      *existingBase
+	prov      *provisioner
+	dis       *disrupter
+}
+
 // Disruption reasons as the report counts them.
 const (
 	reasonEmpty         = "empty"
@@ -23,43 +36,43 @@ const (
 // terminate the instance once the node is empty or its
 // terminationGracePeriod has passed. The pods' replacements are
 // provisioned meanwhile: pods of deleting nodes join every batch.
-func (k *Karpenter) startDeletion(kn *knode, reason string) {
+func (tm *terminator) startDeletion(kn *knode, reason string) {
 	if kn.deleting {
 		return
 	}
 	kn.deleting = true
 	kn.cmd = nil
-	k.baseNodeChanged(kn.id)
-	now := k.eng.Now()
+	tm.base.nodeDirty(kn.id)
+	now := tm.eng.Now()
 	if tgp := kn.pool.spec.TerminationGracePeriod; tgp > 0 {
 		kn.tgpDeadline = now + tgp
 	}
-	k.stats.Disruptions.add(reason)
+	tm.stats.Disruptions.add(reason)
 	kn.pool.stats.Disruptions.add(reason)
-	k.cl.AddTaint(kn.id, cluster.Taint{Key: k.keyDisrupted, Effect: cluster.EffectNoSchedule})
-	if k.cl.Nodes[kn.id].State == cluster.NodeLaunching {
+	tm.cl.AddTaint(kn.id, cluster.Taint{Key: tm.keyDisrupted, Effect: cluster.EffectNoSchedule})
+	if tm.cl.Nodes[kn.id].State == cluster.NodeLaunching {
 		// Nothing runs there yet: terminate at once.
-		k.removeNode(kn, true)
+		tm.removeNode(kn, true)
 		return
 	}
-	k.trigger()
-	k.eng.Cancel(kn.drainTimer)
-	kn.drainTimer = k.eng.After(0, engine.Event{Handler: k.id, Kind: evDrain, Obj: int32(kn.id)})
+	tm.prov.trigger()
+	tm.eng.Cancel(kn.drainTimer)
+	kn.drainTimer = tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(kn.id)})
 }
 
 // drain evicts what it can and finishes the node when it is empty (KC
 // Terminator.Drain, requeued every DrainPollInterval).
-func (k *Karpenter) drain(id cluster.NodeID) {
-	kn := k.knodeOf(id)
+func (tm *terminator) drain(id cluster.NodeID) {
+	kn := tm.nodes.get(id)
 	if kn == nil || !kn.deleting {
 		return
 	}
-	cl := k.cl
+	cl := tm.cl
 	n := &cl.Nodes[id]
-	now := k.eng.Now()
+	now := tm.eng.Now()
 	forced := kn.tgpDeadline > 0
 	if forced && now >= kn.tgpDeadline {
-		k.removeNode(kn, true)
+		tm.removeNode(kn, true)
 		return
 	}
 	// Copy: evictions of pending pods would change the slice.
@@ -70,7 +83,7 @@ func (k *Karpenter) drain(id cluster.NodeID) {
 		if p.Phase.Terminal() {
 			continue
 		}
-		if p.Spec.NodeName != "" || p.Spec.Tolerations.Tolerate(cluster.Taint{Key: k.keyDisrupted, Effect: cluster.EffectNoSchedule}) {
+		if p.Spec.NodeName != "" || p.Spec.Tolerations.Tolerate(cluster.Taint{Key: tm.keyDisrupted, Effect: cluster.EffectNoSchedule}) {
 			// DaemonSet and static pods, and pods that tolerate the
 			// disruption taint, are not drained: they end with the node.
 			continue
@@ -83,15 +96,15 @@ func (k *Karpenter) drain(id cluster.NodeID) {
 			// Delete early enough that the pod gets its full grace period
 			// before the node's deadline (KC DeleteExpiringPods).
 			cl.MarkTerminating(pid)
-			k.eng.After(max(kn.tgpDeadline-now, time.Second), engine.Event{Handler: k.id, Kind: evForceDelete, Obj: int32(pid)})
+			tm.eng.After(max(kn.tgpDeadline-now, time.Second), engine.Event{Handler: tm.id, Kind: evForceDelete, Obj: int32(pid)})
 			progress = true
 			continue
 		}
 		if p.Spec.DoNotDisrupt {
 			continue // waits for the pod to finish, or for the deadline
 		}
-		if k.evictor.Evict(pid, cluster.CauseEvicted) {
-			k.stats.PodsEvicted++
+		if tm.evictor.Evict(pid, cluster.CauseEvicted) {
+			tm.stats.PodsEvicted++
 			kn.pool.stats.PodsEvicted++
 			progress = true
 		}
@@ -99,7 +112,7 @@ func (k *Karpenter) drain(id cluster.NodeID) {
 	if !waiting {
 		// Empty, or only pods that tolerate the disruption taint are left:
 		// those die with the node.
-		k.removeNode(kn, true)
+		tm.removeNode(kn, true)
 		return
 	}
 	// Refused evictions are retried with backoff up to 10s (KC eviction
@@ -107,7 +120,7 @@ func (k *Karpenter) drain(id cluster.NodeID) {
 	// at once (see OnChange).
 	switch {
 	case progress || kn.drainBackoff == 0:
-		kn.drainBackoff = k.settings.DrainPollInterval
+		kn.drainBackoff = tm.settings.DrainPollInterval
 	default:
 		kn.drainBackoff = min(2*kn.drainBackoff, maxDrainBackoff)
 	}
@@ -115,7 +128,7 @@ func (k *Karpenter) drain(id cluster.NodeID) {
 	if kn.tgpDeadline > 0 {
 		next = min(next, max(kn.tgpDeadline-now, 0))
 	}
-	kn.drainTimer = k.eng.After(next, engine.Event{Handler: k.id, Kind: evDrain, Obj: int32(id)})
+	kn.drainTimer = tm.eng.After(next, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(id)})
 }
 
 // maxDrainBackoff caps the retry interval of refused evictions (KC
@@ -123,48 +136,77 @@ func (k *Karpenter) drain(id cluster.NodeID) {
 const maxDrainBackoff = 10 * time.Second
 
 // wakeDrain re-runs a deleting node's drain now (a pod left it).
-func (k *Karpenter) wakeDrain(kn *knode) {
-	if !kn.deleting || !k.eng.Pending(kn.drainTimer) {
+func (tm *terminator) wakeDrain(kn *knode) {
+	if !kn.deleting || !tm.eng.Pending(kn.drainTimer) {
 		return
 	}
-	k.eng.Cancel(kn.drainTimer)
-	kn.drainTimer = k.eng.After(0, engine.Event{Handler: k.id, Kind: evDrain, Obj: int32(kn.id)})
+	tm.eng.Cancel(kn.drainTimer)
+	kn.drainTimer = tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(kn.id)})
 }
 
 // handleSignal reacts to an EC2 signal about one of Karpenter's
 // instances (KA interruption controller).
-func (k *Karpenter) handleSignal(s cloud.Signal) {
-	id, ok := k.byInstance[s.Instance]
+func (tm *terminator) handleSignal(s cloud.Signal) {
+	id, ok := tm.nodes.byInstance[s.Instance]
 	if !ok {
 		return
 	}
-	kn := k.knodeOf(id)
+	kn := tm.nodes.get(id)
 	if kn == nil {
 		return
 	}
 	switch s.Kind {
 	case cloud.RebalanceRecommendation:
 		// An event only.
-		k.stats.RebalanceRecommendations++
+		tm.stats.RebalanceRecommendations++
 	case cloud.InterruptionNotice:
-		k.stats.InterruptionNotices++
-		if !k.settings.InterruptionQueue {
+		tm.stats.InterruptionNotices++
+		if !tm.settings.InterruptionQueue {
 			return // nobody reads the notice
 		}
 		if s.Offering.CapacityType == cluster.Spot {
-			k.markUnavailable(s.Offering)
+			tm.offerings.markUnavailable(s.Offering)
 		}
 		if kn.cmd != nil {
-			kn.cmd.abort(k)
+			tm.dis.abort(kn.cmd)
 		}
-		k.startDeletion(kn, reasonInterrupted)
+		tm.startDeletion(kn, reasonInterrupted)
 	case cloud.Terminated:
-		k.stats.InstancesReclaimed++
+		tm.stats.InstancesReclaimed++
 		kn.pool.stats.InstancesReclaimed++
 		if kn.cmd != nil {
-			kn.cmd.abort(k)
+			tm.dis.abort(kn.cmd)
 		}
-		k.removeNode(kn, false)
-		k.trigger()
+		tm.removeNode(kn, false)
+		tm.prov.trigger()
 	}
+}
+
+// expire starts the forceful deletion of an expired node: no budget, no
+// do-not-disrupt check (KC nodeclaim expiration).
+func (tm *terminator) expire(id cluster.NodeID) {
+	kn := tm.nodes.get(id)
+	if kn == nil || kn.deleting || tm.cl.Nodes[id].State == cluster.NodeGone {
+		return
+	}
+	if kn.cmd != nil {
+		tm.dis.abort(kn.cmd)
+	}
+	tm.startDeletion(kn, reasonExpired)
+}
+
+// removeNode terminates the instance (unless it is gone already) and
+// deletes the node; its pods die with it.
+func (tm *terminator) removeNode(kn *knode, terminate bool) {
+	tm.eng.Cancel(kn.regTimer)
+	tm.eng.Cancel(kn.expireTimer)
+	tm.eng.Cancel(kn.drainTimer)
+	if terminate {
+		tm.cloud.Terminate(kn.instance)
+	}
+	tm.nodes.remove(kn)
+	if kn.replacementOf != nil {
+		tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evCommandCheck})
+	}
+	tm.cl.RemoveNode(kn.id)
 }

@@ -1,0 +1,245 @@
+package karpenter
+
+import (
+	"math"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// consolidation is what the consolidation methods (emptiness, multi-node,
+// single-node) share: the disrupter, and the cluster state (its version)
+// and time of the last pass in which the method found nothing to do (KC
+// consolidation.markConsolidated).
+type consolidation struct {
+	d       *disrupter
+	marked  bool
+	version uint64
+	at      engine.Time
+}
+
+func (c *consolidation) consolidationState() *consolidation { return c }
+func (c *consolidation) class() disruptionClass             { return graceful }
+
+// isConsolidated: nothing changed since the method last found nothing to
+// do, and ConsolidationStateTTL has not passed.
+func (c *consolidation) isConsolidated() bool {
+	d := c.d
+	return c.marked && c.version == d.version && d.eng.Now()-c.at < d.settings.ConsolidationStateTTL
+}
+
+func (c *consolidation) markConsolidated() {
+	c.marked, c.version, c.at = true, c.d.version, c.d.eng.Now()
+}
+
+// underutilized is single- and multi-node consolidation's shouldDisrupt:
+// a consolidatable node with pods whose pool consolidates underutilized
+// nodes.
+func (c *consolidation) underutilized(kn *knode, pods int) bool {
+	return pods > 0 && kn.pool.spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && c.d.consolidatable(kn)
+}
+
+// consolidatable: consolidateAfter has passed since the node's last pod
+// event (KC Consolidatable condition). A node that just became so changes
+// the consolidation state.
+func (d *disrupter) consolidatable(kn *knode) bool {
+	pa := kn.pool.spec.Disruption
+	ok := !pa.ConsolidateNever && d.eng.Now()-kn.lastPodEvent >= pa.ConsolidateAfter
+	if ok && !kn.consolidatable {
+		d.stateChanged()
+	}
+	kn.consolidatable = ok
+	return ok
+}
+
+// earlyNo tells a consolidation what-if when it may stop because
+// consolidate will answer no whatever the remaining pods do (at scale
+// most what-ifs of a pass fail, and most fail early):
+//   - with two NodeClaims (consolidation replaces with at most one);
+//   - when every candidate is spot, spot-to-spot consolidation is off and
+//     the first NodeClaim may launch spot: it keeps that spot offering
+//     unless a pod requires a capacity type, or a topology group spreads
+//     over capacity types, which rules this case out.
+//
+// The work counted (passTime) is that of the whole what-if, as upstream
+// computes it whole.
+func (d *disrupter) earlyNo(s *solver, cs []*candidate, sets []*podSet) {
+	if whatIfHooks.full {
+		return
+	}
+	s.stopAtTwo = true
+	if d.settings.SpotToSpotConsolidation {
+		return
+	}
+	for _, c := range cs {
+		if c.kn.offering.CapacityType != cluster.Spot {
+			return
+		}
+	}
+	for _, ps := range sets {
+		if ps.namesCapacityType {
+			return
+		}
+	}
+	for _, g := range s.topo.inverse {
+		if g.key == d.cl.KeyCapacityType {
+			return
+		}
+	}
+	s.stopAtSpot, s.spotBits = true, d.offerings.ctBits(ctSpot)
+}
+
+// whatIfHooks are test hooks on the early verdicts of consolidation
+// what-ifs (earlyNo, doomed.go), zero in a run. They are package state
+// rather than fields so the controller carries no test state; only tests
+// that do not run in parallel set them, through export_test.go, and
+// reset them when done.
+var whatIfHooks struct {
+	// full turns the early verdicts off: every what-if is computed whole
+	// (tests check this changes nothing).
+	full bool
+	// verifyDoomed is told, for each what-if doomed skips, whether
+	// computing it whole fails.
+	verifyDoomed func(failed bool)
+}
+
+// consolidate computes a consolidation of the candidates (KC
+// computeConsolidation): delete them if their pods fit elsewhere, or
+// replace them with one cheaper node.
+func (d *disrupter) consolidate(m method, cs []*candidate) *command {
+	if d.doomed(cs) {
+		if verify := whatIfHooks.verifyDoomed; verify != nil {
+			// Tests: the what-if computed whole must agree.
+			whatIfHooks.full = true
+			verify(d.consolidate(m, cs) == nil)
+			whatIfHooks.full = false
+		}
+		// Counted as computed, as simulate counts it.
+		for _, c := range cs {
+			d.work += int64(len(c.pods))
+		}
+		d.work += int64(len(d.provisionableSet().pods))
+		d.earlyStops++
+		return nil
+	}
+	s := d.simulate(cs, true)
+	defer d.solvers.recycle(s)
+	if s.decided {
+		d.earlyStops++
+		return nil
+	}
+	if !d.allMovedScheduled(s) {
+		return nil
+	}
+	switch len(s.claims) {
+	case 0:
+		return &command{method: m, cands: cs}
+	case 1:
+	default:
+		return nil
+	}
+	c := s.claims[0]
+	d.solvers.sortedOptions(c)
+	price := 0.0
+	allSpot := true
+	for _, cd := range cs {
+		price += cd.price
+		allSpot = allSpot && cd.kn.offering.CapacityType == cluster.Spot
+	}
+	spotBits := d.offerings.ctBits(ctSpot)
+	if allSpot && c.mask&spotBits != 0 {
+		return d.spotToSpot(m, cs, c, price)
+	}
+	d.filterByPrice(c, price)
+	if len(c.opts) == 0 {
+		return nil
+	}
+	if c.mask&spotBits != 0 && c.mask&d.offerings.ctBits(ctOnDemand) != 0 {
+		// On-demand replaced by a pool that allows spot: replace with spot
+		// only, so a spot shortage fails the launch instead of buying a
+		// dearer on-demand node.
+		d.restrictToSpot(c)
+		if len(c.opts) == 0 {
+			return nil
+		}
+	}
+	return d.replaceCommand(m, cs, c)
+}
+
+func (d *disrupter) replaceCommand(m method, cs []*candidate, c *claim) *command {
+	return &command{method: m, cands: cs, replacements: []*claim{c}, optTypes: d.optTypes(c)}
+}
+
+func (d *disrupter) optTypes(c *claim) []int32 {
+	out := make([]int32, len(c.opts))
+	for i, pos := range c.opts {
+		out[i] = c.pool.types[pos].t.idx
+	}
+	return out
+}
+
+// filterByPrice keeps the instance types whose worst launch price is below
+// the price of what they replace (KC RemoveInstanceTypeOptionsByPriceAndMinValues).
+func (d *disrupter) filterByPrice(c *claim, price float64) {
+	kept := c.opts[:0]
+	for _, pos := range c.opts {
+		if d.offerings.worstLaunchPrice(c.pool.types[pos].t, c.mask) < price {
+			kept = append(kept, pos)
+		}
+	}
+	c.opts = kept
+}
+
+func (d *disrupter) restrictToSpot(c *claim) {
+	c.reqs = c.reqs.with(d.cl.Syms, single(d.cl.KeyCapacityType, d.offerings.ctSyms[ctSpot]))
+	c.mask &= d.offerings.ctBits(ctSpot)
+	kept := c.opts[:0]
+	for _, pos := range c.opts {
+		if d.offerings.cheapest(c.pool.types[pos].t, c.mask) < math.Inf(1) {
+			kept = append(kept, pos)
+		}
+	}
+	c.opts = kept
+}
+
+// spotToSpot applies the spot-to-spot rules: the feature gate, and for a
+// single node at least SpotToSpotMinTypes cheaper types, of which the
+// cheapest SpotToSpotMinTypes are kept.
+func (d *disrupter) spotToSpot(m method, cs []*candidate, c *claim, price float64) *command {
+	if !d.settings.SpotToSpotConsolidation {
+		return nil
+	}
+	d.restrictToSpot(c)
+	d.filterByPrice(c, price)
+	if len(c.opts) == 0 {
+		return nil
+	}
+	if len(cs) > 1 {
+		return d.replaceCommand(m, cs, c)
+	}
+	if len(c.opts) < d.settings.SpotToSpotMinTypes {
+		return nil
+	}
+	c.opts = c.opts[:d.settings.SpotToSpotMinTypes]
+	return d.replaceCommand(m, cs, c)
+}
+
+// filterOutSameType drops replacement types no cheaper than the cheapest
+// candidate of the same type (KC filterOutSameInstanceType); false when
+// nothing is left.
+func (d *disrupter) filterOutSameType(cmd *command) bool {
+	c := cmd.replacements[0]
+	maxPrice := math.Inf(1)
+	for _, pos := range c.opts {
+		t := c.pool.types[pos].t
+		for _, cd := range cmd.cands {
+			if cd.kn.it == t {
+				maxPrice = min(maxPrice, cd.price)
+			}
+		}
+	}
+	d.filterByPrice(c, maxPrice)
+	cmd.optTypes = d.optTypes(c)
+	return len(c.opts) > 0
+}

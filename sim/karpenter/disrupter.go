@@ -1,0 +1,249 @@
+package karpenter
+
+import (
+	"sort"
+	"time"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// disrupter is the disruption controller (KC pkg/controllers/disruption):
+// every DisruptionPollInterval while idle (at once after an action) it
+// tries its methods in order (method.go) and starts the first command one
+// of them finds. Emptiness and consolidation commands are re-validated
+// CommandValidationDelay later, during which the loop waits
+// (validation.go). Commands with replacements taint their candidates,
+// launch the replacements, and delete the candidates once the
+// replacements are initialized, or give up after ReplacementTimeout
+// (command.go). Expiration and interruption are not its methods: they are
+// forceful deletions that ignore budgets (terminator.go).
+type disrupter struct {
+	env
+	offerings *offerings
+	nodes     *nodeTracker
+	pools     *nodePools
+	base      *existingBase
+	solvers   *solvers
+	prov      *provisioner
+	term      *terminator
+
+	// methods, in the order a pass tries them (method.go).
+	methods []method
+	// pass: what the what-ifs of one pass share (pass.go); provSet: the
+	// last provisionable pods prepared for solves.
+	pass    passCache
+	provSet *podSet
+	// earlyStops counts the what-ifs cut short by an early verdict
+	// (earlyNo, doomed).
+	earlyStops int64
+
+	nextPass engine.Timer
+	// work counts the pods placed by scheduling simulations since the
+	// pass (or validation) began; it sets how long the pass takes
+	// (passTime).
+	work int64
+	// version changes with anything that may make consolidation possible
+	// (KC cluster.MarkUnconsolidated).
+	version uint64
+	// pending: the command waiting for validation; running: the commands
+	// waiting for their replacements.
+	pending *command
+	running []*command
+}
+
+func (d *disrupter) stateChanged() { d.version++ }
+
+// candidate is a node a method may disrupt (KC Candidate).
+type candidate struct {
+	kn    *knode
+	pods  []cluster.PodID // reschedulable pods
+	price float64
+	ratio float64 // price per unit of disruption (KC SavingsRatio)
+}
+
+func (d *disrupter) schedulePass(after engine.Time) {
+	d.eng.Cancel(d.nextPass)
+	d.nextPass = d.eng.After(after, engine.Event{Handler: d.id, Kind: evDisruption})
+}
+
+func (d *disrupter) disruptionPass() {
+	if d.pending != nil {
+		return // validation in progress; it schedules the next pass
+	}
+	d.offerings.refreshPrices()
+	// The methods' what-ifs share what does not depend on the candidates
+	// (pass.go) until a command is found.
+	d.work = 0
+	d.beginPass()
+	var cmd *command
+	for _, m := range d.methods {
+		if cmd = d.compute(m); cmd != nil {
+			break
+		}
+	}
+	d.endPass()
+	switch {
+	case cmd == nil:
+		d.schedulePass(d.passTime(d.work) + d.settings.DisruptionPollInterval)
+	case cmd.method.consolidationState() == nil:
+		// Drift: no validation.
+		d.start(cmd)
+		d.schedulePass(d.passTime(d.work))
+	default:
+		// The decision exists once the pass has computed it; validation
+		// follows CommandValidationDelay later.
+		d.pending = cmd
+		d.eng.After(d.passTime(d.work)+d.settings.CommandValidationDelay, engine.Event{Handler: d.id, Kind: evValidate})
+	}
+}
+
+// passTime is how long the controller computes to place work pods in
+// scheduling simulations (Settings.SolverPodsPerSecond; 0: no time).
+// Real passes are sequential and take wall time: at scale they, not the
+// 10 s polling period, set how often the controller looks.
+func (d *disrupter) passTime(work int64) engine.Time {
+	r := d.settings.SolverPodsPerSecond
+	if r <= 0 || work == 0 {
+		return 0
+	}
+	return engine.Time(float64(work) / r * float64(time.Second))
+}
+
+// timedOut reports whether a consolidation method that started when the
+// pass had done work0 has computed longer than its timeout.
+func (d *disrupter) timedOut(work0 int64, timeout time.Duration) bool {
+	if d.settings.SolverPodsPerSecond <= 0 || timeout <= 0 {
+		return false
+	}
+	if d.passTime(d.work-work0) <= timeout {
+		return false
+	}
+	d.stats.ConsolidationTimeouts++
+	return true
+}
+
+// evictionCost is KC disruption.EvictionCost without the deletion-cost
+// annotation: 1 + priority/2^25, clamped to [-10, 10].
+func evictionCost(spec *cluster.PodSpec) float64 {
+	c := 1 + float64(spec.Priority)/(1<<25)
+	return max(-10, min(10, c))
+}
+
+// candidates lists the nodes a method may disrupt now (KC GetCandidates,
+// NewCandidate and the method's ShouldDisrupt).
+func (d *disrupter) candidates(m method) []*candidate {
+	scans := d.nodeScans()
+	var out []*candidate
+	var slab []candidate // one allocation for the method's candidates
+	evenBlocked := m.class() == eventual
+	for _, ns := range scans {
+		if ns.blocked && !(evenBlocked && ns.kn.pool.spec.TerminationGracePeriod > 0) {
+			continue
+		}
+		// Every scanned node is checked (consolidatable may change the
+		// consolidation state); only those that pass become candidates.
+		if !m.shouldDisrupt(ns.kn, len(ns.pods)) {
+			continue
+		}
+		price := d.offerings.nodePrice(ns.kn)
+		if slab == nil {
+			slab = make([]candidate, 0, len(scans))
+			out = make([]*candidate, 0, len(scans))
+		}
+		slab = append(slab, candidate{kn: ns.kn, pods: ns.pods, price: price, ratio: price / ns.cost})
+		out = append(out, &slab[len(slab)-1])
+	}
+	return out
+}
+
+// budgets returns, per pool, how many more nodes the method may disrupt
+// now (KC BuildDisruptionBudgetMapping).
+func (d *disrupter) budgets(reason apis.Reason) map[*pool]int {
+	num := map[*pool]int{}
+	disrupting := map[*pool]int{}
+	for _, kn := range d.nodes.live {
+		if !kn.initialized {
+			continue
+		}
+		num[kn.pool]++
+		if kn.deleting || kn.cmd != nil {
+			disrupting[kn.pool]++
+		}
+	}
+	out := map[*pool]int{}
+	wall := d.wall(d.eng.Now())
+	for _, p := range d.pools.all {
+		allowed := p.spec.Disruption.AllowedDisruptions(wall, num[p], reason)
+		out[p] = max(allowed-disrupting[p], 0)
+	}
+	return out
+}
+
+func sortByRatio(cs []*candidate) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].ratio != cs[j].ratio {
+			return cs[i].ratio > cs[j].ratio
+		}
+		return cs[i].kn.id < cs[j].kn.id
+	})
+}
+
+// compute runs one method: its candidates, unless the cluster is as it
+// was when the method last found nothing, then its command.
+func (d *disrupter) compute(m method) *command {
+	cs := d.candidates(m)
+	if len(cs) == 0 {
+		return nil
+	}
+	if c := m.consolidationState(); c != nil && c.isConsolidated() {
+		return nil
+	}
+	return m.computeCommand(d.budgets(m.reason()), cs)
+}
+
+// simulate reschedules the candidates' pods (with the pending pods and the
+// pods of deleting nodes) on the rest of the cluster (KC
+// SimulateScheduling).
+func (d *disrupter) simulate(cs []*candidate, consolidation bool) *solver {
+	exclude := make([]cluster.NodeID, 0, len(cs))
+	sets := make([]*podSet, 0, len(cs)+1)
+	for _, c := range cs {
+		exclude = append(exclude, c.kn.id)
+		sets = append(sets, c.podSet(d.solvers))
+		d.work += int64(len(c.pods))
+	}
+	prov := d.provisionableSet()
+	sets = append(sets, prov)
+	d.work += int64(len(prov.pods))
+	// The sets are the pods (newSolver stamps them, the queue merges them).
+	s := d.solvers.newSolver(nil, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets, universe: d.universe()})
+	if consolidation {
+		d.earlyNo(s, cs, sets)
+	}
+	s.solve(nil)
+	return s
+}
+
+// allMovedScheduled: every pod that is not pending found a place, and none
+// relies on a node that is not initialized unless it comes from a deleting
+// node (KC AllNonPendingPodsScheduled and UninitializedNodeError).
+func (d *disrupter) allMovedScheduled(s *solver) bool {
+	for _, id := range s.failed {
+		if !s.pending(id) {
+			return false
+		}
+	}
+	for _, ex := range s.exists {
+		if ex.initialized {
+			continue
+		}
+		for _, id := range ex.got {
+			if !s.pending(id) && !d.nodes.podOnDeletingNode(id) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,72 @@
+package karpenter
+
+import (
+	"sort"
+
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// drift replaces nodes that no longer match their NodePool, one at a time,
+// empty ones first, then the longest drifted (KC Drift). It is not
+// consolidation: it runs whatever the cluster state, and its command
+// starts at once, without validation.
+type drift struct{ d *disrupter }
+
+func (dr *drift) shouldDisrupt(kn *knode, _ int) bool { return dr.drifted(kn) }
+
+// computeCommand takes the first candidate within budget whose pods all
+// fit elsewhere or on new NodeClaims.
+func (dr *drift) computeCommand(budget map[*pool]int, cs []*candidate) *command {
+	d := dr.d
+	sort.SliceStable(cs, func(i, j int) bool {
+		ei, ej := len(cs[i].pods) == 0, len(cs[j].pods) == 0
+		if ei != ej {
+			return ei
+		}
+		if cs[i].kn.driftedAt != cs[j].kn.driftedAt {
+			return cs[i].kn.driftedAt < cs[j].kn.driftedAt
+		}
+		return cs[i].kn.id < cs[j].kn.id
+	})
+	for _, c := range cs {
+		if budget[c.kn.pool] == 0 {
+			continue
+		}
+		s := d.simulate([]*candidate{c}, false)
+		ok, claims := d.allMovedScheduled(s), s.claims
+		d.solvers.recycle(s)
+		if !ok {
+			continue
+		}
+		return &command{method: dr, cands: []*candidate{c}, replacements: claims}
+	}
+	return nil
+}
+
+func (dr *drift) reason() apis.Reason                { return apis.ReasonDrifted }
+func (dr *drift) stat() string                       { return reasonDrifted }
+func (dr *drift) class() disruptionClass             { return eventual }
+func (dr *drift) consolidationState() *consolidation { return nil }
+
+// validate is never asked: drift commands start at once.
+func (dr *drift) validate(*command, []*candidate) bool { return true }
+
+// drifted reports whether the node no longer matches its NodePool: the
+// template hash or node class hash changed, the pool is gone, or the
+// node's labels no longer meet the pool's requirements (KC drift).
+func (dr *drift) drifted(kn *knode) bool {
+	if kn.drifted {
+		return true
+	}
+	p := kn.pool
+	if kn.driftChecked == p.spec {
+		return false // checked against this version of the pool already
+	}
+	kn.driftChecked = p.spec
+	drift := p.spec.TemplateHash != kn.poolHash || p.spec.NodeClass.Hash != kn.classHash ||
+		!compatible(dr.d.cl.Syms, fromLabels(dr.d.cl.Nodes[kn.id].Labels), p.reqs, dr.d.wellKnown)
+	if drift {
+		kn.drifted, kn.driftedAt = true, dr.d.eng.Now()
+	}
+	return drift
+}

@@ -1,0 +1,38 @@
+package karpenter
+
+import "github.com/clustersim/clustersim/sim/karpenter/apis"
+
+// emptiness deletes consolidatable nodes without reschedulable pods, as
+// many as the budgets allow, best savings first (KC Emptiness).
+type emptiness struct{ consolidation }
+
+func (e *emptiness) shouldDisrupt(kn *knode, pods int) bool {
+	return pods == 0 && e.d.consolidatable(kn)
+}
+
+func (e *emptiness) computeCommand(budget map[*pool]int, cs []*candidate) *command {
+	sortByRatio(cs)
+	var take []*candidate
+	constrained := false
+	for _, c := range cs {
+		if budget[c.kn.pool] == 0 {
+			constrained = true
+			continue
+		}
+		take = append(take, c)
+		budget[c.kn.pool]--
+	}
+	if len(take) == 0 {
+		if !constrained {
+			e.markConsolidated()
+		}
+		return nil
+	}
+	return &command{method: e, cands: take}
+}
+
+// validate: the candidates are still empty candidates within budget.
+func (e *emptiness) validate(*command, []*candidate) bool { return true }
+
+func (e *emptiness) reason() apis.Reason { return apis.ReasonEmpty }
+func (e *emptiness) stat() string        { return reasonEmpty }

@@ -1,0 +1,54 @@
+package karpenter
+
+import "github.com/clustersim/clustersim/sim/karpenter/apis"
+
+// method is one disruption method (KC disruption.Method). The disrupter
+// tries its methods in order (disrupter.methods): emptiness (emptiness.go),
+// drift (drift.go), multi-node and single-node consolidation
+// (multinode.go, singlenode.go). Expiration and interruption are not
+// methods: they delete nodes forcefully, outside the disruption loop and
+// its budgets (terminator.go).
+type method interface {
+	// shouldDisrupt reports whether a scanned node holding pods
+	// reschedulable pods is a candidate of the method.
+	shouldDisrupt(kn *knode, pods int) bool
+	// computeCommand picks the method's command among its candidates
+	// within the budgets (per pool, consumed as it goes); nil: none.
+	computeCommand(budget map[*pool]int, cs []*candidate) *command
+	// reason selects the NodePools' budgets that apply; stat is the
+	// reason the report counts the disrupted nodes under.
+	reason() apis.Reason
+	stat() string
+	// class: eventual methods may take nodes that do-not-disrupt pods or
+	// PodDisruptionBudgets block when their pool has a
+	// terminationGracePeriod (KC EventualDisruptionClass).
+	class() disruptionClass
+	// consolidationState is the method's consolidation state, nil for a
+	// method that is not consolidation (drift): it runs whether or not
+	// the cluster changed, and its commands start without validation.
+	consolidationState() *consolidation
+	// validate re-checks a command after CommandValidationDelay, given
+	// its candidates as they are now (fresh), all still candidates
+	// within budget (validation.go).
+	validate(cmd *command, fresh []*candidate) bool
+}
+
+// disruptionClass says whether a method waits for blocked nodes
+// (graceful) or takes them when a grace period bounds the wait
+// (eventual).
+type disruptionClass uint8
+
+const (
+	graceful disruptionClass = iota
+	eventual
+)
+
+// newMethods returns the methods in the order a pass tries them.
+func newMethods(d *disrupter) []method {
+	return []method{
+		&emptiness{consolidation{d: d}},
+		&drift{d: d},
+		&multiNode{consolidation{d: d}},
+		&singleNode{consolidation: consolidation{d: d}},
+	}
+}

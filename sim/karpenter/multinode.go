@@ -1,0 +1,65 @@
+package karpenter
+
+import "github.com/clustersim/clustersim/sim/karpenter/apis"
+
+// multiNode consolidates several nodes at once: the most candidates
+// (within budget, best savings first, at most MultiNodeCandidates) whose
+// pods fit elsewhere or on one cheaper replacement, found by binary
+// search (KC MultiNodeConsolidation).
+type multiNode struct{ consolidation }
+
+func (mn *multiNode) shouldDisrupt(kn *knode, pods int) bool { return mn.underutilized(kn, pods) }
+func (mn *multiNode) reason() apis.Reason                    { return apis.ReasonUnderutilized }
+func (mn *multiNode) stat() string                           { return reasonUnderutilized }
+
+// validate: the consolidation still holds, and a replacement is still
+// cheaper than the candidates of its own type.
+func (mn *multiNode) validate(cmd *command, fresh []*candidate) bool {
+	return mn.d.stillConsolidates(cmd, fresh, true)
+}
+
+func (mn *multiNode) computeCommand(budget map[*pool]int, cs []*candidate) *command {
+	d := mn.d
+	sortByRatio(cs)
+	var ok []*candidate
+	constrained := false
+	for _, c := range cs {
+		if budget[c.kn.pool] == 0 {
+			constrained = true
+			continue
+		}
+		ok = append(ok, c)
+		budget[c.kn.pool]--
+	}
+	hi := min(len(ok), d.settings.MultiNodeCandidates)
+	var best *command
+	if len(ok) >= 2 {
+		lo := 1
+		if len(ok) <= hi {
+			hi = len(ok) - 1
+		}
+		work0 := d.work
+		for lo <= hi {
+			if d.timedOut(work0, d.settings.MultiNodeConsolidationTimeout) {
+				// Upstream keeps the best command found so far and does
+				// not mark the cluster consolidated.
+				return best
+			}
+			mid := (lo + hi) / 2
+			cmd := d.consolidate(mn, ok[:mid+1])
+			if cmd != nil && len(cmd.replacements) == 1 && !d.filterOutSameType(cmd) {
+				cmd = nil
+			}
+			if cmd != nil {
+				best = cmd
+				lo = mid + 1
+			} else {
+				hi = mid - 1
+			}
+		}
+	}
+	if best == nil && !constrained {
+		mn.markConsolidated()
+	}
+	return best
+}

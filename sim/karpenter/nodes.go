@@ -1,0 +1,119 @@
+package karpenter
+
+import (
+	"time"
+
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// nodeTracker keeps Karpenter's records of its nodes (its NodeClaims), as
+// upstream's cluster state does.
+type nodeTracker struct {
+	env
+	// byID has Karpenter's nodes by NodeID (nil for others).
+	byID       []*knode
+	live       []*knode // the non-nil entries of byID, by ID
+	byInstance map[cloud.InstanceID]cluster.NodeID
+	nodeSeq    int // NodeClaims created, for their names
+	// antiBound counts bound pods with required anti-affinity.
+	antiBound int
+}
+
+// knode is one of Karpenter's nodes (its NodeClaim).
+type knode struct {
+	id          cluster.NodeID
+	pool        *pool
+	it          *itype
+	offering    cloud.Offering
+	instance    cloud.InstanceID
+	capacity    cluster.Resources
+	initialized bool
+	// set: its reschedulable pods prepared for consolidation solves
+	// (pass.go), while they stay the same.
+	set *podSet
+	// scan is what the disruption passes read of its pods, kept until a
+	// pod is bound, leaves or starts terminating (scanValid).
+	scan      podScan
+	scanValid bool
+	// lastPodEvent is the last time a pod was bound to or left the node
+	// (KC NodeClaim status.lastPodEventTime), for consolidateAfter.
+	lastPodEvent   engine.Time
+	consolidatable bool
+	// poolHash and classHash are the pool's template and node class
+	// hashes at launch, for drift.
+	poolHash, classHash uint64
+	driftedAt           engine.Time
+	drifted             bool
+	driftChecked        *apis.NodePool
+	nominatedUntil      engine.Time
+	// deleting: the NodeClaim is being deleted (tainted, draining).
+	deleting    bool
+	tgpDeadline engine.Time
+	// cmd is the disruption command the node is a candidate of, waiting
+	// for its replacements.
+	cmd *command
+	// replacementOf is the command this node replaces nodes for.
+	replacementOf *command
+	drainTimer    engine.Timer
+	drainBackoff  time.Duration
+	regTimer      engine.Timer
+	expireTimer   engine.Timer
+}
+
+func (nt *nodeTracker) get(id cluster.NodeID) *knode {
+	if int(id) < len(nt.byID) {
+		return nt.byID[id]
+	}
+	return nil
+}
+
+func (nt *nodeTracker) podOnDeletingNode(id cluster.PodID) bool {
+	p := &nt.cl.Pods[id]
+	if p.Node == cluster.NoNode {
+		return false
+	}
+	kn := nt.get(p.Node)
+	return kn != nil && kn.deleting
+}
+
+// add records a new node.
+func (nt *nodeTracker) add(kn *knode) {
+	for int(kn.id) >= len(nt.byID) {
+		nt.byID = append(nt.byID, nil)
+	}
+	nt.byID[kn.id] = kn
+	nt.live = append(nt.live, kn) // IDs only grow: live stays sorted
+	nt.byInstance[kn.instance] = kn.id
+}
+
+// remove forgets a node.
+func (nt *nodeTracker) remove(kn *knode) {
+	delete(nt.byInstance, kn.instance)
+	nt.byID[kn.id] = nil
+	for i, o := range nt.live {
+		if o == kn {
+			nt.live = append(nt.live[:i], nt.live[i+1:]...)
+			break
+		}
+	}
+}
+
+// newName names a new NodeClaim of the pool: the pool's name and a
+// sequence number in the NodeClaim name alphabet.
+func (nt *nodeTracker) newName(pool string) string {
+	nt.nodeSeq++
+	return pool + "-" + nodeSuffix(nt.nodeSeq)
+}
+
+func nodeSuffix(n int) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	b := make([]byte, 5)
+	for i := 4; i >= 0; i-- {
+		b[i] = alphabet[n%len(alphabet)]
+		n /= len(alphabet)
+	}
+	return string(b)
+}

@@ -1,0 +1,91 @@
+package karpenter
+
+import (
+	"sort"
+
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// singleNode consolidates one node: the first candidate, pools taken in
+// turn, whose pods fit elsewhere or on one cheaper replacement (KC
+// SingleNodeConsolidation).
+type singleNode struct {
+	consolidation
+	// unseenPools: the pools a timed-out pass did not reach; the next
+	// passes take them first (KC PreviouslyUnseenNodePools, kept until the
+	// next timeout).
+	unseenPools map[*pool]bool
+}
+
+func (sn *singleNode) shouldDisrupt(kn *knode, pods int) bool { return sn.underutilized(kn, pods) }
+func (sn *singleNode) reason() apis.Reason                    { return apis.ReasonUnderutilized }
+func (sn *singleNode) stat() string                           { return reasonUnderutilized }
+
+// validate: the consolidation still holds.
+func (sn *singleNode) validate(cmd *command, fresh []*candidate) bool {
+	return sn.d.stillConsolidates(cmd, fresh, false)
+}
+
+func (sn *singleNode) computeCommand(budget map[*pool]int, cs []*candidate) *command {
+	d := sn.d
+	mixed := sn.interleave(cs)
+	// The pools this pass has not reached yet (KC unseenNodePools).
+	unseen := map[*pool]bool{}
+	for _, c := range mixed {
+		unseen[c.kn.pool] = true
+	}
+	constrained := false
+	work0 := d.work
+	for _, c := range mixed {
+		if d.timedOut(work0, d.settings.SingleNodeConsolidationTimeout) {
+			// Not marked consolidated; the pools not reached go first
+			// next time (KC PreviouslyUnseenNodePools).
+			sn.unseenPools = unseen
+			return nil
+		}
+		delete(unseen, c.kn.pool)
+		if budget[c.kn.pool] == 0 {
+			constrained = true
+			continue
+		}
+		if cmd := d.consolidate(sn, []*candidate{c}); cmd != nil {
+			return cmd
+		}
+	}
+	if !constrained {
+		sn.markConsolidated()
+	}
+	return nil
+}
+
+// interleave orders single-node candidates (KC SortCandidates): by
+// savings ratio within each pool, then one from each pool in turn. Pools
+// that a timed-out pass never reached come first; pools are otherwise in
+// name order (upstream takes them in map order).
+func (sn *singleNode) interleave(cs []*candidate) []*candidate {
+	sortByRatio(cs)
+	byPool := map[*pool][]*candidate{}
+	var order []*pool
+	for _, c := range cs {
+		if _, ok := byPool[c.kn.pool]; !ok {
+			order = append(order, c.kn.pool)
+		}
+		byPool[c.kn.pool] = append(byPool[c.kn.pool], c)
+	}
+	unseen := sn.unseenPools
+	sort.SliceStable(order, func(i, j int) bool {
+		if ui, uj := unseen[order[i]], unseen[order[j]]; ui != uj {
+			return ui
+		}
+		return order[i].spec.Name < order[j].spec.Name
+	})
+	mixed := make([]*candidate, 0, len(cs))
+	for i := 0; len(mixed) < len(cs); i++ {
+		for _, p := range order {
+			if i < len(byPool[p]) {
+				mixed = append(mixed, byPool[p][i])
+			}
+		}
+	}
+	return mixed
+}
