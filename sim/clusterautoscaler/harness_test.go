@@ -98,15 +98,6 @@ type podMeta struct {
 	priority    int32
 }
 
-func withSelector(k, v string) podOpt {
-	return func(s *corev1.PodSpec, _ *podMeta) {
-		if s.NodeSelector == nil {
-			s.NodeSelector = map[string]string{}
-		}
-		s.NodeSelector[k] = v
-	}
-}
-
 func withToleration(key string) podOpt {
 	return func(s *corev1.PodSpec, _ *podMeta) {
 		s.Tolerations = append(s.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists})
@@ -115,7 +106,6 @@ func withToleration(key string) podOpt {
 
 func inNamespace(ns string) podOpt { return func(_ *corev1.PodSpec, m *podMeta) { m.ns = ns } }
 func bare() podOpt                 { return func(_ *corev1.PodSpec, m *podMeta) { m.workload = -1 } }
-func withPriority(p int32) podOpt  { return func(_ *corev1.PodSpec, m *podMeta) { m.priority = p } }
 func withLabels(l map[string]string) podOpt {
 	return func(_ *corev1.PodSpec, m *podMeta) { m.labels = l }
 }
@@ -219,11 +209,3 @@ func labelSelector(k, v string) *metav1.LabelSelector {
 }
 
 func cloudID(i int32) cloud.InstanceID { return cloud.InstanceID(i) }
-
-func withAntiAffinity(k, v, topologyKey string) podOpt {
-	return func(s *corev1.PodSpec, _ *podMeta) {
-		s.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-				LabelSelector: labelSelector(k, v), TopologyKey: topologyKey}}}}
-	}
-}

@@ -123,7 +123,7 @@ func (d *disrupter) consolidate(m method, cs []*candidate) *command {
 		d.earlyStops++
 		return nil
 	}
-	s := d.simulate(cs, true)
+	s := d.simulate(cs, forConsolidation)
 	defer d.solvers.recycle(s)
 	if s.decided {
 		d.earlyStops++

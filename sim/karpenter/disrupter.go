@@ -203,10 +203,20 @@ func (d *disrupter) compute(m method) *command {
 	return m.computeCommand(d.budgets(m.reason()), cs)
 }
 
+// whatIfPurpose is what a disruption what-if is for.
+type whatIfPurpose uint8
+
+const (
+	forConsolidation whatIfPurpose = iota
+	forDrift
+)
+
 // simulate reschedules the candidates' pods (with the pending pods and the
 // pods of deleting nodes) on the rest of the cluster (KC
-// SimulateScheduling).
-func (d *disrupter) simulate(cs []*candidate, consolidation bool) *solver {
+// SimulateScheduling), for a consolidation (which may stop early once the
+// answer is no) or for drift (which needs the whole answer).
+func (d *disrupter) simulate(cs []*candidate, purpose whatIfPurpose) *solver {
+	consolidation := purpose == forConsolidation
 	exclude := make([]cluster.NodeID, 0, len(cs))
 	sets := make([]*podSet, 0, len(cs)+1)
 	for _, c := range cs {

@@ -32,7 +32,7 @@ func (dr *drift) computeCommand(budget map[*pool]int, cs []*candidate) *command 
 		if budget[c.kn.pool] == 0 {
 			continue
 		}
-		s := d.simulate([]*candidate{c}, false)
+		s := d.simulate([]*candidate{c}, forDrift)
 		ok, claims := d.allMovedScheduled(s), s.claims
 		d.solvers.recycle(s)
 		if !ok {

@@ -99,12 +99,6 @@ func withNodeSelector(k, v string) podOpt {
 	}
 }
 
-func withToleration(key, value string) podOpt {
-	return func(s *corev1.PodSpec, _, _ map[string]string) {
-		s.Tolerations = append(s.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpEqual, Value: value, Effect: corev1.TaintEffectNoSchedule})
-	}
-}
-
 func withDoNotDisrupt() podOpt {
 	return func(_ *corev1.PodSpec, _, ann map[string]string) { ann["karpenter.sh/do-not-disrupt"] = "true" }
 }

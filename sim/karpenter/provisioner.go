@@ -403,6 +403,6 @@ func (pr *provisioner) registrationTimeout(id cluster.NodeID) {
 	pr.stats.LaunchFailures++
 	kn.pool.stats.LaunchFailures++
 	pr.stats.RegistrationTimeouts++
-	pr.term.removeNode(kn, true)
+	pr.term.removeNode(kn, terminateInstance)
 	pr.trigger()
 }

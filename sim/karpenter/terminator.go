@@ -52,7 +52,7 @@ func (tm *terminator) startDeletion(kn *knode, reason string) {
 	tm.cl.AddTaint(kn.id, cluster.Taint{Key: tm.keyDisrupted, Effect: cluster.EffectNoSchedule})
 	if tm.cl.Nodes[kn.id].State == cluster.NodeLaunching {
 		// Nothing runs there yet: terminate at once.
-		tm.removeNode(kn, true)
+		tm.removeNode(kn, terminateInstance)
 		return
 	}
 	tm.prov.trigger()
@@ -72,7 +72,7 @@ func (tm *terminator) drain(id cluster.NodeID) {
 	now := tm.eng.Now()
 	forced := kn.tgpDeadline > 0
 	if forced && now >= kn.tgpDeadline {
-		tm.removeNode(kn, true)
+		tm.removeNode(kn, terminateInstance)
 		return
 	}
 	// Copy: evictions of pending pods would change the slice.
@@ -112,7 +112,7 @@ func (tm *terminator) drain(id cluster.NodeID) {
 	if !waiting {
 		// Empty, or only pods that tolerate the disruption taint are left:
 		// those die with the node.
-		tm.removeNode(kn, true)
+		tm.removeNode(kn, terminateInstance)
 		return
 	}
 	// Refused evictions are retried with backoff up to 10s (KC eviction
@@ -177,7 +177,7 @@ func (tm *terminator) handleSignal(s cloud.Signal) {
 		if kn.cmd != nil {
 			tm.dis.abort(kn.cmd)
 		}
-		tm.removeNode(kn, false)
+		tm.removeNode(kn, instanceGone)
 		tm.prov.trigger()
 	}
 }
@@ -195,13 +195,23 @@ func (tm *terminator) expire(id cluster.NodeID) {
 	tm.startDeletion(kn, reasonExpired)
 }
 
+// instanceFate says whether removing a node must terminate its instance.
+type instanceFate uint8
+
+const (
+	// terminateInstance: Karpenter ends the instance itself.
+	terminateInstance instanceFate = iota
+	// instanceGone: EC2 reclaimed it already; nothing to terminate.
+	instanceGone
+)
+
 // removeNode terminates the instance (unless it is gone already) and
 // deletes the node; its pods die with it.
-func (tm *terminator) removeNode(kn *knode, terminate bool) {
+func (tm *terminator) removeNode(kn *knode, fate instanceFate) {
 	tm.eng.Cancel(kn.regTimer)
 	tm.eng.Cancel(kn.expireTimer)
 	tm.eng.Cancel(kn.drainTimer)
-	if terminate {
+	if fate == terminateInstance {
 		tm.cloud.Terminate(kn.instance)
 	}
 	tm.nodes.remove(kn)
