@@ -9,7 +9,7 @@ import "github.com/clustersim/clustersim/sim/karpenter/apis"
 // methods: they delete nodes forcefully, outside the disruption loop and
 // its budgets (terminator.go).
 type method interface {
-	// shouldDisrupt reports whether a scanned node holding pods
+	// shouldDisrupt reports whether a scanned node holding that many
 	// reschedulable pods is a candidate of the method.
 	shouldDisrupt(kn *knode, pods int) bool
 	// computeCommand picks the method's command among its candidates
