@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,7 +66,7 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		out.SchedulerName = corev1.DefaultSchedulerName
 	}
 	var warns []string
-	for _, k := range sortedKeys(spec.NodeSelector) {
+	for _, k := range slices.Sorted(maps.Keys(spec.NodeSelector)) {
 		if err := validateKey(k); err != nil {
 			return nil, nil, fieldErr("nodeSelector", err)
 		}

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -239,7 +241,7 @@ func SelectorFromMap(syms *Symbols, m map[string]string) []Requirement {
 		return nil
 	}
 	out := make([]Requirement, 0, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, Requirement{Key: syms.Intern(k), Op: OpIn, Values: []Sym{syms.Intern(m[k])}})
 	}
 	return out
@@ -273,7 +275,7 @@ func CompileLabelSelector(syms *Symbols, s *metav1.LabelSelector) (LabelSelector
 		return LabelSelector{Nothing: true}, nil
 	}
 	out := LabelSelector{Reqs: SelectorFromMap(syms, s.MatchLabels)}
-	for _, k := range sortedKeys(s.MatchLabels) {
+	for _, k := range slices.Sorted(maps.Keys(s.MatchLabels)) {
 		v := s.MatchLabels[k]
 		if err := validateKey(k); err != nil {
 			return out, fmt.Errorf("matchLabels.%w", err)
@@ -341,15 +343,6 @@ func internSorted(syms *Symbols, values []string) []Sym {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // MatchesNodeSelectors reports whether a node meets a pod's nodeSelector

@@ -10,6 +10,7 @@ import (
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/internal/suggest"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
@@ -403,13 +404,8 @@ func allKinds() []string {
 	return names
 }
 
-// closest returns the candidate within a small edit distance of s, or "".
+// closest returns the candidate within two edits of s (ignoring case), or
+// "".
 func closest(s string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := manifest.EditDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
+	return suggest.Closest(s, candidates, 2)
 }

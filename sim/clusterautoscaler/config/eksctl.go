@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -457,7 +458,7 @@ func (c *compiler) taints(raw *rawTaints, path string, allowMap bool) []Taint {
 			c.fail(path, "", "taints: %v", err)
 			return nil
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			p := keyPath(path, k)
 			s, ok := m[k].(string)
 			if !ok {
@@ -491,7 +492,7 @@ func (c *compiler) taints(raw *rawTaints, path string, allowMap bool) []Taint {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		var key, value, effect string
 		bad := false
-		for _, f := range sortedKeys(item) {
+		for _, f := range slices.Sorted(maps.Keys(item)) {
 			s, isString := item[f].(string)
 			switch f {
 			case "key", "value", "effect":
@@ -501,7 +502,7 @@ func (c *compiler) taints(raw *rawTaints, path string, allowMap bool) []Taint {
 				}
 			default:
 				hint := "a taint has key, value and effect"
-				if s := suggest(f, []string{"key", "value", "effect"}); s != "" {
+				if s := closestName(f, []string{"key", "value", "effect"}); s != "" {
 					hint = fmt.Sprintf("did you mean %q?", s)
 				}
 				c.fail(p+"."+f, hint, "unknown field %q", f)
@@ -628,7 +629,7 @@ func (c *compiler) managed(m *managedNodeGroup, path string) (NodeGroup, bool) {
 	}
 	tpl, warns := BuildTemplate(it, c.env.Region, g.Zones, g.Tags, mng, g.Taints)
 	// Resource tags on the managed node group itself override the ASG's.
-	for _, k := range sortedKeys(userTags) {
+	for _, k := range slices.Sorted(maps.Keys(userTags)) {
 		if name, ok := strings.CutPrefix(k, TagPrefixResources); ok && name != "" {
 			t2, w2 := BuildTemplate(it, c.env.Region, g.Zones, map[string]string{k: userTags[k]}, nil, nil)
 			if q, ok := t2.Capacity[name]; ok {
@@ -744,7 +745,7 @@ func (c *compiler) unmanaged(n *nodeGroup, path string) (NodeGroup, bool) {
 	if g.MinSize == 0 {
 		// What the Cluster Autoscaler cannot see while the group is empty.
 		var missing []string
-		for _, k := range sortedKeys(g.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(g.Labels)) {
 			if _, ok := tpl.Labels[k]; !ok && k != LabelEksctlCluster && k != LabelEksctlNodeGroup {
 				missing = append(missing, k)
 			}

@@ -3,7 +3,9 @@ package config
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -145,7 +147,7 @@ func BuildTemplate(it *catalog.InstanceType, region string, zones []string, tags
 	t.Labels[LabelRegion] = region
 	t.Labels[LabelZone] = t.Zone
 	t.Labels[LabelEBSCSIZone] = t.Zone
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		v := tags[k]
 		switch {
 		case strings.HasPrefix(k, TagPrefixLabel):
@@ -174,7 +176,7 @@ func BuildTemplate(it *catalog.InstanceType, region string, zones []string, tags
 			t.Capacity[name] = q
 		}
 	}
-	for _, k := range sortedKeys(mngLabels) {
+	for _, k := range slices.Sorted(maps.Keys(mngLabels)) {
 		t.Labels[k] = mngLabels[k]
 	}
 	t.Taints = append(t.Taints, mngTaints...)

@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/clustersim/clustersim/sim/internal/suggest"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -76,11 +79,8 @@ func ParsePriorityConfigMap(d *manifest.Document) (Priorities, error) {
 	text, ok := cm.Data[PriorityConfigMapKey]
 	if !ok {
 		hint := "put the YAML map of priority -> regexes under data.priorities"
-		for _, k := range sortedKeys(cm.Data) {
-			if manifest.EditDistance(strings.ToLower(k), PriorityConfigMapKey) <= 3 {
-				hint = fmt.Sprintf("did you mean %q?", PriorityConfigMapKey)
-				break
-			}
+		if suggest.Closest(PriorityConfigMapKey, slices.Collect(maps.Keys(cm.Data)), 3) != "" {
+			hint = fmt.Sprintf("did you mean %q?", PriorityConfigMapKey)
 		}
 		return Priorities{}, manifest.Errors{d.Errorf("data", hint, "no data.%s: the priority expander ignores this ConfigMap", PriorityConfigMapKey)}.Err()
 	}
@@ -213,7 +213,7 @@ func compileSpecPriorities(d *manifest.Document, path string, m map[string][]str
 		out.File = d.File
 	}
 	var errs manifest.Errors
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		kp := keyPath(path, k)
 		prio, err := strconv.Atoi(strings.TrimSpace(k))
 		if err != nil {

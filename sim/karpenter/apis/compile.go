@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -291,7 +293,7 @@ func (c *compiler) kubelet(d *manifest.Document, path string, k *kubeletConfig) 
 		field string
 		vals  map[string]string
 	}{{"evictionHard", k.EvictionHard}, {"evictionSoft", k.EvictionSoft}} {
-		for _, key := range sortedKeys(m.vals) {
+		for _, key := range slices.Sorted(maps.Keys(m.vals)) {
 			v := m.vals[key]
 			p := fmt.Sprintf("%s.%s[%q]", path, m.field, key)
 			switch key {
@@ -321,7 +323,7 @@ func (c *compiler) kubelet(d *manifest.Document, path string, k *kubeletConfig) 
 
 func (c *compiler) reserved(d *manifest.Document, path string, m map[string]string) Reserved {
 	var r Reserved
-	for _, key := range sortedKeys(m) {
+	for _, key := range slices.Sorted(maps.Keys(m)) {
 		p := fmt.Sprintf("%s[%q]", path, key)
 		q, err := resource.ParseQuantity(m[key])
 		if err != nil {
@@ -459,7 +461,7 @@ func restrictedDomain(key string) string {
 // dropped with a warning in legacy documents.
 func (c *compiler) labels(d *manifest.Document, path string, in map[string]string, legacy bool) map[string]string {
 	out := map[string]string{}
-	for _, k := range sortedKeys(in) {
+	for _, k := range slices.Sorted(maps.Keys(in)) {
 		v := in[k]
 		p := fmt.Sprintf("%s[%q]", path, k)
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
@@ -498,7 +500,7 @@ func (c *compiler) labels(d *manifest.Document, path string, in map[string]strin
 func (c *compiler) annotations(d *manifest.Document, path string, in map[string]string) (map[string]string, bool) {
 	out := map[string]string{}
 	dnd := false
-	for _, k := range sortedKeys(in) {
+	for _, k := range slices.Sorted(maps.Keys(in)) {
 		v := in[k]
 		p := fmt.Sprintf("%s[%q]", path, k)
 		switch k {
@@ -634,7 +636,7 @@ func (c *compiler) checkKnownValues(d *manifest.Document, path, key string, vals
 
 func (c *compiler) limits(d *manifest.Document, path string, in map[string]resource.Quantity) Limits {
 	out := Limits{Nodes: -1}
-	for _, k := range sortedKeys(in) {
+	for _, k := range slices.Sorted(maps.Keys(in)) {
 		q := in[k]
 		p := fmt.Sprintf("%s[%q]", path, k)
 		if q.Sign() < 0 {
@@ -773,17 +775,17 @@ func (c *compiler) weight(d *manifest.Document, path string, w *int32) int32 {
 // finish fills the derived fields and registers the draft.
 func (c *compiler) finish(dr *draft, labels, annotations map[string]string) {
 	p := &dr.pool
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		c.env.Syms.Intern(k)
 		c.env.Syms.Intern(labels[k])
 	}
 	p.Labels = cluster.CompileLabels(c.env.Syms, labels)
 	p.Annotations = annotations
 	h := fnv.New64a()
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		fmt.Fprintf(h, "l:%s=%s;", k, labels[k])
 	}
-	for _, k := range sortedKeys(annotations) {
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		fmt.Fprintf(h, "a:%s=%s;", k, annotations[k])
 	}
 	taintKeys := func(tag string, ts []cluster.Taint) {
@@ -835,15 +837,6 @@ func hashJSON(v any) uint64 {
 	h := fnv.New64a()
 	h.Write(b)
 	return h.Sum64()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // secondsText renders a count of seconds as a Karpenter duration.
