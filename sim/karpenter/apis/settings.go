@@ -3,10 +3,9 @@ package apis
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/clustersim/clustersim/sim/internal/duration"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -210,7 +209,7 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 		if text == "" {
 			return
 		}
-		v, err := parseGoDuration(text)
+		v, err := duration.Parse(text)
 		if err == nil && v == 0 && !allowZero {
 			err = fmt.Errorf("must be more than 0")
 		}
@@ -277,29 +276,4 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 		return out, errs.Err()
 	}
 	return out, nil
-}
-
-// parseGoDuration reads Go duration syntax plus whole days ("7d").
-func parseGoDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	var days time.Duration
-	if i := strings.IndexByte(s, 'd'); i >= 0 {
-		n, err := strconv.ParseInt(s[:i], 10, 64)
-		if err != nil || n < 0 || n > 366 {
-			return 0, fmt.Errorf("%q is not a duration", s)
-		}
-		days = time.Duration(n) * 24 * time.Hour
-		s = s[i+1:]
-		if s == "" {
-			return days, nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration", s)
-	}
-	if d+days < 0 {
-		return 0, fmt.Errorf("%q is negative", s)
-	}
-	return d + days, nil
 }
