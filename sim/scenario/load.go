@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -395,14 +397,7 @@ func unknownKind(d *manifest.Document) *manifest.Error {
 	return d.Errorf("kind", hint, "unknown kind %q (apiVersion %s)", d.Kind, d.APIVersion)
 }
 
-func allKinds() []string {
-	names := make([]string, 0, len(kinds))
-	for k := range kinds {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
+func allKinds() []string { return slices.Sorted(maps.Keys(kinds)) }
 
 // closest returns the candidate within two edits of s (ignoring case), or
 // "".

@@ -162,9 +162,8 @@ func (l *loader) compileSchedulerConfigs() {
 		return
 	}
 	d := docs[0]
-	var cfg schedulerConfiguration
-	if err := d.Decode(&cfg); err != nil {
-		l.failErr(err)
+	cfg, ok := decode[schedulerConfiguration](l, d)
+	if !ok {
 		return
 	}
 	if len(cfg.Extenders) > 0 {
