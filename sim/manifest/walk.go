@@ -68,8 +68,16 @@ type ancestor struct {
 	path string
 }
 
-func newWalker(file string, cost int, discard bool) *walker {
-	return &walker{file: file, discard: discard, expander: expander{budget: expansionLimit(cost)}}
+// walkMode is what a walk does: check the structure only, or also decode.
+type walkMode bool
+
+const (
+	checkOnly      walkMode = true
+	checkAndDecode walkMode = false
+)
+
+func newWalker(file string, cost int, mode walkMode) *walker {
+	return &walker{file: file, discard: mode == checkOnly, expander: expander{budget: expansionLimit(cost)}}
 }
 
 // finish reports an exhausted budget, once, at the document.
@@ -917,7 +925,7 @@ func (d *Document) Decode(out any) (err error) {
 	if cost == 0 { // built by hand rather than read
 		cost = treeCost(d.Node)
 	}
-	w := newWalker(d.File, cost, false)
+	w := newWalker(d.File, cost, checkAndDecode)
 	w.value(d.Node, rv.Type().Elem(), "", d.Line, 1)
 	w.finish(d.Line)
 	if err := w.errs.err(); err != nil {

@@ -328,9 +328,9 @@ func TestTerminateCancelsPendingSignals(t *testing.T) {
 		require.NoError(t, err)
 		ids = append(ids, res.Instance)
 	}
-	// An instance doomed by the model with an early recommendation and its
-	// notice hours away: terminating it silences both.
-	m.doom(ids[3], 5*time.Hour, time.Minute, false)
+	// An instance doomed by the model with an early recommendation (now) and
+	// its notice hours away: terminating it silences both.
+	m.doom(ids[3], 5*time.Hour, rebalanceNow)
 
 	eng.Run(10*time.Minute + time.Second)
 	// ids[0..2] got a rebalance recommendation and a notice; ids[3] only
@@ -564,4 +564,15 @@ func TestPoolStreamIndependence(t *testing.T) {
 	require.Greater(t, len(keys(alone, is1)), 20)
 	require.NotEmpty(t, keys(with, others))
 	assert.Equal(t, keys(alone, is1), keys(with, is1))
+}
+
+func TestRebalanceWayOf(t *testing.T) {
+	b := RebalanceConfig{EarlyProb: 0.25, WithNoticeProb: 0.5}
+	for u, want := range map[float64]rebalanceWay{
+		0: rebalanceNow, 0.2: rebalanceNow,
+		0.25: rebalanceWithNotice, 0.7: rebalanceWithNotice,
+		0.75: rebalanceNone, 0.99: rebalanceNone,
+	} {
+		assert.Equal(t, want, b.wayOf(u), "u=%v", u)
+	}
 }

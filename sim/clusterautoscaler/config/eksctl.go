@@ -304,8 +304,18 @@ func (c *compiler) checkName(seen map[string]string, name, path string) {
 	seen[name] = path
 }
 
+// nodeGroupKind is eksctl's kind of node group: managedNodeGroups or
+// (self-managed) nodeGroups.
+type nodeGroupKind bool
+
+const (
+	managedGroup     nodeGroupKind = true
+	selfManagedGroup nodeGroupKind = false
+)
+
 // common compiles the fields both kinds share; ok is false after an error.
-func (c *compiler) common(b *nodeGroupBase, path string, types []string, typesPath string, managed bool) (NodeGroup, bool) {
+func (c *compiler) common(b *nodeGroupBase, path string, types []string, typesPath string, kind nodeGroupKind) (NodeGroup, bool) {
+	managed := kind == managedGroup
 	nerr := len(c.errs)
 	g := NodeGroup{Name: b.Name, Managed: managed, File: c.d.File, Line: c.d.LineOf(path), Path: path}
 	g.ASGName = asgName(c.cfg.Metadata.Name, b.Name, managed)
@@ -437,9 +447,19 @@ func (c *compiler) common(b *nodeGroupBase, path string, types []string, typesPa
 	return g, len(c.errs) == nerr
 }
 
+// taintForms says how a node group may write its taints: a list (as
+// managedNodeGroups must), or a list or a map (nodeGroups).
+type taintForms bool
+
+const (
+	taintList      taintForms = false
+	taintListOrMap taintForms = true
+)
+
 // taints compiles a taints field. eksctl accepts the map form only for
 // (self-managed) nodeGroups.
-func (c *compiler) taints(raw *rawTaints, path string, allowMap bool) []Taint {
+func (c *compiler) taints(raw *rawTaints, path string, forms taintForms) []Taint {
+	allowMap := forms == taintListOrMap
 	if raw == nil {
 		return nil
 	}
@@ -572,8 +592,8 @@ func (c *compiler) managed(m *managedNodeGroup, path string) (NodeGroup, bool) {
 		}
 		types, typesPath = []string{m.InstanceType}, path+".instanceType"
 	}
-	g, ok := c.common(&m.nodeGroupBase, path, types, typesPath, true)
-	g.Taints = c.taints(m.Taints, path+".taints", false)
+	g, ok := c.common(&m.nodeGroupBase, path, types, typesPath, managedGroup)
+	g.Taints = c.taints(m.Taints, path+".taints", taintList)
 	if !ok || len(c.errs) > nerr {
 		return g, false
 	}
@@ -673,8 +693,8 @@ func (c *compiler) unmanaged(n *nodeGroup, path string) (NodeGroup, bool) {
 		c.fail(path+".instanceType", "add instancesDistribution.instanceTypes", `instanceType "mixed" needs instancesDistribution`)
 		return NodeGroup{}, false
 	}
-	g, ok := c.common(&n.nodeGroupBase, path, types, typesPath, false)
-	g.Taints = c.taints(n.Taints, path+".taints", true)
+	g, ok := c.common(&n.nodeGroupBase, path, types, typesPath, selfManagedGroup)
+	g.Taints = c.taints(n.Taints, path+".taints", taintListOrMap)
 	g.OnDemandPercent = 100
 	// The ASG defaults: on-demand "prioritized" (the overrides' order),
 	// spot "lowest-price" (Amazon EC2 Auto Scaling API reference,

@@ -358,15 +358,33 @@ func parsePercent(s string) (float64, bool) {
 
 // --- shared pieces of NodePools ---
 
+// apiGeneration is the API generation of the document being compiled:
+// karpenter.sh/v1, or a legacy one (v1beta1 NodePool, v1alpha5 Provisioner)
+// that is converted, with a warning where v1 has an error.
+type apiGeneration uint8
+
+const (
+	v1API apiGeneration = iota
+	legacyAPI
+)
+
+// neverRule says whether a duration field accepts "Never".
+type neverRule bool
+
+const (
+	neverAllowed  neverRule = true
+	neverRejected neverRule = false
+)
+
 // durationOrNever parses a NillableDuration: whole hours, minutes and
 // seconds ("720h", "1h30m", "90s") or "Never". ok is false after an error.
-func (c *compiler) durationOrNever(d *manifest.Document, path, text string, allowNever bool) (v time.Duration, never bool, ok bool) {
-	if text == "Never" && allowNever {
+func (c *compiler) durationOrNever(d *manifest.Document, path, text string, allowNever neverRule) (v time.Duration, never bool, ok bool) {
+	if text == "Never" && allowNever == neverAllowed {
 		return 0, true, true
 	}
 	if !karpenterDuration(text) {
 		hint := "write whole hours, minutes or seconds such as 720h, 30m or 90s"
-		if allowNever {
+		if allowNever == neverAllowed {
 			hint += ", or Never"
 		}
 		c.fail(d, path, hint, "%q is not a duration Karpenter accepts", text)
@@ -400,9 +418,10 @@ func karpenterDuration(s string) bool {
 
 var effectSpellings = map[string]string{"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
 
-// taints compiles taints. legacy converts the EKS effect spellings with a
+// taints compiles taints. A legacy document converts the EKS effect spellings with a
 // warning; a v1 document gets an error for them.
-func (c *compiler) taints(d *manifest.Document, path string, in []taint, legacy bool) []cluster.Taint {
+func (c *compiler) taints(d *manifest.Document, path string, in []taint, gen apiGeneration) []cluster.Taint {
+	legacy := gen == legacyAPI
 	var out []cluster.Taint
 	for i, t := range in {
 		p := fmt.Sprintf("%s[%d]", path, i)
@@ -459,7 +478,8 @@ func restrictedDomain(key string) string {
 
 // labels compiles template labels. Reserved domains are an error in v1 and
 // dropped with a warning in legacy documents.
-func (c *compiler) labels(d *manifest.Document, path string, in map[string]string, legacy bool) map[string]string {
+func (c *compiler) labels(d *manifest.Document, path string, in map[string]string, gen apiGeneration) map[string]string {
+	legacy := gen == legacyAPI
 	out := map[string]string{}
 	for _, k := range slices.Sorted(maps.Keys(in)) {
 		v := in[k]
@@ -515,8 +535,9 @@ func (c *compiler) annotations(d *manifest.Document, path string, in map[string]
 }
 
 // requirements compiles requirements. Errors are errors in every version;
-// legacy only changes reserved keys from an error to a dropped warning.
-func (c *compiler) requirements(d *manifest.Document, path string, in []requirement, legacy bool) []Requirement {
+// a legacy document only changes reserved keys from an error to a dropped warning.
+func (c *compiler) requirements(d *manifest.Document, path string, in []requirement, gen apiGeneration) []Requirement {
+	legacy := gen == legacyAPI
 	var out []Requirement
 	for i, r := range in {
 		p := fmt.Sprintf("%s[%d]", path, i)

@@ -44,12 +44,12 @@ func (c *compiler) provisioner(d *manifest.Document) {
 	p := &dr.pool
 	p.Name, p.File, p.Line, p.Source = obj.Metadata.Name, d.File, d.Line, d.APIVersion+" Provisioner"
 	p.Weight = c.weight(d, "spec.weight", s.Weight)
-	labels := c.labels(d, "spec.labels", s.Labels, true)
+	labels := c.labels(d, "spec.labels", s.Labels, legacyAPI)
 	annotations, dnd := c.annotations(d, "spec.annotations", s.Annotations)
 	p.DoNotDisrupt = dnd
-	p.Taints = c.taints(d, "spec.taints", s.Taints, true)
-	p.StartupTaints = c.taints(d, "spec.startupTaints", s.StartupTaints, true)
-	p.Requirements = c.requirements(d, "spec.requirements", s.Requirements, true)
+	p.Taints = c.taints(d, "spec.taints", s.Taints, legacyAPI)
+	p.StartupTaints = c.taints(d, "spec.startupTaints", s.StartupTaints, legacyAPI)
+	p.Requirements = c.requirements(d, "spec.requirements", s.Requirements, legacyAPI)
 	p.Requirements = append(p.Requirements, c.awsDefaults(d, s.Requirements)...)
 	p.Limits = Limits{Nodes: -1}
 	if s.Limits != nil {
@@ -139,7 +139,7 @@ func (c *compiler) provisionerExpiry(d *manifest.Document, s *provisionerSpec, p
 			c.warn(d, expPath, "expireAfter is not a Provisioner field and ttlSecondsUntilExpired is also given: ignored")
 		}
 	case exp != nil:
-		if v, never, ok := c.durationOrNever(d, expPath, *exp, true); ok {
+		if v, never, ok := c.durationOrNever(d, expPath, *exp, neverAllowed); ok {
 			p.ExpireAfter = v
 			if never {
 				p.ExpireAfter = 0
@@ -226,7 +226,7 @@ func (c *compiler) provisionerDisruption(d *manifest.Document, s *provisionerSpe
 				c.warn(d, afterPath, "consolidateAfter and ttlSecondsAfterEmpty are both given: ttlSecondsAfterEmpty wins")
 			}
 		case after != nil:
-			if v, never, ok := c.durationOrNever(d, afterPath, *after, true); ok {
+			if v, never, ok := c.durationOrNever(d, afterPath, *after, neverAllowed); ok {
 				p.Disruption.ConsolidateAfter, p.Disruption.ConsolidateNever = v, never
 				if afterPath == "spec.consolidateAfter" {
 					c.warn(d, afterPath, "consolidateAfter is not a Provisioner field (it is spec.disruption.consolidateAfter of a NodePool): read there")
@@ -260,7 +260,7 @@ func (c *compiler) provisionerDisruption(d *manifest.Document, s *provisionerSpe
 		return
 	}
 	if after != nil {
-		if v, never, ok := c.durationOrNever(d, afterPath, *after, true); ok && ttl == nil {
+		if v, never, ok := c.durationOrNever(d, afterPath, *after, neverAllowed); ok && ttl == nil {
 			p.Disruption.ConsolidateAfter, p.Disruption.ConsolidateNever = v, never
 		}
 	}

@@ -196,6 +196,14 @@ type FeatureGatesSpec struct {
 	SpotToSpotConsolidation *bool `json:"spotToSpotConsolidation,omitempty"`
 }
 
+// zeroRule says whether a setting's duration may be 0.
+type zeroRule bool
+
+const (
+	zeroAllowed  zeroRule = true
+	zeroRejected zeroRule = false
+)
+
 // Compile validates the settings; path is where the section sits in the
 // document (e.g. "spec.karpenter") so errors point at the right line. A
 // nil receiver gives the defaults.
@@ -205,7 +213,7 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 		return out, nil
 	}
 	var errs manifest.Errors
-	dur := func(field, text string, dst *time.Duration, allowZero bool) {
+	dur := func(field, text string, dst *time.Duration, allowZero zeroRule) {
 		if text == "" {
 			return
 		}
@@ -219,13 +227,13 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 		}
 		*dst = v
 	}
-	dur("batchIdleDuration", s.BatchIdleDuration, &out.BatchIdleDuration, false)
-	dur("batchMaxDuration", s.BatchMaxDuration, &out.BatchMaxDuration, false)
-	dur("launchTimeout", s.LaunchTimeout, &out.LaunchTimeout, false)
-	dur("registrationTimeout", s.RegistrationTimeout, &out.RegistrationTimeout, false)
-	dur("disruptionPollInterval", s.DisruptionPollInterval, &out.DisruptionPollInterval, false)
-	dur("commandValidationDelay", s.CommandValidationDelay, &out.CommandValidationDelay, true)
-	dur("unavailableOfferingsTTL", s.UnavailableOfferingsTTL, &out.UnavailableOfferingsTTL, true)
+	dur("batchIdleDuration", s.BatchIdleDuration, &out.BatchIdleDuration, zeroRejected)
+	dur("batchMaxDuration", s.BatchMaxDuration, &out.BatchMaxDuration, zeroRejected)
+	dur("launchTimeout", s.LaunchTimeout, &out.LaunchTimeout, zeroRejected)
+	dur("registrationTimeout", s.RegistrationTimeout, &out.RegistrationTimeout, zeroRejected)
+	dur("disruptionPollInterval", s.DisruptionPollInterval, &out.DisruptionPollInterval, zeroRejected)
+	dur("commandValidationDelay", s.CommandValidationDelay, &out.CommandValidationDelay, zeroAllowed)
+	dur("unavailableOfferingsTTL", s.UnavailableOfferingsTTL, &out.UnavailableOfferingsTTL, zeroAllowed)
 	if s.BatchIdleDuration != "" && s.BatchMaxDuration != "" && out.BatchIdleDuration > out.BatchMaxDuration {
 		errs = append(errs, d.Errorf(path+".batchIdleDuration", "keep batchIdleDuration at most batchMaxDuration",
 			"%s is longer than batchMaxDuration %s", out.BatchIdleDuration, out.BatchMaxDuration))
