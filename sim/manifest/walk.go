@@ -234,12 +234,7 @@ func isNull(n *yaml.Node) bool {
 
 // describe shows a node the way a user would recognize it in their file.
 func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
+	if n.Kind == yaml.ScalarNode {
 		v := n.Value
 		if utf8.RuneCountInString(v) > 40 {
 			v = string([]rune(v)[:40]) + "..."
@@ -295,12 +290,7 @@ func (w *walker) object(n *yaml.Node, t reflect.Type, path string, line int, dep
 			w.unknown(e, t, info, path, p)
 			continue
 		}
-		if !first {
-			w.raw(",")
-		}
-		first = false
-		w.str(e.name)
-		w.raw(":")
+		w.member(&first, e.name)
 		if f.quoted {
 			w.quotedField(e.val, f.typ, p, e.key.Line, depth+1)
 			continue
@@ -308,6 +298,17 @@ func (w *walker) object(n *yaml.Node, t reflect.Type, path string, line int, dep
 		w.value(e.val, f.typ, p, e.key.Line, depth+1)
 	}
 	w.raw("}")
+}
+
+// member writes an object member's key: a comma before all but the first,
+// the quoted name and a colon.
+func (w *walker) member(first *bool, name string) {
+	if !*first {
+		w.raw(",")
+	}
+	*first = false
+	w.str(name)
+	w.raw(":")
 }
 
 // shapeHint explains the usual cause of a scalar where a mapping or list was
@@ -389,12 +390,7 @@ func (w *walker) mapping(n *yaml.Node, t reflect.Type, path string, line int, de
 		if kt == resourceNameType && !w.resourceName(e, p) {
 			continue
 		}
-		if !first {
-			w.raw(",")
-		}
-		first = false
-		w.str(e.name)
-		w.raw(":")
+		w.member(&first, e.name)
 		w.value(e.val, t.Elem(), p, e.key.Line, depth+1)
 	}
 	w.raw("}")

@@ -98,7 +98,7 @@ func valueLine(d *manifest.Document, parent, key string) (line int, exact bool) 
 		n = n.Content[0]
 	}
 	for _, k := range []string{parent, key} {
-		n = mappingValue(n, k)
+		n = manifest.MappingValue(n, k)
 		if n == nil {
 			return line, false
 		}
@@ -110,18 +110,6 @@ func valueLine(d *manifest.Document, parent, key string) (line int, exact bool) 
 		return n.Line, true
 	}
 	return n.Line, false
-}
-
-func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // parsePrioritiesText parses the YAML text of data.priorities. base is the
