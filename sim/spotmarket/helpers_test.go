@@ -54,6 +54,20 @@ func spotOffering(typ, zone string) Offering {
 	return Offering{InstanceType: typ, Zone: zone, CapacityType: cluster.Spot}
 }
 
+// spotPools lists the spot offerings of types in every test zone, type by
+// type.
+func spotPools(types ...[]string) []Offering {
+	var out []Offering
+	for _, ts := range types {
+		for _, ty := range ts {
+			for _, z := range testZones {
+				out = append(out, spotOffering(ty, z))
+			}
+		}
+	}
+	return out
+}
+
 // mustLaunch launches one instance in one of offs (Prioritized, starting at
 // offs[start%len]) and fails the test if none succeeds.
 func mustLaunch(t testing.TB, m *Market, owner string, offs []Offering, start int) LaunchResult {

@@ -237,12 +237,7 @@ func TestNoticePrecedesEveryReclaimByTwoMinutes(t *testing.T) {
 	eng, m := newTestMarket(t, 7, cfg)
 	cat := testCatalog(t)
 	bands := typesByBand(t, cat, 4)
-	var pools []Offering
-	for _, ty := range bands[4] {
-		for _, z := range testZones {
-			pools = append(pools, spotOffering(ty, z))
-		}
-	}
+	pools := spotPools(bands[4])
 	k := newKeeper(t, eng, m, pools, 10)
 	eng.Run(30 * day)
 	reclaims := 0
@@ -272,12 +267,7 @@ func TestRebalanceProportions(t *testing.T) {
 	cfg.HazardMultiplier = 5
 	eng, m := newTestMarket(t, 8, cfg)
 	bands := typesByBand(t, testCatalog(t), 10)
-	var pools []Offering
-	for _, ty := range bands[4] {
-		for _, z := range testZones {
-			pools = append(pools, spotOffering(ty, z))
-		}
-	}
+	pools := spotPools(bands[4])
 	k := newKeeper(t, eng, m, pools, 20)
 	eng.Run(60 * day)
 	var early, with, notices int
