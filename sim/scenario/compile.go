@@ -207,15 +207,11 @@ func (l *loader) compileStaticPools() {
 			}
 			continue
 		}
-		if p.Count == nil {
-			l.fail(d.Errorf(base+".count", "give the number of nodes, e.g. count: 3", "missing count"))
+		count, ok := requiredCount(l, base+".count", p.Count, MaxStaticNodes, "give the number of nodes, e.g. count: 3")
+		if !ok {
 			continue
 		}
-		if *p.Count < 0 || *p.Count > MaxStaticNodes {
-			l.fail(d.Errorf(base+".count", fmt.Sprintf("use 0 to %d", MaxStaticNodes), "count %d is out of range", *p.Count))
-			continue
-		}
-		total += *p.Count
+		total += count
 		ct, ok := cluster.ParseCapacityType(p.CapacityType)
 		if !ok || ct == cluster.Reserved {
 			l.fail(d.Errorf(base+".capacityType", "use on-demand or spot", "unknown capacity type %q", p.CapacityType))
@@ -594,6 +590,21 @@ func sortedClasses(m map[string]priorityClass) []priorityClass {
 		out = append(out, m[n])
 	}
 	return out
+}
+
+// requiredCount checks a count the scenario document must give, from 0 to
+// max; ok is false after an error.
+func requiredCount[N int | int32](l *loader, path string, n *N, max N, missingHint string) (count N, ok bool) {
+	d := l.scenarioDoc
+	if n == nil {
+		l.fail(d.Errorf(path, missingHint, "missing count"))
+		return 0, false
+	}
+	if *n < 0 || *n > max {
+		l.fail(d.Errorf(path, fmt.Sprintf("use 0 to %d", max), "count %d is out of range", *n))
+		return 0, false
+	}
+	return *n, true
 }
 
 // decode decodes d into a T; a decoding error is recorded and ok is false.

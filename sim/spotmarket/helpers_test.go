@@ -54,6 +54,18 @@ func spotOffering(typ, zone string) Offering {
 	return Offering{InstanceType: typ, Zone: zone, CapacityType: cluster.Spot}
 }
 
+// launchN launches n instances in offering o and returns their IDs.
+func launchN(t testing.TB, m *Market, o Offering, n int) []InstanceID {
+	t.Helper()
+	var ids []InstanceID
+	for range n {
+		res, err := m.Launch(LaunchRequest{Offerings: []Offering{o}})
+		require.NoError(t, err)
+		ids = append(ids, res.Instance)
+	}
+	return ids
+}
+
 // spotPools lists the spot offerings of types in every test zone, type by
 // type.
 func spotPools(types ...[]string) []Offering {

@@ -186,12 +186,7 @@ func TestSpotVCPUQuota(t *testing.T) {
 	cfg.SpotVCPUQuota = 5 // c5.large has 2 vCPUs
 	_, m := newTestMarket(t, 1, cfg)
 	o := spotOffering("c5.large", zoneA)
-	var ids []InstanceID
-	for range 2 {
-		res, err := m.Launch(LaunchRequest{Offerings: []Offering{o}})
-		require.NoError(t, err)
-		ids = append(ids, res.Instance)
-	}
+	ids := launchN(t, m, o, 2)
 	res, err := m.Launch(LaunchRequest{Offerings: []Offering{o, {InstanceType: "c5.large", Zone: zoneA, CapacityType: cluster.OnDemand}}})
 	require.NoError(t, err)
 	assert.Equal(t, []OfferingError{{Offering: o, Code: CodeSpotLimit}}, res.Errors)
@@ -312,12 +307,7 @@ func TestTerminateCancelsPendingSignals(t *testing.T) {
 	rec := &recorder{}
 	m.Subscribe(rec)
 	o := spotOffering("c5.large", zoneA)
-	var ids []InstanceID
-	for range 4 {
-		res, err := m.Launch(LaunchRequest{Offerings: []Offering{o}})
-		require.NoError(t, err)
-		ids = append(ids, res.Instance)
-	}
+	ids := launchN(t, m, o, 4)
 	// An instance doomed by the model with an early recommendation (now) and
 	// its notice hours away: terminating it silences both.
 	m.doom(ids[3], 5*time.Hour, rebalanceNow)
@@ -379,10 +369,7 @@ func TestScriptedIssueExample(t *testing.T) {
 	spared := []Offering{spotOffering("c5.large", "us-east-1b"), spotOffering("m5.large", zoneA),
 		{InstanceType: "c5.large", Zone: zoneA, CapacityType: cluster.OnDemand}}
 	for _, o := range append(slices.Clone(hit), spared...) {
-		for range 10 {
-			_, err := m.Launch(LaunchRequest{Offerings: []Offering{o}})
-			require.NoError(t, err)
-		}
+		launchN(t, m, o, 10)
 	}
 	eng.Run(31 * time.Minute)
 	for _, o := range hit {

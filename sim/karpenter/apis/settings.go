@@ -244,19 +244,23 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 	if s.InterruptionQueue != nil {
 		out.InterruptionQueue = *s.InterruptionQueue
 	}
-	switch s.PreferencePolicy {
-	case "", "Respect":
-	case "Ignore":
-		out.PreferencePolicy = PreferencesIgnore
-	default:
-		errs = append(errs, d.Errorf(path+".preferencePolicy", "use Respect or Ignore", "unknown preference policy %q", s.PreferencePolicy))
+	// other reads a policy of two values, def (also when unset) and alt,
+	// and reports whether it is alt.
+	other := func(field, value, what, def, alt string) bool {
+		switch value {
+		case "", def:
+			return false
+		case alt:
+			return true
+		}
+		errs = append(errs, d.Errorf(path+"."+field, "use "+def+" or "+alt, "unknown %s %q", what, value))
+		return false
 	}
-	switch s.MinValuesPolicy {
-	case "", "Strict":
-	case "BestEffort":
+	if other("preferencePolicy", s.PreferencePolicy, "preference policy", "Respect", "Ignore") {
+		out.PreferencePolicy = PreferencesIgnore
+	}
+	if other("minValuesPolicy", s.MinValuesPolicy, "minValues policy", "Strict", "BestEffort") {
 		out.MinValuesBestEffort = true
-	default:
-		errs = append(errs, d.Errorf(path+".minValuesPolicy", "use Strict or BestEffort", "unknown minValues policy %q", s.MinValuesPolicy))
 	}
 	if p := s.VMMemoryOverheadPercent; p != nil {
 		if *p < 0 || *p >= 1 {
