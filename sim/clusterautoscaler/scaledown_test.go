@@ -26,10 +26,7 @@ func newManualHarness(t *testing.T) *harness {
 	return h
 }
 
-const twoNodes = `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
+const twoNodes = eksctlCluster + `managedNodeGroups:
   - name: ng
     instanceType: m5.large
     minSize: 0

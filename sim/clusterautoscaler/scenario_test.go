@@ -10,10 +10,11 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
-const spotAndOnDemand = `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
+// eksctlCluster starts an eksctl ClusterConfig of cluster demo in
+// us-east-1; its node groups follow.
+const eksctlCluster = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: demo, region: us-east-1}\n"
+
+const spotAndOnDemand = eksctlCluster + `managedNodeGroups:
   - name: spot
     instanceType: m5.large
     spot: true
@@ -117,10 +118,7 @@ func TestPrioritySpotFallsBackAfterProvisionTimeout(t *testing.T) {
 // taint every template carries, are never scaled for.
 func TestNoScaleUpForPodsNoTemplateFits(t *testing.T) {
 	h := newHarness(t)
-	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
+	h.start(h.groups(eksctlCluster+`managedNodeGroups:
   - name: spot
     instanceType: m5.large
     spot: true
@@ -152,10 +150,7 @@ managedNodeGroups:
 
 func TestUnmanagedGroupFromZeroNeedsTags(t *testing.T) {
 	h := newHarness(t)
-	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-nodeGroups:
+	h.start(h.groups(eksctlCluster+`nodeGroups:
   - name: plain
     instanceType: m5.large
     minSize: 0
@@ -177,10 +172,7 @@ nodeGroups:
 
 func TestSpotReclaimIsReplacedByTheASG(t *testing.T) {
 	h := newHarness(t)
-	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-nodeGroups:
+	h.start(h.groups(eksctlCluster+`nodeGroups:
   - name: spot
     minSize: 2
     maxSize: 4
@@ -211,10 +203,7 @@ nodeGroups:
 
 func TestFailedReplacementLowersDesiredWithoutBackoff(t *testing.T) {
 	h := newHarness(t)
-	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-nodeGroups:
+	h.start(h.groups(eksctlCluster+`nodeGroups:
   - name: spot
     minSize: 0
     maxSize: 4
@@ -235,10 +224,7 @@ nodeGroups:
 
 func TestCapacityRebalanceReplacesBeforeReclaim(t *testing.T) {
 	h := newHarness(t)
-	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
+	h.start(h.groups(eksctlCluster+`managedNodeGroups:
   - name: spot
     instanceType: m5.large
     spot: true
@@ -283,10 +269,7 @@ func TestRaceNodes(t *testing.T) {
 	}
 }
 
-const oneGroup = `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
+const oneGroup = eksctlCluster + `managedNodeGroups:
   - name: od
     instanceType: m5.large
     minSize: 0
@@ -312,10 +295,7 @@ func TestTemplateFromTagsThenFromLiveNode(t *testing.T) {
 
 func TestMaxSizeAndMaxNodesPerScaleUp(t *testing.T) {
 	h := newHarness(t)
-	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
+	h.start(h.groups(eksctlCluster+`managedNodeGroups:
   - name: od
     instanceType: m5.xlarge
     minSize: 0
@@ -331,10 +311,7 @@ managedNodeGroups:
 }
 
 func TestBalanceSimilarNodeGroups(t *testing.T) {
-	yaml := `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-nodeGroups:
+	yaml := eksctlCluster + `nodeGroups:
   - name: a
     instanceType: m5.large
     availabilityZones: [us-east-1a]
@@ -381,10 +358,7 @@ func TestNewPodScaleUpDelay(t *testing.T) {
 
 func TestNotAutoDiscoveredGroupIsNotScaled(t *testing.T) {
 	h := newHarness(t)
-	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-nodeGroups:
+	h.start(h.groups(eksctlCluster+`nodeGroups:
   - name: untagged
     instanceType: m5.large
     minSize: 1
@@ -439,10 +413,7 @@ func TestScaleUpWithHostnameAntiAffinity(t *testing.T) {
 func TestEnforceNodeGroupMinSize(t *testing.T) {
 	h := newHarness(t)
 	h.cloud.ice = []cloud.Offering{{InstanceType: "m5.large", CapacityType: cluster.OnDemand}}
-	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
+	h.start(h.groups(eksctlCluster+`managedNodeGroups:
   - {name: od, instanceType: m5.large, minSize: 2, maxSize: 4}
 `), []string{"--enforce-node-group-min-size"}, nil)
 	h.at(time.Minute)

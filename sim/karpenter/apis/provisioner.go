@@ -56,30 +56,26 @@ func (c *compiler) provisioner(d *manifest.Document) {
 		p.Limits = c.limits(d, "spec.limits.resources", s.Limits.Resources)
 	}
 
-	// Node class.
+	// Node class: a reference at path, of kind (defaultKind if unset).
+	useRef := func(path, kind, defaultKind, name string) {
+		if kind == "" {
+			kind = defaultKind
+		}
+		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: kind, Name: name}
+		dr.refPath = path
+	}
 	switch {
 	case s.ProviderRef != nil:
-		kind := s.ProviderRef.Kind
-		if kind == "" {
-			kind = KindAWSNodeTemplate
-		}
-		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: kind, Name: s.ProviderRef.Name}
-		dr.refPath = "spec.providerRef"
+		useRef("spec.providerRef", s.ProviderRef.Kind, KindAWSNodeTemplate, s.ProviderRef.Name)
 		c.warn(d, "spec.providerRef", "providerRef is v1alpha5: read as spec.template.spec.nodeClassRef {group: karpenter.k8s.aws, kind: EC2NodeClass, name: %s}", s.ProviderRef.Name)
 		if s.NodeClassRef != nil {
 			c.warn(d, "spec.nodeClassRef", "nodeClassRef is not a Provisioner field (it is spec.template.spec.nodeClassRef of a NodePool) and providerRef is also given: ignored")
 		}
 	case s.NodeClassRef != nil:
-		kind := s.NodeClassRef.Kind
-		if kind == "" {
-			kind = KindEC2NodeClass
-		}
-		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: kind, Name: s.NodeClassRef.Name}
-		dr.refPath = "spec.nodeClassRef"
+		useRef("spec.nodeClassRef", s.NodeClassRef.Kind, KindEC2NodeClass, s.NodeClassRef.Name)
 		c.warn(d, "spec.nodeClassRef", "nodeClassRef is not a Provisioner field (it is spec.template.spec.nodeClassRef of a NodePool): read there")
 	default:
-		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: KindEC2NodeClass, Name: "default"}
-		dr.refPath = "spec"
+		useRef("spec", "", KindEC2NodeClass, "default")
 		if len(s.Provider) > 0 {
 			c.warn(d, "spec.provider", "the inline provider was replaced by an EC2NodeClass in v1beta1: its subnet, security group, AMI and IAM settings do not change where pods land and are ignored; nodes get the default EC2NodeClass settings")
 			dr.quietRef = true // the warning above covers the missing node class
