@@ -6,9 +6,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -460,11 +461,7 @@ func (w *walker) resourceName(e entry, p string) bool {
 		w.errs.more++
 		return false
 	}
-	names := make([]string, 0, len(standardResources))
-	for n := range standardResources {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(standardResources))
 	hint := "extended resources need a domain prefix, e.g. nvidia.com/gpu"
 	if strings.EqualFold(e.name, "gpu") {
 		hint = "GPUs are extended resources named with their vendor's domain, e.g. nvidia.com/gpu"

@@ -324,12 +324,7 @@ func (l *loader) refOf(d *manifest.Document) string {
 }
 
 func (l *loader) reportSkipped() {
-	names := make([]string, 0, len(l.skipped))
-	for k := range l.skipped {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(l.skipped)) {
 		docs := l.skipped[k]
 		first := docs[0]
 		l.warns = append(l.warns, Warning{File: first.File, Line: first.Line,

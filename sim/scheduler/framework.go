@@ -2,7 +2,8 @@ package scheduler
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 )
@@ -158,12 +159,7 @@ func DefaultRegistry() Registry {
 
 // KnownPlugins lists the registry's plugin names, sorted.
 func KnownPlugins() []string {
-	var names []string
-	for n := range DefaultRegistry() {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(DefaultRegistry()))
 }
 
 // PluginWeight enables a plugin in a profile, with its score weight (0:
@@ -328,10 +324,5 @@ func (f *framework) preScore(cs *CycleState, feasible []cluster.NodeID) {
 }
 
 func (r Registry) names() string {
-	names := make([]string, 0, len(r))
-	for n := range r {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return fmt.Sprint(names)
+	return fmt.Sprint(slices.Sorted(maps.Keys(r)))
 }

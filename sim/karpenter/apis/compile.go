@@ -95,12 +95,7 @@ func Compile(docs []*manifest.Document, env Env) (Result, error) {
 		res.NodePools = append(res.NodePools, p.pool)
 	}
 	sort.Slice(res.NodePools, func(i, j int) bool { return res.NodePools[i].Name < res.NodePools[j].Name })
-	keys := make([]string, 0, len(c.classes))
-	for k := range c.classes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(c.classes)) {
 		res.NodeClasses = append(res.NodeClasses, *c.classes[k])
 	}
 	sort.SliceStable(c.warns, func(i, j int) bool {
