@@ -129,10 +129,20 @@ type PreferredTerm struct {
 	Term   Term
 }
 
-// CompileRequirement interns one NodeSelectorRequirement and validates it as
-// the API server does. field selects matchFields (only metadata.name, In or
-// NotIn with one value).
-func CompileRequirement(syms *Symbols, r corev1.NodeSelectorRequirement, field bool) (Requirement, error) {
+// RequirementKind says which list of a node selector term a requirement
+// comes from: matchExpressions (on node labels) or matchFields (only
+// metadata.name, In or NotIn with one value).
+type RequirementKind bool
+
+const (
+	MatchExpression RequirementKind = false
+	MatchField      RequirementKind = true
+)
+
+// CompileRequirement interns one NodeSelectorRequirement of the given kind
+// and validates it as the API server does.
+func CompileRequirement(syms *Symbols, r corev1.NodeSelectorRequirement, kind RequirementKind) (Requirement, error) {
+	field := kind == MatchField
 	out := Requirement{Key: syms.Intern(r.Key), Field: field}
 	if r.Key == "" {
 		return out, fmt.Errorf("key: must not be empty")
@@ -200,14 +210,14 @@ func CompileTerm(syms *Symbols, t corev1.NodeSelectorTerm) (term Term, empty boo
 		return term, true, nil
 	}
 	for i, r := range t.MatchExpressions {
-		c, err := CompileRequirement(syms, r, false)
+		c, err := CompileRequirement(syms, r, MatchExpression)
 		if err != nil {
 			return term, false, fmt.Errorf("matchExpressions[%d].%w", i, err)
 		}
 		term.Reqs = append(term.Reqs, c)
 	}
 	for i, r := range t.MatchFields {
-		c, err := CompileRequirement(syms, r, true)
+		c, err := CompileRequirement(syms, r, MatchField)
 		if err != nil {
 			return term, false, fmt.Errorf("matchFields[%d].%w", i, err)
 		}

@@ -582,7 +582,7 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 			c.fail(d, p+".operator", hint, "%q is not a requirement operator", r.Operator)
 			continue
 		}
-		cr, err := cluster.CompileRequirement(c.env.Syms, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOperator(op), Values: vals}, false)
+		cr, err := cluster.CompileRequirement(c.env.Syms, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOperator(op), Values: vals}, cluster.MatchExpression)
 		if err != nil {
 			sub, msg, _ := strings.Cut(err.Error(), ": ")
 			c.fail(d, p+"."+sub, "", "%s", msg)

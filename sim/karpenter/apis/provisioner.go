@@ -276,7 +276,7 @@ func (c *compiler) awsDefaults(d *manifest.Document, reqs []requirement) []Requi
 	}
 	var out []Requirement
 	add := func(key string, op corev1.NodeSelectorOperator, vals []string, text string) {
-		cr, err := cluster.CompileRequirement(c.env.Syms, corev1.NodeSelectorRequirement{Key: key, Operator: op, Values: vals}, false)
+		cr, err := cluster.CompileRequirement(c.env.Syms, corev1.NodeSelectorRequirement{Key: key, Operator: op, Values: vals}, cluster.MatchExpression)
 		if err != nil {
 			panic(fmt.Sprintf("apis: default requirement %s: %v", key, err)) // constant input
 		}
