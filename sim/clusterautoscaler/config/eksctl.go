@@ -315,10 +315,9 @@ const (
 
 // common compiles the fields both kinds share; ok is false after an error.
 func (c *compiler) common(b *nodeGroupBase, path string, types []string, typesPath string, kind nodeGroupKind) (NodeGroup, bool) {
-	managed := kind == managedGroup
 	nerr := len(c.errs)
-	g := NodeGroup{Name: b.Name, Managed: managed, File: c.d.File, Line: c.d.LineOf(path), Path: path}
-	g.ASGName = asgName(c.cfg.Metadata.Name, b.Name, managed)
+	g := NodeGroup{Name: b.Name, Managed: kind == managedGroup, File: c.d.File, Line: c.d.LineOf(path), Path: path}
+	g.ASGName = asgName(c.cfg.Metadata.Name, b.Name, kind)
 
 	// Instance types, checked against the catalogue.
 	if len(types) == 0 && b.InstanceSelector != nil {

@@ -218,11 +218,11 @@ func NormalizeEffect(e string) (string, bool) {
 // node group "eks-<name>-<uuid>", for an eksctl node group
 // "eksctl-<cluster>-nodegroup-<name>-NodeGroup-<suffix>". The random parts
 // are a hash of the cluster and group names, so runs are reproducible.
-func asgName(cluster, name string, managed bool) string {
+func asgName(cluster, name string, kind nodeGroupKind) string {
 	h := fnv.New128a()
 	h.Write([]byte(cluster + "\x00" + name))
 	sum := h.Sum(nil)
-	if managed {
+	if kind == managedGroup {
 		x := fmt.Sprintf("%x", sum)
 		return fmt.Sprintf("eks-%s-%s-%s-%s-%s-%s", name, x[0:8], x[8:12], x[12:16], x[16:20], x[20:32])
 	}
