@@ -42,14 +42,20 @@ func (h *harness) latestBinding(pods []cluster.PodID) time.Duration {
 	return last
 }
 
+// requireOnGroup fails the test unless every pod runs on a node of group.
+func (h *harness) requireOnGroup(pods []cluster.PodID, group string) {
+	h.t.Helper()
+	for _, p := range pods {
+		require.Equal(h.t, group, h.nodeOfPod(p), "pod %d", p)
+	}
+}
+
 func TestPriorityPicksSpotWhenItHasCapacity(t *testing.T) {
 	h := newHarness(t)
 	h.start(h.groups(spotAndOnDemand), []string{"--expander=priority"}, spotFirst)
 	pods := h.pods(3, "500m", "1Gi")
 	h.at(20 * time.Minute)
-	for _, p := range pods {
-		require.Equal(t, "spot", h.nodeOfPod(p))
-	}
+	h.requireOnGroup(pods, "spot")
 	// Pending for one loop (the pods are new at t=0, the next loop is a
 	// loop duration plus the scan interval later), then the ASG launch.
 	require.Equal(t, 11*time.Second+h.cloud.readyAfter, h.latestBinding(pods))
@@ -71,9 +77,7 @@ func TestPrioritySpotFallsBackAfterICE(t *testing.T) {
 	h.start(h.groups(spotAndOnDemand), []string{"--expander=priority"}, spotFirst)
 	pods := h.pods(3, "1", "1Gi")
 	h.at(20 * time.Minute)
-	for _, p := range pods {
-		require.Equal(t, "on-demand", h.nodeOfPod(p))
-	}
+	h.requireOnGroup(pods, "on-demand")
 	// Spot tried at 11 s (two nodes by the template's 2 cpu), the failure
 	// seen at the first refresh a minute after the one at 0 s (the loop
 	// at 67 s), on-demand launched then.
@@ -99,9 +103,7 @@ func TestPrioritySpotFallsBackAfterProvisionTimeout(t *testing.T) {
 	h.start(h.groups(spotAndOnDemand), []string{"--expander=priority", "--max-node-provision-time=10m"}, spotFirst)
 	pods := h.pods(2, "1", "1Gi")
 	h.at(40 * time.Minute)
-	for _, p := range pods {
-		require.Equal(t, "on-demand", h.nodeOfPod(p))
-	}
+	h.requireOnGroup(pods, "on-demand")
 	spot := h.groupStats("spot")
 	require.Equal(t, 1, spot.FailedScaleUps)
 	require.Equal(t, 1, spot.NodesAdded)
@@ -288,9 +290,7 @@ func TestTemplateFromTagsThenFromLiveNode(t *testing.T) {
 	st := h.groupStats("od")
 	require.Equal(t, 2, st.ScaleUps)
 	require.Equal(t, 4, st.NodesAdded)
-	for _, p := range pods {
-		require.Equal(t, "od", h.nodeOfPod(p))
-	}
+	h.requireOnGroup(pods, "od")
 }
 
 func TestMaxSizeAndMaxNodesPerScaleUp(t *testing.T) {
