@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -102,18 +101,7 @@ func load(src source, path string, overrides []string) (*Scenario, error) {
 
 func (l *loader) fail(e *manifest.Error) { l.errs = append(l.errs, e) }
 
-func (l *loader) failErr(err error) {
-	var one *manifest.Error
-	var many manifest.Errors
-	switch {
-	case errors.As(err, &many):
-		l.errs = append(l.errs, many...)
-	case errors.As(err, &one):
-		l.errs = append(l.errs, one)
-	default:
-		l.errs = append(l.errs, &manifest.Error{Msg: err.Error()})
-	}
-}
+func (l *loader) failErr(err error) { l.errs = l.errs.Add(err) }
 
 func (l *loader) warn(d *manifest.Document, path, format string, args ...any) {
 	w := Warning{Msg: fmt.Sprintf(format, args...)}

@@ -2,7 +2,6 @@ package apis
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -136,17 +135,25 @@ func (c *compiler) fail(d *manifest.Document, path, hint, format string, args ..
 	c.errs = append(c.errs, d.Errorf(path, hint, format, args...))
 }
 
-func (c *compiler) failErr(err error) {
-	var many manifest.Errors
-	var one *manifest.Error
-	switch {
-	case errors.As(err, &many):
-		c.errs = append(c.errs, many...)
-	case errors.As(err, &one):
-		c.errs = append(c.errs, one)
-	default:
-		c.errs = append(c.errs, &manifest.Error{Msg: err.Error()})
+func (c *compiler) failErr(err error) { c.errs = c.errs.Add(err) }
+
+// decode decodes d into a T; a decoding error is recorded and ok is false.
+func decode[T any](c *compiler, d *manifest.Document) (obj T, ok bool) {
+	if err := d.Decode(&obj); err != nil {
+		c.failErr(err)
+		return obj, false
 	}
+	return obj, true
+}
+
+// named reports whether an object has a name, recording an error at
+// metadata.name (with hint) when not.
+func (c *compiler) named(d *manifest.Document, name, hint string) bool {
+	if name == "" {
+		c.fail(d, "metadata.name", hint, "missing metadata.name")
+		return false
+	}
+	return true
 }
 
 func (c *compiler) warn(d *manifest.Document, path, format string, args ...any) {
@@ -171,13 +178,8 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 		c.fail(d, "apiVersion", "use apiVersion: "+APIVersionAWSV1, "EC2NodeClass is served as %s (and formerly %s), not %q", APIVersionAWSV1, APIVersionAWSV1beta1, d.APIVersion)
 		return
 	}
-	var obj ec2NodeClassV1
-	if err := d.Decode(&obj); err != nil {
-		c.failErr(err)
-		return
-	}
-	if obj.Metadata.Name == "" {
-		c.fail(d, "metadata.name", "name the EC2NodeClass; NodePools refer to it by name", "missing metadata.name")
+	obj, ok := decode[ec2NodeClassV1](c, d)
+	if !ok || !c.named(d, obj.Metadata.Name, "name the EC2NodeClass; NodePools refer to it by name") {
 		return
 	}
 	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindEC2NodeClass, File: d.File, Line: d.Line}
@@ -218,13 +220,8 @@ func (c *compiler) awsNodeTemplate(d *manifest.Document) {
 		c.fail(d, "apiVersion", "write an EC2NodeClass (apiVersion: "+APIVersionAWSV1+")", "AWSNodeTemplate existed only in %s, not %q", APIVersionAWSV1alpha, d.APIVersion)
 		return
 	}
-	var obj awsNodeTemplate
-	if err := d.Decode(&obj); err != nil {
-		c.failErr(err)
-		return
-	}
-	if obj.Metadata.Name == "" {
-		c.fail(d, "metadata.name", "name the AWSNodeTemplate; Provisioners refer to it by providerRef.name", "missing metadata.name")
+	obj, ok := decode[awsNodeTemplate](c, d)
+	if !ok || !c.named(d, obj.Metadata.Name, "name the AWSNodeTemplate; Provisioners refer to it by providerRef.name") {
 		return
 	}
 	c.warn(d, "kind", "karpenter.k8s.aws/v1alpha1 AWSNodeTemplate was replaced by EC2NodeClass in karpenter.k8s.aws/v1beta1 and removed in v1: read as an EC2NodeClass (its subnet, security group and AMI selectors do not change where pods land and are ignored)")

@@ -118,13 +118,8 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 		}
 		removeKey(lookup(work.Node, o.path[:len(o.path)-1]...), o.path[len(o.path)-1])
 	}
-	var obj nodePoolV1
-	if err := work.Decode(&obj); err != nil {
-		c.failErr(err)
-		return
-	}
-	if obj.Metadata.Name == "" {
-		c.fail(d, "metadata.name", "name the NodePool", "missing metadata.name")
+	obj, ok := decode[nodePoolV1](c, work)
+	if !ok || !c.named(d, obj.Metadata.Name, "name the NodePool") {
 		return
 	}
 	s := &obj.Spec
@@ -199,13 +194,8 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 }
 
 func (c *compiler) nodePoolV1beta1(d *manifest.Document) {
-	var obj nodePoolV1beta1
-	if err := d.Decode(&obj); err != nil {
-		c.failErr(err)
-		return
-	}
-	if obj.Metadata.Name == "" {
-		c.fail(d, "metadata.name", "name the NodePool", "missing metadata.name")
+	obj, ok := decode[nodePoolV1beta1](c, d)
+	if !ok || !c.named(d, obj.Metadata.Name, "name the NodePool") {
 		return
 	}
 	c.warn(d, "apiVersion", "karpenter.sh/v1beta1 NodePool was replaced by karpenter.sh/v1 (v1beta1 is not served since Karpenter v1.1): converted to karpenter.sh/v1, each change listed below")

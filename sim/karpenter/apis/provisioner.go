@@ -27,13 +27,8 @@ func (c *compiler) provisioner(d *manifest.Document) {
 		c.fail(d, "apiVersion", "write a karpenter.sh/v1 NodePool", "Provisioner existed only in karpenter.sh/v1alpha5, not %q", d.APIVersion)
 		return
 	}
-	var obj provisioner
-	if err := d.Decode(&obj); err != nil {
-		c.failErr(err)
-		return
-	}
-	if obj.Metadata.Name == "" {
-		c.fail(d, "metadata.name", "name the Provisioner", "missing metadata.name")
+	obj, ok := decode[provisioner](c, d)
+	if !ok || !c.named(d, obj.Metadata.Name, "name the Provisioner") {
 		return
 	}
 	s := &obj.Spec
