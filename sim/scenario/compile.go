@@ -341,23 +341,24 @@ func (l *loader) compileNodes() {
 		}
 		typ := labels["node.kubernetes.io/instance-type"]
 		it, known := l.cat.Lookup(typ)
+		// The node's size: its allocatable, else its capacity, else its
+		// instance type's allocatable.
 		var alloc cluster.Resources
+		sized, sizePath := n.Status.Allocatable, "status.allocatable"
+		if len(sized) == 0 {
+			sized, sizePath = n.Status.Capacity, "status.capacity"
+		}
 		switch {
-		case len(n.Status.Allocatable) > 0:
-			r, err := l.out.Resources.FromList(n.Status.Allocatable)
+		case len(sized) > 0:
+			r, err := l.out.Resources.FromList(sized)
 			if err != nil {
-				l.fail(d.Errorf("status.allocatable", "", "%v", err))
+				l.fail(d.Errorf(sizePath, "", "%v", err))
 				continue
 			}
 			alloc = r
-		case len(n.Status.Capacity) > 0:
-			r, err := l.out.Resources.FromList(n.Status.Capacity)
-			if err != nil {
-				l.fail(d.Errorf("status.capacity", "", "%v", err))
-				continue
+			if sizePath == "status.capacity" {
+				l.warn(d, "status", "no status.allocatable: capacity is used as allocatable, with no room reserved for the system")
 			}
-			alloc = r
-			l.warn(d, "status", "no status.allocatable: capacity is used as allocatable, with no room reserved for the system")
 		case known:
 			alloc = l.allocatable(it)
 		default:
