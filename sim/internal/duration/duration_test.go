@@ -2,6 +2,9 @@ package duration
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,4 +45,42 @@ func TestParseErrors(t *testing.T) {
 		require.EqualError(t, err, want, in)
 		require.Equal(t, want == `"`+in+`" is negative`, errors.Is(err, ErrNegative), in)
 	}
+}
+
+// Without a day count Parse is time.ParseDuration on the trimmed input,
+// negative results aside; with one it adds whole days to the rest.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"90s", " 1h30m ", "7d", "1d12h", "-5m", "d", "1.5h", "366d1h", "9223372036s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := Parse(s)
+		trimmed := strings.TrimSpace(s)
+		days, rest, hasDays := strings.Cut(trimmed, "d")
+		if !hasDays {
+			want, werr := time.ParseDuration(trimmed)
+			switch {
+			case werr != nil:
+				require.EqualError(t, err, fmt.Sprintf("%q is not a duration", trimmed))
+			case want < 0:
+				require.ErrorIs(t, err, ErrNegative)
+			default:
+				require.NoError(t, err)
+				require.Equal(t, want, got)
+			}
+			return
+		}
+		if err != nil {
+			return
+		}
+		n, perr := strconv.Atoi(days)
+		require.NoError(t, perr, "a day count was accepted")
+		if rest == "" {
+			require.Equal(t, time.Duration(n)*24*time.Hour, got)
+		} else {
+			r, rerr := time.ParseDuration(rest)
+			require.NoError(t, rerr)
+			require.Equal(t, time.Duration(n)*24*time.Hour+r, got)
+		}
+	})
 }
