@@ -3,7 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -83,11 +84,7 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 		return fmt.Errorf("no pod %q in this run (seed %d); pods are named like %s", want, seed, strings.Join(sample(names, 5), ", "))
 	}
 	if len(pods) > 1 {
-		var list []string
-		for p := range pods {
-			list = append(list, p)
-		}
-		sort.Strings(list)
+		list := slices.Sorted(maps.Keys(pods))
 		return fmt.Errorf("%q matches %d pods (%s): give NAMESPACE/NAME", want, len(list), strings.Join(list, ", "))
 	}
 	var b strings.Builder

@@ -192,17 +192,25 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	return emitAndGate(v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return experiment.Flatten(rep) })
+}
+
+// emitAndGate writes a rendered report (to --report or stdout), then checks
+// the --fail-if gates against the report's metrics, computed only when
+// there are gates.
+func emitAndGate(v *viper.Viper, data []byte, baseline []experiment.Metric, stdout, stderr io.Writer, metrics func() ([]experiment.Metric, error)) error {
 	if err := emit(v.GetString("report"), data, stdout); err != nil {
 		return err
 	}
-	if gates := v.GetStringSlice("fail-if"); len(gates) > 0 {
-		ms, err := experiment.Flatten(rep)
-		if err != nil {
-			return err
-		}
-		return checkGates(gates, "", ms, baseline, stderr)
+	gates := v.GetStringSlice("fail-if")
+	if len(gates) == 0 {
+		return nil
 	}
-	return nil
+	ms, err := metrics()
+	if err != nil {
+		return err
+	}
+	return checkGates(gates, "", ms, baseline, stderr)
 }
 
 // eventFile opens an atomic file for the timeline; finish flushes it and
@@ -315,13 +323,7 @@ func runMany(v *viper.Viper, cmd *cobra.Command, sc *scenario.Scenario, root uin
 	if err != nil {
 		return err
 	}
-	if err := emit(v.GetString("report"), data, stdout); err != nil {
-		return err
-	}
-	if gates := v.GetStringSlice("fail-if"); len(gates) > 0 {
-		return checkGates(gates, "", means(sums), baseline, stderr)
-	}
-	return nil
+	return emitAndGate(v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return means(sums), nil })
 }
 
 // means turns summaries into metrics, for gates.

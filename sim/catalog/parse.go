@@ -46,6 +46,19 @@ func newCSVTable(name string, r io.Reader, header []string) (*csvTable, error) {
 	return t, nil
 }
 
+// each calls row for every record, stopping at the first error.
+func (t *csvTable) each(row func(rec []string) error) error {
+	for {
+		rec, err := t.next()
+		if err != nil || rec == nil {
+			return err
+		}
+		if err := row(rec); err != nil {
+			return err
+		}
+	}
+}
+
 // next returns the next record, or nil at end of input.
 func (t *csvTable) next() ([]string, error) {
 	rec, err := t.r.Read()
@@ -135,23 +148,20 @@ func ParseInstanceTypes(r io.Reader) ([]*InstanceType, error) {
 	}
 	var out []*InstanceType
 	seen := map[string]bool{}
-	for {
-		rec, err := t.next()
-		if err != nil {
-			return nil, err
-		}
-		if rec == nil {
-			break
-		}
+	err = t.each(func(rec []string) error {
 		it, err := t.instanceType(rec)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if seen[it.Name] {
-			return nil, t.errorf("duplicate instance type %q", it.Name)
+			return t.errorf("duplicate instance type %q", it.Name)
 		}
 		seen[it.Name] = true
 		out = append(out, it)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b *InstanceType) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
@@ -222,35 +232,42 @@ func ParseOnDemandPrices(r io.Reader) (map[string]map[string]float64, error) {
 		return nil, err
 	}
 	out := map[string]map[string]float64{}
-	for {
-		rec, err := t.next()
-		if err != nil {
-			return nil, err
-		}
-		if rec == nil {
-			return out, nil
-		}
+	err = t.each(func(rec []string) error {
 		region, typ := rec[0], rec[1]
 		if err := t.nonEmpty("region", region); err != nil {
-			return nil, err
+			return err
 		}
 		if err := t.nonEmpty("instance_type", typ); err != nil {
-			return nil, err
+			return err
 		}
 		p, err := t.price("od_price", rec[2])
 		if err != nil {
-			return nil, err
+			return err
 		}
-		m := out[region]
-		if m == nil {
-			m = map[string]float64{}
-			out[region] = m
+		if !putNew(out, region, typ, p) {
+			return t.errorf("duplicate price for %s in %s", typ, region)
 		}
-		if _, dup := m[typ]; dup {
-			return nil, t.errorf("duplicate price for %s in %s", typ, region)
-		}
-		m[typ] = p
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
+}
+
+// putNew sets out[region][typ] to v unless it is set already (then ok is
+// false).
+func putNew[V any](out map[string]map[string]V, region, typ string, v V) (ok bool) {
+	m := out[region]
+	if m == nil {
+		m = map[string]V{}
+		out[region] = m
+	}
+	if _, dup := m[typ]; dup {
+		return false
+	}
+	m[typ] = v
+	return true
 }
 
 // ParseSpotAdvisor reads an ec2-spot-advisor.csv table into
@@ -264,40 +281,32 @@ func ParseSpotAdvisor(r io.Reader) (map[string]map[string]SpotAdvice, error) {
 	}
 	out := map[string]map[string]SpotAdvice{}
 	labels := map[int]string{}
-	for {
-		rec, err := t.next()
-		if err != nil {
-			return nil, err
-		}
-		if rec == nil {
-			return out, nil
-		}
+	err = t.each(func(rec []string) error {
 		region, typ, label := rec[0], rec[1], rec[4]
 		for i, col := range []string{"region", "instance_type", "band_label"} {
 			if err := t.nonEmpty(col, []string{region, typ, label}[i]); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		savings, err := t.int("savings_pct", rec[2], 0, 100)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		band, err := t.int("interruption_band", rec[3], 0, MaxSpotBand)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if prev, ok := labels[int(band)]; ok && prev != label {
-			return nil, t.errorf("band %d has label %q here but %q earlier", band, label, prev)
+			return t.errorf("band %d has label %q here but %q earlier", band, label, prev)
 		}
 		labels[int(band)] = label
-		m := out[region]
-		if m == nil {
-			m = map[string]SpotAdvice{}
-			out[region] = m
+		if !putNew(out, region, typ, SpotAdvice{SavingsPct: int(savings), Band: int(band), BandLabel: label}) {
+			return t.errorf("duplicate advice for %s in %s", typ, region)
 		}
-		if _, dup := m[typ]; dup {
-			return nil, t.errorf("duplicate advice for %s in %s", typ, region)
-		}
-		m[typ] = SpotAdvice{SavingsPct: int(savings), Band: int(band), BandLabel: label}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }

@@ -2,9 +2,10 @@ package catalog
 
 import (
 	"cmp"
-	"github.com/clustersim/clustersim/sim/manifest"
 	"slices"
 	"strings"
+
+	"github.com/clustersim/clustersim/sim/internal/suggest"
 )
 
 // maxSuggestions is how many names Suggest returns at most.
@@ -38,7 +39,7 @@ func Suggest(c *Catalog, name string) []string {
 	}
 	var near, family []cand
 	for _, it := range c.types {
-		d := manifest.EditDistance(q, it.Name)
+		d := suggest.Distance(q, it.Name)
 		x := cand{name: it.Name, dist: d, sameFamily: it.Family == qFamily, prefix: commonPrefixLen(q, it.Name)}
 		switch {
 		case d <= limit:

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"github.com/clustersim/clustersim/sim/manifest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,24 +33,4 @@ func TestSuggest(t *testing.T) {
 	}
 	require.Contains(t, Suggest(c, "m5.larg"), "m5.large")
 	require.Nil(t, Suggest(nil, "m5.large"))
-}
-
-func TestOSADistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"", "abc", 3},
-		{"abc", "", 3},
-		{"m5.large", "m5.large", 0},
-		{"m5.larg", "m5.large", 1},
-		{"m5.lrage", "m5.large", 1},
-		{"m5.large", "m5a.large", 1},
-		{"kitten", "sitting", 3},
-		{"ca", "abc", 3}, // OSA, not full Damerau (which gives 2)
-	} {
-		require.Equal(t, tc.want, manifest.EditDistance(tc.a, tc.b), "%q %q", tc.a, tc.b)
-		require.Equal(t, tc.want, manifest.EditDistance(tc.b, tc.a), "%q %q", tc.b, tc.a)
-	}
 }

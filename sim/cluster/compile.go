@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,7 +66,7 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		out.SchedulerName = corev1.DefaultSchedulerName
 	}
 	var warns []string
-	for _, k := range sortedKeys(spec.NodeSelector) {
+	for _, k := range slices.Sorted(maps.Keys(spec.NodeSelector)) {
 		if err := validateKey(k); err != nil {
 			return nil, nil, fieldErr("nodeSelector", err)
 		}
@@ -278,18 +280,8 @@ func compileAffinityTerm(syms *Symbols, t corev1.PodAffinityTerm, podLabels map[
 	if err != nil {
 		return out, fmt.Errorf("labelSelector.%w", err)
 	}
-	// matchLabelKeys and mismatchLabelKeys take values from the pod's own
-	// labels (KEP-3633); the template's labels are fixed, so merge now.
-	for _, k := range t.MatchLabelKeys {
-		if v, ok := podLabels[k]; ok {
-			sel.Reqs = append(sel.Reqs, Requirement{Key: syms.Intern(k), Op: OpIn, Values: []Sym{syms.Intern(v)}})
-		}
-	}
-	for _, k := range t.MismatchLabelKeys {
-		if v, ok := podLabels[k]; ok {
-			sel.Reqs = append(sel.Reqs, Requirement{Key: syms.Intern(k), Op: OpNotIn, Values: []Sym{syms.Intern(v)}})
-		}
-	}
+	addLabelKeys(syms, &sel, t.MatchLabelKeys, OpIn, podLabels)
+	addLabelKeys(syms, &sel, t.MismatchLabelKeys, OpNotIn, podLabels)
 	out.Selector = sel
 	for _, ns := range t.Namespaces {
 		out.Namespaces = append(out.Namespaces, syms.Intern(ns))
@@ -351,11 +343,19 @@ func compileSpread(syms *Symbols, c corev1.TopologySpreadConstraint, podLabels m
 	if err != nil {
 		return out, fmt.Errorf("labelSelector.%w", err)
 	}
-	for _, k := range c.MatchLabelKeys {
-		if v, ok := podLabels[k]; ok {
-			sel.Reqs = append(sel.Reqs, Requirement{Key: syms.Intern(k), Op: OpIn, Values: []Sym{syms.Intern(v)}})
-		}
-	}
+	addLabelKeys(syms, &sel, c.MatchLabelKeys, OpIn, podLabels)
 	out.Selector = sel
 	return out, nil
+}
+
+// addLabelKeys adds to sel, for each of keys the pod's own labels have, a
+// requirement that the key be (op In: matchLabelKeys) or not be (op NotIn:
+// mismatchLabelKeys) the pod's value (KEP-3633). A template's labels are
+// fixed, so the merge happens at compile time.
+func addLabelKeys(syms *Symbols, sel *LabelSelector, keys []string, op Op, podLabels map[string]string) {
+	for _, k := range keys {
+		if v, ok := podLabels[k]; ok {
+			sel.Reqs = append(sel.Reqs, Requirement{Key: syms.Intern(k), Op: op, Values: []Sym{syms.Intern(v)}})
+		}
+	}
 }

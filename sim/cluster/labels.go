@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -18,7 +20,7 @@ func CompileLabels(syms *Symbols, m map[string]string) Labels {
 	}
 	// Intern in key order: symbol numbers must not depend on map order.
 	out := make(Labels, 0, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, Label{syms.Intern(k), syms.Intern(m[k])})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })

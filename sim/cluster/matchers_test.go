@@ -283,7 +283,7 @@ func TestCompileRejectsWhatTheAPIServerRejects(t *testing.T) {
 		{corev1.NodeSelectorRequirement{Key: "bad key", Operator: corev1.NodeSelectorOpExists}, `key: "bad key" is not a valid label key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
 	}
 	for _, c := range cases {
-		_, err := CompileRequirement(syms, c.req, false)
+		_, err := CompileRequirement(syms, c.req, MatchExpression)
 		require.EqualError(t, err, c.want)
 	}
 	_, _, err := CompileToleration(syms, corev1.Toleration{Operator: corev1.TolerationOpEqual, Value: "x"})

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,10 +129,20 @@ type PreferredTerm struct {
 	Term   Term
 }
 
-// CompileRequirement interns one NodeSelectorRequirement and validates it as
-// the API server does. field selects matchFields (only metadata.name, In or
-// NotIn with one value).
-func CompileRequirement(syms *Symbols, r corev1.NodeSelectorRequirement, field bool) (Requirement, error) {
+// RequirementKind says which list of a node selector term a requirement
+// comes from: matchExpressions (on node labels) or matchFields (only
+// metadata.name, In or NotIn with one value).
+type RequirementKind bool
+
+const (
+	MatchExpression RequirementKind = false
+	MatchField      RequirementKind = true
+)
+
+// CompileRequirement interns one NodeSelectorRequirement of the given kind
+// and validates it as the API server does.
+func CompileRequirement(syms *Symbols, r corev1.NodeSelectorRequirement, kind RequirementKind) (Requirement, error) {
+	field := kind == MatchField
 	out := Requirement{Key: syms.Intern(r.Key), Field: field}
 	if r.Key == "" {
 		return out, fmt.Errorf("key: must not be empty")
@@ -198,14 +210,14 @@ func CompileTerm(syms *Symbols, t corev1.NodeSelectorTerm) (term Term, empty boo
 		return term, true, nil
 	}
 	for i, r := range t.MatchExpressions {
-		c, err := CompileRequirement(syms, r, false)
+		c, err := CompileRequirement(syms, r, MatchExpression)
 		if err != nil {
 			return term, false, fmt.Errorf("matchExpressions[%d].%w", i, err)
 		}
 		term.Reqs = append(term.Reqs, c)
 	}
 	for i, r := range t.MatchFields {
-		c, err := CompileRequirement(syms, r, true)
+		c, err := CompileRequirement(syms, r, MatchField)
 		if err != nil {
 			return term, false, fmt.Errorf("matchFields[%d].%w", i, err)
 		}
@@ -239,7 +251,7 @@ func SelectorFromMap(syms *Symbols, m map[string]string) []Requirement {
 		return nil
 	}
 	out := make([]Requirement, 0, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, Requirement{Key: syms.Intern(k), Op: OpIn, Values: []Sym{syms.Intern(m[k])}})
 	}
 	return out
@@ -273,7 +285,7 @@ func CompileLabelSelector(syms *Symbols, s *metav1.LabelSelector) (LabelSelector
 		return LabelSelector{Nothing: true}, nil
 	}
 	out := LabelSelector{Reqs: SelectorFromMap(syms, s.MatchLabels)}
-	for _, k := range sortedKeys(s.MatchLabels) {
+	for _, k := range slices.Sorted(maps.Keys(s.MatchLabels)) {
 		v := s.MatchLabels[k]
 		if err := validateKey(k); err != nil {
 			return out, fmt.Errorf("matchLabels.%w", err)
@@ -341,15 +353,6 @@ func internSorted(syms *Symbols, values []string) []Sym {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // MatchesNodeSelectors reports whether a node meets a pod's nodeSelector

@@ -157,9 +157,19 @@ func (a *Autoscaler) applyPending(dests *destSet) {
 	r.pending = 0
 }
 
+// verdict is the outcome of a canRemove call: the node is removable (its
+// pods have moves) or blocked.
+type verdict bool
+
+const (
+	nodeBlocked   verdict = false
+	nodeRemovable verdict = true
+)
+
 // recordCall records a canRemove call that ran for real.
-func (a *Autoscaler) recordCall(id cluster.NodeID, ok bool, moves []move, dests *destSet) {
+func (a *Autoscaler) recordCall(id cluster.NodeID, v verdict, moves []move, dests *destSet) {
 	r := &a.replay
+	ok := v == nodeRemovable
 	c := removal{id: id, ok: ok, last: -1}
 	if ok {
 		for _, m := range moves {

@@ -365,7 +365,7 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 			if self != nil {
 				self.gone = false
 			}
-			a.recordCall(id, false, nil, dests)
+			a.recordCall(id, nodeBlocked, nil, dests)
 			return why
 		}
 		if r.spec.Priority < a.s.ExpendablePodsPriorityCutoff {
@@ -377,7 +377,7 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 			if self != nil {
 				self.gone = false
 			}
-			a.recordCall(id, false, nil, dests)
+			a.recordCall(id, nodeBlocked, nil, dests)
 			return BlockNoPlaceToMove
 		}
 		d := dests.at(dest)
@@ -385,7 +385,7 @@ func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
 		d.extra = append(d.extra, placedPod{r.spec, r.ns})
 		moves = append(moves, move{r.spec, r.ns, int32(dest)})
 	}
-	a.recordCall(id, true, moves, dests)
+	a.recordCall(id, nodeRemovable, moves, dests)
 	return ""
 }
 

@@ -1,6 +1,8 @@
 package clusterautoscaler
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,16 +26,30 @@ func newManualHarness(t *testing.T) *harness {
 	return h
 }
 
-const twoNodes = `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
+const twoNodes = eksctlCluster + `managedNodeGroups:
   - name: ng
     instanceType: m5.large
     minSize: 0
     maxSize: 5
     desiredCapacity: 2
 `
+
+// fastScaleDown makes a node removable a minute after it became unneeded,
+// however recent the last scale-up.
+var fastScaleDown = []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}
+
+// busyPair waits for the two nodes of twoNodes and binds a pod to the
+// second, b, big enough (1200m of its 1930m) that b stays; the first, a, is
+// for the pods under test.
+func (h *harness) busyPair() (a, b cluster.NodeID) {
+	h.t.Helper()
+	h.at(time.Second)
+	nodes := h.nodesOf("ng")
+	require.Len(h.t, nodes, 2)
+	busy := h.pods(1, "1200m", "1Gi")
+	h.cl.Bind(busy[0], nodes[1])
+	return nodes[0], nodes[1]
+}
 
 // coveringEvictor adds PDB coverage to the eviction model.
 type coveringEvictor struct {
@@ -73,27 +89,8 @@ func TestScaleDownBlockers(t *testing.T) {
 		{name: "safe-to-evict false", opts: []podOpt{withAnnotation("cluster-autoscaler.kubernetes.io/safe-to-evict", "false")}, reason: BlockNotSafeToEvict},
 		{name: "PDB allows no disruption", opts: []podOpt{withLabels(map[string]string{"app": "db"})}, pdb: true, reason: BlockPDB},
 		{name: "no room elsewhere", full: true, reason: BlockNoPlaceToMove},
-		{name: "scale-down disabled", yaml: `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
-  - name: ng
-    instanceType: m5.large
-    minSize: 0
-    maxSize: 5
-    desiredCapacity: 2
-    labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"}
-`, reason: BlockScaleDownDisabled},
-		{name: "minimum size", yaml: `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
-  - name: ng
-    instanceType: m5.large
-    minSize: 2
-    maxSize: 5
-    desiredCapacity: 2
-`, reason: BlockMinSize},
+		{name: "scale-down disabled", yaml: twoNodes + "    labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: \"true\"}\n", reason: BlockScaleDownDisabled},
+		{name: "minimum size", yaml: strings.Replace(twoNodes, "minSize: 0", "minSize: 2", 1), reason: BlockMinSize},
 		{name: "utilization above threshold", args: []string{"--scale-down-utilization-threshold=0.2"}, reason: "NotUnderutilized"},
 	}
 	for _, c := range cases {
@@ -123,13 +120,7 @@ managedNodeGroups:
 				Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups, Settings: spec})
 			require.NoError(t, err)
 			h.ca = ca
-			h.at(time.Second)
-			nodes := h.nodesOf("ng")
-			require.Len(t, nodes, 2)
-			a, b := nodes[0], nodes[1]
-			// b is busy enough to stay; a holds the pod under test.
-			busy := h.pods(1, "1200m", "1Gi")
-			h.cl.Bind(busy[0], b)
+			a, b := h.busyPair()
 			if c.full {
 				filler := h.pods(1, "700m", "1Gi")
 				h.cl.Bind(filler[0], b)
@@ -157,12 +148,8 @@ managedNodeGroups:
 // and the node goes once they are gone.
 func TestScaleDownDrain(t *testing.T) {
 	h := newManualHarness(t)
-	h.start(h.groups(twoNodes), []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, nil)
-	h.at(time.Second)
-	nodes := h.nodesOf("ng")
-	a, b := nodes[0], nodes[1]
-	busy := h.pods(1, "1200m", "1Gi")
-	h.cl.Bind(busy[0], b)
+	h.start(h.groups(twoNodes), fastScaleDown, nil)
+	a, _ := h.busyPair()
 	p := h.pods(1, "500m", "512Mi")
 	h.cl.Bind(p[0], a)
 	h.at(10 * time.Minute)
@@ -188,15 +175,10 @@ func TestScaleDownDrainFailure(t *testing.T) {
 	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
 	blocking := &flakyEvictor{Evictor: h.ev}
 	ca, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: blocking},
-		Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups,
-			Settings: SettingsSpecFor(t, []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"})})
+		Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups, Settings: SettingsSpecFor(t, fastScaleDown)})
 	require.NoError(t, err)
 	h.ca = ca
-	h.at(time.Second)
-	nodes := h.nodesOf("ng")
-	a, b := nodes[0], nodes[1]
-	busy := h.pods(1, "1200m", "1Gi")
-	h.cl.Bind(busy[0], b)
+	a, _ := h.busyPair()
 	p := h.pods(1, "500m", "512Mi")
 	h.cl.Bind(p[0], a)
 	// Scale-down starts 3 min after the start (delay after failure runs
@@ -225,7 +207,7 @@ func TestScaleDownLeavesOtherNodesAlone(t *testing.T) {
 	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 2000, 8<<30, 30
 	karp := h.cl.AddNode(cluster.Node{Name: "karpenter-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.OwnedByKarpenter, OwnerName: "default"})
 	static := h.cl.AddNode(cluster.Node{Name: "core-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.OwnedByStatic, OwnerName: "core"})
-	h.start(h.groups(oneGroup), []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, nil)
+	h.start(h.groups(oneGroup), fastScaleDown, nil)
 	h.at(time.Hour)
 	require.Equal(t, cluster.NodeReady, h.cl.Nodes[karp].State)
 	require.Equal(t, cluster.NodeReady, h.cl.Nodes[static].State)
@@ -252,13 +234,8 @@ func TestScaleDownRecheckTimeout(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := newManualHarness(t)
-			args := append([]string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, c.args...)
-			h.start(h.groups(twoNodes), args, nil)
-			h.at(time.Second)
-			nodes := h.nodesOf("ng")
-			a, b := nodes[0], nodes[1]
-			busy := h.pods(1, "1200m", "1Gi")
-			h.cl.Bind(busy[0], b)
+			h.start(h.groups(twoNodes), append(slices.Clip(fastScaleDown), c.args...), nil)
+			a, b := h.busyPair()
 			filler := h.pods(1, "700m", "1Gi")
 			h.cl.Bind(filler[0], b)
 			p := h.pods(1, "500m", "512Mi")
@@ -281,12 +258,9 @@ func TestScaleDownRecheckTimeout(t *testing.T) {
 func TestScaleDownIgnoresDaemonSetPods(t *testing.T) {
 	for _, withPod := range []bool{true, false} {
 		h := newManualHarness(t)
-		h.start(h.groups(twoNodes), []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, nil)
-		h.at(time.Second)
-		nodes := h.nodesOf("ng")
-		a, b := nodes[0], nodes[1]
-		busy := h.pods(1, "1200m", "1Gi")
-		h.cl.Bind(busy[0], b)
+		h.start(h.groups(twoNodes), fastScaleDown, nil)
+		a, b := h.busyPair()
+		nodes := []cluster.NodeID{a, b}
 		var ds []cluster.PodID
 		for _, n := range nodes {
 			spec, m := h.spec("50m", "64Mi", withToleration("any"))

@@ -10,10 +10,11 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
-const spotAndOnDemand = `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
+// eksctlCluster starts an eksctl ClusterConfig of cluster demo in
+// us-east-1; its node groups follow.
+const eksctlCluster = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: demo, region: us-east-1}\n"
+
+const spotAndOnDemand = eksctlCluster + `managedNodeGroups:
   - name: spot
     instanceType: m5.large
     spot: true
@@ -41,14 +42,20 @@ func (h *harness) latestBinding(pods []cluster.PodID) time.Duration {
 	return last
 }
 
+// requireOnGroup fails the test unless every pod runs on a node of group.
+func (h *harness) requireOnGroup(pods []cluster.PodID, group string) {
+	h.t.Helper()
+	for _, p := range pods {
+		require.Equal(h.t, group, h.nodeOfPod(p), "pod %d", p)
+	}
+}
+
 func TestPriorityPicksSpotWhenItHasCapacity(t *testing.T) {
 	h := newHarness(t)
 	h.start(h.groups(spotAndOnDemand), []string{"--expander=priority"}, spotFirst)
 	pods := h.pods(3, "500m", "1Gi")
 	h.at(20 * time.Minute)
-	for _, p := range pods {
-		require.Equal(t, "spot", h.nodeOfPod(p))
-	}
+	h.requireOnGroup(pods, "spot")
 	// Pending for one loop (the pods are new at t=0, the next loop is a
 	// loop duration plus the scan interval later), then the ASG launch.
 	require.Equal(t, 11*time.Second+h.cloud.ReadyAfter, h.latestBinding(pods))
@@ -69,9 +76,7 @@ func TestPrioritySpotFallsBackAfterProvisionTimeout(t *testing.T) {
 	h.start(h.groups(spotAndOnDemand), []string{"--expander=priority", "--max-node-provision-time=10m"}, spotFirst)
 	pods := h.pods(2, "1", "1Gi")
 	h.at(40 * time.Minute)
-	for _, p := range pods {
-		require.Equal(t, "on-demand", h.nodeOfPod(p))
-	}
+	h.requireOnGroup(pods, "on-demand")
 	spot := h.groupStats("spot")
 	require.Equal(t, 1, spot.FailedScaleUps)
 	require.Equal(t, 1, spot.NodesAdded)
@@ -86,10 +91,7 @@ func TestPrioritySpotFallsBackAfterProvisionTimeout(t *testing.T) {
 
 func TestSpotReclaimIsReplacedByTheASG(t *testing.T) {
 	h := newHarness(t)
-	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-nodeGroups:
+	h.start(h.groups(eksctlCluster+`nodeGroups:
   - name: spot
     minSize: 2
     maxSize: 4
@@ -139,10 +141,7 @@ func TestRaceNodes(t *testing.T) {
 	}
 }
 
-const oneGroup = `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
+const oneGroup = eksctlCluster + `managedNodeGroups:
   - name: od
     instanceType: m5.large
     minSize: 0

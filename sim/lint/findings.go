@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -548,15 +547,8 @@ func fixIn(msg string) string {
 // Karpenter field in a karpenter.sh/v1 NodePool is an obsolete-setting,
 // the rest invalid. ok is false for other errors (a missing file).
 func FromLoadError(name string, err error) (Result, bool) {
-	var many manifest.Errors
-	var one *manifest.Error
-	var errs []*manifest.Error
-	switch {
-	case errors.As(err, &many):
-		errs = many
-	case errors.As(err, &one):
-		errs = []*manifest.Error{one}
-	default:
+	errs, ok := manifest.AsErrors(err)
+	if !ok {
 		return Result{}, false
 	}
 	res := Result{SchemaVersion: SchemaVersion, Scenario: name, Sources: []Source{}, Placements: []Placement{}, Findings: []Finding{}}

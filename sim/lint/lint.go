@@ -2,6 +2,8 @@ package lint
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -211,7 +213,7 @@ func (c *checker) buildSources() {
 			if len(g.Nodes) > 0 {
 				s.taints = g.Nodes[0].Taints
 			}
-			for _, k := range sortedKeys(cfg.Labels) {
+			for _, k := range slices.Sorted(maps.Keys(cfg.Labels)) {
 				if !strings.HasPrefix(k, "alpha.eksctl.io/") && !strings.HasPrefix(k, "eks.amazonaws.com/") {
 					s.labels = append(s.labels, k+"="+cfg.Labels[k])
 				}
@@ -416,15 +418,6 @@ func fmtDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func uniqueSorted(s []string) []string {

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -87,6 +88,29 @@ func (es Errors) Unwrap() []error {
 		out[i] = e
 	}
 	return out
+}
+
+// AsErrors returns the input errors err carries: those of an Errors, or one
+// *Error. ok is false for any other error (a missing file, say).
+func AsErrors(err error) (es Errors, ok bool) {
+	var many Errors
+	var one *Error
+	switch {
+	case errors.As(err, &many):
+		return many, true
+	case errors.As(err, &one):
+		return Errors{one}, true
+	}
+	return nil, false
+}
+
+// Add appends the input errors err carries (AsErrors), or else err's
+// message as an error without a place.
+func (es Errors) Add(err error) Errors {
+	if more, ok := AsErrors(err); ok {
+		return append(es, more...)
+	}
+	return append(es, &Error{Msg: err.Error()})
 }
 
 // Err returns nil when es is empty. Otherwise it sorts es by file, then line

@@ -627,3 +627,24 @@ func TestSuggestField(t *testing.T) {
 		require.Equal(t, want, suggestField(in, names), in)
 	}
 }
+
+func TestAsErrorsAndAdd(t *testing.T) {
+	one := &Error{File: "a.yaml", Line: 3, Msg: "bad"}
+	two := &Error{File: "b.yaml", Line: 1, Msg: "worse"}
+	for _, tc := range []struct {
+		err  error
+		want Errors
+		ok   bool
+	}{
+		{one, Errors{one}, true},
+		{Errors{one, two}, Errors{one, two}, true},
+		{fmt.Errorf("loading: %w", one), Errors{one}, true},
+		{errors.New("no such file"), nil, false},
+	} {
+		got, ok := AsErrors(tc.err)
+		require.Equal(t, tc.ok, ok, "%v", tc.err)
+		require.Equal(t, tc.want, got, "%v", tc.err)
+	}
+	es := Errors{two}.Add(one).Add(errors.New("no such file"))
+	require.Equal(t, Errors{two, one, {Msg: "no such file"}}, es)
+}

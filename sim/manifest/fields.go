@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/clustersim/clustersim/sim/internal/suggest"
 )
 
 // field is one JSON-visible field of a struct, as encoding/json sees it.
@@ -133,65 +135,17 @@ func fieldsOf(t reflect.Type) *structInfo {
 
 // suggestField returns the known field closest to name, if it is close enough
 // to be a likely typo: same letters in another case, or a small edit distance
-// relative to the length.
+// relative to the length (1 below 5 letters, 2 below 10, else 3). A tie goes
+// to the field declared first.
 func suggestField(name string, names []string) string {
-	best, bestDist := "", 1<<30
-	lname := strings.ToLower(name)
-	for _, n := range names {
-		d := EditDistance(lname, strings.ToLower(n))
-		if d < bestDist {
-			best, bestDist = n, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	limit := 1
+	maxEdits := 1
 	switch l := len(name); {
 	case l >= 10:
-		limit = 3
+		maxEdits = 3
 	case l >= 5:
-		limit = 2
+		maxEdits = 2
 	}
-	if bestDist > limit {
-		return ""
-	}
-	return best
-}
-
-// EditDistance is the Damerau-Levenshtein (optimal string alignment) distance
-// between a and b, so a swapped pair of letters counts as one edit. It serves
-// every "did you mean" suggestion. Inputs are short names; very long ones are
-// not compared (a large distance unless equal).
-func EditDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		if a == b {
-			return 0
-		}
-		return 1 << 20
-	}
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
+	return suggest.Closest(name, names, maxEdits)
 }
 
 // findDeeper looks for a field called name up to maxHops struct levels below

@@ -74,6 +74,22 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// MappingValue returns the value under key in mapping n as written, or nil
+// when n is not a mapping or has no such key. It follows neither aliases nor
+// merge keys: callers that look into a document's tree before decoding
+// (for line numbers, or for obsolete fields) use it.
+func MappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
 // isMergeKey reports whether k is the YAML merge key "<<" (unquoted).
 func isMergeKey(k *yaml.Node) bool {
 	return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge"

@@ -229,7 +229,7 @@ func parseBytes(file string, data []byte, el *errList) []*Document {
 	}
 	var docs []*Document
 	for _, n := range tops {
-		docs = append(docs, toDocuments(file, n, el, false)...)
+		docs = append(docs, toDocuments(file, n, el, structureUnchecked)...)
 	}
 	return docs
 }
@@ -418,11 +418,20 @@ func yamlPrintable(r rune) bool {
 
 const headerHint = "every Kubernetes object needs apiVersion and kind"
 
+// structureState says whether a node's structure (nesting, duplicate keys,
+// aliases) is already checked: it is checked once per file-level document,
+// so a List's items are not checked again.
+type structureState bool
+
+const (
+	structureUnchecked structureState = false
+	structureChecked   structureState = true
+)
+
 // toDocuments turns one top-level node into documents: checks it is a
-// mapping, checks its structure (nesting, duplicate keys, aliases; once per
-// file-level document, checked says it was done), reads its header, and
-// expands Lists.
-func toDocuments(file string, n *yaml.Node, el *errList, checked bool) []*Document {
+// mapping, checks its structure unless already checked, reads its header,
+// and expands Lists.
+func toDocuments(file string, n *yaml.Node, el *errList, structure structureState) []*Document {
 	if r := resolve(n); r != nil {
 		n = r
 	}
@@ -446,8 +455,8 @@ func toDocuments(file string, n *yaml.Node, el *errList, checked bool) []*Docume
 		return nil
 	}
 	cost := treeCost(n)
-	if !checked {
-		w := newWalker(file, cost, true)
+	if structure == structureUnchecked {
+		w := newWalker(file, cost, checkOnly)
 		w.value(n, nil, "", docLine(n), 1)
 		w.finish(docLine(n))
 		if w.errs.len() > 0 {
@@ -583,7 +592,7 @@ func expandList(d *Document, h header, el *errList) []*Document {
 		if itemKind != "" && it.Kind == yaml.MappingNode {
 			it = withTypeMeta(it, d.APIVersion, itemKind, h.kindLine)
 		}
-		docs = append(docs, toDocuments(d.File, it, el, true)...)
+		docs = append(docs, toDocuments(d.File, it, el, structureChecked)...)
 	}
 	return docs
 }

@@ -421,3 +421,15 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 		require.Equal(t, "950 more errors not shown; fix the errors above and run again", es[MaxErrors].Error())
 	})
 }
+
+func TestMappingValue(t *testing.T) {
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal([]byte("a: {b: 1}\nc: &x [2]\nd: *x\n"), &doc))
+	root := doc.Content[0]
+	require.Equal(t, "1", MappingValue(MappingValue(root, "a"), "b").Value)
+	require.Equal(t, yaml.SequenceNode, MappingValue(root, "c").Kind)
+	require.Equal(t, yaml.AliasNode, MappingValue(root, "d").Kind, "aliases are not followed")
+	require.Nil(t, MappingValue(root, "z"))
+	require.Nil(t, MappingValue(&doc, "a"), "a document node is not a mapping")
+	require.Nil(t, MappingValue(nil, "a"))
+}

@@ -6,9 +6,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -68,8 +69,16 @@ type ancestor struct {
 	path string
 }
 
-func newWalker(file string, cost int, discard bool) *walker {
-	return &walker{file: file, discard: discard, expander: expander{budget: expansionLimit(cost)}}
+// walkMode is what a walk does: check the structure only, or also decode.
+type walkMode bool
+
+const (
+	checkOnly      walkMode = true
+	checkAndDecode walkMode = false
+)
+
+func newWalker(file string, cost int, mode walkMode) *walker {
+	return &walker{file: file, discard: mode == checkOnly, expander: expander{budget: expansionLimit(cost)}}
 }
 
 // finish reports an exhausted budget, once, at the document.
@@ -226,12 +235,7 @@ func isNull(n *yaml.Node) bool {
 
 // describe shows a node the way a user would recognize it in their file.
 func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
+	if n.Kind == yaml.ScalarNode {
 		v := n.Value
 		if utf8.RuneCountInString(v) > 40 {
 			v = string([]rune(v)[:40]) + "..."
@@ -287,12 +291,7 @@ func (w *walker) object(n *yaml.Node, t reflect.Type, path string, line int, dep
 			w.unknown(e, t, info, path, p)
 			continue
 		}
-		if !first {
-			w.raw(",")
-		}
-		first = false
-		w.str(e.name)
-		w.raw(":")
+		w.member(&first, e.name)
 		if f.quoted {
 			w.quotedField(e.val, f.typ, p, e.key.Line, depth+1)
 			continue
@@ -300,6 +299,17 @@ func (w *walker) object(n *yaml.Node, t reflect.Type, path string, line int, dep
 		w.value(e.val, f.typ, p, e.key.Line, depth+1)
 	}
 	w.raw("}")
+}
+
+// member writes an object member's key: a comma before all but the first,
+// the quoted name and a colon.
+func (w *walker) member(first *bool, name string) {
+	if !*first {
+		w.raw(",")
+	}
+	*first = false
+	w.str(name)
+	w.raw(":")
 }
 
 // shapeHint explains the usual cause of a scalar where a mapping or list was
@@ -381,12 +391,7 @@ func (w *walker) mapping(n *yaml.Node, t reflect.Type, path string, line int, de
 		if kt == resourceNameType && !w.resourceName(e, p) {
 			continue
 		}
-		if !first {
-			w.raw(",")
-		}
-		first = false
-		w.str(e.name)
-		w.raw(":")
+		w.member(&first, e.name)
 		w.value(e.val, t.Elem(), p, e.key.Line, depth+1)
 	}
 	w.raw("}")
@@ -456,11 +461,7 @@ func (w *walker) resourceName(e entry, p string) bool {
 		w.errs.more++
 		return false
 	}
-	names := make([]string, 0, len(standardResources))
-	for n := range standardResources {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(standardResources))
 	hint := "extended resources need a domain prefix, e.g. nvidia.com/gpu"
 	if strings.EqualFold(e.name, "gpu") {
 		hint = "GPUs are extended resources named with their vendor's domain, e.g. nvidia.com/gpu"
@@ -917,7 +918,7 @@ func (d *Document) Decode(out any) (err error) {
 	if cost == 0 { // built by hand rather than read
 		cost = treeCost(d.Node)
 	}
-	w := newWalker(d.File, cost, false)
+	w := newWalker(d.File, cost, checkAndDecode)
 	w.value(d.Node, rv.Type().Elem(), "", d.Line, 1)
 	w.finish(d.Line)
 	if err := w.errs.err(); err != nil {

@@ -2,7 +2,8 @@ package scenario
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,9 +141,8 @@ func (l *loader) compilePriorityClasses() map[string]priorityClass {
 	}
 	var global *manifest.Document
 	for _, d := range l.docsOf("PriorityClass") {
-		var pc schedulingv1.PriorityClass
-		if err := d.Decode(&pc); err != nil {
-			l.failErr(err)
+		pc, ok := decode[schedulingv1.PriorityClass](l, d)
+		if !ok {
 			continue
 		}
 		if _, builtin := builtinPriorityClasses[pc.Name]; builtin {
@@ -207,15 +207,11 @@ func (l *loader) compileStaticPools() {
 			}
 			continue
 		}
-		if p.Count == nil {
-			l.fail(d.Errorf(base+".count", "give the number of nodes, e.g. count: 3", "missing count"))
+		count, ok := requiredCount(l, base+".count", p.Count, MaxStaticNodes, "give the number of nodes, e.g. count: 3")
+		if !ok {
 			continue
 		}
-		if *p.Count < 0 || *p.Count > MaxStaticNodes {
-			l.fail(d.Errorf(base+".count", fmt.Sprintf("use 0 to %d", MaxStaticNodes), "count %d is out of range", *p.Count))
-			continue
-		}
-		total += *p.Count
+		total += count
 		ct, ok := cluster.ParseCapacityType(p.CapacityType)
 		if !ok || ct == cluster.Reserved {
 			l.fail(d.Errorf(base+".capacityType", "use on-demand or spot", "unknown capacity type %q", p.CapacityType))
@@ -335,9 +331,8 @@ func (l *loader) allocatable(it *catalog.InstanceType) cluster.Resources {
 // compileNodes turns Node manifests into static nodes.
 func (l *loader) compileNodes() {
 	for _, d := range l.docsOf("Node") {
-		var n corev1.Node
-		if err := d.Decode(&n); err != nil {
-			l.failErr(err)
+		n, ok := decode[corev1.Node](l, d)
+		if !ok {
 			continue
 		}
 		labels := map[string]string{}
@@ -346,23 +341,24 @@ func (l *loader) compileNodes() {
 		}
 		typ := labels["node.kubernetes.io/instance-type"]
 		it, known := l.cat.Lookup(typ)
+		// The node's size: its allocatable, else its capacity, else its
+		// instance type's allocatable.
 		var alloc cluster.Resources
+		sized, sizePath := n.Status.Allocatable, "status.allocatable"
+		if len(sized) == 0 {
+			sized, sizePath = n.Status.Capacity, "status.capacity"
+		}
 		switch {
-		case len(n.Status.Allocatable) > 0:
-			r, err := l.out.Resources.FromList(n.Status.Allocatable)
+		case len(sized) > 0:
+			r, err := l.out.Resources.FromList(sized)
 			if err != nil {
-				l.fail(d.Errorf("status.allocatable", "", "%v", err))
+				l.fail(d.Errorf(sizePath, "", "%v", err))
 				continue
 			}
 			alloc = r
-		case len(n.Status.Capacity) > 0:
-			r, err := l.out.Resources.FromList(n.Status.Capacity)
-			if err != nil {
-				l.fail(d.Errorf("status.capacity", "", "%v", err))
-				continue
+			if sizePath == "status.capacity" {
+				l.warn(d, "status", "no status.allocatable: capacity is used as allocatable, with no room reserved for the system")
 			}
-			alloc = r
-			l.warn(d, "status", "no status.allocatable: capacity is used as allocatable, with no room reserved for the system")
 		case known:
 			alloc = l.allocatable(it)
 		default:
@@ -428,9 +424,8 @@ func (l *loader) compileNodes() {
 
 func (l *loader) compilePDBs() {
 	for _, d := range l.docsOf("PodDisruptionBudget") {
-		var pdb policyv1.PodDisruptionBudget
-		if err := d.Decode(&pdb); err != nil {
-			l.failErr(err)
+		pdb, ok := decode[policyv1.PodDisruptionBudget](l, d)
+		if !ok {
 			continue
 		}
 		out := cluster.PDB{Namespace: l.out.Syms.Intern(nsOr(pdb.Namespace)), Name: pdb.Name}
@@ -591,16 +586,35 @@ func (l *loader) compileTemplate(o podObject, spec *corev1.PodSpec, specPath str
 }
 
 func sortedClasses(m map[string]priorityClass) []priorityClass {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]priorityClass, 0, len(names))
-	for _, n := range names {
+	out := make([]priorityClass, 0, len(m))
+	for _, n := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, m[n])
 	}
 	return out
+}
+
+// requiredCount checks a count the scenario document must give, from 0 to
+// max; ok is false after an error.
+func requiredCount[N int | int32](l *loader, path string, n *N, max N, missingHint string) (count N, ok bool) {
+	d := l.scenarioDoc
+	if n == nil {
+		l.fail(d.Errorf(path, missingHint, "missing count"))
+		return 0, false
+	}
+	if *n < 0 || *n > max {
+		l.fail(d.Errorf(path, fmt.Sprintf("use 0 to %d", max), "count %d is out of range", *n))
+		return 0, false
+	}
+	return *n, true
+}
+
+// decode decodes d into a T; a decoding error is recorded and ok is false.
+func decode[T any](l *loader, d *manifest.Document) (obj T, ok bool) {
+	if err := d.Decode(&obj); err != nil {
+		l.failErr(err)
+		return obj, false
+	}
+	return obj, true
 }
 
 // decodeWorkload decodes the pod-owning kinds; ok is false for other kinds
@@ -623,52 +637,46 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 		}
 		return true
 	}
+	// replicated fills in what Deployments, ReplicaSets and StatefulSets
+	// share: a template, a replica count and a selector.
+	replicated := func(kind workload.Kind, template *corev1.PodTemplateSpec, replicas *int32, selector *metav1.LabelSelector) (podObject, bool) {
+		o.kind, o.template, o.specPath = kind, template, "spec.template.spec"
+		o.replicas = replicasOr1(replicas)
+		o.selector = selector
+		return o, checkSelector(selector, template.Labels)
+	}
 	switch d.Kind {
 	case "Deployment":
-		var obj appsv1.Deployment
-		if err := d.Decode(&obj); err != nil {
-			l.failErr(err)
+		obj, ok := decode[appsv1.Deployment](l, d)
+		if !ok {
 			return o, false
 		}
-		o.kind, o.template, o.specPath = workload.Deployment, &obj.Spec.Template, "spec.template.spec"
-		o.replicas = replicasOr1(obj.Spec.Replicas)
-		o.selector = obj.Spec.Selector
-		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
+		return replicated(workload.Deployment, &obj.Spec.Template, obj.Spec.Replicas, obj.Spec.Selector)
 	case "ReplicaSet":
-		var obj appsv1.ReplicaSet
-		if err := d.Decode(&obj); err != nil {
-			l.failErr(err)
+		obj, ok := decode[appsv1.ReplicaSet](l, d)
+		if !ok {
 			return o, false
 		}
-		o.kind, o.template, o.specPath = workload.Deployment, &obj.Spec.Template, "spec.template.spec"
-		o.replicas = replicasOr1(obj.Spec.Replicas)
-		o.selector = obj.Spec.Selector
-		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
+		return replicated(workload.Deployment, &obj.Spec.Template, obj.Spec.Replicas, obj.Spec.Selector)
 	case "StatefulSet":
-		var obj appsv1.StatefulSet
-		if err := d.Decode(&obj); err != nil {
-			l.failErr(err)
+		obj, ok := decode[appsv1.StatefulSet](l, d)
+		if !ok {
 			return o, false
 		}
-		o.kind, o.template, o.specPath = workload.StatefulSet, &obj.Spec.Template, "spec.template.spec"
-		o.replicas = replicasOr1(obj.Spec.Replicas)
-		o.selector = obj.Spec.Selector
 		if len(obj.Spec.VolumeClaimTemplates) > 0 {
 			l.warn(d, "spec.volumeClaimTemplates", "volumes are not modelled: pods schedule as if their volumes could attach anywhere")
 		}
-		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
+		return replicated(workload.StatefulSet, &obj.Spec.Template, obj.Spec.Replicas, obj.Spec.Selector)
 	case "DaemonSet":
-		var obj appsv1.DaemonSet
-		if err := d.Decode(&obj); err != nil {
-			l.failErr(err)
+		obj, ok := decode[appsv1.DaemonSet](l, d)
+		if !ok {
 			return o, false
 		}
 		o.kind, o.template, o.specPath = workload.DaemonSet, &obj.Spec.Template, "spec.template.spec"
 		return o, checkSelector(obj.Spec.Selector, obj.Spec.Template.Labels)
 	case "Job":
-		var obj batchv1.Job
-		if err := d.Decode(&obj); err != nil {
-			l.failErr(err)
+		obj, ok := decode[batchv1.Job](l, d)
+		if !ok {
 			return o, false
 		}
 		o.kind, o.template, o.specPath = workload.Job, &obj.Spec.Template, "spec.template.spec"
@@ -709,9 +717,8 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 		}
 		return o, true
 	case "Pod":
-		var obj corev1.Pod
-		if err := d.Decode(&obj); err != nil {
-			l.failErr(err)
+		obj, ok := decode[corev1.Pod](l, d)
+		if !ok {
 			return o, false
 		}
 		o.kind, o.specPath = workload.BarePod, "spec"
@@ -731,9 +738,8 @@ func replicasOr1(r *int32) int32 {
 // compileNamespaces records namespace labels (for namespaceSelector terms).
 func (l *loader) compileNamespaces() {
 	for _, d := range l.docsOf("Namespace") {
-		var ns corev1.Namespace
-		if err := d.Decode(&ns); err != nil {
-			l.failErr(err)
+		ns, ok := decode[corev1.Namespace](l, d)
+		if !ok {
 			continue
 		}
 		if l.out.NamespaceLabels == nil {

@@ -1,15 +1,17 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/internal/suggest"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
@@ -99,18 +101,7 @@ func load(src source, path string, overrides []string) (*Scenario, error) {
 
 func (l *loader) fail(e *manifest.Error) { l.errs = append(l.errs, e) }
 
-func (l *loader) failErr(err error) {
-	var one *manifest.Error
-	var many manifest.Errors
-	switch {
-	case errors.As(err, &many):
-		l.errs = append(l.errs, many...)
-	case errors.As(err, &one):
-		l.errs = append(l.errs, one)
-	default:
-		l.errs = append(l.errs, &manifest.Error{Msg: err.Error()})
-	}
-}
+func (l *loader) failErr(err error) { l.errs = l.errs.Add(err) }
 
 func (l *loader) warn(d *manifest.Document, path, format string, args ...any) {
 	w := Warning{Msg: fmt.Sprintf(format, args...)}
@@ -321,12 +312,7 @@ func (l *loader) refOf(d *manifest.Document) string {
 }
 
 func (l *loader) reportSkipped() {
-	names := make([]string, 0, len(l.skipped))
-	for k := range l.skipped {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(l.skipped)) {
 		docs := l.skipped[k]
 		first := docs[0]
 		l.warns = append(l.warns, Warning{File: first.File, Line: first.Line,
@@ -394,22 +380,10 @@ func unknownKind(d *manifest.Document) *manifest.Error {
 	return d.Errorf("kind", hint, "unknown kind %q (apiVersion %s)", d.Kind, d.APIVersion)
 }
 
-func allKinds() []string {
-	names := make([]string, 0, len(kinds))
-	for k := range kinds {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
+func allKinds() []string { return slices.Sorted(maps.Keys(kinds)) }
 
-// closest returns the candidate within a small edit distance of s, or "".
+// closest returns the candidate within two edits of s (ignoring case), or
+// "".
 func closest(s string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := manifest.EditDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
+	return suggest.Closest(s, candidates, 2)
 }

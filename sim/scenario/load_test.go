@@ -246,3 +246,41 @@ func TestDaemonSetEstimate(t *testing.T) {
 		require.Equal(t, tc.want, sc.EstimatedPods)
 	}
 }
+
+// A Node manifest's size comes from status.allocatable, else from
+// status.capacity (with a warning), else from its instance type; an
+// unreadable list is an error at the list used.
+func TestNodeManifestSize(t *testing.T) {
+	node := func(status string) string {
+		return minimal + "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels: {node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a}\n" + status
+	}
+	// One extended resource more than a scenario may hold.
+	tooMany := "{cpu: \"1\", x.io/a: \"1\", x.io/b: \"1\", x.io/c: \"1\", x.io/d: \"1\", x.io/e: \"1\"}"
+	for _, tc := range []struct {
+		name, status string
+		cpu          int64
+		warn, err    string
+	}{
+		{name: "allocatable", status: "status:\n  allocatable: {cpu: \"3\", pods: \"10\"}\n  capacity: {cpu: \"4\"}\n", cpu: 3000},
+		{name: "capacity", status: "status:\n  capacity: {cpu: \"4\"}\n", cpu: 4000, warn: "no status.allocatable: capacity is used as allocatable"},
+		{name: "instance type", cpu: 1930},
+		{name: "bad allocatable", status: "status:\n  allocatable: " + tooMany + "\n", err: "status.allocatable"},
+		{name: "bad capacity", status: "status:\n  capacity: " + tooMany + "\n", err: "status.capacity"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(node(tc.status))}}, "s.yaml")
+			if tc.err != "" {
+				require.ErrorContains(t, err, "s.yaml:13: "+tc.err+": too many distinct resource names")
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, sc.Nodes, 1)
+			require.Equal(t, tc.cpu, sc.Nodes[0].Allocatable[cluster.CPU])
+			var warned bool
+			for _, w := range sc.Warnings {
+				warned = warned || strings.Contains(w.String(), "no status.allocatable")
+			}
+			require.Equal(t, tc.warn != "", warned)
+		})
+	}
+}

@@ -162,9 +162,8 @@ func (l *loader) compileSchedulerConfigs() {
 		return
 	}
 	d := docs[0]
-	var cfg schedulerConfiguration
-	if err := d.Decode(&cfg); err != nil {
-		l.failErr(err)
+	cfg, ok := decode[schedulerConfiguration](l, d)
+	if !ok {
 		return
 	}
 	if len(cfg.Extenders) > 0 {
@@ -197,6 +196,16 @@ func (l *loader) compileSchedulerConfigs() {
 		l.out.SchedulerProfiles = append(l.out.SchedulerProfiles, prof)
 	}
 }
+
+// pluginRoles are the roles of a plugin that an extension point's
+// enabled/disabled lists switch on or off: filtering, scoring, both or
+// neither (postFilter only switches preemption).
+type pluginRoles uint8
+
+const (
+	roleFilter pluginRoles = 1 << iota
+	roleScore
+)
 
 func (l *loader) compileProfile(d *manifest.Document, path string, pc profileConfig, globalPct *int32) scheduler.Profile {
 	def := scheduler.DefaultProfile()
@@ -246,10 +255,11 @@ func (l *loader) compileProfile(d *manifest.Document, path string, pc profileCon
 		l.fail(d.Errorf(p, "the simulator models the in-tree plugins: "+strings.Join(scheduler.KnownPlugins(), ", "), "unknown or out-of-tree plugin %q", name))
 		return false
 	}
-	apply := func(point string, set *pluginSet, filter, score bool) {
+	apply := func(point string, set *pluginSet, roles pluginRoles) {
 		if set == nil {
 			return
 		}
+		filter, score := roles&roleFilter != 0, roles&roleScore != 0
 		base := path + ".plugins." + point
 		for j, r := range set.Disabled {
 			p := fmt.Sprintf("%s.disabled[%d].name", base, j)
@@ -303,12 +313,12 @@ func (l *loader) compileProfile(d *manifest.Document, path string, pc profileCon
 		}
 	}
 	if ps := pc.Plugins; ps != nil {
-		apply("multiPoint", ps.MultiPoint, true, true)
-		apply("preFilter", ps.PreFilter, true, false)
-		apply("filter", ps.Filter, true, false)
-		apply("postFilter", ps.PostFilter, false, false)
-		apply("preScore", ps.PreScore, false, true)
-		apply("score", ps.Score, false, true)
+		apply("multiPoint", ps.MultiPoint, roleFilter|roleScore)
+		apply("preFilter", ps.PreFilter, roleFilter)
+		apply("filter", ps.Filter, roleFilter)
+		apply("postFilter", ps.PostFilter, 0)
+		apply("preScore", ps.PreScore, roleScore)
+		apply("score", ps.Score, roleScore)
 		for _, x := range []struct {
 			name string
 			set  *pluginSet

@@ -346,12 +346,8 @@ func (l *loader) replicaSteps(path string, steps []replicaStep, manifestReplicas
 		if s.At == "" {
 			l.fail(d.Errorf(p+".at", "give the time the count applies from, e.g. at: 30m", "missing at"))
 		}
-		if s.Count == nil {
-			l.fail(d.Errorf(p+".count", "give the replica count", "missing count"))
-			continue
-		}
-		if *s.Count < 0 || *s.Count > maxReplicas {
-			l.fail(d.Errorf(p+".count", fmt.Sprintf("use 0 to %d", maxReplicas), "count %d is out of range", *s.Count))
+		count, ok := requiredCount(l, p+".count", s.Count, maxReplicas, "give the replica count")
+		if !ok {
 			continue
 		}
 		if len(out) > 0 && at <= out[len(out)-1].At {
@@ -361,7 +357,7 @@ func (l *loader) replicaSteps(path string, steps []replicaStep, manifestReplicas
 		if at > l.out.Duration {
 			l.warn(d, p+".at", "%s is after the end of the run (%s)", s.At, l.out.Duration)
 		}
-		out = append(out, workload.Step{At: at, Count: *s.Count})
+		out = append(out, workload.Step{At: at, Count: count})
 	}
 	if len(out) == 0 || out[0].At > 0 {
 		out = append([]workload.Step{{At: 0, Count: manifestReplicas}}, out...)

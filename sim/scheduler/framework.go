@@ -2,7 +2,8 @@ package scheduler
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 )
@@ -44,13 +45,21 @@ type CycleState struct {
 	Namespace cluster.Sym
 }
 
+// Resolvability says whether preemption can fix a failure: room taken by
+// lower-priority pods can be freed (upstream's Unschedulable); a taint or a
+// label cannot change (UnschedulableAndUnresolvable).
+type Resolvability bool
+
+const (
+	Resolvable   Resolvability = false
+	Unresolvable Resolvability = true
+)
+
 // Handle is what plugins see of the scheduler.
 type Handle interface {
 	Cluster() *cluster.Cluster
-	// Reason interns a failure message. Unresolvable reasons are those
-	// preemption cannot fix (a taint, a label), as opposed to those it can
-	// (room taken by lower-priority pods).
-	Reason(msg string, unresolvable bool) Reason
+	// Reason interns a failure message and whether preemption can fix it.
+	Reason(msg string, r Resolvability) Reason
 	// Nodes lists the Ready nodes the scheduler knows, in scan order.
 	Nodes() []cluster.NodeID
 	// Topology is the shared index of pod counts per node.
@@ -158,12 +167,7 @@ func DefaultRegistry() Registry {
 
 // KnownPlugins lists the registry's plugin names, sorted.
 func KnownPlugins() []string {
-	var names []string
-	for n := range DefaultRegistry() {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(DefaultRegistry()))
 }
 
 // PluginWeight enables a plugin in a profile, with its score weight (0:
@@ -331,10 +335,5 @@ func (f *framework) preScore(cs *CycleState, feasible []cluster.NodeID) {
 }
 
 func (r Registry) names() string {
-	names := make([]string, 0, len(r))
-	for n := range r {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return fmt.Sprint(names)
+	return fmt.Sprint(slices.Sorted(maps.Keys(r)))
 }

@@ -97,10 +97,10 @@ func newNodeResourcesFit(h Handle, args PluginArgs) (Plugin, error) {
 	res := h.Cluster().Resources
 	for i := 0; i < res.Len(); i++ {
 		if i == cluster.Pods {
-			p.reasons[i] = h.Reason("Too many pods", false)
+			p.reasons[i] = h.Reason("Too many pods", Resolvable)
 			continue
 		}
-		p.reasons[i] = h.Reason("Insufficient "+string(res.Name(i)), false)
+		p.reasons[i] = h.Reason("Insufficient "+string(res.Name(i)), Resolvable)
 	}
 	return p, nil
 }

@@ -159,7 +159,9 @@ func (s *Scheduler) selectVictims(fw *framework, cs *CycleState, nid cluster.Nod
 	}
 	key := victimKey{maxPriority: math.MinInt32}
 	var victims []cluster.PodID
-	reprieve := func(ids []cluster.PodID, violates bool) {
+	// reprieve keeps running what still leaves room for the pod, in order,
+	// and returns how many of ids become victims.
+	reprieve := func(ids []cluster.PodID) (evicted int) {
 		for _, id := range ids {
 			req := s.cl.Pods[id].Spec.Requests
 			if spec.Requests.Fits(free.Sub(req)) {
@@ -170,13 +172,12 @@ func (s *Scheduler) selectVictims(fw *framework, cs *CycleState, nid cluster.Nod
 			pr := s.cl.Pods[id].Spec.Priority
 			key.maxPriority = max(key.maxPriority, pr)
 			key.sumPriority += int64(pr) + math.MaxInt32 + 1
-			if violates {
-				key.violations++
-			}
+			evicted++
 		}
+		return evicted
 	}
-	reprieve(violating, true)
-	reprieve(safe, false)
+	key.violations = reprieve(violating)
+	reprieve(safe)
 	key.victims = len(victims)
 	return victims, key, len(victims) > 0
 }

@@ -204,13 +204,13 @@ func (s *Scheduler) Nodes() []cluster.NodeID { return s.nodes }
 func (s *Scheduler) Topology() *Topology { return s.topo }
 
 // Reason implements Handle.
-func (s *Scheduler) Reason(msg string, unresolvable bool) Reason {
+func (s *Scheduler) Reason(msg string, res Resolvability) Reason {
 	if r, ok := s.reasonIDs[msg]; ok {
 		return r
 	}
 	r := Reason(len(s.reasons))
 	s.reasons = append(s.reasons, msg)
-	s.unresolvable = append(s.unresolvable, unresolvable)
+	s.unresolvable = append(s.unresolvable, res == Unresolvable)
 	s.reasonIDs[msg] = r
 	s.reasonCount = append(s.reasonCount, 0)
 	return r

@@ -59,8 +59,8 @@ func newRefSpread(h Handle, args PluginArgs) (Plugin, error) {
 		zone:       h.Cluster().KeyZone,
 		defaulting: args.SpreadDefaulting,
 		defaults:   args.DefaultConstraints,
-		missing:    h.Reason("node(s) didn't match pod topology spread constraints (missing required label)", true),
-		skewed:     h.Reason("node(s) didn't match pod topology spread constraints", false),
+		missing:    h.Reason("node(s) didn't match pod topology spread constraints (missing required label)", Unresolvable),
+		skewed:     h.Reason("node(s) didn't match pod topology spread constraints", Resolvable),
 		softCache:  map[*cluster.PodSpec]refSoftConstraints{},
 	}
 	if p.defaulting == "" {

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -186,13 +187,7 @@ func spreadAgainstReference(t *testing.T, seed uint64, listDefaulting bool) {
 		case op == 10:
 			nid := cluster.NodeID(rng.IntN(len(h.cl.Nodes)))
 			h.cl.RemoveNode(nid)
-			kept := bound[:0]
-			for _, id := range bound {
-				if h.cl.Pods[id].Phase.OnNode() {
-					kept = append(kept, id)
-				}
-			}
-			bound = kept
+			bound = slices.DeleteFunc(bound, func(id cluster.PodID) bool { return !h.cl.Pods[id].Phase.OnNode() })
 		default:
 			addNode()
 		}

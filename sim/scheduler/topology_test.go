@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -95,13 +96,7 @@ func countersAgainstRecount(t *testing.T, seed uint64) {
 			newCounter()
 		case op == 16:
 			h.cl.RemoveNode(cluster.NodeID(rng.IntN(len(h.cl.Nodes))))
-			kept := bound[:0]
-			for _, id := range bound {
-				if h.cl.Pods[id].Phase.OnNode() {
-					kept = append(kept, id)
-				}
-			}
-			bound = kept
+			bound = slices.DeleteFunc(bound, func(id cluster.PodID) bool { return !h.cl.Pods[id].Phase.OnNode() })
 		default:
 			h.node(fmt.Sprint("n", len(h.cl.Nodes)), 64000, 1<<20, nil)
 		}

@@ -67,14 +67,7 @@ var bandLabels = [...]string{"<5%", "5-10%", "10-15%", "15-20%", ">20%"}
 func TestCalibrationMultiInstanceReclaims(t *testing.T) {
 	eng, m := newTestMarket(t, 2, DefaultConfig())
 	bands := typesByBand(t, testCatalog(t), 10)
-	var pools []Offering
-	for b := range bands {
-		for _, ty := range bands[b] {
-			for _, z := range testZones {
-				pools = append(pools, spotOffering(ty, z))
-			}
-		}
-	}
+	pools := spotPools(bands[:]...)
 	// 150 pools of 10 instances, kept at 10 by relaunching, for 180 days.
 	k := newKeeper(t, eng, m, pools, 10)
 	eng.Run(180 * day)
@@ -116,14 +109,7 @@ func TestCalibrationMultiInstanceReclaims(t *testing.T) {
 func TestCalibrationSpellsHeavyTailed(t *testing.T) {
 	eng, m := newTestMarket(t, 3, DefaultConfig())
 	bands := typesByBand(t, testCatalog(t), 4)
-	var pools []Offering
-	for b := range bands {
-		for _, ty := range bands[b] {
-			for _, z := range testZones {
-				pools = append(pools, spotOffering(ty, z))
-			}
-		}
-	}
+	pools := spotPools(bands[:]...)
 	// Probe 60 pools every 30 s for 60 days, as a caller would see them,
 	// shocks included.
 	const step = 30 * time.Second

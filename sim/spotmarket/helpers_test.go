@@ -54,6 +54,32 @@ func spotOffering(typ, zone string) Offering {
 	return Offering{InstanceType: typ, Zone: zone, CapacityType: cluster.Spot}
 }
 
+// launchN launches n instances in offering o and returns their IDs.
+func launchN(t testing.TB, m *Market, o Offering, n int) []InstanceID {
+	t.Helper()
+	var ids []InstanceID
+	for range n {
+		res, err := m.Launch(LaunchRequest{Offerings: []Offering{o}})
+		require.NoError(t, err)
+		ids = append(ids, res.Instance)
+	}
+	return ids
+}
+
+// spotPools lists the spot offerings of types in every test zone, type by
+// type.
+func spotPools(types ...[]string) []Offering {
+	var out []Offering
+	for _, ts := range types {
+		for _, ty := range ts {
+			for _, z := range testZones {
+				out = append(out, spotOffering(ty, z))
+			}
+		}
+	}
+	return out
+}
+
 // mustLaunch launches one instance in one of offs (Prioritized, starting at
 // offs[start%len]) and fails the test if none succeeds.
 func mustLaunch(t testing.TB, m *Market, owner string, offs []Offering, start int) LaunchResult {

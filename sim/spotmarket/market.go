@@ -605,17 +605,39 @@ func (m *Market) removeLive(id InstanceID) {
 	in.slot = -1
 }
 
+// rebalanceWay is when a reclaimed instance's rebalance recommendation
+// comes, if at all.
+type rebalanceWay uint8
+
+const (
+	rebalanceNone       rebalanceWay = iota
+	rebalanceNow                     // at once, ahead of the notice
+	rebalanceWithNotice              // together with the notice
+)
+
+// wayOf draws a rebalanceWay from u, uniform on [0, 1), with the
+// configured probabilities.
+func (b RebalanceConfig) wayOf(u float64) rebalanceWay {
+	switch {
+	case u < b.EarlyProb:
+		return rebalanceNow
+	case u < b.EarlyProb+b.WithNoticeProb:
+		return rebalanceWithNotice
+	}
+	return rebalanceNone
+}
+
 // doom commits a live instance to a reclaim: its notice comes after
-// noticeIn, a rebalance recommendation after rebalIn (if >= 0) or with the
-// notice (withReb). The caller reschedules the pool.
-func (m *Market) doom(id InstanceID, noticeIn, rebalIn time.Duration, withReb bool) {
+// noticeIn, a rebalance recommendation as way says. The caller reschedules
+// the pool.
+func (m *Market) doom(id InstanceID, noticeIn time.Duration, way rebalanceWay) {
 	m.removeLive(id)
 	in := &m.inst[id]
 	in.state = stDoomed
-	in.withReb = withReb
+	in.withReb = way == rebalanceWithNotice
 	in.notice = m.eng.After(noticeIn, engine.Event{Handler: m.id, Kind: evNotice, Obj: int32(id)})
-	if rebalIn >= 0 {
-		m.rebalance(id, rebalIn)
+	if way == rebalanceNow {
+		m.rebalance(id, 0)
 	}
 }
 
@@ -721,14 +743,12 @@ func (m *Market) background(pi int32) {
 	if p.rng.Float64()*(1+m.falseFactor) >= 1 {
 		m.rebalance(id, 0)
 	} else {
-		switch u := p.rng.Float64(); {
-		case u < rb.EarlyProb:
-			m.doom(id, m.earlyLead(p), 0, false)
-		case u < rb.EarlyProb+rb.WithNoticeProb:
-			m.doom(id, 0, -1, true)
-		default:
-			m.doom(id, 0, -1, false)
+		way := rb.wayOf(p.rng.Float64())
+		noticeIn := time.Duration(0)
+		if way == rebalanceNow {
+			noticeIn = m.earlyLead(p)
 		}
+		m.doom(id, noticeIn, way)
 	}
 	m.reschedule(pi)
 }

@@ -186,12 +186,7 @@ func TestSpotVCPUQuota(t *testing.T) {
 	cfg.SpotVCPUQuota = 5 // c5.large has 2 vCPUs
 	_, m := newTestMarket(t, 1, cfg)
 	o := spotOffering("c5.large", zoneA)
-	var ids []InstanceID
-	for range 2 {
-		res, err := m.Launch(LaunchRequest{Offerings: []Offering{o}})
-		require.NoError(t, err)
-		ids = append(ids, res.Instance)
-	}
+	ids := launchN(t, m, o, 2)
 	res, err := m.Launch(LaunchRequest{Offerings: []Offering{o, {InstanceType: "c5.large", Zone: zoneA, CapacityType: cluster.OnDemand}}})
 	require.NoError(t, err)
 	assert.Equal(t, []OfferingError{{Offering: o, Code: CodeSpotLimit}}, res.Errors)
@@ -237,12 +232,7 @@ func TestNoticePrecedesEveryReclaimByTwoMinutes(t *testing.T) {
 	eng, m := newTestMarket(t, 7, cfg)
 	cat := testCatalog(t)
 	bands := typesByBand(t, cat, 4)
-	var pools []Offering
-	for _, ty := range bands[4] {
-		for _, z := range testZones {
-			pools = append(pools, spotOffering(ty, z))
-		}
-	}
+	pools := spotPools(bands[4])
 	k := newKeeper(t, eng, m, pools, 10)
 	eng.Run(30 * day)
 	reclaims := 0
@@ -272,12 +262,7 @@ func TestRebalanceProportions(t *testing.T) {
 	cfg.HazardMultiplier = 5
 	eng, m := newTestMarket(t, 8, cfg)
 	bands := typesByBand(t, testCatalog(t), 10)
-	var pools []Offering
-	for _, ty := range bands[4] {
-		for _, z := range testZones {
-			pools = append(pools, spotOffering(ty, z))
-		}
-	}
+	pools := spotPools(bands[4])
 	k := newKeeper(t, eng, m, pools, 20)
 	eng.Run(60 * day)
 	var early, with, notices int
@@ -322,15 +307,10 @@ func TestTerminateCancelsPendingSignals(t *testing.T) {
 	rec := &recorder{}
 	m.Subscribe(rec)
 	o := spotOffering("c5.large", zoneA)
-	var ids []InstanceID
-	for range 4 {
-		res, err := m.Launch(LaunchRequest{Offerings: []Offering{o}})
-		require.NoError(t, err)
-		ids = append(ids, res.Instance)
-	}
-	// An instance doomed by the model with an early recommendation and its
-	// notice hours away: terminating it silences both.
-	m.doom(ids[3], 5*time.Hour, time.Minute, false)
+	ids := launchN(t, m, o, 4)
+	// An instance doomed by the model with an early recommendation (now) and
+	// its notice hours away: terminating it silences both.
+	m.doom(ids[3], 5*time.Hour, rebalanceNow)
 
 	eng.Run(10*time.Minute + time.Second)
 	// ids[0..2] got a rebalance recommendation and a notice; ids[3] only
@@ -389,10 +369,7 @@ func TestScriptedIssueExample(t *testing.T) {
 	spared := []Offering{spotOffering("c5.large", "us-east-1b"), spotOffering("m5.large", zoneA),
 		{InstanceType: "c5.large", Zone: zoneA, CapacityType: cluster.OnDemand}}
 	for _, o := range append(slices.Clone(hit), spared...) {
-		for range 10 {
-			_, err := m.Launch(LaunchRequest{Offerings: []Offering{o}})
-			require.NoError(t, err)
-		}
+		launchN(t, m, o, 10)
 	}
 	eng.Run(31 * time.Minute)
 	for _, o := range hit {
@@ -564,4 +541,15 @@ func TestPoolStreamIndependence(t *testing.T) {
 	require.Greater(t, len(keys(alone, is1)), 20)
 	require.NotEmpty(t, keys(with, others))
 	assert.Equal(t, keys(alone, is1), keys(with, is1))
+}
+
+func TestRebalanceWayOf(t *testing.T) {
+	b := RebalanceConfig{EarlyProb: 0.25, WithNoticeProb: 0.5}
+	for u, want := range map[float64]rebalanceWay{
+		0: rebalanceNow, 0.2: rebalanceNow,
+		0.25: rebalanceWithNotice, 0.7: rebalanceWithNotice,
+		0.75: rebalanceNone, 0.99: rebalanceNone,
+	} {
+		assert.Equal(t, want, b.wayOf(u), "u=%v", u)
+	}
 }

@@ -187,14 +187,9 @@ func (m *Market) startShock(i int32) {
 				id := p.live[k]
 				if p.rng.Float64() < f {
 					in := time.Duration(p.rng.ExpFloat64() * spread)
-					switch u := p.rng.Float64(); {
-					case u < rb.EarlyProb: // as early as a sudden shock allows: at once
-						m.doom(id, in, 0, false)
-					case u < rb.EarlyProb+rb.WithNoticeProb:
-						m.doom(id, in, -1, true)
-					default:
-						m.doom(id, in, -1, false)
-					}
+					// An early recommendation comes as early as a sudden
+					// shock allows: at once.
+					m.doom(id, in, rb.wayOf(p.rng.Float64()))
 				} else if p.rng.Float64() < q {
 					m.rebalance(id, time.Duration(p.rng.ExpFloat64()*spread))
 				}
@@ -330,7 +325,7 @@ func (m *Market) hitFraction(pi int32, reb, intr float64) {
 		m.rebalance(p.live[j], 0)
 	}
 	for k := share(intr, n); k > 0 && len(p.live) > 0; k-- {
-		m.doom(p.live[p.rng.IntN(len(p.live))], 0, -1, false)
+		m.doom(p.live[p.rng.IntN(len(p.live))], 0, rebalanceNone)
 	}
 	m.reschedule(pi)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/duration"
 )
 
 // TraceKind is what a trace line does.
@@ -320,42 +321,22 @@ func parsePool(s string) (Offering, bool) {
 	return o, true
 }
 
-// maxTraceTime bounds trace times as scenarios bound durations: a year.
-const maxTraceTime = 366 * 24 * time.Hour
-
 // parseTraceTime reads Go duration syntax plus whole days ("2d", "1d12h"),
-// or a number of seconds.
+// or a number of seconds, from 0 to a year (as scenarios bound durations).
 func parseTraceTime(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, errors.New("empty time")
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if !(f >= 0) || f > maxTraceTime.Seconds() {
+		if !(f >= 0) || f > duration.Year.Seconds() {
 			return 0, fmt.Errorf("%q is out of range", s)
 		}
 		return time.Duration(f * float64(time.Second)), nil
 	}
-	var days time.Duration
-	rest := s
-	if i := strings.IndexByte(rest, 'd'); i >= 0 {
-		n, err := strconv.ParseInt(rest[:i], 10, 64)
-		if err != nil || n < 0 || n > 366 {
-			return 0, fmt.Errorf("%q is not a duration", s)
-		}
-		days = time.Duration(n) * 24 * time.Hour
-		rest = rest[i+1:]
-	}
-	var d time.Duration
-	if rest != "" {
-		var err error
-		if d, err = time.ParseDuration(rest); err != nil {
-			return 0, fmt.Errorf("%q is not a duration", s)
-		}
-	}
-	d += days
-	if d < 0 || d > maxTraceTime {
+	d, err := duration.Parse(s)
+	if errors.Is(err, duration.ErrNegative) || (err == nil && d > duration.Year) {
 		return 0, fmt.Errorf("%q is out of range (0 to a year)", s)
 	}
-	return d, nil
+	return d, err
 }

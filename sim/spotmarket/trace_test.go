@@ -108,10 +108,7 @@ func TestReplayDrivesTheMarket(t *testing.T) {
 	m.Subscribe(rec)
 	c5l, c5x, m5b := spotOffering("c5.large", zoneA), spotOffering("c5.xlarge", zoneA), spotOffering("m5.large", "us-east-1b")
 	for _, o := range []Offering{c5l, c5x, m5b} {
-		for range 10 {
-			_, err := m.Launch(LaunchRequest{Offerings: []Offering{o}})
-			require.NoError(t, err)
-		}
+		launchN(t, m, o, 10)
 	}
 	regime := func(o Offering) Regime { r, _ := m.Regime(o); return r }
 	price := func(o Offering) float64 { p, _ := m.Price(o); return p }

@@ -7,12 +7,7 @@ import (
 )
 
 func TestDecodeSpecInScenario(t *testing.T) {
-	d := readDoc(t, `apiVersion: clustersim.dev/v1alpha1
-kind: Scenario
-metadata: {name: x}
-spec:
-  clusterAutoscaler:
-    args: [--expander=priority]
+	d := readDoc(t, caScenario+`    args: [--expander=priority]
     priorities:
       10: [".*spot.*"]
       1: [".*"]
@@ -31,7 +26,7 @@ spec:
 	require.Len(t, s.Priorities.Rules, 2)
 	require.Equal(t, []int{8}, s.Priorities.Rules[0].Lines)
 
-	d = readDoc(t, "apiVersion: clustersim.dev/v1alpha1\nkind: Scenario\nmetadata: {name: x}\nspec:\n  clusterAutoscaler:\n    argz: []\n")
+	d = readDoc(t, caScenario+"    argz: []\n")
 	err = d.Decode(&doc)
 	require.EqualError(t, err, `cm.yaml:6: spec.clusterAutoscaler.argz: unknown field "argz"; did you mean "args"?`)
 }

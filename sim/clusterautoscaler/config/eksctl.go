@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -303,11 +304,20 @@ func (c *compiler) checkName(seen map[string]string, name, path string) {
 	seen[name] = path
 }
 
+// nodeGroupKind is eksctl's kind of node group: managedNodeGroups or
+// (self-managed) nodeGroups.
+type nodeGroupKind bool
+
+const (
+	managedGroup     nodeGroupKind = true
+	selfManagedGroup nodeGroupKind = false
+)
+
 // common compiles the fields both kinds share; ok is false after an error.
-func (c *compiler) common(b *nodeGroupBase, path string, types []string, typesPath string, managed bool) (NodeGroup, bool) {
+func (c *compiler) common(b *nodeGroupBase, path string, types []string, typesPath string, kind nodeGroupKind) (NodeGroup, bool) {
 	nerr := len(c.errs)
-	g := NodeGroup{Name: b.Name, Managed: managed, File: c.d.File, Line: c.d.LineOf(path), Path: path}
-	g.ASGName = asgName(c.cfg.Metadata.Name, b.Name, managed)
+	g := NodeGroup{Name: b.Name, Managed: kind == managedGroup, File: c.d.File, Line: c.d.LineOf(path), Path: path}
+	g.ASGName = asgName(c.cfg.Metadata.Name, b.Name, kind)
 
 	// Instance types, checked against the catalogue.
 	if len(types) == 0 && b.InstanceSelector != nil {
@@ -436,9 +446,19 @@ func (c *compiler) common(b *nodeGroupBase, path string, types []string, typesPa
 	return g, len(c.errs) == nerr
 }
 
+// taintForms says how a node group may write its taints: a list (as
+// managedNodeGroups must), or a list or a map (nodeGroups).
+type taintForms bool
+
+const (
+	taintList      taintForms = false
+	taintListOrMap taintForms = true
+)
+
 // taints compiles a taints field. eksctl accepts the map form only for
 // (self-managed) nodeGroups.
-func (c *compiler) taints(raw *rawTaints, path string, allowMap bool) []Taint {
+func (c *compiler) taints(raw *rawTaints, path string, forms taintForms) []Taint {
+	allowMap := forms == taintListOrMap
 	if raw == nil {
 		return nil
 	}
@@ -457,7 +477,7 @@ func (c *compiler) taints(raw *rawTaints, path string, allowMap bool) []Taint {
 			c.fail(path, "", "taints: %v", err)
 			return nil
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			p := keyPath(path, k)
 			s, ok := m[k].(string)
 			if !ok {
@@ -491,7 +511,7 @@ func (c *compiler) taints(raw *rawTaints, path string, allowMap bool) []Taint {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		var key, value, effect string
 		bad := false
-		for _, f := range sortedKeys(item) {
+		for _, f := range slices.Sorted(maps.Keys(item)) {
 			s, isString := item[f].(string)
 			switch f {
 			case "key", "value", "effect":
@@ -501,7 +521,7 @@ func (c *compiler) taints(raw *rawTaints, path string, allowMap bool) []Taint {
 				}
 			default:
 				hint := "a taint has key, value and effect"
-				if s := suggest(f, []string{"key", "value", "effect"}); s != "" {
+				if s := closestName(f, []string{"key", "value", "effect"}); s != "" {
 					hint = fmt.Sprintf("did you mean %q?", s)
 				}
 				c.fail(p+"."+f, hint, "unknown field %q", f)
@@ -571,8 +591,8 @@ func (c *compiler) managed(m *managedNodeGroup, path string) (NodeGroup, bool) {
 		}
 		types, typesPath = []string{m.InstanceType}, path+".instanceType"
 	}
-	g, ok := c.common(&m.nodeGroupBase, path, types, typesPath, true)
-	g.Taints = c.taints(m.Taints, path+".taints", false)
+	g, ok := c.common(&m.nodeGroupBase, path, types, typesPath, managedGroup)
+	g.Taints = c.taints(m.Taints, path+".taints", taintList)
 	if !ok || len(c.errs) > nerr {
 		return g, false
 	}
@@ -628,7 +648,7 @@ func (c *compiler) managed(m *managedNodeGroup, path string) (NodeGroup, bool) {
 	}
 	tpl, warns := BuildTemplate(it, c.env.Region, g.Zones, g.Tags, mng, g.Taints)
 	// Resource tags on the managed node group itself override the ASG's.
-	for _, k := range sortedKeys(userTags) {
+	for _, k := range slices.Sorted(maps.Keys(userTags)) {
 		if name, ok := strings.CutPrefix(k, TagPrefixResources); ok && name != "" {
 			t2, w2 := BuildTemplate(it, c.env.Region, g.Zones, map[string]string{k: userTags[k]}, nil, nil)
 			if q, ok := t2.Capacity[name]; ok {
@@ -672,8 +692,8 @@ func (c *compiler) unmanaged(n *nodeGroup, path string) (NodeGroup, bool) {
 		c.fail(path+".instanceType", "add instancesDistribution.instanceTypes", `instanceType "mixed" needs instancesDistribution`)
 		return NodeGroup{}, false
 	}
-	g, ok := c.common(&n.nodeGroupBase, path, types, typesPath, false)
-	g.Taints = c.taints(n.Taints, path+".taints", true)
+	g, ok := c.common(&n.nodeGroupBase, path, types, typesPath, selfManagedGroup)
+	g.Taints = c.taints(n.Taints, path+".taints", taintListOrMap)
 	g.OnDemandPercent = 100
 	// The ASG defaults: on-demand "prioritized" (the overrides' order),
 	// spot "lowest-price" (Amazon EC2 Auto Scaling API reference,
@@ -744,7 +764,7 @@ func (c *compiler) unmanaged(n *nodeGroup, path string) (NodeGroup, bool) {
 	if g.MinSize == 0 {
 		// What the Cluster Autoscaler cannot see while the group is empty.
 		var missing []string
-		for _, k := range sortedKeys(g.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(g.Labels)) {
 			if _, ok := tpl.Labels[k]; !ok && k != LabelEksctlCluster && k != LabelEksctlNodeGroup {
 				missing = append(missing, k)
 			}

@@ -283,8 +283,8 @@ func TestBuildTemplateFromTags(t *testing.T) {
 func ptr(q resource.Quantity) *resource.Quantity { return &q }
 
 func TestASGNamesAreStable(t *testing.T) {
-	require.Equal(t, asgName("demo", "ng", true), asgName("demo", "ng", true))
-	require.NotEqual(t, asgName("demo", "ng", true), asgName("other", "ng", true))
-	require.Regexp(t, `^eks-ng-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`, asgName("demo", "ng", true))
-	require.Regexp(t, `^eksctl-demo-nodegroup-ng-NodeGroup-[A-Z0-9]{12}$`, asgName("demo", "ng", false))
+	require.Equal(t, asgName("demo", "ng", managedGroup), asgName("demo", "ng", managedGroup))
+	require.NotEqual(t, asgName("demo", "ng", managedGroup), asgName("other", "ng", managedGroup))
+	require.Regexp(t, `^eks-ng-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`, asgName("demo", "ng", managedGroup))
+	require.Regexp(t, `^eksctl-demo-nodegroup-ng-NodeGroup-[A-Z0-9]{12}$`, asgName("demo", "ng", selfManagedGroup))
 }

@@ -446,7 +446,7 @@ func ParseFlags(args []string, d *manifest.Document, path string) (Options, erro
 		known := modelled || boolNoEffect[name] || valueNoEffect[name]
 		if !known {
 			hint := "see the flags of cluster-autoscaler --help (FAQ: What are the parameters to CA?)"
-			if s := suggest(name, knownFlagNames()); s != "" {
+			if s := closestName(name, knownFlagNames()); s != "" {
 				hint = fmt.Sprintf("did you mean --%s?", s)
 			}
 			fail(i, hint, "unknown Cluster Autoscaler flag --%s", name)
@@ -532,7 +532,7 @@ func parseExpanders(v string) ([]string, error) {
 		switch {
 		case !known:
 			hint := ""
-			if s := suggest(name, expanderNames); s != "" {
+			if s := closestName(name, expanderNames); s != "" {
 				hint = fmt.Sprintf("; did you mean %s?", s)
 			}
 			return nil, fmt.Errorf("unknown expander %q (known: random, most-pods, least-waste, least-nodes, price, priority)%s", name, hint)

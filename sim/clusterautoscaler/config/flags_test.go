@@ -126,12 +126,7 @@ func TestParseFlagsErrors(t *testing.T) {
 }
 
 func TestParseFlagsErrorLines(t *testing.T) {
-	docs, err := manifest.ReadBytes("s.yaml", []byte(`apiVersion: clustersim.dev/v1alpha1
-kind: Scenario
-metadata: {name: x}
-spec:
-  clusterAutoscaler:
-    args:
+	docs, err := manifest.ReadBytes("s.yaml", []byte(caScenario+`    args:
       - --scan-interval=10s
       - --expandr=priority
 `))

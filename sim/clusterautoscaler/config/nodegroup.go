@@ -3,7 +3,9 @@ package config
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -145,7 +147,7 @@ func BuildTemplate(it *catalog.InstanceType, region string, zones []string, tags
 	t.Labels[LabelRegion] = region
 	t.Labels[LabelZone] = t.Zone
 	t.Labels[LabelEBSCSIZone] = t.Zone
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		v := tags[k]
 		switch {
 		case strings.HasPrefix(k, TagPrefixLabel):
@@ -174,7 +176,7 @@ func BuildTemplate(it *catalog.InstanceType, region string, zones []string, tags
 			t.Capacity[name] = q
 		}
 	}
-	for _, k := range sortedKeys(mngLabels) {
+	for _, k := range slices.Sorted(maps.Keys(mngLabels)) {
 		t.Labels[k] = mngLabels[k]
 	}
 	t.Taints = append(t.Taints, mngTaints...)
@@ -216,11 +218,11 @@ func NormalizeEffect(e string) (string, bool) {
 // node group "eks-<name>-<uuid>", for an eksctl node group
 // "eksctl-<cluster>-nodegroup-<name>-NodeGroup-<suffix>". The random parts
 // are a hash of the cluster and group names, so runs are reproducible.
-func asgName(cluster, name string, managed bool) string {
+func asgName(cluster, name string, kind nodeGroupKind) string {
 	h := fnv.New128a()
 	h.Write([]byte(cluster + "\x00" + name))
 	sum := h.Sum(nil)
-	if managed {
+	if kind == managedGroup {
 		x := fmt.Sprintf("%x", sum)
 		return fmt.Sprintf("eks-%s-%s-%s-%s-%s-%s", name, x[0:8], x[8:12], x[12:16], x[16:20], x[20:32])
 	}

@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/clustersim/clustersim/sim/internal/suggest"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -76,11 +79,8 @@ func ParsePriorityConfigMap(d *manifest.Document) (Priorities, error) {
 	text, ok := cm.Data[PriorityConfigMapKey]
 	if !ok {
 		hint := "put the YAML map of priority -> regexes under data.priorities"
-		for _, k := range sortedKeys(cm.Data) {
-			if manifest.EditDistance(strings.ToLower(k), PriorityConfigMapKey) <= 3 {
-				hint = fmt.Sprintf("did you mean %q?", PriorityConfigMapKey)
-				break
-			}
+		if suggest.Closest(PriorityConfigMapKey, slices.Collect(maps.Keys(cm.Data)), 3) != "" {
+			hint = fmt.Sprintf("did you mean %q?", PriorityConfigMapKey)
 		}
 		return Priorities{}, manifest.Errors{d.Errorf("data", hint, "no data.%s: the priority expander ignores this ConfigMap", PriorityConfigMapKey)}.Err()
 	}
@@ -98,7 +98,7 @@ func valueLine(d *manifest.Document, parent, key string) (line int, exact bool) 
 		n = n.Content[0]
 	}
 	for _, k := range []string{parent, key} {
-		n = mappingValue(n, k)
+		n = manifest.MappingValue(n, k)
 		if n == nil {
 			return line, false
 		}
@@ -110,18 +110,6 @@ func valueLine(d *manifest.Document, parent, key string) (line int, exact bool) 
 		return n.Line, true
 	}
 	return n.Line, false
-}
-
-func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // parsePrioritiesText parses the YAML text of data.priorities. base is the
@@ -213,7 +201,7 @@ func compileSpecPriorities(d *manifest.Document, path string, m map[string][]str
 		out.File = d.File
 	}
 	var errs manifest.Errors
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		kp := keyPath(path, k)
 		prio, err := strconv.Atoi(strings.TrimSpace(k))
 		if err != nil {

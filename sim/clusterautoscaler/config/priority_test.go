@@ -17,6 +17,10 @@ func readDoc(t *testing.T, yaml string) *manifest.Document {
 	return docs[0]
 }
 
+// caScenario starts a Scenario document at its clusterAutoscaler section
+// (line 5); the fields follow, indented by four spaces.
+const caScenario = "apiVersion: clustersim.dev/v1alpha1\nkind: Scenario\nmetadata: {name: x}\nspec:\n  clusterAutoscaler:\n"
+
 func TestPriorityConfigMap(t *testing.T) {
 	d := readDoc(t, `apiVersion: v1
 kind: ConfigMap
@@ -75,12 +79,7 @@ func TestPriorityConfigMapWrongName(t *testing.T) {
 }
 
 func TestSettingsSpecCompile(t *testing.T) {
-	d := readDoc(t, `apiVersion: clustersim.dev/v1alpha1
-kind: Scenario
-metadata: {name: x}
-spec:
-  clusterAutoscaler:
-    args: [--expander=priority,least-waste, --scan-interval=20s]
+	d := readDoc(t, caScenario+`    args: [--expander=priority,least-waste, --scan-interval=20s]
     priorities:
       10: [".*spot.*"]
       5: ["(bad"]

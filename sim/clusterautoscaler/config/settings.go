@@ -234,7 +234,7 @@ func CrossCheck(groups []NodeGroup, s *Settings) ([]*manifest.Error, error) {
 		}
 		if !found {
 			hint := "name a node group or its ASG: " + strings.Join(GroupNames(groups), ", ")
-			if sug := suggest(n.Name, GroupNames(groups)); sug != "" {
+			if sug := closestName(n.Name, GroupNames(groups)); sug != "" {
 				hint = fmt.Sprintf("did you mean %s?", sug)
 			}
 			errs = append(errs, errorAt(d, fmt.Sprintf("%s[%d]", argsPath, n.Arg), hint, "--nodes names no node group %q", n.Name))

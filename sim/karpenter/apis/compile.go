@@ -2,10 +2,11 @@ package apis
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,12 +94,7 @@ func Compile(docs []*manifest.Document, env Env) (Result, error) {
 		res.NodePools = append(res.NodePools, p.pool)
 	}
 	sort.Slice(res.NodePools, func(i, j int) bool { return res.NodePools[i].Name < res.NodePools[j].Name })
-	keys := make([]string, 0, len(c.classes))
-	for k := range c.classes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(c.classes)) {
 		res.NodeClasses = append(res.NodeClasses, *c.classes[k])
 	}
 	sort.SliceStable(c.warns, func(i, j int) bool {
@@ -139,17 +135,25 @@ func (c *compiler) fail(d *manifest.Document, path, hint, format string, args ..
 	c.errs = append(c.errs, d.Errorf(path, hint, format, args...))
 }
 
-func (c *compiler) failErr(err error) {
-	var many manifest.Errors
-	var one *manifest.Error
-	switch {
-	case errors.As(err, &many):
-		c.errs = append(c.errs, many...)
-	case errors.As(err, &one):
-		c.errs = append(c.errs, one)
-	default:
-		c.errs = append(c.errs, &manifest.Error{Msg: err.Error()})
+func (c *compiler) failErr(err error) { c.errs = c.errs.Add(err) }
+
+// decode decodes d into a T; a decoding error is recorded and ok is false.
+func decode[T any](c *compiler, d *manifest.Document) (obj T, ok bool) {
+	if err := d.Decode(&obj); err != nil {
+		c.failErr(err)
+		return obj, false
 	}
+	return obj, true
+}
+
+// named reports whether an object has a name, recording an error at
+// metadata.name (with hint) when not.
+func (c *compiler) named(d *manifest.Document, name, hint string) bool {
+	if name == "" {
+		c.fail(d, "metadata.name", hint, "missing metadata.name")
+		return false
+	}
+	return true
 }
 
 func (c *compiler) warn(d *manifest.Document, path, format string, args ...any) {
@@ -174,13 +178,8 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 		c.fail(d, "apiVersion", "use apiVersion: "+APIVersionAWSV1, "EC2NodeClass is served as %s (and formerly %s), not %q", APIVersionAWSV1, APIVersionAWSV1beta1, d.APIVersion)
 		return
 	}
-	var obj ec2NodeClassV1
-	if err := d.Decode(&obj); err != nil {
-		c.failErr(err)
-		return
-	}
-	if obj.Metadata.Name == "" {
-		c.fail(d, "metadata.name", "name the EC2NodeClass; NodePools refer to it by name", "missing metadata.name")
+	obj, ok := decode[ec2NodeClassV1](c, d)
+	if !ok || !c.named(d, obj.Metadata.Name, "name the EC2NodeClass; NodePools refer to it by name") {
 		return
 	}
 	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindEC2NodeClass, File: d.File, Line: d.Line}
@@ -221,13 +220,8 @@ func (c *compiler) awsNodeTemplate(d *manifest.Document) {
 		c.fail(d, "apiVersion", "write an EC2NodeClass (apiVersion: "+APIVersionAWSV1+")", "AWSNodeTemplate existed only in %s, not %q", APIVersionAWSV1alpha, d.APIVersion)
 		return
 	}
-	var obj awsNodeTemplate
-	if err := d.Decode(&obj); err != nil {
-		c.failErr(err)
-		return
-	}
-	if obj.Metadata.Name == "" {
-		c.fail(d, "metadata.name", "name the AWSNodeTemplate; Provisioners refer to it by providerRef.name", "missing metadata.name")
+	obj, ok := decode[awsNodeTemplate](c, d)
+	if !ok || !c.named(d, obj.Metadata.Name, "name the AWSNodeTemplate; Provisioners refer to it by providerRef.name") {
 		return
 	}
 	c.warn(d, "kind", "karpenter.k8s.aws/v1alpha1 AWSNodeTemplate was replaced by EC2NodeClass in karpenter.k8s.aws/v1beta1 and removed in v1: read as an EC2NodeClass (its subnet, security group and AMI selectors do not change where pods land and are ignored)")
@@ -291,7 +285,7 @@ func (c *compiler) kubelet(d *manifest.Document, path string, k *kubeletConfig) 
 		field string
 		vals  map[string]string
 	}{{"evictionHard", k.EvictionHard}, {"evictionSoft", k.EvictionSoft}} {
-		for _, key := range sortedKeys(m.vals) {
+		for _, key := range slices.Sorted(maps.Keys(m.vals)) {
 			v := m.vals[key]
 			p := fmt.Sprintf("%s.%s[%q]", path, m.field, key)
 			switch key {
@@ -321,7 +315,7 @@ func (c *compiler) kubelet(d *manifest.Document, path string, k *kubeletConfig) 
 
 func (c *compiler) reserved(d *manifest.Document, path string, m map[string]string) Reserved {
 	var r Reserved
-	for _, key := range sortedKeys(m) {
+	for _, key := range slices.Sorted(maps.Keys(m)) {
 		p := fmt.Sprintf("%s[%q]", path, key)
 		q, err := resource.ParseQuantity(m[key])
 		if err != nil {
@@ -356,15 +350,33 @@ func parsePercent(s string) (float64, bool) {
 
 // --- shared pieces of NodePools ---
 
+// apiGeneration is the API generation of the document being compiled:
+// karpenter.sh/v1, or a legacy one (v1beta1 NodePool, v1alpha5 Provisioner)
+// that is converted, with a warning where v1 has an error.
+type apiGeneration uint8
+
+const (
+	v1API apiGeneration = iota
+	legacyAPI
+)
+
+// neverRule says whether a duration field accepts "Never".
+type neverRule bool
+
+const (
+	neverAllowed  neverRule = true
+	neverRejected neverRule = false
+)
+
 // durationOrNever parses a NillableDuration: whole hours, minutes and
 // seconds ("720h", "1h30m", "90s") or "Never". ok is false after an error.
-func (c *compiler) durationOrNever(d *manifest.Document, path, text string, allowNever bool) (v time.Duration, never bool, ok bool) {
-	if text == "Never" && allowNever {
+func (c *compiler) durationOrNever(d *manifest.Document, path, text string, allowNever neverRule) (v time.Duration, never bool, ok bool) {
+	if text == "Never" && allowNever == neverAllowed {
 		return 0, true, true
 	}
 	if !karpenterDuration(text) {
 		hint := "write whole hours, minutes or seconds such as 720h, 30m or 90s"
-		if allowNever {
+		if allowNever == neverAllowed {
 			hint += ", or Never"
 		}
 		c.fail(d, path, hint, "%q is not a duration Karpenter accepts", text)
@@ -398,9 +410,10 @@ func karpenterDuration(s string) bool {
 
 var effectSpellings = map[string]string{"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
 
-// taints compiles taints. legacy converts the EKS effect spellings with a
+// taints compiles taints. A legacy document converts the EKS effect spellings with a
 // warning; a v1 document gets an error for them.
-func (c *compiler) taints(d *manifest.Document, path string, in []taint, legacy bool) []cluster.Taint {
+func (c *compiler) taints(d *manifest.Document, path string, in []taint, gen apiGeneration) []cluster.Taint {
+	legacy := gen == legacyAPI
 	var out []cluster.Taint
 	for i, t := range in {
 		p := fmt.Sprintf("%s[%d]", path, i)
@@ -457,9 +470,10 @@ func restrictedDomain(key string) string {
 
 // labels compiles template labels. Reserved domains are an error in v1 and
 // dropped with a warning in legacy documents.
-func (c *compiler) labels(d *manifest.Document, path string, in map[string]string, legacy bool) map[string]string {
+func (c *compiler) labels(d *manifest.Document, path string, in map[string]string, gen apiGeneration) map[string]string {
+	legacy := gen == legacyAPI
 	out := map[string]string{}
-	for _, k := range sortedKeys(in) {
+	for _, k := range slices.Sorted(maps.Keys(in)) {
 		v := in[k]
 		p := fmt.Sprintf("%s[%q]", path, k)
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
@@ -498,7 +512,7 @@ func (c *compiler) labels(d *manifest.Document, path string, in map[string]strin
 func (c *compiler) annotations(d *manifest.Document, path string, in map[string]string) (map[string]string, bool) {
 	out := map[string]string{}
 	dnd := false
-	for _, k := range sortedKeys(in) {
+	for _, k := range slices.Sorted(maps.Keys(in)) {
 		v := in[k]
 		p := fmt.Sprintf("%s[%q]", path, k)
 		switch k {
@@ -513,8 +527,9 @@ func (c *compiler) annotations(d *manifest.Document, path string, in map[string]
 }
 
 // requirements compiles requirements. Errors are errors in every version;
-// legacy only changes reserved keys from an error to a dropped warning.
-func (c *compiler) requirements(d *manifest.Document, path string, in []requirement, legacy bool) []Requirement {
+// a legacy document only changes reserved keys from an error to a dropped warning.
+func (c *compiler) requirements(d *manifest.Document, path string, in []requirement, gen apiGeneration) []Requirement {
+	legacy := gen == legacyAPI
 	var out []Requirement
 	for i, r := range in {
 		p := fmt.Sprintf("%s[%d]", path, i)
@@ -564,7 +579,7 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 			c.fail(d, p+".operator", hint, "%q is not a requirement operator", r.Operator)
 			continue
 		}
-		cr, err := cluster.CompileRequirement(c.env.Syms, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOperator(op), Values: vals}, false)
+		cr, err := cluster.CompileRequirement(c.env.Syms, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOperator(op), Values: vals}, cluster.MatchExpression)
 		if err != nil {
 			sub, msg, _ := strings.Cut(err.Error(), ": ")
 			c.fail(d, p+"."+sub, "", "%s", msg)
@@ -634,7 +649,7 @@ func (c *compiler) checkKnownValues(d *manifest.Document, path, key string, vals
 
 func (c *compiler) limits(d *manifest.Document, path string, in map[string]resource.Quantity) Limits {
 	out := Limits{Nodes: -1}
-	for _, k := range sortedKeys(in) {
+	for _, k := range slices.Sorted(maps.Keys(in)) {
 		q := in[k]
 		p := fmt.Sprintf("%s[%q]", path, k)
 		if q.Sign() < 0 {
@@ -773,17 +788,17 @@ func (c *compiler) weight(d *manifest.Document, path string, w *int32) int32 {
 // finish fills the derived fields and registers the draft.
 func (c *compiler) finish(dr *draft, labels, annotations map[string]string) {
 	p := &dr.pool
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		c.env.Syms.Intern(k)
 		c.env.Syms.Intern(labels[k])
 	}
 	p.Labels = cluster.CompileLabels(c.env.Syms, labels)
 	p.Annotations = annotations
 	h := fnv.New64a()
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		fmt.Fprintf(h, "l:%s=%s;", k, labels[k])
 	}
-	for _, k := range sortedKeys(annotations) {
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		fmt.Fprintf(h, "a:%s=%s;", k, annotations[k])
 	}
 	taintKeys := func(tag string, ts []cluster.Taint) {
@@ -835,15 +850,6 @@ func hashJSON(v any) uint64 {
 	h := fnv.New64a()
 	h.Write(b)
 	return h.Sum64()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // secondsText renders a count of seconds as a Karpenter duration.

@@ -118,13 +118,8 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 		}
 		removeKey(lookup(work.Node, o.path[:len(o.path)-1]...), o.path[len(o.path)-1])
 	}
-	var obj nodePoolV1
-	if err := work.Decode(&obj); err != nil {
-		c.failErr(err)
-		return
-	}
-	if obj.Metadata.Name == "" {
-		c.fail(d, "metadata.name", "name the NodePool", "missing metadata.name")
+	obj, ok := decode[nodePoolV1](c, work)
+	if !ok || !c.named(d, obj.Metadata.Name, "name the NodePool") {
 		return
 	}
 	s := &obj.Spec
@@ -137,12 +132,12 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 	p.Name, p.File, p.Line, p.Source = obj.Metadata.Name, d.File, d.Line, "karpenter.sh/v1 NodePool"
 	p.Weight = c.weight(d, "spec.weight", s.Weight)
 	t := &s.Template.Spec
-	labels := c.labels(d, "spec.template.metadata.labels", s.Template.Metadata.Labels, false)
+	labels := c.labels(d, "spec.template.metadata.labels", s.Template.Metadata.Labels, v1API)
 	annotations, dnd := c.annotations(d, "spec.template.metadata.annotations", s.Template.Metadata.Annotations)
 	p.DoNotDisrupt = dnd
-	p.Taints = c.taints(d, "spec.template.spec.taints", t.Taints, false)
-	p.StartupTaints = c.taints(d, "spec.template.spec.startupTaints", t.StartupTaints, false)
-	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, false)
+	p.Taints = c.taints(d, "spec.template.spec.taints", t.Taints, v1API)
+	p.StartupTaints = c.taints(d, "spec.template.spec.startupTaints", t.StartupTaints, v1API)
+	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, v1API)
 	p.Limits = c.limits(d, "spec.limits", s.Limits)
 	if t.NodeClassRef == nil {
 		c.fail(d, "spec.template.spec.nodeClassRef", "add spec.template.spec.nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}", "nodeClassRef is required")
@@ -159,7 +154,7 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 	p.NodeClassRef = NodeClassRef{Group: ref.Group, Kind: ref.Kind, Name: ref.Name}
 	p.ExpireAfter = DefaultExpireAfter
 	if t.ExpireAfter != nil {
-		v, never, ok := c.durationOrNever(d, "spec.template.spec.expireAfter", *t.ExpireAfter, true)
+		v, never, ok := c.durationOrNever(d, "spec.template.spec.expireAfter", *t.ExpireAfter, neverAllowed)
 		if ok {
 			p.ExpireAfter = v
 			if never {
@@ -168,7 +163,7 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 		}
 	}
 	if t.TerminationGracePeriod != nil {
-		if v, _, ok := c.durationOrNever(d, "spec.template.spec.terminationGracePeriod", *t.TerminationGracePeriod, false); ok {
+		if v, _, ok := c.durationOrNever(d, "spec.template.spec.terminationGracePeriod", *t.TerminationGracePeriod, neverRejected); ok {
 			p.TerminationGracePeriod = v
 		}
 	}
@@ -190,7 +185,7 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 		c.fail(d, "spec.disruption.consolidationPolicy", "use WhenEmpty or WhenEmptyOrUnderutilized", "unknown consolidation policy %q", dis.ConsolidationPolicy)
 	}
 	if dis.ConsolidateAfter != nil {
-		if v, never, ok := c.durationOrNever(d, "spec.disruption.consolidateAfter", *dis.ConsolidateAfter, true); ok {
+		if v, never, ok := c.durationOrNever(d, "spec.disruption.consolidateAfter", *dis.ConsolidateAfter, neverAllowed); ok {
 			p.Disruption.ConsolidateAfter, p.Disruption.ConsolidateNever = v, never
 		}
 	}
@@ -199,13 +194,8 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 }
 
 func (c *compiler) nodePoolV1beta1(d *manifest.Document) {
-	var obj nodePoolV1beta1
-	if err := d.Decode(&obj); err != nil {
-		c.failErr(err)
-		return
-	}
-	if obj.Metadata.Name == "" {
-		c.fail(d, "metadata.name", "name the NodePool", "missing metadata.name")
+	obj, ok := decode[nodePoolV1beta1](c, d)
+	if !ok || !c.named(d, obj.Metadata.Name, "name the NodePool") {
 		return
 	}
 	c.warn(d, "apiVersion", "karpenter.sh/v1beta1 NodePool was replaced by karpenter.sh/v1 (v1beta1 is not served since Karpenter v1.1): converted to karpenter.sh/v1, each change listed below")
@@ -215,12 +205,12 @@ func (c *compiler) nodePoolV1beta1(d *manifest.Document) {
 	p.Name, p.File, p.Line, p.Source = obj.Metadata.Name, d.File, d.Line, "karpenter.sh/v1beta1 NodePool"
 	p.Weight = c.weight(d, "spec.weight", s.Weight)
 	t := &s.Template.Spec
-	labels := c.labels(d, "spec.template.metadata.labels", s.Template.Metadata.Labels, true)
+	labels := c.labels(d, "spec.template.metadata.labels", s.Template.Metadata.Labels, legacyAPI)
 	annotations, dnd := c.annotations(d, "spec.template.metadata.annotations", s.Template.Metadata.Annotations)
 	p.DoNotDisrupt = dnd
-	p.Taints = c.taints(d, "spec.template.spec.taints", t.Taints, true)
-	p.StartupTaints = c.taints(d, "spec.template.spec.startupTaints", t.StartupTaints, true)
-	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, true)
+	p.Taints = c.taints(d, "spec.template.spec.taints", t.Taints, legacyAPI)
+	p.StartupTaints = c.taints(d, "spec.template.spec.startupTaints", t.StartupTaints, legacyAPI)
+	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, legacyAPI)
 	p.Limits = c.limits(d, "spec.limits", s.Limits)
 	if len(t.Resources) > 0 {
 		c.warn(d, "spec.template.spec.resources", "resources is not a NodePool field in karpenter.sh/v1: ignored")
@@ -251,7 +241,7 @@ func (c *compiler) nodePoolV1beta1(d *manifest.Document) {
 	}
 	p.ExpireAfter = DefaultExpireAfter
 	if dis.ExpireAfter != nil {
-		if v, never, ok := c.durationOrNever(d, "spec.disruption.expireAfter", *dis.ExpireAfter, true); ok {
+		if v, never, ok := c.durationOrNever(d, "spec.disruption.expireAfter", *dis.ExpireAfter, neverAllowed); ok {
 			p.ExpireAfter = v
 			if never {
 				p.ExpireAfter = 0
@@ -279,7 +269,7 @@ func (c *compiler) nodePoolV1beta1(d *manifest.Document) {
 		c.fail(d, "spec.disruption.consolidationPolicy", "use WhenEmpty or WhenUnderutilized (v1: WhenEmptyOrUnderutilized)", "unknown consolidation policy %q", dis.ConsolidationPolicy)
 	}
 	if dis.ConsolidateAfter != nil {
-		if v, never, ok := c.durationOrNever(d, "spec.disruption.consolidateAfter", *dis.ConsolidateAfter, true); ok {
+		if v, never, ok := c.durationOrNever(d, "spec.disruption.consolidateAfter", *dis.ConsolidateAfter, neverAllowed); ok {
 			p.Disruption.ConsolidateAfter, p.Disruption.ConsolidateNever = v, never
 		}
 	}

@@ -27,13 +27,8 @@ func (c *compiler) provisioner(d *manifest.Document) {
 		c.fail(d, "apiVersion", "write a karpenter.sh/v1 NodePool", "Provisioner existed only in karpenter.sh/v1alpha5, not %q", d.APIVersion)
 		return
 	}
-	var obj provisioner
-	if err := d.Decode(&obj); err != nil {
-		c.failErr(err)
-		return
-	}
-	if obj.Metadata.Name == "" {
-		c.fail(d, "metadata.name", "name the Provisioner", "missing metadata.name")
+	obj, ok := decode[provisioner](c, d)
+	if !ok || !c.named(d, obj.Metadata.Name, "name the Provisioner") {
 		return
 	}
 	s := &obj.Spec
@@ -44,42 +39,38 @@ func (c *compiler) provisioner(d *manifest.Document) {
 	p := &dr.pool
 	p.Name, p.File, p.Line, p.Source = obj.Metadata.Name, d.File, d.Line, d.APIVersion+" Provisioner"
 	p.Weight = c.weight(d, "spec.weight", s.Weight)
-	labels := c.labels(d, "spec.labels", s.Labels, true)
+	labels := c.labels(d, "spec.labels", s.Labels, legacyAPI)
 	annotations, dnd := c.annotations(d, "spec.annotations", s.Annotations)
 	p.DoNotDisrupt = dnd
-	p.Taints = c.taints(d, "spec.taints", s.Taints, true)
-	p.StartupTaints = c.taints(d, "spec.startupTaints", s.StartupTaints, true)
-	p.Requirements = c.requirements(d, "spec.requirements", s.Requirements, true)
+	p.Taints = c.taints(d, "spec.taints", s.Taints, legacyAPI)
+	p.StartupTaints = c.taints(d, "spec.startupTaints", s.StartupTaints, legacyAPI)
+	p.Requirements = c.requirements(d, "spec.requirements", s.Requirements, legacyAPI)
 	p.Requirements = append(p.Requirements, c.awsDefaults(d, s.Requirements)...)
 	p.Limits = Limits{Nodes: -1}
 	if s.Limits != nil {
 		p.Limits = c.limits(d, "spec.limits.resources", s.Limits.Resources)
 	}
 
-	// Node class.
+	// Node class: a reference at path, of kind (defaultKind if unset).
+	useRef := func(path, kind, defaultKind, name string) {
+		if kind == "" {
+			kind = defaultKind
+		}
+		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: kind, Name: name}
+		dr.refPath = path
+	}
 	switch {
 	case s.ProviderRef != nil:
-		kind := s.ProviderRef.Kind
-		if kind == "" {
-			kind = KindAWSNodeTemplate
-		}
-		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: kind, Name: s.ProviderRef.Name}
-		dr.refPath = "spec.providerRef"
+		useRef("spec.providerRef", s.ProviderRef.Kind, KindAWSNodeTemplate, s.ProviderRef.Name)
 		c.warn(d, "spec.providerRef", "providerRef is v1alpha5: read as spec.template.spec.nodeClassRef {group: karpenter.k8s.aws, kind: EC2NodeClass, name: %s}", s.ProviderRef.Name)
 		if s.NodeClassRef != nil {
 			c.warn(d, "spec.nodeClassRef", "nodeClassRef is not a Provisioner field (it is spec.template.spec.nodeClassRef of a NodePool) and providerRef is also given: ignored")
 		}
 	case s.NodeClassRef != nil:
-		kind := s.NodeClassRef.Kind
-		if kind == "" {
-			kind = KindEC2NodeClass
-		}
-		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: kind, Name: s.NodeClassRef.Name}
-		dr.refPath = "spec.nodeClassRef"
+		useRef("spec.nodeClassRef", s.NodeClassRef.Kind, KindEC2NodeClass, s.NodeClassRef.Name)
 		c.warn(d, "spec.nodeClassRef", "nodeClassRef is not a Provisioner field (it is spec.template.spec.nodeClassRef of a NodePool): read there")
 	default:
-		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: KindEC2NodeClass, Name: "default"}
-		dr.refPath = "spec"
+		useRef("spec", "", KindEC2NodeClass, "default")
 		if len(s.Provider) > 0 {
 			c.warn(d, "spec.provider", "the inline provider was replaced by an EC2NodeClass in v1beta1: its subnet, security group, AMI and IAM settings do not change where pods land and are ignored; nodes get the default EC2NodeClass settings")
 			dr.quietRef = true // the warning above covers the missing node class
@@ -139,7 +130,7 @@ func (c *compiler) provisionerExpiry(d *manifest.Document, s *provisionerSpec, p
 			c.warn(d, expPath, "expireAfter is not a Provisioner field and ttlSecondsUntilExpired is also given: ignored")
 		}
 	case exp != nil:
-		if v, never, ok := c.durationOrNever(d, expPath, *exp, true); ok {
+		if v, never, ok := c.durationOrNever(d, expPath, *exp, neverAllowed); ok {
 			p.ExpireAfter = v
 			if never {
 				p.ExpireAfter = 0
@@ -226,7 +217,7 @@ func (c *compiler) provisionerDisruption(d *manifest.Document, s *provisionerSpe
 				c.warn(d, afterPath, "consolidateAfter and ttlSecondsAfterEmpty are both given: ttlSecondsAfterEmpty wins")
 			}
 		case after != nil:
-			if v, never, ok := c.durationOrNever(d, afterPath, *after, true); ok {
+			if v, never, ok := c.durationOrNever(d, afterPath, *after, neverAllowed); ok {
 				p.Disruption.ConsolidateAfter, p.Disruption.ConsolidateNever = v, never
 				if afterPath == "spec.consolidateAfter" {
 					c.warn(d, afterPath, "consolidateAfter is not a Provisioner field (it is spec.disruption.consolidateAfter of a NodePool): read there")
@@ -260,7 +251,7 @@ func (c *compiler) provisionerDisruption(d *manifest.Document, s *provisionerSpe
 		return
 	}
 	if after != nil {
-		if v, never, ok := c.durationOrNever(d, afterPath, *after, true); ok && ttl == nil {
+		if v, never, ok := c.durationOrNever(d, afterPath, *after, neverAllowed); ok && ttl == nil {
 			p.Disruption.ConsolidateAfter, p.Disruption.ConsolidateNever = v, never
 		}
 	}
@@ -280,7 +271,7 @@ func (c *compiler) awsDefaults(d *manifest.Document, reqs []requirement) []Requi
 	}
 	var out []Requirement
 	add := func(key string, op corev1.NodeSelectorOperator, vals []string, text string) {
-		cr, err := cluster.CompileRequirement(c.env.Syms, corev1.NodeSelectorRequirement{Key: key, Operator: op, Values: vals}, false)
+		cr, err := cluster.CompileRequirement(c.env.Syms, corev1.NodeSelectorRequirement{Key: key, Operator: op, Values: vals}, cluster.MatchExpression)
 		if err != nil {
 			panic(fmt.Sprintf("apis: default requirement %s: %v", key, err)) // constant input
 		}

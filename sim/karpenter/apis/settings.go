@@ -3,10 +3,9 @@ package apis
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/clustersim/clustersim/sim/internal/duration"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -197,6 +196,14 @@ type FeatureGatesSpec struct {
 	SpotToSpotConsolidation *bool `json:"spotToSpotConsolidation,omitempty"`
 }
 
+// zeroRule says whether a setting's duration may be 0.
+type zeroRule bool
+
+const (
+	zeroAllowed  zeroRule = true
+	zeroRejected zeroRule = false
+)
+
 // Compile validates the settings; path is where the section sits in the
 // document (e.g. "spec.karpenter") so errors point at the right line. A
 // nil receiver gives the defaults.
@@ -206,11 +213,11 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 		return out, nil
 	}
 	var errs manifest.Errors
-	dur := func(field, text string, dst *time.Duration, allowZero bool) {
+	dur := func(field, text string, dst *time.Duration, allowZero zeroRule) {
 		if text == "" {
 			return
 		}
-		v, err := parseGoDuration(text)
+		v, err := duration.Parse(text)
 		if err == nil && v == 0 && !allowZero {
 			err = fmt.Errorf("must be more than 0")
 		}
@@ -220,13 +227,13 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 		}
 		*dst = v
 	}
-	dur("batchIdleDuration", s.BatchIdleDuration, &out.BatchIdleDuration, false)
-	dur("batchMaxDuration", s.BatchMaxDuration, &out.BatchMaxDuration, false)
-	dur("launchTimeout", s.LaunchTimeout, &out.LaunchTimeout, false)
-	dur("registrationTimeout", s.RegistrationTimeout, &out.RegistrationTimeout, false)
-	dur("disruptionPollInterval", s.DisruptionPollInterval, &out.DisruptionPollInterval, false)
-	dur("commandValidationDelay", s.CommandValidationDelay, &out.CommandValidationDelay, true)
-	dur("unavailableOfferingsTTL", s.UnavailableOfferingsTTL, &out.UnavailableOfferingsTTL, true)
+	dur("batchIdleDuration", s.BatchIdleDuration, &out.BatchIdleDuration, zeroRejected)
+	dur("batchMaxDuration", s.BatchMaxDuration, &out.BatchMaxDuration, zeroRejected)
+	dur("launchTimeout", s.LaunchTimeout, &out.LaunchTimeout, zeroRejected)
+	dur("registrationTimeout", s.RegistrationTimeout, &out.RegistrationTimeout, zeroRejected)
+	dur("disruptionPollInterval", s.DisruptionPollInterval, &out.DisruptionPollInterval, zeroRejected)
+	dur("commandValidationDelay", s.CommandValidationDelay, &out.CommandValidationDelay, zeroAllowed)
+	dur("unavailableOfferingsTTL", s.UnavailableOfferingsTTL, &out.UnavailableOfferingsTTL, zeroAllowed)
 	if s.BatchIdleDuration != "" && s.BatchMaxDuration != "" && out.BatchIdleDuration > out.BatchMaxDuration {
 		errs = append(errs, d.Errorf(path+".batchIdleDuration", "keep batchIdleDuration at most batchMaxDuration",
 			"%s is longer than batchMaxDuration %s", out.BatchIdleDuration, out.BatchMaxDuration))
@@ -237,19 +244,23 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 	if s.InterruptionQueue != nil {
 		out.InterruptionQueue = *s.InterruptionQueue
 	}
-	switch s.PreferencePolicy {
-	case "", "Respect":
-	case "Ignore":
-		out.PreferencePolicy = PreferencesIgnore
-	default:
-		errs = append(errs, d.Errorf(path+".preferencePolicy", "use Respect or Ignore", "unknown preference policy %q", s.PreferencePolicy))
+	// other reads a policy of two values, def (also when unset) and alt,
+	// and reports whether it is alt.
+	other := func(field, value, what, def, alt string) bool {
+		switch value {
+		case "", def:
+			return false
+		case alt:
+			return true
+		}
+		errs = append(errs, d.Errorf(path+"."+field, "use "+def+" or "+alt, "unknown %s %q", what, value))
+		return false
 	}
-	switch s.MinValuesPolicy {
-	case "", "Strict":
-	case "BestEffort":
+	if other("preferencePolicy", s.PreferencePolicy, "preference policy", "Respect", "Ignore") {
+		out.PreferencePolicy = PreferencesIgnore
+	}
+	if other("minValuesPolicy", s.MinValuesPolicy, "minValues policy", "Strict", "BestEffort") {
 		out.MinValuesBestEffort = true
-	default:
-		errs = append(errs, d.Errorf(path+".minValuesPolicy", "use Strict or BestEffort", "unknown minValues policy %q", s.MinValuesPolicy))
 	}
 	if p := s.VMMemoryOverheadPercent; p != nil {
 		if *p < 0 || *p >= 1 {
@@ -277,29 +288,4 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 		return out, errs.Err()
 	}
 	return out, nil
-}
-
-// parseGoDuration reads Go duration syntax plus whole days ("7d").
-func parseGoDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	var days time.Duration
-	if i := strings.IndexByte(s, 'd'); i >= 0 {
-		n, err := strconv.ParseInt(s[:i], 10, 64)
-		if err != nil || n < 0 || n > 366 {
-			return 0, fmt.Errorf("%q is not a duration", s)
-		}
-		days = time.Duration(n) * 24 * time.Hour
-		s = s[i+1:]
-		if s == "" {
-			return days, nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration", s)
-	}
-	if d+days < 0 {
-		return 0, fmt.Errorf("%q is negative", s)
-	}
-	return d + days, nil
 }

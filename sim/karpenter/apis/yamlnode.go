@@ -23,16 +23,7 @@ func deref(n *yaml.Node) *yaml.Node {
 
 // child returns the value under key of mapping n (nil if absent).
 func child(n *yaml.Node, key string) *yaml.Node {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
+	return manifest.MappingValue(deref(n), key)
 }
 
 // lookup follows a path of keys.

@@ -1,0 +1,86 @@
+package duration
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"90s":     90 * time.Second,
+		" 1h30m ": 90 * time.Minute,
+		"7d":      7 * 24 * time.Hour,
+		"0d":      0,
+		"1d12h":   36 * time.Hour,
+		"1d-2h":   22 * time.Hour,
+		"366d":    Year,
+		"0":       0,
+	} {
+		got, err := Parse(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"":       `"" is not a duration`,
+		"soon":   `"soon" is not a duration`,
+		"1 hour": `"1 hour" is not a duration`,
+		"d":      `"d" is not a duration`,
+		"-1d":    `"-1d" is not a duration`,
+		"367d":   `"367d" is not a duration`,
+		"1dx":    `"1dx" is not a duration`, // the whole input, not what follows the days
+		"1.5d":   `"1.5d" is not a duration`,
+		"-5m":    `"-5m" is negative`,
+		"1d-25h": `"1d-25h" is negative`,
+	} {
+		_, err := Parse(in)
+		require.EqualError(t, err, want, in)
+		require.Equal(t, want == `"`+in+`" is negative`, errors.Is(err, ErrNegative), in)
+	}
+}
+
+// Without a day count Parse is time.ParseDuration on the trimmed input,
+// negative results aside; with one it adds whole days to the rest.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"90s", " 1h30m ", "7d", "1d12h", "-5m", "d", "1.5h", "366d1h", "9223372036s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := Parse(s)
+		trimmed := strings.TrimSpace(s)
+		days, rest, hasDays := strings.Cut(trimmed, "d")
+		if !hasDays {
+			want, werr := time.ParseDuration(trimmed)
+			switch {
+			case werr != nil:
+				require.EqualError(t, err, fmt.Sprintf("%q is not a duration", trimmed))
+			case want < 0:
+				require.ErrorIs(t, err, ErrNegative)
+			default:
+				require.NoError(t, err)
+				require.Equal(t, want, got)
+			}
+			return
+		}
+		if err != nil {
+			return
+		}
+		n, perr := strconv.Atoi(days)
+		require.NoError(t, perr, "a day count was accepted")
+		if rest == "" {
+			require.Equal(t, time.Duration(n)*24*time.Hour, got)
+		} else {
+			r, rerr := time.ParseDuration(rest)
+			require.NoError(t, rerr)
+			require.Equal(t, time.Duration(n)*24*time.Hour+r, got)
+		}
+	})
+}
