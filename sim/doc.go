@@ -101,6 +101,14 @@
 //   - Drivers may import anything.
 //   - Packages under sim/internal and test-only helpers are not a tier:
 //     they import no more than the packages that use them may.
+//     internal/suggest ("did you mean") and internal/duration (durations
+//     with days) serve the input packages and import nothing of ours;
+//     cloud/cloudtest (one fake EC2 for the autoscalers' tests),
+//     internal/testscript (data-driven test files with -update) and
+//     internal/simscript (its commands over a real simulation) are
+//     imported by tests only.
+//
+// tiers_test.go checks the import rules on every non-test file.
 //
 // docs/architecture.md draws the same map with the flow of data through a
 // run.

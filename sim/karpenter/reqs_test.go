@@ -11,7 +11,7 @@ import (
 
 func mkReq(t *testing.T, syms *cluster.Symbols, key string, op corev1.NodeSelectorOperator, vals ...string) rq {
 	t.Helper()
-	r, err := cluster.CompileRequirement(syms, corev1.NodeSelectorRequirement{Key: key, Operator: op, Values: vals}, false)
+	r, err := cluster.CompileRequirement(syms, corev1.NodeSelectorRequirement{Key: key, Operator: op, Values: vals}, cluster.MatchExpression)
 	require.NoError(t, err)
 	return fromRequirement(&r)
 }

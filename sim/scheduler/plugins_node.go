@@ -29,7 +29,7 @@ var _ FilterPlugin = (*nodeUnschedulable)(nil)
 
 func newNodeUnschedulable(h Handle, _ PluginArgs) (Plugin, error) {
 	return &nodeUnschedulable{
-		reason: h.Reason("node(s) were unschedulable", true),
+		reason: h.Reason("node(s) were unschedulable", Unresolvable),
 		taint:  cluster.Taint{Key: h.Cluster().Syms.Intern("node.kubernetes.io/unschedulable"), Effect: cluster.EffectNoSchedule},
 	}, nil
 }
@@ -50,7 +50,7 @@ type nodeName struct{ reason Reason }
 var _ FilterPlugin = (*nodeName)(nil)
 
 func newNodeName(h Handle, _ PluginArgs) (Plugin, error) {
-	return &nodeName{reason: h.Reason("node(s) didn't match the requested node name", true)}, nil
+	return &nodeName{reason: h.Reason("node(s) didn't match the requested node name", Unresolvable)}, nil
 }
 
 func (p *nodeName) Name() string  { return NameNodeName }
@@ -92,7 +92,7 @@ func (p *taintToleration) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.No
 	}
 	r, ok := p.reasons[t]
 	if !ok {
-		r = p.h.Reason(fmt.Sprintf("node(s) had untolerated taint %s", t.String(p.h.Cluster().Syms)), true)
+		r = p.h.Reason(fmt.Sprintf("node(s) had untolerated taint %s", t.String(p.h.Cluster().Syms)), Unresolvable)
 		p.reasons[t] = r
 	}
 	return r
@@ -153,7 +153,7 @@ var (
 )
 
 func newNodeAffinity(h Handle, _ PluginArgs) (Plugin, error) {
-	return &nodeAffinity{syms: h.Cluster().Syms, reason: h.Reason("node(s) didn't match Pod's node affinity/selector", true)}, nil
+	return &nodeAffinity{syms: h.Cluster().Syms, reason: h.Reason("node(s) didn't match Pod's node affinity/selector", Unresolvable)}, nil
 }
 
 func (p *nodeAffinity) Name() string  { return NameNodeAffinity }
