@@ -24,16 +24,7 @@ func newManualHarness(t *testing.T) *harness {
 	return h
 }
 
-const twoNodes = `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
-  - name: ng
-    instanceType: m5.large
-    minSize: 0
-    maxSize: 5
-    desiredCapacity: 2
-`
+var twoNodes = managedNodeGroups("{name: ng, instanceType: m5.large, minSize: 0, maxSize: 5, desiredCapacity: 2}")
 
 // coveringEvictor adds PDB coverage to the eviction model.
 type coveringEvictor struct {
@@ -73,27 +64,8 @@ func TestScaleDownBlockers(t *testing.T) {
 		{name: "safe-to-evict false", opts: []podOpt{withAnnotation("cluster-autoscaler.kubernetes.io/safe-to-evict", "false")}, reason: BlockNotSafeToEvict},
 		{name: "PDB allows no disruption", opts: []podOpt{withLabels(map[string]string{"app": "db"})}, pdb: true, reason: BlockPDB},
 		{name: "no room elsewhere", full: true, reason: BlockNoPlaceToMove},
-		{name: "scale-down disabled", yaml: `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
-  - name: ng
-    instanceType: m5.large
-    minSize: 0
-    maxSize: 5
-    desiredCapacity: 2
-    labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"}
-`, reason: BlockScaleDownDisabled},
-		{name: "minimum size", yaml: `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
-  - name: ng
-    instanceType: m5.large
-    minSize: 2
-    maxSize: 5
-    desiredCapacity: 2
-`, reason: BlockMinSize},
+		{name: "scale-down disabled", yaml: managedNodeGroups(`{name: ng, instanceType: m5.large, minSize: 0, maxSize: 5, desiredCapacity: 2, labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"}}`), reason: BlockScaleDownDisabled},
+		{name: "minimum size", yaml: managedNodeGroups("{name: ng, instanceType: m5.large, minSize: 2, maxSize: 5, desiredCapacity: 2}"), reason: BlockMinSize},
 		{name: "utilization above threshold", args: []string{"--scale-down-utilization-threshold=0.2"}, reason: "NotUnderutilized"},
 	}
 	for _, c := range cases {
