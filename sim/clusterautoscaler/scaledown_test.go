@@ -1,6 +1,7 @@
 package clusterautoscaler
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -25,6 +26,30 @@ func newManualHarness(t *testing.T) *harness {
 }
 
 var twoNodes = managedNodeGroups("{name: ng, instanceType: m5.large, minSize: 0, maxSize: 5, desiredCapacity: 2}")
+
+// quickScaleDown: nodes are removed after 1 min unneeded, at once after a
+// scale-up.
+var quickScaleDown = []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}
+
+// twoNodesUp runs until the nodes of twoNodes are up and binds a pod of
+// 1200m to the second, enough for it to stay; the first, a, is the one
+// scale-down looks at.
+func (h *harness) twoNodesUp() (a, b cluster.NodeID) {
+	h.t.Helper()
+	h.at(time.Second)
+	nodes := h.nodesOf("ng")
+	require.Len(h.t, nodes, 2)
+	a, b = nodes[0], nodes[1]
+	h.podOn(b, "1200m", "1Gi")
+	return a, b
+}
+
+// podOn creates one pod of the spec and binds it to node.
+func (h *harness) podOn(node cluster.NodeID, cpu, mem string, opts ...podOpt) cluster.PodID {
+	p := h.pods(1, cpu, mem, opts...)[0]
+	h.cl.Bind(p, node)
+	return p
+}
 
 // coveringEvictor adds PDB coverage to the eviction model.
 type coveringEvictor struct {
@@ -95,19 +120,11 @@ func TestScaleDownBlockers(t *testing.T) {
 				Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups, Settings: spec})
 			require.NoError(t, err)
 			h.ca = ca
-			h.at(time.Second)
-			nodes := h.nodesOf("ng")
-			require.Len(t, nodes, 2)
-			a, b := nodes[0], nodes[1]
-			// b is busy enough to stay; a holds the pod under test.
-			busy := h.pods(1, "1200m", "1Gi")
-			h.cl.Bind(busy[0], b)
+			a, b := h.twoNodesUp() // a holds the pod under test
 			if c.full {
-				filler := h.pods(1, "700m", "1Gi")
-				h.cl.Bind(filler[0], b)
+				h.podOn(b, "700m", "1Gi")
 			}
-			p := h.pods(1, "500m", "512Mi", c.opts...)
-			h.cl.Bind(p[0], a)
+			h.podOn(a, "500m", "512Mi", c.opts...)
 			h.at(30 * time.Minute)
 			gone := h.cl.Nodes[a].State == cluster.NodeGone
 			require.Equal(t, c.removed, gone)
@@ -129,17 +146,12 @@ func TestScaleDownBlockers(t *testing.T) {
 // and the node goes once they are gone.
 func TestScaleDownDrain(t *testing.T) {
 	h := newManualHarness(t)
-	h.start(h.groups(twoNodes), []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, nil)
-	h.at(time.Second)
-	nodes := h.nodesOf("ng")
-	a, b := nodes[0], nodes[1]
-	busy := h.pods(1, "1200m", "1Gi")
-	h.cl.Bind(busy[0], b)
-	p := h.pods(1, "500m", "512Mi")
-	h.cl.Bind(p[0], a)
+	h.start(h.groups(twoNodes), quickScaleDown, nil)
+	a, _ := h.twoNodesUp()
+	p := h.podOn(a, "500m", "512Mi")
 	h.at(10 * time.Minute)
 	require.Equal(t, cluster.NodeGone, h.cl.Nodes[a].State)
-	pod := &h.cl.Pods[p[0]]
+	pod := &h.cl.Pods[p]
 	require.Equal(t, cluster.Deleted, pod.Phase)
 	require.Equal(t, cluster.CauseEvicted, pod.Cause)
 	// Evicted, then deleted after its 30 s grace; the node went with it.
@@ -161,16 +173,11 @@ func TestScaleDownDrainFailure(t *testing.T) {
 	blocking := &flakyEvictor{Evictor: h.ev}
 	ca, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: blocking},
 		Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups,
-			Settings: SettingsSpecFor(t, []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"})})
+			Settings: SettingsSpecFor(t, quickScaleDown)})
 	require.NoError(t, err)
 	h.ca = ca
-	h.at(time.Second)
-	nodes := h.nodesOf("ng")
-	a, b := nodes[0], nodes[1]
-	busy := h.pods(1, "1200m", "1Gi")
-	h.cl.Bind(busy[0], b)
-	p := h.pods(1, "500m", "512Mi")
-	h.cl.Bind(p[0], a)
+	a, _ := h.twoNodesUp()
+	h.podOn(a, "500m", "512Mi")
 	// Scale-down starts 3 min after the start (delay after failure runs
 	// from the start), each drain gives up after 2 min and the next
 	// waits 3 min: failures at about 5, 10, 15 and 20 min.
@@ -197,7 +204,7 @@ func TestScaleDownLeavesOtherNodesAlone(t *testing.T) {
 	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 2000, 8<<30, 30
 	karp := h.cl.AddNode(cluster.Node{Name: "karpenter-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.OwnedByKarpenter, OwnerName: "default"})
 	static := h.cl.AddNode(cluster.Node{Name: "core-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.OwnedByStatic, OwnerName: "core"})
-	h.start(h.groups(oneGroup), []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, nil)
+	h.start(h.groups(oneGroup), quickScaleDown, nil)
 	h.at(time.Hour)
 	require.Equal(t, cluster.NodeReady, h.cl.Nodes[karp].State)
 	require.Equal(t, cluster.NodeReady, h.cl.Nodes[static].State)
@@ -224,20 +231,14 @@ func TestScaleDownRecheckTimeout(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := newManualHarness(t)
-			args := append([]string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, c.args...)
+			args := slices.Concat(quickScaleDown, c.args)
 			h.start(h.groups(twoNodes), args, nil)
-			h.at(time.Second)
-			nodes := h.nodesOf("ng")
-			a, b := nodes[0], nodes[1]
-			busy := h.pods(1, "1200m", "1Gi")
-			h.cl.Bind(busy[0], b)
-			filler := h.pods(1, "700m", "1Gi")
-			h.cl.Bind(filler[0], b)
-			p := h.pods(1, "500m", "512Mi")
-			h.cl.Bind(p[0], a)
+			a, b := h.twoNodesUp()
+			filler := h.podOn(b, "700m", "1Gi")
+			h.podOn(a, "500m", "512Mi")
 			h.at(time.Minute)
 			require.Positive(t, h.ca.Stats().ScaleDownBlockedNodes[BlockNoPlaceToMove])
-			h.cl.DeletePod(filler[0], cluster.CauseScaleDown) // room on b from now on
+			h.cl.DeletePod(filler, cluster.CauseScaleDown) // room on b from now on
 			h.at(c.presentAt)
 			require.NotEqual(t, cluster.NodeGone, h.cl.Nodes[a].State, "still there at %v", c.presentAt)
 			h.at(c.goneBy)
@@ -253,14 +254,10 @@ func TestScaleDownRecheckTimeout(t *testing.T) {
 func TestScaleDownIgnoresDaemonSetPods(t *testing.T) {
 	for _, withPod := range []bool{true, false} {
 		h := newManualHarness(t)
-		h.start(h.groups(twoNodes), []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}, nil)
-		h.at(time.Second)
-		nodes := h.nodesOf("ng")
-		a, b := nodes[0], nodes[1]
-		busy := h.pods(1, "1200m", "1Gi")
-		h.cl.Bind(busy[0], b)
+		h.start(h.groups(twoNodes), quickScaleDown, nil)
+		a, b := h.twoNodesUp()
 		var ds []cluster.PodID
-		for _, n := range nodes {
+		for _, n := range []cluster.NodeID{a, b} {
 			spec, m := h.spec("50m", "64Mi", withToleration("any"))
 			spec.DaemonSet = true
 			spec.NodeName = h.cl.Nodes[n].Name
@@ -268,17 +265,16 @@ func TestScaleDownIgnoresDaemonSetPods(t *testing.T) {
 			h.cl.Bind(p, n)
 			ds = append(ds, p)
 		}
-		var moved []cluster.PodID
+		var moved cluster.PodID
 		if withPod {
-			moved = h.pods(1, "500m", "512Mi")
-			h.cl.Bind(moved[0], a)
+			moved = h.podOn(a, "500m", "512Mi")
 		}
 		h.at(10 * time.Minute)
 		require.Equal(t, cluster.NodeGone, h.cl.Nodes[a].State, "with a movable pod: %v", withPod)
 		require.NotEqual(t, cluster.NodeGone, h.cl.Nodes[b].State)
 		require.NotEqual(t, cluster.CauseEvicted, h.cl.Pods[ds[0]].Cause, "the DaemonSet pod is not evicted")
 		if withPod {
-			require.Equal(t, cluster.CauseEvicted, h.cl.Pods[moved[0]].Cause)
+			require.Equal(t, cluster.CauseEvicted, h.cl.Pods[moved].Cause)
 		}
 		require.Zero(t, h.ca.Stats().ScaleDownBlockedNodes[BlockNoPlaceToMove])
 	}

@@ -26,8 +26,7 @@ func evictFromOutside(h *harness) {
 // Drift: when the pool's template changes, its nodes are replaced, the
 // replacement coming up before the old node drains.
 func TestDrift(t *testing.T) {
-	h := newHarness(t)
-	h.startWeb(2, poolWith("p", odLarge, "  disruption: {consolidateAfter: Never}"))
+	h := startWeb(t, 2, poolWith("p", odLarge, "  disruption: {consolidateAfter: Never}"))
 	h.run(10 * time.Minute)
 	old := h.karpenterNodes()
 	require.Len(t, old, 1)
@@ -59,8 +58,7 @@ spec:
 const noDrift = `  disruption: {budgets: [{nodes: "0", reasons: [Drifted]}]}`
 
 func TestDriftBlockedByBudget(t *testing.T) {
-	h := newHarness(t)
-	h.startWeb(2, poolWith("p", odLarge, noDrift))
+	h := startWeb(t, 2, poolWith("p", odLarge, noDrift))
 	h.run(10 * time.Minute)
 	changed := h.pools(poolWith("p", odLarge, "      startupTaints: [{key: init, effect: NoSchedule}]\n"+noDrift))
 	h.k.UpdateNodePool(11*time.Minute, changed[0])

@@ -82,11 +82,13 @@ func (h *harness) deploy(name string, spec *cluster.PodSpec, steps ...any) {
 		Replicas: workload.ReplicaPlan{Steps: st}, TwinOf: -1})
 }
 
-// startWeb deploys n web pods of 500m and 512Mi at once and starts the
-// models with the NodePools of poolsYAML.
-func (h *harness) startWeb(n int, poolsYAML string) {
+// startWeb makes a harness with n web pods of 500m and 512Mi deployed at
+// once and starts the models with the NodePools of poolsYAML.
+func startWeb(t *testing.T, n int, poolsYAML string) *harness {
+	h := newHarness(t)
 	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), n)
 	h.start(poolsYAML)
+	return h
 }
 
 // staticNode adds a Ready node Karpenter does not own.

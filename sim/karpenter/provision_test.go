@@ -32,8 +32,7 @@ func TestProvisionBasic(t *testing.T) {
 // it), under the instance Karpenter knows it by. The node's labels, price
 // and the other provisioning rules are in testdata/provisioning.txt.
 func TestLaunchRecordsItsPods(t *testing.T) {
-	h := newHarness(t)
-	h.startWeb(2, poolWith("p", odM5, ""))
+	h := startWeb(t, 2, poolWith("p", odM5, ""))
 	h.run(5 * time.Minute)
 	nodes := h.karpenterNodes()
 	require.Len(t, nodes, 1)
@@ -44,8 +43,7 @@ func TestLaunchRecordsItsPods(t *testing.T) {
 // Nomination: a node that just received pending pods is not a disruption
 // candidate for max(2 x batchMaxDuration, 10s).
 func TestNominationProtects(t *testing.T) {
-	h := newHarness(t)
-	h.startWeb(1, poolWith("p", odM5, "  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 0s}"))
+	h := startWeb(t, 1, poolWith("p", odM5, "  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 0s}"))
 	h.run(5 * time.Minute)
 	kn := h.k.nodes.byID[0]
 	require.NotNil(t, kn)
