@@ -9,11 +9,13 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
-// The pod specs the tests deploy: requests of one container, labels in
-// the default namespace, and options for the constraints under test.
-
+// podOpt adds a constraint under test to a pod's spec, labels or
+// annotations.
 type podOpt func(*corev1.PodSpec, map[string]string, map[string]string)
 
+// podSpec compiles the spec of the pods a test deploys: one container
+// requesting cpu and mem, in the default namespace, with the labels and
+// the options' constraints.
 func (h *harness) podSpec(cpu, mem string, labels map[string]string, opts ...podOpt) *cluster.PodSpec {
 	h.t.Helper()
 	spec := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
