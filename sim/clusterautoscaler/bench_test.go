@@ -54,14 +54,10 @@ func BenchmarkScaleUpLoop(b *testing.B) {
 		h := newManualHarness(t)
 		settings := SettingsSpecFor(t, []string{"--scale-down-enabled=false"})
 		settings.PodTimeBuffer = 0
-		h.startSettings(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
-  - {name: small, instanceType: m5.large, minSize: 0, maxSize: 2000, desiredCapacity: 100}
-  - {name: medium, instanceType: m5.2xlarge, minSize: 0, maxSize: 2000, desiredCapacity: 100}
-  - {name: large, instanceType: m5.8xlarge, minSize: 0, maxSize: 2000}
-`), settings)
+		h.startSettings(h.groups(managedNodeGroups(
+			"{name: small, instanceType: m5.large, minSize: 0, maxSize: 2000, desiredCapacity: 100}",
+			"{name: medium, instanceType: m5.2xlarge, minSize: 0, maxSize: 2000, desiredCapacity: 100}",
+			"{name: large, instanceType: m5.8xlarge, minSize: 0, maxSize: 2000}")), settings)
 		h.at(time.Second)
 		a := h.pods(pending/2, "500m", "1Gi")
 		c := h.pods(pending/2, "2", "3Gi")
@@ -96,13 +92,10 @@ func BenchmarkScaleDownLoop(b *testing.B) {
 func benchScaleDownLoop(b *testing.B, nodes int) {
 	t := &testing.T{}
 	h := newManualHarness(t)
-	h.start(h.groups(fmt.Sprintf(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
-  - {name: a, instanceType: m5.xlarge, minSize: 0, maxSize: %[1]d, desiredCapacity: %[1]d}
-  - {name: b, instanceType: m5.xlarge, minSize: 0, maxSize: %[1]d, desiredCapacity: %[1]d}
-`, nodes/2)), []string{"--scale-down-unneeded-time=1000h", "--scale-down-delay-after-add=0s"}, nil)
+	group := func(name string) string {
+		return fmt.Sprintf("{name: %s, instanceType: m5.xlarge, minSize: 0, maxSize: %d, desiredCapacity: %[2]d}", name, nodes/2)
+	}
+	h.start(h.groups(managedNodeGroups(group("a"), group("b"))), []string{"--scale-down-unneeded-time=1000h", "--scale-down-delay-after-add=0s"}, nil)
 	h.at(time.Second)
 	ids := append(h.nodesOf("a"), h.nodesOf("b")...)
 	if len(ids) != nodes {

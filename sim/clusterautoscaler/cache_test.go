@@ -32,14 +32,10 @@ func TestIncrementalStateMatchesRecomputation(t *testing.T) {
 		require.NoError(t, err)
 		h.pdbs = append(h.pdbs, cluster.PDB{Namespace: h.cl.Syms.Intern(b.ns), Name: b.app, Selector: sel, MinAvailable: &cluster.IntOrPercent{Value: 3}})
 	}
-	h.start(h.groups(`apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-managedNodeGroups:
-  - {name: a, instanceType: m5.large, minSize: 1, maxSize: 30, desiredCapacity: 6}
-  - {name: b, instanceType: m5.xlarge, minSize: 0, maxSize: 20, desiredCapacity: 4}
-  - {name: c, instanceType: m5.large, minSize: 0, maxSize: 10, desiredCapacity: 2, labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"}}
-`), []string{"--scale-down-unneeded-time=2m", "--scale-down-delay-after-add=1m", "--unremovable-node-recheck-timeout=1m"}, nil)
+	h.start(h.groups(managedNodeGroups(
+		"{name: a, instanceType: m5.large, minSize: 1, maxSize: 30, desiredCapacity: 6}",
+		"{name: b, instanceType: m5.xlarge, minSize: 0, maxSize: 20, desiredCapacity: 4}",
+		`{name: c, instanceType: m5.large, minSize: 0, maxSize: 10, desiredCapacity: 2, labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"}}`)), []string{"--scale-down-unneeded-time=2m", "--scale-down-delay-after-add=1m", "--unremovable-node-recheck-timeout=1m"}, nil)
 	h.cl.AddNode(cluster.Node{Name: "static-2", Allocatable: alloc, State: cluster.NodeReady})
 	h.ca.replay.verify = true
 

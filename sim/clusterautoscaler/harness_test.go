@@ -71,6 +71,22 @@ func (h *harness) groups(yaml string) []NodeGroup {
 	return gs
 }
 
+// clusterConfig is an eksctl ClusterConfig in us-east-1 whose node groups
+// are body (a managedNodeGroups or nodeGroups block).
+func clusterConfig(body string) string {
+	return "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: demo, region: us-east-1}\n" + body
+}
+
+// managedNodeGroups is a ClusterConfig of managed node groups, each a YAML
+// flow mapping.
+func managedNodeGroups(groups ...string) string {
+	body := "managedNodeGroups:\n"
+	for _, g := range groups {
+		body += "  - " + g + "\n"
+	}
+	return clusterConfig(body)
+}
+
 // start builds the Cluster Autoscaler with the given flags.
 func (h *harness) start(groups []NodeGroup, args []string, priorities map[string][]string) {
 	h.t.Helper()

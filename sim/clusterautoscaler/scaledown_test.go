@@ -2,7 +2,6 @@ package clusterautoscaler
 
 import (
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,29 +25,30 @@ func newManualHarness(t *testing.T) *harness {
 	return h
 }
 
-const twoNodes = eksctlCluster + `managedNodeGroups:
-  - name: ng
-    instanceType: m5.large
-    minSize: 0
-    maxSize: 5
-    desiredCapacity: 2
-`
+var twoNodes = managedNodeGroups("{name: ng, instanceType: m5.large, minSize: 0, maxSize: 5, desiredCapacity: 2}")
 
-// fastScaleDown makes a node removable a minute after it became unneeded,
-// however recent the last scale-up.
-var fastScaleDown = []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}
+// quickScaleDown: nodes are removed after 1 min unneeded, at once after a
+// scale-up.
+var quickScaleDown = []string{"--scale-down-unneeded-time=1m", "--scale-down-delay-after-add=0s"}
 
-// busyPair waits for the two nodes of twoNodes and binds a pod to the
-// second, b, big enough (1200m of its 1930m) that b stays; the first, a, is
-// for the pods under test.
-func (h *harness) busyPair() (a, b cluster.NodeID) {
+// twoNodesUp runs until the nodes of twoNodes are up and binds a pod of
+// 1200m to the second, enough for it to stay; the first, a, is the one
+// scale-down looks at.
+func (h *harness) twoNodesUp() (a, b cluster.NodeID) {
 	h.t.Helper()
 	h.at(time.Second)
 	nodes := h.nodesOf("ng")
 	require.Len(h.t, nodes, 2)
-	busy := h.pods(1, "1200m", "1Gi")
-	h.cl.Bind(busy[0], nodes[1])
-	return nodes[0], nodes[1]
+	a, b = nodes[0], nodes[1]
+	h.podOn(b, "1200m", "1Gi")
+	return a, b
+}
+
+// podOn creates one pod of the spec and binds it to node.
+func (h *harness) podOn(node cluster.NodeID, cpu, mem string, opts ...podOpt) cluster.PodID {
+	p := h.pods(1, cpu, mem, opts...)[0]
+	h.cl.Bind(p, node)
+	return p
 }
 
 // coveringEvictor adds PDB coverage to the eviction model.
@@ -89,8 +89,8 @@ func TestScaleDownBlockers(t *testing.T) {
 		{name: "safe-to-evict false", opts: []podOpt{withAnnotation("cluster-autoscaler.kubernetes.io/safe-to-evict", "false")}, reason: BlockNotSafeToEvict},
 		{name: "PDB allows no disruption", opts: []podOpt{withLabels(map[string]string{"app": "db"})}, pdb: true, reason: BlockPDB},
 		{name: "no room elsewhere", full: true, reason: BlockNoPlaceToMove},
-		{name: "scale-down disabled", yaml: twoNodes + "    labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: \"true\"}\n", reason: BlockScaleDownDisabled},
-		{name: "minimum size", yaml: strings.Replace(twoNodes, "minSize: 0", "minSize: 2", 1), reason: BlockMinSize},
+		{name: "scale-down disabled", yaml: managedNodeGroups(`{name: ng, instanceType: m5.large, minSize: 0, maxSize: 5, desiredCapacity: 2, labels: {cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"}}`), reason: BlockScaleDownDisabled},
+		{name: "minimum size", yaml: managedNodeGroups("{name: ng, instanceType: m5.large, minSize: 2, maxSize: 5, desiredCapacity: 2}"), reason: BlockMinSize},
 		{name: "utilization above threshold", args: []string{"--scale-down-utilization-threshold=0.2"}, reason: "NotUnderutilized"},
 	}
 	for _, c := range cases {
@@ -120,13 +120,11 @@ func TestScaleDownBlockers(t *testing.T) {
 				Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups, Settings: spec})
 			require.NoError(t, err)
 			h.ca = ca
-			a, b := h.busyPair()
+			a, b := h.twoNodesUp() // a holds the pod under test
 			if c.full {
-				filler := h.pods(1, "700m", "1Gi")
-				h.cl.Bind(filler[0], b)
+				h.podOn(b, "700m", "1Gi")
 			}
-			p := h.pods(1, "500m", "512Mi", c.opts...)
-			h.cl.Bind(p[0], a)
+			h.podOn(a, "500m", "512Mi", c.opts...)
 			h.at(30 * time.Minute)
 			gone := h.cl.Nodes[a].State == cluster.NodeGone
 			require.Equal(t, c.removed, gone)
@@ -148,13 +146,12 @@ func TestScaleDownBlockers(t *testing.T) {
 // and the node goes once they are gone.
 func TestScaleDownDrain(t *testing.T) {
 	h := newManualHarness(t)
-	h.start(h.groups(twoNodes), fastScaleDown, nil)
-	a, _ := h.busyPair()
-	p := h.pods(1, "500m", "512Mi")
-	h.cl.Bind(p[0], a)
+	h.start(h.groups(twoNodes), quickScaleDown, nil)
+	a, _ := h.twoNodesUp()
+	p := h.podOn(a, "500m", "512Mi")
 	h.at(10 * time.Minute)
 	require.Equal(t, cluster.NodeGone, h.cl.Nodes[a].State)
-	pod := &h.cl.Pods[p[0]]
+	pod := &h.cl.Pods[p]
 	require.Equal(t, cluster.Deleted, pod.Phase)
 	require.Equal(t, cluster.CauseEvicted, pod.Cause)
 	// Evicted, then deleted after its 30 s grace; the node went with it.
@@ -175,12 +172,12 @@ func TestScaleDownDrainFailure(t *testing.T) {
 	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
 	blocking := &flakyEvictor{Evictor: h.ev}
 	ca, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: blocking},
-		Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups, Settings: SettingsSpecFor(t, fastScaleDown)})
+		Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups,
+			Settings: SettingsSpecFor(t, quickScaleDown)})
 	require.NoError(t, err)
 	h.ca = ca
-	a, _ := h.busyPair()
-	p := h.pods(1, "500m", "512Mi")
-	h.cl.Bind(p[0], a)
+	a, _ := h.twoNodesUp()
+	h.podOn(a, "500m", "512Mi")
 	// Scale-down starts 3 min after the start (delay after failure runs
 	// from the start), each drain gives up after 2 min and the next
 	// waits 3 min: failures at about 5, 10, 15 and 20 min.
@@ -207,7 +204,7 @@ func TestScaleDownLeavesOtherNodesAlone(t *testing.T) {
 	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 2000, 8<<30, 30
 	karp := h.cl.AddNode(cluster.Node{Name: "karpenter-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.OwnedByKarpenter, OwnerName: "default"})
 	static := h.cl.AddNode(cluster.Node{Name: "core-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.OwnedByStatic, OwnerName: "core"})
-	h.start(h.groups(oneGroup), fastScaleDown, nil)
+	h.start(h.groups(oneGroup), quickScaleDown, nil)
 	h.at(time.Hour)
 	require.Equal(t, cluster.NodeReady, h.cl.Nodes[karp].State)
 	require.Equal(t, cluster.NodeReady, h.cl.Nodes[static].State)
@@ -234,15 +231,14 @@ func TestScaleDownRecheckTimeout(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := newManualHarness(t)
-			h.start(h.groups(twoNodes), append(slices.Clip(fastScaleDown), c.args...), nil)
-			a, b := h.busyPair()
-			filler := h.pods(1, "700m", "1Gi")
-			h.cl.Bind(filler[0], b)
-			p := h.pods(1, "500m", "512Mi")
-			h.cl.Bind(p[0], a)
+			args := slices.Concat(quickScaleDown, c.args)
+			h.start(h.groups(twoNodes), args, nil)
+			a, b := h.twoNodesUp()
+			filler := h.podOn(b, "700m", "1Gi")
+			h.podOn(a, "500m", "512Mi")
 			h.at(time.Minute)
 			require.Positive(t, h.ca.Stats().ScaleDownBlockedNodes[BlockNoPlaceToMove])
-			h.cl.DeletePod(filler[0], cluster.CauseScaleDown) // room on b from now on
+			h.cl.DeletePod(filler, cluster.CauseScaleDown) // room on b from now on
 			h.at(c.presentAt)
 			require.NotEqual(t, cluster.NodeGone, h.cl.Nodes[a].State, "still there at %v", c.presentAt)
 			h.at(c.goneBy)
@@ -258,11 +254,10 @@ func TestScaleDownRecheckTimeout(t *testing.T) {
 func TestScaleDownIgnoresDaemonSetPods(t *testing.T) {
 	for _, withPod := range []bool{true, false} {
 		h := newManualHarness(t)
-		h.start(h.groups(twoNodes), fastScaleDown, nil)
-		a, b := h.busyPair()
-		nodes := []cluster.NodeID{a, b}
+		h.start(h.groups(twoNodes), quickScaleDown, nil)
+		a, b := h.twoNodesUp()
 		var ds []cluster.PodID
-		for _, n := range nodes {
+		for _, n := range []cluster.NodeID{a, b} {
 			spec, m := h.spec("50m", "64Mi", withToleration("any"))
 			spec.DaemonSet = true
 			spec.NodeName = h.cl.Nodes[n].Name
@@ -270,17 +265,16 @@ func TestScaleDownIgnoresDaemonSetPods(t *testing.T) {
 			h.cl.Bind(p, n)
 			ds = append(ds, p)
 		}
-		var moved []cluster.PodID
+		var moved cluster.PodID
 		if withPod {
-			moved = h.pods(1, "500m", "512Mi")
-			h.cl.Bind(moved[0], a)
+			moved = h.podOn(a, "500m", "512Mi")
 		}
 		h.at(10 * time.Minute)
 		require.Equal(t, cluster.NodeGone, h.cl.Nodes[a].State, "with a movable pod: %v", withPod)
 		require.NotEqual(t, cluster.NodeGone, h.cl.Nodes[b].State)
 		require.NotEqual(t, cluster.CauseEvicted, h.cl.Pods[ds[0]].Cause, "the DaemonSet pod is not evicted")
 		if withPod {
-			require.Equal(t, cluster.CauseEvicted, h.cl.Pods[moved[0]].Cause)
+			require.Equal(t, cluster.CauseEvicted, h.cl.Pods[moved].Cause)
 		}
 		require.Zero(t, h.ca.Stats().ScaleDownBlockedNodes[BlockNoPlaceToMove])
 	}

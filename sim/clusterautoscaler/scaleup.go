@@ -185,10 +185,7 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 					cursor++
 					continue
 				}
-				e.free = e.free.Sub(pg.spec.Requests)
-				if pg.podLevel {
-					e.extra = append(e.extra, placedPod{pg.spec, pg.ns})
-				}
+				pg.placeOne(&e.free, &e.extra)
 				k++
 			}
 		}
@@ -208,10 +205,7 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 					cursor++
 					continue
 				}
-				sn.free = sn.free.Sub(pg.spec.Requests)
-				if pg.podLevel {
-					sn.placed = append(sn.placed, placedPod{pg.spec, pg.ns})
-				}
+				pg.placeOne(&sn.free, &sn.placed)
 				k++
 			}
 		}
@@ -221,6 +215,16 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 		}
 	}
 	return out
+}
+
+// placeOne takes one of the group's pods' requests from a node's free
+// room and, when the group has pod-level constraints, which later pods
+// check, adds the pod to the node's placed pods.
+func (pg *podGroup) placeOne(free *cluster.Resources, placed *[]placedPod) {
+	*free = free.Sub(pg.spec.Requests)
+	if pg.podLevel {
+		*placed = append(*placed, placedPod{pg.spec, pg.ns})
+	}
 }
 
 // podLevelOnNode checks a group's hostname-keyed pod constraints against

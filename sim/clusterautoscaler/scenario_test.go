@@ -10,23 +10,9 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
-// eksctlCluster starts an eksctl ClusterConfig of cluster demo in
-// us-east-1; its node groups follow.
-const eksctlCluster = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: demo, region: us-east-1}\n"
-
-const spotAndOnDemand = eksctlCluster + `managedNodeGroups:
-  - name: spot
-    instanceType: m5.large
-    spot: true
-    minSize: 0
-    maxSize: 10
-    desiredCapacity: 0
-  - name: on-demand
-    instanceType: m5.large
-    minSize: 0
-    maxSize: 10
-    desiredCapacity: 0
-`
+var spotAndOnDemand = managedNodeGroups(
+	"{name: spot, instanceType: m5.large, spot: true, minSize: 0, maxSize: 10, desiredCapacity: 0}",
+	"{name: on-demand, instanceType: m5.large, minSize: 0, maxSize: 10, desiredCapacity: 0}")
 
 var spotFirst = map[string][]string{"10": {"spot"}, "1": {".*"}}
 
@@ -91,14 +77,14 @@ func TestPrioritySpotFallsBackAfterProvisionTimeout(t *testing.T) {
 
 func TestSpotReclaimIsReplacedByTheASG(t *testing.T) {
 	h := newHarness(t)
-	h.start(h.groups(eksctlCluster+`nodeGroups:
+	h.start(h.groups(clusterConfig(`nodeGroups:
   - name: spot
     minSize: 2
     maxSize: 4
     instancesDistribution:
       instanceTypes: [m5.large, m5a.large]
       onDemandPercentageAboveBaseCapacity: 0
-`), nil, nil)
+`)), nil, nil)
 	h.at(time.Minute)
 	require.Equal(t, 2, h.readyNodesOf("spot"))
 	first := cloud.InstanceID(h.cl.Nodes[h.nodesOf("spot")[0]].Instance)
@@ -141,13 +127,7 @@ func TestRaceNodes(t *testing.T) {
 	}
 }
 
-const oneGroup = eksctlCluster + `managedNodeGroups:
-  - name: od
-    instanceType: m5.large
-    minSize: 0
-    maxSize: 10
-    desiredCapacity: 0
-`
+var oneGroup = managedNodeGroups("{name: od, instanceType: m5.large, minSize: 0, maxSize: 10, desiredCapacity: 0}")
 
 func TestDeterministic(t *testing.T) {
 	run := func() Stats {

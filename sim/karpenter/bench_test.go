@@ -3,16 +3,13 @@ package karpenter
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
 // BenchmarkProvision is one provisioning solve of a batch of mixed pods
@@ -27,28 +24,8 @@ func BenchmarkProvision(b *testing.B) {
 }
 
 func benchProvision(b *testing.B, count int) {
-	h := newHarness(&testing.T{})
-	var names []string
-	for _, it := range h.cat.Types() {
-		if it.GPU == 0 && len(names) < 400 {
-			names = append(names, it.Name)
-		}
-	}
-	pools := h.pools(`apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: node.kubernetes.io/instance-type, operator: In, values: [` + strings.Join(names, ", ") + `]}
-`)
-	k, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: nopEvictor{}},
-		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: apis.DefaultSettings()})
-	if err != nil {
-		b.Fatal(err)
-	}
+	h := newHarness(b)
+	k := newWideKarpenter(h)
 	pods := diversePods(h, count)
 	b.ResetTimer()
 	var nodes int
@@ -121,5 +98,3 @@ func diversePods(h *harness, count int) []cluster.PodID {
 	}
 	return pods
 }
-
-var _ = catalog.GiB

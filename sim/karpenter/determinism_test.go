@@ -11,7 +11,6 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
 // The same scenario gives the same decisions, whatever order symbols were
@@ -26,7 +25,7 @@ func TestDeterminism(t *testing.T) {
 		h.deploy("spread", h.podSpec("700m", "1Gi", map[string]string{"app": "spread"}, withZoneSpread("spread")), time.Duration(0), 9, 20*time.Minute, 3)
 		h.deploy("anti", h.podSpec("250m", "256Mi", map[string]string{"app": "anti"}, withHostAntiAffinity("anti")), time.Duration(0), 3)
 		h.deploy("web", h.podSpec("1", "2Gi", map[string]string{"app": "web"}), time.Duration(0), 6, 30*time.Minute, 1)
-		h.start(h.pools(spotWide), apis.DefaultSettings())
+		h.start(spotWide)
 		h.run(2 * time.Hour)
 		return runRecord(t, h)
 	}
@@ -67,7 +66,7 @@ func TestEarlyVerdictsChangeNothing(t *testing.T) {
 			h.deploy("od", h.podSpec("1", "1Gi", map[string]string{"app": "od"}, withNodeSelector("karpenter.sh/capacity-type", "on-demand")),
 				time.Duration(0), 6, 50*time.Minute, 2, 80*time.Minute, 8)
 		}
-		h.start(h.pools(spotWide), apis.DefaultSettings())
+		h.start(spotWide)
 		defer computeWhatIfsWhole(full)()
 		h.run(3 * time.Hour)
 		return runRecord(t, h), h.k.dis.earlyStops
@@ -102,10 +101,9 @@ func TestDoomedWhatIfsFail(t *testing.T) {
 		time.Duration(0), 60, 30*time.Minute, 40, time.Hour, 70, 90*time.Minute, 30, 2*time.Hour, 50)
 	h.deploy("small", h.podSpec("250m", "512Mi", map[string]string{"app": "small"}),
 		time.Duration(0), 20, 45*time.Minute, 5, 100*time.Minute, 25)
-	spotSmall := poolWith("small", "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}\n"+
+	h.start(poolWith("small", "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}\n"+
 		"        - {key: karpenter.k8s.aws/instance-cpu, operator: In, values: [\"4\", \"8\"]}\n"+
-		"        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}\n", "  disruption: {consolidateAfter: 1m}")
-	h.start(h.pools(spotSmall), apis.DefaultSettings())
+		spotOnly, "  disruption: {consolidateAfter: 1m}"))
 	skipped, wrong := 0, 0
 	defer verifyDoomedWhatIfs(func(failed bool) {
 		skipped++

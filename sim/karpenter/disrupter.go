@@ -21,13 +21,7 @@ import (
 // forceful deletions that ignore budgets (terminator.go).
 type disrupter struct {
 	env
-	offerings *offerings
-	nodes     *nodeTracker
-	pools     *nodePools
-	base      *existingBase
-	solvers   *solvers
-	prov      *provisioner
-	term      *terminator
+	parts
 
 	// methods, in the order a pass tries them (method.go).
 	methods []method

@@ -23,49 +23,10 @@ func evictFromOutside(h *harness) {
 	}
 }
 
-// smallNodes requires instance types of c, m and r with at most 4 vCPUs
-// (many nodes for few pods).
-const smallNodes = "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}\n" +
-	"        - {key: karpenter.k8s.aws/instance-cpu, operator: Lt, values: [\"5\"]}\n"
-
-func onePool(name, extraSpec, disruption string) string {
-	return `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: ` + name + `}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
-` + extraSpec + `
-  disruption:
-` + disruption + "\n"
-}
-
-const spotWide = `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: spot}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["4"]}
-        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-  disruption: {consolidateAfter: 0s}
-`
-
 // Drift: when the pool's template changes, its nodes are replaced, the
 // replacement coming up before the old node drains.
 func TestDrift(t *testing.T) {
-	h := newHarness(t)
-	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 2)
-	pools := h.pools(onePool("p", "", "    consolidateAfter: Never"))
-	h.start(pools, apis.DefaultSettings())
+	h := startWeb(t, 2, poolWith("p", odLarge, "  disruption: {consolidateAfter: Never}"))
 	h.run(10 * time.Minute)
 	old := h.karpenterNodes()
 	require.Len(t, old, 1)
@@ -94,12 +55,12 @@ spec:
 }
 
 // A budget {nodes: "0", reasons: [Drifted]} blocks drift.
+const noDrift = `  disruption: {budgets: [{nodes: "0", reasons: [Drifted]}]}`
+
 func TestDriftBlockedByBudget(t *testing.T) {
-	h := newHarness(t)
-	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 2)
-	h.start(h.pools(onePool("p", "", "    budgets: [{nodes: \"0\", reasons: [Drifted]}]")), apis.DefaultSettings())
+	h := startWeb(t, 2, poolWith("p", odLarge, noDrift))
 	h.run(10 * time.Minute)
-	changed := h.pools(onePool("p", "      startupTaints: [{key: init, effect: NoSchedule}]", "    budgets: [{nodes: \"0\", reasons: [Drifted]}]"))
+	changed := h.pools(poolWith("p", odLarge, "      startupTaints: [{key: init, effect: NoSchedule}]\n"+noDrift))
 	h.k.UpdateNodePool(11*time.Minute, changed[0])
 	h.run(30 * time.Minute)
 	require.Zero(t, h.k.Stats().Disruptions.Drifted)
@@ -110,7 +71,7 @@ func TestDriftBlockedByBudget(t *testing.T) {
 // than its timeout, and counts it.
 func TestConsolidationTimeout(t *testing.T) {
 	h := newHarness(t)
-	h.start(h.pools(onePool("p", "", "")), apis.DefaultSettings()) // 1,000 pods/s
+	h.start(poolWith("p", odLarge, "")) // 1,000 pods/s
 	k := h.k
 	k.dis.work = 180_000 // 180 s of computing: not over 3 min
 	require.False(t, k.dis.timedOut(0, 3*time.Minute))
@@ -156,8 +117,7 @@ func TestPodScansMatchRescan(t *testing.T) {
 	h.deploy("db", h.podSpec("900m", "512Mi", map[string]string{"app": "db"}), time.Duration(0), 6, 25*time.Minute, 3, 50*time.Minute, 8)
 	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), time.Duration(0), 30, 20*time.Minute, 10, 45*time.Minute, 25, 70*time.Minute, 5)
 	h.deploy("pin", h.podSpec("300m", "256Mi", map[string]string{"app": "pin"}, withDoNotDisrupt()), time.Duration(0), 3, 35*time.Minute, 0, 60*time.Minute, 4)
-	small := poolWith("small", smallNodes+"        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand, spot]}\n", "  disruption: {consolidateAfter: 30s}")
-	h.start(h.pools(small), apis.DefaultSettings())
+	h.start(poolWith("small", smallNodes+odAndSpot, "  disruption: {consolidateAfter: 30s}"))
 	compared := 0
 	for at := time.Minute; at <= 90*time.Minute; at += 10 * time.Second {
 		h.run(at)
@@ -189,7 +149,7 @@ func TestExistingBaseMatchesRebuild(t *testing.T) {
 	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), time.Duration(0), 30, 20*time.Minute, 10, 45*time.Minute, 25, 70*time.Minute, 5)
 	h.deploy("api", h.podSpec("300m", "512Mi", map[string]string{"app": "api"}, withZoneSpread("api")), time.Duration(0), 12, 30*time.Minute, 30, 60*time.Minute, 4)
 	h.staticNode("static-a", "m5.xlarge", "us-east-1a")
-	h.start(h.pools(poolWith("small", smallNodes, "  disruption: {consolidateAfter: 2m}")), apis.DefaultSettings())
+	h.start(poolWith("small", smallNodes, "  disruption: {consolidateAfter: 2m}"))
 	type entry struct {
 		id          cluster.NodeID
 		free        cluster.Resources
@@ -237,7 +197,7 @@ func TestQueueKeysMatchPods(t *testing.T) {
 	h := newHarness(t)
 	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), time.Duration(0), 30, 20*time.Minute, 10, 45*time.Minute, 25, 70*time.Minute, 5)
 	h.deploy("big", h.podSpec("3", "4Gi", map[string]string{"app": "big"}), time.Duration(0), 2, 15*time.Minute, 6, 50*time.Minute, 1)
-	h.start(h.pools(spotWide), apis.DefaultSettings())
+	h.start(spotWide)
 	check := func(ps *podSet, want func(cluster.PodID) podOrigin) {
 		for _, e := range ps.qkeys {
 			p := &h.cl.Pods[e.id]

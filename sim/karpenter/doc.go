@@ -20,8 +20,10 @@
 // engine events, cluster changes and cloud signals to them, and holds
 // nothing else. Every part embeds env (the engine, cluster, catalogue,
 // cloud, evictor, settings, handler ID, the report's counters and the
-// label keys interned once) and points at the parts it uses, as
-// upstream's controllers share the cluster state.
+// label keys interned once); the controller, provisioner, disrupter and
+// terminator share one set of pointers to all the parts (parts), the
+// others point at the few they read, as upstream's controllers share the
+// cluster state.
 //
 //   - offerings (offerings.go): the instance types, their offerings per
 //     zone and capacity type with prices, and the unavailable-offerings

@@ -5,9 +5,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cloud/cloudtest"
@@ -26,7 +23,7 @@ var testZones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
 // harness is an engine, a cluster, the scheduler, kubelets, the eviction
 // API, workload controllers and Karpenter.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	eng   *engine.Engine
 	cl    *cluster.Cluster
 	cat   *catalog.Catalog
@@ -38,7 +35,8 @@ type harness struct {
 	pdbs  []cluster.PDB
 }
 
-func newHarness(t *testing.T) *harness {
+// newHarness makes the harness; benchmarks pass their *testing.B.
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	cat, err := catalog.Default()
 	require.NoError(t, err)
@@ -59,77 +57,19 @@ func (h *harness) pools(yaml string) []NodePool {
 	return res.NodePools
 }
 
-// start builds the models; call after adding workloads and static nodes.
-func (h *harness) start(pools []NodePool, s Settings) {
+// start builds the models with the NodePools of poolsYAML and the
+// default settings; call after adding workloads and static nodes.
+func (h *harness) start(poolsYAML string) {
 	h.t.Helper()
+	pools := h.pools(poolsYAML)
 	_, err := scheduler.New(h.eng, h.cl, scheduler.Config{PDBs: h.pdbs})
 	require.NoError(h.t, err)
 	kubelet.New(h.eng, h.cl, 2*time.Second)
 	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
 	h.k, err = New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: h.ev},
-		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: s})
+		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: apis.DefaultSettings()})
 	require.NoError(h.t, err)
 	h.ctrls = workload.New(h.eng, h.cl, h.specs)
-}
-
-type podOpt func(*corev1.PodSpec, map[string]string, map[string]string)
-
-func (h *harness) podSpec(cpu, mem string, labels map[string]string, opts ...podOpt) *cluster.PodSpec {
-	h.t.Helper()
-	spec := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}}
-	ann := map[string]string{}
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	for _, o := range opts {
-		o(&spec, labels, ann)
-	}
-	cs, _, err := cluster.CompilePodSpec(h.cl.Syms, h.cl.Resources, cluster.PodSpecInput{Namespace: "default", Labels: labels, Annotations: ann, Spec: &spec})
-	require.NoError(h.t, err)
-	return cs
-}
-
-func withNodeSelector(k, v string) podOpt {
-	return func(s *corev1.PodSpec, _, _ map[string]string) {
-		if s.NodeSelector == nil {
-			s.NodeSelector = map[string]string{}
-		}
-		s.NodeSelector[k] = v
-	}
-}
-
-func withDoNotDisrupt() podOpt {
-	return func(_ *corev1.PodSpec, _, ann map[string]string) { ann["karpenter.sh/do-not-disrupt"] = "true" }
-}
-
-func withZoneSpread(app string) podOpt {
-	return func(s *corev1.PodSpec, _, _ map[string]string) {
-		s.TopologySpreadConstraints = append(s.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
-			MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: corev1.DoNotSchedule,
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}})
-	}
-}
-
-func withHostAntiAffinity(app string) podOpt {
-	return func(s *corev1.PodSpec, _, _ map[string]string) {
-		if s.Affinity == nil {
-			s.Affinity = &corev1.Affinity{}
-		}
-		s.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}, TopologyKey: "kubernetes.io/hostname"}}}
-	}
-}
-
-func withPreferredZone(zone string) podOpt {
-	return func(s *corev1.PodSpec, _, _ map[string]string) {
-		if s.Affinity == nil {
-			s.Affinity = &corev1.Affinity{}
-		}
-		s.Affinity.NodeAffinity = &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
-			Weight: 10, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{
-				Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}}}}}}
-	}
 }
 
 // deploy adds a Deployment with replica steps (at, count, at, count...).
@@ -140,6 +80,15 @@ func (h *harness) deploy(name string, spec *cluster.PodSpec, steps ...any) {
 	}
 	h.specs = append(h.specs, workload.Spec{Kind: workload.Deployment, Namespace: "default", Name: name, Pod: spec,
 		Replicas: workload.ReplicaPlan{Steps: st}, TwinOf: -1})
+}
+
+// startWeb makes a harness with n web pods of 500m and 512Mi deployed at
+// once and starts the models with the NodePools of poolsYAML.
+func startWeb(t *testing.T, n int, poolsYAML string) *harness {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), n)
+	h.start(poolsYAML)
+	return h
 }
 
 // staticNode adds a Ready node Karpenter does not own.
@@ -186,38 +135,38 @@ func (h *harness) label(n *cluster.Node, key string) string {
 	return h.cl.Syms.Name(v)
 }
 
-const basicPool = `apiVersion: karpenter.sh/v1
+// poolWith is a NodePool named name of the default EC2NodeClass: reqs are
+// its requirement lines (the constants below), extra what follows them
+// (more template fields, then the disruption block).
+func poolWith(name, reqs, extra string) string {
+	return `apiVersion: karpenter.sh/v1
 kind: NodePool
-metadata: {name: default}
+metadata: {name: ` + name + `}
 spec:
   template:
     spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
       requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.xlarge, m5.2xlarge]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: KarpenterNodeRole-${CLUSTER_NAME}
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]
-`
-
-func TestProvisionBasic(t *testing.T) {
-	h := newHarness(t)
-	h.deploy("web", h.podSpec("500m", "512Mi", map[string]string{"app": "web"}), time.Duration(0), 10)
-	h.start(h.pools(basicPool), apis.DefaultSettings())
-	h.run(5 * time.Minute)
-	require.Equal(t, 10, h.podsIn(cluster.Running))
-	nodes := h.karpenterNodes()
-	require.NotEmpty(t, nodes)
-	st := h.k.Stats()
-	t.Logf("nodes=%d stats=%+v", len(nodes), st)
-	for _, n := range nodes {
-		t.Logf("%s %s %s %s", n.Name, n.InstanceType, h.label(n, "topology.kubernetes.io/zone"), h.label(n, "karpenter.sh/capacity-type"))
-	}
+` + reqs + extra + "\n"
 }
+
+// Requirement lines of the tests' NodePools.
+const (
+	onDemand  = "        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n"
+	spotOnly  = "        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}\n"
+	odAndSpot = "        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand, spot]}\n"
+	cmr       = "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}\n"
+	// newerThan4 keeps instance generations 5 and later.
+	newerThan4 = "        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: [\"4\"]}\n"
+	amd64      = "        - {key: kubernetes.io/arch, operator: In, values: [amd64]}\n"
+	// odM5 is on-demand m5 and c5; odLarge on-demand m5.large alone.
+	odM5    = onDemand + "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5, c5]}\n"
+	odLarge = onDemand + "        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}\n"
+	// smallNodes is c, m and r with at most 4 vCPUs (many nodes for few
+	// pods).
+	smallNodes = cmr + "        - {key: karpenter.k8s.aws/instance-cpu, operator: Lt, values: [\"5\"]}\n"
+)
+
+// spotWide is a spot pool of c, m and r of generation 5 and later that
+// consolidates at once.
+var spotWide = poolWith("spot", spotOnly+cmr+newerThan4+amd64, "  disruption: {consolidateAfter: 0s}")

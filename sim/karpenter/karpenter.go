@@ -96,6 +96,19 @@ type env struct {
 // cluster changes and cloud signals to them.
 type Karpenter struct {
 	env
+	parts
+
+	// signals and poolUpdates are the payloads of evSignal and
+	// evPoolUpdate events, by the event's Obj.
+	signals     []cloud.Signal
+	poolUpdates []NodePool
+}
+
+// parts are the controller's parts (doc.go, Structure). The controller
+// and the parts that drive the others (provisioner, disrupter, terminator)
+// embed the same set; the parts below them (offerings, nodeTracker,
+// nodePools, existingBase, solvers) point only at the few they read.
+type parts struct {
 	offerings *offerings
 	nodes     *nodeTracker
 	pools     *nodePools
@@ -104,11 +117,6 @@ type Karpenter struct {
 	prov      *provisioner
 	dis       *disrupter
 	term      *terminator
-
-	// signals and poolUpdates are the payloads of evSignal and
-	// evPoolUpdate events, by the event's Obj.
-	signals     []cloud.Signal
-	poolUpdates []NodePool
 }
 
 // reschedulable: a pod Karpenter moves when it disrupts a node: active and
@@ -220,24 +228,23 @@ func (cfg *Config) check() error {
 	return nil
 }
 
-// wire makes the other parts around the offerings and gives each the
-// parts it uses.
+// wire makes the other parts around the offerings: the lower parts get
+// the few they read, the controller and the driving parts one shared set
+// of all.
 func (k *Karpenter) wire(off *offerings, betaKeys [5]cluster.Sym) {
 	e := k.env
 	nodes := &nodeTracker{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{}}
-	pools := &nodePools{env: e, offerings: off, byName: map[string]*pool{}, poolStats: map[string]*PoolStats{}}
+	pools := &nodePools{env: e, offerings: off, nodes: nodes, byName: map[string]*pool{}, poolStats: map[string]*PoolStats{}}
 	base := &existingBase{env: e, nodes: nodes, pools: pools}
+	pools.base = base
 	sv := &solvers{env: e, offerings: off, nodes: nodes, pools: pools, base: base,
 		specs: cluster.SpecClasses{WithScoring: true}, statics: map[staticKey]*cluster.NodeVerdicts{}}
-	prov := &provisioner{env: e, betaKeys: betaKeys, pending: map[cluster.PodID]bool{},
-		offerings: off, nodes: nodes, pools: pools, base: base, solvers: sv}
-	dis := &disrupter{env: e, offerings: off, nodes: nodes, pools: pools, base: base, solvers: sv, prov: prov}
-	term := &terminator{env: e, offerings: off, nodes: nodes, base: base, prov: prov, dis: dis}
-	pools.nodes, pools.base = nodes, base
-	prov.dis, prov.term = dis, term
-	dis.term = term
+	prov := &provisioner{env: e, betaKeys: betaKeys, pending: map[cluster.PodID]bool{}}
+	dis := &disrupter{env: e}
+	term := &terminator{env: e}
+	ps := parts{offerings: off, nodes: nodes, pools: pools, base: base, solvers: sv, prov: prov, dis: dis, term: term}
+	k.parts, prov.parts, dis.parts, term.parts = ps, ps, ps, ps
 	dis.methods = newMethods(dis)
-	k.offerings, k.nodes, k.pools, k.base, k.solvers, k.prov, k.dis, k.term = off, nodes, pools, base, sv, prov, dis, term
 }
 
 // SetDaemonOverhead sets the hook that says what DaemonSet pods would run

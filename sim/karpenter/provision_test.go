@@ -11,27 +11,28 @@ import (
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
-func poolWith(name, reqs, extra string) string {
-	return `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: ` + name + `}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-` + reqs + extra + "\n"
+// Ten pods of one Deployment run on on-demand m5 nodes Karpenter
+// launches for them.
+func TestProvisionBasic(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", map[string]string{"app": "web"}), time.Duration(0), 10)
+	h.start(poolWith("default", onDemand+"        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.xlarge, m5.2xlarge]}\n", ""))
+	h.run(5 * time.Minute)
+	require.Equal(t, 10, h.podsIn(cluster.Running))
+	nodes := h.karpenterNodes()
+	require.NotEmpty(t, nodes)
+	st := h.k.Stats()
+	t.Logf("nodes=%d stats=%+v", len(nodes), st)
+	for _, n := range nodes {
+		t.Logf("%s %s %s %s", n.Name, n.InstanceType, h.label(n, "topology.kubernetes.io/zone"), h.label(n, "karpenter.sh/capacity-type"))
+	}
 }
-
-const odM5 = "        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5, c5]}\n"
 
 // A launched node records the pods it was launched for (sim explain reads
 // it), under the instance Karpenter knows it by. The node's labels, price
 // and the other provisioning rules are in testdata/provisioning.txt.
 func TestLaunchRecordsItsPods(t *testing.T) {
-	h := newHarness(t)
-	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 2)
-	h.start(h.pools(poolWith("p", odM5, "")), apis.DefaultSettings())
+	h := startWeb(t, 2, poolWith("p", odM5, ""))
 	h.run(5 * time.Minute)
 	nodes := h.karpenterNodes()
 	require.Len(t, nodes, 1)
@@ -42,9 +43,7 @@ func TestLaunchRecordsItsPods(t *testing.T) {
 // Nomination: a node that just received pending pods is not a disruption
 // candidate for max(2 x batchMaxDuration, 10s).
 func TestNominationProtects(t *testing.T) {
-	h := newHarness(t)
-	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 1)
-	h.start(h.pools(poolWith("p", odM5, "  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 0s}")), apis.DefaultSettings())
+	h := startWeb(t, 1, poolWith("p", odM5, "  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 0s}"))
 	h.run(5 * time.Minute)
 	kn := h.k.nodes.byID[0]
 	require.NotNil(t, kn)
@@ -68,4 +67,28 @@ func TestLaunchAllowed(t *testing.T) {
 	require.True(t, launchAllowed(p, map[*pool]poolUsage{p: {capacity: at, nodes: 2}}), "usage equal to the limit is not exceeded")
 	require.False(t, launchAllowed(p, map[*pool]poolUsage{p: {capacity: at, nodes: 3}}))
 	require.False(t, launchAllowed(p, map[*pool]poolUsage{p: {capacity: over, nodes: 1}}))
+}
+
+// A NodePool allowing spot and on-demand falls back to on-demand when spot
+// is exhausted: the first batch's spot launch fails and marks the spot
+// offerings unavailable; the next batch (10s later) launches on-demand.
+func TestScenarioSpotFallback(t *testing.T) {
+	h := newHarness(t)
+	h.cloud.Exhaust(cloud.Offering{CapacityType: cluster.Spot})
+	h.deploy("web", h.podSpec("500m", "512Mi", map[string]string{"app": "web"}), time.Duration(0), 4)
+	h.start(poolWith("mixed", "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [c5, c6i, m5]}\n"+
+		"        - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}\n", ""))
+	h.run(3 * time.Minute)
+	require.Equal(t, 4, h.podsIn(cluster.Running))
+	nodes := h.karpenterNodes()
+	require.Len(t, nodes, 1)
+	require.Equal(t, cluster.OnDemand, nodes[0].CapacityType)
+	st := h.k.Stats()
+	require.Equal(t, int64(1), st.LaunchFailures)
+	require.Equal(t, int64(1), st.NodeClaimsLaunched)
+	launches := h.cloud.Launches()
+	require.Len(t, launches, 2)
+	require.Equal(t, cloud.PriceCapacityOptimized, launches[0].Request.Strategy, "spot first")
+	require.Equal(t, cloud.LowestPrice, launches[1].Request.Strategy, "then on-demand")
+	require.LessOrEqual(t, nodes[0].Launched, 25*time.Second, "within a couple of batches")
 }

@@ -16,13 +16,7 @@ import (
 // Ready or its registration times out.
 type provisioner struct {
 	env
-	offerings *offerings
-	nodes     *nodeTracker
-	pools     *nodePools
-	base      *existingBase
-	solvers   *solvers
-	dis       *disrupter
-	term      *terminator
+	parts
 
 	betaKeys [5]cluster.Sym
 	// pending are the pods the scheduler marked unschedulable.

@@ -18,25 +18,7 @@ import (
 // distinct NodeClaims, and every NodeClaim fits its pods.
 func TestSolveDiverseKeepsConstraints(t *testing.T) {
 	h := newHarness(t)
-	var names []string
-	for _, it := range h.cat.Types() {
-		if it.GPU == 0 && len(names) < 400 {
-			names = append(names, it.Name)
-		}
-	}
-	pools := h.pools(`apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: node.kubernetes.io/instance-type, operator: In, values: [` + strings.Join(names, ", ") + `]}
-`)
-	k, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: nopEvictor{}},
-		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: apis.DefaultSettings()})
-	require.NoError(t, err)
+	k := newWideKarpenter(h)
 	pods := diversePods(h, 800)
 	s := k.solvers.newSolver(pods, solveOpts{})
 	s.solve(pods)
@@ -121,4 +103,21 @@ func TestQueueMergeMatchesSort(t *testing.T) {
 			require.Equal(t, all[i].id, got[i].id, "runs %d, position %d", runs, i)
 		}
 	}
+}
+
+// newWideKarpenter builds a controller over one NodePool of the first
+// 400 instance types without GPUs, for solves called directly: no other
+// model runs and nothing is evicted.
+func newWideKarpenter(h *harness) *Karpenter {
+	var names []string
+	for _, it := range h.cat.Types() {
+		if it.GPU == 0 && len(names) < 400 {
+			names = append(names, it.Name)
+		}
+	}
+	pools := h.pools(poolWith("default", "        - {key: node.kubernetes.io/instance-type, operator: In, values: ["+strings.Join(names, ", ")+"]}\n", ""))
+	k, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: nopEvictor{}},
+		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: apis.DefaultSettings()})
+	require.NoError(h.t, err)
+	return k
 }

@@ -7,37 +7,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
 // A few hours of churn on a pool of many instance types: every model
 // stays consistent (no overcommitted node, every pod eventually runs).
 func TestStressChurn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long")
-	}
-	h := newHarness(t)
 	var steps []any
 	for i := 0; i < 24; i++ {
 		steps = append(steps, time.Duration(i)*10*time.Minute, 200+(i%5)*150)
 	}
-	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), steps...)
-	h.deploy("api", h.podSpec("300m", "512Mi", map[string]string{"app": "api"}, withZoneSpread("api")), time.Duration(0), 150, time.Hour, 60, 2*time.Hour, 300)
-	pool := `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["4"]}
-        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand, spot]}
-  disruption: {consolidateAfter: 30s}
-`
-	h.start(h.pools(pool), apis.DefaultSettings())
+	h := startChurn(t, steps, cmr+newerThan4)
 	start := time.Now()
 	h.run(4 * time.Hour)
 	st := h.k.Stats()
@@ -54,31 +33,11 @@ spec:
 
 // Many small nodes: consolidation simulations over hundreds of nodes.
 func TestStressManyNodes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long")
-	}
-	h := newHarness(t)
 	var steps []any
 	for i := 0; i < 12; i++ {
 		steps = append(steps, time.Duration(i)*20*time.Minute, 300+(i%3)*200)
 	}
-	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), steps...)
-	h.deploy("api", h.podSpec("300m", "512Mi", map[string]string{"app": "api"}, withZoneSpread("api")), time.Duration(0), 150, time.Hour, 60, 2*time.Hour, 300)
-	pool := `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        - {key: karpenter.k8s.aws/instance-cpu, operator: Lt, values: ["5"]}
-        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand, spot]}
-  disruption: {consolidateAfter: 30s}
-`
-	h.start(h.pools(pool), apis.DefaultSettings())
+	h := startChurn(t, steps, smallNodes)
 	start := time.Now()
 	peak := 0
 	for m := 10 * time.Minute; m <= 4*time.Hour; m += 10 * time.Minute {
@@ -89,4 +48,18 @@ spec:
 	t.Logf("wall %v events %d nodes %d peak %d stats launched=%d failures=%d disruptions=%+v batches=%d evicted=%d",
 		time.Since(start), h.eng.Events(), len(h.karpenterNodes()), peak, st.NodeClaimsLaunched, st.LaunchFailures, st.Disruptions, st.Batches, st.PodsEvicted)
 	require.Zero(t, h.podsIn(cluster.Pending))
+}
+
+// startChurn starts (skipped in -short) a web Deployment following
+// webSteps and a zone-spread api one on a spot and on-demand amd64 pool
+// of the instance types types selects, consolidating after 30 s.
+func startChurn(t *testing.T, webSteps []any, types string) *harness {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), webSteps...)
+	h.deploy("api", h.podSpec("300m", "512Mi", map[string]string{"app": "api"}, withZoneSpread("api")), time.Duration(0), 150, time.Hour, 60, 2*time.Hour, 300)
+	h.start(poolWith("default", types+amd64+odAndSpot, "  disruption: {consolidateAfter: 30s}"))
+	return h
 }

@@ -14,11 +14,7 @@ import (
 // around the disruption controller and its budgets.
 type terminator struct {
 	env
-	offerings *offerings
-	nodes     *nodeTracker
-	base      *existingBase
-	prov      *provisioner
-	dis       *disrupter
+	parts
 }
 
 // Disruption reasons as the report counts them.
