@@ -137,6 +137,9 @@ type Autoscaler struct {
 	// blocked records, per blocking reason, the nodes it ever kept from
 	// scale-down.
 	blocked map[string]map[cluster.NodeID]bool
+
+	// noScaleUp, when set, hears why pods got no node (explain.go).
+	noScaleUp NoScaleUpFunc
 }
 
 // nodeTable holds the records of the groups' nodes by NodeID (nil for

@@ -71,6 +71,9 @@ func (a *Autoscaler) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
 		return false, false
 	}
 	opts := a.options(groups, now)
+	if a.noScaleUp != nil {
+		a.explainNoScaleUp(groups, now)
+	}
 	if len(opts) == 0 {
 		return false, false
 	}

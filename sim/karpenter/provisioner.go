@@ -30,6 +30,8 @@ type provisioner struct {
 		version, hash uint64
 		allFailed     bool
 	}
+	// noLaunch, when set, hears why pods got no node (explain.go).
+	noLaunch NoLaunchFunc
 }
 
 // trigger starts a batching window or extends it (KC Batcher): the batch
@@ -122,6 +124,9 @@ func (pr *provisioner) provision() {
 		s := pr.solvers.newSolver(pods, solveOpts{})
 		s.solve(pods)
 		pr.lastBatch.allFailed = len(s.failed) == len(pods)
+		if pr.noLaunch != nil && len(s.failed) > 0 {
+			pr.explainFailed(s)
+		}
 		now := pr.eng.Now()
 		nominate := pr.nomination()
 		for _, ex := range s.exists {
@@ -139,6 +144,8 @@ func (pr *provisioner) provision() {
 		for _, c := range s.claims {
 			if launchAllowed(c.pool, usage) {
 				pr.launchClaim(c, nil)
+			} else if pr.noLaunch != nil {
+				pr.explainLimit(c)
 			}
 		}
 		pr.offerings.flushICE()
@@ -190,6 +197,9 @@ func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.Nod
 	if len(opts) == 0 {
 		pr.stats.LaunchFailures++
 		st.LaunchFailures++
+		if pr.noLaunch != nil && replacementOf == nil {
+			pr.explainLaunch(c, cloud.LaunchResult{}, nil)
+		}
 		return cluster.NoNode
 	}
 	// Spot offerings dearer than the cheapest on-demand one are dropped
@@ -228,6 +238,9 @@ func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.Nod
 	if len(offerings) == 0 {
 		pr.stats.LaunchFailures++
 		st.LaunchFailures++
+		if pr.noLaunch != nil && replacementOf == nil {
+			pr.explainLaunch(c, cloud.LaunchResult{}, nil)
+		}
 		return cluster.NoNode
 	}
 	strategy := cloud.LowestPrice
@@ -244,6 +257,9 @@ func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.Nod
 	if err != nil || res.Instance == cloud.NoInstance {
 		pr.stats.LaunchFailures++
 		st.LaunchFailures++
+		if pr.noLaunch != nil && replacementOf == nil {
+			pr.explainLaunch(c, res, err)
+		}
 		pr.dis.stateChanged()
 		return cluster.NoNode
 	}

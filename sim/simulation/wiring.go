@@ -178,6 +178,11 @@ func (s *Sim) buildKarpenter() (err error) {
 	sc := s.sc
 	s.kp, err = karpenter.New(karpenter.Deps{Engine: s.eng, Cluster: s.cl, Catalog: sc.Catalog, Cloud: s.ec2, Evictor: s.evictor},
 		karpenter.Config{Region: sc.Region, Zones: sc.Zones, NodePools: sc.NodePools, Settings: sc.KarpenterSettings})
+	if err == nil && s.rec != nil {
+		s.kp.OnNoLaunch(func(pods []cluster.PodID, class, message string) {
+			s.rec.NoLaunch("karpenterNoLaunch", karpenter.OwnerName, pods, class, message)
+		})
+	}
 	return err
 }
 
@@ -193,6 +198,11 @@ func (s *Sim) buildClusterAutoscaler() (err error) {
 	s.ca, err = clusterautoscaler.New(
 		clusterautoscaler.Deps{Engine: s.eng, Cluster: s.cl, Catalog: sc.Catalog, Cloud: s.ec2, Evictor: s.evictor},
 		clusterautoscaler.Config{Region: sc.Region, Zones: sc.Zones, NodeGroups: sc.NodeGroups, Settings: sc.CASettings})
+	if err == nil && s.rec != nil {
+		s.ca.OnNoScaleUp(func(pods []cluster.PodID, class, message string) {
+			s.rec.NoLaunch("caNoScaleUp", "cluster-autoscaler", pods, class, message)
+		})
+	}
 	return err
 }
 

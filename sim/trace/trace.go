@@ -1,11 +1,13 @@
 // Package trace records the simulation timeline as entries (pod created,
 // unschedulable with the scheduler's message, bound, started, finished,
 // deleted with cause; node launched, ready, cordoned or tainted, removed;
-// launches and their capacity errors; spot signals), for `--events` and
-// `sim explain`. It only observes: it never changes what happens.
+// launches and their capacity errors; spot signals; why an autoscaler
+// launched nothing for a waiting pod), for `--events` and `sim explain`. It only observes: it never changes what happens.
 package trace
 
 import (
+	"slices"
+
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -38,6 +40,8 @@ type Recorder struct {
 	sink      Sink
 	workloads func(w int32) string
 	failure   func(cluster.PodID) string
+	// told are the no-launch reasons each waiting pod got (NoLaunch).
+	told map[cluster.PodID][]string
 }
 
 // New records the cluster's changes. workload names a pod's workload
@@ -99,10 +103,13 @@ func (r *Recorder) OnChange(c cluster.Change) {
 			}
 		case cluster.PodDeleted:
 			e.Cause = r.cl.Pods[c.Pod].Cause.String()
+			delete(r.told, c.Pod)
 		case cluster.PodFinished:
 			e.Cause = r.cl.Pods[c.Pod].Phase.String()
+			delete(r.told, c.Pod)
 		case cluster.PodBound:
 			r.nodeDetail(c.Node, &e)
+			delete(r.told, c.Pod)
 		}
 		r.sink(e)
 		return
@@ -166,4 +173,31 @@ func (r *Recorder) OnSignal(s cloud.Signal) {
 		}
 	}
 	r.sink(e)
+}
+
+// NoLaunch records why an autoscaler launched no node for pending pods
+// (kind karpenterNoLaunch or caNoScaleUp), one entry per pod. A pod gets
+// each reason (by class, e.g. "unavailable-offerings/burst-spot") once
+// per wait: the autoscalers retry every few seconds, and a reason that
+// comes back (the offerings' cache expires, the launch fails again) adds
+// nothing. The reasons a pod got are forgotten when it binds or ends.
+func (r *Recorder) NoLaunch(kind, owner string, pods []cluster.PodID, class, message string) {
+	now := secs(r.cl.Now())
+	for _, id := range pods {
+		p := &r.cl.Pods[id]
+		if p.Phase != cluster.Pending || p.Node != cluster.NoNode {
+			continue
+		}
+		if r.told == nil {
+			r.told = map[cluster.PodID][]string{}
+		}
+		key := kind + "/" + class
+		if slices.Contains(r.told[id], key) {
+			continue
+		}
+		r.told[id] = append(r.told[id], key)
+		e := Entry{T: now, Kind: kind, Owner: owner, Cause: class, Message: message}
+		r.pod(id, &e)
+		r.sink(e)
+	}
 }

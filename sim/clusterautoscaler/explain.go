@@ -1,0 +1,122 @@
+package clusterautoscaler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// NoScaleUpFunc receives why the Cluster Autoscaler added no node for
+// pending pods, as its NotTriggerScaleUp event says it ("pod didn't
+// trigger scale-up: 1 max node group size reached, 2 node(s) had
+// untolerated taint {k: v}"), with the node groups named. class
+// identifies the reasons for deduplication (group and reason, the
+// back-off's end included); the pods are those the loop could not help.
+type NoScaleUpFunc func(pods []cluster.PodID, class, message string)
+
+// OnNoScaleUp makes the Cluster Autoscaler say, after each loop's
+// scale-up, why no node group can help the pods it leaves pending (the
+// timeline's caNoScaleUp entries). Off (nil) by default: the reasons
+// cost a template check per pod group and node group, done only when
+// someone listens.
+func (a *Autoscaler) OnNoScaleUp(f NoScaleUpFunc) { a.noScaleUp = f }
+
+// explainNoScaleUp: for each pod group that no node group can help, why
+// each node group cannot (the scale-up orchestrator's skipped and
+// rejected node groups): back-off, max size, scale-up from zero off, then
+// the template's predicate failure. Groups the Cluster Autoscaler does
+// not manage are not part of its answer.
+func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
+	syms := a.cl.Syms
+	for _, pg := range groups {
+		type reason struct {
+			text   string
+			groups []string
+		}
+		var reasons []*reason
+		byText := map[string]*reason{}
+		helped := false
+		var classes []string
+		for _, g := range a.groups {
+			if !g.sel.Autoscaled {
+				continue
+			}
+			var text string
+			switch {
+			case a.backedOff(g, now):
+				text = "in backoff after failed scale-up (until " + fmtAt(g.bo.until) + ")"
+			case g.target >= g.sel.Max:
+				text = fmt.Sprintf("max node group size reached (%d)", g.sel.Max)
+			case g.target == 0 && !a.s.ScaleUpFromZero:
+				text = "scale-up from zero is disabled"
+			case g.tpl == nil:
+				text = "no node template"
+			default:
+				tpl := g.tpl
+				m, t := cluster.StaticFit(syms, pg.spec, &tpl.node, &tpl.node.Allocatable)
+				text = a.mismatchText(m, t, pg.spec, &tpl.node.Allocatable)
+			}
+			if text == "" {
+				helped = true
+				break
+			}
+			r := byText[text]
+			if r == nil {
+				r = &reason{text: text}
+				byText[text] = r
+				reasons = append(reasons, r)
+			}
+			r.groups = append(r.groups, g.cfg.Name)
+			classes = append(classes, g.cfg.Name+": "+text)
+		}
+		if helped || len(reasons) == 0 {
+			continue
+		}
+		sort.Slice(reasons, func(i, j int) bool { return reasons[i].text < reasons[j].text })
+		parts := make([]string, len(reasons))
+		for i, r := range reasons {
+			parts[i] = fmt.Sprintf("%d %s (%s)", len(r.groups), r.text, strings.Join(r.groups, ", "))
+		}
+		sort.Strings(classes)
+		a.noScaleUp(pg.pods, strings.Join(classes, "; "), "pod didn't trigger scale-up: "+strings.Join(parts, ", "))
+	}
+}
+
+// mismatchText is the scheduler's reason for a template node that does
+// not take the pod ("" when it does).
+func (a *Autoscaler) mismatchText(m cluster.Mismatch, t cluster.Taint, spec *cluster.PodSpec, alloc *cluster.Resources) string {
+	switch m {
+	case cluster.Fits:
+		return ""
+	case cluster.Cordoned:
+		return "node(s) were unschedulable"
+	case cluster.WrongNodeName:
+		return "node(s) didn't match the requested node name"
+	case cluster.UntoleratedTaint:
+		return "node(s) had untolerated taint " + t.String(a.cl.Syms)
+	case cluster.NodeSelectorMismatch:
+		return "node(s) didn't match Pod's node affinity/selector"
+	}
+	var short []string
+	for i := range min(len(spec.Requests), a.cl.Resources.Len()) {
+		if spec.Requests[i] > 0 && spec.Requests[i] > alloc[i] {
+			short = append(short, "Insufficient "+string(a.cl.Resources.Name(i)))
+		}
+	}
+	if len(short) == 0 {
+		return m.String()
+	}
+	return strings.Join(short, ", ")
+}
+
+// fmtAt renders a virtual time as the timeline does: 1h02m03s.
+func fmtAt(t engine.Time) string {
+	s := int64(t) / 1e9
+	if s < 3600 {
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm%02ds", s/3600, (s%3600)/60, s%60)
+}
