@@ -108,6 +108,10 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 			line = "finished: " + e.Cause
 		case "podDeleted":
 			line = "deleted: " + e.Cause
+		case "karpenterNoLaunch":
+			line = "Karpenter: " + e.Message
+		case "caNoScaleUp":
+			line = "Cluster Autoscaler: " + e.Message
 		default:
 			line = e.Kind
 		}
@@ -120,6 +124,9 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 		}
 	} else {
 		b.WriteString("\nNo autoscaler launched a node for it.\n")
+		if waited(found) {
+			whyNothingCame(&b, sc, found, entries)
+		}
 	}
 	_, err = io.WriteString(stdout, b.String())
 	return err

@@ -45,11 +45,14 @@ func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 				continue
 			}
 			var text string
+			detail := g.cfg.Name
 			switch {
 			case a.backedOff(g, now):
-				text = "in backoff after failed scale-up (until " + fmtAt(g.bo.until) + ")"
+				text = "in backoff after failed scale-up"
+				detail += " until " + fmtAt(g.bo.until)
 			case g.target >= g.sel.Max:
-				text = fmt.Sprintf("max node group size reached (%d)", g.sel.Max)
+				text = "max node group size reached"
+				detail += fmt.Sprintf(" at %d", g.sel.Max)
 			case g.target == 0 && !a.s.ScaleUpFromZero:
 				text = "scale-up from zero is disabled"
 			case g.tpl == nil:
@@ -69,8 +72,8 @@ func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 				byText[text] = r
 				reasons = append(reasons, r)
 			}
-			r.groups = append(r.groups, g.cfg.Name)
-			classes = append(classes, g.cfg.Name+": "+text)
+			r.groups = append(r.groups, detail)
+			classes = append(classes, detail+": "+text)
 		}
 		if helped || len(reasons) == 0 {
 			continue

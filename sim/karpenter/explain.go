@@ -150,7 +150,7 @@ func (pr *provisioner) poolWhy(l *Linter, s *solver, i int, p *pool, spec *clust
 	case fit == 0:
 		return "incompatible", fmt.Sprintf("incompatible with nodepool %q, no instance type satisfied resources %s and requirements", name, pr.cl.Resources.Format(spec.Requests))
 	case within == 0:
-		return "limit", fmt.Sprintf("all available instance types exceed limits for nodepool: %q", name)
+		return "limit", fmt.Sprintf("all available instance types exceed limits for nodepool: %q (%s)", name, pr.limitsLeft(s, i, p))
 	case avail == 0:
 		sort.Strings(cached)
 		text := fmt.Sprintf("nodepool %q: every offering of the %d instance types that fit is in the unavailable-offerings cache (insufficient capacity", name, within)
@@ -160,6 +160,28 @@ func (pr *provisioner) poolWhy(l *Linter, s *solver, i int, p *pool, spec *clust
 		return "unavailable-offerings", text + "): " + summarizeList(cached, 6)
 	}
 	return "no-fit", fmt.Sprintf("nodepool %q has room for it alone, but no NodeClaim of the batch took it (topology spread or pod affinity with the batch's other pods)", name)
+}
+
+// limitsLeft renders what the solve left of the pool's resource limits:
+// "cpu 0 of 4000m left".
+func (pr *provisioner) limitsLeft(s *solver, i int, p *pool) string {
+	var parts []string
+	for r, has := range p.spec.Limits.Has {
+		if !has {
+			continue
+		}
+		one := func(v int64) string {
+			if v <= 0 {
+				return "0"
+			}
+			var x cluster.Resources
+			x[r] = v
+			_, val, _ := strings.Cut(pr.cl.Resources.Format(x), "=")
+			return val
+		}
+		parts = append(parts, fmt.Sprintf("%s %s of %s left", pr.cl.Resources.Name(r), one(s.remaining[i][r]), one(p.spec.Limits.Max[r])))
+	}
+	return "spec.limits: " + strings.Join(parts, ", ")
 }
 
 // staticWords words a static step's failure as Karpenter's scheduler

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// explainOf runs sim explain and returns its story.
+func explainOf(t *testing.T, scenario, pod string) string {
+	t.Helper()
+	out, stderr, code := sim(t, "explain", scenario, "--pod", pod)
+	require.Equal(t, 0, code, stderr)
+	return out
+}
+
+// hybrid-naive's batch pods that arrive when spot has run dry strand: the
+// story must name Karpenter's launch failures with their EC2 code and the
+// unavailable offerings, and the Cluster Autoscaler's group that does not
+// take them (its taint is not tolerated).
+func TestExplainWhyNothingCameSpotExhausted(t *testing.T) {
+	out := explainOf(t, "hybrid-naive", "batch/render-75")
+	require.Contains(t, out, "No autoscaler launched a node for it.")
+	// What the autoscalers said during the wait.
+	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 node(s) had untolerated taint {capacity-type: on-demand} (core-on-demand)")
+	require.Contains(t, out, `Karpenter: could not schedule pod, nodepool "burst-spot": every offering of the 3 instance types that fit is in the unavailable-offerings cache (insufficient capacity; the first expires at 43m00s): c5.large/us-east-1a/spot,`)
+	require.Contains(t, out, `Karpenter: failed launching nodeclaim of nodepool "burst-spot": creating instance, with fleet error(s): InsufficientInstanceCapacity for c6i.large/us-east-1a/spot`)
+	// The static part, from lint's matrix.
+	require.Contains(t, out, "NodePool/burst-spot (spot): can launch c5.large, c5a.large, c6i.large for it")
+	require.Contains(t, out, "NodeGroup/core-on-demand: never: untolerated taint capacity-type=on-demand:NoSchedule")
+	// The launch failures while it waited.
+	require.Contains(t, out, "While it waited (40m30s to 1h11m33s):")
+	require.Regexp(t, `karpenter's launches failed \d+ x InsufficientInstanceCapacity on c5.large/us-east-1a/spot, `, out)
+}
+
+// A NodePool at its limit: the pods it has no room for wait for good.
+func TestExplainWhyNothingCameNodePoolLimit(t *testing.T) {
+	out := explainOf(t, filepath.Join("testdata", "explain", "karpenter-limit.yaml"), "web-8")
+	require.Contains(t, out, `Karpenter: could not schedule pod, all available instance types exceed limits for nodepool: "limitcpu100" (spec.limits: cpu 0 of 4000m left)`)
+	require.Contains(t, out, "While it waited (0.0s to the end):")
+}
+
+// A Cluster Autoscaler node group at its maximum size.
+func TestExplainWhyNothingCameMaxSize(t *testing.T) {
+	out := explainOf(t, filepath.Join("testdata", "explain", "ca-max-size.yaml"), "web-6")
+	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 max node group size reached (managed-ng-public at 2)")
+	require.Contains(t, out, "NodeGroup/managed-ng-public: can launch m5.large for it")
+}
+
+// A node group backed off after its spot launches failed: each new
+// back-off is told once, and the launch failures carry their EC2 code.
+func TestExplainWhyNothingCameBackedOff(t *testing.T) {
+	out := explainOf(t, filepath.Join("testdata", "explain", "ca-backoff.yaml"), "web-1")
+	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 in backoff after failed scale-up (spot until 6m08s)")
+	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 in backoff after failed scale-up (spot until 16m50s)")
+	require.Regexp(t, `cluster-autoscaler's launches failed \d+ x InsufficientInstanceCapacity on c5.large/us-west-2a/spot`, out)
+}
+
+// The reasons go to --events too, once per reason and pod wait, and the
+// report is the same with or without them.
+func TestEventsNoLaunchKinds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	with, stderr, code := sim(t, "run", "hybrid-naive", "-o", "json", "--events", path)
+	require.Equal(t, 0, code, stderr)
+	without, _, _ := sim(t, "run", "hybrid-naive", "-o", "json")
+	require.Equal(t, without, with)
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	type key struct{ kind, pod, cause string }
+	seen := map[key]int{}
+	kinds := map[string]int{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var e struct{ Kind, Pod, Cause, Message string }
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &e))
+		if e.Kind == "karpenterNoLaunch" || e.Kind == "caNoScaleUp" {
+			kinds[e.Kind]++
+			seen[key{e.Kind, e.Pod, e.Cause}]++
+			require.NotEmpty(t, e.Message)
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.Positive(t, kinds["karpenterNoLaunch"])
+	require.Positive(t, kinds["caNoScaleUp"])
+	// Bound pods start over, but hybrid-naive's batch pods wait once.
+	for k, n := range seen {
+		require.Equal(t, 1, n, "%v told %d times", k, n)
+	}
+}

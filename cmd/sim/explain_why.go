@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/clustersim/clustersim/sim/lint"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/trace"
+)
+
+// waited reports whether the pod's story has a wait: the scheduler marked
+// it unschedulable.
+func waited(story []trace.Entry) bool {
+	return slices.ContainsFunc(story, func(e trace.Entry) bool { return e.Kind == "podUnschedulable" })
+}
+
+// whyNothingCame explains a wait no autoscaler launched a node for: what
+// each capacity source answers for the pod's workload (lint's matrix, the
+// static part), what the autoscalers said during the run (the
+// karpenterNoLaunch and caNoScaleUp entries of the story), and the launch
+// failures, with their EC2 codes, while the pod waited.
+func whyNothingCame(b *strings.Builder, sc *scenario.Scenario, story, all []trace.Entry) {
+	if len(sc.NodePools) == 0 && len(sc.NodeGroups) == 0 {
+		b.WriteString("The scenario has no autoscaler (no NodePool, no Cluster Autoscaler node group): only its static nodes take pods.\n")
+		return
+	}
+	// The wait: from the first unschedulable mark to the bind, or the end.
+	from, to := -1.0, -1.0
+	told := 0
+	for _, e := range story {
+		switch e.Kind {
+		case "podUnschedulable":
+			if from < 0 {
+				from = e.T
+			}
+		case "podBound", "podDeleted", "podFinished":
+			if from >= 0 && to < 0 {
+				to = e.T
+			}
+		case "karpenterNoLaunch", "caNoScaleUp":
+			told++
+		}
+	}
+	// The static part: every capacity source against the workload's pod
+	// template.
+	res := lint.Check(sc)
+	workload := story[0].Workload
+	fmt.Fprintf(b, "\nWhy no node came:\n  What each capacity source can do for %s (as sim lint sees it):\n", workload)
+	for _, p := range res.Placements {
+		if p.Workload != workload {
+			continue
+		}
+		variant := ""
+		if p.Variant != "" {
+			variant = " (" + p.Variant + ")"
+		}
+		for _, c := range p.Cells {
+			var line string
+			switch {
+			case c.Provisions:
+				line = fmt.Sprintf("can launch %s for it%s", strings.Join(sample(c.InstanceTypes, 6), ", ")+more(len(c.InstanceTypes), 6), variant)
+			case c.CanLand:
+				line = "its nodes take it" + variant + ", but nothing adds nodes to it for it"
+			default:
+				line = "never" + variant + ": " + c.Reason
+			}
+			fmt.Fprintf(b, "    - %s: %s\n", c.Source, line)
+		}
+	}
+	// Launch failures while the pod waited, by owner and code.
+	type agg struct {
+		n    int
+		offs map[string]bool
+	}
+	fails := map[string]*agg{}
+	var keys []string
+	failed := map[string]int{}
+	for _, e := range all {
+		if e.T < from || (to >= 0 && e.T > to) {
+			continue
+		}
+		switch e.Kind {
+		case "launchError":
+			k := e.Owner + "\x00" + e.Cause
+			a := fails[k]
+			if a == nil {
+				a = &agg{offs: map[string]bool{}}
+				fails[k] = a
+				keys = append(keys, k)
+			}
+			a.n++
+			a.offs[e.InstanceType+"/"+e.Zone+"/"+e.CapacityType] = true
+		case "launchFailed":
+			failed[e.Owner]++
+		}
+	}
+	sort.Strings(keys)
+	end := "the end"
+	if to >= 0 {
+		end = fmtTime(to)
+	}
+	fmt.Fprintf(b, "  While it waited (%s to %s):\n", fmtTime(from), end)
+	if told > 0 {
+		fmt.Fprintf(b, "    - the autoscalers said why they launched nothing: %d reason(s), in the story above\n", told)
+	} else {
+		b.WriteString("    - the autoscalers gave no reason: they saw it pending too briefly (a batch or loop placed it, or the pod was too new)\n")
+	}
+	if len(keys) == 0 {
+		b.WriteString("    - no launch failed\n")
+	}
+	{
+		for _, k := range keys {
+			owner, code, _ := strings.Cut(k, "\x00")
+			a := fails[k]
+			offs := make([]string, 0, len(a.offs))
+			for o := range a.offs {
+				offs = append(offs, o)
+			}
+			sort.Strings(offs)
+			fmt.Fprintf(b, "    - %s's launches failed %d x %s on %s\n", owner, a.n, code, strings.Join(sample(offs, 8), ", ")+more(len(offs), 8))
+		}
+		for _, owner := range []string{"karpenter", "cluster-autoscaler"} {
+			if n := failed[owner]; n > 0 {
+				fmt.Fprintf(b, "    - %d launch request(s) of %s got no instance at all\n", n, owner)
+			}
+		}
+	}
+}
+
+func more(n, shown int) string {
+	if n > shown {
+		return fmt.Sprintf(" and %d more", n-shown)
+	}
+	return ""
+}
