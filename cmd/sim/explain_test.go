@@ -93,3 +93,12 @@ func TestEventsNoLaunchKinds(t *testing.T) {
 		require.Equal(t, 1, n, "%v told %d times", k, n)
 	}
 }
+
+// A pod no NodePool matches: Karpenter's reason per pool, in weight order
+// (ties by name, descending), and lint's answer per pool.
+func TestExplainWhyNothingCameNoNodePool(t *testing.T) {
+	out := explainOf(t, filepath.Join("testdata", "explain", "karpenter-no-match.yaml"), "arm64-1")
+	require.Contains(t, out, `Karpenter: could not schedule pod, incompatible with nodepool "limitcpu100", incompatible requirements, key kubernetes.io/arch, kubernetes.io/arch In [arm64] not in kubernetes.io/arch In [amd64]; incompatible with nodepool "dedicated", did not tolerate taint dedicated=batch:NoSchedule`)
+	require.Contains(t, out, "NodePool/dedicated (on-demand): never: untolerated taint dedicated=batch:NoSchedule")
+	require.Contains(t, out, "NodePool/limitcpu100 (on-demand): never: no instance type satisfies the requirements")
+}

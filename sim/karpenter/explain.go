@@ -204,7 +204,7 @@ func staticWords(syms *cluster.Symbols, pool string, chk *LaunchCheck) (class, t
 		return "incompatible", in + req()
 	case FailInstanceType:
 		if chk.Key != "" {
-			return "incompatible", in + "no instance type satisfied the requirements, " + req()
+			return "incompatible", in + req()
 		}
 		return "incompatible", in + "no instance type satisfied the requirements"
 	case FailTooBig:
