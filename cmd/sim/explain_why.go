@@ -106,26 +106,24 @@ func whyNothingCame(b *strings.Builder, sc *scenario.Scenario, story, all []trac
 	if told > 0 {
 		fmt.Fprintf(b, "    - the autoscalers said why they launched nothing: %d reason(s), in the story above\n", told)
 	} else {
-		b.WriteString("    - the autoscalers gave no reason: they saw it pending too briefly (a batch or loop placed it, or the pod was too new)\n")
+		b.WriteString("    - the autoscalers refused it nothing: it fitted on a node already coming, or waited too briefly for them\n")
 	}
 	if len(keys) == 0 {
 		b.WriteString("    - no launch failed\n")
 	}
-	{
-		for _, k := range keys {
-			owner, code, _ := strings.Cut(k, "\x00")
-			a := fails[k]
-			offs := make([]string, 0, len(a.offs))
-			for o := range a.offs {
-				offs = append(offs, o)
-			}
-			sort.Strings(offs)
-			fmt.Fprintf(b, "    - %s's launches failed %d x %s on %s\n", owner, a.n, code, strings.Join(sample(offs, 8), ", ")+more(len(offs), 8))
+	for _, k := range keys {
+		owner, code, _ := strings.Cut(k, "\x00")
+		a := fails[k]
+		offs := make([]string, 0, len(a.offs))
+		for o := range a.offs {
+			offs = append(offs, o)
 		}
-		for _, owner := range []string{"karpenter", "cluster-autoscaler"} {
-			if n := failed[owner]; n > 0 {
-				fmt.Fprintf(b, "    - %d launch request(s) of %s got no instance at all\n", n, owner)
-			}
+		sort.Strings(offs)
+		fmt.Fprintf(b, "    - %s's launches failed %d x %s on %s\n", owner, a.n, code, strings.Join(sample(offs, 8), ", ")+more(len(offs), 8))
+	}
+	for _, owner := range []string{"karpenter", "cluster-autoscaler"} {
+		if n := failed[owner]; n > 0 {
+			fmt.Fprintf(b, "    - %d launch request(s) of %s got no instance at all\n", n, owner)
 		}
 	}
 }
