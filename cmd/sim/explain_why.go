@@ -106,7 +106,7 @@ func whyNothingCame(b *strings.Builder, sc *scenario.Scenario, story, all []trac
 	if told > 0 {
 		fmt.Fprintf(b, "    - the autoscalers said why they launched nothing: %d reason(s), in the story above\n", told)
 	} else {
-		b.WriteString("    - the autoscalers refused it nothing: it fitted on a node already coming, or waited too briefly for them\n")
+		b.WriteString("    - no autoscaler gave a reason: none turned it down (it fitted on a node already on its way, or waited too briefly)\n")
 	}
 	if len(keys) == 0 {
 		b.WriteString("    - no launch failed\n")
