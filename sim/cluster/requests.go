@@ -259,11 +259,11 @@ func checkAgainstLimits(base string, rr *corev1.ResourceRequirements) *FieldErro
 		switch {
 		case !ok && !overcommittable(name):
 			return &FieldError{Path: resourcePath(base+".requests", name),
-				Msg: fmt.Sprintf("%s has a request and no limit; the API server rejects this for resources that cannot be overcommitted: set limits.%s (the request then defaults to it, so the request can go)", name, name)}
+				Msg: fmt.Sprintf("a request without a limit: the API server requires a limit for resources that cannot be overcommitted, such as %s; move it to limits (the request defaults to the limit)", name)}
 		case !ok:
 		case !overcommittable(name) && req.Cmp(lim) != 0:
 			return &FieldError{Path: resourcePath(base+".requests", name),
-				Msg: fmt.Sprintf("%s differs from the limit %s; %s cannot be overcommitted, so the API server requires the request to equal the limit: set only the limit (the request defaults to it)", req.String(), lim.String(), name)}
+				Msg: fmt.Sprintf("%s differs from the limit %s: the API server requires the request of a resource that cannot be overcommitted, such as %s, to equal its limit; give only the limit (the request defaults to it)", req.String(), lim.String(), name)}
 		case req.Cmp(lim) > 0:
 			return &FieldError{Path: resourcePath(base+".requests", name),
 				Msg: fmt.Sprintf("%s is more than the limit %s; the API server rejects a request above its limit: lower the request or raise the limit", req.String(), lim.String())}

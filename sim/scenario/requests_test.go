@@ -56,9 +56,9 @@ func TestRequestsAgainstLimits(t *testing.T) {
 		{"request above limit", "        requests: {cpu: \"2\"}\n        limits: {cpu: \"1\"}\n",
 			`scenario.yaml:15: spec.containers[0].resources.requests.cpu: 2 is more than the limit 1; the API server rejects a request above its limit: lower the request or raise the limit`},
 		{"GPU request below its limit", "        requests: {nvidia.com/gpu: 1}\n        limits: {nvidia.com/gpu: 2}\n",
-			`scenario.yaml:15: spec.containers[0].resources.requests["nvidia.com/gpu"]: 1 differs from the limit 2; nvidia.com/gpu cannot be overcommitted, so the API server requires the request to equal the limit: set only the limit (the request defaults to it)`},
+			`scenario.yaml:15: spec.containers[0].resources.requests["nvidia.com/gpu"]: 1 differs from the limit 2: the API server requires the request of a resource that cannot be overcommitted, such as nvidia.com/gpu, to equal its limit; give only the limit (the request defaults to it)`},
 		{"GPU request without a limit", "        requests: {nvidia.com/gpu: 1}\n",
-			`scenario.yaml:15: spec.containers[0].resources.requests["nvidia.com/gpu"]: nvidia.com/gpu has a request and no limit; the API server rejects this for resources that cannot be overcommitted: set limits.nvidia.com/gpu (the request then defaults to it, so the request can go)`},
+			`scenario.yaml:15: spec.containers[0].resources.requests["nvidia.com/gpu"]: a request without a limit: the API server requires a limit for resources that cannot be overcommitted, such as nvidia.com/gpu; move it to limits (the request defaults to the limit)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
