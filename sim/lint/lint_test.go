@@ -422,6 +422,23 @@ spec:
 			docs:   []string{static, gpuNvidia},
 		},
 		{
+			// from eksctl-io/eksctl examples/01-simple-cluster.yaml (region
+			// us-east-1 here)
+			name: "GPU from a node group", workload: "Deployment/default/gpu-nvidia", source: "NodeGroup/ng-1",
+			reason: "too big for every instance type: needs 1 nvidia.com/gpu, m5.large has none",
+			docs: []string{header, `---
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: cluster-1
+  region: us-east-1
+nodeGroups:
+  - name: ng-1
+    instanceType: m5.large
+    desiredCapacity: 10
+`, gpuNvidia},
+		},
+		{
 			name: "ephemeral-storage", workload: "Pod/default/frontend", source: "NodePool/general-purpose (on-demand)",
 			reason: "too big for every instance type: needs 200Gi ephemeral-storage, the allowed types have at most 17Gi",
 			fix:    "lower its requests or allow larger instance types in NodePool/general-purpose's requirements",
