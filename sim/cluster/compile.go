@@ -8,8 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	resourcehelper "k8s.io/component-helpers/resource"
 )
 
 // FieldError is a compile error at a field path relative to the object
@@ -75,14 +73,12 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		}
 	}
 
-	// Requests as the kubelet and scheduler compute them: the larger of the
-	// app containers' sum and any init container, sidecars and overhead
-	// included.
-	if fe := checkRequests(spec); fe != nil {
+	// Requests as the API server defaults them and the scheduler and
+	// kubelet add them up (requests.go).
+	reqs, fe := PodRequests(spec)
+	if fe != nil {
 		return nil, nil, fe
 	}
-	pod := &corev1.Pod{Spec: *spec}
-	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 	r, err := res.FromList(reqs)
 	if err != nil {
 		return nil, nil, &FieldError{Path: "containers", Msg: err.Error()}
@@ -179,57 +175,6 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		}
 	}
 	return out, warns, nil
-}
-
-// Bounds beyond which a request is a typo, not a workload: no node has a
-// million cores or a pebibyte of memory.
-var (
-	maxCPURequest   = resource.MustParse("1M")
-	maxSizeRequest  = resource.MustParse("1Pi")
-	maxCountRequest = resource.MustParse("1M")
-)
-
-// checkRequests rejects negative and absurd requests and limits, at their
-// field path, as the API server rejects negative ones.
-func checkRequests(spec *corev1.PodSpec) *FieldError {
-	check := func(path string, list corev1.ResourceList) *FieldError {
-		for _, name := range sortedResourceNames(list) {
-			q := list[name]
-			p := fmt.Sprintf("%s.%s", path, name)
-			if q.Sign() < 0 {
-				return &FieldError{Path: p, Msg: fmt.Sprintf("%s is negative; requests and limits must be 0 or more", q.String())}
-			}
-			bound := maxCountRequest
-			switch name {
-			case corev1.ResourceCPU:
-				bound = maxCPURequest
-			case corev1.ResourceMemory, corev1.ResourceEphemeralStorage:
-				bound = maxSizeRequest
-			}
-			if q.Cmp(bound) > 0 {
-				return &FieldError{Path: p, Msg: fmt.Sprintf("%s is more than any node has (over %s); check the unit", q.String(), bound.String())}
-			}
-		}
-		return nil
-	}
-	for _, group := range []struct {
-		name string
-		cs   []corev1.Container
-	}{{"initContainers", spec.InitContainers}, {"containers", spec.Containers}} {
-		for i, c := range group.cs {
-			base := fmt.Sprintf("%s[%d].resources", group.name, i)
-			if fe := check(base+".requests", c.Resources.Requests); fe != nil {
-				return fe
-			}
-			if fe := check(base+".limits", c.Resources.Limits); fe != nil {
-				return fe
-			}
-		}
-	}
-	if spec.Overhead != nil {
-		return check("overhead", spec.Overhead)
-	}
-	return nil
 }
 
 // fieldErr turns an error of the form "rel.path: message" into a FieldError

@@ -140,9 +140,19 @@ type LaunchCheck struct {
 	// LargestAllocatable its room for pods.
 	Largest            string
 	LargestAllocatable cluster.Resources
+	// Rooms are the candidate instance types and their room for pods
+	// (allocatable less DaemonSet overhead), by name (FailTooBig): what
+	// lint needs to say which resource no type has enough of.
+	Rooms []TypeRoom
 	// Candidates counts the instance types left before the failing step
 	// (FailTooBig, FailLimit, FailMinValues).
 	Candidates int
+}
+
+// TypeRoom is an instance type and its room for a pod.
+type TypeRoom struct {
+	Name string
+	Room cluster.Resources
 }
 
 // Check asks whether pool could launch a node of capacity type ct for a
@@ -292,8 +302,13 @@ func (l *Linter) walk(p *pool, spec *cluster.PodSpec, base reqSet, sel, term []r
 		}
 	}
 	if len(fit) == 0 {
+		rooms := make([]TypeRoom, len(cands))
+		for i, pt := range cands {
+			rooms[i] = TypeRoom{Name: pt.t.name, Room: pt.alloc.Sub(pt.daemon)}
+		}
+		sort.Slice(rooms, func(i, j int) bool { return rooms[i].Name < rooms[j].Name })
 		return LaunchCheck{Fail: FailTooBig, Term: termIdx, Candidates: len(cands), Largest: largest.t.name,
-			LargestAllocatable: largest.alloc.Sub(largest.daemon)}
+			LargestAllocatable: largest.alloc.Sub(largest.daemon), Rooms: rooms}
 	}
 	lim := p.spec.Limits
 	var within []int32

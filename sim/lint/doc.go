@@ -28,7 +28,10 @@
 // taint capacity-type=on-demand:NoSchedule", "missing label
 // node-group-type=ca-managed", "affinity term 0 needs provisioner-group In
 // [karpenter-burst]", "no zone in common", "no instance type satisfies the
-// requirements", "too big for every instance type", "NodePool limit".
+// requirements", "too big for every instance type: needs 1
+// nvidia.com/gpu, no allowed type has any" (the resource short on every
+// type, over every resource the scenario knows, or what the largest types
+// lack when none has room for all at once), "NodePool limit".
 //
 // # Findings
 //

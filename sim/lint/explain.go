@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,14 +65,15 @@ func (c *checker) mismatchWhy(spec *cluster.PodSpec, nodes []*cluster.Node, m cl
 	case cluster.NodeSelectorMismatch:
 		return c.selectorWhy(spec, nodes)
 	case cluster.Insufficient:
-		var largest *cluster.Node
+		rooms := make([]typeRoom, 0, len(nodes))
 		for _, n := range nodes {
-			if largest == nil || n.Allocatable[cluster.CPU] > largest.Allocatable[cluster.CPU] ||
-				(n.Allocatable[cluster.CPU] == largest.Allocatable[cluster.CPU] && n.Allocatable[cluster.Memory] > largest.Allocatable[cluster.Memory]) {
-				largest = n
+			name := n.InstanceType
+			if name == "" {
+				name = n.Name
 			}
+			rooms = append(rooms, typeRoom{name: name, room: n.Allocatable})
 		}
-		return c.tooBigWhy(spec, largest.InstanceType, largest.Allocatable)
+		return c.tooBigWhy(spec, rooms, "instance type", "")
 	}
 	return why{kind: "other", text: m.String()}
 }
@@ -81,10 +83,141 @@ func (c *checker) taintWhy(t cluster.Taint) why {
 		fix: "add the toleration " + tolerationFor(c.syms, t) + " to its pod template"}
 }
 
-func (c *checker) tooBigWhy(spec *cluster.PodSpec, typ string, room cluster.Resources) why {
-	return why{kind: "too-big",
-		text: fmt.Sprintf("too big for every instance type (requests %s; largest: %s with room for %s)", fmtRes(spec.Requests), typ, fmtRes(room)),
-		fix:  "lower its requests or allow larger instance types"}
+// typeRoom is an instance type (or a node without one) and its room for
+// a pod.
+type typeRoom struct {
+	name string
+	room cluster.Resources
+}
+
+// tooBigWhy says which resource the pod needs more of than any of the
+// instance types has room for, over every resource the scenario knows
+// (cpu, memory, ephemeral-storage, pods and extended resources such as
+// nvidia.com/gpu): "needs 1 nvidia.com/gpu, no allowed type has any". When
+// each resource alone fits some type but no type has them all, it says so
+// and what the type with the most of each lacks. what names the types
+// ("allowed type" for a NodePool's), where says where to change them
+// (" in NodePool/x's requirements", or "").
+func (c *checker) tooBigWhy(spec *cluster.PodSpec, rooms []typeRoom, what, where string) why {
+	rooms = uniqueRooms(rooms)
+	res := c.sc.Resources
+	need := spec.Requests
+	// most[i]: the most room any type has for resource i, at[i] the type
+	// (the first by name), tied[i] whether another type has as much.
+	var most cluster.Resources
+	var at [cluster.MaxResources]string
+	var tied [cluster.MaxResources]bool
+	for i := 0; i < res.Len(); i++ {
+		for j, r := range rooms {
+			switch {
+			case j == 0 || r.room[i] > most[i]:
+				most[i], at[i], tied[i] = r.room[i], r.name, false
+			case r.room[i] == most[i]:
+				tied[i] = true
+			}
+		}
+	}
+	var short []string
+	var missing []string // resources no type has at all
+	for i := 0; i < res.Len(); i++ {
+		if need[i] <= 0 || need[i] <= most[i] {
+			continue
+		}
+		n := fmt.Sprintf("needs %s", c.amount(i, need[i]))
+		switch {
+		case most[i] <= 0 && len(rooms) == 1:
+			n += fmt.Sprintf(", %s has none", at[i])
+		case most[i] <= 0:
+			n += fmt.Sprintf(", no %s has any", what)
+		case len(rooms) == 1:
+			n += fmt.Sprintf(", %s has %s", at[i], c.qty(i, most[i]))
+		case tied[i]:
+			n += fmt.Sprintf(", the %ss have at most %s", what, c.qty(i, most[i]))
+		default:
+			n += fmt.Sprintf(", the largest %s (%s) has %s", what, at[i], c.qty(i, most[i]))
+		}
+		if most[i] <= 0 && i != cluster.Pods {
+			missing = append(missing, c.resName(i))
+		}
+		short = append(short, n)
+	}
+	w := why{kind: "too-big", fix: "lower its requests or allow larger instance types" + where}
+	if len(missing) > 0 {
+		w.fix = fmt.Sprintf("allow instance types that have %s%s, or take it out of the pod's requests and limits", strings.Join(missing, " and "), where)
+	}
+	if len(short) > 0 {
+		w.text = "too big for every instance type: " + strings.Join(short, "; ")
+		return w
+	}
+	// Each resource fits some type, but none has room for all at once.
+	var asks, lacks []string
+	seen := map[string]bool{}
+	for i := 0; i < res.Len(); i++ {
+		if need[i] <= 0 || i == cluster.Pods {
+			continue
+		}
+		asks = append(asks, c.amount(i, need[i]))
+		if seen[at[i]] {
+			continue
+		}
+		seen[at[i]] = true
+		for _, r := range rooms {
+			if r.name != at[i] {
+				continue
+			}
+			for k := 0; k < res.Len(); k++ {
+				if need[k] > r.room[k] {
+					lacks = append(lacks, fmt.Sprintf("%s, with the most %s, has %s", r.name, c.resName(i), c.amount(k, r.room[k])))
+					break
+				}
+			}
+			break
+		}
+	}
+	w.text = fmt.Sprintf("too big for every instance type: no %s has room for %s at once", what, strings.Join(asks, " and "))
+	if len(lacks) > 0 {
+		w.text += " (" + strings.Join(lacks, "; ") + ")"
+	}
+	return w
+}
+
+// uniqueRooms drops repeats (nodes of one type) and sorts by name.
+func uniqueRooms(rooms []typeRoom) []typeRoom {
+	out := make([]typeRoom, 0, len(rooms))
+	for _, r := range rooms {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b typeRoom) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// resName is a resource's name in messages; the pods count is "pod slot".
+func (c *checker) resName(i int) string {
+	if i == cluster.Pods {
+		return "pod slot"
+	}
+	return string(c.sc.Resources.Name(i))
+}
+
+// amount renders a quantity with its resource: "4 cpu", "200Gi
+// ephemeral-storage", "1 nvidia.com/gpu".
+func (c *checker) amount(i int, v int64) string {
+	return c.qty(i, v) + " " + c.resName(i)
+}
+
+// qty renders a quantity of resource i: cpu in cores or millicores, byte
+// sizes (memory, ephemeral-storage, hugepages) with a binary suffix, the
+// rest as counts.
+func (c *checker) qty(i int, v int64) string {
+	switch {
+	case i == cluster.CPU:
+		return fmtCPU(v)
+	case i == cluster.Memory || i == cluster.Ephemeral || strings.HasPrefix(string(c.sc.Resources.Name(i)), "hugepages-"):
+		return cluster.FormatBytes(v)
+	}
+	return fmt.Sprint(v)
 }
 
 // selectorWhy finds the requirement of the pod's nodeSelector or required
@@ -215,9 +348,11 @@ func (c *checker) karpenterWhy(chk karpenter.LaunchCheck, s *source, spec *clust
 		}
 		return why{kind: "instance-type", text: text, fix: fmt.Sprintf("widen %s's instance requirements or the pod's", pool)}
 	case karpenter.FailTooBig:
-		w := c.tooBigWhy(spec, chk.Largest, chk.LargestAllocatable)
-		w.fix = fmt.Sprintf("lower its requests or allow larger instance types in %s", pool)
-		return w
+		rooms := make([]typeRoom, len(chk.Rooms))
+		for i, r := range chk.Rooms {
+			rooms[i] = typeRoom{name: r.Name, room: r.Room}
+		}
+		return c.tooBigWhy(spec, rooms, "allowed type", " in "+pool+"'s requirements")
 	case karpenter.FailLimit:
 		return why{kind: "limit", text: fmt.Sprintf("NodePool limit: %s's spec.limits leave room for none of the %d instance types that fit", pool, chk.Candidates),
 			fix: fmt.Sprintf("raise %s's spec.limits", pool)}
@@ -283,11 +418,6 @@ func fmtOp(syms *cluster.Symbols, r *cluster.Requirement) string {
 		return fmt.Sprintf("%s %d", r.Op, r.Num)
 	}
 	return r.Op.String()
-}
-
-// fmtRes renders cpu and memory: "cpu 750m, memory 1.5Gi".
-func fmtRes(r cluster.Resources) string {
-	return fmt.Sprintf("cpu %s, memory %s", fmtCPU(r[cluster.CPU]), cluster.FormatBytes(r[cluster.Memory]))
 }
 
 func fmtCPU(m int64) string {

@@ -177,7 +177,7 @@ func TestReasons(t *testing.T) {
 		},
 		{
 			name: "too big for a static pool", source: "StaticPool/core", kind: "too-big",
-			reason: "too big for every instance type (requests cpu 4, memory 512Mi; largest: m5.large with room for cpu 1930m, memory 6.7Gi)",
+			reason: "too big for every instance type: needs 4 cpu, m5.large has 1930m",
 			docs: []string{staticPools("    - {name: core, instanceType: m5.large, count: 1}\n"),
 				deployment("web", "4", "")},
 		},
@@ -234,7 +234,7 @@ func TestReasons(t *testing.T) {
 		},
 		{
 			name: "too big for a NodePool", source: "NodePool/c5 (on-demand)", kind: "too-big",
-			reason: "too big for every instance type (requests cpu 64, memory 512Mi; largest: c5.xlarge with room for",
+			reason: "too big for every instance type: needs 64 cpu, the largest allowed type (c5.xlarge) has 3920m",
 			docs:   []string{header, familyPool, deployment("web", "64", "")},
 		},
 		{
@@ -291,6 +291,184 @@ nodeGroups:
 			require.False(t, c.CanLand)
 			require.Contains(t, c.Reason, tc.reason)
 			require.Equal(t, tc.kind, c.ReasonKind)
+		})
+	}
+}
+
+// generalPurpose is Karpenter's general-purpose NodePool, from
+// aws/karpenter-provider-aws examples/v1/general-purpose.yaml: c, m and r
+// families, no GPU.
+var generalPurpose = `---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: general-purpose
+spec:
+  template:
+    spec:
+      requirements:
+        - key: kubernetes.io/arch
+          operator: In
+          values: ["amd64"]
+        - key: kubernetes.io/os
+          operator: In
+          values: ["linux"]
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: ["on-demand"]
+        - key: karpenter.k8s.aws/instance-category
+          operator: In
+          values: ["c", "m", "r"]
+        - key: karpenter.k8s.aws/instance-generation
+          operator: Gt
+          values: ["2"]
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+` + nodeClass
+
+// gpuNvidia is aws/karpenter-provider-aws examples/workloads/gpu-nvidia.yaml:
+// the GPU is a limit only (the request defaults to it).
+const gpuNvidia = `---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: gpu-nvidia
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: gpu-nvidia
+  template:
+    metadata:
+      labels:
+        app: gpu-nvidia
+    spec:
+      containers:
+      - image: public.ecr.aws/eks-distro/kubernetes/pause:3.2
+        name: gpu-nvidia
+        resources:
+          limits:
+            nvidia.com/gpu: "1"
+          requests:
+            cpu: "1"
+            memory: 256M
+`
+
+// "Too big" names the resource that no instance type has enough of, over
+// every resource the scenario knows: a GPU, ephemeral-storage, a custom
+// extended resource; and, when each alone fits some type, what the
+// largest types lack.
+func TestTooBigNamesTheResource(t *testing.T) {
+	// from kubernetes/website content/en/docs/concepts/configuration/manage-resources-containers.md
+	// (local ephemeral storage), with its requests raised to 100Gi a container.
+	frontend := `---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: frontend
+spec:
+  containers:
+  - name: app
+    image: images.my-company.example/app:v4
+    resources:
+      requests:
+        ephemeral-storage: "100Gi"
+      limits:
+        ephemeral-storage: "120Gi"
+  - name: log-aggregator
+    image: images.my-company.example/log-aggregator:v6
+    resources:
+      requests:
+        ephemeral-storage: "100Gi"
+      limits:
+        ephemeral-storage: "120Gi"
+`
+	// from kubernetes/website content/en/examples/pods/resource/extended-resource-pod.yaml
+	dongle := `---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: extended-resource-demo
+spec:
+  containers:
+  - name: extended-resource-demo-ctr
+    image: nginx
+    resources:
+      requests:
+        example.com/dongle: 3
+      limits:
+        example.com/dongle: 3
+`
+	twoTypes := nodePool("pair", "{team: a}", `      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [c5.xlarge, r5.large]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+`, "") + nodeClass
+	static := header + "  staticNodes:\n    - {name: core, instanceType: m5.large, count: 2}\n"
+	cases := []struct {
+		name, workload, source, reason, fix string
+		docs                                []string
+	}{
+		{
+			name: "GPU from a CPU-only NodePool", workload: "Deployment/default/gpu-nvidia", source: "NodePool/general-purpose (on-demand)",
+			reason: "too big for every instance type: needs 1 nvidia.com/gpu, no allowed type has any",
+			fix:    "allow instance types that have nvidia.com/gpu in NodePool/general-purpose's requirements, or take it out of the pod's requests and limits",
+			docs:   []string{header, generalPurpose, gpuNvidia},
+		},
+		{
+			name: "GPU from a static pool", workload: "Deployment/default/gpu-nvidia", source: "StaticPool/core",
+			reason: "too big for every instance type: needs 1 nvidia.com/gpu, m5.large has none",
+			docs:   []string{static, gpuNvidia},
+		},
+		{
+			// from eksctl-io/eksctl examples/01-simple-cluster.yaml (region
+			// us-east-1 here)
+			name: "GPU from a node group", workload: "Deployment/default/gpu-nvidia", source: "NodeGroup/ng-1",
+			reason: "too big for every instance type: needs 1 nvidia.com/gpu, m5.large has none",
+			docs: []string{header, `---
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: cluster-1
+  region: us-east-1
+nodeGroups:
+  - name: ng-1
+    instanceType: m5.large
+    desiredCapacity: 10
+`, gpuNvidia},
+		},
+		{
+			name: "ephemeral-storage", workload: "Pod/default/frontend", source: "NodePool/general-purpose (on-demand)",
+			reason: "too big for every instance type: needs 200Gi ephemeral-storage, the allowed types have at most 17Gi",
+			fix:    "lower its requests or allow larger instance types in NodePool/general-purpose's requirements",
+			docs:   []string{header, generalPurpose, frontend},
+		},
+		{
+			name: "custom extended resource", workload: "Pod/default/extended-resource-demo", source: "StaticPool/core",
+			reason: "too big for every instance type: needs 3 example.com/dongle, m5.large has none",
+			docs:   []string{static, dongle},
+		},
+		{
+			name: "no type has both", workload: "Deployment/default/web", source: "NodePool/pair (on-demand)",
+			reason: "too big for every instance type: no allowed type has room for 3 cpu and 10Gi memory at once (c5.xlarge, with the most cpu, has 6.4Gi memory; r5.large, with the most memory, has 1930m cpu)",
+			docs:   []string{header, twoTypes, strings.Replace(deployment("web", "3", ""), "memory: 512Mi", "memory: 10Gi", 1)},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := check(t, tc.docs...)
+			c := cellOf(t, r, tc.workload, "", tc.source)
+			require.False(t, c.CanLand)
+			require.Equal(t, "too-big", c.ReasonKind)
+			require.Equal(t, tc.reason, c.Reason)
+			if tc.fix != "" {
+				var fixes []string
+				for _, f := range r.Findings {
+					fixes = append(fixes, f.Fix)
+				}
+				require.Contains(t, strings.Join(fixes, "\n"), tc.fix)
+			}
 		})
 	}
 }

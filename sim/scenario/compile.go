@@ -535,8 +535,13 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 			spec.DaemonSet = true
 			spec.Tolerations = workload.DaemonSetTolerations(l.out.Syms, spec.Tolerations)
 		}
-		if spec.Requests[cluster.CPU] == 0 && spec.Requests[cluster.Memory] == 0 {
-			l.warn(o.doc, o.specPath+".containers", "no cpu or memory requests: the pods fit anywhere and need no capacity")
+		if asks := spec.Requests; asks[cluster.CPU] == 0 && asks[cluster.Memory] == 0 {
+			// Limits count: the API server copies them into missing
+			// requests (cluster.PodRequests).
+			asks[cluster.Pods] = 0
+			if asks.IsZero() {
+				l.warn(o.doc, o.specPath+".containers", "no cpu or memory requests or limits: the pods fit anywhere and need no capacity")
+			}
 		}
 		ws := workload.Spec{Kind: o.kind, Namespace: o.namespace, Name: o.name, Pod: spec,
 			Parallelism: o.parallelism, Completions: o.completions, BackoffLimit: o.backoffLimit,
