@@ -438,7 +438,7 @@ var kinds = map[string]kindInfo{
 	"ClusterRoleBinding":      {skip: "RBAC does not affect scheduling"},
 	"HorizontalPodAutoscaler": {skip: "replica counts come from the scenario's spec.workloads[].replicas"},
 	"PersistentVolumeClaim":   {skip: "volumes are not modelled: pods that use them schedule as if the volume were anywhere"},
-	"LimitRange":              {skip: "defaults from LimitRanges are not applied: give requests in the pod templates"},
+	"LimitRange":              {skip: "LimitRange defaults are not applied: pods keep the requests and limits their templates give"},
 	"ResourceQuota":           {skip: "quotas are not enforced"},
 }
 
