@@ -89,7 +89,11 @@ func isAutoscalerImage(image string) bool {
 	if i := strings.Index(name, ":"); i >= 0 {
 		name = name[:i]
 	}
-	return name == "cluster-autoscaler" || strings.HasPrefix(name, "cluster-autoscaler-")
+	switch strings.TrimPrefix(name, "cluster-autoscaler") {
+	case "", "-amd64", "-arm64", "-arm", "-ppc64le", "-s390x":
+		return strings.HasPrefix(name, "cluster-autoscaler")
+	}
+	return false
 }
 
 // isAutoscalerProgram: ./cluster-autoscaler, /cluster-autoscaler.
