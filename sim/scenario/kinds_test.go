@@ -202,3 +202,21 @@ spec:
 	require.Equal(t, "karpenter.sh/v1 NodePool", sc.NodePools[0].Source)
 	require.Contains(t, warningsOf(sc), "v1.yaml:1: NodePool/default replaces the karpenter.sh/v1alpha5 Provisioner at "+filepath.Join(dir, "base.yaml")+":7")
 }
+
+// TestAutoscalerDeploymentIsNoWorkload: a spec.workloads entry for the
+// Cluster Autoscaler's Deployment says why there is no such workload.
+func TestAutoscalerDeploymentIsNoWorkload(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"cluster.yaml", "cluster-autoscaler-autodiscover.yaml", "scenario.yaml"} {
+		b, err := os.ReadFile(filepath.Join("testdata/ca-deployment", f))
+		require.NoError(t, err)
+		if f == "scenario.yaml" {
+			b = append(b, "  workloads:\n    - {ref: Deployment/kube-system/cluster-autoscaler, replicas: [{at: 0s, count: 1}]}\n"...)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	_, err := LoadFile(filepath.Join(dir, "scenario.yaml"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "scenario.yaml:11: spec.workloads[0].ref: Deployment/kube-system/cluster-autoscaler runs the Cluster Autoscaler (")
+	require.Contains(t, err.Error(), "it configures the simulated Cluster Autoscaler and is not simulated as a workload; remove this entry")
+}
