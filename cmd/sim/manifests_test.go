@@ -27,7 +27,7 @@ func TestRealBundleRunsAndLints(t *testing.T) {
 	require.Contains(t, out, "/bundle/podinfo.yaml:81: 1 ServiceMonitor object(s) skipped: monitoring configuration does not affect scheduling")
 	_, stderr, code = sim(t, "run", bundle, "-o", "json")
 	require.Equal(t, exitOK, code, stderr)
-	require.Contains(t, stderr, "warning: ../../sim/scenario/testdata/bundle/platform.yaml:23: 1 CustomResourceDefinition object(s) skipped")
+	require.Contains(t, stderr, "info: ../../sim/scenario/testdata/bundle/platform.yaml:23: 1 CustomResourceDefinition object(s) skipped")
 
 	out, stderr, code = simLint(t, bundle)
 	require.Equal(t, exitOK, code, stderr)
