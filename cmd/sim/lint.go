@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"testing/fstest"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/clustersim/clustersim/scenarios"
 	"github.com/clustersim/clustersim/sim/lint"
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -31,16 +31,19 @@ capacity of one kind taking pods meant for another, too few spot instance
 types, obsolete or ineffective settings.
 
 With -f the files (manifests, or folders of them) are linted in a default
-scenario: one hour, us-east-1 (or the region of an eksctl ClusterConfig),
-its a, b and c zones, no static nodes, default Karpenter and Cluster
-Autoscaler settings.
+scenario, as if it included them: one hour, us-east-1 (or the region of an
+eksctl ClusterConfig), its a, b and c zones, no static nodes, default
+Karpenter settings, and the Cluster Autoscaler's flags from its Deployment
+when the files hold one (else the defaults). One -f takes several files:
+-f a.yaml b.yaml is -f a.yaml -f b.yaml.
 
 Exit codes: 0 no finding at or above --fail-on, 2 some (CI gating), 1 the
 input could not be read at all.`,
 		Example: `  sim lint hybrid-naive
   sim lint ./my-scenario.yaml -o json --fail-on warning
-  sim lint -f nodepool.yaml -f eksctl-cluster.yaml -f workloads/`,
-		Args: cobra.MaximumNArgs(1),
+  sim lint -f nodepool.yaml -f eksctl-cluster.yaml -f workloads/
+  sim lint -f nodepool.yaml eksctl-cluster.yaml workloads/`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return lintCommand(v, args, stdout, stderr)
 		},
@@ -75,11 +78,16 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("--fail-on: %w", err)
 	}
 	files := v.GetStringSlice("file")
+	if len(files) > 0 {
+		// -f a.yaml b.yaml: the words after the files are files too, as
+		// kubectl apply -f users expect of a shell glob (-f *.yaml).
+		files, args = append(files, args...), nil
+	}
 	var name string
 	var sc *scenario.Scenario
 	switch {
-	case len(args) == 1 && len(files) > 0:
-		return errors.New("give a scenario or -f files, not both (add manifests to a scenario with SCENARIO+FILE.yaml)")
+	case len(args) > 1:
+		return fmt.Errorf("give one scenario, not %d (lint manifests with -f %s; add manifests to a scenario with SCENARIO+FILE.yaml)", len(args), strings.Join(args, " "))
 	case len(args) == 1:
 		name = args[0]
 		sc, err = loadScenario(args[0])
@@ -124,8 +132,16 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 }
 
 // loadFiles lints manifests on their own: a default scenario, held in
-// memory, with the files as overrides (their objects are added to it).
+// memory, that includes the files, so that they are read exactly as a
+// scenario including them reads them (sim run agrees with sim lint -f).
 func loadFiles(files []string) (*scenario.Scenario, error) {
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			if _, ok := scenarios.File(f); ok {
+				return nil, fmt.Errorf("-f %s: %s is an embedded scenario, not a manifest file: lint it alone (sim lint %s), or add manifests to it with %s+FILE.yaml", f, f, f, f)
+			}
+		}
+	}
 	var docs []*manifest.Document
 	for _, f := range files {
 		if _, err := os.Stat(f); err != nil {
@@ -138,8 +154,7 @@ func loadFiles(files []string) (*scenario.Scenario, error) {
 		docs = append(docs, d...)
 	}
 	const name = "sim-lint-f.yaml"
-	fsys := fstest.MapFS{name: {Data: lint.FilesScenario(docs)}}
-	sc, err := scenario.LoadFS(fsys, name, files...)
+	sc, err := scenario.LoadManifests(name, lint.FilesScenario(docs), files)
 	if err != nil {
 		return nil, err
 	}

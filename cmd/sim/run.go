@@ -166,8 +166,14 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		}
 	}
 	if format != "table" {
-		for _, w := range rep.Warnings {
-			fmt.Fprintln(stderr, "warning:", w)
+		// The report's warnings, labelled: the loader's notes (kinds
+		// skipped, copies read once) are infos.
+		for _, w := range sc.Warnings {
+			label := "warning:"
+			if w.Info {
+				label = "info:"
+			}
+			fmt.Fprintln(stderr, label, w)
 		}
 	}
 	var data []byte

@@ -61,9 +61,12 @@
 //     one side cannot run.
 //   - Loader warnings are classified by where they point and what they say:
 //     warnings inside a legacy Karpenter document (v1alpha5 Provisioner,
-//     v1beta1 NodePool) are obsolete settings; warnings about settings a
-//     component ignores are ineffective settings; the rest are
-//     input-warning (info). A scenario that fails to load gets one error
+//     v1beta1 NodePool) are obsolete settings (an error for a kind that
+//     never existed in its apiVersion, the karpenter.sh/v1beta1
+//     Provisioner); warnings about settings a component ignores are
+//     ineffective settings; the loader's notes (skipped kinds, identical
+//     copies, flags read from the Cluster Autoscaler's Deployment) and
+//     the rest are input-warning (info). A scenario that fails to load gets one error
 //     finding per load error (FromLoadError), obsolete-setting when it
 //     names a legacy API.
 package lint

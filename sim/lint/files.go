@@ -23,8 +23,8 @@ const filesRuntime = "10m"
 // ClusterConfig (else scenario.DefaultRegion) and its default zones, and a
 // spec.workloads entry with a run time for every Job, which a scenario
 // needs and a manifest cannot say. A region without embedded EC2 data
-// falls back to the default. Load it with the manifests as
-// overrides, e.g. scenario.LoadFS(fstest.MapFS{...}, name, files...).
+// falls back to the default. Load it with the manifests as includes:
+// scenario.LoadManifests(name, FilesScenario(docs), files).
 func FilesScenario(docs []*manifest.Document) []byte {
 	region := scenario.DefaultRegion
 	var known []string

@@ -480,6 +480,12 @@ func (c *checker) loaderFindings() {
 		path, msg := splitPath(w.Msg)
 		f := Finding{Severity: Info, Kind: KindInput, File: w.File, Line: w.Line, Path: path, Message: msg}
 		switch {
+		case w.Info:
+			// a note (a skipped kind, a copy read once): info as it is
+		case noSuchKind(msg):
+			// The API server refuses it ("no matches for kind"): an error,
+			// although the simulator reads it as the version it resembles.
+			f.Severity, f.Kind = Error, KindObsolete
 		case c.inLegacyKarpenterDoc(w) || legacy(msg):
 			f.Severity, f.Kind = Warning, KindObsolete
 		case ineffective(msg):
@@ -504,6 +510,13 @@ func (c *checker) inLegacyKarpenterDoc(w scenario.Warning) bool {
 		}
 	}
 	return owner != nil && owner.Source != "karpenter.sh/v1 NodePool"
+}
+
+// noSuchKind: the loader's warning about a kind that never existed in its
+// apiVersion (a karpenter.sh/v1beta1 Provisioner), which the simulator
+// reads as the version it resembles but no cluster accepts.
+func noSuchKind(msg string) bool {
+	return strings.HasPrefix(msg, "there is no karpenter.sh/") && strings.Contains(msg, " Provisioner:")
 }
 
 func legacy(msg string) bool {

@@ -118,14 +118,18 @@ const (
 	// gate on, a NodePool gives the workload fewer spot instance types
 	// than spot-to-spot consolidation needs (Settings.SpotToSpotMinTypes).
 	KindSpotToSpot = "spot-to-spot-flexibility"
-	// KindObsolete (warning; error when the scenario does not load): a
+	// KindObsolete (warning; error when the scenario does not load, or
+	// for a kind that never existed in its apiVersion, such as a
+	// karpenter.sh/v1beta1 Provisioner, which the API server refuses): a
 	// v1alpha5/v1beta1 field or form, with its karpenter.sh/v1 equivalent.
 	KindObsolete = "obsolete-setting"
 	// KindIneffective (warning): a setting the component it addresses
 	// ignores (a do-not-consolidate taint, a taint tag the Cluster
 	// Autoscaler skips, ...).
 	KindIneffective = "ineffective-setting"
-	// KindInput (info): any other loader warning.
+	// KindInput (info): any other loader warning, and the loader's notes:
+	// kinds skipped (one finding per kind), identical copies read once,
+	// the Cluster Autoscaler's flags read from its Deployment.
 	KindInput = "input-warning"
 	// KindInvalid (error): the scenario does not load.
 	KindInvalid = "invalid"

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"fmt"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -92,4 +93,20 @@ func (d *Document) LineOf(path string) int {
 		n = next
 	}
 	return line
+}
+
+// Canonical returns the document's object as JSON with sorted keys, so that
+// two documents holding the same object compare equal however they are
+// written (YAML or JSON, key order, anchors, comments). Callers use it to
+// recognise a repeated object, e.g. the same EC2NodeClass in two files.
+func Canonical(d *Document) (string, error) {
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }

@@ -433,3 +433,20 @@ func TestMappingValue(t *testing.T) {
 	require.Nil(t, MappingValue(&doc, "a"), "a document node is not a mapping")
 	require.Nil(t, MappingValue(nil, "a"))
 }
+
+func TestCanonical(t *testing.T) {
+	a, err := ReadBytes("a.yaml", []byte("apiVersion: v1\nkind: ConfigMap\n# a comment\nmetadata: {name: x, labels: {b: '2', a: '1'}}\ndata:\n  k: v\n"))
+	require.NoError(t, err)
+	b, err := ReadBytes("b.json", []byte(`{"kind": "ConfigMap", "metadata": {"labels": {"a": "1", "b": "2"}, "name": "x"}, "apiVersion": "v1", "data": {"k": "v"}}`))
+	require.NoError(t, err)
+	c, err := ReadBytes("c.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, labels: {b: '2', a: '1'}}\ndata:\n  k: w\n"))
+	require.NoError(t, err)
+	ca, err := Canonical(a[0])
+	require.NoError(t, err)
+	cb, err := Canonical(b[0])
+	require.NoError(t, err)
+	cc, err := Canonical(c[0])
+	require.NoError(t, err)
+	require.Equal(t, ca, cb, "the same object written differently")
+	require.NotEqual(t, ca, cc)
+}

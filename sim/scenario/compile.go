@@ -803,6 +803,7 @@ func (l *loader) compileClusterAutoscaler() {
 		l.failErr(err)
 	}
 	l.caWarnings(settings.Warnings)
+	l.deploymentFlags(spec, &settings)
 	var groups []caconfig.NodeGroup
 	env := caconfig.Env{Catalog: l.cat, Region: l.out.Region, Zones: l.out.Zones}
 	for _, d := range l.clusterConfigs {
@@ -826,6 +827,10 @@ func (l *loader) compileClusterAutoscaler() {
 		}
 	}
 	if len(groups) == 0 {
+		if d := l.caDeployment; d != nil {
+			l.warns = append(l.warns, Warning{File: d.Doc.File, Line: d.Doc.Line, Info: true,
+				Msg: "no eksctl ClusterConfig node groups in the scenario: the Cluster Autoscaler this Deployment runs has nothing to scale and is not simulated"})
+		}
 		if spec != nil {
 			l.warn(l.scenarioDoc, "spec.clusterAutoscaler", "no eksctl ClusterConfig node groups in the scenario: the Cluster Autoscaler does not run")
 		}
@@ -838,6 +843,41 @@ func (l *loader) compileClusterAutoscaler() {
 		return
 	}
 	l.out.NodeGroups, l.out.CASettings = groups, settings
+}
+
+// deploymentFlags reads the flags of the Cluster Autoscaler's Deployment,
+// if the manifests hold one, into settings, unless the scenario sets
+// spec.clusterAutoscaler.args: those win. Either way the Deployment is the
+// autoscaler itself, not a workload, and an info line says what was done.
+func (l *loader) deploymentFlags(spec *caconfig.SettingsSpec, settings *caconfig.Settings) {
+	dep := l.caDeployment
+	if dep == nil {
+		return
+	}
+	d := dep.Doc
+	info := func(format string, args ...any) {
+		l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Info: true,
+			Msg: fmt.Sprintf("%s runs the Cluster Autoscaler (image %s): it is not simulated as a workload; ", d.Ref(), dep.Image) + fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case spec != nil && len(spec.Args) > 0:
+		info("its flags are not read, because the scenario's spec.clusterAutoscaler.args sets them")
+	case dep.OtherCommand != "":
+		info("its flags cannot be read from %s.command (%s), so the upstream defaults apply; set spec.clusterAutoscaler.args", dep.Path, dep.OtherCommand)
+	default:
+		o, err := dep.Options()
+		if err != nil {
+			l.failErr(err)
+			return
+		}
+		settings.UseDeployment(dep, o)
+		l.caWarnings(o.Warnings)
+		if len(dep.Args) == 0 {
+			info("it gives no flags, so the upstream defaults apply")
+			return
+		}
+		info("its %d flag(s) configure the simulated Cluster Autoscaler (the scenario does not set spec.clusterAutoscaler.args)", len(dep.Args))
+	}
 }
 
 func (l *loader) caWarnings(ws []*manifest.Error) {

@@ -3,9 +3,6 @@ package scenario
 import (
 	"fmt"
 	"io/fs"
-	"maps"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/catalog"
@@ -53,9 +50,26 @@ type loader struct {
 	// expander's ConfigMap.
 	clusterConfigs []*manifest.Document
 	priorityDoc    *manifest.Document
+	// caDeployment is the Deployment that runs the Cluster Autoscaler: its
+	// configuration, not a workload.
+	caDeployment *caconfig.Deployment
+}
+
+// LoadManifests loads a scenario document held in memory (data; name
+// locates it in messages) with manifest files and folders on disk read as
+// if the scenario included them: sim lint -f, whose files are one cluster's
+// manifests, checked exactly as a scenario including them would be.
+func LoadManifests(name string, data []byte, files []string) (*Scenario, error) {
+	return loadWith(memSource{name: name, data: data}, name, files, nil)
 }
 
 func load(src source, path string, overrides []string) (*Scenario, error) {
+	return loadWith(src, path, nil, overrides)
+}
+
+// loadWith loads the scenario at path, with files (on disk) read as extra
+// includes and then overrides.
+func loadWith(src source, path string, files, overrides []string) (*Scenario, error) {
 	cat, err := catalog.Default()
 	if err != nil {
 		return nil, fmt.Errorf("embedded instance-type data: %w", err)
@@ -86,6 +100,7 @@ func load(src source, path string, overrides []string) (*Scenario, error) {
 		return nil, err
 	}
 	l.includeAll(path, docs)
+	l.includeFiles(files)
 	l.override(overrides)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
@@ -187,6 +202,28 @@ func (l *loader) includeAll(path string, top []*manifest.Document) {
 	}
 }
 
+// includeFiles reads manifest files and folders on disk as includes.
+func (l *loader) includeFiles(paths []string) {
+	for _, p := range paths {
+		if !(diskSource{}).exists(p) {
+			l.fail(&manifest.Error{File: p, Msg: "no such file or folder", Hint: "give a manifest file or a folder of them"})
+			continue
+		}
+		docs, err := manifest.ReadPath(p)
+		if err != nil {
+			l.failErr(err)
+			continue
+		}
+		for _, d := range docs {
+			if d.Kind == Kind {
+				l.fail(d.Errorf("kind", "lint a scenario file as sim lint FILE, without -f", "a Scenario document among manifests"))
+				continue
+			}
+			l.addObject(d)
+		}
+	}
+}
+
 // override reads override files: each object replaces the scenario's object
 // with the same reference, or is added.
 func (l *loader) override(paths []string) {
@@ -205,11 +242,20 @@ func (l *loader) override(paths []string) {
 				l.fail(d.Errorf("kind", "an override holds Kubernetes objects only", "a Scenario document in an override file"))
 				continue
 			}
+			if _, ok := caconfig.FindDeployment(d); ok && l.caDeployment != nil {
+				prev := l.caDeployment.Doc
+				l.caDeployment = nil
+				l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("%s replaces the Cluster Autoscaler Deployment at %s:%d", d.Ref(), prev.File, prev.Line)})
+			}
 			if apis.Handles(d) {
 				for i, prev := range l.karpenterDocs {
-					if prev.Kind == d.Kind && prev.Name == d.Name {
+					if samePool(prev.Kind, d.Kind) && prev.Name == d.Name {
 						l.karpenterDocs = append(l.karpenterDocs[:i], l.karpenterDocs[i+1:]...)
-						l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("%s/%s replaces the one at %s:%d", d.Kind, d.Name, prev.File, prev.Line)})
+						what := "the one"
+						if prev.Kind != d.Kind {
+							what = fmt.Sprintf("the %s %s", prev.APIVersion, prev.Kind)
+						}
+						l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("%s/%s replaces %s at %s:%d", d.Kind, d.Name, what, prev.File, prev.Line)})
 						break
 					}
 				}
@@ -221,7 +267,7 @@ func (l *loader) override(paths []string) {
 						break
 					}
 				}
-			} else if d.Kind == "ConfigMap" && d.Name == caconfig.PriorityConfigMapName && l.priorityDoc != nil {
+			} else if isPriorityConfigMap(d) && l.priorityDoc != nil {
 				prev := l.priorityDoc
 				l.priorityDoc = nil
 				l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("ConfigMap/%s replaces the one at %s:%d", d.Name, prev.File, prev.Line)})
@@ -243,27 +289,42 @@ func (l *loader) override(paths []string) {
 	}
 }
 
-// addObject checks the kind and remembers the object.
+// addObject checks the kind and remembers the object. An object repeated
+// identically is read once; a kind the simulator does not read is skipped.
 func (l *loader) addObject(d *manifest.Document) {
 	if apis.Handles(d) {
-		l.karpenterDocs = append(l.karpenterDocs, d)
+		if !l.duplicateOf(d, l.karpenterDocs) {
+			l.karpenterDocs = append(l.karpenterDocs, d)
+		}
 		return
 	}
 	switch {
 	case d.Kind == "ClusterConfig":
-		l.clusterConfigs = append(l.clusterConfigs, d)
+		if !l.duplicateOf(d, l.clusterConfigs) {
+			l.clusterConfigs = append(l.clusterConfigs, d)
+		}
 		return
-	case d.Kind == "ConfigMap" && d.Name == caconfig.PriorityConfigMapName:
+	case isPriorityConfigMap(d):
 		if l.priorityDoc != nil {
+			if sameObject(l.priorityDoc, d) {
+				l.identical(d, l.priorityDoc)
+				return
+			}
 			l.fail(d.Errorf("metadata.name", "keep one", "a second %s (the first is at %s:%d)", d.Name, l.priorityDoc.File, l.priorityDoc.Line))
 			return
 		}
 		l.priorityDoc = d
 		return
+	case d.Kind == "Deployment" && l.autoscalerDeployment(d):
+		return
 	}
 	k, ok := kinds[d.Kind]
 	if !ok {
-		l.fail(unknownKind(d))
+		if nearMiss(d.Kind) != "" {
+			l.fail(unknownKind(d))
+			return
+		}
+		l.skipped[d.Kind] = append(l.skipped[d.Kind], d)
 		return
 	}
 	if k.skip != "" {
@@ -291,12 +352,37 @@ func (l *loader) addObject(d *manifest.Document) {
 	}
 	ref := l.refOf(d)
 	if prev, dup := l.objects[ref]; dup {
+		if sameObject(prev, d) {
+			l.identical(d, prev)
+			return
+		}
 		l.fail(d.Errorf("metadata.name", "rename one of them or remove the duplicate",
 			"duplicate %s (first defined at %s:%d)", ref, prev.File, prev.Line))
 		return
 	}
 	l.objects[ref] = d
 	l.order = append(l.order, d)
+}
+
+// autoscalerDeployment takes a Deployment that runs the Cluster Autoscaler
+// as its configuration (compileClusterAutoscaler reads its flags) instead
+// of a workload, and reports whether it did.
+func (l *loader) autoscalerDeployment(d *manifest.Document) bool {
+	dep, ok := caconfig.FindDeployment(d)
+	if !ok {
+		return false
+	}
+	if prev := l.caDeployment; prev != nil {
+		if sameObject(prev.Doc, d) {
+			l.identical(d, prev.Doc)
+			return true
+		}
+		l.warn(d, "", "a second Deployment running the Cluster Autoscaler (the first is %s at %s:%d): its flags are ignored, and it is not simulated as a workload",
+			prev.Doc.Ref(), prev.Doc.File, prev.Doc.Line)
+		return true
+	}
+	l.caDeployment = dep
+	return true
 }
 
 // refOf is Kind/namespace/name for namespaced kinds, Kind/name otherwise.
@@ -309,15 +395,6 @@ func (l *loader) refOf(d *manifest.Document) string {
 		ns = DefaultNamespace
 	}
 	return d.Kind + "/" + ns + "/" + d.Name
-}
-
-func (l *loader) reportSkipped() {
-	for _, k := range slices.Sorted(maps.Keys(l.skipped)) {
-		docs := l.skipped[k]
-		first := docs[0]
-		l.warns = append(l.warns, Warning{File: first.File, Line: first.Line,
-			Msg: fmt.Sprintf("%d %s object(s) skipped: %s", len(docs), k, kinds[k].skip)})
-	}
 }
 
 type kindInfo struct {
@@ -361,26 +438,18 @@ var kinds = map[string]kindInfo{
 	"ClusterRoleBinding":      {skip: "RBAC does not affect scheduling"},
 	"HorizontalPodAutoscaler": {skip: "replica counts come from the scenario's spec.workloads[].replicas"},
 	"PersistentVolumeClaim":   {skip: "volumes are not modelled: pods that use them schedule as if the volume were anywhere"},
-	"LimitRange":              {skip: "defaults from LimitRanges are not applied: give requests in the pod templates"},
+	"LimitRange":              {skip: "LimitRange defaults are not applied: pods keep the requests and limits their templates give"},
 	"ResourceQuota":           {skip: "quotas are not enforced"},
 }
 
+// unknownKind is the error of a kind that is a near miss of one we read.
 func unknownKind(d *manifest.Document) *manifest.Error {
-	names := make([]string, 0, len(kinds))
-	for k, info := range kinds {
-		if info.skip == "" && info.unsupported == "" {
-			names = append(names, k)
-		}
-	}
-	sort.Strings(names)
-	hint := "supported kinds: " + strings.Join(names, ", ")
-	if s := closest(d.Kind, allKinds()); s != "" {
+	hint := "supported kinds: " + strings.Join(readKinds(), ", ")
+	if s := nearMiss(d.Kind); s != "" {
 		hint = "did you mean " + s + "? " + hint
 	}
 	return d.Errorf("kind", hint, "unknown kind %q (apiVersion %s)", d.Kind, d.APIVersion)
 }
-
-func allKinds() []string { return slices.Sorted(maps.Keys(kinds)) }
 
 // closest returns the candidate within two edits of s (ignoring case), or
 // "".

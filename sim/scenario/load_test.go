@@ -124,7 +124,7 @@ func TestBadInput(t *testing.T) {
 		want  string
 	}{
 		{"unknown kind", map[string]string{"scenario.yaml": minimal + "---\napiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: x}\n"},
-			`scenario.yaml:8: kind: unknown kind "Deploymnet" (apiVersion apps/v1); did you mean Deployment? supported kinds: DaemonSet, Deployment, Job, KubeSchedulerConfiguration, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, StatefulSet`},
+			`scenario.yaml:8: kind: unknown kind "Deploymnet" (apiVersion apps/v1); did you mean Deployment? supported kinds: AWSNodeTemplate, ClusterConfig, DaemonSet, Deployment, EC2NodeClass, Job, KubeSchedulerConfiguration, Namespace, Node, NodePool, Pod, PodDisruptionBudget, PriorityClass, Provisioner, ReplicaSet, StatefulSet`},
 		{"removed apiVersion", map[string]string{"scenario.yaml": minimal + "---\napiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: x}\n"},
 			`scenario.yaml:7: apiVersion: extensions/v1beta1 is not a served version of Deployment; extensions/v1beta1 and apps/v1beta* were removed in Kubernetes 1.16; use apiVersion: apps/v1`},
 		{"no scenario", map[string]string{"scenario.yaml": barePod},
@@ -145,7 +145,7 @@ func TestBadInput(t *testing.T) {
 			`scenario.yaml:6: spec.staticNodes[0].count: missing count; give the number of nodes, e.g. count: 3`},
 		{"missing include", map[string]string{"scenario.yaml": minimal + "  include: [nope/]\n"},
 			`scenario.yaml:6: spec.include[0]: nope/ does not exist (looked for`},
-		{"duplicate object", map[string]string{"scenario.yaml": minimal + "  include: [a.yaml]\n---\n" + barePod, "a.yaml": barePod},
+		{"duplicate object", map[string]string{"scenario.yaml": minimal + "  include: [a.yaml]\n---\n" + barePod, "a.yaml": strings.Replace(barePod, "100m", "200m", 1)},
 			`a.yaml:3: metadata.name: duplicate Pod/default/p (first defined at`},
 		{"job without runtime", map[string]string{"scenario.yaml": minimal + "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: x}]\n"},
 			`scenario.yaml:4: spec.workloads: Job/default/j needs a spec.workloads entry with a runtime: how long each pod runs cannot be read from the manifest; add - {ref: Job/default/j, runtime: {fixed: 10m}}`},

@@ -4,11 +4,24 @@
 // line and field path, and compiles the objects into the forms the models
 // run on.
 //
-// Supported kinds: apps/v1 Deployment, StatefulSet, ReplicaSet; batch/v1
-// Job; v1 Pod, Node, Namespace; policy/v1 PodDisruptionBudget;
-// scheduling.k8s.io/v1 PriorityClass. Kinds that do not affect where pods
-// land (Service, ConfigMap, ...) are skipped with a warning; anything else
-// is an error, so nothing a user gives is silently dropped.
+// Supported kinds: apps/v1 Deployment, StatefulSet, ReplicaSet, DaemonSet;
+// batch/v1 Job; v1 Pod, Node, Namespace; policy/v1 PodDisruptionBudget;
+// scheduling.k8s.io/v1 PriorityClass; KubeSchedulerConfiguration;
+// Karpenter's NodePool and EC2NodeClass (and the legacy Provisioner and
+// AWSNodeTemplate); eksctl's ClusterConfig; the priority expander's
+// ConfigMap. A Deployment that runs the Cluster Autoscaler is its
+// configuration, not a workload: its flags configure the simulated Cluster
+// Autoscaler unless spec.clusterAutoscaler.args sets them.
+//
+// Every other kind a real bundle carries (Services, RBAC, Secrets,
+// StorageClasses, webhooks, CRDs and their objects, ...) is skipped, with
+// one info line per kind giving the count, the files and why it does not
+// matter (or what is not modelled: volumes, LimitRange defaults). Only a
+// malformed document is an error, and a kind one or two letters away from
+// one we read ("Deploymnet"), so that a typo is never silently dropped.
+// An object repeated identically (the EC2NodeClass every Karpenter example
+// carries) is read once, with an info line; a different object under the
+// same name is an error.
 package scenario
 
 import (
@@ -98,6 +111,11 @@ type Warning struct {
 	File string
 	Line int
 	Msg  string
+	// Info marks a note rather than a problem: objects of a kind the
+	// simulator does not read, an identical copy read once, the Cluster
+	// Autoscaler's flags taken from its Deployment (sim lint reports these
+	// at severity info).
+	Info bool
 }
 
 func (w Warning) String() string {

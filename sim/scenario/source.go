@@ -47,3 +47,21 @@ func (s fsSource) exists(p string) bool {
 func (fsSource) resolve(base, rel string) string {
 	return path.Join(path.Dir(base), rel)
 }
+
+// memSource is one scenario document held in memory (sim lint -f's); it
+// includes nothing of its own.
+type memSource struct {
+	name string
+	data []byte
+}
+
+func (s memSource) read(p string) ([]*manifest.Document, error) {
+	if p != s.name {
+		return nil, &manifest.Error{File: p, Msg: "no such file"}
+	}
+	return manifest.ReadBytes(s.name, s.data)
+}
+
+func (s memSource) exists(p string) bool { return p == s.name }
+
+func (memSource) resolve(base, rel string) string { return path.Join(path.Dir(base), rel) }

@@ -47,6 +47,10 @@ func (l *loader) timingsByRef(objs []podObject) map[string]timingEntry {
 			l.fail(d.Errorf(path, "write Kind/namespace/name or Kind/name (namespace default), e.g. Deployment/default/web", "%q is not a reference", t.Ref))
 			continue
 		}
+		if dep := l.caDeployment; dep != nil && !known[ref] && ref == l.refOf(dep.Doc) {
+			l.fail(d.Errorf(path, "remove this entry; the Cluster Autoscaler's settings go in spec.clusterAutoscaler", "%s runs the Cluster Autoscaler (%s:%d): it configures the simulated Cluster Autoscaler and is not simulated as a workload", ref, dep.Doc.File, dep.Doc.Line))
+			continue
+		}
 		if !known[ref] {
 			hint := "the object must be inlined in the scenario file or in an included file"
 			if s := closest(ref, refs); s != "" {

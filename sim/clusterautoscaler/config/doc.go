@@ -6,7 +6,10 @@
 //     tags EKS and eksctl write and the template the AWS provider builds
 //     from them ([BuildTemplate]);
 //   - the Cluster Autoscaler's command-line flags, as pasted from its
-//     Deployment ([ParseFlags]);
+//     Deployment ([ParseFlags]), or read from the Deployment itself when
+//     the manifests hold it ([FindDeployment]: a container running the
+//     cluster-autoscaler image or program; its command after the program,
+//     then its args);
 //   - the priority expander's ConfigMap ([ParsePriorityConfigMap]);
 //   - a scenario's spec.clusterAutoscaler ([SettingsSpec]), and checks
 //     across the groups and the settings ([CrossCheck], [Select]).

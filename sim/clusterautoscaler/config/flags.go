@@ -422,11 +422,16 @@ func knownFlagNames() []string {
 // that change nothing in the simulation are accepted with one warning
 // listing them (in Options.Warnings).
 func ParseFlags(args []string, d *manifest.Document, path string) (Options, error) {
+	return parseFlags(args, d, path, func(i int) string { return fmt.Sprintf("%s[%d]", path, i) })
+}
+
+// parseFlags is ParseFlags with at giving the field path of each argument
+// (the flags of a Deployment come from a container's command and args).
+func parseFlags(args []string, d *manifest.Document, path string, at func(i int) string) (Options, error) {
 	o := DefaultOptions()
 	var errs manifest.Errors
 	seen := map[string]int{}
 	var noEffect []string
-	at := func(i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 	fail := func(i int, hint, format string, a ...any) {
 		errs = append(errs, errorAt(d, at(i), hint, format, a...))
 	}

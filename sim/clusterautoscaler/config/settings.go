@@ -70,6 +70,34 @@ type Settings struct {
 	// Doc and Path locate the settings for messages (Doc may be nil).
 	Doc  *manifest.Document
 	Path string
+	// ArgsPath and ArgPaths locate the flags when they come from the
+	// Cluster Autoscaler's Deployment ([Settings.UseDeployment]): the
+	// container, and each flag's command or args entry. Empty: Path.args.
+	ArgsPath string
+	ArgPaths []string
+}
+
+// UseDeployment takes the flags (Options) from the Cluster Autoscaler's
+// Deployment, whose container then locates messages about them.
+func (s *Settings) UseDeployment(dep *Deployment, o Options) {
+	s.Options = o
+	s.Doc, s.ArgsPath, s.ArgPaths = dep.Doc, dep.Path, dep.ArgPaths
+}
+
+// argsPath is the field path of the flags as a whole.
+func (s *Settings) argsPath() string {
+	if s.ArgsPath != "" {
+		return s.ArgsPath
+	}
+	return join(s.Path, "args")
+}
+
+// argPath is the field path of flag i.
+func (s *Settings) argPath(i int) string {
+	if s.ArgPaths != nil && i < len(s.ArgPaths) {
+		return s.ArgPaths[i]
+	}
+	return fmt.Sprintf("%s[%d]", join(s.Path, "args"), i)
 }
 
 // DefaultSettings returns the upstream defaults: no flags, no priorities.
@@ -197,7 +225,7 @@ func CrossCheck(groups []NodeGroup, s *Settings) ([]*manifest.Error, error) {
 	var warns []*manifest.Error
 	var errs manifest.Errors
 	d, path := s.Doc, s.Path
-	argsPath := join(path, "args")
+	argsPath := s.argsPath()
 	usesPriority := false
 	for _, e := range s.Expanders {
 		usesPriority = usesPriority || e == ExpanderPriority
@@ -237,7 +265,7 @@ func CrossCheck(groups []NodeGroup, s *Settings) ([]*manifest.Error, error) {
 			if sug := closestName(n.Name, GroupNames(groups)); sug != "" {
 				hint = fmt.Sprintf("did you mean %s?", sug)
 			}
-			errs = append(errs, errorAt(d, fmt.Sprintf("%s[%d]", argsPath, n.Arg), hint, "--nodes names no node group %q", n.Name))
+			errs = append(errs, errorAt(d, s.argPath(n.Arg), hint, "--nodes names no node group %q", n.Name))
 		}
 	}
 	seen := map[string]*NodeGroup{}

@@ -1,0 +1,176 @@
+package scenario
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+// otherKinds are well-known kinds that real bundles (Helm charts, kubectl
+// get -o yaml, operators' manifests) carry next to the workloads, none of
+// which the simulator reads: each is skipped with the reason given, in one
+// info line per kind. Kinds in neither this map nor kinds are skipped too
+// (skipUnknown), unless the name is a near miss of a kind we read.
+var otherKinds = map[string]string{
+	"StorageClass":                     volumesNotModelled,
+	"PersistentVolume":                 volumesNotModelled,
+	"VolumeAttachment":                 volumesNotModelled,
+	"CSIDriver":                        volumesNotModelled,
+	"CSINode":                          volumesNotModelled,
+	"VolumeSnapshot":                   volumesNotModelled,
+	"VolumeSnapshotClass":              volumesNotModelled,
+	"IngressClass":                     "ingress classes do not affect scheduling",
+	"Endpoints":                        "service endpoints do not affect scheduling",
+	"EndpointSlice":                    "service endpoints do not affect scheduling",
+	"GatewayClass":                     "gateway routing does not affect scheduling",
+	"Gateway":                          "gateway routing does not affect scheduling",
+	"HTTPRoute":                        "gateway routing does not affect scheduling",
+	"GRPCRoute":                        "gateway routing does not affect scheduling",
+	"ServiceMonitor":                   "monitoring configuration does not affect scheduling",
+	"PodMonitor":                       "monitoring configuration does not affect scheduling",
+	"PrometheusRule":                   "monitoring configuration does not affect scheduling",
+	"ServiceEntry":                     "service mesh configuration does not affect scheduling",
+	"DestinationRule":                  "service mesh configuration does not affect scheduling",
+	"VirtualService":                   "service mesh configuration does not affect scheduling",
+	"APIService":                       "API registrations do not affect scheduling",
+	"Lease":                            "leases do not affect scheduling",
+	"Event":                            "events do not affect scheduling",
+	"PodSecurityPolicy":                "pod security policies do not affect scheduling",
+	"PodTemplate":                      "pod templates are used only by the objects that copy them",
+	"ControllerRevision":               "controller revisions do not affect scheduling",
+	"VerticalPodAutoscaler":            "VPA recommendations are not applied: pods keep the requests they are written with",
+	"NodeClaim":                        "NodeClaims are Karpenter's record of the nodes it launched: the simulated Karpenter launches its own",
+	"CustomResourceDefinition":         "custom resource definitions do not affect scheduling",
+	"ValidatingWebhookConfiguration":   admissionNotRun,
+	"MutatingWebhookConfiguration":     admissionNotRun,
+	"ValidatingAdmissionPolicy":        admissionNotRun,
+	"ValidatingAdmissionPolicyBinding": admissionNotRun,
+	"MutatingAdmissionPolicy":          admissionNotRun,
+	"MutatingAdmissionPolicyBinding":   admissionNotRun,
+	"CertificateSigningRequest":        "certificates do not affect scheduling",
+	"RuntimeClass":                     "runtime classes are not modelled: pods that name one schedule as if it had no node selector or overhead",
+	"FlowSchema":                       "API priority and fairness does not affect scheduling",
+	"PriorityLevelConfiguration":       "API priority and fairness does not affect scheduling",
+}
+
+const (
+	volumesNotModelled = "volumes are not modelled: pods that use them schedule as if the volume were anywhere"
+	admissionNotRun    = "admission webhooks and policies are not run: pods are admitted as written"
+	// skipUnknown is the reason for a kind the simulator knows nothing of.
+	skipUnknown = "the simulator does not read this kind: whatever its controller would create is not simulated"
+)
+
+// skipReason says why objects of a skipped kind are left out.
+func skipReason(kind string) string {
+	if k, ok := kinds[kind]; ok && k.skip != "" {
+		return k.skip
+	}
+	if r, ok := otherKinds[kind]; ok {
+		return r
+	}
+	return skipUnknown
+}
+
+// readKinds lists every kind the simulator reads, for the "supported kinds"
+// hint: the workload and cluster kinds, Karpenter's (current and legacy),
+// eksctl's ClusterConfig.
+func readKinds() []string {
+	names := []string{apis.KindNodePool, apis.KindEC2NodeClass, apis.KindProvisioner, apis.KindAWSNodeTemplate, "ClusterConfig"}
+	for k, info := range kinds {
+		if info.skip == "" && info.unsupported == "" {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// nearMiss returns the kind the simulator reads that kind is a misspelling
+// of (at most two edits, ignoring case), or "": such a kind is an error, not
+// a skipped object, so that "Deploymnet" is never silently dropped.
+func nearMiss(kind string) string {
+	if _, ok := otherKinds[kind]; ok {
+		return ""
+	}
+	if s := closest(kind, readKinds()); s != "" && s != kind {
+		return s
+	}
+	return ""
+}
+
+// reportSkipped adds one info line per skipped kind: how many objects,
+// where, and why.
+func (l *loader) reportSkipped() {
+	for _, k := range slices.Sorted(maps.Keys(l.skipped)) {
+		docs := l.skipped[k]
+		first := docs[0]
+		var files []string
+		for _, d := range docs {
+			if d.File != first.File && !slices.Contains(files, d.File) {
+				files = append(files, d.File)
+			}
+		}
+		where := ""
+		switch {
+		case len(files) > 3:
+			where = fmt.Sprintf(" (also in %s and %d more file(s))", strings.Join(files[:3], ", "), len(files)-3)
+		case len(files) > 0:
+			where = " (also in " + strings.Join(files, ", ") + ")"
+		}
+		l.warns = append(l.warns, Warning{File: first.File, Line: first.Line, Info: true,
+			Msg: fmt.Sprintf("%d %s object(s) skipped%s: %s", len(docs), k, where, skipReason(k))})
+	}
+}
+
+// sameObject reports whether two documents hold the same object, field for
+// field (their position aside): a file included twice, or the EC2NodeClass
+// every Karpenter example repeats.
+func sameObject(a, b *manifest.Document) bool {
+	if a.APIVersion != b.APIVersion || a.Kind != b.Kind || a.Name != b.Name || a.Namespace != b.Namespace {
+		return false
+	}
+	ca, errA := manifest.Canonical(a)
+	cb, errB := manifest.Canonical(b)
+	return errA == nil && errB == nil && ca == cb
+}
+
+// duplicateOf looks for an earlier document with d's kind and name among
+// docs. An identical one makes d redundant: an info line, and true (drop
+// d). A different one is left to the caller's duplicate check.
+func (l *loader) duplicateOf(d *manifest.Document, docs []*manifest.Document) bool {
+	for _, prev := range docs {
+		if prev.Kind == d.Kind && prev.Name == d.Name && prev.Namespace == d.Namespace && sameObject(prev, d) {
+			l.identical(d, prev)
+			return true
+		}
+	}
+	return false
+}
+
+// identical notes that d repeats prev exactly and is read once.
+func (l *loader) identical(d, prev *manifest.Document) {
+	l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Info: true,
+		Msg: fmt.Sprintf("%s is an identical copy of the one at %s:%d: read once", d.Ref(), prev.File, prev.Line)})
+}
+
+// samePool reports whether an override document of kind b replaces a
+// Karpenter document of kind a with the same name: the same kind, or a
+// NodePool and a legacy Provisioner (the migration a comparison weighs:
+// sim compare base.yaml base.yaml+v1-nodepool.yaml).
+func samePool(a, b string) bool {
+	if a == b {
+		return true
+	}
+	pool := func(k string) bool { return k == apis.KindNodePool || k == apis.KindProvisioner }
+	return pool(a) && pool(b)
+}
+
+// isPriorityConfigMap: the priority expander's ConfigMap.
+func isPriorityConfigMap(d *manifest.Document) bool {
+	return d.Kind == "ConfigMap" && d.Name == caconfig.PriorityConfigMapName
+}

@@ -1,0 +1,222 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+
+	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+)
+
+// warningsOf renders a scenario's warnings, one a line.
+func warningsOf(sc *Scenario) string {
+	var b strings.Builder
+	for _, w := range sc.Warnings {
+		b.WriteString(w.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestRealBundleSkipsKinds loads what a cluster's repository really holds:
+// a Helm-rendered chart, platform objects (StorageClass, CRD, webhook,
+// RBAC, ...) and kubectl get -o yaml List output. Every kind that does not
+// change where pods land is skipped with one info line per kind; the
+// Deployments, including the one inside the List, are read.
+func TestRealBundleSkipsKinds(t *testing.T) {
+	sc, err := LoadFile("testdata/bundle/scenario.yaml")
+	require.NoError(t, err)
+	var refs []string
+	for _, w := range sc.Workloads {
+		refs = append(refs, w.Ref())
+	}
+	require.Equal(t, []string{"Deployment/default/podinfo", "Deployment/shop/cart"}, refs, "the List's Deployment is read")
+
+	want := map[string]string{
+		"Certificate":                    "1 Certificate object(s) skipped: the simulator does not read this kind",
+		"ClusterRole":                    "1 ClusterRole object(s) skipped: RBAC does not affect scheduling",
+		"ClusterRoleBinding":             "1 ClusterRoleBinding object(s) skipped",
+		"ConfigMap":                      "1 ConfigMap object(s) skipped",
+		"CustomResourceDefinition":       "1 CustomResourceDefinition object(s) skipped",
+		"Ingress":                        "1 Ingress object(s) skipped",
+		"IngressClass":                   "1 IngressClass object(s) skipped",
+		"LimitRange":                     "platform.yaml:71: 1 LimitRange object(s) skipped: LimitRange defaults are not applied",
+		"NetworkPolicy":                  "1 NetworkPolicy object(s) skipped",
+		"PersistentVolume":               "1 PersistentVolume object(s) skipped: volumes are not modelled",
+		"PersistentVolumeClaim":          "podinfo.yaml:25: 1 PersistentVolumeClaim object(s) skipped: volumes are not modelled",
+		"PrometheusRule":                 "1 PrometheusRule object(s) skipped",
+		"Secret":                         "1 Secret object(s) skipped",
+		"Service":                        "podinfo.yaml:34: 2 Service object(s) skipped (also in testdata/bundle/kubectl-get.yaml): services do not affect scheduling",
+		"ServiceAccount":                 "1 ServiceAccount object(s) skipped",
+		"ServiceMonitor":                 "1 ServiceMonitor object(s) skipped: monitoring configuration does not affect scheduling",
+		"StorageClass":                   "platform.yaml:7: 1 StorageClass object(s) skipped: volumes are not modelled",
+		"ValidatingWebhookConfiguration": "1 ValidatingWebhookConfiguration object(s) skipped: admission webhooks and policies are not run",
+	}
+	require.Len(t, sc.Warnings, len(want), "one line per kind, nothing else:\n%s", warningsOf(sc))
+	for _, w := range sc.Warnings {
+		require.True(t, w.Info, "a skipped kind is a note, not a problem: %s", w)
+	}
+	all := warningsOf(sc)
+	for kind, line := range want {
+		require.Contains(t, all, line, kind)
+	}
+}
+
+// TestNearMissKindIsAnError: a kind one or two letters from one we read is
+// a typo, never skipped; the hint names every kind we read.
+func TestNearMissKindIsAnError(t *testing.T) {
+	for _, kind := range []string{"Deploymnet", "Nodepool", "EC2NodeClas", "Clusterconfig"} {
+		fsys := fstest.MapFS{"s.yaml": {Data: []byte(minimal + "---\napiVersion: x/v1\nkind: " + kind + "\nmetadata: {name: x}\n")}}
+		_, err := LoadFS(fsys, "s.yaml")
+		require.Error(t, err, kind)
+		require.Contains(t, err.Error(), "unknown kind", kind)
+		require.Contains(t, err.Error(), "supported kinds: AWSNodeTemplate, ClusterConfig, DaemonSet, Deployment, EC2NodeClass")
+	}
+	// A kind far from any we read is skipped.
+	fsys := fstest.MapFS{"s.yaml": {Data: []byte(minimal + "---\napiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: x}\n")}}
+	sc, err := LoadFS(fsys, "s.yaml")
+	require.NoError(t, err)
+	require.Contains(t, warningsOf(sc), "1 Rollout object(s) skipped: the simulator does not read this kind: whatever its controller would create is not simulated")
+}
+
+// TestAutoscalerDeploymentConfiguresCA: the Cluster Autoscaler's own
+// Deployment (the AWS autodiscover example) gives the simulated Cluster
+// Autoscaler its flags and is not a workload.
+func TestAutoscalerDeploymentConfiguresCA(t *testing.T) {
+	sc, err := LoadFile("testdata/ca-deployment/scenario.yaml")
+	require.NoError(t, err)
+	require.Empty(t, sc.Workloads, "the Cluster Autoscaler is not simulated as a workload")
+	o := sc.CASettings.Options
+	require.Equal(t, []string{"least-waste"}, o.Expanders)
+	require.True(t, o.BalanceSimilarNodeGroups)
+	require.False(t, o.SkipNodesWithSystemPods)
+	require.False(t, o.SkipNodesWithLocalStorage)
+	require.Equal(t, []map[string]string{{"k8s.io/cluster-autoscaler/enabled": "", "k8s.io/cluster-autoscaler/demo": ""}}, o.AutoDiscovery)
+	sel := caconfig.Select(sc.NodeGroups, &o)
+	require.Len(t, sel, 2)
+	require.True(t, sel[0].Autoscaled, "the tagged managed node group is discovered")
+	require.False(t, sel[1].Autoscaled, "the untagged one is not")
+	all := warningsOf(sc)
+	require.Contains(t, all, "cluster-autoscaler-autodiscover.yaml:25: Deployment/kube-system/cluster-autoscaler runs the Cluster Autoscaler (image registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.0): it is not simulated as a workload; its 8 flag(s) configure the simulated Cluster Autoscaler (the scenario does not set spec.clusterAutoscaler.args)")
+	require.Contains(t, all, "cluster-autoscaler-autodiscover.yaml:51: spec.template.spec.containers[0]: flags with no effect in the simulation are ignored: --v, --stderrthreshold")
+	require.NotContains(t, all, "neither --nodes nor --node-group-auto-discovery")
+
+	// The scenario's own args win; the Deployment is still not a workload.
+	dir := t.TempDir()
+	for _, f := range []string{"cluster.yaml", "cluster-autoscaler-autodiscover.yaml"} {
+		b, err := os.ReadFile(filepath.Join("testdata/ca-deployment", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	b, err := os.ReadFile("testdata/ca-deployment/scenario.yaml")
+	require.NoError(t, err)
+	own := string(b) + "  clusterAutoscaler:\n    args: [--expander=most-pods, --nodes=1:5:general]\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(own), 0o644))
+	sc, err = LoadFile(filepath.Join(dir, "scenario.yaml"))
+	require.NoError(t, err)
+	require.Empty(t, sc.Workloads)
+	require.Equal(t, []string{"most-pods"}, sc.CASettings.Expanders)
+	require.False(t, sc.CASettings.BalanceSimilarNodeGroups)
+	require.Contains(t, warningsOf(sc), "its flags are not read, because the scenario's spec.clusterAutoscaler.args sets them")
+}
+
+// TestAutoscalerDeploymentBadFlag: a wrong flag in the Deployment is an
+// error at its command entry.
+func TestAutoscalerDeploymentBadFlag(t *testing.T) {
+	dep := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cluster-autoscaler, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: ca}}
+  template:
+    metadata: {labels: {app: ca}}
+    spec:
+      containers:
+        - name: cluster-autoscaler
+          image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.0
+          command: [./cluster-autoscaler]
+          args: [--cloud-provider=aws, --expandr=least-waste]
+`
+	fsys := fstest.MapFS{"s.yaml": {Data: []byte(minimal + "---\n" + dep)}}
+	_, err := LoadFS(fsys, "s.yaml")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "s.yaml:19: spec.template.spec.containers[0].args[1]: unknown Cluster Autoscaler flag --expandr; did you mean --expander?")
+}
+
+// TestIdenticalCopyReadOnce: Karpenter's examples each carry the same
+// EC2NodeClass "default"; applied together it is one object (info), as in
+// sim lint. A different object under the same name stays an error.
+func TestIdenticalCopyReadOnce(t *testing.T) {
+	sc, err := LoadFile("testdata/examples/scenario.yaml")
+	require.NoError(t, err)
+	require.Len(t, sc.NodePools, 2)
+	require.Len(t, sc.Warnings, 1)
+	require.True(t, sc.Warnings[0].Info)
+	require.Equal(t, "testdata/examples/general-purpose.yaml:34: EC2NodeClass/default is an identical copy of the one at testdata/examples/spot.yaml:34: read once", sc.Warnings[0].String())
+
+	b, err := os.ReadFile("testdata/examples/general-purpose.yaml")
+	require.NoError(t, err)
+	fsys := fstest.MapFS{
+		"s.yaml": {Data: []byte(minimal + "  include: [a.yaml, b.yaml]\n")},
+		"a.yaml": {Data: b},
+		"b.yaml": {Data: []byte(strings.Replace(strings.Replace(string(b), "al2023@latest", "bottlerocket@latest", 1), "general-purpose", "other", 1))},
+	}
+	_, err = LoadFS(fsys, "s.yaml")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), `a second EC2NodeClass named "default"`)
+}
+
+// TestOverrideNodePoolReplacesProvisioner: the migration comparison, a
+// karpenter.sh/v1 NodePool replacing the legacy Provisioner of its name.
+func TestOverrideNodePoolReplacesProvisioner(t *testing.T) {
+	dir := t.TempDir()
+	base := minimal + `---
+apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata: {name: default}
+spec:
+  requirements:
+    - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+  ttlSecondsAfterEmpty: 30
+`
+	override := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
+  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(base), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "v1.yaml"), []byte(override), 0o644))
+	sc, err := LoadFile(filepath.Join(dir, "base.yaml"), filepath.Join(dir, "v1.yaml"))
+	require.NoError(t, err)
+	require.Len(t, sc.NodePools, 1)
+	require.Equal(t, "karpenter.sh/v1 NodePool", sc.NodePools[0].Source)
+	require.Contains(t, warningsOf(sc), "v1.yaml:1: NodePool/default replaces the karpenter.sh/v1alpha5 Provisioner at "+filepath.Join(dir, "base.yaml")+":7")
+}
+
+// TestAutoscalerDeploymentIsNoWorkload: a spec.workloads entry for the
+// Cluster Autoscaler's Deployment says why there is no such workload.
+func TestAutoscalerDeploymentIsNoWorkload(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"cluster.yaml", "cluster-autoscaler-autodiscover.yaml", "scenario.yaml"} {
+		b, err := os.ReadFile(filepath.Join("testdata/ca-deployment", f))
+		require.NoError(t, err)
+		if f == "scenario.yaml" {
+			b = append(b, "  workloads:\n    - {ref: Deployment/kube-system/cluster-autoscaler, replicas: [{at: 0s, count: 1}]}\n"...)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	_, err := LoadFile(filepath.Join(dir, "scenario.yaml"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "scenario.yaml:11: spec.workloads[0].ref: Deployment/kube-system/cluster-autoscaler runs the Cluster Autoscaler (")
+	require.Contains(t, err.Error(), "it configures the simulated Cluster Autoscaler and is not simulated as a workload; remove this entry")
+}
