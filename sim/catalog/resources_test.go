@@ -322,3 +322,24 @@ func TestAllocatableMatchesReference(t *testing.T) {
 	}
 	require.Equal(t, 1094+251, checked)
 }
+
+// instanceStorePolicy RAID0: ephemeral storage is the NVMe instance store,
+// TotalSizeInGB decimal gigabytes (KA ephemeralStorage "%dG"), with the
+// usual 1Gi kube-reserved and 10% eviction threshold; types without NVMe
+// keep the root volume.
+func TestInstanceStoreRAID0(t *testing.T) {
+	c, err := Default()
+	require.NoError(t, err)
+	it, ok := c.Lookup("c6id.2xlarge")
+	require.True(t, ok)
+	require.Equal(t, int64(474), it.LocalNVMeGB)
+	opts := KubeletOptions{InstanceStoreRAID0: true}
+	require.Equal(t, int64(474_000_000_000), it.Capacity(opts).EphemeralBytes)
+	require.Equal(t, int64(474_000_000_000-47_400_000_000)-GiB, it.Allocatable(opts).EphemeralBytes)
+	require.Equal(t, 17*GiB, it.Allocatable(KubeletOptions{}).EphemeralBytes)
+
+	c5, ok := c.Lookup("c5.large")
+	require.True(t, ok)
+	require.Zero(t, c5.LocalNVMeGB)
+	require.Equal(t, 20*GiB, c5.Capacity(opts).EphemeralBytes)
+}

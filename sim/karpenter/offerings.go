@@ -440,7 +440,8 @@ type poolType struct {
 // kube-reserved, system-reserved and the eviction threshold).
 func (o *offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) (capacity, alloc cluster.Resources) {
 	kl := &nc.Kubelet
-	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods}
+	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods,
+		InstanceStoreRAID0: nc.InstanceStoreRAID0}
 	c := it.Capacity(opts)
 	if kl.PodsPerCore > 0 {
 		c.Pods = min(c.Pods, int64(kl.PodsPerCore)*int64(it.VCPU))

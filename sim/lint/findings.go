@@ -482,6 +482,8 @@ func (c *checker) loaderFindings() {
 		switch {
 		case c.inLegacyKarpenterDoc(w) || legacy(msg):
 			f.Severity, f.Kind = Warning, KindObsolete
+		case strings.Contains(msg, "is not a label of any instance type"):
+			f.Severity, f.Kind = Warning, KindUnknownLabel
 		case ineffective(msg):
 			f.Severity, f.Kind = Warning, KindIneffective
 		}
