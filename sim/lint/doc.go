@@ -37,7 +37,7 @@
 // unhostable, spot-only-no-fallback, spot-fallback, autoscaler-race,
 // autoscalers-separated, overlap, template-mismatch, spot-flexibility,
 // spot-to-spot-flexibility, obsolete-setting, ineffective-setting,
-// input-warning and invalid (kinds.go says what each means; findings.go
+// unknown-label, input-warning and invalid (kinds.go says what each means; findings.go
 // words the messages). Findings are sorted by severity (errors first), then file and
 // line; the order is deterministic.
 //
@@ -59,7 +59,9 @@
 //   - Loader warnings are classified by where they point and what they say:
 //     warnings inside a legacy Karpenter document (v1alpha5 Provisioner,
 //     v1beta1 NodePool) are obsolete settings; warnings about settings a
-//     component ignores are ineffective settings; the rest are
+//     component ignores are ineffective settings; a NodePool requirement on
+//     a key no instance type has, not well-known and not a template label,
+//     is unknown-label; the rest are
 //     input-warning (info). A scenario that fails to load gets one error
 //     finding per load error (FromLoadError), obsolete-setting when it
 //     names a legacy API.
