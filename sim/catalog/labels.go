@@ -246,3 +246,26 @@ func (it *InstanceType) ExtendedCount(name string) int64 {
 	}
 	return 0
 }
+
+// IsAccelerator reports whether an extended resource is an accelerator
+// (GPUs, Neuron devices and cores, Gaudis) rather than a network resource
+// (EFA, pod ENIs).
+func IsAccelerator(name string) bool {
+	switch name {
+	case ResourceNVIDIAGPU, ResourceAMDGPU, ResourceNeuron, ResourceNeuronCore, ResourceHabanaGaudi:
+		return true
+	}
+	return false
+}
+
+// Accelerators returns the type's accelerator resources ([IsAccelerator]),
+// sorted by name: what static nodes and node-group templates expose.
+func (it *InstanceType) Accelerators() []ExtendedResource {
+	var out []ExtendedResource
+	for _, e := range it.Extended {
+		if IsAccelerator(e.Name) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
