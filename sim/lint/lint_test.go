@@ -624,6 +624,7 @@ func TestUnknownLabel(t *testing.T) {
 	require.Equal(t, "spec.template.spec.requirements[1].key", got[0].Path)
 	require.Contains(t, got[0].Message, "requirement key node.kubernetes.io/instance-family is not a label of any instance type")
 	require.Contains(t, got[0].Fix, "write the well-known karpenter.k8s.aws/instance-family")
+	require.NotContains(t, got[0].Message, "(write", "the fix is said once")
 	require.Equal(t, "spec.template.spec.requirements[4].key", got[1].Path)
 	require.Contains(t, got[1].Message, "example.com/tier")
 }

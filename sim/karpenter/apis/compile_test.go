@@ -282,3 +282,15 @@ func TestHandles(t *testing.T) {
 		require.Equal(t, want, Handles(&manifest.Document{Kind: kind}), kind)
 	}
 }
+
+// Every label key of the catalogue is well-known, so "no well-known label"
+// implies "no instance type has it" (the unknown-label warning).
+func TestCatalogLabelKeysAreWellKnown(t *testing.T) {
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	keys := cat.LabelKeys()
+	require.Len(t, keys, 23)
+	for _, k := range keys {
+		require.True(t, isWellKnown(k), k)
+	}
+}
