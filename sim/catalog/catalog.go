@@ -272,7 +272,7 @@ func (c *Catalog) PriceRegions() []string {
 // otherwise (every region but us-east-1 in the embedded data) the us-east-1
 // price stands in and exact is false: real prices elsewhere can differ.
 // ok is false when no price is known at all, or region is empty. typ may be a
-// priced type that is not in [Catalog.Types] (the price table has 266 more).
+// priced type that is not in [Catalog.Types] (the price table has 15 more: old types such as cr1, g2, p2).
 func (c *Catalog) OnDemandPrice(region, typ string) (usdPerHour float64, exact bool, ok bool) {
 	if region == "" {
 		return 0, false, false
