@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -32,9 +33,8 @@ type InstanceType struct {
 	Size       string // text after the first ".", e.g. "large", "metal-24xl"
 	VCPU       int    // default vCPUs (count)
 	MemoryMiB  int64  // nominal instance memory in MiB (not kubelet capacity)
-	// GPU is the GPU count. The data does not name the maker; this package
-	// exposes all of them as nvidia.com/gpu ([GPUResourceName]), which is
-	// wrong for g4ad.* (AMD) and dl1.24xlarge (Habana Gaudi).
+	// GPU is the NVIDIA GPU count (nvidia.com/gpu, [GPUResourceName]);
+	// AMD GPUs, Neuron devices and Habana Gaudis are in Extended only.
 	GPU  int
 	Arch string // ArchAMD64 ("amd64") or ArchARM64 ("arm64")
 	// MaxPodsENI is ENIs*(IPv4 per ENI - 1) + 2 for the default network
@@ -43,6 +43,25 @@ type InstanceType struct {
 	// OnDemandUSDPerHour is the us-east-1 Linux shared-tenancy on-demand
 	// list price in USD per hour (Karpenter pricing data, 2026-07-20).
 	OnDemandUSDPerHour float64
+
+	// Labels are the well-known labels Karpenter puts on every node of the
+	// type (karpenter.k8s.aws/instance-*, kubernetes.io/arch and os; not
+	// node.kubernetes.io/instance-type, which is Name), sorted by key. A key
+	// the type lacks (no GPU: no instance-gpu-*) is left out. From the
+	// instance-label table; derived for the 7 types it lacks (see the
+	// package doc).
+	Labels []Label
+	// Extended are the type's extended resources with a count above 0,
+	// sorted by name (nvidia.com/gpu, amd.com/gpu, aws.amazon.com/neuron,
+	// aws.amazon.com/neuroncore, vpc.amazonaws.com/efa,
+	// vpc.amazonaws.com/pod-eni; habana.ai/gaudi on dl1.24xlarge).
+	Extended []ExtendedResource
+	// LocalNVMeGB is the NVMe instance-store size in GB (the
+	// instance-local-nvme label; 0: none or not NVMe).
+	LocalNVMeGB int64
+	// Reference is Karpenter's reference allocatable for the type; nil for
+	// the types the reference lacks.
+	Reference *ReferenceAllocatable
 }
 
 // SpotAdvice is one AWS Spot Instance Advisor entry (Linux, regional).
@@ -60,6 +79,11 @@ type Catalog struct {
 	onDemand map[string]map[string]float64
 	spot     map[string]map[string]SpotAdvice
 	regions  []string // spot advisor regions, sorted
+	// labelKeys are every label key of any type, sorted.
+	labelKeys []string
+	// unpriced are the reference's types without an on-demand price: not
+	// offered (sorted).
+	unpriced []string
 }
 
 var (
@@ -73,7 +97,8 @@ var (
 // instance types, so callers cannot affect each other.
 func Default() (*Catalog, error) {
 	defaultOnce.Do(func() {
-		defaultCat, defaultErr = Load(bytes.NewReader(instanceTypesCSV), bytes.NewReader(onDemandPricesCSV), bytes.NewReader(spotAdvisorCSV))
+		defaultCat, defaultErr = LoadWithLabels(bytes.NewReader(instanceTypesCSV), bytes.NewReader(onDemandPricesCSV),
+			bytes.NewReader(spotAdvisorCSV), bytes.NewReader(instanceLabelsCSV))
 		if defaultErr != nil {
 			defaultErr = fmt.Errorf("catalog: embedded data: %w", defaultErr)
 		}
@@ -85,11 +110,24 @@ func Default() (*Catalog, error) {
 }
 
 // Load builds a catalog from the three CSV tables (formats as in
-// data/PROVENANCE.md). It returns an error, never panics, on malformed input,
-// and also when an instance type's od_price_us_east_1 disagrees with the
-// us-east-1 row of the on-demand table. A type missing from the on-demand
-// table gets its od_price_us_east_1 as the us-east-1 price.
+// data/PROVENANCE.md), without the instance-label table: every type gets
+// the labels derived from its own columns. It returns an error, never
+// panics, on malformed input, and also when an instance type's
+// od_price_us_east_1 disagrees with the us-east-1 row of the on-demand
+// table. A type missing from the on-demand table gets its
+// od_price_us_east_1 as the us-east-1 price.
 func Load(instanceTypes, onDemandPrices, spotAdvisor io.Reader) (*Catalog, error) {
+	return LoadWithLabels(instanceTypes, onDemandPrices, spotAdvisor, nil)
+}
+
+// LoadWithLabels is [Load] plus the instance-label table
+// (ec2-instance-labels.csv; nil: none). A type in both tables takes its
+// labels, extended resources and NVMe size from the label table; its shape
+// must agree (vcpu, memory, arch). A type only in the label table is added
+// when the on-demand table prices it (its shape from its labels, max pods
+// from allocatable/pods); one without a price is left out
+// ([Catalog.Unpriced]).
+func LoadWithLabels(instanceTypes, onDemandPrices, spotAdvisor, labels io.Reader) (*Catalog, error) {
 	types, err := ParseInstanceTypes(instanceTypes)
 	if err != nil {
 		return nil, err
@@ -122,7 +160,71 @@ func Load(instanceTypes, onDemandPrices, spotAdvisor io.Reader) (*Catalog, error
 			return nil, fmt.Errorf("%s: od_price_us_east_1 %v in instance types but %v in on-demand prices", it.Name, it.OnDemandUSDPerHour, p)
 		}
 	}
+	var rows []labelRow
+	if labels != nil {
+		if rows, c.labelKeys, err = parseLabels(labels); err != nil {
+			return nil, err
+		}
+	}
+	inTable := map[string]bool{}
+	for i := range rows {
+		row := &rows[i]
+		inTable[row.name] = true
+		if it, ok := c.byName[row.name]; ok {
+			if int64(it.VCPU) != row.vcpu || it.MemoryMiB != row.memMiB || it.Arch != row.arch {
+				return nil, fmt.Errorf("instance labels: %s: cpu/memory/arch %d/%d/%s, but %d/%d/%s in instance types",
+					row.name, row.vcpu, row.memMiB, row.arch, it.VCPU, it.MemoryMiB, it.Arch)
+			}
+			it.applyLabels(row)
+			continue
+		}
+		price, ok := base[row.name]
+		if !ok {
+			c.unpriced = append(c.unpriced, row.name)
+			continue
+		}
+		family, category, generation, size, ok := splitName(row.name)
+		if !ok {
+			return nil, fmt.Errorf("instance labels: instance_type %q is not <family>.<size>", row.name)
+		}
+		it := &InstanceType{Name: row.name, Family: family, Category: category, Generation: generation, Size: size,
+			VCPU: int(row.vcpu), MemoryMiB: row.memMiB, Arch: row.arch, MaxPodsENI: int(row.pods), OnDemandUSDPerHour: price}
+		it.applyLabels(row)
+		c.types = append(c.types, it)
+		c.byName[it.Name] = it
+	}
+	keys := map[string]bool{}
+	for _, k := range c.labelKeys {
+		keys[k] = true
+	}
+	for _, it := range c.types {
+		if !inTable[it.Name] {
+			it.deriveLabels()
+			for _, l := range it.Labels {
+				if !keys[l.Key] {
+					keys[l.Key] = true
+					c.labelKeys = append(c.labelKeys, l.Key)
+				}
+			}
+		}
+	}
+	slices.Sort(c.labelKeys)
+	slices.SortFunc(c.types, func(a, b *InstanceType) int { return strings.Compare(a.Name, b.Name) })
 	return c, nil
+}
+
+// LabelKeys returns every label key any instance type has, sorted (the
+// keys of [InstanceType.Labels]; node.kubernetes.io/instance-type is not
+// among them).
+func (c *Catalog) LabelKeys() []string {
+	return slices.Clone(c.labelKeys)
+}
+
+// Unpriced returns the instance types of Karpenter's reference that have
+// no on-demand price in the data, sorted: they are not in [Catalog.Types]
+// and never offered.
+func (c *Catalog) Unpriced() []string {
+	return slices.Clone(c.unpriced)
 }
 
 // clone copies the instance types; the price and advice maps are never
@@ -137,6 +239,8 @@ func (c *Catalog) clone() *Catalog {
 		n.byName[cp.Name] = &cp
 	}
 	n.regions = slices.Clone(c.regions)
+	n.labelKeys = slices.Clone(c.labelKeys)
+	n.unpriced = slices.Clone(c.unpriced)
 	return &n
 }
 
@@ -168,7 +272,7 @@ func (c *Catalog) PriceRegions() []string {
 // otherwise (every region but us-east-1 in the embedded data) the us-east-1
 // price stands in and exact is false: real prices elsewhere can differ.
 // ok is false when no price is known at all, or region is empty. typ may be a
-// priced type that is not in [Catalog.Types] (the price table has 266 more).
+// priced type that is not in [Catalog.Types] (the price table has 15 more: old types such as cr1, g2, p2).
 func (c *Catalog) OnDemandPrice(region, typ string) (usdPerHour float64, exact bool, ok bool) {
 	if region == "" {
 		return 0, false, false

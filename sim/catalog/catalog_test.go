@@ -3,6 +3,7 @@ package catalog
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,14 +22,23 @@ func TestEmbeddedDataMatchesProvenance(t *testing.T) {
 		sum := sha256.Sum256(data)
 		require.Contains(t, ProvenanceMarkdown, hex.EncodeToString(sum[:])+"  "+name, name)
 	}
+	// PROVENANCE.md gives no checksum for the later instance-label table;
+	// data/README.md does.
+	readme, err := os.ReadFile("data/README.md")
+	require.NoError(t, err)
+	sum := sha256.Sum256(instanceLabelsCSV)
+	require.Contains(t, string(readme), "`ec2-instance-labels.csv` | `/work/shared/data/ec2-instance-labels.csv` | `"+hex.EncodeToString(sum[:])+"`")
 }
 
 // Counts stated in data/PROVENANCE.md.
 func TestCountsMatchProvenance(t *testing.T) {
 	c, err := Default()
 	require.NoError(t, err)
-	types := c.Types()
-	require.Len(t, types, 1101)
+	// The counts of ec2-instance-types.csv; the catalogue adds the priced
+	// types of the instance-label table (TestLabelTableCounts).
+	types, err := ParseInstanceTypes(strings.NewReader(string(instanceTypesCSV)))
+	require.NoError(t, err)
+	require.Equal(t, 1101, len(types))
 
 	var amd, arm, gpu, over250 int
 	for _, it := range types {
@@ -61,7 +71,7 @@ func TestCountsMatchProvenance(t *testing.T) {
 			notInTypes++
 		}
 	}
-	require.Equal(t, 266, notInTypes)
+	require.Equal(t, 266-251, notInTypes) // 251 of them come from the label table
 
 	spot, err := ParseSpotAdvisor(strings.NewReader(string(spotAdvisorCSV)))
 	require.NoError(t, err)
@@ -154,7 +164,12 @@ func TestLookup(t *testing.T) {
 	require.Equal(t, &InstanceType{
 		Name: "m5.large", Family: "m5", Category: "m", Generation: 5, Size: "large",
 		VCPU: 2, MemoryMiB: 8192, GPU: 0, Arch: ArchAMD64, MaxPodsENI: 29, OnDemandUSDPerHour: 0.096,
+		Labels: it.Labels, Extended: it.Extended, Reference: it.Reference,
 	}, it)
+	hv, ok := it.Label("karpenter.k8s.aws/instance-hypervisor")
+	require.True(t, ok)
+	require.Equal(t, "nitro", hv)
+	require.Equal(t, &ReferenceAllocatable{CPU: "1930m", Memory: "6903Mi", Ephemeral: "17Gi", Pods: "29"}, it.Reference)
 
 	it, ok = c.Lookup("m6g.large")
 	require.True(t, ok)

@@ -4,8 +4,9 @@
 //
 // # Data
 //
-// Everything comes from three CSV files embedded from data/ (copies of the
-// shared snapshot; data/PROVENANCE.md documents every column and source):
+// Everything comes from four CSV files embedded from data/ (copies of the
+// shared snapshot; data/PROVENANCE.md documents every column and source,
+// data/README.md the copies):
 //
 //   - ec2-instance-types.csv: 1101 instance types (759 amd64, 342 arm64, 61
 //     with GPUs): vCPUs, memory (MiB), GPU count, architecture, ENI-limited
@@ -19,6 +20,18 @@
 //     us-east-1, us-west-2 and eu-west-1: savings versus on-demand in percent
 //     and an interruption-frequency band 0..4. Effective date about
 //     2025-06-28, more than a year older than the prices.
+//   - ec2-instance-labels.csv: Karpenter's generated instance-type reference
+//     (v1.14.1 docs): for 1363 types every label Karpenter puts on their
+//     nodes ([InstanceType.Labels]), their extended resources
+//     ([InstanceType.Extended]: nvidia.com/gpu, amd.com/gpu,
+//     aws.amazon.com/neuron, aws.amazon.com/neuroncore,
+//     vpc.amazonaws.com/efa, vpc.amazonaws.com/pod-eni), the NVMe
+//     instance-store size ([InstanceType.LocalNVMeGB]) and the allocatable
+//     resources it computes ([InstanceType.Reference], the tests' oracle).
+//     1094 of its types are in ec2-instance-types.csv; of the 269 others the
+//     251 with an on-demand price are added to the catalogue (shape from the
+//     labels, max pods from allocatable/pods); the 18 without one are not
+//     offered ([Catalog.Unpriced]). The catalogue has 1352 types.
 //
 // # Caveats
 //
@@ -43,12 +56,18 @@
 //     interfaces and prefix delegation are not modelled.
 //   - Generation is the first run of digits in the family, which is wrong for
 //     the u-<N>tb1 families (u-3tb1 gets 3, really generation 1).
-//   - GPU is a count. The data does not say the maker, so this package
-//     reports every GPU as [GPUResourceName] (nvidia.com/gpu). That is right
-//     for the g4dn, g5, g5g, g6, g6e, g7e, gr6, p3, p3dn, p4d, p4de, p5 and
-//     p5en, p6-b200 families but wrong for g4ad.* (AMD Radeon Pro V520:
-//     Karpenter exposes amd.com/gpu) and dl1.24xlarge (Habana Gaudi:
-//     habana.ai/gaudi).
+//   - GPU is the NVIDIA GPU count (nvidia.com/gpu); g4ad's AMD GPUs are
+//     amd.com/gpu and inf/trn's devices aws.amazon.com/neuron in Extended.
+//     The 7 types the reference lacks (dl1.24xlarge, f1.*, p3.*) get only
+//     the labels derived from their own columns (category, family,
+//     generation, size, cpu, memory, arch, os, gpu-count): no hypervisor,
+//     manufacturer or bandwidth labels; p3's GPUs are nvidia.com/gpu and
+//     dl1's Gaudis habana.ai/gaudi.
+//   - instance-local-nvme is only set for NVMe instance stores, so with
+//     instanceStorePolicy RAID0 ([KubeletOptions.InstanceStoreRAID0]) the
+//     older types with non-NVMe instance stores (c3, d2, i2, m3, r3, x1,
+//     ...) keep the root volume: Karpenter would use their instance store's
+//     size, which the data does not give.
 //   - MemoryMiB is nominal instance memory (DescribeInstanceTypes), not what
 //     the kubelet sees; see Capacity below.
 //
@@ -65,7 +84,9 @@
 //	capacity.cpu     = vCPU * 1000 m
 //	capacity.memory  = mem - ceil(mem * VMMemoryOverheadPercent) MiB,
 //	                   mem = MemoryMiB - 64 on arm64 (Graviton CMA), else MemoryMiB
-//	capacity.ephemeral-storage = RootVolumeGiB Gi (default 20Gi EBS root)
+//	capacity.ephemeral-storage = RootVolumeGiB Gi (default 20Gi EBS root), or
+//	                   LocalNVMeGB * 10^9 bytes with InstanceStoreRAID0
+//	                   (KA: the instance store's TotalSizeInGB "G")
 //	capacity.pods    = MaxPods if set, else MaxPodsENI
 //	capacity.gpu     = GPU
 //
@@ -80,7 +101,10 @@
 //	allocatable = capacity - kubeReserved - evictionThreshold, each clamped at 0
 //
 // For m5.large this gives cpu 1930m, memory 6903Mi, ephemeral 17Gi, pods 29,
-// matching Karpenter's generated instance-types reference page.
+// matching Karpenter's generated instance-types reference page; the tests
+// check cpu, memory, ephemeral-storage and pods against that page for all
+// 1345 types it lists (no differences). Extended resources have no
+// overhead: capacity = allocatable = the count.
 //
 // # Concurrency
 //

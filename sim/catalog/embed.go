@@ -12,6 +12,9 @@ var (
 
 	//go:embed data/ec2-spot-advisor.csv
 	spotAdvisorCSV []byte
+
+	//go:embed data/ec2-instance-labels.csv
+	instanceLabelsCSV []byte
 )
 
 // ProvenanceMarkdown is data/PROVENANCE.md verbatim: the sources, commits,

@@ -30,20 +30,30 @@ func newCSVTable(name string, r io.Reader, header []string) (*csvTable, error) {
 	if r == nil {
 		return nil, fmt.Errorf("%s: nil reader", name)
 	}
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(header)
-	t := &csvTable{name: name, r: cr}
-	got, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: empty input, want header %q", name, strings.Join(header, ","))
-	}
+	t := &csvTable{name: name}
+	got, err := t.readHeader(r)
 	if err != nil {
-		return nil, fmt.Errorf("%s: header: %w", name, err)
+		return nil, err
 	}
 	if !slices.Equal(got, header) {
 		return nil, fmt.Errorf("%s: header is %q, want %q", name, strings.Join(got, ","), strings.Join(header, ","))
 	}
 	return t, nil
+}
+
+// readHeader starts reading r and returns its header; every later record
+// must have as many fields.
+func (t *csvTable) readHeader(r io.Reader) ([]string, error) {
+	t.r = csv.NewReader(r)
+	got, err := t.r.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: empty input, want a header", t.name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: header: %w", t.name, err)
+	}
+	t.r.FieldsPerRecord = len(got)
+	return got, nil
 }
 
 // each calls row for every record, stopping at the first error.

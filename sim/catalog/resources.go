@@ -67,6 +67,11 @@ type KubeletOptions struct {
 	MaxPods                 int32   // max pods per node; 0 = ENI-limited (the default on AL2/AL2023)
 	RootVolumeGiB           int64   // root EBS volume (ephemeral storage) in GiB; 0 = DefaultRootVolumeGiB (20)
 	VMMemoryOverheadPercent float64 // fraction (not percent) of memory lost to the VM; 0 = DefaultVMMemoryOverheadPercent (0.075)
+	// InstanceStoreRAID0 is an EC2NodeClass's instanceStorePolicy: RAID0:
+	// the NVMe instance stores, striped, hold the node's ephemeral storage,
+	// so a type with them ([InstanceType.LocalNVMeGB] > 0) gets their size
+	// instead of the root volume's.
+	InstanceStoreRAID0 bool
 }
 
 // Validate reports negative or out-of-range values.
@@ -102,9 +107,12 @@ func (o KubeletOptions) vmOverhead() float64 {
 //
 //	cpu       = VCPU*1000 m
 //	memory    = m - ceil(m*VMMemoryOverheadPercent) MiB, m = MemoryMiB (-64 on arm64)
-//	ephemeral = RootVolumeGiB GiB
+//	ephemeral = LocalNVMeGB * 10^9 bytes with InstanceStoreRAID0 and NVMe
+//	            instance stores (KA ephemeralStorage: "<TotalSizeInGB>G"),
+//	            else RootVolumeGiB GiB
 //	pods      = MaxPods, or MaxPodsENI when MaxPods is 0
-//	gpu       = GPU
+//	gpu       = GPU (nvidia.com/gpu; the other extended resources are
+//	            [InstanceType.Extended], capacity and allocatable alike)
 func (it *InstanceType) Capacity(opts KubeletOptions) Resources {
 	memMiB := it.MemoryMiB
 	if it.Arch == ArchARM64 {
@@ -117,10 +125,14 @@ func (it *InstanceType) Capacity(opts KubeletOptions) Resources {
 	if opts.MaxPods > 0 {
 		pods = int64(opts.MaxPods)
 	}
+	eph := opts.rootVolumeBytes()
+	if opts.InstanceStoreRAID0 && it.LocalNVMeGB > 0 {
+		eph = it.LocalNVMeGB * 1_000_000_000
+	}
 	return Resources{
 		CPUMilli:       int64(it.VCPU) * 1000,
 		MemoryBytes:    max(memMiB-overheadMiB, 0) * MiB,
-		EphemeralBytes: opts.rootVolumeBytes(),
+		EphemeralBytes: eph,
 		Pods:           pods,
 		GPU:            int64(it.GPU),
 	}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -281,4 +282,64 @@ func TestAllocatableInvariantsAllTypes(t *testing.T) {
 		require.Equal(t, 17*GiB, alloc.EphemeralBytes, it.Name)
 		require.Zero(t, alloc.MemoryBytes%MiB, it.Name)
 	}
+}
+
+// Karpenter's generated instance-type reference (the allocatable/* columns of
+// ec2-instance-labels.csv) is the oracle of our overhead arithmetic: every
+// type it lists must get the same allocatable cpu, memory,
+// ephemeral-storage and pods with the default options (AL2023, 20 GiB root
+// volume, default kubelet settings).
+func TestAllocatableMatchesReference(t *testing.T) {
+	c, err := Default()
+	require.NoError(t, err)
+	checked := 0
+	for _, it := range c.Types() {
+		ref := it.Reference
+		if ref == nil {
+			continue
+		}
+		checked++
+		a := it.Allocatable(KubeletOptions{})
+		for _, q := range []struct {
+			name  string
+			ref   string
+			got   int64
+			milli bool
+		}{
+			{"cpu", ref.CPU, a.CPUMilli, true},
+			{"memory", ref.Memory, a.MemoryBytes, false},
+			{"ephemeral-storage", ref.Ephemeral, a.EphemeralBytes, false},
+			{"pods", ref.Pods, a.Pods, false},
+		} {
+			want, err := resource.ParseQuantity(q.ref)
+			require.NoError(t, err, "%s %s", it.Name, q.name)
+			w := want.Value()
+			if q.milli {
+				w = want.MilliValue()
+			}
+			require.Equal(t, w, q.got, "%s: allocatable %s: reference %s", it.Name, q.name, q.ref)
+		}
+	}
+	require.Equal(t, 1094+251, checked)
+}
+
+// instanceStorePolicy RAID0: ephemeral storage is the NVMe instance store,
+// TotalSizeInGB decimal gigabytes (KA ephemeralStorage "%dG"), with the
+// usual 1Gi kube-reserved and 10% eviction threshold; types without NVMe
+// keep the root volume.
+func TestInstanceStoreRAID0(t *testing.T) {
+	c, err := Default()
+	require.NoError(t, err)
+	it, ok := c.Lookup("c6id.2xlarge")
+	require.True(t, ok)
+	require.Equal(t, int64(474), it.LocalNVMeGB)
+	opts := KubeletOptions{InstanceStoreRAID0: true}
+	require.Equal(t, int64(474_000_000_000), it.Capacity(opts).EphemeralBytes)
+	require.Equal(t, int64(474_000_000_000-47_400_000_000)-GiB, it.Allocatable(opts).EphemeralBytes)
+	require.Equal(t, 17*GiB, it.Allocatable(KubeletOptions{}).EphemeralBytes)
+
+	c5, ok := c.Lookup("c5.large")
+	require.True(t, ok)
+	require.Zero(t, c5.LocalNVMeGB)
+	require.Equal(t, 20*GiB, c5.Capacity(opts).EphemeralBytes)
 }

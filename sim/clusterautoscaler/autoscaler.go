@@ -8,6 +8,8 @@ import (
 	"sort"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -630,9 +632,9 @@ func (a *Autoscaler) allocatable(it *catalog.InstanceType, opts catalog.KubeletO
 	r[cluster.Memory] = al.MemoryBytes
 	r[cluster.Ephemeral] = al.EphemeralBytes
 	r[cluster.Pods] = al.Pods
-	if al.GPU > 0 {
-		if i, err := a.cl.Resources.Index(catalog.GPUResourceName); err == nil {
-			r[i] = al.GPU
+	for _, e := range it.Accelerators() { // nvidia.com/gpu, amd.com/gpu, Neuron, Gaudi
+		if i, err := a.cl.Resources.Index(corev1.ResourceName(e.Name)); err == nil {
+			r[i] = e.Count
 		}
 	}
 	return r

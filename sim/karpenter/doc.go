@@ -81,8 +81,12 @@
 // (zone, region, instance type, arch, os, capacity type, nodepool and the
 // karpenter.k8s.aws/instance-* labels) or its requirement is NotIn or
 // DoesNotExist. The NodeClaim keeps every instance type that meets the
-// requirements on the instance labels (instance-type, arch, os, family,
-// category, generation, size, cpu, memory, gpu-count), fits the summed
+// requirements on the instance labels (instance-type, arch, os, region and
+// every karpenter.k8s.aws/instance-* label of the catalogue: family,
+// category, generation, size, cpu, memory, hypervisor, local-nvme,
+// gpu-*, accelerator-*, cpu-manufacturer, ...; a type without a label
+// meets only NotIn and DoesNotExist on it, as upstream's DoesNotExist
+// requirement), fits the summed
 // requests plus DaemonSet overhead in its allocatable, and has an
 // available offering in an allowed zone and capacity type; minValues is
 // enforced (MinValuesPolicy Strict by default). Pool taints must be
@@ -118,7 +122,8 @@
 //
 // A NodeClaim's instance types are ordered by their cheapest available
 // offering and cut to 600 (KC MaxInstanceTypes); the launch (KA instance
-// provider) drops exotic types (GPUs, metal) unless nothing else is left,
+// provider) drops exotic types (GPUs, Neuron and Gaudi accelerators,
+// metal) unless nothing else is left,
 // drops spot offerings dearer than the cheapest on-demand one when both
 // are allowed, keeps the cheapest 60 types, and picks the capacity type:
 // spot when an allowed spot offering is left, else on-demand (reserved
@@ -145,7 +150,11 @@
 // launch failure. Allocatable follows KA's overhead rules (package
 // catalog) with the node class's kubelet settings (maxPods, podsPerCore,
 // kubeReserved, systemReserved, evictionHard and evictionSoft thresholds)
-// and root volume size.
+// and root volume size, or with instanceStorePolicy: RAID0 the NVMe
+// instance stores' size as ephemeral storage; the type's extended
+// resources (nvidia.com/gpu, amd.com/gpu, aws.amazon.com/neuron,
+// neuroncore, vpc.amazonaws.com/efa, pod-eni) are capacity and
+// allocatable when some pod requests them (the cluster has a slot).
 //
 // # Disruption
 //

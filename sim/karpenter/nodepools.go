@@ -144,8 +144,8 @@ func (np *nodePools) templateNode(p *pool, t *itype) *cluster.Node {
 			labels = labels.With(r.key, r.vals[0])
 		}
 	}
-	for tk := 0; tk < numTypeKeys; tk++ {
-		if v := t.lab[tk]; v != cluster.NoSym {
+	for tk, v := range t.lab {
+		if v != cluster.NoSym {
 			labels = labels.With(np.offerings.typeKey[tk], v)
 		}
 	}

@@ -2,8 +2,10 @@ package karpenter
 
 import (
 	"math"
-	"strconv"
+	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cloud"
@@ -12,31 +14,37 @@ import (
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
-// Instance-type label keys an instance type defines (KA
-// pkg/providers/instancetype/types.go computeRequirements). A type without
-// a value for a key (no GPUs: no gpu-count) leaves requirements on it
-// unconstrained, as upstream's Intersects only compares keys both sides
-// define.
+// Instance-type label keys (KA pkg/providers/instancetype/types.go
+// computeRequirements): four fixed ones, then every label key of the
+// catalogue (karpenter.k8s.aws/instance-*), in offerings.typeKey. A type
+// without a value for a key (no GPUs: no instance-gpu-*) does not have the
+// label: as upstream's DoesNotExist requirement on it, it meets only NotIn
+// and DoesNotExist requirements on that key.
 const (
 	tkInstanceType = iota
 	tkArch
 	tkOS
 	tkRegion
-	tkFamily
-	tkCategory
-	tkGeneration
-	tkSize
-	tkCPU
-	tkMemory
-	tkGPUCount
-	numTypeKeys
+	numFixedTypeKeys
 )
 
-var typeKeyNames = [numTypeKeys]string{
-	apis.LabelInstanceType, apis.LabelArch, apis.LabelOS, apis.LabelRegion, apis.LabelInstanceFamily,
-	apis.LabelInstanceCategory, apis.LabelInstanceGen, apis.LabelInstanceSize, apis.LabelInstanceCPU,
-	apis.LabelInstanceMemory, apis.LabelInstanceGPUCount,
+var fixedTypeKeyNames = [numFixedTypeKeys]string{apis.LabelInstanceType, apis.LabelArch, apis.LabelOS, apis.LabelRegion}
+
+// typeKeyNames returns the fixed instance-type label keys, then the
+// catalogue's label keys but arch and os, sorted.
+func typeKeyNames(cat *catalog.Catalog) []string {
+	out := append([]string(nil), fixedTypeKeyNames[:]...)
+	for _, k := range cat.LabelKeys() {
+		if k != apis.LabelArch && k != apis.LabelOS {
+			out = append(out, k)
+		}
+	}
+	return out
 }
+
+// exoticResources are the accelerators that make an instance type exotic
+// (KA's instance-type filter: GPUs, Neuron devices, Gaudis).
+var exoticResources = []string{catalog.ResourceNVIDIAGPU, catalog.ResourceAMDGPU, catalog.ResourceNeuron, catalog.ResourceHabanaGaudi}
 
 // Capacity types with offerings. Reserved offerings (capacity
 // reservations) are not modelled.
@@ -66,10 +74,12 @@ type offerings struct {
 
 	types      []*itype
 	typeByName map[string]*itype
-	typeKey    [numTypeKeys]cluster.Sym
-	typeKeyOf  []int8 // Sym -> index in typeKey, -1 for other keys
-	gpuSlot    int
-	off        offers
+	// typeKeyNames and typeKey are the instance-type label keys, by index
+	// (tk*, then the catalogue's keys); itype.lab holds a value per key.
+	typeKeyNames []string
+	typeKey      []cluster.Sym
+	typeKeyOf    []int8 // Sym -> index in typeKey, -1 for other keys
+	off          offers
 	// availBuf is availMasks' answer, kept while the time and the table's
 	// version stay the same.
 	availBuf     []uint64
@@ -86,10 +96,7 @@ type offerings struct {
 // every offering.
 func newOfferings(e env, region string, zones []string, zoneSyms []cluster.Sym, ctSyms [numCT]cluster.Sym) *offerings {
 	o := &offerings{env: e, region: region, zones: append([]string(nil), zones...), zoneSyms: zoneSyms, ctSyms: ctSyms,
-		typeByName: map[string]*itype{}, gpuSlot: -1}
-	if slot, ok := e.cl.Resources.Lookup(catalog.GPUResourceName); ok {
-		o.gpuSlot = slot
-	}
+		typeByName: map[string]*itype{}}
 	o.buildTypes()
 	for _, t := range o.types {
 		o.typeByName[t.name] = t
@@ -103,9 +110,11 @@ type itype struct {
 	idx  int32
 	name string
 	cat  *catalog.InstanceType
-	lab  [numTypeKeys]cluster.Sym
-	// exotic types (GPUs, metal) are launched only when nothing else fits
-	// (KA instance filter ExoticInstanceTypeFilter).
+	// lab is the type's value of each type key (offerings.typeKey), NoSym
+	// where it has no such label.
+	lab []cluster.Sym
+	// exotic types (GPUs and other accelerators, metal) are launched only
+	// when nothing else fits (KA instance filter ExoticInstanceTypeFilter).
 	exotic bool
 }
 
@@ -132,33 +141,39 @@ func (o *offers) available(i int, now engine.Time) bool {
 	return o.price[i] >= 0 && o.unavailableUntil[i] <= now
 }
 
-// buildTypes derives the instance-type table from the catalogue.
+// buildTypes derives the instance-type table from the catalogue: each
+// type's labels as symbols, in one table built once.
 func (o *offerings) buildTypes() {
 	syms := o.cl.Syms
-	for _, it := range o.cat.Types() {
+	o.typeKeyNames = typeKeyNames(o.cat)
+	o.typeKey = make([]cluster.Sym, len(o.typeKeyNames))
+	for i, k := range o.typeKeyNames {
+		o.typeKey[i] = syms.Intern(k)
+	}
+	catTypes := o.cat.Types()
+	nk := len(o.typeKey)
+	labs := make([]cluster.Sym, len(catTypes)*nk)
+	region := syms.Intern(o.region)
+	for _, it := range catTypes {
 		t := &itype{idx: int32(len(o.types)), name: it.Name, cat: it}
-		set := func(key int, v string) { t.lab[key] = syms.Intern(v) }
-		set(tkInstanceType, it.Name)
-		set(tkArch, it.Arch)
-		set(tkOS, "linux")
-		set(tkRegion, o.region)
-		set(tkFamily, it.Family)
-		set(tkCategory, it.Category)
-		set(tkGeneration, strconv.Itoa(it.Generation))
-		set(tkSize, it.Size)
-		set(tkCPU, strconv.Itoa(it.VCPU))
-		set(tkMemory, strconv.FormatInt(it.MemoryMiB, 10))
-		if it.GPU > 0 {
-			set(tkGPUCount, strconv.Itoa(it.GPU))
+		t.lab, labs = labs[:nk:nk], labs[nk:]
+		t.lab[tkInstanceType] = syms.Intern(it.Name)
+		t.lab[tkArch] = syms.Intern(it.Arch)
+		t.lab[tkOS] = syms.Intern("linux")
+		t.lab[tkRegion] = region
+		for _, l := range it.Labels {
+			if i := slices.Index(o.typeKeyNames[numFixedTypeKeys:], l.Key); i >= 0 {
+				t.lab[numFixedTypeKeys+i] = syms.Intern(l.Value)
+			}
 		}
-		t.exotic = it.GPU > 0 || strings.Contains(it.Size, "metal")
+		t.exotic = strings.Contains(it.Size, "metal")
+		for _, r := range exoticResources {
+			t.exotic = t.exotic || it.ExtendedCount(r) > 0
+		}
 		o.types = append(o.types, t)
 	}
 	n := len(o.types) * len(o.zones) * numCT
 	o.off = offers{nZones: len(o.zones), price: make([]float64, n), unavailableUntil: make([]engine.Time, n)}
-	for i := range o.typeKey {
-		o.typeKey[i] = syms.Intern(typeKeyNames[i])
-	}
 	o.typeKeyOf = make([]int8, syms.Len())
 	for i := range o.typeKeyOf {
 		o.typeKeyOf[i] = -1
@@ -268,11 +283,7 @@ func (o *offerings) typeCompatible(t *itype, s reqSet) bool {
 		if !ok {
 			continue
 		}
-		v := t.lab[tk]
-		if v == cluster.NoSym {
-			continue // the type does not define the key
-		}
-		if !r.has(o.cl.Syms, v) {
+		if !labelMeets(o.cl.Syms, t.lab[tk], r) {
 			return false
 		}
 	}
@@ -327,12 +338,22 @@ func sameRq(a, b *rq) bool {
 // typeMeets reports whether t meets the checks.
 func (o *offerings) typeMeets(t *itype, checks []typeCheck) bool {
 	for _, c := range checks {
-		v := t.lab[c.tk]
-		if v != cluster.NoSym && !c.r.has(o.cl.Syms, v) {
+		if !labelMeets(o.cl.Syms, t.lab[c.tk], c.r) {
 			return false
 		}
 	}
 	return true
+}
+
+// labelMeets reports whether a type's label value v (NoSym: the type has
+// no such label) meets r. A missing label is upstream's DoesNotExist
+// requirement, which only NotIn and DoesNotExist intersect (KC
+// Requirements.Intersects).
+func labelMeets(syms *cluster.Symbols, v cluster.Sym, r *rq) bool {
+	if v == cluster.NoSym {
+		return r.negative()
+	}
+	return r.has(syms, v)
 }
 
 // offerMask is the bits (zone*2 + capacity type) that requirements s
@@ -419,7 +440,8 @@ type poolType struct {
 // kube-reserved, system-reserved and the eviction threshold).
 func (o *offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) (capacity, alloc cluster.Resources) {
 	kl := &nc.Kubelet
-	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods}
+	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods,
+		InstanceStoreRAID0: nc.InstanceStoreRAID0}
 	c := it.Capacity(opts)
 	if kl.PodsPerCore > 0 {
 		c.Pods = min(c.Pods, int64(kl.PodsPerCore)*int64(it.VCPU))
@@ -453,9 +475,11 @@ func (o *offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 	alloc[cluster.Memory] = max(c.MemoryBytes-kr.MemoryBytes-sr.MemoryBytes-ev.MemoryBytes, 0)
 	alloc[cluster.Ephemeral] = max(c.EphemeralBytes-kr.EphemeralBytes-sr.EphemeralBytes-ev.EphemeralBytes, 0)
 	alloc[cluster.Pods] = c.Pods
-	if c.GPU > 0 && o.gpuSlot >= 0 {
-		capacity[o.gpuSlot] = c.GPU
-		alloc[o.gpuSlot] = c.GPU
+	for _, e := range it.Extended {
+		if slot, ok := o.cl.Resources.Lookup(corev1.ResourceName(e.Name)); ok {
+			capacity[slot] = e.Count
+			alloc[slot] = e.Count
+		}
 	}
 	return capacity, alloc
 }

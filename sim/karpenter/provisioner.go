@@ -330,8 +330,8 @@ func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementO
 		}
 		set(r.key, r.vals[0])
 	}
-	for tk := 0; tk < numTypeKeys; tk++ {
-		if v := t.lab[tk]; v != cluster.NoSym {
+	for tk, v := range t.lab {
+		if v != cluster.NoSym {
 			set(pr.offerings.typeKey[tk], v)
 		}
 	}

@@ -150,9 +150,9 @@ func (s *Solver) InstanceTypes(pool string) []PoolInstanceType {
 	out := make([]PoolInstanceType, 0, len(k.offerings.types))
 	for _, t := range k.offerings.types {
 		labels := map[string]string{}
-		for tk := 0; tk < numTypeKeys; tk++ {
-			if v := t.lab[tk]; v != cluster.NoSym {
-				labels[typeKeyNames[tk]] = syms.Name(v)
+		for tk, v := range t.lab {
+			if v != cluster.NoSym {
+				labels[k.offerings.typeKeyNames[tk]] = syms.Name(v)
 			}
 		}
 		capacity, alloc := k.offerings.nodeResources(t.cat, &p.spec.NodeClass)

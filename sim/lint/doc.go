@@ -40,7 +40,7 @@
 // unhostable, spot-only-no-fallback, spot-fallback, autoscaler-race,
 // autoscalers-separated, overlap, template-mismatch, spot-flexibility,
 // spot-to-spot-flexibility, obsolete-setting, ineffective-setting,
-// input-warning and invalid (kinds.go says what each means; findings.go
+// unknown-label, input-warning and invalid (kinds.go says what each means; findings.go
 // words the messages). Findings are sorted by severity (errors first), then file and
 // line; the order is deterministic.
 //
@@ -64,9 +64,11 @@
 //     v1beta1 NodePool) are obsolete settings (an error for a kind that
 //     never existed in its apiVersion, the karpenter.sh/v1beta1
 //     Provisioner); warnings about settings a component ignores are
-//     ineffective settings; the loader's notes (skipped kinds, identical
-//     copies, flags read from the Cluster Autoscaler's Deployment) and
-//     the rest are input-warning (info). A scenario that fails to load gets one error
+//     ineffective settings; a NodePool requirement on a key no instance
+//     type has, not well-known and not a template label, is unknown-label;
+//     the loader's notes (skipped kinds, identical copies, flags read from
+//     the Cluster Autoscaler's Deployment) and the rest are input-warning
+//     (info). A scenario that fails to load gets one error
 //     finding per load error (FromLoadError), obsolete-setting when it
 //     names a legacy API.
 package lint

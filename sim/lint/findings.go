@@ -488,10 +488,16 @@ func (c *checker) loaderFindings() {
 			f.Severity, f.Kind = Error, KindObsolete
 		case c.inLegacyKarpenterDoc(w) || legacy(msg):
 			f.Severity, f.Kind = Warning, KindObsolete
+		case strings.Contains(msg, "is not a label of any instance type"):
+			f.Severity, f.Kind = Warning, KindUnknownLabel
 		case ineffective(msg):
 			f.Severity, f.Kind = Warning, KindIneffective
 		}
 		f.Fix = fixIn(msg)
+		if f.Kind == KindUnknownLabel && f.Fix != "" {
+			// The message ends with its fix in parentheses: say it once.
+			f.Message = strings.TrimSuffix(f.Message, " ("+f.Fix+")")
+		}
 		if f.Fix == "" && f.Kind == KindObsolete {
 			f.Fix = "rewrite it as a karpenter.sh/v1 NodePool (sim run lists each conversion)"
 		}

@@ -127,6 +127,12 @@ const (
 	// ignores (a do-not-consolidate taint, a taint tag the Cluster
 	// Autoscaler skips, ...).
 	KindIneffective = "ineffective-setting"
+	// KindUnknownLabel (warning): a NodePool requirement on a label key no
+	// instance type has and that is neither well-known nor one of the
+	// pool's template labels: it narrows nothing (Karpenter accepts it as
+	// a custom label and only copies it to the node), so a mistyped key
+	// silently matches every instance type.
+	KindUnknownLabel = "unknown-label"
 	// KindInput (info): any other loader warning, and the loader's notes:
 	// kinds skipped (one finding per kind), identical copies read once,
 	// the Cluster Autoscaler's flags read from its Deployment.

@@ -780,3 +780,29 @@ func TestSeverity(t *testing.T) {
 	_, err := ParseSeverity("fatal")
 	require.EqualError(t, err, `unknown severity "fatal": use info, warning or error`)
 }
+
+// A NodePool requirement on a key no instance type has and that is neither
+// well-known nor one of the pool's template labels narrows nothing: a
+// warning with the well-known key meant. A custom label the template sets,
+// and the well-known instance labels, are silent.
+func TestUnknownLabel(t *testing.T) {
+	pool := nodePool("general", "{example.com/team: a}", `      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: node.kubernetes.io/instance-family, operator: In, values: [c5, m5]}
+        - {key: karpenter.k8s.aws/instance-hypervisor, operator: In, values: [nitro]}
+        - {key: example.com/team, operator: In, values: [a]}
+        - {key: example.com/tier, operator: In, values: [gold]}
+`, "") + nodeClass
+	r := check(t, header, pool, deployment("web", "500m", ""))
+	got := findingsOf(r, KindUnknownLabel)
+	require.Len(t, got, 2)
+	require.Equal(t, Warning, got[0].Severity)
+	require.Equal(t, "s.yaml", got[0].File)
+	require.Equal(t, 19, got[0].Line) // the requirement's line
+	require.Equal(t, "spec.template.spec.requirements[1].key", got[0].Path)
+	require.Contains(t, got[0].Message, "requirement key node.kubernetes.io/instance-family is not a label of any instance type")
+	require.Contains(t, got[0].Fix, "write the well-known karpenter.k8s.aws/instance-family")
+	require.NotContains(t, got[0].Message, "(write", "the fix is said once")
+	require.Equal(t, "spec.template.spec.requirements[4].key", got[1].Path)
+	require.Contains(t, got[1].Message, "example.com/tier")
+}

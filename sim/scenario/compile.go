@@ -319,10 +319,9 @@ func (l *loader) allocatable(it *catalog.InstanceType) cluster.Resources {
 	r[cluster.Memory] = a.MemoryBytes
 	r[cluster.Ephemeral] = a.EphemeralBytes
 	r[cluster.Pods] = a.Pods
-	if a.GPU > 0 {
-		i, err := l.out.Resources.Index(catalog.GPUResourceName)
-		if err == nil {
-			r[i] = a.GPU
+	for _, e := range it.Accelerators() { // nvidia.com/gpu, amd.com/gpu, Neuron, Gaudi
+		if i, err := l.out.Resources.Index(corev1.ResourceName(e.Name)); err == nil {
+			r[i] = e.Count
 		}
 	}
 	return r

@@ -288,3 +288,28 @@ func TestASGNamesAreStable(t *testing.T) {
 	require.Regexp(t, `^eks-ng-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`, asgName("demo", "ng", managedGroup))
 	require.Regexp(t, `^eksctl-demo-nodegroup-ng-NodeGroup-[A-Z0-9]{12}$`, asgName("demo", "ng", selfManagedGroup))
 }
+
+// A node group's template exposes the instance type's accelerators under
+// their own resource names: g4ad's AMD GPU is amd.com/gpu, not
+// nvidia.com/gpu (issue 18, item 2).
+func TestBuildTemplateAccelerators(t *testing.T) {
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	for typ, want := range map[string]map[string]int64{
+		"g4ad.xlarge": {"amd.com/gpu": 1},
+		"g4dn.xlarge": {"nvidia.com/gpu": 1},
+		"inf2.xlarge": {"aws.amazon.com/neuron": 1, "aws.amazon.com/neuroncore": 2},
+		"m5.large":    {},
+	} {
+		it, ok := cat.Lookup(typ)
+		require.True(t, ok, typ)
+		tpl, _ := BuildTemplate(it, "us-east-1", []string{"us-east-1a"}, nil, nil, nil)
+		got := map[string]int64{}
+		for name, q := range tpl.Capacity {
+			if name != "cpu" && name != "memory" && name != "pods" {
+				got[name] = q.Value()
+			}
+		}
+		require.Equal(t, want, got, typ)
+	}
+}

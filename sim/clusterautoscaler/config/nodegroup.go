@@ -138,8 +138,8 @@ func BuildTemplate(it *catalog.InstanceType, region string, zones []string, tags
 	t.Capacity["cpu"] = *resource.NewQuantity(int64(it.VCPU), resource.DecimalSI)
 	t.Capacity["memory"] = *resource.NewQuantity(it.MemoryMiB<<20, resource.BinarySI)
 	t.Capacity["pods"] = *resource.NewQuantity(DefaultTemplatePods, resource.DecimalSI)
-	if it.GPU > 0 {
-		t.Capacity[catalog.GPUResourceName] = *resource.NewQuantity(int64(it.GPU), resource.DecimalSI)
+	for _, e := range it.Accelerators() { // nvidia.com/gpu, amd.com/gpu, Neuron, Gaudi
+		t.Capacity[e.Name] = *resource.NewQuantity(e.Count, resource.DecimalSI)
 	}
 	t.Labels[LabelArch] = it.Arch
 	t.Labels[LabelOS] = "linux"

@@ -18,6 +18,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/suggest"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -191,6 +192,13 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 		nc.Kubelet, nc.HasKubelet = c.kubelet(d, "spec.kubelet", s.Kubelet), true
 	}
 	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings)
+	if p := s.InstanceStorePolicy; p != nil {
+		if *p == "RAID0" {
+			nc.InstanceStoreRAID0 = true
+		} else {
+			c.fail(d, "spec.instanceStorePolicy", "write instanceStorePolicy: RAID0, or leave it out", "instanceStorePolicy %q is not RAID0, the only policy", *p)
+		}
+	}
 	if s.AMIFamily != nil && strings.HasPrefix(*s.AMIFamily, "Windows") {
 		c.warn(d, "spec.amiFamily", "%s nodes are not modelled: nodes of this class are simulated as Linux", *s.AMIFamily)
 	}
@@ -211,7 +219,8 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 		DM *bool
 		AP *bool
 		C  *string
-	}{s.Kubelet, s.BlockDeviceMappings, s.UserData, s.Tags, s.MetadataOptions, s.Role, s.InstanceProfile, s.DetailedMonitoring, s.AssociatePublicIPAddress, s.Context})
+		IS *string `json:",omitempty"`
+	}{s.Kubelet, s.BlockDeviceMappings, s.UserData, s.Tags, s.MetadataOptions, s.Role, s.InstanceProfile, s.DetailedMonitoring, s.AssociatePublicIPAddress, s.Context, s.InstanceStorePolicy})
 	c.addClass(d, nc)
 }
 
@@ -468,6 +477,29 @@ func restrictedDomain(key string) string {
 	return ""
 }
 
+// isWellKnown reports whether key is a well-known label (WellKnownLabels,
+// karpenter.sh/nodepool and kubernetes.io/hostname included).
+func isWellKnown(key string) bool {
+	return key == LabelNodePool || key == LabelHostname || slices.Contains(WellKnownLabels, key)
+}
+
+// closestWellKnown returns the well-known label whose name (after the
+// "/") is closest to key's, within a few edits; "" if none.
+func closestWellKnown(key string) string {
+	_, name, ok := strings.Cut(key, "/")
+	if !ok {
+		name = key
+	}
+	best, bestDist := "", max(2, len(name)/4)+1
+	for _, w := range WellKnownLabels {
+		_, wn, _ := strings.Cut(w, "/")
+		if d := suggest.Distance(strings.ToLower(name), wn); d < bestDist {
+			best, bestDist = w, d
+		}
+	}
+	return best
+}
+
 // labels compiles template labels. Reserved domains are an error in v1 and
 // dropped with a warning in legacy documents.
 func (c *compiler) labels(d *manifest.Document, path string, in map[string]string, gen apiGeneration) map[string]string {
@@ -528,7 +560,13 @@ func (c *compiler) annotations(d *manifest.Document, path string, in map[string]
 
 // requirements compiles requirements. Errors are errors in every version;
 // a legacy document only changes reserved keys from an error to a dropped warning.
-func (c *compiler) requirements(d *manifest.Document, path string, in []requirement, gen apiGeneration) []Requirement {
+//
+// A requirement on a key that is no well-known label (so no instance type
+// has it: every catalogue label is well-known) and that the template's
+// labels do not set is accepted, as upstream does for custom labels, with
+// a warning: it does not narrow instance types, Karpenter only copies it to
+// the node, and a mistyped key silently matches everything.
+func (c *compiler) requirements(d *manifest.Document, path string, in []requirement, gen apiGeneration, labels map[string]string) []Requirement {
 	legacy := gen == legacyAPI
 	var out []Requirement
 	for i, r := range in {
@@ -545,9 +583,21 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 			if legacy {
 				c.warn(d, p+".key", "requirement on %s, in the %s domain that Karpenter reserves: dropped", key, dom)
 			} else {
-				c.fail(d, p+".key", "use a well-known label or a domain of your own", "requirement key %s is in the %s domain, which Karpenter reserves", key, dom)
+				hint := "use a well-known label or a domain of your own"
+				if sug := closestWellKnown(key); sug != "" {
+					hint = "did you mean " + sug + "? " + hint
+				}
+				c.fail(d, p+".key", hint, "requirement key %s is in the %s domain, which Karpenter reserves", key, dom)
 			}
 			continue
+		}
+		if _, own := labels[key]; !own && !isWellKnown(key) {
+			mean := "a well-known label such as karpenter.k8s.aws/instance-family"
+			if sug := closestWellKnown(key); sug != "" {
+				mean = "the well-known " + sug
+			}
+			c.warn(d, p+".key", "requirement key %s is not a label of any instance type nor a well-known label: it does not narrow the instance types, Karpenter only puts it on the node (write %s if you meant an instance property, or set %s in the template's labels if it is a label of your own)",
+				key, mean, key)
 		}
 		op := r.Operator
 		vals := r.Values

@@ -251,6 +251,10 @@ func TestV1Errors(t *testing.T) {
 			"p.yaml:5: spec.ttlSecondsAfterEmpty: ttlSecondsAfterEmpty and consolidation.enabled are mutually exclusive in a v1alpha5 Provisioner; keep one: consolidation.enabled: true already removes empty nodes (v1: consolidationPolicy: WhenEmptyOrUnderutilized)"},
 		{"NodePool in v1alpha5", "apiVersion: karpenter.sh/v1alpha5\nkind: NodePool\nmetadata: {name: p}\n",
 			"p.yaml:2: kind: karpenter.sh/v1alpha5 has no NodePool (it had Provisioner); write apiVersion: karpenter.sh/v1 (or kind: Provisioner for a v1alpha5 object)"},
+		{"reserved requirement key typo", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: [{key: karpenter.k8s.aws/instance-gpu-manufacturor, operator: In, values: [nvidia]}]\n",
+			"p.yaml:8: spec.template.spec.requirements[0].key: requirement key karpenter.k8s.aws/instance-gpu-manufacturor is in the karpenter.k8s.aws domain, which Karpenter reserves; did you mean karpenter.k8s.aws/instance-gpu-manufacturer? use a well-known label or a domain of your own"},
+		{"instanceStorePolicy", "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: c}\nspec:\n  instanceStorePolicy: RAID1\n",
+			`p.yaml:5: spec.instanceStorePolicy: instanceStorePolicy "RAID1" is not RAID0, the only policy; write instanceStorePolicy: RAID0, or leave it out`},
 		{"duplicate", pool("") + "---\n" + pool(""),
 			`p.yaml:12: metadata.name: a second NodePool named "p" (the first is at p.yaml:1; a Provisioner becomes a NodePool of the same name); rename one of them`},
 	} {
@@ -276,5 +280,17 @@ func TestNodeTaintWarning(t *testing.T) {
 func TestHandles(t *testing.T) {
 	for kind, want := range map[string]bool{"NodePool": true, "Provisioner": true, "EC2NodeClass": true, "AWSNodeTemplate": true, "Deployment": false, "NodeClaim": false} {
 		require.Equal(t, want, Handles(&manifest.Document{Kind: kind}), kind)
+	}
+}
+
+// Every label key of the catalogue is well-known, so "no well-known label"
+// implies "no instance type has it" (the unknown-label warning).
+func TestCatalogLabelKeysAreWellKnown(t *testing.T) {
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	keys := cat.LabelKeys()
+	require.Len(t, keys, 23)
+	for _, k := range keys {
+		require.True(t, isWellKnown(k), k)
 	}
 }

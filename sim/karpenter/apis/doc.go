@@ -16,7 +16,11 @@
 // disruption, kubelet in the NodePool, v1alpha5 fields, WhenUnderutilized,
 // the EKS effect spellings NO_SCHEDULE/PREFER_NO_SCHEDULE/NO_EXECUTE,
 // labels in the reserved karpenter.sh and karpenter.k8s.aws domains, bad
-// durations, budgets, cron schedules, operators and capacity types).
+// durations, budgets, cron schedules, operators and capacity types, and
+// instanceStorePolicy values other than RAID0). A requirement on a custom
+// key (no well-known label, not set by the template's labels) is accepted
+// as upstream accepts it, with a warning that it narrows no instance type
+// (lint's unknown-label).
 //
 // Legacy documents are converted with one warning per change, following
 // the upstream migration guides:

@@ -251,6 +251,9 @@ type NodeClass struct {
 	HasKubelet bool
 	// RootVolumeGiB is the root EBS volume size (0: the 20 GiB default).
 	RootVolumeGiB int64
+	// InstanceStoreRAID0 is instanceStorePolicy: RAID0: the NVMe instance
+	// stores hold ephemeral storage instead of the root volume.
+	InstanceStoreRAID0 bool
 	// Hash covers the fields that make nodes drift when changed.
 	Hash uint64
 }

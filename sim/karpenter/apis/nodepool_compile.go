@@ -137,7 +137,7 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 	p.DoNotDisrupt = dnd
 	p.Taints = c.taints(d, "spec.template.spec.taints", t.Taints, v1API)
 	p.StartupTaints = c.taints(d, "spec.template.spec.startupTaints", t.StartupTaints, v1API)
-	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, v1API)
+	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, v1API, labels)
 	p.Limits = c.limits(d, "spec.limits", s.Limits)
 	if t.NodeClassRef == nil {
 		c.fail(d, "spec.template.spec.nodeClassRef", "add spec.template.spec.nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}", "nodeClassRef is required")
@@ -210,7 +210,7 @@ func (c *compiler) nodePoolV1beta1(d *manifest.Document) {
 	p.DoNotDisrupt = dnd
 	p.Taints = c.taints(d, "spec.template.spec.taints", t.Taints, legacyAPI)
 	p.StartupTaints = c.taints(d, "spec.template.spec.startupTaints", t.StartupTaints, legacyAPI)
-	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, legacyAPI)
+	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, legacyAPI, labels)
 	p.Limits = c.limits(d, "spec.limits", s.Limits)
 	if len(t.Resources) > 0 {
 		c.warn(d, "spec.template.spec.resources", "resources is not a NodePool field in karpenter.sh/v1: ignored")

@@ -44,7 +44,7 @@ func (c *compiler) provisioner(d *manifest.Document) {
 	p.DoNotDisrupt = dnd
 	p.Taints = c.taints(d, "spec.taints", s.Taints, legacyAPI)
 	p.StartupTaints = c.taints(d, "spec.startupTaints", s.StartupTaints, legacyAPI)
-	p.Requirements = c.requirements(d, "spec.requirements", s.Requirements, legacyAPI)
+	p.Requirements = c.requirements(d, "spec.requirements", s.Requirements, legacyAPI, labels)
 	p.Requirements = append(p.Requirements, c.awsDefaults(d, s.Requirements)...)
 	p.Limits = Limits{Nodes: -1}
 	if s.Limits != nil {
