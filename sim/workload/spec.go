@@ -155,8 +155,10 @@ type Spec struct {
 	Parallelism, Completions int32
 	BackoffLimit             int32
 	IgnoreDisruptions        bool
-	Fallback                 *Fallback
-	Split                    *Split
+	// CronJob is set on a Job that a CronJob starts on its schedule.
+	CronJob  *CronJob
+	Fallback *Fallback
+	Split    *Split
 	// TwinOf is set on a Split's twin: the index of the workload that
 	// drives it, or -1.
 	TwinOf int32
