@@ -347,7 +347,7 @@ var kinds = map[string]kindInfo{
 		note: "v1beta2 and v1beta3 were removed in Kubernetes 1.28 and 1.29"},
 
 	"DaemonSet": {apiVersion: "apps/v1"},
-	"CronJob":   {unsupported: "model its runs as a Job with spec.workloads[].arrivals (times, every or poisson)"},
+	"CronJob":   {apiVersion: "batch/v1", note: "batch/v1beta1 was removed in Kubernetes 1.25"},
 
 	"Service":                 {skip: "services do not affect scheduling"},
 	"ConfigMap":               {skip: "config maps do not affect scheduling"},

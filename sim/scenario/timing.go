@@ -161,6 +161,9 @@ func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec, pri
 		}
 		return int64(peak) * 2 // room for replacements
 	case workload.Job:
+		if o.cron != nil {
+			return l.cronTiming(o, te, ws, base, plans > 0)
+		}
 		noPlan("a Job's pod count comes from spec.parallelism and spec.completions")
 		if t.Runtime == nil {
 			ref := l.refOf(o.doc)
