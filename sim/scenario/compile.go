@@ -486,6 +486,7 @@ type podObject struct {
 	selector    *metav1.LabelSelector // the controller's selector (ReplicaSet, StatefulSet)
 	specPath    string                // field path of the pod spec in the document
 	replicas    int32
+	replicasSet bool // spec.replicas is given
 	parallelism int32
 	completions int32
 	// backoffLimit and ignoreDisruptions of a Job (podFailurePolicy).
@@ -504,6 +505,7 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 		}
 	}
 	timings := l.timingsByRef(objs)
+	l.hpas = l.compileHPAs(objs)
 	priority := func(name string) (int32, bool, bool) {
 		if name == "" {
 			for _, c := range sortedClasses(classes) {
@@ -643,7 +645,7 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 	// share: a template, a replica count and a selector.
 	replicated := func(kind workload.Kind, template *corev1.PodTemplateSpec, replicas *int32, selector *metav1.LabelSelector) (podObject, bool) {
 		o.kind, o.template, o.specPath = kind, template, "spec.template.spec"
-		o.replicas = replicasOr1(replicas)
+		o.replicas, o.replicasSet = replicasOr1(replicas), replicas != nil
 		o.selector = selector
 		return o, checkSelector(selector, template.Labels)
 	}
