@@ -167,5 +167,12 @@ type Spec struct {
 	Line int
 }
 
-// Ref is "Kind/namespace/name" ("Kind/name" for cluster-scoped kinds).
-func (s *Spec) Ref() string { return fmt.Sprintf("%s/%s/%s", s.Kind, s.Namespace, s.Name) }
+// Ref is "Kind/namespace/name" ("Kind/name" for cluster-scoped kinds); a
+// CronJob's Jobs are "CronJob/namespace/name", as the manifest names it.
+func (s *Spec) Ref() string {
+	kind := s.Kind.String()
+	if s.CronJob != nil {
+		kind = "CronJob"
+	}
+	return fmt.Sprintf("%s/%s/%s", kind, s.Namespace, s.Name)
+}
