@@ -17,6 +17,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(minimal + "  staticNodes: [{name: a, instanceType: m5.large, count: 2, taints: [{key: k, effect: NO_SCHEDULE}]}]\n"))
 	f.Add([]byte(minimal + "  workloads: [{ref: Job/j, arrivals: {poisson: {ratePerHour: 5}}, runtime: {lognormal: {median: 1m, p90: 2m}}}]\n"))
 	f.Add([]byte(minimal + "  market: {model: stochastic, events: [{at: 1m, pools: {zones: [us-east-1a]}, state: exhausted, reclaim: 0.5}]}\n"))
+	f.Add([]byte(minimal + "---\n" + helloCronJob))
+	f.Add([]byte(minimal + "---\n" + nightlyCronJob))
+	f.Add([]byte(minimal + "---\n" + phpApache))
 	f.Add([]byte("apiVersion: karpenter.sh/v1beta1\nkind: Provisioner\nmetadata: {name: x}\nspec: {ttlSecondsAfterEmpty: 30}\n"))
 	f.Add([]byte("{\"apiVersion\": \"clustersim.dev/v1alpha1\", \"kind\": \"Scenario\", \"metadata\": {\"name\": \"j\"}, \"spec\": {\"duration\": \"1h\"}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
