@@ -4,9 +4,12 @@
 // line and field path, and compiles the objects into the forms the models
 // run on.
 //
-// Supported kinds: apps/v1 Deployment, StatefulSet, ReplicaSet; batch/v1
-// Job; v1 Pod, Node, Namespace; policy/v1 PodDisruptionBudget;
-// scheduling.k8s.io/v1 PriorityClass. Kinds that do not affect where pods
+// Supported kinds: apps/v1 Deployment, StatefulSet, ReplicaSet, DaemonSet;
+// batch/v1 Job, CronJob (cronjob.go: its schedule becomes Job arrivals, read
+// on the wall clock of the Karpenter settings' Epoch in its time zone);
+// autoscaling/v2 and v1 HorizontalPodAutoscaler (hpa.go: bounds of its
+// target's replica plan); v1 Pod, Node, Namespace; policy/v1
+// PodDisruptionBudget; scheduling.k8s.io/v1 PriorityClass. Kinds that do not affect where pods
 // land (Service, ConfigMap, ...) are skipped with a warning; anything else
 // is an error, so nothing a user gives is silently dropped.
 package scenario

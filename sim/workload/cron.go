@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -82,10 +83,12 @@ func ParseCron(text string) (*CronSchedule, error) {
 	}
 	s := &CronSchedule{}
 	dst := [5]*uint64{&s.minute, &s.hour, &s.dom, &s.month, &s.dow}
+	var errs []string // every bad field at once
 	for i, p := range parts {
 		bits, star, err := parseCronField(p, cronFieldBounds[i])
 		if err != nil {
-			return nil, err
+			errs = append(errs, err.Error())
+			continue
 		}
 		*dst[i] = bits
 		switch i {
@@ -94,6 +97,9 @@ func ParseCron(text string) (*CronSchedule, error) {
 		case 4:
 			s.dowStar = star
 		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.New(strings.Join(errs, "; "))
 	}
 	return s, nil
 }

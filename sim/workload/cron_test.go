@@ -145,6 +145,7 @@ func TestCronErrors(t *testing.T) {
 		"@every 0s":             "@every needs a positive duration",
 		"@every soon":           "@every needs a positive duration",
 		"TZ=UTC 0 0 * * *":      "set spec.timeZone instead",
+		"60 24 * * 7":           "minute: 60 is outside 0-59; hour: 24 is outside 0-23; day of week: 7 is outside 0-6",
 		"CRON_TZ=UTC 0 0 * * *": "set spec.timeZone instead",
 	} {
 		_, err := ParseCron(expr)

@@ -2,7 +2,8 @@
 // StatefulSets keep a replica count that the scenario sets over time
 // (steps, a daily curve, or an HPA-like rule on a synthetic load); Jobs run
 // pods to completion with parallelism, completions and backoffLimit,
-// arriving once or many times (a burst, Poisson, a daily cycle); DaemonSets
+// arriving once or many times (a burst, Poisson, a daily cycle, or a
+// CronJob's schedule under its concurrency policy: cron.go, cronjob.go); DaemonSets
 // put one pod on every matching node; bare Pods are created once. Two
 // fallback patterns from the field are options: a job-queue controller that
 // resubmits a pod still pending after a timeout with another spec, and a
@@ -17,7 +18,9 @@
 // preemption or node loss counts as a failure towards backoffLimit (as with
 // the PodDisruptionConditions feature) unless the Job's podFailurePolicy
 // ignores DisruptionTarget, and its progress is lost; HPAs act on the load
-// curve directly, not on measured usage.
+// curve directly, not on measured usage; the CronJob controller is never
+// late (startingDeadlineSeconds matters only for runs Forbid held back), and
+// a Job Replace deletes loses its pods with CauseScaleDown.
 package workload
 
 import (
