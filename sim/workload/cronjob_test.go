@@ -116,3 +116,10 @@ func TestCronJobWithoutRunsCreatesNothing(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestCronJobRef(t *testing.T) {
+	s := cronSpec(AllowConcurrent, -1)
+	require.Equal(t, "CronJob/batch/report", s.Ref(), "named as the manifest names it, apart from a Job of the same name")
+	s.CronJob = nil
+	require.Equal(t, "Job/batch/report", s.Ref())
+}
