@@ -40,8 +40,11 @@ func ids(ls []landing) []string {
 func (c *checker) workloadFinding(w int, sev Severity, kind, msg, fix string, sources []string) Finding {
 	wl := &c.sc.Workloads[w]
 	path := "spec.template.spec"
-	if wl.Kind == workload.BarePod {
+	switch {
+	case wl.Kind == workload.BarePod:
 		path = "spec"
+	case wl.CronJob != nil:
+		path = "spec.jobTemplate.spec.template.spec"
 	}
 	return Finding{Severity: sev, Kind: kind, Workload: wl.Ref(), Sources: sources, File: wl.File, Line: wl.Line, Path: path, Message: msg, Fix: fix}
 }

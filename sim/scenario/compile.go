@@ -485,11 +485,14 @@ type podObject struct {
 	selector    *metav1.LabelSelector // the controller's selector (ReplicaSet, StatefulSet)
 	specPath    string                // field path of the pod spec in the document
 	replicas    int32
+	replicasSet bool // spec.replicas is given
 	parallelism int32
 	completions int32
 	// backoffLimit and ignoreDisruptions of a Job (podFailurePolicy).
 	backoffLimit      int32
 	ignoreDisruptions bool
+	// cron is set on a CronJob (kind Job: its jobTemplate).
+	cron *cronObject
 }
 
 func (l *loader) compileWorkloads(classes map[string]priorityClass) {
@@ -501,6 +504,7 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 		}
 	}
 	timings := l.timingsByRef(objs)
+	l.hpas = l.compileHPAs(objs)
 	priority := func(name string) (int32, bool, bool) {
 		if name == "" {
 			for _, c := range sortedClasses(classes) {
@@ -645,7 +649,7 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 	// share: a template, a replica count and a selector.
 	replicated := func(kind workload.Kind, template *corev1.PodTemplateSpec, replicas *int32, selector *metav1.LabelSelector) (podObject, bool) {
 		o.kind, o.template, o.specPath = kind, template, "spec.template.spec"
-		o.replicas = replicasOr1(replicas)
+		o.replicas, o.replicasSet = replicasOr1(replicas), replicas != nil
 		o.selector = selector
 		return o, checkSelector(selector, template.Labels)
 	}
@@ -683,43 +687,13 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 		if !ok {
 			return o, false
 		}
-		o.kind, o.template, o.specPath = workload.Job, &obj.Spec.Template, "spec.template.spec"
-		o.parallelism = 1
-		if obj.Spec.Parallelism != nil {
-			o.parallelism = *obj.Spec.Parallelism
-		}
-		o.completions = o.parallelism
-		if obj.Spec.Completions != nil {
-			o.completions = *obj.Spec.Completions
-		}
-		if o.parallelism < 0 || o.completions < 0 {
-			l.fail(d.Errorf("spec", "", "parallelism and completions must not be negative"))
+		return l.decodeJobSpec(d, o, &obj.Spec, "spec")
+	case "CronJob":
+		obj, ok := decode[batchv1.CronJob](l, d)
+		if !ok {
 			return o, false
 		}
-		if o.parallelism == 0 {
-			l.warn(d, "spec.parallelism", "parallelism 0: the Job is suspended and creates no pods")
-		}
-		o.backoffLimit = workload.DefaultBackoffLimit
-		if obj.Spec.BackoffLimit != nil {
-			o.backoffLimit = *obj.Spec.BackoffLimit
-		}
-		if pfp := obj.Spec.PodFailurePolicy; pfp != nil {
-			for i, r := range pfp.Rules {
-				for _, c := range r.OnPodConditions {
-					if c.Type == corev1.DisruptionTarget && r.Action == batchv1.PodFailurePolicyActionIgnore {
-						o.ignoreDisruptions = true
-					}
-				}
-				if r.Action == batchv1.PodFailurePolicyActionFailJob && len(r.OnPodConditions) > 0 {
-					l.warn(d, fmt.Sprintf("spec.podFailurePolicy.rules[%d]", i), "action FailJob on pod conditions is not modelled: lost pods count towards backoffLimit")
-				}
-			}
-		}
-		if r := obj.Spec.Template.Spec.RestartPolicy; r != corev1.RestartPolicyNever && r != corev1.RestartPolicyOnFailure {
-			l.fail(d.Errorf("spec.template.spec.restartPolicy", "Jobs need restartPolicy: Never or OnFailure", "%q is not allowed in a Job", r))
-			return o, false
-		}
-		return o, true
+		return l.decodeCronJob(d, o, &obj)
 	case "Pod":
 		obj, ok := decode[corev1.Pod](l, d)
 		if !ok {

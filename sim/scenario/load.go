@@ -53,6 +53,8 @@ type loader struct {
 	// caDeployment is the Deployment that runs the Cluster Autoscaler: its
 	// configuration, not a workload.
 	caDeployment *caconfig.Deployment
+	// hpas are the HorizontalPodAutoscalers by the workload they scale.
+	hpas map[string]*manifestHPA
 }
 
 // LoadManifests loads a scenario document held in memory (data; name
@@ -335,7 +337,7 @@ func (l *loader) addObject(d *manifest.Document) {
 		l.fail(d.Errorf("kind", k.unsupported, "%s %s is not modelled by this version of the simulator", d.APIVersion, d.Kind))
 		return
 	}
-	if d.APIVersion != k.apiVersion {
+	if d.APIVersion != k.apiVersion && (k.alsoServed == "" || d.APIVersion != k.alsoServed) {
 		hint := "use apiVersion: " + k.apiVersion
 		if k.note != "" {
 			hint = k.note + "; " + hint
@@ -408,6 +410,8 @@ type kindInfo struct {
 	unsupported string
 	// note explains an apiVersion mismatch (a removed version).
 	note string
+	// alsoServed is an older version still served (autoscaling/v1).
+	alsoServed string
 }
 
 var kinds = map[string]kindInfo{
@@ -424,22 +428,23 @@ var kinds = map[string]kindInfo{
 		note: "v1beta2 and v1beta3 were removed in Kubernetes 1.28 and 1.29"},
 
 	"DaemonSet": {apiVersion: "apps/v1"},
-	"CronJob":   {unsupported: "model its runs as a Job with spec.workloads[].arrivals (times, every or poisson)"},
+	"HorizontalPodAutoscaler": {apiVersion: "autoscaling/v2", alsoServed: "autoscaling/v1",
+		note: "autoscaling/v2beta1 and v2beta2 were removed in Kubernetes 1.25 and 1.26"},
+	"CronJob": {apiVersion: "batch/v1", note: "batch/v1beta1 was removed in Kubernetes 1.25"},
 
-	"Service":                 {skip: "services do not affect scheduling"},
-	"ConfigMap":               {skip: "config maps do not affect scheduling"},
-	"Secret":                  {skip: "secrets do not affect scheduling"},
-	"ServiceAccount":          {skip: "service accounts do not affect scheduling"},
-	"Ingress":                 {skip: "ingresses do not affect scheduling"},
-	"NetworkPolicy":           {skip: "network policies do not affect scheduling"},
-	"Role":                    {skip: "RBAC does not affect scheduling"},
-	"RoleBinding":             {skip: "RBAC does not affect scheduling"},
-	"ClusterRole":             {skip: "RBAC does not affect scheduling"},
-	"ClusterRoleBinding":      {skip: "RBAC does not affect scheduling"},
-	"HorizontalPodAutoscaler": {skip: "replica counts come from the scenario's spec.workloads[].replicas"},
-	"PersistentVolumeClaim":   {skip: "volumes are not modelled: pods that use them schedule as if the volume were anywhere"},
-	"LimitRange":              {skip: "LimitRange defaults are not applied: pods keep the requests and limits their templates give"},
-	"ResourceQuota":           {skip: "quotas are not enforced"},
+	"Service":               {skip: "services do not affect scheduling"},
+	"ConfigMap":             {skip: "config maps do not affect scheduling"},
+	"Secret":                {skip: "secrets do not affect scheduling"},
+	"ServiceAccount":        {skip: "service accounts do not affect scheduling"},
+	"Ingress":               {skip: "ingresses do not affect scheduling"},
+	"NetworkPolicy":         {skip: "network policies do not affect scheduling"},
+	"Role":                  {skip: "RBAC does not affect scheduling"},
+	"RoleBinding":           {skip: "RBAC does not affect scheduling"},
+	"ClusterRole":           {skip: "RBAC does not affect scheduling"},
+	"ClusterRoleBinding":    {skip: "RBAC does not affect scheduling"},
+	"PersistentVolumeClaim": {skip: "volumes are not modelled: pods that use them schedule as if the volume were anywhere"},
+	"LimitRange":            {skip: "LimitRange defaults are not applied: pods keep the requests and limits their templates give"},
+	"ResourceQuota":         {skip: "quotas are not enforced"},
 }
 
 // unknownKind is the error of a kind that is a near miss of one we read.

@@ -124,7 +124,7 @@ func TestBadInput(t *testing.T) {
 		want  string
 	}{
 		{"unknown kind", map[string]string{"scenario.yaml": minimal + "---\napiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: x}\n"},
-			`scenario.yaml:8: kind: unknown kind "Deploymnet" (apiVersion apps/v1); did you mean Deployment? supported kinds: AWSNodeTemplate, ClusterConfig, DaemonSet, Deployment, EC2NodeClass, Job, KubeSchedulerConfiguration, Namespace, Node, NodePool, Pod, PodDisruptionBudget, PriorityClass, Provisioner, ReplicaSet, StatefulSet`},
+			`scenario.yaml:8: kind: unknown kind "Deploymnet" (apiVersion apps/v1); did you mean Deployment? supported kinds: AWSNodeTemplate, ClusterConfig, CronJob, DaemonSet, Deployment, EC2NodeClass, HorizontalPodAutoscaler, Job, KubeSchedulerConfiguration, Namespace, Node, NodePool, Pod, PodDisruptionBudget, PriorityClass, Provisioner, ReplicaSet, StatefulSet`},
 		{"removed apiVersion", map[string]string{"scenario.yaml": minimal + "---\napiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: x}\n"},
 			`scenario.yaml:7: apiVersion: extensions/v1beta1 is not a served version of Deployment; extensions/v1beta1 and apps/v1beta* were removed in Kubernetes 1.16; use apiVersion: apps/v1`},
 		{"no scenario", map[string]string{"scenario.yaml": barePod},
@@ -159,8 +159,8 @@ func TestBadInput(t *testing.T) {
 			`scenario.yaml:15: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: "Equals" is not one of In, NotIn, Exists, DoesNotExist, Gt, Lt`},
 		{"too many pods", map[string]string{"scenario.yaml": strings.Replace(minimal, "1h", "7d", 1) + "  workloads: [{ref: Job/j, arrivals: {poisson: {ratePerHour: 200000}}, runtime: {fixed: 1m}}]\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: 10\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: x}]\n"},
 			`scenario.yaml:6: spec.workloads: this scenario would create about 806400200 pods, more than the 20000000 a run may hold; lower arrival rates, replicas or the duration, or split the scenario`},
-		{"not modelled yet", map[string]string{"scenario.yaml": minimal + "---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: x}\n"},
-			`scenario.yaml:8: kind: batch/v1 CronJob is not modelled by this version of the simulator; model its runs as a Job with spec.workloads[].arrivals (times, every or poisson)`},
+		{"CronJob without a schedule", map[string]string{"scenario.yaml": minimal + "---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: x}\n"},
+			`scenario.yaml:7: spec.schedule: missing schedule; give a cron schedule such as "0 2 * * *" (02:00 every day)`},
 		{"scenario in include", map[string]string{"scenario.yaml": minimal + "  include: [b.yaml]\n", "b.yaml": minimal},
 			`b.yaml:2: kind: a Scenario document inside an included file; an included file may hold Kubernetes objects only; run it as a scenario of its own`},
 	}

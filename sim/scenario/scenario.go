@@ -5,13 +5,16 @@
 // run on.
 //
 // Supported kinds: apps/v1 Deployment, StatefulSet, ReplicaSet, DaemonSet;
-// batch/v1 Job; v1 Pod, Node, Namespace; policy/v1 PodDisruptionBudget;
-// scheduling.k8s.io/v1 PriorityClass; KubeSchedulerConfiguration;
-// Karpenter's NodePool and EC2NodeClass (and the legacy Provisioner and
-// AWSNodeTemplate); eksctl's ClusterConfig; the priority expander's
-// ConfigMap. A Deployment that runs the Cluster Autoscaler is its
-// configuration, not a workload: its flags configure the simulated Cluster
-// Autoscaler unless spec.clusterAutoscaler.args sets them.
+// batch/v1 Job, CronJob (cronjob.go: its schedule becomes Job arrivals, read
+// on the wall clock of the Karpenter settings' Epoch in its time zone);
+// autoscaling/v2 and v1 HorizontalPodAutoscaler (hpa.go: bounds of its
+// target's replica plan); v1 Pod, Node, Namespace; policy/v1
+// PodDisruptionBudget; scheduling.k8s.io/v1 PriorityClass;
+// KubeSchedulerConfiguration; Karpenter's NodePool and EC2NodeClass (and
+// the legacy Provisioner and AWSNodeTemplate); eksctl's ClusterConfig; the
+// priority expander's ConfigMap. A Deployment that runs the Cluster
+// Autoscaler is its configuration, not a workload: its flags configure the
+// simulated Cluster Autoscaler unless spec.clusterAutoscaler.args sets them.
 //
 // Every other kind a real bundle carries (Services, RBAC, Secrets,
 // StorageClasses, webhooks, CRDs and their objects, ...) is skipped, with

@@ -146,25 +146,41 @@ func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec, pri
 			l.fail(d.Errorf(base+".arrivals", "give one time with arrivals.at", "a %s is created once", o.kind))
 		}
 		var peak int32
+		// A HorizontalPodAutoscaler of the manifests bounds the plan.
+		hpa := l.hpas[l.refOf(o.doc)]
 		switch {
 		case t.Daily != nil:
-			ws.Replicas.Daily, ws.Replicas.DailyEvery = l.dailyPlan(base+".daily", t.Daily)
+			ds := t.Daily
+			if hpa != nil {
+				ds = l.boundDaily(hpa, base+".daily", ds)
+			}
+			ws.Replicas.Daily, ws.Replicas.DailyEvery = l.dailyPlan(base+".daily", ds)
 			if ws.Replicas.Daily != nil {
 				peak = int32(ws.Replicas.Daily.Max)
 			}
 		case t.HPA != nil:
-			ws.Replicas.HPA = l.hpaPlan(base+".hpa", t.HPA, ws.Pod)
+			hs := t.HPA
+			if hpa != nil {
+				hs = l.mergeHPA(hpa, base+".hpa", hs)
+			}
+			ws.Replicas.HPA = l.hpaPlan(base+".hpa", hs, ws.Pod)
 			if ws.Replicas.HPA != nil {
 				peak = ws.Replicas.HPA.Max
 			}
 		default:
 			ws.Replicas.Steps = l.replicaSteps(base+".replicas", t.Replicas, o.replicas)
+			if hpa != nil {
+				l.boundSteps(hpa, o, base, ws.Replicas.Steps, len(t.Replicas))
+			}
 			for _, s := range ws.Replicas.Steps {
 				peak = max(peak, s.Count)
 			}
 		}
 		return int64(peak) * 2 // room for replacements
 	case workload.Job:
+		if o.cron != nil {
+			return l.cronTiming(o, te, ws, base, plans > 0)
+		}
 		noPlan("a Job's pod count comes from spec.parallelism and spec.completions")
 		if t.Runtime == nil {
 			ref := l.refOf(o.doc)

@@ -155,8 +155,10 @@ type Spec struct {
 	Parallelism, Completions int32
 	BackoffLimit             int32
 	IgnoreDisruptions        bool
-	Fallback                 *Fallback
-	Split                    *Split
+	// CronJob is set on a Job that a CronJob starts on its schedule.
+	CronJob  *CronJob
+	Fallback *Fallback
+	Split    *Split
 	// TwinOf is set on a Split's twin: the index of the workload that
 	// drives it, or -1.
 	TwinOf int32
@@ -165,5 +167,12 @@ type Spec struct {
 	Line int
 }
 
-// Ref is "Kind/namespace/name" ("Kind/name" for cluster-scoped kinds).
-func (s *Spec) Ref() string { return fmt.Sprintf("%s/%s/%s", s.Kind, s.Namespace, s.Name) }
+// Ref is "Kind/namespace/name" ("Kind/name" for cluster-scoped kinds); a
+// CronJob's Jobs are "CronJob/namespace/name", as the manifest names it.
+func (s *Spec) Ref() string {
+	kind := s.Kind.String()
+	if s.CronJob != nil {
+		kind = "CronJob"
+	}
+	return fmt.Sprintf("%s/%s/%s", kind, s.Namespace, s.Name)
+}

@@ -2,7 +2,8 @@
 // StatefulSets keep a replica count that the scenario sets over time
 // (steps, a daily curve, or an HPA-like rule on a synthetic load); Jobs run
 // pods to completion with parallelism, completions and backoffLimit,
-// arriving once or many times (a burst, Poisson, a daily cycle); DaemonSets
+// arriving once or many times (a burst, Poisson, a daily cycle, or a
+// CronJob's schedule under its concurrency policy: cron.go, cronjob.go); DaemonSets
 // put one pod on every matching node; bare Pods are created once. Two
 // fallback patterns from the field are options: a job-queue controller that
 // resubmits a pod still pending after a timeout with another spec, and a
@@ -17,7 +18,9 @@
 // preemption or node loss counts as a failure towards backoffLimit (as with
 // the PodDisruptionConditions feature) unless the Job's podFailurePolicy
 // ignores DisruptionTarget, and its progress is lost; HPAs act on the load
-// curve directly, not on measured usage.
+// curve directly, not on measured usage; the CronJob controller is never
+// late (startingDeadlineSeconds matters only for runs Forbid held back), and
+// a Job Replace deletes loses its pods with CauseScaleDown.
 package workload
 
 import (
@@ -41,6 +44,7 @@ const (
 	evHPA                     // Obj = workload: an HPA sync
 	evResubmit                // Obj = pod: its fallback timeout
 	evDaemonSet               // Obj = node: create DaemonSet pods on a Ready node
+	evCronLate                // Obj = workload: a CronJob's Job ended; start a skipped run late
 )
 
 // instance is one created copy of a workload: one Deployment, or one
@@ -70,6 +74,10 @@ type controller struct {
 	hpaHistory []hpaRec
 	// onNode records DaemonSet pods by node.
 	onNode map[cluster.NodeID]cluster.PodID
+	// missed is the most recent run of a Forbid CronJob skipped while a
+	// Job was active (valid when hasMissed).
+	missed    engine.Time
+	hasMissed bool
 }
 
 type hpaRec struct {
@@ -104,6 +112,11 @@ type Stats struct {
 	JobsFailed     uint64 // hit their backoffLimit
 	JobPodFailures uint64 // lost Job pods counted towards backoffLimit
 	Resubmissions  uint64 // pods a fallback controller resubmitted with its other spec
+	// CronRunsSkipped are CronJob runs not started because a Job was
+	// still active (Forbid) or started too late for the deadline;
+	// CronJobsReplaced are active Jobs a Replace CronJob deleted.
+	CronRunsSkipped  uint64
+	CronJobsReplaced uint64
 	// LostPodSeconds is the run time of Job pods lost before they
 	// finished: compute paid for and thrown away.
 	LostPodSeconds float64
@@ -135,7 +148,7 @@ func New(eng *engine.Engine, cl *cluster.Cluster, specs []Spec) *Controllers {
 			continue // arrives only through its primary's split
 		}
 		times := s.Arrivals.Times
-		if len(times) == 0 && s.Arrivals.Poisson == nil {
+		if len(times) == 0 && s.Arrivals.Poisson == nil && s.CronJob == nil {
 			times = []time.Duration{0}
 		}
 		for _, at := range times {
@@ -201,6 +214,8 @@ func (c *Controllers) HandleEvent(ev engine.Event) {
 		c.resubmit(cluster.PodID(ev.Obj))
 	case evDaemonSet:
 		c.daemonSetsOn(cluster.NodeID(ev.Obj))
+	case evCronLate:
+		c.cronLate(ev.Obj)
 	}
 }
 
@@ -217,6 +232,12 @@ func (c *Controllers) arrive(w int32) {
 	n := len(ctl.instances)
 	if s.Kind == Job && (n > 0 || len(s.Arrivals.Times) > 1 || s.Arrivals.Poisson != nil || s.TwinOf >= 0) {
 		in.name = fmt.Sprintf("%s-%d", s.Name, n+1)
+	}
+	if cj := s.CronJob; cj != nil {
+		if !c.cronAdmit(w) {
+			return
+		}
+		in.name = cj.JobName(s.Name, c.eng.Now())
 	}
 	switch s.Kind {
 	case Deployment, StatefulSet:
@@ -417,6 +438,7 @@ func (c *Controllers) reconcileJob(w, k int32, in *instance) {
 		in.done = true
 		c.stats.JobsCompleted++
 		c.byWorkload[w].JobsCompleted++
+		c.cronJobEnded(w)
 	}
 }
 
@@ -569,6 +591,7 @@ func (c *Controllers) jobPodEnded(w int32, in *instance, p *cluster.Pod, lost bo
 		for _, id := range append([]cluster.PodID(nil), in.live...) {
 			c.cl.DeletePod(id, cluster.CauseJobFailed)
 		}
+		c.cronJobEnded(w)
 		return
 	}
 	delay := jobBackoffBase
