@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing/fstest"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/lint"
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -31,15 +33,18 @@ capacity of one kind taking pods meant for another, too few spot instance
 types, obsolete or ineffective settings.
 
 With -f the files (manifests, or folders of them) are linted in a default
-scenario: one hour, us-east-1 (or the region of an eksctl ClusterConfig),
-its a, b and c zones, no static nodes, default Karpenter and Cluster
-Autoscaler settings.
+scenario: one hour in the region of --region, else of the first eksctl
+ClusterConfig (with its availabilityZones), else us-east-1; the region's
+a, b and c zones unless the ClusterConfig names them; no static nodes,
+default Karpenter and Cluster Autoscaler settings. Outside us-east-1 the
+on-demand prices are us-east-1's (the only ones in the embedded data).
 
 Exit codes: 0 no finding at or above --fail-on, 2 some (CI gating), 1 the
 input could not be read at all.`,
 		Example: `  sim lint hybrid-naive
   sim lint ./my-scenario.yaml -o json --fail-on warning
-  sim lint -f nodepool.yaml -f eksctl-cluster.yaml -f workloads/`,
+  sim lint -f nodepool.yaml -f eksctl-cluster.yaml -f workloads/
+  sim lint -f nodepool.yaml --region eu-west-2`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return lintCommand(v, args, stdout, stderr)
@@ -47,6 +52,7 @@ input could not be read at all.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayP("file", "f", nil, "a manifest file or folder to lint without a scenario (repeatable)")
+	f.String("region", "", "with -f: the region to lint in (default: the eksctl ClusterConfig's, else us-east-1)")
 	f.StringP("output", "o", "table", "output format: table or json")
 	f.String("fail-on", "error", "exit 2 when a finding of this severity or above exists: info, warning or error")
 	f.String("report", "", "write the output to this file (atomically) instead of stdout")
@@ -75,6 +81,19 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("--fail-on: %w", err)
 	}
 	files := v.GetStringSlice("file")
+	region := v.GetString("region")
+	if region != "" {
+		if len(files) == 0 {
+			return errors.New("--region applies to -f FILE: a scenario sets its region in spec.region")
+		}
+		cat, err := catalog.Default()
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(cat.Regions(), region) {
+			return fmt.Errorf("--region %q: no EC2 data for it; use one of %s", region, strings.Join(cat.Regions(), ", "))
+		}
+	}
 	var name string
 	var sc *scenario.Scenario
 	switch {
@@ -85,7 +104,7 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 		sc, err = loadScenario(args[0])
 	case len(files) > 0:
 		name = strings.Join(files, " ")
-		sc, err = loadFiles(files)
+		sc, err = loadFiles(files, region)
 	default:
 		return errors.New("give a scenario (a file or an embedded name) or manifests with -f FILE")
 	}
@@ -124,8 +143,9 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 }
 
 // loadFiles lints manifests on their own: a default scenario, held in
-// memory, with the files as overrides (their objects are added to it).
-func loadFiles(files []string) (*scenario.Scenario, error) {
+// memory, in region unless it is "", with the files as overrides (their
+// objects are added to it).
+func loadFiles(files []string, region string) (*scenario.Scenario, error) {
 	var docs []*manifest.Document
 	for _, f := range files {
 		if _, err := os.Stat(f); err != nil {
@@ -138,7 +158,7 @@ func loadFiles(files []string) (*scenario.Scenario, error) {
 		docs = append(docs, d...)
 	}
 	const name = "sim-lint-f.yaml"
-	fsys := fstest.MapFS{name: {Data: lint.FilesScenario(docs)}}
+	fsys := fstest.MapFS{name: {Data: lint.FilesScenario(docs, region)}}
 	sc, err := scenario.LoadFS(fsys, name, files...)
 	if err != nil {
 		return nil, err
@@ -149,6 +169,11 @@ func loadFiles(files []string) (*scenario.Scenario, error) {
 		if w.File != name {
 			kept = append(kept, w)
 		}
+	}
+	if region != "" && region != catalog.PriceBaseRegion {
+		// The scenario's own warning about prices is about the flag.
+		kept = append(kept, scenario.Warning{Msg: fmt.Sprintf("--region %s: on-demand prices are known only for %s; its prices stand in for %s (real prices there differ; spot uses %s's Spot Advisor savings against them)",
+			region, catalog.PriceBaseRegion, region, region)})
 	}
 	sc.Warnings = kept
 	return sc, nil

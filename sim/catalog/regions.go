@@ -83,10 +83,21 @@ func CheckZone(region, zone string) string {
 	if zones == nil {
 		return fmt.Sprintf("%s is not a region with EC2 data", region)
 	}
-	for r := range zoneLetters {
-		if slices.Contains(Zones(r), zone) {
-			return fmt.Sprintf("%s is a zone of %s, not of %s (whose zones are %s)", zone, r, region, strings.Join(zones, ", "))
-		}
+	if r := RegionOf(zone); r != "" {
+		return fmt.Sprintf("%s is a zone of %s, not of %s (whose zones are %s)", zone, r, region, strings.Join(zones, ", "))
 	}
 	return fmt.Sprintf("%s is not a zone of %s (its zones are %s)", zone, region, strings.Join(zones, ", "))
+}
+
+// RegionOf returns the region zone belongs to (eu-west-2 for eu-west-2a),
+// or "" when it is no zone of a region this package knows.
+func RegionOf(zone string) string {
+	if len(zone) < 2 {
+		return ""
+	}
+	r := zone[:len(zone)-1]
+	if slices.Contains(Zones(r), zone) {
+		return r
+	}
+	return ""
 }

@@ -35,3 +35,11 @@ func TestCheckZone(t *testing.T) {
 	require.Equal(t, "ca-central-1c is not a zone of ca-central-1 (its zones are ca-central-1a, ca-central-1b, ca-central-1d)", CheckZone("ca-central-1", "ca-central-1c"))
 	require.Equal(t, "cn-north-1 is not a region with EC2 data", CheckZone("cn-north-1", "cn-north-1a"))
 }
+
+func TestRegionOf(t *testing.T) {
+	require.Equal(t, "eu-west-2", RegionOf("eu-west-2a"))
+	require.Equal(t, "us-east-1", RegionOf("us-east-1f"))
+	require.Equal(t, "", RegionOf("us-east-1z"))
+	require.Equal(t, "", RegionOf("us-east-1-bos-1a"))
+	require.Equal(t, "", RegionOf(""))
+}

@@ -282,6 +282,8 @@ type compiler struct {
 	out   []NodeGroup
 	errs  manifest.Errors
 	warns []*manifest.Error
+	// zoneErrs are the zone paths already reported.
+	zoneErrs map[string]bool
 }
 
 func (c *compiler) fail(path, hint, format string, a ...any) {
@@ -360,6 +362,17 @@ func (c *compiler) common(b *nodeGroupBase, path string, types []string, typesPa
 			p := zonesPath
 			if p != "" {
 				p = fmt.Sprintf("%s[%d]", p, i)
+			}
+			if c.zoneErrs[p] { // the cluster's zones, already reported for an earlier group
+				continue
+			}
+			if c.zoneErrs == nil {
+				c.zoneErrs = map[string]bool{}
+			}
+			c.zoneErrs[p] = true
+			if msg := catalog.CheckZone(c.env.Region, z); msg != "" && catalog.Zones(c.env.Region) != nil {
+				c.fail(p, "use zones of "+c.env.Region+" (the scenario's region), e.g. "+strings.Join(c.env.Zones, ", "), "%s", msg)
+				continue
 			}
 			c.fail(p, "add it to the scenario's spec.zones or remove it here", "zone %s is not one of the scenario's zones (%s)", z, strings.Join(c.env.Zones, ", "))
 		}

@@ -640,9 +640,14 @@ func (c *compiler) checkKnownValues(d *manifest.Document, path, key string, vals
 			for _, z := range c.env.Zones {
 				found = found || z == v
 			}
-			if !found {
-				c.warn(d, fmt.Sprintf("%s.values[%d]", path, j), "zone %q is not one of the scenario's zones (%s): no node can be there", v, strings.Join(c.env.Zones, ", "))
+			if found {
+				continue
 			}
+			if r, here := catalog.RegionOf(v), catalog.RegionOf(c.env.Zones[0]); r != "" && here != "" && r != here {
+				c.warn(d, fmt.Sprintf("%s.values[%d]", path, j), "zone %q is in %s, not in the scenario's region %s: no node can be there; to simulate %s set the Scenario's spec.region: %s (sim lint -f: --region %s)", v, r, here, r, r, r)
+				continue
+			}
+			c.warn(d, fmt.Sprintf("%s.values[%d]", path, j), "zone %q is not one of the scenario's zones (%s): no node can be there", v, strings.Join(c.env.Zones, ", "))
 		}
 	}
 }
