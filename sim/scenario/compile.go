@@ -236,6 +236,10 @@ func (l *loader) compileStaticPools() {
 			}
 			continue
 		}
+		if os := p.Labels[labelOS]; os != "" && os != "linux" {
+			l.fail(d.Errorf(fmt.Sprintf("%s.labels[%q]", base, labelOS), "remove the label (static nodes are Linux) or the pool", "%s nodes are not simulated: only Linux nodes are", osName(os)))
+			continue
+		}
 		count, ok := requiredCount(l, base+".count", p.Count, MaxStaticNodes, "give the number of nodes, e.g. count: 3")
 		if !ok {
 			continue
@@ -319,6 +323,18 @@ func (l *loader) taint(t taint) (cluster.Taint, error) {
 	return cluster.CompileTaint(l.out.Syms, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(effect)})
 }
 
+// labelOS is the node label that names the operating system; only linux
+// nodes are simulated.
+const labelOS = "kubernetes.io/os"
+
+// osName spells an operating system as in prose: Windows for windows.
+func osName(os string) string {
+	if os == "windows" {
+		return "Windows"
+	}
+	return os
+}
+
 // wellKnownLabels sets the labels every EKS node carries, unless the user set them.
 func (l *loader) wellKnownLabels(labels map[string]string, it *catalog.InstanceType, zone string) {
 	set := func(k, v string) {
@@ -367,6 +383,10 @@ func (l *loader) compileNodes() {
 		labels := map[string]string{}
 		for k, v := range n.Labels {
 			labels[k] = v
+		}
+		if os := labels[labelOS]; os != "" && os != "linux" {
+			l.fail(d.Errorf(fmt.Sprintf("metadata.labels[%q]", labelOS), "remove this Node to simulate the Linux part of the cluster (pods that need it then stay Pending)", "%s nodes are not simulated: only Linux nodes are", osName(os)))
+			continue
 		}
 		typ := labels["node.kubernetes.io/instance-type"]
 		it, known := l.cat.Lookup(typ)

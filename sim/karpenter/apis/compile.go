@@ -190,10 +190,8 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 	if s.Kubelet != nil {
 		nc.Kubelet, nc.HasKubelet = c.kubelet(d, "spec.kubelet", s.Kubelet), true
 	}
-	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings)
-	if s.AMIFamily != nil && strings.HasPrefix(*s.AMIFamily, "Windows") {
-		c.warn(d, "spec.amiFamily", "%s nodes are not modelled: nodes of this class are simulated as Linux", *s.AMIFamily)
-	}
+	nc.AMIFamily = c.amiFamily(d, s.AMIFamily, s.AMISelectorTerms)
+	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings, nc.AMIFamily)
 	if len(s.CapacityReservationSelectorTerms) > 0 {
 		c.warn(d, "spec.capacityReservationSelectorTerms", "capacity reservations are not modelled: reserved offerings never exist, so NodePools allowing reserved launch spot or on-demand")
 	}
@@ -230,7 +228,8 @@ func (c *compiler) awsNodeTemplate(d *manifest.Document) {
 		c.warn(d, "spec.launchTemplate", "custom launch templates were removed in v1beta1: ignored (nodes get the default kubelet settings unless the Provisioner's kubeletConfiguration sets them)")
 	}
 	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindAWSNodeTemplate, File: d.File, Line: d.Line}
-	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings)
+	nc.AMIFamily = c.amiFamily(d, s.AMIFamily, nil)
+	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings, nc.AMIFamily)
 	nc.Hash = hashJSON(struct {
 		B []blockDeviceMapping
 		U *string
@@ -240,18 +239,20 @@ func (c *compiler) awsNodeTemplate(d *manifest.Document) {
 	c.addClass(d, nc)
 }
 
-// rootVolume finds the root EBS volume's size in GiB (0: default): the
-// mapping marked rootVolume, else the first one (AL2's /dev/xvda).
-func (c *compiler) rootVolume(d *manifest.Document, path string, bdms []blockDeviceMapping) int64 {
-	idx := -1
-	for i, b := range bdms {
-		if b.RootVolume {
-			idx = i
-			break
+// rootVolume finds the size in GiB of the EBS volume that holds the node's
+// ephemeral storage (0: the 20 GiB default), as Karpenter's instance types
+// do (pkg/providers/instancetype/types.go ephemeralStorage): the mapping
+// marked rootVolume, else for a Custom family the last mapping, else the
+// mapping of the family's ephemeral device (/dev/xvdb for Bottlerocket,
+// /dev/xvda otherwise).
+func (c *compiler) rootVolume(d *manifest.Document, path string, bdms []blockDeviceMapping, family string) int64 {
+	idx := slices.IndexFunc(bdms, func(b blockDeviceMapping) bool { return b.RootVolume })
+	if idx < 0 || bdms[idx].EBS == nil || bdms[idx].EBS.VolumeSize == nil {
+		if dev := ephemeralDevice(family); dev == "" {
+			idx = len(bdms) - 1
+		} else {
+			idx = slices.IndexFunc(bdms, func(b blockDeviceMapping) bool { return b.DeviceName != nil && *b.DeviceName == dev })
 		}
-	}
-	if idx < 0 && len(bdms) > 0 {
-		idx = 0
 	}
 	if idx < 0 || bdms[idx].EBS == nil || bdms[idx].EBS.VolumeSize == nil {
 		return 0
@@ -551,6 +552,10 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 		}
 		op := r.Operator
 		vals := r.Values
+		if why := windowsOnlyRequirement(key, op, vals); why != "" {
+			c.fail(d, p, "remove this NodePool (pods that need Windows nodes then stay Pending) or require kubernetes.io/os In [linux]", "Windows nodes are not simulated: %s", why)
+			continue
+		}
 		switch op {
 		case "Gte", "Lte", "Gt", "Lt":
 			if len(vals) != 1 {
