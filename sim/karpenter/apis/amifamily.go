@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -87,4 +88,45 @@ func ephemeralDevice(family string) string {
 		return ""
 	}
 	return "/dev/xvda"
+}
+
+// familyKubeletConfig drops the kubelet settings Karpenter does not pass
+// to nodes of an AMI family, with a warning each: Bottlerocket takes
+// neither podsPerCore nor evictionSoft (its FeatureFlags PodsPerCoreEnabled
+// and EvictionSoftEnabled are false; bottlerocket-os/bottlerocket#1445).
+func (c *compiler) familyKubeletConfig(d *manifest.Document, path, family string, k *kubeletConfig) *kubeletConfig {
+	if family != AMIFamilyBottlerocket {
+		return k
+	}
+	cp := *k
+	if cp.PodsPerCore != nil {
+		c.warn(d, path+".podsPerCore", "Karpenter does not pass podsPerCore to Bottlerocket nodes: ignored")
+		cp.PodsPerCore = nil
+	}
+	if len(cp.EvictionSoft) > 0 {
+		c.warn(d, path+".evictionSoft", "Karpenter does not pass evictionSoft to Bottlerocket nodes: ignored")
+		cp.EvictionSoft = nil
+	}
+	return &cp
+}
+
+// familyKubelet applies an AMI family's overhead rules to a compiled
+// kubelet configuration, as Karpenter's instance types do
+// (pkg/providers/instancetype/types.go with the family's FeatureFlags). On
+// Bottlerocket (UsesENILimitedMemoryOverhead false) kube-reserved memory
+// is 11 MiB per pod of the node's pod capacity plus 255 MiB, so with
+// maxPods set it follows maxPods instead of the ENI-limited count; and
+// podsPerCore does not apply. AL2, AL2023 and the others keep the
+// ENI-limited count (the catalogue's default). A kube-reserved memory the
+// user sets wins, as upstream.
+func familyKubelet(family string, k Kubelet) Kubelet {
+	if family != AMIFamilyBottlerocket {
+		return k
+	}
+	k.PodsPerCore = 0
+	if k.MaxPods > 0 && !k.KubeReserved.SetMemory {
+		k.KubeReserved.MemoryBytes = (11*int64(k.MaxPods) + 255) * catalog.MiB
+		k.KubeReserved.SetMemory = true
+	}
+	return k
 }

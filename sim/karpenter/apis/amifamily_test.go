@@ -152,3 +152,55 @@ spec:
 		})
 	}
 }
+
+// Bottlerocket nodes get the kubelet Karpenter gives them: kube-reserved
+// memory follows maxPods (11 MiB per pod + 255 MiB: UsesENILimitedMemory-
+// Overhead is false for Bottlerocket), and podsPerCore and evictionSoft
+// are not passed. AL2023 keeps the ENI-limited kube-reserved memory.
+func TestBottlerocketKubelet(t *testing.T) {
+	// from aws/karpenter-provider-aws examples/v1/bottlerocket.yaml, with the
+	// kubelet settings of the EC2NodeClass docs (Kubelet section) added.
+	nc := `apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: bottlerocket
+spec:
+  role: "KarpenterNodeRole-${CLUSTER_NAME}"
+  amiSelectorTerms:
+    - alias: bottlerocket@latest
+  kubelet:
+    podsPerCore: 2
+    maxPods: 110
+    evictionHard:
+      memory.available: 5%
+    evictionSoft:
+      memory.available: 10%
+    evictionSoftGracePeriod:
+      memory.available: 1m
+`
+	res, _, err := compileYAML(t, "nc.yaml", nc)
+	require.NoError(t, err)
+	k := res.NodeClasses[0].Kubelet
+	require.Equal(t, int32(110), k.MaxPods)
+	require.Zero(t, k.PodsPerCore)
+	require.True(t, k.KubeReserved.SetMemory)
+	require.Equal(t, int64(11*110+255)<<20, k.KubeReserved.MemoryBytes)
+	require.Equal(t, 0.05, k.EvictionMemoryPercent, "evictionSoft's 10% is not passed")
+	require.Equal(t, []string{
+		"nc.yaml:10: spec.kubelet.podsPerCore: Karpenter does not pass podsPerCore to Bottlerocket nodes: ignored",
+		"nc.yaml:14: spec.kubelet.evictionSoft: Karpenter does not pass evictionSoft to Bottlerocket nodes: ignored",
+	}, warningTexts(res))
+
+	res, _, err = compileYAML(t, "nc.yaml", strings.Replace(nc, "bottlerocket@latest", "al2023@latest", 1))
+	require.NoError(t, err)
+	k = res.NodeClasses[0].Kubelet
+	require.Equal(t, int32(2), k.PodsPerCore)
+	require.False(t, k.KubeReserved.SetMemory)
+	require.Equal(t, 0.1, k.EvictionMemoryPercent)
+	require.Empty(t, res.Warnings)
+
+	// A kube-reserved memory the user sets wins.
+	res, _, err = compileYAML(t, "nc.yaml", strings.Replace(nc, "    maxPods: 110\n", "    maxPods: 110\n    kubeReserved: {memory: 1Gi}\n", 1))
+	require.NoError(t, err)
+	require.Equal(t, int64(1)<<30, res.NodeClasses[0].Kubelet.KubeReserved.MemoryBytes)
+}

@@ -187,10 +187,11 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 	if d.APIVersion == APIVersionAWSV1beta1 && s.Kubelet != nil {
 		c.warn(d, "spec.kubelet", "kubelet is a karpenter.k8s.aws/v1 field (v1beta1 kept it in the NodePool's spec.template.spec.kubelet): read anyway")
 	}
-	if s.Kubelet != nil {
-		nc.Kubelet, nc.HasKubelet = c.kubelet(d, "spec.kubelet", s.Kubelet), true
-	}
 	nc.AMIFamily = c.amiFamily(d, s.AMIFamily, s.AMISelectorTerms)
+	if s.Kubelet != nil {
+		nc.Kubelet, nc.HasKubelet = c.kubelet(d, "spec.kubelet", c.familyKubeletConfig(d, "spec.kubelet", nc.AMIFamily, s.Kubelet)), true
+	}
+	nc.Kubelet = familyKubelet(nc.AMIFamily, nc.Kubelet)
 	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings, nc.AMIFamily)
 	if len(s.CapacityReservationSelectorTerms) > 0 {
 		c.warn(d, "spec.capacityReservationSelectorTerms", "capacity reservations are not modelled: reserved offerings never exist, so NodePools allowing reserved launch spot or on-demand")
@@ -852,6 +853,7 @@ func (c *compiler) resolve() {
 			p.NodeClass.Kubelet, p.NodeClass.HasKubelet = *dr.kubelet, true
 			p.NodeClass.Hash ^= hashJSON(*dr.kubelet)
 		}
+		p.NodeClass.Kubelet = familyKubelet(p.NodeClass.AMIFamily, p.NodeClass.Kubelet)
 	}
 }
 
