@@ -35,7 +35,7 @@ types, obsolete or ineffective settings.
 With -f the files (manifests, or folders of them) are linted in a default
 scenario: one hour in the region of --region, else of the first eksctl
 ClusterConfig (with its availabilityZones), else us-east-1; the region's
-a, b and c zones unless the ClusterConfig names them; no static nodes,
+first three zones unless the ClusterConfig names them; no static nodes,
 default Karpenter and Cluster Autoscaler settings. Outside us-east-1 the
 on-demand prices are us-east-1's (the only ones in the embedded data).
 
