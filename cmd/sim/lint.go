@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
 	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/lint"
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -31,18 +33,22 @@ capacity of one kind taking pods meant for another, too few spot instance
 types, obsolete or ineffective settings.
 
 With -f the files (manifests, or folders of them) are linted in a default
-scenario, as if it included them: one hour, us-east-1 (or the region of an
-eksctl ClusterConfig), its a, b and c zones, no static nodes, default
-Karpenter settings, and the Cluster Autoscaler's flags from its Deployment
-when the files hold one (else the defaults). One -f takes several files:
--f a.yaml b.yaml is -f a.yaml -f b.yaml.
+scenario, as if it included them: one hour in the region of --region, else
+of the first eksctl ClusterConfig (with its availabilityZones), else
+us-east-1; the region's first three zones unless the ClusterConfig names
+them; no static nodes, default Karpenter settings, and the Cluster
+Autoscaler's flags from its Deployment when the files hold one (else the
+defaults). Outside us-east-1 the on-demand prices are us-east-1's (the only
+ones in the embedded data). One -f takes several files: -f a.yaml b.yaml
+is -f a.yaml -f b.yaml.
 
 Exit codes: 0 no finding at or above --fail-on, 2 some (CI gating), 1 the
 input could not be read at all.`,
 		Example: `  sim lint hybrid-naive
   sim lint ./my-scenario.yaml -o json --fail-on warning
   sim lint -f nodepool.yaml -f eksctl-cluster.yaml -f workloads/
-  sim lint -f nodepool.yaml eksctl-cluster.yaml workloads/`,
+  sim lint -f nodepool.yaml eksctl-cluster.yaml workloads/
+  sim lint -f nodepool.yaml --region eu-west-2`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return lintCommand(v, args, stdout, stderr)
@@ -50,6 +56,7 @@ input could not be read at all.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayP("file", "f", nil, "a manifest file or folder to lint without a scenario (repeatable)")
+	f.String("region", "", "with -f: the region to lint in (default: the eksctl ClusterConfig's, else us-east-1)")
 	f.StringP("output", "o", "table", "output format: table or json")
 	f.String("fail-on", "error", "exit 2 when a finding of this severity or above exists: info, warning or error")
 	f.String("report", "", "write the output to this file (atomically) instead of stdout")
@@ -83,6 +90,19 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 		// kubectl apply -f users expect of a shell glob (-f *.yaml).
 		files, args = append(files, args...), nil
 	}
+	region := v.GetString("region")
+	if region != "" {
+		if len(files) == 0 {
+			return errors.New("--region applies to -f FILE: a scenario sets its region in spec.region")
+		}
+		cat, err := catalog.Default()
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(cat.Regions(), region) {
+			return fmt.Errorf("--region %q: no EC2 data for it; use one of %s", region, strings.Join(cat.Regions(), ", "))
+		}
+	}
 	var name string
 	var sc *scenario.Scenario
 	switch {
@@ -93,7 +113,7 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 		sc, err = loadScenario(args[0])
 	case len(files) > 0:
 		name = strings.Join(files, " ")
-		sc, err = loadFiles(files)
+		sc, err = loadFiles(files, region)
 	default:
 		return errors.New("give a scenario (a file or an embedded name) or manifests with -f FILE")
 	}
@@ -132,9 +152,9 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 }
 
 // loadFiles lints manifests on their own: a default scenario, held in
-// memory, that includes the files, so that they are read exactly as a
+// memory (in region unless it is ""), that includes the files, so that they are read exactly as a
 // scenario including them reads them (sim run agrees with sim lint -f).
-func loadFiles(files []string) (*scenario.Scenario, error) {
+func loadFiles(files []string, region string) (*scenario.Scenario, error) {
 	for _, f := range files {
 		if _, err := os.Stat(f); err != nil {
 			if _, ok := scenarios.File(f); ok {
@@ -154,7 +174,7 @@ func loadFiles(files []string) (*scenario.Scenario, error) {
 		docs = append(docs, d...)
 	}
 	const name = "sim-lint-f.yaml"
-	sc, err := scenario.LoadManifests(name, lint.FilesScenario(docs), files)
+	sc, err := scenario.LoadManifests(name, lint.FilesScenario(docs, region), files)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +184,11 @@ func loadFiles(files []string) (*scenario.Scenario, error) {
 		if w.File != name {
 			kept = append(kept, w)
 		}
+	}
+	if region != "" && region != catalog.PriceBaseRegion {
+		// The scenario's own warning about prices is about the flag.
+		kept = append(kept, scenario.Warning{Msg: fmt.Sprintf("--region %s: on-demand prices are known only for %s; its prices stand in for %s (real prices there differ; spot uses %s's Spot Advisor savings against them)",
+			region, catalog.PriceBaseRegion, region, region)})
 	}
 	sc.Warnings = kept
 	return sc, nil

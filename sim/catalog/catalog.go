@@ -256,7 +256,8 @@ func (c *Catalog) Lookup(name string) (*InstanceType, bool) {
 }
 
 // Regions returns the regions with Spot Advisor data, sorted
-// (eu-west-1, us-east-1, us-west-2 in the embedded data).
+// (the 33 regions of the embedded Spot Advisor data; [Zones] names their
+// zones).
 func (c *Catalog) Regions() []string {
 	return slices.Clone(c.regions)
 }

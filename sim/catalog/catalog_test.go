@@ -17,17 +17,19 @@ func TestEmbeddedDataMatchesProvenance(t *testing.T) {
 	for name, data := range map[string][]byte{
 		"ec2-instance-types.csv": instanceTypesCSV,
 		"ec2-od-prices.csv":      onDemandPricesCSV,
-		"ec2-spot-advisor.csv":   spotAdvisorCSV,
 	} {
 		sum := sha256.Sum256(data)
 		require.Contains(t, ProvenanceMarkdown, hex.EncodeToString(sum[:])+"  "+name, name)
 	}
-	// PROVENANCE.md gives no checksum for the later instance-label table;
+	// PROVENANCE.md gives no checksum for the files added on 2026-12-01
+	// (the instance-label table, the 33-region Spot Advisor);
 	// data/README.md does.
 	readme, err := os.ReadFile("data/README.md")
 	require.NoError(t, err)
 	sum := sha256.Sum256(instanceLabelsCSV)
 	require.Contains(t, string(readme), "`ec2-instance-labels.csv` | `/work/shared/data/ec2-instance-labels.csv` | `"+hex.EncodeToString(sum[:])+"`")
+	sum = sha256.Sum256(spotAdvisorCSV)
+	require.Contains(t, string(readme), "| `ec2-spot-advisor-regions.csv` | `/work/shared/data/ec2-spot-advisor-regions.csv` | `"+hex.EncodeToString(sum[:])+"` |")
 }
 
 // Counts stated in data/PROVENANCE.md.
@@ -75,10 +77,17 @@ func TestCountsMatchProvenance(t *testing.T) {
 
 	spot, err := ParseSpotAdvisor(strings.NewReader(string(spotAdvisorCSV)))
 	require.NoError(t, err)
-	require.Equal(t, []string{"eu-west-1", "us-east-1", "us-west-2"}, c.Regions())
+	require.Len(t, c.Regions(), 33)
+	rows := 0
+	for _, m := range spot {
+		rows += len(m)
+	}
+	require.Equal(t, 14962, rows)
 	require.Len(t, spot["us-east-1"], 894)
 	require.Len(t, spot["us-west-2"], 893)
 	require.Len(t, spot["eu-west-1"], 791)
+	require.Len(t, spot["eu-west-2"], 566)
+	require.Len(t, spot["ap-southeast-4"], 180)
 
 	bands := map[string]int{}
 	zeroSavings := 0
@@ -90,8 +99,8 @@ func TestCountsMatchProvenance(t *testing.T) {
 			}
 		}
 	}
-	require.Equal(t, map[string]int{"<5%": 615, "5-10%": 457, "10-15%": 273, "15-20%": 257, ">20%": 976}, bands)
-	require.Equal(t, 18, zeroSavings)
+	require.Equal(t, map[string]int{"<5%": 3239, "5-10%": 2894, "10-15%": 2025, "15-20%": 1874, ">20%": 4930}, bands)
+	require.Equal(t, 73, zeroSavings) // 72 in the data, and the one -62 read as 0
 
 	missing := map[string]int{}
 	for _, r := range c.Regions() {
@@ -101,9 +110,13 @@ func TestCountsMatchProvenance(t *testing.T) {
 			}
 		}
 	}
-	require.Equal(t, map[string]int{"us-east-1": 211, "us-west-2": 213, "eu-west-1": 314}, missing)
+	require.Equal(t, 211, missing["us-east-1"])
+	require.Equal(t, 213, missing["us-west-2"])
+	require.Equal(t, 314, missing["eu-west-1"])
+	require.Equal(t, 536, missing["eu-west-2"])
+	require.Equal(t, 921, missing["ap-southeast-4"])
 
-	// Advisor types that are not catalog types.
+	// Advisor types that are not catalog types: 51 rows in 21 regions.
 	var extra []string
 	for r, m := range spot {
 		for typ := range m {
@@ -112,12 +125,14 @@ func TestCountsMatchProvenance(t *testing.T) {
 			}
 		}
 	}
+	require.Len(t, extra, 51)
 	slices.Sort(extra)
 	require.Equal(t, []string{
-		"eu-west-1/i3.metal", "eu-west-1/p2.16xlarge", "eu-west-1/p2.8xlarge", "eu-west-1/p2.xlarge",
 		"us-east-1/i3.metal", "us-east-1/p2.16xlarge", "us-east-1/p2.8xlarge", "us-east-1/p2.xlarge",
+		"us-east-2/i3.metal", "us-east-2/p2.16xlarge", "us-east-2/p2.8xlarge", "us-east-2/p2.xlarge",
+		"us-west-1/i3.metal",
 		"us-west-2/dl2q.24xlarge", "us-west-2/i3.metal", "us-west-2/p2.16xlarge", "us-west-2/p2.8xlarge", "us-west-2/p2.xlarge",
-	}, extra)
+	}, slices.DeleteFunc(extra, func(s string) bool { return !strings.HasPrefix(s, "us-") }))
 }
 
 func TestTypesSortedAndConsistent(t *testing.T) {
@@ -273,7 +288,7 @@ func TestSpotAdviceAndEstimate(t *testing.T) {
 	require.False(t, ok)
 
 	// Region without advisor data.
-	_, ok = c.SpotPriceEstimate("ap-southeast-2", "m5.large")
+	_, ok = c.SpotPriceEstimate("cn-north-1", "m5.large")
 	require.False(t, ok)
 
 	// Every advisor band/label pair is the documented one.

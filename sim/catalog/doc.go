@@ -16,9 +16,9 @@
 //   - ec2-od-prices.csv: 1367 on-demand prices, USD per hour, Linux, shared
 //     tenancy, list price (no Savings Plans or RIs), from Karpenter's
 //     generated pricing table (generated 2026-07-20). us-east-1 only.
-//   - ec2-spot-advisor.csv: 2578 AWS Spot Instance Advisor rows (Linux) for
-//     us-east-1, us-west-2 and eu-west-1: savings versus on-demand in percent
-//     and an interruption-frequency band 0..4. Effective date about
+//   - ec2-spot-advisor-regions.csv: 14962 AWS Spot Instance Advisor rows
+//     (Linux) for the advisor's 33 regions: savings versus on-demand in
+//     percent and an interruption-frequency band 0..4. Effective date about
 //     2025-06-28, more than a year older than the prices.
 //   - ec2-instance-labels.csv: Karpenter's generated instance-type reference
 //     (v1.14.1 docs): for 1363 types every label Karpenter puts on their
@@ -33,19 +33,28 @@
 //     labels, max pods from allocatable/pods); the 18 without one are not
 //     offered ([Catalog.Unpriced]). The catalogue has 1352 types.
 //
+// [Zones] knows the availability zones of those 33 regions (a table of
+// their zone letters in regions.go, not from the data files).
+//
 // # Caveats
 //
 //   - Only us-east-1 has on-demand prices. [Catalog.OnDemandPrice] answers
 //     other regions with the us-east-1 price and exact=false; real list prices
 //     in other regions can differ.
-//   - The spot advisor has no rows for newer families (c8a, m8a, r8a, ...):
-//     211 catalog types have no us-east-1 row, 213 no us-west-2 row and 314
-//     no eu-west-1 row. [Catalog.SpotPriceEstimate] then returns ok=false and
-//     the caller decides (for example: do not offer spot, or assume a default
-//     discount). The estimate on-demand*(1-savings/100) is coarse: savings
-//     were computed by AWS against its own on-demand price at the advisor
-//     date, real spot prices vary by AZ and over time, and 18 advisor rows
-//     have savings 0 (probably "unknown", not "no discount").
+//   - The spot advisor has no rows for newer families (c8a, m8a, r8a, ...),
+//     nor for types a region does not offer: 211 catalog types have no
+//     us-east-1 row, 213 no us-west-2 row, 314 no eu-west-1 row, 536 no
+//     eu-west-2 row, up to 921 in the smallest regions (ap-southeast-4).
+//     [Catalog.SpotPriceEstimate] then returns ok=false and the caller
+//     decides (for example: do not offer spot, or assume a default
+//     discount). Every catalog type is still offered on demand in every
+//     region: the data does not say which types a region lacks. The
+//     estimate on-demand*(1-savings/100) is coarse: savings were computed by
+//     AWS against its own on-demand price at the advisor date, real spot
+//     prices vary by AZ and over time, and 72 advisor rows have savings 0
+//     (probably "unknown", not "no discount"). One row has a negative
+//     saving (ca-central-1 p5.48xlarge, -62%); it reads as 0, since EC2
+//     never charges more than on-demand for spot.
 //   - The advisor band is regional, a trailing one-month estimate, and an
 //     ordinal bucket, not a probability (labels "<5%", "5-10%", "10-15%",
 //     "15-20%", ">20%").

@@ -10,7 +10,7 @@ var (
 	//go:embed data/ec2-od-prices.csv
 	onDemandPricesCSV []byte
 
-	//go:embed data/ec2-spot-advisor.csv
+	//go:embed data/ec2-spot-advisor-regions.csv
 	spotAdvisorCSV []byte
 
 	//go:embed data/ec2-instance-labels.csv

@@ -281,7 +281,8 @@ func putNew[V any](out map[string]map[string]V, region, typ string, v V) (ok boo
 }
 
 // ParseSpotAdvisor reads an ec2-spot-advisor.csv table into
-// region -> instance type -> advice. It checks savings in [0,100], band in
+// region -> instance type -> advice. It checks savings in [-100,100] (and
+// reads a negative one as 0, see the package doc), band in
 // [0,4], that each band always carries the same label, and rejects duplicate
 // (region, type) rows.
 func ParseSpotAdvisor(r io.Reader) (map[string]map[string]SpotAdvice, error) {
@@ -298,10 +299,13 @@ func ParseSpotAdvisor(r io.Reader) (map[string]map[string]SpotAdvice, error) {
 				return err
 			}
 		}
-		savings, err := t.int("savings_pct", rec[2], 0, 100)
+		savings, err := t.int("savings_pct", rec[2], -100, 100)
 		if err != nil {
 			return err
 		}
+		// A negative saving (ca-central-1 p5.48xlarge: -62) would price spot
+		// above on-demand, which EC2 never charges: read it as 0.
+		savings = max(savings, 0)
 		band, err := t.int("interruption_band", rec[3], 0, MaxSpotBand)
 		if err != nil {
 			return err

@@ -141,12 +141,18 @@ func TestParseSpotAdvisor(t *testing.T) {
 		"eu-west-1": {"m5.large": {SavingsPct: 57, Band: 1, BandLabel: "5-10%"}},
 	}, got)
 
+	// A negative saving (the 2025 advisor has ca-central-1 p5.48xlarge at
+	// -62) reads as 0: EC2 never charges more than on-demand for spot.
+	got, err = ParseSpotAdvisor(strings.NewReader(spotHead + "ca-central-1,p5.48xlarge,-62,0,<5%\n"))
+	require.NoError(t, err)
+	require.Equal(t, SpotAdvice{SavingsPct: 0, Band: 0, BandLabel: "<5%"}, got["ca-central-1"]["p5.48xlarge"])
+
 	for name, in := range map[string]string{
 		"empty":              "",
 		"wrong header":       "region,instance_type,savings,band,label\n",
 		"short row":          spotHead + "us-east-1,m5.large,66,3\n",
 		"savings over 100":   spotHead + "us-east-1,m5.large,101,3,15-20%\n",
-		"savings negative":   spotHead + "us-east-1,m5.large,-1,3,15-20%\n",
+		"savings below -100": spotHead + "us-east-1,m5.large,-101,3,15-20%\n",
 		"savings float":      spotHead + "us-east-1,m5.large,66.5,3,15-20%\n",
 		"band 5":             spotHead + "us-east-1,m5.large,66,5,?\n",
 		"band negative":      spotHead + "us-east-1,m5.large,66,-1,?\n",

@@ -56,6 +56,9 @@
 //     are; Karpenter with it, as its solver is.
 //   - DaemonSets and pods with spec.nodeName get no row: nobody provisions
 //     for them.
+//   - Every node is Linux (Windows capacity is refused when the scenario
+//     loads), so a workload that needs kubernetes.io/os other than linux
+//     is unhostable for that reason alone, whatever else its cells say.
 //   - A split twin counts as a fallback of the workload that drives it and
 //     the other way round, although the split does not move replicas when
 //     one side cannot run.

@@ -2,11 +2,9 @@ package lint
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
-	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/scenario"
 )
@@ -19,26 +17,14 @@ const FilesScenarioName = "manifests"
 const filesRuntime = "10m"
 
 // FilesScenario returns a minimal Scenario document for linting manifests
-// on their own (sim lint -f): one hour in the region of the first eksctl
-// ClusterConfig (else scenario.DefaultRegion) and its default zones, and a
-// spec.workloads entry with a run time for every Job, which a scenario
-// needs and a manifest cannot say. A region without embedded EC2 data
-// falls back to the default. Load it with the manifests as includes:
-// scenario.LoadManifests(name, FilesScenario(docs), files).
-func FilesScenario(docs []*manifest.Document) []byte {
-	region := scenario.DefaultRegion
-	var known []string
-	if cat, err := catalog.Default(); err == nil {
-		known = cat.Regions()
-	}
-	for _, d := range docs {
-		if d.Kind == "ClusterConfig" {
-			if r := scalarAt(d, "metadata", "region"); r != "" && slices.Contains(known, r) {
-				region = r
-				break
-			}
-		}
-	}
+// on their own (sim lint -f): one hour in region (sim lint --region) when it
+// is not "", else where the scenario loader puts a scenario without
+// spec.region (the first eksctl ClusterConfig's region and zones, else
+// scenario.DefaultRegion and its a, b and c zones), and a spec.workloads
+// entry with a run time for every Job, which a scenario needs and a
+// manifest cannot say. Load it with the manifests as includes:
+// scenario.LoadManifests(name, FilesScenario(docs, region), files).
+func FilesScenario(docs []*manifest.Document, region string) []byte {
 	var jobs []string
 	seen := map[string]bool{}
 	for _, d := range docs {
@@ -57,8 +43,11 @@ func FilesScenario(docs []*manifest.Document) []byte {
 	}
 	sort.Strings(jobs)
 	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: %s\nkind: %s\nmetadata: {name: %s}\nspec:\n  duration: 1h\n  region: %q\n",
-		scenario.APIVersion, scenario.Kind, FilesScenarioName, region)
+	fmt.Fprintf(&b, "apiVersion: %s\nkind: %s\nmetadata: {name: %s}\nspec:\n  duration: 1h\n",
+		scenario.APIVersion, scenario.Kind, FilesScenarioName)
+	if region != "" {
+		fmt.Fprintf(&b, "  region: %q\n", region)
+	}
 	if len(jobs) > 0 {
 		b.WriteString("  workloads:\n")
 		for _, j := range jobs {
@@ -66,30 +55,4 @@ func FilesScenario(docs []*manifest.Document) []byte {
 		}
 	}
 	return []byte(b.String())
-}
-
-// scalarAt reads a scalar under a document's mapping keys ("" if absent).
-func scalarAt(d *manifest.Document, keys ...string) string {
-	n := d.Node
-	for _, k := range keys {
-		if n == nil || len(n.Content)%2 != 0 {
-			return ""
-		}
-		var next = n
-		found := false
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == k {
-				next, found = n.Content[i+1], true
-				break
-			}
-		}
-		if !found {
-			return ""
-		}
-		n = next
-	}
-	if n == nil || len(n.Content) > 0 {
-		return ""
-	}
-	return n.Value
 }

@@ -139,6 +139,12 @@ func (c *checker) nearest(r *row, keep func(*source) bool) (*cell, *source) {
 
 func (c *checker) checkUnhostable(r *row) {
 	w := &c.sc.Workloads[r.w]
+	if needsNonLinux(c.syms, w.Pod) {
+		c.add(c.workloadFinding(r.w, Error, KindUnhostable,
+			fmt.Sprintf("%s needs Windows nodes (kubernetes.io/os), which are not simulated: its pods stay Pending", w.Ref()),
+			"leave it out of the simulated manifests (Windows node groups and NodePools are refused too)", nil))
+		return
+	}
 	fix := "make one capacity source accept its pods"
 	if cl, s := c.nearest(r, func(*source) bool { return true }); cl != nil && cl.why.fix != "" {
 		fix = fmt.Sprintf("for example, let %s take it (%s): %s", s.ID, cl.why.text, cl.why.fix)

@@ -94,32 +94,61 @@ func (l *loader) compileSpec() {
 	}
 	out.PodStartDelay = l.dur("spec.podStartDelay", s.PodStartDelay, kubelet.DefaultStartDelay)
 
+	l.compileLocation()
+}
+
+// compileLocation sets the region and zones: spec.region and spec.zones,
+// else the first eksctl ClusterConfig's metadata.region and its
+// availabilityZones (the cluster's subnets are in those zones, and
+// Karpenter's EC2NodeClass usually selects the same subnets), else
+// us-east-1 and the region's first three zones. Every zone must be one of
+// the region's (catalog.Zones).
+func (l *loader) compileLocation() {
+	d, s, out := l.scenarioDoc, &l.doc.Spec, l.out
+	regionDoc, regionPath := d, "spec.region"
 	out.Region = s.Region
+	var ccZones []string
+	if len(l.clusterConfigs) > 0 {
+		r, zs := caconfig.Location(l.clusterConfigs[0])
+		if out.Region == "" && r != "" {
+			out.Region, regionDoc, regionPath = r, l.clusterConfigs[0], "metadata.region"
+		}
+		if r == out.Region {
+			ccZones = zs
+		}
+	}
 	if out.Region == "" {
 		out.Region = DefaultRegion
 	}
-	known := false
-	for _, r := range l.cat.Regions() {
-		known = known || r == out.Region
+	if !slices.Contains(l.cat.Regions(), out.Region) {
+		hint := "regions with EC2 data: " + strings.Join(l.cat.Regions(), ", ")
+		if regionDoc != d {
+			hint = "set the Scenario's spec.region (sim lint -f: --region) to one of the regions with EC2 data: " + strings.Join(l.cat.Regions(), ", ")
+		}
+		l.fail(regionDoc.Errorf(regionPath, hint, "%q is not in the embedded EC2 data", out.Region))
+	} else if out.Region != catalog.PriceBaseRegion {
+		l.warn(regionDoc, regionPath, "on-demand prices are known only for %s; its prices stand in for %s (real prices there differ; spot uses %s's Spot Advisor savings against them)",
+			catalog.PriceBaseRegion, out.Region, out.Region)
 	}
-	if !known {
-		l.fail(d.Errorf("spec.region", "regions with spot data: "+strings.Join(l.cat.Regions(), ", "), "%q is not in the embedded EC2 data", out.Region))
-	}
-	if out.Region != catalog.PriceBaseRegion {
-		l.warn(d, "spec.region", "on-demand prices are known only for %s; its prices stand in for %s", catalog.PriceBaseRegion, out.Region)
-	}
+	zonesDoc, zonesPath := d, "spec.zones"
 	out.Zones = s.Zones
-	if len(out.Zones) == 0 {
+	switch {
+	case len(out.Zones) > 0:
+	case len(ccZones) > 0:
+		out.Zones, zonesDoc, zonesPath = ccZones, l.clusterConfigs[0], "availabilityZones"
+	case catalog.Zones(out.Region) != nil:
+		out.Zones = catalog.DefaultZones(out.Region)
+	default: // an unknown region, already an error
 		out.Zones = []string{out.Region + "a", out.Region + "b", out.Region + "c"}
 	}
 	seen := map[string]bool{}
 	for i, z := range out.Zones {
-		path := fmt.Sprintf("spec.zones[%d]", i)
-		if !strings.HasPrefix(z, out.Region) || len(z) != len(out.Region)+1 {
-			l.fail(d.Errorf(path, "zones are the region name plus a letter, e.g. "+out.Region+"a", "%q is not a zone of %s", z, out.Region))
+		path := fmt.Sprintf("%s[%d]", zonesPath, i)
+		if msg := catalog.CheckZone(out.Region, z); msg != "" && catalog.Zones(out.Region) != nil {
+			l.fail(zonesDoc.Errorf(path, "use zones of "+out.Region+", e.g. "+out.Region+"a", "%s", msg))
 		}
 		if seen[z] {
-			l.fail(d.Errorf(path, "list each zone once", "duplicate zone %q", z))
+			l.fail(zonesDoc.Errorf(path, "list each zone once", "duplicate zone %q", z))
 		}
 		seen[z] = true
 	}
@@ -207,6 +236,10 @@ func (l *loader) compileStaticPools() {
 			}
 			continue
 		}
+		if os := p.Labels[labelOS]; os != "" && os != "linux" {
+			l.fail(d.Errorf(fmt.Sprintf("%s.labels[%q]", base, labelOS), "remove the label (static nodes are Linux) or the pool", "%s nodes are not simulated: only Linux nodes are", osName(os)))
+			continue
+		}
 		count, ok := requiredCount(l, base+".count", p.Count, MaxStaticNodes, "give the number of nodes, e.g. count: 3")
 		if !ok {
 			continue
@@ -290,6 +323,18 @@ func (l *loader) taint(t taint) (cluster.Taint, error) {
 	return cluster.CompileTaint(l.out.Syms, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(effect)})
 }
 
+// labelOS is the node label that names the operating system; only linux
+// nodes are simulated.
+const labelOS = "kubernetes.io/os"
+
+// osName spells an operating system as in prose: Windows for windows.
+func osName(os string) string {
+	if os == "windows" {
+		return "Windows"
+	}
+	return os
+}
+
 // wellKnownLabels sets the labels every EKS node carries, unless the user set them.
 func (l *loader) wellKnownLabels(labels map[string]string, it *catalog.InstanceType, zone string) {
 	set := func(k, v string) {
@@ -337,6 +382,10 @@ func (l *loader) compileNodes() {
 		labels := map[string]string{}
 		for k, v := range n.Labels {
 			labels[k] = v
+		}
+		if os := labels[labelOS]; os != "" && os != "linux" {
+			l.fail(d.Errorf(fmt.Sprintf("metadata.labels[%q]", labelOS), "remove this Node to simulate the Linux part of the cluster (pods that need it then stay Pending)", "%s nodes are not simulated: only Linux nodes are", osName(os)))
+			continue
 		}
 		typ := labels["node.kubernetes.io/instance-type"]
 		it, known := l.cat.Lookup(typ)

@@ -30,9 +30,11 @@ type spec struct {
 	Seed *uint64 `json:"seed,omitempty"`
 	// Duration of simulated time. Required.
 	Duration string `json:"duration,omitempty"`
-	// Region for prices and the spot market. Default us-east-1.
+	// Region for prices and the spot market. Default: the first eksctl
+	// ClusterConfig's metadata.region, else us-east-1.
 	Region string `json:"region,omitempty"`
-	// Zones of the cluster. Default: the region's a, b and c zones.
+	// Zones of the cluster. Default: that ClusterConfig's
+	// availabilityZones, else the region's first three zones.
 	Zones []string `json:"zones,omitempty"`
 	// StrandedAfter: a pod pending longer than this counts as stranded.
 	// Default 10m.

@@ -27,6 +27,17 @@
 // Autoscaler ignores). Every node gets alpha.eksctl.io/cluster-name and
 // alpha.eksctl.io/nodegroup-name.
 //
+// Operating systems: every node group is Linux (kubernetes.io/os=linux),
+// whatever its amiFamily (AmazonLinux2, AmazonLinux2023, Bottlerocket,
+// Ubuntu...), except a Windows one (WindowsServer2019FullContainer, ...),
+// which is an error at its amiFamily: Windows nodes are not simulated (no
+// Windows prices in the data, no Windows overheads or pod rules).
+// autoModeConfig.enabled: true warns that EKS Auto Mode's built-in
+// NodePools are not simulated and says how to write them as Karpenter
+// NodePools. [Location] reads metadata.region and availabilityZones before
+// compiling, for the scenario's default region and zones; a zone that is
+// not one of the region's is an error at its line.
+//
 // ASG names follow AWS's shapes (eks-<group>-<uuid> for managed node
 // groups, eksctl-<cluster>-nodegroup-<group>-NodeGroup-<suffix> for the
 // others), with the random parts derived from the names so runs are

@@ -61,7 +61,7 @@ type clusterConfig struct {
 	Metadata                    clusterMeta        `json:"metadata"`
 	UpgradePolicy               *ignored           `json:"upgradePolicy,omitempty"`
 	KubernetesNetworkConfig     *ignored           `json:"kubernetesNetworkConfig,omitempty"`
-	AutoModeConfig              *ignored           `json:"autoModeConfig,omitempty"`
+	AutoModeConfig              *autoModeConfig    `json:"autoModeConfig,omitempty"`
 	RemoteNetworkConfig         *ignored           `json:"remoteNetworkConfig,omitempty"`
 	IAM                         *ignored           `json:"iam,omitempty"`
 	IAMIdentityMappings         *ignored           `json:"iamIdentityMappings,omitempty"`
@@ -87,6 +87,13 @@ type clusterConfig struct {
 	KubeSchedulerConfig         *ignored           `json:"kubeSchedulerConfig,omitempty"`
 	KubeControllerManagerConfig *ignored           `json:"kubeControllerManagerConfig,omitempty"`
 	Capabilities                *ignored           `json:"capabilities,omitempty"`
+}
+
+// autoModeConfig mirrors eksctl's AutoModeConfig (EKS Auto Mode).
+type autoModeConfig struct {
+	Enabled     *bool     `json:"enabled,omitempty"`
+	NodeRoleARN *ignored  `json:"nodeRoleARN,omitempty"`
+	NodePools   *[]string `json:"nodePools,omitempty"`
 }
 
 type clusterMeta struct {
@@ -246,6 +253,7 @@ func CompileClusterConfig(d *manifest.Document, env Env) ([]NodeGroup, []*manife
 	if cfg.Metadata.Region != "" && env.Region != "" && cfg.Metadata.Region != env.Region {
 		c.warn("metadata.region", "region %s differs from the scenario's region %s: the scenario's region is used", cfg.Metadata.Region, env.Region)
 	}
+	c.autoMode(cfg.AutoModeConfig)
 	if len(cfg.LocalZones) > 0 {
 		c.warn("localZones", "local zones are not modelled: node groups use their availability zones only")
 	}
@@ -282,6 +290,8 @@ type compiler struct {
 	out   []NodeGroup
 	errs  manifest.Errors
 	warns []*manifest.Error
+	// zoneErrs are the zone paths already reported.
+	zoneErrs map[string]bool
 }
 
 func (c *compiler) fail(path, hint, format string, a ...any) {
@@ -290,6 +300,30 @@ func (c *compiler) fail(path, hint, format string, a ...any) {
 
 func (c *compiler) warn(path, format string, a ...any) {
 	c.warns = append(c.warns, c.d.Errorf(path, "", format, a...))
+}
+
+// autoMode warns that EKS Auto Mode is not simulated: its built-in
+// NodePools are AWS's Karpenter, run by EKS with its own NodeClass, node
+// image, overheads and a management fee on the price, none of which the
+// data has. They are described in the EKS user guide (Enable or Disable
+// Built-in NodePools) well enough to write as Karpenter NodePools, which
+// the hint says how to do; eksctl creates both unless nodePools lists
+// fewer.
+func (c *compiler) autoMode(a *autoModeConfig) {
+	if a == nil || a.Enabled == nil || !*a.Enabled {
+		return
+	}
+	pools := []string{"general-purpose", "system"}
+	if a.NodePools != nil {
+		pools = *a.NodePools
+	}
+	if len(pools) == 0 {
+		c.warn("autoModeConfig.enabled", "EKS Auto Mode is not simulated: NodePools that use its eks.amazonaws.com NodeClass launch no nodes here, so pods that only they would host stay Pending (write them with a karpenter.k8s.aws EC2NodeClass to simulate them)")
+		return
+	}
+	c.warn("autoModeConfig.enabled", "EKS Auto Mode is not simulated: its built-in NodePools (%s) launch no nodes here, so pods that only they would host stay Pending "+
+		"(write them as karpenter.sh/v1 NodePools with an EC2NodeClass to simulate them: on-demand, karpenter.k8s.aws/instance-category In [c, m, r], "+
+		"karpenter.k8s.aws/instance-generation Gt 4; general-purpose amd64; system amd64 and arm64 with the taint CriticalAddonsOnly=true:NoSchedule)", strings.Join(pools, ", "))
 }
 
 func (c *compiler) checkName(seen map[string]string, name, path string) {
@@ -319,6 +353,13 @@ func (c *compiler) common(b *nodeGroupBase, path string, types []string, typesPa
 	g := NodeGroup{Name: b.Name, Managed: kind == managedGroup, File: c.d.File, Line: c.d.LineOf(path), Path: path}
 	g.ASGName = asgName(c.cfg.Metadata.Name, b.Name, kind)
 
+	// Windows node groups are refused: their nodes would need Windows
+	// prices, overheads and the os label, none of which is modelled.
+	if strings.HasPrefix(strings.ToLower(b.AMIFamily), "windows") {
+		c.fail(path+".amiFamily", "remove this node group to simulate the Linux part of the cluster (pods that need Windows nodes then stay Pending)",
+			"Windows nodes are not simulated (%s): the simulator has no Windows prices, node overheads or Windows-only scheduling", b.AMIFamily)
+		return g, false
+	}
 	// Instance types, checked against the catalogue.
 	if len(types) == 0 && b.InstanceSelector != nil {
 		c.fail(path+".instanceSelector", "list the instance types the selector resolves to in instanceTypes", "instanceSelector is resolved by eksctl against the live EC2 API, which the simulation cannot do")
@@ -360,6 +401,17 @@ func (c *compiler) common(b *nodeGroupBase, path string, types []string, typesPa
 			p := zonesPath
 			if p != "" {
 				p = fmt.Sprintf("%s[%d]", p, i)
+			}
+			if c.zoneErrs[p] { // the cluster's zones, already reported for an earlier group
+				continue
+			}
+			if c.zoneErrs == nil {
+				c.zoneErrs = map[string]bool{}
+			}
+			c.zoneErrs[p] = true
+			if msg := catalog.CheckZone(c.env.Region, z); msg != "" && catalog.Zones(c.env.Region) != nil {
+				c.fail(p, "use zones of "+c.env.Region+" (the scenario's region), e.g. "+strings.Join(c.env.Zones, ", "), "%s", msg)
+				continue
 			}
 			c.fail(p, "add it to the scenario's spec.zones or remove it here", "zone %s is not one of the scenario's zones (%s)", z, strings.Join(c.env.Zones, ", "))
 		}

@@ -188,19 +188,18 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 	if d.APIVersion == APIVersionAWSV1beta1 && s.Kubelet != nil {
 		c.warn(d, "spec.kubelet", "kubelet is a karpenter.k8s.aws/v1 field (v1beta1 kept it in the NodePool's spec.template.spec.kubelet): read anyway")
 	}
+	nc.AMIFamily = c.amiFamily(d, s.AMIFamily, s.AMISelectorTerms)
 	if s.Kubelet != nil {
-		nc.Kubelet, nc.HasKubelet = c.kubelet(d, "spec.kubelet", s.Kubelet), true
+		nc.Kubelet, nc.HasKubelet = c.kubelet(d, "spec.kubelet", c.familyKubeletConfig(d, "spec.kubelet", nc.AMIFamily, s.Kubelet)), true
 	}
-	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings)
+	nc.Kubelet = familyKubelet(nc.AMIFamily, nc.Kubelet)
+	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings, nc.AMIFamily)
 	if p := s.InstanceStorePolicy; p != nil {
 		if *p == "RAID0" {
 			nc.InstanceStoreRAID0 = true
 		} else {
 			c.fail(d, "spec.instanceStorePolicy", "write instanceStorePolicy: RAID0, or leave it out", "instanceStorePolicy %q is not RAID0, the only policy", *p)
 		}
-	}
-	if s.AMIFamily != nil && strings.HasPrefix(*s.AMIFamily, "Windows") {
-		c.warn(d, "spec.amiFamily", "%s nodes are not modelled: nodes of this class are simulated as Linux", *s.AMIFamily)
 	}
 	if len(s.CapacityReservationSelectorTerms) > 0 {
 		c.warn(d, "spec.capacityReservationSelectorTerms", "capacity reservations are not modelled: reserved offerings never exist, so NodePools allowing reserved launch spot or on-demand")
@@ -239,7 +238,8 @@ func (c *compiler) awsNodeTemplate(d *manifest.Document) {
 		c.warn(d, "spec.launchTemplate", "custom launch templates were removed in v1beta1: ignored (nodes get the default kubelet settings unless the Provisioner's kubeletConfiguration sets them)")
 	}
 	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindAWSNodeTemplate, File: d.File, Line: d.Line}
-	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings)
+	nc.AMIFamily = c.amiFamily(d, s.AMIFamily, nil)
+	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings, nc.AMIFamily)
 	nc.Hash = hashJSON(struct {
 		B []blockDeviceMapping
 		U *string
@@ -249,18 +249,20 @@ func (c *compiler) awsNodeTemplate(d *manifest.Document) {
 	c.addClass(d, nc)
 }
 
-// rootVolume finds the root EBS volume's size in GiB (0: default): the
-// mapping marked rootVolume, else the first one (AL2's /dev/xvda).
-func (c *compiler) rootVolume(d *manifest.Document, path string, bdms []blockDeviceMapping) int64 {
-	idx := -1
-	for i, b := range bdms {
-		if b.RootVolume {
-			idx = i
-			break
+// rootVolume finds the size in GiB of the EBS volume that holds the node's
+// ephemeral storage (0: the 20 GiB default), as Karpenter's instance types
+// do (pkg/providers/instancetype/types.go ephemeralStorage): the mapping
+// marked rootVolume, else for a Custom family the last mapping, else the
+// mapping of the family's ephemeral device (/dev/xvdb for Bottlerocket,
+// /dev/xvda otherwise).
+func (c *compiler) rootVolume(d *manifest.Document, path string, bdms []blockDeviceMapping, family string) int64 {
+	idx := slices.IndexFunc(bdms, func(b blockDeviceMapping) bool { return b.RootVolume })
+	if idx < 0 || bdms[idx].EBS == nil || bdms[idx].EBS.VolumeSize == nil {
+		if dev := ephemeralDevice(family); dev == "" {
+			idx = len(bdms) - 1
+		} else {
+			idx = slices.IndexFunc(bdms, func(b blockDeviceMapping) bool { return b.DeviceName != nil && *b.DeviceName == dev })
 		}
-	}
-	if idx < 0 && len(bdms) > 0 {
-		idx = 0
 	}
 	if idx < 0 || bdms[idx].EBS == nil || bdms[idx].EBS.VolumeSize == nil {
 		return 0
@@ -601,6 +603,10 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 		}
 		op := r.Operator
 		vals := r.Values
+		if why := windowsOnlyRequirement(key, op, vals); why != "" {
+			c.fail(d, p, "remove this NodePool (pods that need Windows nodes then stay Pending) or require kubernetes.io/os In [linux]", "Windows nodes are not simulated: %s", why)
+			continue
+		}
 		switch op {
 		case "Gte", "Lte", "Gt", "Lt":
 			if len(vals) != 1 {
@@ -690,9 +696,14 @@ func (c *compiler) checkKnownValues(d *manifest.Document, path, key string, vals
 			for _, z := range c.env.Zones {
 				found = found || z == v
 			}
-			if !found {
-				c.warn(d, fmt.Sprintf("%s.values[%d]", path, j), "zone %q is not one of the scenario's zones (%s): no node can be there", v, strings.Join(c.env.Zones, ", "))
+			if found {
+				continue
 			}
+			if r, here := catalog.RegionOf(v), catalog.RegionOf(c.env.Zones[0]); r != "" && here != "" && r != here {
+				c.warn(d, fmt.Sprintf("%s.values[%d]", path, j), "zone %q is in %s, not in the scenario's region %s: no node can be there; to simulate %s set the Scenario's spec.region: %s (sim lint -f: --region %s)", v, r, here, r, r, r)
+				continue
+			}
+			c.warn(d, fmt.Sprintf("%s.values[%d]", path, j), "zone %q is not one of the scenario's zones (%s): no node can be there", v, strings.Join(c.env.Zones, ", "))
 		}
 	}
 }
@@ -892,6 +903,7 @@ func (c *compiler) resolve() {
 			p.NodeClass.Kubelet, p.NodeClass.HasKubelet = *dr.kubelet, true
 			p.NodeClass.Hash ^= hashJSON(*dr.kubelet)
 		}
+		p.NodeClass.Kubelet = familyKubelet(p.NodeClass.AMIFamily, p.NodeClass.Kubelet)
 	}
 }
 

@@ -58,6 +58,26 @@
 // for nodes Karpenter did not launch. Annotations karpenter.sh/do-not-evict
 // and do-not-consolidate are reported as removed in v1.
 //
+// AMI families: the family of an EC2NodeClass is that of its first
+// amiSelectorTerms alias (al2023@latest: AL2023), else spec.amiFamily. AL2,
+// AL2023, Bottlerocket, Ubuntu and Custom nodes are Linux nodes (the
+// kubernetes.io/os label is linux). The family decides, as in Karpenter's
+// instance types, which EBS volume holds the node's ephemeral storage (the
+// blockDeviceMapping marked rootVolume, else for Custom the last mapping,
+// else the family's device, /dev/xvdb for Bottlerocket and /dev/xvda
+// otherwise, else 20 GiB) and, for Bottlerocket, the kubelet: kube-reserved
+// memory follows maxPods when it is set (11 MiB a pod + 255 MiB; the
+// others keep the ENI-limited pod count), and podsPerCore and evictionSoft
+// are ignored with a warning (a legacy NodePool-level kubelet's
+// evictionSoft is still counted). Windows nodes are
+// not simulated (no Windows prices in the data, nor Windows overheads or
+// pod rules): a Windows family (spec.amiFamily Windows2019/2022/2025, an
+// alias windows2019/2022/2025@...) and a NodePool requirement that allows
+// only Windows nodes (kubernetes.io/os In [windows], NotIn [linux],
+// node.kubernetes.io/windows-build In or Exists) are errors at their line
+// that say to remove them; Linux and Windows together (In [linux,
+// windows]) simulate the Linux nodes.
+//
 // Defaults (KC pkg/apis/v1): expireAfter 720h, consolidationPolicy
 // WhenEmptyOrUnderutilized, consolidateAfter 0s, budgets [{nodes: 10%}],
 // weight 0, no terminationGracePeriod. Controller settings ([Settings],

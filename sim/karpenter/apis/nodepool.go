@@ -249,7 +249,11 @@ type NodeClass struct {
 	Line       int
 	Kubelet    Kubelet
 	HasKubelet bool
-	// RootVolumeGiB is the root EBS volume size (0: the 20 GiB default).
+	// AMIFamily is the family of spec.amiSelectorTerms' alias, else
+	// spec.amiFamily ("" when neither says).
+	AMIFamily string
+	// RootVolumeGiB is the size of the EBS volume that holds ephemeral
+	// storage (0: the 20 GiB default).
 	RootVolumeGiB int64
 	// InstanceStoreRAID0 is instanceStorePolicy: RAID0: the NVMe instance
 	// stores hold ephemeral storage instead of the root volume.
