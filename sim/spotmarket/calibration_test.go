@@ -19,6 +19,7 @@ import (
 // each Spot Advisor band's midpoint.
 func TestCalibrationBandReclaimFraction(t *testing.T) {
 	cfg := DefaultConfig().ShocksOff()
+	cfg.Depth.Unlimited = true // 40,000 instances per band: reclaim calibration, not depth
 	eng, m := newTestMarket(t, 1, cfg)
 	bands := typesByBand(t, testCatalog(t), 10)
 	rec := &recorder{}
@@ -65,7 +66,9 @@ var bandLabels = [...]string{"<5%", "5-10%", "10-15%", "15-20%", ">20%"}
 // With default correlation, a substantial share of reclaim events take
 // several instances of one pool within 3 minutes.
 func TestCalibrationMultiInstanceReclaims(t *testing.T) {
-	eng, m := newTestMarket(t, 2, DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.Depth.Unlimited = true // reclaim calibration, not depth
+	eng, m := newTestMarket(t, 2, cfg)
 	bands := typesByBand(t, testCatalog(t), 10)
 	pools := spotPools(bands[:]...)
 	// 150 pools of 10 instances, kept at 10 by relaunching, for 180 days.
@@ -107,7 +110,9 @@ func TestCalibrationMultiInstanceReclaims(t *testing.T) {
 
 // Pool availability spells are heavy tailed.
 func TestCalibrationSpellsHeavyTailed(t *testing.T) {
-	eng, m := newTestMarket(t, 3, DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.Depth.Unlimited = true // reclaim calibration, not depth
+	eng, m := newTestMarket(t, 3, cfg)
 	bands := typesByBand(t, testCatalog(t), 4)
 	pools := spotPools(bands[:]...)
 	// Probe 60 pools every 30 s for 60 days, as a caller would see them,

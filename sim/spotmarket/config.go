@@ -205,6 +205,8 @@ type Config struct {
 	Rebalance  RebalanceConfig
 	Price      PriceConfig
 	Latency    LatencyConfig
+	// Depth sets how many instances a pool can give at once (depth.go).
+	Depth DepthConfig
 	// SpotVCPUQuota caps the vCPUs of running spot instances (0 = no cap);
 	// a launch over it fails with MaxSpotInstanceCountExceeded.
 	SpotVCPUQuota int
@@ -354,6 +356,7 @@ func DefaultConfig() Config {
 			DriftCorrelation: DefaultPriceDriftCorrelation,
 		},
 		Latency:       LatencyConfig{Fleet: fleet, ASG: asg},
+		Depth:         DefaultDepth(),
 		SpotVCPUQuota: DefaultSpotVCPUQuota,
 		MinBilled:     DefaultMinBilled,
 	}
@@ -469,6 +472,7 @@ func (c Config) Validate() error {
 	if c.Latency.ASG == nil {
 		bad("latency.asg", "is required (a duration distribution)")
 	}
+	c.Depth.validate(bad)
 	if c.SpotVCPUQuota < 0 {
 		bad("spotVCPUQuota", "must be >= 0 (0 = unlimited), got %d", c.SpotVCPUQuota)
 	}

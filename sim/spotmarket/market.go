@@ -96,6 +96,7 @@ type Market struct {
 
 	trace *Trace
 
+	batches   []batch // by owner: the launches of the current instant
 	cands     []cand
 	poolsTmp  []int32
 	spotVCPUs int
@@ -297,6 +298,7 @@ func (m *Market) create(o Offering) (int32, string) {
 	if m.cfg.Model == ModelStochastic && o.CapacityType != cluster.Reserved {
 		p.reg, p.regEnd = m.chain(&p).start(p.regimeRn)
 	}
+	p.depth = depthState{full: m.fullDepth(&p), set: -1, last: m.eng.Now()}
 	p.pts = append(p.pts, pricePoint{0, p.base})
 	if m.cfg.Model == ModelStochastic && p.spot() && m.cfg.Price.DriftSigma > 0 {
 		p.drift = m.cfg.Price.DriftSigma * p.priceRn.NormFloat64()
@@ -462,13 +464,17 @@ func (m *Market) Launch(req LaunchRequest) (LaunchResult, error) {
 	for _, c := range cs {
 		o := req.Offerings[c.idx]
 		code := c.code
+		dry := false
 		if c.pool >= 0 {
 			p := &m.pools[c.pool]
+			p.stats.Asked++
 			switch {
 			case p.spot() && m.cfg.SpotVCPUQuota > 0 && m.spotVCPUs+p.it.VCPU > m.cfg.SpotVCPUQuota:
 				code = CodeSpotLimit
 			case c.reg == RegimeExhausted:
 				code = CodeInsufficientCapacity
+			case m.depthNow(p, c.reg) < 1:
+				code, dry = CodeInsufficientCapacity, true
 			case c.reg == RegimeConstrained && p.rng.Float64() < m.cfg.Regimes.ConstrainedFailure:
 				code = CodeInsufficientCapacity
 			}
@@ -483,10 +489,17 @@ func (m *Market) Launch(req LaunchRequest) (LaunchResult, error) {
 				if c.pool >= 0 {
 					m.pools[c.pool].stats.InsufficientCapacityErrors++
 				}
+				if dry {
+					m.stats.DepthRefusals++
+					m.ownerCtr[owner].DepthRefusals++
+					m.pools[c.pool].stats.DepthRefusals++
+				}
 			}
 			continue
 		}
 		p := &m.pools[c.pool]
+		m.take(p)
+		m.noteBatch(owner, true)
 		res.Instance = m.start(c.pool, owner, c.price)
 		res.Offering = p.off
 		res.PriceUSDPerHour = c.price
@@ -501,6 +514,7 @@ func (m *Market) Launch(req LaunchRequest) (LaunchResult, error) {
 		return res, nil
 	}
 	m.stats.LaunchFailures++
+	m.noteBatch(owner, false)
 	return res, &LaunchError{Owner: req.Owner, Tried: len(res.Errors)}
 }
 
@@ -685,6 +699,7 @@ func (m *Market) end(id InstanceID, st uint8) {
 	in.ended = m.eng.Now()
 	p := &m.pools[in.pool]
 	p.running--
+	m.giveBack(p)
 	if p.spot() {
 		m.spotVCPUs -= p.it.VCPU
 	}

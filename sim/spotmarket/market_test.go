@@ -131,9 +131,9 @@ func TestInsufficientCapacityCounted(t *testing.T) {
 	assert.Equal(t, Counters{LaunchRequests: 1, InsufficientCapacityErrors: 2}, st.ByOwner[1].Counters)
 	require.Len(t, st.ByPool, 2)
 	assert.Equal(t, spotOffering("c5.large", zoneA), st.ByPool[0].Offering)
-	assert.Equal(t, Counters{Launches: 1}, st.ByPool[0].Counters)
+	assert.Equal(t, Counters{Asked: 1, Launches: 1}, st.ByPool[0].Counters)
 	assert.Equal(t, exhausted, st.ByPool[1].Offering)
-	assert.Equal(t, Counters{InsufficientCapacityErrors: 3}, st.ByPool[1].Counters)
+	assert.Equal(t, Counters{Asked: 3, InsufficientCapacityErrors: 3}, st.ByPool[1].Counters)
 }
 
 func TestOfferingsTheMarketDoesNotSell(t *testing.T) {

@@ -55,6 +55,8 @@ type pool struct {
 	regTimer   engine.Timer // next regime transition while active
 	rateRegime Regime       // effective regime bgTimer was drawn for
 
+	depth depthState
+
 	stats Counters
 }
 

@@ -351,6 +351,8 @@ func (m *Market) replay(i int32) {
 		p.replayReg = ev.State
 	case TracePrice:
 		m.setPrice(p, m.eng.Now(), ev.Value)
+	case TraceDepth:
+		m.setDepth(p, ev.Value)
 	case TraceInterrupt:
 		if p.activeIdx >= 0 {
 			m.hitFraction(pi, 0, ev.Value)

@@ -26,9 +26,10 @@ const (
 	TraceState                      // the pool's regime becomes State
 	TraceInterrupt                  // a fraction Value of the pool's running instances get a notice
 	TraceRebalance                  // a fraction Value of them get a rebalance recommendation
+	TraceDepth                      // the pool's full depth becomes Value instances (-1: the model's again)
 )
 
-var traceKindNames = [...]string{"price", "state", "interrupt", "rebalance"}
+var traceKindNames = [...]string{"price", "state", "interrupt", "rebalance", "depth"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) {
@@ -43,7 +44,7 @@ type TraceEvent struct {
 	At    time.Duration // since the start of the run
 	Pool  Offering
 	Kind  TraceKind
-	Value float64 // price in USD/h, or the fraction (0, 1] of instances hit
+	Value float64 // price in USD/h, the fraction (0, 1] of instances hit, or a depth (-1: the model's)
 	State Regime  // for TraceState
 }
 
@@ -67,6 +68,7 @@ type Trace struct {
 //	30m,c5.large/us-east-1a/spot,state,exhausted
 //	30m,c5.large/us-east-1a/spot,interrupt,0.8
 //	75m,c5.large/us-east-1a,state,available
+//	80m,c5.large/us-east-1b/spot,depth,40
 //
 // JSON Lines: one object per line with the same keys; time and value may be
 // strings or numbers:
@@ -84,7 +86,11 @@ type Trace struct {
 //     every pool starts available); interrupt (a fraction in (0, 1] of the
 //     pool's running spot instances, rounded up, chosen at random, get a
 //     notice and are reclaimed NoticeLead later; default 1); rebalance (as
-//     interrupt, a rebalance recommendation).
+//     interrupt, a rebalance recommendation); depth (a whole number of
+//     instances >= 0: from then on the pool's depth while available, with
+//     nothing taken yet; constrained pools keep Depth.Constrained of it,
+//     exhausted ones none; launches take from it and terminations give
+//     back as usual; "model" returns to the model's depth).
 //
 // Every problem is reported, each as "name:line: field: what is wrong".
 // Whether the pools exist (type, zone, spot data) is checked by [New].
@@ -268,7 +274,7 @@ func (t *Trace) add(r rawEvent, errs []error) []error {
 		}
 	}
 	if kind < 0 {
-		bad("kind", "unknown kind %q; want price, state, interrupt or rebalance", r.kind)
+		bad("kind", "unknown kind %q; want price, state, interrupt, rebalance or depth", r.kind)
 	} else {
 		ev.Kind = TraceKind(kind)
 		switch ev.Kind {
@@ -284,6 +290,18 @@ func (t *Trace) add(r rawEvent, errs []error) []error {
 				bad("value", "unknown state %q; want available, constrained or exhausted", r.value)
 			}
 			ev.State = s
+		case TraceDepth:
+			ev.Value = -1
+			if r.value != "model" {
+				v, err := strconv.ParseFloat(r.value, 64)
+				if !r.hasValue || err != nil || !(v >= 0 && v <= 1e9) || v != math.Trunc(v) {
+					bad("value", "depth needs a whole number of instances >= 0, or model for the model's depth, got %q", r.value)
+				}
+				ev.Value = v
+			}
+			if poolOK && ev.Pool.CapacityType == cluster.Reserved {
+				bad("pool", "depth applies to spot and on-demand pools; reserved capacity has no depth")
+			}
 		case TraceInterrupt, TraceRebalance:
 			ev.Value = 1
 			if r.hasValue {

@@ -54,7 +54,7 @@ func TestReadTraceErrors(t *testing.T) {
 		{"order.csv", "time,pool,kind,value\n30m,c5.large/us-east-1a,state,exhausted\n20m,c5.large/us-east-1a,state,available\n",
 			[]string{"order.csv:3: time: 20m0s is before 30m0s on line 2; lines must be in time order"}},
 		{"kind.csv", "# c\ntime,pool,kind,value\n0s,c5.large/us-east-1a,interupt,1\n",
-			[]string{`kind.csv:3: kind: unknown kind "interupt"; want price, state, interrupt or rebalance`}},
+			[]string{`kind.csv:3: kind: unknown kind "interupt"; want price, state, interrupt, rebalance or depth`}},
 		{"many.csv", "time,pool,kind,value\nsoon,c5.large,price,-1\n1m,c5.large/us-east-1a/on-demand,interrupt,2\n2m,c5.large/us-east-1a,state,gone\n",
 			[]string{
 				`many.csv:2: time: "soon" is not a duration`,

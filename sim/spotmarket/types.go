@@ -167,7 +167,10 @@ type Stats struct {
 	// UnfulfillableCapacity), several per request when several offerings
 	// failed (report: provisioning.insufficientCapacityErrors).
 	InsufficientCapacityErrors uint64
-	UnsupportedErrors          uint64 // offering errors with code Unsupported
+	// DepthRefusals are the InsufficientCapacityErrors of pools whose depth
+	// was used up (report: provisioning.depthRefusals).
+	DepthRefusals     uint64
+	UnsupportedErrors uint64 // offering errors with code Unsupported
 	// Interruptions counts interruption notices (report: spot.interruptions).
 	Interruptions uint64
 	// RebalanceRecommendations counts them (report: spot.rebalanceRecommendations).
@@ -175,6 +178,10 @@ type Stats struct {
 	Reclaims                 uint64 // instances EC2 took back (Terminated signals)
 	Terminations             uint64 // instances their owners terminated
 	Shocks                   uint64 // correlated shocks that started (stochastic model)
+	// PartialFulfilments counts requests (one owner's launches at one
+	// instant) in which some launches got an instance and some got none
+	// (report: provisioning.partialFulfilments).
+	PartialFulfilments uint64
 
 	ByOwner []OwnerStats
 	ByPool  []PoolStats // pools with any launch, error or signal
@@ -182,12 +189,19 @@ type Stats struct {
 
 // Counters is the part of the statistics kept per owner and per pool.
 type Counters struct {
-	LaunchRequests             uint64 // per owner only: a request spans pools
+	LaunchRequests uint64 // per owner only: a request spans pools
+	// Asked counts launches that tried the pool (per pool only): each
+	// ends in a launch or an offering error there.
+	Asked                      uint64
 	Launches                   uint64
 	InsufficientCapacityErrors uint64
-	Interruptions              uint64
-	RebalanceRecommendations   uint64
-	Reclaims                   uint64
+	// DepthRefusals are the InsufficientCapacityErrors of launches the
+	// pool refused because its depth was used up (not its regime).
+	DepthRefusals            uint64
+	PartialFulfilments       uint64 // per owner only
+	Interruptions            uint64
+	RebalanceRecommendations uint64
+	Reclaims                 uint64
 }
 
 // OwnerStats are the counters of one LaunchRequest.Owner.
