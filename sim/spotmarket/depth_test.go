@@ -102,7 +102,9 @@ func TestDepthBySize(t *testing.T) {
 	// Per vCPU too, larger sizes are scarcer.
 	assert.Greater(t, large*2, xl4*16)
 
-	od := func(ty string) Offering { return Offering{InstanceType: ty, Zone: zoneA, CapacityType: cluster.OnDemand} }
+	od := func(ty string) Offering {
+		return Offering{InstanceType: ty, Zone: zoneA, CapacityType: cluster.OnDemand}
+	}
 	p5, g5, m5 := mean(od("p5.48xlarge")), mean(od("g5.48xlarge")), mean(od("m5.large"))
 	t.Logf("on-demand depth: p5.48xlarge %.1f, g5.48xlarge %.1f, m5.large %.0f", p5, g5, m5)
 	assert.Less(t, p5, 10.0, "p5 on demand fails a request for ten")
