@@ -157,6 +157,27 @@ type Provisioning struct {
 	// InsufficientCapacityErrors counts offerings that failed with a
 	// capacity error (several per request when several failed).
 	InsufficientCapacityErrors uint64 `json:"insufficientCapacityErrors"`
+	// DepthRefusals counts the insufficient-capacity errors of pools whose
+	// depth (instances obtainable at once) was used up.
+	DepthRefusals uint64 `json:"depthRefusals"`
+	// PartialFulfilments counts requests (one autoscaler's launches at one
+	// instant, as one EC2 Fleet request or one ASG scale-up) of which some
+	// got instances and some did not.
+	PartialFulfilments uint64 `json:"partialFulfilments"`
+	// Pools are the capacity pools launches tried, by instance type, zone
+	// and capacity type.
+	Pools []PoolLaunches `json:"pools"`
+}
+
+// PoolLaunches are one capacity pool's launches.
+type PoolLaunches struct {
+	Pool     string `json:"pool"`     // instanceType/zone/capacityType
+	Asked    uint64 `json:"asked"`    // launches that tried the pool
+	Obtained uint64 `json:"obtained"` // launches it filled
+	// Refused counts launches it refused with a capacity error; of them
+	// DepthRefused because its depth was used up.
+	Refused      uint64 `json:"refused"`
+	DepthRefused uint64 `json:"depthRefused"`
 }
 
 // Spot counts the market's signals.
@@ -284,6 +305,9 @@ func (c *Collector) Build(in Inputs) *Report {
 			Warnings:  in.Warnings,
 			Workloads: []Workload{},
 		},
+	}
+	if r.Provisioning.Pools == nil {
+		r.Provisioning.Pools = []PoolLaunches{}
 	}
 	for _, m := range in.Models {
 		key, figures := m.ReportSection()

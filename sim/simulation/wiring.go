@@ -164,7 +164,14 @@ func (s *Sim) buildMarket() (err error) {
 func (s *Sim) reportMarket(in *report.Inputs) {
 	ms := s.market.Stats()
 	in.Provisioning = report.Provisioning{LaunchRequests: ms.LaunchRequests, Launches: ms.Launches,
-		LaunchFailures: ms.LaunchFailures, InsufficientCapacityErrors: ms.InsufficientCapacityErrors}
+		LaunchFailures: ms.LaunchFailures, InsufficientCapacityErrors: ms.InsufficientCapacityErrors,
+		DepthRefusals: ms.DepthRefusals, PartialFulfilments: ms.PartialFulfilments, Pools: []report.PoolLaunches{}}
+	for _, p := range ms.ByPool {
+		if p.Asked > 0 {
+			in.Provisioning.Pools = append(in.Provisioning.Pools, report.PoolLaunches{Pool: p.Offering.String(),
+				Asked: p.Asked, Obtained: p.Launches, Refused: p.InsufficientCapacityErrors, DepthRefused: p.DepthRefusals})
+		}
+	}
 	in.Spot = report.Spot{Interruptions: ms.Interruptions, RebalanceRecommendations: ms.RebalanceRecommendations, Reclaims: ms.Reclaims}
 	in.NodeCost = func(n *cluster.Node, until engine.Time) (float64, bool) {
 		if n.Instance == 0 {
