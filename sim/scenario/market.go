@@ -26,12 +26,51 @@ type marketSpec struct {
 		DurationScale      *float64 `json:"durationScale,omitempty"`
 		ConstrainedFailure *float64 `json:"constrainedFailure,omitempty"`
 	} `json:"regimes,omitempty"`
-	SpotVCPUQuota *int `json:"spotVCPUQuota,omitempty"`
+	SpotVCPUQuota *int       `json:"spotVCPUQuota,omitempty"`
+	Depth         *depthSpec `json:"depth,omitempty"`
 	LaunchLatency *struct {
 		Fleet *durationDist `json:"fleet,omitempty"`
 		ASG   *durationDist `json:"asg,omitempty"`
 	} `json:"launchLatency,omitempty"`
 	Events []marketEvent `json:"events,omitempty"`
+}
+
+// depthSpec is spec.market.depth: how many instances a pool gives at once
+// (spotmarket.DepthConfig; every field optional, defaults there).
+type depthSpec struct {
+	Unlimited      *bool    `json:"unlimited,omitempty"`
+	Spot           *float64 `json:"spot,omitempty"`
+	OnDemand       *float64 `json:"onDemand,omitempty"`
+	SizeExponent   *float64 `json:"sizeExponent,omitempty"`
+	Spread         *float64 `json:"spread,omitempty"`
+	Constrained    *float64 `json:"constrained,omitempty"`
+	Refill         string   `json:"refill,omitempty"`
+	Accelerated    *float64 `json:"accelerated,omitempty"`
+	NewAccelerated *float64 `json:"newAccelerated,omitempty"`
+	Metal          *float64 `json:"metal,omitempty"`
+}
+
+// apply sets the fields given on d.
+func (ds *depthSpec) apply(l *loader, d *spotmarket.DepthConfig) {
+	set := func(dst *float64, src *float64) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	if ds.Unlimited != nil {
+		d.Unlimited = *ds.Unlimited
+	}
+	set(&d.Spot, ds.Spot)
+	set(&d.OnDemand, ds.OnDemand)
+	set(&d.SizeExponent, ds.SizeExponent)
+	set(&d.Spread, ds.Spread)
+	set(&d.Constrained, ds.Constrained)
+	set(&d.Accelerated, ds.Accelerated)
+	set(&d.NewAccelerated, ds.NewAccelerated)
+	set(&d.Metal, ds.Metal)
+	if ds.Refill != "" {
+		d.Refill = l.dur("spec.market.depth.refill", ds.Refill, d.Refill)
+	}
 }
 
 type marketEvent struct {
@@ -96,6 +135,9 @@ func (l *loader) compileMarket(path string) {
 		}
 		if ms.SpotVCPUQuota != nil {
 			cfg.SpotVCPUQuota = *ms.SpotVCPUQuota
+		}
+		if ms.Depth != nil {
+			ms.Depth.apply(l, &cfg.Depth)
 		}
 		if ll := ms.LaunchLatency; ll != nil {
 			if ll.Fleet != nil {

@@ -82,6 +82,46 @@
 // come at 1.2 per background reclaim and, in a hit pool, to survivors at
 // the rate that keeps the total at 2 recommendations per notice.
 //
+// # Pool depth
+//
+// A pool gives at most its depth of instances at once (depth.go,
+// [DepthConfig]). A launch into a dry pool fails with
+// InsufficientInstanceCapacity for that offering and goes on to the next,
+// so N launches into one pool at one instant (an EC2 Fleet request for N)
+// get min(N, depth). The depth is the pool's full depth scaled by its
+// regime (available x1, constrained x Depth.Constrained = 0.1, exhausted
+// 0) less what the run took: a launch takes one, a termination or reclaim
+// gives one back, and what was taken decays back with time constant
+// Depth.Refill (30 min: EC2 refills pools as other tenants release
+// capacity; its advice for an ICE is to retry in a few minutes). The
+// decay is applied lazily when the pool is touched: O(1) per launch and
+// termination, no events, no scans.
+//
+// The full depth is drawn once per pool: Depth.Spot = 150 (Depth.OnDemand
+// = 3,000) instances of a 4-vCPU type per zone, x (4/vCPU)^1.25 (larger
+// sizes are scarcer, in instances and slightly in vCPUs), x 0.3 for
+// accelerated types, x a further 0.1 for the newest (p4d, p5, p6, trn1,
+// trn2, g6e), x 0.5 for metal, x a lognormal factor with sigma 0.7 from
+// the pool's own stream (".../depth"). Reserved pools are unlimited, and
+// so is every pool under ModelOff or with Depth.Unlimited. No dataset of
+// pool depths exists; the numbers are chosen to reproduce what is
+// documented and widely reported, and the tests in depth_test.go pin it
+// over 20 seeds: a 200-instance burst into c5.xlarge in one zone falls
+// short in 16 (partially filled in 16), the same burst over 20 types in
+// three zones with price-capacity-optimized is filled in 20; the median
+// spot depth is 398 for m5.large, 28 for m5.4xlarge, 3 for m5.24xlarge; a
+// p5.48xlarge on-demand pool holds about one instance (AWS steers p5 to
+// Capacity Blocks), g5.48xlarge about 10, m5.large over 8,000.
+//
+// A request, for the counters, is one owner's launches at one instant:
+// Karpenter launches a provisioning batch's NodeClaims together (upstream
+// batches their CreateFleet calls into one fleet), the Cluster Autoscaler
+// asks an ASG for N more at once. A request that got some instances and
+// not others is a partial fulfilment ([Stats].PartialFulfilments). Per
+// pool, [Counters] give the launches asked (Asked), obtained (Launches)
+// and refused (InsufficientCapacityErrors, of them DepthRefusals for want
+// of depth). A replay trace's depth line sets a pool's full depth.
+//
 // # Calibration (tests in calibration_test.go, fixed seeds)
 //
 //   - With shocks off, the share of instances reclaimed within 30 days is
@@ -142,10 +182,11 @@
 //   - A regime's first spell starts fresh at time 0 (not the longer residual
 //     of a spell in progress); regimes do not depend on the band; the chain
 //     is the same for every spot pool.
-//   - No capacity counts: a launch never takes capacity away from the next,
-//     a reclaim never frees any, and many launches into one pool at once
-//     succeed or fail independently. Launches are all-or-nothing for one
-//     instance (no partial fleets), and reserved capacity (ODCR) has no size.
+//   - Pool depths are assumptions (see Pool depth); a pool's full depth
+//     changes only with its regime and trace lines, pools of one family or
+//     zone do not share capacity, and reserved capacity (ODCR) has no size.
+//     A Launch asks for one instance; a fleet of N is N launches at one
+//     instant.
 //   - Regions are independent (MODEL.md's 0.14 region correlation is not
 //     modelled); there is one market per run.
 //   - Spot quota is a single vCPU count; on-demand quotas, API throttling
