@@ -38,11 +38,13 @@ const (
 	// few dozen to a few hundred instances of one pool), while 60 pools
 	// (20 types x 3 zones) hold thousands.
 	DefaultDepthSpot = 150.0
-	// DefaultDepthOnDemand is the same for on-demand: 3,000 xlarge
-	// instances per zone, so that on-demand requests of common types never
-	// run out at cluster scale while rare types (p5, trn, large metal) do
-	// on requests of a few instances.
-	DefaultDepthOnDemand = 3000.0
+	// DefaultDepthOnDemand is the same for on-demand: 20,000 xlarge
+	// instances per zone (8,400 m5.2xlarge at the median), so that
+	// on-demand requests of common types do not run out at cluster scale
+	// (a 5,000-node on-demand node group of one type in three zones is
+	// filled) while rare types (p5, trn, large metal) run out on requests
+	// of a few instances.
+	DefaultDepthOnDemand = 20000.0
 	// DefaultDepthSizeExponent: a type with v vCPUs has (4/v)^1.25 times
 	// the xlarge depth in instances: slightly fewer vCPUs per pool for
 	// larger sizes (hosts are shared by smaller sizes first; the
@@ -65,10 +67,10 @@ const (
 	// types (families g*, p*, inf*, trn*, dl*, vt*, f*): 0.3.
 	DefaultDepthAccelerated = 0.3
 	// DefaultDepthNewAccelerated scales the newest, scarcest accelerated
-	// families (p4d, p4de, p5*, p6*, trn1*, trn2*, g6e): a further 0.1, so
-	// a p5.48xlarge on-demand pool holds about one instance in a zone (AWS
+	// families (p4d, p4de, p5*, p6*, trn1*, trn2*, g6e): a further 0.03, so
+	// a p5.48xlarge on-demand pool holds about two instances in a zone (AWS
 	// steers p5 buyers to Capacity Blocks) and its spot pool usually none.
-	DefaultDepthNewAccelerated = 0.1
+	DefaultDepthNewAccelerated = 0.03
 	// DefaultDepthMetal scales .metal sizes: 0.5.
 	DefaultDepthMetal = 0.5
 )

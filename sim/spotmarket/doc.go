@@ -98,9 +98,9 @@
 // termination, no events, no scans.
 //
 // The full depth is drawn once per pool: Depth.Spot = 150 (Depth.OnDemand
-// = 3,000) instances of a 4-vCPU type per zone, x (4/vCPU)^1.25 (larger
+// = 20,000) instances of a 4-vCPU type per zone, x (4/vCPU)^1.25 (larger
 // sizes are scarcer, in instances and slightly in vCPUs), x 0.3 for
-// accelerated types, x a further 0.1 for the newest (p4d, p5, p6, trn1,
+// accelerated types, x a further 0.03 for the newest (p4d, p5, p6, trn1,
 // trn2, g6e), x 0.5 for metal, x a lognormal factor with sigma 0.7 from
 // the pool's own stream (".../depth"). Reserved pools are unlimited, and
 // so is every pool under ModelOff or with Depth.Unlimited. No dataset of
@@ -110,8 +110,8 @@
 // short in 16 (partially filled in 16), the same burst over 20 types in
 // three zones with price-capacity-optimized is filled in 20; the median
 // spot depth is 398 for m5.large, 28 for m5.4xlarge, 3 for m5.24xlarge; a
-// p5.48xlarge on-demand pool holds about one instance (AWS steers p5 to
-// Capacity Blocks), g5.48xlarge about 10, m5.large over 8,000.
+// p5.48xlarge on-demand pool holds about two instances (AWS steers p5
+// to Capacity Blocks), g5.48xlarge about 66, m5.large over 50,000.
 //
 // A request, for the counters, is one owner's launches at one instant:
 // Karpenter launches a provisioning batch's NodeClaims together (upstream
