@@ -102,3 +102,11 @@ func TestExplainWhyNothingCameNoNodePool(t *testing.T) {
 	require.Contains(t, out, "NodePool/dedicated (on-demand): never: untolerated taint dedicated=batch:NoSchedule")
 	require.Contains(t, out, "NodePool/limitcpu100 (on-demand): never: no instance type satisfies the requirements")
 }
+
+// A burst into one spot pool that holds 10 instances: the pods left over
+// are told apart from a dry regime, the pool's depth is named.
+func TestExplainWhyNothingCamePoolDepth(t *testing.T) {
+	out := explainOf(t, filepath.Join("testdata", "explain", "depth-burst.yaml"), "web-59")
+	require.Contains(t, out, "No autoscaler launched a node for it.")
+	require.Regexp(t, `karpenter's launches failed \d+ x InsufficientInstanceCapacity \(pool depth used up: partial fulfilment\) on c5.xlarge/us-east-1a/spot`, out)
+}

@@ -85,6 +85,9 @@ func whyNothingCame(b *strings.Builder, sc *scenario.Scenario, story, all []trac
 		switch e.Kind {
 		case "launchError":
 			k := e.Owner + "\x00" + e.Cause
+			if e.Message != "" {
+				k += " (" + e.Message + ")"
+			}
 			a := fails[k]
 			if a == nil {
 				a = &agg{offs: map[string]bool{}}

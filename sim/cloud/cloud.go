@@ -120,6 +120,10 @@ const (
 type OfferingError struct {
 	Offering Offering
 	Code     string // one of the Code* constants
+	// Dry marks an InsufficientInstanceCapacity of a pool whose depth (the
+	// instances it gives at once) was used up: a fleet that asks for more
+	// than a pool holds is partially fulfilled.
+	Dry bool
 }
 
 // IsCapacityError reports whether the code is one that Karpenter caches as

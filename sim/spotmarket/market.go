@@ -419,7 +419,8 @@ func byPrice(a, b cand) int {
 
 // Launch asks for one instance in one of req.Offerings at Now(), trying
 // them in the order req.Strategy gives (see [Strategy]); an exhausted pool
-// fails with InsufficientInstanceCapacity, a constrained one with
+// fails with InsufficientInstanceCapacity, so does a pool whose depth is
+// used up (the error's Dry is set), and a constrained one with
 // probability Regimes.ConstrainedFailure. The first success is the answer;
 // failures before it are in Errors. When all fail the error wraps
 // [ErrInsufficientCapacity]. Launch must not be called from OnSignal.
@@ -480,7 +481,7 @@ func (m *Market) Launch(req LaunchRequest) (LaunchResult, error) {
 			}
 		}
 		if code != "" {
-			res.Errors = append(res.Errors, OfferingError{Offering: o, Code: code})
+			res.Errors = append(res.Errors, OfferingError{Offering: o, Code: code, Dry: dry})
 			if code == CodeUnsupported {
 				m.stats.UnsupportedErrors++
 			} else {

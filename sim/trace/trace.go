@@ -144,8 +144,12 @@ func (r *Recorder) OnChange(c cluster.Change) {
 func (r *Recorder) Launch(owner string, res cloud.LaunchResult, err error) {
 	now := secs(r.cl.Now())
 	for _, oe := range res.Errors {
-		r.sink(Entry{T: now, Kind: "launchError", Owner: owner, InstanceType: oe.Offering.InstanceType, Zone: oe.Offering.Zone,
-			CapacityType: oe.Offering.CapacityType.String(), Cause: oe.Code})
+		e := Entry{T: now, Kind: "launchError", Owner: owner, InstanceType: oe.Offering.InstanceType, Zone: oe.Offering.Zone,
+			CapacityType: oe.Offering.CapacityType.String(), Cause: oe.Code}
+		if oe.Dry {
+			e.Message = PoolDry
+		}
+		r.sink(e)
 	}
 	if err != nil {
 		r.sink(Entry{T: now, Kind: "launchFailed", Owner: owner, Message: err.Error()})
@@ -154,6 +158,11 @@ func (r *Recorder) Launch(owner string, res cloud.LaunchResult, err error) {
 	r.sink(Entry{T: now, Kind: "instanceLaunched", Owner: owner, InstanceType: res.Offering.InstanceType, Zone: res.Offering.Zone,
 		CapacityType: res.Offering.CapacityType.String()})
 }
+
+// PoolDry is the message of a launchError whose pool's depth was used up:
+// the request was partially fulfilled (or not at all) for want of
+// instances in that pool, not because of its regime.
+const PoolDry = "pool depth used up: partial fulfilment"
 
 // OnSignal implements cloud.Subscriber: spot signals.
 func (r *Recorder) OnSignal(s cloud.Signal) {
