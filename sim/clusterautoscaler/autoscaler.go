@@ -83,10 +83,11 @@ const (
 const (
 	evInit uint16 = iota
 	evLoop
-	evReady  // Obj: node
-	evSignal // Obj: instance, Arg: signal kind
-	evDrain  // Obj: node
-	evDelete // Obj: node: an empty node's delay after taint is over
+	evReady    // Obj: node
+	evSignal   // Obj: instance, Arg: signal kind
+	evDrain    // Obj: node
+	evDelete   // Obj: node: an empty node's delay after taint is over
+	evASGRetry // Obj: group index: the ASG retries its failed launches
 )
 
 var never = engine.Time(math.MinInt64 / 2)
@@ -318,6 +319,8 @@ func (a *Autoscaler) HandleEvent(ev engine.Event) {
 		a.drainStep(cluster.NodeID(ev.Obj))
 	case evDelete:
 		a.finishDelete(cluster.NodeID(ev.Obj))
+	case evASGRetry:
+		a.asgRetry(a.groups[ev.Obj])
 	}
 }
 
@@ -525,6 +528,7 @@ func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) clu
 		g.stats.LaunchFailures++
 		if kind != launchRebalance {
 			g.placeholders = append(g.placeholders, a.eng.Now())
+			a.asgRetryLater(g)
 		}
 		return cluster.NoNode
 	}

@@ -125,7 +125,11 @@
 //     fit an existing node: the scheduler's verdict stands.
 //   - A launch is one request that fails or succeeds at once; a failed one
 //     is known to the ASG at that moment and to the Cluster Autoscaler at
-//     the next refresh; the ASG does not retry it.
+//     the next refresh. Until then the ASG retries it on its own
+//     (asgretry.go: after 10 s, doubling up to 5 min, an assumption), and
+//     a retry that succeeds fills the desired capacity without a failed
+//     scale-up; the refresh lowers the desired capacity by what is still
+//     unfilled, which ends the retries.
 //   - A node that is not Ready --max-node-provision-time after its launch
 //     is deleted at once (upstream deletes instances that never register
 //     then, and leaves registered-but-unready ones to the unready

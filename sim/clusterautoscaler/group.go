@@ -33,6 +33,10 @@ type group struct {
 	// seenFailed counts placeholders a refresh revealed and the loop has
 	// not yet handled.
 	seenFailed int
+	// retry is the ASG's next retry of its placeholders, retryEvery its
+	// current interval (asgretry.go).
+	retry      engine.Timer
+	retryEvery time.Duration
 	seq        int // node name counter
 	onDemand   int
 	spot       int

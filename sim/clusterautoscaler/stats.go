@@ -38,6 +38,9 @@ type Stats struct {
 	RaceNodes int `json:"raceNodes"`
 	// LaunchFailures counts instance launches EC2 could not fill.
 	LaunchFailures int `json:"launchFailures"`
+	// ASGRetries counts launches the ASGs retried on their own for
+	// desired capacity they had not met.
+	ASGRetries int `json:"asgRetries"`
 	// FailedScaleDowns counts drains given up (evictions refused past
 	// --max-pod-eviction-time).
 	FailedScaleDowns int `json:"failedScaleDowns"`
@@ -69,6 +72,7 @@ type GroupStats struct {
 	NodesReclaimed int     `json:"nodesReclaimed"`
 	Replacements   int     `json:"replacements"`
 	LaunchFailures int     `json:"launchFailures"`
+	ASGRetries     int     `json:"asgRetries"`
 	RaceNodes      int     `json:"raceNodes"`
 	BackoffSeconds float64 `json:"backoffSeconds"`
 	// PendingToReadySeconds: from the oldest pending pod a node was
@@ -91,6 +95,7 @@ type Quantiles struct {
 type statsState struct {
 	scaleUps, failedScaleUps, nodesAdded, nodesRemoved, nodesReclaimed int
 	raceNodes, launchFailures, failedScaleDowns, loops                 int
+	asgRetries                                                         int
 }
 
 // Stats returns the counters so far.
@@ -99,7 +104,7 @@ func (a *Autoscaler) Stats() Stats {
 	s := Stats{
 		ScaleUps: a.stats.scaleUps, FailedScaleUps: a.stats.failedScaleUps, NodesAdded: a.stats.nodesAdded,
 		NodesRemoved: a.stats.nodesRemoved, NodesReclaimed: a.stats.nodesReclaimed, RaceNodes: a.stats.raceNodes,
-		LaunchFailures: a.stats.launchFailures, FailedScaleDowns: a.stats.failedScaleDowns, Loops: a.stats.loops,
+		LaunchFailures: a.stats.launchFailures, ASGRetries: a.stats.asgRetries, FailedScaleDowns: a.stats.failedScaleDowns, Loops: a.stats.loops,
 		NodeGroups: []GroupStats{}, ScaleDownBlockedNodes: map[string]int{},
 	}
 	for why, nodes := range a.blocked {
