@@ -217,3 +217,23 @@ func TestReadTraceDepth(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 }
+
+// On-demand pools have depth too: a request for 16 p5.48xlarge in one zone
+// (128 H100 GPUs for one training job) falls short in
+// most seeds, while 200 m5.xlarge on demand are always filled.
+func TestDepthOnDemandRareTypes(t *testing.T) {
+	short := 0
+	for seed := uint64(1); seed <= depthSeeds; seed++ {
+		_, m := newTestMarket(t, seed, DefaultConfig())
+		p5 := Offering{InstanceType: "p5.48xlarge", Zone: zoneA, CapacityType: cluster.OnDemand}
+		if burst(m, []Offering{p5}, 16, LowestPrice) < 16 {
+			short++
+		}
+		m5 := Offering{InstanceType: "m5.xlarge", Zone: zoneA, CapacityType: cluster.OnDemand}
+		if r, _ := m.Regime(m5); r == RegimeAvailable {
+			assert.Equal(t, 200, burst(m, []Offering{m5}, 200, LowestPrice), "seed %d", seed)
+		}
+	}
+	t.Logf("16 p5.48xlarge on demand: short in %d of %d seeds", short, depthSeeds)
+	assert.GreaterOrEqual(t, short, depthSeeds*3/4)
+}
