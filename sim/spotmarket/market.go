@@ -367,8 +367,9 @@ func (m *Market) Regime(o Offering) (r Regime, ok bool) {
 }
 
 // Available reports whether o's regime is not exhausted now: a launch there
-// would not fail for certain (in a constrained pool it may still fail). It
-// is false for offerings the market does not sell.
+// would not fail for certain (in a constrained pool it may still fail,
+// and any pool may have given all its depth: see [Market.Depth]). It is
+// false for offerings the market does not sell.
 func (m *Market) Available(o Offering) bool {
 	r, ok := m.Regime(o)
 	return ok && r != RegimeExhausted
