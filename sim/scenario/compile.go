@@ -858,6 +858,7 @@ func (l *loader) compileClusterAutoscaler() {
 		}
 		return
 	}
+	l.terminationHandler(&settings)
 	warns, err := caconfig.CrossCheck(groups, &settings)
 	l.caWarnings(warns)
 	if err != nil {
