@@ -102,3 +102,11 @@ func TestExplainWhyNothingCameNoNodePool(t *testing.T) {
 	require.Contains(t, out, "NodePool/dedicated (on-demand): never: untolerated taint dedicated=batch:NoSchedule")
 	require.Contains(t, out, "NodePool/limitcpu100 (on-demand): never: no instance type satisfies the requirements")
 }
+
+// ca-priority-fallback's spot managed node group: EKS drains a node on its
+// interruption notice, and the story of a pod evicted by that drain says
+// so.
+func TestExplainSpotDrain(t *testing.T) {
+	out := explainOf(t, "ca-priority-fallback", "batch/render-15")
+	require.Contains(t, out, "deleted: evicted (a drain ahead of the reclaim: batch-spot-7 got a spot interruption notice at 40m00s)")
+}
