@@ -86,6 +86,11 @@ type Pods struct {
 	Succeeded      int         `json:"succeeded"`
 	Deleted        int         `json:"deleted"` // removed before finishing (scale-down, eviction, node loss)
 	PendingSeconds Percentiles `json:"pendingSeconds"`
+	// WaitedOnIPs counts pods that stayed ContainerCreating, bound but
+	// without an address of their node's subnet (spec.network), and
+	// IPWaitSeconds the seconds they waited in all; omitted when none.
+	WaitedOnIPs   int     `json:"waitedOnIPs,omitempty"`
+	IPWaitSeconds float64 `json:"ipWaitSeconds,omitempty"`
 }
 
 // Percentiles of a sample, in seconds, rounded to the millisecond.
@@ -157,6 +162,9 @@ type Provisioning struct {
 	// InsufficientCapacityErrors counts offerings that failed with a
 	// capacity error (several per request when several failed).
 	InsufficientCapacityErrors uint64 `json:"insufficientCapacityErrors"`
+	// InsufficientAddressErrors counts offerings that failed with
+	// InsufficientFreeAddressesInSubnet (spec.network); omitted when none.
+	InsufficientAddressErrors uint64 `json:"insufficientAddressErrors,omitempty"`
 }
 
 // Spot counts the market's signals.
@@ -241,6 +249,10 @@ type Inputs struct {
 	Models []Section
 	// Evictions counts evictions through the eviction API (drains).
 	Evictions uint64
+	// IPWaitPods and IPWaitSeconds: pods that waited for an address of
+	// their node's subnet, and how long in all.
+	IPWaitPods    int
+	IPWaitSeconds float64
 	// NodeCost, when set, bills a node from launch until a time (e.g. along
 	// the market's price path); !ok falls back to its price.
 	NodeCost func(n *cluster.Node, until engine.Time) (usd float64, ok bool)
@@ -292,6 +304,7 @@ func (c *Collector) Build(in Inputs) *Report {
 	if r.Warnings == nil {
 		r.Warnings = []string{}
 	}
+	r.Pods.WaitedOnIPs, r.Pods.IPWaitSeconds = in.IPWaitPods, round3(in.IPWaitSeconds)
 	for i := range c.cl.Pods {
 		p := &c.cl.Pods[i]
 		r.Pods.Total++

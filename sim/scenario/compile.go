@@ -95,6 +95,7 @@ func (l *loader) compileSpec() {
 	out.PodStartDelay = l.dur("spec.podStartDelay", s.PodStartDelay, kubelet.DefaultStartDelay)
 
 	l.compileLocation()
+	l.compileNetwork()
 }
 
 // compileLocation sets the region and zones: spec.region and spec.zones,

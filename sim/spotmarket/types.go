@@ -168,6 +168,10 @@ type Stats struct {
 	// failed (report: provisioning.insufficientCapacityErrors).
 	InsufficientCapacityErrors uint64
 	UnsupportedErrors          uint64 // offering errors with code Unsupported
+	// InsufficientAddressErrors counts offering errors with code
+	// InsufficientFreeAddressesInSubnet (report:
+	// provisioning.insufficientAddressErrors).
+	InsufficientAddressErrors uint64
 	// Interruptions counts interruption notices (report: spot.interruptions).
 	Interruptions uint64
 	// RebalanceRecommendations counts them (report: spot.rebalanceRecommendations).
