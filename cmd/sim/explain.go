@@ -89,7 +89,7 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Pod %s (%s), scenario %s, seed %d\n\n", found[0].Pod, found[0].Workload, sc.Name, seed)
-	var created float64
+	var created, bound float64
 	for _, e := range found {
 		line := ""
 		switch e.Kind {
@@ -99,9 +99,15 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 		case "podUnschedulable":
 			line = "unschedulable: " + e.Message
 		case "podBound":
+			bound = e.T
 			line = fmt.Sprintf("bound to %s (%s, %s, %s, %s %s) after waiting %s", e.Node, e.InstanceType, e.Zone, e.CapacityType, e.Owner, e.OwnerName, fmtTime(e.T-created))
 		case "podStarted":
 			line = "running"
+			// The kubelet starts a pod PodStartDelay after binding unless
+			// it has to wait for an address of its node's subnet.
+			if wait := e.T - bound - sc.PodStartDelay.Seconds(); len(sc.Subnets) > 0 && wait > 1e-3 {
+				line = fmt.Sprintf("running, after %s ContainerCreating: no free address in its node's subnet (spec.network) until then", fmtTime(wait))
+			}
 		case "podTerminating":
 			line = "told to stop on " + e.Node
 		case "podFinished":

@@ -110,3 +110,10 @@ func TestExplainSpotDrain(t *testing.T) {
 	out := explainOf(t, "ca-priority-fallback", "batch/render-15")
 	require.Contains(t, out, "deleted: evicted (a drain ahead of the reclaim: batch-spot-7 got a spot interruption notice at 40m00s)")
 }
+
+// ip-exhaustion: a pod bound to a node whose subnet has no free address
+// waits ContainerCreating, and its story says so.
+func TestExplainIPWait(t *testing.T) {
+	out := explainOf(t, "ip-exhaustion", "batch/render-43")
+	require.Contains(t, out, "running, after 6m23s ContainerCreating: no free address in its node's subnet (spec.network) until then")
+}
