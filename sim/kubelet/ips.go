@@ -20,10 +20,10 @@ type ips struct {
 	waiting [][]cluster.PodID
 	since   map[cluster.PodID]engine.Time
 	retry   []bool // a retry event is scheduled for the subnet
-	// waitedPods and waitedSeconds: pods that waited for an address, and
-	// for how long in all (pods still waiting at the end are not counted).
-	waitedPods    int
-	waitedSeconds float64
+	// waitedPods and waited: pods that waited for an address and started,
+	// and for how long in all.
+	waitedPods int
+	waited     engine.Time
 }
 
 // SetSubnets makes pods take addresses from subnets (nil: unlimited).
@@ -36,12 +36,17 @@ func (k *Kubelet) SetSubnets(s *cloud.Subnets) {
 }
 
 // IPWaits reports the pods that waited for an address and the seconds
-// they waited in all.
+// they waited in all, as of now: pods still waiting count, with their wait
+// so far (a lower bound, as for pods pending at the end).
 func (k *Kubelet) IPWaits() (pods int, seconds float64) {
 	if k.ip == nil {
 		return 0, 0
 	}
-	return k.ip.waitedPods, k.ip.waitedSeconds
+	total := k.ip.waited
+	for _, t := range k.ip.since {
+		total += k.eng.Now() - t // integer time: the order of the sum does not matter
+	}
+	return k.ip.waitedPods + len(k.ip.since), total.Seconds()
 }
 
 // takeIP gives the pod an address of its node's subnet, and reports
@@ -70,7 +75,7 @@ func (k *Kubelet) takeIP(id cluster.PodID) bool {
 	if t, ok := ip.since[id]; ok {
 		delete(ip.since, id)
 		ip.waitedPods++
-		ip.waitedSeconds += (k.eng.Now() - t).Seconds()
+		ip.waited += k.eng.Now() - t
 	}
 	return true
 }

@@ -88,7 +88,8 @@ type Pods struct {
 	PendingSeconds Percentiles `json:"pendingSeconds"`
 	// WaitedOnIPs counts pods that stayed ContainerCreating, bound but
 	// without an address of their node's subnet (spec.network), and
-	// IPWaitSeconds the seconds they waited in all; omitted when none.
+	// IPWaitSeconds the seconds they waited in all (one still waiting at
+	// the end counts until the end); omitted when none.
 	WaitedOnIPs   int     `json:"waitedOnIPs,omitempty"`
 	IPWaitSeconds float64 `json:"ipWaitSeconds,omitempty"`
 }
