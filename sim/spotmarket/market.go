@@ -507,7 +507,7 @@ func (m *Market) Launch(req LaunchRequest) (LaunchResult, error) {
 		return res, nil
 	}
 	m.stats.LaunchFailures++
-	return res, &LaunchError{Owner: req.Owner, Tried: len(res.Errors)}
+	return res, &LaunchError{Owner: req.Owner, Tried: len(res.Errors), NoAddresses: noAddresses(res.Errors)}
 }
 
 func (m *Market) owner(name string) int32 {

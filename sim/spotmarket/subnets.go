@@ -24,3 +24,14 @@ func (m *Market) addressCode(zone string) string {
 	}
 	return CodeInsufficientAddresses
 }
+
+// noAddresses counts the offering errors for want of addresses.
+func noAddresses(errs []OfferingError) int {
+	n := 0
+	for _, e := range errs {
+		if e.Code == CodeInsufficientAddresses {
+			n++
+		}
+	}
+	return n
+}
