@@ -89,7 +89,7 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Pod %s (%s), scenario %s, seed %d\n\n", found[0].Pod, found[0].Workload, sc.Name, seed)
-	var created float64
+	var created, bound float64
 	for _, e := range found {
 		line := ""
 		switch e.Kind {
@@ -99,15 +99,21 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 		case "podUnschedulable":
 			line = "unschedulable: " + e.Message
 		case "podBound":
+			bound = e.T
 			line = fmt.Sprintf("bound to %s (%s, %s, %s, %s %s) after waiting %s", e.Node, e.InstanceType, e.Zone, e.CapacityType, e.Owner, e.OwnerName, fmtTime(e.T-created))
 		case "podStarted":
 			line = "running"
+			// The kubelet starts a pod PodStartDelay after binding unless
+			// it has to wait for an address of its node's subnet.
+			if wait := e.T - bound - sc.PodStartDelay.Seconds(); len(sc.Subnets) > 0 && wait > 1e-3 {
+				line = fmt.Sprintf("running, after %s ContainerCreating: no free address in its node's subnet (spec.network) until then", fmtTime(wait))
+			}
 		case "podTerminating":
 			line = "told to stop on " + e.Node
 		case "podFinished":
 			line = "finished: " + e.Cause
 		case "podDeleted":
-			line = "deleted: " + e.Cause
+			line = "deleted: " + e.Cause + spotCause(entries, e)
 		case "karpenterNoLaunch":
 			line = "Karpenter: " + e.Message
 		case "caNoScaleUp":
@@ -147,4 +153,46 @@ func sample(s []string, n int) []string {
 		return s[:n]
 	}
 	return s
+}
+
+// spotCause names what a spot signal had to do with a pod's deletion: a
+// drain ahead of the reclaim (EKS, aws-node-termination-handler,
+// Karpenter's interruption handling) after the node's notice or
+// recommendation, or a reclaim that took the pod with its node.
+func spotCause(entries []trace.Entry, del trace.Entry) string {
+	if del.Node == "" {
+		return ""
+	}
+	var signal *trace.Entry
+	reclaimed := false
+	for i := range entries {
+		e := &entries[i]
+		if e.T > del.T {
+			break
+		}
+		if e.Node != del.Node {
+			continue
+		}
+		switch e.Kind {
+		case "interruptionNotice", "rebalanceRecommendation":
+			signal = e
+		case "instanceReclaimed":
+			reclaimed = e.T == del.T
+		}
+	}
+	what := func(e *trace.Entry) string {
+		if e.Kind == "interruptionNotice" {
+			return "spot interruption notice"
+		}
+		return "rebalance recommendation"
+	}
+	switch {
+	case del.Cause == "evicted" && signal != nil:
+		return fmt.Sprintf(" (a drain ahead of the reclaim: %s got a %s at %s)", del.Node, what(signal), fmtTime(signal.T))
+	case del.Cause == "nodeGone" && reclaimed && signal != nil:
+		return fmt.Sprintf(" (its spot instance was reclaimed with the pod still on it; the %s came at %s and nothing drained the node)", what(signal), fmtTime(signal.T))
+	case del.Cause == "nodeGone" && reclaimed:
+		return " (its spot instance was reclaimed with the pod still on it)"
+	}
+	return ""
 }

@@ -110,3 +110,18 @@ func TestExplainWhyNothingCamePoolDepth(t *testing.T) {
 	require.Contains(t, out, "No autoscaler launched a node for it.")
 	require.Regexp(t, `karpenter's launches failed \d+ x InsufficientInstanceCapacity \(pool depth used up: partial fulfilment\) on c5.xlarge/us-east-1a/spot`, out)
 }
+
+// ca-priority-fallback's spot managed node group: EKS drains a node on its
+// interruption notice, and the story of a pod evicted by that drain says
+// so.
+func TestExplainSpotDrain(t *testing.T) {
+	out := explainOf(t, "ca-priority-fallback", "batch/render-15")
+	require.Contains(t, out, "deleted: evicted (a drain ahead of the reclaim: batch-spot-7 got a spot interruption notice at 40m00s)")
+}
+
+// ip-exhaustion: a pod bound to a node whose subnet has no free address
+// waits ContainerCreating, and its story says so.
+func TestExplainIPWait(t *testing.T) {
+	out := explainOf(t, "ip-exhaustion", "batch/render-43")
+	require.Contains(t, out, "running, after 6m23s ContainerCreating: no free address in its node's subnet (spec.network) until then")
+}

@@ -1,6 +1,7 @@
 // Package cloud is the vocabulary between the autoscaler models and the
 // EC2 model: offerings (capacity pools), launch requests and their answers,
-// instance IDs and the spot signals. It holds value types only. Each
+// instance IDs and the spot signals. It holds value types only, but for
+// Subnets: the VPC's free addresses, which EC2 and the kubelet share. Each
 // autoscaler declares the small interface it calls, in its own package, in
 // these terms; sim/spotmarket implements them and tests fake them, so the
 // models never import each other.
@@ -110,6 +111,12 @@ const (
 	// Advisor data for (newer families): EC2's "There is no Spot capacity
 	// available that matches your request".
 	CodeUnfulfillable = "UnfulfillableCapacity"
+	// CodeInsufficientAddresses: the zone's subnets have too few free
+	// addresses for the instance (see [Subnets]). Karpenter caches it as
+	// an unavailable offering like the capacity errors (newer
+	// karpenter-provider-aws pkg/errors lists it among the unfulfillable
+	// capacity codes).
+	CodeInsufficientAddresses = "InsufficientFreeAddressesInSubnet"
 	// CodeUnsupported: the type is unknown, the zone is not one of the
 	// market's, or the capacity type is not sold here. Not a capacity
 	// error: the caller asked for something that does not exist.
@@ -129,7 +136,7 @@ type OfferingError struct {
 // IsCapacityError reports whether the code is one that Karpenter caches as
 // an unavailable offering (ICE, spot quota, unfulfillable).
 func (e OfferingError) IsCapacityError() bool {
-	return e.Code == CodeInsufficientCapacity || e.Code == CodeSpotLimit || e.Code == CodeUnfulfillable
+	return e.Code == CodeInsufficientCapacity || e.Code == CodeSpotLimit || e.Code == CodeUnfulfillable || e.Code == CodeInsufficientAddresses
 }
 
 // LaunchResult is the answer to a [LaunchRequest].

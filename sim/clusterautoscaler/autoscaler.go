@@ -656,8 +656,8 @@ func (a *Autoscaler) nodeReady(id cluster.NodeID) {
 		n.group.stats.pendingToReady = append(n.group.stats.pendingToReady, (a.eng.Now() - n.firstPending).Seconds())
 	}
 	if old := n.replaces; old != cluster.NoNode {
-		if on := a.nodes.get(old); on != nil && !on.deleting && a.cl.Nodes[old].State != cluster.NodeGone {
-			a.startDelete(old, a.eng.Now(), deleteRebalance)
+		if on := a.nodes.get(old); on != nil && a.cl.Nodes[old].State != cluster.NodeGone {
+			a.retireRebalanced(old, on)
 		}
 	}
 }
@@ -681,6 +681,8 @@ func (a *Autoscaler) handleSignal(inst cloud.InstanceID, kind cloud.SignalKind) 
 				a.nodes.get(rid).replaces = id
 			}
 		}
+		// Then whoever drains the group's nodes acts (spotdrain.go).
+		a.spotSignal(id, n, kind)
 	case cloud.Terminated:
 		a.stats.nodesReclaimed++
 		g.stats.NodesReclaimed++

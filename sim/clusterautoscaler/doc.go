@@ -82,8 +82,16 @@
 // keep its desired capacity (which may fail like any launch); the evicted
 // pods go through normal scale-up. Groups with capacity rebalancing (spot
 // managed node groups) launch the replacement on the rebalance
-// recommendation or interruption notice and drain the old node once it is
-// Ready.
+// recommendation or interruption notice. Who drains the at-risk node
+// (spotdrain.go): EKS for managed groups, when the replacement is Ready or
+// at once on the interruption notice; aws-node-termination-handler for
+// self-managed groups when it runs (config.TerminationHandler: IMDS mode
+// drains on the notice and cordons on a recommendation, queue mode drains
+// on both and on the ASG's termination of a rebalanced instance);
+// otherwise nobody, and a self-managed group's capacity rebalance
+// terminates the old instance undrained once the replacement is Ready.
+// These drains go through the eviction API, are retried until the
+// instance goes, and never terminate it themselves (EC2 or the ASG does).
 //
 // Templates: a group's template is a copy of its first Ready node, else
 // the last one copied, else built from the ASG as the AWS provider does:
@@ -143,6 +151,10 @@
 //     rule daemonset), do not make a node non-empty, and are left on a
 //     drained node to end with it (upstream evicts them best-effort,
 //     --daemonset-eviction-for-occupied-nodes).
+//   - aws-node-termination-handler covers every node of the self-managed
+//     groups (where its DaemonSet's pods run is not checked); a node it
+//     drained for a rebalance recommendation that is never reclaimed
+//     stays cordoned and is not scaled down.
 //   - Cluster health (--max-total-unready-percentage), unready-node
 //     scale-down and provisioning requests are not modelled.
 package clusterautoscaler

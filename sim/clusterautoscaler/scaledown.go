@@ -28,6 +28,7 @@ type deleteKind uint8
 const (
 	deleteScaleDown deleteKind = iota
 	deleteRebalance            // the ASG's capacity rebalancing retires an at-risk spot node
+	deleteInterrupt            // EKS or aws-node-termination-handler drains a spot node EC2 is about to reclaim; EC2 ends it
 )
 
 // drainState is a node deletion in progress.
@@ -561,6 +562,9 @@ func (a *Autoscaler) drainStep(id cluster.NodeID) {
 			grace = max(grace, min(pod.Spec.TerminationGrace, a.s.MaxGracefulTermination))
 		}
 		if refused {
+			if now >= n.drain.deadline && n.drain.kind == deleteInterrupt {
+				return // the instance goes anyway; the pods left die with it
+			}
 			if now >= n.drain.deadline {
 				a.abortDelete(id, now)
 				return
@@ -570,6 +574,9 @@ func (a *Autoscaler) drainStep(id cluster.NodeID) {
 		}
 		n.drain.evicted = true
 		n.drain.waitEnd = now + grace + podEvictionHeadroom
+		if n.drain.kind == deleteInterrupt {
+			return // drained: EC2 takes the instance, not us
+		}
 	}
 	if a.onlyDaemons(id) || now >= n.drain.waitEnd {
 		a.finishDelete(id)
@@ -611,7 +618,7 @@ func (a *Autoscaler) abortDelete(id cluster.NodeID, now engine.Time) {
 // scale-down lowers the ASG's desired capacity with it.
 func (a *Autoscaler) finishDelete(id cluster.NodeID) {
 	n := a.nodes.get(id)
-	if n == nil || !n.drain.active {
+	if n == nil || !n.drain.active || n.drain.kind == deleteInterrupt {
 		return
 	}
 	if n.drain.empty && a.podsToMove(id) > 0 {

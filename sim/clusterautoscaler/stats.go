@@ -33,6 +33,9 @@ type Stats struct {
 	NodesRemoved int `json:"nodesRemoved"`
 	// NodesReclaimed counts spot nodes EC2 took back.
 	NodesReclaimed int `json:"nodesReclaimed"`
+	// SpotDrains counts spot nodes drained ahead of EC2 taking them back
+	// or of a capacity rebalance terminating them; omitted when none.
+	SpotDrains int `json:"spotDrains,omitempty"`
 	// RaceNodes counts nodes launched for pods for which another
 	// autoscaler (Karpenter) had already launched a node.
 	RaceNodes int `json:"raceNodes"`
@@ -62,15 +65,19 @@ type Stats struct {
 
 // GroupStats is one node group's part of the report.
 type GroupStats struct {
-	Name           string  `json:"name"`
-	ASGName        string  `json:"asgName"`
-	Autoscaled     bool    `json:"autoscaled"`
-	ScaleUps       int     `json:"scaleUps"`
-	FailedScaleUps int     `json:"failedScaleUps"`
-	NodesAdded     int     `json:"nodesAdded"`
-	NodesRemoved   int     `json:"nodesRemoved"`
-	NodesReclaimed int     `json:"nodesReclaimed"`
-	Replacements   int     `json:"replacements"`
+	Name           string `json:"name"`
+	ASGName        string `json:"asgName"`
+	Autoscaled     bool   `json:"autoscaled"`
+	ScaleUps       int    `json:"scaleUps"`
+	FailedScaleUps int    `json:"failedScaleUps"`
+	NodesAdded     int    `json:"nodesAdded"`
+	NodesRemoved   int    `json:"nodesRemoved"`
+	NodesReclaimed int    `json:"nodesReclaimed"`
+	Replacements   int    `json:"replacements"`
+	// SpotDrains counts spot nodes drained ahead of EC2 taking them back
+	// (EKS for managed groups, aws-node-termination-handler for others);
+	// omitted when none.
+	SpotDrains     int     `json:"spotDrains,omitempty"`
 	LaunchFailures int     `json:"launchFailures"`
 	ASGRetries     int     `json:"asgRetries"`
 	RaceNodes      int     `json:"raceNodes"`
@@ -93,9 +100,9 @@ type Quantiles struct {
 }
 
 type statsState struct {
-	scaleUps, failedScaleUps, nodesAdded, nodesRemoved, nodesReclaimed int
-	raceNodes, launchFailures, failedScaleDowns, loops                 int
-	asgRetries                                                         int
+	scaleUps, failedScaleUps, nodesAdded, nodesRemoved, nodesReclaimed, spotDrains int
+	raceNodes, launchFailures, failedScaleDowns, loops                             int
+	asgRetries                                                                     int
 }
 
 // Stats returns the counters so far.
@@ -103,7 +110,7 @@ func (a *Autoscaler) Stats() Stats {
 	now := a.eng.Now()
 	s := Stats{
 		ScaleUps: a.stats.scaleUps, FailedScaleUps: a.stats.failedScaleUps, NodesAdded: a.stats.nodesAdded,
-		NodesRemoved: a.stats.nodesRemoved, NodesReclaimed: a.stats.nodesReclaimed, RaceNodes: a.stats.raceNodes,
+		NodesRemoved: a.stats.nodesRemoved, NodesReclaimed: a.stats.nodesReclaimed, SpotDrains: a.stats.spotDrains, RaceNodes: a.stats.raceNodes,
 		LaunchFailures: a.stats.launchFailures, ASGRetries: a.stats.asgRetries, FailedScaleDowns: a.stats.failedScaleDowns, Loops: a.stats.loops,
 		NodeGroups: []GroupStats{}, ScaleDownBlockedNodes: map[string]int{},
 	}

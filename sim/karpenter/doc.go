@@ -130,8 +130,9 @@
 // capacity is not modelled). One request goes to the cloud with every
 // remaining offering of that capacity type, price-capacity-optimized for
 // spot and lowest-price for on-demand. Offerings that fail with
-// InsufficientInstanceCapacity, MaxSpotInstanceCountExceeded or
-// UnfulfillableCapacity are skipped for 3 minutes (KA
+// InsufficientInstanceCapacity, MaxSpotInstanceCountExceeded,
+// UnfulfillableCapacity or InsufficientFreeAddressesInSubnet (a zone whose
+// subnets are out of addresses, spec.network) are skipped for 3 minutes (KA
 // UnavailableOfferings); the NodeClaims of one batch all see the offerings
 // as they were before any failed, as their parallel launches do upstream.
 // A NodeClaim whose every offering failed is deleted and its pods wait

@@ -2,8 +2,13 @@
 // is bound: start it after a delay (image pull, container start), and end it
 // as Succeeded when its run time is up (Job pods).
 //
+// With subnets (SetSubnets), a pod's start also takes an address of its
+// node's subnet; with none free it stays ContainerCreating, bound but not
+// running, until one comes free (ips.go).
+//
 // Simplifications: one start delay for every pod (no per-image pulls, no
-// readiness probes); pods never fail or restart on their own.
+// readiness probes); pods never fail or restart on their own; DaemonSet
+// pods take no address (host network).
 package kubelet
 
 import (
@@ -21,6 +26,7 @@ const DefaultStartDelay = 2 * time.Second
 const (
 	evStart uint16 = iota
 	evFinish
+	evIPRetry // Obj: a subnet whose waiting pods may start
 )
 
 // Kubelet is the engine handler and cluster watcher for pod start and end.
@@ -30,6 +36,7 @@ type Kubelet struct {
 	id         engine.HandlerID
 	startDelay time.Duration
 	timers     []engine.Timer // by PodID
+	ip         *ips           // nil: addresses are unlimited (ips.go)
 }
 
 // New registers the kubelet model. A negative start delay is treated as 0.
@@ -58,6 +65,9 @@ func (k *Kubelet) OnChange(c cluster.Change) {
 	case cluster.PodDeleted:
 		k.eng.Cancel(*k.timer(c.Pod))
 	}
+	if k.ip != nil {
+		k.ipChange(c)
+	}
 }
 
 // HandleEvent implements engine.Handler.
@@ -66,16 +76,23 @@ func (k *Kubelet) HandleEvent(ev engine.Event) {
 	p := &k.cl.Pods[id]
 	switch ev.Kind {
 	case evStart:
-		if p.Phase != cluster.Bound {
+		if p.Phase != cluster.Bound || !k.takeIP(id) {
 			return
 		}
-		k.cl.StartPod(id)
-		if run := k.cl.Pods[id].RunFor; run > 0 {
-			*k.timer(id) = k.eng.After(run, engine.Event{Handler: k.id, Kind: evFinish, Obj: ev.Obj})
-		}
+		k.start(id)
+	case evIPRetry:
+		k.retryIPs(ev.Obj)
 	case evFinish:
 		if p.Phase == cluster.Running {
 			k.cl.FinishPod(id, cluster.Succeeded)
 		}
+	}
+}
+
+// start runs a bound pod and schedules its end.
+func (k *Kubelet) start(id cluster.PodID) {
+	k.cl.StartPod(id)
+	if run := k.cl.Pods[id].RunFor; run > 0 {
+		*k.timer(id) = k.eng.After(run, engine.Event{Handler: k.id, Kind: evFinish, Obj: int32(id)})
 	}
 }

@@ -86,6 +86,12 @@ type Pods struct {
 	Succeeded      int         `json:"succeeded"`
 	Deleted        int         `json:"deleted"` // removed before finishing (scale-down, eviction, node loss)
 	PendingSeconds Percentiles `json:"pendingSeconds"`
+	// WaitedOnIPs counts pods that stayed ContainerCreating, bound but
+	// without an address of their node's subnet (spec.network), and
+	// IPWaitSeconds the seconds they waited in all (one still waiting at
+	// the end counts until the end); omitted when none.
+	WaitedOnIPs   int     `json:"waitedOnIPs,omitempty"`
+	IPWaitSeconds float64 `json:"ipWaitSeconds,omitempty"`
 }
 
 // Percentiles of a sample, in seconds, rounded to the millisecond.
@@ -164,6 +170,9 @@ type Provisioning struct {
 	// instant, as one EC2 Fleet request or one ASG scale-up) of which some
 	// got instances and some did not.
 	PartialFulfilments uint64 `json:"partialFulfilments"`
+	// InsufficientAddressErrors counts offerings that failed with
+	// InsufficientFreeAddressesInSubnet (spec.network); omitted when none.
+	InsufficientAddressErrors uint64 `json:"insufficientAddressErrors,omitempty"`
 	// Pools are the capacity pools launches tried, by instance type, zone
 	// and capacity type.
 	Pools []PoolLaunches `json:"pools"`
@@ -262,6 +271,10 @@ type Inputs struct {
 	Models []Section
 	// Evictions counts evictions through the eviction API (drains).
 	Evictions uint64
+	// IPWaitPods and IPWaitSeconds: pods that waited for an address of
+	// their node's subnet, and how long in all.
+	IPWaitPods    int
+	IPWaitSeconds float64
 	// NodeCost, when set, bills a node from launch until a time (e.g. along
 	// the market's price path); !ok falls back to its price.
 	NodeCost func(n *cluster.Node, until engine.Time) (usd float64, ok bool)
@@ -316,6 +329,7 @@ func (c *Collector) Build(in Inputs) *Report {
 	if r.Warnings == nil {
 		r.Warnings = []string{}
 	}
+	r.Pods.WaitedOnIPs, r.Pods.IPWaitSeconds = in.IPWaitPods, round3(in.IPWaitSeconds)
 	for i := range c.cl.Pods {
 		p := &c.cl.Pods[i]
 		r.Pods.Total++

@@ -44,6 +44,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 		{"nodes peak / at end", fmt.Sprintf("%d / %d", r.Nodes.Peak, r.Nodes.AtEnd)},
 		{"engine events", fmt.Sprint(r.Engine.Events)},
 	}
+	if p.WaitedOnIPs > 0 || r.Provisioning.InsufficientAddressErrors > 0 {
+		// Only with spec.network's subnets, so other tables keep their rows.
+		rows = append(rows[:len(rows)-1],
+			[]string{"pods waited on subnet IPs / total wait", fmt.Sprintf("%d / %s", p.WaitedOnIPs, formatSeconds(p.IPWaitSeconds))},
+			[]string{"launch offerings without subnet IPs", fmt.Sprint(r.Provisioning.InsufficientAddressErrors)},
+			rows[len(rows)-1])
+	}
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}

@@ -95,6 +95,7 @@ func (l *loader) compileSpec() {
 	out.PodStartDelay = l.dur("spec.podStartDelay", s.PodStartDelay, kubelet.DefaultStartDelay)
 
 	l.compileLocation()
+	l.compileNetwork()
 }
 
 // compileLocation sets the region and zones: spec.region and spec.zones,
@@ -858,6 +859,7 @@ func (l *loader) compileClusterAutoscaler() {
 		}
 		return
 	}
+	l.terminationHandler(&settings)
 	warns, err := caconfig.CrossCheck(groups, &settings)
 	l.caWarnings(warns)
 	if err != nil {

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
@@ -67,6 +68,10 @@ type Scenario struct {
 	Zones         []string
 	StrandedAfter time.Duration
 	PodStartDelay time.Duration
+	// Subnets are spec.network's subnets (nil: addresses are unlimited),
+	// IPsPerNode what a node takes of one.
+	Subnets    []cloud.Subnet
+	IPsPerNode int
 
 	Catalog   *catalog.Catalog
 	Syms      *cluster.Symbols

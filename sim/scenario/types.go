@@ -56,6 +56,9 @@ type spec struct {
 	// ClusterAutoscaler sets the Cluster Autoscaler's flags (args) and
 	// priorities (the node groups come from eksctl ClusterConfigs).
 	ClusterAutoscaler *caconfig.SettingsSpec `json:"clusterAutoscaler,omitempty"`
+	// Network gives the subnets' free addresses (VPC CNI); unset:
+	// unlimited.
+	Network *networkSpec `json:"network,omitempty"`
 }
 
 type staticPool struct {

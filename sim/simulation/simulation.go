@@ -15,6 +15,7 @@ import (
 	"github.com/clustersim/clustersim/sim/eviction"
 	"github.com/clustersim/clustersim/sim/invariants"
 	"github.com/clustersim/clustersim/sim/karpenter"
+	"github.com/clustersim/clustersim/sim/kubelet"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/scheduler"
@@ -67,6 +68,7 @@ type Sim struct {
 	rec       *trace.Recorder
 	evictor   *eviction.Evictor
 	market    *spotmarket.Market
+	kubelet   *kubelet.Kubelet
 	ec2       *tracedCloud
 	kp        *karpenter.Karpenter
 	ca        *clusterautoscaler.Autoscaler

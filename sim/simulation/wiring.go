@@ -132,7 +132,7 @@ func (s *Sim) buildRecorder() error {
 }
 
 func (s *Sim) buildKubelet() error {
-	kubelet.New(s.eng, s.cl, s.sc.PodStartDelay)
+	s.kubelet = kubelet.New(s.eng, s.cl, s.sc.PodStartDelay)
 	return nil
 }
 
@@ -154,6 +154,12 @@ func (s *Sim) buildMarket() (err error) {
 	if err != nil {
 		return err
 	}
+	if len(sc.Subnets) > 0 {
+		// EC2 takes the nodes' addresses, the kubelet the pods'.
+		subnets := cloud.NewSubnets(sc.Subnets, sc.IPsPerNode)
+		s.market.SetSubnets(subnets)
+		s.kubelet.SetSubnets(subnets)
+	}
 	s.ec2 = &tracedCloud{m: s.market, rec: s.rec}
 	if s.rec != nil {
 		s.market.Subscribe(s.rec)
@@ -165,13 +171,15 @@ func (s *Sim) reportMarket(in *report.Inputs) {
 	ms := s.market.Stats()
 	in.Provisioning = report.Provisioning{LaunchRequests: ms.LaunchRequests, Launches: ms.Launches,
 		LaunchFailures: ms.LaunchFailures, InsufficientCapacityErrors: ms.InsufficientCapacityErrors,
-		DepthRefusals: ms.DepthRefusals, PartialFulfilments: ms.PartialFulfilments, Pools: []report.PoolLaunches{}}
+		DepthRefusals: ms.DepthRefusals, PartialFulfilments: ms.PartialFulfilments,
+		InsufficientAddressErrors: ms.InsufficientAddressErrors, Pools: []report.PoolLaunches{}}
 	for _, p := range ms.ByPool {
 		if p.Asked > 0 {
 			in.Provisioning.Pools = append(in.Provisioning.Pools, report.PoolLaunches{Pool: p.Offering.String(),
 				Asked: p.Asked, Obtained: p.Launches, Refused: p.InsufficientCapacityErrors, DepthRefused: p.DepthRefusals})
 		}
 	}
+	in.IPWaitPods, in.IPWaitSeconds = s.kubelet.IPWaits()
 	in.Spot = report.Spot{Interruptions: ms.Interruptions, RebalanceRecommendations: ms.RebalanceRecommendations, Reclaims: ms.Reclaims}
 	in.NodeCost = func(n *cluster.Node, until engine.Time) (float64, bool) {
 		if n.Instance == 0 {

@@ -155,6 +155,17 @@
 // while, and sends notices or recommendations to a share of their
 // instances.
 //
+// # Subnets
+//
+// With [Market.SetSubnets] (the scenario's spec.network) every launch also
+// needs addresses: an offering whose zone's best subnet (the one with the
+// most free addresses, Karpenter's subnet provider's pick, used for ASGs
+// too) has fewer than [Subnets.IPsPerNode] fails with
+// InsufficientFreeAddressesInSubnet, counted apart from capacity errors; a
+// launched instance holds its addresses until it ends. The kubelet takes
+// the pods' addresses from the same [Subnets]. No draw of any random
+// stream depends on it, so runs without subnets are unchanged.
+//
 // # Randomness and cost
 //
 // Each pool draws from its own streams, named from the pool

@@ -66,6 +66,7 @@ type Market struct {
 
 	pools    []pool
 	poolIdx  map[Offering]int32
+	subnets  *Subnets // nil: addresses are unlimited (subnets.go)
 	families []string // families with spot advisor data in the region, sorted
 	famIdx   map[string]int32
 
@@ -480,11 +481,16 @@ func (m *Market) Launch(req LaunchRequest) (LaunchResult, error) {
 			case c.reg == RegimeConstrained && p.rng.Float64() < m.cfg.Regimes.ConstrainedFailure:
 				code = CodeInsufficientCapacity
 			}
+			if code == "" {
+				code = m.addressCode(p.off.Zone)
+			}
 		}
 		if code != "" {
 			res.Errors = append(res.Errors, OfferingError{Offering: o, Code: code, Dry: dry})
 			if code == CodeUnsupported {
 				m.stats.UnsupportedErrors++
+			} else if code == CodeInsufficientAddresses {
+				m.stats.InsufficientAddressErrors++
 			} else {
 				m.stats.InsufficientCapacityErrors++
 				m.ownerCtr[owner].InsufficientCapacityErrors++
@@ -517,7 +523,7 @@ func (m *Market) Launch(req LaunchRequest) (LaunchResult, error) {
 	}
 	m.stats.LaunchFailures++
 	m.noteBatch(owner, false)
-	return res, &LaunchError{Owner: req.Owner, Tried: len(res.Errors)}
+	return res, &LaunchError{Owner: req.Owner, Tried: len(res.Errors), NoAddresses: noAddresses(res.Errors)}
 }
 
 func (m *Market) owner(name string) int32 {
@@ -539,6 +545,7 @@ func (m *Market) start(pi, owner int32, price float64) InstanceID {
 		launched: m.eng.Now(), price: price})
 	p.live = append(p.live, id)
 	p.running++
+	m.subnets.TakeNode(id, p.off.Zone)
 	if p.spot() {
 		m.spotVCPUs += p.it.VCPU
 		if len(p.live) == 1 {
@@ -696,6 +703,7 @@ func (m *Market) Terminate(id InstanceID) {
 }
 
 func (m *Market) end(id InstanceID, st uint8) {
+	m.subnets.ReleaseNode(id)
 	in := &m.inst[id]
 	in.state = st
 	in.ended = m.eng.Now()

@@ -90,9 +90,15 @@ var ErrInsufficientCapacity = cloud.ErrInsufficientCapacity
 type LaunchError struct {
 	Owner string // the request's Owner
 	Tried int    // offerings tried, all failed
+	// NoAddresses counts those that failed for want of subnet addresses.
+	NoAddresses int
 }
 
 func (e *LaunchError) Error() string {
+	if e.NoAddresses > 0 {
+		return fmt.Sprintf("spotmarket: launch for %q: %v (%d offerings tried, %d of them in zones whose subnets have too few free addresses: InsufficientFreeAddressesInSubnet)",
+			e.Owner, ErrInsufficientCapacity, e.Tried, e.NoAddresses)
+	}
 	return fmt.Sprintf("spotmarket: launch for %q: %v (%d offerings tried)", e.Owner, ErrInsufficientCapacity, e.Tried)
 }
 
@@ -171,6 +177,10 @@ type Stats struct {
 	// was used up (report: provisioning.depthRefusals).
 	DepthRefusals     uint64
 	UnsupportedErrors uint64 // offering errors with code Unsupported
+	// InsufficientAddressErrors counts offering errors with code
+	// InsufficientFreeAddressesInSubnet (report:
+	// provisioning.insufficientAddressErrors).
+	InsufficientAddressErrors uint64
 	// Interruptions counts interruption notices (report: spot.interruptions).
 	Interruptions uint64
 	// RebalanceRecommendations counts them (report: spot.rebalanceRecommendations).

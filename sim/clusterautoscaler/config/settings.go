@@ -54,6 +54,10 @@ type SettingsSpec struct {
 	GPUPodTimeBuffer   string `json:"gpuPodTimeBuffer,omitempty"`
 	EvictionRetryTime  string `json:"evictionRetryTime,omitempty"`
 	LoopDuration       string `json:"loopDuration,omitempty"`
+	// NodeTerminationHandler says whether and how aws-node-termination-handler
+	// runs: none, imds or queue. Unset: as the manifests say (a DaemonSet or
+	// Deployment running its image), else none.
+	NodeTerminationHandler string `json:"nodeTerminationHandler,omitempty"`
 }
 
 // Settings is the compiled configuration the model runs with.
@@ -66,6 +70,11 @@ type Settings struct {
 	GPUPodTimeBuffer   time.Duration
 	EvictionRetryTime  time.Duration
 	LoopDuration       time.Duration
+	// TerminationHandler is aws-node-termination-handler's setup (Mode
+	// NTHNone when it does not run); TerminationHandlerSet says the
+	// scenario gave it, so the manifests' does not apply.
+	TerminationHandler    TerminationHandler
+	TerminationHandlerSet bool
 
 	// Doc and Path locate the settings for messages (Doc may be nil).
 	Doc  *manifest.Document
@@ -163,6 +172,14 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 		default:
 			*f.dst = v
 		}
+	}
+	if v := s.NodeTerminationHandler; v != "" {
+		h, err := ParseTerminationHandlerMode(v)
+		if err != nil {
+			errs = append(errs, errorAt(d, join(path, "nodeTerminationHandler"), "use none, imds (the DaemonSet) or queue (the Deployment with an SQS queue)", "%v", err))
+		}
+		h.Source = join(path, "nodeTerminationHandler")
+		out.TerminationHandler, out.TerminationHandlerSet = h, true
 	}
 	return out, errs.Err()
 }
