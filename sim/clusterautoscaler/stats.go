@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/clustersim/clustersim/sim/cluster"
+
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -33,6 +35,18 @@ type Stats struct {
 	NodesRemoved int `json:"nodesRemoved"`
 	// NodesReclaimed counts spot nodes EC2 took back.
 	NodesReclaimed int `json:"nodesReclaimed"`
+	// ScaleUpTimeouts counts failed scale-ups whose nodes did not all
+	// register within --max-node-provision-time (failed_scale_ups_total
+	// with reason timeout); each backed its group off.
+	ScaleUpTimeouts int `json:"scaleUpTimeouts"`
+	// UnregisteredNodesRemoved counts nodes removed because they had not
+	// registered --max-node-provision-time after their launch
+	// (old_unregistered_nodes_removed_count); they are in NodesRemoved too.
+	UnregisteredNodesRemoved int `json:"unregisteredNodesRemoved"`
+	// LongUnregisteredAtEnd counts nodes unregistered for longer than
+	// --max-node-provision-time at the end: kept because their group was
+	// at its minimum size, or not in an autoscaled group.
+	LongUnregisteredAtEnd int `json:"longUnregisteredAtEnd"`
 	// RaceNodes counts nodes launched for pods for which another
 	// autoscaler (Karpenter) had already launched a node.
 	RaceNodes int `json:"raceNodes"`
@@ -77,6 +91,12 @@ type GroupStats struct {
 	DesiredAtEnd          int       `json:"desiredAtEnd"`
 	NodesAtEnd            int       `json:"nodesAtEnd"`
 
+	// ScaleUpTimeouts, UnregisteredNodesRemoved, LongUnregisteredAtEnd:
+	// the group's part of the figures of the same name in Stats.
+	ScaleUpTimeouts          int `json:"scaleUpTimeouts"`
+	UnregisteredNodesRemoved int `json:"unregisteredNodesRemoved"`
+	LongUnregisteredAtEnd    int `json:"longUnregisteredAtEnd"`
+
 	pendingToReady []float64
 }
 
@@ -91,6 +111,7 @@ type Quantiles struct {
 type statsState struct {
 	scaleUps, failedScaleUps, nodesAdded, nodesRemoved, nodesReclaimed int
 	raceNodes, launchFailures, failedScaleDowns, loops                 int
+	scaleUpTimeouts, unregisteredRemoved                               int
 }
 
 // Stats returns the counters so far.
@@ -100,6 +121,7 @@ func (a *Autoscaler) Stats() Stats {
 		ScaleUps: a.stats.scaleUps, FailedScaleUps: a.stats.failedScaleUps, NodesAdded: a.stats.nodesAdded,
 		NodesRemoved: a.stats.nodesRemoved, NodesReclaimed: a.stats.nodesReclaimed, RaceNodes: a.stats.raceNodes,
 		LaunchFailures: a.stats.launchFailures, FailedScaleDowns: a.stats.failedScaleDowns, Loops: a.stats.loops,
+		ScaleUpTimeouts: a.stats.scaleUpTimeouts, UnregisteredNodesRemoved: a.stats.unregisteredRemoved,
 		NodeGroups: []GroupStats{}, ScaleDownBlockedNodes: map[string]int{},
 	}
 	for why, nodes := range a.blocked {
@@ -112,6 +134,12 @@ func (a *Autoscaler) Stats() Stats {
 		gs.PendingToReadySeconds = quantiles(g.stats.pendingToReady)
 		gs.DesiredAtEnd = g.target
 		gs.NodesAtEnd = len(g.nodes)
+		for _, id := range g.nodes {
+			if nd := &a.cl.Nodes[id]; nd.State == cluster.NodeLaunching && nd.Launched+a.s.MaxNodeProvisionTime < now {
+				gs.LongUnregisteredAtEnd++
+			}
+		}
+		s.LongUnregisteredAtEnd += gs.LongUnregisteredAtEnd
 		gs.pendingToReady = nil
 		s.BackoffSeconds += gs.BackoffSeconds
 		all = append(all, g.stats.pendingToReady...)

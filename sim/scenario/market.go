@@ -31,6 +31,7 @@ type marketSpec struct {
 		Fleet *durationDist `json:"fleet,omitempty"`
 		ASG   *durationDist `json:"asg,omitempty"`
 	} `json:"launchLatency,omitempty"`
+	Join   *joinSpec     `json:"join,omitempty"`
 	Events []marketEvent `json:"events,omitempty"`
 }
 
@@ -44,6 +45,8 @@ type marketEvent struct {
 	// Rebalance the share given a rebalance recommendation.
 	Reclaim   float64 `json:"reclaim,omitempty"`
 	Rebalance float64 `json:"rebalance,omitempty"`
+	// JoinFailure makes launches never join while the event holds.
+	JoinFailure *joinFailureSpec `json:"joinFailure,omitempty"`
 }
 
 type poolFilter struct {
@@ -109,6 +112,9 @@ func (l *loader) compileMarket(path string) {
 				}
 			}
 		}
+	}
+	l.compileJoin(ms, &cfg)
+	if ms != nil {
 		for i, e := range ms.Events {
 			cfg.Events = append(cfg.Events, l.marketEvent(fmt.Sprintf("spec.market.events[%d]", i), e))
 		}
@@ -163,8 +169,9 @@ func (l *loader) marketEvent(path string, e marketEvent) spotmarket.ScriptedEven
 			l.fail(d.Errorf(fmt.Sprintf("%s.pools.instanceTypes[%d]", path, i), "", "unknown instance type %q", t))
 		}
 	}
-	if e.State == "" && e.Reclaim == 0 && e.Rebalance == 0 {
-		l.fail(d.Errorf(path, "give state, reclaim or rebalance", "the event changes nothing"))
+	l.joinFailure(path, &e, &out)
+	if e.State == "" && e.Reclaim == 0 && e.Rebalance == 0 && e.JoinFailure == nil {
+		l.fail(d.Errorf(path, "give state, reclaim, rebalance or joinFailure", "the event changes nothing"))
 	}
 	return out
 }

@@ -175,6 +175,11 @@ type Stats struct {
 	Reclaims                 uint64 // instances EC2 took back (Terminated signals)
 	Terminations             uint64 // instances their owners terminated
 	Shocks                   uint64 // correlated shocks that started (stochastic model)
+	// JoinFailures counts launched instances whose node never joins the
+	// cluster (Config.Join.FailureShare and scripted join failures);
+	// SlowJoins those that joined Config.Join.SlowExtra late.
+	JoinFailures uint64
+	SlowJoins    uint64
 
 	ByOwner []OwnerStats
 	ByPool  []PoolStats // pools with any launch, error or signal
