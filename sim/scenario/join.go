@@ -122,3 +122,12 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
+
+// joinField maps the market's field path of an event's join failure share
+// to the scenario's (joinFailure.share).
+func joinField(field string) string {
+	if strings.HasSuffix(field, ".joinFailure") {
+		return field + ".share"
+	}
+	return field
+}

@@ -125,7 +125,7 @@ func (l *loader) compileMarket(path string) {
 			if field == "market.trace" && ms != nil && ms.Replay != "" {
 				continue // the trace's own errors are reported already
 			}
-			l.fail(d.Errorf("spec."+field, "", "%s", msg))
+			l.fail(d.Errorf("spec."+joinField(field), "", "%s", msg))
 		}
 	}
 	l.out.Market = cfg
