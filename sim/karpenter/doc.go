@@ -146,8 +146,12 @@
 // pool, Instance the cloud instance, and the launch price; it becomes
 // Ready after the cloud's ReadyAfter, when its startup taints are removed
 // (the DaemonSets that would remove them are not modelled). A node not
-// Ready within RegistrationTimeout (15 min) is terminated and counted as a
-// launch failure. Allocatable follows KA's overhead rules (package
+// Ready within RegistrationTimeout (15 min from the launch; KC nodeclaim
+// lifecycle liveness) is terminated, counted as a launch failure and a
+// registration timeout (in total and per NodePool), and its pods are
+// provisioned for again: a node whose instance never joins (the cloud's
+// LaunchResult.NeverJoins) gets no Ready event and always ends so, a slow
+// one when it is slower than the timeout. Allocatable follows KA's overhead rules (package
 // catalog) with the node class's kubelet settings (maxPods, podsPerCore,
 // kubeReserved, systemReserved, evictionHard and evictionSoft thresholds)
 // and root volume size, or with instanceStorePolicy: RAID0 the NVMe
