@@ -412,11 +412,10 @@ func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
 			continue
 		}
 		g := n.group
-		if g.req.active {
-			// The scale-up would time out at the same moment.
-			g.req.active = false
-			a.timeOutScaleUp(g, now)
-		}
+		// A scale-up waiting for the node timed out in updateScaleRequests,
+		// earlier in this loop (its expected time is the launch plus
+		// --max-node-provision-time); a node kept at the minimum and removed
+		// later fails no newer scale-up.
 		if !g.sel.Autoscaled || g.target <= g.sel.Min {
 			continue
 		}
