@@ -250,6 +250,11 @@
 //
 //   - Launches answer at once (the market models only their outcome), so
 //     LaunchTimeout never fires; ReadyAfter comes from the cloud.
+//   - Registration and initialization are one step (Ready, startup taints
+//     removed); the registration timeout counts from the launch. The
+//     NodePool's NodeRegistrationHealthy condition, which repeated
+//     registration timeouts set upstream, is not kept and changes nothing
+//     here.
 //   - Reserved capacity (capacity reservations), static NodePools
 //     (replicas), volumes and their topology, host ports, DRA and the
 //     Balanced consolidation policy's scoring are not modelled.
