@@ -41,6 +41,18 @@ func joinNote(sc *scenario.Scenario, n *cluster.Node, entries []trace.Entry) str
 		}
 		return ""
 	}
+	// A node removed while joining for another reason (a spot reclaim)
+	// before the timeout is not a join story.
+	timeout := sc.KarpenterSettings.RegistrationTimeout
+	if n.Owner == cluster.OwnedByClusterAutoscaler {
+		timeout = sc.CASettings.MaxNodeProvisionTime
+	}
+	if (n.Deleted - n.Launched) < timeout {
+		if never {
+			return why + fmt.Sprintf(", and was removed at %s", fmtTime(n.Deleted.Seconds()))
+		}
+		return ""
+	}
 	switch n.Owner {
 	case cluster.OwnedByKarpenter:
 		return fmt.Sprintf("%s, and Karpenter deleted its NodeClaim at %s, after the %s registration timeout, and provisioned again",
