@@ -64,7 +64,8 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 				for _, n := range cl.LaunchedFor(cluster.PodID(i)) {
 					node := &cl.Nodes[n]
 					launchedFor = append(launchedFor, fmt.Sprintf("%s launched %s (%s, %s, %s) for it at %s",
-						node.Owner, node.Name, node.InstanceType, cl.Syms.Name(node.Zone), node.CapacityType, fmtTime(node.Launched.Seconds())))
+						node.Owner, node.Name, node.InstanceType, cl.Syms.Name(node.Zone), node.CapacityType, fmtTime(node.Launched.Seconds()))+
+						joinNote(sc, node, entries))
 				}
 			}
 		},

@@ -125,3 +125,24 @@ func TestExplainIPWait(t *testing.T) {
 	out := explainOf(t, "ip-exhaustion", "batch/render-43")
 	require.Contains(t, out, "running, after 6m23s ContainerCreating: no free address in its node's subnet (spec.network) until then")
 }
+
+// A bad AMI rollout (a market joinFailure event): the story of a pod that
+// waited on nodes that never joined names the cause and the timeout each
+// autoscaler gave up after.
+func TestExplainNodesThatNeverJoined(t *testing.T) {
+	scenario := filepath.Join("testdata", "explain", "bad-ami.yaml")
+	out := explainOf(t, scenario, "web-1")
+	require.Contains(t, out, "karpenter launched default-bbbbc (c6g.medium, us-east-1a, on-demand) for it at 1.0s; it never joined the cluster (its bootstrap failed: the kubelet never registered), and Karpenter deleted its NodeClaim at 15m01s, after the 15m00s registration timeout, and provisioned again")
+	require.Contains(t, out, "karpenter launched default-bbbbf (c6g.medium, us-east-1a, on-demand) for it at 30m05s\n")
+	require.Contains(t, out, "bound to default-bbbbf")
+	out = explainOf(t, scenario, "api-1")
+	require.Contains(t, out, "cluster-autoscaler launched ng-1 (m5.large, us-east-1a, on-demand) for it at 12.0s; it never joined the cluster (its bootstrap failed: the kubelet never registered), and the Cluster Autoscaler removed it at 15m15s as unregistered for longer than --max-node-provision-time (15m00s; a scale-up still waiting for it timed out then and backed node group ng off)")
+	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 in backoff after failed scale-up (ng until 20m15s)")
+	require.Contains(t, out, "bound to ng-3")
+}
+
+// A slow join (market.join.slowShare) is named too.
+func TestExplainSlowJoin(t *testing.T) {
+	out := explainOf(t, filepath.Join("testdata", "explain", "slow-join.yaml"), "web-1")
+	require.Contains(t, out, "karpenter launched default-bbbbc (t4g.small, us-east-1a, on-demand) for it at 1.0s; it joined only 6m40s later (a slow bootstrap)")
+}

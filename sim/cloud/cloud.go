@@ -97,6 +97,13 @@ type LaunchRequest struct {
 	Offerings []Offering
 	Strategy  Strategy
 	Latency   LatencyProfile
+	// Group names what the instance is for within its Owner (a NodePool, a
+	// node group); the market matches scripted join failures by it.
+	Group string
+	// Joined: the instance stands for a node already in the cluster when
+	// the scenario starts (a node group's initial nodes); its node has
+	// joined, so the market draws no join outcome for it.
+	Joined bool
 }
 
 // Error codes of [OfferingError], spelled as EC2 returns them.
@@ -148,6 +155,11 @@ type LaunchResult struct {
 	PriceUSDPerHour float64
 	// ReadyAfter is the sampled time from now until the node is Ready.
 	ReadyAfter time.Duration
+	// NeverJoins: the instance runs and is billed, but its node never
+	// registers with the cluster (a bootstrap failure, a bad AMI, a
+	// kubelet that cannot reach the API server); ReadyAfter is then
+	// meaningless. The owner's registration timeout has to deal with it.
+	NeverJoins bool
 	// Errors lists the offerings tried that failed, in the order tried,
 	// also when a later one succeeded.
 	Errors []OfferingError

@@ -518,7 +518,8 @@ const (
 // refresh reveals. It returns the node, or cluster.NoNode.
 func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) cluster.NodeID {
 	spot := a.nextIsSpot(g)
-	req := cloud.LaunchRequest{Owner: Owner, Offerings: a.offerings(g, spot), Latency: cloud.ASGLaunch, Strategy: g.cfg.OnDemandStrategy}
+	req := cloud.LaunchRequest{Owner: Owner, Group: g.cfg.Name, Offerings: a.offerings(g, spot), Latency: cloud.ASGLaunch, Strategy: g.cfg.OnDemandStrategy,
+		Joined: kind == launchInitial}
 	if spot {
 		req.Strategy = g.cfg.SpotStrategy
 	}
@@ -563,7 +564,10 @@ func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) clu
 	if kind != launchInitial {
 		a.stats.nodesAdded++
 		g.stats.NodesAdded++
-		n.readyTimer = a.eng.After(res.ReadyAfter, engine.Event{Handler: a.id, Kind: evReady, Obj: int32(id)})
+		if !res.NeverJoins {
+			// A node that never joins is left to removeLongUnregistered.
+			n.readyTimer = a.eng.After(res.ReadyAfter, engine.Event{Handler: a.id, Kind: evReady, Obj: int32(id)})
+		}
 	}
 	if kind == launchReplace || kind == launchRebalance {
 		g.stats.Replacements++

@@ -181,7 +181,7 @@ func checkIncremental(t *testing.T, a *Autoscaler, step int) {
 				upcoming++
 			}
 		}
-		require.Equal(t, upcoming, a.upcoming(g), "%s: group %s's upcoming nodes", at, g.cfg.Name)
+		require.Equal(t, upcoming, a.upcoming(g, true), "%s: group %s's upcoming nodes", at, g.cfg.Name)
 	}
 	require.Equal(t, inFlight, a.scaleDownsInFlight, "%s: scale-downs in flight", at)
 	for _, g := range a.groups {

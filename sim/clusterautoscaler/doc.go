@@ -22,7 +22,14 @@
 //     group's back-off; one past --max-node-provision-time (15 min) fails;
 //     failed placeholders fail the scale-up and lower the ASG's desired
 //     capacity; nodes still not Ready --max-node-provision-time after their
-//     launch are deleted;
+//     launch (long-unregistered: the cloud's NeverJoins, or a slow join)
+//     fail the scale-up waiting for them (Stats.ScaleUpTimeouts, back-off)
+//     and are deleted (removeOldUnregisteredNodes;
+//     Stats.UnregisteredNodesRemoved), but not below the group's minimum
+//     size, where the AWS provider's DeleteNodes refuses (they stay,
+//     billed: Stats.LongUnregisteredAtEnd), and not in groups the Cluster
+//     Autoscaler does not autoscale; a long-unregistered node is no longer
+//     an upcoming node for the scale-up simulation (GetUpcomingNodes);
 //   - scale-up: the pods marked unschedulable, unbound, not below
 //     --expendable-pods-priority-cutoff (-10), older than
 //     --new-pod-scale-up-delay (0 s), skipping the loop while all of them
@@ -157,4 +164,10 @@
 //     stays cordoned and is not scaled down.
 //   - Cluster health (--max-total-unready-percentage), unready-node
 //     scale-down and provisioning requests are not modelled.
+//   - --force-delete-unregistered-nodes is accepted and changes nothing:
+//     long-unregistered nodes are always kept at a group's minimum, as the
+//     AWS provider's DeleteNodes does (whether a forced deletion reaches
+//     AWS depends on the provider's ForceDeleteNodes, not modelled). An
+//     unregistered node is dated from its launch, not from the first ASG
+//     refresh that lists it.
 package clusterautoscaler

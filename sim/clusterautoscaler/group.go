@@ -285,6 +285,14 @@ func (a *Autoscaler) cleanBackoffs(now engine.Time) {
 	}
 }
 
+// timeOutScaleUp fails a scale-up whose nodes did not all register within
+// --max-node-provision-time (clusterstate: reason timeout).
+func (a *Autoscaler) timeOutScaleUp(g *group, now engine.Time) {
+	a.stats.scaleUpTimeouts++
+	g.stats.ScaleUpTimeouts++
+	a.failScaleUp(g, now)
+}
+
 // failScaleUp registers a failed scale-up of a group and backs it off.
 func (a *Autoscaler) failScaleUp(g *group, now engine.Time) {
 	a.stats.failedScaleUps++
@@ -293,11 +301,18 @@ func (a *Autoscaler) failScaleUp(g *group, now engine.Time) {
 }
 
 // upcoming is how many nodes the group expects that are not Ready yet:
-// launching nodes and placeholders (failed or not, until deleted).
-func (a *Autoscaler) upcoming(g *group) int {
+// launching nodes and placeholders (failed or not, until deleted). Nodes
+// launching for longer than --max-node-provision-time (long-unregistered)
+// count only with long: a scale-up is over when none of its nodes is
+// missing (clusterstate areThereUpcomingNodesInNodeGroup: target >
+// registered), but the scale-up simulation expects only the others
+// (GetUpcomingNodes: target - ready - unready - long-unregistered).
+func (a *Autoscaler) upcoming(g *group, long bool) int {
 	n := len(g.placeholders) + g.seenFailed
+	since := a.eng.Now() - a.s.MaxNodeProvisionTime
 	for _, id := range a.cache.launching {
-		if on := a.nodes.get(id); on != nil && on.group == g && a.cl.Nodes[id].State == cluster.NodeLaunching {
+		if on := a.nodes.get(id); on != nil && on.group == g && a.cl.Nodes[id].State == cluster.NodeLaunching &&
+			(long || a.cl.Nodes[id].Launched >= since) {
 			n++
 		}
 	}
@@ -343,12 +358,12 @@ func (a *Autoscaler) updateScaleRequests(now engine.Time) {
 			continue
 		}
 		switch {
-		case a.upcoming(g) == 0:
+		case a.upcoming(g, true) == 0:
 			g.req.active = false
 			a.removeBackoff(g, now)
 		case g.req.expected < now:
 			g.req.active = false
-			a.failScaleUp(g, now)
+			a.timeOutScaleUp(g, now)
 		}
 	}
 }
@@ -378,7 +393,11 @@ func (a *Autoscaler) handleCreationErrors(now engine.Time) {
 }
 
 // removeLongUnregistered deletes nodes still not Ready
-// --max-node-provision-time after their launch.
+// --max-node-provision-time after their launch (removeOldUnregisteredNodes),
+// never below the group's minimum size (the AWS provider's DeleteNodes
+// refuses at the minimum: such a node stays, billed, and is counted in
+// LongUnregisteredAtEnd) and only in autoscaled groups (the others are no
+// node group of the Cluster Autoscaler's).
 // Only launching nodes can be due: those of the list, in the groups'
 // order (by group, then by ID), each checked again when its turn comes.
 func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
@@ -397,10 +416,12 @@ func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
 			continue
 		}
 		g := n.group
-		if g.req.active {
-			// The scale-up would time out at the same moment.
-			g.req.active = false
-			a.failScaleUp(g, now)
+		// A scale-up waiting for the node timed out in updateScaleRequests,
+		// earlier in this loop (its expected time is the launch plus
+		// --max-node-provision-time); a node kept at the minimum and removed
+		// later fails no newer scale-up.
+		if !g.sel.Autoscaled || g.target <= g.sel.Min {
+			continue
 		}
 		a.dropNode(id)
 		a.cl.RemoveNode(id)
@@ -408,6 +429,8 @@ func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
 		g.target--
 		a.stats.nodesRemoved++
 		g.stats.NodesRemoved++
+		a.stats.unregisteredRemoved++
+		g.stats.UnregisteredNodesRemoved++
 		a.refreshNow = true
 	}
 }

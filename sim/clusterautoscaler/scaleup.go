@@ -157,7 +157,7 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 	}
 	var ups []upcomingSet
 	for _, g := range a.groups {
-		n := a.upcoming(g)
+		n := a.upcoming(g, false)
 		if n == 0 {
 			continue
 		}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/clustersim/clustersim/sim/cluster"
+
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -36,6 +38,18 @@ type Stats struct {
 	// SpotDrains counts spot nodes drained ahead of EC2 taking them back
 	// or of a capacity rebalance terminating them; omitted when none.
 	SpotDrains int `json:"spotDrains,omitempty"`
+	// ScaleUpTimeouts counts failed scale-ups whose nodes did not all
+	// register within --max-node-provision-time (failed_scale_ups_total
+	// with reason timeout); each backed its group off.
+	ScaleUpTimeouts int `json:"scaleUpTimeouts"`
+	// UnregisteredNodesRemoved counts nodes removed because they had not
+	// registered --max-node-provision-time after their launch
+	// (old_unregistered_nodes_removed_count); they are in NodesRemoved too.
+	UnregisteredNodesRemoved int `json:"unregisteredNodesRemoved"`
+	// LongUnregisteredAtEnd counts nodes unregistered for longer than
+	// --max-node-provision-time at the end: kept because their group was
+	// at its minimum size, or not in an autoscaled group.
+	LongUnregisteredAtEnd int `json:"longUnregisteredAtEnd"`
 	// RaceNodes counts nodes launched for pods for which another
 	// autoscaler (Karpenter) had already launched a node.
 	RaceNodes int `json:"raceNodes"`
@@ -88,6 +102,12 @@ type GroupStats struct {
 	DesiredAtEnd          int       `json:"desiredAtEnd"`
 	NodesAtEnd            int       `json:"nodesAtEnd"`
 
+	// ScaleUpTimeouts, UnregisteredNodesRemoved, LongUnregisteredAtEnd:
+	// the group's part of the figures of the same name in Stats.
+	ScaleUpTimeouts          int `json:"scaleUpTimeouts"`
+	UnregisteredNodesRemoved int `json:"unregisteredNodesRemoved"`
+	LongUnregisteredAtEnd    int `json:"longUnregisteredAtEnd"`
+
 	pendingToReady []float64
 }
 
@@ -102,7 +122,7 @@ type Quantiles struct {
 type statsState struct {
 	scaleUps, failedScaleUps, nodesAdded, nodesRemoved, nodesReclaimed, spotDrains int
 	raceNodes, launchFailures, failedScaleDowns, loops                             int
-	asgRetries                                                                     int
+	asgRetries, scaleUpTimeouts, unregisteredRemoved                               int
 }
 
 // Stats returns the counters so far.
@@ -112,6 +132,7 @@ func (a *Autoscaler) Stats() Stats {
 		ScaleUps: a.stats.scaleUps, FailedScaleUps: a.stats.failedScaleUps, NodesAdded: a.stats.nodesAdded,
 		NodesRemoved: a.stats.nodesRemoved, NodesReclaimed: a.stats.nodesReclaimed, SpotDrains: a.stats.spotDrains, RaceNodes: a.stats.raceNodes,
 		LaunchFailures: a.stats.launchFailures, ASGRetries: a.stats.asgRetries, FailedScaleDowns: a.stats.failedScaleDowns, Loops: a.stats.loops,
+		ScaleUpTimeouts: a.stats.scaleUpTimeouts, UnregisteredNodesRemoved: a.stats.unregisteredRemoved,
 		NodeGroups: []GroupStats{}, ScaleDownBlockedNodes: map[string]int{},
 	}
 	for why, nodes := range a.blocked {
@@ -124,6 +145,12 @@ func (a *Autoscaler) Stats() Stats {
 		gs.PendingToReadySeconds = quantiles(g.stats.pendingToReady)
 		gs.DesiredAtEnd = g.target
 		gs.NodesAtEnd = len(g.nodes)
+		for _, id := range g.nodes {
+			if nd := &a.cl.Nodes[id]; nd.State == cluster.NodeLaunching && nd.Launched+a.s.MaxNodeProvisionTime < now {
+				gs.LongUnregisteredAtEnd++
+			}
+		}
+		s.LongUnregisteredAtEnd += gs.LongUnregisteredAtEnd
 		gs.pendingToReady = nil
 		s.BackoffSeconds += gs.BackoffSeconds
 		all = append(all, g.stats.pendingToReady...)

@@ -147,8 +147,12 @@
 // pool, Instance the cloud instance, and the launch price; it becomes
 // Ready after the cloud's ReadyAfter, when its startup taints are removed
 // (the DaemonSets that would remove them are not modelled). A node not
-// Ready within RegistrationTimeout (15 min) is terminated and counted as a
-// launch failure. Allocatable follows KA's overhead rules (package
+// Ready within RegistrationTimeout (15 min from the launch; KC nodeclaim
+// lifecycle liveness) is terminated, counted as a launch failure and a
+// registration timeout (in total and per NodePool), and its pods are
+// provisioned for again: a node whose instance never joins (the cloud's
+// LaunchResult.NeverJoins) gets no Ready event and always ends so, a slow
+// one when it is slower than the timeout. Allocatable follows KA's overhead rules (package
 // catalog) with the node class's kubelet settings (maxPods, podsPerCore,
 // kubeReserved, systemReserved, evictionHard and evictionSoft thresholds)
 // and root volume size, or with instanceStorePolicy: RAID0 the NVMe
@@ -247,6 +251,11 @@
 //
 //   - Launches answer at once (the market models only their outcome), so
 //     LaunchTimeout never fires; ReadyAfter comes from the cloud.
+//   - Registration and initialization are one step (Ready, startup taints
+//     removed); the registration timeout counts from the launch. The
+//     NodePool's NodeRegistrationHealthy condition, which repeated
+//     registration timeouts set upstream, is not kept and changes nothing
+//     here.
 //   - Reserved capacity (capacity reservations), static NodePools
 //     (replicas), volumes and their topology, host ports, DRA and the
 //     Balanced consolidation policy's scoring are not modelled.

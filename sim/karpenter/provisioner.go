@@ -248,7 +248,7 @@ func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.Nod
 		strategy = cloud.PriceCapacityOptimized
 	}
 	pr.stats.LaunchRequests++
-	res, err := pr.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
+	res, err := pr.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Group: p.spec.Name, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
 	for _, e := range res.Errors {
 		if e.IsCapacityError() {
 			pr.offerings.markUnavailable(e.Offering)
@@ -364,7 +364,10 @@ func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementO
 			}
 		}
 	}
-	pr.eng.After(res.ReadyAfter, engine.Event{Handler: pr.id, Kind: evReady, Obj: int32(id)})
+	if !res.NeverJoins {
+		// A node that never joins is left to the registration timeout.
+		pr.eng.After(res.ReadyAfter, engine.Event{Handler: pr.id, Kind: evReady, Obj: int32(id)})
+	}
 	kn.regTimer = pr.eng.After(pr.settings.RegistrationTimeout, engine.Event{Handler: pr.id, Kind: evRegistration, Obj: int32(id)})
 	if spec.ExpireAfter > 0 {
 		kn.expireTimer = pr.eng.After(spec.ExpireAfter, engine.Event{Handler: pr.id, Kind: evExpire, Obj: int32(id)})
@@ -413,6 +416,7 @@ func (pr *provisioner) registrationTimeout(id cluster.NodeID) {
 	pr.stats.LaunchFailures++
 	kn.pool.stats.LaunchFailures++
 	pr.stats.RegistrationTimeouts++
+	kn.pool.stats.RegistrationTimeouts++
 	pr.term.removeNode(kn, terminateInstance)
 	pr.trigger()
 }

@@ -18,7 +18,10 @@ type Stats struct {
 	NodeClaimsLaunched int64 `json:"nodeClaimsLaunched"`
 	LaunchFailures     int64 `json:"launchFailures"`
 	// LaunchRequests counts fleet requests sent to the cloud.
-	LaunchRequests       int64 `json:"launchRequests"`
+	LaunchRequests int64 `json:"launchRequests"`
+	// RegistrationTimeouts counts NodeClaims deleted because their node did
+	// not register within RegistrationTimeout (15 min; KC liveness): nodes
+	// that never join, and joins slower than the timeout.
 	RegistrationTimeouts int64 `json:"registrationTimeouts"`
 	// ConsolidationTimeouts counts consolidation methods that gave up
 	// after their timeout (SingleNodeConsolidationTimeout, 3 min;
@@ -77,6 +80,10 @@ type PoolStats struct {
 	Disruptions        DisruptionCounts `json:"disruptions"`
 	PodsEvicted        int64            `json:"podsEvicted"`
 	InstancesReclaimed int64            `json:"instancesReclaimed"`
+
+	// RegistrationTimeouts counts the pool's NodeClaims deleted because
+	// their node did not register within the registration timeout.
+	RegistrationTimeouts int64 `json:"registrationTimeouts"`
 }
 
 // NameCount is one count in a list sorted by name.

@@ -55,6 +55,7 @@ func (l *loader) compile() {
 	l.compileSchedulerConfigs()
 	l.compileKarpenter()
 	l.compileClusterAutoscaler()
+	l.checkJoinRefs()
 	l.compileWorkloads(classes)
 }
 

@@ -55,6 +55,8 @@ type loader struct {
 	caDeployment *caconfig.Deployment
 	// hpas are the HorizontalPodAutoscalers by the workload they scale.
 	hpas map[string]*manifestHPA
+	// joinRefs are the NodePools and node groups market join failures name.
+	joinRefs []joinRef
 }
 
 // LoadManifests loads a scenario document held in memory (data; name

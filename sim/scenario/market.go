@@ -32,6 +32,7 @@ type marketSpec struct {
 		Fleet *durationDist `json:"fleet,omitempty"`
 		ASG   *durationDist `json:"asg,omitempty"`
 	} `json:"launchLatency,omitempty"`
+	Join   *joinSpec     `json:"join,omitempty"`
 	Events []marketEvent `json:"events,omitempty"`
 }
 
@@ -83,6 +84,8 @@ type marketEvent struct {
 	// Rebalance the share given a rebalance recommendation.
 	Reclaim   float64 `json:"reclaim,omitempty"`
 	Rebalance float64 `json:"rebalance,omitempty"`
+	// JoinFailure makes launches never join while the event holds.
+	JoinFailure *joinFailureSpec `json:"joinFailure,omitempty"`
 }
 
 type poolFilter struct {
@@ -151,6 +154,9 @@ func (l *loader) compileMarket(path string) {
 				}
 			}
 		}
+	}
+	l.compileJoin(ms, &cfg)
+	if ms != nil {
 		for i, e := range ms.Events {
 			cfg.Events = append(cfg.Events, l.marketEvent(fmt.Sprintf("spec.market.events[%d]", i), e))
 		}
@@ -161,7 +167,7 @@ func (l *loader) compileMarket(path string) {
 			if field == "market.trace" && ms != nil && ms.Replay != "" {
 				continue // the trace's own errors are reported already
 			}
-			l.fail(d.Errorf("spec."+field, "", "%s", msg))
+			l.fail(d.Errorf("spec."+joinField(field), "", "%s", msg))
 		}
 	}
 	l.out.Market = cfg
@@ -205,8 +211,9 @@ func (l *loader) marketEvent(path string, e marketEvent) spotmarket.ScriptedEven
 			l.fail(d.Errorf(fmt.Sprintf("%s.pools.instanceTypes[%d]", path, i), "", "unknown instance type %q", t))
 		}
 	}
-	if e.State == "" && e.Reclaim == 0 && e.Rebalance == 0 {
-		l.fail(d.Errorf(path, "give state, reclaim or rebalance", "the event changes nothing"))
+	l.joinFailure(path, &e, &out)
+	if e.State == "" && e.Reclaim == 0 && e.Rebalance == 0 && e.JoinFailure == nil {
+		l.fail(d.Errorf(path, "give state, reclaim, rebalance or joinFailure", "the event changes nothing"))
 	}
 	return out
 }

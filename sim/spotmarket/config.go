@@ -172,6 +172,29 @@ const (
 	// second, at least 60 s (AWS EC2 pricing, per-second billing).
 	DefaultMinBilled = 60 * time.Second
 
+	// Nodes that never join, and slow joins (assumption: no public dataset
+	// gives either rate). DefaultJoinFailureShare is the share of launched
+	// instances whose node never registers (a bootstrap script that fails,
+	// a bad AMI, a kubelet that cannot reach the API server, an instance
+	// that fails its status checks): Karpenter's 15-minute registration
+	// timeout and the Cluster Autoscaler's unregistered-node handling exist
+	// because this happens, but its rate is not published. 0.2% (1 in 500)
+	// is small enough that a healthy cluster sees it as an occasional
+	// timeout (a cluster launching a few hundred nodes a day sees about one
+	// a day), not as a failure mode that dominates its numbers; incidents
+	// (a bad AMI rollout) are scripted events with their own share.
+	DefaultJoinFailureShare = 0.002
+	// DefaultSlowJoinShare of the instances that join take minutes longer
+	// than the launch latency (slow image pulls, user-data scripts, driver
+	// installs): the long tail of node start-up that users report beyond
+	// the typical 30-60 s (MODEL.md). 1% of launches, each delayed by a
+	// lognormal extra time with median 3 min and p90 8 min, so 2% of the
+	// slow ones (1 launch in 5,000) still overrun a 15-minute registration
+	// timeout.
+	DefaultSlowJoinShare       = 0.01
+	DefaultSlowJoinExtraMedian = 3 * time.Minute
+	DefaultSlowJoinExtraP90    = 8 * time.Minute
+
 	// DefaultSpotVCPUQuota is the account's spot vCPU quota; 0 = unlimited
 	// (assumption: scenarios model a raised quota unless they say so).
 	DefaultSpotVCPUQuota = 0
@@ -207,6 +230,9 @@ type Config struct {
 	Latency    LatencyConfig
 	// Depth sets how many instances a pool can give at once (depth.go).
 	Depth DepthConfig
+	// Join is what happens between a launch and its node joining the
+	// cluster: a share never joins, a share joins late.
+	Join JoinConfig
 	// SpotVCPUQuota caps the vCPUs of running spot instances (0 = no cap);
 	// a launch over it fails with MaxSpotInstanceCountExceeded.
 	SpotVCPUQuota int
@@ -280,6 +306,19 @@ type LatencyConfig struct {
 	ASG   dist.Duration
 }
 
+// JoinConfig sets how launched instances join the cluster. Initial nodes
+// of node groups are not launched through the market's join (they are the
+// cluster as it stands).
+type JoinConfig struct {
+	// FailureShare of launched instances never join (0..1): the instance
+	// runs and is billed, its node never registers.
+	FailureShare float64
+	// SlowShare of the instances that join become Ready SlowExtra (a
+	// sample) later than the launch latency says (0..1).
+	SlowShare float64
+	SlowExtra dist.Duration
+}
+
 // ScriptedEvent is a market event a scenario fixes in advance, e.g. "at 30m,
 // pools of families c5, c5a, c6i in us-east-1a become exhausted for 45m and
 // 80% of their instances get a notice". A pool matches when it matches every
@@ -300,6 +339,13 @@ type ScriptedEvent struct {
 	InterruptFraction float64
 	// RebalanceFraction of them get a rebalance recommendation at At (0..1).
 	RebalanceFraction float64
+	// JoinFailure, while the event holds, is the share of launches into
+	// the matching pools whose node never joins (0..1; a bad AMI rollout
+	// is 1). For join failures an empty CapacityTypes means any capacity
+	// type, and Groups, when set, narrows the event to launches for those
+	// NodePools or node groups.
+	JoinFailure float64
+	Groups      []LaunchGroup
 }
 
 // DefaultConfig returns the calibrated defaults (see the Default*
@@ -310,6 +356,10 @@ func DefaultConfig() Config {
 		panic(err) // constants
 	}
 	asg, err := dist.NewLogNormal(DefaultASGLatencyMedian, DefaultASGLatencyP90)
+	if err != nil {
+		panic(err)
+	}
+	slow, err := dist.NewLogNormal(DefaultSlowJoinExtraMedian, DefaultSlowJoinExtraP90)
 	if err != nil {
 		panic(err)
 	}
@@ -357,6 +407,7 @@ func DefaultConfig() Config {
 		},
 		Latency:       LatencyConfig{Fleet: fleet, ASG: asg},
 		Depth:         DefaultDepth(),
+		Join:          JoinConfig{FailureShare: DefaultJoinFailureShare, SlowShare: DefaultSlowJoinShare, SlowExtra: slow},
 		SpotVCPUQuota: DefaultSpotVCPUQuota,
 		MinBilled:     DefaultMinBilled,
 	}
@@ -473,6 +524,11 @@ func (c Config) Validate() error {
 		bad("latency.asg", "is required (a duration distribution)")
 	}
 	c.Depth.validate(bad)
+	prob("join.failureShare", c.Join.FailureShare)
+	prob("join.slowShare", c.Join.SlowShare)
+	if c.Join.SlowShare > 0 && c.Join.SlowExtra == nil {
+		bad("join.slowExtra", "is required when slowShare > 0 (a duration distribution)")
+	}
 	if c.SpotVCPUQuota < 0 {
 		bad("spotVCPUQuota", "must be >= 0 (0 = unlimited), got %d", c.SpotVCPUQuota)
 	}
@@ -498,11 +554,15 @@ func (c Config) Validate() error {
 				bad(fmt.Sprintf("%scapacityTypes[%d]", p, j), "unknown capacity type %d", ct)
 			}
 		}
-		if e.State == RegimeUnset && e.InterruptFraction == 0 && e.RebalanceFraction == 0 {
-			bad(p[:len(p)-1], "does nothing; set state, interruptFraction or rebalanceFraction")
+		prob(p+"joinFailure", e.JoinFailure)
+		if e.State == RegimeUnset && e.InterruptFraction == 0 && e.RebalanceFraction == 0 && e.JoinFailure == 0 {
+			bad(p[:len(p)-1], "does nothing; set state, interruptFraction, rebalanceFraction or joinFailure")
 		}
-		if e.For > 0 && e.State == RegimeUnset {
-			bad(p+"for", "needs a state to hold")
+		if e.For > 0 && e.State == RegimeUnset && e.JoinFailure == 0 {
+			bad(p+"for", "needs a state or a join failure to hold")
+		}
+		if len(e.Groups) > 0 && e.JoinFailure == 0 {
+			bad(p+"groups", "only narrow a join failure; set joinFailure")
 		}
 	}
 

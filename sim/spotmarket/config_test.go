@@ -37,9 +37,9 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Price.DriftSigma = 1 }, "market.price.driftSigma: must be >= 0 and < 1, got 1"},
 		{func(c *Config) { c.Latency.ASG = nil }, "market.latency.asg: is required (a duration distribution)"},
 		{func(c *Config) { c.SpotVCPUQuota = -1 }, "market.spotVCPUQuota: must be >= 0 (0 = unlimited), got -1"},
-		{func(c *Config) { c.Events = []ScriptedEvent{{At: time.Minute}} }, "market.events[0]: does nothing; set state, interruptFraction or rebalanceFraction"},
+		{func(c *Config) { c.Events = []ScriptedEvent{{At: time.Minute}} }, "market.events[0]: does nothing; set state, interruptFraction, rebalanceFraction or joinFailure"},
 		{func(c *Config) { c.Events = []ScriptedEvent{{InterruptFraction: 1.2, State: RegimeExhausted}} }, "market.events[0].interruptFraction: must be between 0 and 1, got 1.2"},
-		{func(c *Config) { c.Events = []ScriptedEvent{{For: time.Hour, RebalanceFraction: 1}} }, "market.events[0].for: needs a state to hold"},
+		{func(c *Config) { c.Events = []ScriptedEvent{{For: time.Hour, RebalanceFraction: 1}} }, "market.events[0].for: needs a state or a join failure to hold"},
 		{func(c *Config) { c.Model = ModelReplay }, "market.trace: is required when the model is replay"},
 		{func(c *Config) { c.Trace = &Trace{} }, "market.trace: is set but the model is stochastic; set model: replay to replay it"},
 	} {

@@ -144,6 +144,22 @@
 //     about 0.4); a measurement made once to set the region weight, not a
 //     test.
 //
+// # Joins
+//
+// A launch's node may never join the cluster: with probability
+// [Config.Join].FailureShare (default 0.2%) the result says NeverJoins
+// (the instance runs and is billed; its kubelet never registers), and of
+// the others SlowShare (1%) become Ready SlowExtra (lognormal, median
+// 3 min, p90 8 min) later than the launch latency. Both rates are
+// assumptions (see [DefaultJoinFailureShare]); the scenario turns them off
+// in the replay and off models unless it sets them. A [ScriptedEvent]'s
+// JoinFailure raises the share for the launches it covers while it holds
+// (the pools it selects, any capacity type unless it names them, and the
+// [LaunchGroup]s it names): the bad AMI rollout. A request marked Joined
+// (a node group's initial nodes) draws nothing. Join outcomes draw from
+// their own stream, "spotmarket/join", one draw per launch and one more
+// for a slow one, so the pools' streams are the same with or without them.
+//
 // # Replay and scripted events
 //
 // With Model [ModelReplay] a [Trace] (see [ReadTrace] for the CSV and JSON
@@ -200,6 +216,9 @@
 //     instant.
 //   - Regions are independent (MODEL.md's 0.14 region correlation is not
 //     modelled); there is one market per run.
+//   - The join-failure and slow-join rates are assumptions, the same for
+//     every pool and owner; a node never registers or registers Ready
+//     (no registered-but-NotReady node).
 //   - Spot quota is a single vCPU count; on-demand quotas, API throttling
 //     and the hibernate/stop interruption behaviours are not modelled.
 //     Instances are billed from launch, not from the end of boot.

@@ -94,6 +94,7 @@ type Market struct {
 
 	scripts       []script
 	activeScripts []int32
+	joins         joinState
 
 	trace *Trace
 
@@ -143,6 +144,7 @@ func New(eng *engine.Engine, cat *catalog.Catalog, region string, zones []string
 		famIdx:   make(map[string]int32),
 		inst:     make([]instance, 1, 64),
 		ownerIdx: make(map[string]int32),
+		joins:    joinState{rng: eng.Stream("spotmarket/join")},
 	}
 	if cfg.Trace != nil {
 		m.trace = &Trace{Name: cfg.Trace.Name, Events: slices.Clone(cfg.Trace.Events)}
@@ -516,6 +518,9 @@ func (m *Market) Launch(req LaunchRequest) (LaunchResult, error) {
 			lat = m.cfg.Latency.ASG
 		}
 		res.ReadyAfter = lat.Sample(p.rng)
+		if !req.Joined {
+			m.joinOutcome(&res, p, &req)
+		}
 		m.stats.Launches++
 		m.ownerCtr[owner].Launches++
 		p.stats.Launches++

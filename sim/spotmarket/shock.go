@@ -268,6 +268,8 @@ func (m *Market) compileScripts() error {
 		s.ev.InstanceTypes = slices.Clone(e.InstanceTypes)
 		s.ev.Families = slices.Clone(e.Families)
 		s.ev.Zones = slices.Clone(e.Zones)
+		s.ev.Groups = slices.Clone(e.Groups)
+		s.ev.CapacityTypes = slices.Clone(e.CapacityTypes)
 		if len(e.CapacityTypes) == 0 {
 			s.ctMask = 1 << cluster.Spot
 		}
@@ -284,11 +286,15 @@ func (m *Market) compileScripts() error {
 
 func (m *Market) startScript(i int32) {
 	s := &m.scripts[i]
+	m.startJoinFailure(i)
+	if s.ev.For > 0 && (s.ev.State != RegimeUnset || s.ev.JoinFailure > 0) {
+		m.eng.After(s.ev.For, engine.Event{Handler: m.id, Kind: evScriptEnd, Obj: i})
+	}
+	if s.ev.joinOnly() {
+		return
+	}
 	if s.ev.State != RegimeUnset {
 		m.activeScripts = append(m.activeScripts, i)
-		if s.ev.For > 0 {
-			m.eng.After(s.ev.For, engine.Event{Handler: m.id, Kind: evScriptEnd, Obj: i})
-		}
 	}
 	tmp := m.poolsTmp[:0]
 	for _, pi := range m.active {
@@ -303,6 +309,10 @@ func (m *Market) startScript(i int32) {
 }
 
 func (m *Market) endScript(i int32) {
+	m.endJoinFailure(i)
+	if m.scripts[i].ev.State == RegimeUnset {
+		return
+	}
 	if k := slices.Index(m.activeScripts, i); k >= 0 {
 		m.activeScripts = slices.Delete(m.activeScripts, k, k+1)
 	}

@@ -192,6 +192,11 @@ type Stats struct {
 	// instant) in which some launches got an instance and some got none
 	// (report: provisioning.partialFulfilments).
 	PartialFulfilments uint64
+	// JoinFailures counts launched instances whose node never joins the
+	// cluster (Config.Join.FailureShare and scripted join failures);
+	// SlowJoins those that joined Config.Join.SlowExtra late.
+	JoinFailures uint64
+	SlowJoins    uint64
 
 	ByOwner []OwnerStats
 	ByPool  []PoolStats // pools with any launch, error or signal

@@ -42,7 +42,14 @@ type Recorder struct {
 	failure   func(cluster.PodID) string
 	// told are the no-launch reasons each waiting pod got (NoLaunch).
 	told map[cluster.PodID][]string
+	// neverJoins are the launched instances whose node will never join,
+	// until their node is added.
+	neverJoins map[int32]bool
 }
+
+// NeverJoins is the message of a nodeLaunched entry whose instance's node
+// never joins the cluster.
+const NeverJoins = "never joins: the instance's bootstrap fails and its kubelet never registers"
 
 // New records the cluster's changes. workload names a pod's workload
 // index; failure returns a pod's last scheduler message.
@@ -117,6 +124,10 @@ func (r *Recorder) OnChange(c cluster.Change) {
 	switch c.Kind {
 	case cluster.NodeAdded:
 		e.Kind = "nodeLaunched"
+		if inst := r.cl.Nodes[c.Node].Instance; r.neverJoins[inst] {
+			e.Message = NeverJoins
+			delete(r.neverJoins, inst)
+		}
 	case cluster.NodeReadied:
 		e.Kind = "nodeReady"
 	case cluster.NodeUpdated:
@@ -154,6 +165,12 @@ func (r *Recorder) Launch(owner string, res cloud.LaunchResult, err error) {
 	if err != nil {
 		r.sink(Entry{T: now, Kind: "launchFailed", Owner: owner, Message: err.Error()})
 		return
+	}
+	if res.NeverJoins {
+		if r.neverJoins == nil {
+			r.neverJoins = map[int32]bool{}
+		}
+		r.neverJoins[int32(res.Instance)] = true
 	}
 	r.sink(Entry{T: now, Kind: "instanceLaunched", Owner: owner, InstanceType: res.Offering.InstanceType, Zone: res.Offering.Zone,
 		CapacityType: res.Offering.CapacityType.String()})

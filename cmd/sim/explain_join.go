@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/trace"
+)
+
+// slowJoin is how long a join takes before the story calls it slow: past
+// the launch latencies' tails (MODEL.md: Ready in 30 s to 4 min).
+const slowJoin = 5 * 60.0
+
+// joinNote says what became of a node launched for the pod when it did not
+// simply join: it never joined and who removed it after which timeout, it
+// was still joining when removed, or it joined late.
+func joinNote(sc *scenario.Scenario, n *cluster.Node, entries []trace.Entry) string {
+	never := false
+	for _, e := range entries {
+		if e.Kind == "nodeLaunched" && e.Node == n.Name {
+			never = e.Message == trace.NeverJoins
+			break
+		}
+	}
+	launched := n.Launched.Seconds()
+	joined := n.State == cluster.NodeReady || (n.State == cluster.NodeGone && n.Ready > 0)
+	if joined {
+		if took := n.Ready.Seconds() - launched; took > slowJoin {
+			return fmt.Sprintf("; it joined only %s later (a slow bootstrap)", fmtTime(took))
+		}
+		return ""
+	}
+	why := "; it never joined the cluster (its bootstrap failed: the kubelet never registered)"
+	if !never {
+		why = "; it had not joined yet (a slow bootstrap)"
+	}
+	if n.State != cluster.NodeGone {
+		if never {
+			return why + " and was still unregistered at the end" + keptNote(n)
+		}
+		return ""
+	}
+	// A node removed while joining for another reason (a spot reclaim)
+	// before the timeout is not a join story.
+	timeout := sc.KarpenterSettings.RegistrationTimeout
+	if n.Owner == cluster.OwnedByClusterAutoscaler {
+		timeout = sc.CASettings.MaxNodeProvisionTime
+	}
+	if (n.Deleted - n.Launched) < timeout {
+		if never {
+			return why + fmt.Sprintf(", and was removed at %s", fmtTime(n.Deleted.Seconds()))
+		}
+		return ""
+	}
+	switch n.Owner {
+	case cluster.OwnedByKarpenter:
+		return fmt.Sprintf("%s, and Karpenter deleted its NodeClaim at %s, after the %s registration timeout, and provisioned again",
+			why, fmtTime(n.Deleted.Seconds()), fmtTime(sc.KarpenterSettings.RegistrationTimeout.Seconds()))
+	case cluster.OwnedByClusterAutoscaler:
+		return fmt.Sprintf("%s, and the Cluster Autoscaler removed it at %s as unregistered for longer than --max-node-provision-time (%s; a scale-up still waiting for it timed out then and backed node group %s off)",
+			why, fmtTime(n.Deleted.Seconds()), fmtTime(sc.CASettings.MaxNodeProvisionTime.Seconds()), n.OwnerName)
+	}
+	return fmt.Sprintf("%s, and was removed at %s", why, fmtTime(n.Deleted.Seconds()))
+}
+
+// keptNote says why an unregistered node of the Cluster Autoscaler stayed.
+func keptNote(n *cluster.Node) string {
+	if n.Owner == cluster.OwnedByClusterAutoscaler {
+		return " (the Cluster Autoscaler does not remove unregistered nodes below a node group's minimum size)"
+	}
+	return ""
+}
