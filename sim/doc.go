@@ -64,6 +64,9 @@
 //
 //   - report: metrics collected from cluster changes; table, JSON and CSV.
 //   - trace: the timeline for --events and sim explain.
+//   - statedump: the cluster at one moment as a kubectl-style List, built
+//     with the k8s.io/api types (sim run --dump-state); what it needs of
+//     the models' state the driver copies into its Input.
 //
 // # Drivers
 //

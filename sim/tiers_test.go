@@ -22,7 +22,7 @@ var tiers = map[string]string{
 	"workload": "model", "kubelet": "model", "taintmanager": "model", "eviction": "model",
 	"manifest": "input", "scenario": "input", "karpenter/apis": "input",
 	"clusterautoscaler/config": "input", "scalegen": "input",
-	"report": "output", "trace": "output",
+	"report": "output", "trace": "output", "statedump": "output",
 	"simulation": "driver", "experiment": "driver", "lint": "driver",
 	"internal/suggest": "helper", "internal/duration": "helper",
 	"cloud/cloudtest": "test", "internal/testscript": "test", "internal/simscript": "test",
