@@ -3,6 +3,7 @@ package simulation_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -19,6 +20,25 @@ import (
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
 )
+
+// requireSameSpec compiles a dumped pod as the scenario loader would and
+// checks that it schedules as the original: the dump keeps what the
+// simulator reads.
+func requireSameSpec(t *testing.T, cl *cluster.Cluster, want *cluster.PodSpec, p *corev1.Pod) {
+	t.Helper()
+	labels := maps.Clone(p.Labels)
+	delete(labels, appsv1.DefaultDeploymentUniqueLabelKey)
+	spec := p.Spec.DeepCopy()
+	spec.NodeName = want.NodeName
+	got, _, err := cluster.CompilePodSpec(cl.Syms.Clone(), cl.Resources, cluster.PodSpecInput{Namespace: p.Namespace,
+		Labels: labels, Annotations: p.Annotations, Spec: spec,
+		Priority: func(string) (int32, bool, bool) { return want.Priority, want.PreemptNever, true }})
+	require.NoError(t, err)
+	w, g := *want, *got
+	// Set by the controllers, not by the pod's own spec.
+	g.DaemonSet, g.OwnerSelector = w.DaemonSet, w.OwnerSelector
+	require.Equal(t, w, g, "pod %s/%s", p.Namespace, p.Name)
+}
 
 // nodeClaim is the part of a karpenter.sh/v1 NodeClaim the dump writes,
 // decoded strictly: a field the dump writes that is not here fails.
@@ -57,133 +77,148 @@ func TestWriteStateDecodesStrictly(t *testing.T) {
 			file, _ := scenarios.File(name)
 			sc, err := scenario.LoadFS(scenarios.FS, file)
 			require.NoError(t, err)
-			s, err := simulation.Start(sc, simulation.Options{})
-			require.NoError(t, err)
-			require.NoError(t, s.RunUntil(sc.Duration/2))
-			var buf bytes.Buffer
-			require.NoError(t, s.WriteState(&buf))
-			require.True(t, strings.HasPrefix(buf.String(), "apiVersion: v1\nitems:\n"))
-			require.True(t, strings.HasSuffix(buf.String(), "kind: List\nmetadata:\n  resourceVersion: \"\"\n"))
-
-			docs, err := manifest.ReadBytes("dump.yaml", buf.Bytes())
-			require.NoError(t, err)
-			cl := s.Cluster()
-			wantNodes := map[string]*cluster.Node{}
-			for i := range cl.Nodes {
-				if n := &cl.Nodes[i]; n.State != cluster.NodeGone {
-					wantNodes[n.Name] = n
-				}
-			}
-			wantPods := map[string]string{} // namespace/name -> node ("" pending)
-			running := map[string]bool{}
-			for i := range cl.Pods {
-				p := &cl.Pods[i]
-				if p.Phase.Terminal() {
-					continue
-				}
-				node := ""
-				if p.Phase.OnNode() {
-					node = cl.Nodes[p.Node].Name
-				}
-				wantPods[cl.Syms.Name(p.Namespace)+"/"+p.Name] = node
-				running[cl.Syms.Name(p.Namespace)+"/"+p.Name] = p.Phase == cluster.Running
-			}
-			gotNodes, gotPods := map[string]bool{}, map[string]string{}
-			var pools []*manifest.Document
-			kinds := map[string]int{}
-			for _, d := range docs {
-				kinds[d.Kind]++
-				switch d.Kind {
-				case "Node":
-					var n corev1.Node
-					require.NoError(t, d.Decode(&n))
-					want := wantNodes[n.Name]
-					require.NotNil(t, want, "node %s is not in the cluster", n.Name)
-					gotNodes[n.Name] = true
-					require.Equal(t, want.InstanceType, n.Labels[corev1.LabelInstanceTypeStable])
-					require.Equal(t, cl.Syms.Name(want.Zone), n.Labels[corev1.LabelTopologyZone])
-					require.True(t, strings.HasPrefix(n.Spec.ProviderID, "aws:///"+cl.Syms.Name(want.Zone)+"/i-"), n.Spec.ProviderID)
-					require.Len(t, strings.TrimPrefix(n.Spec.ProviderID, "aws:///"+cl.Syms.Name(want.Zone)+"/i-"), 17)
-					require.Equal(t, want.Allocatable[cluster.CPU], n.Status.Allocatable.Cpu().MilliValue())
-					require.Equal(t, want.Allocatable[cluster.Memory], n.Status.Allocatable.Memory().Value())
-					require.GreaterOrEqual(t, n.Status.Capacity.Cpu().MilliValue(), n.Status.Allocatable.Cpu().MilliValue())
-					require.GreaterOrEqual(t, n.Status.Capacity.Memory().Value(), n.Status.Allocatable.Memory().Value())
-					require.Equal(t, sc.KarpenterSettings.Epoch.Add(want.Launched).Unix(), n.CreationTimestamp.Unix())
-					require.Len(t, n.Status.Conditions, 1)
-					require.Equal(t, want.State == cluster.NodeReady, n.Status.Conditions[0].Status == corev1.ConditionTrue)
-					if want.Owner == cluster.OwnedByKarpenter {
-						require.Equal(t, want.OwnerName, n.Labels["karpenter.sh/nodepool"])
-					}
-				case "Pod":
-					var p corev1.Pod
-					require.NoError(t, d.Decode(&p))
-					key := p.Namespace + "/" + p.Name
-					want, ok := wantPods[key]
-					require.True(t, ok, "pod %s is not live in the cluster", key)
-					gotPods[key] = p.Spec.NodeName
-					require.Equal(t, want, p.Spec.NodeName, key)
-					require.Equal(t, running[key], p.Status.Phase == corev1.PodRunning, key)
-					require.Equal(t, running[key], p.Status.StartTime != nil, key)
-					_, counted := p.Spec.Containers[0].Resources.Requests[corev1.ResourcePods]
-					require.False(t, counted, "pods is not a request")
-				case "Deployment":
-					var o appsv1.Deployment
-					require.NoError(t, d.Decode(&o))
-					require.NotNil(t, o.Spec.Replicas)
-				case "ReplicaSet":
-					var o appsv1.ReplicaSet
-					require.NoError(t, d.Decode(&o))
-					require.Len(t, o.OwnerReferences, 1)
-					require.Equal(t, "Deployment", o.OwnerReferences[0].Kind)
-				case "StatefulSet":
-					var o appsv1.StatefulSet
-					require.NoError(t, d.Decode(&o))
-				case "DaemonSet":
-					var o appsv1.DaemonSet
-					require.NoError(t, d.Decode(&o))
-				case "Job":
-					var o batchv1.Job
-					require.NoError(t, d.Decode(&o))
-					require.NotNil(t, o.Spec.Completions)
-				case "NodeClaim":
-					var o nodeClaim
-					require.NoError(t, d.Decode(&o))
-					want := wantNodes[o.Name]
-					require.NotNil(t, want)
-					require.Equal(t, cluster.OwnedByKarpenter, want.Owner)
-					require.Equal(t, want.OwnerName, o.Labels["karpenter.sh/nodepool"])
-					require.Equal(t, "karpenter.sh/v1", o.APIVersion)
-					require.NotEmpty(t, o.Spec.NodeClassRef.Name)
-					require.True(t, strings.HasPrefix(o.Status.ProviderID, "aws:///"))
-					require.Equal(t, want.State == cluster.NodeReady, o.Status.NodeName == o.Name)
-					require.False(t, o.Status.Capacity.Cpu().IsZero())
-				case "NodePool":
-					pools = append(pools, d)
-				default:
-					t.Fatalf("unexpected kind %s", d.Kind)
-				}
-			}
-			require.Equal(t, len(wantNodes), len(gotNodes), "every live node is dumped")
-			require.Equal(t, wantPods, gotPods, "every live pod is dumped where it is")
-			require.Equal(t, len(sc.NodePools), kinds["NodePool"])
-			if len(pools) > 0 {
-				res, err := apis.Compile(pools, apis.Env{Syms: sc.Syms.Clone(), Resources: sc.Resources, Catalog: sc.Catalog, Zones: sc.Zones})
-				require.NoError(t, err)
-				require.Len(t, res.NodePools, len(sc.NodePools))
-				for i, got := range res.NodePools {
-					want := sc.NodePools[i]
-					require.Equal(t, want.Name, got.Name)
-					require.Equal(t, want.Weight, got.Weight)
-					require.Equal(t, want.Limits, got.Limits)
-					require.Equal(t, want.ExpireAfter, got.ExpireAfter)
-					require.Equal(t, want.NodeClassRef, got.NodeClassRef)
-					require.Equal(t, want.Disruption.Policy, got.Disruption.Policy)
-					require.Equal(t, want.Disruption.ConsolidateAfter, got.Disruption.ConsolidateAfter)
-					require.Equal(t, len(want.Requirements), len(got.Requirements))
-					require.Equal(t, len(want.Taints), len(got.Taints))
-					require.Equal(t, fmt.Sprint(want.Requirements), fmt.Sprint(got.Requirements), "same symbols: the dump's syms are a clone")
-				}
-			}
+			checkDump(t, sc)
 		})
+	}
+	// Every pod field the dump writes: spread, anti-affinity, Gt,
+	// tolerationSeconds, priority, annotations, an extended resource.
+	t.Run("dump-fields", func(t *testing.T) {
+		sc, err := scenario.LoadFile("testdata/dump-fields.yaml")
+		require.NoError(t, err)
+		checkDump(t, sc)
+	})
+}
+
+func checkDump(t *testing.T, sc *scenario.Scenario) {
+	t.Helper()
+	s, err := simulation.Start(sc, simulation.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(sc.Duration/2))
+	var buf bytes.Buffer
+	require.NoError(t, s.WriteState(&buf))
+	require.True(t, strings.HasPrefix(buf.String(), "apiVersion: v1\nitems:\n"))
+	require.True(t, strings.HasSuffix(buf.String(), "kind: List\nmetadata:\n  resourceVersion: \"\"\n"))
+
+	docs, err := manifest.ReadBytes("dump.yaml", buf.Bytes())
+	require.NoError(t, err)
+	cl := s.Cluster()
+	wantNodes := map[string]*cluster.Node{}
+	for i := range cl.Nodes {
+		if n := &cl.Nodes[i]; n.State != cluster.NodeGone {
+			wantNodes[n.Name] = n
+		}
+	}
+	wantPods := map[string]string{} // namespace/name -> node ("" pending)
+	running := map[string]bool{}
+	specs := map[string]*cluster.PodSpec{}
+	for i := range cl.Pods {
+		p := &cl.Pods[i]
+		if p.Phase.Terminal() {
+			continue
+		}
+		node := ""
+		if p.Phase.OnNode() {
+			node = cl.Nodes[p.Node].Name
+		}
+		wantPods[cl.Syms.Name(p.Namespace)+"/"+p.Name] = node
+		running[cl.Syms.Name(p.Namespace)+"/"+p.Name] = p.Phase == cluster.Running
+		specs[cl.Syms.Name(p.Namespace)+"/"+p.Name] = p.Spec
+	}
+	gotNodes, gotPods := map[string]bool{}, map[string]string{}
+	var pools []*manifest.Document
+	kinds := map[string]int{}
+	for _, d := range docs {
+		kinds[d.Kind]++
+		switch d.Kind {
+		case "Node":
+			var n corev1.Node
+			require.NoError(t, d.Decode(&n))
+			want := wantNodes[n.Name]
+			require.NotNil(t, want, "node %s is not in the cluster", n.Name)
+			gotNodes[n.Name] = true
+			require.Equal(t, want.InstanceType, n.Labels[corev1.LabelInstanceTypeStable])
+			require.Equal(t, cl.Syms.Name(want.Zone), n.Labels[corev1.LabelTopologyZone])
+			require.True(t, strings.HasPrefix(n.Spec.ProviderID, "aws:///"+cl.Syms.Name(want.Zone)+"/i-"), n.Spec.ProviderID)
+			require.Len(t, strings.TrimPrefix(n.Spec.ProviderID, "aws:///"+cl.Syms.Name(want.Zone)+"/i-"), 17)
+			require.Equal(t, want.Allocatable[cluster.CPU], n.Status.Allocatable.Cpu().MilliValue())
+			require.Equal(t, want.Allocatable[cluster.Memory], n.Status.Allocatable.Memory().Value())
+			require.GreaterOrEqual(t, n.Status.Capacity.Cpu().MilliValue(), n.Status.Allocatable.Cpu().MilliValue())
+			require.GreaterOrEqual(t, n.Status.Capacity.Memory().Value(), n.Status.Allocatable.Memory().Value())
+			require.Equal(t, sc.KarpenterSettings.Epoch.Add(want.Launched).Unix(), n.CreationTimestamp.Unix())
+			require.Len(t, n.Status.Conditions, 1)
+			require.Equal(t, want.State == cluster.NodeReady, n.Status.Conditions[0].Status == corev1.ConditionTrue)
+			if want.Owner == cluster.OwnedByKarpenter {
+				require.Equal(t, want.OwnerName, n.Labels["karpenter.sh/nodepool"])
+			}
+		case "Pod":
+			var p corev1.Pod
+			require.NoError(t, d.Decode(&p))
+			key := p.Namespace + "/" + p.Name
+			want, ok := wantPods[key]
+			require.True(t, ok, "pod %s is not live in the cluster", key)
+			gotPods[key] = p.Spec.NodeName
+			require.Equal(t, want, p.Spec.NodeName, key)
+			require.Equal(t, running[key], p.Status.Phase == corev1.PodRunning, key)
+			require.Equal(t, running[key], p.Status.StartTime != nil, key)
+			_, counted := p.Spec.Containers[0].Resources.Requests[corev1.ResourcePods]
+			require.False(t, counted, "pods is not a request")
+			requireSameSpec(t, cl, specs[key], &p)
+		case "Deployment":
+			var o appsv1.Deployment
+			require.NoError(t, d.Decode(&o))
+			require.NotNil(t, o.Spec.Replicas)
+		case "ReplicaSet":
+			var o appsv1.ReplicaSet
+			require.NoError(t, d.Decode(&o))
+			require.Len(t, o.OwnerReferences, 1)
+			require.Equal(t, "Deployment", o.OwnerReferences[0].Kind)
+		case "StatefulSet":
+			var o appsv1.StatefulSet
+			require.NoError(t, d.Decode(&o))
+		case "DaemonSet":
+			var o appsv1.DaemonSet
+			require.NoError(t, d.Decode(&o))
+		case "Job":
+			var o batchv1.Job
+			require.NoError(t, d.Decode(&o))
+			require.NotNil(t, o.Spec.Completions)
+		case "NodeClaim":
+			var o nodeClaim
+			require.NoError(t, d.Decode(&o))
+			want := wantNodes[o.Name]
+			require.NotNil(t, want)
+			require.Equal(t, cluster.OwnedByKarpenter, want.Owner)
+			require.Equal(t, want.OwnerName, o.Labels["karpenter.sh/nodepool"])
+			require.Equal(t, "karpenter.sh/v1", o.APIVersion)
+			require.NotEmpty(t, o.Spec.NodeClassRef.Name)
+			require.True(t, strings.HasPrefix(o.Status.ProviderID, "aws:///"))
+			require.Equal(t, want.State == cluster.NodeReady, o.Status.NodeName == o.Name)
+			require.False(t, o.Status.Capacity.Cpu().IsZero())
+		case "NodePool":
+			pools = append(pools, d)
+		default:
+			t.Fatalf("unexpected kind %s", d.Kind)
+		}
+	}
+	require.Equal(t, len(wantNodes), len(gotNodes), "every live node is dumped")
+	require.Equal(t, wantPods, gotPods, "every live pod is dumped where it is")
+	require.Equal(t, len(sc.NodePools), kinds["NodePool"])
+	if len(pools) > 0 {
+		res, err := apis.Compile(pools, apis.Env{Syms: sc.Syms.Clone(), Resources: sc.Resources, Catalog: sc.Catalog, Zones: sc.Zones})
+		require.NoError(t, err)
+		require.Len(t, res.NodePools, len(sc.NodePools))
+		for i, got := range res.NodePools {
+			want := sc.NodePools[i]
+			require.Equal(t, want.Name, got.Name)
+			require.Equal(t, want.Weight, got.Weight)
+			require.Equal(t, want.Limits, got.Limits)
+			require.Equal(t, want.ExpireAfter, got.ExpireAfter)
+			require.Equal(t, want.NodeClassRef, got.NodeClassRef)
+			require.Equal(t, want.Disruption.Policy, got.Disruption.Policy)
+			require.Equal(t, want.Disruption.ConsolidateAfter, got.Disruption.ConsolidateAfter)
+			require.Equal(t, len(want.Requirements), len(got.Requirements))
+			require.Equal(t, len(want.Taints), len(got.Taints))
+			require.Equal(t, fmt.Sprint(want.Requirements), fmt.Sprint(got.Requirements), "same symbols: the dump's syms are a clone")
+		}
 	}
 }
