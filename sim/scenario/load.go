@@ -55,6 +55,8 @@ type loader struct {
 	caDeployment *caconfig.Deployment
 	// hpas are the HorizontalPodAutoscalers by the workload they scale.
 	hpas map[string]*manifestHPA
+	// nodeNames are the start nodes by name, for startOn (built on first use).
+	nodeNames map[string]bool
 }
 
 // LoadManifests loads a scenario document held in memory (data; name

@@ -1,0 +1,201 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/kubeexport"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/simulation"
+)
+
+// small is a realistic export in little: 6 nodes (3 of the Karpenter
+// NodePool default, spot; 3 of the managed node group core), 3
+// Deployments of 4 running pods (the first with 2 pending and 1
+// terminating), a StatefulSet, a Job in progress, a DaemonSet, a bare
+// Pod, an HPA, a PDB, a Secret, a ConfigMap and a Service.
+var small = kubeexport.Cluster{Nodes: 6, Deployments: 3, Replicas: 4, Pending: 2, Terminating: 1, Extra: true}
+
+func importExport(t testing.TB, c kubeexport.Cluster, opts Options) ([]byte, *Importer) {
+	t.Helper()
+	var in bytes.Buffer
+	require.NoError(t, c.Write(&in))
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	im := New(opts, cat)
+	require.NoError(t, im.Add("cluster.yaml", &in))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	return out.Bytes(), im
+}
+
+// boundAt runs the imported scenario for a few seconds and returns, per
+// workload reference, the sorted nodes its pods are bound to.
+func boundAt(t *testing.T, sc *scenario.Scenario) map[string][]string {
+	t.Helper()
+	s, err := simulation.Start(sc, simulation.Options{Check: true})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(10*time.Second))
+	cl := s.Cluster()
+	out := map[string][]string{}
+	for i := range cl.Pods {
+		p := &cl.Pods[i]
+		if p.Node == cluster.NoNode || p.Phase.Terminal() {
+			continue
+		}
+		ref := sc.Workloads[p.Workload].Ref()
+		out[ref] = append(out[ref], cl.Nodes[p.Node].Name)
+	}
+	for _, v := range out {
+		sort.Strings(v)
+	}
+	return out
+}
+
+func TestImportStartState(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		t.Run(fmt.Sprintf("json=%v", asJSON), func(t *testing.T) {
+			c := small
+			c.JSON = asJSON
+			out, _ := importExport(t, c, Options{})
+			sc, err := scenario.LoadManifests("imported.yaml", out, nil)
+			require.NoError(t, err)
+
+			// Nodes keep their type, zone, capacity type and owner label.
+			require.Len(t, sc.Nodes, c.Nodes)
+			for _, n := range sc.Nodes {
+				i := -1
+				for k := 0; k < c.Nodes; k++ {
+					if kubeexport.NodeName(k) == n.Name {
+						i = k
+					}
+				}
+				require.GreaterOrEqual(t, i, 0, n.Name)
+				want := c.Node(i)
+				require.Equal(t, "m5.4xlarge", n.InstanceType)
+				require.Equal(t, want.Labels["topology.kubernetes.io/zone"], sc.Syms.Name(n.Zone))
+				if i%2 == 0 {
+					require.Equal(t, cluster.Spot, n.CapacityType, n.Name)
+					require.Equal(t, "default", label(sc, n, "karpenter.sh/nodepool"))
+				} else {
+					require.Equal(t, cluster.OnDemand, n.CapacityType, n.Name)
+					require.Equal(t, "core", label(sc, n, "eks.amazonaws.com/nodegroup"))
+				}
+				require.Equal(t, int64(15890), n.Allocatable[cluster.CPU])
+			}
+
+			// Controllers at their replica counts; the Job with its progress.
+			replicas := map[string]int32{}
+			for _, w := range sc.Workloads {
+				if len(w.Replicas.Steps) > 0 {
+					replicas[w.Ref()] = w.Replicas.Steps[0].Count
+				}
+				if w.Ref() == "Job/data/etl" {
+					require.Equal(t, int32(6), w.Completions, "10 completions, 4 done")
+					require.Equal(t, int32(2), w.Parallelism)
+				}
+			}
+			require.Equal(t, map[string]int32{
+				"Deployment/team-0/svc-0000": int32(c.Replicas + c.Pending),
+				"Deployment/team-1/svc-0001": int32(c.Replicas),
+				"Deployment/team-2/svc-0002": int32(c.Replicas),
+				"StatefulSet/data/db":        3,
+			}, replicas)
+
+			// Pods are bound where they ran.
+			bound := boundAt(t, sc)
+			for d := 0; d < c.Deployments; d++ {
+				var want []string
+				for r := 0; r < c.Replicas; r++ {
+					want = append(want, kubeexport.NodeName(c.NodeOfPod(d, r)))
+				}
+				ref := fmt.Sprintf("Deployment/team-%d/%s", d, kubeexport.DeploymentName(d))
+				got := bound[ref]
+				if d == 0 {
+					// The two pending pods fit somewhere now and are bound
+					// too; the running ones must be where they were.
+					require.Len(t, got, c.Replicas+c.Pending)
+					got = subtract(got, want)
+					require.Len(t, got, c.Pending)
+					continue
+				}
+				sort.Strings(want)
+				require.Equal(t, want, got, ref)
+			}
+			require.Equal(t, []string{kubeexport.NodeName(1), kubeexport.NodeName(3), kubeexport.NodeName(5)}, bound["StatefulSet/data/db"])
+			require.Equal(t, []string{kubeexport.NodeName(0), kubeexport.NodeName(1)}, bound["Job/data/etl"])
+			require.Equal(t, []string{kubeexport.NodeName(2)}, bound["Pod/default/debug"])
+			require.Len(t, bound["DaemonSet/kube-system/aws-node"], c.Nodes)
+		})
+	}
+}
+
+// subtract removes want from got (multisets), failing if one is missing.
+func subtract(got, want []string) []string {
+	rest := append([]string(nil), got...)
+	for _, w := range want {
+		for i, g := range rest {
+			if g == w {
+				rest = append(rest[:i], rest[i+1:]...)
+				break
+			}
+		}
+	}
+	return rest
+}
+
+func TestNothingSecretLeaves(t *testing.T) {
+	out, im := importExport(t, small, Options{})
+	s := string(out)
+	for _, leak := range []string{kubeexport.Secret, "DB_PASSWORD", "API_KEY", "/app/server", "last-applied-configuration",
+		"managedFields", "uid:", "resourceVersion", "kind: Secret", "kind: ConfigMap", "kind: Service", "providerID",
+		"checksum/config", "kube-api-access", "pod-template-hash", "controller-uid", "status:\n    phase"} {
+		require.NotContains(t, s, leak)
+	}
+	var lines []string
+	for _, n := range im.Notices() {
+		lines = append(lines, n.String())
+	}
+	all := strings.Join(lines, "\n")
+	require.Contains(t, all, "cluster.yaml:")
+	require.Contains(t, all, "1 Secret object(s) skipped: never read")
+	require.Contains(t, all, "1 ConfigMap object(s) skipped: never read")
+	require.Contains(t, all, "3 node(s) of NodePool default start as static nodes")
+	require.Contains(t, all, "3 node(s) of managed node group core start as static nodes")
+	require.Contains(t, all, "1 terminating pod(s) left out")
+}
+
+func TestRedactStable(t *testing.T) {
+	a, _ := importExport(t, small, Options{Redact: true})
+	b, _ := importExport(t, small, Options{Redact: true})
+	require.Equal(t, string(a), string(b), "the same input gives the same output")
+	s := string(a)
+	for _, name := range []string{"svc-000", "team-", "ip-10-0-", "ec2.internal", "etl", "debug", "123456789012"} {
+		require.NotContains(t, s, name)
+	}
+	require.Contains(t, s, hash("node-", kubeexport.NodeName(0)))
+	require.Contains(t, s, "ref: Deployment/"+hash("ns-", "team-0")+"/"+hash("w-", "svc-0000"))
+	// The redacted scenario loads and places pods as the plain one does.
+	sc, err := scenario.LoadManifests("redacted.yaml", a, nil)
+	require.NoError(t, err)
+	bound := boundAt(t, sc)
+	want := []string{hash("node-", kubeexport.NodeName(1)), hash("node-", kubeexport.NodeName(3)), hash("node-", kubeexport.NodeName(5))}
+	sort.Strings(want)
+	require.Equal(t, want, bound["StatefulSet/"+hash("ns-", "data")+"/"+hash("w-", "db")])
+}
+
+func label(sc *scenario.Scenario, n cluster.Node, key string) string {
+	v, ok := n.Labels.Get(sc.Syms.Intern(key))
+	if !ok {
+		return ""
+	}
+	return sc.Syms.Name(v)
+}
