@@ -17,7 +17,9 @@
 //     aws:///ZONE/i-<17 hex digits> (the EC2 instance behind it; static
 //     nodes, which have none, get an ID made from their node number with
 //     the top bit set), creationTimestamp at the launch, and a Ready
-//     condition (False while launching, with the not-ready taint).
+//     condition (False while launching, with the not-ready taint). A
+//     spot node no label calls spot (a static pool's) gets
+//     eks.amazonaws.com/capacityType: SPOT, so that an import keeps it.
 //   - Pods that are pending, bound or running (finished and deleted pods
 //     are left out, as a Job's TTL would): labels, ownerReferences, one
 //     container named "main" holding the pod's requests (and limits equal
@@ -211,6 +213,20 @@ func InstanceID(n *cluster.Node, id cluster.NodeID) string {
 	return fmt.Sprintf("i-%017x", uint64(1)<<63>>3|uint64(id))
 }
 
+// LabelEKSCapacityType is the label EKS puts on a managed node group's
+// nodes: ON_DEMAND or SPOT.
+const LabelEKSCapacityType = "eks.amazonaws.com/capacityType"
+
+func eksCapacityType(ct cluster.CapacityType) string {
+	switch ct {
+	case cluster.Spot:
+		return "SPOT"
+	case cluster.OnDemand:
+		return "ON_DEMAND"
+	}
+	return ct.String()
+}
+
 // ProviderID is the node's spec.providerID.
 func (d *dumper) providerID(n *cluster.Node, id cluster.NodeID) string {
 	return fmt.Sprintf("aws:///%s/%s", d.cl.Syms.Name(n.Zone), InstanceID(n, id))
@@ -302,6 +318,16 @@ func (d *dumper) nodes() {
 			node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 		}
 		node.Status.Conditions = []corev1.NodeCondition{ready}
+		if n.CapacityType != cluster.OnDemand && !n.Labels.Has(d.cl.KeyCapacityType) {
+			// A static spot node: no label says what it is; the one EKS
+			// puts on managed node groups' nodes tells an import.
+			if _, ok := node.Labels[LabelEKSCapacityType]; !ok {
+				if node.Labels == nil {
+					node.Labels = map[string]string{}
+				}
+				node.Labels[LabelEKSCapacityType] = eksCapacityType(n.CapacityType)
+			}
+		}
 		if ls := node.Labels; ls != nil {
 			node.Status.NodeInfo = corev1.NodeSystemInfo{Architecture: ls[corev1.LabelArchStable], OperatingSystem: ls[corev1.LabelOSStable]}
 		}
