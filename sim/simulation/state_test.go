@@ -222,3 +222,35 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 		}
 	}
 }
+
+// The same run dumps the same bytes (UIDs and hashes are stable), and a
+// dump leaves the run it reads undisturbed.
+func TestWriteStateIsDeterministic(t *testing.T) {
+	dump := func() string {
+		sc := load(t, "karpenter-mixed")
+		var buf bytes.Buffer
+		rep, err := simulation.Run(sc, simulation.Options{AtTime: sc.Duration / 2, At: func(s *simulation.Sim) error {
+			return s.WriteState(&buf)
+		}})
+		require.NoError(t, err)
+		plain, err := simulation.Run(load(t, "karpenter-mixed"), simulation.Options{})
+		require.NoError(t, err)
+		a, _ := rep.JSON()
+		b, _ := plain.JSON()
+		require.Equal(t, string(b), string(a))
+		return buf.String()
+	}
+	first := dump()
+	require.Contains(t, first, "kind: NodeClaim")
+	require.Equal(t, first, dump())
+}
+
+func TestAtOutsideTheRun(t *testing.T) {
+	sc := load(t, "static-burst")
+	called := false
+	_, err := simulation.Run(sc, simulation.Options{AtTime: sc.Duration + 1, At: func(*simulation.Sim) error { called = true; return nil }})
+	require.EqualError(t, err, "time 2h0m0.000000001s is outside the scenario's duration 2h0m0s")
+	require.False(t, called)
+	_, err = simulation.Run(sc, simulation.Options{AtTime: sc.Duration, At: func(*simulation.Sim) error { return fmt.Errorf("disk full") }})
+	require.EqualError(t, err, "disk full", "the hook's error ends the run")
+}
