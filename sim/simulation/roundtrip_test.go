@@ -2,6 +2,7 @@ package simulation_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,20 @@ func pending(cl *cluster.Cluster, ref func(w int32) string) map[string]int {
 	return out
 }
 
+// pdbsOf names the budgets with their bounds and selectors.
+func pdbsOf(cl *cluster.Cluster, pdbs []cluster.PDB) []string {
+	var out []string
+	for _, b := range pdbs {
+		sel := ""
+		for _, r := range b.Selector.Reqs {
+			sel += fmt.Sprintf(" %s %s %d", cl.Syms.Name(r.Key), r.Op, len(r.Values))
+		}
+		out = append(out, fmt.Sprintf("%s/%s min=%v max=%v%s", cl.Syms.Name(b.Namespace), b.Name, b.MinAvailable, b.MaxUnavailable, sel))
+	}
+	slices.Sort(out)
+	return out
+}
+
 // A dump at half of every embedded scenario, imported with sim import,
 // starts a run with the same Ready nodes (names, types, zones, capacity
 // types, owners) and the same pods bound where they were.
@@ -132,6 +147,7 @@ func TestDumpImportRoundTrip(t *testing.T) {
 				}
 			}
 			require.Equal(t, wantPending, pending(after, refs(is)), "pending pods stay pending")
+			require.Equal(t, pdbsOf(before, sc.PDBs), pdbsOf(after, back.PDBs))
 		})
 	}
 }

@@ -2,6 +2,7 @@ package simulation
 
 import (
 	"io"
+	"math"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,13 +19,16 @@ import (
 // nothing: the run goes on the same with or without it.
 func (s *Sim) WriteState(w io.Writer) (err error) {
 	defer s.catch(&err)
-	in := statedump.Input{Cluster: s.cl, Epoch: s.sc.KarpenterSettings.Epoch, Capacity: s.nodeCapacity}
+	in := statedump.Input{Cluster: s.cl, Epoch: s.sc.KarpenterSettings.Epoch, Capacity: s.nodeCapacity, PDBs: s.sc.PDBs}
 	if s.ctrls != nil {
 		in.InstanceOf = s.ctrls.InstanceOf
 		for i := range s.ctrls.Len() {
 			spec := s.ctrls.Workload(int32(i))
 			wl := statedump.Workload{Kind: spec.Kind.String(), Namespace: spec.Namespace, Name: spec.Name, Pod: spec.Pod,
 				Parallelism: spec.Parallelism, BackoffLimit: spec.BackoffLimit}
+			if h := spec.Replicas.HPA; h != nil {
+				wl.HPA = &statedump.HPA{Min: h.Min, Max: h.Max, TargetPercent: int32(math.Round(h.Target * 100))}
+			}
 			for _, iv := range s.ctrls.Instances(int32(i)) {
 				wl.Instances = append(wl.Instances, statedump.Instance{Name: iv.Name, Desired: iv.Desired,
 					Succeeded: iv.Succeeded, Failures: iv.Failures, Done: iv.Done})

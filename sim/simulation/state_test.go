@@ -9,8 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clustersim/clustersim/scenarios"
@@ -196,6 +198,14 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 			require.False(t, o.Status.Capacity.Cpu().IsZero())
 		case "NodePool":
 			pools = append(pools, d)
+		case "HorizontalPodAutoscaler":
+			var o autoscalingv2.HorizontalPodAutoscaler
+			require.NoError(t, d.Decode(&o))
+			require.Positive(t, o.Spec.MaxReplicas)
+		case "PodDisruptionBudget":
+			var o policyv1.PodDisruptionBudget
+			require.NoError(t, d.Decode(&o))
+			require.True(t, (o.Spec.MinAvailable == nil) != (o.Spec.MaxUnavailable == nil))
 		default:
 			t.Fatalf("unexpected kind %s", d.Kind)
 		}
@@ -203,6 +213,14 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 	require.Equal(t, len(wantNodes), len(gotNodes), "every live node is dumped")
 	require.Equal(t, wantPods, gotPods, "every live pod is dumped where it is")
 	require.Equal(t, len(sc.NodePools), kinds["NodePool"])
+	require.Equal(t, len(sc.PDBs), kinds["PodDisruptionBudget"])
+	hpas := 0
+	for i := range sc.Workloads {
+		if sc.Workloads[i].Replicas.HPA != nil {
+			hpas++
+		}
+	}
+	require.Equal(t, hpas, kinds["HorizontalPodAutoscaler"])
 	if len(pools) > 0 {
 		res, err := apis.Compile(pools, apis.Env{Syms: sc.Syms.Clone(), Resources: sc.Resources, Catalog: sc.Catalog, Zones: sc.Zones})
 		require.NoError(t, err)

@@ -34,6 +34,9 @@
 //     StatefulSets, DaemonSets, and the Jobs not finished yet with
 //     status.active, succeeded and failed. A CronJob's Jobs are written
 //     without their CronJob (its schedule is not kept in compiled form).
+//     A workload the scenario scales with an HPA gets an autoscaling/v2
+//     HorizontalPodAutoscaler (its bounds and CPU target); the
+//     PodDisruptionBudgets are written as they were compiled.
 //   - Karpenter's NodeClaims (karpenter.sh/v1) with their NodePool label
 //     and owner, nodeClassRef, requirements, and status.providerID,
 //     nodeName, capacity and allocatable; and the NodePools in force.
@@ -84,6 +87,7 @@ type Input struct {
 	// NodeClaims returns the NodeClaim of a Karpenter node (nil: none).
 	NodeClaims func(id cluster.NodeID) (NodeClaim, bool)
 	NodePools  []NodePool
+	PDBs       []cluster.PDB
 }
 
 // Workload is one controller of the run.
@@ -93,7 +97,9 @@ type Workload struct {
 	Pod             *cluster.PodSpec
 	// Parallelism and BackoffLimit of a Job.
 	Parallelism, BackoffLimit int32
-	Instances                 []Instance
+	// HPA is set on a Deployment or StatefulSet an HPA scales.
+	HPA       *HPA
+	Instances []Instance
 }
 
 // Instance is one created copy of a workload (workload.InstanceView).
@@ -125,7 +131,8 @@ const (
 
 // Write writes the List. Objects come in the order kubectl would list
 // the kinds: NodePools, NodeClaims, Nodes, Deployments, ReplicaSets,
-// StatefulSets, DaemonSets, Jobs, Pods.
+// StatefulSets, DaemonSets, Jobs, HorizontalPodAutoscalers,
+// PodDisruptionBudgets, Pods.
 func Write(w io.Writer, in Input) error {
 	d := &dumper{in: in, cl: in.Cluster, bw: bufio.NewWriterSize(w, 1<<16)}
 	d.now = in.Epoch.Add(d.cl.Now())
@@ -138,6 +145,8 @@ func Write(w io.Writer, in Input) error {
 	d.nodeClaims()
 	d.nodes()
 	d.controllers()
+	d.hpas()
+	d.pdbs()
 	d.pods()
 	if d.err != nil {
 		return d.err
