@@ -16,7 +16,7 @@
 //     cordon, capacity and allocatable, a providerID
 //     aws:///ZONE/i-<17 hex digits> (the EC2 instance behind it; static
 //     nodes, which have none, get an ID made from their node number with
-//     the top bit set), creationTimestamp at the launch, and a Ready
+//     bit 60 set), creationTimestamp at the launch, and a Ready
 //     condition (False while launching, with the not-ready taint). A
 //     spot node no label calls spot (a static pool's) gets
 //     eks.amazonaws.com/capacityType: SPOT, so that an import keeps it.
@@ -136,7 +136,7 @@ const (
 func Write(w io.Writer, in Input) error {
 	d := &dumper{in: in, cl: in.Cluster, bw: bufio.NewWriterSize(w, 1<<16)}
 	d.now = in.Epoch.Add(d.cl.Now())
-	if _, err := d.bw.WriteString("apiVersion: v1\nitems:\n"); err != nil {
+	if _, err := d.bw.WriteString("apiVersion: v1\n"); err != nil {
 		return err
 	}
 	for i := range in.NodePools {
@@ -151,6 +151,9 @@ func Write(w io.Writer, in Input) error {
 	if d.err != nil {
 		return d.err
 	}
+	if d.items == 0 {
+		d.bw.WriteString("items: []\n")
+	}
 	if _, err := d.bw.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n"); err != nil {
 		return err
 	}
@@ -163,6 +166,8 @@ type dumper struct {
 	bw  *bufio.Writer
 	now time.Time
 	err error
+	// items counts the items written ("items:" comes before the first).
+	items int
 }
 
 // item writes one list item: its YAML indented under "- ".
@@ -175,6 +180,10 @@ func (d *dumper) item(obj any) {
 		d.err = err
 		return
 	}
+	if d.items == 0 {
+		d.bw.WriteString("items:\n")
+	}
+	d.items++
 	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
 	for i, l := range lines {
 		prefix := "  "
