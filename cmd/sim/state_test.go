@@ -95,3 +95,21 @@ func TestWhatIfFlags(t *testing.T) {
 		}
 	}
 }
+
+// The whole loop from the command line: dump a run, import the dump, and
+// ask the what-ifs of the imported cluster.
+func TestDumpImportWhatIf(t *testing.T) {
+	dir := t.TempDir()
+	state, imported := filepath.Join(dir, "state.yaml"), filepath.Join(dir, "imported.yaml")
+	_, stderr, code := sim(t, "run", "hybrid-naive", "--dump-state", "1h30m", "--state-out", state)
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = sim(t, "import", state, "-o", imported)
+	require.Equal(t, 0, code, stderr)
+	base, stderr, code := sim(t, "run", imported, "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	whatIf, stderr, code := sim(t, "run", imported, "-o", "json", "--scale-workloads", "2", "--zone-out", "us-east-1a@10m")
+	require.Equal(t, 0, code, stderr)
+	require.NotEqual(t, base, whatIf)
+	_, stderr, code = sim(t, "compare", imported, imported, "--runs", "2", "--scale-workloads", "2")
+	require.Equal(t, 0, code, stderr)
+}
