@@ -578,7 +578,8 @@ func (im *Importer) mapObject(w where, it *item, secretFields ...string) error {
 		return err
 	}
 	cleanMap(m, secretFields...)
-	name, _ := m["metadata"].(map[string]any)["name"].(string)
+	md, _ := m["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
 	if !im.unique(w, it.kind, "", name) {
 		return nil
 	}

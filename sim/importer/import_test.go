@@ -12,7 +12,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/internal/kubeexport"
+	"github.com/clustersim/clustersim/sim/kubeexport"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
 )

@@ -90,7 +90,7 @@ func scanJSON(r io.Reader, fn func(*item) error) error {
 }
 
 func jsonErr(err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return errors.New("the file ends in the middle of an object: it was cut short (export it again)")
 	}
 	return err
