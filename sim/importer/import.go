@@ -111,6 +111,12 @@ type Importer struct {
 	skipped    map[string]*skip
 	seen       map[string]where
 	strings    map[string]string
+	// classValue is the priority pods of a class were given; classUsed
+	// the classes templates and pods name; classes those exported.
+	classValue map[string]int32
+	classUsed  map[string]where
+	classes    map[string]bool
+	cur        where // the item being read
 	caArgs     bool
 
 	terminating, finished int
@@ -132,7 +138,8 @@ func New(opts Options, cat *catalog.Catalog) *Importer {
 	}
 	return &Importer{opts: opts, cat: cat, nodes: map[string]*node{}, byRef: map[string]*workload{},
 		rsOwner: map[string]string{}, placements: map[string]*placement{}, claimPool: map[string]string{},
-		skipped: map[string]*skip{}, seen: map[string]where{}, strings: map[string]string{}}
+		skipped: map[string]*skip{}, seen: map[string]where{}, strings: map[string]string{},
+		classValue: map[string]int32{}, classUsed: map[string]where{}, classes: map[string]bool{}}
 }
 
 // Notices are the report lines so far.
@@ -181,6 +188,7 @@ var readVersions = map[string][]string{
 
 func (im *Importer) item(file string, it *item) {
 	w := where{file, it.pos()}
+	im.cur = w
 	if secretKinds[it.kind] {
 		im.skip(w, it.kind, "never read (nothing secret leaves)")
 		return
@@ -366,7 +374,9 @@ type podLite struct {
 		OwnerReferences   []ownerLite `json:"ownerReferences"`
 	} `json:"metadata"`
 	Spec struct {
-		NodeName string `json:"nodeName"`
+		NodeName          string `json:"nodeName"`
+		PriorityClassName string `json:"priorityClassName"`
+		Priority          *int32 `json:"priority"`
 	} `json:"spec"`
 	Status struct {
 		Phase string `json:"phase"`
@@ -407,6 +417,7 @@ func (im *Importer) pod(w where, it *item) error {
 		ok = lite.fromYAML(it.yamlText)
 	}
 	if ok {
+		im.seePriority(&lite)
 		kind, _ := lite.owner()
 		if done := lite.Status.Phase == string(corev1.PodSucceeded) || lite.Status.Phase == string(corev1.PodFailed); done || lite.Metadata.DeletionTimestamp != nil || ownedKinds[kind] {
 			im.podOwned(w, &lite)
@@ -418,6 +429,7 @@ func (im *Importer) pod(w where, it *item) error {
 		return err
 	}
 	lite = liteOf(&p)
+	im.seePriority(&lite)
 	if kind, _ := lite.owner(); p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil || ownedKinds[kind] {
 		im.podOwned(w, &lite)
 		return nil
@@ -456,6 +468,7 @@ func liteOf(p *corev1.Pod) podLite {
 		l.Metadata.OwnerReferences = append(l.Metadata.OwnerReferences, ownerLite{Kind: r.Kind, Name: r.Name, Controller: r.Controller})
 	}
 	l.Spec.NodeName, l.Status.Phase = p.Spec.NodeName, string(p.Status.Phase)
+	l.Spec.PriorityClassName, l.Spec.Priority = p.Spec.PriorityClassName, p.Spec.Priority
 	return l
 }
 
@@ -495,6 +508,16 @@ func (im *Importer) podOwned(w where, p *podLite) {
 		return
 	}
 	pl.nodes = append(pl.nodes, node)
+}
+
+// seePriority records the priority the API server gave a pod of a
+// class, for classes the export lacks.
+func (im *Importer) seePriority(p *podLite) {
+	if c := p.Spec.PriorityClassName; c != "" && p.Spec.Priority != nil {
+		if _, ok := im.classValue[c]; !ok {
+			im.classValue[c] = *p.Spec.Priority
+		}
+	}
 }
 
 // intern shares one string per node name among the pods.
@@ -734,6 +757,7 @@ func (im *Importer) other(w where, it *item) error {
 		}
 	case "PriorityClass":
 		meta["name"] = name
+		im.classes[name] = true
 		for _, k := range []string{"value", "globalDefault", "preemptionPolicy"} {
 			if v, ok := m[k]; ok {
 				out[k] = v

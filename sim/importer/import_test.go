@@ -171,6 +171,8 @@ func TestNothingSecretLeaves(t *testing.T) {
 	require.Contains(t, all, "3 node(s) of NodePool default start as static nodes")
 	require.Contains(t, all, "3 node(s) of managed node group core start as static nodes")
 	require.Contains(t, all, "1 terminating pod(s) left out")
+	require.Contains(t, all, "PriorityClass/database-critical: not in the export: written with value 100000, the priority its pods have")
+	require.Contains(t, s, "kind: PriorityClass\nmetadata:\n  name: database-critical\nvalue: 100000\n")
 }
 
 func TestRedactStable(t *testing.T) {

@@ -76,11 +76,22 @@ func (p *podLite) fromYAML(text []byte) bool {
 			if owner == nil || !owner.field(body) {
 				return false
 			}
-		case section == "spec" && indent == 2:
-			if key, val, ok := keyValue(body); ok && key == "nodeName" {
-				if p.Spec.NodeName, ok = scalar(val); !ok {
-					return false
-				}
+		case section == "spec" && indent == 2 && !bytes.HasPrefix(body, []byte("- ")):
+			key, val, ok := keyValue(body)
+			switch {
+			case !ok:
+				return false
+			case key == "nodeName":
+				p.Spec.NodeName, ok = scalar(val)
+			case key == "priorityClassName":
+				p.Spec.PriorityClassName, ok = scalar(val)
+			case key == "priority":
+				n, err := strconv.ParseInt(val, 10, 32)
+				v := int32(n)
+				ok, p.Spec.Priority = err == nil, &v
+			}
+			if !ok {
+				return false
 			}
 		case section == "status" && indent == 2:
 			if key, val, ok := keyValue(body); ok && key == "phase" {

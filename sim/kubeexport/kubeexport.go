@@ -302,6 +302,9 @@ func (c Cluster) extra(lw *listWriter, podIndex *int) {
 	// A StatefulSet of 3: pods db-0..db-2 on nodes 1, 3, 5.
 	labels := map[string]string{"app": "db"}
 	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: podSpec("db", corev1.RestartPolicyAlways)}
+	// Of a PriorityClass the export lacks (priorityclasses were not
+	// exported); its pods carry the value the API server resolved.
+	tmpl.Spec.PriorityClassName = "database-critical"
 	ss := &appsv1.StatefulSet{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"}, ObjectMeta: meta("StatefulSet", ns, "db", 0, labels),
 		Spec:   appsv1.StatefulSetSpec{Replicas: ptr(int32(3)), Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: tmpl, ServiceName: "db"},
 		Status: appsv1.StatefulSetStatus{Replicas: 3, ReadyReplicas: 3}}
@@ -309,7 +312,9 @@ func (c Cluster) extra(lw *listWriter, podIndex *int) {
 	for o := 0; o < 3; o++ {
 		t := *tmpl.DeepCopy()
 		t.Labels = map[string]string{"app": "db", "statefulset.kubernetes.io/pod-name": fmt.Sprintf("db-%d", o), "controller-revision-hash": "db-5d8"}
-		lw.add(pod(ns, fmt.Sprintf("db-%d", o), *podIndex, t, ownerRef("StatefulSet", "apps/v1", "db", 0), NodeName((2*o+1)%c.Nodes), corev1.PodRunning))
+		p := pod(ns, fmt.Sprintf("db-%d", o), *podIndex, t, ownerRef("StatefulSet", "apps/v1", "db", 0), NodeName((2*o+1)%c.Nodes), corev1.PodRunning)
+		p.Spec.Priority = ptr(int32(100000))
+		lw.add(p)
 		*podIndex++
 	}
 	// A Job of 10 completions, 4 done, 2 running.
