@@ -157,6 +157,13 @@ func (im *Importer) resolvePlacements() map[*workload][]string {
 		if kind == "ReplicaSet" {
 			if dep, ok := im.rsOwner[rest]; ok {
 				ref = "Deployment/" + dep
+			} else if im.byRef[ref] == nil {
+				// The ReplicaSet is not in the export: its name is its
+				// Deployment's and a hash.
+				if i := strings.LastIndexByte(rest, '-'); i > 0 && im.byRef["Deployment/"+rest[:i]] != nil {
+					ref = "Deployment/" + rest[:i]
+					im.notice(pl.where, key, "not in the export: its pods count for %s, by its name", ref)
+				}
 			}
 		}
 		wl := im.byRef[ref]

@@ -403,7 +403,9 @@ func (p *podLite) owner() (kind, name string) {
 }
 
 // ownedKinds are the controllers whose pods are counted, not kept.
-var ownedKinds = map[string]bool{"ReplicaSet": true, "StatefulSet": true, "Job": true, "DaemonSet": true}
+// (A pod owned by a Deployment directly is not what a Deployment
+// controller makes, but a state dumped by another tool may say so.)
+var ownedKinds = map[string]bool{"ReplicaSet": true, "StatefulSet": true, "Job": true, "DaemonSet": true, "Deployment": true}
 
 func (im *Importer) pod(w where, it *item) error {
 	var lite podLite

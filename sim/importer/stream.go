@@ -335,7 +335,7 @@ func (d *yamlDoc) flush(fn func(*item) error) error {
 	text := d.cur
 	d.cur = nil
 	d.itemCount++
-	apiVersion, kind := topLevel(text, "apiVersion"), topLevel(text, "kind")
+	apiVersion, kind := kindOf(text)
 	// The callback may keep text: it is not reused.
 	return fn(&item{line: d.curLine, index: -1, apiVersion: apiVersion, kind: kind, yamlText: text})
 }
@@ -360,7 +360,8 @@ func (d *yamlDoc) end(fn func(*item) error, eof bool) error {
 	if len(bytes.TrimSpace(stripComments(d.header))) == 0 {
 		return nil
 	}
-	return fn(&item{line: d.headLine, index: -1, apiVersion: topLevel(d.header, "apiVersion"), kind: kind, yamlText: d.header})
+	apiVersion, kind := kindOf(d.header)
+	return fn(&item{line: d.headLine, index: -1, apiVersion: apiVersion, kind: kind, yamlText: d.header})
 }
 
 func stripComments(b []byte) []byte {
@@ -372,6 +373,23 @@ func stripComments(b []byte) []byte {
 		}
 	}
 	return out
+}
+
+// kindOf reads an item's apiVersion and kind from its top-level lines
+// (block style, as kubectl writes it), else by parsing it (flow style).
+func kindOf(text []byte) (apiVersion, kind string) {
+	apiVersion, kind = topLevel(text, "apiVersion"), topLevel(text, "kind")
+	if kind != "" {
+		return apiVersion, kind
+	}
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if j, err := yaml.YAMLToJSON(text); err == nil && json.Unmarshal(j, &tm) == nil {
+		return tm.APIVersion, tm.Kind
+	}
+	return apiVersion, kind
 }
 
 // topLevel finds "key: value" at column 0 of a YAML mapping and returns
