@@ -113,7 +113,7 @@
 //     cloud/cloudtest (one fake EC2 for the autoscalers' tests),
 //     internal/testscript (data-driven test files with -update),
 //     internal/simscript (its commands over a real simulation) and
-//     internal/kubeexport (kubectl exports made of the real API types)
+//     kubeexport (kubectl exports made of the real API types)
 //     are imported by tests only.
 //
 // tiers_test.go checks the import rules on every non-test file.

@@ -25,7 +25,7 @@ var tiers = map[string]string{
 	"report": "output", "trace": "output", "statedump": "output",
 	"simulation": "driver", "experiment": "driver", "lint": "driver",
 	"internal/suggest": "helper", "internal/duration": "helper",
-	"cloud/cloudtest": "test", "internal/testscript": "test", "internal/simscript": "test", "internal/kubeexport": "test",
+	"cloud/cloudtest": "test", "internal/testscript": "test", "internal/simscript": "test", "kubeexport": "test",
 }
 
 // allowed says which tiers a tier's non-test files may import, besides

@@ -27,7 +27,7 @@ progress; HPAs, PDBs, NodePools, node groups and the Cluster Autoscaler's
 flags. Secrets and ConfigMaps are never read; commands, args, environment,
 volumes and annotations the models do not use are dropped. What could not be
 placed as it was is reported on stderr, one line each.`,
-		Example: `  kubectl get nodes,pods,deployments,replicasets,statefulsets,daemonsets,jobs,cronjobs,pdb,hpa -A -o yaml > cluster.yaml
+		Example: `  kubectl get nodes,pods,deployments,replicasets,statefulsets,daemonsets,jobs,cronjobs,pdb,hpa,priorityclasses -A -o yaml > cluster.yaml
   kubectl get nodepools,ec2nodeclasses,nodeclaims -o yaml > karpenter.yaml
   sim import cluster.yaml karpenter.yaml -o imported.yaml && sim run imported.yaml`,
 		Args: cobra.MinimumNArgs(1),

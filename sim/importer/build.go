@@ -56,6 +56,7 @@ func (im *Importer) Write(w io.Writer) error {
 			n.owner = "NodePool " + pool
 		}
 	}
+	im.missingClasses()
 	im.ownerNotices()
 	starts := im.resolvePlacements()
 	im.skipNotices()
@@ -156,6 +157,13 @@ func (im *Importer) resolvePlacements() map[*workload][]string {
 		if kind == "ReplicaSet" {
 			if dep, ok := im.rsOwner[rest]; ok {
 				ref = "Deployment/" + dep
+			} else if im.byRef[ref] == nil {
+				// The ReplicaSet is not in the export: its name is its
+				// Deployment's and a hash.
+				if i := strings.LastIndexByte(rest, '-'); i > 0 && im.byRef["Deployment/"+rest[:i]] != nil {
+					ref = "Deployment/" + rest[:i]
+					im.notice(pl.where, key, "not in the export: its pods count for %s, by its name", ref)
+				}
 			}
 		}
 		wl := im.byRef[ref]
@@ -282,4 +290,26 @@ func nodeLabel(n *node, key string) string {
 	md, _ := n.out["metadata"].(map[string]any)
 	l, _ := md["labels"].(map[string]string)
 	return l[key]
+}
+
+// builtinClasses exist in every cluster.
+var builtinClasses = map[string]bool{"system-cluster-critical": true, "system-node-critical": true}
+
+// missingClasses writes a PriorityClass for each class the pods name but
+// the export lacks, with the priority the API server gave its pods (0
+// when no pod of it was exported).
+func (im *Importer) missingClasses() {
+	for _, c := range sortedKeys(im.classUsed) {
+		if builtinClasses[c] || im.classes[c] {
+			continue
+		}
+		v, known := im.classValue[c]
+		if known {
+			im.notice(im.classUsed[c], "PriorityClass/"+c, "not in the export: written with value %d, the priority its pods have (export priorityclasses for its preemptionPolicy)", v)
+		} else {
+			im.notice(im.classUsed[c], "PriorityClass/"+c, "not in the export and no pod of it either: written with value 0 (export priorityclasses)")
+		}
+		im.others = append([]any{map[string]any{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+			"metadata": map[string]any{"name": c}, "value": v}}, im.others...)
+	}
 }

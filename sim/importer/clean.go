@@ -83,6 +83,11 @@ func (im *Importer) template(t corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 // security settings are dropped (they may hold secrets and change nothing
 // here); keepArgs keeps commands and args (the Cluster Autoscaler's flags).
 func (im *Importer) podSpec(s corev1.PodSpec, keepArgs bool) corev1.PodSpec {
+	if c := s.PriorityClassName; c != "" {
+		if _, ok := im.classUsed[c]; !ok {
+			im.classUsed[c] = im.cur
+		}
+	}
 	out := corev1.PodSpec{
 		NodeSelector:              s.NodeSelector,
 		Affinity:                  im.affinity(s.Affinity),

@@ -110,6 +110,13 @@ type Importer struct {
 	claimPool  map[string]string
 	skipped    map[string]*skip
 	seen       map[string]where
+	strings    map[string]string
+	// classValue is the priority pods of a class were given; classUsed
+	// the classes templates and pods name; classes those exported.
+	classValue map[string]int32
+	classUsed  map[string]where
+	classes    map[string]bool
+	cur        where // the item being read
 	caArgs     bool
 
 	terminating, finished int
@@ -131,7 +138,8 @@ func New(opts Options, cat *catalog.Catalog) *Importer {
 	}
 	return &Importer{opts: opts, cat: cat, nodes: map[string]*node{}, byRef: map[string]*workload{},
 		rsOwner: map[string]string{}, placements: map[string]*placement{}, claimPool: map[string]string{},
-		skipped: map[string]*skip{}, seen: map[string]where{}}
+		skipped: map[string]*skip{}, seen: map[string]where{}, strings: map[string]string{},
+		classValue: map[string]int32{}, classUsed: map[string]where{}, classes: map[string]bool{}}
 }
 
 // Notices are the report lines so far.
@@ -180,6 +188,7 @@ var readVersions = map[string][]string{
 
 func (im *Importer) item(file string, it *item) {
 	w := where{file, it.pos()}
+	im.cur = w
 	if secretKinds[it.kind] {
 		im.skip(w, it.kind, "never read (nothing secret leaves)")
 		return
@@ -355,51 +364,85 @@ func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
 	return nil
 }
 
+// podLite is what a pod owned by a controller contributes: read without
+// decoding the whole pod (the bulk of a large export).
+type podLite struct {
+	Metadata struct {
+		Name              string      `json:"name"`
+		Namespace         string      `json:"namespace"`
+		DeletionTimestamp *string     `json:"deletionTimestamp"`
+		OwnerReferences   []ownerLite `json:"ownerReferences"`
+	} `json:"metadata"`
+	Spec struct {
+		NodeName          string `json:"nodeName"`
+		PriorityClassName string `json:"priorityClassName"`
+		Priority          *int32 `json:"priority"`
+	} `json:"spec"`
+	Status struct {
+		Phase string `json:"phase"`
+	} `json:"status"`
+}
+
+type ownerLite struct {
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	Controller *bool  `json:"controller"`
+}
+
+// owner is the controlling owner's kind and name.
+func (p *podLite) owner() (kind, name string) {
+	for _, r := range p.Metadata.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			return r.Kind, r.Name
+		}
+	}
+	if len(p.Metadata.OwnerReferences) > 0 {
+		return p.Metadata.OwnerReferences[0].Kind, p.Metadata.OwnerReferences[0].Name
+	}
+	return "", ""
+}
+
+// ownedKinds are the controllers whose pods are counted, not kept.
+// (A pod owned by a Deployment directly is not what a Deployment
+// controller makes, but a state dumped by another tool may say so.)
+var ownedKinds = map[string]bool{"ReplicaSet": true, "StatefulSet": true, "Job": true, "DaemonSet": true, "Deployment": true}
+
 func (im *Importer) pod(w where, it *item) error {
+	var lite podLite
+	ok := false
+	switch {
+	case it.lite != nil:
+		lite, ok = it.lite.podLite, true
+	case it.json != nil:
+		ok = json.Unmarshal(it.json, &lite) == nil
+	default:
+		ok = lite.fromYAML(it.yamlText)
+	}
+	if ok {
+		im.seePriority(&lite)
+		kind, _ := lite.owner()
+		if done := lite.Status.Phase == string(corev1.PodSucceeded) || lite.Status.Phase == string(corev1.PodFailed); done || lite.Metadata.DeletionTimestamp != nil || ownedKinds[kind] {
+			im.podOwned(w, &lite)
+			return nil
+		}
+	}
 	var p corev1.Pod
 	if err := it.decode(&p); err != nil {
 		return err
 	}
+	lite = liteOf(&p)
+	im.seePriority(&lite)
+	if kind, _ := lite.owner(); p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil || ownedKinds[kind] {
+		im.podOwned(w, &lite)
+		return nil
+	}
 	if !im.unique(w, "Pod", p.Namespace, p.Name) {
 		return nil
 	}
-	if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-		im.finished++
-		return nil
-	}
-	if p.DeletionTimestamp != nil {
-		im.terminating++
-		return nil
-	}
 	node := p.Spec.NodeName
-	owner := controllerOf(p.OwnerReferences)
-	if owner != nil {
-		switch owner.Kind {
-		case "DaemonSet":
-			return nil // the DaemonSet runs one on every matching node
-		case "ReplicaSet", "StatefulSet", "Job":
-			key := owner.Kind + "/" + p.Namespace + "/" + owner.Name
-			pl := im.placements[key]
-			if pl == nil {
-				pl = &placement{where: w}
-				im.placements[key] = pl
-			}
-			if owner.Kind == "StatefulSet" {
-				if o := ordinal(p.Name, owner.Name); o >= 0 {
-					if pl.byOrdinal == nil {
-						pl.byOrdinal = map[int]string{}
-					}
-					pl.byOrdinal[o] = node
-				}
-				return nil
-			}
-			pl.nodes = append(pl.nodes, node)
-			return nil
-		case "Node":
-			// A static (mirror) pod: the kubelet runs it from a file.
-		default:
-			im.notice(w, "Pod/"+p.Namespace+"/"+p.Name, "owned by %s %s, a kind that is not read: imported as a bare Pod", owner.Kind, owner.Name)
-		}
+	if owner := controllerOf(p.OwnerReferences); owner != nil && owner.Kind != "Node" {
+		// (A pod owned by its Node is a static pod the kubelet runs from a file.)
+		im.notice(w, "Pod/"+p.Namespace+"/"+p.Name, "owned by %s %s, a kind that is not read: imported as a bare Pod", owner.Kind, owner.Name)
 	}
 	spec := im.podSpec(p.Spec, false)
 	spec.NodeName = im.nodeName(node)
@@ -413,6 +456,79 @@ func (im *Importer) pod(w where, it *item) error {
 	m["_where"] = w
 	im.barePods = append(im.barePods, m)
 	return nil
+}
+
+// liteOf is the podLite of a decoded pod.
+func liteOf(p *corev1.Pod) podLite {
+	var l podLite
+	l.Metadata.Name, l.Metadata.Namespace = p.Name, p.Namespace
+	if p.DeletionTimestamp != nil {
+		ts := p.DeletionTimestamp.String()
+		l.Metadata.DeletionTimestamp = &ts
+	}
+	for _, r := range p.OwnerReferences {
+		l.Metadata.OwnerReferences = append(l.Metadata.OwnerReferences, ownerLite{Kind: r.Kind, Name: r.Name, Controller: r.Controller})
+	}
+	l.Spec.NodeName, l.Status.Phase = p.Spec.NodeName, string(p.Status.Phase)
+	l.Spec.PriorityClassName, l.Spec.Priority = p.Spec.PriorityClassName, p.Spec.Priority
+	return l
+}
+
+// podOwned records a pod that is finished, terminating, or owned by a
+// controller: where it runs counts for its controller.
+func (im *Importer) podOwned(w where, p *podLite) {
+	ns, name := p.Metadata.Namespace, p.Metadata.Name
+	if !im.unique(w, "Pod", ns, name) {
+		return
+	}
+	if p.Status.Phase == string(corev1.PodSucceeded) || p.Status.Phase == string(corev1.PodFailed) {
+		im.finished++
+		return
+	}
+	if p.Metadata.DeletionTimestamp != nil {
+		im.terminating++
+		return
+	}
+	kind, owner := p.owner()
+	if kind == "DaemonSet" {
+		return // the DaemonSet runs one on every matching node
+	}
+	node := im.intern(p.Spec.NodeName)
+	key := kind + "/" + ns + "/" + owner
+	pl := im.placements[key]
+	if pl == nil {
+		pl = &placement{where: w}
+		im.placements[key] = pl
+	}
+	if kind == "StatefulSet" {
+		if o := ordinal(name, owner); o >= 0 {
+			if pl.byOrdinal == nil {
+				pl.byOrdinal = map[int]string{}
+			}
+			pl.byOrdinal[o] = node
+		}
+		return
+	}
+	pl.nodes = append(pl.nodes, node)
+}
+
+// seePriority records the priority the API server gave a pod of a
+// class, for classes the export lacks.
+func (im *Importer) seePriority(p *podLite) {
+	if c := p.Spec.PriorityClassName; c != "" && p.Spec.Priority != nil {
+		if _, ok := im.classValue[c]; !ok {
+			im.classValue[c] = *p.Spec.Priority
+		}
+	}
+}
+
+// intern shares one string per node name among the pods.
+func (im *Importer) intern(s string) string {
+	if v, ok := im.strings[s]; ok {
+		return v
+	}
+	im.strings[s] = s
+	return s
 }
 
 func (im *Importer) controller(w where, it *item) error {
@@ -578,7 +694,8 @@ func (im *Importer) mapObject(w where, it *item, secretFields ...string) error {
 		return err
 	}
 	cleanMap(m, secretFields...)
-	name, _ := m["metadata"].(map[string]any)["name"].(string)
+	md, _ := m["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
 	if !im.unique(w, it.kind, "", name) {
 		return nil
 	}
@@ -642,6 +759,7 @@ func (im *Importer) other(w where, it *item) error {
 		}
 	case "PriorityClass":
 		meta["name"] = name
+		im.classes[name] = true
 		for _, k := range []string{"value", "globalDefault", "preemptionPolicy"} {
 			if v, ok := m[k]; ok {
 				out[k] = v

@@ -12,7 +12,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/internal/kubeexport"
+	"github.com/clustersim/clustersim/sim/kubeexport"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
 )
@@ -171,6 +171,8 @@ func TestNothingSecretLeaves(t *testing.T) {
 	require.Contains(t, all, "3 node(s) of NodePool default start as static nodes")
 	require.Contains(t, all, "3 node(s) of managed node group core start as static nodes")
 	require.Contains(t, all, "1 terminating pod(s) left out")
+	require.Contains(t, all, "PriorityClass/database-critical: not in the export: written with value 100000, the priority its pods have")
+	require.Contains(t, s, "kind: PriorityClass\nmetadata:\n  name: database-critical\nvalue: 100000\n")
 }
 
 func TestRedactStable(t *testing.T) {
@@ -198,4 +200,45 @@ func label(sc *scenario.Scenario, n cluster.Node, key string) string {
 		return ""
 	}
 	return sc.Syms.Name(v)
+}
+
+// Without ReplicaSets in the export, a ReplicaSet's pods count for the
+// Deployment its name comes from; pods owned by a Deployment directly
+// (a state dumped by another tool) count for it too.
+func TestPodsWithoutTheirReplicaSet(t *testing.T) {
+	var in bytes.Buffer
+	require.NoError(t, kubeexport.Cluster{Nodes: 3, Deployments: 2, Replicas: 3}.Write(&in))
+	var kept []string
+	require.NoError(t, scan(bytes.NewReader(in.Bytes()), func(it *item) error {
+		if it.kind != "ReplicaSet" {
+			kept = append(kept, string(it.yamlText))
+		}
+		return nil
+	}))
+	var list strings.Builder
+	list.WriteString("apiVersion: v1\nitems:\n")
+	for _, k := range kept {
+		list.WriteString("- " + strings.ReplaceAll(strings.TrimSuffix(k, "\n"), "\n", "\n  ") + "\n")
+	}
+	list.WriteString("- {apiVersion: v1, kind: Pod, metadata: {name: direct, namespace: team-1, ownerReferences: [{kind: Deployment, name: svc-0001, controller: true}]}, spec: {nodeName: " + kubeexport.NodeName(2) + ", containers: [{name: c}]}, status: {phase: Running}}\n")
+	list.WriteString("kind: List\nmetadata: {resourceVersion: \"\"}\n")
+	im := New(Options{}, nil)
+	require.NoError(t, im.Add("no-rs.yaml", strings.NewReader(list.String())))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	require.NoError(t, err)
+	for _, w := range sc.Workloads {
+		switch w.Ref() {
+		case "Deployment/team-0/svc-0000":
+			require.Len(t, w.StartOn, 3)
+		case "Deployment/team-1/svc-0001":
+			require.Len(t, w.StartOn, 3, "3 pods of the ReplicaSet and 1 of the Deployment: the first 3 of 4")
+		}
+	}
+	var lines []string
+	for _, n := range im.Notices() {
+		lines = append(lines, n.String())
+	}
+	require.Contains(t, strings.Join(lines, "\n"), "ReplicaSet/team-0/svc-0000-7d9f00000: not in the export: its pods count for Deployment/team-0/svc-0000, by its name")
 }

@@ -22,6 +22,7 @@ type item struct {
 	kind       string
 	yamlText   []byte // set for a YAML item
 	json       []byte // set for a JSON item
+	lite       *itemLite
 }
 
 // decode decodes the item into v.
@@ -70,7 +71,8 @@ func scan(r io.Reader, fn func(*item) error) error {
 // scanJSON reads JSON values one after another; an object with "items" is
 // a List whose items are decoded one by one.
 func scanJSON(r io.Reader, fn func(*item) error) error {
-	dec := json.NewDecoder(r)
+	rec := &recorder{r: r}
+	dec := json.NewDecoder(rec)
 	dec.UseNumber()
 	for {
 		tok, err := dec.Token()
@@ -83,20 +85,46 @@ func scanJSON(r io.Reader, fn func(*item) error) error {
 		if tok != json.Delim('{') {
 			return fmt.Errorf("expected a JSON object (a List or one Kubernetes object), found %v", tok)
 		}
-		if err := scanJSONObject(dec, fn); err != nil {
+		if err := scanJSONObject(dec, rec, fn); err != nil {
 			return err
 		}
+		rec.drop(dec.InputOffset())
 	}
 }
 
+// recorder keeps what the decoder has read, so that an item's bytes are
+// at hand after decoding its kind and pod fields in one pass (a second
+// decode, of the kinds kept, reads them again).
+type recorder struct {
+	r    io.Reader
+	buf  []byte
+	base int64 // stream offset of buf[0]
+}
+
+func (rc *recorder) Read(p []byte) (int, error) {
+	n, err := rc.r.Read(p)
+	rc.buf = append(rc.buf, p[:n]...)
+	return n, err
+}
+
+// bytes returns the stream's bytes [from, to).
+func (rc *recorder) bytes(from, to int64) []byte { return rc.buf[from-rc.base : to-rc.base] }
+
+// drop forgets the bytes before off.
+func (rc *recorder) drop(off int64) {
+	n := copy(rc.buf, rc.buf[off-rc.base:])
+	rc.buf = rc.buf[:n]
+	rc.base = off
+}
+
 func jsonErr(err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return errors.New("the file ends in the middle of an object: it was cut short (export it again)")
 	}
 	return err
 }
 
-func scanJSONObject(dec *json.Decoder, fn func(*item) error) error {
+func scanJSONObject(dec *json.Decoder, rec *recorder, fn func(*item) error) error {
 	header := map[string]json.RawMessage{}
 	sawItems := false
 	index := 0
@@ -126,17 +154,24 @@ func scanJSONObject(dec *json.Decoder, fn func(*item) error) error {
 			return fmt.Errorf("items is not a list")
 		}
 		for dec.More() {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
+			// One pass reads the kind and, for a pod, what a pod
+			// owned by a controller contributes; the item's bytes
+			// come from the recorder.
+			start := dec.InputOffset()
+			lite := &itemLite{}
+			if err := dec.Decode(lite); err != nil {
+				var te *json.UnmarshalTypeError
+				if errors.As(err, &te) {
+					return fmt.Errorf("items[%d]: not a Kubernetes object: %w", index, err)
+				}
 				return fmt.Errorf("items[%d]: %w", index, jsonErr(err))
 			}
-			var tm typeMeta
-			if err := json.Unmarshal(raw, &tm); err != nil {
-				return fmt.Errorf("items[%d]: not an object: %w", index, err)
-			}
-			if err := fn(&item{index: index, apiVersion: tm.APIVersion, kind: tm.Kind, json: raw}); err != nil {
+			end := dec.InputOffset()
+			raw := bytes.TrimLeft(rec.bytes(start, end), ", \t\r\n")
+			if err := fn(&item{index: index, apiVersion: lite.APIVersion, kind: lite.Kind, json: raw, lite: lite}); err != nil {
 				return err
 			}
+			rec.drop(end)
 			index++
 		}
 		if _, err := dec.Token(); err != nil { // ]
@@ -166,9 +201,11 @@ func scanJSONObject(dec *json.Decoder, fn func(*item) error) error {
 	return fn(&item{index: -1, apiVersion: apiVersion, kind: kind, json: data})
 }
 
-type typeMeta struct {
+// itemLite is a JSON item's kind and, were it a pod, its podLite.
+type itemLite struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	podLite
 }
 
 // isList reports whether kind is a List: kubectl writes "List"; typed lists
@@ -298,7 +335,7 @@ func (d *yamlDoc) flush(fn func(*item) error) error {
 	text := d.cur
 	d.cur = nil
 	d.itemCount++
-	apiVersion, kind := topLevel(text, "apiVersion"), topLevel(text, "kind")
+	apiVersion, kind := kindOf(text)
 	// The callback may keep text: it is not reused.
 	return fn(&item{line: d.curLine, index: -1, apiVersion: apiVersion, kind: kind, yamlText: text})
 }
@@ -323,7 +360,8 @@ func (d *yamlDoc) end(fn func(*item) error, eof bool) error {
 	if len(bytes.TrimSpace(stripComments(d.header))) == 0 {
 		return nil
 	}
-	return fn(&item{line: d.headLine, index: -1, apiVersion: topLevel(d.header, "apiVersion"), kind: kind, yamlText: d.header})
+	apiVersion, kind := kindOf(d.header)
+	return fn(&item{line: d.headLine, index: -1, apiVersion: apiVersion, kind: kind, yamlText: d.header})
 }
 
 func stripComments(b []byte) []byte {
@@ -335,6 +373,23 @@ func stripComments(b []byte) []byte {
 		}
 	}
 	return out
+}
+
+// kindOf reads an item's apiVersion and kind from its top-level lines
+// (block style, as kubectl writes it), else by parsing it (flow style).
+func kindOf(text []byte) (apiVersion, kind string) {
+	apiVersion, kind = topLevel(text, "apiVersion"), topLevel(text, "kind")
+	if kind != "" {
+		return apiVersion, kind
+	}
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if j, err := yaml.YAMLToJSON(text); err == nil && json.Unmarshal(j, &tm) == nil {
+		return tm.APIVersion, tm.Kind
+	}
+	return apiVersion, kind
 }
 
 // topLevel finds "key: value" at column 0 of a YAML mapping and returns

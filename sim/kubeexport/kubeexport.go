@@ -71,10 +71,16 @@ func uid(kind string, i int) types.UID {
 	return types.UID(fmt.Sprintf("%08x-%04x-4%03x-8000-%012x", len(kind)*7919+i, i%65536, i%4096, i))
 }
 
+// managed is the managedFields the API server records: the creator's
+// entry and, as on every running pod, the kubelet's status entry (the bulk
+// of a real export's pods).
 func managed(manager string) []metav1.ManagedFieldsEntry {
 	return []metav1.ManagedFieldsEntry{{
 		Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &created,
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:containers":{}}}`)},
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:generateName":{},"f:labels":{".":{},"f:app":{},"f:pod-template-hash":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"0\"}":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:env":{".":{},"k:{\"name\":\"DB_PASSWORD\"}":{".":{},"f:name":{},"f:value":{}}},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:ports":{".":{},"k:{\"containerPort\":8080,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{},"f:protocol":{}}},"f:readinessProbe":{".":{},"f:httpGet":{".":{},"f:path":{},"f:port":{},"f:scheme":{}}},"f:resources":{".":{},"f:limits":{".":{},"f:memory":{}},"f:requests":{".":{},"f:cpu":{},"f:memory":{}}},"f:terminationMessagePath":{},"f:terminationMessagePolicy":{}}},"f:dnsPolicy":{},"f:enableServiceLinks":{},"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:terminationGracePeriodSeconds":{},"f:topologySpreadConstraints":{}}}`)},
+	}, {
+		Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &created, Subresource: "status",
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:conditions":{"k:{\"type\":\"ContainersReady\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"Initialized\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"PodReadyToStartContainers\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"Ready\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}}},"f:containerStatuses":{},"f:hostIP":{},"f:hostIPs":{},"f:phase":{},"f:podIP":{},"f:podIPs":{".":{},"k:{\"ip\":\"10.1.0.1\"}":{".":{},"f:ip":{}}},"f:startTime":{}}}`)},
 	}}
 }
 
@@ -257,8 +263,19 @@ func (c Cluster) Write(w io.Writer) error {
 			lw.add(old)
 		}
 		owner := ownerRef("ReplicaSet", "apps/v1", rsName, d)
+		// The running pods differ only in name, uid, resourceVersion,
+		// node and IP: marshal one with placeholders and fill them in (a
+		// gigabyte export is written in seconds).
+		proto := pod(ns, "zzNAMEzz", 0, rsTmpl, owner, "zzNODEzz", corev1.PodRunning)
+		proto.UID, proto.ResourceVersion, proto.Status.PodIP = "zzUIDzz", "zzRVzz", "zzIPzz"
+		text := lw.text(proto)
 		for r := 0; r < c.Replicas; r++ {
-			lw.add(pod(ns, fmt.Sprintf("%s-%05x", rsName, r), podIndex, rsTmpl, owner, NodeName(c.NodeOfPod(d, r)), corev1.PodRunning))
+			rv := fmt.Sprint(1000 + podIndex)
+			if !c.JSON {
+				rv = `"` + rv + `"`
+			}
+			lw.raw(strings.NewReplacer("zzNAMEzz", fmt.Sprintf("%s-%05x", rsName, r), "zzNODEzz", NodeName(c.NodeOfPod(d, r)),
+				"zzUIDzz", string(uid("Pod", podIndex)), "zzRVzz", rv, "zzIPzz", fmt.Sprintf("10.1.%d.%d", podIndex/250%250, podIndex%250)).Replace(text))
 			podIndex++
 		}
 		if d == 0 {
@@ -285,6 +302,9 @@ func (c Cluster) extra(lw *listWriter, podIndex *int) {
 	// A StatefulSet of 3: pods db-0..db-2 on nodes 1, 3, 5.
 	labels := map[string]string{"app": "db"}
 	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: podSpec("db", corev1.RestartPolicyAlways)}
+	// Of a PriorityClass the export lacks (priorityclasses were not
+	// exported); its pods carry the value the API server resolved.
+	tmpl.Spec.PriorityClassName = "database-critical"
 	ss := &appsv1.StatefulSet{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"}, ObjectMeta: meta("StatefulSet", ns, "db", 0, labels),
 		Spec:   appsv1.StatefulSetSpec{Replicas: ptr(int32(3)), Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: tmpl, ServiceName: "db"},
 		Status: appsv1.StatefulSetStatus{Replicas: 3, ReadyReplicas: 3}}
@@ -292,7 +312,9 @@ func (c Cluster) extra(lw *listWriter, podIndex *int) {
 	for o := 0; o < 3; o++ {
 		t := *tmpl.DeepCopy()
 		t.Labels = map[string]string{"app": "db", "statefulset.kubernetes.io/pod-name": fmt.Sprintf("db-%d", o), "controller-revision-hash": "db-5d8"}
-		lw.add(pod(ns, fmt.Sprintf("db-%d", o), *podIndex, t, ownerRef("StatefulSet", "apps/v1", "db", 0), NodeName((2*o+1)%c.Nodes), corev1.PodRunning))
+		p := pod(ns, fmt.Sprintf("db-%d", o), *podIndex, t, ownerRef("StatefulSet", "apps/v1", "db", 0), NodeName((2*o+1)%c.Nodes), corev1.PodRunning)
+		p.Spec.Priority = ptr(int32(100000))
+		lw.add(p)
 		*podIndex++
 	}
 	// A Job of 10 completions, 4 done, 2 running.
@@ -363,39 +385,50 @@ func newListWriter(w io.Writer, asJSON bool) *listWriter {
 	return lw
 }
 
-func (lw *listWriter) add(obj any) {
+func (lw *listWriter) add(obj any) { lw.raw(lw.text(obj)) }
+
+// text is an object as it appears among the List's items.
+func (lw *listWriter) text(obj any) string {
 	if lw.err != nil {
-		return
+		return ""
 	}
 	data, err := json.MarshalIndent(obj, "        ", "    ")
 	if err != nil {
 		lw.err = err
-		return
+		return ""
 	}
 	if lw.json {
-		if lw.n > 0 {
-			lw.w.WriteString(",\n")
-		}
-		lw.w.WriteString("        ")
-		lw.w.Write(data)
-	} else {
-		y, err := yaml.JSONToYAML(data)
-		if err != nil {
-			lw.err = err
-			return
-		}
-		// kubectl's items: "- " before the first line, two spaces before
-		// the others.
-		for i, line := range strings.SplitAfter(strings.TrimSuffix(string(y), "\n"), "\n") {
-			if i == 0 {
-				lw.w.WriteString("- ")
-			} else {
-				lw.w.WriteString("  ")
-			}
-			lw.w.WriteString(line)
-		}
-		lw.w.WriteString("\n")
+		return "        " + string(data)
 	}
+	y, err := yaml.JSONToYAML(data)
+	if err != nil {
+		lw.err = err
+		return ""
+	}
+	// kubectl's items: "- " before the first line, two spaces before the
+	// others.
+	var b strings.Builder
+	for i, line := range strings.SplitAfter(strings.TrimSuffix(string(y), "\n"), "\n") {
+		if i == 0 {
+			b.WriteString("- ")
+		} else {
+			b.WriteString("  ")
+		}
+		b.WriteString(line)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// raw writes an item's text.
+func (lw *listWriter) raw(text string) {
+	if lw.err != nil {
+		return
+	}
+	if lw.json && lw.n > 0 {
+		lw.w.WriteString(",\n")
+	}
+	lw.w.WriteString(text)
 	lw.n++
 }
 
