@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -271,4 +272,58 @@ func TestAtOutsideTheRun(t *testing.T) {
 	require.False(t, called)
 	_, err = simulation.Run(sc, simulation.Options{AtTime: sc.Duration, At: func(*simulation.Sim) error { return fmt.Errorf("disk full") }})
 	require.EqualError(t, err, "disk full", "the hook's error ends the run")
+}
+
+// A terminating pod is dumped with a deletionTimestamp and its grace
+// period, a launching node with Ready False and the not-ready taint (as
+// found while hybrid-naive's spot capacity is reclaimed at 40m).
+func TestWriteStateTerminatingAndLaunching(t *testing.T) {
+	sc := load(t, "hybrid-naive")
+	s, err := simulation.Start(sc, simulation.Options{})
+	require.NoError(t, err)
+	var terminating, launching bool
+	for at := time.Duration(0); at <= sc.Duration && !(terminating && launching); at += 10 * time.Second {
+		require.NoError(t, s.RunUntil(at))
+		cl := s.Cluster()
+		var pod string
+		for i := range cl.Pods {
+			if p := &cl.Pods[i]; p.Terminating && !p.Phase.Terminal() {
+				pod = cl.Syms.Name(p.Namespace) + "/" + p.Name
+				break
+			}
+		}
+		var node string
+		for i := range cl.Nodes {
+			if cl.Nodes[i].State == cluster.NodeLaunching {
+				node = cl.Nodes[i].Name
+				break
+			}
+		}
+		if (pod == "" || terminating) && (node == "" || launching) {
+			continue
+		}
+		var buf bytes.Buffer
+		require.NoError(t, s.WriteState(&buf))
+		docs, err := manifest.ReadBytes("dump.yaml", buf.Bytes())
+		require.NoError(t, err)
+		for _, d := range docs {
+			switch {
+			case d.Kind == "Pod" && pod != "" && d.Namespace+"/"+d.Name == pod:
+				var p corev1.Pod
+				require.NoError(t, d.Decode(&p))
+				require.NotNil(t, p.DeletionTimestamp)
+				require.Equal(t, sc.KarpenterSettings.Epoch.Add(at).Unix(), p.DeletionTimestamp.Unix())
+				require.NotNil(t, p.DeletionGracePeriodSeconds)
+				terminating = true
+			case d.Kind == "Node" && node != "" && d.Name == node:
+				var n corev1.Node
+				require.NoError(t, d.Decode(&n))
+				require.Equal(t, corev1.ConditionFalse, n.Status.Conditions[0].Status)
+				require.Contains(t, n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+				launching = true
+			}
+		}
+	}
+	require.True(t, terminating, "a terminating pod was seen")
+	require.True(t, launching, "a launching node was seen")
 }
