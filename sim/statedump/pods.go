@@ -11,6 +11,21 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
+// sharedSpec is podSpec built once per compiled spec (every replica of a
+// template shares one): the copy returned shares its slices and maps with
+// the others, so callers set only its top-level fields.
+func (d *dumper) sharedSpec(s *cluster.PodSpec) corev1.PodSpec {
+	if d.specs == nil {
+		d.specs = map[*cluster.PodSpec]corev1.PodSpec{}
+	}
+	out, ok := d.specs[s]
+	if !ok {
+		out = d.podSpec(s)
+		d.specs[s] = out
+	}
+	return out
+}
+
 // podSpec rebuilds a pod spec from its compiled form.
 func (d *dumper) podSpec(s *cluster.PodSpec) corev1.PodSpec {
 	syms, res := d.cl.Syms, d.cl.Resources
@@ -281,7 +296,7 @@ func (d *dumper) pods() {
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 			ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns, UID: UID("Pod", ns, p.Name),
 				Labels: d.podLabels(w, p.Spec), Annotations: annotations(p.Spec), CreationTimestamp: d.time(p.Created)},
-			Spec: d.podSpec(p.Spec),
+			Spec: d.sharedSpec(p.Spec),
 		}
 		if w != nil && d.in.InstanceOf != nil {
 			if ref, ok := d.owner(w, d.in.InstanceOf(cluster.PodID(i))); ok {

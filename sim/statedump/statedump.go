@@ -168,6 +168,8 @@ type dumper struct {
 	err error
 	// items counts the items written ("items:" comes before the first).
 	items int
+	// specs caches sharedSpec.
+	specs map[*cluster.PodSpec]corev1.PodSpec
 }
 
 // item writes one list item: its YAML indented under "- ".
