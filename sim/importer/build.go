@@ -66,6 +66,11 @@ func (im *Importer) Write(w io.Writer) error {
 			"description": "A cluster imported by sim import: its nodes, workloads and autoscalers at the time of the export."}},
 		Spec: scenarioSpec{Duration: im.opts.Duration}}
 	doc.Spec.Region, doc.Spec.Zones = im.location()
+	for _, o := range im.passthru {
+		if o["kind"] == "ClusterConfig" && o["availabilityZones"] != nil {
+			doc.Spec.Zones = nil // the ClusterConfig's subnets' zones apply
+		}
+	}
 	for _, wl := range im.workloads {
 		e := workloadEntry{Ref: im.outRef(wl)}
 		if wl.runtime || wl.kind == "CronJob" {

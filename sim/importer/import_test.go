@@ -242,3 +242,46 @@ func TestPodsWithoutTheirReplicaSet(t *testing.T) {
 	}
 	require.Contains(t, strings.Join(lines, "\n"), "ReplicaSet/team-0/svc-0000-7d9f00000: not in the export: its pods count for Deployment/team-0/svc-0000, by its name")
 }
+
+// An eksctl ClusterConfig keeps its region, zones and node groups, without
+// what may be secret; its zones, not the nodes', are the scenario's.
+// From eksctl-io/eksctl examples/01-simple-cluster.yaml, with ssh, iam
+// and bootstrap commands added as real configs have them.
+func TestClusterConfig(t *testing.T) {
+	cc := `apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: cluster-1
+  region: us-east-1
+availabilityZones: [us-east-1a, us-east-1b, us-east-1c, us-east-1d]
+iam:
+  serviceRoleARN: arn:aws:iam::123456789012:role/eks-service
+nodeGroups:
+  - name: ng-1
+    instanceType: m5.large
+    desiredCapacity: 2
+    minSize: 1
+    maxSize: 10
+    ssh:
+      publicKeyName: prod-key
+    preBootstrapCommands: ["echo s3cr3t-value-do-not-leak"]
+    iam:
+      instanceRoleARN: arn:aws:iam::123456789012:role/ng
+`
+	var in bytes.Buffer
+	require.NoError(t, kubeexport.Cluster{Nodes: 2, Deployments: 1, Replicas: 2}.Write(&in))
+	im := New(Options{}, nil)
+	require.NoError(t, im.Add("cluster.yaml", &in))
+	require.NoError(t, im.Add("eksctl.yaml", strings.NewReader(cc)))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	s := out.String()
+	for _, leak := range []string{"arn:aws:iam", "prod-key", kubeexport.Secret, "serviceRoleARN"} {
+		require.NotContains(t, s, leak)
+	}
+	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"}, sc.Zones)
+	require.Len(t, sc.NodeGroups, 1)
+	require.Equal(t, "ng-1", sc.NodeGroups[0].Name)
+}
