@@ -45,22 +45,22 @@ func TestBadInput(t *testing.T) {
 		{"truncated YAML List", []string{"a.yaml", yamlExport[:len(yamlExport)/2]},
 			`a.yaml: the List has no "kind: List" after its items: the file was cut short (export it again)`},
 		{"truncated JSON List", []string{"a.json", jsonExport[:len(jsonExport)/2]},
-			"a.json: items[",
+			"a.json:items[",
 		},
 		{"JSON List cut after its items", []string{"a.json", jsonExport[:len(jsonExport)-3]},
 			"a.json: the file ends in the middle of an object: it was cut short (export it again)"},
 		{"items in a Deployment", []string{"a.yaml", "apiVersion: apps/v1\nkind: Deployment\nitems:\n- apiVersion: v1\n  kind: Pod\n"},
-			"a.yaml: line 1: a Deployment with items: only a List holds items"},
+			"a.yaml:1: a Deployment with items: only a List holds items"},
 		{"not YAML or JSON", []string{"a.txt", "hello world\n"},
 			"a.txt:1: an object without kind: not a Kubernetes object (is this a kubectl export?)"},
 		{"two clusters", []string{"a.yaml", yamlExport, "b.yaml", yamlExport},
 			"b.yaml:3: Node/ip-10-0-0-1.ec2.internal: a second Node of this name (the first is at a.yaml:3): are exports of two clusters mixed, or a file given twice?"},
 		{"old API version", []string{"a.yaml", "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\n"},
-			`a.yaml:1: Deployment: apiVersion "extensions/v1beta1" is not read (read: apps/v1); export it with a newer kubectl or API server`},
+			`a.yaml:1: Deployment/web: apiVersion "extensions/v1beta1" is not read (read: apps/v1); export it with a newer kubectl or API server`},
 		{"undecodable object", []string{"a.yaml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: [not, a, map]\nkind: List\n"},
 			"a.yaml:4: Node: cannot decode"},
 		{"bad indentation", []string{"a.yaml", "apiVersion: v1\nitems:\n  - apiVersion: v1\n   kind: Node\nkind: List\n"},
-			"a.yaml: line 4: indentation 3 inside the List's items, expected 4 or more"},
+			"a.yaml:4: indentation 3 inside the List's items, expected 4 or more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err, written := importErr(tc.files...)
@@ -79,8 +79,8 @@ func TestAllProblemsAtOnce(t *testing.T) {
 	var ie *Error
 	require.ErrorAs(t, err, &ie)
 	require.Len(t, ie.Problems, 2)
-	require.Equal(t, `a.yaml:3: Deployment: apiVersion "apps/v1beta2" is not read (read: apps/v1); export it with a newer kubectl or API server`, ie.Problems[0].String())
-	require.Equal(t, "a.yaml:6: PodDisruptionBudget: apiVersion \"policy/v1beta1\" is not read (read: policy/v1); export it with a newer kubectl or API server", ie.Problems[1].String())
+	require.Equal(t, `a.yaml:3: Deployment/a: apiVersion "apps/v1beta2" is not read (read: apps/v1); export it with a newer kubectl or API server`, ie.Problems[0].String())
+	require.Equal(t, "a.yaml:6: PodDisruptionBudget/b: apiVersion \"policy/v1beta1\" is not read (read: policy/v1); export it with a newer kubectl or API server", ie.Problems[1].String())
 }
 
 // TestSingleObjectsAndDocuments: besides a List, single objects and

@@ -66,6 +66,11 @@ func (im *Importer) Write(w io.Writer) error {
 			"description": "A cluster imported by sim import: its nodes, workloads and autoscalers at the time of the export."}},
 		Spec: scenarioSpec{Duration: im.opts.Duration}}
 	doc.Spec.Region, doc.Spec.Zones = im.location()
+	for _, o := range im.passthru {
+		if o["kind"] == "ClusterConfig" && o["availabilityZones"] != nil {
+			doc.Spec.Zones = nil // the ClusterConfig's subnets' zones apply
+		}
+	}
 	for _, wl := range im.workloads {
 		e := workloadEntry{Ref: im.outRef(wl)}
 		if wl.runtime || wl.kind == "CronJob" {
@@ -129,7 +134,7 @@ func (im *Importer) Write(w io.Writer) error {
 		delete(p, "_where")
 		if node != "" && im.nodes[node] == nil {
 			md, _ := p["metadata"].(map[string]any)
-			im.notice(wh, fmt.Sprintf("Pod/%v/%v", md["namespace"], md["name"]), "runs on node %s, which is not in the export: it starts pending", node)
+			im.notice(wh, fmt.Sprintf("Pod/%v/%v", md["namespace"], md["name"]), "runs on node %s, which the scenario does not have (not in the export, or skipped): it starts pending", node)
 			if spec, ok := p["spec"].(map[string]any); ok {
 				delete(spec, "nodeName")
 			}
@@ -215,7 +220,7 @@ func (im *Importer) resolvePlacements() map[*workload][]string {
 		if len(missing) > 0 {
 			slices.Sort(missing)
 			missing = slices.Compact(missing)
-			im.notice(wl.where, wl.ref(), "pods on node(s) not in the export (%s): they start pending", strings.Join(firstN(missing, 3), ", "))
+			im.notice(wl.where, wl.ref(), "pods on node(s) the scenario does not have (not in the export, or skipped: %s): they start pending", strings.Join(firstN(missing, 3), ", "))
 		}
 		if len(list) > 0 {
 			out[wl] = list

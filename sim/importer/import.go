@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -161,7 +162,11 @@ func (im *Importer) Add(file string, r io.Reader) error {
 		im.item(file, it)
 		return nil
 	})
-	if err != nil {
+	var pe *posError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Errorf("%s:%s: %w", file, pe.pos, pe.err)
+	case err != nil:
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	return nil
@@ -203,7 +208,7 @@ func (im *Importer) item(file string, it *item) {
 		return
 	}
 	if !slices.Contains(versions, it.apiVersion) {
-		im.problem(w, it.kind, "apiVersion %q is not read (read: %s); export it with a newer kubectl or API server", it.apiVersion, strings.Join(versions, ", "))
+		im.problem(w, im.objectName(it), "apiVersion %q is not read (read: %s); export it with a newer kubectl or API server", it.apiVersion, strings.Join(versions, ", "))
 		return
 	}
 	var err error
@@ -228,6 +233,20 @@ func (im *Importer) item(file string, it *item) {
 	if err != nil {
 		im.problem(w, it.kind, "cannot decode: %v", err)
 	}
+}
+
+// objectName is Kind/namespace/name of an item, read from its metadata.
+func (im *Importer) objectName(it *item) string {
+	var o struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	}
+	if it.decode(&o) != nil || o.Metadata.Name == "" {
+		return it.kind
+	}
+	if o.Metadata.Namespace == "" {
+		return it.kind + "/" + o.Metadata.Name
+	}
+	return it.kind + "/" + o.Metadata.Namespace + "/" + o.Metadata.Name
 }
 
 func (im *Importer) skip(w where, kind, why string) {

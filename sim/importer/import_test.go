@@ -242,3 +242,173 @@ func TestPodsWithoutTheirReplicaSet(t *testing.T) {
 	}
 	require.Contains(t, strings.Join(lines, "\n"), "ReplicaSet/team-0/svc-0000-7d9f00000: not in the export: its pods count for Deployment/team-0/svc-0000, by its name")
 }
+
+// An eksctl ClusterConfig keeps its region, zones and node groups, without
+// what may be secret; its zones, not the nodes', are the scenario's.
+// From eksctl-io/eksctl examples/01-simple-cluster.yaml, with ssh, iam
+// and bootstrap commands added as real configs have them.
+func TestClusterConfig(t *testing.T) {
+	cc := `apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: cluster-1
+  region: us-east-1
+availabilityZones: [us-east-1a, us-east-1b, us-east-1c, us-east-1d]
+iam:
+  serviceRoleARN: arn:aws:iam::123456789012:role/eks-service
+nodeGroups:
+  - name: ng-1
+    instanceType: m5.large
+    desiredCapacity: 2
+    minSize: 1
+    maxSize: 10
+    ssh:
+      publicKeyName: prod-key
+    preBootstrapCommands: ["echo s3cr3t-value-do-not-leak"]
+    iam:
+      instanceRoleARN: arn:aws:iam::123456789012:role/ng
+`
+	var in bytes.Buffer
+	require.NoError(t, kubeexport.Cluster{Nodes: 2, Deployments: 1, Replicas: 2}.Write(&in))
+	im := New(Options{}, nil)
+	require.NoError(t, im.Add("cluster.yaml", &in))
+	require.NoError(t, im.Add("eksctl.yaml", strings.NewReader(cc)))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	s := out.String()
+	for _, leak := range []string{"arn:aws:iam", "prod-key", kubeexport.Secret, "serviceRoleARN"} {
+		require.NotContains(t, s, leak)
+	}
+	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"}, sc.Zones)
+	require.Len(t, sc.NodeGroups, 1)
+	require.Equal(t, "ng-1", sc.NodeGroups[0].Name)
+}
+
+// What cannot be placed as it was is reported, one line each with the
+// file and the object, saying what was done.
+func TestUnplaceable(t *testing.T) {
+	export := `apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    labels: {node.kubernetes.io/instance-type: x9.mega, topology.kubernetes.io/zone: us-east-1a, topology.kubernetes.io/region: us-east-1}
+    name: odd
+  status:
+    allocatable: {cpu: "4", memory: 16Gi, pods: "58"}
+- apiVersion: v1
+  kind: Node
+  metadata:
+    labels: {kubernetes.io/os: windows, node.kubernetes.io/instance-type: m5.large}
+    name: win
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: shop}
+  spec:
+    replicas: 3
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata:
+    name: web-5d8f
+    namespace: shop
+    ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, controller: true}]
+  spec:
+    replicas: 3
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: web, image: nginx}]
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web-5d8f-a
+    namespace: shop
+    ownerReferences:
+    - apiVersion: apps/v1
+      kind: ReplicaSet
+      name: web-5d8f
+      controller: true
+  spec:
+    nodeName: odd
+  status:
+    phase: Running
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web-5d8f-b
+    namespace: shop
+    ownerReferences:
+    - apiVersion: apps/v1
+      kind: ReplicaSet
+      name: web-5d8f
+      controller: true
+  spec:
+    nodeName: gone
+  status:
+    phase: Running
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: api-0
+    namespace: shop
+    ownerReferences:
+    - apiVersion: apps/v1
+      kind: StatefulSet
+      name: api
+      controller: true
+  spec:
+    nodeName: odd
+  status:
+    phase: Running
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: canary-x
+    namespace: shop
+    ownerReferences:
+    - apiVersion: argoproj.io/v1alpha1
+      kind: Rollout
+      name: canary
+      controller: true
+  spec:
+    nodeName: win
+    containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
+  status:
+    phase: Running
+kind: List
+metadata:
+  resourceVersion: ""
+`
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	im := New(Options{}, cat)
+	require.NoError(t, im.Add("prod.yaml", strings.NewReader(export)))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	var lines []string
+	for _, n := range im.Notices() {
+		lines = append(lines, n.String())
+	}
+	require.Equal(t, []string{
+		`prod.yaml:3: Node/odd: instance type "x9.mega" is not in the catalogue: sized from its status.allocatable, and it costs 0`,
+		`prod.yaml:10: Node/win: a windows node: skipped (only Linux nodes are simulated); its pods start pending`,
+		`prod.yaml:80: Pod/shop/canary-x: owned by Rollout canary, a kind that is not read: imported as a bare Pod`,
+		`prod.yaml:66: StatefulSet/shop/api: 1 pod(s) owned by it, which is not in the export: skipped (export statefulsets too)`,
+		`prod.yaml:15: Deployment/shop/web: pods on node(s) the scenario does not have (not in the export, or skipped: gone): they start pending`,
+		`prod.yaml:80: Pod/shop/canary-x: runs on node win, which the scenario does not have (not in the export, or skipped): it starts pending`,
+	}, lines)
+	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"odd"}, sc.Workloads[0].StartOn)
+	bound := boundAt(t, sc)
+	require.Equal(t, []string{"odd", "odd", "odd"}, bound["Deployment/shop/web"], "the pod of the missing node and the third replica start pending and land on the one node")
+	require.Equal(t, []string{"odd"}, bound["Pod/shop/canary-x"], "unbound, it is scheduled where it fits")
+}

@@ -162,9 +162,9 @@ func scanJSONObject(dec *json.Decoder, rec *recorder, fn func(*item) error) erro
 			if err := dec.Decode(lite); err != nil {
 				var te *json.UnmarshalTypeError
 				if errors.As(err, &te) {
-					return fmt.Errorf("items[%d]: not a Kubernetes object: %w", index, err)
+					return &posError{pos: fmt.Sprintf("items[%d]", index), err: fmt.Errorf("not a Kubernetes object: %w", err)}
 				}
-				return fmt.Errorf("items[%d]: %w", index, jsonErr(err))
+				return &posError{pos: fmt.Sprintf("items[%d]", index), err: jsonErr(err)}
 			}
 			end := dec.InputOffset()
 			raw := bytes.TrimLeft(rec.bytes(start, end), ", \t\r\n")
@@ -189,7 +189,7 @@ func scanJSONObject(dec *json.Decoder, rec *recorder, fn func(*item) error) erro
 			if kind == "" {
 				return errors.New(`the List has no "kind": the file was cut short, or it is not a kubectl export`)
 			}
-			return fmt.Errorf("a %s with items: only a List holds items", kind)
+			return fmt.Errorf("a %s with items: only a List holds items (export it again with kubectl get -o yaml, unedited)", kind)
 		}
 		return nil
 	}
@@ -240,7 +240,7 @@ func scanYAML(br *bufio.Reader, fn func(*item) error) error {
 				raw, err = br.ReadSlice('\n')
 				long = append(long, raw...)
 				if len(long) > maxLine {
-					return fmt.Errorf("line %d: longer than %d MiB", lineNo+1, maxLine>>20)
+					return atLine(lineNo+1, "longer than %d MiB", maxLine>>20)
 				}
 			}
 			raw = long
@@ -299,7 +299,7 @@ func (d *yamlDoc) line(line []byte, n int, fn func(*item) error) error {
 			d.cur = append(d.cur, '\n')
 			return nil
 		case d.dash >= 0 && indent > d.dash:
-			return fmt.Errorf("line %d: indentation %d inside the List's items, expected %d or more", n, indent, d.dash+2)
+			return atLine(n, "indentation %d inside the List's items, expected %d or more", indent, d.dash+2)
 		}
 		// The items ended.
 		if err := d.flush(fn); err != nil {
@@ -320,7 +320,7 @@ func (d *yamlDoc) line(line []byte, n int, fn func(*item) error) error {
 		case bytes.Equal(rest, []byte("[]")) || bytes.Equal(rest, []byte("null")):
 			return nil
 		}
-		return fmt.Errorf("line %d: items must be a block list (as kubectl writes it), not %q", n, rest)
+		return atLine(n, "items must be a block list (as kubectl writes it), not %q", rest)
 	}
 	d.header = append(d.header, line...)
 	d.header = append(d.header, '\n')
@@ -353,7 +353,7 @@ func (d *yamlDoc) end(fn func(*item) error, eof bool) error {
 		case kind == "":
 			return errors.New(`the List has no "kind: List" after its items: the file was cut short (export it again)`)
 		case !isList(kind):
-			return fmt.Errorf("line %d: a %s with items: only a List holds items", d.headLine, kind)
+			return atLine(d.headLine, "a %s with items: only a List holds items (export it again with kubectl get -o yaml, unedited)", kind)
 		}
 		return nil
 	}
@@ -424,4 +424,17 @@ func (it *item) pos() string {
 		return fmt.Sprintf("items[%d]", it.index)
 	}
 	return "1"
+}
+
+// posError is an error at a line (YAML) or item (JSON) of a file.
+type posError struct {
+	pos string
+	err error
+}
+
+func (e *posError) Error() string { return e.pos + ": " + e.err.Error() }
+func (e *posError) Unwrap() error { return e.err }
+
+func atLine(n int, format string, args ...any) error {
+	return &posError{pos: fmt.Sprint(n), err: fmt.Errorf(format, args...)}
 }
