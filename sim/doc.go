@@ -54,6 +54,9 @@
 //     compiled to karpenter.sh/v1 for package karpenter.
 //   - clusterautoscaler/config: eksctl node groups, the CA's flags and the
 //     priority expander's configuration.
+//   - importer: sim import, a live cluster's kubectl exports (a List, read
+//     one object at a time) turned into a scenario that starts from that
+//     state; cmd/sim opens the files and hands it readers.
 //   - scalegen: generated scale scenarios (sim gen scale); and, outside sim,
 //     the module's scenarios package embeds the shipped scenarios.
 //
@@ -64,6 +67,9 @@
 //
 //   - report: metrics collected from cluster changes; table, JSON and CSV.
 //   - trace: the timeline for --events and sim explain.
+//   - statedump: the cluster at one moment as a kubectl-style List, built
+//     with the k8s.io/api types (sim run --dump-state); what it needs of
+//     the models' state the driver copies into its Input.
 //
 // # Drivers
 //
@@ -96,17 +102,19 @@
 //     they render goes to an io.Writer they are given.
 //   - I/O stays at the edges: users' files are read by manifest and
 //     scenario; cmd/sim reads only its own inputs (--config, --baseline,
-//     the machine's memory size) and is the only package that writes files
-//     or prints.
+//     the machine's memory size, and opens sim import's exports for the
+//     importer, which reads them from an io.Reader) and is the only
+//     package that writes files or prints.
 //   - Drivers may import anything.
 //   - Packages under sim/internal and test-only helpers are not a tier:
 //     they import no more than the packages that use them may.
 //     internal/suggest ("did you mean") and internal/duration (durations
 //     with days) serve the input packages and import nothing of ours;
 //     cloud/cloudtest (one fake EC2 for the autoscalers' tests),
-//     internal/testscript (data-driven test files with -update) and
-//     internal/simscript (its commands over a real simulation) are
-//     imported by tests only.
+//     internal/testscript (data-driven test files with -update),
+//     internal/simscript (its commands over a real simulation) and
+//     kubeexport (kubectl exports made of the real API types)
+//     are imported by tests only.
 //
 // tiers_test.go checks the import rules on every non-test file.
 //

@@ -21,11 +21,11 @@ var tiers = map[string]string{
 	"scheduler": "model", "karpenter": "model", "clusterautoscaler": "model", "spotmarket": "model",
 	"workload": "model", "kubelet": "model", "taintmanager": "model", "eviction": "model",
 	"manifest": "input", "scenario": "input", "karpenter/apis": "input",
-	"clusterautoscaler/config": "input", "scalegen": "input",
-	"report": "output", "trace": "output",
+	"clusterautoscaler/config": "input", "scalegen": "input", "importer": "input",
+	"report": "output", "trace": "output", "statedump": "output",
 	"simulation": "driver", "experiment": "driver", "lint": "driver",
 	"internal/suggest": "helper", "internal/duration": "helper",
-	"cloud/cloudtest": "test", "internal/testscript": "test", "internal/simscript": "test",
+	"cloud/cloudtest": "test", "internal/testscript": "test", "internal/simscript": "test", "kubeexport": "test",
 }
 
 // allowed says which tiers a tier's non-test files may import, besides

@@ -39,6 +39,7 @@ and the proposed NodePool on the same workload.`,
 	f.Int("runs", 10, "seeds per configuration")
 	f.Int("workers", 0, "parallel runs (default: all cores)")
 	f.StringArray("fail-if", nil, "exit 2 if this holds for any configuration after the first; 'baseline' is the first configuration's mean (repeatable)")
+	addWhatIfFlags(f)
 	return cmd
 }
 
@@ -74,6 +75,9 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 	for i, arg := range args {
 		sc, err := loadScenario(arg)
 		if err != nil {
+			return err
+		}
+		if err := applyWhatIfs(v, sc); err != nil {
 			return err
 		}
 		if i == 0 {

@@ -55,6 +55,9 @@ percentiles across runs.`,
 	f.String("cpuprofile", "", "write a Go CPU profile of the run to this file (for go tool pprof)")
 	f.String("memprofile", "", "write a Go heap profile at the end of the run to this file")
 	f.Bool("check", false, "check the cluster invariants after every event (slower); a violation fails the run")
+	f.String("dump-state", "", "at this virtual time (e.g. 1h30m) write the simulated cluster as a kubectl List to --state-out; the run goes on")
+	f.String("state-out", "", "the file --dump-state writes (atomically)")
+	addWhatIfFlags(f)
 	f.String("memory-limit", "", "refuse scenarios estimated to need more memory than this (e.g. 8GiB; default: 3/4 of the machine's memory)")
 	return cmd
 }
@@ -112,9 +115,30 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	dumpAt, dumpPath := v.GetString("dump-state"), v.GetString("state-out")
+	switch {
+	case dumpAt != "" && dumpPath == "":
+		return fmt.Errorf("--dump-state %s needs --state-out FILE: the file to write the state to", dumpAt)
+	case dumpAt == "" && dumpPath != "":
+		return fmt.Errorf("--state-out %s needs --dump-state AT: the virtual time to write the state at, e.g. 1h30m", dumpPath)
+	case dumpAt != "" && runs > 1:
+		return fmt.Errorf("--dump-state writes one run's state: drop --runs, or pick one seed with --seed")
+	}
 	sc, err := loadScenario(arg)
 	if err != nil {
 		return err
+	}
+	if err := applyWhatIfs(v, sc); err != nil {
+		return err
+	}
+	var at time.Duration
+	if dumpAt != "" {
+		if at, err = scenario.ParseDuration(dumpAt); err != nil {
+			return fmt.Errorf("--dump-state %s: %v; write a duration like 90s, 10m or 1h30m", dumpAt, err)
+		}
+		if at > sc.Duration {
+			return fmt.Errorf("--dump-state %s: after the scenario's end (duration %s); use a time from 0s to %s", dumpAt, sc.Duration, sc.Duration)
+		}
 	}
 	workers := v.GetInt("workers")
 	if workers <= 0 {
@@ -141,6 +165,14 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		defer abort()
 		opts.Trace, finishEvents = sink, finish
 	}
+	dumped := false
+	if dumpAt != "" {
+		opts.AtTime = at
+		opts.At = func(s *simulation.Sim) error {
+			dumped = true
+			return writeState(dumpPath, s)
+		}
+	}
 	stopProfiles, err := startProfiles(v.GetString("cpuprofile"), v.GetString("memprofile"))
 	if err != nil {
 		return err
@@ -159,6 +191,9 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		float64(rep.Engine.Events)/wall.Seconds()/1e6, gib(peakRSS()))
 	if rep.Partial {
 		fmt.Fprintln(stderr, "interrupted: the report is partial (marked \"partial\": true)")
+	}
+	if dumpAt != "" && !dumped {
+		fmt.Fprintf(stderr, "interrupted before %s: --state-out %s was not written\n", dumpAt, dumpPath)
 	}
 	if finishEvents != nil {
 		if err := finishEvents(); err != nil {
@@ -199,6 +234,26 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		return err
 	}
 	return emitAndGate(v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return experiment.Flatten(rep) })
+}
+
+// writeState writes the run's state to path, atomically.
+func writeState(path string, s *simulation.Sim) error {
+	f, err := createAtomic(path)
+	if err != nil {
+		return fmt.Errorf("--state-out %s: %w", path, err)
+	}
+	defer f.Abort()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := s.WriteState(w); err != nil {
+		return fmt.Errorf("--state-out %s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("--state-out %s: %w", path, err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("--state-out %s: %w", path, err)
+	}
+	return nil
 }
 
 // emitAndGate writes a rendered report (to --report or stdout), then checks

@@ -27,3 +27,8 @@ func parseDuration(s string) (time.Duration, error) {
 }
 
 const durationHint = "write a duration like 90s, 10m, 1h30m or 7d"
+
+// ParseDuration reads a duration as a scenario does (Go syntax plus whole
+// days, at most a year), for the flags that take one (sim run
+// --dump-state, --zone-out).
+func ParseDuration(s string) (time.Duration, error) { return parseDuration(s) }

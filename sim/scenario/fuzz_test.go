@@ -24,6 +24,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(minimal + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ca, namespace: kube-system}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: ca, image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.0, command: [./cluster-autoscaler, --expander=least-waste]}]\n"))
 	f.Add([]byte(minimal + "---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: s}}\n- {apiVersion: monitoring.coreos.com/v1, kind: ServiceMonitor, metadata: {name: s}}\n- {apiVersion: v1, kind: Service, metadata: {name: s}}\n"))
 	f.Add([]byte("{\"apiVersion\": \"clustersim.dev/v1alpha1\", \"kind\": \"Scenario\", \"metadata\": {\"name\": \"j\"}, \"spec\": {\"duration\": \"1h\"}}"))
+	f.Add([]byte(minimal + "  workloads: [{ref: Deployment/web, startOn: [n1, \"\", gone]}]\n" + startOnBase))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := LoadFS(fstest.MapFS{"s.yaml": {Data: data}}, "s.yaml")
 		if err == nil {

@@ -57,6 +57,8 @@ type loader struct {
 	hpas map[string]*manifestHPA
 	// joinRefs are the NodePools and node groups market join failures name.
 	joinRefs []joinRef
+	// nodeNames are the start nodes by name, for startOn (built on first use).
+	nodeNames map[string]bool
 }
 
 // LoadManifests loads a scenario document held in memory (data; name

@@ -122,6 +122,7 @@ func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec, pri
 	if t.Resubmit != nil {
 		ws.Fallback = l.fallback(o, base+".resubmit", t.Resubmit, priority)
 	}
+	l.startOn(o, base+".startOn", t.StartOn, ws)
 	plans := 0
 	for _, set := range []bool{len(t.Replicas) > 0, t.Daily != nil, t.HPA != nil} {
 		if set {
@@ -494,4 +495,48 @@ func (l *loader) distribution(path string, dd *durationDist) dist.Duration {
 		l.fail(d.Errorf(path+".fixed", "give a positive run time", "must be positive"))
 	}
 	return out
+}
+
+// startOn checks a workload's startOn list (sim import's start state):
+// Deployments, StatefulSets and Jobs only, no more pods than the workload
+// starts with, and nodes the scenario has; a pod on an unknown node starts
+// pending, with a warning.
+func (l *loader) startOn(o podObject, path string, nodes []string, ws *workload.Spec) {
+	if len(nodes) == 0 {
+		return
+	}
+	d := l.scenarioDoc
+	var most int32
+	switch o.kind {
+	case workload.Deployment, workload.StatefulSet:
+		most = o.replicas
+	case workload.Job:
+		if o.cron != nil {
+			l.fail(d.Errorf(path, "remove startOn: a CronJob's Jobs start on its schedule", "startOn does not apply to a CronJob"))
+			return
+		}
+		most = min(o.parallelism, o.completions)
+	default:
+		l.fail(d.Errorf(path, "remove startOn: a bare Pod gives its node in spec.nodeName, a DaemonSet runs on every matching node", "startOn does not apply to a %s", o.kind))
+		return
+	}
+	if int64(len(nodes)) > int64(most) {
+		l.fail(d.Errorf(path, fmt.Sprintf("list at most %d nodes, one per pod the workload starts with", most), "%d pods listed, but %s starts with %d", len(nodes), l.refOf(o.doc), most))
+		return
+	}
+	if l.nodeNames == nil {
+		l.nodeNames = make(map[string]bool, len(l.out.Nodes))
+		for i := range l.out.Nodes {
+			l.nodeNames[l.out.Nodes[i].Name] = true
+		}
+	}
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		if n != "" && !l.nodeNames[n] {
+			l.warn(d, fmt.Sprintf("%s[%d]", path, i), "no node %s in the scenario: this pod starts pending", n)
+			continue
+		}
+		out[i] = n
+	}
+	ws.StartOn = out
 }

@@ -95,6 +95,10 @@ type timing struct {
 	Arrivals *arrivals `json:"arrivals,omitempty"`
 	// Runtime of each pod once Running (required for Jobs).
 	Runtime *durationDist `json:"runtime,omitempty"`
+	// StartOn (sim import) lists the nodes the workload's pods run on at
+	// the start, one entry per pod ("" for a pod that starts pending; a
+	// StatefulSet's by ordinal).
+	StartOn []string `json:"startOn,omitempty"`
 }
 
 type replicaStep struct {

@@ -628,6 +628,13 @@ func (s *Scheduler) reject(nid cluster.NodeID, r Reason) {
 // only that node is evaluated, as upstream's PreFilter result narrows the
 // scan to it, and every other node counts as rejected by NodeName.
 // Scanning every node for such pods made each DaemonSet cost nodes^2.
+//
+// A pod that is not a DaemonSet's and names its node (a bare Pod with
+// spec.nodeName, or a pod sim import found running there) never reaches
+// the real kube-scheduler: the kubelet admits it with its general
+// predicates only (node name, resources, node affinity and selector), so
+// taints without NoExecute, cordons, topology spread and pod affinity do
+// not stop it. Only those filters run for it here.
 func (s *Scheduler) findNamed(fw *framework, cs *CycleState, all int) (rejectors uint32) {
 	nid, found := cluster.NoNode, false
 	if sym, ok := s.cl.Syms.Lookup(cs.Spec.NodeName); ok {
@@ -638,7 +645,11 @@ func (s *Scheduler) findNamed(fw *framework, cs *CycleState, all int) (rejectors
 		others--
 		n := &s.cl.Nodes[nid]
 		ok := true
+		kubeletOnly := !cs.Spec.DaemonSet
 		for _, fi := range fw.activeFilters {
+			if kubeletOnly && !kubeletAdmits(fw.filters[fi].Name()) {
+				continue
+			}
 			s.extra = s.extra[:0]
 			r := fw.filters[fi].Filter(cs, nid, n, &s.extra)
 			if r == Pass {
@@ -747,4 +758,15 @@ func (s *Scheduler) selectHost(fw *framework, cs *CycleState) cluster.NodeID {
 		}
 	}
 	return s.feasible[best]
+}
+
+// kubeletAdmits reports whether the kubelet's admission of a pod that
+// names its node runs the filter (its GeneralPredicates: node name,
+// resources, node affinity and selector; pkg/kubelet/lifecycle).
+func kubeletAdmits(filter string) bool {
+	switch filter {
+	case NameNodeName, NameNodeResourcesFit, NameNodeAffinity:
+		return true
+	}
+	return false
 }

@@ -301,3 +301,27 @@ func TestPodNamingItsNode(t *testing.T) {
 	require.Equal(t, "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't match the requested node name.", h.s.LastFailure(q))
 	require.Equal(t, "0/4 nodes are available: 4 node(s) didn't match the requested node name.", h.s.LastFailure(r))
 }
+
+// A pod that names its node and is not a DaemonSet's never meets the real
+// scheduler: the kubelet admits it on node name, resources and node
+// affinity only, so a NoSchedule taint it does not tolerate and a cordon
+// do not keep it off; too little room still does.
+func TestNamedPodIsAdmittedAsTheKubeletDoes(t *testing.T) {
+	h := newHarness(t, 1, Config{})
+	tainted := h.node("tainted", 2000, 4096, nil, corev1.Taint{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule})
+	h.node("plain", 2000, 4096, nil)
+	h.cl.SetCordon(tainted, true)
+	spec := podSpec("500m", "256Mi")
+	spec.NodeName = "tainted"
+	p := h.pod("imported", spec)
+	free := podSpec("500m", "256Mi")
+	q := h.pod("scheduled", free)
+	big := podSpec("3", "256Mi")
+	big.NodeName = "tainted"
+	r := h.pod("too-big", big)
+	h.eng.Run(time.Second)
+	require.Equal(t, "tainted", h.nodeOf(p))
+	require.Equal(t, "plain", h.nodeOf(q), "a pod the scheduler places still avoids the taint and the cordon")
+	require.Equal(t, cluster.Pending, h.cl.Pods[r].Phase)
+	require.Equal(t, "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match the requested node name.", h.s.LastFailure(r))
+}

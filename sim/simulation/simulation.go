@@ -42,6 +42,12 @@ type Options struct {
 	// Context, when set and cancelled (Ctrl-C), stops the run early: the
 	// report covers the time simulated so far and is marked partial.
 	Context context.Context
+	// At, when set, is called once when the run has reached AtTime (the
+	// events at AtTime dispatched; AtTime within the scenario's duration),
+	// then the run goes on: sim run --dump-state writes the state there
+	// (Sim.WriteState). An error from it ends the run with that error.
+	At     func(s *Sim) error
+	AtTime engine.Time
 }
 
 // ctxCheckEvery is how often (in events) a run looks at its context.
@@ -87,6 +93,19 @@ func Run(sc *scenario.Scenario, opts Options) (rep *report.Report, err error) {
 	s, err := Start(sc, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.At != nil {
+		if opts.AtTime < 0 || opts.AtTime > sc.Duration {
+			return nil, fmt.Errorf("time %s is outside the scenario's duration %s", opts.AtTime, sc.Duration)
+		}
+		if err := s.RunUntil(opts.AtTime); err != nil {
+			return nil, err
+		}
+		if !s.partial {
+			if err := opts.At(s); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := s.RunUntil(sc.Duration); err != nil {
 		return nil, err

@@ -162,6 +162,14 @@ type Spec struct {
 	// TwinOf is set on a Split's twin: the index of the workload that
 	// drives it, or -1.
 	TwinOf int32
+	// StartOn holds, for a state imported from a live cluster, the node
+	// each of the first instance's first pods runs on at the start (""
+	// for a pod that starts pending; a StatefulSet's by ordinal). Those
+	// pods are created first, pinned to their node for their first
+	// scheduling (spec.nodeName); the rest of the replicas wait for a
+	// reconcile at the same instant, so every pinned pod is queued
+	// before them. Replacements are not pinned.
+	StartOn []string
 	// File and Line locate the workload's manifest, for messages.
 	File string
 	Line int

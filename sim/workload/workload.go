@@ -78,6 +78,10 @@ type controller struct {
 	// Job was active (valid when hasMissed).
 	missed    engine.Time
 	hasMissed bool
+	// holdStart limits the first instance to its StartOn pods until the
+	// reconcile that follows them; pinned caches one pinned spec per node.
+	holdStart bool
+	pinned    map[string]*cluster.PodSpec
 }
 
 type hpaRec struct {
@@ -138,10 +142,11 @@ func New(eng *engine.Engine, cl *cluster.Cluster, specs []Spec) *Controllers {
 	for i, s := range specs {
 		ref := s.Ref()
 		ctl := &controller{
-			spec:     s,
-			ns:       cl.Syms.Intern(s.Namespace),
-			runtime:  eng.Stream("workload/" + ref + "/runtime"),
-			arrivals: eng.Stream("workload/" + ref + "/arrivals"),
+			spec:      s,
+			ns:        cl.Syms.Intern(s.Namespace),
+			runtime:   eng.Stream("workload/" + ref + "/runtime"),
+			arrivals:  eng.Stream("workload/" + ref + "/arrivals"),
+			holdStart: len(s.StartOn) > 0,
 		}
 		c.ctrls = append(c.ctrls, ctl)
 		if s.TwinOf >= 0 && s.Kind == Job {
@@ -209,6 +214,7 @@ func (c *Controllers) HandleEvent(ev engine.Event) {
 		c.hpa(ev.Obj)
 	case evReconcile:
 		c.ctrls[ev.Obj].pending = false
+		c.ctrls[ev.Obj].holdStart = false
 		c.reconcile(ev.Obj)
 	case evResubmit:
 		c.resubmit(cluster.PodID(ev.Obj))
@@ -390,10 +396,13 @@ func (c *Controllers) reconcile(w int32) {
 			}
 		}
 	}
+	if ctl.holdStart && !ctl.pending {
+		ctl.holdStart = false // every pod of the start is created
+	}
 }
 
 func (c *Controllers) reconcileReplicas(w, k int32, in *instance) {
-	for int32(len(in.live)) < in.desired {
+	for int32(len(in.live)) < c.startLimit(w, k, in.desired) {
 		c.createPod(w, k, in, c.ctrls[w].spec.Pod)
 	}
 	if excess := int32(len(in.live)) - in.desired; excess > 0 {
@@ -430,7 +439,7 @@ func (c *Controllers) reconcileJob(w, k int32, in *instance) {
 		}
 		return
 	}
-	want := min(s.Parallelism, in.desired-in.succeeded)
+	want := c.startLimit(w, k, min(s.Parallelism, in.desired-in.succeeded))
 	for int32(len(in.live)) < want {
 		c.createPod(w, k, in, s.Pod)
 	}
@@ -442,8 +451,48 @@ func (c *Controllers) reconcileJob(w, k int32, in *instance) {
 	}
 }
 
+// startLimit is how many live pods instance k of workload w may have
+// now: want, or while the start is held, at most its StartOn pods (a
+// reconcile at the same instant then creates the rest, after every
+// workload's pinned pods are queued).
+func (c *Controllers) startLimit(w, k int32, want int32) int32 {
+	ctl := c.ctrls[w]
+	if !ctl.holdStart || k != 0 {
+		return want
+	}
+	if n := int32(len(ctl.spec.StartOn)); want > n {
+		if !ctl.pending {
+			ctl.pending = true
+			c.eng.Schedule(c.eng.Now(), engine.Event{Handler: c.id, Kind: evReconcile, Obj: w})
+		}
+		return n
+	}
+	return want
+}
+
 func (c *Controllers) createPod(w, k int32, in *instance, spec *cluster.PodSpec) cluster.PodID {
+	ctl := c.ctrls[w]
+	if k == 0 && ctl.holdStart && int(in.created) < len(ctl.spec.StartOn) && spec == ctl.spec.Pod {
+		if node := ctl.spec.StartOn[in.created]; node != "" {
+			spec = ctl.pinnedSpec(node)
+		}
+	}
 	return c.createNamedPod(w, k, in, spec, "")
+}
+
+// pinnedSpec is the workload's pod spec bound to one node (spec.nodeName),
+// one copy per node.
+func (ctl *controller) pinnedSpec(node string) *cluster.PodSpec {
+	if s, ok := ctl.pinned[node]; ok {
+		return s
+	}
+	if ctl.pinned == nil {
+		ctl.pinned = map[string]*cluster.PodSpec{}
+	}
+	s := *ctl.spec.Pod
+	s.NodeName = node
+	ctl.pinned[node] = &s
+	return &s
 }
 
 // createNamedPod creates a pod of instance k of workload w; name "" names

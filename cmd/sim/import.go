@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/importer"
+)
+
+func newImportCmd(v *viper.Viper, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "import FILE... [-o OUT.yaml]",
+		Short: "Write a scenario that starts from a live cluster's state, read from kubectl exports",
+		Long: `sim import reads what kubectl exports (-o yaml or -o json: a List or single
+objects) and writes a scenario that starts from that state: the nodes with
+their type, zone, capacity type, labels, taints and size; the pods bound
+where they run; the controllers at their replica counts; Jobs with their
+progress; HPAs, PDBs, NodePools, node groups and the Cluster Autoscaler's
+flags. Secrets and ConfigMaps are never read; commands, args, environment,
+volumes and annotations the models do not use are dropped. What could not be
+placed as it was is reported on stderr, one line each.`,
+		Example: `  kubectl get nodes,pods,deployments,replicasets,statefulsets,daemonsets,jobs,cronjobs,pdb,hpa,priorityclasses -A -o yaml > cluster.yaml
+  kubectl get nodepools,ec2nodeclasses,nodeclaims -o yaml > karpenter.yaml
+  sim import cluster.yaml karpenter.yaml -o imported.yaml && sim run imported.yaml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cat, err := catalog.Default()
+			if err != nil {
+				return err
+			}
+			out := v.GetString("output")
+			name := v.GetString("name")
+			if name == "" && out != "" {
+				name = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+			}
+			im := importer.New(importer.Options{Redact: v.GetBool("redact"), Name: name, Duration: v.GetString("duration")}, cat)
+			for _, file := range args {
+				if err := addFile(im, file); err != nil {
+					return err
+				}
+			}
+			var w io.Writer = stdout
+			var f *atomicFile
+			if out != "" {
+				if f, err = createAtomic(out); err != nil {
+					return fmt.Errorf("-o %s: %w", out, err)
+				}
+				defer f.Abort()
+				w = f
+			}
+			err = im.Write(w)
+			for _, n := range im.Notices() {
+				fmt.Fprintln(stderr, n)
+			}
+			if err != nil {
+				var ie *importer.Error
+				if errors.As(err, &ie) {
+					return fmt.Errorf("sim import: %d problem(s), nothing written:\n%w", len(ie.Problems), err)
+				}
+				return err
+			}
+			if f != nil {
+				if err := f.Commit(); err != nil {
+					return fmt.Errorf("-o %s: %w", out, err)
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringP("output", "o", "", "write the scenario to this file (atomically) instead of stdout")
+	f.Bool("redact", false, "replace namespace, workload and node names with stable hashes")
+	f.String("name", "", "the scenario's name (default: the output file's name, else imported)")
+	f.String("duration", importer.DefaultDuration, "the scenario's duration")
+	return cmd
+}
+
+func addFile(im *importer.Importer, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return im.Add(file, f)
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/kubeexport"
+)
+
+// writeExport writes a generated kubectl export to dir.
+func writeExport(t *testing.T, dir string, c kubeexport.Cluster) string {
+	t.Helper()
+	path := filepath.Join(dir, "cluster.yaml")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, c.Write(f))
+	require.NoError(t, f.Close())
+	return path
+}
+
+func TestImportCommand(t *testing.T) {
+	dir := t.TempDir()
+	export := writeExport(t, dir, kubeexport.Cluster{Nodes: 6, Deployments: 3, Replicas: 4, Pending: 1, Extra: true})
+	out := filepath.Join(dir, "prod.yaml")
+	_, stderr, code := sim(t, "import", export, "testdata/import/karpenter.yaml", "testdata/import/cluster-autoscaler.yaml", "-o", out)
+	require.Equal(t, 0, code, stderr)
+	// What was approximated, one line each, with file and object.
+	require.Contains(t, stderr, export+":3: Node/ip-10-0-0-1.ec2.internal: 3 node(s) of NodePool default start as static nodes")
+	require.Contains(t, stderr, "1 Secret object(s) skipped: never read (nothing secret leaves)")
+	require.Contains(t, stderr, "Job/data/etl: how long its pods run is not in the export: each runs 10m")
+
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	s := string(data)
+	require.Contains(t, s, "name: prod\n", "named after the output file")
+	require.Contains(t, s, "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/prod", "the CA's flags are kept")
+	require.Contains(t, s, "kind: NodePool")
+	require.Contains(t, s, "kind: EC2NodeClass")
+	for _, leak := range []string{kubeexport.Secret, "AWS_SECRET_ACCESS_KEY", "userData", "payments", "KarpenterNodeRole", "kind: NodeClaim", "nodepool-hash"} {
+		require.NotContains(t, s, leak)
+	}
+
+	// The imported scenario runs, and the what-ifs work on it.
+	stdout, stderr, code := sim(t, "run", out, "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, `"initial": 6`)
+	_, stderr, code = sim(t, "lint", out)
+	require.NotEqual(t, 1, code, stderr)
+}
+
+func TestImportErrorWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	export := writeExport(t, dir, kubeexport.Cluster{Nodes: 2, Deployments: 1, Replicas: 2})
+	out := filepath.Join(dir, "out.yaml")
+	require.NoError(t, os.WriteFile(out, []byte("old\n"), 0o644))
+	// The same export twice: two nodes of one name.
+	_, stderr, code := sim(t, "import", export, export, "-o", out)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "Node/ip-10-0-0-1.ec2.internal: a second Node of this name (the first is at "+export+":3)")
+	require.Contains(t, stderr, "nothing written")
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Equal(t, "old\n", string(data), "the old output is kept")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		require.False(t, strings.Contains(e.Name(), ".tmp-"), "no temporary file left: %s", e.Name())
+	}
+
+	// A truncated file.
+	full, err := os.ReadFile(export)
+	require.NoError(t, err)
+	cut := filepath.Join(dir, "cut.yaml")
+	require.NoError(t, os.WriteFile(cut, full[:len(full)/2], 0o644))
+	_, stderr, code = sim(t, "import", cut, "-o", out)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, cut+`: the List has no "kind: List" after its items: the file was cut short (export it again)`)
+	data, _ = os.ReadFile(out)
+	require.Equal(t, "old\n", string(data))
+}
+
+// TestImportBadInputCatalogue imports every file under
+// testdata/import/bad and pins the exact error (NAME.err; -update).
+func TestImportBadInputCatalogue(t *testing.T) {
+	files, err := filepath.Glob("testdata/import/bad/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.yaml")
+			_, stderr, code := sim(t, "import", f, "-o", out)
+			require.Equal(t, 1, code, "bad input is an error (exit 1)")
+			_, err := os.Stat(out)
+			require.True(t, os.IsNotExist(err), "nothing is written")
+			golden := strings.TrimSuffix(f, ".yaml") + ".err"
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(stderr), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			require.Equal(t, string(want), stderr)
+			require.NotContains(t, stderr, "panic")
+		})
+	}
+}

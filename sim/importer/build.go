@@ -1,0 +1,320 @@
+package importer
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+)
+
+// JobRuntime is how long each pod of an imported Job or CronJob runs: an
+// export does not say, so the scenario says it and a notice asks for a
+// better figure.
+const JobRuntime = "10m"
+
+// scenarioDoc is our Scenario document as the import writes it.
+type scenarioDoc struct {
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Metadata   scenarioMeta `json:"metadata"`
+	Spec       scenarioSpec `json:"spec"`
+}
+
+type scenarioMeta struct {
+	Name        string            `json:"name"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+type scenarioSpec struct {
+	Duration  string          `json:"duration"`
+	Region    string          `json:"region,omitempty"`
+	Zones     []string        `json:"zones,omitempty"`
+	Workloads []workloadEntry `json:"workloads,omitempty"`
+}
+
+type workloadEntry struct {
+	Ref     string            `json:"ref"`
+	Runtime map[string]string `json:"runtime,omitempty"`
+	StartOn []string          `json:"startOn,omitempty"`
+}
+
+// Write checks what was read and writes the scenario: the Scenario
+// document, then the cleaned manifests. Problems found while reading are
+// returned together, and nothing is written then.
+func (im *Importer) Write(w io.Writer) error {
+	if len(im.errs) > 0 {
+		return &Error{Problems: im.errs}
+	}
+	for nodeName, pool := range im.claimPool {
+		if n := im.nodes[nodeName]; n != nil && n.owner == "" {
+			n.owner = "NodePool " + pool
+		}
+	}
+	im.missingClasses()
+	im.ownerNotices()
+	starts := im.resolvePlacements()
+	im.skipNotices()
+
+	doc := scenarioDoc{APIVersion: "clustersim.dev/v1alpha1", Kind: "Scenario",
+		Metadata: scenarioMeta{Name: im.opts.Name, Annotations: map[string]string{
+			"description": "A cluster imported by sim import: its nodes, workloads and autoscalers at the time of the export."}},
+		Spec: scenarioSpec{Duration: im.opts.Duration}}
+	doc.Spec.Region, doc.Spec.Zones = im.location()
+	for _, o := range im.passthru {
+		if o["kind"] == "ClusterConfig" && o["availabilityZones"] != nil {
+			doc.Spec.Zones = nil // the ClusterConfig's subnets' zones apply
+		}
+	}
+	for _, wl := range im.workloads {
+		e := workloadEntry{Ref: im.outRef(wl)}
+		if wl.runtime || wl.kind == "CronJob" {
+			e.Runtime = map[string]string{"fixed": JobRuntime}
+			im.notice(wl.where, wl.ref(), "how long its pods run is not in the export: each runs %s (set runtime in spec.workloads)", JobRuntime)
+		}
+		e.StartOn = starts[wl]
+		if e.Runtime != nil || len(e.StartOn) > 0 {
+			doc.Spec.Workloads = append(doc.Spec.Workloads, e)
+		}
+	}
+
+	bw := bufio.NewWriterSize(w, 1<<20)
+	write := func(v any) error {
+		data, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err := bw.WriteString("---\n"); err != nil {
+			return err
+		}
+		_, err = bw.Write(data)
+		return err
+	}
+	if _, err := bw.WriteString("# Written by sim import; regenerate it rather than edit it, and put changes in +override files.\n"); err != nil {
+		return err
+	}
+	if err := write(doc); err != nil {
+		return err
+	}
+	for _, o := range im.others {
+		if err := write(o); err != nil {
+			return err
+		}
+	}
+	for _, o := range im.passthru {
+		if err := write(o); err != nil {
+			return err
+		}
+	}
+	names := sortedKeys(im.nodes)
+	sort.Slice(names, func(i, j int) bool { return im.nodeName(names[i]) < im.nodeName(names[j]) })
+	for _, n := range names {
+		if err := write(im.nodes[n].out); err != nil {
+			return err
+		}
+	}
+	for _, wl := range im.workloads {
+		m, err := toMap(wl.obj)
+		if err != nil {
+			return err
+		}
+		if err := write(m); err != nil {
+			return err
+		}
+	}
+	for _, p := range im.barePods {
+		node, _ := p["_node"].(string)
+		wh, _ := p["_where"].(where)
+		delete(p, "_node")
+		delete(p, "_where")
+		if node != "" && im.nodes[node] == nil {
+			md, _ := p["metadata"].(map[string]any)
+			im.notice(wh, fmt.Sprintf("Pod/%v/%v", md["namespace"], md["name"]), "runs on node %s, which the scenario does not have (not in the export, or skipped): it starts pending", node)
+			if spec, ok := p["spec"].(map[string]any); ok {
+				delete(spec, "nodeName")
+			}
+		}
+		if err := write(p); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func (im *Importer) outRef(wl *workload) string {
+	return wl.kind + "/" + im.namespace(wl.namespace) + "/" + im.workloadName(wl.name)
+}
+
+// resolvePlacements gives each workload the nodes its pods run on: pods
+// of a ReplicaSet a Deployment owns count for the Deployment.
+func (im *Importer) resolvePlacements() map[*workload][]string {
+	running := map[*workload][]string{}
+	ordinals := map[*workload]map[int]string{}
+	for _, key := range sortedKeys(im.placements) {
+		pl := im.placements[key]
+		kind, rest, _ := strings.Cut(key, "/")
+		ref := key
+		if kind == "ReplicaSet" {
+			if dep, ok := im.rsOwner[rest]; ok {
+				ref = "Deployment/" + dep
+			} else if im.byRef[ref] == nil {
+				// The ReplicaSet is not in the export: its name is its
+				// Deployment's and a hash.
+				if i := strings.LastIndexByte(rest, '-'); i > 0 && im.byRef["Deployment/"+rest[:i]] != nil {
+					ref = "Deployment/" + rest[:i]
+					im.notice(pl.where, key, "not in the export: its pods count for %s, by its name", ref)
+				}
+			}
+		}
+		wl := im.byRef[ref]
+		if wl == nil {
+			n := len(pl.nodes) + len(pl.byOrdinal)
+			im.notice(pl.where, key, "%d pod(s) owned by it, which is not in the export: skipped (export %ss too)", n, strings.ToLower(kind))
+			continue
+		}
+		running[wl] = append(running[wl], pl.nodes...)
+		if pl.byOrdinal != nil {
+			ordinals[wl] = pl.byOrdinal
+		}
+	}
+	out := map[*workload][]string{}
+	for _, wl := range im.workloads {
+		var missing []string
+		mapNode := func(n string) string {
+			if n == "" {
+				return ""
+			}
+			if im.nodes[n] == nil {
+				missing = append(missing, n)
+				return ""
+			}
+			return im.nodeName(n)
+		}
+		var list []string
+		if wl.statefulSet {
+			for o := 0; o < int(wl.startMax); o++ {
+				list = append(list, mapNode(ordinals[wl][o]))
+			}
+		} else {
+			var bound []string
+			for _, n := range running[wl] {
+				if m := mapNode(n); m != "" {
+					bound = append(bound, m)
+				}
+			}
+			slices.Sort(bound)
+			if len(bound) > int(wl.startMax) {
+				im.notice(wl.where, wl.ref(), "%d pods run but it keeps %d (a rollout or scale-down in progress): the first %d start bound", len(bound), wl.startMax, wl.startMax)
+				bound = bound[:wl.startMax]
+			}
+			list = bound
+		}
+		for len(list) > 0 && list[len(list)-1] == "" {
+			list = list[:len(list)-1]
+		}
+		if len(missing) > 0 {
+			slices.Sort(missing)
+			missing = slices.Compact(missing)
+			im.notice(wl.where, wl.ref(), "pods on node(s) the scenario does not have (not in the export, or skipped: %s): they start pending", strings.Join(firstN(missing, 3), ", "))
+		}
+		if len(list) > 0 {
+			out[wl] = list
+		}
+	}
+	return out
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("and %d more", len(s)-n))
+	}
+	return s
+}
+
+// ownerNotices says, per NodePool and node group, that its nodes are
+// simulated as static nodes.
+func (im *Importer) ownerNotices() {
+	byOwner := map[string][]*node{}
+	for _, n := range im.nodes {
+		if n.owner != "" {
+			byOwner[n.owner] = append(byOwner[n.owner], n)
+		}
+	}
+	for _, o := range sortedKeys(byOwner) {
+		ns := byOwner[o]
+		sort.Slice(ns, func(i, j int) bool { return ns[i].name < ns[j].name })
+		im.notice(ns[0].where, "Node/"+ns[0].name, "%d node(s) of %s start as static nodes with their labels, taints and size: the autoscaler provisions around them but does not scale them in", len(ns), o)
+	}
+}
+
+func (im *Importer) skipNotices() {
+	for _, k := range sortedKeys(im.skipped) {
+		s := im.skipped[k]
+		im.notice(s.first, "", "%d %s object(s) skipped: %s", s.count, k, s.why)
+	}
+	if im.terminating > 0 {
+		im.notices = append(im.notices, Notice{File: "(all files)", Pos: "-", Msg: fmt.Sprintf("%d terminating pod(s) left out: they are going away, and their controllers' replicas are counted", im.terminating)})
+	}
+	if im.finished > 0 {
+		im.notices = append(im.notices, Notice{File: "(all files)", Pos: "-", Msg: fmt.Sprintf("%d finished pod(s) and Job(s) left out: they hold no capacity", im.finished)})
+	}
+}
+
+// location is the region most nodes are in and its zones that nodes use.
+func (im *Importer) location() (string, []string) {
+	regions := map[string]int{}
+	for _, n := range im.nodes {
+		if r := nodeLabel(n, "topology.kubernetes.io/region"); r != "" {
+			regions[r]++
+		}
+	}
+	region, most := "", 0
+	for _, r := range sortedKeys(regions) {
+		if regions[r] > most {
+			region, most = r, regions[r]
+		}
+	}
+	if region == "" {
+		return "", nil
+	}
+	zones := map[string]bool{}
+	for _, n := range im.nodes {
+		if z := nodeLabel(n, "topology.kubernetes.io/zone"); z != "" && catalog.CheckZone(region, z) == "" {
+			zones[z] = true
+		}
+	}
+	return region, sortedKeys(zones)
+}
+
+func nodeLabel(n *node, key string) string {
+	md, _ := n.out["metadata"].(map[string]any)
+	l, _ := md["labels"].(map[string]string)
+	return l[key]
+}
+
+// builtinClasses exist in every cluster.
+var builtinClasses = map[string]bool{"system-cluster-critical": true, "system-node-critical": true}
+
+// missingClasses writes a PriorityClass for each class the pods name but
+// the export lacks, with the priority the API server gave its pods (0
+// when no pod of it was exported).
+func (im *Importer) missingClasses() {
+	for _, c := range sortedKeys(im.classUsed) {
+		if builtinClasses[c] || im.classes[c] {
+			continue
+		}
+		v, known := im.classValue[c]
+		if known {
+			im.notice(im.classUsed[c], "PriorityClass/"+c, "not in the export: written with value %d, the priority its pods have (export priorityclasses for its preemptionPolicy)", v)
+		} else {
+			im.notice(im.classUsed[c], "PriorityClass/"+c, "not in the export and no pod of it either: written with value 0 (export priorityclasses)")
+		}
+		im.others = append([]any{map[string]any{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+			"metadata": map[string]any{"name": c}, "value": v}}, im.others...)
+	}
+}

@@ -1,0 +1,40 @@
+// Package importer is sim import: it reads what kubectl exports of a live
+// cluster (kubectl get ... -A -o yaml or -o json: a List or single
+// objects; Karpenter's NodePools, EC2NodeClasses and NodeClaims; the
+// Cluster Autoscaler's Deployment; an eksctl ClusterConfig) and writes an
+// ordinary scenario that starts from that state.
+//
+// Streaming. An export of 5,000 nodes and 150,000 pods is over a gigabyte
+// of YAML, so the tree is never built: a JSON List's items are decoded one
+// at a time by a token-level decoder, and a YAML List's items are cut out
+// by lines (kubectl writes each item as "- " at the items' indentation and
+// every other line deeper), one item at a time; a document without items
+// is one object. A kind that is not read is recognised by its top-level
+// "kind:" line and skipped unparsed: Secrets and ConfigMaps are never
+// decoded. What is kept is small: the nodes, the controllers' specs, and
+// per controller the list of nodes its pods run on.
+//
+// The scenario. Nodes become Node manifests (labels, taints, allocatable
+// and capacity, creationTimestamp for their age), which the loader makes
+// static nodes; the NodePool or node group that owns a node (label
+// karpenter.sh/nodepool or a NodeClaim, eks.amazonaws.com/nodegroup,
+// alpha.eksctl.io/nodegroup-name) is reported, since the simulated
+// autoscalers do not adopt existing nodes. Controllers keep their replica
+// counts (pods of a ReplicaSet a Deployment owns count for the
+// Deployment; a Job keeps the completions still to run); where their pods
+// run goes to spec.workloads[].startOn, which binds the first pods there at
+// time 0. Bare Pods keep spec.nodeName. DaemonSet pods are left to their
+// DaemonSet; finished and terminating pods are left out.
+//
+// Nothing secret leaves: the pod spec keeps only what the models read
+// (requests and limits, placement rules, priority, scheduler name,
+// overhead, restart policy); commands, args (but the Cluster Autoscaler's
+// flags), environment, volumes, probes, annotations the models do not
+// read, managedFields, uids, resourceVersions and status are dropped.
+// Options.Redact replaces namespace, workload and node names and pod label
+// values (and the selectors that match them) with stable hashes.
+//
+// Problems with single objects (an API version not read, two objects of
+// one name) are collected and returned together by Write, which then
+// writes nothing; what was approximated is in Notices.
+package importer

@@ -1,0 +1,860 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+// Options of an import.
+type Options struct {
+	// Redact replaces namespace, workload and node names with stable
+	// hashes.
+	Redact bool
+	// Name of the scenario (default "imported") and its Duration
+	// (default 1h).
+	Name     string
+	Duration string
+}
+
+// Notice is one line of the import's report: an object that could not be
+// placed as it was, or a kind that was skipped, and what was done.
+type Notice struct {
+	File, Pos string // Pos: the line (YAML) or items[i] (JSON)
+	Object    string // Kind/namespace/name, or "" for a summary
+	Msg       string
+}
+
+func (n Notice) String() string {
+	if n.Object == "" {
+		return fmt.Sprintf("%s:%s: %s", n.File, n.Pos, n.Msg)
+	}
+	return fmt.Sprintf("%s:%s: %s: %s", n.File, n.Pos, n.Object, n.Msg)
+}
+
+// Error lists every problem of an import at once.
+type Error struct{ Problems []Notice }
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// DefaultDuration is the imported scenario's duration unless Options say.
+const DefaultDuration = "1h"
+
+// where locates an object for messages.
+type where struct{ file, pos string }
+
+// node is a Node of the export, cleaned.
+type node struct {
+	where
+	name  string // as exported
+	out   map[string]any
+	owner string // "NodePool x", "node group y", "" (static)
+}
+
+// placement collects where one controller's pods run: node names as
+// exported ("" pending), and a StatefulSet's by ordinal.
+type placement struct {
+	where
+	nodes     []string
+	byOrdinal map[int]string
+}
+
+// workload is a controller of the export, cleaned.
+type workload struct {
+	where
+	kind, namespace, name string // as exported
+	obj                   any
+	runtime               bool // a Job: the entry needs a runtime
+	statefulSet           bool
+	startMax              int32 // pods it starts with (replicas, or a Job's running pods at most)
+}
+
+func (w *workload) ref() string { return w.kind + "/" + w.namespace + "/" + w.name }
+
+// Importer reads exports one file at a time and builds a scenario.
+type Importer struct {
+	opts    Options
+	cat     *catalog.Catalog
+	notices []Notice
+	errs    []Notice
+
+	nodes      map[string]*node
+	workloads  []*workload
+	byRef      map[string]*workload
+	rsOwner    map[string]string // "ns/rs" -> "ns/deployment" of ReplicaSets a Deployment owns
+	placements map[string]*placement
+	barePods   []map[string]any
+	passthru   []map[string]any // NodePools, node classes, ClusterConfigs, ...
+	others     []any            // PDBs, HPAs, PriorityClasses, Namespaces (typed, cleaned)
+	claimPool  map[string]string
+	skipped    map[string]*skip
+	seen       map[string]where
+	strings    map[string]string
+	// classValue is the priority pods of a class were given; classUsed
+	// the classes templates and pods name; classes those exported.
+	classValue map[string]int32
+	classUsed  map[string]where
+	classes    map[string]bool
+	cur        where // the item being read
+	caArgs     bool
+
+	terminating, finished int
+}
+
+type skip struct {
+	count int
+	first where
+	why   string
+}
+
+// New returns an empty importer; cat (may be nil) checks instance types.
+func New(opts Options, cat *catalog.Catalog) *Importer {
+	if opts.Name == "" {
+		opts.Name = "imported"
+	}
+	if opts.Duration == "" {
+		opts.Duration = DefaultDuration
+	}
+	return &Importer{opts: opts, cat: cat, nodes: map[string]*node{}, byRef: map[string]*workload{},
+		rsOwner: map[string]string{}, placements: map[string]*placement{}, claimPool: map[string]string{},
+		skipped: map[string]*skip{}, seen: map[string]where{}, strings: map[string]string{},
+		classValue: map[string]int32{}, classUsed: map[string]where{}, classes: map[string]bool{}}
+}
+
+// Notices are the report lines so far.
+func (im *Importer) Notices() []Notice { return im.notices }
+
+func (im *Importer) notice(w where, obj, format string, args ...any) {
+	im.notices = append(im.notices, Notice{File: w.file, Pos: w.pos, Object: obj, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (im *Importer) problem(w where, obj, format string, args ...any) {
+	im.errs = append(im.errs, Notice{File: w.file, Pos: w.pos, Object: obj, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Add reads one export. A file that cannot be read to its end (cut short,
+// not an export) is an error naming the file; problems with single
+// objects are collected and returned by Build.
+func (im *Importer) Add(file string, r io.Reader) error {
+	err := scan(r, func(it *item) error {
+		im.item(file, it)
+		return nil
+	})
+	var pe *posError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Errorf("%s:%s: %w", file, pe.pos, pe.err)
+	case err != nil:
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return nil
+}
+
+// secretKinds are never decoded.
+var secretKinds = map[string]bool{"Secret": true, "ConfigMap": true}
+
+// readVersions are the API versions read, by kind.
+var readVersions = map[string][]string{
+	"Node": {"v1"}, "Pod": {"v1"}, "Namespace": {"v1"},
+	"Deployment": {"apps/v1"}, "ReplicaSet": {"apps/v1"}, "StatefulSet": {"apps/v1"}, "DaemonSet": {"apps/v1"},
+	"Job": {"batch/v1"}, "CronJob": {"batch/v1"},
+	"PodDisruptionBudget":     {"policy/v1"},
+	"HorizontalPodAutoscaler": {"autoscaling/v2", "autoscaling/v1"},
+	"PriorityClass":           {"scheduling.k8s.io/v1"},
+	"NodePool":                {"karpenter.sh/v1", "karpenter.sh/v1beta1"},
+	"NodeClaim":               {"karpenter.sh/v1", "karpenter.sh/v1beta1"},
+	"EC2NodeClass":            {"karpenter.k8s.aws/v1", "karpenter.k8s.aws/v1beta1"},
+	"Provisioner":             {"karpenter.sh/v1alpha5"},
+	"AWSNodeTemplate":         {"karpenter.k8s.aws/v1alpha1"},
+	"ClusterConfig":           {"eksctl.io/v1alpha5"},
+}
+
+func (im *Importer) item(file string, it *item) {
+	w := where{file, it.pos()}
+	im.cur = w
+	if secretKinds[it.kind] {
+		im.skip(w, it.kind, "never read (nothing secret leaves)")
+		return
+	}
+	versions, read := readVersions[it.kind]
+	if !read {
+		if it.kind == "" {
+			im.problem(w, "", "an object without kind: not a Kubernetes object (is this a kubectl export?)")
+			return
+		}
+		im.skip(w, it.kind, "does not change where pods land")
+		return
+	}
+	if !slices.Contains(versions, it.apiVersion) {
+		im.problem(w, im.objectName(it), "apiVersion %q is not read (read: %s); export it with a newer kubectl or API server", it.apiVersion, strings.Join(versions, ", "))
+		return
+	}
+	var err error
+	switch it.kind {
+	case "Node":
+		err = im.node(w, it)
+	case "Pod":
+		err = im.pod(w, it)
+	case "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob":
+		err = im.controller(w, it)
+	case "NodeClaim":
+		err = im.nodeClaim(it)
+	case "NodePool", "Provisioner":
+		err = im.mapObject(w, it)
+	case "EC2NodeClass", "AWSNodeTemplate":
+		err = im.mapObject(w, it, "userData", "tags", "role", "instanceProfile")
+	case "ClusterConfig":
+		err = im.clusterConfig(w, it)
+	default:
+		err = im.other(w, it)
+	}
+	if err != nil {
+		im.problem(w, it.kind, "cannot decode: %v", err)
+	}
+}
+
+// objectName is Kind/namespace/name of an item, read from its metadata.
+func (im *Importer) objectName(it *item) string {
+	var o struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	}
+	if it.decode(&o) != nil || o.Metadata.Name == "" {
+		return it.kind
+	}
+	if o.Metadata.Namespace == "" {
+		return it.kind + "/" + o.Metadata.Name
+	}
+	return it.kind + "/" + o.Metadata.Namespace + "/" + o.Metadata.Name
+}
+
+func (im *Importer) skip(w where, kind, why string) {
+	s := im.skipped[kind]
+	if s == nil {
+		s = &skip{first: w, why: why}
+		im.skipped[kind] = s
+	}
+	s.count++
+}
+
+// unique reports a second object of one kind and name (two clusters'
+// exports mixed, or a file given twice).
+func (im *Importer) unique(w where, kind, ns, name string) bool {
+	key := kind + "/" + ns + "/" + name
+	if prev, dup := im.seen[key]; dup {
+		obj := kind + "/" + name
+		if ns != "" {
+			obj = kind + "/" + ns + "/" + name
+		}
+		im.problem(w, obj, "a second %s of this name (the first is at %s:%s): are exports of two clusters mixed, or a file given twice?", kind, prev.file, prev.pos)
+		return false
+	}
+	im.seen[key] = w
+	return true
+}
+
+func (im *Importer) node(w where, it *item) error {
+	var n corev1.Node
+	if err := it.decode(&n); err != nil {
+		return err
+	}
+	if !im.unique(w, "Node", "", n.Name) {
+		return nil
+	}
+	obj := "Node/" + n.Name
+	if os := n.Labels["kubernetes.io/os"]; os != "" && os != "linux" {
+		im.notice(w, obj, "a %s node: skipped (only Linux nodes are simulated); its pods start pending", os)
+		return nil
+	}
+	typ := n.Labels["node.kubernetes.io/instance-type"]
+	if typ == "" {
+		typ = n.Labels["beta.kubernetes.io/instance-type"]
+	}
+	if im.cat != nil {
+		if _, ok := im.cat.Lookup(typ); !ok {
+			if len(n.Status.Allocatable) == 0 && len(n.Status.Capacity) == 0 {
+				im.notice(w, obj, "instance type %q is not in the catalogue and the node has no status.allocatable: skipped", typ)
+				return nil
+			}
+			im.notice(w, obj, "instance type %q is not in the catalogue: sized from its status.allocatable, and it costs 0", typ)
+		}
+	}
+	labels := map[string]string{}
+	for k, v := range n.Labels {
+		labels[k] = v
+	}
+	if im.opts.Redact {
+		for _, k := range []string{"kubernetes.io/hostname", "alpha.eksctl.io/instance-id"} {
+			if _, ok := labels[k]; ok {
+				labels[k] = im.nodeName(labels[k])
+			}
+		}
+	}
+	md := map[string]any{"name": im.nodeName(n.Name), "labels": labels}
+	if !n.CreationTimestamp.IsZero() {
+		md["creationTimestamp"] = n.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	if a := keepAnnotations(n.Annotations); a != nil {
+		md["annotations"] = a
+	}
+	spec := map[string]any{}
+	if len(n.Spec.Taints) > 0 {
+		spec["taints"] = n.Spec.Taints
+	}
+	if n.Spec.Unschedulable {
+		spec["unschedulable"] = true
+	}
+	status := map[string]any{}
+	if len(n.Status.Allocatable) > 0 {
+		status["allocatable"] = n.Status.Allocatable
+	}
+	if len(n.Status.Capacity) > 0 {
+		status["capacity"] = n.Status.Capacity
+	}
+	out := map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": md}
+	if len(spec) > 0 {
+		out["spec"] = spec
+	}
+	if len(status) > 0 {
+		out["status"] = status
+	}
+	nd := &node{where: w, name: n.Name, out: out}
+	switch {
+	case n.Labels["karpenter.sh/nodepool"] != "":
+		nd.owner = "NodePool " + n.Labels["karpenter.sh/nodepool"]
+	case n.Labels["karpenter.sh/provisioner-name"] != "":
+		nd.owner = "Provisioner " + n.Labels["karpenter.sh/provisioner-name"]
+	case n.Labels["eks.amazonaws.com/nodegroup"] != "":
+		nd.owner = "managed node group " + n.Labels["eks.amazonaws.com/nodegroup"]
+	case n.Labels["alpha.eksctl.io/nodegroup-name"] != "":
+		nd.owner = "node group " + n.Labels["alpha.eksctl.io/nodegroup-name"]
+	}
+	im.nodes[n.Name] = nd
+	return nil
+}
+
+func (im *Importer) nodeClaim(it *item) error {
+	var c struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+		Status   struct {
+			NodeName string `json:"nodeName"`
+		} `json:"status"`
+	}
+	if err := it.decode(&c); err != nil {
+		return err
+	}
+	if p := c.Metadata.Labels["karpenter.sh/nodepool"]; p != "" && c.Status.NodeName != "" {
+		im.claimPool[c.Status.NodeName] = p
+	}
+	return nil
+}
+
+// controllerOf is the pod's controlling owner.
+func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
+	for i := range refs {
+		if r := &refs[i]; r.Controller != nil && *r.Controller {
+			return r
+		}
+	}
+	if len(refs) > 0 {
+		return &refs[0]
+	}
+	return nil
+}
+
+// podLite is what a pod owned by a controller contributes: read without
+// decoding the whole pod (the bulk of a large export).
+type podLite struct {
+	Metadata struct {
+		Name              string      `json:"name"`
+		Namespace         string      `json:"namespace"`
+		DeletionTimestamp *string     `json:"deletionTimestamp"`
+		OwnerReferences   []ownerLite `json:"ownerReferences"`
+	} `json:"metadata"`
+	Spec struct {
+		NodeName          string `json:"nodeName"`
+		PriorityClassName string `json:"priorityClassName"`
+		Priority          *int32 `json:"priority"`
+	} `json:"spec"`
+	Status struct {
+		Phase string `json:"phase"`
+	} `json:"status"`
+}
+
+type ownerLite struct {
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	Controller *bool  `json:"controller"`
+}
+
+// owner is the controlling owner's kind and name.
+func (p *podLite) owner() (kind, name string) {
+	for _, r := range p.Metadata.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			return r.Kind, r.Name
+		}
+	}
+	if len(p.Metadata.OwnerReferences) > 0 {
+		return p.Metadata.OwnerReferences[0].Kind, p.Metadata.OwnerReferences[0].Name
+	}
+	return "", ""
+}
+
+// ownedKinds are the controllers whose pods are counted, not kept.
+// (A pod owned by a Deployment directly is not what a Deployment
+// controller makes, but a state dumped by another tool may say so.)
+var ownedKinds = map[string]bool{"ReplicaSet": true, "StatefulSet": true, "Job": true, "DaemonSet": true, "Deployment": true}
+
+func (im *Importer) pod(w where, it *item) error {
+	var lite podLite
+	ok := false
+	switch {
+	case it.lite != nil:
+		lite, ok = it.lite.podLite, true
+	case it.json != nil:
+		ok = json.Unmarshal(it.json, &lite) == nil
+	default:
+		ok = lite.fromYAML(it.yamlText)
+	}
+	if ok {
+		im.seePriority(&lite)
+		kind, _ := lite.owner()
+		if done := lite.Status.Phase == string(corev1.PodSucceeded) || lite.Status.Phase == string(corev1.PodFailed); done || lite.Metadata.DeletionTimestamp != nil || ownedKinds[kind] {
+			im.podOwned(w, &lite)
+			return nil
+		}
+	}
+	var p corev1.Pod
+	if err := it.decode(&p); err != nil {
+		return err
+	}
+	lite = liteOf(&p)
+	im.seePriority(&lite)
+	if kind, _ := lite.owner(); p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil || ownedKinds[kind] {
+		im.podOwned(w, &lite)
+		return nil
+	}
+	if !im.unique(w, "Pod", p.Namespace, p.Name) {
+		return nil
+	}
+	node := p.Spec.NodeName
+	if owner := controllerOf(p.OwnerReferences); owner != nil && owner.Kind != "Node" {
+		// (A pod owned by its Node is a static pod the kubelet runs from a file.)
+		im.notice(w, "Pod/"+p.Namespace+"/"+p.Name, "owned by %s %s, a kind that is not read: imported as a bare Pod", owner.Kind, owner.Name)
+	}
+	spec := im.podSpec(p.Spec, false)
+	spec.NodeName = im.nodeName(node)
+	out := corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: im.meta(p.ObjectMeta, true), Spec: spec}
+	m, err := toMap(out)
+	if err != nil {
+		return err
+	}
+	m["_node"] = node
+	m["_where"] = w
+	im.barePods = append(im.barePods, m)
+	return nil
+}
+
+// liteOf is the podLite of a decoded pod.
+func liteOf(p *corev1.Pod) podLite {
+	var l podLite
+	l.Metadata.Name, l.Metadata.Namespace = p.Name, p.Namespace
+	if p.DeletionTimestamp != nil {
+		ts := p.DeletionTimestamp.String()
+		l.Metadata.DeletionTimestamp = &ts
+	}
+	for _, r := range p.OwnerReferences {
+		l.Metadata.OwnerReferences = append(l.Metadata.OwnerReferences, ownerLite{Kind: r.Kind, Name: r.Name, Controller: r.Controller})
+	}
+	l.Spec.NodeName, l.Status.Phase = p.Spec.NodeName, string(p.Status.Phase)
+	l.Spec.PriorityClassName, l.Spec.Priority = p.Spec.PriorityClassName, p.Spec.Priority
+	return l
+}
+
+// podOwned records a pod that is finished, terminating, or owned by a
+// controller: where it runs counts for its controller.
+func (im *Importer) podOwned(w where, p *podLite) {
+	ns, name := p.Metadata.Namespace, p.Metadata.Name
+	if !im.unique(w, "Pod", ns, name) {
+		return
+	}
+	if p.Status.Phase == string(corev1.PodSucceeded) || p.Status.Phase == string(corev1.PodFailed) {
+		im.finished++
+		return
+	}
+	if p.Metadata.DeletionTimestamp != nil {
+		im.terminating++
+		return
+	}
+	kind, owner := p.owner()
+	if kind == "DaemonSet" {
+		return // the DaemonSet runs one on every matching node
+	}
+	node := im.intern(p.Spec.NodeName)
+	key := kind + "/" + ns + "/" + owner
+	pl := im.placements[key]
+	if pl == nil {
+		pl = &placement{where: w}
+		im.placements[key] = pl
+	}
+	if kind == "StatefulSet" {
+		if o := ordinal(name, owner); o >= 0 {
+			if pl.byOrdinal == nil {
+				pl.byOrdinal = map[int]string{}
+			}
+			pl.byOrdinal[o] = node
+		}
+		return
+	}
+	pl.nodes = append(pl.nodes, node)
+}
+
+// seePriority records the priority the API server gave a pod of a
+// class, for classes the export lacks.
+func (im *Importer) seePriority(p *podLite) {
+	if c := p.Spec.PriorityClassName; c != "" && p.Spec.Priority != nil {
+		if _, ok := im.classValue[c]; !ok {
+			im.classValue[c] = *p.Spec.Priority
+		}
+	}
+}
+
+// intern shares one string per node name among the pods.
+func (im *Importer) intern(s string) string {
+	if v, ok := im.strings[s]; ok {
+		return v
+	}
+	im.strings[s] = s
+	return s
+}
+
+func (im *Importer) controller(w where, it *item) error {
+	var meta metav1.ObjectMeta
+	var obj any
+	wl := &workload{where: w, kind: it.kind}
+	switch it.kind {
+	case "Deployment":
+		var d appsv1.Deployment
+		if err := it.decode(&d); err != nil {
+			return err
+		}
+		meta = d.ObjectMeta
+		keepArgs := false
+		if isCAImage(d.Spec.Template.Spec.Containers) {
+			keepArgs = im.isCADeployment(w, it)
+		}
+		tmpl := im.template(d.Spec.Template)
+		if keepArgs {
+			tmpl.Spec = im.podSpec(d.Spec.Template.Spec, true)
+			im.caArgs = true
+		}
+		obj = appsv1.Deployment{TypeMeta: typeMeta2("apps/v1", "Deployment"), ObjectMeta: im.meta(meta, true),
+			Spec: appsv1.DeploymentSpec{Replicas: d.Spec.Replicas, Selector: im.Selector(d.Spec.Selector), Template: tmpl}}
+		wl.startMax = replicas(d.Spec.Replicas)
+	case "ReplicaSet":
+		var rs appsv1.ReplicaSet
+		if err := it.decode(&rs); err != nil {
+			return err
+		}
+		meta = rs.ObjectMeta
+		if o := controllerOf(rs.OwnerReferences); o != nil && o.Kind == "Deployment" {
+			im.rsOwner[rs.Namespace+"/"+rs.Name] = rs.Namespace + "/" + o.Name
+			return nil // its Deployment is the workload
+		}
+		obj = appsv1.ReplicaSet{TypeMeta: typeMeta2("apps/v1", "ReplicaSet"), ObjectMeta: im.meta(meta, true),
+			Spec: appsv1.ReplicaSetSpec{Replicas: rs.Spec.Replicas, Selector: im.Selector(rs.Spec.Selector), Template: im.template(rs.Spec.Template)}}
+		wl.startMax = replicas(rs.Spec.Replicas)
+	case "StatefulSet":
+		var s appsv1.StatefulSet
+		if err := it.decode(&s); err != nil {
+			return err
+		}
+		meta = s.ObjectMeta
+		obj = appsv1.StatefulSet{TypeMeta: typeMeta2("apps/v1", "StatefulSet"), ObjectMeta: im.meta(meta, true),
+			Spec: appsv1.StatefulSetSpec{Replicas: s.Spec.Replicas, Selector: im.Selector(s.Spec.Selector), Template: im.template(s.Spec.Template)}}
+		wl.statefulSet = true
+		wl.startMax = replicas(s.Spec.Replicas)
+	case "DaemonSet":
+		var s appsv1.DaemonSet
+		if err := it.decode(&s); err != nil {
+			return err
+		}
+		meta = s.ObjectMeta
+		obj = appsv1.DaemonSet{TypeMeta: typeMeta2("apps/v1", "DaemonSet"), ObjectMeta: im.meta(meta, true),
+			Spec: appsv1.DaemonSetSpec{Selector: im.Selector(s.Spec.Selector), Template: im.template(s.Spec.Template)}}
+	case "Job":
+		var j batchv1.Job
+		if err := it.decode(&j); err != nil {
+			return err
+		}
+		meta = j.ObjectMeta
+		if jobDone(&j) {
+			im.finished++
+			return nil
+		}
+		completions := int32(1)
+		if j.Spec.Completions != nil {
+			completions = *j.Spec.Completions
+		} else if j.Spec.Parallelism != nil {
+			completions = *j.Spec.Parallelism
+		}
+		// Its progress: the completions still to run.
+		remaining := max(completions-j.Status.Succeeded, 0)
+		spec := batchv1.JobSpec{Parallelism: j.Spec.Parallelism, Completions: &remaining, BackoffLimit: j.Spec.BackoffLimit,
+			PodFailurePolicy: j.Spec.PodFailurePolicy, Template: im.template(j.Spec.Template)}
+		obj = batchv1.Job{TypeMeta: typeMeta2("batch/v1", "Job"), ObjectMeta: im.meta(meta, true), Spec: spec}
+		wl.runtime = true
+		par := remaining
+		if j.Spec.Parallelism != nil {
+			par = min(*j.Spec.Parallelism, remaining)
+		}
+		wl.startMax = par
+	case "CronJob":
+		var c batchv1.CronJob
+		if err := it.decode(&c); err != nil {
+			return err
+		}
+		meta = c.ObjectMeta
+		js := c.Spec.JobTemplate.Spec
+		spec := c.Spec
+		spec.JobTemplate = batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Parallelism: js.Parallelism, Completions: js.Completions,
+			BackoffLimit: js.BackoffLimit, PodFailurePolicy: js.PodFailurePolicy, Template: im.template(js.Template)}}
+		spec.SuccessfulJobsHistoryLimit, spec.FailedJobsHistoryLimit = nil, nil
+		obj = batchv1.CronJob{TypeMeta: typeMeta2("batch/v1", "CronJob"), ObjectMeta: im.meta(meta, true), Spec: spec}
+	}
+	if !im.unique(w, it.kind, meta.Namespace, meta.Name) {
+		return nil
+	}
+	wl.namespace, wl.name, wl.obj = nsOr(meta.Namespace), meta.Name, obj
+	im.workloads = append(im.workloads, wl)
+	im.byRef[wl.ref()] = wl
+	return nil
+}
+
+func replicas(r *int32) int32 {
+	if r == nil {
+		return 1
+	}
+	return *r
+}
+
+func nsOr(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
+}
+
+func typeMeta2(apiVersion, kind string) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}
+}
+
+// jobDone reports a Job that is complete or failed: it holds no capacity.
+func jobDone(j *batchv1.Job) bool {
+	for _, c := range j.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+func isCAImage(cs []corev1.Container) bool {
+	for _, c := range cs {
+		if strings.Contains(c.Image, "cluster-autoscaler") || (len(c.Command) > 0 && strings.Contains(c.Command[0], "cluster-autoscaler")) {
+			return true
+		}
+	}
+	return false
+}
+
+// isCADeployment asks the scenario loader's own test (the Cluster
+// Autoscaler's Deployment configures the simulated one by its flags).
+func (im *Importer) isCADeployment(w where, it *item) bool {
+	data := it.json
+	if data == nil {
+		data = it.yamlText
+	}
+	docs, err := manifest.ReadBytes(w.file, data)
+	if err != nil || len(docs) != 1 {
+		return false
+	}
+	_, ok := caconfig.FindDeployment(docs[0])
+	return ok
+}
+
+// mapObject keeps a NodePool or node class as written, without status,
+// the server's metadata and fields that may hold secrets.
+func (im *Importer) mapObject(w where, it *item, secretFields ...string) error {
+	var m map[string]any
+	if err := it.decode(&m); err != nil {
+		return err
+	}
+	cleanMap(m, secretFields...)
+	md, _ := m["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	if !im.unique(w, it.kind, "", name) {
+		return nil
+	}
+	im.passthru = append(im.passthru, m)
+	return nil
+}
+
+// clusterConfig keeps an eksctl ClusterConfig's region, zones and node
+// groups (the Cluster Autoscaler's groups), nothing else.
+func (im *Importer) clusterConfig(w where, it *item) error {
+	var m map[string]any
+	if err := it.decode(&m); err != nil {
+		return err
+	}
+	out := map[string]any{"apiVersion": m["apiVersion"], "kind": "ClusterConfig"}
+	if md, ok := m["metadata"].(map[string]any); ok {
+		out["metadata"] = map[string]any{"name": md["name"], "region": md["region"]}
+	}
+	for _, k := range []string{"availabilityZones", "nodeGroups", "managedNodeGroups"} {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	for _, k := range []string{"nodeGroups", "managedNodeGroups"} {
+		gs, _ := out[k].([]any)
+		for _, g := range gs {
+			if gm, ok := g.(map[string]any); ok {
+				for _, secret := range []string{"ssh", "iam", "preBootstrapCommands", "overrideBootstrapCommand", "tags", "securityGroups"} {
+					delete(gm, secret)
+				}
+			}
+		}
+	}
+	im.passthru = append(im.passthru, out)
+	return nil
+}
+
+// other reads PDBs, HPAs, PriorityClasses and Namespaces: their spec and
+// names, nothing else.
+func (im *Importer) other(w where, it *item) error {
+	var m map[string]any
+	if err := it.decode(&m); err != nil {
+		return err
+	}
+	md, _ := m["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	ns, _ := md["namespace"].(string)
+	if !im.unique(w, it.kind, ns, name) {
+		return nil
+	}
+	out := map[string]any{"apiVersion": it.apiVersion, "kind": it.kind}
+	meta := map[string]any{}
+	switch it.kind {
+	case "Namespace":
+		meta["name"] = im.namespace(name)
+		if l, ok := md["labels"].(map[string]any); ok {
+			if im.opts.Redact {
+				delete(l, "kubernetes.io/metadata.name")
+			}
+			meta["labels"] = l
+		}
+	case "PriorityClass":
+		meta["name"] = name
+		im.classes[name] = true
+		for _, k := range []string{"value", "globalDefault", "preemptionPolicy"} {
+			if v, ok := m[k]; ok {
+				out[k] = v
+			}
+		}
+	default: // PDB, HPA
+		meta["name"] = im.workloadName(name)
+		meta["namespace"] = im.namespace(ns)
+		spec, _ := m["spec"].(map[string]any)
+		if sel, ok := spec["selector"].(map[string]any); ok && im.opts.Redact {
+			spec["selector"] = im.redactSelectorMap(sel)
+		}
+		if t, ok := spec["scaleTargetRef"].(map[string]any); ok {
+			if n, ok := t["name"].(string); ok {
+				t["name"] = im.workloadName(n)
+			}
+		}
+		out["spec"] = spec
+	}
+	out["metadata"] = meta
+	im.others = append(im.others, out)
+	return nil
+}
+
+// toMap turns a typed object into a map, without the empty fields the
+// typed form writes (creationTimestamp: null, status: {}, resources: {}).
+func toMap(v any) (map[string]any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	prune(m)
+	return m, nil
+}
+
+// emptyDropped are fields whose empty value ({}) the typed form writes
+// and that mean nothing when empty.
+var emptyDropped = map[string]bool{"status": true, "resources": true, "strategy": true, "metadata": true,
+	"updateStrategy": true, "limits": true, "requests": true, "spec": false}
+
+func prune(m map[string]any) {
+	for k, v := range m {
+		switch x := v.(type) {
+		case nil:
+			delete(m, k)
+		case map[string]any:
+			prune(x)
+			if len(x) == 0 && emptyDropped[k] {
+				delete(m, k)
+			}
+		case []any:
+			for _, e := range x {
+				if em, ok := e.(map[string]any); ok {
+					prune(em)
+				}
+			}
+		}
+	}
+}
+
+// redactSelectorMap redacts a selector read as a map (a PDB's).
+func (im *Importer) redactSelectorMap(sel map[string]any) any {
+	data, err := json.Marshal(sel)
+	if err != nil {
+		return sel
+	}
+	var ls metav1.LabelSelector
+	if json.Unmarshal(data, &ls) != nil {
+		return sel
+	}
+	return im.Selector(&ls)
+}

@@ -1,0 +1,414 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/kubeexport"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/simulation"
+)
+
+// small is a realistic export in little: 6 nodes (3 of the Karpenter
+// NodePool default, spot; 3 of the managed node group core), 3
+// Deployments of 4 running pods (the first with 2 pending and 1
+// terminating), a StatefulSet, a Job in progress, a DaemonSet, a bare
+// Pod, an HPA, a PDB, a Secret, a ConfigMap and a Service.
+var small = kubeexport.Cluster{Nodes: 6, Deployments: 3, Replicas: 4, Pending: 2, Terminating: 1, Extra: true}
+
+func importExport(t testing.TB, c kubeexport.Cluster, opts Options) ([]byte, *Importer) {
+	t.Helper()
+	var in bytes.Buffer
+	require.NoError(t, c.Write(&in))
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	im := New(opts, cat)
+	require.NoError(t, im.Add("cluster.yaml", &in))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	return out.Bytes(), im
+}
+
+// boundAt runs the imported scenario for a few seconds and returns, per
+// workload reference, the sorted nodes its pods are bound to.
+func boundAt(t *testing.T, sc *scenario.Scenario) map[string][]string {
+	t.Helper()
+	s, err := simulation.Start(sc, simulation.Options{Check: true})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(10*time.Second))
+	cl := s.Cluster()
+	out := map[string][]string{}
+	for i := range cl.Pods {
+		p := &cl.Pods[i]
+		if p.Node == cluster.NoNode || p.Phase.Terminal() {
+			continue
+		}
+		ref := sc.Workloads[p.Workload].Ref()
+		out[ref] = append(out[ref], cl.Nodes[p.Node].Name)
+	}
+	for _, v := range out {
+		sort.Strings(v)
+	}
+	return out
+}
+
+func TestImportStartState(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		t.Run(fmt.Sprintf("json=%v", asJSON), func(t *testing.T) {
+			c := small
+			c.JSON = asJSON
+			out, _ := importExport(t, c, Options{})
+			sc, err := scenario.LoadManifests("imported.yaml", out, nil)
+			require.NoError(t, err)
+
+			// Nodes keep their type, zone, capacity type and owner label.
+			require.Len(t, sc.Nodes, c.Nodes)
+			for _, n := range sc.Nodes {
+				i := -1
+				for k := 0; k < c.Nodes; k++ {
+					if kubeexport.NodeName(k) == n.Name {
+						i = k
+					}
+				}
+				require.GreaterOrEqual(t, i, 0, n.Name)
+				want := c.Node(i)
+				require.Equal(t, "m5.4xlarge", n.InstanceType)
+				require.Equal(t, want.Labels["topology.kubernetes.io/zone"], sc.Syms.Name(n.Zone))
+				if i%2 == 0 {
+					require.Equal(t, cluster.Spot, n.CapacityType, n.Name)
+					require.Equal(t, "default", label(sc, n, "karpenter.sh/nodepool"))
+				} else {
+					require.Equal(t, cluster.OnDemand, n.CapacityType, n.Name)
+					require.Equal(t, "core", label(sc, n, "eks.amazonaws.com/nodegroup"))
+				}
+				require.Equal(t, int64(15890), n.Allocatable[cluster.CPU])
+			}
+
+			// Controllers at their replica counts; the Job with its progress.
+			replicas := map[string]int32{}
+			for _, w := range sc.Workloads {
+				if len(w.Replicas.Steps) > 0 {
+					replicas[w.Ref()] = w.Replicas.Steps[0].Count
+				}
+				if w.Ref() == "Job/data/etl" {
+					require.Equal(t, int32(6), w.Completions, "10 completions, 4 done")
+					require.Equal(t, int32(2), w.Parallelism)
+				}
+			}
+			require.Equal(t, map[string]int32{
+				"Deployment/team-0/svc-0000": int32(c.Replicas + c.Pending),
+				"Deployment/team-1/svc-0001": int32(c.Replicas),
+				"Deployment/team-2/svc-0002": int32(c.Replicas),
+				"StatefulSet/data/db":        3,
+			}, replicas)
+
+			// Pods are bound where they ran.
+			bound := boundAt(t, sc)
+			for d := 0; d < c.Deployments; d++ {
+				var want []string
+				for r := 0; r < c.Replicas; r++ {
+					want = append(want, kubeexport.NodeName(c.NodeOfPod(d, r)))
+				}
+				ref := fmt.Sprintf("Deployment/team-%d/%s", d, kubeexport.DeploymentName(d))
+				got := bound[ref]
+				if d == 0 {
+					// The two pending pods fit somewhere now and are bound
+					// too; the running ones must be where they were.
+					require.Len(t, got, c.Replicas+c.Pending)
+					got = subtract(got, want)
+					require.Len(t, got, c.Pending)
+					continue
+				}
+				sort.Strings(want)
+				require.Equal(t, want, got, ref)
+			}
+			require.Equal(t, []string{kubeexport.NodeName(1), kubeexport.NodeName(3), kubeexport.NodeName(5)}, bound["StatefulSet/data/db"])
+			require.Equal(t, []string{kubeexport.NodeName(0), kubeexport.NodeName(1)}, bound["Job/data/etl"])
+			require.Equal(t, []string{kubeexport.NodeName(2)}, bound["Pod/default/debug"])
+			require.Len(t, bound["DaemonSet/kube-system/aws-node"], c.Nodes)
+		})
+	}
+}
+
+// subtract removes want from got (multisets), failing if one is missing.
+func subtract(got, want []string) []string {
+	rest := append([]string(nil), got...)
+	for _, w := range want {
+		for i, g := range rest {
+			if g == w {
+				rest = append(rest[:i], rest[i+1:]...)
+				break
+			}
+		}
+	}
+	return rest
+}
+
+func TestNothingSecretLeaves(t *testing.T) {
+	out, im := importExport(t, small, Options{})
+	s := string(out)
+	for _, leak := range []string{kubeexport.Secret, "DB_PASSWORD", "API_KEY", "/app/server", "last-applied-configuration",
+		"managedFields", "uid:", "resourceVersion", "kind: Secret", "kind: ConfigMap", "kind: Service", "providerID",
+		"checksum/config", "kube-api-access", "pod-template-hash", "controller-uid", "status:\n    phase"} {
+		require.NotContains(t, s, leak)
+	}
+	var lines []string
+	for _, n := range im.Notices() {
+		lines = append(lines, n.String())
+	}
+	all := strings.Join(lines, "\n")
+	require.Contains(t, all, "cluster.yaml:")
+	require.Contains(t, all, "1 Secret object(s) skipped: never read")
+	require.Contains(t, all, "1 ConfigMap object(s) skipped: never read")
+	require.Contains(t, all, "3 node(s) of NodePool default start as static nodes")
+	require.Contains(t, all, "3 node(s) of managed node group core start as static nodes")
+	require.Contains(t, all, "1 terminating pod(s) left out")
+	require.Contains(t, all, "PriorityClass/database-critical: not in the export: written with value 100000, the priority its pods have")
+	require.Contains(t, s, "kind: PriorityClass\nmetadata:\n  name: database-critical\nvalue: 100000\n")
+}
+
+func TestRedactStable(t *testing.T) {
+	a, _ := importExport(t, small, Options{Redact: true})
+	b, _ := importExport(t, small, Options{Redact: true})
+	require.Equal(t, string(a), string(b), "the same input gives the same output")
+	s := string(a)
+	for _, name := range []string{"svc-000", "team-", "ip-10-0-", "ec2.internal", "etl", "debug", "123456789012"} {
+		require.NotContains(t, s, name)
+	}
+	require.Contains(t, s, hash("node-", kubeexport.NodeName(0)))
+	require.Contains(t, s, "ref: Deployment/"+hash("ns-", "team-0")+"/"+hash("w-", "svc-0000"))
+	// The redacted scenario loads and places pods as the plain one does.
+	sc, err := scenario.LoadManifests("redacted.yaml", a, nil)
+	require.NoError(t, err)
+	bound := boundAt(t, sc)
+	want := []string{hash("node-", kubeexport.NodeName(1)), hash("node-", kubeexport.NodeName(3)), hash("node-", kubeexport.NodeName(5))}
+	sort.Strings(want)
+	require.Equal(t, want, bound["StatefulSet/"+hash("ns-", "data")+"/"+hash("w-", "db")])
+}
+
+func label(sc *scenario.Scenario, n cluster.Node, key string) string {
+	v, ok := n.Labels.Get(sc.Syms.Intern(key))
+	if !ok {
+		return ""
+	}
+	return sc.Syms.Name(v)
+}
+
+// Without ReplicaSets in the export, a ReplicaSet's pods count for the
+// Deployment its name comes from; pods owned by a Deployment directly
+// (a state dumped by another tool) count for it too.
+func TestPodsWithoutTheirReplicaSet(t *testing.T) {
+	var in bytes.Buffer
+	require.NoError(t, kubeexport.Cluster{Nodes: 3, Deployments: 2, Replicas: 3}.Write(&in))
+	var kept []string
+	require.NoError(t, scan(bytes.NewReader(in.Bytes()), func(it *item) error {
+		if it.kind != "ReplicaSet" {
+			kept = append(kept, string(it.yamlText))
+		}
+		return nil
+	}))
+	var list strings.Builder
+	list.WriteString("apiVersion: v1\nitems:\n")
+	for _, k := range kept {
+		list.WriteString("- " + strings.ReplaceAll(strings.TrimSuffix(k, "\n"), "\n", "\n  ") + "\n")
+	}
+	list.WriteString("- {apiVersion: v1, kind: Pod, metadata: {name: direct, namespace: team-1, ownerReferences: [{kind: Deployment, name: svc-0001, controller: true}]}, spec: {nodeName: " + kubeexport.NodeName(2) + ", containers: [{name: c}]}, status: {phase: Running}}\n")
+	list.WriteString("kind: List\nmetadata: {resourceVersion: \"\"}\n")
+	im := New(Options{}, nil)
+	require.NoError(t, im.Add("no-rs.yaml", strings.NewReader(list.String())))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	require.NoError(t, err)
+	for _, w := range sc.Workloads {
+		switch w.Ref() {
+		case "Deployment/team-0/svc-0000":
+			require.Len(t, w.StartOn, 3)
+		case "Deployment/team-1/svc-0001":
+			require.Len(t, w.StartOn, 3, "3 pods of the ReplicaSet and 1 of the Deployment: the first 3 of 4")
+		}
+	}
+	var lines []string
+	for _, n := range im.Notices() {
+		lines = append(lines, n.String())
+	}
+	require.Contains(t, strings.Join(lines, "\n"), "ReplicaSet/team-0/svc-0000-7d9f00000: not in the export: its pods count for Deployment/team-0/svc-0000, by its name")
+}
+
+// An eksctl ClusterConfig keeps its region, zones and node groups, without
+// what may be secret; its zones, not the nodes', are the scenario's.
+// From eksctl-io/eksctl examples/01-simple-cluster.yaml, with ssh, iam
+// and bootstrap commands added as real configs have them.
+func TestClusterConfig(t *testing.T) {
+	cc := `apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: cluster-1
+  region: us-east-1
+availabilityZones: [us-east-1a, us-east-1b, us-east-1c, us-east-1d]
+iam:
+  serviceRoleARN: arn:aws:iam::123456789012:role/eks-service
+nodeGroups:
+  - name: ng-1
+    instanceType: m5.large
+    desiredCapacity: 2
+    minSize: 1
+    maxSize: 10
+    ssh:
+      publicKeyName: prod-key
+    preBootstrapCommands: ["echo s3cr3t-value-do-not-leak"]
+    iam:
+      instanceRoleARN: arn:aws:iam::123456789012:role/ng
+`
+	var in bytes.Buffer
+	require.NoError(t, kubeexport.Cluster{Nodes: 2, Deployments: 1, Replicas: 2}.Write(&in))
+	im := New(Options{}, nil)
+	require.NoError(t, im.Add("cluster.yaml", &in))
+	require.NoError(t, im.Add("eksctl.yaml", strings.NewReader(cc)))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	s := out.String()
+	for _, leak := range []string{"arn:aws:iam", "prod-key", kubeexport.Secret, "serviceRoleARN"} {
+		require.NotContains(t, s, leak)
+	}
+	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"}, sc.Zones)
+	require.Len(t, sc.NodeGroups, 1)
+	require.Equal(t, "ng-1", sc.NodeGroups[0].Name)
+}
+
+// What cannot be placed as it was is reported, one line each with the
+// file and the object, saying what was done.
+func TestUnplaceable(t *testing.T) {
+	export := `apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    labels: {node.kubernetes.io/instance-type: x9.mega, topology.kubernetes.io/zone: us-east-1a, topology.kubernetes.io/region: us-east-1}
+    name: odd
+  status:
+    allocatable: {cpu: "4", memory: 16Gi, pods: "58"}
+- apiVersion: v1
+  kind: Node
+  metadata:
+    labels: {kubernetes.io/os: windows, node.kubernetes.io/instance-type: m5.large}
+    name: win
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: shop}
+  spec:
+    replicas: 3
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata:
+    name: web-5d8f
+    namespace: shop
+    ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, controller: true}]
+  spec:
+    replicas: 3
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: web, image: nginx}]
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web-5d8f-a
+    namespace: shop
+    ownerReferences:
+    - apiVersion: apps/v1
+      kind: ReplicaSet
+      name: web-5d8f
+      controller: true
+  spec:
+    nodeName: odd
+  status:
+    phase: Running
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web-5d8f-b
+    namespace: shop
+    ownerReferences:
+    - apiVersion: apps/v1
+      kind: ReplicaSet
+      name: web-5d8f
+      controller: true
+  spec:
+    nodeName: gone
+  status:
+    phase: Running
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: api-0
+    namespace: shop
+    ownerReferences:
+    - apiVersion: apps/v1
+      kind: StatefulSet
+      name: api
+      controller: true
+  spec:
+    nodeName: odd
+  status:
+    phase: Running
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: canary-x
+    namespace: shop
+    ownerReferences:
+    - apiVersion: argoproj.io/v1alpha1
+      kind: Rollout
+      name: canary
+      controller: true
+  spec:
+    nodeName: win
+    containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
+  status:
+    phase: Running
+kind: List
+metadata:
+  resourceVersion: ""
+`
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	im := New(Options{}, cat)
+	require.NoError(t, im.Add("prod.yaml", strings.NewReader(export)))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	var lines []string
+	for _, n := range im.Notices() {
+		lines = append(lines, n.String())
+	}
+	require.Equal(t, []string{
+		`prod.yaml:3: Node/odd: instance type "x9.mega" is not in the catalogue: sized from its status.allocatable, and it costs 0`,
+		`prod.yaml:10: Node/win: a windows node: skipped (only Linux nodes are simulated); its pods start pending`,
+		`prod.yaml:80: Pod/shop/canary-x: owned by Rollout canary, a kind that is not read: imported as a bare Pod`,
+		`prod.yaml:66: StatefulSet/shop/api: 1 pod(s) owned by it, which is not in the export: skipped (export statefulsets too)`,
+		`prod.yaml:15: Deployment/shop/web: pods on node(s) the scenario does not have (not in the export, or skipped: gone): they start pending`,
+		`prod.yaml:80: Pod/shop/canary-x: runs on node win, which the scenario does not have (not in the export, or skipped): it starts pending`,
+	}, lines)
+	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"odd"}, sc.Workloads[0].StartOn)
+	bound := boundAt(t, sc)
+	require.Equal(t, []string{"odd", "odd", "odd"}, bound["Deployment/shop/web"], "the pod of the missing node and the third replica start pending and land on the one node")
+	require.Equal(t, []string{"odd"}, bound["Pod/shop/canary-x"], "unbound, it is scheduled where it fits")
+}

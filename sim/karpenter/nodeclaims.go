@@ -1,0 +1,40 @@
+package karpenter
+
+import (
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// NodeClaimView is what a NodeClaim of one of Karpenter's nodes says, for
+// readers outside the model (a state dump). It is a copy: changing it
+// changes nothing.
+type NodeClaimView struct {
+	NodePool     string
+	NodeClassRef apis.NodeClassRef
+	// Capacity is the node's capacity (status.capacity); the node's
+	// Allocatable is status.allocatable.
+	Capacity    cluster.Resources
+	Initialized bool
+	// Deleting: the NodeClaim is being deleted (tainted, draining).
+	Deleting bool
+}
+
+// NodeClaim returns the NodeClaim behind node id, if Karpenter owns it.
+func (k *Karpenter) NodeClaim(id cluster.NodeID) (NodeClaimView, bool) {
+	if int(id) < 0 || int(id) >= len(k.nodes.byID) || k.nodes.byID[id] == nil {
+		return NodeClaimView{}, false
+	}
+	kn := k.nodes.byID[id]
+	return NodeClaimView{NodePool: kn.pool.spec.Name, NodeClassRef: kn.pool.spec.NodeClassRef,
+		Capacity: kn.capacity, Initialized: kn.initialized, Deleting: kn.deleting}, true
+}
+
+// NodePools returns the NodePools in force (after any scripted update),
+// in name order. The specs are shared: read them, do not change them.
+func (k *Karpenter) NodePools() []*apis.NodePool {
+	out := make([]*apis.NodePool, len(k.pools.all))
+	for i, p := range k.pools.all {
+		out[i] = p.spec
+	}
+	return out
+}

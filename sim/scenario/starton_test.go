@@ -1,0 +1,60 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// startOnBase has two Node manifests (as sim import writes them) and a
+// Deployment of 3 replicas.
+const startOnBase = `---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+  labels: {node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a}
+status:
+  allocatable: {cpu: 1930m, memory: 7220Mi, pods: "29"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n2
+  labels: {node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1b}
+status:
+  allocatable: {cpu: 1930m, memory: 7220Mi, pods: "29"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
+`
+
+func TestStartOn(t *testing.T) {
+	sc, err := loadString(t, minimal+"  workloads: [{ref: Deployment/web, startOn: [n1, n2, \"\"]}]\n"+startOnBase)
+	require.NoError(t, err)
+	require.Equal(t, []string{"n1", "n2", ""}, sc.Workloads[0].StartOn)
+
+	sc, err = loadString(t, minimal+"  workloads: [{ref: Deployment/web, startOn: [n1, gone]}]\n"+startOnBase)
+	require.NoError(t, err)
+	require.Equal(t, []string{"n1", ""}, sc.Workloads[0].StartOn)
+	var msgs []string
+	for _, w := range sc.Warnings {
+		msgs = append(msgs, w.String())
+	}
+	require.Contains(t, strings.Join(msgs, "\n"), "scenario.yaml:6: spec.workloads[0].startOn[1]: no node gone in the scenario: this pod starts pending")
+
+	_, err = loadString(t, minimal+"  workloads: [{ref: Deployment/web, startOn: [n1, n1, n2, n2]}]\n"+startOnBase)
+	require.ErrorContains(t, err, "spec.workloads[0].startOn: 4 pods listed, but Deployment/default/web starts with 3; list at most 3 nodes, one per pod the workload starts with")
+
+	_, err = loadString(t, minimal+"  workloads: [{ref: Pod/p, startOn: [n1]}]\n"+startOnBase+"---\n"+barePod)
+	require.ErrorContains(t, err, "startOn does not apply to a Pod")
+}

@@ -1,0 +1,153 @@
+package simulation_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/importer"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/simulation"
+)
+
+// nodeKey is what a node must keep through a dump and an import.
+type nodeKey struct {
+	Name, InstanceType, Zone, CapacityType, Owner string
+}
+
+// ownerOf names the node's owner as its labels say (an imported node is
+// static; the pool or group that made it is in its labels).
+func ownerOf(cl *cluster.Cluster, n *cluster.Node) string {
+	for _, key := range []string{"karpenter.sh/nodepool", "eks.amazonaws.com/nodegroup", "alpha.eksctl.io/nodegroup-name"} {
+		if k, ok := cl.Syms.Lookup(key); ok {
+			if v, ok := n.Labels.Get(k); ok {
+				return key + "=" + cl.Syms.Name(v)
+			}
+		}
+	}
+	return "static"
+}
+
+// nodesOf are the Ready nodes.
+func nodesOf(cl *cluster.Cluster) []nodeKey {
+	var out []nodeKey
+	for i := range cl.Nodes {
+		n := &cl.Nodes[i]
+		if n.State != cluster.NodeReady {
+			continue
+		}
+		out = append(out, nodeKey{n.Name, n.InstanceType, cl.Syms.Name(n.Zone), n.CapacityType.String(), ownerOf(cl, n)})
+	}
+	slices.SortFunc(out, func(a, b nodeKey) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// placement is, per workload, the sorted nodes its pods are bound to
+// (pod names are the controllers' own and change through an import).
+// Pods for which skip is true are left out.
+func placement(cl *cluster.Cluster, ref func(w int32) string, skip func(p *cluster.Pod) bool) map[string][]string {
+	out := map[string][]string{}
+	for i := range cl.Pods {
+		p := &cl.Pods[i]
+		if !p.Phase.OnNode() || p.Terminating || p.Workload < 0 || p.Spec.DaemonSet || skip(p) {
+			continue
+		}
+		out[ref(p.Workload)] = append(out[ref(p.Workload)], cl.Nodes[p.Node].Name)
+	}
+	for _, v := range out {
+		slices.Sort(v)
+	}
+	return out
+}
+
+// pending counts, per workload, the pods not bound yet.
+func pending(cl *cluster.Cluster, ref func(w int32) string) map[string]int {
+	out := map[string]int{}
+	for i := range cl.Pods {
+		if p := &cl.Pods[i]; p.Phase == cluster.Pending && p.Workload >= 0 && !p.Spec.DaemonSet {
+			out[ref(p.Workload)]++
+		}
+	}
+	return out
+}
+
+// pdbsOf names the budgets with their bounds and selectors.
+func pdbsOf(cl *cluster.Cluster, pdbs []cluster.PDB) []string {
+	var out []string
+	for _, b := range pdbs {
+		sel := ""
+		for _, r := range b.Selector.Reqs {
+			sel += fmt.Sprintf(" %s %s %d", cl.Syms.Name(r.Key), r.Op, len(r.Values))
+		}
+		out = append(out, fmt.Sprintf("%s/%s min=%v max=%v%s", cl.Syms.Name(b.Namespace), b.Name, b.MinAvailable, b.MaxUnavailable, sel))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A dump at half of every embedded scenario, imported with sim import,
+// starts a run with the same Ready nodes (names, types, zones, capacity
+// types, owners) and the same pods bound where they were.
+func TestDumpImportRoundTrip(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		t.Run(name, func(t *testing.T) {
+			sc := load(t, name)
+			s, err := simulation.Start(sc, simulation.Options{})
+			require.NoError(t, err)
+			require.NoError(t, s.RunUntil(sc.Duration/2))
+			var dump bytes.Buffer
+			require.NoError(t, s.WriteState(&dump))
+
+			im := importer.New(importer.Options{Name: "round-trip", Duration: "1h"}, sc.Catalog)
+			require.NoError(t, im.Add("dump.yaml", &dump))
+			var out bytes.Buffer
+			require.NoError(t, im.Write(&out), "notices: %v", im.Notices())
+			path := filepath.Join(t.TempDir(), "imported.yaml")
+			require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
+			back, err := scenario.LoadFile(path)
+			require.NoError(t, err)
+			r, err := simulation.Start(back, simulation.Options{Check: true})
+			require.NoError(t, err)
+			require.NoError(t, r.RunUntil(0))
+
+			before, after := s.Cluster(), r.Cluster()
+			require.NotEmpty(t, nodesOf(before))
+			require.Equal(t, nodesOf(before), nodesOf(after))
+			refs := func(specs []string) func(int32) string { return func(w int32) string { return specs[w] } }
+			var was, is []string
+			for i := range sc.Workloads {
+				was = append(was, sc.Workloads[i].Ref())
+			}
+			for i := range back.Workloads {
+				is = append(is, back.Workloads[i].Ref())
+			}
+			// Known gap: a pod a fallback controller resubmitted with its
+			// other spec is dumped under its Job with that spec, but sim
+			// import places a controller's pods by its template, so it
+			// comes back pending: left out here (hybrid-isolated).
+			resubmitted := func(p *cluster.Pod) bool {
+				fb := sc.Workloads[p.Workload].Fallback
+				return fb != nil && p.Spec == fb.Pod
+			}
+			want := placement(before, refs(was), resubmitted)
+			require.NotEmpty(t, want)
+			require.Equal(t, want, placement(after, refs(is), func(*cluster.Pod) bool { return false }))
+			wantPending := pending(before, refs(was))
+			for i := range before.Pods {
+				if p := &before.Pods[i]; p.Phase.OnNode() && !p.Terminating && p.Workload >= 0 && resubmitted(p) {
+					wantPending[was[p.Workload]]++ // the gap above
+				}
+			}
+			require.Equal(t, wantPending, pending(after, refs(is)), "pending pods stay pending")
+			require.Equal(t, pdbsOf(before, sc.PDBs), pdbsOf(after, back.PDBs))
+		})
+	}
+}

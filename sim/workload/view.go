@@ -1,0 +1,38 @@
+package workload
+
+import "github.com/clustersim/clustersim/sim/cluster"
+
+// InstanceView is one created copy of a workload (a Deployment, one Job
+// of a Poisson or CronJob series), for readers outside the model (a state
+// dump). It is a copy: changing it changes nothing.
+type InstanceView struct {
+	Name string
+	// Desired is the replica count (Deployments, StatefulSets) or the
+	// completions (Jobs); Succeeded and Failures count a Job's pods that
+	// succeeded and failed; Done and Failed say the Job completed or hit
+	// its backoffLimit.
+	Desired, Succeeded, Failures int32
+	Done, Failed                 bool
+	// Live is how many of its pods are not yet deleted or finished.
+	Live int
+}
+
+// Instances returns the instances of workload w created so far.
+func (c *Controllers) Instances(w int32) []InstanceView {
+	ins := c.ctrls[w].instances
+	out := make([]InstanceView, len(ins))
+	for i, in := range ins {
+		out[i] = InstanceView{Name: in.name, Desired: in.desired, Succeeded: in.succeeded, Failures: in.failures,
+			Done: in.done, Failed: in.failed, Live: len(in.live)}
+	}
+	return out
+}
+
+// InstanceOf returns the index (in Instances of the pod's workload) of
+// the instance that created pod id, or -1 for a pod no controller made.
+func (c *Controllers) InstanceOf(id cluster.PodID) int32 {
+	if int(id) < 0 || int(id) >= len(c.owner) || c.owner[id].ctrl < 0 {
+		return -1
+	}
+	return c.owner[id].inst
+}
