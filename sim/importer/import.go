@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/internal/duration"
 	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
@@ -28,6 +29,21 @@ type Options struct {
 	// (default 1h).
 	Name     string
 	Duration string
+}
+
+// Check reports a duration the scenario would refuse.
+func (o Options) Check() error {
+	if o.Duration == "" {
+		return nil
+	}
+	d, err := duration.Parse(o.Duration)
+	switch {
+	case err != nil:
+		return fmt.Errorf("duration %q: %v; write e.g. 1h, 90m or 7d", o.Duration, err)
+	case d <= 0:
+		return fmt.Errorf("duration %q: must be positive", o.Duration)
+	}
+	return nil
 }
 
 // Notice is one line of the import's report: an object that could not be
