@@ -316,6 +316,11 @@ func (im *Importer) node(w where, it *item) error {
 			im.notice(w, obj, "instance type %q is not in the catalogue: sized from its status.allocatable, and it costs 0", typ)
 		}
 	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
+			im.notice(w, obj, "Ready was %s at the export (%s): simulated as a Ready node", c.Status, c.Reason)
+		}
+	}
 	labels := map[string]string{}
 	for k, v := range n.Labels {
 		labels[k] = v
