@@ -41,7 +41,11 @@ placed as it was is reported on stderr, one line each.`,
 			if name == "" && out != "" {
 				name = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
 			}
-			im := importer.New(importer.Options{Redact: v.GetBool("redact"), Name: name, Duration: v.GetString("duration")}, cat)
+			opts := importer.Options{Redact: v.GetBool("redact"), Name: name, Duration: v.GetString("duration")}
+			if err := opts.Check(); err != nil {
+				return fmt.Errorf("--%w", err)
+			}
+			im := importer.New(opts, cat)
 			for _, file := range args {
 				if err := addFile(im, file); err != nil {
 					return err

@@ -107,3 +107,16 @@ func TestImportBadInputCatalogue(t *testing.T) {
 		})
 	}
 }
+
+func TestImportFlags(t *testing.T) {
+	dir := t.TempDir()
+	export := writeExport(t, dir, kubeexport.Cluster{Nodes: 2, Deployments: 1, Replicas: 2})
+	_, stderr, code := sim(t, "import", export, "--duration", "soon")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `--duration "soon": `)
+	stdout, stderr, code := sim(t, "import", export, "--duration", "7d", "--name", "prod-now", "--redact")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "name: prod-now\n")
+	require.Contains(t, stdout, "duration: 7d\n")
+	require.NotContains(t, stdout, "ip-10-0-0-1")
+}

@@ -14,8 +14,8 @@ import (
 // nothing is written.
 func FuzzImport(f *testing.F) {
 	for _, c := range []kubeexport.Cluster{
-		{Nodes: 2, Deployments: 1, Replicas: 2, Pending: 1, Extra: true},
-		{Nodes: 2, Deployments: 1, Replicas: 2, JSON: true},
+		{Nodes: 1, Deployments: 1, Replicas: 1, Pending: 1},
+		{Nodes: 1, Deployments: 1, Replicas: 1, JSON: true},
 	} {
 		var b bytes.Buffer
 		if err := c.Write(&b); err != nil {
@@ -33,7 +33,7 @@ func FuzzImport(f *testing.F) {
 		im := New(Options{Redact: len(data)%2 == 0}, nil)
 		err := im.Add("in.yaml", bytes.NewReader(data))
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "in.yaml: ") {
+			if !strings.HasPrefix(err.Error(), "in.yaml:") {
 				t.Fatalf("an error without the file: %v", err)
 			}
 			return

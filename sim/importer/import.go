@@ -16,6 +16,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/internal/duration"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -28,6 +29,21 @@ type Options struct {
 	// (default 1h).
 	Name     string
 	Duration string
+}
+
+// Check reports a duration the scenario would refuse.
+func (o Options) Check() error {
+	if o.Duration == "" {
+		return nil
+	}
+	d, err := duration.Parse(o.Duration)
+	switch {
+	case err != nil:
+		return fmt.Errorf("duration %q: %v; write e.g. 1h, 90m or 7d", o.Duration, err)
+	case d <= 0:
+		return fmt.Errorf("duration %q: must be positive", o.Duration)
+	}
+	return nil
 }
 
 // Notice is one line of the import's report: an object that could not be
@@ -298,6 +314,11 @@ func (im *Importer) node(w where, it *item) error {
 				return nil
 			}
 			im.notice(w, obj, "instance type %q is not in the catalogue: sized from its status.allocatable, and it costs 0", typ)
+		}
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
+			im.notice(w, obj, "Ready was %s at the export (%s): simulated as a Ready node", c.Status, c.Reason)
 		}
 	}
 	labels := map[string]string{}

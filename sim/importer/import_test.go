@@ -298,6 +298,8 @@ items:
     name: odd
   status:
     allocatable: {cpu: "4", memory: 16Gi, pods: "58"}
+    conditions:
+    - {type: Ready, status: Unknown, reason: NodeStatusUnknown}
 - apiVersion: v1
   kind: Node
   metadata:
@@ -399,11 +401,12 @@ metadata:
 	}
 	require.Equal(t, []string{
 		`prod.yaml:3: Node/odd: instance type "x9.mega" is not in the catalogue: sized from its status.allocatable, and it costs 0`,
-		`prod.yaml:10: Node/win: a windows node: skipped (only Linux nodes are simulated); its pods start pending`,
-		`prod.yaml:80: Pod/shop/canary-x: owned by Rollout canary, a kind that is not read: imported as a bare Pod`,
-		`prod.yaml:66: StatefulSet/shop/api: 1 pod(s) owned by it, which is not in the export: skipped (export statefulsets too)`,
-		`prod.yaml:15: Deployment/shop/web: pods on node(s) the scenario does not have (not in the export, or skipped: gone): they start pending`,
-		`prod.yaml:80: Pod/shop/canary-x: runs on node win, which the scenario does not have (not in the export, or skipped): it starts pending`,
+		`prod.yaml:3: Node/odd: Ready was Unknown at the export (NodeStatusUnknown): simulated as a Ready node`,
+		`prod.yaml:12: Node/win: a windows node: skipped (only Linux nodes are simulated); its pods start pending`,
+		`prod.yaml:82: Pod/shop/canary-x: owned by Rollout canary, a kind that is not read: imported as a bare Pod`,
+		`prod.yaml:68: StatefulSet/shop/api: 1 pod(s) owned by it, which is not in the export: skipped (export statefulsets too)`,
+		`prod.yaml:17: Deployment/shop/web: pods on node(s) the scenario does not have (not in the export, or skipped: gone): they start pending`,
+		`prod.yaml:82: Pod/shop/canary-x: runs on node win, which the scenario does not have (not in the export, or skipped): it starts pending`,
 	}, lines)
 	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
 	require.NoError(t, err)

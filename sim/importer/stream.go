@@ -310,7 +310,7 @@ func (d *yamlDoc) line(line []byte, n int, fn func(*item) error) error {
 	if d.headLine == 0 && len(bytes.TrimSpace(line)) > 0 && line[0] != '#' {
 		d.headLine = n
 	}
-	if bytes.HasPrefix(line, []byte("items:")) {
+	if bytes.HasPrefix(line, []byte("items:")) && (len(line) == 6 || line[6] == ' ' || line[6] == '\t') {
 		rest := bytes.TrimSpace(line[len("items:"):])
 		d.sawItems = true
 		switch {
