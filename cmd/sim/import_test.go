@@ -29,7 +29,7 @@ func TestImportCommand(t *testing.T) {
 	_, stderr, code := sim(t, "import", export, "testdata/import/karpenter.yaml", "testdata/import/cluster-autoscaler.yaml", "-o", out)
 	require.Equal(t, 0, code, stderr)
 	// What was approximated, one line each, with file and object.
-	require.Contains(t, stderr, export+":3: Node/ip-10-0-0-1.ec2.internal: 3 node(s) of NodePool default start as static nodes")
+	require.Contains(t, stderr, export+":3: Node/ip-10-0-0-1.ec2.internal: 3 node(s) of NodePool default start as its NodeClaims when the scenario has that NodePool")
 	require.Contains(t, stderr, "1 Secret object(s) skipped: never read (nothing secret leaves)")
 	require.Contains(t, stderr, "Job/data/etl: how long its pods run is not in the export: each runs 10m")
 

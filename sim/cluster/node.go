@@ -100,6 +100,10 @@ type Node struct {
 	// Instance is the cloud instance behind the node (a cloud.InstanceID;
 	// 0 for static nodes).
 	Instance int32
+	// Adopted: a node of the start state that an autoscaler adopted (an
+	// imported cluster's node of a NodePool); counted as a start node,
+	// not a launch.
+	Adopted bool
 
 	Launched engine.Time
 	Ready    engine.Time

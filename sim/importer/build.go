@@ -236,8 +236,9 @@ func firstN(s []string, n int) []string {
 	return s
 }
 
-// ownerNotices says, per NodePool and node group, that its nodes are
-// simulated as static nodes.
+// ownerNotices says, per NodePool and node group, what becomes of its
+// nodes: a NodePool's are adopted by it when the scenario has it (the
+// loader decides and says so), a node group's are static nodes.
 func (im *Importer) ownerNotices() {
 	byOwner := map[string][]*node{}
 	for _, n := range im.nodes {
@@ -248,6 +249,10 @@ func (im *Importer) ownerNotices() {
 	for _, o := range sortedKeys(byOwner) {
 		ns := byOwner[o]
 		sort.Slice(ns, func(i, j int) bool { return ns[i].name < ns[j].name })
+		if strings.HasPrefix(o, "NodePool ") || strings.HasPrefix(o, "Provisioner ") {
+			im.notice(ns[0].where, "Node/"+ns[0].name, "%d node(s) of %s start as its NodeClaims when the scenario has that %s (Karpenter adopts them: consolidation, drift, expiration and limits see them), else as static nodes", len(ns), o, strings.Fields(o)[0])
+			continue
+		}
 		im.notice(ns[0].where, "Node/"+ns[0].name, "%d node(s) of %s start as static nodes with their labels, taints and size: the autoscaler provisions around them but does not scale them in", len(ns), o)
 	}
 }

@@ -168,7 +168,7 @@ func TestNothingSecretLeaves(t *testing.T) {
 	require.Contains(t, all, "cluster.yaml:")
 	require.Contains(t, all, "1 Secret object(s) skipped: never read")
 	require.Contains(t, all, "1 ConfigMap object(s) skipped: never read")
-	require.Contains(t, all, "3 node(s) of NodePool default start as static nodes")
+	require.Contains(t, all, "3 node(s) of NodePool default start as its NodeClaims when the scenario has that NodePool")
 	require.Contains(t, all, "3 node(s) of managed node group core start as static nodes")
 	require.Contains(t, all, "1 terminating pod(s) left out")
 	require.Contains(t, all, "PriorityClass/database-critical: not in the export: written with value 100000, the priority its pods have")

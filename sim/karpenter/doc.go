@@ -139,6 +139,17 @@
 // for the next batch; a spot-only pool whose offerings are exhausted thus
 // tries again only when the cache entries expire.
 //
+// A node of the start state (an imported cluster's node labelled for a
+// NodePool) is adopted (Adopt, adopt.go), as Karpenter rebuilds its state
+// from the NodeClaims and Nodes it finds after a restart: added Ready and
+// initialized with its own labels, taints and allocatable, its instance
+// registered with the cloud beforehand (billed from time 0 at the
+// offering's price), its capacity the pool's for its type, and its
+// template and node class hashes the pool's, so it drifts only when its
+// labels stop meeting the pool's requirements or the pool changes.
+// Simplification: it counts as launched at time 0 (its real age is not
+// used), so expireAfter runs from the start of the run.
+//
 // A launched node is added Launching with the pool's labels, the
 // single-valued requirements, the instance's labels (instance-type,
 // arch, os, zone, region, capacity-type, nodepool,

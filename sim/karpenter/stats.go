@@ -16,7 +16,10 @@ type Stats struct {
 	// included); LaunchFailures NodeClaims deleted because every offering
 	// failed or the node never registered.
 	NodeClaimsLaunched int64 `json:"nodeClaimsLaunched"`
-	LaunchFailures     int64 `json:"launchFailures"`
+	// NodeClaimsAdopted counts the nodes of the start state adopted as
+	// NodeClaims (Adopt); absent when none.
+	NodeClaimsAdopted int64 `json:"nodeClaimsAdopted,omitempty"`
+	LaunchFailures    int64 `json:"launchFailures"`
 	// LaunchRequests counts fleet requests sent to the cloud.
 	LaunchRequests int64 `json:"launchRequests"`
 	// RegistrationTimeouts counts NodeClaims deleted because their node did
@@ -74,6 +77,7 @@ func (d DisruptionCounts) Total() int64 {
 type PoolStats struct {
 	Name               string           `json:"name"`
 	NodeClaimsLaunched int64            `json:"nodeClaimsLaunched"`
+	NodeClaimsAdopted  int64            `json:"nodeClaimsAdopted,omitempty"`
 	ByCapacityType     []NameCount      `json:"byCapacityType"`
 	ByInstanceType     []NameCount      `json:"byInstanceType"`
 	LaunchFailures     int64            `json:"launchFailures"`

@@ -96,7 +96,7 @@ func (c *Collector) OnChange(ch cluster.Change) {
 		}
 	case cluster.NodeAdded:
 		n := &c.cl.Nodes[ch.Node]
-		if n.Launched == 0 && n.Owner == cluster.OwnedByStatic {
+		if n.Launched == 0 && (n.Owner == cluster.OwnedByStatic || n.Adopted) {
 			c.initialNodes++
 		} else {
 			c.launched++

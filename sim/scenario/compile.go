@@ -55,6 +55,7 @@ func (l *loader) compile() {
 	l.compileSchedulerConfigs()
 	l.compileKarpenter()
 	l.compileClusterAutoscaler()
+	l.adoptNodes()
 	l.checkJoinRefs()
 	l.compileWorkloads(classes)
 }
@@ -455,6 +456,8 @@ func (l *loader) compileNodes() {
 		} else {
 			l.warn(d, "metadata.labels", "no known node.kubernetes.io/instance-type: node %s costs 0", n.Name)
 		}
+		l.startNodes = append(l.startNodes, startNode{idx: len(l.out.Nodes), doc: d, nodePool: nodePoolOf(labels),
+			priced: known && price > 0})
 		l.out.Nodes = append(l.out.Nodes, cluster.Node{
 			Name:            n.Name,
 			Labels:          cluster.CompileLabels(l.out.Syms, labels),

@@ -59,6 +59,9 @@ type loader struct {
 	joinRefs []joinRef
 	// nodeNames are the start nodes by name, for startOn (built on first use).
 	nodeNames map[string]bool
+	// startNodes are the Node manifests' nodes in l.out.Nodes, for adoption
+	// by the autoscalers (adopt.go).
+	startNodes []startNode
 }
 
 // LoadManifests loads a scenario document held in memory (data; name

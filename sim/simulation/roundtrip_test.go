@@ -21,10 +21,12 @@ import (
 // nodeKey is what a node must keep through a dump and an import.
 type nodeKey struct {
 	Name, InstanceType, Zone, CapacityType, Owner string
+	// Managed: Karpenter's node (launched, or adopted from the import),
+	// else who owns it.
+	Managed string
 }
 
-// ownerOf names the node's owner as its labels say (an imported node is
-// static; the pool or group that made it is in its labels).
+// ownerOf names the node's owner as its labels say.
 func ownerOf(cl *cluster.Cluster, n *cluster.Node) string {
 	for _, key := range []string{"karpenter.sh/nodepool", "eks.amazonaws.com/nodegroup", "alpha.eksctl.io/nodegroup-name"} {
 		if k, ok := cl.Syms.Lookup(key); ok {
@@ -44,7 +46,11 @@ func nodesOf(cl *cluster.Cluster) []nodeKey {
 		if n.State != cluster.NodeReady {
 			continue
 		}
-		out = append(out, nodeKey{n.Name, n.InstanceType, cl.Syms.Name(n.Zone), n.CapacityType.String(), ownerOf(cl, n)})
+		managed := "static"
+		if n.Owner == cluster.OwnedByKarpenter {
+			managed = "karpenter/" + n.OwnerName
+		}
+		out = append(out, nodeKey{n.Name, n.InstanceType, cl.Syms.Name(n.Zone), n.CapacityType.String(), ownerOf(cl, n), managed})
 	}
 	slices.SortFunc(out, func(a, b nodeKey) int { return strings.Compare(a.Name, b.Name) })
 	return out

@@ -203,6 +203,19 @@ func (s *Sim) buildKarpenter() (err error) {
 
 func (s *Sim) addInitialNodes() error {
 	for _, n := range s.sc.Nodes {
+		if n.Owner == cluster.OwnedByKarpenter && s.kp != nil {
+			// A node of the start state that Karpenter adopts (the
+			// scenario loader decided): its instance runs in the market.
+			o := cloud.Offering{InstanceType: n.InstanceType, Zone: s.cl.Syms.Name(n.Zone), CapacityType: n.CapacityType}
+			res, err := s.market.Adopt(karpenter.OwnerName, n.OwnerName, o)
+			if err != nil {
+				return err
+			}
+			if _, err := s.kp.Adopt(n, res); err != nil {
+				return err
+			}
+			continue
+		}
 		s.cl.AddNode(n)
 	}
 	return nil

@@ -858,3 +858,21 @@ func (m *Market) Stats() Stats {
 	})
 	return s
 }
+
+// Adopt registers an instance that already runs when the scenario starts
+// (a node of an imported cluster that an autoscaler adopts) in offering o,
+// for owner and group, at the pool's price now. Nothing is drawn: there is
+// no capacity check, no depth taken and no join outcome, and it counts as
+// no launch; from then on it is billed, can be interrupted and is
+// terminated as a launched instance is. It fails only when the market
+// does not sell o.
+func (m *Market) Adopt(owner, group string, o Offering) (LaunchResult, error) {
+	pi, code := m.lookup(o)
+	if pi < 0 {
+		return LaunchResult{}, fmt.Errorf("spotmarket: cannot adopt an instance of %s for %s %s: %s", o, owner, group, code)
+	}
+	p := &m.pools[pi]
+	price := m.priceAt(p, m.eng.Now())
+	id := m.start(pi, m.owner(owner), price)
+	return LaunchResult{Instance: id, Offering: p.off, PriceUSDPerHour: price}, nil
+}

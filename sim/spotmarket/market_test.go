@@ -553,3 +553,27 @@ func TestRebalanceWayOf(t *testing.T) {
 		assert.Equal(t, want, b.wayOf(u), "u=%v", u)
 	}
 }
+
+// An adopted instance (a node of an imported cluster) runs from now, is
+// billed at the pool's price like a launched one and ends when terminated,
+// but counts as no launch; an offering the market does not sell is an
+// error.
+func TestAdoptIsBilledButNotALaunch(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Model = ModelOff
+	eng, m := newTestMarket(t, 1, cfg)
+	od := Offering{InstanceType: "m5.large", Zone: zoneA, CapacityType: cluster.OnDemand}
+	res, err := m.Adopt("karpenter", "default", od)
+	require.NoError(t, err)
+	require.NotEqual(t, NoInstance, res.Instance)
+	require.Equal(t, od, res.Offering)
+	assert.InDelta(t, 0.096, res.PriceUSDPerHour, 1e-12)
+	assert.Zero(t, m.Stats().Launches)
+	assert.Zero(t, m.Stats().LaunchRequests)
+	eng.Run(time.Hour)
+	m.Terminate(res.Instance)
+	eng.Run(2 * time.Hour)
+	assert.InDelta(t, 0.096, m.CostUSD(res.Instance, eng.Now()), 1e-12)
+	_, err = m.Adopt("karpenter", "default", Offering{InstanceType: "x9.huge", Zone: zoneA})
+	require.Error(t, err)
+}

@@ -1,0 +1,53 @@
+package karpenter
+
+import (
+	"fmt"
+
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+)
+
+// Adopt adds node n, which exists when the scenario starts (a node of an
+// imported cluster labelled karpenter.sh/nodepool), to the cluster as a
+// NodeClaim of NodePool n.OwnerName, as Karpenter rebuilds its state from
+// the NodeClaims and Nodes it finds after a restart. inst is the running
+// instance behind it (the market's Adopt). The node is Ready and
+// initialized, launched now (its real age is not known to the model), and
+// from now on consolidation, emptiness, drift (against its labels, as for
+// any node), expiration (expireAfter from now) and the pool's limits see
+// it. Its capacity is its instance type's in the pool, else its
+// allocatable. It returns the node, or an error (and adds nothing) when
+// the pool or the instance type is unknown.
+func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.NodeID, error) {
+	p, ok := k.pools.byName[n.OwnerName]
+	if !ok {
+		return cluster.NoNode, fmt.Errorf("karpenter: cannot adopt node %s: no NodePool %q", n.Name, n.OwnerName)
+	}
+	t, ok := k.offerings.typeByName[inst.Offering.InstanceType]
+	if !ok {
+		return cluster.NoNode, fmt.Errorf("karpenter: cannot adopt node %s: unknown instance type %q", n.Name, inst.Offering.InstanceType)
+	}
+	capacity := n.Allocatable
+	if i := p.typeByIdx[t.idx]; i >= 0 {
+		capacity = p.types[i].capacity
+	}
+	spec := p.spec
+	n.State = cluster.NodeReady
+	n.Owner = cluster.OwnedByKarpenter
+	n.Adopted = true
+	n.Instance = int32(inst.Instance)
+	n.PriceUSDPerHour = inst.PriceUSDPerHour
+	id := k.cl.AddNode(n)
+	now := k.eng.Now()
+	kn := &knode{id: id, pool: p, it: t, offering: inst.Offering, instance: inst.Instance, capacity: capacity,
+		initialized: true, lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash}
+	k.nodes.add(kn)
+	if spec.ExpireAfter > 0 {
+		kn.expireTimer = k.eng.After(spec.ExpireAfter, engine.Event{Handler: k.id, Kind: evExpire, Obj: int32(id)})
+	}
+	k.base.nodeDirty(id)
+	p.stats.NodeClaimsAdopted++
+	k.stats.NodeClaimsAdopted++
+	return id, nil
+}
