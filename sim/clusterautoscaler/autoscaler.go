@@ -493,10 +493,11 @@ func (g *group) removeNode(id cluster.NodeID) {
 }
 
 // launchInitial brings every group to its desired capacity: the cluster
-// as it stands when the scenario starts, its nodes Ready at once.
+// as it stands when the scenario starts, its nodes Ready at once. Nodes
+// the group adopted (Adopt) are already in it and count.
 func (a *Autoscaler) launchInitial() {
 	for _, g := range a.groups {
-		for k := 0; k < g.cfg.DesiredCapacity; k++ {
+		for k := g.target; k < g.cfg.DesiredCapacity; k++ {
 			g.target++
 			a.launch(g, launchInitial, nil)
 		}

@@ -9,6 +9,15 @@
 //
 // # What is modelled
 //
+// A group's nodes at the start are its desiredCapacity, launched Ready at
+// time 0, or, for an imported cluster, the start nodes labelled with the
+// group's name (Adopt, adopt.go), as the Cluster Autoscaler finds an
+// ASG's instances when it starts: they keep their own labels, taints and
+// allocatable, are billed from time 0 at their offering's price, count in
+// the group's size (desiredCapacity launches only what they leave
+// missing) and toward maxSize, and are scaled in, drained for spot and
+// replaced like any of its nodes.
+//
 // The main loop runs --scan-interval (10 s) after the previous one ended,
 // and as soon as a pod becomes unschedulable or after a loop that scaled
 // (--frequent-loops-enabled, the loop trigger of

@@ -85,9 +85,12 @@ type GroupStats struct {
 	ScaleUps       int    `json:"scaleUps"`
 	FailedScaleUps int    `json:"failedScaleUps"`
 	NodesAdded     int    `json:"nodesAdded"`
-	NodesRemoved   int    `json:"nodesRemoved"`
-	NodesReclaimed int    `json:"nodesReclaimed"`
-	Replacements   int    `json:"replacements"`
+	// NodesAdopted counts the start nodes adopted as the group's
+	// instances (Adopt); omitted when none.
+	NodesAdopted   int `json:"nodesAdopted,omitempty"`
+	NodesRemoved   int `json:"nodesRemoved"`
+	NodesReclaimed int `json:"nodesReclaimed"`
+	Replacements   int `json:"replacements"`
 	// SpotDrains counts spot nodes drained ahead of EC2 taking them back
 	// (EKS for managed groups, aws-node-termination-handler for others);
 	// omitted when none.

@@ -58,6 +58,7 @@ func (im *Importer) Write(w io.Writer) error {
 	}
 	im.missingClasses()
 	im.ownerNotices()
+	im.groupSizes()
 	starts := im.resolvePlacements()
 	im.skipNotices()
 
@@ -237,8 +238,8 @@ func firstN(s []string, n int) []string {
 }
 
 // ownerNotices says, per NodePool and node group, what becomes of its
-// nodes: a NodePool's are adopted by it when the scenario has it (the
-// loader decides and says so), a node group's are static nodes.
+// nodes: they are adopted by it when the scenario has it (the loader
+// decides and says so), else they are static nodes.
 func (im *Importer) ownerNotices() {
 	byOwner := map[string][]*node{}
 	for _, n := range im.nodes {
@@ -253,8 +254,67 @@ func (im *Importer) ownerNotices() {
 			im.notice(ns[0].where, "Node/"+ns[0].name, "%d node(s) of %s start as its NodeClaims when the scenario has that %s (Karpenter adopts them: consolidation, drift, expiration and limits see them), else as static nodes", len(ns), o, strings.Fields(o)[0])
 			continue
 		}
-		im.notice(ns[0].where, "Node/"+ns[0].name, "%d node(s) of %s start as static nodes with their labels, taints and size: the autoscaler provisions around them but does not scale them in", len(ns), o)
+		im.notice(ns[0].where, "Node/"+ns[0].name, "%d node(s) of %s start as its instances when the scenario has that group (an eksctl ClusterConfig: they count in its size and may be scaled in), else as static nodes", len(ns), o)
 	}
+}
+
+// groupSizes sets each ClusterConfig node group's desiredCapacity to the
+// number of its nodes in the export (within its minSize and maxSize): the
+// Auto Scaling group's desired capacity now, which the nodes the group
+// adopts make up, where the ClusterConfig holds the size it was created
+// with. A notice says so where it changes.
+func (im *Importer) groupSizes() {
+	count := map[string]int{}
+	for _, n := range im.nodes {
+		for _, prefix := range []string{"managed node group ", "node group "} {
+			if name, ok := strings.CutPrefix(n.owner, prefix); ok {
+				count[name]++
+				break
+			}
+		}
+	}
+	for _, o := range im.passthru {
+		if o["kind"] != "ClusterConfig" {
+			continue
+		}
+		for _, k := range []string{"nodeGroups", "managedNodeGroups"} {
+			gs, _ := o[k].([]any)
+			for _, g := range gs {
+				gm, ok := g.(map[string]any)
+				if !ok {
+					continue
+				}
+				name, _ := gm["name"].(string)
+				n := count[name]
+				if lo, ok := asInt(gm["minSize"]); ok && n < lo {
+					n = lo
+				}
+				if hi, ok := asInt(gm["maxSize"]); ok && n > hi {
+					n = hi
+				}
+				if was, ok := asInt(gm["desiredCapacity"]); !ok || was != n {
+					gm["desiredCapacity"] = n
+					im.notices = append(im.notices, Notice{File: "(all files)", Pos: "-",
+						Msg: fmt.Sprintf("node group %s: desiredCapacity set to %d, its %d node(s) in the export (within minSize and maxSize): the group adopts them", name, n, count[name])})
+				}
+			}
+		}
+	}
+}
+
+// asInt reads a YAML number.
+func asInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case uint64:
+		return int(x), true
+	case float64:
+		return int(x), true
+	}
+	return 0, false
 }
 
 func (im *Importer) skipNotices() {

@@ -18,9 +18,10 @@
 // and capacity, creationTimestamp for their age), which the loader makes
 // start nodes; the NodePool or node group that owns a node (label
 // karpenter.sh/nodepool or a NodeClaim, eks.amazonaws.com/nodegroup,
-// alpha.eksctl.io/nodegroup-name) is reported: the loader has a NodePool
-// adopt its nodes, while a node group's nodes stay static (the simulated
-// Cluster Autoscaler does not adopt existing instances). Controllers keep their replica
+// alpha.eksctl.io/nodegroup-name) is reported, and the loader has that
+// NodePool or node group adopt its nodes; a ClusterConfig node group's
+// desiredCapacity becomes the number of its nodes in the export (within
+// minSize and maxSize), the ASG's size now. Controllers keep their replica
 // counts (pods of a ReplicaSet a Deployment owns count for the
 // Deployment; a Job keeps the completions still to run); where their pods
 // run goes to spec.workloads[].startOn, which binds the first pods there at

@@ -169,7 +169,7 @@ func TestNothingSecretLeaves(t *testing.T) {
 	require.Contains(t, all, "1 Secret object(s) skipped: never read")
 	require.Contains(t, all, "1 ConfigMap object(s) skipped: never read")
 	require.Contains(t, all, "3 node(s) of NodePool default start as its NodeClaims when the scenario has that NodePool")
-	require.Contains(t, all, "3 node(s) of managed node group core start as static nodes")
+	require.Contains(t, all, "3 node(s) of managed node group core start as its instances when the scenario has that group")
 	require.Contains(t, all, "1 terminating pod(s) left out")
 	require.Contains(t, all, "PriorityClass/database-critical: not in the export: written with value 100000, the priority its pods have")
 	require.Contains(t, s, "kind: PriorityClass\nmetadata:\n  name: database-critical\nvalue: 100000\n")
@@ -284,6 +284,14 @@ nodeGroups:
 	require.Equal(t, []string{"us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"}, sc.Zones)
 	require.Len(t, sc.NodeGroups, 1)
 	require.Equal(t, "ng-1", sc.NodeGroups[0].Name)
+	// The export has no node of ng-1: its size now is its minSize, not
+	// the desiredCapacity it was created with.
+	require.Equal(t, 1, sc.NodeGroups[0].DesiredCapacity)
+	var lines []string
+	for _, n := range im.Notices() {
+		lines = append(lines, n.String())
+	}
+	require.Contains(t, strings.Join(lines, "\n"), "node group ng-1: desiredCapacity set to 1, its 0 node(s) in the export (within minSize and maxSize): the group adopts them")
 }
 
 // What cannot be placed as it was is reported, one line each with the

@@ -456,7 +456,7 @@ func (l *loader) compileNodes() {
 		} else {
 			l.warn(d, "metadata.labels", "no known node.kubernetes.io/instance-type: node %s costs 0", n.Name)
 		}
-		l.startNodes = append(l.startNodes, startNode{idx: len(l.out.Nodes), doc: d, nodePool: nodePoolOf(labels),
+		l.startNodes = append(l.startNodes, startNode{idx: len(l.out.Nodes), doc: d, nodePool: nodePoolOf(labels), nodeGroup: nodeGroupOf(labels),
 			priced: known && price > 0})
 		l.out.Nodes = append(l.out.Nodes, cluster.Node{
 			Name:            n.Name,

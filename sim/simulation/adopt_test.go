@@ -1,6 +1,7 @@
 package simulation
 
 import (
+	"fmt"
 	"testing"
 	"testing/fstest"
 
@@ -177,4 +178,109 @@ spec:
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(engine.Time(10*60e9)))
 	require.Equal(t, int64(0), s.kp.Stats().NodeClaimsLaunched, "the limit is used up by the adopted nodes")
+}
+
+// caScenario is an imported cluster with an eksctl managed node group
+// (from scenarios/hybrid/eksctl-cluster.yaml, itself eksctl's
+// managedNodeGroups example reduced) and its nodes as kubectl shows them
+// (the labels EKS sets), desiredCapacity their number as sim import
+// writes it. extra is appended (workloads).
+func caScenario(nodes int, extra string) string {
+	doc := `apiVersion: clustersim.dev/v1alpha1
+kind: Scenario
+metadata: {name: adopted-ca}
+spec:
+  duration: 2h
+  podStartDelay: 0s
+  zones: [us-east-1a, us-east-1b]
+  clusterAutoscaler:
+    args:
+      - --node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/demo
+---
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: demo, region: us-east-1}
+managedNodeGroups:
+  - name: core
+    instanceType: m5.large
+    minSize: 1
+    maxSize: 3
+    desiredCapacity: ` + fmt.Sprint(nodes) + `
+    tags:
+      k8s.io/cluster-autoscaler/enabled: "true"
+      k8s.io/cluster-autoscaler/demo: owned
+`
+	for i := range nodes {
+		zone := []string{"us-east-1a", "us-east-1b"}[i%2]
+		doc += fmt.Sprintf(`---
+apiVersion: v1
+kind: Node
+metadata:
+  name: ip-10-0-%d-10.ec2.internal
+  labels:
+    eks.amazonaws.com/nodegroup: core
+    eks.amazonaws.com/capacityType: ON_DEMAND
+    alpha.eksctl.io/nodegroup-name: core
+    node.kubernetes.io/instance-type: m5.large
+    topology.kubernetes.io/zone: %s
+    kubernetes.io/arch: amd64
+    kubernetes.io/os: linux
+status:
+  allocatable: {cpu: 1930m, memory: 7131Mi, pods: "29"}
+`, i, zone)
+	}
+	return doc + extra
+}
+
+// Empty imported nodes of a node group are scaled in down to its minSize
+// (a static start node never is), and count as start nodes, not launches.
+func TestClusterAutoscalerScalesInAdoptedNodes(t *testing.T) {
+	sc := loadAdopt(t, caScenario(3, ""))
+	var infos []string
+	for _, w := range sc.Warnings {
+		if w.Info {
+			infos = append(infos, w.Msg)
+		}
+	}
+	require.Contains(t, infos, "node group core adopts the 3 start node(s) labelled with its name as its instances (ip-10-0-0-10.ec2.internal, ip-10-0-1-10.ec2.internal, ip-10-0-2-10.ec2.internal): they count in its size and toward maxSize, and the Cluster Autoscaler may scale them in")
+	s, err := Start(sc, Options{Check: true})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(0))
+	require.Len(t, s.Cluster().Nodes, 3, "desiredCapacity is made up by the adopted nodes: nothing is launched")
+	require.NoError(t, s.RunUntil(engine.Time(sc.Duration)))
+	r := s.Report()
+	require.Equal(t, 3, r.Nodes.Initial)
+	require.Equal(t, 0, r.Nodes.Launched)
+	st := s.ca.Stats()
+	require.Equal(t, 2, st.NodesRemoved, "scaled in to minSize 1")
+	require.Equal(t, 3, st.NodeGroups[0].NodesAdopted)
+	// Billed from the start at m5.large's $0.096/h: three nodes until the
+	// scale-in, one after.
+	require.Greater(t, r.Cost.TotalUSD, 2*0.096)
+	require.Less(t, r.Cost.TotalUSD, 3*2*0.096)
+}
+
+// The adopted nodes count toward maxSize: a group at its maxSize of 3
+// adopted nodes launches nothing for pods that do not fit.
+func TestAdoptedNodesCountTowardMaxSize(t *testing.T) {
+	sc := loadAdopt(t, caScenario(3, `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 8
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          resources: {requests: {cpu: "1", memory: 1Gi}}
+`))
+	s, err := Start(sc, Options{Check: true})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(engine.Time(30*60e9)))
+	require.Equal(t, 0, s.ca.Stats().NodesAdded, "the group is at maxSize")
+	require.Len(t, s.Cluster().Nodes, 3)
 }

@@ -21,8 +21,8 @@ import (
 // nodeKey is what a node must keep through a dump and an import.
 type nodeKey struct {
 	Name, InstanceType, Zone, CapacityType, Owner string
-	// Managed: Karpenter's node (launched, or adopted from the import),
-	// else who owns it.
+	// Managed: the autoscaler and NodePool or node group that manage the
+	// node (launched, or adopted from the import), or static.
 	Managed string
 }
 
@@ -47,8 +47,8 @@ func nodesOf(cl *cluster.Cluster) []nodeKey {
 			continue
 		}
 		managed := "static"
-		if n.Owner == cluster.OwnedByKarpenter {
-			managed = "karpenter/" + n.OwnerName
+		if n.Owner != cluster.OwnedByStatic {
+			managed = n.Owner.String() + "/" + n.OwnerName
 		}
 		out = append(out, nodeKey{n.Name, n.InstanceType, cl.Syms.Name(n.Zone), n.CapacityType.String(), ownerOf(cl, n), managed})
 	}
@@ -114,6 +114,19 @@ func TestDumpImportRoundTrip(t *testing.T) {
 
 			im := importer.New(importer.Options{Name: "round-trip", Duration: "1h"}, sc.Catalog)
 			require.NoError(t, im.Add("dump.yaml", &dump))
+			// The dump has no node groups: a user adds the eksctl
+			// ClusterConfig, so that the groups adopt their nodes.
+			seen := map[string]bool{}
+			for _, g := range sc.NodeGroups {
+				if seen[g.File] {
+					continue
+				}
+				seen[g.File] = true
+				f, err := scenarios.FS.Open(g.File)
+				require.NoError(t, err)
+				require.NoError(t, im.Add(g.File, f))
+				require.NoError(t, f.Close())
+			}
 			var out bytes.Buffer
 			require.NoError(t, im.Write(&out), "notices: %v", im.Notices())
 			path := filepath.Join(t.TempDir(), "imported.yaml")

@@ -63,7 +63,9 @@ var parts = []part{
 	// Karpenter comes before the initial nodes: it learns of them as they
 	// are added. Its section is the report's first.
 	{name: "Karpenter", needed: runsKarpenter, build: (*Sim).buildKarpenter, report: section(karpenterOf)},
-	// The scenario's static nodes and Node manifests, Ready at time 0.
+	// The scenario's static nodes and Node manifests, Ready at time 0
+	// (those of a NodePool adopted by Karpenter; those of a node group are
+	// left to the Cluster Autoscaler, which adopts them when built).
 	{name: "initial nodes", build: (*Sim).addInitialNodes},
 	// The Cluster Autoscaler comes after the initial nodes, which it finds
 	// in the cluster when built; its groups' initial nodes are launched by
@@ -216,6 +218,9 @@ func (s *Sim) addInitialNodes() error {
 			}
 			continue
 		}
+		if n.Owner == cluster.OwnedByClusterAutoscaler {
+			continue // adopted when the Cluster Autoscaler is built
+		}
 		s.cl.AddNode(n)
 	}
 	return nil
@@ -226,6 +231,24 @@ func (s *Sim) buildClusterAutoscaler() (err error) {
 	s.ca, err = clusterautoscaler.New(
 		clusterautoscaler.Deps{Engine: s.eng, Cluster: s.cl, Catalog: sc.Catalog, Cloud: s.ec2, Evictor: s.evictor},
 		clusterautoscaler.Config{Region: sc.Region, Zones: sc.Zones, NodeGroups: sc.NodeGroups, Settings: sc.CASettings})
+	if err != nil {
+		return err
+	}
+	for _, n := range sc.Nodes {
+		if n.Owner != cluster.OwnedByClusterAutoscaler {
+			continue
+		}
+		// A node of the start state that its node group adopts (the
+		// scenario loader decided): its instance runs in the market.
+		o := cloud.Offering{InstanceType: n.InstanceType, Zone: s.cl.Syms.Name(n.Zone), CapacityType: n.CapacityType}
+		res, err := s.market.Adopt(clusterautoscaler.Owner, n.OwnerName, o)
+		if err != nil {
+			return err
+		}
+		if _, err := s.ca.Adopt(n, res); err != nil {
+			return err
+		}
+	}
 	if err == nil && s.rec != nil {
 		s.ca.OnNoScaleUp(func(pods []cluster.PodID, class, message string) {
 			s.rec.NoLaunch("caNoScaleUp", "cluster-autoscaler", pods, class, message)
