@@ -36,6 +36,10 @@ func (a *Autoscaler) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Nod
 	n.Instance = int32(inst.Instance)
 	n.PriceUSDPerHour = inst.PriceUSDPerHour
 	g.target++
+	if a.adopted == nil {
+		a.adopted = map[string]bool{}
+	}
+	a.adopted[n.Name] = true
 	id := a.cl.AddNode(n)
 	cn := &caNode{group: g, instance: inst.Instance, firstPending: never, unneededSince: never, replaces: cluster.NoNode}
 	a.nodes.set(id, cn)

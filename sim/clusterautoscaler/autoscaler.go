@@ -109,7 +109,9 @@ type Autoscaler struct {
 
 	groups     []*group
 	byInstance map[cloud.InstanceID]cluster.NodeID
-	nodes      nodeTable
+	// adopted holds the names of adopted nodes (Adopt), which new nodes' names skip.
+	adopted map[string]bool
+	nodes   nodeTable
 
 	// pending holds pods that were marked unschedulable, in that order;
 	// loops drop those no longer pending. inPending dedupes by PodID.
@@ -539,9 +541,15 @@ func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) clu
 		// The cloud launched a type we never asked for: a bug upstream of us.
 		panic(fmt.Sprintf("clusterautoscaler: cloud launched unknown instance type %q", res.Offering.InstanceType))
 	}
-	g.seq++
 	node := a.nodeFor(g, it, res.Offering.Zone, res.Offering.CapacityType)
-	node.Name = fmt.Sprintf("%s-%d", g.cfg.Name, g.seq)
+	for {
+		// Named after the group and a counter, skipping adopted nodes'
+		// names (a dumped and imported cluster's are named so too).
+		g.seq++
+		if node.Name = fmt.Sprintf("%s-%d", g.cfg.Name, g.seq); !a.adopted[node.Name] {
+			break
+		}
+	}
 	node.State = cluster.NodeLaunching
 	if kind == launchInitial {
 		node.State = cluster.NodeReady

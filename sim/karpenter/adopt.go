@@ -38,6 +38,10 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 	n.Adopted = true
 	n.Instance = int32(inst.Instance)
 	n.PriceUSDPerHour = inst.PriceUSDPerHour
+	if k.nodes.adopted == nil {
+		k.nodes.adopted = map[string]bool{}
+	}
+	k.nodes.adopted[n.Name] = true
 	id := k.cl.AddNode(n)
 	now := k.eng.Now()
 	kn := &knode{id: id, pool: p, it: t, offering: inst.Offering, instance: inst.Instance, capacity: capacity,

@@ -18,6 +18,9 @@ type nodeTracker struct {
 	live       []*knode // the non-nil entries of byID, by ID
 	byInstance map[cloud.InstanceID]cluster.NodeID
 	nodeSeq    int // NodeClaims created, for their names
+	// adopted holds the names of adopted nodes (Adopt), which new
+	// NodeClaims' names skip.
+	adopted map[string]bool
 	// antiBound counts bound pods with required anti-affinity.
 	antiBound int
 }
@@ -102,10 +105,15 @@ func (nt *nodeTracker) remove(kn *knode) {
 }
 
 // newName names a new NodeClaim of the pool: the pool's name and a
-// sequence number in the NodeClaim name alphabet.
+// sequence number in the NodeClaim name alphabet, skipping the names of
+// adopted nodes (an imported cluster's NodeClaims are named so too).
 func (nt *nodeTracker) newName(pool string) string {
-	nt.nodeSeq++
-	return pool + "-" + nodeSuffix(nt.nodeSeq)
+	for {
+		nt.nodeSeq++
+		if name := pool + "-" + nodeSuffix(nt.nodeSeq); !nt.adopted[name] {
+			return name
+		}
+	}
 }
 
 func nodeSuffix(n int) string {

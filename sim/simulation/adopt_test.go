@@ -2,6 +2,7 @@ package simulation
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -283,4 +284,32 @@ spec:
 	require.NoError(t, s.RunUntil(engine.Time(30*60e9)))
 	require.Equal(t, 0, s.ca.Stats().NodesAdded, "the group is at maxSize")
 	require.Len(t, s.Cluster().Nodes, 3)
+}
+
+// A node the group launches is not named as an adopted one (a dumped and
+// imported cluster's nodes are named as the simulator names them).
+func TestLaunchedNodesSkipAdoptedNames(t *testing.T) {
+	doc := strings.ReplaceAll(caScenario(1, `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          resources: {requests: {cpu: "1", memory: 1Gi}}
+`), "ip-10-0-0-10.ec2.internal", "core-1")
+	s, err := Start(loadAdopt(t, doc), Options{Check: true})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(engine.Time(30*60e9)))
+	var names []string
+	for i := range s.Cluster().Nodes {
+		names = append(names, s.Cluster().Nodes[i].Name)
+	}
+	require.Equal(t, []string{"core-1", "core-2"}, names)
 }

@@ -167,6 +167,15 @@ func TestDumpImportRoundTrip(t *testing.T) {
 			}
 			require.Equal(t, wantPending, pending(after, refs(is)), "pending pods stay pending")
 			require.Equal(t, pdbsOf(before, sc.PDBs), pdbsOf(after, back.PDBs))
+			// The autoscalers go on from the adopted nodes: the nodes they
+			// launch are not named as an adopted one is.
+			require.NoError(t, r.RunUntil(back.Duration))
+			names := map[string]bool{}
+			for i := range after.Nodes {
+				n := &after.Nodes[i]
+				require.False(t, names[n.Name], "two nodes named %s", n.Name)
+				names[n.Name] = true
+			}
 		})
 	}
 }
