@@ -7,6 +7,28 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// exampleNodeClassSelectors is the role and the discovery-tag subnet and
+// security group selectors that every EC2NodeClass of the
+// aws/karpenter-provider-aws examples/v1/*.yaml writes.
+const exampleNodeClassSelectors = `  role: "KarpenterNodeRole-${CLUSTER_NAME}"
+  subnetSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: "${CLUSTER_NAME}"
+  securityGroupSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: "${CLUSTER_NAME}"
+`
+
+// defaultNodeClass is an EC2NodeClass named default on AL2023, as a second
+// document after a NodePool; the test writes the rest of its spec after it.
+const defaultNodeClass = `---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+`
+
 // from aws/karpenter-provider-aws examples/v1/windows-2022.yaml, reduced.
 const windows2022Example = `apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -32,14 +54,7 @@ kind: EC2NodeClass
 metadata:
   name: windows2022
 spec:
-  role: "KarpenterNodeRole-${CLUSTER_NAME}"
-  subnetSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: "${CLUSTER_NAME}"
-  securityGroupSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: "${CLUSTER_NAME}"
-  amiSelectorTerms:
+` + exampleNodeClassSelectors + `  amiSelectorTerms:
     - alias: windows2022@latest # Windows does not support pinning
 `
 
@@ -90,14 +105,7 @@ spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
       requirements:
         - REQ
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: r
-`
+` + defaultNodeClass + "  role: r\n"
 
 // Linux families compile, and the volume that holds ephemeral storage is
 // the family's: Bottlerocket's second volume /dev/xvdb.
@@ -109,14 +117,7 @@ kind: EC2NodeClass
 metadata:
   name: bottlerocket
 spec:
-  role: "KarpenterNodeRole-${CLUSTER_NAME}"
-  subnetSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: "${CLUSTER_NAME}"
-  securityGroupSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: "${CLUSTER_NAME}"
-  amiSelectorTerms:
+` + exampleNodeClassSelectors + `  amiSelectorTerms:
     - alias: bottlerocket@latest
   blockDeviceMappings:
     - deviceName: /dev/xvda
