@@ -107,19 +107,24 @@ spec:
         - REQ
 ` + defaultNodeClass + "  role: r\n"
 
-// Linux families compile, and the volume that holds ephemeral storage is
-// the family's: Bottlerocket's second volume /dev/xvdb.
-func TestLinuxFamiliesAndEphemeralVolume(t *testing.T) {
-	// from aws/karpenter-provider-aws examples/v1/bottlerocket.yaml (the
-	// EC2NodeClass): a 4Gi OS volume and a 20Gi data volume.
-	bottlerocket := `apiVersion: karpenter.k8s.aws/v1
+// bottlerocketExample is the EC2NodeClass of aws/karpenter-provider-aws
+// examples/v1/bottlerocket.yaml without its blockDeviceMappings; the tests
+// write the rest of its spec after it.
+const bottlerocketExample = `apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
 metadata:
   name: bottlerocket
 spec:
 ` + exampleNodeClassSelectors + `  amiSelectorTerms:
     - alias: bottlerocket@latest
-  blockDeviceMappings:
+`
+
+// Linux families compile, and the volume that holds ephemeral storage is
+// the family's: Bottlerocket's second volume /dev/xvdb.
+func TestLinuxFamiliesAndEphemeralVolume(t *testing.T) {
+	// from aws/karpenter-provider-aws examples/v1/bottlerocket.yaml (the
+	// EC2NodeClass): a 4Gi OS volume and a 20Gi data volume.
+	bottlerocket := bottlerocketExample + `  blockDeviceMappings:
     - deviceName: /dev/xvda
       ebs:
         volumeType: gp3
@@ -161,15 +166,7 @@ spec:
 func TestBottlerocketKubelet(t *testing.T) {
 	// from aws/karpenter-provider-aws examples/v1/bottlerocket.yaml, with the
 	// kubelet settings of the EC2NodeClass docs (Kubelet section) added.
-	nc := `apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: bottlerocket
-spec:
-  role: "KarpenterNodeRole-${CLUSTER_NAME}"
-  amiSelectorTerms:
-    - alias: bottlerocket@latest
-  kubelet:
+	nc := bottlerocketExample + `  kubelet:
     podsPerCore: 2
     maxPods: 110
     evictionHard:
@@ -188,8 +185,8 @@ spec:
 	require.Equal(t, int64(11*110+255)<<20, k.KubeReserved.MemoryBytes)
 	require.Equal(t, 0.05, k.EvictionMemoryPercent, "evictionSoft's 10% is not passed")
 	require.Equal(t, []string{
-		"nc.yaml:10: spec.kubelet.podsPerCore: Karpenter does not pass podsPerCore to Bottlerocket nodes: ignored",
-		"nc.yaml:14: spec.kubelet.evictionSoft: Karpenter does not pass evictionSoft to Bottlerocket nodes: ignored",
+		"nc.yaml:16: spec.kubelet.podsPerCore: Karpenter does not pass podsPerCore to Bottlerocket nodes: ignored",
+		"nc.yaml:20: spec.kubelet.evictionSoft: Karpenter does not pass evictionSoft to Bottlerocket nodes: ignored",
 	}, warningTexts(res))
 
 	res, _, err = compileYAML(t, "nc.yaml", strings.Replace(nc, "bottlerocket@latest", "al2023@latest", 1))
