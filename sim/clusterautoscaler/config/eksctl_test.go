@@ -26,9 +26,9 @@ func compile(t *testing.T, yaml string) ([]NodeGroup, []*manifest.Error, error) 
 
 // errorTexts is the text of every error, in order.
 func errorTexts(errs []*manifest.Error) []string {
-	var out []string
-	for _, e := range errs {
-		out = append(out, e.Error())
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
 	}
 	return out
 }
