@@ -29,6 +29,19 @@ spec:
   amiSelectorTerms: [{alias: al2023@latest}]
 `
 
+// seedNodePoolLinux is a NodePool on the default node class whose one
+// requirement the test writes in place of REQ.
+const seedNodePoolLinux = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: np}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - REQ
+` + defaultNodeClass + "  role: r\n"
+
 // from aws/karpenter-provider-aws examples/v1/windows-2022.yaml, reduced.
 const windows2022Example = `apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -95,17 +108,6 @@ windows-2022.yaml:33: spec.amiSelectorTerms[0].alias: Windows nodes are not simu
 	require.NoError(t, err)
 	require.Len(t, res.NodePools, 1)
 }
-
-const seedNodePoolLinux = `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: np}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - REQ
-` + defaultNodeClass + "  role: r\n"
 
 // bottlerocketExample is the EC2NodeClass of aws/karpenter-provider-aws
 // examples/v1/bottlerocket.yaml without its blockDeviceMappings; the tests
