@@ -11,6 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// defaultCatalog is the embedded catalogue (Default), which must load.
+func defaultCatalog(t *testing.T) *Catalog {
+	t.Helper()
+	c, err := Default()
+	require.NoError(t, err)
+	return c
+}
+
 // The embedded files must be the unchanged snapshot described in
 // data/PROVENANCE.md (which lists their SHA-256).
 func TestEmbeddedDataMatchesProvenance(t *testing.T) {
@@ -34,8 +42,7 @@ func TestEmbeddedDataMatchesProvenance(t *testing.T) {
 
 // Counts stated in data/PROVENANCE.md.
 func TestCountsMatchProvenance(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 	// The counts of ec2-instance-types.csv; the catalogue adds the priced
 	// types of the instance-label table (TestLabelTableCounts).
 	types, err := ParseInstanceTypes(strings.NewReader(string(instanceTypesCSV)))
@@ -136,8 +143,7 @@ func TestCountsMatchProvenance(t *testing.T) {
 }
 
 func TestTypesSortedAndConsistent(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 	types := c.Types()
 	require.True(t, slices.IsSortedFunc(types, func(a, b *InstanceType) int { return strings.Compare(a.Name, b.Name) }))
 	for i, it := range types {
@@ -159,10 +165,7 @@ func TestTypesSortedAndConsistent(t *testing.T) {
 }
 
 func TestDefaultReturnsIndependentCopies(t *testing.T) {
-	a, err := Default()
-	require.NoError(t, err)
-	b, err := Default()
-	require.NoError(t, err)
+	a, b := defaultCatalog(t), defaultCatalog(t)
 	ta, _ := a.Lookup("m5.large")
 	tb, _ := b.Lookup("m5.large")
 	require.NotSame(t, ta, tb)
@@ -171,8 +174,7 @@ func TestDefaultReturnsIndependentCopies(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 
 	it, ok := c.Lookup("m5.large")
 	require.True(t, ok)
@@ -214,8 +216,7 @@ func TestLookup(t *testing.T) {
 }
 
 func TestOnDemandPrice(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 
 	p, exact, ok := c.OnDemandPrice("us-east-1", "m5.large")
 	require.True(t, ok)
@@ -243,8 +244,7 @@ func TestOnDemandPrice(t *testing.T) {
 }
 
 func TestSpotAdviceAndEstimate(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 
 	a, ok := c.SpotAdvice("us-east-1", "m5.large")
 	require.True(t, ok)

@@ -115,7 +115,7 @@ func TestParseOnDemandPrices(t *testing.T) {
 		"us-west-2": {"m5.large": 0.1},
 	}, got)
 
-	for name, in := range map[string]string{
+	requireParseErrors(t, map[string]string{
 		"empty":          "",
 		"wrong header":   "region,type,price\n",
 		"short row":      odHead + "us-east-1,m5.large\n",
@@ -124,10 +124,17 @@ func TestParseOnDemandPrices(t *testing.T) {
 		"empty region":   odHead + ",m5.large,0.096\n",
 		"empty type":     odHead + "us-east-1,,0.096\n",
 		"duplicate":      odHead + "us-east-1,m5.large,0.096\nus-east-1,m5.large,0.096\n",
-	} {
+	}, ParseOnDemandPrices)
+}
+
+// requireParseErrors parses every bad input (by name): each is an error,
+// never a panic.
+func requireParseErrors[T any](t *testing.T, bad map[string]string, parse func(io.Reader) (T, error)) {
+	t.Helper()
+	for name, in := range bad {
 		t.Run(name, func(t *testing.T) {
 			var err error
-			require.NotPanics(t, func() { _, err = ParseOnDemandPrices(strings.NewReader(in)) })
+			require.NotPanics(t, func() { _, err = parse(strings.NewReader(in)) })
 			require.Error(t, err)
 		})
 	}
@@ -147,7 +154,7 @@ func TestParseSpotAdvisor(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, SpotAdvice{SavingsPct: 0, Band: 0, BandLabel: "<5%"}, got["ca-central-1"]["p5.48xlarge"])
 
-	for name, in := range map[string]string{
+	requireParseErrors(t, map[string]string{
 		"empty":              "",
 		"wrong header":       "region,instance_type,savings,band,label\n",
 		"short row":          spotHead + "us-east-1,m5.large,66,3\n",
@@ -159,13 +166,7 @@ func TestParseSpotAdvisor(t *testing.T) {
 		"empty label":        spotHead + "us-east-1,m5.large,66,3,\n",
 		"inconsistent label": spotHead + "us-east-1,m5.large,66,3,15-20%\nus-east-1,c5.large,59,3,>20%\n",
 		"duplicate":          spotHead + "us-east-1,m5.large,66,3,15-20%\nus-east-1,m5.large,60,3,15-20%\n",
-	} {
-		t.Run(name, func(t *testing.T) {
-			var err error
-			require.NotPanics(t, func() { _, err = ParseSpotAdvisor(strings.NewReader(in)) })
-			require.Error(t, err)
-		})
-	}
+	}, ParseSpotAdvisor)
 }
 
 func TestLoad(t *testing.T) {

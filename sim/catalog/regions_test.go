@@ -10,8 +10,7 @@ import (
 
 // Every region of the embedded Spot Advisor data has zones, and no other.
 func TestZonesOfEveryAdvisorRegion(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 	require.Equal(t, c.Regions(), slices.Sorted(maps.Keys(zoneLetters)))
 	for _, r := range c.Regions() {
 		require.GreaterOrEqual(t, len(Zones(r)), 3, r)

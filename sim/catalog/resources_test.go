@@ -30,8 +30,7 @@ import (
 // not model (reserved ENIs, custom kube-reserved, evictionHard, pods-per-core,
 // Bottlerocket's non-ENI-limited memory overhead, instance-store RAID0).
 func TestAllocatableTable(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 
 	const eph20 = 20 * GiB
 	const ephAlloc = 17 * GiB
@@ -213,8 +212,7 @@ func TestKubeReservedCPU(t *testing.T) {
 }
 
 func TestKubeletOptions(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 	m5, _ := c.Lookup("m5.large")
 
 	t.Run("MaxPods caps pods but not the ENI-based memory reservation", func(t *testing.T) {
@@ -268,8 +266,7 @@ func TestAllocatableClampsAtZero(t *testing.T) {
 }
 
 func TestAllocatableInvariantsAllTypes(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 	for _, it := range c.Types() {
 		capa, alloc := it.Capacity(KubeletOptions{}), it.Allocatable(KubeletOptions{})
 		require.Positive(t, alloc.CPUMilli, it.Name)
@@ -290,8 +287,7 @@ func TestAllocatableInvariantsAllTypes(t *testing.T) {
 // ephemeral-storage and pods with the default options (AL2023, 20 GiB root
 // volume, default kubelet settings).
 func TestAllocatableMatchesReference(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 	checked := 0
 	for _, it := range c.Types() {
 		ref := it.Reference
@@ -328,8 +324,7 @@ func TestAllocatableMatchesReference(t *testing.T) {
 // usual 1Gi kube-reserved and 10% eviction threshold; types without NVMe
 // keep the root volume.
 func TestInstanceStoreRAID0(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 	it, ok := c.Lookup("c6id.2xlarge")
 	require.True(t, ok)
 	require.Equal(t, int64(474), it.LocalNVMeGB)

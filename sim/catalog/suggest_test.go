@@ -7,8 +7,7 @@ import (
 )
 
 func TestSuggest(t *testing.T) {
-	c, err := Default()
-	require.NoError(t, err)
+	c := defaultCatalog(t)
 
 	for _, tc := range []struct {
 		in   string

@@ -61,16 +61,24 @@ func TestCalibrationBandReclaimFraction(t *testing.T) {
 	}
 }
 
+// reclaimMarket is a market with the default reclaim model, shocks
+// included, and unlimited depth (reclaim calibration, not depth), and the
+// spot pools of perBand instance types of every Spot Advisor band.
+func reclaimMarket(t *testing.T, seed uint64, perBand int) (*engine.Engine, *Market, []Offering) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Depth.Unlimited = true
+	eng, m := newTestMarket(t, seed, cfg)
+	bands := typesByBand(t, testCatalog(t), perBand)
+	return eng, m, spotPools(bands[:]...)
+}
+
 var bandLabels = [...]string{"<5%", "5-10%", "10-15%", "15-20%", ">20%"}
 
 // With default correlation, a substantial share of reclaim events take
 // several instances of one pool within 3 minutes.
 func TestCalibrationMultiInstanceReclaims(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Depth.Unlimited = true // reclaim calibration, not depth
-	eng, m := newTestMarket(t, 2, cfg)
-	bands := typesByBand(t, testCatalog(t), 10)
-	pools := spotPools(bands[:]...)
+	eng, m, pools := reclaimMarket(t, 2, 10)
 	// 150 pools of 10 instances, kept at 10 by relaunching, for 180 days.
 	k := newKeeper(t, eng, m, pools, 10)
 	eng.Run(180 * day)
@@ -110,11 +118,7 @@ func TestCalibrationMultiInstanceReclaims(t *testing.T) {
 
 // Pool availability spells are heavy tailed.
 func TestCalibrationSpellsHeavyTailed(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Depth.Unlimited = true // reclaim calibration, not depth
-	eng, m := newTestMarket(t, 3, cfg)
-	bands := typesByBand(t, testCatalog(t), 4)
-	pools := spotPools(bands[:]...)
+	eng, m, pools := reclaimMarket(t, 3, 4)
 	// Probe 60 pools every 30 s for 60 days, as a caller would see them,
 	// shocks included.
 	const step = 30 * time.Second

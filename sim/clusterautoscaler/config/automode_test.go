@@ -31,14 +31,10 @@ autoModeConfig:
 `
 	_, warns, err := compile(t, src)
 	require.NoError(t, err)
-	var msgs []string
-	for _, w := range warns {
-		msgs = append(msgs, w.Error())
-	}
 	require.Equal(t, []string{
 		"cluster.yaml:11: autoModeConfig.enabled: EKS Auto Mode is not simulated: its built-in NodePools (general-purpose, system) launch no nodes here, so pods that only they would host stay Pending (write them as karpenter.sh/v1 NodePools with an EC2NodeClass to simulate them: on-demand, karpenter.k8s.aws/instance-category In [c, m, r], karpenter.k8s.aws/instance-generation Gt 4; general-purpose amd64; system amd64 and arm64 with the taint CriticalAddonsOnly=true:NoSchedule)",
 		"cluster.yaml:2: no managedNodeGroups or nodeGroups: the Cluster Autoscaler has nothing to scale",
-	}, msgs)
+	}, errorTexts(warns))
 
 	// The default pools, one pool, none, and Auto Mode off.
 	for _, tc := range []struct{ cfg, want string }{

@@ -79,9 +79,11 @@ func (dep *Deployment) Options() (Options, error) {
 	return parseFlags(dep.Args, dep.Doc, dep.Path, func(i int) string { return dep.ArgPaths[i] })
 }
 
-// isAutoscalerImage: registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.0,
-// k8s.gcr.io/cluster-autoscaler-amd64@sha256:..., a mirror's copy.
-func isAutoscalerImage(image string) bool {
+// imageName is the last part of an image reference's repository, without
+// the registry, path, tag or digest: cluster-autoscaler for
+// registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.0 or
+// k8s.gcr.io/cluster-autoscaler@sha256:....
+func imageName(image string) string {
 	if i := strings.Index(image, "@"); i >= 0 {
 		image = image[:i]
 	}
@@ -89,6 +91,13 @@ func isAutoscalerImage(image string) bool {
 	if i := strings.Index(name, ":"); i >= 0 {
 		name = name[:i]
 	}
+	return name
+}
+
+// isAutoscalerImage: registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.0,
+// k8s.gcr.io/cluster-autoscaler-amd64@sha256:..., a mirror's copy.
+func isAutoscalerImage(image string) bool {
+	name := imageName(image)
 	switch strings.TrimPrefix(name, "cluster-autoscaler") {
 	case "", "-amd64", "-arm64", "-arm", "-ppc64le", "-s390x":
 		return strings.HasPrefix(name, "cluster-autoscaler")

@@ -8,21 +8,22 @@ import (
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
-func deploymentDoc(t *testing.T, containers string) *manifest.Document {
+// workloadDoc reads one workload (Deployment or DaemonSet) named name in
+// kube-system, labelled app: app, whose pod template has the containers
+// given (YAML list items indented eight spaces).
+func workloadDoc(t *testing.T, file, kind, name, app, containers string) *manifest.Document {
 	t.Helper()
-	docs, err := manifest.ReadBytes("ca.yaml", []byte(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: cluster-autoscaler, namespace: kube-system}
-spec:
-  selector: {matchLabels: {app: ca}}
-  template:
-    metadata: {labels: {app: ca}}
-    spec:
-      containers:
-`+containers))
+	docs, err := manifest.ReadBytes(file, []byte("apiVersion: apps/v1\nkind: "+kind+
+		"\nmetadata: {name: "+name+", namespace: kube-system}\nspec:\n  selector: {matchLabels: {app: "+app+"}}\n"+
+		"  template:\n    metadata: {labels: {app: "+app+"}}\n    spec:\n      containers:\n"+containers))
 	require.NoError(t, err)
 	require.Len(t, docs, 1)
 	return docs[0]
+}
+
+func deploymentDoc(t *testing.T, containers string) *manifest.Document {
+	t.Helper()
+	return workloadDoc(t, "ca.yaml", "Deployment", "cluster-autoscaler", "ca", containers)
 }
 
 func TestFindDeployment(t *testing.T) {

@@ -24,6 +24,15 @@ func compile(t *testing.T, yaml string) ([]NodeGroup, []*manifest.Error, error) 
 	return CompileClusterConfig(docs[0], Env{Catalog: cat, Region: "us-east-1", Zones: testZones})
 }
 
+// errorTexts is the text of every error, in order.
+func errorTexts(errs []*manifest.Error) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	return out
+}
+
 const header = `apiVersion: eksctl.io/v1alpha5
 kind: ClusterConfig
 metadata:
@@ -237,16 +246,12 @@ nodeGroups:
       k8s.io/cluster-autoscaler/node-template/taint/dedicated: gpu
 `)
 	require.NoError(t, err)
-	var msgs []string
-	for _, w := range warns {
-		msgs = append(msgs, w.Error())
-	}
 	require.Equal(t, []string{
 		"cluster.yaml:3: metadata.region: region eu-west-1 differs from the scenario's region us-east-1: the scenario's region is used",
 		`cluster.yaml:10: nodeGroups[0].tags: tag k8s.io/cluster-autoscaler/node-template/taint/dedicated="gpu": the Cluster Autoscaler reads only taint tags whose value is <value>:<Effect> (NoSchedule, PreferNoSchedule or NoExecute), so it ignores this one`,
 		"cluster.yaml:8: nodeGroups[0].labels: while the group is empty the Cluster Autoscaler sees only its ASG tags, which lack the labels accelerator: pods that select them cannot scale it up from zero; set propagateASGTags: true or add k8s.io/cluster-autoscaler/node-template/label/<key> tags",
 		"cluster.yaml:9: nodeGroups[0].taints: while the group is empty the Cluster Autoscaler does not know the taints nvidia.com/gpu (taint tags need the value <value>:<Effect>, which eksctl does not write): it may scale this group up for pods that do not tolerate them",
-	}, msgs)
+	}, errorTexts(warns))
 }
 
 func TestBuildTemplateFromTags(t *testing.T) {

@@ -113,12 +113,5 @@ func FindTerminationHandler(d *manifest.Document) (TerminationHandler, bool) {
 // isTerminationHandlerImage: public.ecr.aws/aws-ec2/aws-node-termination-handler:v1.22.0,
 // amazon/aws-node-termination-handler@sha256:..., a mirror's copy.
 func isTerminationHandlerImage(image string) bool {
-	if i := strings.Index(image, "@"); i >= 0 {
-		image = image[:i]
-	}
-	name := image[strings.LastIndex(image, "/")+1:]
-	if i := strings.Index(name, ":"); i >= 0 {
-		name = name[:i]
-	}
-	return name == "aws-node-termination-handler"
+	return imageName(image) == "aws-node-termination-handler"
 }

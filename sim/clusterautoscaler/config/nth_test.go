@@ -15,21 +15,8 @@ import (
 // and deployment.yaml.
 func TestFindTerminationHandler(t *testing.T) {
 	doc := func(kind, image, env string) *manifest.Document {
-		docs, err := manifest.ReadBytes("nth.yaml", []byte(`apiVersion: apps/v1
-kind: `+kind+`
-metadata: {name: aws-node-termination-handler, namespace: kube-system}
-spec:
-  selector: {matchLabels: {app: nth}}
-  template:
-    metadata: {labels: {app: nth}}
-    spec:
-      containers:
-        - name: aws-node-termination-handler
-          image: `+image+`
-          env:
-`+env))
-		require.NoError(t, err)
-		return docs[0]
+		return workloadDoc(t, "nth.yaml", kind, "aws-node-termination-handler", "nth",
+			"        - name: aws-node-termination-handler\n          image: "+image+"\n          env:\n"+env)
 	}
 	img := "public.ecr.aws/aws-ec2/aws-node-termination-handler:v1.22.0"
 	h, ok := FindTerminationHandler(doc("DaemonSet", img, "            - {name: ENABLE_SPOT_INTERRUPTION_DRAINING, value: \"true\"}\n"))

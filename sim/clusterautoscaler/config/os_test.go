@@ -43,13 +43,9 @@ cluster.yaml:19: managedNodeGroups[0].amiFamily: Windows nodes are not simulated
 
 // Bottlerocket, Amazon Linux and Ubuntu node groups are Linux nodes.
 func TestEksctlLinuxFamilies(t *testing.T) {
-	// from eksctl-io/eksctl examples/20-bottlerocket.yaml, reduced.
-	gs, _, err := compile(t, `apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata:
-  name: cluster-20
-  region: us-east-1
-nodeGroups:
+	// from eksctl-io/eksctl examples/20-bottlerocket.yaml, reduced (the
+	// tests' header stands for its metadata).
+	gs, _, err := compile(t, header+`nodeGroups:
   - name: ng1-public
     instanceType: m5.xlarge
     desiredCapacity: 4

@@ -7,6 +7,41 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// exampleNodeClassSelectors is the role and the discovery-tag subnet and
+// security group selectors that every EC2NodeClass of the
+// aws/karpenter-provider-aws examples/v1/*.yaml writes.
+const exampleNodeClassSelectors = `  role: "KarpenterNodeRole-${CLUSTER_NAME}"
+  subnetSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: "${CLUSTER_NAME}"
+  securityGroupSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: "${CLUSTER_NAME}"
+`
+
+// defaultNodeClass is an EC2NodeClass named default on AL2023, as a second
+// document after a NodePool; the test writes the rest of its spec after it.
+const defaultNodeClass = `---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+`
+
+// seedNodePoolLinux is a NodePool on the default node class whose one
+// requirement the test writes in place of REQ.
+const seedNodePoolLinux = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: np}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - REQ
+` + defaultNodeClass + "  role: r\n"
+
 // from aws/karpenter-provider-aws examples/v1/windows-2022.yaml, reduced.
 const windows2022Example = `apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -32,14 +67,7 @@ kind: EC2NodeClass
 metadata:
   name: windows2022
 spec:
-  role: "KarpenterNodeRole-${CLUSTER_NAME}"
-  subnetSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: "${CLUSTER_NAME}"
-  securityGroupSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: "${CLUSTER_NAME}"
-  amiSelectorTerms:
+` + exampleNodeClassSelectors + `  amiSelectorTerms:
     - alias: windows2022@latest # Windows does not support pinning
 `
 
@@ -81,22 +109,16 @@ windows-2022.yaml:33: spec.amiSelectorTerms[0].alias: Windows nodes are not simu
 	require.Len(t, res.NodePools, 1)
 }
 
-const seedNodePoolLinux = `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: np}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - REQ
----
-apiVersion: karpenter.k8s.aws/v1
+// bottlerocketExample is the EC2NodeClass of aws/karpenter-provider-aws
+// examples/v1/bottlerocket.yaml without its blockDeviceMappings; the tests
+// write the rest of its spec after it.
+const bottlerocketExample = `apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
-metadata: {name: default}
+metadata:
+  name: bottlerocket
 spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: r
+` + exampleNodeClassSelectors + `  amiSelectorTerms:
+    - alias: bottlerocket@latest
 `
 
 // Linux families compile, and the volume that holds ephemeral storage is
@@ -104,21 +126,7 @@ spec:
 func TestLinuxFamiliesAndEphemeralVolume(t *testing.T) {
 	// from aws/karpenter-provider-aws examples/v1/bottlerocket.yaml (the
 	// EC2NodeClass): a 4Gi OS volume and a 20Gi data volume.
-	bottlerocket := `apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: bottlerocket
-spec:
-  role: "KarpenterNodeRole-${CLUSTER_NAME}"
-  subnetSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: "${CLUSTER_NAME}"
-  securityGroupSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: "${CLUSTER_NAME}"
-  amiSelectorTerms:
-    - alias: bottlerocket@latest
-  blockDeviceMappings:
+	bottlerocket := bottlerocketExample + `  blockDeviceMappings:
     - deviceName: /dev/xvda
       ebs:
         volumeType: gp3
@@ -160,15 +168,7 @@ spec:
 func TestBottlerocketKubelet(t *testing.T) {
 	// from aws/karpenter-provider-aws examples/v1/bottlerocket.yaml, with the
 	// kubelet settings of the EC2NodeClass docs (Kubelet section) added.
-	nc := `apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: bottlerocket
-spec:
-  role: "KarpenterNodeRole-${CLUSTER_NAME}"
-  amiSelectorTerms:
-    - alias: bottlerocket@latest
-  kubelet:
+	nc := bottlerocketExample + `  kubelet:
     podsPerCore: 2
     maxPods: 110
     evictionHard:
@@ -187,8 +187,8 @@ spec:
 	require.Equal(t, int64(11*110+255)<<20, k.KubeReserved.MemoryBytes)
 	require.Equal(t, 0.05, k.EvictionMemoryPercent, "evictionSoft's 10% is not passed")
 	require.Equal(t, []string{
-		"nc.yaml:10: spec.kubelet.podsPerCore: Karpenter does not pass podsPerCore to Bottlerocket nodes: ignored",
-		"nc.yaml:14: spec.kubelet.evictionSoft: Karpenter does not pass evictionSoft to Bottlerocket nodes: ignored",
+		"nc.yaml:16: spec.kubelet.podsPerCore: Karpenter does not pass podsPerCore to Bottlerocket nodes: ignored",
+		"nc.yaml:20: spec.kubelet.evictionSoft: Karpenter does not pass evictionSoft to Bottlerocket nodes: ignored",
 	}, warningTexts(res))
 
 	res, _, err = compileYAML(t, "nc.yaml", strings.Replace(nc, "bottlerocket@latest", "al2023@latest", 1))

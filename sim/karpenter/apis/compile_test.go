@@ -114,13 +114,7 @@ spec:
   disruption:
     consolidationPolicy: WhenEmpty
     consolidateAfter: 30s
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: "KarpenterNodeRole-${CLUSTER_NAME}"
+`+defaultNodeClass+`  role: "KarpenterNodeRole-${CLUSTER_NAME}"
   subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]
   securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]
   kubelet: {maxPods: 58, kubeReserved: {cpu: 100m}}
