@@ -20,16 +20,24 @@ func TestBadInputCatalogue(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			_, stderr, code := sim(t, "run", f)
 			require.Equal(t, 1, code, "bad input is an error (exit 1), never a run")
-			golden := strings.TrimSuffix(f, ".yaml") + ".err"
-			if *update {
-				require.NoError(t, os.WriteFile(golden, []byte(stderr), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
-			require.Equal(t, string(want), stderr)
-			require.NotContains(t, stderr, "panic")
+			requireBadInputMessage(t, f, stderr)
 		})
 	}
+}
+
+// requireBadInputMessage checks the messages of the bad input file f
+// against its golden f.err (written with -update); they never tell of a
+// panic.
+func requireBadInputMessage(t *testing.T, f, stderr string) {
+	t.Helper()
+	golden := strings.TrimSuffix(f, ".yaml") + ".err"
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(stderr), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	require.Equal(t, string(want), stderr)
+	require.NotContains(t, stderr, "panic")
 }
 
 func TestUnwritableOutputs(t *testing.T) {

@@ -77,9 +77,7 @@ type nodeClaim struct {
 func TestWriteStateDecodesStrictly(t *testing.T) {
 	for _, name := range scenarios.Names() {
 		t.Run(name, func(t *testing.T) {
-			file, _ := scenarios.File(name)
-			sc, err := scenario.LoadFS(scenarios.FS, file)
-			require.NoError(t, err)
+			sc := load(t, name)
 			checkDump(t, sc)
 		})
 	}
