@@ -286,6 +286,17 @@ nodeGroups:
 	require.Equal(t, "ng-1", sc.NodeGroups[0].Name)
 }
 
+// webSpec is the spec of the Deployment web in namespace shop and of its
+// ReplicaSet (which copies the Deployment's pod template).
+const webSpec = `  spec:
+    replicas: 3
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
+`
+
 // exportedPod is a running Pod of namespace shop as kubectl exports it in a
 // List's items, bound to node and controlled by its owner; spec adds lines
 // to its spec.
@@ -329,27 +340,13 @@ items:
 - apiVersion: apps/v1
   kind: Deployment
   metadata: {name: web, namespace: shop}
-  spec:
-    replicas: 3
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
-- apiVersion: apps/v1
+` + webSpec + `- apiVersion: apps/v1
   kind: ReplicaSet
   metadata:
     name: web-5d8f
     namespace: shop
     ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, controller: true}]
-  spec:
-    replicas: 3
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers: [{name: web, image: nginx}]
-` +
+` + webSpec +
 		exportedPod("web-5d8f-a", "apps/v1", "ReplicaSet", "web-5d8f", "odd", "") +
 		exportedPod("web-5d8f-b", "apps/v1", "ReplicaSet", "web-5d8f", "gone", "") +
 		exportedPod("api-0", "apps/v1", "StatefulSet", "api", "odd", "") +
