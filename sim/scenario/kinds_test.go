@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,24 +128,28 @@ func TestAutoscalerDeploymentConfiguresCA(t *testing.T) {
 // TestAutoscalerDeploymentBadFlag: a wrong flag in the Deployment is an
 // error at its command entry.
 func TestAutoscalerDeploymentBadFlag(t *testing.T) {
-	dep := `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: cluster-autoscaler, namespace: kube-system}
-spec:
-  selector: {matchLabels: {app: ca}}
-  template:
-    metadata: {labels: {app: ca}}
-    spec:
-      containers:
-        - name: cluster-autoscaler
-          image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.0
-          command: [./cluster-autoscaler]
-          args: [--cloud-provider=aws, --expandr=least-waste]
-`
-	fsys := fstest.MapFS{"s.yaml": {Data: []byte(minimal + "---\n" + dep)}}
-	_, err := LoadFS(fsys, "s.yaml")
+	dir := copyCADeployment(t, func(f string, b []byte) []byte {
+		if f != "cluster-autoscaler-autodiscover.yaml" {
+			return b
+		}
+		return bytes.Replace(b, []byte("--expander=least-waste"), []byte("--expandr=least-waste"), 1)
+	})
+	_, err := LoadFile(filepath.Join(dir, "scenario.yaml"))
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "s.yaml:19: spec.template.spec.containers[0].args[1]: unknown Cluster Autoscaler flag --expandr; did you mean --expander?")
+	require.Contains(t, err.Error(), "cluster-autoscaler-autodiscover.yaml:66: spec.template.spec.containers[0].command[5]: unknown Cluster Autoscaler flag --expandr; did you mean --expander?")
+}
+
+// copyCADeployment copies testdata/ca-deployment to a temporary folder,
+// each file as edit makes it, and returns the folder.
+func copyCADeployment(t *testing.T, edit func(f string, b []byte) []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"cluster.yaml", "cluster-autoscaler-autodiscover.yaml", "scenario.yaml"} {
+		b, err := os.ReadFile(filepath.Join("testdata/ca-deployment", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), edit(f, b), 0o644))
+	}
+	return dir
 }
 
 // TestIdenticalCopyReadOnce: Karpenter's examples each carry the same
@@ -206,15 +211,12 @@ spec:
 // TestAutoscalerDeploymentIsNoWorkload: a spec.workloads entry for the
 // Cluster Autoscaler's Deployment says why there is no such workload.
 func TestAutoscalerDeploymentIsNoWorkload(t *testing.T) {
-	dir := t.TempDir()
-	for _, f := range []string{"cluster.yaml", "cluster-autoscaler-autodiscover.yaml", "scenario.yaml"} {
-		b, err := os.ReadFile(filepath.Join("testdata/ca-deployment", f))
-		require.NoError(t, err)
+	dir := copyCADeployment(t, func(f string, b []byte) []byte {
 		if f == "scenario.yaml" {
 			b = append(b, "  workloads:\n    - {ref: Deployment/kube-system/cluster-autoscaler, replicas: [{at: 0s, count: 1}]}\n"...)
 		}
-		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
-	}
+		return b
+	})
 	_, err := LoadFile(filepath.Join(dir, "scenario.yaml"))
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "scenario.yaml:11: spec.workloads[0].ref: Deployment/kube-system/cluster-autoscaler runs the Cluster Autoscaler (")
