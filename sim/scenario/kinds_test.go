@@ -178,34 +178,11 @@ func TestIdenticalCopyReadOnce(t *testing.T) {
 // TestOverrideNodePoolReplacesProvisioner: the migration comparison, a
 // karpenter.sh/v1 NodePool replacing the legacy Provisioner of its name.
 func TestOverrideNodePoolReplacesProvisioner(t *testing.T) {
-	dir := t.TempDir()
-	base := minimal + `---
-apiVersion: karpenter.sh/v1alpha5
-kind: Provisioner
-metadata: {name: default}
-spec:
-  requirements:
-    - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
-  ttlSecondsAfterEmpty: 30
-`
-	override := `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
-  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
-`
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(base), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "v1.yaml"), []byte(override), 0o644))
-	sc, err := LoadFile(filepath.Join(dir, "base.yaml"), filepath.Join(dir, "v1.yaml"))
+	sc, err := LoadFile("testdata/migration/scenario.yaml", "testdata/migration/v1.yaml")
 	require.NoError(t, err)
 	require.Len(t, sc.NodePools, 1)
 	require.Equal(t, "karpenter.sh/v1 NodePool", sc.NodePools[0].Source)
-	require.Contains(t, warningsOf(sc), "v1.yaml:1: NodePool/default replaces the karpenter.sh/v1alpha5 Provisioner at "+filepath.Join(dir, "base.yaml")+":7")
+	require.Contains(t, warningsOf(sc), "testdata/migration/v1.yaml:1: NodePool/default replaces the karpenter.sh/v1alpha5 Provisioner at testdata/migration/scenario.yaml:7")
 }
 
 // TestAutoscalerDeploymentIsNoWorkload: a spec.workloads entry for the
