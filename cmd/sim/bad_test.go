@@ -13,13 +13,25 @@ import (
 // the exact error a user sees (testdata/bad/NAME.err; regenerate with
 // -update after a deliberate change and read the diff).
 func TestBadInputCatalogue(t *testing.T) {
-	files, err := filepath.Glob("testdata/bad/*.yaml")
+	forEachBadInput(t, "testdata/bad/*.yaml", func(t *testing.T, f string) string {
+		_, stderr, code := sim(t, "run", f)
+		require.Equal(t, 1, code, "bad input is an error (exit 1), never a run")
+		return stderr
+	})
+}
+
+// forEachBadInput runs check, in a subtest, on every file the glob matches
+// (there must be some) and pins the messages check returns against the
+// file's golden NAME.err (written with -update); they never tell of a
+// panic.
+func forEachBadInput(t *testing.T, glob string, check func(t *testing.T, f string) (stderr string)) {
+	t.Helper()
+	files, err := filepath.Glob(glob)
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			_, stderr, code := sim(t, "run", f)
-			require.Equal(t, 1, code, "bad input is an error (exit 1), never a run")
+			stderr := check(t, f)
 			golden := strings.TrimSuffix(f, ".yaml") + ".err"
 			if *update {
 				require.NoError(t, os.WriteFile(golden, []byte(stderr), 0o644))

@@ -294,6 +294,38 @@ nodeGroups:
 	require.Contains(t, strings.Join(lines, "\n"), "node group ng-1: desiredCapacity set to 1, its 0 node(s) in the export (within minSize and maxSize): the group adopts them")
 }
 
+// webSpec is the spec of the Deployment web in namespace shop and of its
+// ReplicaSet (which copies the Deployment's pod template).
+const webSpec = `  spec:
+    replicas: 3
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
+`
+
+// exportedPod is a running Pod of namespace shop as kubectl exports it in a
+// List's items, bound to node and controlled by its owner; spec adds lines
+// to its spec.
+func exportedPod(name, ownerAPIVersion, ownerKind, owner, node, spec string) string {
+	return fmt.Sprintf(`- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: %s
+    namespace: shop
+    ownerReferences:
+    - apiVersion: %s
+      kind: %s
+      name: %s
+      controller: true
+  spec:
+    nodeName: %s
+%s  status:
+    phase: Running
+`, name, ownerAPIVersion, ownerKind, owner, node, spec)
+}
+
 // What cannot be placed as it was is reported, one line each with the
 // file and the object, saying what was done.
 func TestUnplaceable(t *testing.T) {
@@ -316,84 +348,17 @@ items:
 - apiVersion: apps/v1
   kind: Deployment
   metadata: {name: web, namespace: shop}
-  spec:
-    replicas: 3
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
-- apiVersion: apps/v1
+` + webSpec + `- apiVersion: apps/v1
   kind: ReplicaSet
   metadata:
     name: web-5d8f
     namespace: shop
     ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, controller: true}]
-  spec:
-    replicas: 3
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers: [{name: web, image: nginx}]
-- apiVersion: v1
-  kind: Pod
-  metadata:
-    name: web-5d8f-a
-    namespace: shop
-    ownerReferences:
-    - apiVersion: apps/v1
-      kind: ReplicaSet
-      name: web-5d8f
-      controller: true
-  spec:
-    nodeName: odd
-  status:
-    phase: Running
-- apiVersion: v1
-  kind: Pod
-  metadata:
-    name: web-5d8f-b
-    namespace: shop
-    ownerReferences:
-    - apiVersion: apps/v1
-      kind: ReplicaSet
-      name: web-5d8f
-      controller: true
-  spec:
-    nodeName: gone
-  status:
-    phase: Running
-- apiVersion: v1
-  kind: Pod
-  metadata:
-    name: api-0
-    namespace: shop
-    ownerReferences:
-    - apiVersion: apps/v1
-      kind: StatefulSet
-      name: api
-      controller: true
-  spec:
-    nodeName: odd
-  status:
-    phase: Running
-- apiVersion: v1
-  kind: Pod
-  metadata:
-    name: canary-x
-    namespace: shop
-    ownerReferences:
-    - apiVersion: argoproj.io/v1alpha1
-      kind: Rollout
-      name: canary
-      controller: true
-  spec:
-    nodeName: win
-    containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
-  status:
-    phase: Running
-kind: List
+` + webSpec +
+		exportedPod("web-5d8f-a", "apps/v1", "ReplicaSet", "web-5d8f", "odd", "") +
+		exportedPod("web-5d8f-b", "apps/v1", "ReplicaSet", "web-5d8f", "gone", "") +
+		exportedPod("api-0", "apps/v1", "StatefulSet", "api", "odd", "") +
+		exportedPod("canary-x", "argoproj.io/v1alpha1", "Rollout", "canary", "win", "    containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]\n") + `kind: List
 metadata:
   resourceVersion: ""
 `

@@ -24,9 +24,7 @@ spec:
           - {name: hello, image: busybox:1.28, resources: {requests: {cpu: 100m}}}
           restartPolicy: OnFailure
 `
-	r := check(t, header+"  staticNodes:\n    - {name: db, instanceType: m5.large, count: 1, taints: [{key: dedicated, value: db, effect: NoSchedule}]}\n", cron)
-	fs := findingsOf(r, KindUnhostable)
-	require.Len(t, fs, 1)
-	require.Equal(t, "CronJob/default/hello", fs[0].Workload)
-	require.Equal(t, "spec.jobTemplate.spec.template.spec", fs[0].Path)
+	_, f := oneUnhostable(t, dbOnly, cron)
+	require.Equal(t, "CronJob/default/hello", f.Workload)
+	require.Equal(t, "spec.jobTemplate.spec.template.spec", f.Path)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/statedump"
 	"github.com/clustersim/clustersim/sim/workload"
 )
 
@@ -153,7 +154,7 @@ func (c *checker) checkUnhostable(r *row) {
 		if ls := c.landings(fr); len(ls) > 0 {
 			c.add(c.workloadFinding(r.w, Warning, KindUnhostable,
 				fmt.Sprintf("no capacity source can host %s as written; only its resubmitted pods can run (on %s), so every pod waits %s first",
-					w.Ref(), strings.Join(ids(ls), ", "), fmtDuration(w.Fallback.After)), fix, nil))
+					w.Ref(), strings.Join(ids(ls), ", "), statedump.Duration(w.Fallback.After)), fix, nil))
 			return
 		}
 	}
@@ -193,9 +194,9 @@ func (c *checker) checkSpotOnly(r *row, hosts []landing) {
 	fbNote := ""
 	if fr := c.fbRow[r.w]; fr != nil {
 		if od := onDemandHosts(c.landings(fr)); len(od) > 0 {
-			fallbacks = append(fallbacks, fmt.Sprintf("its resubmit fallback (after %s) can land on %s", fmtDuration(w.Fallback.After), strings.Join(ids(od), ", ")))
+			fallbacks = append(fallbacks, fmt.Sprintf("its resubmit fallback (after %s) can land on %s", statedump.Duration(w.Fallback.After), strings.Join(ids(od), ", ")))
 		} else {
-			fbNote = fmt.Sprintf("; its resubmit fallback (after %s) cannot land on on-demand capacity either", fmtDuration(w.Fallback.After))
+			fbNote = fmt.Sprintf("; its resubmit fallback (after %s) cannot land on on-demand capacity either", statedump.Duration(w.Fallback.After))
 		}
 	}
 	if t := c.twin(r.w); t >= 0 {

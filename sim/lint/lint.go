@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler"
@@ -14,6 +13,7 @@ import (
 	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/spotmarket"
+	"github.com/clustersim/clustersim/sim/statedump"
 	"github.com/clustersim/clustersim/sim/workload"
 )
 
@@ -334,7 +334,7 @@ func (c *checker) buildRows() {
 		c.rows = append(c.rows, r)
 		c.byW[i] = r
 		if fb := w.Fallback; fb != nil && fb.Pod != nil {
-			v := "resubmit after " + fmtDuration(fb.After)
+			v := "resubmit after " + statedump.Duration(fb.After)
 			fr := &row{w: i, spec: fb.Pod, variant: v}
 			c.rows = append(c.rows, fr)
 			c.fbRow[i] = fr
@@ -406,18 +406,6 @@ func (c *checker) noGrowth(g *clusterautoscaler.LintGroup) string {
 func (c *checker) internal(what string, err error) {
 	c.failed = append(c.failed, Finding{Severity: Error, Kind: KindInvalid, Message: fmt.Sprintf("cannot check %s: %v", what, err),
 		Fix: "fix the error above; sim run reports it too"})
-}
-
-// fmtDuration is a duration without zero units: 5m, 1h30m, 90s -> 1m30s.
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 func uniqueSorted(s []string) []string {

@@ -160,8 +160,7 @@ func TestReasons(t *testing.T) {
 		{
 			name: "taint of a static pool", source: "StaticPool/db", kind: "taint",
 			reason: "untolerated taint dedicated=db:NoSchedule",
-			docs: []string{staticPools("    - {name: db, instanceType: m5.large, count: 2, taints: [{key: dedicated, value: db, effect: NoSchedule}]}\n"),
-				deployment("web", "500m", "")},
+			docs:   []string{dbOnly, deployment("web", "500m", "")},
 		},
 		{
 			name: "nodeSelector on a label a static pool lacks", source: "StaticPool/core", kind: "label",
@@ -491,13 +490,22 @@ func TestCanLandAndProvisions(t *testing.T) {
 	}, r.Sources)
 }
 
-func TestUnhostable(t *testing.T) {
-	docs := []string{header + "  staticNodes:\n    - {name: db, instanceType: m5.large, count: 2, taints: [{key: dedicated, value: db, effect: NoSchedule}]}\n",
-		deployment("web", "500m", "")}
+// dbOnly is a scenario whose only capacity is a static pool tainted
+// dedicated=db:NoSchedule.
+const dbOnly = header + "  staticNodes:\n    - {name: db, instanceType: m5.large, count: 2, taints: [{key: dedicated, value: db, effect: NoSchedule}]}\n"
+
+// oneUnhostable checks docs and returns the report and its finding of an
+// unhostable workload, which must be the only one.
+func oneUnhostable(t *testing.T, docs ...string) (Result, Finding) {
+	t.Helper()
 	r := check(t, docs...)
 	fs := findingsOf(r, KindUnhostable)
 	require.Len(t, fs, 1)
-	f := fs[0]
+	return r, fs[0]
+}
+
+func TestUnhostable(t *testing.T) {
+	r, f := oneUnhostable(t, dbOnly, deployment("web", "500m", ""))
 	require.Equal(t, Error, f.Severity)
 	require.Equal(t, "Deployment/default/web", f.Workload)
 	require.Equal(t, "no capacity source can ever host Deployment/default/web: its pods are stranded by construction", f.Message)

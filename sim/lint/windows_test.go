@@ -12,18 +12,12 @@ import (
 func TestWindowsWorkloadUnhostable(t *testing.T) {
 	// As in kubernetes/website content/en/examples/windows/simple-pod.yaml
 	// (an IIS pod): a nodeSelector kubernetes.io/os: windows.
-	docs := []string{header + "  staticNodes:\n    - {name: db, instanceType: m5.large, count: 2, taints: [{key: dedicated, value: db, effect: NoSchedule}]}\n",
-		deployment("iis", "500m", "      nodeSelector: {kubernetes.io/os: windows}\n")}
-	r := check(t, docs...)
-	fs := findingsOf(r, KindUnhostable)
-	require.Len(t, fs, 1)
-	require.Equal(t, "Deployment/default/iis needs Windows nodes (kubernetes.io/os), which are not simulated: its pods stay Pending", fs[0].Message)
-	require.Equal(t, "leave it out of the simulated manifests (Windows node groups and NodePools are refused too)", fs[0].Fix)
+	_, f := oneUnhostable(t, dbOnly, deployment("iis", "500m", "      nodeSelector: {kubernetes.io/os: windows}\n"))
+	require.Equal(t, "Deployment/default/iis needs Windows nodes (kubernetes.io/os), which are not simulated: its pods stay Pending", f.Message)
+	require.Equal(t, "leave it out of the simulated manifests (Windows node groups and NodePools are refused too)", f.Fix)
 
 	// Required node affinity that excludes linux in every term.
 	aff := "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n              - matchExpressions: [{key: kubernetes.io/os, operator: NotIn, values: [linux]}]\n"
-	r = check(t, header+"  staticNodes:\n    - {name: a, instanceType: m5.large, count: 1}\n", deployment("iis", "500m", aff))
-	fs = findingsOf(r, KindUnhostable)
-	require.Len(t, fs, 1)
-	require.Contains(t, fs[0].Message, "needs Windows nodes")
+	_, f = oneUnhostable(t, header+"  staticNodes:\n    - {name: a, instanceType: m5.large, count: 1}\n", deployment("iis", "500m", aff))
+	require.Contains(t, f.Message, "needs Windows nodes")
 }

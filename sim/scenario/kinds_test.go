@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,24 +128,28 @@ func TestAutoscalerDeploymentConfiguresCA(t *testing.T) {
 // TestAutoscalerDeploymentBadFlag: a wrong flag in the Deployment is an
 // error at its command entry.
 func TestAutoscalerDeploymentBadFlag(t *testing.T) {
-	dep := `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: cluster-autoscaler, namespace: kube-system}
-spec:
-  selector: {matchLabels: {app: ca}}
-  template:
-    metadata: {labels: {app: ca}}
-    spec:
-      containers:
-        - name: cluster-autoscaler
-          image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.0
-          command: [./cluster-autoscaler]
-          args: [--cloud-provider=aws, --expandr=least-waste]
-`
-	fsys := fstest.MapFS{"s.yaml": {Data: []byte(minimal + "---\n" + dep)}}
-	_, err := LoadFS(fsys, "s.yaml")
+	dir := copyCADeployment(t, func(f string, b []byte) []byte {
+		if f != "cluster-autoscaler-autodiscover.yaml" {
+			return b
+		}
+		return bytes.Replace(b, []byte("--expander=least-waste"), []byte("--expandr=least-waste"), 1)
+	})
+	_, err := LoadFile(filepath.Join(dir, "scenario.yaml"))
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "s.yaml:19: spec.template.spec.containers[0].args[1]: unknown Cluster Autoscaler flag --expandr; did you mean --expander?")
+	require.Contains(t, err.Error(), "cluster-autoscaler-autodiscover.yaml:66: spec.template.spec.containers[0].command[5]: unknown Cluster Autoscaler flag --expandr; did you mean --expander?")
+}
+
+// copyCADeployment copies testdata/ca-deployment to a temporary folder,
+// each file as edit makes it, and returns the folder.
+func copyCADeployment(t *testing.T, edit func(f string, b []byte) []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"cluster.yaml", "cluster-autoscaler-autodiscover.yaml", "scenario.yaml"} {
+		b, err := os.ReadFile(filepath.Join("testdata/ca-deployment", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), edit(f, b), 0o644))
+	}
+	return dir
 }
 
 // TestIdenticalCopyReadOnce: Karpenter's examples each carry the same
@@ -173,48 +178,22 @@ func TestIdenticalCopyReadOnce(t *testing.T) {
 // TestOverrideNodePoolReplacesProvisioner: the migration comparison, a
 // karpenter.sh/v1 NodePool replacing the legacy Provisioner of its name.
 func TestOverrideNodePoolReplacesProvisioner(t *testing.T) {
-	dir := t.TempDir()
-	base := minimal + `---
-apiVersion: karpenter.sh/v1alpha5
-kind: Provisioner
-metadata: {name: default}
-spec:
-  requirements:
-    - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
-  ttlSecondsAfterEmpty: 30
-`
-	override := `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
-  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
-`
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(base), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "v1.yaml"), []byte(override), 0o644))
-	sc, err := LoadFile(filepath.Join(dir, "base.yaml"), filepath.Join(dir, "v1.yaml"))
+	sc, err := LoadFile("testdata/migration/scenario.yaml", "testdata/migration/v1.yaml")
 	require.NoError(t, err)
 	require.Len(t, sc.NodePools, 1)
 	require.Equal(t, "karpenter.sh/v1 NodePool", sc.NodePools[0].Source)
-	require.Contains(t, warningsOf(sc), "v1.yaml:1: NodePool/default replaces the karpenter.sh/v1alpha5 Provisioner at "+filepath.Join(dir, "base.yaml")+":7")
+	require.Contains(t, warningsOf(sc), "testdata/migration/v1.yaml:1: NodePool/default replaces the karpenter.sh/v1alpha5 Provisioner at testdata/migration/scenario.yaml:7")
 }
 
 // TestAutoscalerDeploymentIsNoWorkload: a spec.workloads entry for the
 // Cluster Autoscaler's Deployment says why there is no such workload.
 func TestAutoscalerDeploymentIsNoWorkload(t *testing.T) {
-	dir := t.TempDir()
-	for _, f := range []string{"cluster.yaml", "cluster-autoscaler-autodiscover.yaml", "scenario.yaml"} {
-		b, err := os.ReadFile(filepath.Join("testdata/ca-deployment", f))
-		require.NoError(t, err)
+	dir := copyCADeployment(t, func(f string, b []byte) []byte {
 		if f == "scenario.yaml" {
 			b = append(b, "  workloads:\n    - {ref: Deployment/kube-system/cluster-autoscaler, replicas: [{at: 0s, count: 1}]}\n"...)
 		}
-		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
-	}
+		return b
+	})
 	_, err := LoadFile(filepath.Join(dir, "scenario.yaml"))
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "scenario.yaml:11: spec.workloads[0].ref: Deployment/kube-system/cluster-autoscaler runs the Cluster Autoscaler (")

@@ -214,43 +214,44 @@ func (l *loader) includeAll(path string, top []*manifest.Document) {
 // includeFiles reads manifest files and folders on disk as includes.
 func (l *loader) includeFiles(paths []string) {
 	for _, p := range paths {
-		if !(diskSource{}).exists(p) {
-			l.fail(&manifest.Error{File: p, Msg: "no such file or folder", Hint: "give a manifest file or a folder of them"})
-			continue
-		}
-		docs, err := manifest.ReadPath(p)
-		if err != nil {
-			l.failErr(err)
-			continue
-		}
-		for _, d := range docs {
-			if d.Kind == Kind {
-				l.fail(d.Errorf("kind", "lint a scenario file as sim lint FILE, without -f", "a Scenario document among manifests"))
-				continue
-			}
+		for _, d := range l.readObjects(p, "no such file or folder", "give a manifest file or a folder of them",
+			"lint a scenario file as sim lint FILE, without -f", "a Scenario document among manifests") {
 			l.addObject(d)
 		}
 	}
+}
+
+// readObjects reads a manifest file or folder on disk and returns its
+// Kubernetes objects. A missing path, a read error and every Scenario
+// document in it are reported (with the messages and hints given) and
+// skipped.
+func (l *loader) readObjects(p, missingMsg, missingHint, scenarioHint, scenarioMsg string) []*manifest.Document {
+	if !(diskSource{}).exists(p) {
+		l.fail(&manifest.Error{File: p, Msg: missingMsg, Hint: missingHint})
+		return nil
+	}
+	docs, err := manifest.ReadPath(p)
+	if err != nil {
+		l.failErr(err)
+		return nil
+	}
+	var objects []*manifest.Document
+	for _, d := range docs {
+		if d.Kind == Kind {
+			l.fail(d.Errorf("kind", scenarioHint, "%s", scenarioMsg))
+			continue
+		}
+		objects = append(objects, d)
+	}
+	return objects
 }
 
 // override reads override files: each object replaces the scenario's object
 // with the same reference, or is added.
 func (l *loader) override(paths []string) {
 	for _, p := range paths {
-		if !(diskSource{}).exists(p) {
-			l.fail(&manifest.Error{File: p, Msg: "no such override file", Hint: "give a manifest file whose objects replace the scenario's"})
-			continue
-		}
-		docs, err := manifest.ReadPath(p)
-		if err != nil {
-			l.failErr(err)
-			continue
-		}
-		for _, d := range docs {
-			if d.Kind == Kind {
-				l.fail(d.Errorf("kind", "an override holds Kubernetes objects only", "a Scenario document in an override file"))
-				continue
-			}
+		for _, d := range l.readObjects(p, "no such override file", "give a manifest file whose objects replace the scenario's",
+			"an override holds Kubernetes objects only", "a Scenario document in an override file") {
 			if _, ok := caconfig.FindDeployment(d); ok && l.caDeployment != nil {
 				prev := l.caDeployment.Doc
 				l.caDeployment = nil

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,23 +10,7 @@ import (
 
 // startOnBase has two Node manifests (as sim import writes them) and a
 // Deployment of 3 replicas.
-const startOnBase = `---
-apiVersion: v1
-kind: Node
-metadata:
-  name: n1
-  labels: {node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a}
-status:
-  allocatable: {cpu: 1930m, memory: 7220Mi, pods: "29"}
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: n2
-  labels: {node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1b}
-status:
-  allocatable: {cpu: 1930m, memory: 7220Mi, pods: "29"}
----
+var startOnBase = importedNode("n1", "us-east-1a") + importedNode("n2", "us-east-1b") + `---
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
@@ -37,6 +22,19 @@ spec:
     spec:
       containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
 `
+
+// importedNode is an m5.large Node manifest as sim import writes it.
+func importedNode(name, zone string) string {
+	return fmt.Sprintf(`---
+apiVersion: v1
+kind: Node
+metadata:
+  name: %s
+  labels: {node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: %s}
+status:
+  allocatable: {cpu: 1930m, memory: 7220Mi, pods: "29"}
+`, name, zone)
+}
 
 func TestStartOn(t *testing.T) {
 	sc, err := loadString(t, minimal+"  workloads: [{ref: Deployment/web, startOn: [n1, n2, \"\"]}]\n"+startOnBase)

@@ -77,9 +77,7 @@ type nodeClaim struct {
 func TestWriteStateDecodesStrictly(t *testing.T) {
 	for _, name := range scenarios.Names() {
 		t.Run(name, func(t *testing.T) {
-			file, _ := scenarios.File(name)
-			sc, err := scenario.LoadFS(scenarios.FS, file)
-			require.NoError(t, err)
+			sc := load(t, name)
 			checkDump(t, sc)
 		})
 	}
@@ -134,8 +132,7 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 		kinds[d.Kind]++
 		switch d.Kind {
 		case "Node":
-			var n corev1.Node
-			require.NoError(t, d.Decode(&n))
+			n := decodeAs[corev1.Node](t, d)
 			want := wantNodes[n.Name]
 			require.NotNil(t, want, "node %s is not in the cluster", n.Name)
 			gotNodes[n.Name] = true
@@ -154,8 +151,7 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 				require.Equal(t, want.OwnerName, n.Labels["karpenter.sh/nodepool"])
 			}
 		case "Pod":
-			var p corev1.Pod
-			require.NoError(t, d.Decode(&p))
+			p := decodeAs[corev1.Pod](t, d)
 			key := p.Namespace + "/" + p.Name
 			want, ok := wantPods[key]
 			require.True(t, ok, "pod %s is not live in the cluster", key)
@@ -167,27 +163,21 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 			require.False(t, counted, "pods is not a request")
 			requireSameSpec(t, cl, specs[key], &p)
 		case "Deployment":
-			var o appsv1.Deployment
-			require.NoError(t, d.Decode(&o))
+			o := decodeAs[appsv1.Deployment](t, d)
 			require.NotNil(t, o.Spec.Replicas)
 		case "ReplicaSet":
-			var o appsv1.ReplicaSet
-			require.NoError(t, d.Decode(&o))
+			o := decodeAs[appsv1.ReplicaSet](t, d)
 			require.Len(t, o.OwnerReferences, 1)
 			require.Equal(t, "Deployment", o.OwnerReferences[0].Kind)
 		case "StatefulSet":
-			var o appsv1.StatefulSet
-			require.NoError(t, d.Decode(&o))
+			decodeAs[appsv1.StatefulSet](t, d)
 		case "DaemonSet":
-			var o appsv1.DaemonSet
-			require.NoError(t, d.Decode(&o))
+			decodeAs[appsv1.DaemonSet](t, d)
 		case "Job":
-			var o batchv1.Job
-			require.NoError(t, d.Decode(&o))
+			o := decodeAs[batchv1.Job](t, d)
 			require.NotNil(t, o.Spec.Completions)
 		case "NodeClaim":
-			var o nodeClaim
-			require.NoError(t, d.Decode(&o))
+			o := decodeAs[nodeClaim](t, d)
 			want := wantNodes[o.Name]
 			require.NotNil(t, want)
 			require.Equal(t, cluster.OwnedByKarpenter, want.Owner)
@@ -200,12 +190,10 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 		case "NodePool":
 			pools = append(pools, d)
 		case "HorizontalPodAutoscaler":
-			var o autoscalingv2.HorizontalPodAutoscaler
-			require.NoError(t, d.Decode(&o))
+			o := decodeAs[autoscalingv2.HorizontalPodAutoscaler](t, d)
 			require.Positive(t, o.Spec.MaxReplicas)
 		case "PodDisruptionBudget":
-			var o policyv1.PodDisruptionBudget
-			require.NoError(t, d.Decode(&o))
+			o := decodeAs[policyv1.PodDisruptionBudget](t, d)
 			require.True(t, (o.Spec.MinAvailable == nil) != (o.Spec.MaxUnavailable == nil))
 		default:
 			t.Fatalf("unexpected kind %s", d.Kind)
@@ -309,15 +297,13 @@ func TestWriteStateTerminatingAndLaunching(t *testing.T) {
 		for _, d := range docs {
 			switch {
 			case d.Kind == "Pod" && pod != "" && d.Namespace+"/"+d.Name == pod:
-				var p corev1.Pod
-				require.NoError(t, d.Decode(&p))
+				p := decodeAs[corev1.Pod](t, d)
 				require.NotNil(t, p.DeletionTimestamp)
 				require.Equal(t, sc.KarpenterSettings.Epoch.Add(at).Unix(), p.DeletionTimestamp.Unix())
 				require.NotNil(t, p.DeletionGracePeriodSeconds)
 				terminating = true
 			case d.Kind == "Node" && node != "" && d.Name == node:
-				var n corev1.Node
-				require.NoError(t, d.Decode(&n))
+				n := decodeAs[corev1.Node](t, d)
 				require.Equal(t, corev1.ConditionFalse, n.Status.Conditions[0].Status)
 				require.Contains(t, n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 				launching = true
@@ -326,4 +312,12 @@ func TestWriteStateTerminatingAndLaunching(t *testing.T) {
 	}
 	require.True(t, terminating, "a terminating pod was seen")
 	require.True(t, launching, "a launching node was seen")
+}
+
+// decodeAs decodes d strictly into a T.
+func decodeAs[T any](t *testing.T, d *manifest.Document) T {
+	t.Helper()
+	var o T
+	require.NoError(t, d.Decode(&o))
+	return o
 }

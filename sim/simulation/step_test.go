@@ -10,7 +10,6 @@ import (
 	"github.com/clustersim/clustersim/sim/clusterautoscaler"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter"
-	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
 )
 
@@ -21,9 +20,7 @@ import (
 func TestSteppedRunMatchesRun(t *testing.T) {
 	for _, name := range scenarios.Names() {
 		t.Run(name, func(t *testing.T) {
-			file, _ := scenarios.File(name)
-			sc, err := scenario.LoadFS(scenarios.FS, file)
-			require.NoError(t, err)
+			sc := load(t, name)
 			whole, err := simulation.Run(sc, simulation.Options{Check: true})
 			require.NoError(t, err)
 			want, err := whole.JSON()
@@ -61,9 +58,7 @@ func TestModelSectionsFollowTheWiring(t *testing.T) {
 		"ca-priority-fallback": {clusterautoscaler.ReportKey},
 		"static-burst":         nil,
 	} {
-		file, _ := scenarios.File(name)
-		sc, err := scenario.LoadFS(scenarios.FS, file)
-		require.NoError(t, err)
+		sc := load(t, name)
 		rep, err := simulation.Run(sc, simulation.Options{})
 		require.NoError(t, err)
 		var keys []string

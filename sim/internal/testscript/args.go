@@ -68,41 +68,32 @@ func (b *Block) List(key string) []string {
 
 // Int returns key's value as an integer, or def.
 func (b *Block) Int(key string, def int) (int, error) {
-	v, ok := b.Lookup(key)
-	if !ok {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%s: not an integer", key, v)
-	}
-	return n, nil
+	return parseArg(b, key, def, strconv.Atoi, "not an integer")
 }
 
 // Float returns key's value as a number, or def.
 func (b *Block) Float(key string, def float64) (float64, error) {
-	v, ok := b.Lookup(key)
-	if !ok {
-		return def, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%s: not a number", key, v)
-	}
-	return f, nil
+	return parseArg(b, key, def, func(v string) (float64, error) { return strconv.ParseFloat(v, 64) }, "not a number")
 }
 
 // Duration returns key's value as a Go duration ("90s", "1h30m"), or def.
 func (b *Block) Duration(key string, def time.Duration) (time.Duration, error) {
+	return parseArg(b, key, def, time.ParseDuration, "not a duration (e.g. 90s, 10m, 1h30m)")
+}
+
+// parseArg returns key's value read by parse, or def when key is not
+// given; a value parse rejects is an error "key=value: " + what.
+func parseArg[T any](b *Block, key string, def T, parse func(string) (T, error), what string) (T, error) {
 	v, ok := b.Lookup(key)
 	if !ok {
 		return def, nil
 	}
-	d, err := time.ParseDuration(v)
+	x, err := parse(v)
 	if err != nil {
-		return 0, fmt.Errorf("%s=%s: not a duration (e.g. 90s, 10m, 1h30m)", key, v)
+		var zero T
+		return zero, fmt.Errorf("%s=%s: %s", key, v, what)
 	}
-	return d, nil
+	return x, nil
 }
 
 // Unused lists the arguments the handler never read, as written: typos
