@@ -643,25 +643,15 @@ func (s *Scheduler) findNamed(fw *framework, cs *CycleState, all int) (rejectors
 	others := all
 	if found {
 		others--
-		n := &s.cl.Nodes[nid]
-		ok := true
-		kubeletOnly := !cs.Spec.DaemonSet
-		for _, fi := range fw.activeFilters {
-			if kubeletOnly && !kubeletAdmits(fw.filters[fi].Name()) {
-				continue
-			}
-			s.extra = s.extra[:0]
-			r := fw.filters[fi].Filter(cs, nid, n, &s.extra)
-			if r == Pass {
-				continue
-			}
+		by := kubeletAdmission
+		if cs.Spec.DaemonSet {
+			by = everyFilter
+		}
+		if fi, r := s.firstRejection(fw, cs, nid, by); fi < 0 {
+			s.feasible = append(s.feasible, nid)
+		} else {
 			rejectors |= 1 << fi
 			s.reject(nid, r)
-			ok = false
-			break
-		}
-		if ok {
-			s.feasible = append(s.feasible, nid)
 		}
 	}
 	if others > 0 {
@@ -758,6 +748,34 @@ func (s *Scheduler) selectHost(fw *framework, cs *CycleState) cluster.NodeID {
 		}
 	}
 	return s.feasible[best]
+}
+
+// admission says which filters decide whether a pod naming its node may
+// run there.
+type admission uint8
+
+const (
+	// everyFilter: the scheduler's (a DaemonSet's pod).
+	everyFilter admission = iota
+	// kubeletAdmission: only those of the kubelet's admission (kubeletAdmits).
+	kubeletAdmission
+)
+
+// firstRejection runs the active filters on one node in filter order and
+// returns the index and reason of the first that rejects it (-1, Pass if
+// none does), running only the filters the admission uses.
+func (s *Scheduler) firstRejection(fw *framework, cs *CycleState, nid cluster.NodeID, by admission) (int, Reason) {
+	n := &s.cl.Nodes[nid]
+	for _, fi := range fw.activeFilters {
+		if by == kubeletAdmission && !kubeletAdmits(fw.filters[fi].Name()) {
+			continue
+		}
+		s.extra = s.extra[:0]
+		if r := fw.filters[fi].Filter(cs, nid, n, &s.extra); r != Pass {
+			return fi, r
+		}
+	}
+	return -1, Pass
 }
 
 // kubeletAdmits reports whether the kubelet's admission of a pod that
