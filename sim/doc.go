@@ -109,7 +109,9 @@
 //   - Packages under sim/internal and test-only helpers are not a tier:
 //     they import no more than the packages that use them may.
 //     internal/suggest ("did you mean") and internal/duration (durations
-//     with days) serve the input packages and import nothing of ours;
+//     with days) serve the input packages, internal/fixtures (Karpenter's
+//     example documents) serves sim gen scale and tests; they import
+//     nothing of ours;
 //     cloud/cloudtest (one fake EC2 for the autoscalers' tests),
 //     internal/testscript (data-driven test files with -update),
 //     internal/simscript (its commands over a real simulation) and

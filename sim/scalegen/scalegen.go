@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clustersim/clustersim/sim/dist"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 )
 
 // Params size the scenario.
@@ -133,13 +134,7 @@ spec:
   disruption:
     consolidationPolicy: WhenEmptyOrUnderutilized
     consolidateAfter: 5m
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-`)
+` + fixtures.EC2NodeClassAL2023)
 	for i := range services {
 		fmt.Fprintf(&b, `---
 apiVersion: apps/v1

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 )
 
 const adoptHeader = `apiVersion: clustersim.dev/v1alpha1
@@ -15,25 +16,7 @@ metadata: {name: adopt}
 spec:
   duration: 1h
   zones: [us-east-1a, us-east-1b]
----
-# from aws/karpenter-provider-aws examples/v1/general-purpose.yaml (reduced)
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: general-purpose}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: KarpenterNodeRole-demo
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-`
+` + fixtures.GeneralPurposeNodePool + fixtures.EC2NodeClassDemo
 
 // adoptNode is a Node as kubectl get nodes -o yaml shows a Karpenter
 // node (reduced): its pool label (key=value), type, zone, capacity type.

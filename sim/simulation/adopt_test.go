@@ -10,6 +10,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/scenario"
 )
 
@@ -28,33 +29,14 @@ spec:
   workloads:
     - ref: Deployment/default/web
       startOn: [ip-10-0-1-17.ec2.internal]
----
-# from aws/karpenter-provider-aws examples/v1/general-purpose.yaml (reduced)
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: general-purpose}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
+` + fixtures.GeneralPurposeNodePool + `      requirements:
         - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
         - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
         - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["4"]}
   disruption:
     consolidationPolicy: WhenEmptyOrUnderutilized
     consolidateAfter: 1m
-` + limits + `
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: KarpenterNodeRole-demo
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
----
+` + limits + "\n" + fixtures.EC2NodeClassDemo + `---
 # a Node as the API server returns it for a Karpenter node (reduced)
 apiVersion: v1
 kind: Node
@@ -91,12 +73,18 @@ spec:
   providerID: aws:///us-east-1b/i-0a1b2c3d4e5f60002
 status:
   allocatable: {cpu: 7910m, memory: 30612Mi, pods: "58"}
----
+` + webDeployment(1, "250m", "256Mi")
+}
+
+// webDeployment is a YAML document (after a ---) of Deployment default/web:
+// replicas pods of an nginx container requesting cpu and memory.
+func webDeployment(replicas int, cpu, memory string) string {
+	return fmt.Sprintf(`---
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: default}
 spec:
-  replicas: 1
+  replicas: %d
   selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
@@ -104,8 +92,8 @@ spec:
       containers:
         - name: web
           image: nginx:1.27
-          resources: {requests: {cpu: 250m, memory: 256Mi}}
-`
+          resources: {requests: {cpu: %q, memory: %s}}
+`, replicas, cpu, memory)
 }
 
 func loadAdopt(t *testing.T, doc string) *scenario.Scenario {
@@ -264,21 +252,7 @@ func TestClusterAutoscalerScalesInAdoptedNodes(t *testing.T) {
 // The adopted nodes count toward maxSize: a group at its maxSize of 3
 // adopted nodes launches nothing for pods that do not fit.
 func TestAdoptedNodesCountTowardMaxSize(t *testing.T) {
-	sc := loadAdopt(t, caScenario(3, `---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 8
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          resources: {requests: {cpu: "1", memory: 1Gi}}
-`))
+	sc := loadAdopt(t, caScenario(3, webDeployment(8, "1", "1Gi")))
 	s, err := Start(sc, Options{Check: true})
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(engine.Time(30*60e9)))
@@ -289,21 +263,7 @@ spec:
 // A node the group launches is not named as an adopted one (a dumped and
 // imported cluster's nodes are named as the simulator names them).
 func TestLaunchedNodesSkipAdoptedNames(t *testing.T) {
-	doc := strings.ReplaceAll(caScenario(1, `---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          resources: {requests: {cpu: "1", memory: 1Gi}}
-`), "ip-10-0-0-10.ec2.internal", "core-1")
+	doc := strings.ReplaceAll(caScenario(1, webDeployment(2, "1", "1Gi")), "ip-10-0-0-10.ec2.internal", "core-1")
 	s, err := Start(loadAdopt(t, doc), Options{Check: true})
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(engine.Time(30*60e9)))
