@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -32,10 +33,11 @@ type scenarioMeta struct {
 }
 
 type scenarioSpec struct {
-	Duration  string          `json:"duration"`
-	Region    string          `json:"region,omitempty"`
-	Zones     []string        `json:"zones,omitempty"`
-	Workloads []workloadEntry `json:"workloads,omitempty"`
+	Duration   string          `json:"duration"`
+	ImportedAt string          `json:"importedAt,omitempty"`
+	Region     string          `json:"region,omitempty"`
+	Zones      []string        `json:"zones,omitempty"`
+	Workloads  []workloadEntry `json:"workloads,omitempty"`
 }
 
 type workloadEntry struct {
@@ -66,6 +68,9 @@ func (im *Importer) Write(w io.Writer) error {
 		Metadata: scenarioMeta{Name: im.opts.Name, Annotations: map[string]string{
 			"description": "A cluster imported by sim import: its nodes, workloads and autoscalers at the time of the export."}},
 		Spec: scenarioSpec{Duration: im.opts.Duration}}
+	if !im.now.IsZero() {
+		doc.Spec.ImportedAt = im.now.UTC().Format(time.RFC3339)
+	}
 	doc.Spec.Region, doc.Spec.Zones = im.location()
 	for _, o := range im.passthru {
 		if o["kind"] == "ClusterConfig" && o["availabilityZones"] != nil {

@@ -16,7 +16,9 @@
 //
 // The scenario. Nodes become Node manifests (labels, taints, allocatable
 // and capacity, creationTimestamp for their age), which the loader makes
-// start nodes; the NodePool or node group that owns a node (label
+// start nodes; spec.importedAt is the export's time, the newest
+// creationTimestamp or condition time (lastHeartbeatTime,
+// lastTransitionTime) of its Nodes, against which their ages count; the NodePool or node group that owns a node (label
 // karpenter.sh/nodepool or a NodeClaim, eks.amazonaws.com/nodegroup,
 // alpha.eksctl.io/nodegroup-name) is reported, and the loader has that
 // NodePool or node group adopt its nodes; a ClusterConfig node group's

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -137,6 +138,16 @@ type Importer struct {
 	caArgs     bool
 
 	terminating, finished int
+	// now is the export's time: the newest creationTimestamp or status
+	// condition time (lastHeartbeatTime, lastTransitionTime) of its Nodes.
+	now time.Time
+}
+
+// seeTime moves the export's time to t if t is newer.
+func (im *Importer) seeTime(t metav1.Time) {
+	if t.Time.After(im.now) {
+		im.now = t.Time
+	}
 }
 
 type skip struct {
@@ -316,7 +327,10 @@ func (im *Importer) node(w where, it *item) error {
 			im.notice(w, obj, "instance type %q is not in the catalogue: sized from its status.allocatable, and it costs 0", typ)
 		}
 	}
+	im.seeTime(n.CreationTimestamp)
 	for _, c := range n.Status.Conditions {
+		im.seeTime(c.LastHeartbeatTime)
+		im.seeTime(c.LastTransitionTime)
 		if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
 			im.notice(w, obj, "Ready was %s at the export (%s): simulated as a Ready node", c.Status, c.Reason)
 		}

@@ -90,7 +90,11 @@ func TestImportStartState(t *testing.T) {
 					require.Equal(t, "core", label(sc, n, "eks.amazonaws.com/nodegroup"))
 				}
 				require.Equal(t, int64(15890), n.Allocatable[cluster.CPU])
+				// The export's time is its newest node heartbeat, an
+				// hour after the nodes were created.
+				require.Equal(t, time.Hour, n.AgeAtStart, n.Name)
 			}
+			require.Contains(t, string(out), "importedAt: \"2026-11-20T09:30:00Z\"")
 
 			// Controllers at their replica counts; the Job with its progress.
 			replicas := map[string]int32{}

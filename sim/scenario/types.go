@@ -41,6 +41,10 @@ type spec struct {
 	StrandedAfter string `json:"strandedAfter,omitempty"`
 	// PodStartDelay from binding to Running. Default 2s.
 	PodStartDelay string `json:"podStartDelay,omitempty"`
+	// ImportedAt (sim import) is when the cluster was exported (RFC 3339):
+	// a Node manifest's age at the start is ImportedAt minus its
+	// metadata.creationTimestamp.
+	ImportedAt string `json:"importedAt,omitempty"`
 	// Include lists files and folders of manifests, relative to this file.
 	Include []string `json:"include,omitempty"`
 	// StaticNodes are node pools that exist from the start and never
