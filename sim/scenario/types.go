@@ -103,6 +103,14 @@ type timing struct {
 	// the start, one entry per pod ("" for a pod that starts pending; a
 	// StatefulSet's by ordinal).
 	StartOn []string `json:"startOn,omitempty"`
+	// StartTerminating (sim import) lists the workload's pods that were
+	// terminating at the export: their node and the grace period left.
+	StartTerminating []startTerminating `json:"startTerminating,omitempty"`
+}
+
+type startTerminating struct {
+	Node string `json:"node"`
+	For  string `json:"for"`
 }
 
 type replicaStep struct {
