@@ -28,7 +28,11 @@
 // Deployment; a Job keeps the completions still to run); where their pods
 // run goes to spec.workloads[].startOn, which binds the first pods there at
 // time 0. Bare Pods keep spec.nodeName. DaemonSet pods are left to their
-// DaemonSet; finished and terminating pods are left out.
+// DaemonSet; a Deployment's or Job's terminating pod bound to an exported
+// node goes to spec.workloads[].startTerminating with the grace period left
+// (deletionTimestamp, which the API server sets to the deletion's time plus
+// the grace period, minus spec.importedAt, at least 0); finished and other
+// terminating pods are left out.
 //
 // Nothing secret leaves: the pod spec keeps only what the models read
 // (requests and limits, placement rules, priority, scheduler name,
