@@ -104,6 +104,11 @@ type Node struct {
 	// imported cluster's node of a NodePool); counted as a start node,
 	// not a launch.
 	Adopted bool
+	// AgeAtStart is how old a start node already was when the simulation
+	// started (an imported node: spec.importedAt minus its
+	// creationTimestamp); 0 for every other node. Karpenter's expireAfter
+	// of an adopted node counts from its real launch.
+	AgeAtStart engine.Time
 
 	Launched engine.Time
 	Ready    engine.Time

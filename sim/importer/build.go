@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -32,16 +33,24 @@ type scenarioMeta struct {
 }
 
 type scenarioSpec struct {
-	Duration  string          `json:"duration"`
-	Region    string          `json:"region,omitempty"`
-	Zones     []string        `json:"zones,omitempty"`
-	Workloads []workloadEntry `json:"workloads,omitempty"`
+	Duration   string          `json:"duration"`
+	ImportedAt string          `json:"importedAt,omitempty"`
+	Region     string          `json:"region,omitempty"`
+	Zones      []string        `json:"zones,omitempty"`
+	Workloads  []workloadEntry `json:"workloads,omitempty"`
 }
 
 type workloadEntry struct {
 	Ref     string            `json:"ref"`
 	Runtime map[string]string `json:"runtime,omitempty"`
 	StartOn []string          `json:"startOn,omitempty"`
+	// StartTerminating: pods terminating at the export.
+	StartTerminating []termEntry `json:"startTerminating,omitempty"`
+}
+
+type termEntry struct {
+	Node string `json:"node"`
+	For  string `json:"for"`
 }
 
 // Write checks what was read and writes the scenario: the Scenario
@@ -59,13 +68,16 @@ func (im *Importer) Write(w io.Writer) error {
 	im.missingClasses()
 	im.ownerNotices()
 	im.groupSizes()
-	starts := im.resolvePlacements()
+	starts, terms := im.resolvePlacements()
 	im.skipNotices()
 
 	doc := scenarioDoc{APIVersion: "clustersim.dev/v1alpha1", Kind: "Scenario",
 		Metadata: scenarioMeta{Name: im.opts.Name, Annotations: map[string]string{
 			"description": "A cluster imported by sim import: its nodes, workloads and autoscalers at the time of the export."}},
 		Spec: scenarioSpec{Duration: im.opts.Duration}}
+	if !im.now.IsZero() {
+		doc.Spec.ImportedAt = im.now.UTC().Format(time.RFC3339)
+	}
 	doc.Spec.Region, doc.Spec.Zones = im.location()
 	for _, o := range im.passthru {
 		if o["kind"] == "ClusterConfig" && o["availabilityZones"] != nil {
@@ -79,7 +91,8 @@ func (im *Importer) Write(w io.Writer) error {
 			im.notice(wl.where, wl.ref(), "how long its pods run is not in the export: each runs %s (set runtime in spec.workloads)", JobRuntime)
 		}
 		e.StartOn = starts[wl]
-		if e.Runtime != nil || len(e.StartOn) > 0 {
+		e.StartTerminating = terms[wl]
+		if e.Runtime != nil || len(e.StartOn) > 0 || len(e.StartTerminating) > 0 {
 			doc.Spec.Workloads = append(doc.Spec.Workloads, e)
 		}
 	}
@@ -153,8 +166,9 @@ func (im *Importer) outRef(wl *workload) string {
 
 // resolvePlacements gives each workload the nodes its pods run on: pods
 // of a ReplicaSet a Deployment owns count for the Deployment.
-func (im *Importer) resolvePlacements() map[*workload][]string {
+func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][]termEntry) {
 	running := map[*workload][]string{}
+	terminating := map[*workload][]termPod{}
 	ordinals := map[*workload]map[int]string{}
 	for _, key := range sortedKeys(im.placements) {
 		pl := im.placements[key]
@@ -174,16 +188,18 @@ func (im *Importer) resolvePlacements() map[*workload][]string {
 		}
 		wl := im.byRef[ref]
 		if wl == nil {
-			n := len(pl.nodes) + len(pl.byOrdinal)
+			n := len(pl.nodes) + len(pl.byOrdinal) + len(pl.terminating)
 			im.notice(pl.where, key, "%d pod(s) owned by it, which is not in the export: skipped (export %ss too)", n, strings.ToLower(kind))
 			continue
 		}
 		running[wl] = append(running[wl], pl.nodes...)
+		terminating[wl] = append(terminating[wl], pl.terminating...)
 		if pl.byOrdinal != nil {
 			ordinals[wl] = pl.byOrdinal
 		}
 	}
 	out := map[*workload][]string{}
+	terms := map[*workload][]termEntry{}
 	for _, wl := range im.workloads {
 		var missing []string
 		mapNode := func(n string) string {
@@ -226,8 +242,17 @@ func (im *Importer) resolvePlacements() map[*workload][]string {
 		if len(list) > 0 {
 			out[wl] = list
 		}
+		for _, tp := range terminating[wl] {
+			m := mapNode(tp.node)
+			if m == "" || (wl.kind != "Deployment" && wl.kind != "Job") {
+				im.terminating++
+				continue
+			}
+			left := max(tp.until.Sub(im.now), 0).Round(time.Second)
+			terms[wl] = append(terms[wl], termEntry{Node: m, For: left.String()})
+		}
 	}
-	return out
+	return out, terms
 }
 
 func firstN(s []string, n int) []string {
@@ -323,7 +348,7 @@ func (im *Importer) skipNotices() {
 		im.notice(s.first, "", "%d %s object(s) skipped: %s", s.count, k, s.why)
 	}
 	if im.terminating > 0 {
-		im.notices = append(im.notices, Notice{File: "(all files)", Pos: "-", Msg: fmt.Sprintf("%d terminating pod(s) left out: they are going away, and their controllers' replicas are counted", im.terminating)})
+		im.notices = append(im.notices, Notice{File: "(all files)", Pos: "-", Msg: fmt.Sprintf("%d terminating pod(s) left out (not bound, not a Deployment's or Job's, or on a node the scenario does not have): they are going away, and their controllers' replicas are counted", im.terminating)})
 	}
 	if im.finished > 0 {
 		im.notices = append(im.notices, Notice{File: "(all files)", Pos: "-", Msg: fmt.Sprintf("%d finished pod(s) and Job(s) left out: they hold no capacity", im.finished)})

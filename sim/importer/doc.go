@@ -16,7 +16,9 @@
 //
 // The scenario. Nodes become Node manifests (labels, taints, allocatable
 // and capacity, creationTimestamp for their age), which the loader makes
-// start nodes; the NodePool or node group that owns a node (label
+// start nodes; spec.importedAt is the export's time, the newest
+// creationTimestamp or condition time (lastHeartbeatTime,
+// lastTransitionTime) of its Nodes, against which their ages count; the NodePool or node group that owns a node (label
 // karpenter.sh/nodepool or a NodeClaim, eks.amazonaws.com/nodegroup,
 // alpha.eksctl.io/nodegroup-name) is reported, and the loader has that
 // NodePool or node group adopt its nodes; a ClusterConfig node group's
@@ -26,7 +28,11 @@
 // Deployment; a Job keeps the completions still to run); where their pods
 // run goes to spec.workloads[].startOn, which binds the first pods there at
 // time 0. Bare Pods keep spec.nodeName. DaemonSet pods are left to their
-// DaemonSet; finished and terminating pods are left out.
+// DaemonSet; a Deployment's or Job's terminating pod bound to an exported
+// node goes to spec.workloads[].startTerminating with the grace period left
+// (deletionTimestamp, which the API server sets to the deletion's time plus
+// the grace period, minus spec.importedAt, at least 0); finished and other
+// terminating pods are left out.
 //
 // Nothing secret leaves: the pod spec keeps only what the models read
 // (requests and limits, placement rules, priority, scheduler name,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -95,6 +96,16 @@ type placement struct {
 	where
 	nodes     []string
 	byOrdinal map[int]string
+	// terminating are its pods with a deletionTimestamp, bound to a node.
+	terminating []termPod
+}
+
+// termPod is a terminating pod: its node (as exported) and when its
+// grace period ends: its deletionTimestamp, which the API server sets to
+// the deletion's time plus the grace period (deletionGracePeriodSeconds).
+type termPod struct {
+	node  string
+	until time.Time
 }
 
 // workload is a controller of the export, cleaned.
@@ -137,6 +148,16 @@ type Importer struct {
 	caArgs     bool
 
 	terminating, finished int
+	// now is the export's time: the newest creationTimestamp or status
+	// condition time (lastHeartbeatTime, lastTransitionTime) of its Nodes.
+	now time.Time
+}
+
+// seeTime moves the export's time to t if t is newer.
+func (im *Importer) seeTime(t metav1.Time) {
+	if t.Time.After(im.now) {
+		im.now = t.Time
+	}
 }
 
 type skip struct {
@@ -316,7 +337,10 @@ func (im *Importer) node(w where, it *item) error {
 			im.notice(w, obj, "instance type %q is not in the catalogue: sized from its status.allocatable, and it costs 0", typ)
 		}
 	}
+	im.seeTime(n.CreationTimestamp)
 	for _, c := range n.Status.Conditions {
+		im.seeTime(c.LastHeartbeatTime)
+		im.seeTime(c.LastTransitionTime)
 		if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
 			im.notice(w, obj, "Ready was %s at the export (%s): simulated as a Ready node", c.Status, c.Reason)
 		}
@@ -503,9 +527,10 @@ func liteOf(p *corev1.Pod) podLite {
 	var l podLite
 	l.Metadata.Name, l.Metadata.Namespace = p.Name, p.Namespace
 	if p.DeletionTimestamp != nil {
-		ts := p.DeletionTimestamp.String()
+		ts := p.DeletionTimestamp.UTC().Format(time.RFC3339)
 		l.Metadata.DeletionTimestamp = &ts
 	}
+
 	for _, r := range p.OwnerReferences {
 		l.Metadata.OwnerReferences = append(l.Metadata.OwnerReferences, ownerLite{Kind: r.Kind, Name: r.Name, Controller: r.Controller})
 	}
@@ -525,11 +550,11 @@ func (im *Importer) podOwned(w where, p *podLite) {
 		im.finished++
 		return
 	}
+	kind, owner := p.owner()
 	if p.Metadata.DeletionTimestamp != nil {
-		im.terminating++
+		im.podTerminating(w, p, kind, owner)
 		return
 	}
-	kind, owner := p.owner()
 	if kind == "DaemonSet" {
 		return // the DaemonSet runs one on every matching node
 	}
@@ -550,6 +575,24 @@ func (im *Importer) podOwned(w where, p *podLite) {
 		return
 	}
 	pl.nodes = append(pl.nodes, node)
+}
+
+// podTerminating records a pod with a deletionTimestamp: a Deployment's
+// or a Job's pod bound to a node starts terminating where it runs until
+// its grace period ends; the others are left out (counted for a notice).
+func (im *Importer) podTerminating(w where, p *podLite, kind, owner string) {
+	until, err := time.Parse(time.RFC3339, *p.Metadata.DeletionTimestamp)
+	if err != nil || p.Spec.NodeName == "" || (kind != "ReplicaSet" && kind != "Job" && kind != "Deployment") {
+		im.terminating++
+		return
+	}
+	key := kind + "/" + p.Metadata.Namespace + "/" + owner
+	pl := im.placements[key]
+	if pl == nil {
+		pl = &placement{where: w}
+		im.placements[key] = pl
+	}
+	pl.terminating = append(pl.terminating, termPod{node: im.intern(p.Spec.NodeName), until: until})
 }
 
 // seePriority records the priority the API server gave a pod of a

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -90,7 +92,11 @@ func TestImportStartState(t *testing.T) {
 					require.Equal(t, "core", label(sc, n, "eks.amazonaws.com/nodegroup"))
 				}
 				require.Equal(t, int64(15890), n.Allocatable[cluster.CPU])
+				// The export's time is its newest node heartbeat, an
+				// hour after the nodes were created.
+				require.Equal(t, time.Hour, n.AgeAtStart, n.Name)
 			}
+			require.Contains(t, string(out), "importedAt: \"2026-11-20T09:30:00Z\"")
 
 			// Controllers at their replica counts; the Job with its progress.
 			replicas := map[string]int32{}
@@ -170,7 +176,8 @@ func TestNothingSecretLeaves(t *testing.T) {
 	require.Contains(t, all, "1 ConfigMap object(s) skipped: never read")
 	require.Contains(t, all, "3 node(s) of NodePool default start as its NodeClaims when the scenario has that NodePool")
 	require.Contains(t, all, "3 node(s) of managed node group core start as its instances when the scenario has that group")
-	require.Contains(t, all, "1 terminating pod(s) left out")
+	require.NotContains(t, all, "terminating pod(s) left out", "the terminating pod of svc-0000 is kept")
+	require.Contains(t, s, "startTerminating:\n    - for: 0s\n      node: ip-10-0-0-1.ec2.internal")
 	require.Contains(t, all, "PriorityClass/database-critical: not in the export: written with value 100000, the priority its pods have")
 	require.Contains(t, s, "kind: PriorityClass\nmetadata:\n  name: database-critical\nvalue: 100000\n")
 }
@@ -387,4 +394,152 @@ metadata:
 	bound := boundAt(t, sc)
 	require.Equal(t, []string{"odd", "odd", "odd"}, bound["Deployment/shop/web"], "the pod of the missing node and the third replica start pending and land on the one node")
 	require.Equal(t, []string{"odd"}, bound["Pod/shop/canary-x"], "unbound, it is scheduled where it fits")
+}
+
+// terminatingExport is a pod being deleted (kubectl delete, grace period
+// 30s) at an export whose newest node heartbeat is 12:00:10: the API
+// server set its deletionTimestamp to the deletion's time plus the grace
+// period, 12:00:30, so 20s of it are left.
+// from kubernetes/website content/en/examples/controllers/nginx-deployment.yaml
+// (the Deployment; Node, ReplicaSet and Pod as the API server returns them, reduced)
+const terminatingExport = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    creationTimestamp: "2026-11-30T12:00:00Z"
+    labels:
+      kubernetes.io/os: linux
+      node.kubernetes.io/instance-type: m5.large
+      topology.kubernetes.io/zone: us-east-1a
+    name: ip-10-0-1-17.ec2.internal
+  status:
+    allocatable: {cpu: 1930m, memory: 7220Mi, pods: "29"}
+    conditions:
+    - lastHeartbeatTime: "2026-12-01T12:00:10Z"
+      lastTransitionTime: "2026-11-30T12:00:40Z"
+      message: kubelet is posting ready status
+      reason: KubeletReady
+      status: "True"
+      type: Ready
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: nginx-deployment
+    namespace: default
+  spec:
+    replicas: 1
+    selector:
+      matchLabels: {app: nginx}
+    template:
+      metadata:
+        labels: {app: nginx}
+      spec:
+        containers:
+        - image: nginx:1.14.2
+          name: nginx
+          resources:
+            requests: {cpu: 500m, memory: 256Mi}
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata:
+    name: nginx-deployment-86dcfdf4c6
+    namespace: default
+    ownerReferences:
+    - apiVersion: apps/v1
+      blockOwnerDeletion: true
+      controller: true
+      kind: Deployment
+      name: nginx-deployment
+      uid: 9d0c1f8a-2b1e-4c43-9a55-0c5d4b1f2e01
+  spec:
+    replicas: 1
+    selector:
+      matchLabels: {app: nginx, pod-template-hash: 86dcfdf4c6}
+    template:
+      metadata:
+        labels: {app: nginx, pod-template-hash: 86dcfdf4c6}
+      spec:
+        containers:
+        - image: nginx:1.14.2
+          name: nginx
+          resources:
+            requests: {cpu: 500m, memory: 256Mi}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    creationTimestamp: "2026-12-01T09:00:00Z"
+    deletionGracePeriodSeconds: 30
+    deletionTimestamp: "2026-12-01T12:00:30Z"
+    labels: {app: nginx, pod-template-hash: 86dcfdf4c6}
+    name: nginx-deployment-86dcfdf4c6-x7k2p
+    namespace: default
+    ownerReferences:
+    - apiVersion: apps/v1
+      blockOwnerDeletion: true
+      controller: true
+      kind: ReplicaSet
+      name: nginx-deployment-86dcfdf4c6
+      uid: 3f2a9b7c-5d6e-4f80-8a91-b2c3d4e5f601
+  spec:
+    containers:
+    - image: nginx:1.14.2
+      name: nginx
+      resources:
+        requests: {cpu: 500m, memory: 256Mi}
+    nodeName: ip-10-0-1-17.ec2.internal
+    terminationGracePeriodSeconds: 30
+  status:
+    phase: Running
+`
+
+// A terminating pod is kept terminating on its node with the grace period
+// left, and its Deployment's replica is created beside it at the start.
+func TestTerminatingPodsKept(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		t.Run(fmt.Sprintf("json=%v", asJSON), func(t *testing.T) {
+			in := []byte(terminatingExport)
+			if asJSON {
+				var v any
+				require.NoError(t, yaml.Unmarshal(in, &v))
+				var err error
+				in, err = json.Marshal(v)
+				require.NoError(t, err)
+			}
+			cat, err := catalog.Default()
+			require.NoError(t, err)
+			im := New(Options{}, cat)
+			require.NoError(t, im.Add("export.yaml", bytes.NewReader(in)))
+			var out bytes.Buffer
+			require.NoError(t, im.Write(&out))
+			require.Contains(t, out.String(), "importedAt: \"2026-12-01T12:00:10Z\"")
+			require.Contains(t, out.String(), "startTerminating:\n    - for: 20s\n      node: ip-10-0-1-17.ec2.internal")
+			sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+			require.NoError(t, err)
+			s, err := simulation.Start(sc, simulation.Options{Check: true})
+			require.NoError(t, err)
+			require.NoError(t, s.RunUntil(10*time.Second))
+			cl := s.Cluster()
+			var terminating, running int
+			for i := range cl.Pods {
+				p := &cl.Pods[i]
+				if p.Phase.OnNode() && p.Terminating {
+					terminating++
+				} else if p.Phase.OnNode() {
+					running++
+				}
+			}
+			require.Equal(t, 1, terminating, "the deleted pod is still terminating at 10s")
+			require.Equal(t, 1, running, "its replacement runs beside it")
+			require.NoError(t, s.RunUntil(21*time.Second))
+			terminating = 0
+			for i := range cl.Pods {
+				if p := &cl.Pods[i]; p.Phase.OnNode() && p.Terminating {
+					terminating++
+				}
+			}
+			require.Zero(t, terminating, "gone after its 20s")
+		})
+	}
 }

@@ -13,10 +13,11 @@ import (
 // NodeClaim of NodePool n.OwnerName, as Karpenter rebuilds its state from
 // the NodeClaims and Nodes it finds after a restart. inst is the running
 // instance behind it (the market's Adopt). The node is Ready and
-// initialized, launched now (its real age is not known to the model), and
-// from now on consolidation, emptiness, drift (against its labels, as for
-// any node), expiration (expireAfter from now) and the pool's limits see
-// it. Its capacity is its instance type's in the pool, else its
+// initialized, and from now on consolidation, emptiness, drift (against
+// its labels, as for any node), expiration and the pool's limits see it.
+// expireAfter counts from its real launch, n.AgeAtStart before now: a
+// node already older than expireAfter expires right away, as Karpenter
+// expires it after a restart. Its capacity is its instance type's in the pool, else its
 // allocatable. It returns the node, or an error (and adds nothing) when
 // the pool or the instance type is unknown.
 func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.NodeID, error) {
@@ -48,7 +49,7 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 		initialized: true, lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash}
 	k.nodes.add(kn)
 	if spec.ExpireAfter > 0 {
-		kn.expireTimer = k.eng.After(spec.ExpireAfter, engine.Event{Handler: k.id, Kind: evExpire, Obj: int32(id)})
+		kn.expireTimer = k.eng.After(max(spec.ExpireAfter-n.AgeAtStart, 0), engine.Event{Handler: k.id, Kind: evExpire, Obj: int32(id)})
 	}
 	k.base.nodeDirty(id)
 	p.stats.NodeClaimsAdopted++

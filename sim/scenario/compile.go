@@ -95,6 +95,14 @@ func (l *loader) compileSpec() {
 		l.fail(d.Errorf("spec.strandedAfter", "use a positive threshold such as 10m", "must be positive"))
 	}
 	out.PodStartDelay = l.dur("spec.podStartDelay", s.PodStartDelay, kubelet.DefaultStartDelay)
+	if s.ImportedAt != "" {
+		t, err := time.Parse(time.RFC3339, s.ImportedAt)
+		if err != nil {
+			l.fail(d.Errorf("spec.importedAt", "write a time as kubectl prints it, e.g. 2026-03-01T12:00:00Z", "not an RFC 3339 time: %q", s.ImportedAt))
+		} else {
+			l.importedAt = t
+		}
+	}
 
 	l.compileLocation()
 	l.compileNetwork()
@@ -456,6 +464,13 @@ func (l *loader) compileNodes() {
 		} else {
 			l.warn(d, "metadata.labels", "no known node.kubernetes.io/instance-type: node %s costs 0", n.Name)
 		}
+		var age time.Duration
+		if created := n.CreationTimestamp.Time; !l.importedAt.IsZero() && !created.IsZero() {
+			if age = l.importedAt.Sub(created); age < 0 {
+				l.warn(d, "metadata.creationTimestamp", "created after spec.importedAt (%s): counted as new at the start", l.importedAt.UTC().Format(time.RFC3339))
+				age = 0
+			}
+		}
 		l.startNodes = append(l.startNodes, startNode{idx: len(l.out.Nodes), doc: d, nodePool: nodePoolOf(labels), nodeGroup: nodeGroupOf(labels),
 			priced: known && price > 0})
 		l.out.Nodes = append(l.out.Nodes, cluster.Node{
@@ -471,6 +486,7 @@ func (l *loader) compileNodes() {
 			PriceUSDPerHour: price,
 			Owner:           cluster.OwnedByStatic,
 			OwnerName:       "Node/" + n.Name,
+			AgeAtStart:      age,
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -38,6 +39,8 @@ type loader struct {
 
 	scenarioDoc *manifest.Document
 	doc         document
+	// importedAt is spec.importedAt (zero: not set).
+	importedAt time.Time
 	// objects by ref ("Kind/namespace/name"), for duplicates and lookups.
 	objects map[string]*manifest.Document
 	order   []*manifest.Document

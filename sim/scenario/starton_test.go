@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -55,4 +56,20 @@ func TestStartOn(t *testing.T) {
 
 	_, err = loadString(t, minimal+"  workloads: [{ref: Pod/p, startOn: [n1]}]\n"+startOnBase+"---\n"+barePod)
 	require.ErrorContains(t, err, "startOn does not apply to a Pod")
+}
+
+func TestStartTerminating(t *testing.T) {
+	sc, err := loadString(t, minimal+"  workloads: [{ref: Deployment/web, startTerminating: [{node: n1, for: 25s}, {node: gone, for: 5s}]}]\n"+startOnBase)
+	require.NoError(t, err)
+	require.Len(t, sc.Workloads[0].StartTerminating, 1, "the pod on an unknown node is left out")
+	require.Equal(t, "n1", sc.Workloads[0].StartTerminating[0].Node)
+	require.Equal(t, 25*time.Second, sc.Workloads[0].StartTerminating[0].Left)
+	var msgs []string
+	for _, w := range sc.Warnings {
+		msgs = append(msgs, w.String())
+	}
+	require.Contains(t, strings.Join(msgs, "\n"), `spec.workloads[0].startTerminating[1].node: no node "gone" in the scenario: this terminating pod is left out`)
+
+	_, err = loadString(t, minimal+"  workloads: [{ref: Pod/p, startTerminating: [{node: n1, for: 1s}]}]\n"+startOnBase+"---\n"+barePod)
+	require.ErrorContains(t, err, "startTerminating applies to Deployments and Jobs only, not to Pod/default/p")
 }

@@ -123,6 +123,7 @@ func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec, pri
 		ws.Fallback = l.fallback(o, base+".resubmit", t.Resubmit, priority)
 	}
 	l.startOn(o, base+".startOn", t.StartOn, ws)
+	l.startTerminating(o, base+".startTerminating", t.StartTerminating, ws)
 	plans := 0
 	for _, set := range []bool{len(t.Replicas) > 0, t.Daily != nil, t.HPA != nil} {
 		if set {
@@ -495,6 +496,41 @@ func (l *loader) distribution(path string, dd *durationDist) dist.Duration {
 		l.fail(d.Errorf(path+".fixed", "give a positive run time", "must be positive"))
 	}
 	return out
+}
+
+// startTerminating checks a workload's startTerminating list (sim
+// import's terminating pods): Deployments and Jobs only (their
+// controllers replace a terminating pod at once; a StatefulSet waits for
+// it), nodes the scenario has (a pod on another is dropped, with a
+// warning) and a grace period left of 0 or more.
+func (l *loader) startTerminating(o podObject, path string, pods []startTerminating, ws *workload.Spec) {
+	if len(pods) == 0 {
+		return
+	}
+	d := l.scenarioDoc
+	if (o.kind != workload.Deployment && o.kind != workload.Job) || o.cron != nil {
+		l.fail(d.Errorf(path, "remove startTerminating", "startTerminating applies to Deployments and Jobs only, not to %s", l.refOf(o.doc)))
+		return
+	}
+	if l.nodeNames == nil {
+		l.nodeNames = make(map[string]bool, len(l.out.Nodes))
+		for i := range l.out.Nodes {
+			l.nodeNames[l.out.Nodes[i].Name] = true
+		}
+	}
+	for i, p := range pods {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		left := l.dur(at+".for", p.For, 0)
+		if left < 0 {
+			l.fail(d.Errorf(at+".for", "give the grace period left, 0s or more", "negative duration %q", p.For))
+			continue
+		}
+		if !l.nodeNames[p.Node] {
+			l.warn(d, at+".node", "no node %q in the scenario: this terminating pod is left out", p.Node)
+			continue
+		}
+		ws.StartTerminating = append(ws.StartTerminating, workload.TerminatingPod{Node: p.Node, Left: left})
+	}
 }
 
 // startOn checks a workload's startOn list (sim import's start state):

@@ -41,6 +41,10 @@ type spec struct {
 	StrandedAfter string `json:"strandedAfter,omitempty"`
 	// PodStartDelay from binding to Running. Default 2s.
 	PodStartDelay string `json:"podStartDelay,omitempty"`
+	// ImportedAt (sim import) is when the cluster was exported (RFC 3339):
+	// a Node manifest's age at the start is ImportedAt minus its
+	// metadata.creationTimestamp.
+	ImportedAt string `json:"importedAt,omitempty"`
 	// Include lists files and folders of manifests, relative to this file.
 	Include []string `json:"include,omitempty"`
 	// StaticNodes are node pools that exist from the start and never
@@ -99,6 +103,14 @@ type timing struct {
 	// the start, one entry per pod ("" for a pod that starts pending; a
 	// StatefulSet's by ordinal).
 	StartOn []string `json:"startOn,omitempty"`
+	// StartTerminating (sim import) lists the workload's pods that were
+	// terminating at the export: their node and the grace period left.
+	StartTerminating []startTerminating `json:"startTerminating,omitempty"`
+}
+
+type startTerminating struct {
+	Node string `json:"node"`
+	For  string `json:"for"`
 }
 
 type replicaStep struct {

@@ -156,7 +156,7 @@ func (d *dumper) nodeClaims() {
 		t := true
 		o := &nodeClaimObject{TypeMeta: metav1.TypeMeta{APIVersion: KarpenterAPIVersion, Kind: "NodeClaim"},
 			ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: UID("NodeClaim", "", n.Name), Labels: d.labels(n.Labels),
-				CreationTimestamp: d.time(n.Launched),
+				CreationTimestamp: d.time(n.Launched - n.AgeAtStart),
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: KarpenterAPIVersion, Kind: "NodePool", Name: nc.NodePool,
 					UID: UID("NodePool", "", nc.NodePool), BlockOwnerDeletion: &t}}}}
 		if o.Labels == nil {

@@ -323,7 +323,7 @@ func (d *dumper) nodes() {
 		node := corev1.Node{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 			ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: UID("Node", "", n.Name), Labels: d.labels(n.Labels),
-				CreationTimestamp: d.time(n.Launched)},
+				CreationTimestamp: d.time(n.Launched - n.AgeAtStart)},
 			Spec: corev1.NodeSpec{ProviderID: d.providerID(n, id), Taints: d.taints(n.Taints), Unschedulable: n.Unschedulable},
 			Status: corev1.NodeStatus{
 				Capacity:    ResourceList(d.cl.Resources, d.capacity(id)),

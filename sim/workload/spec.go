@@ -170,6 +170,13 @@ type Spec struct {
 	// reconcile at the same instant, so every pinned pod is queued
 	// before them. Replacements are not pinned.
 	StartOn []string
+	// StartTerminating are pods of an imported state that were already
+	// terminating at the export: created at the start, pinned to their
+	// node as StartOn pods, marked terminating once bound and deleted
+	// when their grace period left is over. They do not count toward the
+	// workload's pods (a terminating pod does not count toward a
+	// ReplicaSet's or a Job's), so its replacements start at once.
+	StartTerminating []TerminatingPod
 	// File and Line locate the workload's manifest, for messages.
 	File string
 	Line int
@@ -183,4 +190,11 @@ func (s *Spec) Ref() string {
 		kind = "CronJob"
 	}
 	return fmt.Sprintf("%s/%s/%s", kind, s.Namespace, s.Name)
+}
+
+// TerminatingPod is a pod that starts terminating on Node, with Left of
+// its grace period to run.
+type TerminatingPod struct {
+	Node string
+	Left time.Duration
 }

@@ -36,15 +36,17 @@ import (
 
 // Event kinds of the controllers' handler.
 const (
-	evArrive    uint16 = iota // Obj = workload
-	evStep                    // Obj = workload, Arg = step index
-	evReconcile               // Obj = workload
-	evPoisson                 // Obj = workload: the next Poisson candidate arrival
-	evDaily                   // Obj = workload: re-read the daily curve
-	evHPA                     // Obj = workload: an HPA sync
-	evResubmit                // Obj = pod: its fallback timeout
-	evDaemonSet               // Obj = node: create DaemonSet pods on a Ready node
-	evCronLate                // Obj = workload: a CronJob's Job ended; start a skipped run late
+	evArrive          uint16 = iota // Obj = workload
+	evStep                          // Obj = workload, Arg = step index
+	evReconcile                     // Obj = workload
+	evPoisson                       // Obj = workload: the next Poisson candidate arrival
+	evDaily                         // Obj = workload: re-read the daily curve
+	evHPA                           // Obj = workload: an HPA sync
+	evResubmit                      // Obj = pod: its fallback timeout
+	evDaemonSet                     // Obj = node: create DaemonSet pods on a Ready node
+	evCronLate                      // Obj = workload: a CronJob's Job ended; start a skipped run late
+	evMarkTerminating               // Obj = pod: a StartTerminating pod was bound
+	evTerminated                    // Obj = pod: a StartTerminating pod's grace period is over
 )
 
 // instance is one created copy of a workload: one Deployment, or one
@@ -99,8 +101,10 @@ type Controllers struct {
 	owner []ownerRef
 	// resubmitTimers holds, by PodID, a pending fallback timeout.
 	resubmitTimers map[cluster.PodID]engine.Timer
-	stats          Stats
-	byWorkload     []WorkloadStats
+	// startTerm are the StartTerminating pods not yet gone.
+	startTerm  map[cluster.PodID]bool
+	stats      Stats
+	byWorkload []WorkloadStats
 }
 
 type ownerRef struct {
@@ -222,6 +226,16 @@ func (c *Controllers) HandleEvent(ev engine.Event) {
 		c.daemonSetsOn(cluster.NodeID(ev.Obj))
 	case evCronLate:
 		c.cronLate(ev.Obj)
+	case evMarkTerminating:
+		if id := cluster.PodID(ev.Obj); c.startTerm[id] && c.cl.Pods[id].Phase.OnNode() {
+			c.cl.MarkTerminating(id)
+		}
+	case evTerminated:
+		id := cluster.PodID(ev.Obj)
+		delete(c.startTerm, id)
+		if !c.cl.Pods[id].Phase.Terminal() {
+			c.cl.DeletePod(id, cluster.CauseScaleDown)
+		}
 	}
 }
 
@@ -245,6 +259,9 @@ func (c *Controllers) arrive(w int32) {
 		}
 		in.name = cj.JobName(s.Name, c.eng.Now())
 	}
+	if n == 0 && len(s.StartTerminating) > 0 {
+		c.startTerminating(w, in.name)
+	}
 	switch s.Kind {
 	case Deployment, StatefulSet:
 		ctl.instances = append(ctl.instances, in)
@@ -267,6 +284,22 @@ func (c *Controllers) arrive(w int32) {
 	}
 	ctl.instances = append(ctl.instances, in)
 	c.reconcile(w)
+}
+
+// startTerminating creates workload w's StartTerminating pods, pinned to
+// their nodes and owned by no instance (they are not its pods any more),
+// and their deletion when their grace period left is over.
+func (c *Controllers) startTerminating(w int32, name string) {
+	ctl := c.ctrls[w]
+	if c.startTerm == nil {
+		c.startTerm = map[cluster.PodID]bool{}
+	}
+	for i, t := range ctl.spec.StartTerminating {
+		id := c.cl.CreatePod(cluster.Pod{Name: fmt.Sprintf("%s-terminating-%d", name, i+1), Namespace: ctl.ns,
+			Spec: ctl.pinnedSpec(t.Node), Workload: w})
+		c.startTerm[id] = true
+		c.eng.After(t.Left, engine.Event{Handler: c.id, Kind: evTerminated, Obj: int32(id)})
+	}
 }
 
 // startPlan applies the replica plan of a Deployment or StatefulSet that
@@ -569,6 +602,11 @@ func (c *Controllers) OnChange(ch cluster.Change) {
 		c.eng.Schedule(c.eng.Now(), engine.Event{Handler: c.id, Kind: evDaemonSet, Obj: int32(ch.Node)})
 		return
 	case cluster.PodFinished, cluster.PodDeleted:
+	case cluster.PodBound:
+		if len(c.startTerm) > 0 && c.startTerm[ch.Pod] {
+			c.eng.Schedule(c.eng.Now(), engine.Event{Handler: c.id, Kind: evMarkTerminating, Obj: int32(ch.Pod)})
+		}
+		return
 	default:
 		return
 	}
