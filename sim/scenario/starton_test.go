@@ -1,41 +1,19 @@
 package scenario
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 )
 
 // startOnBase has two Node manifests (as sim import writes them) and a
 // Deployment of 3 replicas.
-var startOnBase = importedNode("n1", "us-east-1a") + importedNode("n2", "us-east-1b") + `---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
-`
-
-// importedNode is an m5.large Node manifest as sim import writes it.
-func importedNode(name, zone string) string {
-	return fmt.Sprintf(`---
-apiVersion: v1
-kind: Node
-metadata:
-  name: %s
-  labels: {node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: %s}
-status:
-  allocatable: {cpu: 1930m, memory: 7220Mi, pods: "29"}
-`, name, zone)
-}
+var startOnBase = fixtures.M5LargeNode("n1", "us-east-1a", "", nil) + fixtures.M5LargeNode("n2", "us-east-1b", "", nil) +
+	fixtures.WebDeployment(3, "100m", "256Mi")
 
 func TestStartOn(t *testing.T) {
 	sc, err := loadString(t, minimal+"  workloads: [{ref: Deployment/web, startOn: [n1, n2, \"\"]}]\n"+startOnBase)

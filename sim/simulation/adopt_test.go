@@ -73,27 +73,7 @@ spec:
   providerID: aws:///us-east-1b/i-0a1b2c3d4e5f60002
 status:
   allocatable: {cpu: 7910m, memory: 30612Mi, pods: "58"}
-` + webDeployment(1, "250m", "256Mi")
-}
-
-// webDeployment is a YAML document (after a ---) of Deployment default/web:
-// replicas pods of an nginx container requesting cpu and memory.
-func webDeployment(replicas int, cpu, memory string) string {
-	return fmt.Sprintf(`---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: %d
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          resources: {requests: {cpu: %q, memory: %s}}
-`, replicas, cpu, memory)
+` + fixtures.WebDeployment(1, "250m", "256Mi")
 }
 
 func loadAdopt(t *testing.T, doc string) *scenario.Scenario {
@@ -252,7 +232,7 @@ func TestClusterAutoscalerScalesInAdoptedNodes(t *testing.T) {
 // The adopted nodes count toward maxSize: a group at its maxSize of 3
 // adopted nodes launches nothing for pods that do not fit.
 func TestAdoptedNodesCountTowardMaxSize(t *testing.T) {
-	sc := loadAdopt(t, caScenario(3, webDeployment(8, "1", "1Gi")))
+	sc := loadAdopt(t, caScenario(3, fixtures.WebDeployment(8, "1", "1Gi")))
 	s, err := Start(sc, Options{Check: true})
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(engine.Time(30*60e9)))
@@ -263,7 +243,7 @@ func TestAdoptedNodesCountTowardMaxSize(t *testing.T) {
 // A node the group launches is not named as an adopted one (a dumped and
 // imported cluster's nodes are named as the simulator names them).
 func TestLaunchedNodesSkipAdoptedNames(t *testing.T) {
-	doc := strings.ReplaceAll(caScenario(1, webDeployment(2, "1", "1Gi")), "ip-10-0-0-10.ec2.internal", "core-1")
+	doc := strings.ReplaceAll(caScenario(1, fixtures.WebDeployment(2, "1", "1Gi")), "ip-10-0-0-10.ec2.internal", "core-1")
 	s, err := Start(loadAdopt(t, doc), Options{Check: true})
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(engine.Time(30*60e9)))

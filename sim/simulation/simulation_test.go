@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 )
@@ -117,18 +118,7 @@ func TestPendingAtEndAndStranded(t *testing.T) {
 	require.Equal(t, "0/0 nodes are available.", r.Workloads[0].StrandedReason)
 }
 
-const deployment = `---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: c, image: x, resources: {requests: {cpu: 100m, memory: 100Mi}}}]
-`
+var deployment = fixtures.WebDeployment(2, "100m", "100Mi")
 
 func TestDeploymentScalesBySteps(t *testing.T) {
 	r := runYAML(t, header+`  staticNodes: [{name: a, instanceType: m5.large, count: 1}]
