@@ -5,10 +5,13 @@ package scenarios
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/clustersim/clustersim/sim/scenario"
 )
 
 // FS holds every embedded scenario and the manifests they include.
@@ -44,4 +47,13 @@ func File(name string) (string, bool) {
 	}
 	_, err := fs.Stat(FS, name)
 	return name, err == nil
+}
+
+// Load loads the embedded scenario name ("x" or "x.yaml") from FS.
+func Load(name string, overrides ...string) (*scenario.Scenario, error) {
+	file, ok := File(name)
+	if !ok {
+		return nil, fmt.Errorf("no embedded scenario %q", name)
+	}
+	return scenario.LoadFS(FS, file, overrides...)
 }

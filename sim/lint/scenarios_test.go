@@ -13,15 +13,6 @@ import (
 	"github.com/clustersim/clustersim/sim/simulation"
 )
 
-func loadEmbedded(t *testing.T, name string) *scenario.Scenario {
-	t.Helper()
-	file, ok := scenarios.File(name)
-	require.True(t, ok, name)
-	sc, err := scenario.LoadFS(scenarios.FS, file)
-	require.NoError(t, err)
-	return sc
-}
-
 func TestHybridNaive(t *testing.T) {
 	r := Check(loadEmbedded(t, "hybrid-naive"))
 	spotOnly := findingsOf(r, KindSpotOnly)
@@ -184,4 +175,12 @@ func sourceOf(n *cluster.Node) string {
 		return n.OwnerName
 	}
 	return "StaticPool/" + n.OwnerName
+}
+
+// loadEmbedded loads the embedded scenario name.
+func loadEmbedded(t *testing.T, name string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenarios.Load(name)
+	require.NoError(t, err)
+	return sc
 }

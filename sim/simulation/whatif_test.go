@@ -5,20 +5,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clustersim/clustersim/scenarios"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
 )
-
-func load(t *testing.T, name string) *scenario.Scenario {
-	t.Helper()
-	file, ok := scenarios.File(name)
-	require.True(t, ok)
-	sc, err := scenario.LoadFS(scenarios.FS, file)
-	require.NoError(t, err)
-	return sc
-}
 
 // launchedIn counts the nodes the autoscalers launched in each zone over
 // a run.
