@@ -83,18 +83,23 @@ func loadAdopt(t *testing.T, doc string) *scenario.Scenario {
 	return sc
 }
 
-// Karpenter adopts the imported nodes of its NodePool: the empty one is
-// removed and the underused one replaced by a cheaper node, which a static
-// start node would never be.
-func TestKarpenterConsolidatesAdoptedNodes(t *testing.T) {
-	sc := loadAdopt(t, adoptScenario(""))
+// infoMsgs are the messages of sc's notes (the warnings that are Info).
+func infoMsgs(sc *scenario.Scenario) []string {
 	var infos []string
 	for _, w := range sc.Warnings {
 		if w.Info {
 			infos = append(infos, w.Msg)
 		}
 	}
-	require.Contains(t, infos, "NodePool general-purpose adopts the 2 start node(s) labelled with its name as its NodeClaims (ip-10-0-1-17.ec2.internal, ip-10-0-2-4.ec2.internal): Karpenter may consolidate, expire and drift them, and they count toward its limits")
+	return infos
+}
+
+// Karpenter adopts the imported nodes of its NodePool: the empty one is
+// removed and the underused one replaced by a cheaper node, which a static
+// start node would never be.
+func TestKarpenterConsolidatesAdoptedNodes(t *testing.T) {
+	sc := loadAdopt(t, adoptScenario(""))
+	require.Contains(t, infoMsgs(sc), "NodePool general-purpose adopts the 2 start node(s) labelled with its name as its NodeClaims (ip-10-0-1-17.ec2.internal, ip-10-0-2-4.ec2.internal): Karpenter may consolidate, expire and drift them, and they count toward its limits")
 	s, err := Start(sc, Options{Check: true})
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(0))
@@ -205,13 +210,7 @@ status:
 // (a static start node never is), and count as start nodes, not launches.
 func TestClusterAutoscalerScalesInAdoptedNodes(t *testing.T) {
 	sc := loadAdopt(t, caScenario(3, ""))
-	var infos []string
-	for _, w := range sc.Warnings {
-		if w.Info {
-			infos = append(infos, w.Msg)
-		}
-	}
-	require.Contains(t, infos, "node group core adopts the 3 start node(s) labelled with its name as its instances (ip-10-0-0-10.ec2.internal, ip-10-0-1-10.ec2.internal, ip-10-0-2-10.ec2.internal): they count in its size and toward maxSize, and the Cluster Autoscaler may scale them in")
+	require.Contains(t, infoMsgs(sc), "node group core adopts the 3 start node(s) labelled with its name as its instances (ip-10-0-0-10.ec2.internal, ip-10-0-1-10.ec2.internal, ip-10-0-2-10.ec2.internal): they count in its size and toward maxSize, and the Cluster Autoscaler may scale them in")
 	s, err := Start(sc, Options{Check: true})
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(0))
