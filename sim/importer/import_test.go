@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"testing"
@@ -30,13 +31,29 @@ func importExport(t testing.TB, c kubeexport.Cluster, opts Options) ([]byte, *Im
 	t.Helper()
 	var in bytes.Buffer
 	require.NoError(t, c.Write(&in))
+	return importFile(t, "cluster.yaml", &in, opts)
+}
+
+// importFile imports the file name, read from in, with the default
+// catalogue and returns the scenario written and the importer.
+func importFile(t testing.TB, name string, in io.Reader, opts Options) ([]byte, *Importer) {
+	t.Helper()
 	cat, err := catalog.Default()
 	require.NoError(t, err)
 	im := New(opts, cat)
-	require.NoError(t, im.Add("cluster.yaml", &in))
+	require.NoError(t, im.Add(name, in))
 	var out bytes.Buffer
 	require.NoError(t, im.Write(&out))
 	return out.Bytes(), im
+}
+
+// notices are the importer's notices, one line each.
+func notices(im *Importer) []string {
+	var lines []string
+	for _, n := range im.Notices() {
+		lines = append(lines, n.String())
+	}
+	return lines
 }
 
 // boundAt runs the imported scenario for a few seconds and returns, per
@@ -166,11 +183,7 @@ func TestNothingSecretLeaves(t *testing.T) {
 		"checksum/config", "kube-api-access", "pod-template-hash", "controller-uid", "status:\n    phase"} {
 		require.NotContains(t, s, leak)
 	}
-	var lines []string
-	for _, n := range im.Notices() {
-		lines = append(lines, n.String())
-	}
-	all := strings.Join(lines, "\n")
+	all := strings.Join(notices(im), "\n")
 	require.Contains(t, all, "cluster.yaml:")
 	require.Contains(t, all, "1 Secret object(s) skipped: never read")
 	require.Contains(t, all, "1 ConfigMap object(s) skipped: never read")
@@ -243,11 +256,7 @@ func TestPodsWithoutTheirReplicaSet(t *testing.T) {
 			require.Len(t, w.StartOn, 3, "3 pods of the ReplicaSet and 1 of the Deployment: the first 3 of 4")
 		}
 	}
-	var lines []string
-	for _, n := range im.Notices() {
-		lines = append(lines, n.String())
-	}
-	require.Contains(t, strings.Join(lines, "\n"), "ReplicaSet/team-0/svc-0000-7d9f00000: not in the export: its pods count for Deployment/team-0/svc-0000, by its name")
+	require.Contains(t, strings.Join(notices(im), "\n"), "ReplicaSet/team-0/svc-0000-7d9f00000: not in the export: its pods count for Deployment/team-0/svc-0000, by its name")
 }
 
 // An eksctl ClusterConfig keeps its region, zones and node groups, without
@@ -294,11 +303,7 @@ nodeGroups:
 	// The export has no node of ng-1: its size now is its minSize, not
 	// the desiredCapacity it was created with.
 	require.Equal(t, 1, sc.NodeGroups[0].DesiredCapacity)
-	var lines []string
-	for _, n := range im.Notices() {
-		lines = append(lines, n.String())
-	}
-	require.Contains(t, strings.Join(lines, "\n"), "node group ng-1: desiredCapacity set to 1, its 0 node(s) in the export (within minSize and maxSize): the group adopts them")
+	require.Contains(t, strings.Join(notices(im), "\n"), "node group ng-1: desiredCapacity set to 1, its 0 node(s) in the export (within minSize and maxSize): the group adopts them")
 }
 
 // webSpec is the spec of the Deployment web in namespace shop and of its
@@ -369,16 +374,7 @@ items:
 metadata:
   resourceVersion: ""
 `
-	cat, err := catalog.Default()
-	require.NoError(t, err)
-	im := New(Options{}, cat)
-	require.NoError(t, im.Add("prod.yaml", strings.NewReader(export)))
-	var out bytes.Buffer
-	require.NoError(t, im.Write(&out))
-	var lines []string
-	for _, n := range im.Notices() {
-		lines = append(lines, n.String())
-	}
+	out, im := importFile(t, "prod.yaml", strings.NewReader(export), Options{})
 	require.Equal(t, []string{
 		`prod.yaml:3: Node/odd: instance type "x9.mega" is not in the catalogue: sized from its status.allocatable, and it costs 0`,
 		`prod.yaml:3: Node/odd: Ready was Unknown at the export (NodeStatusUnknown): simulated as a Ready node`,
@@ -387,8 +383,8 @@ metadata:
 		`prod.yaml:68: StatefulSet/shop/api: 1 pod(s) owned by it, which is not in the export: skipped (export statefulsets too)`,
 		`prod.yaml:17: Deployment/shop/web: pods on node(s) the scenario does not have (not in the export, or skipped: gone): they start pending`,
 		`prod.yaml:82: Pod/shop/canary-x: runs on node win, which the scenario does not have (not in the export, or skipped): it starts pending`,
-	}, lines)
-	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	}, notices(im))
+	sc, err := scenario.LoadManifests("imported.yaml", out, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"odd"}, sc.Workloads[0].StartOn)
 	bound := boundAt(t, sc)
@@ -507,15 +503,10 @@ func TestTerminatingPodsKept(t *testing.T) {
 				in, err = json.Marshal(v)
 				require.NoError(t, err)
 			}
-			cat, err := catalog.Default()
-			require.NoError(t, err)
-			im := New(Options{}, cat)
-			require.NoError(t, im.Add("export.yaml", bytes.NewReader(in)))
-			var out bytes.Buffer
-			require.NoError(t, im.Write(&out))
-			require.Contains(t, out.String(), "importedAt: \"2026-12-01T12:00:10Z\"")
-			require.Contains(t, out.String(), "startTerminating:\n    - for: 20s\n      node: ip-10-0-1-17.ec2.internal")
-			sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+			out, _ := importFile(t, "export.yaml", bytes.NewReader(in), Options{})
+			require.Contains(t, string(out), "importedAt: \"2026-12-01T12:00:10Z\"")
+			require.Contains(t, string(out), "startTerminating:\n    - for: 20s\n      node: ip-10-0-1-17.ec2.internal")
+			sc, err := scenario.LoadManifests("imported.yaml", out, nil)
 			require.NoError(t, err)
 			s, err := simulation.Start(sc, simulation.Options{Check: true})
 			require.NoError(t, err)
