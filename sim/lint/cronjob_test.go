@@ -4,27 +4,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 )
 
 // A CronJob is linted as the Jobs it starts, named and located as the
 // manifest says (kubernetes/website content/en/examples/application/job/cronjob.yaml,
-// with a request).
+// with requests).
 func TestCronJobFinding(t *testing.T) {
-	cron := `---
-apiVersion: batch/v1
-kind: CronJob
-metadata: {name: hello}
-spec:
-  schedule: "* * * * *"
-  jobTemplate:
-    spec:
-      template:
-        spec:
-          containers:
-          - {name: hello, image: busybox:1.28, resources: {requests: {cpu: 100m}}}
-          restartPolicy: OnFailure
-`
-	_, f := oneUnhostable(t, dbOnly, cron)
+	_, f := oneUnhostable(t, dbOnly, fixtures.HelloCronJob)
 	require.Equal(t, "CronJob/default/hello", f.Workload)
 	require.Equal(t, "spec.jobTemplate.spec.template.spec", f.Path)
 }

@@ -8,32 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/sim/dist"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/workload"
 )
-
-// helloCronJob is kubernetes/website content/en/examples/application/job/cronjob.yaml
-// (batch/v1; busybox image, a date and a hello every minute).
-const helloCronJob = `apiVersion: batch/v1
-kind: CronJob
-metadata:
-  name: hello
-spec:
-  schedule: "* * * * *"
-  jobTemplate:
-    spec:
-      template:
-        spec:
-          containers:
-          - name: hello
-            image: busybox:1.28
-            imagePullPolicy: IfNotPresent
-            command:
-            - /bin/sh
-            - -c
-            - date; echo Hello from the Kubernetes cluster
-            resources: {requests: {cpu: 100m, memory: 64Mi}}
-          restartPolicy: OnFailure
-`
 
 // nightlyCronJob is a nightly batch in its team's time zone, after the
 // time zone example of kubernetes/website
@@ -64,7 +41,7 @@ spec:
 `
 
 func TestCronJobEveryMinute(t *testing.T) {
-	sc, err := loadDoc(t, minimal+"---\n"+helloCronJob)
+	sc, err := loadDoc(t, minimal+fixtures.HelloCronJob)
 	require.NoError(t, err)
 	require.Len(t, sc.Workloads, 1)
 	w := sc.Workloads[0]
@@ -114,12 +91,12 @@ func TestCronJobEpochFromStartTime(t *testing.T) {
 }
 
 func TestCronJobSuspendedAndOutOfRun(t *testing.T) {
-	sc, err := loadDoc(t, minimal+"---\n"+strings.Replace(helloCronJob, "spec:\n  schedule", "spec:\n  suspend: true\n  schedule", 1))
+	sc, err := loadDoc(t, minimal+strings.Replace(fixtures.HelloCronJob, "spec:\n  schedule", "spec:\n  suspend: true\n  schedule", 1))
 	require.NoError(t, err)
 	require.Empty(t, sc.Workloads[0].Arrivals.Times)
 	require.Contains(t, warnings(sc), "s.yaml:12: spec.suspend: the CronJob is suspended: it starts no Jobs")
 
-	sc, err = loadDoc(t, minimal+"---\n"+strings.Replace(helloCronJob, `"* * * * *"`, `"@monthly"`, 1))
+	sc, err = loadDoc(t, minimal+strings.Replace(fixtures.HelloCronJob, `"* * * * *"`, `"@monthly"`, 1))
 	require.NoError(t, err)
 	require.Empty(t, sc.Workloads[0].Arrivals.Times)
 	require.Contains(t, warnings(sc), "spec.schedule: no run falls within the scenario (1h0m0s from 2026-01-05T00:00:00Z, UTC): the CronJob starts no Jobs")
@@ -133,7 +110,7 @@ func TestCronJobBadInput(t *testing.T) {
 		name, doc string
 		want      []string
 	}{
-		{"removed version", minimal + "---\n" + strings.Replace(helloCronJob, "batch/v1", "batch/v1beta1", 1),
+		{"removed version", minimal + strings.Replace(fixtures.HelloCronJob, "batch/v1", "batch/v1beta1", 1),
 			[]string{"s.yaml:7: apiVersion: batch/v1beta1 is not a served version of CronJob; batch/v1beta1 was removed in Kubernetes 1.25; use apiVersion: batch/v1"}},
 		{"every problem at once", cron(`"30 2 * * mon-fri"`, `"30 2 * * 7"`, `"Europe/Berlin"`, `"Europe/Berln"`, "Forbid", "forbid", "600", "-5", "Never", "Always"),
 			[]string{
@@ -149,9 +126,9 @@ func TestCronJobBadInput(t *testing.T) {
 			[]string{`spec.schedule: missing schedule; give a cron schedule such as "0 2 * * *"`}},
 		{"Local", cron(`"Europe/Berlin"`, "local"),
 			[]string{`s.yaml:12: spec.timeZone: timeZone must be an explicit time zone, not Local`}},
-		{"arrivals", strings.Replace(minimal, "duration: 1h", "duration: 1h\n  workloads:\n  - {ref: CronJob/default/hello, arrivals: {every: 10m}, runtime: {fixed: 1m}}", 1) + "---\n" + helloCronJob,
+		{"arrivals", strings.Replace(minimal, "duration: 1h", "duration: 1h\n  workloads:\n  - {ref: CronJob/default/hello, arrivals: {every: 10m}, runtime: {fixed: 1m}}", 1) + fixtures.HelloCronJob,
 			[]string{"s.yaml:7: spec.workloads[0].arrivals: CronJob/default/hello runs on its schedule; remove arrivals: the runs come from the CronJob's spec.schedule"}},
-		{"too many runs", strings.Replace(minimal, "duration: 1h", "duration: 30d", 1) + "---\n" + strings.Replace(helloCronJob, `"* * * * *"`, `"@every 1s"`, 1),
+		{"too many runs", strings.Replace(minimal, "duration: 1h", "duration: 30d", 1) + strings.Replace(fixtures.HelloCronJob, `"* * * * *"`, `"@every 1s"`, 1),
 			[]string{"spec.schedule: more than 1000000 runs in 720h0m0s; use a sparser schedule or a shorter spec.duration"}},
 	} {
 		_, err := loadDoc(t, tc.doc)

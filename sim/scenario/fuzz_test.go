@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -17,7 +18,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(minimal + "  staticNodes: [{name: a, instanceType: m5.large, count: 2, taints: [{key: k, effect: NO_SCHEDULE}]}]\n"))
 	f.Add([]byte(minimal + "  workloads: [{ref: Job/j, arrivals: {poisson: {ratePerHour: 5}}, runtime: {lognormal: {median: 1m, p90: 2m}}}]\n"))
 	f.Add([]byte(minimal + "  market: {model: stochastic, events: [{at: 1m, pools: {zones: [us-east-1a]}, state: exhausted, reclaim: 0.5}]}\n"))
-	f.Add([]byte(minimal + "---\n" + helloCronJob))
+	f.Add([]byte(minimal + fixtures.HelloCronJob))
 	f.Add([]byte(minimal + "---\n" + nightlyCronJob))
 	f.Add([]byte(minimal + "---\n" + phpApache))
 	f.Add([]byte("apiVersion: karpenter.sh/v1beta1\nkind: Provisioner\nmetadata: {name: x}\nspec: {ttlSecondsAfterEmpty: 30}\n"))
