@@ -110,7 +110,8 @@
 //     they import no more than the packages that use them may.
 //     internal/suggest ("did you mean") and internal/duration (durations
 //     with days) serve the input packages, internal/fixtures (Karpenter's
-//     example documents) serves sim gen scale and tests; they import
+//     and Kubernetes' example documents, Node manifests) serves sim gen
+//     scale and tests; they import
 //     nothing of ours;
 //     cloud/cloudtest (one fake EC2 for the autoscalers' tests),
 //     internal/testscript (data-driven test files with -update),

@@ -2,6 +2,7 @@ package simulation
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -36,44 +37,31 @@ spec:
   disruption:
     consolidationPolicy: WhenEmptyOrUnderutilized
     consolidateAfter: 1m
-` + limits + "\n" + fixtures.EC2NodeClassDemo + `---
-# a Node as the API server returns it for a Karpenter node (reduced)
-apiVersion: v1
-kind: Node
-metadata:
-  name: ip-10-0-1-17.ec2.internal
-  creationTimestamp: "2026-11-30T08:00:00Z"
-  labels:
-    karpenter.sh/nodepool: general-purpose
-    karpenter.sh/capacity-type: on-demand
-    karpenter.sh/initialized: "true"
-    node.kubernetes.io/instance-type: m5.2xlarge
-    topology.kubernetes.io/zone: us-east-1a
-    topology.kubernetes.io/region: us-east-1
-    kubernetes.io/arch: amd64
-    kubernetes.io/os: linux
-spec:
-  providerID: aws:///us-east-1a/i-0a1b2c3d4e5f60001
-status:
-  allocatable: {cpu: 7910m, memory: 30612Mi, pods: "58"}
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: ip-10-0-2-4.ec2.internal
-  labels:
-    karpenter.sh/nodepool: general-purpose
-    karpenter.sh/capacity-type: on-demand
-    node.kubernetes.io/instance-type: m5.2xlarge
-    topology.kubernetes.io/zone: us-east-1b
-    topology.kubernetes.io/region: us-east-1
-    kubernetes.io/arch: amd64
-    kubernetes.io/os: linux
-spec:
-  providerID: aws:///us-east-1b/i-0a1b2c3d4e5f60002
-status:
-  allocatable: {cpu: 7910m, memory: 30612Mi, pods: "58"}
-` + fixtures.WebDeployment(1, "250m", "256Mi")
+` + limits + "\n" + fixtures.EC2NodeClassDemo +
+		fixtures.Node("ip-10-0-1-17.ec2.internal", "m5.2xlarge", "us-east-1a", "2026-11-30T08:00:00Z", m52xlarge,
+			withLabels(generalPurposeNodeLabels, "karpenter.sh/initialized", `"true"`)) +
+		fixtures.Node("ip-10-0-2-4.ec2.internal", "m5.2xlarge", "us-east-1b", "", m52xlarge, generalPurposeNodeLabels) +
+		fixtures.WebDeployment(1, "250m", "256Mi")
+}
+
+// m52xlarge is the allocatable of an m5.2xlarge node.
+const m52xlarge = `{cpu: 7910m, memory: 30612Mi, pods: "58"}`
+
+// generalPurposeNodeLabels are the labels besides instance type and zone
+// of a node Karpenter made for the NodePool general-purpose.
+var generalPurposeNodeLabels = map[string]string{
+	"karpenter.sh/nodepool":         "general-purpose",
+	"karpenter.sh/capacity-type":    "on-demand",
+	"topology.kubernetes.io/region": "us-east-1",
+	"kubernetes.io/arch":            "amd64",
+	"kubernetes.io/os":              "linux",
+}
+
+// withLabels is labels and key: value.
+func withLabels(labels map[string]string, key, value string) map[string]string {
+	out := maps.Clone(labels)
+	out[key] = value
+	return out
 }
 
 func loadAdopt(t *testing.T, doc string) *scenario.Scenario {

@@ -37,18 +37,9 @@ spec:
     consolidationPolicy: WhenEmpty
     consolidateAfter: Never
 ` + fixtures.EC2NodeClassDemo +
-	fixtures.M5LargeNode("old", "us-east-1a", "2026-11-02T08:00:00Z", karpenterNodeLabels) +
-	fixtures.M5LargeNode("fresh", "us-east-1b", "2026-12-01T11:00:00Z", karpenterNodeLabels) +
+	fixtures.M5LargeNode("old", "us-east-1a", "2026-11-02T08:00:00Z", generalPurposeNodeLabels) +
+	fixtures.M5LargeNode("fresh", "us-east-1b", "2026-12-01T11:00:00Z", generalPurposeNodeLabels) +
 	fixtures.WebDeployment(2, "250m", "256Mi")
-
-// karpenterNodeLabels are the labels Karpenter sets on the nodes of the
-// NodePool general-purpose, besides instance type and zone.
-var karpenterNodeLabels = map[string]string{
-	"karpenter.sh/nodepool":      "general-purpose",
-	"karpenter.sh/capacity-type": "on-demand",
-	"kubernetes.io/arch":         "amd64",
-	"kubernetes.io/os":           "linux",
-}
 
 // An adopted node's expireAfter counts from its creationTimestamp: the
 // node 700h old at the export expires about 20h into a 720h expireAfter,
