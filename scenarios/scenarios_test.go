@@ -181,3 +181,17 @@ func TestRunsParallelismIsDeterministic(t *testing.T) {
 		require.Equal(t, one, many, name)
 	}
 }
+
+// Load finds a scenario with or without .yaml and names a scenario that
+// is not embedded.
+func TestLoad(t *testing.T) {
+	for _, name := range []string{"hybrid-naive", "hybrid-naive.yaml"} {
+		sc, err := scenarios.Load(name)
+		require.NoError(t, err)
+		require.Equal(t, "hybrid-naive", sc.Name)
+	}
+	_, err := scenarios.Load("../hybrid-naive")
+	require.EqualError(t, err, `no embedded scenario "../hybrid-naive"`)
+	_, err = scenarios.Load("nope")
+	require.EqualError(t, err, `no embedded scenario "nope"`)
+}
