@@ -20,17 +20,7 @@ func (mn *multiNode) validate(cmd *command, fresh []*candidate) bool {
 
 func (mn *multiNode) computeCommand(budget map[*pool]int, cs []*candidate) *command {
 	d := mn.d
-	sortByRatio(cs)
-	var ok []*candidate
-	constrained := false
-	for _, c := range cs {
-		if budget[c.kn.pool] == 0 {
-			constrained = true
-			continue
-		}
-		ok = append(ok, c)
-		budget[c.kn.pool]--
-	}
+	ok, constrained := withinBudget(budget, cs)
 	hi := min(len(ok), d.settings.MultiNodeCandidates)
 	var best *command
 	if len(ok) >= 2 {
