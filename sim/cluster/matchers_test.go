@@ -42,17 +42,21 @@ func randValues(r *rand.Rand, n int) []string {
 	return out
 }
 
+// randSetOperator is ops[k] of the set-based operators In, NotIn, Exists,
+// DoesNotExist, with 1 to maxValues values for In and NotIn.
+func randSetOperator[Op ~string](r *rand.Rand, k, maxValues int, ops [4]Op) (Op, []string) {
+	if k < 2 {
+		return ops[k], randValues(r, 1+r.IntN(maxValues))
+	}
+	return ops[k], nil
+}
+
 func randNodeRequirement(r *rand.Rand) corev1.NodeSelectorRequirement {
 	req := corev1.NodeSelectorRequirement{Key: testKeys[r.IntN(len(testKeys))]}
-	switch r.IntN(6) {
-	case 0:
-		req.Operator, req.Values = corev1.NodeSelectorOpIn, randValues(r, 1+r.IntN(3))
-	case 1:
-		req.Operator, req.Values = corev1.NodeSelectorOpNotIn, randValues(r, 1+r.IntN(3))
-	case 2:
-		req.Operator = corev1.NodeSelectorOpExists
-	case 3:
-		req.Operator = corev1.NodeSelectorOpDoesNotExist
+	switch k := r.IntN(6); k {
+	case 0, 1, 2, 3:
+		req.Operator, req.Values = randSetOperator(r, k, 3, [4]corev1.NodeSelectorOperator{
+			corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn, corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist})
 	case 4:
 		req.Operator, req.Values = corev1.NodeSelectorOpGt, []string{fmt.Sprint(r.IntN(12))}
 	case 5:
@@ -242,16 +246,8 @@ func TestLabelSelectorMatchesKubernetes(t *testing.T) {
 			}
 			for range r.IntN(3) {
 				e := metav1.LabelSelectorRequirement{Key: testKeys[r.IntN(len(testKeys))]}
-				switch r.IntN(4) {
-				case 0:
-					e.Operator, e.Values = metav1.LabelSelectorOpIn, randValues(r, 1+r.IntN(2))
-				case 1:
-					e.Operator, e.Values = metav1.LabelSelectorOpNotIn, randValues(r, 1+r.IntN(2))
-				case 2:
-					e.Operator = metav1.LabelSelectorOpExists
-				case 3:
-					e.Operator = metav1.LabelSelectorOpDoesNotExist
-				}
+				e.Operator, e.Values = randSetOperator(r, r.IntN(4), 2, [4]metav1.LabelSelectorOperator{
+					metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn, metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist})
 				sel.MatchExpressions = append(sel.MatchExpressions, e)
 			}
 		}

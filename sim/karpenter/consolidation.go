@@ -33,12 +33,16 @@ func (c *consolidation) markConsolidated() {
 	c.marked, c.version, c.at = true, c.d.version, c.d.eng.Now()
 }
 
-// underutilized is single- and multi-node consolidation's shouldDisrupt:
-// a consolidatable node with pods whose pool consolidates underutilized
-// nodes.
-func (c *consolidation) underutilized(kn *knode, pods int) bool {
-	return pods > 0 && kn.pool.spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && c.d.consolidatable(kn)
+// underutilization is what single- and multi-node consolidation share:
+// they disrupt consolidatable nodes with pods whose pool consolidates
+// underutilized nodes, for the reason Underutilized.
+type underutilization struct{ consolidation }
+
+func (u *underutilization) shouldDisrupt(kn *knode, pods int) bool {
+	return pods > 0 && kn.pool.spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && u.d.consolidatable(kn)
 }
+func (u *underutilization) reason() apis.Reason { return apis.ReasonUnderutilized }
+func (u *underutilization) stat() string        { return reasonUnderutilized }
 
 // consolidatable: consolidateAfter has passed since the node's last pod
 // event (KC Consolidatable condition). A node that just became so changes

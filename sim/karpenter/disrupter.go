@@ -184,6 +184,23 @@ func sortByRatio(cs []*candidate) {
 	})
 }
 
+// withinBudget sorts the candidates by savings ratio, best first, and keeps
+// those whose NodePool's budget has room, taking one from it for each
+// (emptiness and multi-node consolidation); constrained reports whether a
+// budget turned any away.
+func withinBudget(budget map[*pool]int, cs []*candidate) (take []*candidate, constrained bool) {
+	sortByRatio(cs)
+	for _, c := range cs {
+		if budget[c.kn.pool] == 0 {
+			constrained = true
+			continue
+		}
+		take = append(take, c)
+		budget[c.kn.pool]--
+	}
+	return take, constrained
+}
+
 // compute runs one method: its candidates, unless the cluster is as it
 // was when the method last found nothing, then its command.
 func (d *disrupter) compute(m method) *command {

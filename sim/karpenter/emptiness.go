@@ -11,17 +11,7 @@ func (e *emptiness) shouldDisrupt(kn *knode, pods int) bool {
 }
 
 func (e *emptiness) computeCommand(budget map[*pool]int, cs []*candidate) *command {
-	sortByRatio(cs)
-	var take []*candidate
-	constrained := false
-	for _, c := range cs {
-		if budget[c.kn.pool] == 0 {
-			constrained = true
-			continue
-		}
-		take = append(take, c)
-		budget[c.kn.pool]--
-	}
+	take, constrained := withinBudget(budget, cs)
 	if len(take) == 0 {
 		if !constrained {
 			e.markConsolidated()

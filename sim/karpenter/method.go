@@ -48,7 +48,7 @@ func newMethods(d *disrupter) []method {
 	return []method{
 		&emptiness{consolidation{d: d}},
 		&drift{d: d},
-		&multiNode{consolidation{d: d}},
-		&singleNode{consolidation: consolidation{d: d}},
+		&multiNode{underutilization{consolidation{d: d}}},
+		&singleNode{underutilization: underutilization{consolidation{d: d}}},
 	}
 }

@@ -1,16 +1,10 @@
 package karpenter
 
-import "github.com/clustersim/clustersim/sim/karpenter/apis"
-
 // multiNode consolidates several nodes at once: the most candidates
 // (within budget, best savings first, at most MultiNodeCandidates) whose
 // pods fit elsewhere or on one cheaper replacement, found by binary
 // search (KC MultiNodeConsolidation).
-type multiNode struct{ consolidation }
-
-func (mn *multiNode) shouldDisrupt(kn *knode, pods int) bool { return mn.underutilized(kn, pods) }
-func (mn *multiNode) reason() apis.Reason                    { return apis.ReasonUnderutilized }
-func (mn *multiNode) stat() string                           { return reasonUnderutilized }
+type multiNode struct{ underutilization }
 
 // validate: the consolidation still holds, and a replacement is still
 // cheaper than the candidates of its own type.
@@ -20,17 +14,7 @@ func (mn *multiNode) validate(cmd *command, fresh []*candidate) bool {
 
 func (mn *multiNode) computeCommand(budget map[*pool]int, cs []*candidate) *command {
 	d := mn.d
-	sortByRatio(cs)
-	var ok []*candidate
-	constrained := false
-	for _, c := range cs {
-		if budget[c.kn.pool] == 0 {
-			constrained = true
-			continue
-		}
-		ok = append(ok, c)
-		budget[c.kn.pool]--
-	}
+	ok, constrained := withinBudget(budget, cs)
 	hi := min(len(ok), d.settings.MultiNodeCandidates)
 	var best *command
 	if len(ok) >= 2 {

@@ -189,17 +189,22 @@ func (pr *provisioner) sameAsLastBatch(pods []cluster.PodID) bool {
 func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.NodeID {
 	p := c.pool
 	st := p.stats
+	// failed counts a launch that got no instance, and explains it when
+	// explanations are on and the NodeClaim is not a replacement.
+	failed := func(res cloud.LaunchResult, err error) {
+		pr.stats.LaunchFailures++
+		st.LaunchFailures++
+		if pr.noLaunch != nil && replacementOf == nil {
+			pr.explainLaunch(c, res, err)
+		}
+	}
 	pr.solvers.sortedOptions(c)
 	if len(c.opts) > pr.settings.MaxInstanceTypes {
 		c.opts = c.opts[:pr.settings.MaxInstanceTypes]
 	}
 	opts := pr.launchFilter(c)
 	if len(opts) == 0 {
-		pr.stats.LaunchFailures++
-		st.LaunchFailures++
-		if pr.noLaunch != nil && replacementOf == nil {
-			pr.explainLaunch(c, cloud.LaunchResult{}, nil)
-		}
+		failed(cloud.LaunchResult{}, nil)
 		return cluster.NoNode
 	}
 	// Spot offerings dearer than the cheapest on-demand one are dropped
@@ -236,11 +241,7 @@ func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.Nod
 		}
 	}
 	if len(offerings) == 0 {
-		pr.stats.LaunchFailures++
-		st.LaunchFailures++
-		if pr.noLaunch != nil && replacementOf == nil {
-			pr.explainLaunch(c, cloud.LaunchResult{}, nil)
-		}
+		failed(cloud.LaunchResult{}, nil)
 		return cluster.NoNode
 	}
 	strategy := cloud.LowestPrice
@@ -255,11 +256,7 @@ func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.Nod
 		}
 	}
 	if err != nil || res.Instance == cloud.NoInstance {
-		pr.stats.LaunchFailures++
-		st.LaunchFailures++
-		if pr.noLaunch != nil && replacementOf == nil {
-			pr.explainLaunch(c, res, err)
-		}
+		failed(res, err)
 		pr.dis.stateChanged()
 		return cluster.NoNode
 	}

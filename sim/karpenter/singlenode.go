@@ -1,25 +1,17 @@
 package karpenter
 
-import (
-	"sort"
-
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
-)
+import "sort"
 
 // singleNode consolidates one node: the first candidate, pools taken in
 // turn, whose pods fit elsewhere or on one cheaper replacement (KC
 // SingleNodeConsolidation).
 type singleNode struct {
-	consolidation
+	underutilization
 	// unseenPools: the pools a timed-out pass did not reach; the next
 	// passes take them first (KC PreviouslyUnseenNodePools, kept until the
 	// next timeout).
 	unseenPools map[*pool]bool
 }
-
-func (sn *singleNode) shouldDisrupt(kn *knode, pods int) bool { return sn.underutilized(kn, pods) }
-func (sn *singleNode) reason() apis.Reason                    { return apis.ReasonUnderutilized }
-func (sn *singleNode) stat() string                           { return reasonUnderutilized }
 
 // validate: the consolidation still holds.
 func (sn *singleNode) validate(cmd *command, fresh []*candidate) bool {

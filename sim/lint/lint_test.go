@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/scenario"
 )
 
@@ -23,14 +24,8 @@ spec:
   zones: [us-east-1a, us-east-1b]
 `
 
-const nodeClass = `---
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: r
-`
+// nodeClass is Karpenter's example EC2NodeClass with a role.
+const nodeClass = fixtures.EC2NodeClassAL2023 + "  role: r\n"
 
 // nodePool is a karpenter.sh/v1 NodePool; spec holds the template's
 // spec lines after nodeClassRef (requirements, taints) indented by 6, and

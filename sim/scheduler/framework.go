@@ -113,6 +113,15 @@ type ScoreNormalizer interface {
 	NormalizeScore(cs *CycleState, scores []int64)
 }
 
+// normalizedScorer is a ScorePlugin that scores in batch and normalizes its
+// raw scores, as NodeAffinity, TaintToleration, InterPodAffinity and
+// PodTopologySpread do.
+type normalizedScorer interface {
+	ScorePlugin
+	ScoreNormalizer
+	batchScorer
+}
+
 // PluginFactory builds a plugin for one profile.
 type PluginFactory func(h Handle, args PluginArgs) (Plugin, error)
 

@@ -38,12 +38,10 @@ type interPodAffinity struct {
 }
 
 var (
-	_ PreFilterPlugin = (*interPodAffinity)(nil)
-	_ FilterPlugin    = (*interPodAffinity)(nil)
-	_ PreScorePlugin  = (*interPodAffinity)(nil)
-	_ ScorePlugin     = (*interPodAffinity)(nil)
-	_ ScoreNormalizer = (*interPodAffinity)(nil)
-	_ batchScorer     = (*interPodAffinity)(nil)
+	_ PreFilterPlugin  = (*interPodAffinity)(nil)
+	_ FilterPlugin     = (*interPodAffinity)(nil)
+	_ PreScorePlugin   = (*interPodAffinity)(nil)
+	_ normalizedScorer = (*interPodAffinity)(nil)
 )
 
 func newInterPodAffinity(h Handle, args PluginArgs) (Plugin, error) {

@@ -72,10 +72,8 @@ type taintToleration struct {
 }
 
 var (
-	_ FilterPlugin    = (*taintToleration)(nil)
-	_ ScorePlugin     = (*taintToleration)(nil)
-	_ ScoreNormalizer = (*taintToleration)(nil)
-	_ batchScorer     = (*taintToleration)(nil)
+	_ FilterPlugin     = (*taintToleration)(nil)
+	_ normalizedScorer = (*taintToleration)(nil)
 )
 
 func newTaintToleration(h Handle, _ PluginArgs) (Plugin, error) {
@@ -145,11 +143,9 @@ type nodeAffinity struct {
 }
 
 var (
-	_ FilterPlugin    = (*nodeAffinity)(nil)
-	_ PreScorePlugin  = (*nodeAffinity)(nil)
-	_ ScorePlugin     = (*nodeAffinity)(nil)
-	_ ScoreNormalizer = (*nodeAffinity)(nil)
-	_ batchScorer     = (*nodeAffinity)(nil)
+	_ FilterPlugin     = (*nodeAffinity)(nil)
+	_ PreScorePlugin   = (*nodeAffinity)(nil)
+	_ normalizedScorer = (*nodeAffinity)(nil)
 )
 
 func newNodeAffinity(h Handle, _ PluginArgs) (Plugin, error) {

@@ -150,12 +150,10 @@ type spreadState struct {
 }
 
 var (
-	_ PreFilterPlugin = (*podTopologySpread)(nil)
-	_ FilterPlugin    = (*podTopologySpread)(nil)
-	_ PreScorePlugin  = (*podTopologySpread)(nil)
-	_ ScorePlugin     = (*podTopologySpread)(nil)
-	_ ScoreNormalizer = (*podTopologySpread)(nil)
-	_ batchScorer     = (*podTopologySpread)(nil)
+	_ PreFilterPlugin  = (*podTopologySpread)(nil)
+	_ FilterPlugin     = (*podTopologySpread)(nil)
+	_ PreScorePlugin   = (*podTopologySpread)(nil)
+	_ normalizedScorer = (*podTopologySpread)(nil)
 )
 
 func newPodTopologySpread(h Handle, args PluginArgs) (Plugin, error) {

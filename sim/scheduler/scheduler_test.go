@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -232,17 +233,9 @@ func TestTieBreakIsSeeded(t *testing.T) {
 	require.Equal(t, place(7), place(7), "same seed, same placements")
 	differ := false
 	for seed := uint64(1); seed < 20 && !differ; seed++ {
-		differ = fmtSlice(place(seed)) != fmtSlice(place(seed+100))
+		differ = !slices.Equal(place(seed), place(seed+100))
 	}
 	require.True(t, differ, "ties are broken by the seed, not by node order")
-}
-
-func fmtSlice(s []string) string {
-	out := ""
-	for _, x := range s {
-		out += x + ","
-	}
-	return out
 }
 
 func TestNumFeasibleNodesToFind(t *testing.T) {

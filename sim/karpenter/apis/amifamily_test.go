@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 )
 
 // exampleNodeClassSelectors is the role and the discovery-tag subnet and
@@ -19,16 +21,6 @@ const exampleNodeClassSelectors = `  role: "KarpenterNodeRole-${CLUSTER_NAME}"
         karpenter.sh/discovery: "${CLUSTER_NAME}"
 `
 
-// defaultNodeClass is an EC2NodeClass named default on AL2023, as a second
-// document after a NodePool; the test writes the rest of its spec after it.
-const defaultNodeClass = `---
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-`
-
 // seedNodePoolLinux is a NodePool on the default node class whose one
 // requirement the test writes in place of REQ.
 const seedNodePoolLinux = `apiVersion: karpenter.sh/v1
@@ -40,7 +32,7 @@ spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
       requirements:
         - REQ
-` + defaultNodeClass + "  role: r\n"
+` + fixtures.EC2NodeClassAL2023 + "  role: r\n"
 
 // from aws/karpenter-provider-aws examples/v1/windows-2022.yaml, reduced.
 const windows2022Example = `apiVersion: karpenter.sh/v1

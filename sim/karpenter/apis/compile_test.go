@@ -10,6 +10,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -114,7 +115,7 @@ spec:
   disruption:
     consolidationPolicy: WhenEmpty
     consolidateAfter: 30s
-`+defaultNodeClass+`  role: "KarpenterNodeRole-${CLUSTER_NAME}"
+`+fixtures.EC2NodeClassAL2023+`  role: "KarpenterNodeRole-${CLUSTER_NAME}"
   subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]
   securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]
   kubelet: {maxPods: 58, kubeReserved: {cpu: 100m}}
