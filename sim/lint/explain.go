@@ -142,6 +142,14 @@ func (c *checker) tooBigWhy(spec *cluster.PodSpec, rooms []typeRoom, what, where
 		short = append(short, n)
 	}
 	w := why{kind: "too-big", fix: "lower its requests or allow larger instance types" + where}
+	if len(short) == 1 && need[cluster.Ephemeral] > most[cluster.Ephemeral] && most[cluster.Ephemeral] > 0 {
+		// Ephemeral storage is the node's disk, not the instance type's
+		// size: a larger type does not help, a larger volume does.
+		w.fix = "lower its ephemeral-storage request or give the nodes a larger volume"
+		if where != "" {
+			w.fix = "lower its ephemeral-storage request, or give the NodePool's EC2NodeClass a larger root volume (spec.blockDeviceMappings) or instanceStorePolicy: RAID0 with instance types that have NVMe instance stores"
+		}
+	}
 	if len(missing) > 0 {
 		w.fix = fmt.Sprintf("allow instance types that have %s%s, or take it out of the pod's requests and limits", strings.Join(missing, " and "), where)
 	}

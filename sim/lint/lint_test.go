@@ -435,7 +435,7 @@ nodeGroups:
 		{
 			name: "ephemeral-storage", workload: "Pod/default/frontend", source: "NodePool/general-purpose (on-demand)",
 			reason: "too big for every instance type: needs 200Gi ephemeral-storage, the allowed types have at most 17Gi",
-			fix:    "lower its requests or allow larger instance types in NodePool/general-purpose's requirements",
+			fix:    "lower its ephemeral-storage request, or give the NodePool's EC2NodeClass a larger root volume (spec.blockDeviceMappings) or instanceStorePolicy: RAID0 with instance types that have NVMe instance stores",
 			docs:   []string{header, generalPurpose, frontend},
 		},
 		{
