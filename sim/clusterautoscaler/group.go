@@ -192,12 +192,22 @@ func (a *Autoscaler) templateFromNode(g *group, id cluster.NodeID) *template {
 func (a *Autoscaler) refreshTemplates() {
 	for _, g := range a.groups {
 		src := cluster.NoNode
-		for _, id := range g.nodes {
-			n := a.nodes.get(id)
-			nd := &a.cl.Nodes[id]
-			if nd.State == cluster.NodeReady && !nd.Unschedulable && n != nil && !n.deleting {
-				src = id
-				break
+		if len(g.nodes) > 0 {
+			// Upstream takes the first good node in the node lister's
+			// order, which is map order: a random one each loop. From a
+			// random start, the next good node in launch order.
+			start := 0
+			if len(g.nodes) > 1 {
+				start = a.tplRng.IntN(len(g.nodes))
+			}
+			for i := range g.nodes {
+				id := g.nodes[(start+i)%len(g.nodes)]
+				n := a.nodes.get(id)
+				nd := &a.cl.Nodes[id]
+				if nd.State == cluster.NodeReady && !nd.Unschedulable && n != nil && !n.deleting {
+					src = id
+					break
+				}
 			}
 		}
 		switch {

@@ -162,7 +162,7 @@ func TestEstimator(t *testing.T) {
 			for i := range fits {
 				fits[i] = true
 			}
-			e.run(c.groups, fits, alloc, c.max, &out)
+			e.run(c.groups, fits, &cluster.Node{Allocatable: alloc}, c.max, &out)
 			require.Equal(t, c.wantNodes, out.nodes)
 			require.Len(t, out.pods, c.wantPods)
 		})
@@ -176,7 +176,7 @@ func TestEstimator(t *testing.T) {
 	pg := &podGroup{spec: &anti, ns: syms.Intern("default"), pods: []cluster.PodID{0, 1, 2, 3}}
 	pg.podLevel, pg.hostOnly = podConstraints(&anti, h.cl.KeyHostname)
 	require.True(t, pg.podLevel && pg.hostOnly)
-	e.run([]*podGroup{pg}, []bool{true}, alloc, 100, &out)
+	e.run([]*podGroup{pg}, []bool{true}, &cluster.Node{Allocatable: alloc}, 100, &out)
 	require.Equal(t, 4, out.nodes)
 }
 
@@ -266,5 +266,38 @@ func TestPreferredNodeSize(t *testing.T) {
 		cpu   float64
 	}{{1, 1000}, {5, 2000}, {20, 4000}, {40, 8000}, {100, 16000}, {500, 32000}} {
 		require.Equal(t, c.cpu, preferredCPU(c.nodes))
+	}
+}
+
+// TestDomainSpreadSkew checks the PodTopologySpread arithmetic the
+// simulations use for zone spread: count in the node's zone plus the pod,
+// minus the smallest count over the domains (0 below minDomains), at most
+// maxSkew; a template zone with no real node is a domain of its own.
+func TestDomainSpreadSkew(t *testing.T) {
+	syms := cluster.NewSymbols()
+	a, b, c := syms.Intern("us-east-1a"), syms.Intern("us-east-1b"), syms.Intern("us-east-1c")
+	for _, tc := range []struct {
+		name       string
+		counts     map[cluster.Sym]int32
+		maxSkew    int32
+		minDomains int32
+		zone       cluster.Sym
+		added      int32
+		want       bool
+	}{
+		{"even zones", map[cluster.Sym]int32{a: 1, b: 1, c: 1}, 1, 0, a, 0, true},
+		{"zone ahead", map[cluster.Sym]int32{a: 2, b: 1, c: 1}, 1, 0, a, 0, false},
+		{"zone ahead, skew 2", map[cluster.Sym]int32{a: 2, b: 1, c: 1}, 2, 0, a, 0, true},
+		{"estimate's own pods count", map[cluster.Sym]int32{a: 1, b: 1, c: 1}, 1, 0, a, 1, false},
+		{"others caught up", map[cluster.Sym]int32{a: 2, b: 2, c: 2}, 1, 0, a, 0, true},
+		{"new domain is the minimum", map[cluster.Sym]int32{a: 3, b: 3}, 1, 0, c, 0, true},
+		{"only domain", map[cluster.Sym]int32{a: 5}, 1, 0, a, 0, true},
+		{"below minDomains the minimum is 0", map[cluster.Sym]int32{a: 1, b: 1}, 1, 3, a, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &domainSpread{c: &cluster.SpreadConstraint{MaxSkew: tc.maxSkew, MinDomains: tc.minDomains, Hard: true},
+				self: 1, counts: tc.counts, zone: tc.zone, zoneOK: true, added: tc.added}
+			require.Equal(t, tc.want, s.ok(tc.zone))
+		})
 	}
 }
