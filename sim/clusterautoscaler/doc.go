@@ -27,8 +27,8 @@
 //     refreshInterval), and at the next loop after deleting instances; a
 //     launch EC2 could not fill shows up then as a failed placeholder
 //     instance;
-//   - updates the scale-up requests: one whose nodes are all Ready ends the
-//     group's back-off; one past --max-node-provision-time (15 min) fails;
+//   - updates the scale-up requests: one whose nodes are all Ready is
+//     done (the group's back-off, if any, runs on); one past --max-node-provision-time (15 min) fails;
 //     failed placeholders fail the scale-up and lower the ASG's desired
 //     capacity; nodes still not Ready --max-node-provision-time after their
 //     launch (long-unregistered: the cloud's NeverJoins, or a slow join)
@@ -90,8 +90,10 @@
 //
 // Back-off (utils/backoff): 5 min after a failure, doubling for each
 // failure after the previous back-off ended, at most 30 min, forgotten 3 h
-// after the last failure; a failure while backed off restarts the initial
-// duration; a completed scale-up ends it.
+// after the last failure; a failure while backed off keeps the current
+// duration, counted from the new failure; a completed scale-up does not
+// end it (since Cluster Autoscaler 1.30, clusterstate no longer calls
+// RemoveBackoff).
 //
 // Spot: the Cluster Autoscaler has no interruption handler. When EC2
 // reclaims an instance the node goes and the ASG launches a replacement to

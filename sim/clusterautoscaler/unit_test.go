@@ -22,12 +22,12 @@ func TestBackoffDoublingAndReset(t *testing.T) {
 		want time.Duration // back-off duration after it
 	}{
 		{0, 5 * m},
-		{6 * m, 10 * m},  // after the first ended: doubles
-		{17 * m, 20 * m}, // doubles
-		{38 * m, 30 * m}, // capped at 30 min
-		{69 * m, 30 * m}, // stays at the cap
-		{70 * m, 5 * m},  // while backed off: restarts at the initial duration
-		{76 * m, 10 * m}, // and doubles from there
+		{6 * m, 10 * m},   // after the first ended: doubles
+		{17 * m, 20 * m},  // doubles
+		{38 * m, 30 * m},  // capped at 30 min
+		{69 * m, 30 * m},  // stays at the cap
+		{70 * m, 30 * m},  // while backed off: keeps the duration, from now
+		{101 * m, 30 * m}, // after: doubles, capped
 	}
 	for _, s := range steps {
 		a.backoffGroup(g, s.at)
@@ -38,12 +38,38 @@ func TestBackoffDoublingAndReset(t *testing.T) {
 	}
 	// 3 h after the last failure the back-off is forgotten: the next one
 	// starts at the initial duration again.
-	a.cleanBackoffs(76*m + 3*time.Hour - time.Second)
+	a.cleanBackoffs(101*m + 3*time.Hour - time.Second)
 	require.True(t, g.bo.known)
-	a.cleanBackoffs(76*m + 3*time.Hour + time.Second)
+	a.cleanBackoffs(101*m + 3*time.Hour + time.Second)
 	require.False(t, g.bo.known)
-	a.backoffGroup(g, 76*m+3*time.Hour+time.Minute)
+	a.backoffGroup(g, 101*m+3*time.Hour+time.Minute)
 	require.Equal(t, 5*m, g.bo.duration)
+}
+
+// A failure during a doubled back-off keeps the doubled duration (it does
+// not fall back to the initial 5 min).
+func TestBackoffFailureWhileBackedOffKeepsDuration(t *testing.T) {
+	g := &group{}
+	a := &Autoscaler{s: config.DefaultSettings(), groups: []*group{g}}
+	m := time.Minute
+	a.backoffGroup(g, 0)   // 5m
+	a.backoffGroup(g, 6*m) // doubles: 10m, until 16m
+	a.backoffGroup(g, 8*m) // still backed off: keeps 10m, until 18m
+	require.Equal(t, 10*m, g.bo.duration)
+	require.Equal(t, 18*m, g.bo.until)
+}
+
+// A scale-up that completes while its group is backed off (some of its
+// nodes came, another launch failed) leaves the back-off in place.
+func TestBackoffSurvivesCompletedScaleUp(t *testing.T) {
+	g := &group{}
+	a := &Autoscaler{s: config.DefaultSettings(), groups: []*group{g}, eng: engine.New(1)}
+	a.backoffGroup(g, 0)
+	g.req = scaleUpRequest{active: true, expected: 15 * time.Minute}
+	a.updateScaleRequests(time.Minute)
+	require.False(t, g.req.active, "the scale-up completed")
+	require.True(t, a.backedOff(g, time.Minute), "its back-off still holds")
+	require.False(t, a.backedOff(g, 5*time.Minute))
 }
 
 func TestBackoffAccounting(t *testing.T) {
@@ -55,9 +81,8 @@ func TestBackoffAccounting(t *testing.T) {
 	a.backoffGroup(g, 2*m) // restarts: [0, 7m)
 	require.Equal(t, 420.0, g.bo.seconds(time.Hour))
 	a.backoffGroup(g, 10*m) // after it ended: doubles to 10m: [10m, 20m)
-	a.removeBackoff(g, 12*m)
-	require.False(t, a.backedOff(g, 12*m))
-	require.Equal(t, 420.0+120, g.bo.seconds(time.Hour))
+	require.True(t, a.backedOff(g, 12*m))
+	require.Equal(t, 420.0+600, g.bo.seconds(time.Hour))
 }
 
 func TestExpanders(t *testing.T) {
