@@ -83,8 +83,8 @@
 //     sooner (planner: unremovable nodes with a recheck timeout).
 //     Blockers: a pod without a controller, a kube-system pod without a PDB
 //     (--skip-nodes-with-system-pods) until it is
-//     --blocking-system-pod-distruption-timeout old (1 h; CA 1.33+), safe-to-evict: "false", a PDB that
-//     allows no disruption, a node labelled
+//     --blocking-system-pod-distruption-timeout old (1 h; CA 1.33+),
+//     safe-to-evict: "false", a PDB that allows no disruption, a node labelled
 //     cluster-autoscaler.kubernetes.io/scale-down-disabled: "true";
 //     safe-to-evict: "true" lifts the pod blockers. Nodes outside the
 //     groups (static, Karpenter's) are never touched.
