@@ -220,7 +220,12 @@ func runProgress(stderr io.Writer, total time.Duration) (progress func(now engin
 		return nil, func() {}
 	}
 	shown := false
+	var drawn time.Time
 	progress = func(now engine.Time, _ uint64) {
+		if shown && time.Since(drawn) < 100*time.Millisecond {
+			return
+		}
+		drawn = time.Now()
 		const width = 30
 		at := min(time.Duration(now), total)
 		n := int(int64(at) * width / int64(total))

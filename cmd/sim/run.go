@@ -85,9 +85,10 @@ func seedOf(v *viper.Viper, cmd *cobra.Command) *uint64 {
 	return nil
 }
 
-// progressEvery is how often (in events) a single run on a terminal
-// redraws its progress.
-var progressEvery uint64 = 200_000
+// progressEvery is how often (in events) a single run on a terminal looks
+// at its progress (as often as a run checks for Ctrl-C); the line is
+// redrawn at most ten times a second.
+var progressEvery uint64 = 20_000
 
 func checkFormat(v *viper.Viper) (string, error) {
 	format := v.GetString("output")
