@@ -22,6 +22,9 @@ const (
 	NodeReadied
 	NodeUpdated // labels, taints or cordon changed
 	NodeRemoved
+	// VolumeAttached: a bound pod that waited for its volume to detach
+	// from another node has it now (volumes.go).
+	VolumeAttached
 )
 
 // Change is one notification.
@@ -66,6 +69,9 @@ type Cluster struct {
 
 	// budgets are the tracked PodDisruptionBudgets' counts (TrackPDBs).
 	budgets pdbTracker
+
+	// vol is the storage state (volumes.go); nil without storage.
+	vol *volumes
 }
 
 // New returns an empty cluster on the given clock.
@@ -224,6 +230,9 @@ func (c *Cluster) CreatePod(p Pod) PodID {
 	p.Unschedulable = false
 	p.Cause = CauseNone
 	c.Pods = append(c.Pods, p)
+	if p.Spec.Claims != nil {
+		c.podCreated(id)
+	}
 	c.notify(Change{Kind: PodCreated, Pod: id, Node: NoNode})
 	return id
 }
@@ -265,6 +274,9 @@ func (c *Cluster) Bind(id PodID, node NodeID) {
 	n.Requested = n.Requested.Add(p.Spec.Requests)
 	n.ScoreRequested[CPU] += p.Spec.ScoreCPU
 	n.ScoreRequested[Memory] += p.Spec.ScoreMemory
+	if p.Spec.Volume != nil {
+		c.attachPod(id)
+	}
 	c.notify(Change{Kind: PodBound, Pod: id, Node: node})
 }
 
@@ -304,6 +316,9 @@ func (c *Cluster) FinishPod(id PodID, phase Phase) {
 	c.unbind(id)
 	p.Phase = phase
 	p.Ended = c.Now()
+	if p.Spec.Claims != nil {
+		c.podEnded(id)
+	}
 	c.notify(Change{Kind: PodFinished, Pod: id, Node: node})
 }
 
@@ -320,6 +335,9 @@ func (c *Cluster) DeletePod(id PodID, cause DeleteCause) {
 	p.Phase = Deleted
 	p.Cause = cause
 	p.Ended = c.Now()
+	if p.Spec.Claims != nil {
+		c.podEnded(id)
+	}
 	c.notify(Change{Kind: PodDeleted, Pod: id, Node: node})
 }
 
@@ -338,4 +356,7 @@ func (c *Cluster) unbind(id PodID) {
 	n.ScoreRequested[CPU] -= p.Spec.ScoreCPU
 	n.ScoreRequested[Memory] -= p.Spec.ScoreMemory
 	p.nodeSlot = -1
+	if p.Spec.Volume != nil {
+		c.detachPod(id, p.Node)
+	}
 }

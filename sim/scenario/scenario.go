@@ -100,6 +100,9 @@ type Scenario struct {
 	// groups means no Cluster Autoscaler.
 	NodeGroups []caconfig.NodeGroup
 	CASettings caconfig.Settings
+	// Storage holds the StorageClasses, PersistentVolumes and
+	// PersistentVolumeClaims (nil: none, and no pod uses a claim).
+	Storage *cluster.Storage
 	// EstimatedPods is the load-time estimate of pods created over the run.
 	EstimatedPods int64
 

@@ -38,6 +38,9 @@ type Config struct {
 	PDBs []cluster.PDB
 	// NamespaceLabels feed namespaceSelector terms.
 	NamespaceLabels map[cluster.Sym]cluster.Labels
+	// AttachLimit gives NodeVolumeLimits each node's attachable EBS
+	// volumes (nil: DefaultAttachLimit).
+	AttachLimit func(n *cluster.Node) int32
 }
 
 // Event kinds this handler receives.
@@ -180,6 +183,9 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cfg Config) (*Scheduler, error
 	s.q.cl = cl
 	reg := DefaultRegistry()
 	for _, p := range cfg.Profiles {
+		if p.Args.AttachLimit == nil {
+			p.Args.AttachLimit = cfg.AttachLimit
+		}
 		if _, dup := s.fws[p.SchedulerName]; dup {
 			return nil, fmt.Errorf("two scheduler profiles named %q", p.SchedulerName)
 		}
@@ -516,6 +522,9 @@ func (s *Scheduler) canPreempt(spec *cluster.PodSpec) bool {
 func (s *Scheduler) bind(id cluster.PodID, node cluster.NodeID) {
 	s.stats.Bound++
 	s.q.at(id).nominated = cluster.NoNode
+	// VolumeBinding's PreBind: unbound WaitForFirstConsumer claims are
+	// provisioned in the chosen node's zone before the pod binds.
+	s.cl.BindVolumes(id, node)
 	s.cl.Bind(id, node)
 }
 

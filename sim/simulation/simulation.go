@@ -199,6 +199,7 @@ func (s *Sim) wire() (err error) {
 		})
 	}
 	s.cl = cluster.New(eng, sc.Syms.Clone(), sc.Resources)
+	s.cl.SetStorage(sc.Storage)
 	// The load-time estimate of pods created (an upper bound in practice),
 	// capped so that a wild estimate costs no more than growing would.
 	s.cl.ReservePods(int(min(sc.EstimatedPods, maxReservedPods)))
