@@ -25,13 +25,18 @@ const (
 	// VolumeAttached: a bound pod that waited for its volume to detach
 	// from another node has it now (volumes.go).
 	VolumeAttached
+	// ClaimBound: Claim got a new volume (Pod: the pod it was provisioned
+	// for, or NoPod for a manifest's claim; Node: the node the scheduler
+	// chose for a WaitForFirstConsumer claim, or NoNode).
+	ClaimBound
 )
 
 // Change is one notification.
 type Change struct {
-	Kind ChangeKind
-	Pod  PodID
-	Node NodeID
+	Kind  ChangeKind
+	Pod   PodID
+	Node  NodeID
+	Claim ClaimID // ClaimBound only
 }
 
 // Watcher is told about every change, synchronously, in registration order.

@@ -329,7 +329,7 @@ func (c *Cluster) SetStorage(st *Storage) {
 		default:
 			cls = st.Default
 		}
-		c.newClaim(in.Namespace, in.Name, cls, in.VolumeName, false)
+		c.newClaim(in.Namespace, in.Name, cls, in.VolumeName, false, NoPod)
 	}
 }
 
@@ -353,7 +353,7 @@ func (c *Cluster) VolumeStats() VolumeStats {
 }
 
 // newClaim creates a claim and binds it if it can be bound now.
-func (c *Cluster) newClaim(ns Sym, name string, class int, want string, ephemeral bool) ClaimID {
+func (c *Cluster) newClaim(ns Sym, name string, class int, want string, ephemeral bool, pod PodID) ClaimID {
 	v := c.vol
 	id := ClaimID(len(v.claims))
 	v.claims = append(v.claims, Claim{Namespace: ns, Name: name, Class: class, Volume: NoVolume, Want: want,
@@ -362,7 +362,7 @@ func (c *Cluster) newClaim(ns Sym, name string, class int, want string, ephemera
 	v.stats.ClaimsCreated++
 	c.bindStatic(id)
 	if cl := &v.claims[id]; cl.Volume == NoVolume && class >= 0 && v.st.Classes[class].Mode == Immediate {
-		c.provision(id, NoSym)
+		c.provision(id, NoSym, pod, NoNode)
 	}
 	return id
 }
@@ -394,7 +394,7 @@ func (c *Cluster) bindTo(id ClaimID, vid VolumeID) {
 // provision creates the claim's volume through its class: in zone when
 // given (WaitForFirstConsumer: the chosen node's zone), else where the
 // provisioner would for Immediate binding.
-func (c *Cluster) provision(id ClaimID, zone Sym) {
+func (c *Cluster) provision(id ClaimID, zone Sym, pod PodID, node NodeID) {
 	v := c.vol
 	cl := &v.claims[id]
 	cls := &v.st.Classes[cl.Class]
@@ -412,6 +412,7 @@ func (c *Cluster) provision(id ClaimID, zone Sym) {
 	v.vols = append(v.vols, vol)
 	v.stats.VolumesProvisioned++
 	c.bindTo(id, vid)
+	c.notify(Change{Kind: ClaimBound, Pod: pod, Node: node, Claim: id})
 }
 
 // ImmediateZone is the zone an Immediate claim's volume is provisioned in:
@@ -453,8 +454,9 @@ func claimNameHash(name string) (hash, index uint32) {
 }
 
 // claimsFor finds or creates the claims of a new pod, in spec order.
-func (c *Cluster) claimsFor(p *Pod) []ClaimID {
+func (c *Cluster) claimsFor(pid PodID) []ClaimID {
 	v := c.vol
+	p := &c.Pods[pid]
 	out := make([]ClaimID, 0, len(p.Spec.Claims))
 	for _, ref := range p.Spec.Claims {
 		name := ref.Name
@@ -480,9 +482,9 @@ func (c *Cluster) claimsFor(p *Pod) []ClaimID {
 			if !ref.Template && !ref.Ephemeral {
 				// A claim the manifests do not define: it does not exist,
 				// and the pod cannot schedule (the loader refuses it).
-				id = c.newClaim(p.Namespace, name, -1, "", false)
+				id = c.newClaim(p.Namespace, name, -1, "", false, NoPod)
 			} else {
-				id = c.newClaim(p.Namespace, name, cls, "", ref.Ephemeral)
+				id = c.newClaim(p.Namespace, name, cls, "", ref.Ephemeral, pid)
 			}
 		}
 		out = append(out, id)
@@ -567,7 +569,7 @@ func (c *Cluster) podCreated(id PodID) {
 		c.SetStorage(&Storage{Default: -1})
 	}
 	v := c.vol
-	claims := c.claimsFor(&c.Pods[id])
+	claims := c.claimsFor(id)
 	v.podClaims[id] = claims
 	for _, cid := range claims {
 		v.claims[cid].users = append(v.claims[cid].users, id)
@@ -601,7 +603,7 @@ func (c *Cluster) BindVolumes(id PodID, node NodeID) {
 		if cl.Volume != NoVolume || cl.Class < 0 || v.st.Classes[cl.Class].Mode != WaitForFirstConsumer {
 			continue
 		}
-		c.provision(cid, c.Nodes[node].Zone)
+		c.provision(cid, c.Nodes[node].Zone, id, node)
 		changed = append(changed, cid)
 	}
 	for _, cid := range changed {

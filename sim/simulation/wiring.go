@@ -182,6 +182,11 @@ func (s *Sim) reportMarket(in *report.Inputs) {
 		}
 	}
 	in.IPWaitPods, in.IPWaitSeconds = s.kubelet.IPWaits()
+	if s.cl.HasStorage() {
+		vs := s.cl.VolumeStats()
+		in.Volumes = &report.Volumes{ClaimsCreated: vs.ClaimsCreated, VolumesProvisioned: vs.VolumesProvisioned,
+			WaitedOnAttach: vs.AttachWaits, AttachWaitSeconds: vs.AttachWaited.Seconds()}
+	}
 	in.Spot = report.Spot{Interruptions: ms.Interruptions, RebalanceRecommendations: ms.RebalanceRecommendations, Reclaims: ms.Reclaims}
 	in.NodeCost = func(n *cluster.Node, until engine.Time) (float64, bool) {
 		if n.Instance == 0 {
