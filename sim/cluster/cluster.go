@@ -77,6 +77,8 @@ type Cluster struct {
 
 	// vol is the storage state (volumes.go); nil without storage.
 	vol *volumes
+	// attachLimit gives an instance type's attachable EBS volumes.
+	attachLimit func(instanceType string) int32
 }
 
 // New returns an empty cluster on the given clock.

@@ -275,6 +275,25 @@ func (p *VolumePin) Check(zone Sym) VolumeCheck {
 	return VolumesFit
 }
 
+// DefaultAttachLimit is the attachable EBS volumes of a node whose
+// instance type has no figure: the EBS CSI driver's 28 attachment slots
+// of a Nitro instance, less the primary network interface and the root
+// volume.
+const DefaultAttachLimit = 26
+
+// SetAttachLimit sets how many EBS volumes a node of an instance type can
+// attach (the scheduler's NodeVolumeLimits and Karpenter's existing-node
+// check read it through AttachLimit). Unset: DefaultAttachLimit.
+func (c *Cluster) SetAttachLimit(f func(instanceType string) int32) { c.attachLimit = f }
+
+// AttachLimit returns how many EBS volumes the node can attach.
+func (c *Cluster) AttachLimit(n *Node) int32 {
+	if c.attachLimit == nil {
+		return DefaultAttachLimit
+	}
+	return c.attachLimit(n.InstanceType)
+}
+
 // volumes is the run's storage state; nil in a cluster without storage.
 type volumes struct {
 	st        *Storage
@@ -812,4 +831,17 @@ func (v VolumeCheck) Message() string {
 		return MsgVolumeZone
 	}
 	return ""
+}
+
+// Zones returns the zones every set of the pin allows (set false: the pin
+// does not restrict the zone): the requirement an autoscaler adds for the
+// pod's volumes.
+func (p *VolumePin) Zones() (zones []Sym, set bool) {
+	var z ZoneSet
+	for _, s := range []ZoneSet{p.Bound, p.Label, p.Unbound} {
+		if s.Set {
+			z = z.and(s.Zones)
+		}
+	}
+	return z.Zones, z.Set
 }

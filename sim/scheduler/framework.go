@@ -142,9 +142,6 @@ type PluginArgs struct {
 	DefaultConstraints []cluster.SpreadConstraint
 	// HardPodAffinityWeight of InterPodAffinity (default 1).
 	HardPodAffinityWeight int32
-	// AttachLimit of NodeVolumeLimits: the EBS volumes a node can attach
-	// (nil: DefaultAttachLimit for every node).
-	AttachLimit func(n *cluster.Node) int32
 }
 
 // ResourceWeight names a resource NodeResourcesFit scores on.

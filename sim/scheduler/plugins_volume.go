@@ -14,12 +14,6 @@ const (
 	NameNodeVolumeLimits = "NodeVolumeLimits"
 )
 
-// DefaultAttachLimit is the attachable EBS volumes of a node whose
-// instance type has no figure: the EBS CSI driver's 28 attachment slots
-// of a Nitro instance, less the primary network interface and the root
-// volume.
-const DefaultAttachLimit = 26
-
 // volumeBinding rejects nodes where a bound volume cannot be used (its
 // node affinity names other zones) or where an unbound
 // WaitForFirstConsumer claim's class cannot provision (allowedTopologies),
@@ -81,19 +75,14 @@ func (*volumeBinding) isStatic() {}
 func (*volumeZone) isStatic()    {}
 
 // nodeVolumeLimits rejects nodes where the pod's volumes not attached
-// there yet would exceed the node's attach limit.
+// there yet would exceed the node's attach limit (cluster.AttachLimit).
 type nodeVolumeLimits struct {
 	cl     *cluster.Cluster
-	limit  func(n *cluster.Node) int32
 	reason Reason
 }
 
-func newNodeVolumeLimits(h Handle, args PluginArgs) (Plugin, error) {
-	limit := args.AttachLimit
-	if limit == nil {
-		limit = func(*cluster.Node) int32 { return DefaultAttachLimit }
-	}
-	return &nodeVolumeLimits{cl: h.Cluster(), limit: limit, reason: h.Reason(cluster.MsgVolumeLimit, Resolvable)}, nil
+func newNodeVolumeLimits(h Handle, _ PluginArgs) (Plugin, error) {
+	return &nodeVolumeLimits{cl: h.Cluster(), reason: h.Reason(cluster.MsgVolumeLimit, Resolvable)}, nil
 }
 
 func (p *nodeVolumeLimits) Name() string  { return NameNodeVolumeLimits }
@@ -104,7 +93,7 @@ func (p *nodeVolumeLimits) PreFilter(cs *CycleState) bool {
 }
 
 func (p *nodeVolumeLimits) Filter(cs *CycleState, id cluster.NodeID, n *cluster.Node, _ *[]Reason) Reason {
-	if p.cl.AttachedVolumes(id)+p.cl.NewAttachments(cs.Pod, id) > p.limit(n) {
+	if p.cl.AttachedVolumes(id)+p.cl.NewAttachments(cs.Pod, id) > p.cl.AttachLimit(n) {
 		return p.reason
 	}
 	return Pass

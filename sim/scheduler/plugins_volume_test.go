@@ -125,11 +125,10 @@ func TestVolumeFilters(t *testing.T) {
 			message: "0/3 nodes are available: 1 node(s) exceed max volume count, 2 node(s) didn't find available persistent volumes to bind."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{}
+			h := newHarness(t, 1, Config{})
 			if tc.limit > 0 {
-				cfg.AttachLimit = func(*cluster.Node) int32 { return tc.limit }
+				h.cl.SetAttachLimit(func(string) int32 { return tc.limit })
 			}
-			h := newHarness(t, 1, cfg)
 			st := &cluster.Storage{Default: -1, Zones: h.syms("us-east-1a", "us-east-1b", "us-east-1c")}
 			if tc.class != nil {
 				st.Classes = []cluster.StorageClass{tc.class(h)}

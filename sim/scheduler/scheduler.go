@@ -38,9 +38,6 @@ type Config struct {
 	PDBs []cluster.PDB
 	// NamespaceLabels feed namespaceSelector terms.
 	NamespaceLabels map[cluster.Sym]cluster.Labels
-	// AttachLimit gives NodeVolumeLimits each node's attachable EBS
-	// volumes (nil: DefaultAttachLimit).
-	AttachLimit func(n *cluster.Node) int32
 }
 
 // Event kinds this handler receives.
@@ -183,9 +180,6 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cfg Config) (*Scheduler, error
 	s.q.cl = cl
 	reg := DefaultRegistry()
 	for _, p := range cfg.Profiles {
-		if p.Args.AttachLimit == nil {
-			p.Args.AttachLimit = cfg.AttachLimit
-		}
 		if _, dup := s.fws[p.SchedulerName]; dup {
 			return nil, fmt.Errorf("two scheduler profiles named %q", p.SchedulerName)
 		}
