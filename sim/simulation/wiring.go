@@ -112,6 +112,11 @@ func (s *Sim) buildScheduler() (err error) {
 func (s *Sim) reportScheduler(in *report.Inputs) {
 	st := s.sched.Stats()
 	in.Attempts, in.Failed = st.Attempts, st.Failed
+	if s.cl.HasStorage() {
+		vs := s.cl.VolumeStats()
+		in.Volumes = &report.Volumes{ClaimsCreated: vs.ClaimsCreated, VolumesProvisioned: vs.VolumesProvisioned,
+			WaitedOnAttach: vs.AttachWaits, AttachWaitSeconds: vs.AttachWaited.Seconds()}
+	}
 	in.Failure = func(id cluster.PodID) (report.Failure, int32, bool) {
 		f := s.sched.FailureOf(id)
 		if f == nil {
@@ -182,11 +187,6 @@ func (s *Sim) reportMarket(in *report.Inputs) {
 		}
 	}
 	in.IPWaitPods, in.IPWaitSeconds = s.kubelet.IPWaits()
-	if s.cl.HasStorage() {
-		vs := s.cl.VolumeStats()
-		in.Volumes = &report.Volumes{ClaimsCreated: vs.ClaimsCreated, VolumesProvisioned: vs.VolumesProvisioned,
-			WaitedOnAttach: vs.AttachWaits, AttachWaitSeconds: vs.AttachWaited.Seconds()}
-	}
 	in.Spot = report.Spot{Interruptions: ms.Interruptions, RebalanceRecommendations: ms.RebalanceRecommendations, Reclaims: ms.Reclaims}
 	in.NodeCost = func(n *cluster.Node, until engine.Time) (float64, bool) {
 		if n.Instance == 0 {
