@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/scenario"
 )
 
 // Volumes that pin pods to zones (KindVolumeZone). A pod whose EBS volume
@@ -224,4 +225,34 @@ func (c *checker) templateZone(s *source) string {
 		return c.syms.Name(z)
 	}
 	return "another zone"
+}
+
+// ZoneCells judges a workload's pods (Kind/namespace/name) with their
+// volumes pinned to zone against every capacity source, as the
+// volume-zone finding does: what sim explain shows for a pod its volume
+// holds in one zone. nil when the workload is not in the scenario.
+func ZoneCells(sc *scenario.Scenario, workload, zone string) []Cell {
+	c := &checker{sc: sc, syms: sc.Syms.Clone(), byW: map[int]*row{}, fbRow: map[int]*row{}}
+	c.buildSources()
+	c.buildRows()
+	for _, r := range c.rows {
+		if r.variant != "" || c.sc.Workloads[r.w].Ref() != workload {
+			continue
+		}
+		spec := pinned(r.spec, c.syms.Intern(zone))
+		var out []Cell
+		for _, s := range c.sources {
+			cl := c.judge(spec, s)
+			if cl.CanLand && !cl.Provisions && s.owner != byStatic && cl.Reason == "" {
+				// Its nodes there take the pods, but it adds none for them.
+				cl.Reason = "adds no node there for these pods"
+				if s.owner == byCA {
+					cl.Reason = "adds no node there for these pods (its template node is in " + c.templateZone(s) + ")"
+				}
+			}
+			out = append(out, cl.Cell)
+		}
+		return out
+	}
+	return nil
 }
