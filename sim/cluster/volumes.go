@@ -610,7 +610,7 @@ func (c *Cluster) TemplateSpec(spec *PodSpec) *PodSpec {
 // BindVolumes provisions the pod's unbound WaitForFirstConsumer claims in
 // the zone of the node the scheduler chose, as the scheduler's
 // VolumeBinding PreBind has them provisioned before it binds the pod, and
-// re-pins every pod that uses them.
+// re-pins every pending pod that uses them.
 func (c *Cluster) BindVolumes(id PodID, node NodeID) {
 	v := c.vol
 	if v == nil || c.Pods[id].Spec.Volume == nil {
@@ -627,7 +627,12 @@ func (c *Cluster) BindVolumes(id PodID, node NodeID) {
 	}
 	for _, cid := range changed {
 		for _, u := range v.claims[cid].users {
-			c.repin(u)
+			// Pods on a node keep the spec their node's PodRefs hold; a
+			// claim is bound before any pod using it is (every bind comes
+			// through here), so they are pending.
+			if c.Pods[u].Phase == Pending {
+				c.repin(u)
+			}
 		}
 	}
 }
