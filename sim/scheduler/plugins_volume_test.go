@@ -244,3 +244,31 @@ func TestStatefulSetClaimsPinEachOrdinal(t *testing.T) {
 	h.eng.Run(20 * time.Second)
 	require.Equal(t, "b2", h.nodeOf(again))
 }
+
+// TestEphemeralVolumeGoesWithItsPod: a generic ephemeral volume's claim
+// (<pod>-<volume>) is created with its pod, provisioned where the pod
+// lands, and deleted with it: the next pod of that name gets a new claim
+// and is not pinned to the old zone.
+func TestEphemeralVolumeGoesWithItsPod(t *testing.T) {
+	h := newHarness(t, 1, Config{})
+	h.cl.SetStorage(&cluster.Storage{Default: -1, Classes: []cluster.StorageClass{{Name: "gp3", Zonal: true, Attach: true,
+		Mode: cluster.WaitForFirstConsumer}}})
+	h.volNode("a1", "us-east-1a")
+	gp3 := "gp3"
+	spec := podSpec("100m", "100Mi")
+	spec.Volumes = []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
+		VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &gp3}}}}}}
+	p := h.pod("job", spec)
+	h.eng.Run(time.Second)
+	require.Equal(t, "a1", h.nodeOf(p))
+	old := h.cl.ClaimsOf(p)[0]
+	require.Equal(t, "default/job-scratch", h.cl.ClaimName(old))
+	require.Equal(t, h.syms("us-east-1a"), h.cl.VolumeOf(old).Zones)
+	h.cl.DeletePod(p, cluster.CauseEvicted)
+	h.volNode("b1", "us-east-1b")
+	h.cl.SetCordon(0, true)
+	q := h.pod("job", spec)
+	require.NotEqual(t, old, h.cl.ClaimsOf(q)[0], "a new claim")
+	h.eng.Run(2 * time.Second)
+	require.Equal(t, "b1", h.nodeOf(q), "not pinned to the old claim's zone")
+}
