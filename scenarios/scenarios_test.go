@@ -195,3 +195,51 @@ func TestLoad(t *testing.T) {
 	_, err = scenarios.Load("nope")
 	require.EqualError(t, err, `no embedded scenario "nope"`)
 }
+
+// TestStatefulZone: the replica in us-east-1c keeps its volume there when
+// its node goes at 40m. On node groups spanning three zones (template
+// node in us-east-1a) the Cluster Autoscaler never scales up for it and it
+// strands with the scheduler's volume message; one group per zone, or a
+// NodePool over every zone, brings it back in us-east-1c on on-demand.
+func TestStatefulZone(t *testing.T) {
+	// victim is the replica first bound in us-east-1c; backIn where it
+	// was bound again after the reclaim.
+	victim := func(r run) string {
+		for _, e := range r.events {
+			if e.Kind == "podBound" && e.Zone == "us-east-1c" {
+				return e.Pod
+			}
+		}
+		return ""
+	}
+	backIn := func(r run) (zone, capacity string) {
+		pod := victim(r)
+		require.NotEmpty(t, pod, "a replica ran in us-east-1c")
+		for _, e := range r.events {
+			if e.Kind == "podBound" && e.Pod == pod && e.T >= 2400 {
+				return e.Zone, e.CapacityType
+			}
+		}
+		return "", ""
+	}
+	ca := runScenario(t, "stateful-zone-ca")
+	require.Equal(t, 1, ca.rep.Pods.Stranded)
+	var stranded []string
+	for _, u := range ca.rep.UnschedulablePods {
+		if u.Stranded {
+			stranded = append(stranded, u.Pod+": "+u.Message)
+		}
+	}
+	require.Len(t, stranded, 1)
+	require.Contains(t, stranded[0], victim(ca)+": ")
+	require.Contains(t, stranded[0], "node(s) had volume node affinity conflict")
+	zone, _ := backIn(ca)
+	require.Empty(t, zone, "never back")
+	for _, name := range []string{"stateful-zone-ca-per-az", "stateful-zone-karpenter"} {
+		r := runScenario(t, name)
+		require.Zero(t, r.rep.Pods.Stranded, name)
+		zone, ct := backIn(r)
+		require.Equal(t, "us-east-1c", zone, name)
+		require.Equal(t, "on-demand", ct, name)
+	}
+}

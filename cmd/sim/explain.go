@@ -115,6 +115,10 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 			line = "finished: " + e.Cause
 		case "podDeleted":
 			line = "deleted: " + e.Cause + spotCause(entries, e)
+		case "volumeProvisioned":
+			line = "volume provisioned for " + strings.TrimPrefix(e.Message, "claim ") + zoneIn(e.Zone)
+		case "volumeAttached":
+			line = e.Message
 		case "karpenterNoLaunch":
 			line = "Karpenter: " + e.Message
 		case "caNoScaleUp":
@@ -124,6 +128,7 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 		}
 		fmt.Fprintf(&b, "  %9s  %s\n", fmtTime(e.T), line)
 	}
+	whyVolumes(&b, sc, found)
 	if len(launchedFor) > 0 {
 		b.WriteString("\nProvisioned for it:\n")
 		for _, l := range launchedFor {

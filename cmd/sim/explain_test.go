@@ -146,3 +146,14 @@ func TestExplainSlowJoin(t *testing.T) {
 	out := explainOf(t, filepath.Join("testdata", "explain", "slow-join.yaml"), "web-1")
 	require.Contains(t, out, "karpenter launched default-bbbbc (t4g.small, us-east-1a, on-demand) for it at 1.0s; it joined only 6m40s later (a slow bootstrap)")
 }
+
+// TestExplainVolumeZone: a replica stranded by its volume's zone: the
+// story shows where its claim was provisioned, and the explanation names
+// the claim, its zone and why no capacity source adds a node there.
+func TestExplainVolumeZone(t *testing.T) {
+	out := explainOf(t, "stateful-zone-ca", "db-2")
+	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 2 node(s) had volume node affinity conflict (db-spot, db-on-demand)")
+	require.Contains(t, out, "6m17s  volume provisioned for data/data-db-2 (StorageClass gp3, WaitForFirstConsumer) in us-east-1c")
+	require.Contains(t, out, "Its volumes:\n  - claim data/data-db-2 (StorageClass gp3, WaitForFirstConsumer) was provisioned in us-east-1c at 6m17s, where its pod first landed on db-spot-3: the pod can run only in us-east-1c\n  - the scheduler rejects the other nodes: node(s) had volume node affinity conflict\n")
+	require.Contains(t, out, "    - NodeGroup/db-spot: never: starts with no nodes and the Cluster Autoscaler never scales it up for these pods (its template: its volumes cannot be used in us-east-1a (node(s) had volume node affinity conflict))\n")
+}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/lint"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/trace"
@@ -136,4 +137,71 @@ func more(n, shown int) string {
 		return fmt.Sprintf(" and %d more", n-shown)
 	}
 	return ""
+}
+
+func zoneIn(zone string) string {
+	if zone == "" {
+		return " (not zonal)"
+	}
+	return " in " + zone
+}
+
+// whyVolumes explains a wait the pod's volumes caused: when its last fit
+// error names a volume reason, which claims pin it to which zone (from
+// the volumeProvisioned entries of its story, the volumes of earlier pods
+// of the same name included: a StatefulSet's replica keeps its claims),
+// and what each capacity source can do for it in that zone.
+func whyVolumes(b *strings.Builder, sc *scenario.Scenario, story []trace.Entry) {
+	last := ""
+	for _, e := range story {
+		if e.Kind == "podUnschedulable" {
+			last = e.Message
+		}
+	}
+	reason := ""
+	for _, m := range []string{cluster.MsgVolumeConflict, cluster.MsgVolumeNoBind, cluster.MsgVolumeZone, cluster.MsgVolumeUnbound, cluster.MsgVolumeLimit} {
+		if strings.Contains(last, m) {
+			reason = m
+			break
+		}
+	}
+	if reason == "" {
+		return
+	}
+	b.WriteString("\nIts volumes:\n")
+	zones := map[string]bool{}
+	for _, e := range story {
+		if e.Kind != "volumeProvisioned" || e.Zone == "" {
+			continue
+		}
+		on := ""
+		if e.Node != "" {
+			on = ", where its pod first landed on " + e.Node
+		}
+		fmt.Fprintf(b, "  - %s was provisioned in %s at %s%s: the pod can run only in %s\n", e.Message, e.Zone, fmtTime(e.T), on, e.Zone)
+		zones[e.Zone] = true
+	}
+	fmt.Fprintf(b, "  - the scheduler rejects the other nodes: %s\n", reason)
+	if len(zones) != 1 || story[0].Workload == "" {
+		return
+	}
+	var zone string
+	for z := range zones {
+		zone = z
+	}
+	fmt.Fprintf(b, "  What each capacity source can do for it in %s (as sim lint sees it):\n", zone)
+	for _, c := range lint.ZoneCells(sc, story[0].Workload, zone) {
+		var line string
+		switch {
+		case c.Provisions:
+			line = "can launch " + strings.Join(sample(c.InstanceTypes, 6), ", ") + more(len(c.InstanceTypes), 6) + " there for it"
+		case c.CanLand && c.Reason != "":
+			line = "its nodes there take it, but it " + c.Reason
+		case c.CanLand:
+			line = "its nodes there take it"
+		default:
+			line = "never: " + c.Reason
+		}
+		fmt.Fprintf(b, "    - %s: %s\n", c.Source, line)
+	}
 }

@@ -17,13 +17,14 @@ const (
 	caDeployment = "../../sim/scenario/testdata/ca-deployment/"
 )
 
-// TestRealBundleRunsAndLints: a Helm-rendered chart with its StorageClass,
-// CRD, webhook, RBAC and kubectl List output runs, each skipped kind one
+// TestRealBundleRunsAndLints: a Helm-rendered chart with its StorageClass
+// (read), CRD, webhook, RBAC and kubectl List output runs, each skipped kind one
 // line of the report's warnings; lint says the same at severity info.
 func TestRealBundleRunsAndLints(t *testing.T) {
 	out, stderr, code := sim(t, "run", bundle)
 	require.Equal(t, exitOK, code, stderr)
-	require.Contains(t, out, "/bundle/platform.yaml:7: 1 StorageClass object(s) skipped: volumes are not modelled")
+	// The storage kinds are read: the claim without a class is warned about.
+	require.Contains(t, out, "/bundle/podinfo.yaml:29: spec.storageClassName: no storageClassName and no default StorageClass")
 	require.Contains(t, out, "/bundle/podinfo.yaml:81: 1 ServiceMonitor object(s) skipped: monitoring configuration does not affect scheduling")
 	_, stderr, code = sim(t, "run", bundle, "-o", "json")
 	require.Equal(t, exitOK, code, stderr)
@@ -31,7 +32,7 @@ func TestRealBundleRunsAndLints(t *testing.T) {
 
 	out, stderr, code = simLint(t, bundle)
 	require.Equal(t, exitOK, code, stderr)
-	require.Contains(t, out, "Findings: 0 error(s), 0 warning(s), 18 info")
+	require.Contains(t, out, "Findings: 0 error(s), 0 warning(s), 17 info")
 	require.Contains(t, out, "info     input-warning  ../../sim/scenario/testdata/bundle/platform.yaml:37\n  1 ValidatingWebhookConfiguration object(s) skipped")
 }
 

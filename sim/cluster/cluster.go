@@ -22,13 +22,21 @@ const (
 	NodeReadied
 	NodeUpdated // labels, taints or cordon changed
 	NodeRemoved
+	// VolumeAttached: a bound pod that waited for its volume to detach
+	// from another node has it now (volumes.go).
+	VolumeAttached
+	// ClaimBound: Claim got a new volume (Pod: the pod it was provisioned
+	// for, or NoPod for a manifest's claim; Node: the node the scheduler
+	// chose for a WaitForFirstConsumer claim, or NoNode).
+	ClaimBound
 )
 
 // Change is one notification.
 type Change struct {
-	Kind ChangeKind
-	Pod  PodID
-	Node NodeID
+	Kind  ChangeKind
+	Pod   PodID
+	Node  NodeID
+	Claim ClaimID // ClaimBound only
 }
 
 // Watcher is told about every change, synchronously, in registration order.
@@ -66,6 +74,11 @@ type Cluster struct {
 
 	// budgets are the tracked PodDisruptionBudgets' counts (TrackPDBs).
 	budgets pdbTracker
+
+	// vol is the storage state (volumes.go); nil without storage.
+	vol *volumes
+	// attachLimit gives an instance type's attachable EBS volumes.
+	attachLimit func(instanceType string) int32
 }
 
 // New returns an empty cluster on the given clock.
@@ -224,6 +237,9 @@ func (c *Cluster) CreatePod(p Pod) PodID {
 	p.Unschedulable = false
 	p.Cause = CauseNone
 	c.Pods = append(c.Pods, p)
+	if p.Spec.Claims != nil {
+		c.podCreated(id)
+	}
 	c.notify(Change{Kind: PodCreated, Pod: id, Node: NoNode})
 	return id
 }
@@ -265,6 +281,9 @@ func (c *Cluster) Bind(id PodID, node NodeID) {
 	n.Requested = n.Requested.Add(p.Spec.Requests)
 	n.ScoreRequested[CPU] += p.Spec.ScoreCPU
 	n.ScoreRequested[Memory] += p.Spec.ScoreMemory
+	if p.Spec.Volume != nil {
+		c.attachPod(id)
+	}
 	c.notify(Change{Kind: PodBound, Pod: id, Node: node})
 }
 
@@ -304,6 +323,9 @@ func (c *Cluster) FinishPod(id PodID, phase Phase) {
 	c.unbind(id)
 	p.Phase = phase
 	p.Ended = c.Now()
+	if p.Spec.Claims != nil {
+		c.podEnded(id)
+	}
 	c.notify(Change{Kind: PodFinished, Pod: id, Node: node})
 }
 
@@ -320,6 +342,9 @@ func (c *Cluster) DeletePod(id PodID, cause DeleteCause) {
 	p.Phase = Deleted
 	p.Cause = cause
 	p.Ended = c.Now()
+	if p.Spec.Claims != nil {
+		c.podEnded(id)
+	}
 	c.notify(Change{Kind: PodDeleted, Pod: id, Node: node})
 }
 
@@ -338,4 +363,7 @@ func (c *Cluster) unbind(id PodID) {
 	n.ScoreRequested[CPU] -= p.Spec.ScoreCPU
 	n.ScoreRequested[Memory] -= p.Spec.ScoreMemory
 	p.nodeSlot = -1
+	if p.Spec.Volume != nil {
+		c.detachPod(id, p.Node)
+	}
 }

@@ -53,6 +53,18 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		SchedulerName: spec.SchedulerName,
 		NodeName:      spec.NodeName,
 	}
+	for _, v := range spec.Volumes {
+		switch {
+		case v.PersistentVolumeClaim != nil:
+			out.Claims = append(out.Claims, ClaimRef{Name: v.PersistentVolumeClaim.ClaimName})
+		case v.Ephemeral != nil && v.Ephemeral.VolumeClaimTemplate != nil:
+			ref := ClaimRef{Name: v.Name, Ephemeral: true}
+			if c := v.Ephemeral.VolumeClaimTemplate.Spec.StorageClassName; c != nil {
+				ref.Class, ref.NoClass = *c, *c == ""
+			}
+			out.Claims = append(out.Claims, ref)
+		}
+	}
 	out.TerminationGrace = DefaultTerminationGrace
 	if g := spec.TerminationGracePeriodSeconds; g != nil {
 		if *g < 0 {

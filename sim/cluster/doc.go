@@ -13,6 +13,11 @@
 // and template nodes, built from the same matchers as the scheduler's
 // filters.
 //
+// Volumes (volumes.go): StorageClasses, claims and volumes, and the
+// per-pod spec variants that carry what a pod's claims demand of a node
+// (VolumePin); StaticFit checks the pin, so the scheduler, the autoscalers
+// and lint agree on where a pod's volumes can be used.
+//
 // Units: CPU in millicores, memory and ephemeral storage in bytes, pods and
 // extended resources (nvidia.com/gpu, ...) as counts; times are engine.Time
 // (virtual time since scenario start).

@@ -129,6 +129,13 @@ type PodSpec struct {
 	// when absent).
 	DoNotDisrupt bool
 	SafeToEvict  *bool
+
+	// Claims are the PersistentVolumeClaims the pod's volumes use (nil:
+	// none). Volume is set only on the per-pod variants the cluster makes
+	// of a spec with claims (volumes.go): what the pod's claims demand of
+	// a node.
+	Claims []ClaimRef
+	Volume *VolumePin
 }
 
 // Pod is one pod object.

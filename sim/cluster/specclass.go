@@ -6,7 +6,7 @@ import (
 )
 
 // SpecClasses numbers pod specs by the content that node filters read:
-// tolerations, node name, node selector and affinity, and with
+// tolerations, node name, node selector and affinity, the volume pin, and with
 // WithScoring also preferred node affinity and requests. Specs with equal
 // content share a class, so answers cached per class and node serve every
 // pod of a workload (and of its copies). The scheduler, the Cluster
@@ -33,6 +33,9 @@ func (c *SpecClasses) Of(spec *PodSpec) (class int32, isNew bool) {
 		fmt.Fprintf(&b, "%v", *spec.Affinity)
 	} else {
 		b.WriteString("-")
+	}
+	if spec.Volume != nil {
+		b.WriteString("|vol:" + spec.Volume.key())
 	}
 	if c.WithScoring {
 		fmt.Fprintf(&b, "|%v|%v", spec.Preferred, spec.Requests)

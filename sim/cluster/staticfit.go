@@ -12,15 +12,18 @@ const (
 	UntoleratedTaint              // TaintToleration
 	NodeSelectorMismatch          // NodeAffinity
 	Insufficient                  // NodeResourcesFit
+	VolumeMismatch                // VolumeBinding, VolumeZone: the pod's volumes cannot be used in the node's zone
 )
 
 var mismatchNames = [...]string{"fits", "node is cordoned", "spec.nodeName names another node",
-	"untolerated taint", "node affinity/selector does not match", "insufficient resources"}
+	"untolerated taint", "node affinity/selector does not match", "insufficient resources",
+	"its volumes cannot be used in the node's zone"}
 
 func (m Mismatch) String() string { return mismatchNames[m] }
 
 // StaticFit runs the filters that do not depend on other pods (cordon,
-// node name, taints, node affinity, resources against free) for a node
+// node name, taints, node affinity, resources against free, the zone of
+// the pod's volumes) for a node
 // that may not exist yet: the autoscalers' and lint's question "would this
 // pod fit on a node like this?". The scheduler's NodeUnschedulable,
 // NodeName, TaintToleration and NodeAffinity plugins ask the same
@@ -45,6 +48,9 @@ func StaticFit(syms *Symbols, spec *PodSpec, n *Node, free *Resources) (Mismatch
 	}
 	if free != nil && !spec.Requests.Fits(*free) {
 		return Insufficient, Taint{}
+	}
+	if spec.Volume != nil && spec.Volume.Check(n.Zone) != VolumesFit {
+		return VolumeMismatch, Taint{}
 	}
 	return Fits, Taint{}
 }

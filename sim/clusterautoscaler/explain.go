@@ -60,7 +60,7 @@ func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 			default:
 				tpl := g.tpl
 				m, t := cluster.StaticFit(syms, pg.spec, &tpl.node, &tpl.node.Allocatable)
-				text = a.mismatchText(m, t, pg.spec, &tpl.node.Allocatable)
+				text = a.mismatchText(m, t, pg.spec, &tpl.node)
 				if text == "" && !a.templateTakes(pg.spec, pg, tpl) {
 					text = "node(s) didn't match pod topology spread constraints"
 				}
@@ -93,7 +93,8 @@ func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 
 // mismatchText is the scheduler's reason for a template node that does
 // not take the pod ("" when it does).
-func (a *Autoscaler) mismatchText(m cluster.Mismatch, t cluster.Taint, spec *cluster.PodSpec, alloc *cluster.Resources) string {
+func (a *Autoscaler) mismatchText(m cluster.Mismatch, t cluster.Taint, spec *cluster.PodSpec, tpl *cluster.Node) string {
+	alloc := &tpl.Allocatable
 	switch m {
 	case cluster.Fits:
 		return ""
@@ -105,6 +106,10 @@ func (a *Autoscaler) mismatchText(m cluster.Mismatch, t cluster.Taint, spec *clu
 		return "node(s) had untolerated taint " + t.String(a.cl.Syms)
 	case cluster.NodeSelectorMismatch:
 		return "node(s) didn't match Pod's node affinity/selector"
+	case cluster.VolumeMismatch:
+		// The template node sits in one zone of its group: a pod whose
+		// volume is in another zone does not fit it.
+		return spec.Volume.Check(tpl.Zone).Message()
 	}
 	var short []string
 	for i := range min(len(spec.Requests), a.cl.Resources.Len()) {

@@ -80,9 +80,16 @@ func (im *Importer) Write(w io.Writer) error {
 	}
 	doc.Spec.Region, doc.Spec.Zones = im.location()
 	for _, o := range im.passthru {
-		if o["kind"] == "ClusterConfig" && o["availabilityZones"] != nil {
-			doc.Spec.Zones = nil // the ClusterConfig's subnets' zones apply
+		if o["kind"] != "ClusterConfig" {
+			continue
 		}
+		if o["availabilityZones"] != nil {
+			doc.Spec.Zones = nil // the ClusterConfig's subnets' zones apply
+			break
+		}
+		// Zones a node group spans but no node of the export is in (its
+		// nodes there were gone) stay zones of the cluster.
+		doc.Spec.Zones = im.groupZones(o, doc.Spec.Region, doc.Spec.Zones)
 	}
 	for _, wl := range im.workloads {
 		e := workloadEntry{Ref: im.outRef(wl)}
@@ -353,6 +360,31 @@ func (im *Importer) skipNotices() {
 	if im.finished > 0 {
 		im.notices = append(im.notices, Notice{File: "(all files)", Pos: "-", Msg: fmt.Sprintf("%d finished pod(s) and Job(s) left out: they hold no capacity", im.finished)})
 	}
+}
+
+// groupZones adds the availabilityZones of a ClusterConfig's node groups
+// (those of the region) to zones, sorted.
+func (im *Importer) groupZones(cfg map[string]any, region string, zones []string) []string {
+	if len(zones) == 0 {
+		return zones // no node told the region: the loader's defaults apply
+	}
+	set := map[string]bool{}
+	for _, z := range zones {
+		set[z] = true
+	}
+	for _, k := range []string{"nodeGroups", "managedNodeGroups"} {
+		gs, _ := cfg[k].([]any)
+		for _, g := range gs {
+			gm, _ := g.(map[string]any)
+			azs, _ := gm["availabilityZones"].([]any)
+			for _, a := range azs {
+				if z, ok := a.(string); ok && catalog.CheckZone(region, z) == "" {
+					set[z] = true
+				}
+			}
+		}
+	}
+	return sortedKeys(set)
 }
 
 // location is the region most nodes are in and its zones that nodes use.

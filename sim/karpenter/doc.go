@@ -76,7 +76,15 @@
 // A NodeClaim's requirements are the intersection of its pool's
 // requirements and labels (plus karpenter.sh/nodepool) with its pods'
 // nodeSelector, required node-affinity term in force and preferred term
-// in force, and the domains its pods' topology allows. A pod may require a
+// in force, the zones of their volumes (a bound volume's zone, an unbound
+// WaitForFirstConsumer claim's allowedTopologies: KC volumetopology.go
+// adds them to the node requirements, not to the strict ones topology
+// spread counts), and the domains its pods' topology allows. Pods with a
+// claim nothing can bind are not provisioned for (KC
+// ValidatePersistentVolumeClaims). An existing node takes a pod only if
+// its attach limit holds the pod's EBS volumes besides those attached and
+// those of the pods the solve put there (KC ExistingNode's VolumeUsage);
+// new NodeClaims count no volume limit, as in KC. A pod may require a
 // label the pool does not define only if it is a well-known label
 // (zone, region, instance type, arch, os, capacity type, nodepool and the
 // karpenter.k8s.aws/instance-* labels) or its requirement is NotIn or

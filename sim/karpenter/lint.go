@@ -169,6 +169,7 @@ func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityTy
 	lintSpec.Spread, lintSpec.PodAffinity, lintSpec.PodAntiAffinity = nil, nil, nil
 	lintSpec.PreferredPodAffinity, lintSpec.PreferredPodAntiAffinity, lintSpec.Preferred = nil, nil, nil
 	lintSpec.NodeName = ""
+	lintSpec.Claims = nil // the pin (Volume) says where its volumes are
 	// Restrict the solver to this pool and capacity type through the
 	// well-known labels every NodeClaim of the pool carries.
 	lintSpec.NodeSelector = append(append([]cluster.Requirement(nil), spec.NodeSelector...),
@@ -218,6 +219,11 @@ func (l *Linter) why(p *pool, spec *cluster.PodSpec, ct cluster.CapacityType) La
 		term int
 	}
 	sel := k.solvers.selectorReqs(spec)
+	if v := spec.Volume; v != nil {
+		if zones, ok := v.Zones(); ok {
+			sel = append(sel, rq{key: k.cl.KeyZone, vals: zones})
+		}
+	}
 	var parts []part
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
 		for i := range spec.Affinity.Terms {

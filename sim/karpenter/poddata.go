@@ -256,6 +256,15 @@ func (sv *solvers) podStatic(key pdKey) *podStatic {
 		pd.pref = &spec.Preferred[idx[r.prefNode]].Term
 		pd.reqs = merge(syms, pd.strict, sortReqs(syms, sv.termReqs(pd.pref)))
 	}
+	if v := spec.Volume; v != nil {
+		// The zones of the pod's volumes (bound ones, or an unbound
+		// WaitForFirstConsumer claim's allowedTopologies) join the node
+		// requirements, not the strict ones that topology spread counts
+		// domains by (KC volumetopology.go).
+		if zones, ok := v.Zones(); ok {
+			pd.reqs = merge(syms, pd.reqs, reqSet{{key: sv.cl.KeyZone, vals: zones}})
+		}
+	}
 	req := func(ts []cluster.AffinityTerm) []affTerm {
 		out := make([]affTerm, 0, len(ts))
 		for i := range ts {

@@ -70,12 +70,19 @@ func (pr *provisioner) provisionable() []cluster.PodID {
 	pods := make([]cluster.PodID, 0, len(pr.pending))
 	for id := range pr.pending {
 		p := &pr.cl.Pods[id]
-		if p.Phase == cluster.Pending && p.Unschedulable && p.Spec.NodeName == "" {
+		if p.Phase == cluster.Pending && p.Unschedulable && p.Spec.NodeName == "" && !unbindable(p) {
 			pods = append(pods, id)
 		}
 	}
 	sort.Slice(pods, func(i, j int) bool { return pods[i] < pods[j] })
 	return append(pods, pr.deletingNodePods()...)
+}
+
+// unbindable reports a pod with a claim nothing can bind (an Immediate
+// claim without a volume, a claim without class or volume): Karpenter
+// ignores it (KC ValidatePersistentVolumeClaims), as no node helps.
+func unbindable(p *cluster.Pod) bool {
+	return p.Spec.Volume != nil && p.Spec.Volume.Unbindable
 }
 
 // deletingNodePods are the reschedulable pods on nodes being deleted.
@@ -97,7 +104,7 @@ func (pr *provisioner) deletingNodePods() []cluster.PodID {
 
 func (pr *provisioner) hasProvisionable() bool {
 	for id := range pr.pending {
-		if p := &pr.cl.Pods[id]; p.Phase == cluster.Pending && p.Unschedulable {
+		if p := &pr.cl.Pods[id]; p.Phase == cluster.Pending && p.Unschedulable && !unbindable(p) {
 			return true
 		}
 	}

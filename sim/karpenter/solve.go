@@ -478,6 +478,9 @@ func (s *solver) addExisting(id cluster.PodID, origin podOrigin, pd *podData) bo
 			}
 		}
 		ex := &s.base[i]
+		if vp := pd.spec.Volume; vp != nil && vp.Attach > 0 && !s.attachFits(i, ex, vp.Attach) {
+			continue
+		}
 		v := nodeView{node: ex.view}
 		if pd.topo() {
 			if _, ok := s.topo.addRequirements(pd, &v); !ok {
@@ -499,6 +502,23 @@ func (s *solver) addExisting(id cluster.PodID, origin podOrigin, pd *podData) bo
 		pd.exCursor[ci] = n
 	}
 	return false
+}
+
+// attachFits reports whether an existing node can attach n more EBS
+// volumes after those of the pods this solve put there (KC ExistingNode's
+// VolumeUsage check against the node's CSINode limit). New NodeClaims
+// count no volume limits, as in KC.
+func (s *solver) attachFits(pos int, ex *exNode, n int32) bool {
+	cl := s.k.cl
+	used := cl.AttachedVolumes(ex.id)
+	if sl := s.slot(pos); sl != nil && sl.touched >= 0 {
+		for _, id := range s.touched[sl.touched].got {
+			if v := cl.Pods[id].Spec.Volume; v != nil {
+				used += v.Attach
+			}
+		}
+	}
+	return used+n <= cl.AttachLimit(ex.node)
 }
 
 func pnsOnly(ts []cluster.Taint) []cluster.Taint {

@@ -6,6 +6,11 @@
 // node's subnet; with none free it stays ContainerCreating, bound but not
 // running, until one comes free (ips.go).
 //
+// A pod whose volume is still attached to another node (a shared
+// ReadWriteOnce claim: the attach/detach controller reports Multi-Attach)
+// waits, bound, until the cluster attaches it to the pod's node
+// (cluster.VolumeAttached); the wait is counted (cluster.VolumeStats).
+//
 // Simplifications: one start delay for every pod (no per-image pulls, no
 // readiness probes); pods never fail or restart on their own; DaemonSet
 // pods take no address (host network).
@@ -37,6 +42,8 @@ type Kubelet struct {
 	startDelay time.Duration
 	timers     []engine.Timer // by PodID
 	ip         *ips           // nil: addresses are unlimited (ips.go)
+	// volWait holds bound pods waiting for a volume, since when.
+	volWait map[cluster.PodID]engine.Time
 }
 
 // New registers the kubelet model. A negative start delay is treated as 0.
@@ -64,6 +71,11 @@ func (k *Kubelet) OnChange(c cluster.Change) {
 		*k.timer(c.Pod) = k.eng.After(k.startDelay, engine.Event{Handler: k.id, Kind: evStart, Obj: int32(c.Pod)})
 	case cluster.PodDeleted:
 		k.eng.Cancel(*k.timer(c.Pod))
+		delete(k.volWait, c.Pod)
+	case cluster.VolumeAttached:
+		if _, ok := k.volWait[c.Pod]; ok {
+			*k.timer(c.Pod) = k.eng.After(0, engine.Event{Handler: k.id, Kind: evStart, Obj: int32(c.Pod)})
+		}
 	}
 	if k.ip != nil {
 		k.ipChange(c)
@@ -76,7 +88,7 @@ func (k *Kubelet) HandleEvent(ev engine.Event) {
 	p := &k.cl.Pods[id]
 	switch ev.Kind {
 	case evStart:
-		if p.Phase != cluster.Bound || !k.takeIP(id) {
+		if p.Phase != cluster.Bound || !k.volumesReady(id) || !k.takeIP(id) {
 			return
 		}
 		k.start(id)
@@ -87,6 +99,25 @@ func (k *Kubelet) HandleEvent(ev engine.Event) {
 			k.cl.FinishPod(id, cluster.Succeeded)
 		}
 	}
+}
+
+// volumesReady reports whether a bound pod's volumes are attached to its
+// node; if not, the pod waits for them.
+func (k *Kubelet) volumesReady(id cluster.PodID) bool {
+	if !k.cl.VolumesAttached(id) {
+		if k.volWait == nil {
+			k.volWait = map[cluster.PodID]engine.Time{}
+		}
+		if _, ok := k.volWait[id]; !ok {
+			k.volWait[id] = k.eng.Now()
+		}
+		return false
+	}
+	if since, ok := k.volWait[id]; ok {
+		delete(k.volWait, id)
+		k.cl.NoteAttachWait(since)
+	}
+	return true
 }
 
 // start runs a bound pod and schedules its end.

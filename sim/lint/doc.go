@@ -40,7 +40,10 @@
 // Each finding has a severity (info, warning, error), a kind, the file,
 // line and field path it concerns, a message and a fix. Kinds:
 // unhostable, spot-only-no-fallback, spot-fallback, autoscaler-race,
-// autoscalers-separated, overlap, template-mismatch, spot-flexibility,
+// autoscalers-separated, overlap, template-mismatch, volume-zone
+// (volumes.go: a zone a workload's EBS volumes may pin its pods to, judged
+// with the pod's volume pinned there, where no source adds a node),
+// spot-flexibility,
 // spot-to-spot-flexibility, obsolete-setting, startup-failure,
 // ineffective-setting, unknown-label, input-warning and invalid (kinds.go says what each means; findings.go
 // words the messages). Findings are sorted by severity (errors first), then file and

@@ -64,6 +64,17 @@ func (c *checker) mismatchWhy(spec *cluster.PodSpec, nodes []*cluster.Node, m cl
 		return c.taintWhy(t)
 	case cluster.NodeSelectorMismatch:
 		return c.selectorWhy(spec, nodes)
+	case cluster.VolumeMismatch:
+		zones := map[string]bool{}
+		for _, n := range nodes {
+			zones[c.syms.Name(n.Zone)] = true
+		}
+		var zs []string
+		for z := range zones {
+			zs = append(zs, z)
+		}
+		sort.Strings(zs)
+		return why{kind: "zone", text: "its volumes cannot be used in " + strings.Join(zs, ", ") + " (" + spec.Volume.Check(nodes[0].Zone).Message() + ")"}
 	case cluster.Insufficient:
 		rooms := make([]typeRoom, 0, len(nodes))
 		for _, n := range nodes {

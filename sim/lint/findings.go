@@ -73,6 +73,7 @@ func (c *checker) findings() {
 		if fr := c.fbRow[r.w]; fr != nil {
 			c.checkTemplates(fr)
 		}
+		c.checkVolumeZones(r)
 		hosts := c.landings(r)
 		if len(hosts) == 0 {
 			c.checkUnhostable(r)

@@ -111,6 +111,11 @@ const (
 	// group up for the workload (its template matches) but the pods
 	// cannot run on the nodes the group adds.
 	KindTemplateMismatch = "template-mismatch"
+	// KindVolumeZone (warning; error for a bound volume): the workload's
+	// pods keep zonal volumes (EBS), and in a zone where a pod's volume
+	// may be no capacity source would add a node for it (a node group's
+	// template node is in another zone, no NodePool allows the zone).
+	KindVolumeZone = "volume-zone"
 	// KindSpotFlexibility (warning): the workload can use fewer spot
 	// instance types than AWS recommends (AWSMinSpotTypes).
 	KindSpotFlexibility = "spot-flexibility"

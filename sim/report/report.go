@@ -92,6 +92,19 @@ type Pods struct {
 	// the end counts until the end); omitted when none.
 	WaitedOnIPs   int     `json:"waitedOnIPs,omitempty"`
 	IPWaitSeconds float64 `json:"ipWaitSeconds,omitempty"`
+	// Volumes counts the storage model's work; omitted in a scenario
+	// without StorageClasses, volumes or claims.
+	Volumes *Volumes `json:"volumes,omitempty"`
+}
+
+// Volumes counts claims and volumes over the run.
+type Volumes struct {
+	ClaimsCreated      int `json:"claimsCreated"`
+	VolumesProvisioned int `json:"volumesProvisioned"`
+	// WaitedOnAttach counts pods that waited, bound, for their volume to
+	// detach from another node, AttachWaitSeconds the seconds in all.
+	WaitedOnAttach    int     `json:"waitedOnAttach"`
+	AttachWaitSeconds float64 `json:"attachWaitSeconds"`
 }
 
 // Percentiles of a sample, in seconds, rounded to the millisecond.
@@ -275,6 +288,8 @@ type Inputs struct {
 	// their node's subnet, and how long in all.
 	IPWaitPods    int
 	IPWaitSeconds float64
+	// Volumes is the storage model's counters (nil without storage).
+	Volumes *Volumes
 	// NodeCost, when set, bills a node from launch until a time (e.g. along
 	// the market's price path); !ok falls back to its price.
 	NodeCost func(n *cluster.Node, until engine.Time) (usd float64, ok bool)
@@ -330,6 +345,11 @@ func (c *Collector) Build(in Inputs) *Report {
 		r.Warnings = []string{}
 	}
 	r.Pods.WaitedOnIPs, r.Pods.IPWaitSeconds = in.IPWaitPods, round3(in.IPWaitSeconds)
+	if v := in.Volumes; v != nil {
+		c := *v
+		c.AttachWaitSeconds = round3(c.AttachWaitSeconds)
+		r.Pods.Volumes = &c
+	}
 	for i := range c.cl.Pods {
 		p := &c.cl.Pods[i]
 		r.Pods.Total++

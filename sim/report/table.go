@@ -182,6 +182,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 			[]string{"launch offerings without subnet IPs", fmt.Sprint(r.Provisioning.InsufficientAddressErrors)},
 			rows[len(rows)-1])
 	}
+	if v := p.Volumes; v != nil {
+		// Only with storage objects, so other tables keep their rows.
+		rows = append(rows[:len(rows)-1],
+			[]string{"claims created / volumes provisioned", fmt.Sprintf("%d / %d", v.ClaimsCreated, v.VolumesProvisioned)},
+			[]string{"pods waited on volume detach / total wait", fmt.Sprintf("%d / %s", v.WaitedOnAttach, formatSeconds(v.AttachWaitSeconds))},
+			rows[len(rows)-1])
+	}
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}

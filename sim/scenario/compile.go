@@ -52,6 +52,7 @@ func (l *loader) compile() {
 	l.compileNodes()
 	l.compilePDBs()
 	l.compileNamespaces()
+	l.compileStorage()
 	l.compileSchedulerConfigs()
 	l.compileKarpenter()
 	l.compileClusterAutoscaler()
@@ -558,6 +559,8 @@ type podObject struct {
 	replicasSet bool // spec.replicas is given
 	parallelism int32
 	completions int32
+	// claimTemplates are a StatefulSet's volumeClaimTemplates.
+	claimTemplates []corev1.PersistentVolumeClaim
 	// backoffLimit and ignoreDisruptions of a Job (podFailurePolicy).
 	backoffLimit      int32
 	ignoreDisruptions bool
@@ -600,6 +603,9 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 			continue
 		}
 		l.warnUnmodelled(o, spec)
+		if spec.Claims != nil || len(o.claimTemplates) > 0 {
+			l.compileClaims(o, spec)
+		}
 		if o.selector != nil {
 			sel, _ := cluster.CompileLabelSelector(l.out.Syms, o.selector) // checked in decodeWorkload
 			spec.OwnerSelector = &sel
@@ -741,9 +747,7 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 		if !ok {
 			return o, false
 		}
-		if len(obj.Spec.VolumeClaimTemplates) > 0 {
-			l.warn(d, "spec.volumeClaimTemplates", "volumes are not modelled: pods schedule as if their volumes could attach anywhere")
-		}
+		o.claimTemplates = obj.Spec.VolumeClaimTemplates
 		return replicated(workload.StatefulSet, &obj.Spec.Template, obj.Spec.Replicas, obj.Spec.Selector)
 	case "DaemonSet":
 		obj, ok := decode[appsv1.DaemonSet](l, d)

@@ -17,13 +17,11 @@ import (
 // info line per kind. Kinds in neither this map nor kinds are skipped too
 // (skipUnknown), unless the name is a near miss of a kind we read.
 var otherKinds = map[string]string{
-	"StorageClass":                     volumesNotModelled,
-	"PersistentVolume":                 volumesNotModelled,
-	"VolumeAttachment":                 volumesNotModelled,
-	"CSIDriver":                        volumesNotModelled,
-	"CSINode":                          volumesNotModelled,
-	"VolumeSnapshot":                   volumesNotModelled,
-	"VolumeSnapshotClass":              volumesNotModelled,
+	"VolumeAttachment":                 "attachments are derived from the pods' claims",
+	"CSIDriver":                        "CSI drivers are known by their provisioner name",
+	"CSINode":                          "attach limits come from the instance type",
+	"VolumeSnapshot":                   "snapshots do not affect scheduling",
+	"VolumeSnapshotClass":              "snapshots do not affect scheduling",
 	"IngressClass":                     "ingress classes do not affect scheduling",
 	"Endpoints":                        "service endpoints do not affect scheduling",
 	"EndpointSlice":                    "service endpoints do not affect scheduling",
@@ -59,8 +57,7 @@ var otherKinds = map[string]string{
 }
 
 const (
-	volumesNotModelled = "volumes are not modelled: pods that use them schedule as if the volume were anywhere"
-	admissionNotRun    = "admission webhooks and policies are not run: pods are admitted as written"
+	admissionNotRun = "admission webhooks and policies are not run: pods are admitted as written"
 	// skipUnknown is the reason for a kind the simulator knows nothing of.
 	skipUnknown = "the simulator does not read this kind: whatever its controller would create is not simulated"
 )

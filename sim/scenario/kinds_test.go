@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clustersim/clustersim/sim/cluster"
 	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 )
 
@@ -47,20 +48,31 @@ func TestRealBundleSkipsKinds(t *testing.T) {
 		"IngressClass":                   "1 IngressClass object(s) skipped",
 		"LimitRange":                     "platform.yaml:71: 1 LimitRange object(s) skipped: LimitRange defaults are not applied",
 		"NetworkPolicy":                  "1 NetworkPolicy object(s) skipped",
-		"PersistentVolume":               "1 PersistentVolume object(s) skipped: volumes are not modelled",
-		"PersistentVolumeClaim":          "podinfo.yaml:25: 1 PersistentVolumeClaim object(s) skipped: volumes are not modelled",
 		"PrometheusRule":                 "1 PrometheusRule object(s) skipped",
 		"Secret":                         "1 Secret object(s) skipped",
 		"Service":                        "podinfo.yaml:34: 2 Service object(s) skipped (also in testdata/bundle/kubectl-get.yaml): services do not affect scheduling",
 		"ServiceAccount":                 "1 ServiceAccount object(s) skipped",
 		"ServiceMonitor":                 "1 ServiceMonitor object(s) skipped: monitoring configuration does not affect scheduling",
-		"StorageClass":                   "platform.yaml:7: 1 StorageClass object(s) skipped: volumes are not modelled",
 		"ValidatingWebhookConfiguration": "1 ValidatingWebhookConfiguration object(s) skipped: admission webhooks and policies are not run",
 	}
-	require.Len(t, sc.Warnings, len(want), "one line per kind, nothing else:\n%s", warningsOf(sc))
+	// The storage kinds are read: the EBS volume without a zone and the
+	// claim without a class (and no default class) are warned about.
+	var notes []Warning
+	var problems []string
 	for _, w := range sc.Warnings {
-		require.True(t, w.Info, "a skipped kind is a note, not a problem: %s", w)
+		if w.Info {
+			notes = append(notes, w)
+		} else {
+			problems = append(problems, w.String())
+		}
 	}
+	require.Equal(t, []string{
+		"testdata/bundle/platform.yaml:18: spec.nodeAffinity: an EBS volume without node affinity or zone label: the simulator lets it attach in every zone (EBS volumes live in one; add its zone)",
+		"testdata/bundle/podinfo.yaml:29: spec.storageClassName: no storageClassName and no default StorageClass (annotation storageclass.kubernetes.io/is-default-class: \"true\"): the claim stays unbound and its pods Pending",
+	}, problems)
+	require.Len(t, notes, len(want), "one line per kind, nothing else:\n%s", warningsOf(sc))
+	require.Len(t, sc.Storage.Classes, 1)
+	require.Equal(t, cluster.WaitForFirstConsumer, sc.Storage.Classes[0].Mode)
 	all := warningsOf(sc)
 	for kind, line := range want {
 		require.Contains(t, all, line, kind)

@@ -58,6 +58,10 @@ type loader struct {
 	caDeployment *caconfig.Deployment
 	// hpas are the HorizontalPodAutoscalers by the workload they scale.
 	hpas map[string]*manifestHPA
+	// classDocs and claimDocs are the StorageClasses by name and the
+	// PersistentVolumeClaims by namespace/name (storage.go).
+	classDocs map[string]*manifest.Document
+	claimDocs map[string]*manifest.Document
 	// joinRefs are the NodePools and node groups market join failures name.
 	joinRefs []joinRef
 	// nodeNames are the start nodes by name, for startOn (built on first use).
@@ -426,15 +430,18 @@ type kindInfo struct {
 }
 
 var kinds = map[string]kindInfo{
-	"Deployment":          {apiVersion: "apps/v1", note: "extensions/v1beta1 and apps/v1beta* were removed in Kubernetes 1.16"},
-	"StatefulSet":         {apiVersion: "apps/v1", note: "apps/v1beta* were removed in Kubernetes 1.16"},
-	"ReplicaSet":          {apiVersion: "apps/v1"},
-	"Job":                 {apiVersion: "batch/v1"},
-	"Pod":                 {apiVersion: "v1"},
-	"Node":                {apiVersion: "v1", clusterScoped: true},
-	"Namespace":           {apiVersion: "v1", clusterScoped: true},
-	"PodDisruptionBudget": {apiVersion: "policy/v1", note: "policy/v1beta1 was removed in Kubernetes 1.25"},
-	"PriorityClass":       {apiVersion: "scheduling.k8s.io/v1", clusterScoped: true},
+	"Deployment":            {apiVersion: "apps/v1", note: "extensions/v1beta1 and apps/v1beta* were removed in Kubernetes 1.16"},
+	"StatefulSet":           {apiVersion: "apps/v1", note: "apps/v1beta* were removed in Kubernetes 1.16"},
+	"ReplicaSet":            {apiVersion: "apps/v1"},
+	"Job":                   {apiVersion: "batch/v1"},
+	"Pod":                   {apiVersion: "v1"},
+	"Node":                  {apiVersion: "v1", clusterScoped: true},
+	"Namespace":             {apiVersion: "v1", clusterScoped: true},
+	"PodDisruptionBudget":   {apiVersion: "policy/v1", note: "policy/v1beta1 was removed in Kubernetes 1.25"},
+	"PriorityClass":         {apiVersion: "scheduling.k8s.io/v1", clusterScoped: true},
+	"StorageClass":          {apiVersion: "storage.k8s.io/v1", clusterScoped: true},
+	"PersistentVolume":      {apiVersion: "v1", clusterScoped: true},
+	"PersistentVolumeClaim": {apiVersion: "v1"},
 	"KubeSchedulerConfiguration": {apiVersion: schedulerConfigAPIVersion, clusterScoped: true,
 		note: "v1beta2 and v1beta3 were removed in Kubernetes 1.28 and 1.29"},
 
@@ -443,19 +450,18 @@ var kinds = map[string]kindInfo{
 		note: "autoscaling/v2beta1 and v2beta2 were removed in Kubernetes 1.25 and 1.26"},
 	"CronJob": {apiVersion: "batch/v1", note: "batch/v1beta1 was removed in Kubernetes 1.25"},
 
-	"Service":               {skip: "services do not affect scheduling"},
-	"ConfigMap":             {skip: "config maps do not affect scheduling"},
-	"Secret":                {skip: "secrets do not affect scheduling"},
-	"ServiceAccount":        {skip: "service accounts do not affect scheduling"},
-	"Ingress":               {skip: "ingresses do not affect scheduling"},
-	"NetworkPolicy":         {skip: "network policies do not affect scheduling"},
-	"Role":                  {skip: "RBAC does not affect scheduling"},
-	"RoleBinding":           {skip: "RBAC does not affect scheduling"},
-	"ClusterRole":           {skip: "RBAC does not affect scheduling"},
-	"ClusterRoleBinding":    {skip: "RBAC does not affect scheduling"},
-	"PersistentVolumeClaim": {skip: "volumes are not modelled: pods that use them schedule as if the volume were anywhere"},
-	"LimitRange":            {skip: "LimitRange defaults are not applied: pods keep the requests and limits their templates give"},
-	"ResourceQuota":         {skip: "quotas are not enforced"},
+	"Service":            {skip: "services do not affect scheduling"},
+	"ConfigMap":          {skip: "config maps do not affect scheduling"},
+	"Secret":             {skip: "secrets do not affect scheduling"},
+	"ServiceAccount":     {skip: "service accounts do not affect scheduling"},
+	"Ingress":            {skip: "ingresses do not affect scheduling"},
+	"NetworkPolicy":      {skip: "network policies do not affect scheduling"},
+	"Role":               {skip: "RBAC does not affect scheduling"},
+	"RoleBinding":        {skip: "RBAC does not affect scheduling"},
+	"ClusterRole":        {skip: "RBAC does not affect scheduling"},
+	"ClusterRoleBinding": {skip: "RBAC does not affect scheduling"},
+	"LimitRange":         {skip: "LimitRange defaults are not applied: pods keep the requests and limits their templates give"},
+	"ResourceQuota":      {skip: "quotas are not enforced"},
 }
 
 // unknownKind is the error of a kind that is a near miss of one we read.

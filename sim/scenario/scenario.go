@@ -8,7 +8,9 @@
 // batch/v1 Job, CronJob (cronjob.go: its schedule becomes Job arrivals, read
 // on the wall clock of the Karpenter settings' Epoch in its time zone);
 // autoscaling/v2 and v1 HorizontalPodAutoscaler (hpa.go: bounds of its
-// target's replica plan); v1 Pod, Node, Namespace; policy/v1
+// target's replica plan); v1 Pod, Node, Namespace, PersistentVolume,
+// PersistentVolumeClaim and storage.k8s.io/v1 StorageClass (storage.go,
+// with pod volumes and a StatefulSet's volumeClaimTemplates); policy/v1
 // PodDisruptionBudget; scheduling.k8s.io/v1 PriorityClass;
 // KubeSchedulerConfiguration; Karpenter's NodePool and EC2NodeClass (and
 // the legacy Provisioner and AWSNodeTemplate); eksctl's ClusterConfig; the
@@ -17,9 +19,9 @@
 // simulated Cluster Autoscaler unless spec.clusterAutoscaler.args sets them.
 //
 // Every other kind a real bundle carries (Services, RBAC, Secrets,
-// StorageClasses, webhooks, CRDs and their objects, ...) is skipped, with
-// one info line per kind giving the count, the files and why it does not
-// matter (or what is not modelled: volumes, LimitRange defaults). Only a
+// webhooks, CRDs and their objects, ...) is skipped, with one info line
+// per kind giving the count, the files and why it does not matter (or
+// what is not modelled: LimitRange defaults). Only a
 // malformed document is an error, and a kind one or two letters away from
 // one we read ("Deploymnet"), so that a typo is never silently dropped.
 // An object repeated identically (the EC2NodeClass every Karpenter example
@@ -100,6 +102,9 @@ type Scenario struct {
 	// groups means no Cluster Autoscaler.
 	NodeGroups []caconfig.NodeGroup
 	CASettings caconfig.Settings
+	// Storage holds the StorageClasses, PersistentVolumes and
+	// PersistentVolumeClaims (nil: none, and no pod uses a claim).
+	Storage *cluster.Storage
 	// EstimatedPods is the load-time estimate of pods created over the run.
 	EstimatedPods int64
 

@@ -27,7 +27,7 @@ profiles:
       postFilter:
         disabled: [{name: DefaultPreemption}]
       filter:
-        enabled: [{name: VolumeBinding}]
+        enabled: [{name: VolumeRestrictions}]
     pluginConfig:
       - name: NodeResourcesFit
         args:
@@ -74,7 +74,7 @@ func TestKubeSchedulerConfiguration(t *testing.T) {
 	for _, w := range sc.Warnings {
 		warns = append(warns, w.String())
 	}
-	require.Contains(t, warns, "s.yaml:24: profiles[1].plugins.filter.enabled[0].name: plugin VolumeBinding has no effect in the simulator: volumes are not modelled")
+	require.Contains(t, warns, "s.yaml:24: profiles[1].plugins.filter.enabled[0].name: plugin VolumeRestrictions has no effect in the simulator: ReadWriteOncePod and volume conflicts are not checked")
 }
 
 func TestKubeSchedulerConfigurationErrors(t *testing.T) {

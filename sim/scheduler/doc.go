@@ -8,13 +8,18 @@
 // Default profile, in upstream order and weights: NodeUnschedulable,
 // NodeName, TaintToleration (3), NodeAffinity (2), NodeResourcesFit (1;
 // LeastAllocated, MostAllocated or RequestedToCapacityRatio),
-// PodTopologySpread (2; with the system default constraints),
+// NodeVolumeLimits, VolumeBinding, VolumeZone (plugins_volume.go: the
+// pod's cluster.VolumePin against the node's zone and attached volumes;
+// VolumeBinding's PreBind provisions WaitForFirstConsumer claims in the
+// chosen node's zone), PodTopologySpread (2; with the system default
+// constraints),
 // InterPodAffinity (2) and NodeResourcesBalancedAllocation (1). Ties are
 // broken by a seeded reservoir sample; percentageOfNodesToScore has the
 // adaptive default and a rotating start. A pod naming its node (DaemonSet
 // pods) is evaluated on that node only, as upstream's PreFilter result
 // narrows the scan. The first four filters match through sim/cluster's
-// matchers, as cluster.StaticFit does: the question the autoscalers and
+// matchers, as cluster.StaticFit does (which checks the volume pin too):
+// the question the autoscalers and
 // lint ask of nodes that do not exist yet gets the scheduler's answer.
 //
 // Queue: priority, then queue time; back-off 1 s doubling to 10 s; an
@@ -44,7 +49,8 @@
 //     nominated node is not reserved against other pods.
 //   - Upstream checks the unschedulable queue every 30 s for pods due to
 //     leave it after 5 minutes; here they leave at exactly 5 minutes.
-//   - Volumes, host ports, images, DRA, scheduling gates, extenders and
+//   - VolumeRestrictions (ReadWriteOncePod, disk conflicts), host ports,
+//     images, DRA, scheduling gates, extenders and
 //     Services' part in the default spreading selector are not modelled.
 //     Pods naming a scheduler no profile serves stay Pending.
 package scheduler

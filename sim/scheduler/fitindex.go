@@ -57,7 +57,9 @@ type fitKey struct {
 // fitIndexFor returns the index that serves this cycle, or nil when the
 // cycle runs other filters or the pod may preempt.
 func (s *Scheduler) fitIndexFor(fw *framework, cs *CycleState) *fitIndex {
-	if fw.resFi < 0 || len(fw.dynamic) != 1 || fw.dynamic[0] != fw.resFi || !fw.staticActive() || s.canPreempt(cs.Spec) {
+	// A pod with volumes is scanned: the index ranks static verdicts
+	// before resources, but the volume filters come after NodeResourcesFit.
+	if fw.resFi < 0 || len(fw.dynamic) != 1 || fw.dynamic[0] != fw.resFi || !fw.staticActive() || s.canPreempt(cs.Spec) || cs.Spec.Volume != nil {
 		return nil
 	}
 	key := fitKey{fw, s.specClassOf(cs.Spec), cs.Spec.Requests}

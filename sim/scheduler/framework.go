@@ -171,6 +171,9 @@ func DefaultRegistry() Registry {
 		NameBalancedAllocation: newBalancedAllocation,
 		NamePodTopologySpread:  newPodTopologySpread,
 		NameInterPodAffinity:   newInterPodAffinity,
+		NameVolumeBinding:      newVolumeBinding,
+		NameVolumeZone:         newVolumeZone,
+		NameNodeVolumeLimits:   newNodeVolumeLimits,
 	}
 }
 
@@ -203,7 +206,8 @@ type Profile struct {
 
 // DefaultProfile is the default-scheduler profile: upstream's default
 // plugins in upstream order and weights (k8s pkg/scheduler/apis/config/v1/
-// default_plugins.go), minus those that concern volumes, ports and images.
+// default_plugins.go), minus VolumeRestrictions and those that concern
+// ports and images.
 func DefaultProfile() Profile {
 	return Profile{
 		SchedulerName: "default-scheduler",
@@ -213,6 +217,9 @@ func DefaultProfile() Profile {
 			{Name: NameTaintToleration, Weight: 3},
 			{Name: NameNodeAffinity, Weight: 2},
 			{Name: NameNodeResourcesFit, Weight: 1},
+			{Name: NameNodeVolumeLimits, Weight: 0},
+			{Name: NameVolumeBinding, Weight: 0},
+			{Name: NameVolumeZone, Weight: 0},
 			{Name: NamePodTopologySpread, Weight: 2},
 			{Name: NameInterPodAffinity, Weight: 2},
 			{Name: NameBalancedAllocation, Weight: 1},

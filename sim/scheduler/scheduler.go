@@ -516,6 +516,9 @@ func (s *Scheduler) canPreempt(spec *cluster.PodSpec) bool {
 func (s *Scheduler) bind(id cluster.PodID, node cluster.NodeID) {
 	s.stats.Bound++
 	s.q.at(id).nominated = cluster.NoNode
+	// VolumeBinding's PreBind: unbound WaitForFirstConsumer claims are
+	// provisioned in the chosen node's zone before the pod binds.
+	s.cl.BindVolumes(id, node)
 	s.cl.Bind(id, node)
 }
 

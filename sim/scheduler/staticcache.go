@@ -18,8 +18,10 @@ import (
 // exactly those of running the filters: only the time spent changes.
 
 // staticFilter marks filter plugins whose Filter depends only on the pod
-// spec's tolerations, node name and node selector/affinity and on the
-// node's name, labels, taints and cordon, and never adds extra reasons.
+// spec's tolerations, node name, node selector/affinity and volume pin
+// and on the node's name, zone, labels, taints and cordon, and never adds
+// extra reasons (VolumeBinding and VolumeZone read only the pin and the
+// zone).
 type staticFilter interface {
 	FilterPlugin
 	isStatic()

@@ -199,6 +199,17 @@ func (s *Sim) wire() (err error) {
 		})
 	}
 	s.cl = cluster.New(eng, sc.Syms.Clone(), sc.Resources)
+	s.cl.SetStorage(sc.Storage)
+	if cat := sc.Catalog; cat != nil {
+		// NodeVolumeLimits and Karpenter's existing-node check: the EBS CSI
+		// driver's per-type attach limit (catalog ebs.go).
+		s.cl.SetAttachLimit(func(typ string) int32 {
+			if it, ok := cat.Lookup(typ); ok {
+				return int32(it.EBSVolumeLimit())
+			}
+			return cluster.DefaultAttachLimit
+		})
+	}
 	// The load-time estimate of pods created (an upper bound in practice),
 	// capped so that a wild estimate costs no more than growing would.
 	s.cl.ReservePods(int(min(sc.EstimatedPods, maxReservedPods)))

@@ -112,6 +112,11 @@ func (s *Sim) buildScheduler() (err error) {
 func (s *Sim) reportScheduler(in *report.Inputs) {
 	st := s.sched.Stats()
 	in.Attempts, in.Failed = st.Attempts, st.Failed
+	if s.cl.HasStorage() {
+		vs := s.cl.VolumeStats()
+		in.Volumes = &report.Volumes{ClaimsCreated: vs.ClaimsCreated, VolumesProvisioned: vs.VolumesProvisioned,
+			WaitedOnAttach: vs.AttachWaits, AttachWaitSeconds: vs.AttachWaited.Seconds()}
+	}
 	in.Failure = func(id cluster.PodID) (report.Failure, int32, bool) {
 		f := s.sched.FailureOf(id)
 		if f == nil {

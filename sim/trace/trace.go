@@ -122,6 +122,30 @@ func (r *Recorder) OnChange(c cluster.Change) {
 		return
 	}
 	switch c.Kind {
+	case cluster.ClaimBound:
+		e.Kind = "volumeProvisioned"
+		if c.Pod != cluster.NoPod {
+			r.pod(c.Pod, &e)
+		}
+		if vol := r.cl.VolumeOf(c.Claim); vol != nil && len(vol.Zones) > 0 {
+			e.Zone = cluster.ZoneNames(r.cl.Syms, vol.Zones)
+		}
+		e.Message = "claim " + r.cl.ClaimName(c.Claim)
+		if cls := r.cl.ClaimClass(c.Claim); cls != nil {
+			e.Message += " (StorageClass " + cls.Name + ", " + cls.Mode.String() + ")"
+		}
+		if c.Node != cluster.NoNode {
+			r.node(c.Node, &e)
+		}
+		r.sink(e)
+		return
+	case cluster.VolumeAttached:
+		e.Kind = "volumeAttached"
+		r.pod(c.Pod, &e)
+		r.node(c.Node, &e)
+		e.Message = "its volume detached from the node it was on and attached here: the pod can start"
+		r.sink(e)
+		return
 	case cluster.NodeAdded:
 		e.Kind = "nodeLaunched"
 		if inst := r.cl.Nodes[c.Node].Instance; r.neverJoins[inst] {

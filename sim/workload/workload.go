@@ -528,6 +528,24 @@ func (ctl *controller) pinnedSpec(node string) *cluster.PodSpec {
 	return &s
 }
 
+// freeOrdinal is the lowest StatefulSet ordinal none of the instance's
+// live pods holds.
+func (c *Controllers) freeOrdinal(in *instance) int {
+	for k := 0; ; k++ {
+		name := fmt.Sprintf("%s-%d", in.name, k)
+		taken := false
+		for _, id := range in.live {
+			if c.cl.Pods[id].Name == name {
+				taken = true
+				break
+			}
+		}
+		if !taken {
+			return k
+		}
+	}
+}
+
 // createNamedPod creates a pod of instance k of workload w; name "" names
 // it after the instance.
 func (c *Controllers) createNamedPod(w, k int32, in *instance, spec *cluster.PodSpec, name string) cluster.PodID {
@@ -536,7 +554,9 @@ func (c *Controllers) createNamedPod(w, k int32, in *instance, spec *cluster.Pod
 	switch {
 	case name != "":
 	case s.Kind == StatefulSet:
-		name = fmt.Sprintf("%s-%d", in.name, in.created)
+		// The lowest ordinal no live pod holds: a lost replica comes back
+		// under its own name, and finds its volumeClaimTemplates' claims.
+		name = fmt.Sprintf("%s-%d", in.name, c.freeOrdinal(in))
 	case s.Kind == BarePod:
 		name = in.name
 	default:

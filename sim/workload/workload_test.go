@@ -38,6 +38,19 @@ func TestStatefulSetOrdinalsAndScaleDown(t *testing.T) {
 	require.Equal(t, []string{"db-0"}, livePods(cl), "the highest ordinals go first")
 }
 
+// TestStatefulSetReplacesOrdinal: a lost replica comes back under its own
+// ordinal (the StatefulSet controller recreates the missing identity), so
+// it finds its volumeClaimTemplates' claims again.
+func TestStatefulSetReplacesOrdinal(t *testing.T) {
+	spec := &cluster.PodSpec{}
+	eng, cl, _ := setup(t, Spec{Kind: StatefulSet, Namespace: "data", Name: "db", Pod: spec,
+		Replicas: ReplicaPlan{Steps: []Step{{0, 3}}}, TwinOf: -1})
+	eng.Run(time.Second)
+	cl.DeletePod(1, cluster.CauseEvicted)
+	eng.Run(2 * time.Second)
+	require.Equal(t, []string{"db-0", "db-2", "db-1"}, livePods(cl))
+}
+
 func TestScaleDownDeletesPendingFirst(t *testing.T) {
 	spec := &cluster.PodSpec{}
 	eng, cl, _ := setup(t, Spec{Kind: Deployment, Namespace: "default", Name: "web", Pod: spec,
