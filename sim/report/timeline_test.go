@@ -142,3 +142,9 @@ func TestTimelineJSON(t *testing.T) {
 	require.Equal(t, r.Timeline, again.Timeline)
 	require.True(t, strings.HasSuffix(string(data), "\n  }\n}\n"))
 }
+
+func TestAxisTime(t *testing.T) {
+	for s, want := range map[float64]string{0: "0", 30: "30s", 90: "1m30s", 900: "15m", 3600: "1h", 4500: "1h15m", 86400: "1d", 129600: "1d12h"} {
+		require.Equal(t, want, axisTime(s))
+	}
+}
