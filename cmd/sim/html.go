@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/clustersim/clustersim/sim/experiment"
 	"github.com/clustersim/clustersim/sim/report"
@@ -78,4 +79,13 @@ func comparisonPage(c comparison, results [][]*report.Report) report.Comparison 
 		out.Timelines = append(out.Timelines, report.MeanTimeline(reps))
 	}
 	return out
+}
+
+// metricsStartOf reads --metrics-start.
+func metricsStartOf(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--metrics-start %q: not an RFC 3339 time; write e.g. 2026-01-01T00:00:00Z", s)
+	}
+	return t, nil
 }

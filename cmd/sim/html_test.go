@@ -52,3 +52,24 @@ func TestHTMLPages(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "--html shows one run")
 }
+
+// sim run --metrics writes the OpenMetrics text stamped from
+// --metrics-start; a bad time is refused before anything runs.
+func TestMetricsFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.txt")
+	_, stderr, code := sim(t, "run", "hybrid-naive", "--metrics", path, "--metrics-start", "2026-03-01T00:00:00Z")
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(string(data), "# EOF\n"))
+	require.Contains(t, string(data), "kube_pod_status_phase{phase=\"Running\"} 0 1772323200\n", "the first sample at --metrics-start")
+	require.Contains(t, string(data), "karpenter_nodeclaims_created_total{")
+
+	_, stderr, code = sim(t, "run", "hybrid-naive", "--metrics", path, "--metrics-start", "yesterday")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "--metrics-start \"yesterday\": not an RFC 3339 time")
+	_, stderr, code = sim(t, "run", "hybrid-naive", "--runs", "2", "--metrics", path)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "--metrics writes one run's timeline")
+}

@@ -55,6 +55,11 @@ type PoolSeries struct {
 	// since the start (not those present at the start).
 	Nodes    []int32 `json:"nodes"`
 	Launched []int32 `json:"launched"`
+	// AllocatableCPU (cores) and AllocatableMemory (bytes) sum its live
+	// nodes' allocatable, for --metrics (karpenter_nodes_allocatable);
+	// kept in the run, not written to the JSON.
+	AllocatableCPU    []float64 `json:"-"`
+	AllocatableMemory []float64 `json:"-"`
 }
 
 // TimelineEvent is one happening, or several alike: events of the same
@@ -136,7 +141,7 @@ type timeline struct {
 
 type poolAcc struct {
 	nodes, launched int32
-	first           int // the sample index of its first value
+	cpu, memory     int64 // allocatable of its live nodes: millicores, bytes
 }
 
 // StartTimeline turns the timeline on; call it before the first event.
@@ -160,6 +165,7 @@ func (t *timeline) clone() *timeline {
 	o.Pools = clone(o.Pools)
 	for i := range o.Pools {
 		o.Pools[i].Nodes, o.Pools[i].Launched = clone(o.Pools[i].Nodes), clone(o.Pools[i].Launched)
+		o.Pools[i].AllocatableCPU, o.Pools[i].AllocatableMemory = clone(o.Pools[i].AllocatableCPU), clone(o.Pools[i].AllocatableMemory)
 	}
 	o.Events = clone(o.Events)
 	d.pools = clone(t.pools)
@@ -227,6 +233,8 @@ func (c *Collector) sample(at engine.Time, ch cluster.Change) {
 	for i := range t.pools {
 		o.Pools[i].Nodes = append(o.Pools[i].Nodes, t.pools[i].nodes)
 		o.Pools[i].Launched = append(o.Pools[i].Launched, t.pools[i].launched)
+		o.Pools[i].AllocatableCPU = append(o.Pools[i].AllocatableCPU, float64(t.pools[i].cpu)/1000)
+		o.Pools[i].AllocatableMemory = append(o.Pools[i].AllocatableMemory, float64(t.pools[i].memory))
 	}
 	hours := (at - t.since).Hours()
 	o.CostUSDPerHour = append(o.CostUSDPerHour, round6(t.rate))
@@ -311,15 +319,18 @@ func (c *Collector) timelineNode(id cluster.NodeID, d int32) {
 		if !ok {
 			i = len(t.pools)
 			t.poolOf[key] = i
-			t.pools = append(t.pools, poolAcc{first: len(t.out.T)})
+			t.pools = append(t.pools, poolAcc{})
 			// Zeros before its first node keep every series as long as T.
 			t.out.Pools = append(t.out.Pools, PoolSeries{Owner: n.Owner.String(), Name: n.OwnerName,
-				Nodes: make([]int32, len(t.out.T)), Launched: make([]int32, len(t.out.T))})
+				Nodes: make([]int32, len(t.out.T)), Launched: make([]int32, len(t.out.T)),
+				AllocatableCPU: make([]float64, len(t.out.T)), AllocatableMemory: make([]float64, len(t.out.T))})
 		}
 		p = int32(i)
 		t.nodePool[id] = p
 	}
 	t.pools[p].nodes += d
+	t.pools[p].cpu += int64(d) * n.Allocatable[cluster.CPU]
+	t.pools[p].memory += int64(d) * n.Allocatable[cluster.Memory]
 	if d > 0 && !(n.Launched == 0 && (n.Owner == cluster.OwnedByStatic || n.Adopted)) {
 		t.pools[p].launched++
 	}

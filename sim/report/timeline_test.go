@@ -35,7 +35,7 @@ func TestTimelineSamples(t *testing.T) {
 		Scripted: []TimelineEvent{{T: 120, Kind: "marketEvent", Count: 1, Owner: "market", Message: "zones a: exhausted"}},
 	})
 	var alloc cluster.Resources
-	alloc[cluster.CPU], alloc[cluster.Pods] = 4000, 10
+	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 4000, 1e9, 10
 	at := func(d time.Duration, f func()) { eng.Schedule(d, engine.Event{Handler: eng.Register(poke(f))}) }
 	var spot, core cluster.NodeID
 	var p0, p1 cluster.PodID
@@ -80,9 +80,12 @@ func TestTimelineSamples(t *testing.T) {
 	require.Equal(t, []int32{1, 1, 1, 2, 2, 2}, tl.OnDemandNodes)
 	require.Equal(t, []int32{0, 0, 0, 0, 0, 0}, tl.ReservedNodes)
 	require.Equal(t, []PoolSeries{
-		{Owner: "karpenter", Name: "np", Nodes: []int32{1, 1, 1, 1, 0, 0}, Launched: []int32{1, 1, 1, 1, 1, 1}},
-		{Owner: "static", Name: "core", Nodes: []int32{1, 1, 1, 1, 1, 1}, Launched: []int32{0, 0, 0, 0, 0, 0}},
-		{Owner: "cluster-autoscaler", Name: "grp", Nodes: []int32{0, 0, 0, 1, 1, 1}, Launched: []int32{0, 0, 0, 1, 1, 1}},
+		{Owner: "karpenter", Name: "np", Nodes: []int32{1, 1, 1, 1, 0, 0}, Launched: []int32{1, 1, 1, 1, 1, 1},
+			AllocatableCPU: []float64{4, 4, 4, 4, 0, 0}, AllocatableMemory: []float64{1e9, 1e9, 1e9, 1e9, 0, 0}},
+		{Owner: "static", Name: "core", Nodes: []int32{1, 1, 1, 1, 1, 1}, Launched: []int32{0, 0, 0, 0, 0, 0},
+			AllocatableCPU: []float64{4, 4, 4, 4, 4, 4}, AllocatableMemory: []float64{1e9, 1e9, 1e9, 1e9, 1e9, 1e9}},
+		{Owner: "cluster-autoscaler", Name: "grp", Nodes: []int32{0, 0, 0, 1, 1, 1}, Launched: []int32{0, 0, 0, 1, 1, 1},
+			AllocatableCPU: []float64{0, 0, 0, 4, 4, 4}, AllocatableMemory: []float64{0, 0, 0, 1e9, 1e9, 1e9}},
 	}, tl.Pools)
 	require.Equal(t, []float64{0.3, 0.3, 0.3, 0.3, 0.2, 0.2}, tl.CostUSDPerHour)
 	require.Equal(t, []float64{0, 0.005, 0.01, 0.015, 0.02, 0.023333}, tl.CostUSD)
