@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,4 +74,32 @@ func TestMetricsFile(t *testing.T) {
 	_, stderr, code = sim(t, "run", "hybrid-naive", "--runs", "2", "--metrics", path)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "--metrics writes one run's timeline")
+}
+
+// promtool, where installed, backfills the --metrics file into TSDB
+// blocks: one series per labelled series, every sample kept.
+func TestMetricsBackfillWithPromtool(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not found, so the --metrics file is not backfilled here: install it (Debian/Ubuntu: apt-get install -y prometheus)")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.om")
+	_, stderr, code := sim(t, "run", "hybrid-naive", "--metrics", path, "--metrics-start", "2026-11-30T00:00:00Z")
+	require.Equal(t, 0, code, stderr)
+	out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", path, filepath.Join(dir, "tsdb")).CombinedOutput()
+	require.NoError(t, err, string(out))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	samples := strings.Count(string(data), "\n") - strings.Count(string(data), "\n#") - 1 // lines but metadata and # EOF
+	out, err = exec.Command(promtool, "tsdb", "list", filepath.Join(dir, "tsdb")).CombinedOutput()
+	require.NoError(t, err, string(out))
+	total := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
+		f := strings.Fields(line)
+		n, err := strconv.Atoi(f[len(f)-4]) // NUM SAMPLES
+		require.NoError(t, err, line)
+		total += n
+	}
+	require.Equal(t, samples, total, "every sample is in the blocks")
 }
