@@ -345,13 +345,14 @@ type multiReport struct {
 var errInterrupted = errors.New("interrupted: the runs were stopped and no aggregate is written (a single run writes a partial report)")
 
 // interruptible runs one seed that stops when ctx is cancelled; a stopped
-// or skipped run is errInterrupted.
-func interruptible(ctx context.Context, check bool) experiment.RunFunc {
+// or skipped run is errInterrupted. timeline keeps each report's timeline
+// (sim compare --html overlays them).
+func interruptible(ctx context.Context, check, timeline bool) experiment.RunFunc {
 	return func(sc *scenario.Scenario, seed uint64) (*report.Report, error) {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, errInterrupted
 		}
-		rep, err := simulation.Run(sc, simulation.Options{Seed: &seed, Check: check, Context: ctx})
+		rep, err := simulation.Run(sc, simulation.Options{Seed: &seed, Check: check, Context: ctx, NoTimeline: !timeline})
 		if err == nil && rep.Partial {
 			return nil, errInterrupted
 		}
@@ -362,7 +363,7 @@ func interruptible(ctx context.Context, check bool) experiment.RunFunc {
 func runMany(v *viper.Viper, cmd *cobra.Command, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric, stdout, stderr io.Writer) error {
 	seeds := experiment.Seeds(root, runs)
 	start := time.Now()
-	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), interruptible(cmd.Context(), v.GetBool("check")), progressBar(stderr))
+	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), interruptible(cmd.Context(), v.GetBool("check"), false), progressBar(stderr))
 	if errors.Is(err, errInterrupted) {
 		return errInterrupted
 	}

@@ -16,6 +16,9 @@ import (
 
 // startTimeline turns the collector's timeline on (buildCollector).
 func (s *Sim) startTimeline() {
+	if s.opts.NoTimeline {
+		return
+	}
 	sc := s.sc
 	s.collector.StartTimeline(report.TimelineConfig{
 		Interval: report.TimelineInterval(sc.Duration),

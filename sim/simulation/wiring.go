@@ -163,11 +163,14 @@ func (s *Sim) buildMarket() (err error) {
 		s.market.SetSubnets(subnets)
 		s.kubelet.SetSubnets(subnets)
 	}
-	s.ec2 = &tracedCloud{m: s.market, rec: s.rec, timeline: trace.NewCloud(s.cl, s.timelineEntry)}
+	s.ec2 = &tracedCloud{m: s.market, rec: s.rec}
 	if s.rec != nil {
 		s.market.Subscribe(s.rec)
 	}
-	s.market.Subscribe(s.ec2.timeline)
+	if !s.opts.NoTimeline {
+		s.ec2.timeline = trace.NewCloud(s.cl, s.timelineEntry)
+		s.market.Subscribe(s.ec2.timeline)
+	}
 	return nil
 }
 
@@ -309,7 +312,9 @@ func (c *tracedCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error
 	if c.rec != nil {
 		c.rec.Launch(req.Owner, res, err)
 	}
-	c.timeline.Launch(req.Owner, res, err)
+	if c.timeline != nil {
+		c.timeline.Launch(req.Owner, res, err)
+	}
 	return res, err
 }
 
