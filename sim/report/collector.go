@@ -1,5 +1,13 @@
 // Package report collects what happened during a run and renders the
-// summary: a table for people, a versioned JSON document for scripts.
+// summary: a table for people, a versioned JSON document for scripts, a
+// self-contained HTML page with SVG charts (html.go, svg.go), and the
+// timeline as OpenMetrics text (openmetrics.go).
+//
+// The timeline (timeline.go) samples counters the collector keeps up to
+// date on every cluster change, once per interval, lazily: a change takes
+// the samples due before it, so sampling schedules no event. Its cost is
+// each node at its launch price (cost.totalUSD bills spot along the
+// market's price path, so the two can differ slightly).
 //
 // Definitions (also in docs/report.md):
 //   - pending time: from creation until the pod is bound; a pod deleted
