@@ -65,7 +65,8 @@
 // What a run leaves behind: records of the cluster's changes and the
 // models' counters, and their renderings.
 //
-//   - report: metrics collected from cluster changes; table, JSON and CSV.
+//   - report: metrics collected from cluster changes and the timeline
+//     sampled from them; table, JSON, CSV, the HTML page and OpenMetrics.
 //   - trace: the timeline for --events and sim explain.
 //   - statedump: the cluster at one moment as a kubectl-style List, built
 //     with the k8s.io/api types (sim run --dump-state); what it needs of

@@ -52,6 +52,9 @@ percentiles across runs.`,
 	f.StringArray("fail-if", nil, "exit 2 if this expression holds, e.g. 'pods.pendingSeconds.p99>300' or 'cost.totalUSD>1.1*baseline' (repeatable)")
 	f.String("baseline", "", "a JSON report (sim run -o json) that 'baseline' in --fail-if refers to")
 	f.String("events", "", "write the simulation timeline to this JSONL file (single run)")
+	f.String("html", "", "write the run as one self-contained HTML page (charts, summary, workloads) to this file (single run)")
+	f.String("metrics", "", "write the run's timeline as OpenMetrics text (Karpenter's, the Cluster Autoscaler's and kube-state-metrics' names) to this file (single run)")
+	f.String("metrics-start", report.DefaultMetricsStart.Format(time.RFC3339), "the wall-clock time of the run's start in --metrics (RFC 3339)")
 	f.String("cpuprofile", "", "write a Go CPU profile of the run to this file (for go tool pprof)")
 	f.String("memprofile", "", "write a Go heap profile at the end of the run to this file")
 	f.Bool("check", false, "check the cluster invariants after every event (slower); a violation fails the run")
@@ -112,6 +115,16 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	}
 	if runs > 1 && v.GetString("events") != "" {
 		return fmt.Errorf("--events writes one run's timeline: drop --runs, or pick one seed with --seed")
+	}
+	metricsStart, err := metricsStartOf(v.GetString("metrics-start"))
+	if err != nil {
+		return err
+	}
+	if runs > 1 && v.GetString("metrics") != "" {
+		return fmt.Errorf("--metrics writes one run's timeline: drop --runs, or pick one seed with --seed")
+	}
+	if runs > 1 && v.GetString("html") != "" {
+		return fmt.Errorf("--html shows one run: drop --runs, pick one seed with --seed, or compare configurations with sim compare --html")
 	}
 	if runs > 1 && (v.GetString("cpuprofile") != "" || v.GetString("memprofile") != "") {
 		return fmt.Errorf("--cpuprofile and --memprofile profile one run: drop --runs, or pick one seed with --seed")
@@ -205,6 +218,16 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	}
 	if finishEvents != nil {
 		if err := finishEvents(); err != nil {
+			return err
+		}
+	}
+	if path := v.GetString("html"); path != "" {
+		if err := writeOutput("--html", path, rep.WriteHTML); err != nil {
+			return err
+		}
+	}
+	if path := v.GetString("metrics"); path != "" {
+		if err := writeOutput("--metrics", path, func(w io.Writer) error { return rep.WriteOpenMetrics(w, metricsStart) }); err != nil {
 			return err
 		}
 	}
@@ -330,13 +353,14 @@ type multiReport struct {
 var errInterrupted = errors.New("interrupted: the runs were stopped and no aggregate is written (a single run writes a partial report)")
 
 // interruptible runs one seed that stops when ctx is cancelled; a stopped
-// or skipped run is errInterrupted.
-func interruptible(ctx context.Context, check bool) experiment.RunFunc {
+// or skipped run is errInterrupted. timeline keeps each report's timeline
+// (sim compare --html overlays them).
+func interruptible(ctx context.Context, check, timeline bool) experiment.RunFunc {
 	return func(sc *scenario.Scenario, seed uint64) (*report.Report, error) {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, errInterrupted
 		}
-		rep, err := simulation.Run(sc, simulation.Options{Seed: &seed, Check: check, Context: ctx})
+		rep, err := simulation.Run(sc, simulation.Options{Seed: &seed, Check: check, Context: ctx, NoTimeline: !timeline})
 		if err == nil && rep.Partial {
 			return nil, errInterrupted
 		}
@@ -347,7 +371,7 @@ func interruptible(ctx context.Context, check bool) experiment.RunFunc {
 func runMany(v *viper.Viper, cmd *cobra.Command, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric, stdout, stderr io.Writer) error {
 	seeds := experiment.Seeds(root, runs)
 	start := time.Now()
-	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), interruptible(cmd.Context(), v.GetBool("check")), progressBar(stderr))
+	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), interruptible(cmd.Context(), v.GetBool("check"), false), progressBar(stderr))
 	if errors.Is(err, errInterrupted) {
 		return errInterrupted
 	}

@@ -37,10 +37,11 @@ func Seeds(root uint64, n int) []uint64 {
 // RunFunc runs one seed of a scenario.
 type RunFunc func(sc *scenario.Scenario, seed uint64) (*report.Report, error)
 
-// DefaultRun runs the plain simulation.
+// DefaultRun runs the plain simulation, without the report's timeline
+// (aggregates do not use it).
 func DefaultRun(sc *scenario.Scenario, seed uint64) (*report.Report, error) {
 	s := seed
-	return simulation.Run(sc, simulation.Options{Seed: &s})
+	return simulation.Run(sc, simulation.Options{Seed: &s, NoTimeline: true})
 }
 
 // RunMany runs the scenario once per seed on up to workers goroutines

@@ -1,5 +1,13 @@
 // Package report collects what happened during a run and renders the
-// summary: a table for people, a versioned JSON document for scripts.
+// summary: a table for people, a versioned JSON document for scripts, a
+// self-contained HTML page with SVG charts (html.go, svg.go), and the
+// timeline as OpenMetrics text (openmetrics.go).
+//
+// The timeline (timeline.go) samples counters the collector keeps up to
+// date on every cluster change, once per interval, lazily: a change takes
+// the samples due before it, so sampling schedules no event. Its cost is
+// each node at its launch price (cost.totalUSD bills spot along the
+// market's price path, so the two can differ slightly).
 //
 // Definitions (also in docs/report.md):
 //   - pending time: from creation until the pod is bound; a pod deleted
@@ -39,6 +47,9 @@ type Collector struct {
 	used      []float64
 	usedSince []engine.Time
 	idleUSD   float64
+
+	// tl is the timeline's state when StartTimeline turned it on.
+	tl *timeline
 }
 
 type workloadAcc struct {
@@ -67,11 +78,18 @@ func (c *Collector) Clone() *Collector {
 	}
 	d.used = slices.Clone(c.used)
 	d.usedSince = slices.Clone(c.usedSince)
+	if c.tl != nil {
+		d.tl = c.tl.clone()
+	}
 	return &d
 }
 
 // OnChange implements cluster.Watcher.
 func (c *Collector) OnChange(ch cluster.Change) {
+	if c.tl != nil {
+		c.sampleBefore(c.cl.Now(), ch)
+		defer c.timelineChange(ch)
+	}
 	switch ch.Kind {
 	case cluster.PodCreated:
 		if w := c.cl.Pods[ch.Pod].Workload; w >= 0 {

@@ -48,6 +48,9 @@ type Options struct {
 	// (Sim.WriteState). An error from it ends the run with that error.
 	At     func(s *Sim) error
 	AtTime engine.Time
+	// NoTimeline leaves the report's timeline out: many-seed runs that
+	// aggregate figures need none, and keep a report per seed.
+	NoTimeline bool
 }
 
 // ctxCheckEvery is how often (in events) a run looks at its context.
