@@ -102,8 +102,8 @@ func loadWith(src source, path string, files, overrides []string, overrideSrc so
 		overrideSrc: overrideSrc,
 		files:       map[string]bool{},
 		cat:         cat,
-		objects: map[string]*manifest.Document{},
-		skipped: map[string][]*manifest.Document{},
+		objects:     map[string]*manifest.Document{},
+		skipped:     map[string][]*manifest.Document{},
 		out: &Scenario{
 			File:      path,
 			Catalog:   cat,
