@@ -96,17 +96,31 @@ func AggregateMetrics(runs [][]Metric) ([]Summary, error) {
 func summarizeAligned(all [][]Metric) []Summary {
 	var out []Summary
 	xs := make([]float64, len(all))
+	tq := tQuantile(len(all))
 	for j, m := range all[0] {
 		for i := range all {
 			xs[i] = all[i][j].Value
 		}
-		out = append(out, Summarize(m.Path, xs))
+		out = append(out, summarize(m.Path, xs, tq))
 	}
 	return out
 }
 
+// tQuantile is Student's t quantile of the interval for n runs (0 for
+// fewer than 2): computed once per aggregate, as it is costly.
+func tQuantile(n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-Confidence)/2)
+}
+
 // Summarize computes the summary of one sample.
 func Summarize(path string, xs []float64) Summary {
+	return summarize(path, xs, tQuantile(len(xs)))
+}
+
+func summarize(path string, xs []float64, t float64) Summary {
 	s := Summary{Path: path, N: len(xs)}
 	if len(xs) == 0 {
 		return s
@@ -119,7 +133,6 @@ func Summarize(path string, xs []float64) Summary {
 	}
 	half := 0.0
 	if len(xs) > 1 {
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(1 - (1-Confidence)/2)
 		half = t * s.Std / math.Sqrt(float64(len(xs)))
 	}
 	s.CILow, s.CIHigh = s.Mean-half, s.Mean+half
