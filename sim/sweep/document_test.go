@@ -52,11 +52,11 @@ func TestDecodeErrors(t *testing.T) {
 	head := "apiVersion: clustersim.dev/v1alpha1\nkind: Sweep\nmetadata: {name: g}\nspec:\n"
 	cases := map[string]string{
 		"  scenarios: [a.yaml]\n  runz: 3\n": `grid.yaml:6: spec.runz: unknown field "runz"`,
-		"  scenarios: [missing.yaml]\n":     "grid.yaml:5: spec.scenarios[0]: missing.yaml: no such file or embedded scenario; give a scenario file (relative to this file) or the name of an embedded scenario",
+		"  scenarios: [missing.yaml]\n":      "grid.yaml:5: spec.scenarios[0]: missing.yaml: no such file or embedded scenario; give a scenario file (relative to this file) or the name of an embedded scenario",
 		"  scenarios: [a.yaml]\n  runs: 0\n": "grid.yaml:6: spec.runs: 0 runs per point; use 1 to 100000",
-		"  scenarios: [a.yaml]\n  axes:\n    - name: x\n      values: [{name: a, scaleWorkloads: -1}]\n":   "grid.yaml:8: spec.axes[0].values[0].scaleWorkloads: scale factor -1; use a number above 0",
-		"  scenarios: [a.yaml]\n  axes:\n    - name: x\n      values: [{name: a, fallbackAfter: soon}]\n":   `grid.yaml:8: spec.axes[0].values[0].fallbackAfter: fallback timeout "soon"; write a positive duration`,
-		"  scenarios: [a.yaml]\n  axes:\n    - name: x\n      values: [{name: a}, {name: a}]\n":               `grid.yaml:8: spec.axes[0].values[1].name: a second value named "a"`,
+		"  scenarios: [a.yaml]\n  axes:\n    - name: x\n      values: [{name: a, scaleWorkloads: -1}]\n":        "grid.yaml:8: spec.axes[0].values[0].scaleWorkloads: scale factor -1; use a number above 0",
+		"  scenarios: [a.yaml]\n  axes:\n    - name: x\n      values: [{name: a, fallbackAfter: soon}]\n":       `grid.yaml:8: spec.axes[0].values[0].fallbackAfter: fallback timeout "soon"; write a positive duration`,
+		"  scenarios: [a.yaml]\n  axes:\n    - name: x\n      values: [{name: a}, {name: a}]\n":                 `grid.yaml:8: spec.axes[0].values[1].name: a second value named "a"`,
 		"  scenarios: [a.yaml]\n  axes:\n    - name: x\n      values: [{name: a, overrides: [missing.yaml]}]\n": "spec.axes[0].values[0].overrides[0]: missing.yaml: no such file",
 		"  scenarios: [a.yaml]\n  axes:\n    - name: x y\n      values: [{name: a}]\n":                          `grid.yaml:7: spec.axes[0].name: axis name "x y"`,
 		"  scenarios: []\n": "spec.scenarios: no base scenario",
