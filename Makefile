@@ -11,11 +11,11 @@ SCENARIO ?= hybrid-naive
 FUZZTIME ?= 60s
 # Packages whose tests also run under the race detector (the parallel ones
 # and the core).
-RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/
+RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/ ./sim/sweep/
 # Fuzz targets as NAME:PACKAGE.
 FUZZ_TARGETS := FuzzQueue:./sim/engine/ FuzzReadBytes:./sim/manifest/ FuzzLoad:./sim/scenario/ \
 	FuzzParseFlags:./sim/clusterautoscaler/config/ FuzzReadTrace:./sim/spotmarket/ \
-	FuzzParseCron:./sim/workload/ FuzzImport:./sim/importer/
+	FuzzParseCron:./sim/workload/ FuzzImport:./sim/importer/ FuzzMergeRead:./sim/sweep/
 
 .PHONY: build run test unit race fuzz fuzz-short bench bench-scale bench-scale-week fmt vet clean fidelity
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/clustersim/clustersim/scenarios"
 	"github.com/clustersim/clustersim/sim/manifest"
@@ -455,6 +456,14 @@ func emitSweepJob(v *viper.Viper, args []string, in *sweepInput, fp string, stdo
 	name := v.GetString("job-name")
 	if name == "" {
 		name = "sim-sweep-" + strings.TrimPrefix(fp, "sha256:")[:10]
+	}
+	if errs := validation.IsDNS1123Label(name); len(errs) > 0 || len(name) > 52 {
+		return fmt.Errorf("--job-name %q: use at most 52 lower-case letters, digits and '-', starting and ending with a letter or digit (a Job's name is in its pods' names and labels)", name)
+	}
+	if ns := v.GetString("namespace"); ns != "" {
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return fmt.Errorf("--namespace %q: %s", ns, strings.Join(errs, "; "))
+		}
 	}
 	workers := max(v.GetInt("shard-workers"), 1)
 	js := sweep.JobSpec{Name: name, Namespace: v.GetString("namespace"), Image: image, Shards: shards,

@@ -14,6 +14,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/clustersim/clustersim/sim/scenario"
 )
 
 // TestMain lets a test run this binary as sim itself (SIM_TEST_AS_MAIN=1):
@@ -153,10 +155,21 @@ func TestSweepEmitJob(t *testing.T) {
 	require.Equal(t, "/sweep/cmd/sim", c.WorkingDir)
 	seed := "1"
 	require.Equal(t, []string{"sweep", grid, "--runs", "3", "--seed", seed, "--shards", "4", "--workers", "1"}, c.Args)
+	// Memory: the largest point's run estimate (static-burst at 3x load),
+	// plus the process's own, rounded up to MiB.
+	sc, err := scenario.LoadFile("../../scenarios/static-burst.yaml")
+	require.NoError(t, err)
+	require.NoError(t, sc.ScaleWorkloads(3))
+	want := (runMemory(sc) + 64<<20 + 1<<20 - 1) >> 20 << 20
+	require.Equal(t, want, c.Resources.Requests.Memory().Value())
+	require.Equal(t, want, c.Resources.Limits.Memory().Value())
 	require.Equal(t, int32(4), *job.Spec.Completions)
 	require.Equal(t, int32(2), *job.Spec.Parallelism)
 	require.True(t, strings.HasPrefix(job.Name, "sim-sweep-"))
 
+	_, stderr, code = sim(t, "sweep", grid, "--emit-job", "--image", "x", "--shards", "4", "--job-name", "Bad_Name")
+	require.Equal(t, exitError, code)
+	require.Contains(t, stderr, `--job-name "Bad_Name": use at most 52 lower-case letters`)
 	_, stderr, code = sim(t, "sweep", grid, "--emit-job", "--shards", "4")
 	require.Equal(t, exitError, code)
 	require.Contains(t, stderr, "--emit-job needs --image IMAGE")

@@ -142,6 +142,7 @@ type Merger struct {
 	// got holds each pair's result; count how many complete partials gave it.
 	got   []Result
 	count []uint8
+	seeds []uint64
 	// shards are the shard counts seen, for the rerun hint.
 	shards map[int]bool
 	intern map[string]string
@@ -291,6 +292,7 @@ func (m *Merger) begin(s *section, name string, line int) error {
 		m.sweep, m.fingerprint, m.first = h.Sweep, h.Fingerprint, where
 		m.got = make([]Result, h.Sweep.Pairs())
 		m.count = make([]uint8, h.Sweep.Pairs())
+		m.seeds = h.Sweep.Seeds()
 	} else if h.Fingerprint != m.fingerprint {
 		return fmt.Errorf("%s: the partial of shard %d/%d is of another sweep (fingerprint %s; the one at %s has %s): merge only partials of one sweep definition run on the same input files",
 			where, h.Shard, h.Shards, short(h.Fingerprint), m.first, short(m.fingerprint))
@@ -322,8 +324,8 @@ func (m *Merger) record(s *section, data []byte, name string, line int) error {
 	if r.Point < 0 || r.Point >= len(sw.Points) || r.Run < 0 || r.Run >= sw.Runs {
 		return bad("point %d run %d is outside the sweep (%d points x %d runs)", r.Point, r.Run, len(sw.Points), sw.Runs)
 	}
-	if seeds := sw.Seeds(); seeds[r.Run] != r.Seed {
-		return bad("run %d has seed %d; the sweep's run %d has seed %d", r.Run, r.Seed, r.Run, seeds[r.Run])
+	if m.seeds[r.Run] != r.Seed {
+		return bad("run %d has seed %d; the sweep's run %d has seed %d", r.Run, r.Seed, r.Run, m.seeds[r.Run])
 	}
 	for _, p := range r.New {
 		if q, ok := m.intern[p]; ok {

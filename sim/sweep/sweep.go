@@ -127,7 +127,7 @@ func (s *Sweep) Validate() error {
 const MaxPoints = 100_000
 
 // MaxPairs bounds the (point, seed) pairs of one sweep.
-const MaxPairs = 10_000_000
+const MaxPairs = 1_000_000
 
 // Shard is one of N slices of the (point, seed) pairs: Index in 0..Of-1.
 type Shard struct{ Index, Of int }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -237,6 +238,31 @@ func TestFrontier(t *testing.T) {
 	require.Equal(t, []bool{true, true, false, true, true, false}, got)
 }
 
+// The runner streams: a point's results are handed over (and can be
+// written) before the next point runs, so a shard never holds more than
+// one point's numbers.
+func TestRunnerStreams(t *testing.T) {
+	s := testSweep(3, 4)
+	r := testRunner(s)
+	var events []string
+	var mu sync.Mutex
+	r.Run = func(sc *scenario.Scenario, seed uint64) (*report.Report, error) {
+		mu.Lock()
+		events = append(events, "run "+sc.Name)
+		mu.Unlock()
+		return fakeRun(sc, seed)
+	}
+	require.NoError(t, r.Do(All, func(res Result) error {
+		events = append(events, "emit "+s.Points[res.Point].Base)
+		return nil
+	}))
+	want := []string{}
+	for _, b := range []string{"x", "xx", "xxx"} {
+		want = append(want, "run "+b, "run "+b, "run "+b, "run "+b, "emit "+b, "emit "+b, "emit "+b, "emit "+b)
+	}
+	require.Equal(t, want, events)
+}
+
 // The runner hands results over in pair order, and a shard runs only its
 // pairs.
 func TestRunnerOrder(t *testing.T) {
@@ -248,4 +274,25 @@ func TestRunnerOrder(t *testing.T) {
 		return nil
 	}))
 	require.Equal(t, []int{1, 4, 7, 10}, got)
+}
+
+// Whatever the input, reading partials never panics.
+func FuzzMergeRead(f *testing.F) {
+	s := testSweep(2, 2)
+	var buf bytes.Buffer
+	pw, err := NewPartialWriter(&buf, s, "sha256:x", Shard{0, 2})
+	require.NoError(f, err)
+	require.NoError(f, testRunner(s).Do(Shard{0, 2}, pw.Write))
+	require.NoError(f, pw.Close())
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:buf.Len()/2])
+	f.Add([]byte(BeginMarker + `{"version":1,"sweep":{"points":[{"name":"a"}],"runs":1},"shards":1,"pairs":1}` + "\n" + `{"point":0,"run":0,"seed":0,"m":[0,1]}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := NewMerger()
+		if m.Read(bytes.NewReader(data), "in") == nil {
+			if s, rs, err := m.Results(); err == nil {
+				_, _ = Aggregate(s, rs)
+			}
+		}
+	})
 }
