@@ -16,6 +16,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler"
 	"github.com/clustersim/clustersim/sim/experiment"
+	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
@@ -81,7 +82,62 @@ func TestEveryScenario(t *testing.T) {
 				require.Less(t, c.SpotUSD, spotOnDemand, "spot costs less than its on-demand equivalent")
 			}
 			require.True(t, json.Valid(r.json))
+			checkTimeline(t, r)
 		})
+	}
+}
+
+// checkTimeline holds the timeline against the report's own figures: its
+// events are the launches, signals and disruptions the report counts, and
+// its last sample is the state at the end.
+func checkTimeline(t *testing.T, r run) {
+	t.Helper()
+	tl := r.rep.Timeline
+	require.NotNil(t, tl)
+	n := len(tl.T)
+	require.Equal(t, int(r.rep.DurationSeconds/tl.IntervalSeconds)+1, n)
+	require.LessOrEqual(t, n, report.MaxTimelineSamples+1)
+	for _, s := range [][]int32{tl.PendingPods, tl.StrandedPods, tl.StartingPods, tl.RunningPods, tl.SpotNodes, tl.OnDemandNodes, tl.ReservedNodes} {
+		require.Len(t, s, n)
+	}
+	peak := int32(0)
+	for i := range n {
+		require.LessOrEqual(t, tl.StrandedPods[i], tl.PendingPods[i])
+		require.GreaterOrEqual(t, tl.StrandedPods[i], int32(0))
+		peak = max(peak, tl.SpotNodes[i]+tl.OnDemandNodes[i]+tl.ReservedNodes[i])
+	}
+	require.LessOrEqual(t, int(peak), r.rep.Nodes.Peak)
+	if r.rep.DurationSeconds == tl.T[n-1] {
+		require.Equal(t, r.rep.Pods.PendingAtEnd, int(tl.PendingPods[n-1]))
+		require.Equal(t, r.rep.Nodes.AtEnd, int(tl.SpotNodes[n-1]+tl.OnDemandNodes[n-1]+tl.ReservedNodes[n-1]))
+		require.InDelta(t, r.rep.Cost.OnDemandEquivalentUSD, tl.OnDemandEquivalentUSD[n-1], 1e-4*r.rep.Cost.OnDemandEquivalentUSD+1e-5)
+	}
+	launched, byPool := 0, 0
+	for _, p := range tl.Pools {
+		byPool += int(p.Launched[n-1])
+	}
+	count := map[string]int{}
+	disruptions := 0
+	for i, e := range tl.Events {
+		if i > 0 {
+			require.GreaterOrEqual(t, e.T, tl.Events[i-1].T, "in time order")
+		}
+		count[e.Kind] += e.Count
+		if e.Kind == "instanceLaunched" {
+			launched += e.Count
+		}
+		if e.Kind == "nodeDeletion" && e.Owner == "karpenter" {
+			disruptions += e.Count
+		}
+	}
+	require.Equal(t, int(r.rep.Provisioning.Launches), launched)
+	require.Equal(t, r.rep.Nodes.Launched, byPool, "every launched node's pool")
+	require.Equal(t, int(r.rep.Spot.Interruptions), count["interruptionNotice"])
+	require.Equal(t, int(r.rep.Spot.Reclaims), count["instanceReclaimed"])
+	require.Equal(t, int(r.rep.Provisioning.LaunchFailures), count["launchFailed"])
+	if f, ok := r.rep.Figures("karpenter"); ok {
+		d := f.(karpenter.Stats).Disruptions
+		require.Equal(t, int(d.Total()), disruptions)
 	}
 }
 

@@ -36,6 +36,7 @@ and the proposed NodePool on the same workload.`,
 	f.Uint64("seed", 0, "root seed (default: the first configuration's)")
 	f.StringP("output", "o", "table", "format: table, json or csv")
 	f.String("report", "", "write the comparison to this file (atomically) instead of stdout")
+	f.String("html", "", "also write the comparison as one self-contained HTML page (timelines overlaid, metrics, cost against pending p99) to this file")
 	f.Int("runs", 10, "seeds per configuration")
 	f.Int("workers", 0, "parallel runs (default: all cores)")
 	f.StringArray("fail-if", nil, "exit 2 if this holds for any configuration after the first; 'baseline' is the first configuration's mean (repeatable)")
@@ -125,6 +126,11 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 	}
 	if err := emit(v.GetString("report"), data, stdout); err != nil {
 		return err
+	}
+	if path := v.GetString("html"); path != "" {
+		if err := writeOutput("--html", path, comparisonPage(out, results).WriteCompareHTML); err != nil {
+			return err
+		}
 	}
 	gates := v.GetStringSlice("fail-if")
 	if len(gates) == 0 {

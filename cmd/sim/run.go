@@ -52,6 +52,9 @@ percentiles across runs.`,
 	f.StringArray("fail-if", nil, "exit 2 if this expression holds, e.g. 'pods.pendingSeconds.p99>300' or 'cost.totalUSD>1.1*baseline' (repeatable)")
 	f.String("baseline", "", "a JSON report (sim run -o json) that 'baseline' in --fail-if refers to")
 	f.String("events", "", "write the simulation timeline to this JSONL file (single run)")
+	f.String("html", "", "write the run as one self-contained HTML page (charts, summary, workloads) to this file (single run)")
+	f.String("metrics", "", "write the run's timeline as OpenMetrics text (Karpenter's, the Cluster Autoscaler's and kube-state-metrics' names) to this file (single run)")
+	f.String("metrics-start", report.DefaultMetricsStart.Format(time.RFC3339), "the wall-clock time of the run's start in --metrics (RFC 3339)")
 	f.String("cpuprofile", "", "write a Go CPU profile of the run to this file (for go tool pprof)")
 	f.String("memprofile", "", "write a Go heap profile at the end of the run to this file")
 	f.Bool("check", false, "check the cluster invariants after every event (slower); a violation fails the run")
@@ -107,6 +110,16 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	}
 	if runs > 1 && v.GetString("events") != "" {
 		return fmt.Errorf("--events writes one run's timeline: drop --runs, or pick one seed with --seed")
+	}
+	metricsStart, err := metricsStartOf(v.GetString("metrics-start"))
+	if err != nil {
+		return err
+	}
+	if runs > 1 && v.GetString("metrics") != "" {
+		return fmt.Errorf("--metrics writes one run's timeline: drop --runs, or pick one seed with --seed")
+	}
+	if runs > 1 && v.GetString("html") != "" {
+		return fmt.Errorf("--html shows one run: drop --runs, pick one seed with --seed, or compare configurations with sim compare --html")
 	}
 	if runs > 1 && (v.GetString("cpuprofile") != "" || v.GetString("memprofile") != "") {
 		return fmt.Errorf("--cpuprofile and --memprofile profile one run: drop --runs, or pick one seed with --seed")
@@ -197,6 +210,16 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	}
 	if finishEvents != nil {
 		if err := finishEvents(); err != nil {
+			return err
+		}
+	}
+	if path := v.GetString("html"); path != "" {
+		if err := writeOutput("--html", path, rep.WriteHTML); err != nil {
+			return err
+		}
+	}
+	if path := v.GetString("metrics"); path != "" {
+		if err := writeOutput("--metrics", path, func(w io.Writer) error { return rep.WriteOpenMetrics(w, metricsStart) }); err != nil {
 			return err
 		}
 	}

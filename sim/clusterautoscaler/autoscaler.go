@@ -145,6 +145,8 @@ type Autoscaler struct {
 
 	// noScaleUp, when set, hears why pods got no node (explain.go).
 	noScaleUp NoScaleUpFunc
+	// onDelete, when set, hears of each node deletion started (OnDelete).
+	onDelete func(node cluster.NodeID, reason string)
 }
 
 // nodeTable holds the records of the groups' nodes by NodeID (nil for

@@ -24,6 +24,16 @@ type NoScaleUpFunc func(pods []cluster.PodID, class, message string)
 // someone listens.
 func (a *Autoscaler) OnNoScaleUp(f NoScaleUpFunc) { a.noScaleUp = f }
 
+// OnDelete makes the Cluster Autoscaler say when it starts deleting a node
+// of a group, and why: scaleDown (an unneeded node), rebalance (the ASG's
+// capacity rebalancing retires an at-risk spot node) or interruption (a
+// spot node drained ahead of its reclaim). The report's timeline shows
+// them. It only listens.
+func (a *Autoscaler) OnDelete(f func(node cluster.NodeID, reason string)) { a.onDelete = f }
+
+// deleteReasons name the deleteKinds for OnDelete.
+var deleteReasons = [...]string{deleteScaleDown: "scaleDown", deleteRebalance: "rebalance", deleteInterrupt: "interruption"}
+
 // explainNoScaleUp: for each pod group that no node group can help, why
 // each node group cannot (the scale-up orchestrator's skipped and
 // rejected node groups): back-off, max size, scale-up from zero off, then

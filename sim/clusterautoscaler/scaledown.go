@@ -518,6 +518,9 @@ func (a *Autoscaler) startDelete(id cluster.NodeID, now engine.Time, kind delete
 	n.deleting = true
 	n.drain = drainState{active: true, kind: kind, start: now, deadline: now + a.s.MaxPodEvictionTime}
 	a.countDeleting(n, 1)
+	if a.onDelete != nil {
+		a.onDelete(id, deleteReasons[kind])
+	}
 	a.cl.AddTaint(id, cluster.Taint{Key: a.symToBeDeleted, Effect: cluster.EffectNoSchedule})
 	if a.s.CordonNodeBeforeTerminating {
 		a.cl.SetCordon(id, true)

@@ -17,10 +17,12 @@ type Metric struct {
 }
 
 // Flatten lists a report's numeric figures in the report's own key order.
-// Lists (workloads, pods, warnings) and text are left out: they do not
-// aggregate.
+// Lists (workloads, pods, warnings), text and the timeline are left out:
+// they do not aggregate.
 func Flatten(r *report.Report) ([]Metric, error) {
-	data, err := json.Marshal(r)
+	shell := *r
+	shell.Timeline = nil // series, not figures
+	data, err := json.Marshal(shell)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,12 @@ type NoLaunchFunc func(pods []cluster.PodID, class, message string)
 // done only when someone listens.
 func (k *Karpenter) OnNoLaunch(f NoLaunchFunc) { k.prov.noLaunch = f }
 
+// OnDisruption makes Karpenter say when it starts deleting a node, and why
+// (empty, underutilized, drifted, expired, interrupted; the report's
+// disruptions): the report's timeline shows consolidations. It only
+// listens.
+func (k *Karpenter) OnDisruption(f func(node cluster.NodeID, reason string)) { k.term.onDisruption = f }
+
 // explainFailed says why the solve placed the failed pods nowhere, per
 // pod template and pool (KC's "could not schedule pod" with its
 // "incompatible with nodepool" errors).

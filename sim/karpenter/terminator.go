@@ -15,6 +15,9 @@ import (
 type terminator struct {
 	env
 	parts
+	// onDisruption, when set, hears of each node deletion started, with
+	// its reason (Karpenter.OnDisruption).
+	onDisruption func(node cluster.NodeID, reason string)
 }
 
 // Disruption reasons as the report counts them.
@@ -45,6 +48,9 @@ func (tm *terminator) startDeletion(kn *knode, reason string) {
 	}
 	tm.stats.Disruptions.add(reason)
 	kn.pool.stats.Disruptions.add(reason)
+	if tm.onDisruption != nil {
+		tm.onDisruption(kn.id, reason)
+	}
 	tm.cl.AddTaint(kn.id, cluster.Taint{Key: tm.keyDisrupted, Effect: cluster.EffectNoSchedule})
 	if tm.cl.Nodes[kn.id].State == cluster.NodeLaunching {
 		// Nothing runs there yet: terminate at once.

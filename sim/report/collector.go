@@ -39,6 +39,9 @@ type Collector struct {
 	used      []float64
 	usedSince []engine.Time
 	idleUSD   float64
+
+	// tl is the timeline's state when StartTimeline turned it on.
+	tl *timeline
 }
 
 type workloadAcc struct {
@@ -67,11 +70,18 @@ func (c *Collector) Clone() *Collector {
 	}
 	d.used = slices.Clone(c.used)
 	d.usedSince = slices.Clone(c.usedSince)
+	if c.tl != nil {
+		d.tl = c.tl.clone()
+	}
 	return &d
 }
 
 // OnChange implements cluster.Watcher.
 func (c *Collector) OnChange(ch cluster.Change) {
+	if c.tl != nil {
+		c.sampleBefore(c.cl.Now(), ch)
+		defer c.timelineChange(ch)
+	}
 	switch ch.Kind {
 	case cluster.PodCreated:
 		if w := c.cl.Pods[ch.Pod].Workload; w >= 0 {

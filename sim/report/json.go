@@ -10,11 +10,32 @@ import (
 )
 
 // JSON is the report as encoding/json writes it with two-space indents
-// (json.Encoder, SetIndent("", "  ")), byte for byte. The list of
-// unschedulable pods, hundreds of thousands of entries in a long run at
-// scale, is written by hand: encoding/json spends seconds on it.
+// (json.Encoder, SetIndent("", "  ")), byte for byte, but for the
+// timeline, whose series are written one line each (a day's series would
+// otherwise take one line per number). The list of unschedulable pods,
+// hundreds of thousands of entries in a long run at scale, is written by
+// hand: encoding/json spends seconds on it.
 func (r *Report) JSON() ([]byte, error) {
+	out, err := r.json()
+	if err != nil || r.Timeline == nil {
+		return out, err
+	}
+	// The timeline is the last key: its series one line each.
+	if !bytes.HasSuffix(out, []byte("\n}\n")) {
+		return nil, fmt.Errorf("report: the end of the JSON was not found")
+	}
+	out = append(out[:len(out)-3], ",\n  \"timeline\": "...)
+	out, err = appendTimeline(out, r.Timeline)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, "\n}\n"...), nil
+}
+
+// json is the report without its timeline, as encoding/json writes it.
+func (r *Report) json() ([]byte, error) {
 	shell := *r
+	shell.Timeline = nil
 	shell.UnschedulablePods = []UnschedulablePod{}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -133,4 +154,82 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, q...), nil
+}
+
+// appendTimeline writes the timeline at the report's second level: one
+// line per series, per pool and per event.
+func appendTimeline(b []byte, t *Timeline) ([]byte, error) {
+	const in = "    "
+	var err error
+	b = append(b, "{\n"+in+`"intervalSeconds": `...)
+	if b, err = appendFloat(b, t.IntervalSeconds); err != nil {
+		return nil, err
+	}
+	floats := func(key string, xs []float64) {
+		b = append(b, ",\n"+in+`"`+key+`": [`...)
+		for i, x := range xs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if err == nil {
+				b, err = appendFloat(b, x)
+			}
+		}
+		b = append(b, ']')
+	}
+	ints := func(key string, xs []int32) {
+		b = append(b, ",\n"+in+`"`+key+`": `...)
+		b = appendInts(b, xs)
+	}
+	floats("t", t.T)
+	ints("pendingPods", t.PendingPods)
+	ints("strandedPods", t.StrandedPods)
+	ints("startingPods", t.StartingPods)
+	ints("runningPods", t.RunningPods)
+	ints("spotNodes", t.SpotNodes)
+	ints("onDemandNodes", t.OnDemandNodes)
+	ints("reservedNodes", t.ReservedNodes)
+	b = append(b, ",\n"+in+`"pools": [`...)
+	for i, p := range t.Pools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n"+in+`  {"owner": `...)
+		b = appendString(b, p.Owner)
+		b = append(b, `, "name": `...)
+		b = appendString(b, p.Name)
+		b = append(b, `, "nodes": `...)
+		b = appendInts(b, p.Nodes)
+		b = append(b, `, "launched": `...)
+		b = appendInts(b, p.Launched)
+		b = append(b, '}')
+	}
+	if len(t.Pools) > 0 {
+		b = append(b, "\n"+in...)
+	}
+	b = append(b, ']')
+	floats("costUSDPerHour", t.CostUSDPerHour)
+	floats("costUSD", t.CostUSD)
+	floats("onDemandEquivalentUSDPerHour", t.OnDemandEquivalentUSDPerHour)
+	floats("onDemandEquivalentUSD", t.OnDemandEquivalentUSD)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, ",\n"+in+`"events": [`...)
+	for i := range t.Events {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		e, err := json.Marshal(&t.Events[i])
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, "\n"+in+"  "...)
+		b = append(b, e...)
+	}
+	if len(t.Events) > 0 {
+		b = append(b, "\n"+in...)
+	}
+	b = append(b, "]\n  }"...)
+	return b, nil
 }

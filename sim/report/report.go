@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 	"math"
 	"slices"
@@ -28,6 +27,9 @@ type Report struct {
 	// (karpenter, clusterAutoscaler), present when the scenario runs them.
 	Models []ModelSection `json:"-"`
 	Details
+	// Timeline is the run over time, written last under "timeline"; nil
+	// when the collector kept none.
+	Timeline *Timeline `json:"-"`
 }
 
 // Summary is the run and the figures every run has, up to the EC2 side.
@@ -301,6 +303,7 @@ type Failure struct {
 
 // Build closes the collector's books and returns the report.
 func (c *Collector) Build(in Inputs) *Report {
+	timeline := c.finishTimeline(in.End)
 	pendingAtEnd, nodeUSD := c.finish(in.End, in.NodeCost)
 	r := &Report{
 		Summary: Summary{
@@ -318,6 +321,7 @@ func (c *Collector) Build(in Inputs) *Report {
 			Warnings:  in.Warnings,
 			Workloads: []Workload{},
 		},
+		Timeline: timeline,
 	}
 	if r.Provisioning.Pools == nil {
 		r.Provisioning.Pools = []PoolLaunches{}
@@ -572,9 +576,13 @@ func percentiles(samples []time.Duration) Percentiles {
 func round3(x float64) float64 { return math.Round(x*1e3) / 1e3 }
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
-// WriteJSON writes the report as indented JSON with a final newline.
+// WriteJSON writes the report as indented JSON with a final newline: the
+// bytes of JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	data, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
 }

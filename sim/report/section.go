@@ -62,7 +62,16 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		b = append(append(append(append(b, ','), key...), ':'), figures...)
 	}
 	b = append(b, ',')
-	return append(b, tail[1:]...), nil // Details' keys, after its {
+	b = append(b, tail[1:]...) // Details' keys, after its {
+	if r.Timeline != nil {
+		tl, err := json.Marshal(r.Timeline)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b[:len(b)-1], `,"timeline":`...), tl...)
+		b = append(b, '}')
+	}
+	return b, nil
 }
 
 // UnmarshalJSON reads a report written by MarshalJSON: the keys that
@@ -75,7 +84,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &r.Details); err != nil {
 		return err
 	}
-	r.Models = nil
+	r.Models, r.Timeline = nil, nil
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil { // {, checked above
 		return err
@@ -89,6 +98,13 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return err
+		}
+		if key == "timeline" {
+			r.Timeline = new(Timeline)
+			if err := json.Unmarshal(raw, r.Timeline); err != nil {
+				return fmt.Errorf("timeline: %w", err)
+			}
+			continue
 		}
 		if !reportKeys[key] {
 			r.Models = append(r.Models, ModelSection{Key: key, Figures: raw})

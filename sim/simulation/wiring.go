@@ -94,6 +94,7 @@ func (s *Sim) buildChecker() error {
 
 func (s *Sim) buildCollector() error {
 	s.collector = report.NewCollector(s.cl, s.sc.StrandedAfter, len(s.sc.Workloads))
+	s.startTimeline()
 	return nil
 }
 
@@ -162,10 +163,11 @@ func (s *Sim) buildMarket() (err error) {
 		s.market.SetSubnets(subnets)
 		s.kubelet.SetSubnets(subnets)
 	}
-	s.ec2 = &tracedCloud{m: s.market, rec: s.rec}
+	s.ec2 = &tracedCloud{m: s.market, rec: s.rec, timeline: trace.NewCloud(s.cl, s.timelineEntry)}
 	if s.rec != nil {
 		s.market.Subscribe(s.rec)
 	}
+	s.market.Subscribe(s.ec2.timeline)
 	return nil
 }
 
@@ -195,6 +197,9 @@ func (s *Sim) buildKarpenter() (err error) {
 	sc := s.sc
 	s.kp, err = karpenter.New(karpenter.Deps{Engine: s.eng, Cluster: s.cl, Catalog: sc.Catalog, Cloud: s.ec2, Evictor: s.evictor},
 		karpenter.Config{Region: sc.Region, Zones: sc.Zones, NodePools: sc.NodePools, Settings: sc.KarpenterSettings})
+	if err == nil {
+		s.kp.OnDisruption(s.nodeDeletion(karpenter.OwnerName))
+	}
 	if err == nil && s.rec != nil {
 		s.kp.OnNoLaunch(func(pods []cluster.PodID, class, message string) {
 			s.rec.NoLaunch("karpenterNoLaunch", karpenter.OwnerName, pods, class, message)
@@ -249,6 +254,7 @@ func (s *Sim) buildClusterAutoscaler() (err error) {
 			return err
 		}
 	}
+	s.ca.OnDelete(s.nodeDeletion(clusterautoscaler.Owner))
 	if err == nil && s.rec != nil {
 		s.ca.OnNoScaleUp(func(pods []cluster.PodID, class, message string) {
 			s.rec.NoLaunch("caNoScaleUp", "cluster-autoscaler", pods, class, message)
@@ -291,10 +297,11 @@ func section(model func(s *Sim) report.Section) func(s *Sim, in *report.Inputs) 
 }
 
 // tracedCloud is the market as the autoscalers see it, recording launches
-// in the timeline when one is kept.
+// in the --events timeline when one is kept, and in the report's.
 type tracedCloud struct {
-	m   *spotmarket.Market
-	rec *trace.Recorder
+	m        *spotmarket.Market
+	rec      *trace.Recorder
+	timeline *trace.Recorder
 }
 
 func (c *tracedCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error) {
@@ -302,6 +309,7 @@ func (c *tracedCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error
 	if c.rec != nil {
 		c.rec.Launch(req.Owner, res, err)
 	}
+	c.timeline.Launch(req.Owner, res, err)
 	return res, err
 }
 

@@ -45,6 +45,16 @@ type Recorder struct {
 	// neverJoins are the launched instances whose node will never join,
 	// until their node is added.
 	neverJoins map[int32]bool
+	// cloudOnly: made by NewCloud, the recorder hears no cluster changes
+	// and names no node in spot signals.
+	cloudOnly bool
+}
+
+// NewCloud records only what EC2 says: launches and their errors (Launch)
+// and spot signals (OnSignal, without the node's name, which costs a walk
+// of the nodes). The report's timeline takes its events from one.
+func NewCloud(cl *cluster.Cluster, sink Sink) *Recorder {
+	return &Recorder{cl: cl, sink: sink, cloudOnly: true}
 }
 
 // NeverJoins is the message of a nodeLaunched entry whose instance's node
@@ -166,7 +176,7 @@ func (r *Recorder) Launch(owner string, res cloud.LaunchResult, err error) {
 		r.sink(Entry{T: now, Kind: "launchFailed", Owner: owner, Message: err.Error()})
 		return
 	}
-	if res.NeverJoins {
+	if res.NeverJoins && !r.cloudOnly {
 		if r.neverJoins == nil {
 			r.neverJoins = map[int32]bool{}
 		}
@@ -193,6 +203,9 @@ func (r *Recorder) OnSignal(s cloud.Signal) {
 		e.Kind = "instanceReclaimed"
 	}
 	for i := range r.cl.Nodes {
+		if r.cloudOnly {
+			break
+		}
 		if r.cl.Nodes[i].Instance == int32(s.Instance) && r.cl.Nodes[i].Instance != 0 {
 			e.Node = r.cl.Nodes[i].Name
 			break

@@ -1,0 +1,141 @@
+package report_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/report"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/simulation"
+)
+
+func runEmbedded(t *testing.T, name string) *report.Report {
+	t.Helper()
+	file, ok := scenarios.File(name)
+	require.True(t, ok)
+	sc, err := scenario.LoadFS(scenarios.FS, file)
+	require.NoError(t, err)
+	rep, err := simulation.Run(sc, simulation.Options{})
+	require.NoError(t, err)
+	return rep
+}
+
+// documented reads docs/report.md's OpenMetrics table: name -> labels.
+func documented(t *testing.T) map[string][]string {
+	data, err := os.ReadFile("../../docs/report.md")
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(data), "## OpenMetrics")
+	require.True(t, ok)
+	out := map[string][]string{}
+	row := regexp.MustCompile("(?m)^\\| (`[a-z_]+`(?:, `[a-z_]+`)*) \\| (gauge|counter) \\| ([^|]*)\\|")
+	for _, m := range row.FindAllStringSubmatch(table, -1) {
+		var labels []string
+		for _, l := range strings.Split(m[3], ",") {
+			if l = strings.Trim(strings.TrimSpace(l), "`"); l != "" {
+				labels = append(labels, l)
+			}
+		}
+		for _, n := range strings.Split(m[1], ", ") {
+			out[strings.Trim(n, "`")+"|"+m[2]] = labels
+		}
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+// --metrics: the Prometheus OpenMetrics parser reads it; it ends with
+// # EOF; every family and its labels are in docs/report.md's list (and
+// every listed family is written by a scenario with both autoscalers);
+// counters never go down; timestamps start at --metrics-start and rise;
+// the same run gives the same bytes.
+func TestOpenMetrics(t *testing.T) {
+	rep := runEmbedded(t, "hybrid-naive") // Karpenter and the Cluster Autoscaler
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var buf bytes.Buffer
+	require.NoError(t, rep.WriteOpenMetrics(&buf, start))
+	text := buf.String()
+	require.True(t, strings.HasSuffix(text, "\n# EOF\n"))
+	var again bytes.Buffer
+	require.NoError(t, runEmbedded(t, "hybrid-naive").WriteOpenMetrics(&again, start))
+	require.Equal(t, text, again.String(), "same run, same bytes")
+
+	docs := documented(t)
+	dec := expfmt.NewDecoder(strings.NewReader(text), expfmt.FmtOpenMetrics_1_0_0)
+	seen := map[string]bool{}
+	n := len(rep.Timeline.T)
+	for {
+		var mf dto.MetricFamily
+		err := dec.Decode(&mf)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		typ := strings.ToLower(mf.GetType().String())
+		name := mf.GetName()
+		if typ == "counter" && !strings.HasSuffix(name, "_total") {
+			name += "_total"
+		}
+		want, ok := docs[name+"|"+typ]
+		require.True(t, ok, "%s (%s) is in docs/report.md's list", name, typ)
+		seen[name+"|"+typ] = true
+		last := map[string]float64{}
+		lastTS := map[string]int64{}
+		count := map[string]int{}
+		for _, m := range mf.Metric {
+			var labels []string
+			var key string
+			for _, l := range m.Label {
+				labels = append(labels, l.GetName())
+				key += l.GetName() + "=" + l.GetValue() + ","
+			}
+			slices.Sort(labels)
+			require.Equal(t, want, labels, "%s's labels are the documented ones", name)
+			ts := m.GetTimestampMs()
+			if count[key] == 0 {
+				require.Equal(t, start.UnixMilli(), ts, "%s{%s} starts at --metrics-start", name, key)
+			} else {
+				require.Greater(t, ts, lastTS[key], "%s{%s}: time rises", name, key)
+			}
+			lastTS[key] = ts
+			count[key]++
+			if m.Counter != nil {
+				v := m.Counter.GetValue()
+				if count[key] > 1 {
+					require.GreaterOrEqual(t, v, last[key], "counter %s{%s} never goes down", name, key)
+				}
+				last[key] = v
+			}
+		}
+		for key, c := range count {
+			require.Equal(t, n, c, "%s{%s}: one sample per timeline sample", name, key)
+		}
+	}
+	for k := range docs {
+		require.True(t, seen[k], "documented %s is written", k)
+	}
+
+	// Spot-check values against the report.
+	require.Contains(t, text, "\nkarpenter_nodeclaims_created_total{min_values_relaxed=\"false\",nodepool=\"burst-spot\",reason=\"provisioning\"} 23 ")
+	require.Contains(t, text, "\nkarpenter_nodeclaims_disrupted_total{nodepool=\"burst-spot\",reason=\"spot_interrupted\"} 12 ")
+}
+
+// Karpenter's families only where Karpenter runs.
+func TestOpenMetricsWithoutAutoscalers(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, runEmbedded(t, "static-burst").WriteOpenMetrics(&buf, report.DefaultMetricsStart))
+	require.NotContains(t, buf.String(), "karpenter_")
+	require.NotContains(t, buf.String(), "cluster_autoscaler_")
+	require.Contains(t, buf.String(), "kube_pod_status_phase{phase=\"Running\"}")
+}
