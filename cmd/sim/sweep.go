@@ -53,6 +53,7 @@ shards as an Indexed Job.`,
 	f.Uint64("seed", 0, "root seed (default: the Sweep's spec.seed, else the first scenario's)")
 	f.StringP("output", "o", "table", "format: table, json or csv")
 	f.String("report", "", "write the output to this file (atomically) instead of stdout")
+	f.String("html", "", "also write a page with cost against pending p99 and the frontier marked, and every point's means, to this file")
 	f.Int("runs", 0, "seeds per point (default: the Sweep's spec.runs, else 10)")
 	f.Int("workers", 0, "parallel runs (default: all cores)")
 	f.String("shard", "", "I/N: run only the I-th (from 0) of N slices of the (point, seed) pairs and write a partial result")
@@ -92,6 +93,7 @@ and the merge fails.`,
 	f := cmd.Flags()
 	f.StringP("output", "o", "table", "format: table, json or csv")
 	f.String("report", "", "write the output to this file (atomically) instead of stdout")
+	f.String("html", "", "also write the sweep's page (as sim sweep --html) to this file")
 	return cmd
 }
 
@@ -289,6 +291,9 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 		return fmt.Errorf("--shard %s and --shards %d: give one (--shards takes the index from JOB_COMPLETION_INDEX)", shardFlag, shards)
 	}
 	emitJob := v.GetBool("emit-job")
+	if v.GetString("html") != "" && (emitJob || shardFlag != "" || shards != 0) {
+		return fmt.Errorf("--html draws the whole sweep: write it with the unsharded run or with sim sweep merge, not with a shard or --emit-job")
+	}
 	if !emitJob {
 		for _, f := range []string{"image", "job-name", "namespace", "scenario-claim", "results-claim"} {
 			if v.GetString(f) != "" {
@@ -359,6 +364,11 @@ func renderSweep(v *viper.Viper, def *sweep.Sweep, results []sweep.Result, forma
 	data, err := out.Render(format)
 	if err != nil {
 		return err
+	}
+	if path := v.GetString("html"); path != "" {
+		if err := writeOutput("--html", path, out.Page().WriteSweepHTML); err != nil {
+			return err
+		}
 	}
 	return emit(v.GetString("report"), data, stdout)
 }

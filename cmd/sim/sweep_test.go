@@ -65,11 +65,28 @@ func TestSweepShardsAsProcessesMergeExactly(t *testing.T) {
 		require.Equal(t, w, got, f)
 	}
 
+	// --html: the merge draws the same page as the unsharded run.
+	page, merged := filepath.Join(dir, "sweep.html"), filepath.Join(dir, "merged.html")
+	_, stderr, code := sim(t, "sweep", grid, "--html", page)
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = sim(t, append([]string{"sweep", "merge", "--html", merged}, files...)...)
+	require.Equal(t, 0, code, stderr)
+	a, err := os.ReadFile(page)
+	require.NoError(t, err)
+	b, err := os.ReadFile(merged)
+	require.NoError(t, err)
+	require.Equal(t, string(a), string(b))
+	require.Contains(t, string(a), `id="chart-sweep"`)
+	require.Contains(t, string(a), "render=small load=1x")
+	_, stderr, code = sim(t, "sweep", grid, "--shard", "0/2", "--html", page)
+	require.Equal(t, exitError, code)
+	require.Contains(t, stderr, "--html draws the whole sweep")
+
 	// Shard 1 stopped half-way: the merge names what is missing and the
 	// shard to rerun; the rerun (to a file, atomically) completes it.
 	cut := filepath.Join(dir, "cut")
 	require.NoError(t, os.WriteFile(cut, outs[1].Bytes()[:outs[1].Len()/2], 0o644))
-	_, stderr, code := sim(t, "sweep", "merge", files[0], cut, files[2])
+	_, stderr, code = sim(t, "sweep", "merge", files[0], cut, files[2])
 	require.Equal(t, exitError, code)
 	require.Contains(t, stderr, "warning: "+cut+":1: the partial of shard 1/3 stops before its END line")
 	require.Contains(t, stderr, "pairs are missing: \"render=full load=1x\" run 1 (seed ")

@@ -227,3 +227,27 @@ func (o *Output) Render(format string) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("format %q: use table, json or csv", format)
 }
+
+// Page is the output as sim sweep --html draws it (report.SweepPage):
+// the table's metrics, and cost against pending p99.
+func (o *Output) Page() report.SweepPage {
+	p := report.SweepPage{Name: o.Sweep, Runs: o.Runs, RootSeed: o.RootSeed}
+	for _, m := range tableMetrics {
+		p.Columns = append(p.Columns, m.path)
+	}
+	for i := range o.Points {
+		pt := &o.Points[i]
+		sp := report.SweepPoint{Name: pt.Name, Frontier: pt.Frontier, Cost: mean(pt, "cost.totalUSD"), PendingP99: mean(pt, "pods.pendingSeconds.p99")}
+		for _, m := range tableMetrics {
+			c := report.SweepCell{Missing: true}
+			for _, s := range pt.Metrics {
+				if s.Path == m.path {
+					c = report.SweepCell{Mean: s.Mean, Low: s.CILow, High: s.CIHigh}
+				}
+			}
+			sp.Cells = append(sp.Cells, c)
+		}
+		p.Points = append(p.Points, sp)
+	}
+	return p
+}
