@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +30,13 @@ func newScenariosCmd(stdout io.Writer) *cobra.Command {
 					return err
 				}
 			}
-			return t.Render()
+			if err := t.Render(); err != nil {
+				return err
+			}
+			if sw := scenarios.Sweeps(); len(sw) > 0 {
+				fmt.Fprintf(stdout, "\nEmbedded sweeps (sim sweep NAME): %s\n", strings.Join(sw, ", "))
+			}
+			return nil
 		},
 	}
 }
