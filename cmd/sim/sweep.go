@@ -291,6 +291,9 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 		return fmt.Errorf("--shard %s and --shards %d: give one (--shards takes the index from JOB_COMPLETION_INDEX)", shardFlag, shards)
 	}
 	emitJob := v.GetBool("emit-job")
+	if v.GetString("report") != "" && (emitJob || shardFlag != "" || shards != 0) {
+		return fmt.Errorf("--report writes the sweep's output; a shard writes a partial result and --emit-job manifests: give --out FILE")
+	}
 	if v.GetString("html") != "" && (emitJob || shardFlag != "" || shards != 0) {
 		return fmt.Errorf("--html draws the whole sweep: write it with the unsharded run or with sim sweep merge, not with a shard or --emit-job")
 	}

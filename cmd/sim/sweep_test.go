@@ -81,6 +81,9 @@ func TestSweepShardsAsProcessesMergeExactly(t *testing.T) {
 	_, stderr, code = sim(t, "sweep", grid, "--shard", "0/2", "--html", page)
 	require.Equal(t, exitError, code)
 	require.Contains(t, stderr, "--html draws the whole sweep")
+	_, stderr, code = sim(t, "sweep", grid, "--shard", "0/2", "--report", page)
+	require.Equal(t, exitError, code)
+	require.Contains(t, stderr, "a shard writes a partial result and --emit-job manifests: give --out FILE")
 
 	// Shard 1 stopped half-way: the merge names what is missing and the
 	// shard to rerun; the rerun (to a file, atomically) completes it.
