@@ -79,7 +79,7 @@ func Manifests(js JobSpec) ([]byte, error) {
 		var items []corev1.KeyToPath
 		size := 0
 		for i, f := range js.Files {
-			key := "f" + strconv.Itoa(i) + "-" + path.Base(f.Path)
+			key := configMapKey(i, f.Path)
 			cm.Data[key] = string(f.Data)
 			size += len(key) + len(f.Data)
 			items = append(items, corev1.KeyToPath{Key: key, Path: f.Path})
@@ -153,6 +153,21 @@ func Manifests(js JobSpec) ([]byte, error) {
 	}
 	docs = append(docs, out)
 	return bytes.Join(docs, []byte("---\n")), nil
+}
+
+// configMapKey names file i's key: its number and base name, with the
+// characters a key may not hold ([-._a-zA-Z0-9] only) replaced by '_'.
+func configMapKey(i int, p string) string {
+	base := []byte(path.Base(p))
+	for k, c := range base {
+		if !(c == '-' || c == '.' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			base[k] = '_'
+		}
+	}
+	if len(base) > 200 {
+		base = base[len(base)-200:]
+	}
+	return "f" + strconv.Itoa(i) + "-" + string(base)
 }
 
 // roundMiB rounds up to whole MiB.

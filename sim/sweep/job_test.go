@@ -86,6 +86,10 @@ func TestManifests(t *testing.T) {
 	require.Equal(t, "scenarios", job.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName)
 	require.Equal(t, "results", job.Spec.Template.Spec.Volumes[1].PersistentVolumeClaim.ClaimName)
 
+	// ConfigMap keys may hold only [-._a-zA-Z0-9].
+	require.Equal(t, "f3-my_grid_v2.yaml", configMapKey(3, "dir/my grid+v2.yaml"))
+	require.Equal(t, "f0-caf__.yaml", configMapKey(0, "x/café.yaml"), "each byte of a non-ASCII letter")
+
 	js.ScenarioClaim, js.Files = "", []File{{Path: "big.yaml", Data: bytes.Repeat([]byte("x"), 2<<20)}}
 	_, err = Manifests(js)
 	require.ErrorContains(t, err, "more than a ConfigMap holds (1 MiB): put them on a volume and give its PersistentVolumeClaim with --scenario-claim")
