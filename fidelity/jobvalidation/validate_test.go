@@ -69,7 +69,7 @@ func split(t *testing.T, data []byte) (cm, j string) {
 
 // Every form --emit-job writes passes the API server's validation.
 func TestEmittedManifestsValidate(t *testing.T) {
-	files := []sweep.File{{Path: "sweeps/grid.yaml", Data: []byte("a: 1\n")}, {Path: "base/hybrid.yaml", Data: []byte("b: 2\n")}}
+	files := []sweep.File{{Path: "sweeps/grid.yaml", Data: []byte("a: 1\n")}, {Path: "base/hybrid.yaml", Data: []byte("b: 2\n")}, {Path: "base/my grid+v2.yaml", Data: []byte("c: 3\n")}}
 	specs := map[string]sweep.JobSpec{
 		"configmap": {Name: "sim-sweep-1a2b3c4d5e", Image: "registry.example.com/sim:v1", Shards: 20, Parallelism: 5, BackoffLimitPerIndex: 2,
 			Args: []string{"sweeps/grid.yaml", "--runs", "10", "--seed", "1"}, Files: files, WorkDir: ".", Memory: 300 << 20, CPU: 1},
