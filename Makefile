@@ -11,11 +11,11 @@ SCENARIO ?= hybrid-naive
 FUZZTIME ?= 60s
 # Packages whose tests also run under the race detector (the parallel ones
 # and the core).
-RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/
+RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/ ./sim/sweep/
 # Fuzz targets as NAME:PACKAGE.
 FUZZ_TARGETS := FuzzQueue:./sim/engine/ FuzzReadBytes:./sim/manifest/ FuzzLoad:./sim/scenario/ \
 	FuzzParseFlags:./sim/clusterautoscaler/config/ FuzzReadTrace:./sim/spotmarket/ \
-	FuzzParseCron:./sim/workload/ FuzzImport:./sim/importer/
+	FuzzParseCron:./sim/workload/ FuzzImport:./sim/importer/ FuzzMergeRead:./sim/sweep/
 
 .PHONY: build run test unit race fuzz fuzz-short bench bench-scale bench-scale-week fmt vet clean fidelity
 
@@ -61,10 +61,13 @@ clean:
 
 # The harness imports sigs.k8s.io/karpenter, so it lives in its own module;
 # the comparison exits 1 when a target of issue 10 is missed.
+# fidelity/jobvalidation (its own module: it imports k8s.io/kubernetes)
+# runs sim sweep --emit-job's manifests through the API server's validation.
 fidelity:
 	@out=$$(cd fidelity && gofmt -l .); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	cd fidelity && $(GO) vet ./... && $(GO) test ./...
+	cd fidelity/jobvalidation && $(GO) vet ./... && $(GO) test ./...
 	cd fidelity && $(GO) run ./cmd/fidelity
 
 # make bench-scale - generated scale scenarios end to end (sizes in SCALE_SIZES as

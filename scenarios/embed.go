@@ -16,7 +16,7 @@ import (
 
 // FS holds every embedded scenario and the manifests they include.
 //
-//go:embed *.yaml hybrid ca web traces stateful
+//go:embed *.yaml hybrid ca web traces stateful sweeps
 var FS embed.FS
 
 // Default is the scenario `make run` runs.
@@ -56,4 +56,32 @@ func Load(name string, overrides ...string) (*scenario.Scenario, error) {
 		return nil, fmt.Errorf("no embedded scenario %q", name)
 	}
 	return scenario.LoadFS(FS, file, overrides...)
+}
+
+// Sweeps lists the embedded sweeps (sweeps/NAME.yaml), sorted.
+func Sweeps() []string {
+	entries, err := fs.ReadDir(FS, "sweeps")
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && path.Ext(e.Name()) == ".yaml" {
+			names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Sweep returns the path inside FS of the embedded sweep name ("x" or
+// "x.yaml"), and whether it exists.
+func Sweep(name string) (string, bool) {
+	name = strings.TrimSuffix(name, ".yaml") + ".yaml"
+	if strings.Contains(name, "/") {
+		return "", false
+	}
+	p := "sweeps/" + name
+	_, err := fs.Stat(FS, p)
+	return p, err == nil
 }

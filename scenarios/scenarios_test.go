@@ -299,3 +299,17 @@ func TestStatefulZone(t *testing.T) {
 		require.Equal(t, "on-demand", ct, name)
 	}
 }
+
+// Embedded sweeps are found by name under sweeps/, apart from the
+// scenarios.
+func TestSweeps(t *testing.T) {
+	require.Equal(t, []string{"hybrid-frontier"}, scenarios.Sweeps())
+	p, ok := scenarios.Sweep("hybrid-frontier")
+	require.True(t, ok)
+	require.Equal(t, "sweeps/hybrid-frontier.yaml", p)
+	_, ok = scenarios.Sweep("hybrid-frontier.yaml")
+	require.True(t, ok)
+	_, ok = scenarios.Sweep("hybrid-naive")
+	require.False(t, ok, "a scenario is not a sweep")
+	require.NotContains(t, scenarios.Names(), "hybrid-frontier")
+}

@@ -79,6 +79,9 @@
 //   - simulation: wires one run from a loaded scenario and returns its report.
 //   - experiment: many seeds in parallel, aggregation with confidence
 //     intervals, comparisons on common random numbers, gates.
+//   - sweep: sim sweep, a grid of configurations on the same seeds, its
+//     Pareto frontier, shards whose partial results merge exactly, and the
+//     Kubernetes Indexed Job that runs them.
 //   - lint: sim lint, the static check of a loaded scenario; it asks the
 //     models themselves (the scheduler's filters, Karpenter's solver, the
 //     Cluster Autoscaler's scale-up check) instead of running time.

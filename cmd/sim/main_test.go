@@ -128,6 +128,7 @@ func TestScenariosAndVersion(t *testing.T) {
 	for _, name := range scenarios.Names() {
 		require.Contains(t, out, name)
 	}
+	require.Contains(t, out, "\nEmbedded sweeps (sim sweep NAME): hybrid-frontier\n")
 	out, _, code = sim(t, "version")
 	require.Equal(t, 0, code)
 	require.True(t, strings.HasPrefix(out, "sim "))

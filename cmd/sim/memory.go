@@ -36,13 +36,18 @@ func checkMemory(limit string, sc *scenario.Scenario, parallel int) error {
 	} else {
 		return nil // cannot tell: no limit
 	}
-	need := int64(parallel) * (bytesPerRun + sc.EstimatedPods*bytesPerPod + int64(len(sc.Nodes)+1000)*bytesPerNode)
+	need := int64(parallel) * runMemory(sc)
 	if need > max {
 		return fmt.Errorf("%s would need about %s of memory (%d pods over the run, %d parallel runs), more than the %s allowed; "+
 			"shorten the duration, lower arrival rates or replicas, run fewer seeds at once (--workers), or raise --memory-limit",
 			sc.Name, gib(need), sc.EstimatedPods, parallel, gib(max))
 	}
 	return nil
+}
+
+// runMemory estimates the bytes one run of the scenario holds.
+func runMemory(sc *scenario.Scenario) int64 {
+	return bytesPerRun + sc.EstimatedPods*bytesPerPod + int64(len(sc.Nodes)+1000)*bytesPerNode
 }
 
 func gib(b int64) string {

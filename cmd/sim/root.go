@@ -33,7 +33,7 @@ underscores: SIM_OUTPUT=json) or in a YAML config file given with --config.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().String("config", "", "YAML file with flag values (keys are flag names)")
-	root.AddCommand(newRunCmd(v, stdout, stderr), newCompareCmd(v, stdout, stderr), newExplainCmd(v, stdout),
+	root.AddCommand(newRunCmd(v, stdout, stderr), newCompareCmd(v, stdout, stderr), newSweepCmd(v, stdout, stderr), newExplainCmd(v, stdout),
 		newLintCmd(v, stdout, stderr), newGenCmd(v, stdout), newImportCmd(v, stdout, stderr), newScenariosCmd(stdout), newVersionCmd(stdout))
 	return root
 }

@@ -82,6 +82,9 @@ func newScenariosCmd(stdout io.Writer) *cobra.Command {
 			if err := t.Render(); err != nil {
 				return err
 			}
+			if sw := scenarios.Sweeps(); len(sw) > 0 {
+				fmt.Fprintf(&b, "\nEmbedded sweeps (sim sweep NAME): %s\n", strings.Join(sw, ", "))
+			}
 			_, err := io.WriteString(stdout, b.String())
 			return err
 		},

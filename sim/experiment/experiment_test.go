@@ -114,3 +114,16 @@ func TestRunManyIsDeterministicAcrossWorkers(t *testing.T) {
 		require.False(t, x.Significant, x.Path)
 	}
 }
+
+// AggregateMetrics over flattened runs gives what Aggregate gives over the
+// reports: paths in first-seen order, a path a run lacks counting as 0.
+func TestAggregateMetrics(t *testing.T) {
+	runs := [][]Metric{{{"a", 1}, {"c", 3}}, {{"a", 3}, {"b", 2}, {"c", 5}}}
+	sums, err := AggregateMetrics(runs)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "c", "b"}, []string{sums[0].Path, sums[1].Path, sums[2].Path})
+	require.Equal(t, Summarize("b", []float64{0, 2}), sums[2])
+	require.Equal(t, Summarize("c", []float64{3, 5}), sums[1])
+	_, err = AggregateMetrics(nil)
+	require.Error(t, err)
+}

@@ -30,20 +30,27 @@ type Summary struct {
 	Max    float64 `json:"max"`
 }
 
-// metricsOf flattens every report onto one list of paths: the union of
-// the runs' paths in first-seen order. A path a run lacks (an omitted zero,
-// a map key that only some runs have, such as a scale-down blocker) counts
-// as 0 there.
+// metricsOf flattens every report onto one list of paths (align).
 func metricsOf(rs []*report.Report) ([][]Metric, error) {
 	flat := make([][]Metric, len(rs))
-	index := map[string]int{}
-	var paths []string
 	for i, r := range rs {
 		ms, err := Flatten(r)
 		if err != nil {
 			return nil, err
 		}
 		flat[i] = ms
+	}
+	return align(flat), nil
+}
+
+// align puts every run's metrics onto one list of paths: the union of the
+// runs' paths in first-seen order. A path a run lacks (an omitted zero, a
+// map key that only some runs have, such as a scale-down blocker) counts
+// as 0 there.
+func align(flat [][]Metric) [][]Metric {
+	index := map[string]int{}
+	var paths []string
+	for _, ms := range flat {
 		for _, m := range ms {
 			if _, ok := index[m.Path]; !ok {
 				index[m.Path] = len(paths)
@@ -51,7 +58,7 @@ func metricsOf(rs []*report.Report) ([][]Metric, error) {
 			}
 		}
 	}
-	out := make([][]Metric, len(rs))
+	out := make([][]Metric, len(flat))
 	for i, ms := range flat {
 		row := make([]Metric, len(paths))
 		for j, p := range paths {
@@ -62,7 +69,7 @@ func metricsOf(rs []*report.Report) ([][]Metric, error) {
 		}
 		out[i] = row
 	}
-	return out, nil
+	return out
 }
 
 // Aggregate summarises every metric over the runs.
@@ -74,19 +81,46 @@ func Aggregate(rs []*report.Report) ([]Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	return summarizeAligned(all), nil
+}
+
+// AggregateMetrics is Aggregate over runs already flattened (Flatten), in
+// run order: a sweep keeps each run's metrics, not its report.
+func AggregateMetrics(runs [][]Metric) ([]Summary, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no runs")
+	}
+	return summarizeAligned(align(runs)), nil
+}
+
+func summarizeAligned(all [][]Metric) []Summary {
 	var out []Summary
-	xs := make([]float64, len(rs))
+	xs := make([]float64, len(all))
+	tq := tQuantile(len(all))
 	for j, m := range all[0] {
 		for i := range all {
 			xs[i] = all[i][j].Value
 		}
-		out = append(out, Summarize(m.Path, xs))
+		out = append(out, summarize(m.Path, xs, tq))
 	}
-	return out, nil
+	return out
+}
+
+// tQuantile is Student's t quantile of the interval for n runs (0 for
+// fewer than 2): computed once per aggregate, as it is costly.
+func tQuantile(n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-Confidence)/2)
 }
 
 // Summarize computes the summary of one sample.
 func Summarize(path string, xs []float64) Summary {
+	return summarize(path, xs, tQuantile(len(xs)))
+}
+
+func summarize(path string, xs []float64, t float64) Summary {
 	s := Summary{Path: path, N: len(xs)}
 	if len(xs) == 0 {
 		return s
@@ -99,7 +133,6 @@ func Summarize(path string, xs []float64) Summary {
 	}
 	half := 0.0
 	if len(xs) > 1 {
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(1 - (1-Confidence)/2)
 		half = t * s.Std / math.Sqrt(float64(len(xs)))
 	}
 	s.CILow, s.CIHigh = s.Mean-half, s.Mean+half

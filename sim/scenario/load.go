@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,9 +30,19 @@ func LoadFS(fsys fs.FS, path string, overrides ...string) (*Scenario, error) {
 	return load(fsSource{fsys}, path, overrides)
 }
 
+// LoadFSOverrides is LoadFS with the overrides read from the same file
+// system (an embedded sweep's override files).
+func LoadFSOverrides(fsys fs.FS, path string, overrides ...string) (*Scenario, error) {
+	return loadWith(fsSource{fsys}, path, nil, overrides, fsSource{fsys})
+}
+
 // loader holds the state of one load.
 type loader struct {
-	src   source
+	src source
+	// overrideSrc reads override files (disk unless LoadFSOverrides).
+	overrideSrc source
+	// files are the files read, for Scenario.Files.
+	files map[string]bool
 	cat   *catalog.Catalog
 	errs  manifest.Errors
 	warns []Warning
@@ -76,25 +87,27 @@ type loader struct {
 // if the scenario included them: sim lint -f, whose files are one cluster's
 // manifests, checked exactly as a scenario including them would be.
 func LoadManifests(name string, data []byte, files []string) (*Scenario, error) {
-	return loadWith(memSource{name: name, data: data}, name, files, nil)
+	return loadWith(memSource{name: name, data: data}, name, files, nil, diskSource{})
 }
 
 func load(src source, path string, overrides []string) (*Scenario, error) {
-	return loadWith(src, path, nil, overrides)
+	return loadWith(src, path, nil, overrides, diskSource{})
 }
 
 // loadWith loads the scenario at path, with files (on disk) read as extra
-// includes and then overrides.
-func loadWith(src source, path string, files, overrides []string) (*Scenario, error) {
+// includes and then overrides (read from overrideSrc).
+func loadWith(src source, path string, files, overrides []string, overrideSrc source) (*Scenario, error) {
 	cat, err := catalog.Default()
 	if err != nil {
 		return nil, fmt.Errorf("embedded instance-type data: %w", err)
 	}
 	l := &loader{
-		src:     src,
-		cat:     cat,
-		objects: map[string]*manifest.Document{},
-		skipped: map[string][]*manifest.Document{},
+		src:         src,
+		overrideSrc: overrideSrc,
+		files:       map[string]bool{},
+		cat:         cat,
+		objects:     map[string]*manifest.Document{},
+		skipped:     map[string][]*manifest.Document{},
 		out: &Scenario{
 			File:      path,
 			Catalog:   cat,
@@ -105,7 +118,7 @@ func loadWith(src source, path string, files, overrides []string) (*Scenario, er
 	if !src.exists(path) {
 		return nil, &manifest.Error{File: path, Msg: "no such file", Hint: "give the path of a scenario file, or the name of an embedded scenario (sim scenarios lists them)"}
 	}
-	docs, err := src.read(path)
+	docs, err := l.read(src, path)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +140,25 @@ func loadWith(src source, path string, files, overrides []string) (*Scenario, er
 	}
 	l.reportSkipped()
 	l.out.Warnings = l.warns
+	for f := range l.files {
+		l.out.Files = append(l.out.Files, f)
+	}
+	slices.Sort(l.out.Files)
 	return l.out, nil
+}
+
+// read reads a file or folder through src and records the files read.
+func (l *loader) read(src source, p string) ([]*manifest.Document, error) {
+	docs, err := src.read(p)
+	if src.isFile(p) {
+		l.files[p] = true
+	}
+	for _, d := range docs {
+		if d.File != "" {
+			l.files[d.File] = true
+		}
+	}
+	return docs, err
 }
 
 func (l *loader) fail(e *manifest.Error) { l.errs = append(l.errs, e) }
@@ -200,7 +231,7 @@ func (l *loader) includeAll(path string, top []*manifest.Document) {
 			continue
 		}
 		read[p] = true
-		docs, err := l.src.read(p)
+		docs, err := l.read(l.src, p)
 		if err != nil {
 			l.failErr(err)
 			continue
@@ -221,7 +252,7 @@ func (l *loader) includeAll(path string, top []*manifest.Document) {
 // includeFiles reads manifest files and folders on disk as includes.
 func (l *loader) includeFiles(paths []string) {
 	for _, p := range paths {
-		for _, d := range l.readObjects(p, "no such file or folder", "give a manifest file or a folder of them",
+		for _, d := range l.readObjects(diskSource{}, p, "no such file or folder", "give a manifest file or a folder of them",
 			"lint a scenario file as sim lint FILE, without -f", "a Scenario document among manifests") {
 			l.addObject(d)
 		}
@@ -232,12 +263,12 @@ func (l *loader) includeFiles(paths []string) {
 // Kubernetes objects. A missing path, a read error and every Scenario
 // document in it are reported (with the messages and hints given) and
 // skipped.
-func (l *loader) readObjects(p, missingMsg, missingHint, scenarioHint, scenarioMsg string) []*manifest.Document {
-	if !(diskSource{}).exists(p) {
+func (l *loader) readObjects(src source, p, missingMsg, missingHint, scenarioHint, scenarioMsg string) []*manifest.Document {
+	if !src.exists(p) {
 		l.fail(&manifest.Error{File: p, Msg: missingMsg, Hint: missingHint})
 		return nil
 	}
-	docs, err := manifest.ReadPath(p)
+	docs, err := l.read(src, p)
 	if err != nil {
 		l.failErr(err)
 		return nil
@@ -257,7 +288,7 @@ func (l *loader) readObjects(p, missingMsg, missingHint, scenarioHint, scenarioM
 // with the same reference, or is added.
 func (l *loader) override(paths []string) {
 	for _, p := range paths {
-		for _, d := range l.readObjects(p, "no such override file", "give a manifest file whose objects replace the scenario's",
+		for _, d := range l.readObjects(l.overrideSrc, p, "no such override file", "give a manifest file whose objects replace the scenario's",
 			"an override holds Kubernetes objects only", "a Scenario document in an override file") {
 			if _, ok := caconfig.FindDeployment(d); ok && l.caDeployment != nil {
 				prev := l.caDeployment.Doc

@@ -234,6 +234,7 @@ func (l *loader) readTrace(scenarioPath, rel string, cfg *spotmarket.Config) {
 		l.fail(d.Errorf("spec.market.replay", "paths are relative to the scenario file's folder", "cannot read %s: %v", rel, err))
 		return
 	}
+	l.files[p] = true
 	tr, err := spotmarket.ReadTrace(bytes.NewReader(data), p)
 	if err != nil {
 		l.failErr(err)

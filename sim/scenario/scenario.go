@@ -107,6 +107,10 @@ type Scenario struct {
 	Storage *cluster.Storage
 	// EstimatedPods is the load-time estimate of pods created over the run.
 	EstimatedPods int64
+	// Files are the files the scenario was read from (the scenario file,
+	// its includes, overrides and replay trace), sorted, as the loader
+	// named them: a sweep fingerprints them and ships them to Kubernetes.
+	Files []string
 
 	Warnings []Warning
 }

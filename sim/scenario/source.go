@@ -17,6 +17,8 @@ type source interface {
 	exists(p string) bool
 	// resolve joins a path given in the file at base onto base's folder.
 	resolve(base, rel string) string
+	// isFile says whether p is a regular file (not a folder).
+	isFile(p string) bool
 }
 
 type diskSource struct{}
@@ -26,6 +28,11 @@ func (diskSource) read(p string) ([]*manifest.Document, error) { return manifest
 func (diskSource) exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
+
+func (diskSource) isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func (diskSource) resolve(base, rel string) string {
@@ -42,6 +49,11 @@ func (s fsSource) read(p string) ([]*manifest.Document, error) { return manifest
 func (s fsSource) exists(p string) bool {
 	_, err := fs.Stat(s.fsys, p)
 	return err == nil
+}
+
+func (s fsSource) isFile(p string) bool {
+	fi, err := fs.Stat(s.fsys, p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func (fsSource) resolve(base, rel string) string {
@@ -63,5 +75,7 @@ func (s memSource) read(p string) ([]*manifest.Document, error) {
 }
 
 func (s memSource) exists(p string) bool { return p == s.name }
+
+func (s memSource) isFile(p string) bool { return p == s.name }
 
 func (memSource) resolve(base, rel string) string { return path.Join(path.Dir(base), rel) }

@@ -112,3 +112,37 @@ func (sc *Scenario) ZoneOut(zone string, at time.Duration) error {
 	})
 	return nil
 }
+
+// ScaleHazard multiplies the market's reclaim hazard multiplier
+// (spec.market.hazardMultiplier, default 1) by f, in place: a sweep's
+// market-stress axis. f must be at least 0 and at most MaxWorkloadScale.
+func (sc *Scenario) ScaleHazard(f float64) error {
+	if math.IsNaN(f) || f < 0 || f > MaxWorkloadScale {
+		return fmt.Errorf("hazard multiplier %v: use a number from 0 to %d, e.g. 2 for twice the reclaims", f, MaxWorkloadScale)
+	}
+	sc.Market.HazardMultiplier *= f
+	return nil
+}
+
+// SetFallbackAfter sets how long every workload with a job-queue
+// fallback (spec.workloads[].resubmit) lets a pod wait before it is
+// resubmitted: a sweep's fallback-timeout axis. A scenario without a
+// fallback is an error, so that the setting is never silently ignored.
+func (sc *Scenario) SetFallbackAfter(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("fallback timeout %s: use a positive duration such as 2m or 10m", d)
+	}
+	n := 0
+	for i := range sc.Workloads {
+		if f := sc.Workloads[i].Fallback; f != nil {
+			g := *f
+			g.After = d
+			sc.Workloads[i].Fallback = &g
+			n++
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("no workload of %s has a fallback (spec.workloads[].resubmit) whose timeout to set", sc.Name)
+	}
+	return nil
+}

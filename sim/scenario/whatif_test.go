@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -67,4 +68,41 @@ func TestZoneOut(t *testing.T) {
 
 	require.EqualError(t, sc.ZoneOut("us-east-1c", 0), `zone "us-east-1c" is not one of the scenario's zones (us-east-1a, us-east-1b)`)
 	require.EqualError(t, sc.ZoneOut("us-east-1a", 3*time.Hour), "time 3h0m0s is outside the scenario's duration 2h0m0s")
+}
+
+// ScaleHazard multiplies the scenario's own hazard multiplier; a negative
+// factor is refused.
+func TestScaleHazard(t *testing.T) {
+	sc := &scenario.Scenario{Market: spotmarket.Config{HazardMultiplier: 1.5}}
+	require.NoError(t, sc.ScaleHazard(2))
+	require.Equal(t, 3.0, sc.Market.HazardMultiplier)
+	require.ErrorContains(t, sc.ScaleHazard(-1), "use a number from 0 to 1000")
+}
+
+// SetFallbackAfter sets every fallback's timeout on a copy (the loaded
+// Fallback may be shared), and refuses a scenario without one.
+func TestSetFallbackAfter(t *testing.T) {
+	fb := &workload.Fallback{After: 5 * time.Minute}
+	sc := &scenario.Scenario{Name: "x", Workloads: []workload.Spec{{Name: "a"}, {Name: "b", Fallback: fb}}}
+	require.NoError(t, sc.SetFallbackAfter(2*time.Minute))
+	require.Nil(t, sc.Workloads[0].Fallback)
+	require.Equal(t, 2*time.Minute, sc.Workloads[1].Fallback.After)
+	require.Equal(t, 5*time.Minute, fb.After, "copied, not changed under other users")
+	require.ErrorContains(t, sc.SetFallbackAfter(0), "use a positive duration")
+	sc.Workloads = sc.Workloads[:1]
+	require.EqualError(t, sc.SetFallbackAfter(time.Minute), "no workload of x has a fallback (spec.workloads[].resubmit) whose timeout to set")
+}
+
+// Files lists every file a scenario was read from: the scenario, its
+// includes and the overrides, sorted.
+func TestFiles(t *testing.T) {
+	sc, err := scenario.LoadFS(os.DirFS("../../scenarios"), "hybrid-isolated.yaml")
+	require.NoError(t, err)
+	require.Equal(t, []string{"hybrid-isolated.yaml", "hybrid/eksctl-cluster.yaml", "hybrid/nodepool-isolated.yaml", "hybrid/workloads-isolated.yaml"}, sc.Files)
+	sc, err = scenario.LoadFSOverrides(os.DirFS("../../scenarios"), "hybrid-isolated.yaml", "hybrid/nodepool-diversified.yaml")
+	require.NoError(t, err, "overrides read from the same file system")
+	require.Contains(t, sc.Files, "hybrid/nodepool-diversified.yaml")
+	sc, err = scenario.LoadFS(os.DirFS("../../scenarios"), "replay-incident.yaml")
+	require.NoError(t, err)
+	require.Contains(t, sc.Files, "traces/example-incident.csv", "the replay trace")
 }
