@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/fidelity [-cases 240] [-seed 1] [-v] [-only case-004]
 //	                      [-workers 5] [-retries 9] [-check=false]
+//	go run ./cmd/fidelity -timing [-runs 2] [-workers 5]
 package main
 
 import (
@@ -25,12 +26,31 @@ func main() {
 	only := flag.String("only", "", "run only this case (e.g. case-004) and print both answers in full")
 	flag.IntVar(&fidelity.Workers, "workers", fidelity.Workers, "goroutines upstream's solve may use (its benchmark uses 5)")
 	flag.IntVar(&fidelity.UpstreamRetries, "retries", fidelity.UpstreamRetries, "extra upstream runs on a disagreeing case (upstream breaks topology ties in map order)")
+	timing := flag.Bool("timing", false, "time upstream's and our solve over a grid of pod and instance-type counts instead (docs/performance.md)")
+	runs := flag.Int("runs", 2, "with -timing: runs per grid point (the fastest is kept)")
 	flag.Parse()
 
 	cat, err := catalog.Default()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity:", err)
 		os.Exit(2)
+	}
+	if *timing {
+		var ts []fidelity.Timing
+		for _, tc := range fidelity.TimingGrid() {
+			t, err := fidelity.MeasureTiming(cat, tc, *runs)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "fidelity:", err)
+				os.Exit(2)
+			}
+			if *verbose {
+				fidelity.PrintTimings(os.Stderr, []fidelity.Timing{t})
+			}
+			ts = append(ts, t)
+		}
+		fmt.Printf("solve times, %s with %d workers, fastest of %d runs\n\n", upstreamVersion(), fidelity.Workers, *runs)
+		fidelity.PrintTimings(os.Stdout, ts)
+		return
 	}
 	cases, err := fidelity.Generate(cat, *seed, *n)
 	if err != nil {
