@@ -1,9 +1,12 @@
 package fidelity
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"math"
+	"sort"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -193,4 +196,217 @@ func PrintTimings(w io.Writer, ts []Timing) {
 		fmt.Fprintf(w, "%-20s %6d %6d %8d %10d %12.1f %12s\n", t.Shape, t.Pods, t.Types, t.Existing, t.NodeClaims,
 			float64(t.Up)/1e6, ours)
 	}
+}
+
+// ParseTimings reads the table PrintTimings wrote (other lines are
+// skipped).
+func ParseTimings(r io.Reader) ([]Timing, error) {
+	var out []Timing
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 7 || f[0] == "shape" {
+			continue
+		}
+		var t Timing
+		var up float64
+		if _, err := fmt.Sscan(strings.Join(f[:6], " "), &t.Shape, &t.Pods, &t.Types, &t.Existing, &t.NodeClaims, &up); err != nil {
+			return nil, fmt.Errorf("timing line %q: %w", sc.Text(), err)
+		}
+		t.Up = time.Duration(up * 1e6)
+		out = append(out, t)
+	}
+	return out, sc.Err()
+}
+
+// FastestTimings keeps, per grid point, the fastest upstream time of
+// several runs (the least disturbed by other load), in grid order.
+func FastestTimings(runs ...[]Timing) []Timing {
+	best := map[TimingCase]Timing{}
+	var order []TimingCase
+	for _, ts := range runs {
+		for _, t := range ts {
+			b, ok := best[t.TimingCase]
+			if !ok {
+				order = append(order, t.TimingCase)
+			}
+			if !ok || t.Up < b.Up {
+				best[t.TimingCase] = t
+			}
+		}
+	}
+	out := make([]Timing, 0, len(order))
+	for _, tc := range order {
+		out = append(out, best[tc])
+	}
+	return out
+}
+
+// SolveClass is one class of pods of the solve-time model: plain pods,
+// pods with topology spread, pods with pod affinity or anti-affinity.
+type SolveClass struct {
+	PerPod, PerPodType, PerPodPair time.Duration
+}
+
+// SolveFit is the provisioner's solve-time model (sim/karpenter
+// solvetime.go) fitted to timings: a solve of P pods, T instance types
+// and E existing nodes takes, summed over its pods, PerPod + PerPodType x
+// T + PerPodPair x P of the pod's class, plus PerPodNode x E.
+type SolveFit struct {
+	Plain, Spread, Affinity SolveClass
+	PerPodNode              time.Duration
+	// RMSLog is the root mean square of ln(predicted/measured) per shape
+	// and over all points; MaxFactor the worst ratio either way.
+	RMSLog    map[string]float64
+	MaxFactor float64
+}
+
+// class is the model's class of a grid point's pods.
+func (f *SolveFit) class(shape string) *SolveClass {
+	switch shape {
+	case "zone-spread":
+		return &f.Spread
+	case "host-anti-affinity":
+		return &f.Affinity
+	}
+	return &f.Plain
+}
+
+// Predict is the model's time for a grid point.
+func (f SolveFit) Predict(tc TimingCase) time.Duration {
+	c := f.class(tc.Shape)
+	per := c.PerPod + time.Duration(tc.Types)*c.PerPodType + time.Duration(tc.Pods)*c.PerPodPair + time.Duration(tc.Existing)*f.PerPodNode
+	return time.Duration(tc.Pods) * per
+}
+
+// features of a grid point: P, P x T, P x P, P x E.
+func features(t Timing) []float64 {
+	p := float64(t.Pods)
+	return []float64{p, p * float64(t.Types), p * p, p * float64(t.Existing)}
+}
+
+// leastSquares fits y = sum c_i x_i over the features in use, minimizing
+// the relative error; a feature whose coefficient comes out negative is
+// dropped (its coefficient 0) and the rest refitted.
+func leastSquares(ts []Timing, use []bool) ([]float64, error) {
+	for {
+		var idx []int
+		for i, u := range use {
+			if u {
+				idx = append(idx, i)
+			}
+		}
+		k := len(idx)
+		if k == 0 || len(ts) < k {
+			return nil, fmt.Errorf("fit: %d timings for %d coefficients", len(ts), k)
+		}
+		a := make([][]float64, k)
+		for i := range a {
+			a[i] = make([]float64, k+1)
+		}
+		for _, t := range ts {
+			x, y := features(t), float64(t.Up)
+			w := 1 / (y * y)
+			for i := range k {
+				for j := range k {
+					a[i][j] += w * x[idx[i]] * x[idx[j]]
+				}
+				a[i][k] += w * x[idx[i]] * y
+			}
+		}
+		for i := range k { // Gauss-Jordan with partial pivoting
+			p := i
+			for r := i + 1; r < k; r++ {
+				if math.Abs(a[r][i]) > math.Abs(a[p][i]) {
+					p = r
+				}
+			}
+			a[i], a[p] = a[p], a[i]
+			if a[i][i] == 0 {
+				return nil, fmt.Errorf("fit: the grid does not determine the model")
+			}
+			for r := range k {
+				if r != i {
+					f := a[r][i] / a[i][i]
+					for c := i; c <= k; c++ {
+						a[r][c] -= f * a[i][c]
+					}
+				}
+			}
+		}
+		out := make([]float64, len(use))
+		worst := -1
+		for i := range k {
+			out[idx[i]] = a[i][k] / a[i][i]
+			if out[idx[i]] < 0 && (worst < 0 || out[idx[i]] < out[worst]) {
+				worst = idx[i]
+			}
+		}
+		if worst < 0 {
+			return out, nil
+		}
+		use[worst] = false
+	}
+}
+
+// FitSolve fits the model: the plain class and the per-existing-node cost
+// on the plain points, then each constrained class on its points without
+// existing nodes; then the error over every point.
+func FitSolve(ts []Timing) (SolveFit, error) {
+	byShape := map[string][]Timing{}
+	for _, t := range ts {
+		if t.Shape == "plain" || t.Existing == 0 {
+			byShape[t.Shape] = append(byShape[t.Shape], t)
+		}
+	}
+	ns := func(v float64) time.Duration { return time.Duration(math.Round(v)) }
+	f := SolveFit{RMSLog: map[string]float64{}}
+	c, err := leastSquares(byShape["plain"], []bool{true, true, true, true})
+	if err != nil {
+		return f, fmt.Errorf("plain: %w", err)
+	}
+	f.Plain, f.PerPodNode = SolveClass{ns(c[0]), ns(c[1]), ns(c[2])}, ns(c[3])
+	for _, shape := range []string{"zone-spread", "host-anti-affinity"} {
+		if len(byShape[shape]) == 0 {
+			continue
+		}
+		c, err := leastSquares(byShape[shape], []bool{true, true, true, false})
+		if err != nil {
+			return f, fmt.Errorf("%s: %w", shape, err)
+		}
+		*f.class(shape) = SolveClass{ns(c[0]), ns(c[1]), ns(c[2])}
+	}
+	sq, cnt := map[string]float64{}, map[string]int{}
+	for _, t := range ts {
+		l := math.Log(float64(f.Predict(t.TimingCase)) / float64(t.Up))
+		sq[t.Shape] += l * l
+		cnt[t.Shape]++
+		sq["all"] += l * l
+		cnt["all"]++
+		f.MaxFactor = max(f.MaxFactor, math.Exp(math.Abs(l)))
+	}
+	for k, v := range sq {
+		f.RMSLog[k] = math.Sqrt(v / float64(cnt[k]))
+	}
+	return f, nil
+}
+
+// Print writes the fit.
+func (f SolveFit) Print(w io.Writer) {
+	fmt.Fprintf(w, "fit, per pod of the solve: class + %v x existing nodes, class:\n", f.PerPodNode)
+	for _, c := range []struct {
+		name string
+		c    SolveClass
+	}{{"plain", f.Plain}, {"topology spread", f.Spread}, {"pod (anti-)affinity", f.Affinity}} {
+		fmt.Fprintf(w, "  %-20s %v + %v x types + %v x pods\n", c.name, c.c.PerPod, c.c.PerPodType, c.c.PerPodPair)
+	}
+	keys := make([]string, 0, len(f.RMSLog))
+	for k := range f.RMSLog {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  error %-20s rms %.0f%% (rms of ln(predicted/measured) %.2f)\n", k, (math.Exp(f.RMSLog[k])-1)*100, f.RMSLog[k])
+	}
+	fmt.Fprintf(w, "  worst point off by a factor of %.1f\n", f.MaxFactor)
 }
