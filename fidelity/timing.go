@@ -251,10 +251,13 @@ type SolveClass struct {
 // SolveFit is the provisioner's solve-time model (sim/karpenter
 // solvetime.go) fitted to timings: a solve of P pods, T instance types
 // and E existing nodes takes, summed over its pods, PerPod + PerPodType x
-// T + PerPodPair x P of the pod's class, plus PerPodNode x E.
+// T + PerPodPair x P of the pod's class, plus PerPodNode x E (for a plain
+// pod; ConstrainedPerPodNode x E for the others).
 type SolveFit struct {
 	Plain, Spread, Affinity SolveClass
-	PerPodNode              time.Duration
+	// PerPodNode is per plain pod and existing node, ConstrainedPerPodNode
+	// per pod with spread or pod (anti-)affinity and existing node.
+	PerPodNode, ConstrainedPerPodNode time.Duration
 	// RMSLog is the root mean square of ln(predicted/measured) per shape
 	// and over all points; MaxFactor the worst ratio either way.
 	RMSLog    map[string]float64
@@ -274,8 +277,11 @@ func (f *SolveFit) class(shape string) *SolveClass {
 
 // Predict is the model's time for a grid point.
 func (f SolveFit) Predict(tc TimingCase) time.Duration {
-	c := f.class(tc.Shape)
-	per := c.PerPod + time.Duration(tc.Types)*c.PerPodType + time.Duration(tc.Pods)*c.PerPodPair + time.Duration(tc.Existing)*f.PerPodNode
+	c, node := f.class(tc.Shape), f.PerPodNode
+	if tc.Shape != "plain" {
+		node = f.ConstrainedPerPodNode
+	}
+	per := c.PerPod + time.Duration(tc.Types)*c.PerPodType + time.Duration(tc.Pods)*c.PerPodPair + time.Duration(tc.Existing)*node
 	return time.Duration(tc.Pods) * per
 }
 
@@ -351,7 +357,8 @@ func leastSquares(ts []Timing, use []bool) ([]float64, error) {
 
 // FitSolve fits the model: the plain class and the per-existing-node cost
 // on the plain points, then each constrained class on its points without
-// existing nodes; then the error over every point.
+// existing nodes, then the constrained pods' per-existing-node cost on
+// theirs with; then the error over every point.
 func FitSolve(ts []Timing) (SolveFit, error) {
 	byShape := map[string][]Timing{}
 	for _, t := range ts {
@@ -376,6 +383,22 @@ func FitSolve(ts []Timing) (SolveFit, error) {
 		}
 		*f.class(shape) = SolveClass{ns(c[0]), ns(c[1]), ns(c[2])}
 	}
+	// The constrained pods' cost per existing node: least squares on the
+	// relative error of what the class leaves to explain.
+	var num, den float64
+	for _, t := range ts {
+		if t.Shape == "plain" || t.Existing == 0 {
+			continue
+		}
+		base := float64(f.Predict(TimingCase{t.Shape, t.Pods, t.Types, 0}))
+		x, y := float64(t.Pods)*float64(t.Existing), float64(t.Up)
+		num += x * (y - base) / (y * y)
+		den += x * x / (y * y)
+	}
+	f.ConstrainedPerPodNode = f.PerPodNode
+	if den > 0 && num > 0 {
+		f.ConstrainedPerPodNode = ns(num / den)
+	}
 	sq, cnt := map[string]float64{}, map[string]int{}
 	for _, t := range ts {
 		l := math.Log(float64(f.Predict(t.TimingCase)) / float64(t.Up))
@@ -393,7 +416,7 @@ func FitSolve(ts []Timing) (SolveFit, error) {
 
 // Print writes the fit.
 func (f SolveFit) Print(w io.Writer) {
-	fmt.Fprintf(w, "fit, per pod of the solve: class + %v x existing nodes, class:\n", f.PerPodNode)
+	fmt.Fprintf(w, "fit, per pod of the solve: class + %v x existing nodes (%v for constrained pods), class:\n", f.PerPodNode, f.ConstrainedPerPodNode)
 	for _, c := range []struct {
 		name string
 		c    SolveClass

@@ -17,7 +17,7 @@ func TestFitSolveRecoversTheModel(t *testing.T) {
 		Plain:      SolveClass{20 * time.Microsecond, 300 * time.Nanosecond, 40 * time.Nanosecond},
 		Spread:     SolveClass{60 * time.Microsecond, time.Microsecond, 100 * time.Nanosecond},
 		Affinity:   SolveClass{5 * time.Microsecond, 7 * time.Microsecond, 400 * time.Nanosecond},
-		PerPodNode: 800 * time.Nanosecond,
+		PerPodNode: 800 * time.Nanosecond, ConstrainedPerPodNode: 2 * time.Microsecond,
 	}
 	var ts []Timing
 	for _, tc := range TimingGrid() {
@@ -29,7 +29,7 @@ func TestFitSolveRecoversTheModel(t *testing.T) {
 		{want.Plain.PerPod, got.Plain.PerPod}, {want.Plain.PerPodType, got.Plain.PerPodType}, {want.Plain.PerPodPair, got.Plain.PerPodPair},
 		{want.Spread.PerPod, got.Spread.PerPod}, {want.Spread.PerPodType, got.Spread.PerPodType}, {want.Spread.PerPodPair, got.Spread.PerPodPair},
 		{want.Affinity.PerPod, got.Affinity.PerPod}, {want.Affinity.PerPodType, got.Affinity.PerPodType}, {want.Affinity.PerPodPair, got.Affinity.PerPodPair},
-		{want.PerPodNode, got.PerPodNode},
+		{want.PerPodNode, got.PerPodNode}, {want.ConstrainedPerPodNode, got.ConstrainedPerPodNode},
 	} {
 		require.InDelta(t, float64(c[0]), float64(c[1]), 2, "ns")
 	}
