@@ -102,6 +102,10 @@ type Scenario struct {
 	CASettings caconfig.Settings
 	// EstimatedPods is the load-time estimate of pods created over the run.
 	EstimatedPods int64
+	// ComputeTime is spec.computeTime (default true): the scheduler's
+	// cycles, Karpenter's solves and the Cluster Autoscaler's loops take
+	// virtual time (KarpenterSettings and CASettings carry it too).
+	ComputeTime bool
 
 	Warnings []Warning
 }

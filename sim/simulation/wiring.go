@@ -105,6 +105,7 @@ func (s *Sim) buildScheduler() (err error) {
 		MaxBackoff:      sc.SchedulerBackoff[1],
 		PDBs:            sc.PDBs,
 		NamespaceLabels: sc.NamespaceLabels,
+		ComputeTime:     sc.ComputeTime,
 	})
 	return err
 }
@@ -112,6 +113,7 @@ func (s *Sim) buildScheduler() (err error) {
 func (s *Sim) reportScheduler(in *report.Inputs) {
 	st := s.sched.Stats()
 	in.Attempts, in.Failed = st.Attempts, st.Failed
+	in.SchedulerBusy, in.SchedulerMaxWait = st.Busy, st.MaxWait
 	in.Failure = func(id cluster.PodID) (report.Failure, int32, bool) {
 		f := s.sched.FailureOf(id)
 		if f == nil {
