@@ -9,9 +9,11 @@ import (
 // The compute-time model of a scheduling cycle (Config.ComputeTime),
 // calibrated on upstream's scheduler_perf benchmark at 5,000 nodes
 // (perf-dash.k8s.io, job scheduler-perf-benchmark, metric
-// SchedulingThroughput; test/integration/scheduler_perf/config/
-// performance-config.yaml): SchedulingBasic/5000Nodes places 680-810
-// pods/s, SchedulingPodAffinity/5000Nodes 35-60 pods/s. A cycle costs
+// SchedulingThroughput): SchedulingBasic at 5,000 nodes places 680-810
+// pods/s (the CI thresholds of its 10,000- and 50,000-pod workloads in
+// kubernetes/kubernetes test/integration/scheduler_perf/misc/
+// performance-config.yaml), SchedulingPodAffinity 35-60 pods/s (threshold
+// 35 for 5,000 pods, affinity/performance-config.yaml). A cycle costs
 //
 //	CycleBase + CyclePerNode x nodes evaluated
 //	          + CycleInterPodAffinityPerNode x nodes   (pods with inter-pod (anti-)affinity)
