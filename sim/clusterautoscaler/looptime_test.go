@@ -49,3 +49,21 @@ func TestLoopTakesModelTime(t *testing.T) {
 	// Tens of seconds at 5,000 nodes.
 	require.Greater(t, loopTime(5000, 150000, 0, 1), 10*time.Second)
 }
+
+// A pod that becomes unschedulable while a loop computes waits for the
+// loop to end: the longest such wait is maxWaitSeconds.
+func TestLoopWaitOfPodsArrivingMidLoop(t *testing.T) {
+	h := newHarness(t)
+	spec := config.SettingsSpec{Args: []string{"--scale-down-enabled=false"}}
+	s, err := spec.Compile(nil, "spec.clusterAutoscaler")
+	require.NoError(t, err)
+	s.ComputeTime = true
+	h.startSettings(h.groups(managedNodeGroups("{name: a, instanceType: m5.large, minSize: 0, maxSize: 10, desiredCapacity: 0}")), s)
+	h.at(0) // the first loop, at 0: an empty cluster
+	loop := loopTime(0, 0, 0, 1)
+	require.Equal(t, loop, LoopBase)
+	h.at(loop / 4)
+	h.pods(1, "100m", "128Mi") // unschedulable at loop/4: no node
+	h.at(time.Minute)
+	require.InDelta(t, (loop - loop/4).Seconds(), h.ca.Stats().MaxWaitSeconds, 1e-3)
+}
