@@ -65,6 +65,9 @@ type Upstream struct {
 	pools   []*karpv1.NodePool
 	its     map[string][]*cloudprovider.InstanceType
 	pods    []*corev1.Pod
+	// nodes are existing nodes the solve sees (timing only; none in the
+	// comparison).
+	nodes []*state.StateNode
 }
 
 // BuildUpstream makes upstream's inputs: the case's NodePools ordered by
@@ -174,11 +177,11 @@ func resourceList(r cluster.Resources) corev1.ResourceList {
 func (u *Upstream) Run() (Outcome, error) {
 	opts := []scheduling.Options{scheduling.NumConcurrentReconciles(Workers), scheduling.MinValuesPolicy(options.MinValuesPolicyStrict)}
 	pods := append([]*corev1.Pod(nil), u.pods...)
-	topo, err := scheduling.NewTopology(u.ctx, u.client, u.cluster, nil, u.pools, u.its, pods, opts...)
+	topo, err := scheduling.NewTopology(u.ctx, u.client, u.cluster, u.nodes, u.pools, u.its, pods, opts...)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("upstream topology: %w", err)
 	}
-	s := scheduling.NewScheduler(u.ctx, u.client, u.pools, u.cluster, nil, topo, u.its, nil,
+	s := scheduling.NewScheduler(u.ctx, u.client, u.pools, u.cluster, u.nodes, topo, u.its, nil,
 		events.NewRecorder(&record.FakeRecorder{}), &clock.RealClock{}, nil, nil, opts...)
 	res, err := s.Solve(u.ctx, pods)
 	if err != nil {

@@ -33,7 +33,7 @@ func TestExplainWhyNothingCameSpotExhausted(t *testing.T) {
 	require.Contains(t, out, "NodePool/burst-spot (spot): can launch c5.large, c5a.large, c6i.large for it")
 	require.Contains(t, out, "NodeGroup/core-on-demand: never: untolerated taint capacity-type=on-demand:NoSchedule")
 	// The launch failures while it waited.
-	require.Contains(t, out, "While it waited (40m30s to 1h11m33s):")
+	require.Contains(t, out, "While it waited (40m30s to 1h16m46s):")
 	require.Regexp(t, `karpenter's launches failed \d+ x InsufficientInstanceCapacity on c5.large/us-east-1a/spot, `, out)
 }
 
@@ -55,8 +55,8 @@ func TestExplainWhyNothingCameMaxSize(t *testing.T) {
 // back-off is told once, and the launch failures carry their EC2 code.
 func TestExplainWhyNothingCameBackedOff(t *testing.T) {
 	out := explainOf(t, filepath.Join("testdata", "explain", "ca-backoff.yaml"), "web-1")
-	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 in backoff after failed scale-up (spot until 6m08s)")
-	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 in backoff after failed scale-up (spot until 16m50s)")
+	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 in backoff after failed scale-up (spot until 6m00s)")
+	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 in backoff after failed scale-up (spot until 16m14s)")
 	require.Regexp(t, `cluster-autoscaler's launches failed \d+ x InsufficientInstanceCapacity on c5.large/us-west-2a/spot`, out)
 }
 
@@ -133,11 +133,11 @@ func TestExplainNodesThatNeverJoined(t *testing.T) {
 	scenario := filepath.Join("testdata", "explain", "bad-ami.yaml")
 	out := explainOf(t, scenario, "web-1")
 	require.Contains(t, out, "karpenter launched default-bbbbc (c6g.medium, us-east-1a, on-demand) for it at 1.0s; it never joined the cluster (its bootstrap failed: the kubelet never registered), and Karpenter deleted its NodeClaim at 15m01s, after the 15m00s registration timeout, and provisioned again")
-	require.Contains(t, out, "karpenter launched default-bbbbf (c6g.medium, us-east-1a, on-demand) for it at 30m05s\n")
+	require.Contains(t, out, "karpenter launched default-bbbbf (c6g.medium, us-east-1a, on-demand) for it at 30m03s\n")
 	require.Contains(t, out, "bound to default-bbbbf")
 	out = explainOf(t, scenario, "api-1")
-	require.Contains(t, out, "cluster-autoscaler launched ng-1 (m5.large, us-east-1a, on-demand) for it at 12.0s; it never joined the cluster (its bootstrap failed: the kubelet never registered), and the Cluster Autoscaler removed it at 15m15s as unregistered for longer than --max-node-provision-time (15m00s; a scale-up still waiting for it timed out then and backed node group ng off)")
-	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 in backoff after failed scale-up (ng until 20m15s)")
+	require.Contains(t, out, "cluster-autoscaler launched ng-1 (m5.large, us-east-1a, on-demand) for it at 10.2s; it never joined the cluster (its bootstrap failed: the kubelet never registered), and the Cluster Autoscaler removed it at 15m19s as unregistered for longer than --max-node-provision-time (15m00s; a scale-up still waiting for it timed out then and backed node group ng off)")
+	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 in backoff after failed scale-up (ng until 20m19s)")
 	require.Contains(t, out, "bound to ng-3")
 }
 
@@ -153,7 +153,7 @@ func TestExplainSlowJoin(t *testing.T) {
 func TestExplainVolumeZone(t *testing.T) {
 	out := explainOf(t, "stateful-zone-ca", "db-2")
 	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 2 node(s) had volume node affinity conflict (db-spot, db-on-demand)")
-	require.Contains(t, out, "6m17s  volume provisioned for data/data-db-2 (StorageClass gp3, WaitForFirstConsumer) in us-east-1c")
-	require.Contains(t, out, "Its volumes:\n  - claim data/data-db-2 (StorageClass gp3, WaitForFirstConsumer) was provisioned in us-east-1c at 6m17s, where its pod first landed on db-spot-3: the pod can run only in us-east-1c\n  - the scheduler rejects the other nodes: node(s) had volume node affinity conflict\n")
+	require.Contains(t, out, "6m16s  volume provisioned for data/data-db-2 (StorageClass gp3, WaitForFirstConsumer) in us-east-1c")
+	require.Contains(t, out, "Its volumes:\n  - claim data/data-db-2 (StorageClass gp3, WaitForFirstConsumer) was provisioned in us-east-1c at 6m16s, where its pod first landed on db-spot-3: the pod can run only in us-east-1c\n  - the scheduler rejects the other nodes: node(s) had volume node affinity conflict\n")
 	require.Contains(t, out, "    - NodeGroup/db-spot: never: starts with no nodes and the Cluster Autoscaler never scales it up for these pods (its template: its volumes cannot be used in us-east-1a (node(s) had volume node affinity conflict))\n")
 }

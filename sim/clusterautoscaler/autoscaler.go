@@ -119,9 +119,14 @@ type Autoscaler struct {
 	pending   []cluster.PodID
 	inPending []bool
 
-	loopTimer   engine.Timer
-	loopAt      engine.Time
-	lastLoop    engine.Time
+	loopTimer engine.Timer
+	loopAt    engine.Time
+	lastLoop  engine.Time
+	// loopTime is how long the last loop took and loopEnd when it ended
+	// (looptime.go); boundPods counts pods bound to nodes, for it.
+	loopTime    time.Duration
+	loopEnd     engine.Time
+	boundPods   int
 	lastRefresh engine.Time
 	refreshNow  bool
 	// goneSeen: a node of the groups was removed by someone else since
@@ -264,6 +269,7 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 		lastLoop:   never, lastRefresh: never,
 		lastScaleUp: never, lastScaleDownDelete: never, lastScaleDownFail: never,
 		goneSeen: true,
+		loopTime: settings.LoopDuration,
 	}
 	a.cache.scanGI = -2
 	if p, ok := evictor.(PDBCoverer); ok {
@@ -290,6 +296,7 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 	for i := range cl.Pods {
 		if p := &cl.Pods[i]; p.Phase.OnNode() {
 			a.antiChanged(p, p.Node, 1)
+			a.boundPods++
 		}
 	}
 	for i := range cl.Nodes {
@@ -336,7 +343,11 @@ func (a *Autoscaler) HandleEvent(ev engine.Event) {
 func (a *Autoscaler) OnChange(c cluster.Change) {
 	switch c.Kind {
 	case cluster.PodUnschedulable:
+		if now := a.eng.Now(); now < a.loopEnd {
+			a.stats.maxWait = max(a.stats.maxWait, a.loopEnd-now)
+		}
 	case cluster.PodBound:
+		a.boundPods++
 		a.antiChanged(&a.cl.Pods[c.Pod], c.Node, 1)
 		a.onBound(c.Pod, c.Node)
 		return
@@ -361,6 +372,7 @@ func (a *Autoscaler) OnChange(c cluster.Change) {
 	case cluster.PodDeleted, cluster.PodFinished:
 		a.antiChanged(&a.cl.Pods[c.Pod], c.Node, -1)
 		if c.Node != cluster.NoNode {
+			a.boundPods--
 			a.onUnbound(c.Pod, c.Node)
 		}
 		// A drained node may now be empty.
@@ -382,7 +394,7 @@ func (a *Autoscaler) OnChange(c cluster.Change) {
 		a.pending = append(a.pending, id)
 	}
 	if a.s.FrequentLoops {
-		a.scheduleLoop(max(a.eng.Now(), a.lastLoop+a.s.LoopDuration))
+		a.scheduleLoop(max(a.eng.Now(), a.lastLoop+a.loopTime))
 	}
 }
 
@@ -430,11 +442,14 @@ func (a *Autoscaler) loop() {
 	if a.s.EnforceNodeGroupMinSize {
 		productive = a.enforceMinSize(now) || productive
 	}
-	next := now + a.s.LoopDuration + a.s.ScanInterval
+	a.loopTime = a.loopDuration()
+	a.loopEnd = now + a.loopTime
+	a.stats.busy += a.loopTime
+	next := now + a.loopTime + a.s.ScanInterval
 	if productive && a.s.FrequentLoops {
 		// Never two loops at one instant: each must see the last one's
 		// effects land.
-		next = now + max(a.s.LoopDuration, minLoopGap)
+		next = now + max(a.loopTime, minLoopGap)
 	}
 	a.scheduleLoop(next)
 }

@@ -152,9 +152,15 @@
 //
 // # Simplifications
 //
-//   - A loop's work happens at its start; the loop then takes
-//     config.DefaultLoopDuration (1 s, our estimate) before the next one
-//     can start, so loops come every scan interval plus that.
+//   - A loop's work happens at its start; the loop then takes its time
+//     before the next one can start, so loops come every scan interval
+//     plus that: with Settings.ComputeTime (scenarios: spec.computeTime,
+//     default true) the loop-time model's figure for the nodes, bound and
+//     pending pods and node groups it sees (looptime.go, against the
+//     published scalability test), else config.DefaultLoopDuration (1 s);
+//     an explicit loopDuration always wins. clusterAutoscaler.busySeconds
+//     sums the loops' time, maxWaitSeconds is the longest a pod that
+//     became unschedulable during a loop waited for it to end.
 //   - The fit test is cluster.StaticFit (cordon, nodeName, taints, node
 //     affinity, resources), as the scheduler's filters; of pod-level
 //     constraints those keyed on kubernetes.io/hostname (required pod

@@ -3,6 +3,7 @@ package clusterautoscaler
 import (
 	"math"
 	"sort"
+	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 
@@ -73,6 +74,12 @@ type Stats struct {
 	// Ready.
 	PendingToReadySeconds Quantiles `json:"pendingToReadySeconds"`
 	Loops                 int       `json:"loops"`
+	// BusySeconds is the virtual time the loops took (Settings.
+	// ComputeTime: the loop-time model; else the fixed loop duration);
+	// MaxWaitSeconds the longest a pod that became unschedulable during
+	// a loop waited for that loop to end.
+	BusySeconds    float64 `json:"busySeconds"`
+	MaxWaitSeconds float64 `json:"maxWaitSeconds"`
 	// NodeGroups has one entry per node group, sorted by name.
 	NodeGroups []GroupStats `json:"nodeGroups"`
 }
@@ -126,6 +133,7 @@ type statsState struct {
 	scaleUps, failedScaleUps, nodesAdded, nodesRemoved, nodesReclaimed, spotDrains int
 	raceNodes, launchFailures, failedScaleDowns, loops                             int
 	asgRetries, scaleUpTimeouts, unregisteredRemoved                               int
+	busy, maxWait                                                                  time.Duration
 }
 
 // Stats returns the counters so far.
@@ -135,6 +143,7 @@ func (a *Autoscaler) Stats() Stats {
 		ScaleUps: a.stats.scaleUps, FailedScaleUps: a.stats.failedScaleUps, NodesAdded: a.stats.nodesAdded,
 		NodesRemoved: a.stats.nodesRemoved, NodesReclaimed: a.stats.nodesReclaimed, SpotDrains: a.stats.spotDrains, RaceNodes: a.stats.raceNodes,
 		LaunchFailures: a.stats.launchFailures, ASGRetries: a.stats.asgRetries, FailedScaleDowns: a.stats.failedScaleDowns, Loops: a.stats.loops,
+		BusySeconds: math.Round(a.stats.busy.Seconds()*1e3) / 1e3, MaxWaitSeconds: math.Round(a.stats.maxWait.Seconds()*1e3) / 1e3,
 		ScaleUpTimeouts: a.stats.scaleUpTimeouts, UnregisteredNodesRemoved: a.stats.unregisteredRemoved,
 		NodeGroups: []GroupStats{}, ScaleDownBlockedNodes: map[string]int{},
 	}

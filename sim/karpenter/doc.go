@@ -58,6 +58,20 @@
 // controllers requeue). A batch schedules the pending pods plus the pods
 // of nodes being deleted (their replacements come up while they drain).
 //
+// With Settings.ComputeTime (scenarios: spec.computeTime, default true) a
+// solve takes virtual time (solvetime.go: per pod, by class, with the
+// instance types, the batch's size and the existing nodes; fitted on
+// upstream's Solve timed by fidelity/ -timing). The provisioner is a
+// singleton, as upstream: the batch's pods are taken when its window
+// closes, and its NodeClaims launch when the solve's time is over (the
+// solve runs then, on the cluster as it is then, for those of its pods
+// still provisionable: a simplification, upstream solves on the state at
+// the start). Pods that become unschedulable meanwhile wait: the next
+// window opens when the solve ends (upstream's batcher keeps the trigger
+// until its next Wait). karpenter.busySeconds sums the solves' time,
+// maxWaitSeconds is the longest a batch waited on the computing (for an
+// earlier solve, then its own).
+//
 // The solve follows KC's Scheduler.Solve: pods sorted by cpu, then memory,
 // descending, then creation time and id; each goes to the first of (1) an
 // existing node, every live node whoever owns it, initialized ones first,
@@ -216,7 +230,7 @@
 // consolidation stops at its timeouts (single-node 3 min, multi-node
 // 1 min of computing; multi-node keeps its best command so far; after a
 // single-node timeout the pools it never reached go first in later
-// passes), counted as karpenter.consolidationTimeouts. Provisioning solves take no time.
+// passes), counted as karpenter.consolidationTimeouts.
 // Emptiness and
 // consolidation decisions are re-validated 15 s later and dropped if
 // anything changed. Drift: the pool's template hash (labels, annotations,
@@ -278,8 +292,10 @@
 //   - Reserved capacity (capacity reservations), static NodePools
 //     (replicas), volumes and their topology, host ports, DRA and the
 //     Balanced consolidation policy's scoring are not modelled.
-//   - Provisioning solves take no virtual time, so their 1 min timeout
-//     does not apply; disruption what-ifs are paced (see Disruption).
+//   - A provisioning solve's 1 min timeout is not applied (with
+//     ComputeTime a solve may take longer); without ComputeTime solves take
+//     no time. Disruption what-ifs are paced by SolverPodsPerSecond (see
+//     Disruption) whatever ComputeTime says.
 //   - Prices are read from the cloud every PriceRefreshInterval (12 h).
 //   - A pod's eviction cost uses its priority but not the
 //     controller.kubernetes.io/pod-deletion-cost annotation.

@@ -33,6 +33,8 @@ type harness struct {
 	specs []workload.Spec
 	ctrls *workload.Controllers
 	pdbs  []cluster.PDB
+	// settings, when set, replace the default settings.
+	settings *apis.Settings
 }
 
 // newHarness makes the harness; benchmarks pass their *testing.B.
@@ -66,8 +68,12 @@ func (h *harness) start(poolsYAML string) {
 	require.NoError(h.t, err)
 	kubelet.New(h.eng, h.cl, 2*time.Second)
 	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
+	settings := apis.DefaultSettings()
+	if h.settings != nil {
+		settings = *h.settings
+	}
 	h.k, err = New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: h.ev},
-		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: apis.DefaultSettings()})
+		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: settings})
 	require.NoError(h.t, err)
 	h.ctrls = workload.New(h.eng, h.cl, h.specs)
 }

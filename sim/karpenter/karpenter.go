@@ -69,6 +69,7 @@ const (
 	evPoolUpdate
 	evCommandCheck
 	evForceDelete
+	evSolveDone
 )
 
 // env is what every part of the controller reads: the models it talks to,
@@ -292,6 +293,8 @@ func (k *Karpenter) HandleEvent(ev engine.Event) {
 	switch ev.Kind {
 	case evBatchIdle, evBatchMax:
 		k.prov.closeBatch()
+	case evSolveDone:
+		k.prov.solveDone()
 	case evRequeue:
 		if k.prov.hasProvisionable() {
 			k.prov.trigger()

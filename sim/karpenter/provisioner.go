@@ -32,6 +32,18 @@ type provisioner struct {
 	}
 	// noLaunch, when set, hears why pods got no node (explain.go).
 	noLaunch NoLaunchFunc
+
+	// Settings.ComputeTime (solvetime.go): the solve in progress ends at
+	// busyUntil with the batch's pods; a trigger meanwhile, the first at
+	// busyTrigger, opens the next batch when it ends.
+	busyUntil   engine.Time
+	solving     bool
+	solvePods   []cluster.PodID
+	solveWait   engine.Time // the batch's wait before its window opened
+	busyTrigger engine.Time
+	triggered   bool
+	busy        time.Duration
+	maxWait     time.Duration
 }
 
 // trigger starts a batching window or extends it (KC Batcher): the batch
@@ -39,6 +51,14 @@ type provisioner struct {
 // after the first.
 func (pr *provisioner) trigger() {
 	now := pr.eng.Now()
+	if pr.solving {
+		// The controller is solving: the batcher keeps the trigger and
+		// its next Wait, after the solve, opens the window.
+		if !pr.triggered {
+			pr.triggered, pr.busyTrigger = true, now
+		}
+		return
+	}
 	if !pr.batchOpen {
 		pr.batchOpen = true
 		pr.batchStart = now
@@ -60,7 +80,40 @@ func (pr *provisioner) closeBatch() {
 	pr.batchOpen = false
 	pr.eng.Cancel(pr.idleTimer)
 	pr.eng.Cancel(pr.maxTimer)
-	pr.provision()
+	if !pr.settings.ComputeTime {
+		pr.provision(nil)
+		return
+	}
+	// The solve takes its time; the batch's pods are those pending now
+	// (upstream's Schedule lists them when it starts).
+	pods := pr.provisionable()
+	if len(pods) == 0 {
+		pr.provision(pods)
+		return
+	}
+	cost := pr.solveTime(pods)
+	now := pr.eng.Now()
+	pr.solving, pr.solvePods, pr.busyUntil = true, pods, now+cost
+	pr.busy += cost
+	pr.maxWait = max(pr.maxWait, pr.solveWait+cost)
+	pr.stats.BusySeconds = math.Round(pr.busy.Seconds()*1e3) / 1e3
+	pr.stats.MaxWaitSeconds = math.Round(pr.maxWait.Seconds()*1e3) / 1e3
+	pr.solveWait = 0
+	pr.eng.Schedule(pr.busyUntil, engine.Event{Handler: pr.id, Kind: evSolveDone})
+}
+
+// solveDone ends a solve that took time: the batch's pods still waiting
+// for a node are solved and launched for, and a trigger that came
+// meanwhile opens the next batch.
+func (pr *provisioner) solveDone() {
+	pods := pr.solvePods
+	pr.solving, pr.solvePods = false, nil
+	pr.provision(pr.stillProvisionable(pods))
+	if pr.triggered {
+		pr.triggered = false
+		pr.solveWait = pr.eng.Now() - pr.busyTrigger
+		pr.trigger()
+	}
 }
 
 // provisionable returns the pods a batch schedules: pending pods the
@@ -121,9 +174,12 @@ func (pr *provisioner) hasProvisionable() bool {
 	return false
 }
 
-// provision runs one batch: solve, nominate, launch.
-func (pr *provisioner) provision() {
-	pods := pr.provisionable()
+// provision runs one batch: solve, nominate, launch. pods are the batch's
+// pods; nil: those provisionable now.
+func (pr *provisioner) provision(pods []cluster.PodID) {
+	if pods == nil {
+		pods = pr.provisionable()
+	}
 	if len(pods) > 0 {
 		pr.stats.Batches++
 	}

@@ -38,10 +38,16 @@ type Stats struct {
 	PodsEvicted int64 `json:"podsEvicted"`
 	// InterruptionNotices, RebalanceRecommendations and
 	// InstancesReclaimed count EC2 signals about Karpenter's instances.
-	InterruptionNotices      int64       `json:"interruptionNotices"`
-	RebalanceRecommendations int64       `json:"rebalanceRecommendations"`
-	InstancesReclaimed       int64       `json:"instancesReclaimed"`
-	NodePools                []PoolStats `json:"nodePools"`
+	InterruptionNotices      int64 `json:"interruptionNotices"`
+	RebalanceRecommendations int64 `json:"rebalanceRecommendations"`
+	InstancesReclaimed       int64 `json:"instancesReclaimed"`
+	// BusySeconds is the virtual time provisioning solves took
+	// (Settings.ComputeTime); MaxWaitSeconds the longest a batch's pods
+	// waited on the provisioner's computing: for an earlier solve to end
+	// before their batch could open, then for their own solve.
+	BusySeconds    float64     `json:"busySeconds"`
+	MaxWaitSeconds float64     `json:"maxWaitSeconds"`
+	NodePools      []PoolStats `json:"nodePools"`
 }
 
 // DisruptionCounts counts nodes disrupted, by reason.

@@ -154,6 +154,11 @@ type Nodes struct {
 type Scheduler struct {
 	Attempts uint64 `json:"attempts"`
 	Failed   uint64 `json:"failed"` // attempts that found no node
+	// BusySeconds is the virtual time scheduling cycles took
+	// (spec.computeTime); MaxWaitSeconds the longest a pod waited from
+	// entering the active queue to the end of its cycle.
+	BusySeconds    float64 `json:"busySeconds"`
+	MaxWaitSeconds float64 `json:"maxWaitSeconds"`
 }
 
 // Controllers counts what the workload controllers did.
@@ -268,13 +273,16 @@ type Workload struct {
 // Inputs is what Build needs besides the collector: the run's figures and
 // each model's, filled by the part of the run that built the model.
 type Inputs struct {
-	Scenario     string
-	Seed         uint64
-	End          engine.Time
-	Events       uint64
-	Attempts     uint64
-	Failed       uint64
-	WorkloadRefs []string
+	Scenario string
+	Seed     uint64
+	End      engine.Time
+	Events   uint64
+	Attempts uint64
+	Failed   uint64
+	// SchedulerBusy and SchedulerMaxWait are the scheduler's computing
+	// time and the longest wait on it.
+	SchedulerBusy, SchedulerMaxWait time.Duration
+	WorkloadRefs                    []string
 	// WorkloadExtras are per-workload controller figures, by workload.
 	WorkloadExtras []WorkloadExtra
 	Controllers    Controllers
@@ -329,7 +337,7 @@ func (c *Collector) Build(in Inputs) *Report {
 			Controllers:     in.Controllers,
 			Provisioning:    in.Provisioning,
 			Spot:            in.Spot,
-			Scheduler:       Scheduler{Attempts: in.Attempts, Failed: in.Failed},
+			Scheduler:       Scheduler{Attempts: in.Attempts, Failed: in.Failed, BusySeconds: round3(in.SchedulerBusy.Seconds()), MaxWaitSeconds: round3(in.SchedulerMaxWait.Seconds())},
 		},
 		Details: Details{
 			Engine:    Engine{Events: in.Events},

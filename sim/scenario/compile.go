@@ -96,6 +96,7 @@ func (l *loader) compileSpec() {
 		l.fail(d.Errorf("spec.strandedAfter", "use a positive threshold such as 10m", "must be positive"))
 	}
 	out.PodStartDelay = l.dur("spec.podStartDelay", s.PodStartDelay, kubelet.DefaultStartDelay)
+	out.ComputeTime = s.ComputeTime == nil || *s.ComputeTime
 	if s.ImportedAt != "" {
 		t, err := time.Parse(time.RFC3339, s.ImportedAt)
 		if err != nil {
@@ -820,6 +821,7 @@ func (l *loader) compileKarpenter() {
 	if err != nil {
 		l.failErr(err)
 	}
+	settings.ComputeTime = l.out.ComputeTime
 	l.out.KarpenterSettings = settings
 	if k := l.doc.Spec.Karpenter; k != nil && k.LaunchTimeout != "" {
 		l.warn(l.scenarioDoc, "spec.karpenter.launchTimeout", "launches answer at once in the simulation, so the launch timeout never fires: this setting changes nothing")
@@ -890,6 +892,7 @@ func (l *loader) compileClusterAutoscaler() {
 		l.failErr(err)
 		return
 	}
+	settings.ComputeTime = l.out.ComputeTime
 	l.out.NodeGroups, l.out.CASettings = groups, settings
 }
 

@@ -111,6 +111,10 @@ type Scenario struct {
 	// its includes, overrides and replay trace), sorted, as the loader
 	// named them: a sweep fingerprints them and ships them to Kubernetes.
 	Files []string
+	// ComputeTime is spec.computeTime (default true): the scheduler's
+	// cycles, Karpenter's solves and the Cluster Autoscaler's loops take
+	// virtual time (KarpenterSettings and CASettings carry it too).
+	ComputeTime bool
 
 	Warnings []Warning
 }

@@ -63,6 +63,12 @@ type spec struct {
 	// Network gives the subnets' free addresses (VPC CNI); unset:
 	// unlimited.
 	Network *networkSpec `json:"network,omitempty"`
+	// ComputeTime: the scheduler, Karpenter's provisioner and the
+	// Cluster Autoscaler's loop take virtual time for their work (the
+	// compute-time models, docs/models.md). Default true; false makes
+	// scheduling cycles and solves instantaneous and CA loops last
+	// loopDuration (1 s).
+	ComputeTime *bool `json:"computeTime,omitempty"`
 }
 
 type staticPool struct {

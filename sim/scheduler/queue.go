@@ -108,13 +108,15 @@ func (q *queue) pushActive(id cluster.PodID, now engine.Time) {
 	q.up(int(s.slot))
 }
 
-func (q *queue) popActive() (cluster.PodID, bool) {
+// popActive takes the first pod of the active heap and returns it with
+// the time it entered the queue.
+func (q *queue) popActive() (cluster.PodID, engine.Time, bool) {
 	if len(q.active) == 0 {
-		return cluster.NoPod, false
+		return cluster.NoPod, 0, false
 	}
-	id := q.active[0].id
+	id, at := q.active[0].id, q.active[0].queuedAt
 	q.removeActiveAt(0)
-	return id, true
+	return id, at, true
 }
 
 func (q *queue) removeActiveAt(i int) {

@@ -89,7 +89,7 @@ func queueAgainstReference(t *testing.T, seed uint64) {
 			want = append(want[:i], want[i+1:]...)
 			delete(in, id)
 		default:
-			id, ok := q.popActive()
+			id, _, ok := q.popActive()
 			require.Equal(t, len(want) > 0, ok, "step %d", step)
 			if !ok {
 				continue

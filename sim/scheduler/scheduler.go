@@ -38,6 +38,11 @@ type Config struct {
 	PDBs []cluster.PDB
 	// NamespaceLabels feed namespaceSelector terms.
 	NamespaceLabels map[cluster.Sym]cluster.Labels
+	// ComputeTime makes scheduling cycles take virtual time (cycleCost,
+	// computetime.go): one cycle at a time, the next after the last one's
+	// cost. False: cycles take no time (the zero value; scenarios turn it
+	// on unless spec.computeTime is false).
+	ComputeTime bool
 }
 
 // Event kinds this handler receives.
@@ -110,6 +115,8 @@ type Scheduler struct {
 	fitList []*fitIndex
 
 	stats Stats
+	// busyUntil is when the cycle in progress ends (ComputeTime).
+	busyUntil engine.Time
 }
 
 // classFailure is a spec's last failure, valid while version holds.
@@ -128,6 +135,11 @@ type Stats struct {
 	Reused      uint64 // failed cycles decided by an identical pod's failure (equivalence class)
 	Preemptions uint64 // preemptions carried out
 	Victims     uint64 // pods preempted
+	// Busy is the virtual time cycles took (Config.ComputeTime); MaxWait
+	// the longest a pod waited from entering the active queue to the end
+	// of its cycle.
+	Busy    time.Duration
+	MaxWait time.Duration
 }
 
 // Failure is one distinct fit error: the message kubectl describe shows and
@@ -399,7 +411,7 @@ func (s *Scheduler) wake() {
 		return
 	}
 	s.drainSet = true
-	s.eng.Schedule(s.eng.Now(), engine.Event{Handler: s.id, Kind: evDrain})
+	s.eng.Schedule(max(s.eng.Now(), s.busyUntil), engine.Event{Handler: s.id, Kind: evDrain})
 }
 
 // HandleEvent implements engine.Handler.
@@ -427,13 +439,26 @@ func (s *Scheduler) HandleEvent(ev engine.Event) {
 	}
 }
 
-// drain runs scheduling cycles until the active queue is empty. Cycles take
-// no virtual time: the model's scheduler is infinitely fast (see package
-// doc).
+// drain runs scheduling cycles until the active queue is empty. Without
+// Config.ComputeTime cycles take no virtual time: the scheduler is
+// infinitely fast. With it, drain runs one cycle, which keeps the
+// scheduler busy for its cost; the next runs when it ends (wake).
 func (s *Scheduler) drain() {
 	s.draining = true
+	if s.cfg.ComputeTime {
+		if id, queued, ok := s.q.popActive(); ok {
+			now := s.eng.Now()
+			cost := s.cycleCost(s.cl.Pods[id].Spec, s.scheduleOne(id))
+			s.busyUntil = now + cost
+			s.stats.Busy += cost
+			s.stats.MaxWait = max(s.stats.MaxWait, s.busyUntil-queued)
+		}
+		s.draining = false
+		s.wake()
+		return
+	}
 	for {
-		id, ok := s.q.popActive()
+		id, _, ok := s.q.popActive()
 		if !ok {
 			break
 		}
@@ -442,10 +467,13 @@ func (s *Scheduler) drain() {
 	s.draining = false
 }
 
-func (s *Scheduler) scheduleOne(id cluster.PodID) {
+// scheduleOne runs one scheduling cycle. It returns the work as upstream
+// would have done it, for cycleCost: how many nodes the cycle evaluated,
+// and -1 when it ran none (the pod is no longer pending).
+func (s *Scheduler) scheduleOne(id cluster.PodID) (evaluated int) {
 	p := &s.cl.Pods[id]
 	if p.Phase != cluster.Pending {
-		return
+		return -1
 	}
 	fw := s.fws[p.Spec.SchedulerName]
 	st := s.q.state(id)
@@ -462,7 +490,7 @@ func (s *Scheduler) scheduleOne(id cluster.PodID) {
 		s.stats.Reused++
 		st.failure, st.hints = f.failure, f.hints
 		s.fail(id, st)
-		return
+		return len(s.nodes)
 	}
 	cs := CycleState{Pod: id, Spec: p.Spec, Namespace: p.Namespace}
 	fw.preFilter(&cs)
@@ -484,12 +512,13 @@ func (s *Scheduler) scheduleOne(id cluster.PodID) {
 			s.failedAt[p.Spec] = classFailure{version: version, failure: st.failure, hints: st.hints}
 		}
 		s.fail(id, st)
-		return
+		return len(s.nodes)
 	case 1:
 		s.bind(id, s.feasible[0])
-		return
+		return s.evaluated(fw, p.Spec)
 	}
 	s.bind(id, s.selectHost(fw, &cs))
+	return s.evaluated(fw, p.Spec)
 }
 
 // fail parks a pod that found no node in the unschedulable list.

@@ -106,6 +106,7 @@ func (s *Sim) buildScheduler() (err error) {
 		MaxBackoff:      sc.SchedulerBackoff[1],
 		PDBs:            sc.PDBs,
 		NamespaceLabels: sc.NamespaceLabels,
+		ComputeTime:     sc.ComputeTime,
 	})
 	return err
 }
@@ -118,6 +119,7 @@ func (s *Sim) reportScheduler(in *report.Inputs) {
 		in.Volumes = &report.Volumes{ClaimsCreated: vs.ClaimsCreated, VolumesProvisioned: vs.VolumesProvisioned,
 			WaitedOnAttach: vs.AttachWaits, AttachWaitSeconds: vs.AttachWaited.Seconds()}
 	}
+	in.SchedulerBusy, in.SchedulerMaxWait = st.Busy, st.MaxWait
 	in.Failure = func(id cluster.PodID) (report.Failure, int32, bool) {
 		f := s.sched.FailureOf(id)
 		if f == nil {

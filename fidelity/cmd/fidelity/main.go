@@ -5,6 +5,8 @@
 //
 //	go run ./cmd/fidelity [-cases 240] [-seed 1] [-v] [-only case-004]
 //	                      [-workers 5] [-retries 9] [-check=false]
+//	go run ./cmd/fidelity -timing [-runs 2] [-workers 5] > timing.txt
+//	go run ./cmd/fidelity -fit timing.txt [more.txt ...]
 package main
 
 import (
@@ -25,12 +27,53 @@ func main() {
 	only := flag.String("only", "", "run only this case (e.g. case-004) and print both answers in full")
 	flag.IntVar(&fidelity.Workers, "workers", fidelity.Workers, "goroutines upstream's solve may use (its benchmark uses 5)")
 	flag.IntVar(&fidelity.UpstreamRetries, "retries", fidelity.UpstreamRetries, "extra upstream runs on a disagreeing case (upstream breaks topology ties in map order)")
+	timing := flag.Bool("timing", false, "time upstream's and our solve over a grid of pod and instance-type counts instead (docs/performance.md)")
+	runs := flag.Int("runs", 2, "with -timing: runs per grid point (the fastest is kept)")
+	fit := flag.Bool("fit", false, "fit the solve-time model to the fastest of earlier -timing outputs named as arguments")
 	flag.Parse()
+
+	if *fit {
+		var all [][]fidelity.Timing
+		for _, name := range flag.Args() {
+			f, err := os.Open(name)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "fidelity:", err)
+				os.Exit(2)
+			}
+			ts, err := fidelity.ParseTimings(f)
+			f.Close()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "fidelity: %s: %v\n", name, err)
+				os.Exit(2)
+			}
+			all = append(all, ts)
+		}
+		printFit(fidelity.FastestTimings(all...))
+		return
+	}
 
 	cat, err := catalog.Default()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity:", err)
 		os.Exit(2)
+	}
+	if *timing {
+		var ts []fidelity.Timing
+		for _, tc := range fidelity.TimingGrid() {
+			t, err := fidelity.MeasureTiming(cat, tc, *runs)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "fidelity:", err)
+				os.Exit(2)
+			}
+			if *verbose {
+				fidelity.PrintTimings(os.Stderr, []fidelity.Timing{t})
+			}
+			ts = append(ts, t)
+		}
+		fmt.Printf("solve times, %s with %d workers, fastest of %d runs\n\n", upstreamVersion(), fidelity.Workers, *runs)
+		fidelity.PrintTimings(os.Stdout, ts)
+		printFit(ts)
+		return
 	}
 	cases, err := fidelity.Generate(cat, *seed, *n)
 	if err != nil {
@@ -64,6 +107,17 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// printFit prints the timings and the solve-time model fitted to them.
+func printFit(ts []fidelity.Timing) {
+	f, err := fidelity.FitSolve(ts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fidelity:", err)
+		os.Exit(2)
+	}
+	fmt.Println()
+	f.Print(os.Stdout)
 }
 
 // upstreamVersion names the sigs.k8s.io/karpenter module this binary was

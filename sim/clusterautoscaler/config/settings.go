@@ -70,6 +70,15 @@ type Settings struct {
 	GPUPodTimeBuffer   time.Duration
 	EvictionRetryTime  time.Duration
 	LoopDuration       time.Duration
+	// LoopDurationSet says the scenario gave loopDuration: it then holds
+	// even with ComputeTime.
+	LoopDurationSet bool
+	// ComputeTime makes a loop take the time package clusterautoscaler's
+	// loop-time model gives for the work it does, instead of
+	// LoopDuration (unless LoopDurationSet). False (the zero value): the
+	// fixed LoopDuration; scenarios turn it on unless spec.computeTime is
+	// false.
+	ComputeTime bool
 	// TerminationHandler is aws-node-termination-handler's setup (Mode
 	// NTHNone when it does not run); TerminationHandlerSet says the
 	// scenario gave it, so the manifests' does not apply.
@@ -171,6 +180,9 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 			errs = append(errs, errorAt(d, join(path, f.name), "", "must be at least %s, got %s", f.min, f.v))
 		default:
 			*f.dst = v
+			if f.name == "loopDuration" {
+				out.LoopDurationSet = true
+			}
 		}
 	}
 	if v := s.NodeTerminationHandler; v != "" {

@@ -110,7 +110,13 @@ type Settings struct {
 	// (and each validation) takes (pods simulated) / SolverPodsPerSecond
 	// of virtual time before its decision takes effect and the next pass
 	// is scheduled; 0 makes the passes instantaneous.
-	SolverPodsPerSecond            float64
+	SolverPodsPerSecond float64
+	// ComputeTime makes a provisioning solve take virtual time (package
+	// karpenter's solve-time model): the batch is solved when its time
+	// is over, and triggers meanwhile open the next batch then. False
+	// (the zero value): solves take no time; scenarios turn it on unless
+	// spec.computeTime is false.
+	ComputeTime                    bool
 	SingleNodeConsolidationTimeout time.Duration
 	MultiNodeConsolidationTimeout  time.Duration
 
