@@ -72,6 +72,12 @@ type Scheduler struct {
 	byName    map[cluster.Sym]cluster.NodeID
 	nodeSlot  []int32
 	nextStart int
+	// The node tree that orders nodes (nodetree.go): zones in order of
+	// their first node, each node's zone, and a count of order changes.
+	zones                                 []treeZone
+	nodeZone                              []zoneKey
+	orderEpoch                            uint64
+	keyRegion, keyBetaRegion, keyBetaZone cluster.Sym
 
 	reasons      []string
 	unresolvable []bool
@@ -177,6 +183,9 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cfg Config) (*Scheduler, error
 		reasonCount:     []int32{0},
 	}
 	s.topo.NamespaceLabels = cfg.NamespaceLabels
+	s.keyRegion = cl.Syms.Intern("topology.kubernetes.io/region")
+	s.keyBetaRegion = cl.Syms.Intern("failure-domain.beta.kubernetes.io/region")
+	s.keyBetaZone = cl.Syms.Intern("failure-domain.beta.kubernetes.io/zone")
 	s.q.cl = cl
 	reg := DefaultRegistry()
 	for _, p := range cfg.Profiles {
@@ -290,6 +299,12 @@ func (s *Scheduler) OnChange(c cluster.Change) {
 		s.moveAll(EvNodeAdd)
 	case cluster.NodeUpdated:
 		s.nodeChanged(c.Node)
+		if s.scanned(c.Node) && s.zoneKeyOf(&s.cl.Nodes[c.Node]) != s.nodeZone[c.Node] {
+			// A new zone: upstream's tree moves the node to the end of it.
+			s.treeRemove(c.Node)
+			s.treeAdd(c.Node)
+			s.relist()
+		}
 		s.topo.nodeChanged(c.Node, s.scanned(c.Node))
 		s.fitNodeChanged(c.Node)
 		s.moveAll(EvNodeUpdate)
@@ -307,11 +322,11 @@ func (s *Scheduler) addNode(id cluster.NodeID) {
 	for int(id) >= len(s.nodeSlot) {
 		s.nodeSlot = append(s.nodeSlot, -1)
 	}
-	s.nodeSlot[id] = int32(len(s.nodes))
-	s.nodes = append(s.nodes, id)
 	s.byName[s.cl.Nodes[id].NameSym] = id
+	s.treeAdd(id)
+	s.relist()
 	for _, x := range s.fitList {
-		x.set(s, id, len(s.nodes)-1)
+		x.set(s, id, int(s.nodeSlot[id]))
 	}
 }
 
@@ -324,19 +339,13 @@ func (s *Scheduler) removeNode(id cluster.NodeID) {
 	if int(id) >= len(s.nodeSlot) || s.nodeSlot[id] < 0 {
 		return
 	}
-	i := s.nodeSlot[id]
-	last := s.nodes[len(s.nodes)-1]
 	for _, x := range s.fitList {
-		x.unset(id, int(i))
-		if int(i) != len(s.nodes)-1 {
-			x.move(len(s.nodes)-1, int(i))
-		}
+		x.unset(id, -1)
 	}
-	s.nodes[i] = last
-	s.nodeSlot[last] = i
-	s.nodes = s.nodes[:len(s.nodes)-1]
+	s.treeRemove(id)
 	s.nodeSlot[id] = -1
 	delete(s.byName, s.cl.Nodes[id].NameSym)
+	s.relist()
 }
 
 // dequeue forgets a pod that left Pending without the scheduler.
@@ -352,7 +361,7 @@ func (s *Scheduler) dequeue(id cluster.PodID) {
 	case inUnschedulable:
 		s.q.removeUnschedulable(id)
 	case inBackoff:
-		st.where = notQueued
+		s.q.removeBackoff(id)
 	}
 }
 
@@ -387,7 +396,7 @@ func (s *Scheduler) requeue(id cluster.PodID, now engine.Time) {
 	s.eng.Cancel(st.timer)
 	until := st.lastTry + backoff(st.attempts, s.cfg.InitialBackoff, s.cfg.MaxBackoff)
 	if until > now {
-		st.where = inBackoff
+		s.q.pushBackoff(id, until, st.lastTry)
 		st.timer = s.eng.Schedule(until, engine.Event{Handler: s.id, Kind: evBackoffDone, Obj: int32(id)})
 		return
 	}
@@ -395,7 +404,7 @@ func (s *Scheduler) requeue(id cluster.PodID, now engine.Time) {
 }
 
 func (s *Scheduler) wake() {
-	if s.drainSet || s.draining || len(s.q.active) == 0 {
+	if s.drainSet || s.draining || len(s.q.active) == 0 && len(s.q.backoff.items) == 0 {
 		return
 	}
 	s.drainSet = true
@@ -412,6 +421,7 @@ func (s *Scheduler) HandleEvent(ev engine.Event) {
 		id := cluster.PodID(ev.Obj)
 		st := s.q.at(id)
 		if st.where == inBackoff && s.cl.Pods[id].Phase == cluster.Pending {
+			s.q.removeBackoff(id)
 			s.q.pushActive(id, s.eng.Now())
 			s.wake()
 		}
@@ -427,15 +437,19 @@ func (s *Scheduler) HandleEvent(ev engine.Event) {
 	}
 }
 
-// drain runs scheduling cycles until the active queue is empty. Cycles take
-// no virtual time: the model's scheduler is infinitely fast (see package
-// doc).
+// drain runs scheduling cycles until the active queue and the backoff
+// queue are empty: with no active pod, the pod whose backoff ends first
+// is tried at once (SchedulerPopFromBackoffQ). Cycles take no virtual
+// time: the model's scheduler is infinitely fast (see package doc).
 func (s *Scheduler) drain() {
 	s.draining = true
 	for {
 		id, ok := s.q.popActive()
 		if !ok {
-			break
+			if id, ok = s.q.popBackoff(); !ok {
+				break
+			}
+			s.eng.Cancel(s.q.at(id).timer)
 		}
 		s.scheduleOne(id)
 	}
@@ -540,7 +554,10 @@ func numFeasibleNodesToFind(percentage int32, all int) int {
 }
 
 // findFeasible filters nodes starting where the last cycle stopped, until
-// it has enough feasible ones, counting the reasons of those it rejects. It
+// it has enough feasible ones, counting the reasons of those it rejects.
+// As upstream's findNodesThatPassFilters, it stops at the next feasible
+// node past the quota, not at the last one it keeps: the rejected nodes in
+// between count as processed, and the next cycle starts at that node. It
 // returns the mask of filters that rejected some node and collects the
 // rejected nodes whose reasons preemption could resolve.
 func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint32) {
@@ -569,7 +586,7 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint3
 	if len(fw.static) > 0 && fw.staticActive() {
 		st = s.staticTableFor(fw, cs.Spec)
 	}
-	for i := 0; i < all && len(s.feasible) < want; i++ {
+	for i := 0; i < all; i++ {
 		nid := s.nodes[(s.nextStart+i)%all]
 		n := &s.cl.Nodes[nid]
 		processed++
@@ -602,6 +619,13 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint3
 			break
 		}
 		if ok {
+			if len(s.feasible) == want {
+				// A feasible node past the quota ends the scan and is
+				// where the next cycle starts (upstream cancels its
+				// search on the first node past the quota).
+				processed--
+				break
+			}
 			s.feasible = append(s.feasible, nid)
 		}
 	}
@@ -677,16 +701,7 @@ func (s *Scheduler) count(r Reason) {
 // recordFailure renders the fit error as upstream does (FitError.Error:
 // "0/N nodes are available: " + sorted "count reason" strings).
 func (s *Scheduler) recordFailure(total int) int32 {
-	parts := make([]string, 0, len(s.touched))
-	for _, r := range s.touched {
-		parts = append(parts, fmt.Sprintf("%d %s", s.reasonCount[r], s.reasons[r]))
-	}
-	sort.Strings(parts)
-	msg := fmt.Sprintf("0/%d nodes are available", total)
-	if len(parts) > 0 {
-		msg += ": " + strings.Join(parts, ", ")
-	}
-	msg += "."
+	msg := s.failureMessage(total)
 	if i, ok := s.failureIDs[msg]; ok {
 		return i
 	}
@@ -699,6 +714,20 @@ func (s *Scheduler) recordFailure(total int) int32 {
 	s.failures = append(s.failures, f)
 	s.failureIDs[msg] = i
 	return i
+}
+
+// failureMessage renders the reasons counted by the last findFeasible.
+func (s *Scheduler) failureMessage(total int) string {
+	parts := make([]string, 0, len(s.touched))
+	for _, r := range s.touched {
+		parts = append(parts, fmt.Sprintf("%d %s", s.reasonCount[r], s.reasons[r]))
+	}
+	sort.Strings(parts)
+	msg := fmt.Sprintf("0/%d nodes are available", total)
+	if len(parts) > 0 {
+		msg += ": " + strings.Join(parts, ", ")
+	}
+	return msg + "."
 }
 
 // selectHost scores the feasible nodes and returns the best, breaking ties
