@@ -3,6 +3,7 @@ package schedfidelity
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -33,6 +34,9 @@ type Result struct {
 // ours found that node feasible too, so the states stay equal. detail
 // records every plugin's scores on our side too (slower).
 func Compare(c *Case, detail bool) (*Result, error) {
+	// Ours is timed with this thread's CPU clock (cputime.go).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	up, err := NewUpstream(c)
 	if err != nil {
 		return nil, err

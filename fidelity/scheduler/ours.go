@@ -109,9 +109,9 @@ func (o *Ours) Create(p *corev1.Pod) (Pending, error) { return o.create(p) }
 
 // Evaluate runs one of our cycles for the pod.
 func (o *Ours) Evaluate(id Pending) (Answer, error) {
-	start := cpuNow()
+	start := threadCPU()
 	ev, err := o.s.Evaluate(id, o.Detail)
-	o.Elapsed += cpuNow() - start
+	o.Elapsed += threadCPU() - start
 	if err != nil {
 		return Answer{}, err
 	}

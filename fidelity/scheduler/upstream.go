@@ -151,9 +151,9 @@ func (u *Upstream) Evaluate(pod *corev1.Pod) (Answer, error) {
 	qpi := &framework.QueuedPodInfo{PodInfo: pi}
 	state := framework.NewCycleState()
 	u.rec.nodes = u.rec.nodes[:0]
-	start := cpuNow()
+	start := processCPU()
 	res, err := u.sched.SchedulePod(u.ctx, u.fw, state, qpi)
-	u.Elapsed += cpuNow() - start
+	u.Elapsed += processCPU() - start
 	var a Answer
 	var fitErr *framework.FitError
 	switch {
