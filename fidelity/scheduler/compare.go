@@ -11,15 +11,15 @@ import (
 
 // PodResult is one pod's two answers.
 type PodResult struct {
-	Pod            string
-	Up, Ours       Answer
-	FeasibleEqual  bool
-	TopEqual       bool
-	ChosenInTop    bool // our chosen node is in upstream's top set
-	Unschedulable  bool // either side found no node
-	MessageEqual   bool
-	BoundTo        string // the node both sides bound it to ("" if not bound)
-	SampledFeasble bool   // the case samples (percentage below 100)
+	Pod           string
+	Up, Ours      Answer
+	FeasibleEqual bool
+	TopEqual      bool
+	ChosenInTop   bool // our chosen node is in upstream's top set
+	Unschedulable bool // either side found no node
+	MessageEqual  bool
+	BoundTo       string // the node both sides bound it to ("" if not bound)
+	Sampled       bool   // the case samples (percentage below 100)
 }
 
 // Result is one case's comparison.
@@ -61,7 +61,7 @@ func Compare(c *Case, detail bool) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: pod %s: ours: %w", c.Name, p.Name, err)
 		}
-		r := PodResult{Pod: p.Name, Up: ua, Ours: oa, SampledFeasble: c.Percentage != 100,
+		r := PodResult{Pod: p.Name, Up: ua, Ours: oa, Sampled: c.Percentage != 100,
 			FeasibleEqual: slices.Equal(ua.Feasible, oa.Feasible),
 			TopEqual:      slices.Equal(ua.Top, oa.Top),
 			ChosenInTop:   oa.Chosen == "" && ua.Chosen == "" || oa.Chosen != "" && slices.Contains(ua.Top, oa.Chosen),
@@ -83,13 +83,12 @@ func Compare(c *Case, detail bool) (*Result, error) {
 
 // Summary aggregates results.
 type Summary struct {
-	Cases, Pods, SampledPods    int
-	Feasible, Top, ChosenInTop  int
-	Unschedulable, Message      int
-	SampledFeasible             int
-	Up, Ours                    time.Duration
-	Disagreements               []string // "case-001/pod-003: feasible" ...
-	FeasibleSampledDisagreement int
+	Cases, Pods, SampledPods   int
+	Feasible, Top, ChosenInTop int
+	Unschedulable, Message     int
+	SampledFeasible            int
+	Up, Ours                   time.Duration
+	Disagreements              []string // "case-001/pod-003: feasible" ...
 }
 
 // Targets of issue 23 (percent, and the speedup factor).
@@ -117,7 +116,7 @@ func Summarize(rs []*Result) Summary {
 			} else {
 				what = append(what, "feasible")
 			}
-			if p.SampledFeasble {
+			if p.Sampled {
 				s.SampledPods++
 				if p.FeasibleEqual {
 					s.SampledFeasible++
