@@ -3,8 +3,9 @@
 # make bench - Go benchmarks of the engine, scheduler, autoscalers and market
 # make fuzz  - a longer fuzz run of every fuzz target (FUZZTIME each, default 60s;
 #              a count such as 100000x avoids Go 1.26's deadline flake, see fuzz-short)
-# make fidelity - our Karpenter solve against upstream Karpenter's on generated cases
-#                 (nested module fidelity/; vet, its tests, then the comparison)
+# make fidelity - our Karpenter solve against upstream Karpenter's, and our scheduler
+#                 against upstream's framework, on generated cases (nested modules
+#                 fidelity/ and fidelity/scheduler/; vet, their tests, then the comparisons)
 GO       ?= go
 BIN      := bin/sim
 SCENARIO ?= hybrid-naive
@@ -59,16 +60,21 @@ bench:
 clean:
 	rm -rf bin
 
-# The harness imports sigs.k8s.io/karpenter, so it lives in its own module;
-# the comparison exits 1 when a target of issue 10 is missed.
-# fidelity/jobvalidation (its own module: it imports k8s.io/kubernetes)
-# runs sim sweep --emit-job's manifests through the API server's validation.
+# The harnesses import sigs.k8s.io/karpenter and k8s.io/kubernetes, so each
+# lives in its own module; a comparison exits 1 when a target of issue 10
+# (Karpenter) or 23 (scheduler) is missed. fidelity/jobvalidation runs
+# sim sweep --emit-job's manifests through the API server's validation.
+FIDELITY_MODULES := fidelity fidelity/scheduler fidelity/jobvalidation
 fidelity:
-	@out=$$(cd fidelity && gofmt -l .); \
-	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@for m in $(FIDELITY_MODULES); do \
+		out=$$(cd $$m && gofmt -l .); \
+		if [ -n "$$out" ]; then echo "gofmt would change in $$m:"; echo "$$out"; exit 1; fi; \
+	done
 	cd fidelity && $(GO) vet ./... && $(GO) test ./...
 	cd fidelity/jobvalidation && $(GO) vet ./... && $(GO) test ./...
 	cd fidelity && $(GO) run ./cmd/fidelity
+	cd fidelity/scheduler && $(GO) vet ./... && $(GO) test ./...
+	cd fidelity/scheduler && $(GO) run ./cmd/fidelity-scheduler
 
 # make bench-scale - generated scale scenarios end to end (sizes in SCALE_SIZES as
 # nodes:pods:days), then 200 seeds of hybrid-naive; prints wall time, events/s

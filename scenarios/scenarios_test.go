@@ -167,7 +167,7 @@ func TestHybridNaiveStrandsBatch(t *testing.T) {
 		}
 	}
 	require.Equal(t, r.rep.Pods.Stranded, batch.Stranded, "the stranded pods are the spot-only batch pods")
-	require.Contains(t, batch.StrandedReason, "untolerated taint {capacity-type: on-demand}", "the CA group's taint keeps them off")
+	require.Contains(t, batch.StrandedReason, "node(s) had untolerated taint(s)", "the CA group's taint keeps them off")
 	require.False(t, launchedByCA(r.cluster, "render"), "the Cluster Autoscaler adds no node for the batch pods")
 	require.Greater(t, r.rep.Provisioning.InsufficientCapacityErrors, uint64(0), "Karpenter keeps retrying the dry pools")
 }

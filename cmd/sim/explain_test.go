@@ -33,7 +33,7 @@ func TestExplainWhyNothingCameSpotExhausted(t *testing.T) {
 	require.Contains(t, out, "NodePool/burst-spot (spot): can launch c5.large, c5a.large, c6i.large for it")
 	require.Contains(t, out, "NodeGroup/core-on-demand: never: untolerated taint capacity-type=on-demand:NoSchedule")
 	// The launch failures while it waited.
-	require.Contains(t, out, "While it waited (40m30s to 1h16m46s):")
+	require.Contains(t, out, "While it waited (40m30s to 1h11m27s):")
 	require.Regexp(t, `karpenter's launches failed \d+ x InsufficientInstanceCapacity on c5.large/us-east-1a/spot, `, out)
 }
 
@@ -116,7 +116,7 @@ func TestExplainWhyNothingCamePoolDepth(t *testing.T) {
 // so.
 func TestExplainSpotDrain(t *testing.T) {
 	out := explainOf(t, "ca-priority-fallback", "batch/render-15")
-	require.Contains(t, out, "deleted: evicted (a drain ahead of the reclaim: batch-spot-7 got a spot interruption notice at 40m00s)")
+	require.Contains(t, out, "deleted: evicted (a drain ahead of the reclaim: batch-spot-1 got a spot interruption notice at 40m00s)")
 }
 
 // ip-exhaustion: a pod bound to a node whose subnet has no free address

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"regexp"
@@ -126,9 +127,19 @@ func TestOpenMetrics(t *testing.T) {
 		require.True(t, seen[k], "documented %s is written", k)
 	}
 
-	// Spot-check values against the report.
-	require.Contains(t, text, "\nkarpenter_nodeclaims_created_total{min_values_relaxed=\"false\",nodepool=\"burst-spot\",reason=\"provisioning\"} 23 ")
-	require.Contains(t, text, "\nkarpenter_nodeclaims_disrupted_total{nodepool=\"burst-spot\",reason=\"spot_interrupted\"} 12 ")
+	// Spot-check values against the report: the NodePool's launches at
+	// the end of the timeline, and its spot interruptions (every one in
+	// hybrid-naive is a burst-spot node).
+	var launched int32 = -1
+	for _, p := range rep.Timeline.Pools {
+		if p.Owner == "karpenter" && p.Name == "burst-spot" {
+			launched = p.Launched[len(p.Launched)-1]
+		}
+	}
+	require.Positive(t, launched, "burst-spot launched nodes")
+	require.Contains(t, text, fmt.Sprintf("\nkarpenter_nodeclaims_created_total{min_values_relaxed=\"false\",nodepool=\"burst-spot\",reason=\"provisioning\"} %d ", launched))
+	require.Positive(t, rep.Spot.Interruptions)
+	require.Contains(t, text, fmt.Sprintf("\nkarpenter_nodeclaims_disrupted_total{nodepool=\"burst-spot\",reason=\"spot_interrupted\"} %d ", rep.Spot.Interruptions))
 }
 
 // Karpenter's families only where Karpenter runs.

@@ -15,7 +15,9 @@
 // constraints),
 // InterPodAffinity (2) and NodeResourcesBalancedAllocation (1). Ties are
 // broken by a seeded reservoir sample; percentageOfNodesToScore has the
-// adaptive default and a rotating start. A pod naming its node (DaemonSet
+// adaptive default and a rotating start that stops at the first feasible
+// node past the quota; nodes are scanned in upstream's node-tree order,
+// zone by zone in turn (nodetree.go). A pod naming its node (DaemonSet
 // pods) is evaluated on that node only, as upstream's PreFilter result
 // narrows the scan. The first four filters match through sim/cluster's
 // matchers, as cluster.StaticFit does (which checks the volume pin too):
@@ -25,8 +27,12 @@
 // Queue: priority, then queue time; back-off 1 s doubling to 10 s; an
 // unschedulable pod moves back on the cluster events the plugins that
 // rejected it registered (upstream's queueing hints, by plugin rather than
-// by hint function), and at the latest after 5 minutes. Pods carry the
-// PodScheduled=False/Unschedulable condition the autoscalers read.
+// by hint function), and at the latest after 5 minutes. With no active
+// pod, the backoff queue's head is tried at once (SchedulerPopFromBackoffQ).
+// Pods carry the PodScheduled=False/Unschedulable condition the
+// autoscalers read. Evaluate runs one cycle without binding, for the
+// fidelity harness (fidelity/scheduler) that compares whole cycles with
+// upstream's framework.
 //
 // Speed (none of it changes an answer): static filter verdicts cached per
 // spec class and node until the node's cluster.NodeEpoch moves
@@ -56,6 +62,11 @@
 //     nominated node is not reserved against other pods.
 //   - Upstream checks the unschedulable queue every 30 s for pods due to
 //     leave it after 5 minutes; here they leave at exactly 5 minutes.
+//     Backoff expiries are not rounded to upstream's one-second windows.
+//   - A node joins the scan order when it turns Ready; upstream's cache
+//     holds it from registration.
+//   - OpportunisticBatching (reusing an identical pod's scores) is not
+//     modelled; the fit error carries no "preemption: ..." suffix.
 //   - VolumeRestrictions (ReadWriteOncePod, disk conflicts), host ports,
 //     images, DRA, scheduling gates, extenders and
 //     Services' part in the default spreading selector are not modelled.

@@ -46,6 +46,9 @@ type fitIndex struct {
 	nFeas    int
 	counts   []int32 // per Reason: nodes that gave it
 	rejects  [32]int32
+	// epoch is the scheduler's orderEpoch the bitset follows; when the
+	// scan order changed since, the bitset is rebuilt before use.
+	epoch uint64
 }
 
 type fitKey struct {
@@ -64,6 +67,9 @@ func (s *Scheduler) fitIndexFor(fw *framework, cs *CycleState) *fitIndex {
 	}
 	key := fitKey{fw, s.specClassOf(cs.Spec), cs.Spec.Requests}
 	if x := s.fitIdx[key]; x != nil {
+		if x.epoch != s.orderEpoch {
+			x.rebuild(s)
+		}
 		return x
 	}
 	x := &fitIndex{fw: fw, table: s.staticTableFor(fw, cs.Spec), cs: CycleState{Spec: cs.Spec}, req: cs.Spec.Requests,
@@ -72,6 +78,7 @@ func (s *Scheduler) fitIndexFor(fw *framework, cs *CycleState) *fitIndex {
 	for pos, nid := range s.nodes {
 		x.set(s, nid, pos)
 	}
+	x.epoch = s.orderEpoch
 	s.fitIdx[key] = x
 	s.fitList = append(s.fitList, x)
 	return x
@@ -153,14 +160,21 @@ func (x *fitIndex) unset(nid cluster.NodeID, pos int) {
 	}
 }
 
-// move carries the bit at scan position from to position to (a node
-// swapped into a freed slot).
-func (x *fitIndex) move(from, to int) {
-	b := x.feasible[from/64] >> (from % 64) & 1
-	x.feasible[from/64] &^= 1 << (from % 64)
-	if b != 0 {
-		x.feasible[to/64] |= 1 << (to % 64)
+// rebuild lays the bitset out anew over the current scan order from the
+// verdicts, which follow NodeIDs and stay valid.
+func (x *fitIndex) rebuild(s *Scheduler) {
+	words := (len(s.nodes) + 63) / 64
+	if cap(x.feasible) < words {
+		x.feasible = make([]uint64, words)
 	}
+	x.feasible = x.feasible[:words]
+	clear(x.feasible)
+	for pos, nid := range s.nodes {
+		if int(nid) < len(x.verdict) && x.verdict[nid] == 1 {
+			x.feasible[pos/64] |= 1 << (pos % 64)
+		}
+	}
+	x.epoch = s.orderEpoch
 }
 
 // fitNodeChanged re-evaluates a node in every index (its room, labels,
@@ -186,11 +200,11 @@ func (s *Scheduler) fitNodeChanged(nid cluster.NodeID) {
 // findIndexed is findFeasible through an index.
 func (s *Scheduler) findIndexed(x *fitIndex, want int) (rejectors uint32) {
 	all := len(s.nodes)
-	start := s.nextStart
+	start := s.nextStart % all // the list may have shrunk since
 	processed := all
 	if x.nFeas > 0 {
-		// Feasible nodes in scan order from start, wrapping once.
-		last := -1
+		// Feasible nodes in scan order from start, wrapping once; the
+		// first past the quota ends the scan (see findFeasible).
 	scan:
 		for _, seg := range [2][2]int{{start, all}, {0, start}} {
 			for p := seg[0]; p < seg[1]; {
@@ -203,16 +217,13 @@ func (s *Scheduler) findIndexed(x *fitIndex, want int) (rejectors uint32) {
 				if p >= seg[1] {
 					break
 				}
-				s.feasible = append(s.feasible, s.nodes[p])
-				last = p
 				if len(s.feasible) == want {
+					processed = (p - start + all) % all
 					break scan
 				}
+				s.feasible = append(s.feasible, s.nodes[p])
 				p++
 			}
-		}
-		if len(s.feasible) == want {
-			processed = (last-start+all)%all + 1
 		}
 	} else {
 		// No node fits: the scan would see every node; its reasons are

@@ -151,27 +151,27 @@ func (p *interPodAffinity) PreFilter(cs *CycleState) bool {
 	return len(p.forbidden) == 0 && len(spec.PodAffinity) == 0 && len(spec.PodAntiAffinity) == 0
 }
 
+// Filter checks, in upstream's order (and with its reason for the first
+// that fails): the pod's affinity, its anti-affinity, then the existing
+// pods' anti-affinity.
 func (p *interPodAffinity) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.Node, _ *[]Reason) Reason {
-	if len(p.forbidden) > 0 {
-		for _, l := range n.Labels {
-			if p.forbidden[pair{l.Key, l.Value}] > 0 {
-				return p.existingAnti
-			}
-		}
-	}
 	spec := cs.Spec
 	if len(spec.PodAffinity) > 0 {
 		all := true
 		for i := range spec.PodAffinity {
 			k := spec.PodAffinity[i].TopologyKey
 			v, ok := n.Labels.Get(k)
-			if !ok || p.affinityHit[pair{k, v}] <= 0 {
+			if !ok {
+				// Every topology key must be on the node, for a pod
+				// with affinity to itself too.
+				return p.affinity
+			}
+			if p.affinityHit[pair{k, v}] <= 0 {
 				all = false
-				break
 			}
 		}
 		// The first pod of a group with affinity to itself may go
-		// anywhere, or it would wait for ever.
+		// anywhere (that has the keys), or it would wait for ever.
 		if !all && (len(p.affinityHit) != 0 || !p.selfAffine) {
 			return p.affinity
 		}
@@ -180,6 +180,13 @@ func (p *interPodAffinity) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.N
 		k := spec.PodAntiAffinity[i].TopologyKey
 		if v, ok := n.Labels.Get(k); ok && p.antiHit[pair{k, v}] > 0 {
 			return p.anti
+		}
+	}
+	if len(p.forbidden) > 0 {
+		for _, l := range n.Labels {
+			if p.forbidden[pair{l.Key, l.Value}] > 0 {
+				return p.existingAnti
+			}
 		}
 	}
 	return Pass

@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"fmt"
-
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
@@ -67,8 +65,10 @@ func (p *nodeName) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.Node, _ *
 // does not tolerate, and scores by the number of intolerable
 // PreferNoSchedule taints (fewer is better).
 type taintToleration struct {
-	h       Handle
-	reasons map[cluster.Taint]Reason
+	h Handle
+	// reason names no taint: upstream's has not since 1.35
+	// (kubernetes#134740: taints may be sensitive).
+	reason Reason
 }
 
 var (
@@ -77,23 +77,17 @@ var (
 )
 
 func newTaintToleration(h Handle, _ PluginArgs) (Plugin, error) {
-	return &taintToleration{h: h, reasons: map[cluster.Taint]Reason{}}, nil
+	return &taintToleration{h: h, reason: h.Reason("node(s) had untolerated taint(s)", Unresolvable)}, nil
 }
 
 func (p *taintToleration) Name() string  { return NameTaintToleration }
 func (p *taintToleration) Events() Event { return EvNodeAdd | EvNodeUpdate }
 
 func (p *taintToleration) Filter(cs *CycleState, _ cluster.NodeID, n *cluster.Node, _ *[]Reason) Reason {
-	t, bad := cs.Spec.Tolerations.FirstUntolerated(n.Taints)
-	if !bad {
-		return Pass
+	if _, bad := cs.Spec.Tolerations.FirstUntolerated(n.Taints); bad {
+		return p.reason
 	}
-	r, ok := p.reasons[t]
-	if !ok {
-		r = p.h.Reason(fmt.Sprintf("node(s) had untolerated taint %s", t.String(p.h.Cluster().Syms)), Unresolvable)
-		p.reasons[t] = r
-	}
-	return r
+	return Pass
 }
 
 func (p *taintToleration) Score(cs *CycleState, _ cluster.NodeID, n *cluster.Node) int64 {

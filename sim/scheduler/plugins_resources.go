@@ -239,11 +239,14 @@ func (p *nodeResourcesFit) shapeScore(util int64) int64 {
 	return sh[len(sh)-1].Score * scale
 }
 
-// balancedAllocation favours nodes whose cpu and memory would be used in
-// equal shares (k8s noderesources/balanced_allocation.go): 100 x (1 -
-// standard deviation of the requested fractions), on actual requests. Pods
-// that request neither are not scored by it (upstream skips best-effort
-// pods so they do not pile onto one node).
+// balancedAllocation favours nodes whose cpu and memory use the pod makes
+// more even (k8s noderesources/balanced_allocation.go, since 1.36,
+// kubernetes#135573): a node's balance is 100 x (1 - standard deviation of
+// the requested fractions), on actual requests, and the score is 50 + (50
+// + balance with the pod - balance without it) / 2: 75 for no change, 100
+// from fully uneven to even, 50 the other way. Pods that request neither
+// are not scored by it (upstream skips best-effort pods so they do not
+// pile onto one node).
 type balancedAllocation struct {
 	h         Handle
 	resources []scoredResource
@@ -277,6 +280,17 @@ func (p *balancedAllocation) PreScore(cs *CycleState, _ []cluster.NodeID) bool {
 }
 
 func (p *balancedAllocation) Score(cs *CycleState, _ cluster.NodeID, n *cluster.Node) int64 {
+	return balancedScore(p.balance(n, &cs.Spec.Requests), p.balance(n, nil))
+}
+
+// balancedScore turns the balances with and without the pod into the
+// score.
+func balancedScore(with, without int64) int64 {
+	return MaxNodeScore/2 + (MaxNodeScore/2+with-without)/2
+}
+
+// balance is the node's balance with add's requests on it (nil: none).
+func (p *balancedAllocation) balance(n *cluster.Node, add *cluster.Resources) int64 {
 	fr := p.fractions[:0]
 	var total float64
 	for _, r := range p.resources {
@@ -284,10 +298,11 @@ func (p *balancedAllocation) Score(cs *CycleState, _ cluster.NodeID, n *cluster.
 		if capacity == 0 {
 			continue
 		}
-		f := float64(n.Requested[r.slot]+cs.Spec.Requests[r.slot]) / float64(capacity)
-		if f > 1 {
-			f = 1
+		used := n.Requested[r.slot]
+		if add != nil {
+			used += add[r.slot]
 		}
+		f := min(float64(used)/float64(capacity), 1)
 		total += f
 		fr = append(fr, f)
 	}
@@ -305,6 +320,17 @@ func (p *balancedAllocation) Score(cs *CycleState, _ cluster.NodeID, n *cluster.
 		std = math.Sqrt(sum / float64(len(fr)))
 	}
 	return int64((1 - std) * MaxNodeScore)
+}
+
+// balance2 is balance for two resources: used u0, u1 of capacities c0,
+// c1. With one capacity 0, one fraction: deviation 0.
+func balance2(u0, u1, c0, c1 int64) int64 {
+	if c0 == 0 || c1 == 0 {
+		return MaxNodeScore
+	}
+	f0 := min(float64(u0)/float64(c0), 1)
+	f1 := min(float64(u1)/float64(c1), 1)
+	return int64((1 - math.Abs((f0-f1)/2)) * MaxNodeScore)
 }
 
 // scoreAll is Score over the feasible nodes, with two resources (the
@@ -325,20 +351,8 @@ func (p *balancedAllocation) scoreAll(cs *CycleState, nodes []cluster.Node, feas
 			continue
 		}
 		n := &nodes[nid]
-		// With one capacity 0, one fraction: deviation 0.
-		var std float64
-		if c0, c1 := n.Allocatable[s0], n.Allocatable[s1]; c0 != 0 && c1 != 0 {
-			f0 := float64(n.Requested[s0]+r0) / float64(c0)
-			if f0 > 1 {
-				f0 = 1
-			}
-			f1 := float64(n.Requested[s1]+r1) / float64(c1)
-			if f1 > 1 {
-				f1 = 1
-			}
-			std = math.Abs((f0 - f1) / 2)
-		}
-		out[i] = int64((1 - std) * MaxNodeScore)
+		c0, c1, u0, u1 := n.Allocatable[s0], n.Allocatable[s1], n.Requested[s0], n.Requested[s1]
+		out[i] = balancedScore(balance2(u0+r0, u1+r1, c0, c1), balance2(u0, u1, c0, c1))
 		p.cache.put(epochs, nid, out[i])
 	}
 }

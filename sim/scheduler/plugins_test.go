@@ -186,8 +186,9 @@ func TestRequiredAntiAffinityOnePerHost(t *testing.T) {
 	}
 	require.NotEqual(t, h.nodeOf(pods[0]), h.nodeOf(pods[1]))
 	require.Equal(t, cluster.Pending, h.cl.Pods[pods[2]].Phase)
-	// Existing pods' anti-affinity is checked first, as upstream does.
-	require.Equal(t, "0/2 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules.", h.s.LastFailure(pods[2]))
+	// The pod's own anti-affinity is checked before the existing pods',
+	// as upstream does.
+	require.Equal(t, "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.", h.s.LastFailure(pods[2]))
 
 	// Symmetry: a pod without terms that the existing pods' anti-affinity
 	// selects is kept away too.
@@ -230,6 +231,23 @@ func TestRequiredAffinityAndSelfAffinity(t *testing.T) {
 	require.Equal(t, "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.", h.s.LastFailure(w))
 }
 
+// TestSelfAffinityNeedsTheTopologyKey: the first pod of a group with
+// affinity to itself may go anywhere that has the term's topology key; a
+// node without a zone label is rejected (upstream: "All topology labels
+// must exist on the node - also in case of self-affinity").
+func TestSelfAffinityNeedsTheTopologyKey(t *testing.T) {
+	h := newHarness(t, 1, Config{})
+	h.node("nozone", 8000, 16384, nil)
+	h.node("a1", 8000, 16384, zoned("a", nil))
+	spec := podSpec("100m", "100Mi")
+	spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "cache"}}, TopologyKey: "topology.kubernetes.io/zone"}}}}
+	first := h.podL("c1", map[string]string{"app": "cache"}, spec)
+	ev, err := h.s.Evaluate(first, false)
+	require.NoError(t, err)
+	require.Equal(t, []cluster.NodeID{1}, ev.Feasible)
+}
+
 func TestPreferredAntiAffinityScore(t *testing.T) {
 	h := newHarness(t, 1, Config{})
 	h.node("n1", 8000, 16384, nil)
@@ -252,10 +270,12 @@ func TestBalancedAllocationScore(t *testing.T) {
 	f := &balancedAllocation{resources: []scoredResource{{cluster.CPU, 1}, {cluster.Memory, 1}}}
 	specMem, _, _ := cluster.CompilePodSpec(h.cl.Syms, h.cl.Resources, cluster.PodSpecInput{Spec: ptr(podSpec("0", "2Gi"))})
 	cs := &CycleState{Spec: specMem}
-	// n1: cpu 2000/4000 = .5, mem 2048/4096 = .5 -> std 0 -> 100.
-	require.Equal(t, int64(100), f.Score(cs, n1, &h.cl.Nodes[n1]))
-	// n2: cpu 0, mem .5 -> std .25 -> 75.
-	require.Equal(t, int64(75), f.Score(cs, 1, &h.cl.Nodes[1]))
+	// n1: with the pod cpu 2000/4000 = .5, mem 2048/4096 = .5 -> std 0 ->
+	// balance 100; without it cpu .5, mem 0 -> std .25 -> 75; the score
+	// is 50 + (50 + 100 - 75) / 2 = 87 (integer division).
+	require.Equal(t, int64(87), f.Score(cs, n1, &h.cl.Nodes[n1]))
+	// n2: with cpu 0, mem .5 -> 75; without 100: 50 + (50 + 75 - 100) / 2.
+	require.Equal(t, int64(62), f.Score(cs, 1, &h.cl.Nodes[1]))
 	require.True(t, f.PreScore(&CycleState{Spec: &cluster.PodSpec{}}, nil), "best-effort pods are not scored")
 }
 

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"container/heap"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -40,19 +41,24 @@ const (
 )
 
 // queue is the scheduling queue: an active heap ordered by priority then
-// queue timestamp (the PrioritySort plugin), a backoff set driven by engine
-// timers, and an unschedulable list that cluster events or a 5-minute
-// timeout move back (k8s backend/queue/scheduling_queue.go).
+// queue timestamp (the PrioritySort plugin), a backoff heap ordered by
+// backoff expiry (then as the active heap) whose pods engine timers move
+// to the active heap, and an unschedulable list that cluster events or a
+// 5-minute timeout move back (k8s backend/queue/scheduling_queue.go).
+// When the active heap is empty the scheduler pops the backoff heap's
+// head even before its backoff ends (SchedulerPopFromBackoffQ, on by
+// default since Kubernetes 1.33).
 type queue struct {
 	cl *cluster.Cluster
 	// pages hold the pod states by PodID, a page at a time, so that the
 	// states of the pods ever created (a million over a simulated week)
 	// are never copied to grow; n is how many exist (PodIDs below n).
-	pages  [][]podState
-	n      int
-	active []activeEntry // binary heap
-	unsch  []cluster.PodID
-	seq    uint64
+	pages   [][]podState
+	n       int
+	active  []activeEntry // binary heap
+	backoff backoffHeap
+	unsch   []cluster.PodID
+	seq     uint64
 }
 
 // activeEntry is a pod in the active heap with its sort key, so that
@@ -169,6 +175,79 @@ func (q *queue) down(i int) {
 		q.swap(i, m)
 		i = m
 	}
+}
+
+// backoffEntry is a pod in the backoff heap with its sort key.
+type backoffEntry struct {
+	until engine.Time // when its backoff ends
+	activeEntry
+}
+
+// backoffHeap is container/heap's view of the backoff heap: by backoff
+// expiry, then priority, then queue time (upstream's backoffQ with
+// SchedulerPopFromBackoffQ orders ties as the activeQ does). Pods' slots
+// hold their index here while they are in it.
+type backoffHeap struct {
+	q     *queue
+	items []backoffEntry
+}
+
+func (h *backoffHeap) Len() int { return len(h.items) }
+
+func (h *backoffHeap) Less(i, j int) bool {
+	a, b := &h.items[i], &h.items[j]
+	if a.until != b.until {
+		return a.until < b.until
+	}
+	return a.activeEntry.less(&b.activeEntry)
+}
+
+func (h *backoffHeap) Swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.q.at(h.items[i].id).slot = int32(i)
+	h.q.at(h.items[j].id).slot = int32(j)
+}
+
+func (h *backoffHeap) Push(x any) {
+	e := x.(backoffEntry)
+	h.q.at(e.id).slot = int32(len(h.items))
+	h.items = append(h.items, e)
+}
+
+func (h *backoffHeap) Pop() any {
+	last := len(h.items) - 1
+	e := h.items[last]
+	h.items = h.items[:last]
+	return e
+}
+
+// pushBackoff parks a pod until its backoff ends at until; queuedAt is
+// its queue timestamp (its last attempt).
+func (q *queue) pushBackoff(id cluster.PodID, until, queuedAt engine.Time) {
+	s := q.state(id)
+	s.where = inBackoff
+	q.seq++
+	q.backoff.q = q
+	heap.Push(&q.backoff, backoffEntry{until: until, activeEntry: activeEntry{id: id, priority: q.cl.Pods[id].Spec.Priority, queuedAt: queuedAt, seq: q.seq}})
+}
+
+// removeBackoff takes a pod out of the backoff heap.
+func (q *queue) removeBackoff(id cluster.PodID) {
+	s := q.at(id)
+	heap.Remove(&q.backoff, int(s.slot))
+	s.where = notQueued
+	s.slot = -1
+}
+
+// popBackoff takes the backoff heap's head, whose backoff may not have
+// ended.
+func (q *queue) popBackoff() (cluster.PodID, bool) {
+	if len(q.backoff.items) == 0 {
+		return cluster.NoPod, false
+	}
+	id := q.backoff.items[0].id
+	q.removeBackoff(id)
+	return id, true
 }
 
 func (q *queue) pushUnschedulable(id cluster.PodID) {

@@ -115,3 +115,35 @@ func queueAgainstReference(t *testing.T, seed uint64) {
 		}
 	}
 }
+
+// TestBackoffHeapOrder: the backoff heap pops by backoff expiry, then
+// priority, then queue time; removals keep the slots true.
+func TestBackoffHeapOrder(t *testing.T) {
+	h := newHarness(t, 1, Config{})
+	var ids []cluster.PodID
+	for i, pr := range []int32{0, 5, 5, 0, 9} {
+		ids = append(ids, h.podWithPriority(fmt.Sprint("p", i), podSpec("100m", "100Mi"), pr))
+	}
+	q := queue{cl: h.cl}
+	s := engine.Time(time.Second)
+	q.pushBackoff(ids[0], 2*s, 0)
+	q.pushBackoff(ids[1], 2*s, s)
+	q.pushBackoff(ids[2], 2*s, 0)
+	q.pushBackoff(ids[3], s, s)
+	q.pushBackoff(ids[4], 3*s, 0)
+	q.removeBackoff(ids[0])
+	require.Equal(t, notQueued, q.at(ids[0]).where)
+	for i, e := range q.backoff.items {
+		require.Equal(t, int32(i), q.at(e.id).slot)
+		require.Equal(t, inBackoff, q.at(e.id).where)
+	}
+	var got []cluster.PodID
+	for {
+		id, ok := q.popBackoff()
+		if !ok {
+			break
+		}
+		got = append(got, id)
+	}
+	require.Equal(t, []cluster.PodID{ids[3], ids[2], ids[1], ids[4]}, got)
+}

@@ -77,6 +77,12 @@ type Scheduler struct {
 	byName    map[cluster.Sym]cluster.NodeID
 	nodeSlot  []int32
 	nextStart int
+	// The node tree that orders nodes (nodetree.go): zones in order of
+	// their first node, each node's zone, and a count of order changes.
+	zones                                 []treeZone
+	nodeZone                              []zoneKey
+	orderEpoch                            uint64
+	keyRegion, keyBetaRegion, keyBetaZone cluster.Sym
 
 	reasons      []string
 	unresolvable []bool
@@ -189,6 +195,9 @@ func New(eng *engine.Engine, cl *cluster.Cluster, cfg Config) (*Scheduler, error
 		reasonCount:     []int32{0},
 	}
 	s.topo.NamespaceLabels = cfg.NamespaceLabels
+	s.keyRegion = cl.Syms.Intern("topology.kubernetes.io/region")
+	s.keyBetaRegion = cl.Syms.Intern("failure-domain.beta.kubernetes.io/region")
+	s.keyBetaZone = cl.Syms.Intern("failure-domain.beta.kubernetes.io/zone")
 	s.q.cl = cl
 	reg := DefaultRegistry()
 	for _, p := range cfg.Profiles {
@@ -302,6 +311,12 @@ func (s *Scheduler) OnChange(c cluster.Change) {
 		s.moveAll(EvNodeAdd)
 	case cluster.NodeUpdated:
 		s.nodeChanged(c.Node)
+		if s.scanned(c.Node) && s.zoneKeyOf(&s.cl.Nodes[c.Node]) != s.nodeZone[c.Node] {
+			// A new zone: upstream's tree moves the node to the end of it.
+			s.treeRemove(c.Node)
+			s.treeAdd(c.Node)
+			s.relist()
+		}
 		s.topo.nodeChanged(c.Node, s.scanned(c.Node))
 		s.fitNodeChanged(c.Node)
 		s.moveAll(EvNodeUpdate)
@@ -319,11 +334,11 @@ func (s *Scheduler) addNode(id cluster.NodeID) {
 	for int(id) >= len(s.nodeSlot) {
 		s.nodeSlot = append(s.nodeSlot, -1)
 	}
-	s.nodeSlot[id] = int32(len(s.nodes))
-	s.nodes = append(s.nodes, id)
 	s.byName[s.cl.Nodes[id].NameSym] = id
+	s.treeAdd(id)
+	s.relist()
 	for _, x := range s.fitList {
-		x.set(s, id, len(s.nodes)-1)
+		x.set(s, id, int(s.nodeSlot[id]))
 	}
 }
 
@@ -336,19 +351,13 @@ func (s *Scheduler) removeNode(id cluster.NodeID) {
 	if int(id) >= len(s.nodeSlot) || s.nodeSlot[id] < 0 {
 		return
 	}
-	i := s.nodeSlot[id]
-	last := s.nodes[len(s.nodes)-1]
 	for _, x := range s.fitList {
-		x.unset(id, int(i))
-		if int(i) != len(s.nodes)-1 {
-			x.move(len(s.nodes)-1, int(i))
-		}
+		x.unset(id, -1)
 	}
-	s.nodes[i] = last
-	s.nodeSlot[last] = i
-	s.nodes = s.nodes[:len(s.nodes)-1]
+	s.treeRemove(id)
 	s.nodeSlot[id] = -1
 	delete(s.byName, s.cl.Nodes[id].NameSym)
+	s.relist()
 }
 
 // dequeue forgets a pod that left Pending without the scheduler.
@@ -364,7 +373,7 @@ func (s *Scheduler) dequeue(id cluster.PodID) {
 	case inUnschedulable:
 		s.q.removeUnschedulable(id)
 	case inBackoff:
-		st.where = notQueued
+		s.q.removeBackoff(id)
 	}
 }
 
@@ -399,7 +408,7 @@ func (s *Scheduler) requeue(id cluster.PodID, now engine.Time) {
 	s.eng.Cancel(st.timer)
 	until := st.lastTry + backoff(st.attempts, s.cfg.InitialBackoff, s.cfg.MaxBackoff)
 	if until > now {
-		st.where = inBackoff
+		s.q.pushBackoff(id, until, st.lastTry)
 		st.timer = s.eng.Schedule(until, engine.Event{Handler: s.id, Kind: evBackoffDone, Obj: int32(id)})
 		return
 	}
@@ -407,7 +416,7 @@ func (s *Scheduler) requeue(id cluster.PodID, now engine.Time) {
 }
 
 func (s *Scheduler) wake() {
-	if s.drainSet || s.draining || len(s.q.active) == 0 {
+	if s.drainSet || s.draining || len(s.q.active) == 0 && len(s.q.backoff.items) == 0 {
 		return
 	}
 	s.drainSet = true
@@ -424,6 +433,7 @@ func (s *Scheduler) HandleEvent(ev engine.Event) {
 		id := cluster.PodID(ev.Obj)
 		st := s.q.at(id)
 		if st.where == inBackoff && s.cl.Pods[id].Phase == cluster.Pending {
+			s.q.removeBackoff(id)
 			s.q.pushActive(id, s.eng.Now())
 			s.wake()
 		}
@@ -439,14 +449,16 @@ func (s *Scheduler) HandleEvent(ev engine.Event) {
 	}
 }
 
-// drain runs scheduling cycles until the active queue is empty. Without
-// Config.ComputeTime cycles take no virtual time: the scheduler is
-// infinitely fast. With it, drain runs one cycle, which keeps the
-// scheduler busy for its cost; the next runs when it ends (wake).
+// drain runs scheduling cycles until the active queue and the backoff
+// queue are empty: with no active pod, the pod whose backoff ends first
+// is tried at once (SchedulerPopFromBackoffQ). Without Config.ComputeTime
+// cycles take no virtual time: the scheduler is infinitely fast. With it,
+// drain runs one cycle, which keeps the scheduler busy for its cost; the
+// next runs when it ends (wake).
 func (s *Scheduler) drain() {
 	s.draining = true
 	if s.cfg.ComputeTime {
-		if id, queued, ok := s.q.popActive(); ok {
+		if id, queued, ok := s.pop(); ok {
 			now := s.eng.Now()
 			cost := s.cycleCost(s.cl.Pods[id].Spec, s.scheduleOne(id))
 			s.busyUntil = now + cost
@@ -458,13 +470,29 @@ func (s *Scheduler) drain() {
 		return
 	}
 	for {
-		id, _, ok := s.q.popActive()
+		id, _, ok := s.pop()
 		if !ok {
 			break
 		}
 		s.scheduleOne(id)
 	}
 	s.draining = false
+}
+
+// pop takes the pod the next cycle tries and when it was queued: the head
+// of the active queue, else the head of the backoff queue, whose backoff
+// timer is cancelled (SchedulerPopFromBackoffQ); a pod taken early from
+// backoff counts as queued now, so its backoff is not counted as a wait.
+func (s *Scheduler) pop() (cluster.PodID, engine.Time, bool) {
+	if id, queued, ok := s.q.popActive(); ok {
+		return id, queued, true
+	}
+	id, ok := s.q.popBackoff()
+	if !ok {
+		return cluster.NoPod, 0, false
+	}
+	s.eng.Cancel(s.q.at(id).timer)
+	return id, s.eng.Now(), true
 }
 
 // scheduleOne runs one scheduling cycle. It returns the work as upstream
@@ -572,7 +600,10 @@ func numFeasibleNodesToFind(percentage int32, all int) int {
 }
 
 // findFeasible filters nodes starting where the last cycle stopped, until
-// it has enough feasible ones, counting the reasons of those it rejects. It
+// it has enough feasible ones, counting the reasons of those it rejects.
+// As upstream's findNodesThatPassFilters, it stops at the next feasible
+// node past the quota, not at the last one it keeps: the rejected nodes in
+// between count as processed, and the next cycle starts at that node. It
 // returns the mask of filters that rejected some node and collects the
 // rejected nodes whose reasons preemption could resolve.
 func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint32) {
@@ -601,7 +632,7 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint3
 	if len(fw.static) > 0 && fw.staticActive() {
 		st = s.staticTableFor(fw, cs.Spec)
 	}
-	for i := 0; i < all && len(s.feasible) < want; i++ {
+	for i := 0; i < all; i++ {
 		nid := s.nodes[(s.nextStart+i)%all]
 		n := &s.cl.Nodes[nid]
 		processed++
@@ -634,6 +665,13 @@ func (s *Scheduler) findFeasible(fw *framework, cs *CycleState) (rejectors uint3
 			break
 		}
 		if ok {
+			if len(s.feasible) == want {
+				// A feasible node past the quota ends the scan and is
+				// where the next cycle starts (upstream cancels its
+				// search on the first node past the quota).
+				processed--
+				break
+			}
 			s.feasible = append(s.feasible, nid)
 		}
 	}
@@ -709,16 +747,7 @@ func (s *Scheduler) count(r Reason) {
 // recordFailure renders the fit error as upstream does (FitError.Error:
 // "0/N nodes are available: " + sorted "count reason" strings).
 func (s *Scheduler) recordFailure(total int) int32 {
-	parts := make([]string, 0, len(s.touched))
-	for _, r := range s.touched {
-		parts = append(parts, fmt.Sprintf("%d %s", s.reasonCount[r], s.reasons[r]))
-	}
-	sort.Strings(parts)
-	msg := fmt.Sprintf("0/%d nodes are available", total)
-	if len(parts) > 0 {
-		msg += ": " + strings.Join(parts, ", ")
-	}
-	msg += "."
+	msg := s.failureMessage(total)
 	if i, ok := s.failureIDs[msg]; ok {
 		return i
 	}
@@ -731,6 +760,20 @@ func (s *Scheduler) recordFailure(total int) int32 {
 	s.failures = append(s.failures, f)
 	s.failureIDs[msg] = i
 	return i
+}
+
+// failureMessage renders the reasons counted by the last findFeasible.
+func (s *Scheduler) failureMessage(total int) string {
+	parts := make([]string, 0, len(s.touched))
+	for _, r := range s.touched {
+		parts = append(parts, fmt.Sprintf("%d %s", s.reasonCount[r], s.reasons[r]))
+	}
+	sort.Strings(parts)
+	msg := fmt.Sprintf("0/%d nodes are available", total)
+	if len(parts) > 0 {
+		msg += ": " + strings.Join(parts, ", ")
+	}
+	return msg + "."
 }
 
 // selectHost scores the feasible nodes and returns the best, breaking ties

@@ -121,7 +121,7 @@ func TestFiltersAndFitErrorMessage(t *testing.T) {
 	h.eng.Run(time.Second)
 	require.Equal(t, cluster.Pending, h.cl.Pods[p].Phase)
 	require.True(t, h.cl.Pods[p].Unschedulable, "the PodScheduled=False/Unschedulable condition is set")
-	require.Equal(t, "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint {capacity-type: on-demand}, 1 node(s) were unschedulable.",
+	require.Equal(t, "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable.",
 		h.s.LastFailure(p))
 
 	// Tolerating the taint makes the tainted node feasible.
@@ -158,19 +158,43 @@ func TestPreferredAffinityAndPreferNoScheduleScore(t *testing.T) {
 	require.Equal(t, "ssd", h.nodeOf(p), "preferred affinity wins, the PreferNoSchedule taint breaks the tie")
 }
 
-func TestBackoffAfterNodeAdded(t *testing.T) {
+// TestBackoffPoppedWhenActiveQueueEmpty: SchedulerPopFromBackoffQ (on
+// by default since 1.33): a pod moved back by an event while its backoff
+// runs waits in the backoff queue, but an idle scheduler (no active pod)
+// pops it at once rather than at the end of its backoff.
+func TestBackoffPoppedWhenActiveQueueEmpty(t *testing.T) {
 	h := newHarness(t, 1, Config{})
 	p := h.pod("p", podSpec("1", "1Gi"))
 	h.eng.Run(0) // first attempt at t=0 fails: no nodes
 	require.Equal(t, "0/0 nodes are available.", h.s.LastFailure(p))
-	// A node appears at 300ms: the pod moves, but its 1s backoff runs until t=1s.
+	// A node appears at 300ms: the pod moves to backoff (until t=1s) and,
+	// the active queue being empty, is tried at once.
 	h.eng.Run(300 * time.Millisecond)
 	h.node("a", 4000, 8192, nil)
-	h.eng.Run(999 * time.Millisecond)
-	require.Equal(t, cluster.Pending, h.cl.Pods[p].Phase)
-	h.eng.Run(time.Second)
+	h.eng.Run(300 * time.Millisecond)
 	require.Equal(t, cluster.Bound, h.cl.Pods[p].Phase)
-	require.Equal(t, time.Second, h.cl.Pods[p].BoundAt)
+	require.Equal(t, 300*time.Millisecond, h.cl.Pods[p].BoundAt)
+	require.Equal(t, uint64(2), h.s.Stats().Attempts)
+}
+
+// TestActiveQueueBeforeBackoff: a pod in backoff is tried only once the
+// active queue is empty, whatever its priority: a new pod takes the one
+// free slot first; the backed-off pod is then tried, fails, and waits for
+// the next event.
+func TestActiveQueueBeforeBackoff(t *testing.T) {
+	h := newHarness(t, 1, Config{})
+	high := h.podWithPriority("high", podSpec("1", "1Gi"), 1000)
+	h.eng.Run(0)
+	h.eng.Run(300 * time.Millisecond)
+	low := h.pod("low", podSpec("1", "1Gi"))
+	h.node("a", 1500, 8192, nil) // room for one
+	h.eng.Run(300 * time.Millisecond)
+	require.Equal(t, "a", h.nodeOf(low))
+	require.Equal(t, cluster.Pending, h.cl.Pods[high].Phase)
+	require.Equal(t, int32(2), h.s.Attempts(high), "tried from the backoff queue after the active one")
+	require.Equal(t, "0/1 nodes are available: 1 Insufficient cpu.", h.s.LastFailure(high))
+	h.eng.Run(10 * time.Second)
+	require.Equal(t, int32(2), h.s.Attempts(high), "no event since: it waits in the unschedulable list")
 }
 
 func TestUnschedulablePodsRetryAfterFiveMinutes(t *testing.T) {
