@@ -153,7 +153,6 @@ func generateOne(itypes []string, seed uint64, idx int) *Case {
 	return c
 }
 
-
 // genPods returns count copies of one pod template of a random kind.
 func genPods(rng *rand.Rand, c *Case, t int) (string, []*corev1.Pod) {
 	app := fmt.Sprintf("app%d", t)
