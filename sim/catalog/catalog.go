@@ -62,6 +62,10 @@ type InstanceType struct {
 	// Reference is Karpenter's reference allocatable for the type; nil for
 	// the types the reference lacks.
 	Reference *ReferenceAllocatable
+	// EBS is the type's EBS attachment limit from the EBS CSI driver's
+	// table (the driver's default, 27 shared, for a type it lacks); the
+	// volumes a node can attach is [InstanceType.EBSVolumeLimit].
+	EBS EBSAttachments
 }
 
 // SpotAdvice is one AWS Spot Instance Advisor entry (Linux, regional).
@@ -208,6 +212,11 @@ func LoadWithLabels(instanceTypes, onDemandPrices, spotAdvisor, labels io.Reader
 			}
 		}
 	}
+	ebs, err := embeddedEBSAttachments()
+	if err != nil {
+		return nil, err
+	}
+	applyEBS(c.types, ebs)
 	slices.Sort(c.labelKeys)
 	slices.SortFunc(c.types, func(a, b *InstanceType) int { return strings.Compare(a.Name, b.Name) })
 	return c, nil

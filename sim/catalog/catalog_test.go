@@ -38,6 +38,8 @@ func TestEmbeddedDataMatchesProvenance(t *testing.T) {
 	require.Contains(t, string(readme), "`ec2-instance-labels.csv` | `/work/shared/data/ec2-instance-labels.csv` | `"+hex.EncodeToString(sum[:])+"`")
 	sum = sha256.Sum256(spotAdvisorCSV)
 	require.Contains(t, string(readme), "| `ec2-spot-advisor-regions.csv` | `/work/shared/data/ec2-spot-advisor-regions.csv` | `"+hex.EncodeToString(sum[:])+"` |")
+	sum = sha256.Sum256(ebsAttachmentsCSV)
+	require.Contains(t, string(readme), "| `ebs-attachment-limits.csv` | "+hex.EncodeToString(sum[:])+" |")
 }
 
 // Counts stated in data/PROVENANCE.md.
@@ -181,7 +183,7 @@ func TestLookup(t *testing.T) {
 	require.Equal(t, &InstanceType{
 		Name: "m5.large", Family: "m5", Category: "m", Generation: 5, Size: "large",
 		VCPU: 2, MemoryMiB: 8192, GPU: 0, Arch: ArchAMD64, MaxPodsENI: 29, OnDemandUSDPerHour: 0.096,
-		Labels: it.Labels, Extended: it.Extended, Reference: it.Reference,
+		Labels: it.Labels, Extended: it.Extended, Reference: it.Reference, EBS: EBSAttachments{Max: 27},
 	}, it)
 	hv, ok := it.Label("karpenter.k8s.aws/instance-hypervisor")
 	require.True(t, ok)

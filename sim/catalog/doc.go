@@ -4,8 +4,8 @@
 //
 // # Data
 //
-// Everything comes from four CSV files embedded from data/ (copies of the
-// shared snapshot; data/PROVENANCE.md documents every column and source,
+// Everything comes from five CSV files embedded from data/ (four copies of
+// the shared snapshot; data/PROVENANCE.md documents every column and source,
 // data/README.md the copies):
 //
 //   - ec2-instance-types.csv: 1101 instance types (759 amd64, 342 arm64, 61
@@ -32,6 +32,11 @@
 //     251 with an on-demand price are added to the catalogue (shape from the
 //     labels, max pods from allocatable/pods); the 18 without one are not
 //     offered ([Catalog.Unpriced]). The catalogue has 1352 types.
+//   - ebs-attachment-limits.csv (not in the shared snapshot): the EBS CSI
+//     driver's per-type EBS attachment limits (EC2 MaximumEbsAttachments
+//     and shared/dedicated, 39 for Xen types; 27 shared for a type it does
+//     not list), [InstanceType.EBS]; [InstanceType.EBSVolumeLimit] turns
+//     them into the volumes a node can attach, by the driver's rule.
 //
 // [Zones] knows the availability zones of those 33 regions (a table of
 // their zone letters in regions.go, not from the data files).

@@ -106,6 +106,7 @@ type Autoscaler struct {
 	s      Settings
 	id     engine.HandlerID
 	rng    *rand.Rand
+	tplRng *rand.Rand
 
 	groups     []*group
 	byInstance map[cloud.InstanceID]cluster.NodeID
@@ -256,6 +257,7 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 	a := &Autoscaler{
 		eng: eng, cl: cl, cat: cat, cloud: provider, ev: evictor, region: region, zones: zones, s: settings,
 		rng:        eng.Stream("clusterautoscaler/expander"),
+		tplRng:     eng.Stream("clusterautoscaler/template"),
 		byInstance: map[cloud.InstanceID]cluster.NodeID{},
 		lastLoop:   never, lastRefresh: never,
 		lastScaleUp: never, lastScaleDownDelete: never, lastScaleDownFail: never,

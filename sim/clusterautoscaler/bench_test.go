@@ -31,7 +31,7 @@ func BenchmarkEstimate(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e.run(groups, fits, alloc, 1<<30, &out)
+		e.run(groups, fits, &cluster.Node{Allocatable: alloc}, 1<<30, &out)
 	}
 	b.StopTimer()
 	if out.nodes == 0 || len(out.pods) != n {

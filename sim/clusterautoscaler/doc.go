@@ -27,8 +27,8 @@
 //     refreshInterval), and at the next loop after deleting instances; a
 //     launch EC2 could not fill shows up then as a failed placeholder
 //     instance;
-//   - updates the scale-up requests: one whose nodes are all Ready ends the
-//     group's back-off; one past --max-node-provision-time (15 min) fails;
+//   - updates the scale-up requests: one whose nodes are all Ready is
+//     done (the group's back-off, if any, runs on); one past --max-node-provision-time (15 min) fails;
 //     failed placeholders fail the scale-up and lower the ASG's desired
 //     capacity; nodes still not Ready --max-node-provision-time after their
 //     launch (long-unregistered: the cloud's NeverJoins, or a slow join)
@@ -82,16 +82,19 @@
 //     --unremovable-node-recheck-timeout (5 min), even if room appears
 //     sooner (planner: unremovable nodes with a recheck timeout).
 //     Blockers: a pod without a controller, a kube-system pod without a PDB
-//     (--skip-nodes-with-system-pods), safe-to-evict: "false", a PDB that
-//     allows no disruption, a node labelled
+//     (--skip-nodes-with-system-pods) until it is
+//     --blocking-system-pod-distruption-timeout old (1 h; CA 1.33+),
+//     safe-to-evict: "false", a PDB that allows no disruption, a node labelled
 //     cluster-autoscaler.kubernetes.io/scale-down-disabled: "true";
 //     safe-to-evict: "true" lifts the pod blockers. Nodes outside the
 //     groups (static, Karpenter's) are never touched.
 //
 // Back-off (utils/backoff): 5 min after a failure, doubling for each
 // failure after the previous back-off ended, at most 30 min, forgotten 3 h
-// after the last failure; a failure while backed off restarts the initial
-// duration; a completed scale-up ends it.
+// after the last failure; a failure while backed off keeps the current
+// duration, counted from the new failure; a completed scale-up does not
+// end it (since Cluster Autoscaler 1.30, clusterstate no longer calls
+// RemoveBackoff).
 //
 // Spot: the Cluster Autoscaler has no interruption handler. When EC2
 // reclaims an instance the node goes and the ASG launches a replacement to
@@ -109,8 +112,10 @@
 // These drains go through the eviction API, are retried until the
 // instance goes, and never terminate it themselves (EC2 or the ASG does).
 //
-// Templates: a group's template is a copy of its first Ready node, else
-// the last one copied, else built from the ASG as the AWS provider does:
+// Templates: a group's template is a copy of one of its Ready nodes (a
+// random one each loop: upstream takes the first good node in its node
+// lister's order, which is map order), else the last one copied, else
+// built from the ASG as the AWS provider does:
 // the first instance type's nominal vCPUs and memory as allocatable, 110
 // pods, GPUs, the ASG's first zone, the node-template label, taint (value
 // of the form value:Effect) and resources tags, eks:<k> tags as labels, and
@@ -121,6 +126,16 @@
 // propagateASGTags (and its taints not even then, since eksctl writes
 // taint tags without the effect): pods that need a label no template has,
 // or do not tolerate a taint a template has, are never scaled for.
+//
+// Zones: a template sits in one zone (its node's, or the ASG's first), and
+// the scale-up simulation puts the upcoming nodes and the estimator's
+// template copies there with it, as upstream's cluster snapshot does, while
+// the ASG launches in the zone it balances to. A pod pinned to another
+// zone does not fit the template; hard topology spread on the zone (or
+// any key but the hostname) is checked on the simulated nodes
+// (spread.go) against the matching pods per domain of the Ready nodes,
+// the upcoming nodes' and the estimate's own, so a zone-spread workload
+// gets about maxSkew pods per scale-up from a multi-zone group.
 //
 // Karpenter side by side: every pod a scale-up was for is recorded with
 // cluster.NoteLaunchFor; a node launched for a pod another autoscaler
@@ -142,10 +157,11 @@
 //     can start, so loops come every scan interval plus that.
 //   - The fit test is cluster.StaticFit (cordon, nodeName, taints, node
 //     affinity, resources), as the scheduler's filters; of pod-level
-//     constraints only those keyed on kubernetes.io/hostname (required pod
+//     constraints those keyed on kubernetes.io/hostname (required pod
 //     affinity and anti-affinity, hard spread, assuming an emptier node
-//     exists) are checked on simulated nodes; zone-keyed ones count as met.
-//     A pod with pod-level constraints on other keys is never considered to
+//     exists) and hard spread on other keys are checked on simulated
+//     nodes; zone-keyed affinity and anti-affinity count as met. A pod
+//     with affinity or anti-affinity on other keys is never considered to
 //     fit an existing node: the scheduler's verdict stands.
 //   - A launch is one request that fails or succeeds at once; a failed one
 //     is known to the ASG at that moment and to the Cluster Autoscaler at

@@ -18,6 +18,16 @@ type podGroup struct {
 	// constraints; hostOnly: all of them are keyed on the hostname, so
 	// the simulation can check them per node.
 	podLevel, hostOnly bool
+	// domainSpread: the spec has a hard spread constraint on a key other
+	// than the hostname; spreads are those constraints and feeds the
+	// spreads (of any group) its pods count toward, set up by
+	// prepareSpreads for the loop.
+	domainSpread bool
+	// spreadOnly: domain spreads are its only pod-level constraints not
+	// keyed on the hostname, so existing nodes can be checked too.
+	spreadOnly bool
+	spreads    []*domainSpread
+	feeds      []*domainSpread
 	// oldest is the earliest creation time of its pods.
 	oldest engine.Time
 	gpu    bool
@@ -71,11 +81,14 @@ type estimator struct {
 	// record: some group has pod-level constraints, so nodes remember
 	// their pods and every fit checks them.
 	record bool
+	// tpl is the template node of the current run.
+	tpl *cluster.Node
 }
 
-// run estimates groups (those with fits[i] true) onto template nodes of
-// allocatable alloc, adding at most maxNodes nodes, into out.
-func (e *estimator) run(groups []*podGroup, fits []bool, alloc cluster.Resources, maxNodes int, out *estimate) {
+// run estimates groups (those with fits[i] true) onto copies of template
+// node tpl, adding at most maxNodes nodes, into out.
+func (e *estimator) run(groups []*podGroup, fits []bool, tpl *cluster.Node, maxNodes int, out *estimate) {
+	alloc := tpl.Allocatable
 	out.reset()
 	e.nodes = e.nodes[:0]
 	e.order = e.order[:0]
@@ -86,6 +99,11 @@ func (e *estimator) run(groups []*podGroup, fits []bool, alloc cluster.Resources
 		if fits[i] {
 			e.order = append(e.order, i)
 			e.record = e.record || g.podLevel
+		}
+		// Every simulated node is in the template's domain.
+		for _, s := range g.spreads {
+			s.zone, s.zoneOK = tpl.Labels.Get(s.c.TopologyKey)
+			s.added = 0
 		}
 	}
 	sort.SliceStable(e.order, func(a, b int) bool { return e.scores[e.order[a]] > e.scores[e.order[b]] })
@@ -122,6 +140,7 @@ func (e *estimator) run(groups []*podGroup, fits []bool, alloc cluster.Resources
 				break
 			}
 			e.nodes = append(e.nodes, simNode{free: alloc, placed: e.reuse(len(e.nodes))})
+			e.tpl = tpl
 			last = len(e.nodes) - 1
 			if !e.fits(&e.nodes[last], g, req, check) {
 				break
@@ -149,7 +168,10 @@ func (e *estimator) fits(n *simNode, g *podGroup, req cluster.Resources, check b
 	if !req.Fits(n.free) {
 		return false
 	}
-	return !check || podLevelOK(e.syms, e.hostname, g.spec, g.ns, n.placed)
+	if !check {
+		return true
+	}
+	return podLevelOK(e.syms, e.hostname, g.spec, g.ns, n.placed) && (g.spreads == nil || spreadOK(g, e.tpl))
 }
 
 func (e *estimator) place(ni int, g *podGroup, i int, check bool, out *estimate) {
@@ -158,6 +180,9 @@ func (e *estimator) place(ni int, g *podGroup, i int, check bool, out *estimate)
 	n.npods++
 	if check {
 		n.placed = append(n.placed, placedPod{spec: g.spec, ns: g.ns})
+	}
+	for _, s := range g.feeds {
+		s.added++
 	}
 	out.pods = append(out.pods, g.pods[i])
 	out.nodeOf = append(out.nodeOf, int32(ni))

@@ -205,7 +205,7 @@ func (a *Autoscaler) balance(best *option, groups []*podGroup, n int, now engine
 		if g == best.g || !g.sel.Autoscaled || a.backedOff(g, now) || g.target >= g.sel.Max || g.tpl == nil {
 			continue
 		}
-		if !a.similar(best.tpl, g.tpl) || !a.takesPods(g.tpl, best) {
+		if !a.similar(best.tpl, g.tpl) || !a.takesPods(g.tpl, best, groups) {
 			continue
 		}
 		shares = append(shares, share{g: g})
@@ -229,16 +229,26 @@ func (a *Autoscaler) balance(best *option, groups []*podGroup, n int, now engine
 	return shares
 }
 
-// takesPods reports whether every pod of the option fits a node of tpl.
-func (a *Autoscaler) takesPods(tpl *template, o *option) bool {
+// takesPods reports whether every pod of the option passes the predicate
+// check on a node of tpl (templateTakes; groups are the loop's pod
+// groups, for their domain spreads).
+func (a *Autoscaler) takesPods(tpl *template, o *option, groups []*podGroup) bool {
 	seen := map[*cluster.PodSpec]bool{}
 	for _, p := range o.est.pods {
-		spec := a.cl.Pods[p].Spec
+		pod := &a.cl.Pods[p]
+		spec := pod.Spec
 		if seen[spec] {
 			continue
 		}
 		seen[spec] = true
-		if m, _ := cluster.StaticFit(a.cl.Syms, spec, &tpl.node, &tpl.node.Allocatable); m != cluster.Fits {
+		var pg *podGroup
+		for _, g := range groups {
+			if g.spec == spec && g.ns == pod.Namespace {
+				pg = g
+				break
+			}
+		}
+		if !a.templateTakes(spec, pg, tpl) {
 			return false
 		}
 	}

@@ -61,6 +61,9 @@ func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 				tpl := g.tpl
 				m, t := cluster.StaticFit(syms, pg.spec, &tpl.node, &tpl.node.Allocatable)
 				text = a.mismatchText(m, t, pg.spec, &tpl.node.Allocatable)
+				if text == "" && !a.templateTakes(pg.spec, pg, tpl) {
+					text = "node(s) didn't match pod topology spread constraints"
+				}
 			}
 			if text == "" {
 				helped = true

@@ -192,12 +192,22 @@ func (a *Autoscaler) templateFromNode(g *group, id cluster.NodeID) *template {
 func (a *Autoscaler) refreshTemplates() {
 	for _, g := range a.groups {
 		src := cluster.NoNode
-		for _, id := range g.nodes {
-			n := a.nodes.get(id)
-			nd := &a.cl.Nodes[id]
-			if nd.State == cluster.NodeReady && !nd.Unschedulable && n != nil && !n.deleting {
-				src = id
-				break
+		if len(g.nodes) > 0 {
+			// Upstream takes the first good node in the node lister's
+			// order, which is map order: a random one each loop. From a
+			// random start, the next good node in launch order.
+			start := 0
+			if len(g.nodes) > 1 {
+				start = a.tplRng.IntN(len(g.nodes))
+			}
+			for i := range g.nodes {
+				id := g.nodes[(start+i)%len(g.nodes)]
+				n := a.nodes.get(id)
+				nd := &a.cl.Nodes[id]
+				if nd.State == cluster.NodeReady && !nd.Unschedulable && n != nil && !n.deleting {
+					src = id
+					break
+				}
 			}
 		}
 		switch {
@@ -228,13 +238,19 @@ type backoff struct {
 	openStart, openEnd engine.Time
 }
 
-// backoffGroup backs a group off after a failed scale-up. A group that is
-// already backed off restarts at the initial duration (concurrent failures
-// must not raise it); otherwise the duration doubles, up to the maximum.
+// backoffGroup backs a group off after a failed scale-up
+// (exponentialBackoff.Backoff). A failure while the group is backed off
+// keeps the current duration (concurrent failures must not raise it) and
+// restarts it from now; one after the back-off ended, but within
+// --node-group-backoff-reset-timeout of the last failure, doubles it, up
+// to the maximum; otherwise it starts at the initial duration.
 func (a *Autoscaler) backoffGroup(g *group, now engine.Time) {
 	d := a.s.InitialNodeGroupBackoffDuration
-	if g.bo.known && g.bo.until < now {
-		d = min(2*g.bo.duration, a.s.MaxNodeGroupBackoffDuration)
+	if g.bo.known {
+		d = g.bo.duration
+		if g.bo.until < now {
+			d = min(2*g.bo.duration, a.s.MaxNodeGroupBackoffDuration)
+		}
 	}
 	g.bo.known, g.bo.duration, g.bo.until, g.bo.lastFailed = true, d, now+d, now
 	if g.bo.open && g.bo.openEnd > now {
@@ -264,14 +280,6 @@ func (b *backoff) seconds(now engine.Time) float64 {
 
 func (a *Autoscaler) backedOff(g *group, now engine.Time) bool {
 	return g.bo.known && g.bo.until > now
-}
-
-// removeBackoff ends a group's back-off (a scale-up completed).
-func (a *Autoscaler) removeBackoff(g *group, now engine.Time) {
-	if g.bo.open && g.bo.openEnd > now {
-		g.bo.openEnd = now
-	}
-	g.bo.known = false
 }
 
 // cleanBackoffs forgets back-offs whose last failure is older than
@@ -350,8 +358,11 @@ func (a *Autoscaler) sortByGroup(ids []cluster.NodeID) {
 }
 
 // updateScaleRequests completes the scale-ups whose nodes are all Ready
-// (ending the group's back-off) and fails those past
-// --max-node-provision-time (clusterstate updateScaleRequests).
+// and fails those past --max-node-provision-time (clusterstate
+// updateScaleRequests). A completed scale-up leaves a back-off in place:
+// since Cluster Autoscaler 1.30 (kubernetes/autoscaler commit 4477707,
+// "remove RemoveBackoff from updateScaleRequests") only its expiry and
+// --node-group-backoff-reset-timeout end it.
 func (a *Autoscaler) updateScaleRequests(now engine.Time) {
 	for _, g := range a.groups {
 		if !g.req.active {
@@ -360,7 +371,6 @@ func (a *Autoscaler) updateScaleRequests(now engine.Time) {
 		switch {
 		case a.upcoming(g, true) == 0:
 			g.req.active = false
-			a.removeBackoff(g, now)
 		case g.req.expected < now:
 			g.req.active = false
 			a.timeOutScaleUp(g, now)

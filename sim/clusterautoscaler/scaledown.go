@@ -443,8 +443,10 @@ func (a *Autoscaler) findDestination(r *podRef, dests *destSet) int {
 // blockerRef returns why a pod (its mirror record) keeps its node from
 // being scaled down, or "" (the drainability rules, in upstream's order:
 // safe-to-evict "true" allows any pod; then pods without a controller,
-// kube-system pods without a PDB, safe-to-evict "false", and PDBs that
-// allow no disruption). Local storage is not modelled.
+// kube-system pods without a PDB (until they are older than
+// --blocking-system-pod-distruption-timeout, the system rule since CA
+// 1.33), safe-to-evict "false", and PDBs that allow no disruption). Local
+// storage is not modelled.
 func (a *Autoscaler) blockerRef(r *podRef) string {
 	if r.spec.SafeToEvict != nil && *r.spec.SafeToEvict {
 		return ""
@@ -452,7 +454,8 @@ func (a *Autoscaler) blockerRef(r *podRef) string {
 	if r.workload < 0 {
 		return BlockNotReplicated
 	}
-	if a.s.SkipNodesWithSystemPods && r.ns == a.symKubeSystem && (a.pdbs == nil || !a.pdbs.Covered(r.id)) {
+	if a.s.SkipNodesWithSystemPods && r.ns == a.symKubeSystem && (a.pdbs == nil || !a.pdbs.Covered(r.id)) &&
+		a.eng.Now() <= a.cl.Pods[r.id].Created+a.s.BlockingSystemPodDisruptionTimeout {
 		return BlockKubeSystem
 	}
 	if r.spec.SafeToEvict != nil && !*r.spec.SafeToEvict {

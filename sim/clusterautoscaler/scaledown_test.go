@@ -76,7 +76,8 @@ func TestScaleDownBlockers(t *testing.T) {
 		pdbMax  bool // the PDB is maxUnavailable 1 instead (allows one)
 		yaml    string
 		args    []string
-		full    bool // the other node has no room
+		full    bool          // the other node has no room
+		until   time.Duration // when to look (default 30 min)
 		removed bool
 		reason  string
 	}{
@@ -84,6 +85,10 @@ func TestScaleDownBlockers(t *testing.T) {
 		{name: "no controller", opts: []podOpt{bare()}, reason: BlockNotReplicated},
 		{name: "no controller, safe to evict", opts: []podOpt{bare(), withAnnotation("cluster-autoscaler.kubernetes.io/safe-to-evict", "true")}, removed: true},
 		{name: "kube-system without PDB", opts: []podOpt{inNamespace("kube-system")}, reason: BlockKubeSystem},
+		// --blocking-system-pod-distruption-timeout (CA 1.33+): such a pod
+		// blocks only until it is that old (1 h by default).
+		{name: "kube-system without PDB, after 1 h", opts: []podOpt{inNamespace("kube-system")}, until: 90 * time.Minute, removed: true},
+		{name: "kube-system without PDB, shorter timeout", opts: []podOpt{inNamespace("kube-system")}, args: []string{"--blocking-system-pod-distruption-timeout=10m"}, removed: true},
 		{name: "kube-system with a PDB", opts: []podOpt{inNamespace("kube-system"), withLabels(map[string]string{"app": "db"})}, pdb: true, pdbNS: "kube-system", pdbMax: true, removed: true},
 		{name: "kube-system, system pods allowed", opts: []podOpt{inNamespace("kube-system")}, args: []string{"--skip-nodes-with-system-pods=false"}, removed: true},
 		{name: "safe-to-evict false", opts: []podOpt{withAnnotation("cluster-autoscaler.kubernetes.io/safe-to-evict", "false")}, reason: BlockNotSafeToEvict},
@@ -125,7 +130,11 @@ func TestScaleDownBlockers(t *testing.T) {
 				h.podOn(b, "700m", "1Gi")
 			}
 			h.podOn(a, "500m", "512Mi", c.opts...)
-			h.at(30 * time.Minute)
+			until := c.until
+			if until == 0 {
+				until = 30 * time.Minute
+			}
+			h.at(until)
 			gone := h.cl.Nodes[a].State == cluster.NodeGone
 			require.Equal(t, c.removed, gone)
 			require.NotEqual(t, cluster.NodeGone, h.cl.Nodes[b].State, "the busy node stays")

@@ -66,6 +66,7 @@ func (a *Autoscaler) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
 	if oldest+a.s.PodTimeBuffer > now || (anyGPU && oldestGPU+a.s.GPUPodTimeBuffer > now) {
 		return false, true
 	}
+	a.prepareSpreads(groups)
 	groups = a.filterSchedulable(groups)
 	if len(groups) == 0 {
 		return false, false
@@ -131,6 +132,8 @@ func (a *Autoscaler) groupPods(pods []cluster.PodID) []*podGroup {
 		if pg == nil {
 			pg = &podGroup{spec: p.Spec, ns: p.Namespace, oldest: p.Created}
 			pg.podLevel, pg.hostOnly = podConstraints(p.Spec, a.symHostname)
+			pg.domainSpread = !pg.hostOnly && hasDomainSpread(p.Spec, a.symHostname)
+			pg.spreadOnly = pg.domainSpread && onlySpreadBeyondHost(p.Spec, a.symHostname)
 			pg.gpu = gpuOK && p.Spec.Requests[gi] > 0
 			a.scratch.byKey[k] = pg
 			groups = append(groups, pg)
@@ -151,10 +154,6 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 	// The existing nodes pods may go to, set up lazily.
 	ex := a.startDests(&a.scratch.existing)
 
-	type upcomingSet struct {
-		tpl   *template
-		nodes []simNode
-	}
 	var ups []upcomingSet
 	for _, g := range a.groups {
 		n := a.upcoming(g, false)
@@ -173,27 +172,29 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 		k := 0 // pods of pg placed so far
 		// Existing nodes. A pod the scheduler found no room for and whose
 		// constraints depend on other topology domains is left to the
-		// scheduler's verdict.
-		if !pg.podLevel || pg.hostOnly {
-			cursor := 0
-			t := ex.jumps.table(a, pg.spec)
-			for k < len(pg.pods) && cursor < len(ex.ids) {
-				// Room only shrinks here: nodes that did not fit at the
-				// start are passed over.
-				if cursor = a.next(t, ex.ids, ex.base, pg.spec, cursor); cursor == len(ex.ids) {
-					break
-				}
-				e := ex.at(cursor)
-				if !pg.spec.Requests.Fits(e.free) || !a.podLevelOnNode(pg, ex.ids[cursor], e.extra) {
-					cursor++
-					continue
-				}
-				pg.placeOne(&e.free, &e.extra)
-				k++
+		// scheduler's verdict, unless those are spreads (checked here).
+		// Pods with domain spreads try the existing nodes, then the
+		// upcoming ones, pod by pod.
+		for {
+			before := k
+			if !pg.podLevel || pg.hostOnly || pg.spreadOnly {
+				k = a.onExisting(pg, k, ex)
+			}
+			if pg.spreads == nil {
+				break
+			}
+			k = a.spreadOnUpcoming(pg, k, ups)
+			// A zone the skew refused may take pods once others have
+			// caught up: another round while the last one placed some.
+			if k == before || k == len(pg.pods) {
+				break
 			}
 		}
-		// Upcoming nodes.
+		// Upcoming nodes, set by set (pods with domain spreads are done).
 		for s := range ups {
+			if pg.spreads != nil {
+				break
+			}
 			set := &ups[s]
 			if k == len(pg.pods) {
 				break
@@ -209,6 +210,9 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 					continue
 				}
 				pg.placeOne(&sn.free, &sn.placed)
+				if pg.feeds != nil {
+					a.countOn(pg, &set.tpl.node)
+				}
 				k++
 			}
 		}
@@ -218,6 +222,77 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 		}
 	}
 	return out
+}
+
+// onExisting places the pods of a group, from the k-th on, on existing
+// nodes (first fit by ID) and returns the pods placed so far.
+func (a *Autoscaler) onExisting(pg *podGroup, k int, ex *destSet) int {
+	t := ex.jumps.table(a, pg.spec)
+	cursor := 0
+	for k < len(pg.pods) && cursor < len(ex.ids) {
+		// Room only shrinks here: nodes that did not fit at the start are
+		// passed over.
+		if cursor = a.next(t, ex.ids, ex.base, pg.spec, cursor); cursor == len(ex.ids) {
+			break
+		}
+		e := ex.at(cursor)
+		nd := &a.cl.Nodes[ex.ids[cursor]]
+		if !pg.spec.Requests.Fits(e.free) || !a.podLevelOnNode(pg, ex.ids[cursor], e.extra) ||
+			(pg.spreads != nil && !spreadOK(pg, nd)) {
+			cursor++
+			continue
+		}
+		pg.placeOne(&e.free, &e.extra)
+		if pg.feeds != nil {
+			a.countOn(pg, nd)
+		}
+		k++
+	}
+	return k
+}
+
+// upcomingSet is a group's upcoming nodes, simulated from its template.
+type upcomingSet struct {
+	tpl   *template
+	nodes []simNode
+}
+
+// spreadOnUpcoming places the pods of a group with domain spreads, from
+// the k-th on, on the upcoming nodes, one pod at a time on the first
+// node of any set that passes the filters, as the scheduling simulation
+// does: a set whose zone the skew refuses is passed over for one in
+// another zone. It returns the pods placed so far.
+func (a *Autoscaler) spreadOnUpcoming(pg *podGroup, k int, ups []upcomingSet) int {
+	for _, s := range pg.spreads {
+		s.zoneOK = false
+	}
+	for k < len(pg.pods) {
+		placed := false
+		for s := range ups {
+			set := &ups[s]
+			if m, _ := cluster.StaticFit(a.cl.Syms, pg.spec, &set.tpl.node, nil); m != cluster.Fits || !spreadOK(pg, &set.tpl.node) {
+				continue
+			}
+			for i := range set.nodes {
+				sn := &set.nodes[i]
+				if !pg.spec.Requests.Fits(sn.free) || !podLevelOK(a.cl.Syms, a.symHostname, pg.spec, pg.ns, sn.placed) {
+					continue
+				}
+				pg.placeOne(&sn.free, &sn.placed)
+				a.countOn(pg, &set.tpl.node)
+				placed = true
+				break
+			}
+			if placed {
+				break
+			}
+		}
+		if !placed {
+			break // the pods are identical: the next one fits nowhere either
+		}
+		k++
+	}
+	return k
 }
 
 // placeOne takes one of the group's pods' requests from a node's free
@@ -269,9 +344,9 @@ func (a *Autoscaler) options(groups []*podGroup, now engine.Time) []*option {
 		fits := a.scratch.fits[:0]
 		anyFit := false
 		for _, pg := range groups {
-			m, _ := cluster.StaticFit(a.cl.Syms, pg.spec, &tpl.node, &tpl.node.Allocatable)
-			fits = append(fits, m == cluster.Fits)
-			anyFit = anyFit || m == cluster.Fits
+			ok := a.templateTakes(pg.spec, pg, tpl)
+			fits = append(fits, ok)
+			anyFit = anyFit || ok
 		}
 		a.scratch.fits = fits
 		if !anyFit {
@@ -279,12 +354,29 @@ func (a *Autoscaler) options(groups []*podGroup, now engine.Time) []*option {
 		}
 		maxNodes := min(a.s.MaxNodesPerScaleUp, g.sel.Max-g.target)
 		o := &option{g: g, tpl: tpl}
-		a.est.run(groups, fits, tpl.node.Allocatable, maxNodes, &o.est)
+		a.est.run(groups, fits, &tpl.node, maxNodes, &o.est)
 		if o.est.nodes > 0 {
 			opts = append(opts, o)
 		}
 	}
 	return opts
+}
+
+// templateTakes is the predicate check of a pod (of group pg, nil when
+// not at hand) on a group's template node (SchedulablePodGroups):
+// cluster.StaticFit, then the group's domain spreads with the template in
+// its zone.
+func (a *Autoscaler) templateTakes(spec *cluster.PodSpec, pg *podGroup, tpl *template) bool {
+	if m, _ := cluster.StaticFit(a.cl.Syms, spec, &tpl.node, &tpl.node.Allocatable); m != cluster.Fits {
+		return false
+	}
+	if pg != nil && pg.spreads != nil {
+		for _, s := range pg.spreads {
+			s.zoneOK = false // outside an estimation
+		}
+		return spreadOK(pg, &tpl.node)
+	}
+	return true
 }
 
 // execute carries out the chosen option: caps it by --max-nodes-total and

@@ -22,12 +22,12 @@ func TestBackoffDoublingAndReset(t *testing.T) {
 		want time.Duration // back-off duration after it
 	}{
 		{0, 5 * m},
-		{6 * m, 10 * m},  // after the first ended: doubles
-		{17 * m, 20 * m}, // doubles
-		{38 * m, 30 * m}, // capped at 30 min
-		{69 * m, 30 * m}, // stays at the cap
-		{70 * m, 5 * m},  // while backed off: restarts at the initial duration
-		{76 * m, 10 * m}, // and doubles from there
+		{6 * m, 10 * m},   // after the first ended: doubles
+		{17 * m, 20 * m},  // doubles
+		{38 * m, 30 * m},  // capped at 30 min
+		{69 * m, 30 * m},  // stays at the cap
+		{70 * m, 30 * m},  // while backed off: keeps the duration, from now
+		{101 * m, 30 * m}, // after: doubles, capped
 	}
 	for _, s := range steps {
 		a.backoffGroup(g, s.at)
@@ -38,12 +38,38 @@ func TestBackoffDoublingAndReset(t *testing.T) {
 	}
 	// 3 h after the last failure the back-off is forgotten: the next one
 	// starts at the initial duration again.
-	a.cleanBackoffs(76*m + 3*time.Hour - time.Second)
+	a.cleanBackoffs(101*m + 3*time.Hour - time.Second)
 	require.True(t, g.bo.known)
-	a.cleanBackoffs(76*m + 3*time.Hour + time.Second)
+	a.cleanBackoffs(101*m + 3*time.Hour + time.Second)
 	require.False(t, g.bo.known)
-	a.backoffGroup(g, 76*m+3*time.Hour+time.Minute)
+	a.backoffGroup(g, 101*m+3*time.Hour+time.Minute)
 	require.Equal(t, 5*m, g.bo.duration)
+}
+
+// A failure during a doubled back-off keeps the doubled duration (it does
+// not fall back to the initial 5 min).
+func TestBackoffFailureWhileBackedOffKeepsDuration(t *testing.T) {
+	g := &group{}
+	a := &Autoscaler{s: config.DefaultSettings(), groups: []*group{g}}
+	m := time.Minute
+	a.backoffGroup(g, 0)   // 5m
+	a.backoffGroup(g, 6*m) // doubles: 10m, until 16m
+	a.backoffGroup(g, 8*m) // still backed off: keeps 10m, until 18m
+	require.Equal(t, 10*m, g.bo.duration)
+	require.Equal(t, 18*m, g.bo.until)
+}
+
+// A scale-up that completes while its group is backed off (some of its
+// nodes came, another launch failed) leaves the back-off in place.
+func TestBackoffSurvivesCompletedScaleUp(t *testing.T) {
+	g := &group{}
+	a := &Autoscaler{s: config.DefaultSettings(), groups: []*group{g}, eng: engine.New(1)}
+	a.backoffGroup(g, 0)
+	g.req = scaleUpRequest{active: true, expected: 15 * time.Minute}
+	a.updateScaleRequests(time.Minute)
+	require.False(t, g.req.active, "the scale-up completed")
+	require.True(t, a.backedOff(g, time.Minute), "its back-off still holds")
+	require.False(t, a.backedOff(g, 5*time.Minute))
 }
 
 func TestBackoffAccounting(t *testing.T) {
@@ -55,9 +81,8 @@ func TestBackoffAccounting(t *testing.T) {
 	a.backoffGroup(g, 2*m) // restarts: [0, 7m)
 	require.Equal(t, 420.0, g.bo.seconds(time.Hour))
 	a.backoffGroup(g, 10*m) // after it ended: doubles to 10m: [10m, 20m)
-	a.removeBackoff(g, 12*m)
-	require.False(t, a.backedOff(g, 12*m))
-	require.Equal(t, 420.0+120, g.bo.seconds(time.Hour))
+	require.True(t, a.backedOff(g, 12*m))
+	require.Equal(t, 420.0+600, g.bo.seconds(time.Hour))
 }
 
 func TestExpanders(t *testing.T) {
@@ -162,7 +187,7 @@ func TestEstimator(t *testing.T) {
 			for i := range fits {
 				fits[i] = true
 			}
-			e.run(c.groups, fits, alloc, c.max, &out)
+			e.run(c.groups, fits, &cluster.Node{Allocatable: alloc}, c.max, &out)
 			require.Equal(t, c.wantNodes, out.nodes)
 			require.Len(t, out.pods, c.wantPods)
 		})
@@ -176,7 +201,7 @@ func TestEstimator(t *testing.T) {
 	pg := &podGroup{spec: &anti, ns: syms.Intern("default"), pods: []cluster.PodID{0, 1, 2, 3}}
 	pg.podLevel, pg.hostOnly = podConstraints(&anti, h.cl.KeyHostname)
 	require.True(t, pg.podLevel && pg.hostOnly)
-	e.run([]*podGroup{pg}, []bool{true}, alloc, 100, &out)
+	e.run([]*podGroup{pg}, []bool{true}, &cluster.Node{Allocatable: alloc}, 100, &out)
 	require.Equal(t, 4, out.nodes)
 }
 
@@ -266,5 +291,38 @@ func TestPreferredNodeSize(t *testing.T) {
 		cpu   float64
 	}{{1, 1000}, {5, 2000}, {20, 4000}, {40, 8000}, {100, 16000}, {500, 32000}} {
 		require.Equal(t, c.cpu, preferredCPU(c.nodes))
+	}
+}
+
+// TestDomainSpreadSkew checks the PodTopologySpread arithmetic the
+// simulations use for zone spread: count in the node's zone plus the pod,
+// minus the smallest count over the domains (0 below minDomains), at most
+// maxSkew; a template zone with no real node is a domain of its own.
+func TestDomainSpreadSkew(t *testing.T) {
+	syms := cluster.NewSymbols()
+	a, b, c := syms.Intern("us-east-1a"), syms.Intern("us-east-1b"), syms.Intern("us-east-1c")
+	for _, tc := range []struct {
+		name       string
+		counts     map[cluster.Sym]int32
+		maxSkew    int32
+		minDomains int32
+		zone       cluster.Sym
+		added      int32
+		want       bool
+	}{
+		{"even zones", map[cluster.Sym]int32{a: 1, b: 1, c: 1}, 1, 0, a, 0, true},
+		{"zone ahead", map[cluster.Sym]int32{a: 2, b: 1, c: 1}, 1, 0, a, 0, false},
+		{"zone ahead, skew 2", map[cluster.Sym]int32{a: 2, b: 1, c: 1}, 2, 0, a, 0, true},
+		{"estimate's own pods count", map[cluster.Sym]int32{a: 1, b: 1, c: 1}, 1, 0, a, 1, false},
+		{"others caught up", map[cluster.Sym]int32{a: 2, b: 2, c: 2}, 1, 0, a, 0, true},
+		{"new domain is the minimum", map[cluster.Sym]int32{a: 3, b: 3}, 1, 0, c, 0, true},
+		{"only domain", map[cluster.Sym]int32{a: 5}, 1, 0, a, 0, true},
+		{"below minDomains the minimum is 0", map[cluster.Sym]int32{a: 1, b: 1}, 1, 3, a, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &domainSpread{c: &cluster.SpreadConstraint{MaxSkew: tc.maxSkew, MinDomains: tc.minDomains, Hard: true},
+				self: 1, counts: tc.counts, zone: tc.zone, zoneOK: true, added: tc.added}
+			require.Equal(t, tc.want, s.ok(tc.zone))
+		})
 	}
 }

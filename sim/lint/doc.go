@@ -39,8 +39,8 @@
 // line and field path it concerns, a message and a fix. Kinds:
 // unhostable, spot-only-no-fallback, spot-fallback, autoscaler-race,
 // autoscalers-separated, overlap, template-mismatch, spot-flexibility,
-// spot-to-spot-flexibility, obsolete-setting, ineffective-setting,
-// unknown-label, input-warning and invalid (kinds.go says what each means; findings.go
+// spot-to-spot-flexibility, obsolete-setting, startup-failure,
+// ineffective-setting, unknown-label, input-warning and invalid (kinds.go says what each means; findings.go
 // words the messages). Findings are sorted by severity (errors first), then file and
 // line; the order is deterministic.
 //

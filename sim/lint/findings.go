@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -492,6 +493,11 @@ func (c *checker) loaderFindings() {
 		switch {
 		case w.Info:
 			// a note (a skipped kind, a copy read once): info as it is
+		case strings.Contains(msg, caconfig.PriceExpanderExits):
+			// The real Cluster Autoscaler exits (klog.Fatalf): not a run.
+			f.Severity, f.Kind = Error, KindStartupFailure
+		case strings.Contains(msg, caconfig.RemovedFlag):
+			f.Severity, f.Kind = Warning, KindObsolete
 		case noSuchKind(msg):
 			// The API server refuses it ("no matches for kind"): an error,
 			// although the simulator reads it as the version it resembles.
@@ -504,6 +510,12 @@ func (c *checker) loaderFindings() {
 			f.Severity, f.Kind = Warning, KindIneffective
 		}
 		f.Fix = fixIn(msg)
+		if f.Kind == KindStartupFailure || (f.Kind == KindObsolete && strings.Contains(msg, caconfig.RemovedFlag)) {
+			// The Cluster Autoscaler's warnings end with their fix.
+			if i := strings.LastIndex(msg, "; "); i >= 0 {
+				f.Message, f.Fix = msg[:i], msg[i+2:]
+			}
+		}
 		if f.Kind == KindUnknownLabel && f.Fix != "" {
 			// The message ends with its fix in parentheses: say it once.
 			f.Message = strings.TrimSuffix(f.Message, " ("+f.Fix+")")

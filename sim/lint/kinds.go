@@ -123,6 +123,10 @@ const (
 	// karpenter.sh/v1beta1 Provisioner, which the API server refuses): a
 	// v1alpha5/v1beta1 field or form, with its karpenter.sh/v1 equivalent.
 	KindObsolete = "obsolete-setting"
+	// KindStartupFailure (error): a setting the real component stops on at
+	// startup, which the simulator runs anyway (the Cluster Autoscaler's
+	// price expander on AWS, whose provider has no pricing model).
+	KindStartupFailure = "startup-failure"
 	// KindIneffective (warning): a setting the component it addresses
 	// ignores (a do-not-consolidate taint, a taint tag the Cluster
 	// Autoscaler skips, ...).

@@ -809,3 +809,28 @@ func TestUnknownLabel(t *testing.T) {
 	require.Equal(t, "spec.template.spec.requirements[4].key", got[1].Path)
 	require.Contains(t, got[1].Message, "example.com/tier")
 }
+
+// The Cluster Autoscaler's removed and fatal flags: --expander=price makes
+// the real Cluster Autoscaler exit on AWS (an error with the fix, although
+// the simulation runs it); --max-empty-bulk-delete is gone since 1.33 (a
+// warning naming its replacement).
+func TestClusterAutoscalerStartupFlags(t *testing.T) {
+	scn := header + "  clusterAutoscaler:\n    args: [--nodes=1:10:core-on-demand, --expander=price, --max-empty-bulk-delete=5]\n"
+	r := check(t, scn, caGroup)
+	fatal := findingsOf(r, KindStartupFailure)
+	require.Len(t, fatal, 1)
+	require.Equal(t, Error, fatal[0].Severity)
+	require.Equal(t, "spec.clusterAutoscaler.args[1]", fatal[0].Path)
+	require.Contains(t, fatal[0].Message, "exits at startup")
+	require.Equal(t, "use --expander=least-waste (the default), or priority with a priority ConfigMap that ranks the cheaper groups first", fatal[0].Fix)
+	var removed []Finding
+	for _, f := range findingsOf(r, KindObsolete) {
+		if strings.Contains(f.Message, "--max-empty-bulk-delete") {
+			removed = append(removed, f)
+		}
+	}
+	require.Len(t, removed, 1)
+	require.Equal(t, Warning, removed[0].Severity)
+	require.Equal(t, "write --max-scale-down-parallelism=5 instead", removed[0].Fix)
+	require.Equal(t, Error, r.Findings[0].Severity, "errors come first")
+}

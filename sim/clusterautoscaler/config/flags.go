@@ -36,8 +36,11 @@ const (
 	DefaultMaxPodEvictionTime               = 2 * time.Minute // --max-pod-eviction-time
 	DefaultMaxScaleDownParallelism          = 10              // --max-scale-down-parallelism
 	DefaultMaxDrainParallelism              = 1               // --max-drain-parallelism
-	DefaultCoresTotalMax                    = 320000          // --cores-total "0:320000"
-	DefaultMemoryTotalMaxGiB                = 6400000         // --memory-total "0:6400000", GiB
+	// DefaultBlockingSystemPodDisruptionTimeout is
+	// --blocking-system-pod-distruption-timeout (sic; CA 1.33+).
+	DefaultBlockingSystemPodDisruptionTimeout = time.Hour
+	DefaultCoresTotalMax                      = 320000  // --cores-total "0:320000"
+	DefaultMemoryTotalMaxGiB                  = 6400000 // --memory-total "0:6400000", GiB
 )
 
 // NodesSpec is one --nodes=<min>:<max>:<name> flag: a node group chosen by
@@ -83,13 +86,18 @@ type Options struct {
 	NodeGroupBackoffResetTimeout    time.Duration
 	SkipNodesWithLocalStorage       bool
 	SkipNodesWithSystemPods         bool
-	MaxGracefulTermination          time.Duration // --max-graceful-termination-sec
-	MaxPodEvictionTime              time.Duration
-	MaxScaleDownParallelism         int
-	MaxDrainParallelism             int
-	ScaleUpFromZero                 bool
-	EnforceNodeGroupMinSize         bool
-	CordonNodeBeforeTerminating     bool
+	// BlockingSystemPodDisruptionTimeout is
+	// --blocking-system-pod-distruption-timeout (the flag's spelling): a
+	// kube-system pod without a PDB blocks scale-down only until it is
+	// this old (drainability rule system, CA 1.33+).
+	BlockingSystemPodDisruptionTimeout time.Duration
+	MaxGracefulTermination             time.Duration // --max-graceful-termination-sec
+	MaxPodEvictionTime                 time.Duration
+	MaxScaleDownParallelism            int
+	MaxDrainParallelism                int
+	ScaleUpFromZero                    bool
+	EnforceNodeGroupMinSize            bool
+	CordonNodeBeforeTerminating        bool
 	// FrequentLoops starts a loop as soon as a pod becomes unschedulable,
 	// and right after a productive loop (--frequent-loops-enabled).
 	FrequentLoops bool
@@ -103,40 +111,45 @@ type Options struct {
 	// Warnings are accepted flags that may not do what their author
 	// expects.
 	Warnings []*manifest.Error
+
+	// emptyBulkDelete is the removed --max-empty-bulk-delete (0: not
+	// given), read as --max-scale-down-parallelism when that is not given.
+	emptyBulkDelete int
 }
 
 // DefaultOptions returns the flags' defaults.
 func DefaultOptions() Options {
 	return Options{
-		ScanInterval:                     DefaultScanInterval,
-		Expanders:                        []string{DefaultExpander},
-		MaxNodeProvisionTime:             DefaultMaxNodeProvisionTime,
-		ScaleDownEnabled:                 true,
-		ScaleDownUtilizationThreshold:    DefaultScaleDownUtilizationThreshold,
-		ScaleDownGPUUtilizationThreshold: DefaultScaleDownGPUUtilizationThreshold,
-		ScaleDownUnneededTime:            DefaultScaleDownUnneededTime,
-		ScaleDownDelayAfterAdd:           DefaultScaleDownDelayAfterAdd,
-		ScaleDownDelayAfterDelete:        DefaultScaleDownDelayAfterDelete,
-		ScaleDownDelayAfterFailure:       DefaultScaleDownDelayAfterFailure,
-		UnremovableNodeRecheckTimeout:    DefaultUnremovableNodeRecheckTimeout,
-		NewPodScaleUpDelay:               DefaultNewPodScaleUpDelay,
-		ExpendablePodsPriorityCutoff:     DefaultExpendablePodsPriorityCutoff,
-		MaxNodesPerScaleUp:               DefaultMaxNodesPerScaleUp,
-		MaxNodesTotal:                    DefaultMaxNodesTotal,
-		CoresTotal:                       [2]int64{0, DefaultCoresTotalMax},
-		MemoryTotalGiB:                   [2]int64{0, DefaultMemoryTotalMaxGiB},
-		InitialNodeGroupBackoffDuration:  DefaultInitialNodeGroupBackoffDuration,
-		MaxNodeGroupBackoffDuration:      DefaultMaxNodeGroupBackoffDuration,
-		NodeGroupBackoffResetTimeout:     DefaultNodeGroupBackoffResetTimeout,
-		SkipNodesWithLocalStorage:        true,
-		SkipNodesWithSystemPods:          true,
-		MaxGracefulTermination:           DefaultMaxGracefulTermination,
-		MaxPodEvictionTime:               DefaultMaxPodEvictionTime,
-		MaxScaleDownParallelism:          DefaultMaxScaleDownParallelism,
-		MaxDrainParallelism:              DefaultMaxDrainParallelism,
-		ScaleUpFromZero:                  true,
-		CordonNodeBeforeTerminating:      true,
-		FrequentLoops:                    true,
+		ScanInterval:                       DefaultScanInterval,
+		Expanders:                          []string{DefaultExpander},
+		MaxNodeProvisionTime:               DefaultMaxNodeProvisionTime,
+		ScaleDownEnabled:                   true,
+		ScaleDownUtilizationThreshold:      DefaultScaleDownUtilizationThreshold,
+		ScaleDownGPUUtilizationThreshold:   DefaultScaleDownGPUUtilizationThreshold,
+		ScaleDownUnneededTime:              DefaultScaleDownUnneededTime,
+		ScaleDownDelayAfterAdd:             DefaultScaleDownDelayAfterAdd,
+		ScaleDownDelayAfterDelete:          DefaultScaleDownDelayAfterDelete,
+		ScaleDownDelayAfterFailure:         DefaultScaleDownDelayAfterFailure,
+		UnremovableNodeRecheckTimeout:      DefaultUnremovableNodeRecheckTimeout,
+		NewPodScaleUpDelay:                 DefaultNewPodScaleUpDelay,
+		ExpendablePodsPriorityCutoff:       DefaultExpendablePodsPriorityCutoff,
+		MaxNodesPerScaleUp:                 DefaultMaxNodesPerScaleUp,
+		MaxNodesTotal:                      DefaultMaxNodesTotal,
+		CoresTotal:                         [2]int64{0, DefaultCoresTotalMax},
+		MemoryTotalGiB:                     [2]int64{0, DefaultMemoryTotalMaxGiB},
+		InitialNodeGroupBackoffDuration:    DefaultInitialNodeGroupBackoffDuration,
+		MaxNodeGroupBackoffDuration:        DefaultMaxNodeGroupBackoffDuration,
+		NodeGroupBackoffResetTimeout:       DefaultNodeGroupBackoffResetTimeout,
+		SkipNodesWithLocalStorage:          true,
+		SkipNodesWithSystemPods:            true,
+		BlockingSystemPodDisruptionTimeout: DefaultBlockingSystemPodDisruptionTimeout,
+		MaxGracefulTermination:             DefaultMaxGracefulTermination,
+		MaxPodEvictionTime:                 DefaultMaxPodEvictionTime,
+		MaxScaleDownParallelism:            DefaultMaxScaleDownParallelism,
+		MaxDrainParallelism:                DefaultMaxDrainParallelism,
+		ScaleUpFromZero:                    true,
+		CordonNodeBeforeTerminating:        true,
+		FrequentLoops:                      true,
 	}
 }
 
@@ -248,6 +261,18 @@ func labelListFlag(f func(o *Options) *[]string) flagDef {
 	}}
 }
 
+// Phrases of warnings sim lint raises to findings (sim/lint matches them).
+const (
+	// PriceExpanderExits: the AWS provider's Pricing() is not implemented
+	// and the expander factory calls klog.Fatalf for the price expander
+	// (expander/factory/expander_factory.go).
+	PriceExpanderExits = "the AWS cloud provider has no pricing model, so the real Cluster Autoscaler exits at startup (\"Couldn't access cloud provider pricing for price expander\")"
+	// PriceExpanderFix is the fix sim lint gives for it.
+	PriceExpanderFix = "use --expander=least-waste (the default), or priority with a priority ConfigMap that ranks the cheaper groups first"
+	// RemovedFlag: a flag the Cluster Autoscaler no longer defines.
+	RemovedFlag = "was removed in Cluster Autoscaler 1.33 (deprecated in favour of --max-scale-down-parallelism since 1.28): a 1.33+ Cluster Autoscaler stops at startup on it as an unknown flag"
+)
+
 // modelledFlags are the flags the simulation acts on.
 var modelledFlags = map[string]flagDef{
 	"scan-interval": durationFlag(func(o *Options) *time.Duration { return &o.ScanInterval }),
@@ -285,6 +310,9 @@ var modelledFlags = map[string]flagDef{
 	"max-node-group-backoff-duration":  durationFlag(func(o *Options) *time.Duration { return &o.MaxNodeGroupBackoffDuration }),
 	"node-group-backoff-reset-timeout": durationFlag(func(o *Options) *time.Duration { return &o.NodeGroupBackoffResetTimeout }),
 	"skip-nodes-with-system-pods":      boolFlag(func(o *Options) *bool { return &o.SkipNodesWithSystemPods }),
+	"blocking-system-pod-distruption-timeout": durationFlag(func(o *Options) *time.Duration {
+		return &o.BlockingSystemPodDisruptionTimeout
+	}),
 	"skip-nodes-with-local-storage": {kind: kindBool, set: boolFlag(func(o *Options) *bool { return &o.SkipNodesWithLocalStorage }).set,
 		note: "pod volumes are not modelled, so no pod counts as using local storage (emptyDir, hostPath): this flag changes nothing"},
 	"max-graceful-termination-sec": intFlag(0, math.MaxInt32, func(o *Options, n int64) {
@@ -292,7 +320,7 @@ var modelledFlags = map[string]flagDef{
 	}),
 	"max-pod-eviction-time":       durationFlag(func(o *Options) *time.Duration { return &o.MaxPodEvictionTime }),
 	"max-scale-down-parallelism":  intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxScaleDownParallelism = int(n) }),
-	"max-empty-bulk-delete":       intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxScaleDownParallelism = int(n) }),
+	"max-empty-bulk-delete":       intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.emptyBulkDelete = int(n) }),
 	"max-drain-parallelism":       intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxDrainParallelism = int(n) }),
 	"scale-up-from-zero":          boolFlag(func(o *Options) *bool { return &o.ScaleUpFromZero }),
 	"enforce-node-group-min-size": boolFlag(func(o *Options) *bool { return &o.EnforceNodeGroupMinSize }),
@@ -373,7 +401,7 @@ var boolNoEffect = map[string]bool{
 var valueNoEffect = map[string]bool{
 	// Nodes are Ready or gone: unready-node scale-down does not arise.
 	"scale-down-unready-time": true,
-	"address":                 true, "allowed-scheduler-names": true, "blocking-system-pod-distruption-timeout": true, "bypassed-scheduler-names": true,
+	"address":                 true, "allowed-scheduler-names": true, "bypassed-scheduler-names": true,
 	"check-capacity-processor-instance": true, "check-capacity-provisioning-request-batch-timebox": true,
 	"check-capacity-provisioning-request-max-batch-size": true, "cloud-config": true, "cloud-provider-gce-l7lb-src-cidrs": true,
 	"cloud-provider-gce-lb-src-cidrs": true, "cluster-name": true, "cluster-snapshot-parallelism": true, "drain-priority-config": true,
@@ -496,11 +524,19 @@ func parseFlags(args []string, d *manifest.Document, path string, at func(i int)
 		if name == "expander" {
 			for _, e := range o.Expanders {
 				if e == ExpanderPrice {
-					o.Warnings = append(o.Warnings, errorAt(d, at(i), "",
-						"--expander=price: the AWS cloud provider has no pricing model, so the real Cluster Autoscaler refuses to start with it; the simulation prices nodes from the EC2 catalogue"))
+					o.Warnings = append(o.Warnings, errorAt(d, at(i), PriceExpanderFix,
+						"--expander=price: %s; the simulation prices nodes from the EC2 catalogue", PriceExpanderExits))
 				}
 			}
 		}
+		if name == "max-empty-bulk-delete" {
+			o.Warnings = append(o.Warnings, errorAt(d, at(i), "write --max-scale-down-parallelism="+value+" instead",
+				"--max-empty-bulk-delete %s; --max-scale-down-parallelism (default %d) replaced it and bounds the deletion of empty and drained nodes alike (the simulation reads this value as --max-scale-down-parallelism unless that is given, as 1.28 to 1.32 did)",
+				RemovedFlag, DefaultMaxScaleDownParallelism))
+		}
+	}
+	if _, given := seen["max-scale-down-parallelism"]; o.emptyBulkDelete > 0 && !given {
+		o.MaxScaleDownParallelism = o.emptyBulkDelete
 	}
 	if len(noEffect) > 0 {
 		o.Warnings = append(o.Warnings, errorAt(d, path, "", "flags with no effect in the simulation are ignored: %s", strings.Join(noEffect, ", ")))

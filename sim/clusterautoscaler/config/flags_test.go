@@ -152,3 +152,31 @@ func TestFlagsWithoutSubject(t *testing.T) {
 	require.Len(t, o.Warnings, 1)
 	require.Equal(t, "args: flags with no effect in the simulation are ignored: --scale-down-unready-time, --skip-nodes-with-custom-controller-pods", o.Warnings[0].Error())
 }
+
+// --max-empty-bulk-delete was removed in CA 1.33: a warning naming its
+// replacement; read as --max-scale-down-parallelism unless that is given.
+func TestMaxEmptyBulkDeleteRemoved(t *testing.T) {
+	o, err := ParseFlags([]string{"--max-empty-bulk-delete=4"}, nil, "args")
+	require.NoError(t, err)
+	require.Equal(t, 4, o.MaxScaleDownParallelism)
+	require.Len(t, o.Warnings, 1)
+	require.Equal(t, "args[0]: --max-empty-bulk-delete "+RemovedFlag+"; --max-scale-down-parallelism (default 10) replaced it and bounds the deletion of empty and drained nodes alike (the simulation reads this value as --max-scale-down-parallelism unless that is given, as 1.28 to 1.32 did); write --max-scale-down-parallelism=4 instead",
+		o.Warnings[0].Error())
+
+	o, err = ParseFlags([]string{"--max-empty-bulk-delete=4", "--max-scale-down-parallelism=7"}, nil, "args")
+	require.NoError(t, err)
+	require.Equal(t, 7, o.MaxScaleDownParallelism)
+	o, err = ParseFlags([]string{"--max-scale-down-parallelism=7", "--max-empty-bulk-delete=4"}, nil, "args")
+	require.NoError(t, err)
+	require.Equal(t, 7, o.MaxScaleDownParallelism)
+}
+
+// --blocking-system-pod-distruption-timeout (upstream's spelling) is
+// modelled: 1 h by default.
+func TestBlockingSystemPodTimeoutFlag(t *testing.T) {
+	require.Equal(t, time.Hour, DefaultOptions().BlockingSystemPodDisruptionTimeout)
+	o, err := ParseFlags([]string{"--blocking-system-pod-distruption-timeout=20m"}, nil, "args")
+	require.NoError(t, err)
+	require.Equal(t, 20*time.Minute, o.BlockingSystemPodDisruptionTimeout)
+	require.Empty(t, o.Warnings)
+}
