@@ -29,18 +29,11 @@ type ScaleUpDecision struct {
 // applied. It is the entry point of the upstream comparison
 // (fidelity/ca); the simulation itself never calls it.
 func (a *Autoscaler) DecideScaleUp() ScaleUpDecision {
-	now := a.eng.Now()
-	a.refreshTemplates()
 	var d ScaleUpDecision
-	pods := a.collectPending(now)
-	if len(pods) == 0 {
-		return d
-	}
-	groups := a.filterSchedulable(a.groupPods(pods))
+	groups, opts, _ := a.scaleUpOptions(a.eng.Now(), false)
 	for _, pg := range groups {
 		d.Pending = append(d.Pending, pg.pods...)
 	}
-	opts := a.options(groups, now)
 	index := make(map[*option]int, len(opts))
 	for i, o := range opts {
 		index[o] = i

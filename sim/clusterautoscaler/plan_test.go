@@ -2,8 +2,12 @@ package clusterautoscaler
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/clustersim/clustersim/sim/cluster"
 )
 
 // DecideScaleUp reports every group's estimate and the groups the
@@ -47,4 +51,40 @@ func TestDecideScaleUp(t *testing.T) {
 	d = h.ca.DecideScaleUp()
 	require.Equal(t, []int{1}, d.Best)
 	require.Equal(t, "big", d.Options[d.Best[0]].Group)
+}
+
+// DecideScaleUp decides what the loop then does, zone spreads included: a
+// zone-spread workload on a three-zone group whose nodes are full gets
+// one node with maxSkew pods (the template sits in the first zone), in
+// the decision and in the scale-up the next loop carries out.
+func TestDecideScaleUpMatchesLoop(t *testing.T) {
+	h := newHarness(t)
+	groups := h.groups(managedNodeGroups(
+		"{name: ng, instanceType: m5.large, minSize: 0, maxSize: 10, desiredCapacity: 3, availabilityZones: [us-east-1a, us-east-1b, us-east-1c]}"))
+	h.start(groups, nil, nil)
+	h.at(time.Second)
+	nodes := h.nodesOf("ng")
+	require.Len(t, nodes, 3)
+	for _, id := range nodes {
+		nd := &h.cl.Nodes[id]
+		spec := &cluster.PodSpec{}
+		spec.Requests[cluster.CPU] = nd.Allocatable[cluster.CPU]
+		p := h.cl.CreatePod(cluster.Pod{Name: "filler-" + nd.Name, Namespace: h.cl.Syms.Intern("default"), Spec: spec, Workload: -1})
+		h.cl.Bind(p, id)
+	}
+	spread := func(s *corev1.PodSpec, m *podMeta) {
+		m.labels = map[string]string{"app": "web"}
+		s.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone",
+			WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: labelSelector("app", "web")}}
+	}
+	for _, p := range h.pods(6, "100m", "100Mi", bare(), spread) {
+		h.cl.MarkUnschedulable(p)
+	}
+	d := h.ca.DecideScaleUp()
+	require.Len(t, d.Options, 1)
+	require.Equal(t, 1, d.Options[0].Nodes)
+	require.Len(t, d.Options[0].Pods, 1)
+	h.at(15 * time.Second)
+	require.Equal(t, 1, h.groupStats("ng").ScaleUps)
+	require.Len(t, h.nodesOf("ng"), 4)
 }
