@@ -190,12 +190,17 @@ func genPods(rng *rand.Rand, c *Case, t int) (string, []*corev1.Pod) {
 		spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual,
 			Value: []string{"a", "b"}[rng.IntN(2)], Effect: corev1.TaintEffectNoSchedule}}
 	}
+	controller := true
 	out := make([]*corev1.Pod, count)
 	for k := range out {
 		out[k] = &corev1.Pod{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Labels: map[string]string{"app": app}},
-			Spec:       *spec.DeepCopy(),
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Labels: map[string]string{"app": app},
+				// One ReplicaSet per template: upstream groups pods by
+				// controller into equivalence groups.
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: app,
+					UID: types.UID(c.Name + "/rs/" + app), Controller: &controller}}},
+			Spec: *spec.DeepCopy(),
 		}
 	}
 	return kind, out
