@@ -1,6 +1,7 @@
 package clusterautoscaler
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -87,4 +88,69 @@ func TestDecideScaleUpMatchesLoop(t *testing.T) {
 	h.at(15 * time.Second)
 	require.Equal(t, 1, h.groupStats("ng").ScaleUps)
 	require.Len(t, h.nodesOf("ng"), 4)
+}
+
+// A hostname spread in a cluster with no node the pods may go to:
+// upstream's only domains are the estimator's simulated nodes, so the
+// first new node takes pods until its room runs out (4 of 3.5 cpu on an
+// m5.4xlarge), then the next; with an eligible node that has none of the
+// pods (here a full node of another group), maxSkew (1) per new node.
+func TestHostSpreadMeasuredAgainstSimulatedNodes(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		otherSize int
+		nodes     int
+	}{{"no eligible node", 0, 2}, {"an eligible node without the pods", 1, 5}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			groups := h.groups(managedNodeGroups(
+				"{name: big, instanceType: m5.4xlarge, minSize: 0, maxSize: 10, desiredCapacity: 0}",
+				fmt.Sprintf("{name: other, instanceType: m5.large, minSize: 0, maxSize: %d, desiredCapacity: %d}", tc.otherSize, tc.otherSize)))
+			h.start(groups, []string{"--nodes=0:10:big"}, nil)
+			h.at(time.Second)
+			for _, id := range h.nodesOf("other") {
+				nd := &h.cl.Nodes[id]
+				spec := &cluster.PodSpec{}
+				spec.Requests[cluster.CPU] = nd.Allocatable[cluster.CPU]
+				h.cl.Bind(h.cl.CreatePod(cluster.Pod{Name: "filler", Namespace: h.cl.Syms.Intern("default"), Spec: spec, Workload: -1}), id)
+			}
+			for _, p := range h.pods(5, "3500m", "7Gi", bare(), hostSpread("web")) {
+				h.cl.MarkUnschedulable(p)
+			}
+			d := h.ca.DecideScaleUp()
+			require.Len(t, d.Options, 1)
+			require.Equal(t, "big", d.Options[0].Group)
+			require.Equal(t, tc.nodes, d.Options[0].Nodes)
+			require.Len(t, d.Options[0].Pods, 5)
+		})
+	}
+}
+
+// With the skew measured against the simulated nodes, later pods of the
+// group go back to the nodes added for other pods once every node has
+// one: 5 large pods take two c6g.4xlarge nodes and 6 small hostname-spread
+// pods share them, 3 each (a single pass over the nodes needs a third).
+func TestHostSpreadFillsEarlierNodes(t *testing.T) {
+	h := newHarness(t)
+	groups := h.groups(managedNodeGroups("{name: ng, instanceType: c6g.4xlarge, minSize: 0, maxSize: 10, desiredCapacity: 0}"))
+	h.start(groups, nil, nil)
+	h.at(time.Second)
+	for _, p := range h.pods(5, "3500m", "7Gi", bare()) {
+		h.cl.MarkUnschedulable(p)
+	}
+	for _, p := range h.pods(6, "100m", "128Mi", bare(), hostSpread("web")) {
+		h.cl.MarkUnschedulable(p)
+	}
+	d := h.ca.DecideScaleUp()
+	require.Len(t, d.Options, 1)
+	require.Equal(t, 2, d.Options[0].Nodes)
+	require.Len(t, d.Options[0].Pods, 11)
+}
+
+func hostSpread(app string) podOpt {
+	return func(s *corev1.PodSpec, m *podMeta) {
+		m.labels = map[string]string{"app": app}
+		s.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname",
+			WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: labelSelector("app", app)}}
+	}
 }

@@ -92,6 +92,7 @@ func (a *Autoscaler) scaleUpOptions(now engine.Time, waitNew bool) (groups []*po
 		return nil, nil, true
 	}
 	a.prepareSpreads(groups)
+	a.prepareHostSpreads(groups)
 	groups = a.filterSchedulable(groups)
 	if len(groups) == 0 {
 		return nil, nil, false
