@@ -127,6 +127,15 @@ func (e *estimator) run(groups []*podGroup, fits []bool, tpl *cluster.Node, maxN
 		// With a hostname spread measured against the simulated nodes
 		// (hostLow), a node may take more once the others caught up: pass
 		// over the nodes again while a pass placed something.
+		// A new node an earlier group's pod did not fit for pod-level
+		// reasons (a zone spread) stays in upstream's snapshot, and its
+		// later pods go round-robin over the simulated nodes (the plugin
+		// runner starts after its last match), so the empty node soon
+		// gets one: try it first.
+		if last >= 0 && e.nodes[last].npods == 0 && i < len(g.pods) && e.fits(&e.nodes[last], g, req, check) {
+			e.place(last, g, i, check, out)
+			i++
+		}
 		cursor, placedInPass := 0, false
 		for i < len(g.pods) {
 			for cursor < len(e.nodes) && !e.fits(&e.nodes[cursor], g, req, check) {
