@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -34,7 +35,7 @@ and the proposed NodePool on the same workload.`,
 	}
 	f := cmd.Flags()
 	f.Uint64("seed", 0, "root seed (default: the first configuration's)")
-	f.StringP("output", "o", "table", "format: table, json or csv")
+	f.StringP("output", "o", "table", "format: table, wide (never folded to the terminal's width), json or csv")
 	f.String("report", "", "write the comparison to this file (atomically) instead of stdout")
 	f.Int("runs", 10, "seeds per configuration")
 	f.Int("workers", 0, "parallel runs (default: all cores)")
@@ -118,7 +119,7 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 		}
 		data = writeCSV(rows)
 	default:
-		data, err = compareTable(out)
+		data, err = compareTable(out, tableStyle(format, v.GetString("report"), stdout))
 	}
 	if err != nil {
 		return err
@@ -147,19 +148,33 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 	return failed
 }
 
-func compareTable(c comparison) ([]byte, error) {
-	var buf strings.Builder
-	fmt.Fprintf(&buf, "%d runs per configuration on the same seeds (root %d); baseline: %s\n", c.Runs, c.RootSeed, c.Configs[0])
-	fmt.Fprintf(&buf, "delta: mean difference from the baseline; * significant (paired t-test, p < 0.05)\n\n")
-	t := report.NewTable(&buf)
-	header := []any{"Metric", c.Configs[0]}
-	for _, cmp := range c.Comparisons {
-		header = append(header, cmp.Config, "delta")
-	}
-	t.Header(header...)
+// compareTable renders a comparison: one row per metric with each
+// configuration's mean and delta side by side; on a terminal too narrow
+// for that (and not -o wide), one row per metric and configuration.
+func compareTable(c comparison, st report.TableStyle) ([]byte, error) {
 	if len(c.Comparisons) == 0 {
 		return nil, fmt.Errorf("nothing to compare")
 	}
+	var buf strings.Builder
+	fmt.Fprintf(&buf, "%d runs per configuration on the same seeds (root %d); baseline: %s\n", c.Runs, c.RootSeed, c.Configs[0])
+	fmt.Fprintf(&buf, "delta: mean difference from the baseline; * significant (paired t-test, p < 0.05)\n\n")
+	head := buf.Len()
+	if err := compareColumns(c, report.WithStyle(&buf, st)); err != nil {
+		return nil, err
+	}
+	if st.Width > 0 && !st.Wide && maxLineWidth(buf.String()[head:]) > st.Width {
+		out := buf.String()[:head]
+		buf.Reset()
+		buf.WriteString(out)
+		if err := compareRows(c, report.WithStyle(&buf, st)); err != nil {
+			return nil, err
+		}
+	}
+	return []byte(buf.String()), nil
+}
+
+// compareDeltas indexes each comparison's deltas by metric.
+func compareDeltas(c comparison) []map[string]experiment.Delta {
 	byPath := make([]map[string]experiment.Delta, len(c.Comparisons))
 	for i, cmp := range c.Comparisons {
 		byPath[i] = map[string]experiment.Delta{}
@@ -167,6 +182,31 @@ func compareTable(c comparison) ([]byte, error) {
 			byPath[i][d.Path] = d
 		}
 	}
+	return byPath
+}
+
+// deltaCell is a delta as the tables show it: +1.5 (+3.0%) *.
+func deltaCell(d experiment.Delta) string {
+	mark := ""
+	if d.Significant {
+		mark = " *"
+	}
+	pct := ""
+	if d.Base != 0 {
+		pct = fmt.Sprintf(" (%+.1f%%)", d.DiffPct)
+	}
+	return fmt.Sprintf("%+g%s%s", roundSig(d.Diff), pct, mark)
+}
+
+// compareColumns: configurations as columns.
+func compareColumns(c comparison, w io.Writer) error {
+	t := report.NewTable(w)
+	header := []any{"Metric", c.Configs[0]}
+	for _, cmp := range c.Comparisons {
+		header = append(header, cmp.Config, "delta")
+	}
+	t.Header(header...)
+	byPath := compareDeltas(c)
 	for _, d0 := range c.Comparisons[0].Deltas {
 		if !headline(d0.Path) {
 			continue
@@ -178,24 +218,49 @@ func compareTable(c comparison) ([]byte, error) {
 				row = append(row, "-", "-")
 				continue
 			}
-			mark := ""
-			if d.Significant {
-				mark = " *"
-			}
-			pct := ""
-			if d.Base != 0 {
-				pct = fmt.Sprintf(" (%+.1f%%)", d.DiffPct)
-			}
-			row = append(row, fmtNum(d.Other), fmt.Sprintf("%+g%s%s", roundSig(d.Diff), pct, mark))
+			row = append(row, fmtNum(d.Other), deltaCell(d))
 		}
 		if err := t.Append(row...); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := t.Render(); err != nil {
-		return nil, err
+	return t.Render()
+}
+
+// compareRows: configurations as rows, under each metric, for narrow
+// terminals.
+func compareRows(c comparison, w io.Writer) error {
+	t := report.NewTable(w)
+	t.Header("Metric", "Configuration", "Mean", "delta")
+	byPath := compareDeltas(c)
+	for _, d0 := range c.Comparisons[0].Deltas {
+		if !headline(d0.Path) {
+			continue
+		}
+		if err := t.Append(d0.Path, c.Configs[0], fmtNum(d0.Base), "baseline"); err != nil {
+			return err
+		}
+		for i, cmp := range c.Comparisons {
+			row := []any{"", cmp.Config, "-", "-"}
+			if d, ok := byPath[i][d0.Path]; ok {
+				row[2], row[3] = fmtNum(d.Other), deltaCell(d)
+			}
+			if err := t.Append(row...); err != nil {
+				return err
+			}
+		}
 	}
-	return []byte(buf.String()), nil
+	return t.Render()
+}
+
+// maxLineWidth is the widest line of s, in runes (box-drawing characters
+// are one column each).
+func maxLineWidth(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		n = max(n, utf8.RuneCountInString(l))
+	}
+	return n
 }
 
 func roundSig(x float64) float64 {

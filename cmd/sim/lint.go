@@ -16,6 +16,7 @@ import (
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/lint"
 	"github.com/clustersim/clustersim/sim/manifest"
+	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 )
 
@@ -57,7 +58,7 @@ input could not be read at all.`,
 	f := cmd.Flags()
 	f.StringArrayP("file", "f", nil, "a manifest file or folder to lint without a scenario (repeatable)")
 	f.String("region", "", "with -f: the region to lint in (default: the eksctl ClusterConfig's, else us-east-1)")
-	f.StringP("output", "o", "table", "output format: table or json")
+	f.StringP("output", "o", "table", "output format: table, wide (long cells in full) or json")
 	f.String("fail-on", "error", "exit 2 when a finding of this severity or above exists: info, warning or error")
 	f.String("report", "", "write the output to this file (atomically) instead of stdout")
 	return cmd
@@ -77,8 +78,8 @@ func (e *lintGate) Is(target error) bool { return target == errGate }
 
 func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error {
 	format := v.GetString("output")
-	if format != "table" && format != "json" {
-		return fmt.Errorf("--output %q: use table or json", format)
+	if !isTable(format) && format != "json" {
+		return fmt.Errorf("--output %q: use table, wide or json", format)
 	}
 	failOn, err := lint.ParseSeverity(v.GetString("fail-on"))
 	if err != nil {
@@ -137,7 +138,7 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 		}
 	} else {
 		var buf bytes.Buffer
-		if err := res.WriteTable(&buf); err != nil {
+		if err := res.WriteTable(report.WithStyle(&buf, tableStyle(format, v.GetString("report"), stdout))); err != nil {
 			return err
 		}
 		out = buf.Bytes()

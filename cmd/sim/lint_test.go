@@ -177,7 +177,7 @@ func TestLintUsageErrors(t *testing.T) {
 		{[]string{"hybrid-naive", "-f", "x.yaml"}, "-f hybrid-naive: hybrid-naive is an embedded scenario, not a manifest file: lint it alone (sim lint hybrid-naive)"},
 		{[]string{"a.yaml", "b.yaml"}, "give one scenario, not 2"},
 		{[]string{"hybrid-naive", "--fail-on", "fatal"}, `--fail-on: unknown severity "fatal": use info, warning or error`},
-		{[]string{"hybrid-naive", "-o", "csv"}, `--output "csv": use table or json`},
+		{[]string{"hybrid-naive", "-o", "csv"}, `--output "csv": use table, wide or json`},
 		{[]string{"no-such-scenario"}, "no such file, and no embedded scenario of that name"},
 		{[]string{"-f", "no-such-file.yaml"}, "-f no-such-file.yaml:"},
 	} {

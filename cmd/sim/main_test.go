@@ -116,7 +116,7 @@ func TestErrors(t *testing.T) {
 	require.Contains(t, stderr, "no-such-scenario: no such file, and no embedded scenario of that name (embedded: ca-priority-fallback, diversified-spot, hybrid-isolated, hybrid-naive")
 	_, stderr, code = sim(t, "run", "static-burst", "-o", "xml")
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, `--output "xml": use table, json or csv`)
+	require.Contains(t, stderr, `--output "xml": use table, wide, json or csv`)
 	_, stderr, code = sim(t, "run")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "accepts 1 arg(s)")

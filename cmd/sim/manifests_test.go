@@ -57,7 +57,7 @@ func TestLintUsesAutoscalerDeployment(t *testing.T) {
 	require.Contains(t, out, "Deployment/kube-system/cluster-autoscaler runs the Cluster Autoscaler")
 	require.Contains(t, out, "node group fixed is not autoscaled")
 	require.NotContains(t, out, "neither --nodes nor --node-group-auto-discovery")
-	require.NotContains(t, out, "Deployment/kube-system/cluster-autoscaler │", "not a workload row")
+	require.NotContains(t, "\n"+out, "\nDeployment/kube-system/cluster-autoscaler ", "not a workload row")
 }
 
 // TestCompareMigration: sim compare base.yaml base.yaml+v1-nodepool.yaml,

@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/experiment"
 	"github.com/clustersim/clustersim/sim/report"
 )
@@ -179,10 +181,72 @@ func checkGates(exprs []string, label string, values, baseline []experiment.Metr
 	return nil
 }
 
+// terminal reports whether w is a terminal, and its width in columns (0
+// when unknown; $COLUMNS, when set, wins). Tests replace it with a fake
+// terminal.
+var terminal = func(w io.Writer) (ok bool, width int) {
+	f, isFile := w.(*os.File)
+	if !isFile || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		return false, 0
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return true, n
+	}
+	return true, termWidth(f)
+}
+
+// tableStyle is how tables are drawn on stdout: box-drawn on a terminal
+// (fitted to its width), plain aligned columns for a pipe or a --report
+// file; wide for -o wide.
+func tableStyle(format, reportPath string, stdout io.Writer) report.TableStyle {
+	st := report.TableStyle{Wide: format == "wide", Plain: true}
+	if reportPath != "" {
+		return st
+	}
+	if ok, width := terminal(stdout); ok {
+		st.Plain, st.Width = false, width
+	}
+	return st
+}
+
+// isTable: the table formats (table, wide).
+func isTable(format string) bool { return format == "table" || format == "wide" }
+
+// runProgress shows a single run's simulated time on stderr when it is a
+// terminal: how far the run is, as --runs shows runs done. The line is
+// cleared when the run ends.
+func runProgress(stderr io.Writer, total time.Duration) (progress func(now engine.Time, events uint64), done func()) {
+	if ok, _ := terminal(stderr); !ok || total <= 0 {
+		return nil, func() {}
+	}
+	shown := false
+	var drawn time.Time
+	progress = func(now engine.Time, _ uint64) {
+		if shown && time.Since(drawn) < 100*time.Millisecond {
+			return
+		}
+		drawn = time.Now()
+		const width = 30
+		at := min(time.Duration(now), total)
+		n := int(int64(at) * width / int64(total))
+		fmt.Fprintf(stderr, "\r[%s%s] simulated %s of %s", bytes.Repeat([]byte("="), n), bytes.Repeat([]byte(" "), width-n),
+			roundDuration(at), roundDuration(total))
+		shown = true
+	}
+	done = func() {
+		if shown {
+			fmt.Fprint(stderr, "\r\x1b[K")
+		}
+	}
+	return progress, done
+}
+
+// roundDuration renders a simulated time to the second (1h2m3s).
+func roundDuration(d time.Duration) string { return d.Truncate(time.Second).String() }
+
 // progressBar draws runs done on stderr when it is a terminal.
 func progressBar(stderr io.Writer) func(done, total int) {
-	f, ok := stderr.(*os.File)
-	if !ok || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+	if ok, _ := terminal(stderr); !ok {
 		return nil
 	}
 	return func(done, total int) {

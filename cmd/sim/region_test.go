@@ -23,7 +23,7 @@ func TestEksctlClusterInEUWest2(t *testing.T) {
 	out, stderr, code = sim(t, "run", "testdata/regions/london.yaml")
 	require.Equal(t, exitOK, code, stderr)
 	require.Equal(t, 1, strings.Count(out, onDemandUSEast1), out)
-	require.Contains(t, out, "pods scheduled                        │ 20 ")
+	require.Contains(t, out, "\npods scheduled                          20\n")
 }
 
 // sim lint --region lints manifests that do not say their region.

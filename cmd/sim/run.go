@@ -45,7 +45,7 @@ percentiles across runs.`,
 	}
 	f := cmd.Flags()
 	f.Uint64("seed", 0, "override the scenario's seed (the root seed with --runs)")
-	f.StringP("output", "o", "table", "report format: table, json or csv")
+	f.StringP("output", "o", "table", "report format: table, wide (every column, long cells in full), json or csv")
 	f.String("report", "", "write the report to this file (atomically) instead of stdout")
 	f.Int("runs", 1, "number of seeds to run (aggregated with confidence intervals)")
 	f.Int("workers", 0, "parallel runs (default: all cores)")
@@ -85,10 +85,15 @@ func seedOf(v *viper.Viper, cmd *cobra.Command) *uint64 {
 	return nil
 }
 
+// progressEvery is how often (in events) a single run on a terminal looks
+// at its progress (as often as a run checks for Ctrl-C); the line is
+// redrawn at most ten times a second.
+var progressEvery uint64 = 20_000
+
 func checkFormat(v *viper.Viper) (string, error) {
 	format := v.GetString("output")
-	if format != "table" && format != "json" && format != "csv" {
-		return "", fmt.Errorf("--output %q: use table, json or csv", format)
+	if !isTable(format) && format != "json" && format != "csv" {
+		return "", fmt.Errorf("--output %q: use table, wide, json or csv", format)
 	}
 	return format, nil
 }
@@ -177,8 +182,11 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	progress, clearProgress := runProgress(stderr, sc.Duration)
+	opts.Progress, opts.ProgressEvery = progress, progressEvery
 	start := time.Now()
 	rep, err := simulation.Run(sc, opts)
+	clearProgress()
 	if perr := stopProfiles(); err == nil {
 		err = perr
 	}
@@ -200,7 +208,7 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 			return err
 		}
 	}
-	if format != "table" {
+	if !isTable(format) {
 		// The report's warnings, labelled: the loader's notes (kinds
 		// skipped, copies read once) are infos.
 		for _, w := range sc.Warnings {
@@ -227,7 +235,7 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		data = writeCSV(rows)
 	default:
 		var buf strings.Builder
-		err = rep.WriteTable(&buf)
+		err = rep.WriteTable(report.WithStyle(&buf, tableStyle(format, v.GetString("report"), stdout)))
 		data = []byte(buf.String())
 	}
 	if err != nil {
@@ -365,7 +373,7 @@ func runMany(v *viper.Viper, cmd *cobra.Command, sc *scenario.Scenario, root uin
 	default:
 		var buf strings.Builder
 		fmt.Fprintf(&buf, "Scenario %s, %d runs from root seed %d; means with 95%% confidence intervals\n\n", sc.Name, runs, root)
-		t := report.NewTable(&buf)
+		t := report.NewTable(report.WithStyle(&buf, tableStyle(format, v.GetString("report"), stdout)))
 		t.Header("Metric", "Mean", "95% CI", "p5", "p50", "p95")
 		for _, s := range sums {
 			if !headline(s.Path) {

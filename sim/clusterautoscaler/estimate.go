@@ -96,6 +96,7 @@ type estimator struct {
 // node tpl, adding at most maxNodes nodes, into out.
 func (e *estimator) run(groups []*podGroup, fits []bool, tpl *cluster.Node, maxNodes int, out *estimate) {
 	alloc := tpl.Allocatable
+	e.tpl = tpl
 	out.reset()
 	e.nodes = e.nodes[:0]
 	e.order = e.order[:0]
@@ -164,7 +165,6 @@ func (e *estimator) run(groups []*podGroup, fits []bool, tpl *cluster.Node, maxN
 				break
 			}
 			e.nodes = append(e.nodes, simNode{free: alloc, placed: e.reuse(len(e.nodes))})
-			e.tpl = tpl
 			last = len(e.nodes) - 1
 			if !e.fits(&e.nodes[last], g, req, check) {
 				break

@@ -212,7 +212,9 @@ func (a *Autoscaler) refreshTemplates() {
 		}
 		switch {
 		case src != cluster.NoNode && (g.cached == nil || g.cached.src != src):
-			g.cached = a.templateFromNode(g, src)
+			if g.cached == nil || !a.copies(g.cached, src) {
+				g.cached = a.templateFromNode(g, src)
+			}
 			g.tpl = g.cached
 		case g.cached != nil:
 			g.tpl = g.cached
@@ -220,6 +222,33 @@ func (a *Autoscaler) refreshTemplates() {
 			g.tpl = g.tagTemplate
 		}
 	}
+}
+
+// copies reports whether templateFromNode would make tpl again from node
+// id (a group's nodes are mostly alike: same type, zone, labels and
+// taints), so the loop keeps it instead of building a new one.
+func (a *Autoscaler) copies(tpl *template, id cluster.NodeID) bool {
+	nd, t := &a.cl.Nodes[id], &tpl.node
+	if nd.Zone != t.Zone || nd.InstanceType != t.InstanceType || nd.CapacityType != t.CapacityType ||
+		nd.Allocatable != t.Allocatable || len(nd.Labels) != len(t.Labels) {
+		return false
+	}
+	for i, l := range nd.Labels {
+		if l != t.Labels[i] && !(l.Key == a.symHostname && t.Labels[i].Key == a.symHostname) {
+			return false
+		}
+	}
+	i := 0
+	for _, tt := range nd.Taints {
+		if tt.Key == a.symToBeDeleted || tt.Key == a.symDeletionCandidate {
+			continue
+		}
+		if i >= len(t.Taints) || t.Taints[i] != tt {
+			return false
+		}
+		i++
+	}
+	return i == len(t.Taints)
 }
 
 // backoff is the exponential back-off of one group

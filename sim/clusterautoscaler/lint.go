@@ -25,8 +25,11 @@ type LintGroup struct {
 	// Template is the node a scale-up is simulated with: built from the
 	// ASG's tags (and the EKS API) while the group starts empty, else a
 	// copy of its first node, as the Cluster Autoscaler has it once that
-	// node is Ready.
-	Template cluster.Node
+	// node is Ready. Templates are all the templates the group's loops may
+	// use: one per zone of its starting nodes (each loop copies one of its
+	// Ready nodes, at random), or Template alone.
+	Template  cluster.Node
+	Templates []cluster.Node
 	// Nodes are the nodes the group can add, one per instance type and
 	// zone, built as its launches build them (labels, taints,
 	// allocatable). A group with on-demand instances has on-demand nodes;
@@ -66,11 +69,16 @@ func LintGroups(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.
 			}
 		}
 		lg.Template = g.tagTemplate.node
+		lg.Templates = []cluster.Node{lg.Template}
 		if cfg.DesiredCapacity > 0 && len(lg.Nodes) > 0 {
-			// The first node: first type, first zone (the ASG balances
-			// zones from an empty group in the group's order).
-			id := cl.AddNode(lg.Nodes[0])
-			lg.Template = a.templateFromNode(g, id).node
+			// The first nodes: first type, the first zones (the ASG
+			// balances zones from an empty group in the group's order).
+			lg.Templates = lg.Templates[:0]
+			for z := range min(cfg.DesiredCapacity, len(cfg.Zones)) {
+				id := cl.AddNode(lg.Nodes[z*len(cfg.InstanceTypes)])
+				lg.Templates = append(lg.Templates, a.templateFromNode(g, id).node)
+			}
+			lg.Template = lg.Templates[0]
 		}
 		out = append(out, lg)
 	}
@@ -100,11 +108,17 @@ func (g *LintGroup) CanGrow() bool {
 // ScalesUpFor reports whether the Cluster Autoscaler would scale the group
 // up for a pending pod with this spec, as its scale-up options decide: the
 // group can grow, the pod is not expendable nor a DaemonSet's, and it fits
-// the template (resources included). When the pod does not fit, m and t
-// say why (cluster.StaticFit).
+// one of the templates (resources included). When the pod does not fit,
+// m and t say why it does not fit Template (cluster.StaticFit).
 func (g *LintGroup) ScalesUpFor(syms *cluster.Symbols, spec *cluster.PodSpec) (ok bool, m cluster.Mismatch, t cluster.Taint) {
 	if !g.CanGrow() || spec.DaemonSet || spec.Priority < g.ExpendableCutoff {
 		return false, cluster.Fits, cluster.Taint{}
+	}
+	for i := range g.Templates[min(1, len(g.Templates)):] {
+		tpl := &g.Templates[1+i]
+		if m, _ := cluster.StaticFit(syms, spec, tpl, &tpl.Allocatable); m == cluster.Fits {
+			return true, m, cluster.Taint{}
+		}
 	}
 	m, t = cluster.StaticFit(syms, spec, &g.Template, &g.Template.Allocatable)
 	return m == cluster.Fits, m, t

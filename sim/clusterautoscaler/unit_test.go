@@ -326,3 +326,41 @@ func TestDomainSpreadSkew(t *testing.T) {
 		})
 	}
 }
+
+// The loop's template is a copy of a random Ready node of the group; a
+// node like the current template's keeps it, one in another zone makes a
+// new one in its zone.
+func TestTemplateCopies(t *testing.T) {
+	h := newHarness(t)
+	h.start(h.groups(managedNodeGroups("{name: ng, instanceType: m5.large, minSize: 0, maxSize: 9, desiredCapacity: 4}")), nil, nil)
+	h.at(5 * time.Minute)
+	ids := h.nodesOf("ng")
+	require.Len(t, ids, 4)
+	zones := map[cluster.Sym][]cluster.NodeID{}
+	for _, id := range ids {
+		zones[h.cl.Nodes[id].Zone] = append(zones[h.cl.Nodes[id].Zone], id)
+	}
+	var same []cluster.NodeID
+	for _, z := range zones {
+		if len(z) == 2 {
+			same = z
+		}
+	}
+	require.Len(t, same, 2, "the ASG put two of four nodes in one zone")
+	g := h.ca.groups[0]
+	tpl := h.ca.templateFromNode(g, same[0])
+	require.Equal(t, h.cl.Nodes[same[0]].Zone, tpl.node.Zone)
+	require.True(t, h.ca.copies(tpl, same[1]), "same type, zone, labels and taints")
+	for _, id := range ids {
+		if h.cl.Nodes[id].Zone != tpl.node.Zone {
+			require.False(t, h.ca.copies(tpl, id), "another zone")
+		}
+	}
+	// Over many loops every zone's node serves as the template.
+	seen := map[cluster.Sym]bool{}
+	for range 50 {
+		h.ca.refreshTemplates()
+		seen[g.tpl.node.Zone] = true
+	}
+	require.Len(t, seen, 3)
+}

@@ -20,7 +20,9 @@
 //     (cluster.StaticFit), and the group has nodes from the start or the
 //     Cluster Autoscaler would scale it up for the pod (autoscaled, may
 //     grow, and the pod fits the group's template, as its scale-up options
-//     decide);
+//     decide; a group with nodes from the start has a template per zone of
+//     them, since each loop copies one of its nodes at random; one
+//     scaled from zero, the ASG's, in its first zone);
 //   - each static pool (spec.staticNodes) and each Node manifest: some
 //     node passes cluster.StaticFit with its allocatable as free room.
 //

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -833,4 +834,30 @@ func TestClusterAutoscalerStartupFlags(t *testing.T) {
 	require.Equal(t, Warning, removed[0].Severity)
 	require.Equal(t, "write --max-scale-down-parallelism=5 instead", removed[0].Fix)
 	require.Equal(t, Error, r.Findings[0].Severity, "errors come first")
+}
+
+// A multi-zone group's template is a copy of one of its nodes, so the
+// Cluster Autoscaler scales it for a pod pinned to any zone where it has a
+// node; scaled from zero, only for the ASG's first zone.
+func TestCATemplateZones(t *testing.T) {
+	group := func(desired int) string {
+		return `---
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: demo, region: us-east-1}
+managedNodeGroups:
+  - {name: ng, instanceType: m5.large, minSize: 0, maxSize: 10, desiredCapacity: ` + fmt.Sprint(desired) + `}
+`
+	}
+	pinnedB := deployment("pinned", "500m", "      nodeSelector: {topology.kubernetes.io/zone: us-east-1b}\n")
+	pinnedA := deployment("first", "500m", "      nodeSelector: {topology.kubernetes.io/zone: us-east-1a}\n")
+	r := check(t, header, group(2), pinnedB, pinnedA)
+	require.True(t, cellOf(t, r, "Deployment/default/pinned", "", "NodeGroup/ng").Provisions, "a node in us-east-1b can be the template")
+	require.True(t, cellOf(t, r, "Deployment/default/first", "", "NodeGroup/ng").Provisions)
+	r = check(t, header, group(1), pinnedB, pinnedA)
+	require.False(t, cellOf(t, r, "Deployment/default/pinned", "", "NodeGroup/ng").Provisions, "its only node is in us-east-1a")
+	require.True(t, cellOf(t, r, "Deployment/default/first", "", "NodeGroup/ng").Provisions)
+	r = check(t, header, group(0), pinnedB, pinnedA)
+	require.False(t, cellOf(t, r, "Deployment/default/pinned", "", "NodeGroup/ng").Provisions, "from zero: the ASG's first zone")
+	require.True(t, cellOf(t, r, "Deployment/default/first", "", "NodeGroup/ng").Provisions)
 }

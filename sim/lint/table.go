@@ -47,7 +47,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 				if c.CanLand {
 					detail = summarizeTypes(c.InstanceTypes)
 				}
-				if err := t.Append(label, c.Source, land, adds, wrap(detail, 70, "")); err != nil {
+				if err := t.Append(label, c.Source, land, adds, report.LongCell(w, detail, 70)); err != nil {
 					return err
 				}
 			}

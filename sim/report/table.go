@@ -4,19 +4,150 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
+// TableStyle is how tables are drawn for where they go.
+type TableStyle struct {
+	// Plain draws aligned columns without borders, one line per row, with
+	// upper-case headers and no trailing spaces, as kubectl prints: for
+	// pipes and files. Otherwise tables are box-drawn, for a terminal.
+	Plain bool
+	// Wide shows every column and long cells in full (-o wide).
+	Wide bool
+	// Width is the terminal's width in columns (0: unknown or not a
+	// terminal); commands with wide tables fit them to it.
+	Width int
+}
+
+// styledWriter is an io.Writer that carries a TableStyle to the tables
+// written through it.
+type styledWriter struct {
+	io.Writer
+	style TableStyle
+}
+
+// WithStyle returns a writer to w whose tables (NewTable, WriteTable) are
+// drawn in style s. Without it tables are box-drawn, long cells wrapped.
+func WithStyle(w io.Writer, s TableStyle) io.Writer {
+	if sw, ok := w.(*styledWriter); ok {
+		w = sw.Writer
+	}
+	return &styledWriter{Writer: w, style: s}
+}
+
+// StyleOf returns the style of a writer made by WithStyle (the zero
+// style, box-drawn, for any other).
+func StyleOf(w io.Writer) TableStyle {
+	if sw, ok := w.(*styledWriter); ok {
+		return sw.style
+	}
+	return TableStyle{}
+}
+
 // NewTable returns a table writer with the house style: headers as
-// written (no upper-casing), cells left-aligned, no automatic wrapping.
+// written (no upper-casing), cells left-aligned, no automatic wrapping,
+// box-drawn; for a writer with a plain style (WithStyle), kubectl's
+// columns: no borders, three spaces between columns, upper-case headers,
+// multi-line cells joined into one line, no trailing spaces.
 func NewTable(w io.Writer) *tablewriter.Table {
+	if StyleOf(w).Plain {
+		return tablewriter.NewTable(&trimWriter{w: w},
+			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+				Borders: tw.BorderNone,
+				Symbols: tw.NewSymbols(tw.StyleNone),
+				Settings: tw.Settings{
+					Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
+					Lines:      tw.Lines{ShowHeaderLine: tw.Off, ShowTop: tw.Off, ShowBottom: tw.Off},
+				},
+			})),
+			tablewriter.WithHeaderAutoFormat(tw.Off),
+			tablewriter.WithHeaderFilter(tw.CellFilter{Global: upperAll}),
+			tablewriter.WithRowFilter(tw.CellFilter{Global: oneLine}),
+			tablewriter.WithHeaderAlignment(tw.AlignLeft),
+			tablewriter.WithRowAutoWrap(tw.WrapNone),
+			tablewriter.WithPadding(tw.Padding{Left: "", Right: "   ", Overwrite: true}),
+		)
+	}
 	return tablewriter.NewTable(w,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 	)
+}
+
+func upperAll(cells []string) []string {
+	for i, c := range cells {
+		cells[i] = strings.ToUpper(c)
+	}
+	return cells
+}
+
+// oneLine joins a multi-line cell's lines with spaces.
+func oneLine(cells []string) []string {
+	for i, c := range cells {
+		if strings.Contains(c, "\n") {
+			cells[i] = strings.Join(strings.Fields(c), " ")
+		}
+	}
+	return cells
+}
+
+// trimWriter drops the spaces at the end of each line written through it
+// (the plain style pads every cell, the last one too). Tables end their
+// lines, so nothing is held back once a table is rendered.
+type trimWriter struct {
+	w       io.Writer
+	pending []byte // spaces not yet known to be trailing
+}
+
+func (t *trimWriter) Write(p []byte) (int, error) {
+	var out []byte
+	for _, b := range p {
+		switch b {
+		case ' ':
+			t.pending = append(t.pending, b)
+		case '\n':
+			t.pending = t.pending[:0]
+			out = append(out, b)
+		default:
+			out = append(out, t.pending...)
+			t.pending = t.pending[:0]
+			out = append(out, b)
+		}
+	}
+	if _, err := t.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// LongCell formats a long text cell (a message, a description) for a
+// table written to w: wrapped at width for a box-drawn table, cut at
+// width (at a word's end) with "..." for a plain one, in full with -o wide.
+func LongCell(w io.Writer, s string, width int) string {
+	st := StyleOf(w)
+	switch {
+	case st.Wide:
+		return s
+	case st.Plain:
+		if utf8.RuneCountInString(s) <= width {
+			return s
+		}
+		r := []rune(s)
+		cut := string(r[:width-3])
+		if r[width-3] != ' ' {
+			if i := strings.LastIndexByte(cut, ' '); i > 0 {
+				cut = cut[:i] // at a word's end
+			}
+		}
+		return strings.TrimRight(cut, " ") + "..."
+	}
+	return wrap(s, width)
 }
 
 // WriteTable renders the report for people: a summary table, then one row
@@ -60,14 +191,23 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.Workloads) > 0 {
 		fmt.Fprintln(w)
 		wt := NewTable(w)
-		wt.Header("Workload", "Pods", "Scheduled", "Pending at end", "Stranded", "Pending p95", "Why pods waited (most frequent scheduler message)")
+		wide := StyleOf(w).Wide
+		header := []any{"Workload", "Pods", "Scheduled", "Pending at end", "Stranded", "Pending p95"}
+		if wide {
+			header = append(header, "Pending p50", "Pending p99", "Pending max")
+		}
+		wt.Header(append(header, "Why pods waited (most frequent scheduler message)")...)
 		for _, wl := range r.Workloads {
 			why := wl.StrandedReason
 			if why == "" {
 				why = wl.WaitReason
 			}
-			if err := wt.Append(wl.Ref, fmt.Sprint(wl.Pods), fmt.Sprint(wl.Scheduled), fmt.Sprint(wl.PendingAtEnd),
-				fmt.Sprint(wl.Stranded), formatSeconds(wl.PendingSeconds.P95), wrap(why, 60)); err != nil {
+			row := []any{wl.Ref, fmt.Sprint(wl.Pods), fmt.Sprint(wl.Scheduled), fmt.Sprint(wl.PendingAtEnd),
+				fmt.Sprint(wl.Stranded), formatSeconds(wl.PendingSeconds.P95)}
+			if wide {
+				row = append(row, formatSeconds(wl.PendingSeconds.P50), formatSeconds(wl.PendingSeconds.P99), formatSeconds(wl.PendingSeconds.Max))
+			}
+			if err := wt.Append(append(row, LongCell(w, why, 60))...); err != nil {
 				return err
 			}
 		}
