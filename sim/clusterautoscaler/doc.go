@@ -137,6 +137,20 @@
 // the upcoming nodes' and the estimate's own, so a zone-spread workload
 // gets about maxSkew pods per scale-up from a multi-zone group.
 //
+// Hostname spread: the estimator allows maxSkew matching pods per
+// simulated node while some node the constraint counts has none of them
+// (a Ready node, one being launched or an upcoming one); when none has,
+// as in a cluster without a node the pods may go to, the skew is measured
+// against the fewest over those nodes and the simulated ones, as
+// upstream's snapshot does, so the first new node takes pods until its
+// room runs out (spread.go prepareHostSpreads). A new node that a pod
+// does not fit for a pod-level reason (a zone spread) stays in the
+// estimate empty, as in upstream's snapshot, and the next pod group's
+// first pod goes there if it fits: upstream places later pods round-robin
+// over the simulated nodes, from after its plugin runner's last match
+// (state that persists across simulations; trying the empty node first is
+// our approximation, which agrees on 1,199 of 1,200 generated cases).
+//
 // Karpenter side by side: every pod a scale-up was for is recorded with
 // cluster.NoteLaunchFor; a node launched for a pod another autoscaler
 // already launched for counts in Stats.RaceNodes.
@@ -164,8 +178,10 @@
 //   - The fit test is cluster.StaticFit (cordon, nodeName, taints, node
 //     affinity, resources), as the scheduler's filters; of pod-level
 //     constraints those keyed on kubernetes.io/hostname (required pod
-//     affinity and anti-affinity, hard spread, assuming an emptier node
-//     exists) and hard spread on other keys are checked on simulated
+//     affinity and anti-affinity, hard spread; a pod with several hard
+//     hostname spreads assumes an emptier node exists, and so do the
+//     pending pods put on upcoming nodes) and hard spread on other keys
+//     are checked on simulated
 //     nodes; zone-keyed affinity and anti-affinity count as met. A pod
 //     with affinity or anti-affinity on other keys is never considered to
 //     fit an existing node: the scheduler's verdict stands.

@@ -28,6 +28,13 @@ type podGroup struct {
 	spreadOnly bool
 	spreads    []*domainSpread
 	feeds      []*domainSpread
+	// hostSpread is its hard spread constraint on the hostname when it
+	// has exactly one, and hostLow the fewest pods that constraint
+	// matches on a node it counts, set by prepareHostSpreads: 0 when such
+	// a node has none (the estimator then allows maxSkew pods per
+	// simulated node), MaxInt32 when no node counts.
+	hostSpread *cluster.SpreadConstraint
+	hostLow    int32
 	// oldest is the earliest creation time of its pods.
 	oldest engine.Time
 	gpu    bool
@@ -118,16 +125,33 @@ func (e *estimator) run(groups []*podGroup, fits []bool, tpl *cluster.Node, maxN
 		// Fill the nodes added so far. Pods of a group are identical and
 		// room only shrinks, so a node that refused one refuses the rest:
 		// a cursor keeps this linear.
-		cursor := 0
+		// With a hostname spread measured against the simulated nodes
+		// (hostLow), a node may take more once the others caught up: pass
+		// over the nodes again while a pass placed something.
+		// A new node an earlier group's pod did not fit for pod-level
+		// reasons (a zone spread) stays in upstream's snapshot, and its
+		// later pods go round-robin over the simulated nodes (the plugin
+		// runner starts after its last match), so the empty node soon
+		// gets one: try it first.
+		if last >= 0 && e.nodes[last].npods == 0 && i < len(g.pods) && e.fits(&e.nodes[last], g, req, check) {
+			e.place(last, g, i, check, out)
+			i++
+		}
+		cursor, placedInPass := 0, false
 		for i < len(g.pods) {
 			for cursor < len(e.nodes) && !e.fits(&e.nodes[cursor], g, req, check) {
 				cursor++
 			}
 			if cursor == len(e.nodes) {
-				break
+				if g.hostLow == 0 || !placedInPass {
+					break
+				}
+				cursor, placedInPass = 0, false
+				continue
 			}
 			e.place(cursor, g, i, check, out)
 			i++
+			placedInPass = true
 		}
 		for ; i < len(g.pods); i++ {
 			if last >= 0 && e.fits(&e.nodes[last], g, req, check) {
@@ -171,7 +195,32 @@ func (e *estimator) fits(n *simNode, g *podGroup, req cluster.Resources, check b
 	if !check {
 		return true
 	}
-	return podLevelOK(e.syms, e.hostname, g.spec, g.ns, n.placed) && (g.spreads == nil || spreadOK(g, e.tpl))
+	low := int32(0)
+	if g.hostLow > 0 {
+		low = e.hostLow(g)
+	}
+	return podLevelOKLow(e.syms, e.hostname, g.spec, g.ns, n.placed, low) && (g.spreads == nil || spreadOK(g, e.tpl))
+}
+
+// hostLow is the minimum, for a group whose hostname spread no node of
+// the cluster has an empty domain for, over the cluster's nodes
+// (g.hostLow) and the simulated ones, of the pods the spread matches:
+// upstream's PodTopologySpread sees the simulated nodes as domains too,
+// so in a cluster without a node the pods may go to, the first new node
+// is its own minimum and takes pods until its room runs out.
+func (e *estimator) hostLow(g *podGroup) int32 {
+	low := g.hostLow
+	c := g.hostSpread
+	for k := range e.nodes {
+		n := int32(0)
+		for _, p := range e.nodes[k].placed {
+			if p.ns == g.ns && c.Selector.Matches(e.syms, p.spec.Labels) {
+				n++
+			}
+		}
+		low = min(low, n)
+	}
+	return low
 }
 
 func (e *estimator) place(ni int, g *podGroup, i int, check bool, out *estimate) {
@@ -232,6 +281,12 @@ func podConstraints(spec *cluster.PodSpec, hostname cluster.Sym) (has, hostOnly 
 // maxSkew matching pods per node, assuming an emptier node exists).
 // Constraints on other topology keys are not checked here.
 func podLevelOK(syms *cluster.Symbols, hostname cluster.Sym, spec *cluster.PodSpec, ns cluster.Sym, placed []placedPod) bool {
+	return podLevelOKLow(syms, hostname, spec, ns, placed, 0)
+}
+
+// podLevelOKLow is podLevelOK with low as the smallest count of the
+// hostname spreads' domains (podLevelOK assumes a node without any).
+func podLevelOKLow(syms *cluster.Symbols, hostname cluster.Sym, spec *cluster.PodSpec, ns cluster.Sym, placed []placedPod, low int32) bool {
 	self := placedPod{spec: spec, ns: ns}
 	for i := range spec.PodAntiAffinity {
 		t := &spec.PodAntiAffinity[i]
@@ -279,7 +334,7 @@ func podLevelOK(syms *cluster.Symbols, hostname cluster.Sym, spec *cluster.PodSp
 				n++
 			}
 		}
-		if n > c.MaxSkew {
+		if n-low > c.MaxSkew {
 			return false
 		}
 	}

@@ -28,16 +28,26 @@ const (
 // expander keeps its best options; one left wins; after the chain, a
 // random pick among the rest.
 func (a *Autoscaler) expand(opts []*option) *option {
-	for _, name := range a.s.Expanders {
-		opts = a.filterOptions(name, opts)
-		switch len(opts) {
-		case 0:
-			return nil
-		case 1:
-			return opts[0]
-		}
+	opts = a.bestOptions(opts)
+	switch len(opts) {
+	case 0:
+		return nil
+	case 1:
+		return opts[0]
 	}
 	return opts[a.rng.IntN(len(opts))]
+}
+
+// bestOptions runs the expanders of the chain until one option (or none)
+// is left, and returns what is left: the tied best options the chain's
+// random fallback picks from.
+func (a *Autoscaler) bestOptions(opts []*option) []*option {
+	for _, name := range a.s.Expanders {
+		if opts = a.filterOptions(name, opts); len(opts) <= 1 {
+			return opts
+		}
+	}
+	return opts
 }
 
 // filterOptions applies one expander. opts is never empty.

@@ -48,30 +48,13 @@ type option struct {
 // launched anything, and whether scale-down must wait (all pending pods
 // are too new).
 func (a *Autoscaler) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
-	a.refreshTemplates()
-	pods := a.collectPending(now)
-	if len(pods) == 0 {
-		return false, false
-	}
-	groups := a.groupPods(pods)
-	// Pods that just arrived: wait for more (allPodsAreNew).
-	oldest, oldestGPU, anyGPU := engine.Time(math.MaxInt64), engine.Time(math.MaxInt64), false
-	for _, pg := range groups {
-		oldest = min(oldest, pg.oldest)
-		if pg.gpu {
-			anyGPU = true
-			oldestGPU = min(oldestGPU, pg.oldest)
-		}
-	}
-	if oldest+a.s.PodTimeBuffer > now || (anyGPU && oldestGPU+a.s.GPUPodTimeBuffer > now) {
+	groups, opts, hold := a.scaleUpOptions(now, true)
+	if hold {
 		return false, true
 	}
-	a.prepareSpreads(groups)
-	groups = a.filterSchedulable(groups)
 	if len(groups) == 0 {
 		return false, false
 	}
-	opts := a.options(groups, now)
 	if a.noScaleUp != nil {
 		a.explainNoScaleUp(groups, now)
 	}
@@ -83,6 +66,38 @@ func (a *Autoscaler) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
 		return false, false
 	}
 	return a.execute(best, groups, now), false
+}
+
+// scaleUpOptions runs a scale-up up to the expander: the pending pods
+// grouped, minus those that fit existing and upcoming nodes, and the
+// options for them. With waitNew, it stops (hold) when all the pods are
+// too new.
+func (a *Autoscaler) scaleUpOptions(now engine.Time, waitNew bool) (groups []*podGroup, opts []*option, hold bool) {
+	a.refreshTemplates()
+	pods := a.collectPending(now)
+	if len(pods) == 0 {
+		return nil, nil, false
+	}
+	groups = a.groupPods(pods)
+	// Pods that just arrived: wait for more (allPodsAreNew).
+	oldest, oldestGPU, anyGPU := engine.Time(math.MaxInt64), engine.Time(math.MaxInt64), false
+	for _, pg := range groups {
+		oldest = min(oldest, pg.oldest)
+		if pg.gpu {
+			anyGPU = true
+			oldestGPU = min(oldestGPU, pg.oldest)
+		}
+	}
+	if waitNew && (oldest+a.s.PodTimeBuffer > now || (anyGPU && oldestGPU+a.s.GPUPodTimeBuffer > now)) {
+		return nil, nil, true
+	}
+	a.prepareSpreads(groups)
+	a.prepareHostSpreads(groups)
+	groups = a.filterSchedulable(groups)
+	if len(groups) == 0 {
+		return nil, nil, false
+	}
+	return groups, a.options(groups, now), false
 }
 
 // collectPending returns the pods the Cluster Autoscaler tries to help:

@@ -196,3 +196,61 @@ func (a *Autoscaler) countOn(pg *podGroup, nd *cluster.Node) {
 		}
 	}
 }
+
+// prepareHostSpreads sets hostSpread and hostLow of the pending pod groups
+// with exactly one hard spread constraint on the hostname: the fewest
+// pods it matches on a node it counts (by its node inclusion policies and
+// keys), a node being launched or an upcoming one counting as empty. The
+// scan stops at the first node without any, the common case, where the
+// estimate is unchanged.
+func (a *Autoscaler) prepareHostSpreads(groups []*podGroup) {
+	for _, pg := range groups {
+		pg.hostSpread, pg.hostLow = nil, 0
+		if !pg.podLevel {
+			continue
+		}
+		for i := range pg.spec.Spread {
+			if c := &pg.spec.Spread[i]; c.Hard && c.TopologyKey == a.symHostname {
+				if pg.hostSpread != nil {
+					pg.hostSpread = nil // several: assume an empty domain
+					break
+				}
+				pg.hostSpread = c
+			}
+		}
+		if pg.hostSpread != nil {
+			pg.hostLow = a.hostSpreadLow(pg, pg.hostSpread)
+		}
+	}
+}
+
+func (a *Autoscaler) hostSpreadLow(pg *podGroup, c *cluster.SpreadConstraint) int32 {
+	syms := a.cl.Syms
+	low := int32(math.MaxInt32)
+	for _, id := range a.cache.live {
+		nd := &a.cl.Nodes[id]
+		if _, ok := a.spreadDomain(pg, nd, c); !ok {
+			continue
+		}
+		if nd.State != cluster.NodeReady {
+			return 0
+		}
+		n := int32(0)
+		for _, p := range a.state(id).pods {
+			if !p.term && p.ns == pg.ns && c.Selector.Matches(syms, p.spec.Labels) {
+				n++
+			}
+		}
+		if low = min(low, n); low == 0 {
+			return 0
+		}
+	}
+	for _, g := range a.groups {
+		if a.upcoming(g, false) > 0 {
+			if _, ok := a.spreadDomain(pg, &g.tpl.node, c); ok {
+				return 0
+			}
+		}
+	}
+	return low
+}
