@@ -176,11 +176,13 @@ type Claim struct {
 
 // Volume is one PersistentVolume of the run.
 type Volume struct {
-	Name    string
-	Zones   []Sym // nil: any zone
-	ByLabel bool
-	Attach  bool
-	Claim   ClaimID
+	Name string
+	// ClassName is its storageClassName ("" for none).
+	ClassName string
+	Zones     []Sym // nil: any zone
+	ByLabel   bool
+	Attach    bool
+	Claim     ClaimID
 	// Node the volume is attached to (NoNode), and how many pods there
 	// use it.
 	Node NodeID
@@ -336,7 +338,7 @@ func (c *Cluster) SetStorage(st *Storage) {
 	c.vol = v
 	for _, in := range st.Volumes {
 		v.volIdx[in.Name] = VolumeID(len(v.vols))
-		v.vols = append(v.vols, Volume{Name: in.Name, Zones: in.Zones, ByLabel: in.ByLabel, Attach: in.Attach,
+		v.vols = append(v.vols, Volume{Name: in.Name, ClassName: in.Class, Zones: in.Zones, ByLabel: in.ByLabel, Attach: in.Attach,
 			Claim: NoClaim, Node: NoNode})
 	}
 	for _, in := range st.Claims {
@@ -350,6 +352,32 @@ func (c *Cluster) SetStorage(st *Storage) {
 		}
 		c.newClaim(in.Namespace, in.Name, cls, in.VolumeName, false, NoPod)
 	}
+}
+
+// Claims returns every claim of the run so far (nil without storage),
+// indexed by ClaimID; Gone ones included.
+func (c *Cluster) Claims() []Claim {
+	if c.vol == nil {
+		return nil
+	}
+	return c.vol.claims
+}
+
+// Volumes returns every volume of the run so far, indexed by VolumeID.
+func (c *Cluster) Volumes() []Volume {
+	if c.vol == nil {
+		return nil
+	}
+	return c.vol.vols
+}
+
+// DefaultStorageClass indexes the default class in StorageClasses (-1:
+// none).
+func (c *Cluster) DefaultStorageClass() int {
+	if c.vol == nil {
+		return -1
+	}
+	return c.vol.st.Default
 }
 
 // HasStorage reports whether the cluster models volumes.
@@ -417,7 +445,16 @@ func (c *Cluster) provision(id ClaimID, zone Sym, pod PodID, node NodeID) {
 	v := c.vol
 	cl := &v.claims[id]
 	cls := &v.st.Classes[cl.Class]
-	vol := Volume{Name: "pvc-" + strconv.Itoa(int(id)), Attach: cls.Attach, Claim: id, Node: NoNode, Provisioned: true}
+	// Named after the claim's number, unless a manifest's volume (one of
+	// a dumped state, imported) has that name.
+	name := "pvc-" + strconv.Itoa(int(id))
+	for k := 1; ; k++ {
+		if _, taken := v.volIdx[name]; !taken {
+			break
+		}
+		name = "pvc-" + strconv.Itoa(int(id)) + "-" + strconv.Itoa(k)
+	}
+	vol := Volume{Name: name, ClassName: cls.Name, Attach: cls.Attach, Claim: id, Node: NoNode, Provisioned: true}
 	if cls.Zonal {
 		if zone == NoSym {
 			zone = ImmediateZone(c.Syms, cl.Name, cls.Zones, v.st.Zones)
@@ -429,6 +466,7 @@ func (c *Cluster) provision(id ClaimID, zone Sym, pod PodID, node NodeID) {
 	}
 	vid := VolumeID(len(v.vols))
 	v.vols = append(v.vols, vol)
+	v.volIdx[name] = vid
 	v.stats.VolumesProvisioned++
 	c.bindTo(id, vid)
 	c.notify(Change{Kind: ClaimBound, Pod: pod, Node: node, Claim: id})
