@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/clustersim/clustersim/sim/engine"
 )
@@ -42,8 +43,11 @@ import (
 // start (the attach/detach controller's Multi-Attach error) until the
 // volume is free. A volume comes free when the last pod using it leaves
 // its node: at once when the pod was deleted gracefully (the kubelet
-// unmounts, the controller detaches) or when its instance is gone (EC2
-// detaches volumes of terminated instances).
+// unmounts, the controller detaches); when the node went away with the pod
+// on it (CauseNodeGone), no kubelet unmounted it and the controller, which
+// still has it mounted there, force-detaches it ForceDetachAfter (6 min)
+// later (VolumeHeld, ForceDetach; EC2 detached the disk with the instance,
+// but the controller will not attach it elsewhere before).
 //
 // Simplifications: provisioning, attaching and detaching take no time;
 // claims are never deleted (a StatefulSet's are retained, as with the
@@ -191,6 +195,9 @@ type Volume struct {
 	waiting []PodID
 	// Provisioned when it was created by a class (false: a manifest's).
 	Provisioned bool
+	// held: still attached to Node, which its last pod left without an
+	// unmount, until ForceDetach.
+	held bool
 }
 
 // ZoneSet is a set of zones a node's zone must be in; unset allows all.
@@ -320,7 +327,18 @@ type VolumeStats struct {
 	// from another node; AttachWaited sums those waits.
 	AttachWaits  int
 	AttachWaited engine.Time
+	// ForceDetaches counts volumes the attach/detach controller
+	// force-detached after ForceDetachAfter.
+	ForceDetaches int
 }
+
+// ForceDetachAfter is the attach/detach controller's
+// maxWaitForUnmountDuration (kube-controller-manager, not configurable):
+// a volume that is attached to an unhealthy node and no longer wanted
+// there, but that the node never reported unmounted, is force-detached
+// this long after the detach was first wanted (the pod's deletion), unless
+// --disable-force-detach-on-timeout is set (default false).
+const ForceDetachAfter = engine.Time(6 * time.Minute)
 
 func claimKey(ns Sym, name string, syms *Symbols) string {
 	return syms.Name(ns) + "/" + name
@@ -804,16 +822,55 @@ func (c *Cluster) detachPod(id PodID, node NodeID) {
 			continue
 		}
 		v.attached[node]--
-		vol.Node = NoNode
-		if len(vol.waiting) > 0 {
-			next := vol.waiting[0]
-			vol.waiting = vol.waiting[1:]
-			c.attach(vid, c.Pods[next].Node)
-			vol.pods = 1
-			c.notify(Change{Kind: VolumeAttached, Pod: next, Node: c.Pods[next].Node})
+		if c.Pods[id].Cause == CauseNodeGone {
+			// No kubelet unmounted it: the node went away with the pod on
+			// it. EC2 detaches the disk with the instance, but the
+			// attach/detach controller still has it mounted on the node
+			// (its last volumesInUse) and refuses to attach it elsewhere
+			// (Multi-Attach) until its force detach.
+			vol.held = true
+			c.notify(Change{Kind: VolumeHeld, Pod: id, Node: node, Claim: cid})
+			continue
 		}
+		vol.Node = NoNode
+		c.handOver(vid)
 	}
 }
+
+// handOver attaches a free volume to the node of the first pod waiting
+// for it.
+func (c *Cluster) handOver(vid VolumeID) {
+	vol := &c.vol.vols[vid]
+	if len(vol.waiting) == 0 {
+		return
+	}
+	next := vol.waiting[0]
+	vol.waiting = vol.waiting[1:]
+	c.attach(vid, c.Pods[next].Node)
+	vol.pods = 1
+	c.notify(Change{Kind: VolumeAttached, Pod: next, Node: c.Pods[next].Node})
+}
+
+// ForceDetach releases a claim's volume held on the node its pod left
+// without an unmount (VolumeHeld): the attach/detach controller's force
+// detach after ForceDetachAfter. The first pod waiting for it gets it.
+func (c *Cluster) ForceDetach(cid ClaimID) {
+	v := c.vol
+	vid := v.claims[cid].Volume
+	if vid == NoVolume || !v.vols[vid].held {
+		return
+	}
+	vol := &v.vols[vid]
+	node := vol.Node
+	vol.held, vol.Node = false, NoNode
+	v.stats.ForceDetaches++
+	c.notify(Change{Kind: VolumeForceDetached, Pod: NoPod, Node: node, Claim: cid})
+	c.handOver(vid)
+}
+
+// Held reports whether a volume is held on a node its pod left without
+// an unmount, waiting for its force detach.
+func (v *Volume) Held() bool { return v.held }
 
 // NoteAttachWait records that a pod waited from since until now for a
 // volume to detach (the kubelet calls it as the pod starts).
