@@ -278,7 +278,7 @@ func (im *Importer) item(file string, it *item) {
 		err = im.other(w, it)
 	}
 	if err != nil {
-		im.problem(w, it.kind, "cannot decode: %v", err)
+		im.problem(w, im.objectName(it), "cannot decode: %v (fix that field, or export the object again unedited)", err)
 	}
 }
 

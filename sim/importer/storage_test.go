@@ -186,7 +186,7 @@ spec:
 	})
 	t.Run("a claim that cannot decode", func(t *testing.T) {
 		err, _ := importErr2(t, "pvcs.yaml", "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: a\nspec:\n  accessModes: 5\n")
-		require.ErrorContains(t, err, "pvcs.yaml:1: PersistentVolumeClaim: cannot decode")
+		require.ErrorContains(t, err, "pvcs.yaml:1: PersistentVolumeClaim/a: cannot decode: json: cannot unmarshal number into Go struct field PersistentVolumeClaimSpec.spec.accessModes")
 	})
 }
 
