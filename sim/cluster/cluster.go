@@ -29,6 +29,13 @@ const (
 	// for, or NoPod for a manifest's claim; Node: the node the scheduler
 	// chose for a WaitForFirstConsumer claim, or NoNode).
 	ClaimBound
+	// VolumeHeld: Claim's volume stays attached to Node, which Pod left
+	// without its kubelet unmounting it (the node went away with the pod
+	// on it); the attach/detach controller force-detaches it after
+	// ForceDetachAfter (ForceDetach).
+	VolumeHeld
+	// VolumeForceDetached: Claim's volume, held on Node, was force-detached.
+	VolumeForceDetached
 )
 
 // Change is one notification.
@@ -36,7 +43,7 @@ type Change struct {
 	Kind  ChangeKind
 	Pod   PodID
 	Node  NodeID
-	Claim ClaimID // ClaimBound only
+	Claim ClaimID // ClaimBound, VolumeHeld, VolumeForceDetached
 }
 
 // Watcher is told about every change, synchronously, in registration order.
@@ -336,11 +343,11 @@ func (c *Cluster) DeletePod(id PodID, cause DeleteCause) {
 		return
 	}
 	node := p.Node
+	p.Cause = cause // before unbind: a pod gone with its node leaves its volumes mounted
 	if p.Phase.OnNode() {
 		c.unbind(id)
 	}
 	p.Phase = Deleted
-	p.Cause = cause
 	p.Ended = c.Now()
 	if p.Spec.Claims != nil {
 		c.podEnded(id)

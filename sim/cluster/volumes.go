@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/clustersim/clustersim/sim/engine"
 )
@@ -42,8 +43,11 @@ import (
 // start (the attach/detach controller's Multi-Attach error) until the
 // volume is free. A volume comes free when the last pod using it leaves
 // its node: at once when the pod was deleted gracefully (the kubelet
-// unmounts, the controller detaches) or when its instance is gone (EC2
-// detaches volumes of terminated instances).
+// unmounts, the controller detaches); when the node went away with the pod
+// on it (CauseNodeGone), no kubelet unmounted it and the controller, which
+// still has it mounted there, force-detaches it ForceDetachAfter (6 min)
+// later (VolumeHeld, ForceDetach; EC2 detached the disk with the instance,
+// but the controller will not attach it elsewhere before).
 //
 // Simplifications: provisioning, attaching and detaching take no time;
 // claims are never deleted (a StatefulSet's are retained, as with the
@@ -176,11 +180,13 @@ type Claim struct {
 
 // Volume is one PersistentVolume of the run.
 type Volume struct {
-	Name    string
-	Zones   []Sym // nil: any zone
-	ByLabel bool
-	Attach  bool
-	Claim   ClaimID
+	Name string
+	// ClassName is its storageClassName ("" for none).
+	ClassName string
+	Zones     []Sym // nil: any zone
+	ByLabel   bool
+	Attach    bool
+	Claim     ClaimID
 	// Node the volume is attached to (NoNode), and how many pods there
 	// use it.
 	Node NodeID
@@ -189,6 +195,9 @@ type Volume struct {
 	waiting []PodID
 	// Provisioned when it was created by a class (false: a manifest's).
 	Provisioned bool
+	// held: still attached to Node, which its last pod left without an
+	// unmount, until ForceDetach.
+	held bool
 }
 
 // ZoneSet is a set of zones a node's zone must be in; unset allows all.
@@ -318,7 +327,18 @@ type VolumeStats struct {
 	// from another node; AttachWaited sums those waits.
 	AttachWaits  int
 	AttachWaited engine.Time
+	// ForceDetaches counts volumes the attach/detach controller
+	// force-detached after ForceDetachAfter.
+	ForceDetaches int
 }
+
+// ForceDetachAfter is the attach/detach controller's
+// maxWaitForUnmountDuration (kube-controller-manager, not configurable):
+// a volume that is attached to an unhealthy node and no longer wanted
+// there, but that the node never reported unmounted, is force-detached
+// this long after the detach was first wanted (the pod's deletion), unless
+// --disable-force-detach-on-timeout is set (default false).
+const ForceDetachAfter = engine.Time(6 * time.Minute)
 
 func claimKey(ns Sym, name string, syms *Symbols) string {
 	return syms.Name(ns) + "/" + name
@@ -336,7 +356,7 @@ func (c *Cluster) SetStorage(st *Storage) {
 	c.vol = v
 	for _, in := range st.Volumes {
 		v.volIdx[in.Name] = VolumeID(len(v.vols))
-		v.vols = append(v.vols, Volume{Name: in.Name, Zones: in.Zones, ByLabel: in.ByLabel, Attach: in.Attach,
+		v.vols = append(v.vols, Volume{Name: in.Name, ClassName: in.Class, Zones: in.Zones, ByLabel: in.ByLabel, Attach: in.Attach,
 			Claim: NoClaim, Node: NoNode})
 	}
 	for _, in := range st.Claims {
@@ -350,6 +370,32 @@ func (c *Cluster) SetStorage(st *Storage) {
 		}
 		c.newClaim(in.Namespace, in.Name, cls, in.VolumeName, false, NoPod)
 	}
+}
+
+// Claims returns every claim of the run so far (nil without storage),
+// indexed by ClaimID; Gone ones included.
+func (c *Cluster) Claims() []Claim {
+	if c.vol == nil {
+		return nil
+	}
+	return c.vol.claims
+}
+
+// Volumes returns every volume of the run so far, indexed by VolumeID.
+func (c *Cluster) Volumes() []Volume {
+	if c.vol == nil {
+		return nil
+	}
+	return c.vol.vols
+}
+
+// DefaultStorageClass indexes the default class in StorageClasses (-1:
+// none).
+func (c *Cluster) DefaultStorageClass() int {
+	if c.vol == nil {
+		return -1
+	}
+	return c.vol.st.Default
 }
 
 // HasStorage reports whether the cluster models volumes.
@@ -417,7 +463,16 @@ func (c *Cluster) provision(id ClaimID, zone Sym, pod PodID, node NodeID) {
 	v := c.vol
 	cl := &v.claims[id]
 	cls := &v.st.Classes[cl.Class]
-	vol := Volume{Name: "pvc-" + strconv.Itoa(int(id)), Attach: cls.Attach, Claim: id, Node: NoNode, Provisioned: true}
+	// Named after the claim's number, unless a manifest's volume (one of
+	// a dumped state, imported) has that name.
+	name := "pvc-" + strconv.Itoa(int(id))
+	for k := 1; ; k++ {
+		if _, taken := v.volIdx[name]; !taken {
+			break
+		}
+		name = "pvc-" + strconv.Itoa(int(id)) + "-" + strconv.Itoa(k)
+	}
+	vol := Volume{Name: name, ClassName: cls.Name, Attach: cls.Attach, Claim: id, Node: NoNode, Provisioned: true}
 	if cls.Zonal {
 		if zone == NoSym {
 			zone = ImmediateZone(c.Syms, cl.Name, cls.Zones, v.st.Zones)
@@ -429,6 +484,7 @@ func (c *Cluster) provision(id ClaimID, zone Sym, pod PodID, node NodeID) {
 	}
 	vid := VolumeID(len(v.vols))
 	v.vols = append(v.vols, vol)
+	v.volIdx[name] = vid
 	v.stats.VolumesProvisioned++
 	c.bindTo(id, vid)
 	c.notify(Change{Kind: ClaimBound, Pod: pod, Node: node, Claim: id})
@@ -766,16 +822,55 @@ func (c *Cluster) detachPod(id PodID, node NodeID) {
 			continue
 		}
 		v.attached[node]--
-		vol.Node = NoNode
-		if len(vol.waiting) > 0 {
-			next := vol.waiting[0]
-			vol.waiting = vol.waiting[1:]
-			c.attach(vid, c.Pods[next].Node)
-			vol.pods = 1
-			c.notify(Change{Kind: VolumeAttached, Pod: next, Node: c.Pods[next].Node})
+		if c.Pods[id].Cause == CauseNodeGone {
+			// No kubelet unmounted it: the node went away with the pod on
+			// it. EC2 detaches the disk with the instance, but the
+			// attach/detach controller still has it mounted on the node
+			// (its last volumesInUse) and refuses to attach it elsewhere
+			// (Multi-Attach) until its force detach.
+			vol.held = true
+			c.notify(Change{Kind: VolumeHeld, Pod: id, Node: node, Claim: cid})
+			continue
 		}
+		vol.Node = NoNode
+		c.handOver(vid)
 	}
 }
+
+// handOver attaches a free volume to the node of the first pod waiting
+// for it.
+func (c *Cluster) handOver(vid VolumeID) {
+	vol := &c.vol.vols[vid]
+	if len(vol.waiting) == 0 {
+		return
+	}
+	next := vol.waiting[0]
+	vol.waiting = vol.waiting[1:]
+	c.attach(vid, c.Pods[next].Node)
+	vol.pods = 1
+	c.notify(Change{Kind: VolumeAttached, Pod: next, Node: c.Pods[next].Node})
+}
+
+// ForceDetach releases a claim's volume held on the node its pod left
+// without an unmount (VolumeHeld): the attach/detach controller's force
+// detach after ForceDetachAfter. The first pod waiting for it gets it.
+func (c *Cluster) ForceDetach(cid ClaimID) {
+	v := c.vol
+	vid := v.claims[cid].Volume
+	if vid == NoVolume || !v.vols[vid].held {
+		return
+	}
+	vol := &v.vols[vid]
+	node := vol.Node
+	vol.held, vol.Node = false, NoNode
+	v.stats.ForceDetaches++
+	c.notify(Change{Kind: VolumeForceDetached, Pod: NoPod, Node: node, Claim: cid})
+	c.handOver(vid)
+}
+
+// Held reports whether a volume is held on a node its pod left without
+// an unmount, waiting for its force detach.
+func (v *Volume) Held() bool { return v.held }
 
 // NoteAttachWait records that a pod waited from since until now for a
 // volume to detach (the kubelet calls it as the pod starts).

@@ -26,3 +26,24 @@ func TestImmediateZoneSpreadsStatefulSetClaims(t *testing.T) {
 	require.Equal(t, "us-east-1b", name("data-web-0", only))
 	require.Equal(t, NoSym, ImmediateZone(syms, "x", nil, nil))
 }
+
+// A provisioned volume is named pvc-<claim number>, unless a manifest's
+// volume (one of a dumped state, imported) has that name: names stay
+// unique, so a second dump re-imports.
+func TestProvisionedNamesAvoidManifestVolumes(t *testing.T) {
+	c := New(fixedClock{}, NewSymbols(), NewResourceNames())
+	zone := c.Syms.Intern("us-east-1a")
+	ns := c.Syms.Intern("default")
+	c.SetStorage(&Storage{Default: -1, Zones: []Sym{zone},
+		Classes: []StorageClass{{Name: "gp3", Zonal: true, Attach: true}},
+		Volumes: []VolumeInput{{Name: "pvc-1", Zones: []Sym{zone}, Attach: true}},
+		Claims:  []ClaimInput{{Namespace: ns, Name: "old", VolumeName: "pvc-1"}, {Namespace: ns, Name: "new", Class: "gp3"}}})
+	names := map[string]bool{}
+	for _, v := range c.Volumes() {
+		require.False(t, names[v.Name], "two volumes named %s", v.Name)
+		names[v.Name] = true
+	}
+	require.Len(t, c.Volumes(), 2)
+	require.Equal(t, "pvc-1-1", c.Volumes()[1].Name)
+	require.Equal(t, "gp3", c.Volumes()[1].ClassName)
+}

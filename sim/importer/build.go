@@ -132,6 +132,15 @@ func (im *Importer) Write(w io.Writer) error {
 			return err
 		}
 	}
+	for _, o := range im.storageObjects() {
+		m, err := toMap(o)
+		if err != nil {
+			return err
+		}
+		if err := write(m); err != nil {
+			return err
+		}
+	}
 	names := sortedKeys(im.nodes)
 	sort.Slice(names, func(i, j int) bool { return im.nodeName(names[i]) < im.nodeName(names[j]) })
 	for _, n := range names {
@@ -144,6 +153,7 @@ func (im *Importer) Write(w io.Writer) error {
 		if err != nil {
 			return err
 		}
+		im.fixWorkloadVolumes(wl, m)
 		if err := write(m); err != nil {
 			return err
 		}
@@ -151,8 +161,14 @@ func (im *Importer) Write(w io.Writer) error {
 	for _, p := range im.barePods {
 		node, _ := p["_node"].(string)
 		wh, _ := p["_where"].(where)
-		delete(p, "_node")
-		delete(p, "_where")
+		ns, _ := p["_ns"].(string)
+		obj, _ := p["_obj"].(string)
+		for _, k := range []string{"_node", "_where", "_ns", "_obj"} {
+			delete(p, k)
+		}
+		if spec, ok := p["spec"].(map[string]any); ok {
+			im.fixVolumes(spec, wh, obj, ns)
+		}
 		if node != "" && im.nodes[node] == nil {
 			md, _ := p["metadata"].(map[string]any)
 			im.notice(wh, fmt.Sprintf("Pod/%v/%v", md["namespace"], md["name"]), "runs on node %s, which the scenario does not have (not in the export, or skipped): it starts pending", node)

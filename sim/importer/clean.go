@@ -99,6 +99,7 @@ func (im *Importer) podSpec(s corev1.PodSpec, keepArgs bool) corev1.PodSpec {
 		Resources:                 s.Resources,
 		RestartPolicy:             s.RestartPolicy,
 		OS:                        s.OS,
+		Volumes:                   im.claimVolumes(s.Volumes),
 	}
 	if s.SchedulerName != corev1.DefaultSchedulerName {
 		out.SchedulerName = s.SchedulerName

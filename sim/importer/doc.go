@@ -34,13 +34,29 @@
 // the grace period, minus spec.importedAt, at least 0); finished and other
 // terminating pods are left out.
 //
+// Volumes (storage.go): StorageClasses, PersistentVolumes (zone labels,
+// node affinity, claimRef) and PersistentVolumeClaims (class,
+// volumeName) are kept without status; pod specs keep their
+// persistentVolumeClaim and generic ephemeral volumes, StatefulSets their
+// volumeClaimTemplates, so a StatefulSet's pods find their bound claims
+// TEMPLATE-STS-N in the zones they were provisioned in. A pod volume
+// whose claim the export lacks is dropped with a notice (the pod is
+// kept); a claim bound to a volume the export lacks is written unbound; a
+// class the claims name but the export lacks is written (provisioner from
+// the claims' annotation or the volumes' CSI driver, WaitForFirstConsumer);
+// the ephemeral claims of controllers' pods are left out.
+//
 // Nothing secret leaves: the pod spec keeps only what the models read
 // (requests and limits, placement rules, priority, scheduler name,
-// overhead, restart policy); commands, args (but the Cluster Autoscaler's
-// flags), environment, volumes, probes, annotations the models do not
-// read, managedFields, uids, resourceVersions and status are dropped.
-// Options.Redact replaces namespace, workload and node names and pod label
-// values (and the selectors that match them) with stable hashes.
+// overhead, restart policy, claim volumes); commands, args (but the
+// Cluster Autoscaler's flags), environment, other volumes, probes,
+// StorageClass parameters but type, annotations the models do not read,
+// managedFields, uids, resourceVersions and status are dropped.
+// Options.Redact replaces namespace, workload, node, class, volume and
+// claim names and pod label values (and the selectors that match them)
+// with stable hashes; a StatefulSet's claim is renamed from its renamed
+// template and StatefulSet, an ephemeral volume's from its pod and volume,
+// so the model still finds them.
 //
 // Problems with single objects (an API version not read, two objects of
 // one name) are collected and returned together by Write, which then

@@ -16,6 +16,7 @@ func FuzzImport(f *testing.F) {
 	for _, c := range []kubeexport.Cluster{
 		{Nodes: 1, Deployments: 1, Replicas: 1, Pending: 1},
 		{Nodes: 1, Deployments: 1, Replicas: 1, JSON: true},
+		{Nodes: 6, Storage: true},
 	} {
 		var b bytes.Buffer
 		if err := c.Write(&b); err != nil {
@@ -56,7 +57,10 @@ func init() {
 	// Seeds of every kind read as a map, without metadata.
 	for _, k := range []string{"apiVersion: karpenter.sh/v1\nkind: NodePool\n", "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec: 3\n",
 		"apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nnodeGroups: [1, {ssh: x}]\n", "apiVersion: policy/v1\nkind: PodDisruptionBudget\nspec: {selector: 3}\n",
-		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec: {scaleTargetRef: 1}\n", "apiVersion: v1\nkind: Namespace\nmetadata: {labels: 3}\n"} {
+		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec: {scaleTargetRef: 1}\n", "apiVersion: v1\nkind: Namespace\nmetadata: {labels: 3}\n",
+		"apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: a}\nspec: {claimRef: {name: c}, nodeAffinity: {required: {nodeSelectorTerms: [{}]}}}\n",
+		"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c, ownerReferences: [{kind: Pod, name: p, controller: true}]}\nspec: {volumeName: a}\n",
+		"apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: s}\n"} {
 		mapSeeds = append(mapSeeds, []byte(k))
 	}
 }

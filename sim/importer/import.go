@@ -144,7 +144,8 @@ type Importer struct {
 	classValue map[string]int32
 	classUsed  map[string]where
 	classes    map[string]bool
-	cur        where // the item being read
+	storage    *storageState // nil: no storage object or claim volume read
+	cur        where         // the item being read
 	caArgs     bool
 
 	terminating, finished int
@@ -226,6 +227,9 @@ var readVersions = map[string][]string{
 	"Provisioner":             {"karpenter.sh/v1alpha5"},
 	"AWSNodeTemplate":         {"karpenter.k8s.aws/v1alpha1"},
 	"ClusterConfig":           {"eksctl.io/v1alpha5"},
+	"StorageClass":            {"storage.k8s.io/v1"},
+	"PersistentVolume":        {"v1"},
+	"PersistentVolumeClaim":   {"v1"},
 }
 
 func (im *Importer) item(file string, it *item) {
@@ -264,11 +268,17 @@ func (im *Importer) item(file string, it *item) {
 		err = im.mapObject(w, it, "userData", "tags", "role", "instanceProfile")
 	case "ClusterConfig":
 		err = im.clusterConfig(w, it)
+	case "StorageClass":
+		err = im.storageClass(w, it)
+	case "PersistentVolume":
+		err = im.persistentVolume(w, it)
+	case "PersistentVolumeClaim":
+		err = im.persistentVolumeClaim(w, it)
 	default:
 		err = im.other(w, it)
 	}
 	if err != nil {
-		im.problem(w, it.kind, "cannot decode: %v", err)
+		im.problem(w, im.objectName(it), "cannot decode: %v (fix that field, or export the object again unedited)", err)
 	}
 }
 
@@ -518,6 +528,11 @@ func (im *Importer) pod(w where, it *item) error {
 	}
 	m["_node"] = node
 	m["_where"] = w
+	m["_ns"] = nsOr(p.Namespace)
+	m["_obj"] = "Pod/" + nsOr(p.Namespace) + "/" + p.Name
+	if len(spec.Volumes) > 0 {
+		im.st().barePods[nsOr(p.Namespace)+"/"+p.Name] = true
+	}
 	im.barePods = append(im.barePods, m)
 	return nil
 }
@@ -657,7 +672,8 @@ func (im *Importer) controller(w where, it *item) error {
 		}
 		meta = s.ObjectMeta
 		obj = appsv1.StatefulSet{TypeMeta: typeMeta2("apps/v1", "StatefulSet"), ObjectMeta: im.meta(meta, true),
-			Spec: appsv1.StatefulSetSpec{Replicas: s.Spec.Replicas, Selector: im.Selector(s.Spec.Selector), Template: im.template(s.Spec.Template)}}
+			Spec: appsv1.StatefulSetSpec{Replicas: s.Spec.Replicas, Selector: im.Selector(s.Spec.Selector), Template: im.template(s.Spec.Template),
+				VolumeClaimTemplates: im.claimTemplates(nsOr(s.Namespace), s.Name, s.Spec.VolumeClaimTemplates)}}
 		wl.statefulSet = true
 		wl.startMax = replicas(s.Spec.Replicas)
 	case "DaemonSet":

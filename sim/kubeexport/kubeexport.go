@@ -50,6 +50,9 @@ type Cluster struct {
 	// done, 2 running), a DaemonSet (a pod on every node), a bare Pod, an
 	// HPA, a PDB, a Secret, a ConfigMap and a Service.
 	Extra bool
+	// Storage adds what kubectl get storageclasses,pv,pvc prints and
+	// pods that use claims (StorageWrite): needs 6 nodes at least.
+	Storage bool
 	// JSON writes -o json instead of -o yaml.
 	JSON bool
 }
@@ -293,6 +296,9 @@ func (c Cluster) Write(w io.Writer) error {
 	}
 	if c.Extra {
 		c.extra(lw, &podIndex)
+	}
+	if c.Storage {
+		c.storage(lw, &podIndex)
 	}
 	return lw.close()
 }

@@ -10,6 +10,12 @@
 // ReadWriteOnce claim: the attach/detach controller reports Multi-Attach)
 // waits, bound, until the cluster attaches it to the pod's node
 // (cluster.VolumeAttached); the wait is counted (cluster.VolumeStats).
+// The package also runs the attach/detach controller's force detach: a
+// volume whose pod went away with its node, so that no kubelet unmounted
+// it, stays attached in the controller's view (cluster.VolumeHeld) and is
+// force-detached cluster.ForceDetachAfter (6 min, maxWaitForUnmountDuration)
+// after the pod's deletion, the node being unhealthy (gone); only then may
+// a pod elsewhere attach it.
 //
 // Simplifications: one start delay for every pod (no per-image pulls, no
 // readiness probes); pods never fail or restart on their own; DaemonSet
@@ -31,7 +37,8 @@ const DefaultStartDelay = 2 * time.Second
 const (
 	evStart uint16 = iota
 	evFinish
-	evIPRetry // Obj: a subnet whose waiting pods may start
+	evIPRetry     // Obj: a subnet whose waiting pods may start
+	evForceDetach // Obj: a claim whose volume is held on a gone node
 )
 
 // Kubelet is the engine handler and cluster watcher for pod start and end.
@@ -72,6 +79,10 @@ func (k *Kubelet) OnChange(c cluster.Change) {
 	case cluster.PodDeleted:
 		k.eng.Cancel(*k.timer(c.Pod))
 		delete(k.volWait, c.Pod)
+	case cluster.VolumeHeld:
+		// The attach/detach controller's force detach (kubelet.go's
+		// package doc).
+		k.eng.After(cluster.ForceDetachAfter, engine.Event{Handler: k.id, Kind: evForceDetach, Obj: int32(c.Claim)})
 	case cluster.VolumeAttached:
 		if _, ok := k.volWait[c.Pod]; ok {
 			*k.timer(c.Pod) = k.eng.After(0, engine.Event{Handler: k.id, Kind: evStart, Obj: int32(c.Pod)})
@@ -84,6 +95,10 @@ func (k *Kubelet) OnChange(c cluster.Change) {
 
 // HandleEvent implements engine.Handler.
 func (k *Kubelet) HandleEvent(ev engine.Event) {
+	if ev.Kind == evForceDetach {
+		k.cl.ForceDetach(cluster.ClaimID(ev.Obj))
+		return
+	}
 	id := cluster.PodID(ev.Obj)
 	p := &k.cl.Pods[id]
 	switch ev.Kind {

@@ -107,6 +107,10 @@ type Volumes struct {
 	// detach from another node, AttachWaitSeconds the seconds in all.
 	WaitedOnAttach    int     `json:"waitedOnAttach"`
 	AttachWaitSeconds float64 `json:"attachWaitSeconds"`
+	// ForceDetached counts volumes whose pod went away with its node
+	// (no unmount) that the attach/detach controller force-detached 6
+	// minutes later.
+	ForceDetached int `json:"forceDetached"`
 }
 
 // Percentiles of a sample, in seconds, rounded to the millisecond.

@@ -187,6 +187,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		rows = append(rows[:len(rows)-1],
 			[]string{"claims created / volumes provisioned", fmt.Sprintf("%d / %d", v.ClaimsCreated, v.VolumesProvisioned)},
 			[]string{"pods waited on volume detach / total wait", fmt.Sprintf("%d / %s", v.WaitedOnAttach, formatSeconds(v.AttachWaitSeconds))},
+			[]string{"volumes force-detached (6 min after their node went)", fmt.Sprint(v.ForceDetached)},
 			rows[len(rows)-1])
 	}
 	if err := t.Bulk(rows); err != nil {

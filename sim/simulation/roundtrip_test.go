@@ -99,6 +99,31 @@ func pdbsOf(cl *cluster.Cluster, pdbs []cluster.PDB) []string {
 	return out
 }
 
+// claimZones are the zones of the bound claims' volumes, by claim; the
+// pods on nodes that use a claim must be in its zone.
+func claimZones(t *testing.T, cl *cluster.Cluster) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for i, c := range cl.Claims() {
+		if c.Gone || c.Volume == cluster.NoVolume {
+			continue
+		}
+		out[cl.ClaimName(cluster.ClaimID(i))] = cluster.ZoneNames(cl.Syms, cl.Volumes()[c.Volume].Zones)
+	}
+	for i := range cl.Pods {
+		p := &cl.Pods[i]
+		if !p.Phase.OnNode() {
+			continue
+		}
+		for _, id := range cl.ClaimsOf(cluster.PodID(i)) {
+			if z := out[cl.ClaimName(id)]; z != "" && !strings.Contains(z, cl.Syms.Name(cl.Nodes[p.Node].Zone)) {
+				t.Errorf("pod %s on %s (%s) uses claim %s in %s", p.Name, cl.Nodes[p.Node].Name, cl.Syms.Name(cl.Nodes[p.Node].Zone), cl.ClaimName(id), z)
+			}
+		}
+	}
+	return out
+}
+
 // A dump at half of every embedded scenario, imported with sim import,
 // starts a run with the same Ready nodes (names, types, zones, capacity
 // types, owners) and the same pods bound where they were.
@@ -171,9 +196,18 @@ func TestDumpImportRoundTrip(t *testing.T) {
 			}
 			require.Equal(t, wantPending, pending(after, refs(is)), "pending pods stay pending")
 			require.Equal(t, pdbsOf(before, sc.PDBs), pdbsOf(after, back.PDBs))
+			// Claims come back bound to their volumes, in their zones,
+			// and stay there as the run goes on (stateful-*).
+			zones := claimZones(t, before)
+			require.Equal(t, zones, claimZones(t, after))
 			// The autoscalers go on from the adopted nodes: the nodes they
 			// launch are not named as an adopted one is.
 			require.NoError(t, r.RunUntil(back.Duration))
+			for claim, z := range claimZones(t, after) {
+				if was, ok := zones[claim]; ok {
+					require.Equal(t, was, z, claim)
+				}
+			}
 			names := map[string]bool{}
 			for i := range after.Nodes {
 				n := &after.Nodes[i]

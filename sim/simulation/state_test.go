@@ -14,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clustersim/clustersim/scenarios"
@@ -38,11 +39,30 @@ func requireSameSpec(t *testing.T, cl *cluster.Cluster, want *cluster.PodSpec, p
 		Priority: func(string) (int32, bool, bool) { return want.Priority, want.PreemptNever, true }})
 	require.NoError(t, err)
 	w, g := *want, *got
-	// Set by the controllers, not by the pod's own spec; the dump does
-	// not write volumes yet (docs/models.md, "Volumes").
+	// Set by the controllers, not by the pod's own spec; a StatefulSet's
+	// template claims are the pod's claim volumes TEMPLATE-POD, as the
+	// StatefulSet controller writes them; the pin is the cluster's.
 	g.DaemonSet, g.OwnerSelector = w.DaemonSet, w.OwnerSelector
+	require.Equal(t, resolvedClaims(w.Claims, p.Name), resolvedClaims(g.Claims, p.Name), "pod %s/%s", p.Namespace, p.Name)
 	g.Claims, g.Volume = w.Claims, w.Volume
 	require.Equal(t, w, g, "pod %s/%s", p.Namespace, p.Name)
+}
+
+// resolvedClaims names the claims a pod of these refs uses: a template's
+// TEMPLATE-POD, an ephemeral volume's by its volume and class.
+func resolvedClaims(refs []cluster.ClaimRef, pod string) []string {
+	var out []string
+	for _, r := range refs {
+		switch {
+		case r.Template:
+			out = append(out, r.Name+"-"+pod)
+		case r.Ephemeral:
+			out = append(out, fmt.Sprintf("ephemeral %s class=%q none=%v", r.Name, r.Class, r.NoClass))
+		default:
+			out = append(out, r.Name)
+		}
+	}
+	return out
 }
 
 // nodeClaim is the part of a karpenter.sh/v1 NodeClaim the dump writes,
@@ -90,6 +110,15 @@ func TestWriteStateDecodesStrictly(t *testing.T) {
 		require.NoError(t, err)
 		checkDump(t, sc)
 	})
+}
+
+// volumesByName are the cluster's volumes by name.
+func volumesByName(cl *cluster.Cluster) map[string]*cluster.Volume {
+	out := map[string]*cluster.Volume{}
+	for i := range cl.Volumes() {
+		out[cl.Volumes()[i].Name] = &cl.Volumes()[i]
+	}
+	return out
 }
 
 func checkDump(t *testing.T, sc *scenario.Scenario) {
@@ -197,6 +226,38 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 		case "PodDisruptionBudget":
 			o := decodeAs[policyv1.PodDisruptionBudget](t, d)
 			require.True(t, (o.Spec.MinAvailable == nil) != (o.Spec.MaxUnavailable == nil))
+		case "StorageClass":
+			o := decodeAs[storagev1.StorageClass](t, d)
+			require.NotEmpty(t, o.Provisioner)
+		case "PersistentVolume":
+			o := decodeAs[corev1.PersistentVolume](t, d)
+			want := volumesByName(cl)[o.Name]
+			require.NotNil(t, want, "volume %s is not in the cluster", o.Name)
+			zone := ""
+			if a := o.Spec.NodeAffinity; a != nil {
+				zone = strings.Join(a.Required.NodeSelectorTerms[0].MatchExpressions[0].Values, ", ")
+			} else {
+				zone = o.Labels[corev1.LabelTopologyZone]
+			}
+			require.Equal(t, cluster.ZoneNames(cl.Syms, want.Zones), zone, o.Name)
+			if want.Claim != cluster.NoClaim {
+				require.Equal(t, cl.ClaimName(want.Claim), o.Spec.ClaimRef.Namespace+"/"+o.Spec.ClaimRef.Name)
+			}
+			require.Equal(t, want.Attach, o.Spec.CSI != nil && o.Spec.CSI.Driver == "ebs.csi.aws.com")
+		case "PersistentVolumeClaim":
+			o := decodeAs[corev1.PersistentVolumeClaim](t, d)
+			var want *cluster.Claim
+			for i, c := range cl.Claims() {
+				if !c.Gone && cl.ClaimName(cluster.ClaimID(i)) == o.Namespace+"/"+o.Name {
+					want = &cl.Claims()[i]
+				}
+			}
+			require.NotNil(t, want, "claim %s/%s is not in the cluster", o.Namespace, o.Name)
+			if want.Volume != cluster.NoVolume {
+				require.Equal(t, cl.Volumes()[want.Volume].Name, o.Spec.VolumeName)
+			} else {
+				require.Equal(t, want.Want, o.Spec.VolumeName)
+			}
 		default:
 			t.Fatalf("unexpected kind %s", d.Kind)
 		}
@@ -205,6 +266,20 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 	require.Equal(t, wantPods, gotPods, "every live pod is dumped where it is")
 	require.Equal(t, len(sc.NodePools), kinds["NodePool"])
 	require.Equal(t, len(sc.PDBs), kinds["PodDisruptionBudget"])
+	liveClaims, liveVolumes := 0, 0
+	for _, c := range cl.Claims() {
+		if !c.Gone {
+			liveClaims++
+		}
+	}
+	for _, v := range cl.Volumes() {
+		if v.Claim == cluster.NoClaim || !cl.Claims()[v.Claim].Gone {
+			liveVolumes++
+		}
+	}
+	require.Equal(t, liveClaims, kinds["PersistentVolumeClaim"], "every claim is dumped")
+	require.Equal(t, liveVolumes, kinds["PersistentVolume"], "every volume is dumped")
+	require.Equal(t, len(cl.StorageClasses()), kinds["StorageClass"])
 	hpas := 0
 	for i := range sc.Workloads {
 		if sc.Workloads[i].Replicas.HPA != nil {

@@ -117,7 +117,7 @@ func (s *Sim) reportScheduler(in *report.Inputs) {
 	if s.cl.HasStorage() {
 		vs := s.cl.VolumeStats()
 		in.Volumes = &report.Volumes{ClaimsCreated: vs.ClaimsCreated, VolumesProvisioned: vs.VolumesProvisioned,
-			WaitedOnAttach: vs.AttachWaits, AttachWaitSeconds: vs.AttachWaited.Seconds()}
+			WaitedOnAttach: vs.AttachWaits, AttachWaitSeconds: vs.AttachWaited.Seconds(), ForceDetached: vs.ForceDetaches}
 	}
 	in.SchedulerBusy, in.SchedulerMaxWait = st.Busy, st.MaxWait
 	in.Failure = func(id cluster.PodID) (report.Failure, int32, bool) {

@@ -46,6 +46,7 @@ func (d *dumper) podSpec(s *cluster.PodSpec) corev1.PodSpec {
 			Resources: corev1.ResourceRequirements{Requests: req, Limits: lim}}},
 		SchedulerName:     s.SchedulerName,
 		PriorityClassName: s.PriorityClassName,
+		Volumes:           specVolumes(s),
 	}
 	if len(req) == 0 {
 		out.Containers[0].Resources.Requests = nil
@@ -307,6 +308,7 @@ func (d *dumper) pods() {
 			pod.Spec.RestartPolicy = corev1.RestartPolicyNever
 		}
 		pod.Spec.NodeName = p.Spec.NodeName
+		pod.Spec.Volumes = podVolumes(p.Spec, pod.Spec.Volumes, p.Name)
 		scheduled := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: d.time(p.BoundAt)}
 		pod.Status.Phase = corev1.PodPending
 		if p.Phase.OnNode() {
@@ -432,7 +434,8 @@ func (d *dumper) controllers() {
 					Status: appsv1.ReplicaSetStatus{Replicas: live, ReadyReplicas: ready, AvailableReplicas: ready}})
 			case kind == KindStatefulSet && w.Kind == KindStatefulSet:
 				d.item(&appsv1.StatefulSet{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: kind}, ObjectMeta: meta(kind, w, w.Name),
-					Spec:   appsv1.StatefulSetSpec{Replicas: &replicas, ServiceName: w.Name, Selector: d.selector(w), Template: d.template(w)},
+					Spec: appsv1.StatefulSetSpec{Replicas: &replicas, ServiceName: w.Name, Selector: d.selector(w), Template: d.template(w),
+						VolumeClaimTemplates: claimTemplates(w.Pod)},
 					Status: appsv1.StatefulSetStatus{Replicas: live, ReadyReplicas: ready, AvailableReplicas: ready}})
 			case kind == KindDaemonSet && w.Kind == KindDaemonSet:
 				d.item(&appsv1.DaemonSet{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: kind}, ObjectMeta: meta(kind, w, w.Name),

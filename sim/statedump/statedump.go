@@ -37,6 +37,15 @@
 //     A workload the scenario scales with an HPA gets an autoscaling/v2
 //     HorizontalPodAutoscaler (its bounds and CPU target); the
 //     PodDisruptionBudgets are written as they were compiled.
+//   - StorageClasses, PersistentVolumes (manifests' and provisioned ones,
+//     with the zone they live in as node affinity, or as the zone label
+//     where their manifest gave it so; claimRef; an EBS CSI source for
+//     volumes that attach), PersistentVolumeClaims (class, volumeName,
+//     a generic ephemeral volume's owned by its pod), pods' and
+//     templates' claim volumes and StatefulSets' volumeClaimTemplates
+//     (storage.go), so that an import binds every claim to its volume in
+//     its zone again. Access modes are ReadWriteOnce and sizes are not
+//     written (the model keeps neither).
 //   - Karpenter's NodeClaims (karpenter.sh/v1) with their NodePool label
 //     and owner, nodeClassRef, requirements, and status.providerID,
 //     nodeName, capacity and allocatable; and the NodePools in force.
@@ -132,7 +141,8 @@ const (
 // Write writes the List. Objects come in the order kubectl would list
 // the kinds: NodePools, NodeClaims, Nodes, Deployments, ReplicaSets,
 // StatefulSets, DaemonSets, Jobs, HorizontalPodAutoscalers,
-// PodDisruptionBudgets, Pods.
+// PodDisruptionBudgets, StorageClasses, PersistentVolumes,
+// PersistentVolumeClaims, Pods.
 func Write(w io.Writer, in Input) error {
 	d := &dumper{in: in, cl: in.Cluster, bw: bufio.NewWriterSize(w, 1<<16)}
 	d.now = in.Epoch.Add(d.cl.Now())
@@ -147,6 +157,7 @@ func Write(w io.Writer, in Input) error {
 	d.controllers()
 	d.hpas()
 	d.pdbs()
+	d.storage()
 	d.pods()
 	if d.err != nil {
 		return d.err

@@ -149,6 +149,19 @@ func (r *Recorder) OnChange(c cluster.Change) {
 		}
 		r.sink(e)
 		return
+	case cluster.VolumeHeld:
+		e.Kind = "volumeHeld"
+		r.pod(c.Pod, &e)
+		r.node(c.Node, &e)
+		e.Message = "claim " + r.cl.ClaimName(c.Claim) + ": the node went away with the pod on it, so no kubelet unmounted the volume; the attach/detach controller keeps it attached here and force-detaches it after " + cluster.ForceDetachAfter.String() + " (maxWaitForUnmountDuration)"
+		r.sink(e)
+		return
+	case cluster.VolumeForceDetached:
+		e.Kind = "volumeForceDetached"
+		r.node(c.Node, &e)
+		e.Message = "claim " + r.cl.ClaimName(c.Claim) + ": force-detached by the attach/detach controller, " + cluster.ForceDetachAfter.String() + " after its pod's deletion on this gone node"
+		r.sink(e)
+		return
 	case cluster.VolumeAttached:
 		e.Kind = "volumeAttached"
 		r.pod(c.Pod, &e)
