@@ -196,7 +196,10 @@
 //     is deleted at once (upstream deletes instances that never register
 //     then, and leaves registered-but-unready ones to the unready
 //     scale-down).
-//   - Pod volumes are not modelled: no pod uses local storage.
+//   - Local storage (emptyDir, hostPath) is not modelled, so
+//     --skip-nodes-with-local-storage never blocks a scale-down. EBS
+//     volumes are: they pin pods to zones through the scheduler's volume
+//     filters, which the template-node what-ifs run too.
 //   - The PDB blocker asks the Evictor about each pod alone (upstream
 //     tracks the disruptions a pass has used across nodes).
 //   - Node annotations are not modelled: the scale-down-disabled annotation
