@@ -73,10 +73,18 @@ func loadScenario(arg string) (*scenario.Scenario, error) {
 	if _, err := os.Stat(path); err == nil {
 		return scenario.LoadFile(path, overrides...)
 	}
-	if name, ok := scenarios.File(path); ok {
-		return scenario.LoadFS(scenarios.FS, name, overrides...)
+	return loadEmbedded(path, overrides)
+}
+
+// loadEmbedded loads the embedded scenario name with the overrides (files
+// on disk); the error says the path is neither a file nor an embedded
+// scenario.
+func loadEmbedded(name string, overrides []string) (*scenario.Scenario, error) {
+	file, ok := scenarios.File(name)
+	if !ok {
+		return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name (embedded: %s)", name, strings.Join(scenarios.Names(), ", "))
 	}
-	return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name (embedded: %s)", path, strings.Join(scenarios.Names(), ", "))
+	return scenario.LoadFS(scenarios.FS, file, overrides...)
 }
 
 // seedOf is the seed given by flag, environment or config file, if any.
