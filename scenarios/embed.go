@@ -23,31 +23,11 @@ var FS embed.FS
 const Default = "hybrid-naive"
 
 // Names lists the embedded scenarios (file names without .yaml), sorted.
-func Names() []string {
-	entries, err := fs.ReadDir(FS, ".")
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, e := range entries {
-		if !e.IsDir() && path.Ext(e.Name()) == ".yaml" {
-			names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
-		}
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return yamlNames(".") }
 
 // File returns the path inside FS of the scenario name ("x" or "x.yaml"),
 // and whether it exists.
-func File(name string) (string, bool) {
-	name = strings.TrimSuffix(name, ".yaml") + ".yaml"
-	if strings.Contains(name, "/") {
-		return "", false
-	}
-	_, err := fs.Stat(FS, name)
-	return name, err == nil
-}
+func File(name string) (string, bool) { return yamlFile(".", name) }
 
 // Load loads the embedded scenario name ("x" or "x.yaml") from FS.
 func Load(name string, overrides ...string) (*scenario.Scenario, error) {
@@ -59,8 +39,16 @@ func Load(name string, overrides ...string) (*scenario.Scenario, error) {
 }
 
 // Sweeps lists the embedded sweeps (sweeps/NAME.yaml), sorted.
-func Sweeps() []string {
-	entries, err := fs.ReadDir(FS, "sweeps")
+func Sweeps() []string { return yamlNames("sweeps") }
+
+// Sweep returns the path inside FS of the embedded sweep name ("x" or
+// "x.yaml"), and whether it exists.
+func Sweep(name string) (string, bool) { return yamlFile("sweeps", name) }
+
+// yamlNames lists the .yaml files of folder dir of FS by name without
+// .yaml, sorted.
+func yamlNames(dir string) []string {
+	entries, err := fs.ReadDir(FS, dir)
 	if err != nil {
 		return nil
 	}
@@ -74,14 +62,14 @@ func Sweeps() []string {
 	return names
 }
 
-// Sweep returns the path inside FS of the embedded sweep name ("x" or
-// "x.yaml"), and whether it exists.
-func Sweep(name string) (string, bool) {
+// yamlFile returns the path inside FS of file name ("x" or "x.yaml") of
+// folder dir, and whether it exists.
+func yamlFile(dir, name string) (string, bool) {
 	name = strings.TrimSuffix(name, ".yaml") + ".yaml"
 	if strings.Contains(name, "/") {
 		return "", false
 	}
-	p := "sweeps/" + name
+	p := path.Join(dir, name)
 	_, err := fs.Stat(FS, p)
 	return p, err == nil
 }

@@ -246,6 +246,11 @@ func TestLoad(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "hybrid-naive", sc.Name)
 	}
+	p, ok := scenarios.File("hybrid-naive")
+	require.True(t, ok)
+	require.Equal(t, "hybrid-naive.yaml", p)
+	_, ok = scenarios.File("sweeps/hybrid-frontier")
+	require.False(t, ok, "a sweep is not a scenario")
 	_, err := scenarios.Load("../hybrid-naive")
 	require.EqualError(t, err, `no embedded scenario "../hybrid-naive"`)
 	_, err = scenarios.Load("nope")

@@ -118,7 +118,7 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 					num(d.CILow), num(d.CIHigh), num(d.PValue), fmt.Sprint(d.Significant)})
 			}
 		}
-		data = writeCSV(rows)
+		data = report.CSV(rows)
 	default:
 		data, err = compareTable(out, tableStyle(format, v.GetString("report"), stdout))
 	}

@@ -36,13 +36,7 @@ func writeOutput(flag, path string, write func(w io.Writer) error) error {
 // configuration's timeline averaged over its seeds.
 func comparisonPage(c comparison, results [][]*report.Report) report.Comparison {
 	out := report.Comparison{Configs: c.Configs, Runs: c.Runs, RootSeed: c.RootSeed}
-	byPath := make([]map[string]experiment.Delta, len(c.Comparisons))
-	for i, cmp := range c.Comparisons {
-		byPath[i] = map[string]experiment.Delta{}
-		for _, d := range cmp.Deltas {
-			byPath[i][d.Path] = d
-		}
-	}
+	byPath := compareDeltas(c)
 	if len(c.Comparisons) > 0 {
 		for _, d0 := range c.Comparisons[0].Deltas {
 			if !headline(d0.Path) {

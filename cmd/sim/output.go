@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,21 +105,11 @@ func writeJSON(v any) ([]byte, error) {
 	if r, ok := v.(*report.Report); ok {
 		return r.JSON() // the same bytes, faster for long runs
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	err := enc.Encode(v)
-	return buf.Bytes(), err
+	return report.IndentedJSON(v)
 }
 
-func writeCSV(rows [][]string) []byte {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	_ = w.WriteAll(rows) // a bytes.Buffer does not fail
-	return buf.Bytes()
-}
-
-func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+// num and fmtNum are a figure as a CSV cell and as a table cell.
+var num, fmtNum = report.CSVNumber, report.TableNumber
 
 // loadBaseline reads a JSON report written by sim run -o json.
 func loadBaseline(path string) ([]experiment.Metric, error) {

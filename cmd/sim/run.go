@@ -73,10 +73,18 @@ func loadScenario(arg string) (*scenario.Scenario, error) {
 	if _, err := os.Stat(path); err == nil {
 		return scenario.LoadFile(path, overrides...)
 	}
-	if name, ok := scenarios.File(path); ok {
-		return scenario.LoadFS(scenarios.FS, name, overrides...)
+	return loadEmbedded(path, overrides)
+}
+
+// loadEmbedded loads the embedded scenario name with the overrides (files
+// on disk); the error says the path is neither a file nor an embedded
+// scenario.
+func loadEmbedded(name string, overrides []string) (*scenario.Scenario, error) {
+	file, ok := scenarios.File(name)
+	if !ok {
+		return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name (embedded: %s)", name, strings.Join(scenarios.Names(), ", "))
 	}
-	return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name (embedded: %s)", path, strings.Join(scenarios.Names(), ", "))
+	return scenario.LoadFS(scenarios.FS, file, overrides...)
 }
 
 // seedOf is the seed given by flag, environment or config file, if any.
@@ -255,7 +263,7 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		for _, m := range ms {
 			rows = append(rows, []string{m.Path, num(m.Value)})
 		}
-		data = writeCSV(rows)
+		data = report.CSV(rows)
 	default:
 		var buf strings.Builder
 		err = rep.WriteTable(report.WithStyle(&buf, tableStyle(format, v.GetString("report"), stdout)))
@@ -393,7 +401,7 @@ func runMany(v *viper.Viper, cmd *cobra.Command, sc *scenario.Scenario, root uin
 			rows = append(rows, []string{s.Path, fmt.Sprint(s.N), num(s.Mean), num(s.Std), num(s.CILow), num(s.CIHigh),
 				num(s.Min), num(s.P5), num(s.P50), num(s.P95), num(s.Max)})
 		}
-		data = writeCSV(rows)
+		data = report.CSV(rows)
 	default:
 		var buf strings.Builder
 		fmt.Fprintf(&buf, "Scenario %s, %d runs from root seed %d; means with 95%% confidence intervals\n\n", sc.Name, runs, root)
@@ -440,14 +448,4 @@ func headline(path string) bool {
 		}
 	}
 	return false
-}
-
-func fmtNum(x float64) string {
-	switch {
-	case x == float64(int64(x)) && x < 1e15 && x > -1e15:
-		return fmt.Sprint(int64(x))
-	case x >= 100 || x <= -100:
-		return fmt.Sprintf("%.1f", x)
-	}
-	return fmt.Sprintf("%.3g", x)
 }

@@ -150,11 +150,7 @@ func sweepDefinition(v *viper.Viper, cmd *cobra.Command, args []string) (*sweepI
 		case fileExists(p.Base):
 			sc, err = scenario.LoadFile(p.Base, p.Overrides...)
 		default:
-			name, ok := scenarios.File(p.Base)
-			if !ok {
-				return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name (embedded: %s)", p.Base, strings.Join(scenarios.Names(), ", "))
-			}
-			sc, err = scenario.LoadFS(scenarios.FS, name, p.Overrides...)
+			sc, err = loadEmbedded(p.Base, p.Overrides)
 		}
 		if err != nil {
 			return nil, err

@@ -66,21 +66,8 @@ func TestDecideScaleUpMatchesLoop(t *testing.T) {
 	h.at(time.Second)
 	nodes := h.nodesOf("ng")
 	require.Len(t, nodes, 3)
-	for _, id := range nodes {
-		nd := &h.cl.Nodes[id]
-		spec := &cluster.PodSpec{}
-		spec.Requests[cluster.CPU] = nd.Allocatable[cluster.CPU]
-		p := h.cl.CreatePod(cluster.Pod{Name: "filler-" + nd.Name, Namespace: h.cl.Syms.Intern("default"), Spec: spec, Workload: -1})
-		h.cl.Bind(p, id)
-	}
-	spread := func(s *corev1.PodSpec, m *podMeta) {
-		m.labels = map[string]string{"app": "web"}
-		s.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone",
-			WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: labelSelector("app", "web")}}
-	}
-	for _, p := range h.pods(6, "100m", "100Mi", bare(), spread) {
-		h.cl.MarkUnschedulable(p)
-	}
+	h.fill(nodes)
+	h.unschedulable(6, "100m", "100Mi", bare(), zoneSpread("web"))
 	d := h.ca.DecideScaleUp()
 	require.Len(t, d.Options, 1)
 	require.Equal(t, 1, d.Options[0].Nodes)
@@ -108,15 +95,8 @@ func TestHostSpreadMeasuredAgainstSimulatedNodes(t *testing.T) {
 				fmt.Sprintf("{name: other, instanceType: m5.large, minSize: 0, maxSize: %d, desiredCapacity: %d}", tc.otherSize, tc.otherSize)))
 			h.start(groups, []string{"--nodes=0:10:big"}, nil)
 			h.at(time.Second)
-			for _, id := range h.nodesOf("other") {
-				nd := &h.cl.Nodes[id]
-				spec := &cluster.PodSpec{}
-				spec.Requests[cluster.CPU] = nd.Allocatable[cluster.CPU]
-				h.cl.Bind(h.cl.CreatePod(cluster.Pod{Name: "filler", Namespace: h.cl.Syms.Intern("default"), Spec: spec, Workload: -1}), id)
-			}
-			for _, p := range h.pods(5, "3500m", "7Gi", bare(), hostSpread("web")) {
-				h.cl.MarkUnschedulable(p)
-			}
+			h.fill(h.nodesOf("other"))
+			h.unschedulable(5, "3500m", "7Gi", bare(), hostSpread("web"))
 			d := h.ca.DecideScaleUp()
 			require.Len(t, d.Options, 1)
 			require.Equal(t, "big", d.Options[0].Group)
@@ -135,23 +115,43 @@ func TestHostSpreadFillsEarlierNodes(t *testing.T) {
 	groups := h.groups(managedNodeGroups("{name: ng, instanceType: c6g.4xlarge, minSize: 0, maxSize: 10, desiredCapacity: 0}"))
 	h.start(groups, nil, nil)
 	h.at(time.Second)
-	for _, p := range h.pods(5, "3500m", "7Gi", bare()) {
-		h.cl.MarkUnschedulable(p)
-	}
-	for _, p := range h.pods(6, "100m", "128Mi", bare(), hostSpread("web")) {
-		h.cl.MarkUnschedulable(p)
-	}
+	h.unschedulable(5, "3500m", "7Gi", bare())
+	h.unschedulable(6, "100m", "128Mi", bare(), hostSpread("web"))
 	d := h.ca.DecideScaleUp()
 	require.Len(t, d.Options, 1)
 	require.Equal(t, 2, d.Options[0].Nodes)
 	require.Len(t, d.Options[0].Pods, 11)
 }
 
-func hostSpread(app string) podOpt {
+// hostSpread and zoneSpread label a pod app: app and spread the pods of
+// that label over hosts or zones, maxSkew 1, DoNotSchedule.
+func hostSpread(app string) podOpt { return spreadOver("kubernetes.io/hostname", app) }
+func zoneSpread(app string) podOpt { return spreadOver("topology.kubernetes.io/zone", app) }
+
+func spreadOver(key, app string) podOpt {
 	return func(s *corev1.PodSpec, m *podMeta) {
 		m.labels = map[string]string{"app": app}
-		s.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname",
+		s.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: key,
 			WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: labelSelector("app", app)}}
+	}
+}
+
+// unschedulable creates n pods of the spec that the scheduler could not
+// place, for DecideScaleUp.
+func (h *harness) unschedulable(n int, cpu, mem string, opts ...podOpt) {
+	h.t.Helper()
+	for _, p := range h.pods(n, cpu, mem, opts...) {
+		h.cl.MarkUnschedulable(p)
+	}
+}
+
+// fill binds to each node a pod that takes all its cpu.
+func (h *harness) fill(nodes []cluster.NodeID) {
+	for _, id := range nodes {
+		nd := &h.cl.Nodes[id]
+		spec := &cluster.PodSpec{}
+		spec.Requests[cluster.CPU] = nd.Allocatable[cluster.CPU]
+		h.cl.Bind(h.cl.CreatePod(cluster.Pod{Name: "filler-" + nd.Name, Namespace: h.cl.Syms.Intern("default"), Spec: spec, Workload: -1}), id)
 	}
 }
 
@@ -165,23 +165,9 @@ func TestEmptyNodeLeftBySpreadTakesLaterPods(t *testing.T) {
 		"{name: ng, instanceType: c5.2xlarge, minSize: 0, maxSize: 10, desiredCapacity: 2, availabilityZones: [us-east-1a, us-east-1b]}"))
 	h.start(groups, nil, nil)
 	h.at(time.Second)
-	for _, id := range h.nodesOf("ng") {
-		nd := &h.cl.Nodes[id]
-		spec := &cluster.PodSpec{}
-		spec.Requests[cluster.CPU] = nd.Allocatable[cluster.CPU]
-		h.cl.Bind(h.cl.CreatePod(cluster.Pod{Name: "filler", Namespace: h.cl.Syms.Intern("default"), Spec: spec, Workload: -1}), id)
-	}
-	zoneSpread := func(s *corev1.PodSpec, m *podMeta) {
-		m.labels = map[string]string{"app": "web"}
-		s.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone",
-			WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: labelSelector("app", "web")}}
-	}
-	for _, p := range h.pods(2, "1", "512Mi", bare(), zoneSpread) {
-		h.cl.MarkUnschedulable(p)
-	}
-	for _, p := range h.pods(8, "250m", "128Mi", bare()) {
-		h.cl.MarkUnschedulable(p)
-	}
+	h.fill(h.nodesOf("ng"))
+	h.unschedulable(2, "1", "512Mi", bare(), zoneSpread("web"))
+	h.unschedulable(8, "250m", "128Mi", bare())
 	d := h.ca.DecideScaleUp()
 	require.Len(t, d.Options, 1)
 	require.Equal(t, 2, d.Options[0].Nodes)

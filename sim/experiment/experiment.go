@@ -52,40 +52,61 @@ func RunMany(sc *scenario.Scenario, seeds []uint64, workers int, run RunFunc, pr
 	if run == nil {
 		run = DefaultRun
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(seeds))
 	out := make([]*report.Report, len(seeds))
-	errs := make([]error, len(seeds))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = run(sc, seeds[i])
-				if progress != nil {
-					mu.Lock()
-					done++
-					progress(done, len(seeds))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range seeds {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	errs := ForEach(len(seeds), workers, func(i int) (err error) {
+		out[i], err = run(sc, seeds[i])
+		return err
+	}, Counter(progress, len(seeds)))
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("run %d (seed %d): %w", i, seeds[i], err)
 		}
 	}
 	return out, nil
+}
+
+// ForEach calls do(i) for i from 0 to n-1 on up to workers goroutines
+// (0 = GOMAXPROCS) and returns each call's error at its index. done, if
+// set, is called after each call, from one goroutine at a time.
+func ForEach(n, workers int, do func(i int) error, done func()) []error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = do(i)
+				if done != nil {
+					mu.Lock()
+					done()
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errs
+}
+
+// Counter turns progress into ForEach's done: each call reports one more
+// of total done. It is nil if progress is.
+func Counter(progress func(done, total int), total int) func() {
+	if progress == nil {
+		return nil
+	}
+	n := 0
+	return func() {
+		n++
+		progress(n, total)
+	}
 }

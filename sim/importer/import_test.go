@@ -79,86 +79,93 @@ func boundAt(t *testing.T, sc *scenario.Scenario) map[string][]string {
 	return out
 }
 
-func TestImportStartState(t *testing.T) {
+// importBoth runs check on the import of c exported as YAML and as JSON
+// (subtests json=false and json=true); c.JSON says which.
+func importBoth(t *testing.T, c kubeexport.Cluster, check func(t *testing.T, c kubeexport.Cluster, out []byte, im *Importer)) {
 	for _, asJSON := range []bool{false, true} {
 		t.Run(fmt.Sprintf("json=%v", asJSON), func(t *testing.T) {
-			c := small
 			c.JSON = asJSON
-			out, _ := importExport(t, c, Options{})
-			sc, err := scenario.LoadManifests("imported.yaml", out, nil)
-			require.NoError(t, err)
-
-			// Nodes keep their type, zone, capacity type and owner label.
-			require.Len(t, sc.Nodes, c.Nodes)
-			for _, n := range sc.Nodes {
-				i := -1
-				for k := 0; k < c.Nodes; k++ {
-					if kubeexport.NodeName(k) == n.Name {
-						i = k
-					}
-				}
-				require.GreaterOrEqual(t, i, 0, n.Name)
-				want := c.Node(i)
-				require.Equal(t, "m5.4xlarge", n.InstanceType)
-				require.Equal(t, want.Labels["topology.kubernetes.io/zone"], sc.Syms.Name(n.Zone))
-				if i%2 == 0 {
-					require.Equal(t, cluster.Spot, n.CapacityType, n.Name)
-					require.Equal(t, "default", label(sc, n, "karpenter.sh/nodepool"))
-				} else {
-					require.Equal(t, cluster.OnDemand, n.CapacityType, n.Name)
-					require.Equal(t, "core", label(sc, n, "eks.amazonaws.com/nodegroup"))
-				}
-				require.Equal(t, int64(15890), n.Allocatable[cluster.CPU])
-				// The export's time is its newest node heartbeat, an
-				// hour after the nodes were created.
-				require.Equal(t, time.Hour, n.AgeAtStart, n.Name)
-			}
-			require.Contains(t, string(out), "importedAt: \"2026-11-20T09:30:00Z\"")
-
-			// Controllers at their replica counts; the Job with its progress.
-			replicas := map[string]int32{}
-			for _, w := range sc.Workloads {
-				if len(w.Replicas.Steps) > 0 {
-					replicas[w.Ref()] = w.Replicas.Steps[0].Count
-				}
-				if w.Ref() == "Job/data/etl" {
-					require.Equal(t, int32(6), w.Completions, "10 completions, 4 done")
-					require.Equal(t, int32(2), w.Parallelism)
-				}
-			}
-			require.Equal(t, map[string]int32{
-				"Deployment/team-0/svc-0000": int32(c.Replicas + c.Pending),
-				"Deployment/team-1/svc-0001": int32(c.Replicas),
-				"Deployment/team-2/svc-0002": int32(c.Replicas),
-				"StatefulSet/data/db":        3,
-			}, replicas)
-
-			// Pods are bound where they ran.
-			bound := boundAt(t, sc)
-			for d := 0; d < c.Deployments; d++ {
-				var want []string
-				for r := 0; r < c.Replicas; r++ {
-					want = append(want, kubeexport.NodeName(c.NodeOfPod(d, r)))
-				}
-				ref := fmt.Sprintf("Deployment/team-%d/%s", d, kubeexport.DeploymentName(d))
-				got := bound[ref]
-				if d == 0 {
-					// The two pending pods fit somewhere now and are bound
-					// too; the running ones must be where they were.
-					require.Len(t, got, c.Replicas+c.Pending)
-					got = subtract(got, want)
-					require.Len(t, got, c.Pending)
-					continue
-				}
-				sort.Strings(want)
-				require.Equal(t, want, got, ref)
-			}
-			require.Equal(t, []string{kubeexport.NodeName(1), kubeexport.NodeName(3), kubeexport.NodeName(5)}, bound["StatefulSet/data/db"])
-			require.Equal(t, []string{kubeexport.NodeName(0), kubeexport.NodeName(1)}, bound["Job/data/etl"])
-			require.Equal(t, []string{kubeexport.NodeName(2)}, bound["Pod/default/debug"])
-			require.Len(t, bound["DaemonSet/kube-system/aws-node"], c.Nodes)
+			out, im := importExport(t, c, Options{})
+			check(t, c, out, im)
 		})
 	}
+}
+
+func TestImportStartState(t *testing.T) {
+	importBoth(t, small, func(t *testing.T, c kubeexport.Cluster, out []byte, _ *Importer) {
+		sc, err := scenario.LoadManifests("imported.yaml", out, nil)
+		require.NoError(t, err)
+
+		// Nodes keep their type, zone, capacity type and owner label.
+		require.Len(t, sc.Nodes, c.Nodes)
+		for _, n := range sc.Nodes {
+			i := -1
+			for k := 0; k < c.Nodes; k++ {
+				if kubeexport.NodeName(k) == n.Name {
+					i = k
+				}
+			}
+			require.GreaterOrEqual(t, i, 0, n.Name)
+			want := c.Node(i)
+			require.Equal(t, "m5.4xlarge", n.InstanceType)
+			require.Equal(t, want.Labels["topology.kubernetes.io/zone"], sc.Syms.Name(n.Zone))
+			if i%2 == 0 {
+				require.Equal(t, cluster.Spot, n.CapacityType, n.Name)
+				require.Equal(t, "default", label(sc, n, "karpenter.sh/nodepool"))
+			} else {
+				require.Equal(t, cluster.OnDemand, n.CapacityType, n.Name)
+				require.Equal(t, "core", label(sc, n, "eks.amazonaws.com/nodegroup"))
+			}
+			require.Equal(t, int64(15890), n.Allocatable[cluster.CPU])
+			// The export's time is its newest node heartbeat, an
+			// hour after the nodes were created.
+			require.Equal(t, time.Hour, n.AgeAtStart, n.Name)
+		}
+		require.Contains(t, string(out), "importedAt: \"2026-11-20T09:30:00Z\"")
+
+		// Controllers at their replica counts; the Job with its progress.
+		replicas := map[string]int32{}
+		for _, w := range sc.Workloads {
+			if len(w.Replicas.Steps) > 0 {
+				replicas[w.Ref()] = w.Replicas.Steps[0].Count
+			}
+			if w.Ref() == "Job/data/etl" {
+				require.Equal(t, int32(6), w.Completions, "10 completions, 4 done")
+				require.Equal(t, int32(2), w.Parallelism)
+			}
+		}
+		require.Equal(t, map[string]int32{
+			"Deployment/team-0/svc-0000": int32(c.Replicas + c.Pending),
+			"Deployment/team-1/svc-0001": int32(c.Replicas),
+			"Deployment/team-2/svc-0002": int32(c.Replicas),
+			"StatefulSet/data/db":        3,
+		}, replicas)
+
+		// Pods are bound where they ran.
+		bound := boundAt(t, sc)
+		for d := 0; d < c.Deployments; d++ {
+			var want []string
+			for r := 0; r < c.Replicas; r++ {
+				want = append(want, kubeexport.NodeName(c.NodeOfPod(d, r)))
+			}
+			ref := fmt.Sprintf("Deployment/team-%d/%s", d, kubeexport.DeploymentName(d))
+			got := bound[ref]
+			if d == 0 {
+				// The two pending pods fit somewhere now and are bound
+				// too; the running ones must be where they were.
+				require.Len(t, got, c.Replicas+c.Pending)
+				got = subtract(got, want)
+				require.Len(t, got, c.Pending)
+				continue
+			}
+			sort.Strings(want)
+			require.Equal(t, want, got, ref)
+		}
+		require.Equal(t, []string{kubeexport.NodeName(1), kubeexport.NodeName(3), kubeexport.NodeName(5)}, bound["StatefulSet/data/db"])
+		require.Equal(t, []string{kubeexport.NodeName(0), kubeexport.NodeName(1)}, bound["Job/data/etl"])
+		require.Equal(t, []string{kubeexport.NodeName(2)}, bound["Pod/default/debug"])
+		require.Len(t, bound["DaemonSet/kube-system/aws-node"], c.Nodes)
+	})
 }
 
 // subtract removes want from got (multisets), failing if one is missing.

@@ -56,41 +56,36 @@ func claimZones(t *testing.T, sc *scenario.Scenario, d time.Duration) (claims, p
 }
 
 func TestImportStorage(t *testing.T) {
-	for _, asJSON := range []bool{false, true} {
-		t.Run(fmt.Sprintf("json=%v", asJSON), func(t *testing.T) {
-			c := withStorage
-			c.JSON = asJSON
-			out, im := importExport(t, c, Options{})
-			s := string(out)
-			require.NotContains(t, s, kubeexport.Secret)
-			for _, gone := range []string{"kmsKeyId", "bind-completed", "selected-node", "pvc-protection", "phase: Bound", "csiProvisionerIdentity", "provisioned-by"} {
-				require.NotContains(t, s, gone)
-			}
-			all := strings.Join(notices(im), "\n")
-			require.Contains(t, all, `Pod/data/toolbox: volume "scratch" names PersistentVolumeClaim data/scratch, which is not in the export: the volume is dropped and the pod kept; it schedules as if the volume were in every zone`)
-			require.Contains(t, all, "1 generic ephemeral volume claim(s) of controllers' pods left out")
-			require.NotContains(t, s, "cache-7d9f0-abcde", "the Deployment pod's ephemeral claim and its volume are left out")
+	importBoth(t, withStorage, func(t *testing.T, _ kubeexport.Cluster, out []byte, im *Importer) {
+		s := string(out)
+		require.NotContains(t, s, kubeexport.Secret)
+		for _, gone := range []string{"kmsKeyId", "bind-completed", "selected-node", "pvc-protection", "phase: Bound", "csiProvisionerIdentity", "provisioned-by"} {
+			require.NotContains(t, s, gone)
+		}
+		all := strings.Join(notices(im), "\n")
+		require.Contains(t, all, `Pod/data/toolbox: volume "scratch" names PersistentVolumeClaim data/scratch, which is not in the export: the volume is dropped and the pod kept; it schedules as if the volume were in every zone`)
+		require.Contains(t, all, "1 generic ephemeral volume claim(s) of controllers' pods left out")
+		require.NotContains(t, s, "cache-7d9f0-abcde", "the Deployment pod's ephemeral claim and its volume are left out")
 
-			sc, err := scenario.LoadManifests("imported.yaml", out, nil)
-			require.NoError(t, err)
-			require.NotNil(t, sc.Storage)
-			require.Len(t, sc.Storage.Classes, 1)
-			require.Equal(t, cluster.WaitForFirstConsumer, sc.Storage.Classes[0].Mode)
-			require.Len(t, sc.Storage.Volumes, 5)
-			require.Len(t, sc.Storage.Claims, 5)
+		sc, err := scenario.LoadManifests("imported.yaml", out, nil)
+		require.NoError(t, err)
+		require.NotNil(t, sc.Storage)
+		require.Len(t, sc.Storage.Classes, 1)
+		require.Equal(t, cluster.WaitForFirstConsumer, sc.Storage.Classes[0].Mode)
+		require.Len(t, sc.Storage.Volumes, 5)
+		require.Len(t, sc.Storage.Claims, 5)
 
-			claims, pods := claimZones(t, sc, 10*time.Second)
-			for o, n := range kubeexport.StorageNodes {
-				name := fmt.Sprintf("data/data-pg-%d", o)
-				require.Equal(t, kubeexport.ZoneOf(n), claims[name], name)
-				require.Equal(t, kubeexport.ZoneOf(n), pods[name], name)
-			}
-			require.Equal(t, kubeexport.ZoneOf(2), claims["data/toolbox-home"])
-			require.Equal(t, kubeexport.ZoneOf(2), claims["data/toolbox-tmp"], "the bare pod's ephemeral claim is its exported one")
-			bound := boundAt(t, sc)
-			require.Equal(t, []string{kubeexport.NodeName(2)}, bound["Pod/data/toolbox"])
-		})
-	}
+		claims, pods := claimZones(t, sc, 10*time.Second)
+		for o, n := range kubeexport.StorageNodes {
+			name := fmt.Sprintf("data/data-pg-%d", o)
+			require.Equal(t, kubeexport.ZoneOf(n), claims[name], name)
+			require.Equal(t, kubeexport.ZoneOf(n), pods[name], name)
+		}
+		require.Equal(t, kubeexport.ZoneOf(2), claims["data/toolbox-home"])
+		require.Equal(t, kubeexport.ZoneOf(2), claims["data/toolbox-tmp"], "the bare pod's ephemeral claim is its exported one")
+		bound := boundAt(t, sc)
+		require.Equal(t, []string{kubeexport.NodeName(2)}, bound["Pod/data/toolbox"])
+	})
 }
 
 // A StatefulSet pod whose node is not in the export starts pending and

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 )
 
 // TestVolumeZoneOnEmbeddedScenarios: a StatefulSet with per-replica EBS
@@ -25,31 +27,7 @@ func TestVolumeZoneOnEmbeddedScenarios(t *testing.T) {
 }
 
 // pvIn is a Deployment's claim bound to an EBS PersistentVolume in zone.
-func pvIn(zone string) string {
-	return `---
-apiVersion: v1
-kind: PersistentVolume
-metadata: {name: pv}
-spec:
-  capacity: {storage: 5Gi}
-  accessModes: [ReadWriteOnce]
-  csi: {driver: ebs.csi.aws.com, volumeHandle: vol-1}
-  claimRef: {namespace: default, name: data}
-  nodeAffinity:
-    required:
-      nodeSelectorTerms:
-      - matchExpressions:
-        - {key: topology.kubernetes.io/zone, operator: In, values: [` + zone + `]}
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: data}
-spec:
-  storageClassName: ""
-  accessModes: [ReadWriteOnce]
-  resources: {requests: {storage: 5Gi}}
-`
-}
+func pvIn(zone string) string { return fixtures.BoundEBSVolume("pv", "data", zone) }
 
 const useData = `      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
 `

@@ -294,9 +294,6 @@ func compareCharts(c Comparison) []*chart {
 // scatter plots each configuration's mean cost against its mean pending
 // p99: savings against risk.
 func scatter(c Comparison) *chart {
-	ch := newChart("scatter", "Cost (x, total USD) against pending p99 (y): means over seeds", "pending p99")
-	ch.H = 360
-	ch.Y1 = float64(ch.H) - padB
 	xmax, ymax := 0.0, 0.0
 	for i := range c.Configs {
 		if i < len(c.Cost) {
@@ -304,14 +301,10 @@ func scatter(c Comparison) *chart {
 			ymax = math.Max(ymax, c.PendingP99[i])
 		}
 	}
-	ystep := timeStep(math.Max(ymax*1.1, 1), 5)
-	s := scale{x0: 0, x1: niceMax(xmax * 1.1), y0: 0, y1: math.Ceil(math.Max(ymax*1.1, 1)/ystep) * ystep, c: ch}
+	ch, s := costScatter("scatter", 360, 0, niceMax(xmax*1.1), ymax)
 	for i := 0; i <= 5; i++ {
 		v := s.x1 * float64(i) / 5
 		ch.XTicks = append(ch.XTicks, tick{At: s.x(v), Label: usdLabel(v)})
-	}
-	for w := 0.0; w <= s.y1+1e-9; w += ystep {
-		ch.YTicks = append(ch.YTicks, tick{At: s.y(w), Label: axisTime(w)})
 	}
 	for i, name := range c.Configs {
 		if i >= len(c.Cost) {
@@ -326,6 +319,21 @@ func scatter(c Comparison) *chart {
 		ch.Points = append(ch.Points, d)
 	}
 	return ch
+}
+
+// costScatter is a chart h high of cost (x, from x0 to x1 USD) against
+// pending p99 (y, from 0 to ymax and a tenth, in round time steps, with
+// their ticks), for the caller's dots and cost ticks.
+func costScatter(id string, h int, x0, x1, ymax float64) (*chart, scale) {
+	ch := newChart(id, "Cost (x, total USD) against pending p99 (y): means over seeds", "pending p99")
+	ch.H = h
+	ch.Y1 = float64(ch.H) - padB
+	ystep := timeStep(math.Max(ymax*1.1, 1), 5)
+	s := scale{x0: x0, x1: x1, y0: 0, y1: math.Ceil(math.Max(ymax*1.1, 1)/ystep) * ystep, c: ch}
+	for v := 0.0; v <= s.y1+1e-9; v += ystep {
+		ch.YTicks = append(ch.YTicks, tick{At: s.y(v), Label: axisTime(v)})
+	}
+	return ch, s
 }
 
 // MeanTimeline averages the timelines of runs of one configuration,

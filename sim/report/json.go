@@ -37,13 +37,10 @@ func (r *Report) json() ([]byte, error) {
 	shell := *r
 	shell.Timeline = nil
 	shell.UnschedulablePods = []UnschedulablePod{}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&shell); err != nil {
+	out, err := IndentedJSON(&shell)
+	if err != nil {
 		return nil, err
 	}
-	out := buf.Bytes()
 	if r.UnschedulablePods == nil {
 		return bytes.Replace(out, []byte(emptyList), []byte(nullList), 1), nil
 	}

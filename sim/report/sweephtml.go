@@ -82,9 +82,6 @@ func (s SweepPage) WriteSweepHTML(w io.Writer) error {
 // sweepScatter plots every point's mean cost against its mean pending
 // p99; the frontier's points are labelled and joined in order of cost.
 func sweepScatter(s SweepPage) *chart {
-	ch := newChart("sweep", "Cost (x, total USD) against pending p99 (y): means over seeds", "pending p99")
-	ch.H = 420
-	ch.Y1 = float64(ch.H) - padB
 	xmin, xmax, ymax := math.Inf(1), 0.0, 0.0
 	for _, p := range s.Points {
 		xmin, xmax, ymax = math.Min(xmin, p.Cost), math.Max(xmax, p.Cost), math.Max(ymax, p.PendingP99)
@@ -95,13 +92,9 @@ func sweepScatter(s SweepPage) *chart {
 	step := niceMax((hi - lo) / 5)
 	x0 := math.Max(0, math.Floor(lo/step)*step)
 	x1 := x0 + math.Max(1, math.Ceil((hi-x0)/step))*step
-	ystep := timeStep(math.Max(ymax*1.1, 1), 5)
-	sc := scale{x0: x0, x1: x1, y0: 0, y1: math.Ceil(math.Max(ymax*1.1, 1)/ystep) * ystep, c: ch}
+	ch, sc := costScatter("sweep", 420, x0, x1, ymax)
 	for v := x0; v <= x1+step/1e6; v += step {
 		ch.XTicks = append(ch.XTicks, tick{At: sc.x(v), Label: usdLabel(v)})
-	}
-	for v := 0.0; v <= sc.y1+1e-9; v += ystep {
-		ch.YTicks = append(ch.YTicks, tick{At: sc.y(v), Label: axisTime(v)})
 	}
 	// Each dot is labelled with its point's number in the table; the
 	// names, too long to print side by side, are in the tooltips.

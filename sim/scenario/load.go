@@ -75,7 +75,8 @@ type loader struct {
 	claimDocs map[string]*manifest.Document
 	// joinRefs are the NodePools and node groups market join failures name.
 	joinRefs []joinRef
-	// nodeNames are the start nodes by name, for startOn (built on first use).
+	// nodeNames are the start nodes by name, for startOn and
+	// startTerminating (hasNode builds it on first use).
 	nodeNames map[string]bool
 	// startNodes are the Node manifests' nodes in l.out.Nodes, for adoption
 	// by the autoscalers (adopt.go).

@@ -7,9 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 )
 
-const storageDocs = `---
+var storageDocs = `---
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
@@ -25,29 +26,7 @@ apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: efs}
 provisioner: efs.csi.aws.com
----
-apiVersion: v1
-kind: PersistentVolume
-metadata: {name: old}
-spec:
-  capacity: {storage: 5Gi}
-  accessModes: [ReadWriteOnce]
-  csi: {driver: ebs.csi.aws.com, volumeHandle: vol-1}
-  claimRef: {namespace: default, name: legacy}
-  nodeAffinity:
-    required:
-      nodeSelectorTerms:
-      - matchExpressions:
-        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1c]}
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: legacy}
-spec:
-  storageClassName: ""
-  accessModes: [ReadWriteOnce]
-  resources: {requests: {storage: 5Gi}}
----
+` + fixtures.BoundEBSVolume("old", "legacy", "us-east-1c") + `---
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: shared}

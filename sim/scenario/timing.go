@@ -512,12 +512,6 @@ func (l *loader) startTerminating(o podObject, path string, pods []startTerminat
 		l.fail(d.Errorf(path, "remove startTerminating", "startTerminating applies to Deployments and Jobs only, not to %s", l.refOf(o.doc)))
 		return
 	}
-	if l.nodeNames == nil {
-		l.nodeNames = make(map[string]bool, len(l.out.Nodes))
-		for i := range l.out.Nodes {
-			l.nodeNames[l.out.Nodes[i].Name] = true
-		}
-	}
 	for i, p := range pods {
 		at := fmt.Sprintf("%s[%d]", path, i)
 		left := l.dur(at+".for", p.For, 0)
@@ -525,12 +519,23 @@ func (l *loader) startTerminating(o podObject, path string, pods []startTerminat
 			l.fail(d.Errorf(at+".for", "give the grace period left, 0s or more", "negative duration %q", p.For))
 			continue
 		}
-		if !l.nodeNames[p.Node] {
+		if !l.hasNode(p.Node) {
 			l.warn(d, at+".node", "no node %q in the scenario: this terminating pod is left out", p.Node)
 			continue
 		}
 		ws.StartTerminating = append(ws.StartTerminating, workload.TerminatingPod{Node: p.Node, Left: left})
 	}
+}
+
+// hasNode says whether the scenario starts with a node of that name.
+func (l *loader) hasNode(name string) bool {
+	if l.nodeNames == nil {
+		l.nodeNames = make(map[string]bool, len(l.out.Nodes))
+		for i := range l.out.Nodes {
+			l.nodeNames[l.out.Nodes[i].Name] = true
+		}
+	}
+	return l.nodeNames[name]
 }
 
 // startOn checks a workload's startOn list (sim import's start state):
@@ -560,15 +565,9 @@ func (l *loader) startOn(o podObject, path string, nodes []string, ws *workload.
 		l.fail(d.Errorf(path, fmt.Sprintf("list at most %d nodes, one per pod the workload starts with", most), "%d pods listed, but %s starts with %d", len(nodes), l.refOf(o.doc), most))
 		return
 	}
-	if l.nodeNames == nil {
-		l.nodeNames = make(map[string]bool, len(l.out.Nodes))
-		for i := range l.out.Nodes {
-			l.nodeNames[l.out.Nodes[i].Name] = true
-		}
-	}
 	out := make([]string, len(nodes))
 	for i, n := range nodes {
-		if n != "" && !l.nodeNames[n] {
+		if n != "" && !l.hasNode(n) {
 			l.warn(d, fmt.Sprintf("%s[%d]", path, i), "no node %s in the scenario: this pod starts pending", n)
 			continue
 		}

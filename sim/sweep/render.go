@@ -2,8 +2,6 @@ package sweep
 
 import (
 	"bytes"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -108,11 +106,7 @@ func dominates(a, b []float64) bool {
 
 // JSON renders the output as indented JSON.
 func (o *Output) JSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	err := enc.Encode(o)
-	return buf.Bytes(), err
+	return report.IndentedJSON(o)
 }
 
 // CSV renders one row per point: its name, its axis values, whether it is
@@ -141,17 +135,12 @@ func (o *Output) CSV() []byte {
 		cells := make([]string, 3*len(paths))
 		for _, s := range p.Metrics {
 			k := 3 * index[s.Path]
-			cells[k], cells[k+1], cells[k+2] = num(s.Mean), num(s.CILow), num(s.CIHigh)
+			cells[k], cells[k+1], cells[k+2] = report.CSVNumber(s.Mean), report.CSVNumber(s.CILow), report.CSVNumber(s.CIHigh)
 		}
 		rows = append(rows, append(row, cells...))
 	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	_ = w.WriteAll(rows) // a bytes.Buffer does not fail
-	return buf.Bytes()
+	return report.CSV(rows)
 }
-
-func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // tableMetrics are the table's columns: the objectives and the savings.
 var tableMetrics = []struct{ path, title string }{
@@ -186,9 +175,9 @@ func (o *Output) Table() ([]byte, error) {
 			cell := "-"
 			for _, s := range p.Metrics {
 				if s.Path == m.path {
-					cell = fmtNum(s.Mean)
+					cell = report.TableNumber(s.Mean)
 					if s.CIHigh != s.CILow {
-						cell += fmt.Sprintf(" (%s..%s)", fmtNum(s.CILow), fmtNum(s.CIHigh))
+						cell += fmt.Sprintf(" (%s..%s)", report.TableNumber(s.CILow), report.TableNumber(s.CIHigh))
 					}
 				}
 			}
@@ -203,16 +192,6 @@ func (o *Output) Table() ([]byte, error) {
 	}
 	buf.WriteString("\nEvery metric of every point: -o json or -o csv.\n")
 	return buf.Bytes(), nil
-}
-
-func fmtNum(x float64) string {
-	switch {
-	case x == float64(int64(x)) && x < 1e15 && x > -1e15:
-		return strconv.FormatInt(int64(x), 10)
-	case x >= 100 || x <= -100:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
 // Render renders the output in a format: table, json or csv.

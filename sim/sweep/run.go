@@ -2,8 +2,6 @@ package sweep
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/clustersim/clustersim/sim/experiment"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -54,12 +52,8 @@ func (r *Runner) Do(sh Shard, emit func(Result) error) error {
 	if run == nil {
 		run = experiment.DefaultRun
 	}
-	workers := r.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	seeds := s.Seeds()
-	total, done := s.Count(sh), 0
+	done := experiment.Counter(r.Progress, s.Count(sh))
 	for p := range s.Points {
 		var runs []int
 		for i := range s.Runs {
@@ -79,36 +73,16 @@ func (r *Runner) Do(sh Shard, emit func(Result) error) error {
 			return err
 		}
 		out := make([]Result, len(runs))
-		errs := make([]error, len(runs))
-		next := make(chan int)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		for range min(workers, len(runs)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for j := range next {
-					i := runs[j]
-					rep, err := run(sc, seeds[i])
-					if err == nil {
-						out[j] = Result{Point: p, Run: i, Seed: seeds[i]}
-						out[j].Metrics, err = experiment.Flatten(rep)
-					}
-					errs[j] = err
-					if r.Progress != nil {
-						mu.Lock()
-						done++
-						r.Progress(done, total)
-						mu.Unlock()
-					}
-				}
-			}()
-		}
-		for j := range runs {
-			next <- j
-		}
-		close(next)
-		wg.Wait()
+		errs := experiment.ForEach(len(runs), r.Workers, func(j int) error {
+			i := runs[j]
+			rep, err := run(sc, seeds[i])
+			if err != nil {
+				return err
+			}
+			out[j] = Result{Point: p, Run: i, Seed: seeds[i]}
+			out[j].Metrics, err = experiment.Flatten(rep)
+			return err
+		}, done)
 		for j, err := range errs {
 			if err != nil {
 				return fmt.Errorf("%s, run %d (seed %d): %w", pt.Name, runs[j], seeds[runs[j]], err)
