@@ -61,7 +61,8 @@
 // The solve follows KC's Scheduler.Solve: pods sorted by cpu, then memory,
 // descending, then creation time and id; each goes to the first of (1) an
 // existing node, every live node whoever owns it, initialized ones first,
-// then by name, checked with cluster.StaticFit plus the pod-dependent
+// then by name (a node Karpenter launched by a name drawn as upstream's
+// generated NodeClaim names: existing.go orderName), checked with cluster.StaticFit plus the pod-dependent
 // rules below; (2) a NodeClaim of this solve, fewest pods first, ties in
 // the order KC's unstable sort leaves them (the solve's NodeClaims are
 // re-sorted in place before every pod, as KC's add does); (3) a new
