@@ -335,6 +335,29 @@ var pinnedSeconds = []pinnedSecond{
 		ours:  answer{Nodes: 14, Unschedulable: 2, Price: 0.539},
 		up:    answer{Nodes: 14, Unschedulable: 2, Price: 0.539},
 	},
+	{
+		name: "over-node-limit-in-flight",
+		why: "the heavy pool's first round overshoots its nodes limit (3 NodeClaims for a limit of 1, allowed within a " +
+			"batch); in the second round its remaining nodes are -2: upstream's filterByRemainingResources drops every " +
+			"instance type (no \"nodes\" capacity, 0 > -2), so the new pod goes to the light pool, as ours (nodesLeft 0)",
+		build: func() *Case {
+			c := &Case{Name: "over-node-limit-in-flight"}
+			heavy := NewPool("heavy", Req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, od))
+			w := int32(100)
+			heavy.Spec.Weight = &w
+			heavy.Spec.Limits = karpv1.Limits{"nodes": resource.MustParse("1")}
+			light := NewPool("light", Req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, od))
+			c.Pools = []*karpv1.NodePool{heavy, light}
+			c.Types = []InstanceType{{Name: "m5.large", Offerings: []Offering{offer(za, od, 0.096), offer(zb, od, 0.096), offer(zc, od, 0.096)}}}
+			c.AddPods("web", 3, "1", "1Gi", antiHost("web"))
+			first := len(c.Pods)
+			c.AddPods("web", 4, "1", "1Gi", antiHost("web"))
+			c.Arrivals, c.Pods = c.Pods[first+3:], c.Pods[:first]
+			return c
+		},
+		ours: answer{Nodes: 1, Unschedulable: 0, Price: 0.096},
+		up:   answer{Nodes: 1, Unschedulable: 0, Price: 0.096},
+	},
 }
 
 // generatedWide returns wide case i of seed 1.
