@@ -42,6 +42,7 @@ func TestSpreadOf(t *testing.T) {
 	require.InDelta(t, 3.0/6, sp.SelfAgree, 1e-9) // pairs among the three a's
 	require.InDelta(t, 0.75, sp.OursVsUp, 1e-9)
 	require.True(t, sp.InEnvelope)
+	require.InDelta(t, 0.75, sp.SelfEnvelope, 1e-9) // b agrees with no other run
 	sp = spreadOf(b, ups)
 	require.InDelta(t, 0.25, sp.OursVsUp, 1e-9)
 	require.True(t, sp.InEnvelope)
@@ -66,7 +67,13 @@ func TestCheckGates(t *testing.T) {
 	worse.OursVsUp = 87
 	require.Len(t, worse.Check(), 1)
 	sec := ok
-	sec.Cases2, sec.Envelope2, sec.SelfAgree2, sec.OursVsUp2 = 10, 9, 80, 80
+	// Second round: the envelope target is 97%, or upstream's own
+	// envelope rate if lower, less one case.
+	sec.Cases2, sec.Envelope2, sec.SelfAgree2, sec.OursVsUp2, sec.SelfEnvelope2 = 20, 18, 80, 80, 100
+	require.Len(t, sec.Check(), 1) // 90% < min(97, 100-5)
+	sec.SelfEnvelope2 = 94
+	require.Empty(t, sec.Check()) // 90% >= 94-5
+	sec.Envelope2 = 17
 	require.Len(t, sec.Check(), 1)
 	// Noise: none when upstream never varies and ours always or never
 	// agrees; more with fewer runs.
