@@ -591,10 +591,14 @@ const (
 // envelopeTarget2 is the second round's envelope target: 97%, or less
 // where upstream's own runs fall within the envelope of its other runs
 // less often (second rounds where the random order of the NodeClaims in
-// flight and zone ties spread upstream's answers widely), less the
-// sampling noise of one case (a case is 100/Cases2 points).
+// flight and zone ties spread upstream's answers widely), less its
+// sampling noise over the cases: two standard errors of a share p over n
+// cases, sqrt(p(1-p)/n), and at least one case.
 func (s Summary) envelopeTarget2() float64 {
-	return min(TargetEnvelope, s.SelfEnvelope2-100/float64(max(s.Cases2, 1)))
+	n := float64(max(s.Cases2, 1))
+	p := s.SelfEnvelope2 / 100
+	slack := math.Max(100/n, 2*100*math.Sqrt(p*(1-p)/n))
+	return min(TargetEnvelope, s.SelfEnvelope2-slack)
 }
 
 // Check reports the targets the summary misses: ours within upstream's
