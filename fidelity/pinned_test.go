@@ -415,9 +415,12 @@ func TestPinnedSecondRound(t *testing.T) {
 // ties go in map order), its answers spread over a range and ours, one
 // more draw of the same process, can miss all k sampled answers while
 // lying within their range. wide-019 of seed 1 (upstream agreed with
-// itself on 13% of pairs in `make fidelity`): ours is pinned, upstream
-// must give at least 3 different node counts in 8 runs, and ours lies
-// within the range of their node counts and prices.
+// itself on 7% to 20% of pairs in make fidelity, 27 to 36 new nodes):
+// ours is pinned, and upstream, run until it has given an answer with at
+// least as many nodes as ours and one with at most as many and as
+// cheap (at most 30 runs; ours sits in the upper quarter of upstream's
+// range, so 30 runs miss a bracket about once in 5,000), gives at least
+// 3 different node counts.
 func TestSecondRoundWithinUpstreamsRange(t *testing.T) {
 	cat, err := catalog.Default()
 	require.NoError(t, err)
@@ -430,18 +433,18 @@ func TestSecondRoundWithinUpstreamsRange(t *testing.T) {
 	up, err := BuildUpstream(c, ours)
 	require.NoError(t, err)
 	counts := map[int]bool{}
-	lo, hi := answer{Nodes: math.MaxInt, Price: math.Inf(1)}, answer{}
-	for i := 0; i < 8; i++ {
+	above, below := false, false
+	var seen []answer
+	for i := 0; i < 30 && !(above && below && len(counts) >= 3); i++ {
 		o, err := up.RunSecond(fl)
 		require.NoError(t, err)
 		a := answerOf(o)
 		require.Equal(t, got.Unschedulable, a.Unschedulable)
+		seen = append(seen, a)
 		counts[a.Nodes] = true
-		lo.Nodes, hi.Nodes = min(lo.Nodes, a.Nodes), max(hi.Nodes, a.Nodes)
-		lo.Price, hi.Price = math.Min(lo.Price, a.Price), math.Max(hi.Price, a.Price)
+		above = above || a.Nodes >= got.Nodes && a.Price >= got.Price*(1-PriceTolerance)
+		below = below || a.Nodes <= got.Nodes && a.Price <= got.Price*(1+PriceTolerance)
 	}
-	require.GreaterOrEqual(t, len(counts), 3, "upstream varies: %v", counts)
-	require.True(t, got.Nodes >= lo.Nodes && got.Nodes <= hi.Nodes, "ours %d nodes, upstream %d-%d", got.Nodes, lo.Nodes, hi.Nodes)
-	require.True(t, got.Price >= lo.Price*(1-PriceTolerance) && got.Price <= hi.Price*(1+PriceTolerance),
-		"ours %.4f, upstream %.4f-%.4f", got.Price, lo.Price, hi.Price)
+	require.GreaterOrEqual(t, len(counts), 3, "upstream varies: %v", seen)
+	require.True(t, above && below, "ours %v outside upstream's range: %v", got, seen)
 }
