@@ -65,7 +65,7 @@ clean:
 
 # The harnesses import sigs.k8s.io/karpenter and k8s.io/kubernetes, so each
 # lives in its own module; a comparison exits 1 when a target of issue 10
-# (Karpenter) or 23 (scheduler) is missed. fidelity/jobvalidation runs
+# (Karpenter; also 22) or 23 (scheduler) is missed. fidelity/jobvalidation runs
 # sim sweep --emit-job's manifests through the API server's validation.
 FIDELITY_MODULES := fidelity fidelity/scheduler fidelity/jobvalidation
 fidelity:

@@ -49,6 +49,11 @@ type Case struct {
 	Types []InstanceType
 	Pools []*karpv1.NodePool
 	Pods  []*corev1.Pod
+	// Arrivals, if any, are pods that arrive after the first round
+	// launched its NodeClaims, before any is Ready: the second round
+	// solves them with the first round's pods, still pending, against
+	// the NodeClaims in flight.
+	Arrivals []*corev1.Pod
 }
 
 // podTemplate is a group of identical pods.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -29,13 +30,27 @@ spec:
 `
 
 // priceCloud is the cloud of our side: it prices the case's offerings and
-// sells nothing else. Solves never launch.
+// sells nothing else. A launch (the first round of a two-round case)
+// always gets the cheapest offering asked for (the first among equals);
+// its node is never Ready (the engine is not run).
 type priceCloud struct {
-	price map[cloud.Offering]float64
+	price    map[cloud.Offering]float64
+	launched int32
 }
 
-func (p *priceCloud) Launch(cloud.LaunchRequest) (cloud.LaunchResult, error) {
-	return cloud.LaunchResult{}, fmt.Errorf("fidelity: solves do not launch")
+func (p *priceCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error) {
+	best := -1
+	for i, o := range req.Offerings {
+		if v, ok := p.price[o]; ok && (best < 0 || v < p.price[req.Offerings[best]]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return cloud.LaunchResult{}, fmt.Errorf("fidelity: no offering asked for is sold")
+	}
+	p.launched++
+	o := req.Offerings[best]
+	return cloud.LaunchResult{Instance: cloud.InstanceID(p.launched), Offering: o, PriceUSDPerHour: p.price[o], ReadyAfter: time.Hour}, nil
 }
 func (p *priceCloud) Terminate(cloud.InstanceID) {}
 func (p *priceCloud) Subscribe(cloud.Subscriber) {}
@@ -48,8 +63,11 @@ func (p *priceCloud) Price(o cloud.Offering) (float64, bool) {
 type Ours struct {
 	Solver *karpenter.Solver
 	Pods   []cluster.PodID
+	// Arrivals are the pods of the second round (Case.Arrivals).
+	Arrivals []cluster.PodID
 	// Names maps our pod ids to the pods' names.
 	Names map[cluster.PodID]string
+	cl    *cluster.Cluster
 }
 
 // BuildOurs compiles a case for sim/karpenter: the NodePools go through the
@@ -90,22 +108,32 @@ func BuildOurs(cat *catalog.Catalog, c *Case) (*Ours, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &Ours{Solver: s, Names: map[cluster.PodID]string{}}
+	o := &Ours{Solver: s, Names: map[cluster.PodID]string{}, cl: cl}
 	ns := cl.Syms.Intern("default")
 	specs := map[string]*cluster.PodSpec{}
-	for _, p := range c.Pods {
-		key := specKey(p)
-		spec, ok := specs[key]
-		if !ok {
-			cs, _, err := cluster.CompilePodSpec(cl.Syms, cl.Resources, cluster.PodSpecInput{Namespace: p.Namespace, Labels: p.Labels, Spec: &p.Spec})
-			if err != nil {
-				return nil, fmt.Errorf("%s: pod %s: %w", c.Name, p.Name, err)
+	create := func(pods []*corev1.Pod) ([]cluster.PodID, error) {
+		var ids []cluster.PodID
+		for _, p := range pods {
+			key := specKey(p)
+			spec, ok := specs[key]
+			if !ok {
+				cs, _, err := cluster.CompilePodSpec(cl.Syms, cl.Resources, cluster.PodSpecInput{Namespace: p.Namespace, Labels: p.Labels, Spec: &p.Spec})
+				if err != nil {
+					return nil, fmt.Errorf("%s: pod %s: %w", c.Name, p.Name, err)
+				}
+				spec, specs[key] = cs, cs
 			}
-			spec, specs[key] = cs, cs
+			id := cl.CreatePod(cluster.Pod{Name: p.Name, Namespace: ns, Spec: spec, Workload: -1})
+			ids = append(ids, id)
+			o.Names[id] = p.Name
 		}
-		id := cl.CreatePod(cluster.Pod{Name: p.Name, Namespace: ns, Spec: spec, Workload: -1})
-		o.Pods = append(o.Pods, id)
-		o.Names[id] = p.Name
+		return ids, nil
+	}
+	if o.Pods, err = create(c.Pods); err != nil {
+		return nil, err
+	}
+	if o.Arrivals, err = create(c.Arrivals); err != nil {
+		return nil, err
 	}
 	return o, nil
 }
@@ -159,6 +187,57 @@ type Node struct {
 // Run solves once and converts the result.
 func (o *Ours) Run() Outcome {
 	return o.convert(o.Solver.Solve(o.Pods))
+}
+
+// InFlight is a node launched by the first round, not Ready yet: what
+// upstream's cluster state knows of its NodeClaim.
+type InFlight struct {
+	Pool, InstanceType, Zone, CapacityType string
+	Labels                                 map[string]string
+	Taints                                 []corev1.Taint
+	Capacity, Allocatable                  corev1.ResourceList
+}
+
+// RunTwoRounds runs the first round as a provisioning batch (solve, then
+// launch: the nodes stay in flight) and then a second solve of the first
+// round's pods, still pending, and the arrivals, against them. It
+// returns the second round's answer and the nodes in flight. Call it on
+// a fresh Ours (the launched nodes stay in its cluster).
+func (o *Ours) RunTwoRounds() (Outcome, []InFlight) {
+	_, ids := o.Solver.SolveAndLaunch(o.Pods)
+	var fl []InFlight
+	syms := o.cl.Syms
+	for _, id := range ids {
+		if id == cluster.NoNode {
+			continue
+		}
+		n := &o.cl.Nodes[id]
+		f := InFlight{Pool: n.OwnerName, InstanceType: n.InstanceType, Zone: syms.Name(n.Zone), CapacityType: n.CapacityType.String(),
+			Labels: n.Labels.Map(syms), Allocatable: resourceList(n.Allocatable)}
+		for _, it := range o.Solver.InstanceTypes(n.OwnerName) {
+			if it.Name == n.InstanceType {
+				f.Capacity = resourceList(it.Capacity)
+			}
+		}
+		for _, t := range n.Taints {
+			f.Taints = append(f.Taints, corev1.Taint{Key: syms.Name(t.Key), Value: syms.Name(t.Value), Effect: corev1.TaintEffect(t.Effect.String())})
+		}
+		fl = append(fl, f)
+	}
+	all := append(append([]cluster.PodID(nil), o.Pods...), o.Arrivals...)
+	res, launched := o.Solver.SolveAndLaunch(all)
+	// A NodeClaim the pool's limits refuse is not launched: its pods
+	// stay pending.
+	var kept []karpenter.SolvedNodeClaim
+	for i, nc := range res.NodeClaims {
+		if launched[i] == cluster.NoNode {
+			res.Unschedulable = append(res.Unschedulable, nc.Pods...)
+			continue
+		}
+		kept = append(kept, nc)
+	}
+	res.NodeClaims = kept
+	return o.convert(res), fl
 }
 
 func (o *Ours) convert(r karpenter.SolveResult) Outcome {

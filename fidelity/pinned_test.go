@@ -190,8 +190,8 @@ var pinnedCases = []pinned{
 	},
 	{
 		name: "claim-order-ties",
-		why: "upstream re-sorts its NodeClaims by pod count with sort.Slice (not stable) before each pod; ours breaks " +
-			"ties by creation, so pods pair up differently and two nodes need the big instance type",
+		why: "upstream re-sorts its NodeClaims by pod count in place with sort.Slice (not stable) before each pod; ours " +
+			"reproduces that order (a creation-order tie break paired pods differently and gave 25 m6i.xlarge nodes)",
 		build: func() *Case {
 			c := &Case{Name: "claim-order-ties"}
 			c.Pools = []*karpv1.NodePool{NewPool("alpha",
@@ -210,24 +210,33 @@ var pinnedCases = []pinned{
 			c.AddPods("app3", 16, "100m", "7Gi", nil)
 			return c
 		},
-		ours: answer{Nodes: 25, Unschedulable: 0, Price: 25 * 0.0778},
+		ours: answer{Nodes: 25, Unschedulable: 0, Price: 23*0.0778 + 2*0.3871},
 		up:   answer{Nodes: 25, Unschedulable: 0, Price: 23*0.0778 + 2*0.3871},
 	},
 	{
 		name: "generated-case-178",
-		why: "case-178 of seed 1, the claim-order-ties disagreement in a generated case: the same nodes and pods, but " +
-			"upstream's pairing leaves two NodeClaims that only the 4xlarge type fits",
+		why: "case-178 of seed 1, claim-order ties in a generated case: upstream's pairing leaves two NodeClaims that " +
+			"only the 4xlarge type fits (with creation-order ties ours paid 1.945)",
 		build: func() *Case { return generated(178) },
-		ours:  answer{Nodes: 25, Unschedulable: 30, Price: 1.945},
+		ours:  answer{Nodes: 25, Unschedulable: 30, Price: 2.5636},
 		up:    answer{Nodes: 25, Unschedulable: 30, Price: 2.5636},
 	},
 	{
 		name: "generated-case-122",
-		why: "case-122 of seed 1: claim-order ties again (hostname spread with maxSkew 3 plus zone spread); upstream " +
-			"packs one pod more per node and needs 19 nodes to our 20 at the same price within 0.1%",
+		why: "case-122 of seed 1: claim-order ties again (hostname spread with maxSkew 3 plus zone spread); upstream's " +
+			"order packs one pod more per node: 19 nodes (with creation-order ties ours needed 20)",
 		build: func() *Case { return generated(122) },
-		ours:  answer{Nodes: 20, Unschedulable: 0, Price: 2.9624},
+		ours:  answer{Nodes: 19, Unschedulable: 0, Price: 2.9638},
 		up:    answer{Nodes: 19, Unschedulable: 0, Price: 2.9638},
+	},
+	{
+		name: "generated-case-074",
+		why: "case-074 of seed 1: zone spread in a two-zone pool; upstream picks among equally loaded zones in map " +
+			"order and gives ours (0.4727) in about 4 runs of 10, else 0.5764, so with 6 runs all of them miss ours " +
+			"about once in 25 make fidelity runs",
+		build: func() *Case { return generated(74) },
+		ours:  answer{Nodes: 2, Unschedulable: 0, Price: 0.4727},
+		up:    answer{Nodes: 2, Unschedulable: 0, Price: 0.4727},
 	},
 	{
 		name: "spread-tie-unlaunchable-zone",
@@ -312,4 +321,130 @@ func TestPinned(t *testing.T) {
 			t.Fatalf("upstream never gave %v in %d runs: %v", pc.up, upstreamRuns, seen)
 		})
 	}
+}
+
+// pinnedSecond is a second round kept as a test: ours must give its
+// answer, upstream must give up in one of upstreamSecondRuns runs.
+type pinnedSecond struct {
+	name     string
+	why      string
+	build    func() *Case
+	ours, up answer
+}
+
+const upstreamSecondRuns = 8
+
+var pinnedSeconds = []pinnedSecond{
+	{
+		name: "in-flight-order",
+		why: "wide-002 of seed 1: the second round re-packs 398 pending pods onto 60 NodeClaims in flight; upstream tries " +
+			"them by their random generated names and needs 12 to 16 new nodes; trying them in creation order (ours " +
+			"before) left more pods over: 19 new nodes, an answer upstream never gives",
+		build: func() *Case { return generatedWide(2) },
+		ours:  answer{Nodes: 14, Unschedulable: 2, Price: 0.539},
+		up:    answer{Nodes: 14, Unschedulable: 2, Price: 0.539},
+	},
+	{
+		name: "over-node-limit-in-flight",
+		why: "the heavy pool's first round overshoots its nodes limit (3 NodeClaims for a limit of 1, allowed within a " +
+			"batch); in the second round its remaining nodes are -2: upstream's filterByRemainingResources drops every " +
+			"instance type (no \"nodes\" capacity, 0 > -2), so the new pod goes to the light pool, as ours (nodesLeft 0)",
+		build: func() *Case {
+			c := &Case{Name: "over-node-limit-in-flight"}
+			heavy := NewPool("heavy", Req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, od))
+			w := int32(100)
+			heavy.Spec.Weight = &w
+			heavy.Spec.Limits = karpv1.Limits{"nodes": resource.MustParse("1")}
+			light := NewPool("light", Req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, od))
+			c.Pools = []*karpv1.NodePool{heavy, light}
+			c.Types = []InstanceType{{Name: "m5.large", Offerings: []Offering{offer(za, od, 0.096), offer(zb, od, 0.096), offer(zc, od, 0.096)}}}
+			c.AddPods("web", 3, "1", "1Gi", antiHost("web"))
+			first := len(c.Pods)
+			c.AddPods("web", 4, "1", "1Gi", antiHost("web"))
+			c.Arrivals, c.Pods = c.Pods[first+3:], c.Pods[:first]
+			return c
+		},
+		ours: answer{Nodes: 1, Unschedulable: 0, Price: 0.096},
+		up:   answer{Nodes: 1, Unschedulable: 0, Price: 0.096},
+	},
+}
+
+// generatedWide returns wide case i of seed 1.
+func generatedWide(i int) *Case {
+	cat, err := catalog.Default()
+	if err != nil {
+		panic(err)
+	}
+	c, err := generateWideOne(cat, 1, i)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func TestPinnedSecondRound(t *testing.T) {
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	for _, pc := range pinnedSeconds {
+		t.Run(pc.name, func(t *testing.T) {
+			c := pc.build()
+			ours, err := BuildOurs(cat, c)
+			require.NoError(t, err)
+			out, fl := ours.RunTwoRounds()
+			got := answerOf(out)
+			require.True(t, got.equal(pc.ours), "ours: got %v, pinned %v (%s)", got, pc.ours, pc.why)
+			up, err := BuildUpstream(c, ours)
+			require.NoError(t, err)
+			var seen []answer
+			for i := 0; i < upstreamSecondRuns; i++ {
+				o, err := up.RunSecond(fl)
+				require.NoError(t, err)
+				a := answerOf(o)
+				if a.equal(pc.up) {
+					return
+				}
+				seen = append(seen, a)
+			}
+			t.Fatalf("upstream never gave %v in %d runs: %v", pc.up, upstreamSecondRuns, seen)
+		})
+	}
+}
+
+// The remaining second-round class: where upstream disagrees with itself
+// most (the NodeClaims in flight come in a random order and zone-spread
+// ties go in map order), its answers spread over a range and ours, one
+// more draw of the same process, can miss all k sampled answers while
+// lying within their range. wide-019 of seed 1 (upstream agreed with
+// itself on 7% to 20% of pairs in make fidelity, 27 to 36 new nodes):
+// ours is pinned, and upstream, run until it has given an answer with at
+// least as many nodes as ours and one with at most as many and as
+// cheap (at most 30 runs; ours sits in the upper quarter of upstream's
+// range, so 30 runs miss a bracket about once in 5,000), gives at least
+// 3 different node counts.
+func TestSecondRoundWithinUpstreamsRange(t *testing.T) {
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	c := generatedWide(19)
+	ours, err := BuildOurs(cat, c)
+	require.NoError(t, err)
+	out, fl := ours.RunTwoRounds()
+	got := answerOf(out)
+	require.True(t, got.equal(answer{Nodes: 35, Unschedulable: 0, Price: 3.7054}), "ours: %v", got)
+	up, err := BuildUpstream(c, ours)
+	require.NoError(t, err)
+	counts := map[int]bool{}
+	above, below := false, false
+	var seen []answer
+	for i := 0; i < 30 && !(above && below && len(counts) >= 3); i++ {
+		o, err := up.RunSecond(fl)
+		require.NoError(t, err)
+		a := answerOf(o)
+		require.Equal(t, got.Unschedulable, a.Unschedulable)
+		seen = append(seen, a)
+		counts[a.Nodes] = true
+		above = above || a.Nodes >= got.Nodes && a.Price >= got.Price*(1-PriceTolerance)
+		below = below || a.Nodes <= got.Nodes && a.Price <= got.Price*(1+PriceTolerance)
+	}
+	require.GreaterOrEqual(t, len(counts), 3, "upstream varies: %v", seen)
+	require.True(t, above && below, "ours %v outside upstream's range: %v", got, seen)
 }

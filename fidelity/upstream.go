@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -68,6 +71,8 @@ type Upstream struct {
 	// nodes are existing nodes the solve sees (timing only; none in the
 	// comparison).
 	nodes []*state.StateNode
+	// arrivals are the second round's new pods.
+	arrivals []*corev1.Pod
 }
 
 // BuildUpstream makes upstream's inputs: the case's NodePools ordered by
@@ -106,6 +111,7 @@ func BuildUpstream(c *Case, ours *Ours) (*Upstream, error) {
 		u.its[np.Name] = list
 	}
 	u.pods = c.Pods
+	u.arrivals = c.Arrivals
 	return u, nil
 }
 
@@ -175,20 +181,94 @@ func resourceList(r cluster.Resources) corev1.ResourceList {
 // Run builds the topology and the scheduler and solves, as the
 // provisioner's Schedule does for one batch.
 func (u *Upstream) Run() (Outcome, error) {
-	opts := []scheduling.Options{scheduling.NumConcurrentReconciles(Workers), scheduling.MinValuesPolicy(options.MinValuesPolicyStrict)}
-	pods := append([]*corev1.Pod(nil), u.pods...)
-	topo, err := scheduling.NewTopology(u.ctx, u.client, u.cluster, u.nodes, u.pools, u.its, pods, opts...)
+	res, err := u.solve(u.cluster, u.nodes, u.pods)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("upstream topology: %w", err)
+		return Outcome{}, err
 	}
-	s := scheduling.NewScheduler(u.ctx, u.client, u.pools, u.cluster, u.nodes, topo, u.its, nil,
+	return outcomeOf(res, nil), nil
+}
+
+func (u *Upstream) solve(cl *state.Cluster, nodes []*state.StateNode, pods []*corev1.Pod) (scheduling.Results, error) {
+	opts := []scheduling.Options{scheduling.NumConcurrentReconciles(Workers), scheduling.MinValuesPolicy(options.MinValuesPolicyStrict)}
+	pods = append([]*corev1.Pod(nil), pods...)
+	topo, err := scheduling.NewTopology(u.ctx, u.client, cl, nodes, u.pools, u.its, pods, opts...)
+	if err != nil {
+		return scheduling.Results{}, fmt.Errorf("upstream topology: %w", err)
+	}
+	s := scheduling.NewScheduler(u.ctx, u.client, u.pools, cl, nodes, topo, u.its, nil,
 		events.NewRecorder(&record.FakeRecorder{}), &clock.RealClock{}, nil, nil, opts...)
 	res, err := s.Solve(u.ctx, pods)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("upstream solve: %w", err)
+		return scheduling.Results{}, fmt.Errorf("upstream solve: %w", err)
 	}
+	return res, nil
+}
+
+// nameAlphabet is the alphabet of the API server's generated names
+// (k8s.io/apimachinery/pkg/util/rand.String).
+const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// RunSecond is the second round: the first round's nodes are in flight
+// (NodeClaims launched, not registered: cluster state counts them as
+// nodes with the NodeClaim's labels, taints and allocatable), the first
+// round's pods still pending and the arrivals new. As the provisioner's
+// Schedule: the state nodes, pending pods, topology, scheduler and solve;
+// then, as its Create, a NodeClaim of a pool whose usage (in-flight
+// NodeClaims included) already exceeds a limit is not created, and its
+// pods count as left pending. The NodeClaims get generated names
+// (<pool>-<5 random characters>) as the API server gives them, so
+// existing nodes, ordered by name, come in a random order as upstream's
+// do.
+func (u *Upstream) RunSecond(fl []InFlight) (Outcome, error) {
+	cl := state.NewCluster(&clock.RealClock{}, u.client, fake.NewCloudProvider())
+	for _, f := range fl {
+		b := make([]byte, 5)
+		for i := range b {
+			b[i] = nameAlphabet[rand.IntN(len(nameAlphabet))]
+		}
+		name := f.Pool + "-" + string(b)
+		labels := map[string]string{}
+		for k, v := range f.Labels {
+			if k != corev1.LabelHostname {
+				labels[k] = v
+			}
+		}
+		labels[karpv1.NodePoolLabelKey] = f.Pool
+		nc := &karpv1.NodeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, UID: types.UID("nc-" + name)},
+			Spec:       karpv1.NodeClaimSpec{Taints: f.Taints},
+			Status:     karpv1.NodeClaimStatus{ProviderID: "fidelity:///" + name, Capacity: f.Capacity, Allocatable: f.Allocatable},
+		}
+		cl.UpdateNodeClaim(nc)
+	}
+	nodes := cl.DeepCopyNodes().Active()
+	pods := append(append([]*corev1.Pod(nil), u.pods...), u.arrivals...)
+	res, err := u.solve(cl, nodes, pods)
+	if err != nil {
+		return Outcome{}, err
+	}
+	refused := func(pool string) bool {
+		for _, np := range u.pools {
+			if np.Name == pool {
+				return np.Spec.Limits.ExceededBy(cl.NodePoolResourcesFor(pool)) != nil
+			}
+		}
+		return false
+	}
+	return outcomeOf(res, refused), nil
+}
+
+// outcomeOf converts upstream's results; the NodeClaims refused says no
+// to are dropped, their pods counted unschedulable.
+func outcomeOf(res scheduling.Results, refused func(pool string) bool) Outcome {
 	var out Outcome
 	for _, nc := range res.NewNodeClaims {
+		if refused != nil && refused(nc.NodePoolName) {
+			for _, p := range nc.Pods {
+				out.Unschedulable = append(out.Unschedulable, p.Name)
+			}
+			continue
+		}
 		n := Node{Pool: nc.NodePoolName, Pods: len(nc.Pods), Cheapest: math.Inf(1)}
 		for _, p := range nc.Pods {
 			n.PodNames = append(n.PodNames, p.Name)
@@ -206,5 +286,5 @@ func (u *Upstream) Run() (Outcome, error) {
 		out.Unschedulable = append(out.Unschedulable, p.Name)
 	}
 	sort.Strings(out.Unschedulable)
-	return out, nil
+	return out
 }

@@ -75,8 +75,11 @@
 // The solve follows KC's Scheduler.Solve: pods sorted by cpu, then memory,
 // descending, then creation time and id; each goes to the first of (1) an
 // existing node, every live node whoever owns it, initialized ones first,
-// then by name, checked with cluster.StaticFit plus the pod-dependent
-// rules below; (2) a NodeClaim of this solve, fewest pods first; (3) a new
+// then by name (a node Karpenter launched by a name drawn as upstream's
+// generated NodeClaim names: existing.go orderName), checked with cluster.StaticFit plus the pod-dependent
+// rules below; (2) a NodeClaim of this solve, fewest pods first, ties in
+// the order KC's unstable sort leaves them (the solve's NodeClaims are
+// re-sorted in place before every pod, as KC's add does); (3) a new
 // NodeClaim from the NodePools by weight (descending, ties by name
 // descending as KC's OrderByWeight). A pod that fits nowhere is relaxed
 // one preference at a time (drop the first of several required
@@ -304,9 +307,6 @@
 //     eviction queue backs off per pod from 100 ms).
 //   - Ties in spread domains go to the first domain in registration order
 //     where the NodeClaim can launch (KC: map order).
-//   - In-flight NodeClaims are tried fewest pods first, ties by creation;
-//     KC re-sorts them with sort.Slice (not stable) before each pod, so
-//     among equally loaded NodeClaims it may try another first.
 //   - Disruption reasons counted: empty, underutilized, drifted, expired,
 //     interrupted (reclaims without the queue count as instancesReclaimed).
 package karpenter

@@ -34,9 +34,11 @@ type existingBase struct {
 	env
 	nodes *nodeTracker
 	pools *nodePools
-	// byName: the live nodes (anyone's) by name, then ID.
-	byName  []cluster.NodeID
-	exCache exCache
+	// byName: the live nodes (anyone's) by orderName, then ID;
+	// orderNames caches orderName by NodeID.
+	byName     []cluster.NodeID
+	orderNames []string
+	exCache    exCache
 	// members changes with anything that changes the base other than
 	// pods (exCache); baseDirty lists the nodes whose pods changed since
 	// it was last brought up to date (baseMark: listed).
@@ -124,13 +126,12 @@ type jumpTable struct {
 	nxt []int32
 }
 
-// nodeOrder keeps the live nodes sorted by name, then ID.
+// nodeOrderAdd keeps the live nodes sorted by orderName, then ID.
 func (b *existingBase) nodeOrderAdd(id cluster.NodeID) {
-	cl := b.cl
-	name := cl.Nodes[id].Name
+	name := b.orderName(id)
 	i := sort.Search(len(b.byName), func(i int) bool {
 		o := b.byName[i]
-		if on := cl.Nodes[o].Name; on != name {
+		if on := b.orderName(o); on != name {
 			return on > name
 		}
 		return o > id
@@ -139,6 +140,48 @@ func (b *existingBase) nodeOrderAdd(id cluster.NodeID) {
 	copy(b.byName[i+1:], b.byName[i:])
 	b.byName[i] = id
 }
+
+// orderName is the name KC would order a node by: its name, but for the
+// nodes Karpenter launched the name upstream's would have. Upstream's
+// NodeClaims get generated names (the pool's name, a dash and 5 random
+// characters) and its nodes EC2's private DNS names, so its existing
+// nodes come in an order unrelated to their creation; ours are named in
+// sequence, for readable reports. A batch that finds NodeClaims in flight
+// packs the pods again onto them in this order (KC sortExistingNodes:
+// initialized first, then by name), and creation order, whose first
+// NodeClaims were built around the largest pods, leaves more pods over
+// than upstream's random order. So a node Karpenter launched is ordered
+// by a name drawn as upstream's: the pool's name and 5 characters from a
+// hash of the scenario's seed and the node's name (deterministic, in
+// upstream's alphabet).
+func (b *existingBase) orderName(id cluster.NodeID) string {
+	if int(id) < len(b.orderNames) && b.orderNames[id] != "" {
+		return b.orderNames[id]
+	}
+	n := &b.cl.Nodes[id]
+	name := n.Name
+	if n.Owner == cluster.OwnedByKarpenter && !n.Adopted {
+		h := b.eng.Seed() ^ 0x9e3779b97f4a7c15
+		for i := 0; i < len(n.Name); i++ {
+			h = (h ^ uint64(n.Name[i])) * 0x100000001b3
+		}
+		// splitmix64's finalizer spreads the FNV-style hash.
+		h ^= h >> 30
+		h *= 0xbf58476d1ce4e5b9
+		h ^= h >> 27
+		h *= 0x94d049bb133111eb
+		h ^= h >> 31
+		name = n.OwnerName + "-" + nodeSuffix(int(h%nameSpace))
+	}
+	if int(id) >= len(b.orderNames) {
+		b.orderNames = append(b.orderNames, make([]string, int(id)+1-len(b.orderNames))...)
+	}
+	b.orderNames[id] = name
+	return name
+}
+
+// nameSpace is the number of 5-character name suffixes.
+const nameSpace = 27 * 27 * 27 * 27 * 27
 
 func (b *existingBase) nodeOrderRemove(id cluster.NodeID) {
 	for i, o := range b.byName {

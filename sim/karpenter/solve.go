@@ -2,6 +2,7 @@ package karpenter
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -12,10 +13,11 @@ import (
 // order of cpu, then memory, descending (then creation time, then id), each
 // placed on the first of: an existing node (every live node, whoever owns
 // it; initialized first, then by name), a NodeClaim of this solve (fewest
-// pods first), a new NodeClaim from the NodePools in weight order. A pod
-// that fails is relaxed one preference at a time and tried again; a pod
-// that still fails goes to the back of the queue, and the solve stops when
-// a whole pass of the queue places nothing.
+// pods first, ties as KC's unstable sort leaves them), a new NodeClaim
+// from the NodePools in weight order. A pod that fails is relaxed one
+// preference at a time and tried again; a pod that still fails goes to
+// the back of the queue, and the solve stops when a whole pass of the
+// queue places nothing.
 
 // claim is a NodeClaim being built by a solve.
 type claim struct {
@@ -28,7 +30,6 @@ type claim struct {
 	requests cluster.Resources
 	opts     []int32 // positions in pool.types
 	pods     []cluster.PodID
-	orderPos int
 }
 
 type solver struct {
@@ -52,7 +53,9 @@ type solver struct {
 	stamp   uint32
 	touched []*exNode
 	claims  []*claim
-	order   []*claim // claims sorted by pod count, then creation
+	order   []*claim // claims in KC's try order (see add)
+	// unsorted: order is not sorted by pod count (add sorts it first).
+	unsorted bool
 	// remaining resources per pool position (limits), has: limits set.
 	remaining []cluster.Resources
 	hasLimit  [][cluster.MaxResources]bool
@@ -407,50 +410,59 @@ func (s *solver) add(id cluster.PodID, origin podOrigin, pd *podData) bool {
 	if s.addExisting(id, origin, pd) {
 		return true
 	}
-	// Fewest pods first, then oldest: KC re-sorts by pod count before
-	// each pod (sort.Slice; ties broken here by creation). s.order is kept
-	// sorted incrementally.
-	for _, c := range s.order {
+	for i, c := range s.tryOrder() {
 		if reqs, mask, ok := s.canAdd(c, pd, c.reqs, c.mask); ok {
 			s.commit(c, id, pd, reqs, mask)
-			s.reorder(c)
+			s.joined(i)
 			return true
 		}
 	}
 	return s.addNew(id, pd)
 }
 
-func claimBefore(a, b *claim) bool {
-	if len(a.pods) != len(b.pods) {
-		return len(a.pods) < len(b.pods)
+// tryOrder returns the solve's NodeClaims in the order KC's add tries
+// them. KC re-sorts its one slice of NodeClaims by pod count, in place,
+// with sort.Slice before every pod it tries on them, appends new ones, and
+// takes the first that fits. sort.Slice is not stable (pdqsort): ties keep
+// the previous sort's order up to 12 NodeClaims (insertion sort) and move
+// in a deterministic way beyond. sort.Sort runs the same algorithm (sort's
+// zsortfunc.go and zsortinterface.go are generated from one template), so
+// sorting s.order the same way gives KC's order exactly, without
+// sort.Slice's allocations. On a slice already in order pdqsort moves
+// nothing (insertion sort up to 12 elements; beyond, no sampled pair is
+// out of order, so its first partial insertion sort finds the slice
+// sorted), so the sort runs only when the last pod put the slice out of
+// order (joined, appendClaim).
+func (s *solver) tryOrder() []*claim {
+	if s.unsorted {
+		sort.Sort((*claimsByPods)(&s.order))
+		s.unsorted = false
 	}
-	return a.seq < b.seq
+	return s.order
 }
 
-// reorder moves c, whose pod count grew, to its place in s.order.
-func (s *solver) reorder(c *claim) {
-	i := c.orderPos
-	for i+1 < len(s.order) && claimBefore(s.order[i+1], c) {
-		s.order[i] = s.order[i+1]
-		s.order[i].orderPos = i
-		i++
+// joined notes that a pod joined s.order[i].
+func (s *solver) joined(i int) {
+	if i+1 < len(s.order) && len(s.order[i+1].pods) < len(s.order[i].pods) {
+		s.unsorted = true
 	}
-	s.order[i] = c
-	c.orderPos = i
 }
 
-// insertOrder adds a new claim to s.order.
-func (s *solver) insertOrder(c *claim) {
+// appendClaim adds a new NodeClaim after the others, as KC appends it to
+// its sorted slice.
+func (s *solver) appendClaim(c *claim) {
 	s.order = append(s.order, c)
-	i := len(s.order) - 1
-	for i > 0 && claimBefore(c, s.order[i-1]) {
-		s.order[i] = s.order[i-1]
-		s.order[i].orderPos = i
-		i--
+	if n := len(s.order); n > 1 && len(s.order[n-2].pods) > len(c.pods) {
+		s.unsorted = true
 	}
-	s.order[i] = c
-	c.orderPos = i
 }
+
+// claimsByPods orders NodeClaims by pod count (KC's add comparator).
+type claimsByPods []*claim
+
+func (c *claimsByPods) Len() int           { return len(*c) }
+func (c *claimsByPods) Less(i, j int) bool { return len((*c)[i].pods) < len((*c)[j].pods) }
+func (c *claimsByPods) Swap(i, j int)      { (*c)[i], (*c)[j] = (*c)[j], (*c)[i] }
 
 func (s *solver) addExisting(id cluster.PodID, origin podOrigin, pd *podData) bool {
 	pending := origin == fromPending
@@ -683,7 +695,7 @@ func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 	c.opts = nil // commit gives the claim its own options list
 	s.commit(c, id, pd, reqs, mask)
 	s.claims = append(s.claims, c)
-	s.insertOrder(c)
+	s.appendClaim(c)
 	// Assume the largest instance type will launch (KC subtractMax).
 	var maxCap cluster.Resources
 	for _, pos := range c.opts {

@@ -73,9 +73,39 @@ type SolveResult struct {
 // Solve places the pods as one provisioning batch would, without
 // launching anything.
 func (s *Solver) Solve(pods []cluster.PodID) SolveResult {
+	sv := s.k.solvers.newSolver(pods, solveOpts{})
+	sv.solve(pods)
+	return s.result(sv)
+}
+
+// SolveAndLaunch runs one provisioning batch as the provisioner does
+// (provision): the solve, then a launch through the cloud of each of its
+// NodeClaims the pool's limits allow, each launched node added to the
+// cluster as Karpenter adds it (launching, not Ready; its pods are not
+// bound). It returns the solve and the nodes launched, in NodeClaim order
+// (cluster.NoNode where a launch failed or a limit refused it). The
+// engine is not run: the nodes stay in flight.
+func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.NodeID) {
 	k := s.k
 	sv := k.solvers.newSolver(pods, solveOpts{})
 	sv.solve(pods)
+	res := s.result(sv)
+	pr := k.prov
+	pr.offerings.deferICE = true
+	usage := pr.pools.usages()
+	nodes := make([]cluster.NodeID, len(sv.claims))
+	for i, c := range sv.claims {
+		nodes[i] = cluster.NoNode
+		if launchAllowed(c.pool, usage) {
+			nodes[i] = pr.launchClaim(c, nil)
+		}
+	}
+	pr.offerings.flushICE()
+	return res, nodes
+}
+
+func (s *Solver) result(sv *solver) SolveResult {
+	k := s.k
 	var res SolveResult
 	for _, c := range sv.claims {
 		k.solvers.sortedOptions(c)

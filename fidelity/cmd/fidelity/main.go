@@ -1,10 +1,12 @@
 // Command fidelity runs clustersim's Karpenter provisioning solve and
-// upstream Karpenter's on the same generated cases and prints how often
-// they agree. It exits 1 when a target of issue 10 is missed (unless
-// -check=false), 2 on an error.
+// upstream Karpenter's on the same generated cases (the pinned set of the
+// first generator and the wide set of GenerateWide, whose cases also have
+// a second round) and prints how often they agree. It exits 1 when a
+// target of issues 10 and 22 is missed (unless -check=false), 2 on an
+// error.
 //
-//	go run ./cmd/fidelity [-cases 240] [-seed 1] [-v] [-only case-004]
-//	                      [-workers 5] [-retries 9] [-check=false]
+//	go run ./cmd/fidelity [-cases 240] [-wide 20] [-seed 1] [-k 6] [-v]
+//	                      [-only case-004] [-workers 5] [-check=false]
 //	go run ./cmd/fidelity -timing [-runs 2] [-workers 5] > timing.txt
 //	go run ./cmd/fidelity -fit timing.txt [more.txt ...]
 package main
@@ -20,13 +22,14 @@ import (
 )
 
 func main() {
-	n := flag.Int("cases", 240, "number of generated cases")
+	n := flag.Int("cases", 240, "number of cases of the pinned set (the first generator)")
+	nWide := flag.Int("wide", 20, "number of cases of the wide set (whole catalogue, up to 1,000 pods, second round)")
 	seed := flag.Uint64("seed", 1, "seed of the case generator")
 	check := flag.Bool("check", true, "exit 1 when a target is missed")
 	verbose := flag.Bool("v", false, "print one line per case")
 	only := flag.String("only", "", "run only this case (e.g. case-004) and print both answers in full")
 	flag.IntVar(&fidelity.Workers, "workers", fidelity.Workers, "goroutines upstream's solve may use (its benchmark uses 5)")
-	flag.IntVar(&fidelity.UpstreamRetries, "retries", fidelity.UpstreamRetries, "extra upstream runs on a disagreeing case (upstream breaks topology ties in map order)")
+	flag.IntVar(&fidelity.Runs, "k", fidelity.Runs, "upstream runs per case and per second round (upstream breaks topology ties in map order)")
 	timing := flag.Bool("timing", false, "time upstream's and our solve over a grid of pod and instance-type counts instead (docs/performance.md)")
 	runs := flag.Int("runs", 2, "with -timing: runs per grid point (the fastest is kept)")
 	fit := flag.Bool("fit", false, "fit the solve-time model to the fastest of earlier -timing outputs named as arguments")
@@ -80,6 +83,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fidelity:", err)
 		os.Exit(2)
 	}
+	wide, err := fidelity.GenerateWide(cat, *seed, *nWide)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fidelity:", err)
+		os.Exit(2)
+	}
+	cases = append(cases, wide...)
 	var results []*fidelity.Result
 	for _, c := range cases {
 		if *only != "" && c.Name != *only {
@@ -99,7 +108,8 @@ func main() {
 		results = append(results, r)
 	}
 	s := fidelity.Summarize(results)
-	fmt.Printf("clustersim sim/karpenter against %s, upstream with %d workers, seed %d\n\n", upstreamVersion(), fidelity.Workers, *seed)
+	fmt.Printf("clustersim sim/karpenter against %s, upstream with %d workers, %d runs per case, seed %d\n\n",
+		upstreamVersion(), fidelity.Workers, fidelity.Runs, *seed)
 	s.Print(os.Stdout)
 	if miss := s.Check(); *check && len(miss) > 0 {
 		for _, m := range miss {
