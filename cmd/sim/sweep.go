@@ -304,7 +304,7 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	fp, err := sweep.Fingerprint(in.def, in.files)
+	fp, err := sweep.Fingerprint(in.def, in.files, buildVersion())
 	if err != nil {
 		return err
 	}

@@ -173,15 +173,17 @@ type File struct {
 }
 
 // Fingerprint hashes the definition and the input files (sorted by path),
-// with the report schema: partials with the same fingerprint come from the
-// same sweep on the same inputs.
-func Fingerprint(s *Sweep, files []File) (string, error) {
+// with the report schema and the simulator's build (program, e.g. `sim
+// version`'s commit): partials with the same fingerprint come from the
+// same sweep on the same inputs run by the same simulator, so a merge
+// never mixes results of two model versions.
+func Fingerprint(s *Sweep, files []File, program string) (string, error) {
 	def, err := json.Marshal(s)
 	if err != nil {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "clustersim sweep %d %d\n%s\n", partialVersion, report.SchemaVersion, def)
+	fmt.Fprintf(h, "clustersim sweep %d %d %q\n%s\n", partialVersion, report.SchemaVersion, program, def)
 	sorted := slices.Clone(files)
 	slices.SortFunc(sorted, func(a, b File) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {

@@ -198,18 +198,21 @@ func TestMergeRefuses(t *testing.T) {
 	require.ErrorContains(t, err, "in0: no partial result in it")
 }
 
-// The fingerprint covers the definition and every input file's bytes.
+// The fingerprint covers the definition, every input file's bytes and the
+// simulator's build.
 func TestFingerprint(t *testing.T) {
 	s := testSweep(2, 3)
 	files := []File{{Path: "a.yaml", Data: []byte("x")}, {Path: "b.yaml", Data: []byte("y")}}
-	a, err := Fingerprint(s, files)
+	a, err := Fingerprint(s, files, "v1")
 	require.NoError(t, err)
-	b, _ := Fingerprint(s, []File{files[1], files[0]})
+	b, _ := Fingerprint(s, []File{files[1], files[0]}, "v1")
 	require.Equal(t, a, b, "the files' order does not matter")
-	c, _ := Fingerprint(s, []File{files[0], {Path: "b.yaml", Data: []byte("z")}})
+	c, _ := Fingerprint(s, []File{files[0], {Path: "b.yaml", Data: []byte("z")}}, "v1")
 	require.NotEqual(t, a, c, "a file's bytes do")
+	e, _ := Fingerprint(s, files, "v2")
+	require.NotEqual(t, a, e, "the simulator's build does")
 	s.Runs = 4
-	d, _ := Fingerprint(s, files)
+	d, _ := Fingerprint(s, files, "v1")
 	require.NotEqual(t, a, d, "the definition does")
 }
 
