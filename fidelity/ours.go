@@ -193,9 +193,12 @@ func (o *Ours) Run() Outcome {
 // upstream's cluster state knows of its NodeClaim.
 type InFlight struct {
 	Pool, InstanceType, Zone, CapacityType string
-	Labels                                 map[string]string
-	Taints                                 []corev1.Taint
-	Capacity, Allocatable                  corev1.ResourceList
+	// OrderName is the name our solve orders the node by among the
+	// existing nodes (Solver.OrderName), for RunSecondInOurOrder.
+	OrderName             string
+	Labels                map[string]string
+	Taints                []corev1.Taint
+	Capacity, Allocatable corev1.ResourceList
 }
 
 // RunTwoRounds runs the first round as a provisioning batch (solve, then
@@ -213,7 +216,7 @@ func (o *Ours) RunTwoRounds() (Outcome, []InFlight) {
 		}
 		n := &o.cl.Nodes[id]
 		f := InFlight{Pool: n.OwnerName, InstanceType: n.InstanceType, Zone: syms.Name(n.Zone), CapacityType: n.CapacityType.String(),
-			Labels: n.Labels.Map(syms), Allocatable: resourceList(n.Allocatable)}
+			OrderName: o.Solver.OrderName(id), Labels: n.Labels.Map(syms), Allocatable: resourceList(n.Allocatable)}
 		for _, it := range o.Solver.InstanceTypes(n.OwnerName) {
 			if it.Name == n.InstanceType {
 				f.Capacity = resourceList(it.Capacity)

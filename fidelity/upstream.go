@@ -220,13 +220,27 @@ const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 // existing nodes, ordered by name, come in a random order as upstream's
 // do.
 func (u *Upstream) RunSecond(fl []InFlight) (Outcome, error) {
-	cl := state.NewCluster(&clock.RealClock{}, u.client, fake.NewCloudProvider())
-	for _, f := range fl {
+	return u.runSecond(fl, func(f InFlight) string {
 		b := make([]byte, 5)
 		for i := range b {
 			b[i] = nameAlphabet[rand.IntN(len(nameAlphabet))]
 		}
-		name := f.Pool + "-" + string(b)
+		return f.Pool + "-" + string(b)
+	})
+}
+
+// RunSecondInOurOrder is RunSecond with the NodeClaims in flight named
+// as our solve orders them (InFlight.OrderName) instead of at random, so
+// upstream tries them in our order: what is left to differ is the solve
+// given that order (and upstream's map-order zone ties).
+func (u *Upstream) RunSecondInOurOrder(fl []InFlight) (Outcome, error) {
+	return u.runSecond(fl, func(f InFlight) string { return f.OrderName })
+}
+
+func (u *Upstream) runSecond(fl []InFlight, nameOf func(InFlight) string) (Outcome, error) {
+	cl := state.NewCluster(&clock.RealClock{}, u.client, fake.NewCloudProvider())
+	for _, f := range fl {
+		name := nameOf(f)
 		labels := map[string]string{}
 		for k, v := range f.Labels {
 			if k != corev1.LabelHostname {

@@ -104,6 +104,14 @@ func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.No
 	return res, nodes
 }
 
+// OrderName is the name by which a solve orders existing node id among
+// the existing nodes (KC sortExistingNodes: initialized first, then by
+// name): the node's name, or for a node Karpenter launched the generated
+// name upstream's NodeClaim would have (<pool>-<5 characters>, drawn
+// from the seed). A reference solver given NodeClaims of these names
+// tries them in our order.
+func (s *Solver) OrderName(id cluster.NodeID) string { return s.k.base.orderName(id) }
+
 func (s *Solver) result(sv *solver) SolveResult {
 	k := s.k
 	var res SolveResult
