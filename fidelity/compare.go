@@ -73,6 +73,12 @@ type Second struct {
 	Ours, Up Outcome // Up: the upstream answer closest to ours
 	Ups      []Outcome
 	Spread
+	// InOurOrder is upstream's answer with the NodeClaims in flight
+	// tried in our order (Upstream.RunSecondInOurOrder), and SameInOrder
+	// whether ours agrees with it: the second round without the random
+	// order of upstream's NodeClaim names.
+	InOurOrder  Outcome
+	SameInOrder bool
 }
 
 // agree: node count equal, summed price within PriceTolerance,
@@ -170,6 +176,9 @@ type Summary struct {
 	InFlight2                                      int
 	Price2Ours, Price2Up                           float64 // summed new-node price, ours / closest upstream
 	Nodes2Ours, Nodes2Up, Unsched2Ours, Unsched2Up int
+	// SameInOrder2: second rounds where ours agrees with upstream given
+	// our order of the NodeClaims in flight.
+	SameInOrder2 int
 }
 
 // setOf names a case's set: "pinned" for the original generator's
@@ -348,6 +357,10 @@ func Compare(cat *catalog.Catalog, c *Case) (*Result, error) {
 			}
 			sec.Ups = append(sec.Ups, out)
 		}
+		if sec.InOurOrder, err = up.RunSecondInOurOrder(fl); err != nil {
+			return nil, fmt.Errorf("%s: second round in our order: %w", c.Name, err)
+		}
+		sec.SameInOrder = agree(sec.Ours, sec.InOurOrder)
 		sec.Up = closest(sec.Ours, sec.Ups)
 		sec.Spread = spreadOf(sec.Ours, sec.Ups)
 		r.Second = sec
@@ -425,6 +438,9 @@ func Summarize(rs []*Result) Summary {
 			s.Nodes2Up += len(sec.Up.Nodes)
 			s.Unsched2Ours += len(sec.Ours.Unschedulable)
 			s.Unsched2Up += len(sec.Up.Unschedulable)
+			if sec.SameInOrder {
+				s.SameInOrder2++
+			}
 			if sec.InEnvelope {
 				s.Envelope2++
 			} else {
@@ -472,6 +488,11 @@ func DescribeSecond(r *Result) string {
 		fmt.Fprintf(&b, "; unschedulable ours=%d upstream=%d", len(sec.Ours.Unschedulable), len(sec.Up.Unschedulable))
 	}
 	fmt.Fprintf(&b, "; upstream agreed with itself on %.0f%% of pairs", 100*sec.SelfAgree)
+	if sec.SameInOrder {
+		b.WriteString("; upstream in our order of the NodeClaims in flight agrees")
+	} else {
+		fmt.Fprintf(&b, "; upstream in our order of the NodeClaims in flight: nodes=%d price=%.4f", len(sec.InOurOrder.Nodes), sec.InOurOrder.price())
+	}
 	return b.String()
 }
 
@@ -562,6 +583,7 @@ func (s Summary) Print(w io.Writer) {
 		row("second round: ours vs a random upstream run", fmt.Sprintf("%.1f%% (noise %.1f points)", s.OursVsUp2, s.Tolerance2))
 		row("second round: within upstream's envelope", fmt.Sprintf("%d (%.1f%%)", s.Envelope2, pct(s.Envelope2, s.Cases2)))
 		row("second round: upstream run within the others'", fmt.Sprintf("%.1f%%", s.SelfEnvelope2))
+		row("second round: ours = upstream in our order", fmt.Sprintf("%d (%.1f%%)", s.SameInOrder2, pct(s.SameInOrder2, s.Cases2)))
 		row("second round: new nodes, ours / upstream", fmt.Sprintf("%d / %d", s.Nodes2Ours, s.Nodes2Up))
 		row("second round: new-node price, ours / upstream", fmt.Sprintf("%.2f / %.2f USD/h", s.Price2Ours, s.Price2Up))
 		row("second round: left pending, ours / upstream", fmt.Sprintf("%d / %d", s.Unsched2Ours, s.Unsched2Up))
@@ -672,6 +694,10 @@ func Detail(w io.Writer, r *Result) {
 				o    Outcome
 			}{fmt.Sprintf("second round, upstream run %d", i), u})
 		}
+		sides = append(sides, struct {
+			name string
+			o    Outcome
+		}{"second round, upstream in our order of the NodeClaims in flight", sec.InOurOrder})
 	}
 	for _, side := range sides {
 		fmt.Fprintf(w, "%s: %d nodes, price %.4f, unschedulable %v\n", side.name, len(side.o.Nodes), side.o.price(), side.o.Unschedulable)
