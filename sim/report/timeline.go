@@ -1,6 +1,8 @@
 package report
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -157,39 +159,21 @@ func (c *Collector) StartTimeline(cfg TimelineConfig) {
 func (t *timeline) clone() *timeline {
 	d := *t
 	o := &d.out
-	o.T = clone(o.T)
-	o.PendingPods, o.StrandedPods, o.StartingPods, o.RunningPods = clone(o.PendingPods), clone(o.StrandedPods), clone(o.StartingPods), clone(o.RunningPods)
-	o.SpotNodes, o.OnDemandNodes, o.ReservedNodes = clone(o.SpotNodes), clone(o.OnDemandNodes), clone(o.ReservedNodes)
-	o.CostUSDPerHour, o.CostUSD = clone(o.CostUSDPerHour), clone(o.CostUSD)
-	o.OnDemandEquivalentUSDPerHour, o.OnDemandEquivalentUSD = clone(o.OnDemandEquivalentUSDPerHour), clone(o.OnDemandEquivalentUSD)
-	o.Pools = clone(o.Pools)
+	o.T = slices.Clone(o.T)
+	o.PendingPods, o.StrandedPods, o.StartingPods, o.RunningPods = slices.Clone(o.PendingPods), slices.Clone(o.StrandedPods), slices.Clone(o.StartingPods), slices.Clone(o.RunningPods)
+	o.SpotNodes, o.OnDemandNodes, o.ReservedNodes = slices.Clone(o.SpotNodes), slices.Clone(o.OnDemandNodes), slices.Clone(o.ReservedNodes)
+	o.CostUSDPerHour, o.CostUSD = slices.Clone(o.CostUSDPerHour), slices.Clone(o.CostUSD)
+	o.OnDemandEquivalentUSDPerHour, o.OnDemandEquivalentUSD = slices.Clone(o.OnDemandEquivalentUSDPerHour), slices.Clone(o.OnDemandEquivalentUSD)
+	o.Pools = slices.Clone(o.Pools)
 	for i := range o.Pools {
-		o.Pools[i].Nodes, o.Pools[i].Launched = clone(o.Pools[i].Nodes), clone(o.Pools[i].Launched)
-		o.Pools[i].AllocatableCPU, o.Pools[i].AllocatableMemory = clone(o.Pools[i].AllocatableCPU), clone(o.Pools[i].AllocatableMemory)
+		o.Pools[i].Nodes, o.Pools[i].Launched = slices.Clone(o.Pools[i].Nodes), slices.Clone(o.Pools[i].Launched)
+		o.Pools[i].AllocatableCPU, o.Pools[i].AllocatableMemory = slices.Clone(o.Pools[i].AllocatableCPU), slices.Clone(o.Pools[i].AllocatableMemory)
 	}
-	o.Events = clone(o.Events)
-	d.pools = clone(t.pools)
-	d.nodePool = clone(t.nodePool)
-	d.poolOf = make(map[string]int, len(t.poolOf))
-	for k, v := range t.poolOf {
-		d.poolOf[k] = v
-	}
-	d.odPrice = make(map[string]float64, len(t.odPrice))
-	for k, v := range t.odPrice {
-		d.odPrice[k] = v
-	}
-	d.merge = make(map[TimelineEvent]int, len(t.merge))
-	for k, v := range t.merge {
-		d.merge[k] = v
-	}
+	o.Events = slices.Clone(o.Events)
+	d.pools = slices.Clone(t.pools)
+	d.nodePool = slices.Clone(t.nodePool)
+	d.poolOf, d.odPrice, d.merge = maps.Clone(t.poolOf), maps.Clone(t.odPrice), maps.Clone(t.merge)
 	return &d
-}
-
-func clone[T any](s []T) []T {
-	if s == nil {
-		return nil
-	}
-	return append(make([]T, 0, len(s)), s...)
 }
 
 // sampleBefore takes the samples due before now: called first thing on a
