@@ -111,6 +111,13 @@ func applyEBS(types []*InstanceType, table map[string]EBSAttachments) {
 	}
 }
 
+// DefaultEBSVolumeLimit is EBSVolumeLimit for a type the driver's table
+// lacks (DefaultEBSAttachments shared slots, less the root volume): what a
+// node of a type outside the catalogue can attach.
+func DefaultEBSVolumeLimit() int {
+	return (&InstanceType{EBS: EBSAttachments{Max: DefaultEBSAttachments}}).EBSVolumeLimit()
+}
+
 // EBSVolumeLimit is the number of EBS CSI volumes a node of this type can
 // attach: the CSINode allocatable count the EBS CSI driver reports
 // (getVolumesLimit), which the scheduler's NodeVolumeLimits filter

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
@@ -284,21 +285,15 @@ func (p *VolumePin) Check(zone Sym) VolumeCheck {
 	return VolumesFit
 }
 
-// DefaultAttachLimit is the attachable EBS volumes of a node whose
-// instance type has no figure: the EBS CSI driver's 28 attachment slots
-// of a Nitro instance, less the primary network interface and the root
-// volume.
-const DefaultAttachLimit = 26
-
 // SetAttachLimit sets how many EBS volumes a node of an instance type can
 // attach (the scheduler's NodeVolumeLimits and Karpenter's existing-node
-// check read it through AttachLimit). Unset: DefaultAttachLimit.
+// check read it through AttachLimit). Unset: catalog.DefaultEBSVolumeLimit.
 func (c *Cluster) SetAttachLimit(f func(instanceType string) int32) { c.attachLimit = f }
 
 // AttachLimit returns how many EBS volumes the node can attach.
 func (c *Cluster) AttachLimit(n *Node) int32 {
 	if c.attachLimit == nil {
-		return DefaultAttachLimit
+		return int32(catalog.DefaultEBSVolumeLimit())
 	}
 	return c.attachLimit(n.InstanceType)
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -210,7 +211,7 @@ func (s *Sim) wire() (err error) {
 			if it, ok := cat.Lookup(typ); ok {
 				return int32(it.EBSVolumeLimit())
 			}
-			return cluster.DefaultAttachLimit
+			return int32(catalog.DefaultEBSVolumeLimit())
 		})
 	}
 	// The load-time estimate of pods created (an upper bound in practice),
