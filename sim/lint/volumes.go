@@ -118,6 +118,25 @@ func pinned(spec *cluster.PodSpec, zone cluster.Sym) *cluster.PodSpec {
 	return &s
 }
 
+// matrixSpec is the spec a row's cells judge: the workload's as written,
+// or, when its volumes are already in known zones (a bound
+// PersistentVolume, an Immediate claim), pinned to them, as the scheduler
+// and the autoscalers see its pods. Volumes provisioned where a pod
+// first lands pin nothing yet (the volume-zone finding judges each zone).
+func (c *checker) matrixSpec(r *row) *cluster.PodSpec {
+	if c.sc.Storage == nil || len(r.spec.Claims) == 0 {
+		return r.spec
+	}
+	fixed, _, fixedSet, _, _ := c.volumeZones(r.spec, c.sc.Workloads[r.w].Namespace)
+	if !fixedSet {
+		return r.spec
+	}
+	s := *r.spec
+	s.Claims = nil
+	s.Volume = &cluster.VolumePin{Bound: cluster.ZoneSet{Set: true, Zones: fixed}}
+	return &s
+}
+
 // sourceZones are the zones a source adds or has nodes in.
 func (c *checker) sourceZones(s *source) []cluster.Sym {
 	var out []cluster.Sym
@@ -140,12 +159,13 @@ func (c *checker) sourceZones(s *source) []cluster.Sym {
 }
 
 // checkVolumeZones reports the zones the row's volumes may pin its pods
-// to where no capacity source would add a node for them.
-func (c *checker) checkVolumeZones(r *row) {
+// to where no capacity source would add a node for them. It says whether
+// it reported an error (volumes already in zones no source reaches).
+func (c *checker) checkVolumeZones(r *row) bool {
 	wl := &c.sc.Workloads[r.w]
 	fixed, possible, fixedSet, classes, zonal := c.volumeZones(r.spec, wl.Namespace)
 	if !zonal {
-		return
+		return false
 	}
 	zones := possible
 	if fixedSet {
@@ -182,7 +202,7 @@ func (c *checker) checkVolumeZones(r *row) {
 				reached = true
 				break
 			}
-			if s.owner == byCA && r.cells[slices.Index(c.sources, s)].Provisions {
+			if s.owner == byCA && c.judge(r.spec, s).Provisions {
 				zw = append(zw, fmt.Sprintf("%s's template node is in %s", s.ID, c.templateZone(s)))
 			}
 		}
@@ -196,7 +216,7 @@ func (c *checker) checkVolumeZones(r *row) {
 		}
 	}
 	if len(lost) == 0 {
-		return
+		return false
 	}
 	what := "volume (StorageClass " + strings.Join(classes, ", ") + ")"
 	if len(classes) == 0 {
@@ -217,6 +237,18 @@ func (c *checker) checkVolumeZones(r *row) {
 	}
 	fix := "give each zone its own node group (one eksctl managed node group per availability zone) and run the Cluster Autoscaler with --balance-similar-node-groups, or let a Karpenter NodePool that allows every zone provision these pods"
 	c.add(c.workloadFinding(r.w, sev, KindVolumeZone, msg, fix, nil))
+	return sev == Error
+}
+
+// landsUnpinned says whether some source could host the row's pods were
+// their volumes not already in a zone.
+func (c *checker) landsUnpinned(r *row) bool {
+	for _, s := range c.sources {
+		if c.judge(r.spec, s).CanLand {
+			return true
+		}
+	}
+	return false
 }
 
 // templateZone names a node group's template zone.
