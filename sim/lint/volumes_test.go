@@ -137,3 +137,70 @@ managedNodeGroups:
 	require.True(t, c.CanLand && c.Provisions, "%+v", c)
 	require.Empty(t, findingsOf(r, KindVolumeZone))
 }
+
+// realIo1Class is kubernetes-sigs/aws-ebs-csi-driver's StorageClass example
+// (examples/kubernetes/storageclass/manifests/storageclass.yaml: io1,
+// iopsPerGB, encrypted, xfs, allowedTopologies one zone), reduced: the zone
+// moved to us-east-1c; with the dynamic-provisioning example's claim
+// (examples/kubernetes/dynamic-provisioning/manifests/claim.yaml).
+const realIo1Class = `---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: ebs-sc
+provisioner: ebs.csi.aws.com
+volumeBindingMode: WaitForFirstConsumer
+parameters:
+  csi.storage.k8s.io/fstype: xfs
+  type: io1
+  iopsPerGB: "50"
+  encrypted: "true"
+allowedTopologies:
+- matchLabelExpressions:
+  - key: topology.kubernetes.io/zone
+    values:
+    - us-east-1c
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: ebs-claim
+spec:
+  accessModes:
+    - ReadWriteOnce
+  storageClassName: ebs-sc
+  resources:
+    requests:
+      storage: 4Gi
+`
+
+// TestVolumeZoneMatrixAllowedTopologies: a WaitForFirstConsumer claim
+// whose class allows one zone keeps its pod to that zone before it is
+// provisioned (VolumeBinding: "didn't find available persistent volumes
+// to bind" elsewhere), so a node group spanning other zones can neither
+// land nor add a node for it (the matrix said yes to both, and no finding
+// came, while the run stranded the pod); a group in that zone can.
+func TestVolumeZoneMatrixAllowedTopologies(t *testing.T) {
+	group := func(zones string) string {
+		return `---
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: demo, region: us-east-1}
+managedNodeGroups:
+  - {name: ng, instanceType: m5.large, availabilityZones: ` + zones + `, minSize: 0, maxSize: 3, desiredCapacity: 0}
+`
+	}
+	pod := realStaticPV[strings.Index(realStaticPV, "---\napiVersion: v1\nkind: Pod"):]
+	hdr := strings.Replace(header, "[us-east-1a, us-east-1b]", "[us-east-1a, us-east-1b, us-east-1c]", 1)
+	r := check(t, hdr, group("[us-east-1a, us-east-1b]"), realIo1Class, pod)
+	c := cellOf(t, r, "Pod/default/app", "", "NodeGroup/ng")
+	require.False(t, c.CanLand, "%+v", c)
+	require.False(t, c.Provisions, "%+v", c)
+	require.Contains(t, c.Reason, "didn't find available persistent volumes to bind")
+	require.Len(t, findingsOf(r, KindUnhostable), 1)
+
+	r = check(t, hdr, group("[us-east-1c]"), realIo1Class, pod)
+	c = cellOf(t, r, "Pod/default/app", "", "NodeGroup/ng")
+	require.True(t, c.CanLand && c.Provisions, "%+v", c)
+	require.Empty(t, findingsOf(r, KindUnhostable))
+}
