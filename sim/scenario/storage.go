@@ -124,7 +124,10 @@ func (l *loader) compileStorage() {
 						l.warn(d, path, "only zone keys with operator In are modelled: %s %s is ignored", e.Key, e.Operator)
 						continue
 					}
-					for _, v := range e.Values {
+					for k, v := range e.Values {
+						if !slices.Contains(l.out.Zones, v) {
+							l.warn(d, fmt.Sprintf("%s.values[%d]", path, k), "zone %q is not one of the scenario's zones (%s): no node will be there for the volume's pods", v, strings.Join(l.out.Zones, ", "))
+						}
 						in.Zones = append(in.Zones, l.out.Syms.Intern(v))
 					}
 				}

@@ -171,3 +171,42 @@ spec:
 	require.Empty(t, load(docs("ebs.csi.aws.com", "ReadWriteOnce", "")).Warnings)
 	require.Empty(t, load(docs("efs.csi.aws.com", "ReadWriteMany", "")).Warnings)
 }
+
+// TestPVZoneOutsideScenarioWarns: the EBS CSI driver's static-provisioning
+// PersistentVolume (kubernetes-sigs/aws-ebs-csi-driver,
+// examples/kubernetes/static-provisioning/manifests/pv.yaml, zone under
+// topology.ebs.csi.aws.com/zone) in a scenario whose zones do not include
+// its zone is warned about, as a class's allowedTopologies zone is.
+func TestPVZoneOutsideScenarioWarns(t *testing.T) {
+	pv := func(zone string) string {
+		return minimal + `---
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: test-pv
+spec:
+  accessModes:
+  - ReadWriteOnce
+  capacity:
+    storage: 5Gi
+  csi:
+    driver: ebs.csi.aws.com
+    volumeHandle: vol-03c604538dd7d2f41
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+        - matchExpressions:
+            - key: topology.ebs.csi.aws.com/zone
+              operator: In
+              values:
+                - ` + zone + `
+`
+	}
+	sc, err := LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(pv("us-east-2c"))}}, "s.yaml")
+	require.NoError(t, err)
+	require.Len(t, sc.Warnings, 1)
+	require.Contains(t, sc.Warnings[0].String(), `spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]: zone "us-east-2c" is not one of the scenario's zones`)
+	sc, err = LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(pv(sc.Zones[0]))}}, "s.yaml")
+	require.NoError(t, err)
+	require.Empty(t, sc.Warnings)
+}
