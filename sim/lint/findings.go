@@ -73,10 +73,14 @@ func (c *checker) findings() {
 		if fr := c.fbRow[r.w]; fr != nil {
 			c.checkTemplates(fr)
 		}
-		c.checkVolumeZones(r)
+		pinnedOut := c.checkVolumeZones(r)
 		hosts := c.landings(r)
 		if len(hosts) == 0 {
-			c.checkUnhostable(r)
+			// A volume-zone error already says why when only the
+			// volume's zone keeps every source away.
+			if !pinnedOut || !c.landsUnpinned(r) {
+				c.checkUnhostable(r)
+			}
 			continue
 		}
 		c.checkSpotOnly(r, hosts)

@@ -169,8 +169,9 @@ func Check(sc *scenario.Scenario) Result {
 	c.buildSources()
 	c.buildRows()
 	for _, r := range c.rows {
+		spec := c.matrixSpec(r)
 		for _, s := range c.sources {
-			r.cells = append(r.cells, c.judge(r.spec, s))
+			r.cells = append(r.cells, c.judge(spec, s))
 		}
 	}
 	for _, s := range c.sources {

@@ -25,7 +25,12 @@ import (
 // possible (claims provisioned where a pod first lands), and the classes
 // involved (for the message). zonal is false for a workload without
 // zonal volumes.
-func (c *checker) volumeZones(spec *cluster.PodSpec, ns string) (fixed, possible []cluster.Sym, fixedSet bool, classes []string, zonal bool) {
+//
+// restricted is the zones where every unbound WaitForFirstConsumer (or
+// template) claim whose class has allowedTopologies can be provisioned:
+// VolumeBinding rejects nodes elsewhere ("node(s) didn't find available
+// persistent volumes to bind"); unset when no class restricts.
+func (c *checker) volumeZones(spec *cluster.PodSpec, ns string) (fixed, possible []cluster.Sym, fixedSet bool, classes []string, zonal bool, restricted cluster.ZoneSet) {
 	st := c.sc.Storage
 	if st == nil {
 		return
@@ -68,6 +73,10 @@ func (c *checker) volumeZones(spec *cluster.PodSpec, ns string) (fixed, possible
 		zones := cls.Zones
 		if zones == nil {
 			zones = st.Zones
+		} else if !restricted.Set {
+			restricted = cluster.ZoneSet{Set: true, Zones: slices.Clone(zones)}
+		} else {
+			restricted.Zones = slices.DeleteFunc(restricted.Zones, func(z cluster.Sym) bool { return !slices.Contains(zones, z) })
 		}
 		for _, z := range zones {
 			if !slices.Contains(possible, z) {
@@ -118,6 +127,30 @@ func pinned(spec *cluster.PodSpec, zone cluster.Sym) *cluster.PodSpec {
 	return &s
 }
 
+// matrixSpec is the spec a row's cells judge: the workload's as written,
+// or, when its volumes are already in known zones (a bound
+// PersistentVolume, an Immediate claim), pinned to them, and when a
+// WaitForFirstConsumer class has allowedTopologies, kept to those zones,
+// as the scheduler and the autoscalers see its pods. Otherwise volumes
+// provisioned where a pod first lands pin nothing yet (the volume-zone
+// finding judges each zone).
+func (c *checker) matrixSpec(r *row) *cluster.PodSpec {
+	if c.sc.Storage == nil || len(r.spec.Claims) == 0 {
+		return r.spec
+	}
+	fixed, _, fixedSet, _, _, restricted := c.volumeZones(r.spec, c.sc.Workloads[r.w].Namespace)
+	if !fixedSet && !restricted.Set {
+		return r.spec
+	}
+	s := *r.spec
+	s.Claims = nil
+	s.Volume = &cluster.VolumePin{Unbound: restricted}
+	if fixedSet {
+		s.Volume.Bound = cluster.ZoneSet{Set: true, Zones: fixed}
+	}
+	return &s
+}
+
 // sourceZones are the zones a source adds or has nodes in.
 func (c *checker) sourceZones(s *source) []cluster.Sym {
 	var out []cluster.Sym
@@ -140,12 +173,13 @@ func (c *checker) sourceZones(s *source) []cluster.Sym {
 }
 
 // checkVolumeZones reports the zones the row's volumes may pin its pods
-// to where no capacity source would add a node for them.
-func (c *checker) checkVolumeZones(r *row) {
+// to where no capacity source would add a node for them. It says whether
+// it reported an error (volumes already in zones no source reaches).
+func (c *checker) checkVolumeZones(r *row) bool {
 	wl := &c.sc.Workloads[r.w]
-	fixed, possible, fixedSet, classes, zonal := c.volumeZones(r.spec, wl.Namespace)
+	fixed, possible, fixedSet, classes, zonal, _ := c.volumeZones(r.spec, wl.Namespace)
 	if !zonal {
-		return
+		return false
 	}
 	zones := possible
 	if fixedSet {
@@ -182,7 +216,7 @@ func (c *checker) checkVolumeZones(r *row) {
 				reached = true
 				break
 			}
-			if s.owner == byCA && r.cells[slices.Index(c.sources, s)].Provisions {
+			if s.owner == byCA && c.judge(r.spec, s).Provisions {
 				zw = append(zw, fmt.Sprintf("%s's template node is in %s", s.ID, c.templateZone(s)))
 			}
 		}
@@ -196,7 +230,7 @@ func (c *checker) checkVolumeZones(r *row) {
 		}
 	}
 	if len(lost) == 0 {
-		return
+		return false
 	}
 	what := "volume (StorageClass " + strings.Join(classes, ", ") + ")"
 	if len(classes) == 0 {
@@ -217,6 +251,18 @@ func (c *checker) checkVolumeZones(r *row) {
 	}
 	fix := "give each zone its own node group (one eksctl managed node group per availability zone) and run the Cluster Autoscaler with --balance-similar-node-groups, or let a Karpenter NodePool that allows every zone provision these pods"
 	c.add(c.workloadFinding(r.w, sev, KindVolumeZone, msg, fix, nil))
+	return sev == Error
+}
+
+// landsUnpinned says whether some source could host the row's pods were
+// their volumes not already in a zone.
+func (c *checker) landsUnpinned(r *row) bool {
+	for _, s := range c.sources {
+		if c.judge(r.spec, s).CanLand {
+			return true
+		}
+	}
+	return false
 }
 
 // templateZone names a node group's template zone.

@@ -124,7 +124,10 @@ func (l *loader) compileStorage() {
 						l.warn(d, path, "only zone keys with operator In are modelled: %s %s is ignored", e.Key, e.Operator)
 						continue
 					}
-					for _, v := range e.Values {
+					for k, v := range e.Values {
+						if !slices.Contains(l.out.Zones, v) {
+							l.warn(d, fmt.Sprintf("%s.values[%d]", path, k), "zone %q is not one of the scenario's zones (%s): no node will be there for the volume's pods", v, strings.Join(l.out.Zones, ", "))
+						}
 						in.Zones = append(in.Zones, l.out.Syms.Intern(v))
 					}
 				}
@@ -161,6 +164,7 @@ func (l *loader) compileStorage() {
 			in.Class, in.NoClass = *c, *c == ""
 		}
 		l.checkClass(d, "spec.storageClassName", in.Class, in.NoClass, st, in.VolumeName != "" || l.namedByVolume(st, in))
+		l.checkAccessModes(d, "spec.accessModes", pvc.Spec.AccessModes, pvc.Spec.VolumeMode, in.Class, in.NoClass, st)
 		if in.VolumeName != "" && !slices.ContainsFunc(st.Volumes, func(v cluster.VolumeInput) bool { return v.Name == in.VolumeName }) {
 			l.fail(d.Errorf("spec.volumeName", "add the PersistentVolume or remove spec.volumeName", "no PersistentVolume named %q among the manifests", in.VolumeName))
 		}
@@ -192,6 +196,34 @@ func (l *loader) checkClass(d *manifest.Document, path, class string, noClass bo
 	}
 }
 
+// checkAccessModes warns about a multi-node access mode on an EBS class:
+// the EBS CSI driver provisions ReadWriteMany only as a Block io2
+// Multi-Attach volume (its docs/multi-attach.md) and refuses it for a
+// filesystem; the simulator models every EBS claim as ReadWriteOnce.
+func (l *loader) checkAccessModes(d *manifest.Document, path string, modes []corev1.PersistentVolumeAccessMode, volumeMode *corev1.PersistentVolumeMode, class string, noClass bool, st *cluster.Storage) {
+	i := st.Default
+	switch {
+	case noClass:
+		return
+	case class != "":
+		i = st.ClassIndex(class)
+	}
+	if i < 0 || !st.Classes[i].Zonal {
+		return
+	}
+	for _, m := range modes {
+		if m != corev1.ReadWriteMany && m != corev1.ReadOnlyMany {
+			continue
+		}
+		if volumeMode != nil && *volumeMode == corev1.PersistentVolumeBlock {
+			l.warn(d, path, "%s on EBS (StorageClass %s) is io2 Multi-Attach: several nodes in one zone may attach the volume, but the simulator attaches it to one node at a time (ReadWriteOnce)", m, st.Classes[i].Name)
+		} else {
+			l.warn(d, path, "%s on EBS (StorageClass %s) without volumeMode: Block is refused by the EBS CSI driver (Multi-Attach is io2 Block only): in a cluster the claim never provisions and its pods stay Pending; the simulator provisions it as ReadWriteOnce", m, st.Classes[i].Name)
+		}
+		return
+	}
+}
+
 func (l *loader) classNames(st *cluster.Storage) string {
 	var names []string
 	for _, c := range st.Classes {
@@ -213,6 +245,7 @@ func (l *loader) compileClaims(o podObject, spec *cluster.PodSpec) {
 		}
 		spec.Claims = append(spec.Claims, ref)
 		l.checkClass(o.doc, fmt.Sprintf("spec.volumeClaimTemplates[%d].spec.storageClassName", i), ref.Class, ref.NoClass, l.storage(), false)
+		l.checkAccessModes(o.doc, fmt.Sprintf("spec.volumeClaimTemplates[%d].spec.accessModes", i), t.Spec.AccessModes, t.Spec.VolumeMode, ref.Class, ref.NoClass, l.storage())
 	}
 	for i, ref := range spec.Claims {
 		if ref.Template {

@@ -126,3 +126,87 @@ provisioner: example.com/disk
 	require.Equal(t, `s.yaml:10: provisioner: provisioner "example.com/disk" is not one the simulator knows (ebs.csi.aws.com is zonal; EFS, FSx and NFS are not): its volumes are treated as usable from every zone, with no attach limit`, sc.Warnings[0].String())
 	require.False(t, sc.Storage.Classes[0].Zonal)
 }
+
+// TestMultiNodeAccessModeOnEBSWarns: the EBS CSI driver's
+// dynamic-provisioning example (kubernetes-sigs/aws-ebs-csi-driver,
+// examples/kubernetes/dynamic-provisioning/manifests/{storageclass,claim}.yaml)
+// with ReadWriteMany instead of ReadWriteOnce: the driver refuses it for a
+// filesystem volume (Multi-Attach is io2 Block only, docs/multi-attach.md),
+// so the claim would never provision; the simulator, which provisions it
+// as ReadWriteOnce, says so. ReadWriteOnce and EFS say nothing.
+func TestMultiNodeAccessModeOnEBSWarns(t *testing.T) {
+	docs := func(provisioner, mode, volumeMode string) string {
+		return minimal + `---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: ebs-sc
+provisioner: ` + provisioner + `
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: ebs-claim
+spec:
+  accessModes:
+    - ` + mode + `
+` + volumeMode + `  storageClassName: ebs-sc
+  resources:
+    requests:
+      storage: 4Gi
+`
+	}
+	load := func(d string) *Scenario {
+		sc, err := LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(d)}}, "s.yaml")
+		require.NoError(t, err)
+		return sc
+	}
+	sc := load(docs("ebs.csi.aws.com", "ReadWriteMany", ""))
+	require.Len(t, sc.Warnings, 1)
+	require.Contains(t, sc.Warnings[0].String(), "spec.accessModes: ReadWriteMany on EBS (StorageClass ebs-sc) without volumeMode: Block is refused by the EBS CSI driver")
+	sc = load(docs("ebs.csi.aws.com", "ReadWriteMany", "  volumeMode: Block\n"))
+	require.Len(t, sc.Warnings, 1)
+	require.Contains(t, sc.Warnings[0].String(), "is io2 Multi-Attach")
+	require.Empty(t, load(docs("ebs.csi.aws.com", "ReadWriteOnce", "")).Warnings)
+	require.Empty(t, load(docs("efs.csi.aws.com", "ReadWriteMany", "")).Warnings)
+}
+
+// TestPVZoneOutsideScenarioWarns: the EBS CSI driver's static-provisioning
+// PersistentVolume (kubernetes-sigs/aws-ebs-csi-driver,
+// examples/kubernetes/static-provisioning/manifests/pv.yaml, zone under
+// topology.ebs.csi.aws.com/zone) in a scenario whose zones do not include
+// its zone is warned about, as a class's allowedTopologies zone is.
+func TestPVZoneOutsideScenarioWarns(t *testing.T) {
+	pv := func(zone string) string {
+		return minimal + `---
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: test-pv
+spec:
+  accessModes:
+  - ReadWriteOnce
+  capacity:
+    storage: 5Gi
+  csi:
+    driver: ebs.csi.aws.com
+    volumeHandle: vol-03c604538dd7d2f41
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+        - matchExpressions:
+            - key: topology.ebs.csi.aws.com/zone
+              operator: In
+              values:
+                - ` + zone + `
+`
+	}
+	sc, err := LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(pv("us-east-2c"))}}, "s.yaml")
+	require.NoError(t, err)
+	require.Len(t, sc.Warnings, 1)
+	require.Contains(t, sc.Warnings[0].String(), `spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]: zone "us-east-2c" is not one of the scenario's zones`)
+	sc, err = LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(pv(sc.Zones[0]))}}, "s.yaml")
+	require.NoError(t, err)
+	require.Empty(t, sc.Warnings)
+}
