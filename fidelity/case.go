@@ -184,48 +184,23 @@ func generateOne(cat *catalog.Catalog, seed uint64, idx int) (*Case, error) {
 
 func genPool(rng *rand.Rand, p, nPools int) (*karpv1.NodePool, []string) {
 	name := []string{"alpha", "bravo", "charlie"}[p]
-	var tags []string
-	np := &karpv1.NodePool{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "karpenter.sh/v1", Kind: "NodePool"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("pool-" + name)},
-		Spec: karpv1.NodePoolSpec{
-			Template: karpv1.NodeClaimTemplate{
-				Spec: karpv1.NodeClaimTemplateSpec{
-					NodeClassRef: &karpv1.NodeClassReference{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "default"},
-				},
-			},
-		},
-	}
-	req := func(key string, op corev1.NodeSelectorOperator, vals ...string) {
-		np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, karpv1.NodeSelectorRequirementWithMinValues{
-			Key: key, Operator: op, Values: vals})
-	}
-	switch rng.IntN(4) {
-	case 0:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand)
-		tags = append(tags, "pool-od")
-	case 1:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot)
-		tags = append(tags, "pool-spot")
-	default:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot, karpv1.CapacityTypeOnDemand)
-		tags = append(tags, "pool-spot+od")
-	}
+	np := NewPool(name)
+	tags := []string{capacityReq(np, rng.IntN(4))}
 	if rng.IntN(3) == 0 {
 		cats := [][]string{{"c", "m"}, {"m", "r"}, {"c", "m", "r"}, {"m"}}[rng.IntN(4)]
-		req("karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, cats...)
+		addReq(np, "karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, cats...)
 		tags = append(tags, "pool-category")
 	}
 	if rng.IntN(4) == 0 {
-		req(corev1.LabelArchStable, corev1.NodeSelectorOpIn, []string{"amd64", "arm64"}[rng.IntN(2)])
+		addReq(np, corev1.LabelArchStable, corev1.NodeSelectorOpIn, []string{"amd64", "arm64"}[rng.IntN(2)])
 		tags = append(tags, "pool-arch")
 	}
 	if rng.IntN(5) == 0 {
-		req(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, Zones[:2]...)
+		addReq(np, corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, Zones[:2]...)
 		tags = append(tags, "pool-zones")
 	}
 	if rng.IntN(6) == 0 {
-		req("karpenter.k8s.aws/instance-generation", corev1.NodeSelectorOpGt, "5")
+		addReq(np, "karpenter.k8s.aws/instance-generation", corev1.NodeSelectorOpGt, "5")
 		tags = append(tags, "pool-gen-gt")
 	}
 	if rng.IntN(3) == 0 {
@@ -421,5 +396,26 @@ func (c *Case) AddPods(app string, count int, cpu, mem string, edit func(*corev1
 	}
 	for i := 0; i < count; i++ {
 		c.Pods = append(c.Pods, makePod(fmt.Sprintf("%s-%d", app, i), len(c.Pods), t))
+	}
+}
+
+// addReq appends the requirement key op vals to np's template.
+func addReq(np *karpv1.NodePool, key string, op corev1.NodeSelectorOperator, vals ...string) {
+	np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, Req(key, op, vals...))
+}
+
+// capacityReq restricts np's capacity type by the draw k: 0 on-demand, 1
+// spot, any other both; it returns the case tag for the choice.
+func capacityReq(np *karpv1.NodePool, k int) string {
+	switch k {
+	case 0:
+		addReq(np, karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand)
+		return "pool-od"
+	case 1:
+		addReq(np, karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot)
+		return "pool-spot"
+	default:
+		addReq(np, karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot, karpv1.CapacityTypeOnDemand)
+		return "pool-spot+od"
 	}
 }

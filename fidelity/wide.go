@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	"github.com/clustersim/clustersim/sim/catalog"
@@ -131,52 +130,31 @@ var widePoolNames = []string{"general", "compute", "memory", "batch"}
 
 func widePool(rng *rand.Rand, p, nPools int) (*karpv1.NodePool, []string) {
 	name := widePoolNames[p]
-	var tags []string
-	np := &karpv1.NodePool{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "karpenter.sh/v1", Kind: "NodePool"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("pool-" + name)},
-		Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
-			NodeClassRef: &karpv1.NodeClassReference{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "default"},
-		}}},
-	}
-	req := func(key string, op corev1.NodeSelectorOperator, vals ...string) {
-		np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, karpv1.NodeSelectorRequirementWithMinValues{
-			Key: key, Operator: op, Values: vals})
-	}
-	switch rng.IntN(3) {
-	case 0:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand)
-		tags = append(tags, "pool-od")
-	case 1:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot)
-		tags = append(tags, "pool-spot")
-	default:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot, karpv1.CapacityTypeOnDemand)
-		tags = append(tags, "pool-spot+od")
-	}
+	np := NewPool(name)
+	tags := []string{capacityReq(np, rng.IntN(3))}
 	// Category: Karpenter's documented defaults (c, m, r), a subset, or
 	// none at all (every type, GPUs included, is an option).
 	switch k := rng.IntN(10); {
 	case k < 6:
-		req("karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, "c", "m", "r")
+		addReq(np, "karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, "c", "m", "r")
 		tags = append(tags, "cat-cmr")
 	case k < 9:
 		cats := [][]string{{"c"}, {"m"}, {"r"}, {"c", "m"}, {"m", "r"}, {"t", "m"}}[rng.IntN(6)]
-		req("karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, cats...)
+		addReq(np, "karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, cats...)
 		tags = append(tags, "cat-"+strings.Join(cats, ""))
 	default:
 		tags = append(tags, "cat-any")
 	}
 	if rng.IntN(4) > 0 {
 		g := []string{"2", "4", "5", "6"}[rng.IntN(4)]
-		req("karpenter.k8s.aws/instance-generation", corev1.NodeSelectorOpGt, g)
+		addReq(np, "karpenter.k8s.aws/instance-generation", corev1.NodeSelectorOpGt, g)
 		tags = append(tags, "gen-gt"+g)
 	}
 	if rng.IntN(4) == 0 {
 		zs := append([]string(nil), Zones...)
 		rng.Shuffle(len(zs), func(i, j int) { zs[i], zs[j] = zs[j], zs[i] })
 		zs = zs[:1+rng.IntN(2)]
-		req(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zs...)
+		addReq(np, corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zs...)
 		tags = append(tags, fmt.Sprintf("pool-%dzone", len(zs)))
 	}
 	if p > 0 && rng.IntN(2) == 0 {
