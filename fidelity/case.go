@@ -295,17 +295,7 @@ func genTemplate(rng *rand.Rand, g int, pools []*karpv1.NodePool, big bool) podT
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: reqs}}}}
 	case 10, 11:
 		t.kind = "tolerations"
-		var tainted []string
-		for _, p := range pools {
-			for _, tt := range p.Spec.Template.Spec.Taints {
-				tainted = append(tainted, tt.Value)
-			}
-		}
-		v := "none"
-		if len(tainted) > 0 {
-			v = tainted[rng.IntN(len(tainted))]
-		}
-		t.spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: v, Effect: corev1.TaintEffectNoSchedule}}
+		t.spec.Tolerations = tolerateOne(rng, pools)
 		if rng.IntN(2) == 0 {
 			t.spec.NodeSelector = map[string]string{karpv1.NodePoolLabelKey: pools[rng.IntN(len(pools))].Name}
 		}
@@ -327,6 +317,22 @@ func genTemplate(rng *rand.Rand, g int, pools []*karpv1.NodePool, big bool) podT
 		t.count = min(t.count, 5)
 	}
 	return t
+}
+
+// tolerateOne tolerates the dedicated taint of one of the tainted pools,
+// drawn at random, or of none ("none") when no pool is tainted.
+func tolerateOne(rng *rand.Rand, pools []*karpv1.NodePool) []corev1.Toleration {
+	var tainted []string
+	for _, p := range pools {
+		for _, tt := range p.Spec.Template.Spec.Taints {
+			tainted = append(tainted, tt.Value)
+		}
+	}
+	v := "none"
+	if len(tainted) > 0 {
+		v = tainted[rng.IntN(len(tainted))]
+	}
+	return []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: v, Effect: corev1.TaintEffectNoSchedule}}
 }
 
 // makePod builds pod n of a template. Every pod is created at the same

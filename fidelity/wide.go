@@ -223,17 +223,7 @@ func wideTemplate(rng *rand.Rand, app string, count int, pools []*karpv1.NodePoo
 		t.spec.NodeSelector = map[string]string{corev1.LabelArchStable: []string{"amd64", "arm64"}[rng.IntN(2)]}
 	case 10, 11:
 		t.kind = "tolerations"
-		var tainted []string
-		for _, p := range pools {
-			for _, tt := range p.Spec.Template.Spec.Taints {
-				tainted = append(tainted, tt.Value)
-			}
-		}
-		v := "none"
-		if len(tainted) > 0 {
-			v = tainted[rng.IntN(len(tainted))]
-		}
-		t.spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: v, Effect: corev1.TaintEffectNoSchedule}}
+		t.spec.Tolerations = tolerateOne(rng, pools)
 	}
 	return t
 }
