@@ -130,25 +130,13 @@ func generateOne(cat *catalog.Catalog, seed uint64, idx int) (*Case, error) {
 		}
 	}
 	sort.Slice(chosen, func(i, j int) bool { return chosen[i].Name < chosen[j].Name })
-	spotFactor := []float64{0.9, 1.0, 1.12}
 	for _, it := range chosen {
-		t := InstanceType{Name: it.Name}
 		od, _, ok := cat.OnDemandPrice(Region, it.Name)
 		if !ok {
 			continue
 		}
 		spot, spotOK := cat.SpotPriceEstimate(Region, it.Name)
-		for z, zone := range Zones {
-			if rng.Float64() < 0.95 {
-				t.Offerings = append(t.Offerings, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeOnDemand, Price: od})
-			}
-			if spotOK && rng.Float64() < 0.85 {
-				// Spot prices differ by zone; rounded to 1/10000 USD.
-				f := spotFactor[(z+rng.IntN(3))%3]
-				p := float64(int64(spot*f*10000+0.5)) / 10000
-				t.Offerings = append(t.Offerings, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeSpot, Price: p})
-			}
-		}
+		t := InstanceType{Name: it.Name, Offerings: drawOfferings(rng, od, spot, spotOK)}
 		if len(t.Offerings) > 0 {
 			c.Types = append(c.Types, t)
 		}
@@ -180,6 +168,26 @@ func generateOne(cat *catalog.Catalog, seed uint64, idx int) (*Case, error) {
 	}
 	c.Shape = strings.Join(uniq(shape), ",")
 	return c, nil
+}
+
+// drawOfferings draws an instance type's offerings zone by zone:
+// on-demand at od in 95% of zones, spot (when spotOK) in 85%, at the spot
+// estimate times 0.9, 1.0 or 1.12 (spot prices differ by zone), rounded
+// to 1/10000 USD.
+func drawOfferings(rng *rand.Rand, od, spot float64, spotOK bool) []Offering {
+	spotFactor := []float64{0.9, 1.0, 1.12}
+	var out []Offering
+	for z, zone := range Zones {
+		if rng.Float64() < 0.95 {
+			out = append(out, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeOnDemand, Price: od})
+		}
+		if spotOK && rng.Float64() < 0.85 {
+			f := spotFactor[(z+rng.IntN(3))%3]
+			p := float64(int64(spot*f*10000+0.5)) / 10000
+			out = append(out, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeSpot, Price: p})
+		}
+	}
+	return out
 }
 
 func genPool(rng *rand.Rand, p, nPools int) (*karpv1.NodePool, []string) {

@@ -40,25 +40,14 @@ func GenerateWide(cat *catalog.Catalog, seed uint64, n int) ([]*Case, error) {
 // catalogue order: on-demand in each zone (95%), spot (85%) at the Spot
 // Advisor estimate, differing by zone.
 func wideTypes(cat *catalog.Catalog, rng *rand.Rand) []InstanceType {
-	spotFactor := []float64{0.9, 1.0, 1.12}
 	var out []InstanceType
 	for _, it := range cat.Types() {
 		od, _, ok := cat.OnDemandPrice(Region, it.Name)
 		if !ok || od <= 0 {
 			continue
 		}
-		t := InstanceType{Name: it.Name}
 		spot, spotOK := cat.SpotPriceEstimate(Region, it.Name)
-		for z, zone := range Zones {
-			if rng.Float64() < 0.95 {
-				t.Offerings = append(t.Offerings, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeOnDemand, Price: od})
-			}
-			if spotOK && rng.Float64() < 0.85 {
-				f := spotFactor[(z+rng.IntN(3))%3]
-				p := float64(int64(spot*f*10000+0.5)) / 10000
-				t.Offerings = append(t.Offerings, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeSpot, Price: p})
-			}
-		}
+		t := InstanceType{Name: it.Name, Offerings: drawOfferings(rng, od, spot, spotOK)}
 		if len(t.Offerings) > 0 {
 			out = append(out, t)
 		}
