@@ -75,9 +75,14 @@ var (
 // Generate returns n cases derived from seed; the same seed gives the same
 // cases.
 func Generate(cat *catalog.Catalog, seed uint64, n int) ([]*Case, error) {
+	return generateN(cat, seed, n, generateOne)
+}
+
+// generateN returns cases 0 to n-1 of seed, each made by one.
+func generateN(cat *catalog.Catalog, seed uint64, n int, one func(*catalog.Catalog, uint64, int) (*Case, error)) ([]*Case, error) {
 	var out []*Case
 	for i := 0; i < n; i++ {
-		c, err := generateOne(cat, seed, i)
+		c, err := one(cat, seed, i)
 		if err != nil {
 			return nil, err
 		}

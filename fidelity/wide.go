@@ -25,15 +25,7 @@ import (
 // GenerateWide returns n wide cases derived from seed; the same seed
 // gives the same cases.
 func GenerateWide(cat *catalog.Catalog, seed uint64, n int) ([]*Case, error) {
-	var out []*Case
-	for i := 0; i < n; i++ {
-		c, err := generateWideOne(cat, seed, i)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return generateN(cat, seed, n, generateWideOne)
 }
 
 // wideTypes offers every catalogue type with an on-demand price, in
