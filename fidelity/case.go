@@ -221,13 +221,10 @@ func genPool(rng *rand.Rand, p, nPools int) (*karpv1.NodePool, []string) {
 		tags = append(tags, "pool-label")
 	}
 	if p > 0 && rng.IntN(2) == 0 || nPools == 1 && rng.IntN(5) == 0 {
-		np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: name, Effect: corev1.TaintEffectNoSchedule}}
-		tags = append(tags, "pool-taint")
+		tags = append(tags, dedicate(np))
 	}
 	if nPools > 1 && rng.IntN(3) > 0 {
-		w := int32([]int{1, 10, 50, 100}[rng.IntN(4)])
-		np.Spec.Weight = &w
-		tags = append(tags, "weights")
+		tags = append(tags, weigh(rng, np))
 	}
 	if rng.IntN(5) == 0 {
 		cpu := []string{"8", "16", "32", "64"}[rng.IntN(4)]
@@ -330,6 +327,21 @@ func genTemplate(rng *rand.Rand, g int, pools []*karpv1.NodePool, big bool) podT
 		t.count = min(t.count, 5)
 	}
 	return t
+}
+
+// dedicate taints np dedicated=<its name>:NoSchedule, the taint
+// tolerateOne tolerates, and returns the case tag.
+func dedicate(np *karpv1.NodePool) string {
+	np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: np.Name, Effect: corev1.TaintEffectNoSchedule}}
+	return "pool-taint"
+}
+
+// weigh gives np a weight of 1, 10, 50 or 100, drawn at random, and
+// returns the case tag.
+func weigh(rng *rand.Rand, np *karpv1.NodePool) string {
+	w := int32([]int{1, 10, 50, 100}[rng.IntN(4)])
+	np.Spec.Weight = &w
+	return "weights"
 }
 
 // tolerateOne tolerates the dedicated taint of one of the tainted pools,

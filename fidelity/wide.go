@@ -139,13 +139,10 @@ func widePool(rng *rand.Rand, p, nPools int) (*karpv1.NodePool, []string) {
 		tags = append(tags, fmt.Sprintf("pool-%dzone", len(zs)))
 	}
 	if p > 0 && rng.IntN(2) == 0 {
-		np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: name, Effect: corev1.TaintEffectNoSchedule}}
-		tags = append(tags, "pool-taint")
+		tags = append(tags, dedicate(np))
 	}
 	if nPools > 1 && rng.IntN(3) > 0 {
-		w := int32([]int{1, 10, 50, 100}[rng.IntN(4)])
-		np.Spec.Weight = &w
-		tags = append(tags, "weights")
+		tags = append(tags, weigh(rng, np))
 	}
 	switch rng.IntN(6) {
 	case 0:
