@@ -245,8 +245,7 @@ func genTemplate(rng *rand.Rand, g int, pools []*karpv1.NodePool, big bool) podT
 		t.count = 100 + rng.IntN(400)
 	}
 	cpu, mem := cpus[rng.IntN(len(cpus))], mems[rng.IntN(len(mems))]
-	t.spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}
+	t.spec.Containers = requesting(cpu, mem)
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
 	affinity := func() *corev1.Affinity {
 		if t.spec.Affinity == nil {
@@ -360,6 +359,12 @@ func tolerateOne(rng *rand.Rand, pools []*karpv1.NodePool) []corev1.Toleration {
 	return []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: v, Effect: corev1.TaintEffectNoSchedule}}
 }
 
+// requesting is a pod's one container, requesting cpu and mem.
+func requesting(cpu, mem string) []corev1.Container {
+	return []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}
+}
+
 // makePod builds pod n of a template. Every pod is created at the same
 // time; its UID sorts as its index, so both solvers break ties alike.
 func makePod(name string, n int, t podTemplate) *corev1.Pod {
@@ -420,8 +425,7 @@ func Req(key string, op corev1.NodeSelectorOperator, vals ...string) karpv1.Node
 // when set, changes their spec.
 func (c *Case) AddPods(app string, count int, cpu, mem string, edit func(*corev1.PodSpec)) {
 	t := podTemplate{lbls: map[string]string{"app": app}}
-	t.spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}
+	t.spec.Containers = requesting(cpu, mem)
 	if edit != nil {
 		edit(&t.spec)
 	}

@@ -164,8 +164,7 @@ var (
 func wideTemplate(rng *rand.Rand, app string, count int, pools []*karpv1.NodePool) podTemplate {
 	t := podTemplate{lbls: map[string]string{"app": app}, count: count}
 	cpu, mem := wideCPUs[rng.IntN(len(wideCPUs))], wideMems[rng.IntN(len(wideMems))]
-	t.spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}
+	t.spec.Containers = requesting(cpu, mem)
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
 	spread := func(key string, skew int32) {
 		t.spec.TopologySpreadConstraints = append(t.spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
