@@ -75,9 +75,14 @@ var (
 // Generate returns n cases derived from seed; the same seed gives the same
 // cases.
 func Generate(cat *catalog.Catalog, seed uint64, n int) ([]*Case, error) {
+	return generateN(cat, seed, n, generateOne)
+}
+
+// generateN returns cases 0 to n-1 of seed, each made by one.
+func generateN(cat *catalog.Catalog, seed uint64, n int, one func(*catalog.Catalog, uint64, int) (*Case, error)) ([]*Case, error) {
 	var out []*Case
 	for i := 0; i < n; i++ {
-		c, err := generateOne(cat, seed, i)
+		c, err := one(cat, seed, i)
 		if err != nil {
 			return nil, err
 		}
@@ -130,25 +135,13 @@ func generateOne(cat *catalog.Catalog, seed uint64, idx int) (*Case, error) {
 		}
 	}
 	sort.Slice(chosen, func(i, j int) bool { return chosen[i].Name < chosen[j].Name })
-	spotFactor := []float64{0.9, 1.0, 1.12}
 	for _, it := range chosen {
-		t := InstanceType{Name: it.Name}
 		od, _, ok := cat.OnDemandPrice(Region, it.Name)
 		if !ok {
 			continue
 		}
 		spot, spotOK := cat.SpotPriceEstimate(Region, it.Name)
-		for z, zone := range Zones {
-			if rng.Float64() < 0.95 {
-				t.Offerings = append(t.Offerings, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeOnDemand, Price: od})
-			}
-			if spotOK && rng.Float64() < 0.85 {
-				// Spot prices differ by zone; rounded to 1/10000 USD.
-				f := spotFactor[(z+rng.IntN(3))%3]
-				p := float64(int64(spot*f*10000+0.5)) / 10000
-				t.Offerings = append(t.Offerings, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeSpot, Price: p})
-			}
-		}
+		t := InstanceType{Name: it.Name, Offerings: drawOfferings(rng, od, spot, spotOK)}
 		if len(t.Offerings) > 0 {
 			c.Types = append(c.Types, t)
 		}
@@ -182,50 +175,45 @@ func generateOne(cat *catalog.Catalog, seed uint64, idx int) (*Case, error) {
 	return c, nil
 }
 
+// drawOfferings draws an instance type's offerings zone by zone:
+// on-demand at od in 95% of zones, spot (when spotOK) in 85%, at the spot
+// estimate times 0.9, 1.0 or 1.12 (spot prices differ by zone), rounded
+// to 1/10000 USD.
+func drawOfferings(rng *rand.Rand, od, spot float64, spotOK bool) []Offering {
+	spotFactor := []float64{0.9, 1.0, 1.12}
+	var out []Offering
+	for z, zone := range Zones {
+		if rng.Float64() < 0.95 {
+			out = append(out, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeOnDemand, Price: od})
+		}
+		if spotOK && rng.Float64() < 0.85 {
+			f := spotFactor[(z+rng.IntN(3))%3]
+			p := float64(int64(spot*f*10000+0.5)) / 10000
+			out = append(out, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeSpot, Price: p})
+		}
+	}
+	return out
+}
+
 func genPool(rng *rand.Rand, p, nPools int) (*karpv1.NodePool, []string) {
 	name := []string{"alpha", "bravo", "charlie"}[p]
-	var tags []string
-	np := &karpv1.NodePool{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "karpenter.sh/v1", Kind: "NodePool"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("pool-" + name)},
-		Spec: karpv1.NodePoolSpec{
-			Template: karpv1.NodeClaimTemplate{
-				Spec: karpv1.NodeClaimTemplateSpec{
-					NodeClassRef: &karpv1.NodeClassReference{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "default"},
-				},
-			},
-		},
-	}
-	req := func(key string, op corev1.NodeSelectorOperator, vals ...string) {
-		np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, karpv1.NodeSelectorRequirementWithMinValues{
-			Key: key, Operator: op, Values: vals})
-	}
-	switch rng.IntN(4) {
-	case 0:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand)
-		tags = append(tags, "pool-od")
-	case 1:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot)
-		tags = append(tags, "pool-spot")
-	default:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot, karpv1.CapacityTypeOnDemand)
-		tags = append(tags, "pool-spot+od")
-	}
+	np := NewPool(name)
+	tags := []string{capacityReq(np, rng.IntN(4))}
 	if rng.IntN(3) == 0 {
 		cats := [][]string{{"c", "m"}, {"m", "r"}, {"c", "m", "r"}, {"m"}}[rng.IntN(4)]
-		req("karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, cats...)
+		addReq(np, "karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, cats...)
 		tags = append(tags, "pool-category")
 	}
 	if rng.IntN(4) == 0 {
-		req(corev1.LabelArchStable, corev1.NodeSelectorOpIn, []string{"amd64", "arm64"}[rng.IntN(2)])
+		addReq(np, corev1.LabelArchStable, corev1.NodeSelectorOpIn, []string{"amd64", "arm64"}[rng.IntN(2)])
 		tags = append(tags, "pool-arch")
 	}
 	if rng.IntN(5) == 0 {
-		req(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, Zones[:2]...)
+		addReq(np, corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, Zones[:2]...)
 		tags = append(tags, "pool-zones")
 	}
 	if rng.IntN(6) == 0 {
-		req("karpenter.k8s.aws/instance-generation", corev1.NodeSelectorOpGt, "5")
+		addReq(np, "karpenter.k8s.aws/instance-generation", corev1.NodeSelectorOpGt, "5")
 		tags = append(tags, "pool-gen-gt")
 	}
 	if rng.IntN(3) == 0 {
@@ -233,13 +221,10 @@ func genPool(rng *rand.Rand, p, nPools int) (*karpv1.NodePool, []string) {
 		tags = append(tags, "pool-label")
 	}
 	if p > 0 && rng.IntN(2) == 0 || nPools == 1 && rng.IntN(5) == 0 {
-		np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: name, Effect: corev1.TaintEffectNoSchedule}}
-		tags = append(tags, "pool-taint")
+		tags = append(tags, dedicate(np))
 	}
 	if nPools > 1 && rng.IntN(3) > 0 {
-		w := int32([]int{1, 10, 50, 100}[rng.IntN(4)])
-		np.Spec.Weight = &w
-		tags = append(tags, "weights")
+		tags = append(tags, weigh(rng, np))
 	}
 	if rng.IntN(5) == 0 {
 		cpu := []string{"8", "16", "32", "64"}[rng.IntN(4)]
@@ -260,8 +245,7 @@ func genTemplate(rng *rand.Rand, g int, pools []*karpv1.NodePool, big bool) podT
 		t.count = 100 + rng.IntN(400)
 	}
 	cpu, mem := cpus[rng.IntN(len(cpus))], mems[rng.IntN(len(mems))]
-	t.spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}
+	t.spec.Containers = requesting(cpu, mem)
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
 	affinity := func() *corev1.Affinity {
 		if t.spec.Affinity == nil {
@@ -320,17 +304,7 @@ func genTemplate(rng *rand.Rand, g int, pools []*karpv1.NodePool, big bool) podT
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: reqs}}}}
 	case 10, 11:
 		t.kind = "tolerations"
-		var tainted []string
-		for _, p := range pools {
-			for _, tt := range p.Spec.Template.Spec.Taints {
-				tainted = append(tainted, tt.Value)
-			}
-		}
-		v := "none"
-		if len(tainted) > 0 {
-			v = tainted[rng.IntN(len(tainted))]
-		}
-		t.spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: v, Effect: corev1.TaintEffectNoSchedule}}
+		t.spec.Tolerations = tolerateOne(rng, pools)
 		if rng.IntN(2) == 0 {
 			t.spec.NodeSelector = map[string]string{karpv1.NodePoolLabelKey: pools[rng.IntN(len(pools))].Name}
 		}
@@ -352,6 +326,43 @@ func genTemplate(rng *rand.Rand, g int, pools []*karpv1.NodePool, big bool) podT
 		t.count = min(t.count, 5)
 	}
 	return t
+}
+
+// dedicate taints np dedicated=<its name>:NoSchedule, the taint
+// tolerateOne tolerates, and returns the case tag.
+func dedicate(np *karpv1.NodePool) string {
+	np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: np.Name, Effect: corev1.TaintEffectNoSchedule}}
+	return "pool-taint"
+}
+
+// weigh gives np a weight of 1, 10, 50 or 100, drawn at random, and
+// returns the case tag.
+func weigh(rng *rand.Rand, np *karpv1.NodePool) string {
+	w := int32([]int{1, 10, 50, 100}[rng.IntN(4)])
+	np.Spec.Weight = &w
+	return "weights"
+}
+
+// tolerateOne tolerates the dedicated taint of one of the tainted pools,
+// drawn at random, or of none ("none") when no pool is tainted.
+func tolerateOne(rng *rand.Rand, pools []*karpv1.NodePool) []corev1.Toleration {
+	var tainted []string
+	for _, p := range pools {
+		for _, tt := range p.Spec.Template.Spec.Taints {
+			tainted = append(tainted, tt.Value)
+		}
+	}
+	v := "none"
+	if len(tainted) > 0 {
+		v = tainted[rng.IntN(len(tainted))]
+	}
+	return []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: v, Effect: corev1.TaintEffectNoSchedule}}
+}
+
+// requesting is a pod's one container, requesting cpu and mem.
+func requesting(cpu, mem string) []corev1.Container {
+	return []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}
 }
 
 // makePod builds pod n of a template. Every pod is created at the same
@@ -414,12 +425,32 @@ func Req(key string, op corev1.NodeSelectorOperator, vals ...string) karpv1.Node
 // when set, changes their spec.
 func (c *Case) AddPods(app string, count int, cpu, mem string, edit func(*corev1.PodSpec)) {
 	t := podTemplate{lbls: map[string]string{"app": app}}
-	t.spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}
+	t.spec.Containers = requesting(cpu, mem)
 	if edit != nil {
 		edit(&t.spec)
 	}
 	for i := 0; i < count; i++ {
 		c.Pods = append(c.Pods, makePod(fmt.Sprintf("%s-%d", app, i), len(c.Pods), t))
+	}
+}
+
+// addReq appends the requirement key op vals to np's template.
+func addReq(np *karpv1.NodePool, key string, op corev1.NodeSelectorOperator, vals ...string) {
+	np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, Req(key, op, vals...))
+}
+
+// capacityReq restricts np's capacity type by the draw k: 0 on-demand, 1
+// spot, any other both; it returns the case tag for the choice.
+func capacityReq(np *karpv1.NodePool, k int) string {
+	switch k {
+	case 0:
+		addReq(np, karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand)
+		return "pool-od"
+	case 1:
+		addReq(np, karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot)
+		return "pool-spot"
+	default:
+		addReq(np, karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot, karpv1.CapacityTypeOnDemand)
+		return "pool-spot+od"
 	}
 }

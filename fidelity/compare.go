@@ -153,8 +153,7 @@ type Summary struct {
 	WorstPriceCase                                  string
 	OursTime, UpTime                                time.Duration
 	OursPodsPerSec, UpPodsPerSec, Speedup           float64
-	NodesOurs, NodesUp                              int
-	UnschedOurs, UnschedUp                          int
+	Tally                                           // first round
 	Disagreements                                   []string
 
 	// First round: upstream's agreement with itself and ours with a
@@ -169,16 +168,30 @@ type Summary struct {
 	SetCases, SetEnvelope map[string]int
 
 	// Second round (cases with arrivals).
-	Cases2                                         int
-	SelfAgree2, OursVsUp2, Tolerance2              float64
-	Envelope2                                      int
-	SelfEnvelope2                                  float64
-	InFlight2                                      int
-	Price2Ours, Price2Up                           float64 // summed new-node price, ours / closest upstream
-	Nodes2Ours, Nodes2Up, Unsched2Ours, Unsched2Up int
+	Cases2                            int
+	SelfAgree2, OursVsUp2, Tolerance2 float64
+	Envelope2                         int
+	SelfEnvelope2                     float64
+	InFlight2                         int
+	Price2Ours, Price2Up              float64 // summed new-node price, ours / closest upstream
+	Tally2                            Tally
 	// SameInOrder2: second rounds where ours agrees with upstream given
 	// our order of the NodeClaims in flight.
 	SameInOrder2 int
+}
+
+// Tally sums the new nodes and the pods left pending of ours and of
+// upstream's closest run.
+type Tally struct {
+	NodesOurs, NodesUp     int
+	UnschedOurs, UnschedUp int
+}
+
+func (t *Tally) add(ours, up Outcome) {
+	t.NodesOurs += len(ours.Nodes)
+	t.NodesUp += len(up.Nodes)
+	t.UnschedOurs += len(ours.Unschedulable)
+	t.UnschedUp += len(up.Unschedulable)
 }
 
 // setOf names a case's set: "pinned" for the original generator's
@@ -387,10 +400,7 @@ func Summarize(rs []*Result) Summary {
 	for _, r := range rs {
 		s.Cases++
 		s.Pods += len(r.Case.Pods)
-		s.NodesOurs += len(r.Ours.Nodes)
-		s.NodesUp += len(r.Up.Nodes)
-		s.UnschedOurs += len(r.Ours.Unschedulable)
-		s.UnschedUp += len(r.Up.Unschedulable)
+		s.Tally.add(r.Ours, r.Up)
 		if r.NodesEqual {
 			s.NodesEqual++
 		}
@@ -434,10 +444,7 @@ func Summarize(rs []*Result) Summary {
 			s.InFlight2 += sec.InFlight
 			s.Price2Ours += sec.Ours.price()
 			s.Price2Up += sec.Up.price()
-			s.Nodes2Ours += len(sec.Ours.Nodes)
-			s.Nodes2Up += len(sec.Up.Nodes)
-			s.Unsched2Ours += len(sec.Ours.Unschedulable)
-			s.Unsched2Up += len(sec.Up.Unschedulable)
+			s.Tally2.add(sec.Ours, sec.Up)
 			if sec.SameInOrder {
 				s.SameInOrder2++
 			}
@@ -584,9 +591,9 @@ func (s Summary) Print(w io.Writer) {
 		row("second round: within upstream's envelope", fmt.Sprintf("%d (%.1f%%)", s.Envelope2, pct(s.Envelope2, s.Cases2)))
 		row("second round: upstream run within the others'", fmt.Sprintf("%.1f%%", s.SelfEnvelope2))
 		row("second round: ours = upstream in our order", fmt.Sprintf("%d (%.1f%%)", s.SameInOrder2, pct(s.SameInOrder2, s.Cases2)))
-		row("second round: new nodes, ours / upstream", fmt.Sprintf("%d / %d", s.Nodes2Ours, s.Nodes2Up))
+		row("second round: new nodes, ours / upstream", fmt.Sprintf("%d / %d", s.Tally2.NodesOurs, s.Tally2.NodesUp))
 		row("second round: new-node price, ours / upstream", fmt.Sprintf("%.2f / %.2f USD/h", s.Price2Ours, s.Price2Up))
-		row("second round: left pending, ours / upstream", fmt.Sprintf("%d / %d", s.Unsched2Ours, s.Unsched2Up))
+		row("second round: left pending, ours / upstream", fmt.Sprintf("%d / %d", s.Tally2.UnschedOurs, s.Tally2.UnschedUp))
 	}
 	row("solve time, ours / upstream", fmt.Sprintf("%s / %s", s.OursTime.Round(time.Millisecond), s.UpTime.Round(time.Millisecond)))
 	row("pods/s, ours / upstream", fmt.Sprintf("%.0f / %.0f", s.OursPodsPerSec, s.UpPodsPerSec))

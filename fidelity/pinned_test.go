@@ -279,16 +279,38 @@ var pinnedCases = []pinned{
 }
 
 // generated returns case i of seed 1, as `go run ./cmd/fidelity` makes it.
-func generated(i int) *Case {
+func generated(i int) *Case { return generatedBy(generateOne, i) }
+
+// generatedWide returns wide case i of seed 1.
+func generatedWide(i int) *Case { return generatedBy(generateWideOne, i) }
+
+// generatedBy returns case i of seed 1 made by one.
+func generatedBy(one func(*catalog.Catalog, uint64, int) (*Case, error), i int) *Case {
 	cat, err := catalog.Default()
 	if err != nil {
 		panic(err)
 	}
-	c, err := generateOne(cat, 1, i)
+	c, err := one(cat, 1, i)
 	if err != nil {
 		panic(err)
 	}
 	return c
+}
+
+// requireUpstreamGives fails t unless one of runs calls of run gives want.
+func requireUpstreamGives(t *testing.T, want answer, runs int, run func() (Outcome, error)) {
+	t.Helper()
+	var seen []answer
+	for i := 0; i < runs; i++ {
+		o, err := run()
+		require.NoError(t, err)
+		a := answerOf(o)
+		if a.equal(want) {
+			return
+		}
+		seen = append(seen, a)
+	}
+	t.Fatalf("upstream never gave %v in %d runs: %v", want, runs, seen)
 }
 
 // TestPinned runs the pinned cases: ours must give its pinned answer,
@@ -308,33 +330,16 @@ func TestPinned(t *testing.T) {
 			require.True(t, got.equal(pc.ours), "ours: got %v, pinned %v (%s)", got, pc.ours, pc.why)
 			up, err := BuildUpstream(c, ours)
 			require.NoError(t, err)
-			var seen []answer
-			for i := 0; i < upstreamRuns; i++ {
-				o, err := up.Run()
-				require.NoError(t, err)
-				a := answerOf(o)
-				if a.equal(pc.up) {
-					return
-				}
-				seen = append(seen, a)
-			}
-			t.Fatalf("upstream never gave %v in %d runs: %v", pc.up, upstreamRuns, seen)
+			requireUpstreamGives(t, pc.up, upstreamRuns, up.Run)
 		})
 	}
 }
 
-// pinnedSecond is a second round kept as a test: ours must give its
-// answer, upstream must give up in one of upstreamSecondRuns runs.
-type pinnedSecond struct {
-	name     string
-	why      string
-	build    func() *Case
-	ours, up answer
-}
-
 const upstreamSecondRuns = 8
 
-var pinnedSeconds = []pinnedSecond{
+// pinnedSeconds are second rounds kept as tests: ours must give its
+// answer, upstream must give up in one of upstreamSecondRuns runs.
+var pinnedSeconds = []pinned{
 	{
 		name: "in-flight-order",
 		why: "wide-002 of seed 1: the second round re-packs 398 pending pods onto 60 NodeClaims in flight; upstream tries " +
@@ -369,19 +374,6 @@ var pinnedSeconds = []pinnedSecond{
 	},
 }
 
-// generatedWide returns wide case i of seed 1.
-func generatedWide(i int) *Case {
-	cat, err := catalog.Default()
-	if err != nil {
-		panic(err)
-	}
-	c, err := generateWideOne(cat, 1, i)
-	if err != nil {
-		panic(err)
-	}
-	return c
-}
-
 func TestPinnedSecondRound(t *testing.T) {
 	cat, err := catalog.Default()
 	require.NoError(t, err)
@@ -395,17 +387,7 @@ func TestPinnedSecondRound(t *testing.T) {
 			require.True(t, got.equal(pc.ours), "ours: got %v, pinned %v (%s)", got, pc.ours, pc.why)
 			up, err := BuildUpstream(c, ours)
 			require.NoError(t, err)
-			var seen []answer
-			for i := 0; i < upstreamSecondRuns; i++ {
-				o, err := up.RunSecond(fl)
-				require.NoError(t, err)
-				a := answerOf(o)
-				if a.equal(pc.up) {
-					return
-				}
-				seen = append(seen, a)
-			}
-			t.Fatalf("upstream never gave %v in %d runs: %v", pc.up, upstreamSecondRuns, seen)
+			requireUpstreamGives(t, pc.up, upstreamSecondRuns, func() (Outcome, error) { return up.RunSecond(fl) })
 		})
 	}
 }

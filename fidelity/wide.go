@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	"github.com/clustersim/clustersim/sim/catalog"
@@ -26,40 +25,21 @@ import (
 // GenerateWide returns n wide cases derived from seed; the same seed
 // gives the same cases.
 func GenerateWide(cat *catalog.Catalog, seed uint64, n int) ([]*Case, error) {
-	var out []*Case
-	for i := 0; i < n; i++ {
-		c, err := generateWideOne(cat, seed, i)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return generateN(cat, seed, n, generateWideOne)
 }
 
 // wideTypes offers every catalogue type with an on-demand price, in
 // catalogue order: on-demand in each zone (95%), spot (85%) at the Spot
 // Advisor estimate, differing by zone.
 func wideTypes(cat *catalog.Catalog, rng *rand.Rand) []InstanceType {
-	spotFactor := []float64{0.9, 1.0, 1.12}
 	var out []InstanceType
 	for _, it := range cat.Types() {
 		od, _, ok := cat.OnDemandPrice(Region, it.Name)
 		if !ok || od <= 0 {
 			continue
 		}
-		t := InstanceType{Name: it.Name}
 		spot, spotOK := cat.SpotPriceEstimate(Region, it.Name)
-		for z, zone := range Zones {
-			if rng.Float64() < 0.95 {
-				t.Offerings = append(t.Offerings, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeOnDemand, Price: od})
-			}
-			if spotOK && rng.Float64() < 0.85 {
-				f := spotFactor[(z+rng.IntN(3))%3]
-				p := float64(int64(spot*f*10000+0.5)) / 10000
-				t.Offerings = append(t.Offerings, Offering{Zone: zone, CapacityType: karpv1.CapacityTypeSpot, Price: p})
-			}
-		}
+		t := InstanceType{Name: it.Name, Offerings: drawOfferings(rng, od, spot, spotOK)}
 		if len(t.Offerings) > 0 {
 			out = append(out, t)
 		}
@@ -131,62 +111,38 @@ var widePoolNames = []string{"general", "compute", "memory", "batch"}
 
 func widePool(rng *rand.Rand, p, nPools int) (*karpv1.NodePool, []string) {
 	name := widePoolNames[p]
-	var tags []string
-	np := &karpv1.NodePool{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "karpenter.sh/v1", Kind: "NodePool"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("pool-" + name)},
-		Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
-			NodeClassRef: &karpv1.NodeClassReference{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "default"},
-		}}},
-	}
-	req := func(key string, op corev1.NodeSelectorOperator, vals ...string) {
-		np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, karpv1.NodeSelectorRequirementWithMinValues{
-			Key: key, Operator: op, Values: vals})
-	}
-	switch rng.IntN(3) {
-	case 0:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeOnDemand)
-		tags = append(tags, "pool-od")
-	case 1:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot)
-		tags = append(tags, "pool-spot")
-	default:
-		req(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeSpot, karpv1.CapacityTypeOnDemand)
-		tags = append(tags, "pool-spot+od")
-	}
+	np := NewPool(name)
+	tags := []string{capacityReq(np, rng.IntN(3))}
 	// Category: Karpenter's documented defaults (c, m, r), a subset, or
 	// none at all (every type, GPUs included, is an option).
 	switch k := rng.IntN(10); {
 	case k < 6:
-		req("karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, "c", "m", "r")
+		addReq(np, "karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, "c", "m", "r")
 		tags = append(tags, "cat-cmr")
 	case k < 9:
 		cats := [][]string{{"c"}, {"m"}, {"r"}, {"c", "m"}, {"m", "r"}, {"t", "m"}}[rng.IntN(6)]
-		req("karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, cats...)
+		addReq(np, "karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, cats...)
 		tags = append(tags, "cat-"+strings.Join(cats, ""))
 	default:
 		tags = append(tags, "cat-any")
 	}
 	if rng.IntN(4) > 0 {
 		g := []string{"2", "4", "5", "6"}[rng.IntN(4)]
-		req("karpenter.k8s.aws/instance-generation", corev1.NodeSelectorOpGt, g)
+		addReq(np, "karpenter.k8s.aws/instance-generation", corev1.NodeSelectorOpGt, g)
 		tags = append(tags, "gen-gt"+g)
 	}
 	if rng.IntN(4) == 0 {
 		zs := append([]string(nil), Zones...)
 		rng.Shuffle(len(zs), func(i, j int) { zs[i], zs[j] = zs[j], zs[i] })
 		zs = zs[:1+rng.IntN(2)]
-		req(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zs...)
+		addReq(np, corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zs...)
 		tags = append(tags, fmt.Sprintf("pool-%dzone", len(zs)))
 	}
 	if p > 0 && rng.IntN(2) == 0 {
-		np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: name, Effect: corev1.TaintEffectNoSchedule}}
-		tags = append(tags, "pool-taint")
+		tags = append(tags, dedicate(np))
 	}
 	if nPools > 1 && rng.IntN(3) > 0 {
-		w := int32([]int{1, 10, 50, 100}[rng.IntN(4)])
-		np.Spec.Weight = &w
-		tags = append(tags, "weights")
+		tags = append(tags, weigh(rng, np))
 	}
 	switch rng.IntN(6) {
 	case 0:
@@ -208,8 +164,7 @@ var (
 func wideTemplate(rng *rand.Rand, app string, count int, pools []*karpv1.NodePool) podTemplate {
 	t := podTemplate{lbls: map[string]string{"app": app}, count: count}
 	cpu, mem := wideCPUs[rng.IntN(len(wideCPUs))], wideMems[rng.IntN(len(wideMems))]
-	t.spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}}}
+	t.spec.Containers = requesting(cpu, mem)
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
 	spread := func(key string, skew int32) {
 		t.spec.TopologySpreadConstraints = append(t.spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
@@ -245,17 +200,7 @@ func wideTemplate(rng *rand.Rand, app string, count int, pools []*karpv1.NodePoo
 		t.spec.NodeSelector = map[string]string{corev1.LabelArchStable: []string{"amd64", "arm64"}[rng.IntN(2)]}
 	case 10, 11:
 		t.kind = "tolerations"
-		var tainted []string
-		for _, p := range pools {
-			for _, tt := range p.Spec.Template.Spec.Taints {
-				tainted = append(tainted, tt.Value)
-			}
-		}
-		v := "none"
-		if len(tainted) > 0 {
-			v = tainted[rng.IntN(len(tainted))]
-		}
-		t.spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: v, Effect: corev1.TaintEffectNoSchedule}}
+		t.spec.Tolerations = tolerateOne(rng, pools)
 	}
 	return t
 }
