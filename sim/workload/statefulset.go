@@ -60,11 +60,9 @@ func (c *Controllers) reconcileStatefulSet(w, k int32, in *instance) {
 		}
 	}
 	now := c.eng.Now()
-	for _, id := range replicas {
+	for o, id := range replicas {
 		if id == cluster.NoPod {
-			// createPod names the pod with the lowest free ordinal: this
-			// one, as every lower replica exists by now.
-			c.createPod(w, k, in, ctl.spec.Pod)
+			c.createNamedPod(w, k, in, ctl.spec.Pod, in.name+"-"+strconv.Itoa(o))
 			if ordered {
 				return
 			}
