@@ -211,3 +211,30 @@ func TestStatefulSetScaleDownByOrdinal(t *testing.T) {
 		require.Equal(t, []string{"db-0", "db-1"}, f.live(), "ordered=%v", ordered)
 	}
 }
+
+// TestOrderedReadyScaleDownFirstUnavailable: a condemned pod that is not
+// Running and Ready is deleted when it is the lowest such condemned pod
+// (upstream's firstUnavailablePod), and blocks the scale-down otherwise.
+func TestOrderedReadyScaleDownFirstUnavailable(t *testing.T) {
+	f := newSTS(t, Spec{OrderedReady: true, Replicas: ReplicaPlan{Steps: []Step{{0, 3}, {time.Minute, 1}}}})
+	f.runTo(time.Second)
+	f.start("db-0")
+	f.start("db-1")
+	f.start("db-2")
+	f.cl.DeletePod(f.id("db-2"), cluster.CauseNodeGone) // comes back Pending
+	f.runTo(2 * time.Minute)
+	require.Equal(t, []string{"db-0"}, f.live(), "the Pending db-2 is the first unavailable: it goes, then db-1")
+
+	f = newSTS(t, Spec{OrderedReady: true, Replicas: ReplicaPlan{Steps: []Step{{0, 3}, {time.Minute, 1}}}})
+	f.runTo(time.Second)
+	f.start("db-0")
+	f.start("db-1")
+	f.start("db-2")
+	f.cl.DeletePod(f.id("db-2"), cluster.CauseNodeGone)
+	f.runTo(2 * time.Second)
+	f.cl.DeletePod(f.id("db-1"), cluster.CauseNodeGone) // both Pending now
+	f.runTo(2 * time.Minute)
+	require.Equal(t, []string{"db-0", "db-2", "db-1"}, f.live(), "db-2 is not the first unavailable (db-1 is): it waits")
+	f.start("db-2")
+	require.Equal(t, []string{"db-0"}, f.live(), "db-2 runs: it goes, then db-1, now the first unavailable")
+}
