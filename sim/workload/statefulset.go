@@ -124,7 +124,7 @@ func ordinal(set, pod string) int {
 	return o
 }
 
-// orderedStarted wakes an OrderedReady StatefulSet whose pod id just
+// orderedStarted wakes OrderedReady StatefulSet w, one of whose pods just
 // started: at once, or when the pod becomes available after
 // minReadySeconds.
 func (c *Controllers) orderedStarted(w int32) {
