@@ -47,6 +47,7 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 	var entries []trace.Entry
 	var names []string
 	var launchedFor []string
+	var phases map[string]string
 	matches := func(pod string) bool {
 		return pod == want || strings.HasSuffix(pod, "/"+want)
 	}
@@ -54,6 +55,7 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 		Seed:  &seed,
 		Trace: func(e trace.Entry) { entries = append(entries, e) },
 		Inspect: func(cl *cluster.Cluster) {
+			phases = endPhases(cl)
 			for i := range cl.Pods {
 				p := &cl.Pods[i]
 				full := cl.Syms.Name(p.Namespace) + "/" + p.Name
@@ -129,6 +131,7 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 		fmt.Fprintf(&b, "  %9s  %s\n", fmtTime(e.T), line)
 	}
 	whyVolumes(&b, sc, found)
+	whyNotRecreated(&b, sc, found, phases)
 	if len(launchedFor) > 0 {
 		b.WriteString("\nProvisioned for it:\n")
 		for _, l := range launchedFor {

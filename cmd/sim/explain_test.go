@@ -153,7 +153,18 @@ func TestExplainSlowJoin(t *testing.T) {
 func TestExplainVolumeZone(t *testing.T) {
 	out := explainOf(t, "stateful-zone-ca", "db-2")
 	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 2 node(s) had volume node affinity conflict (db-spot, db-on-demand)")
-	require.Contains(t, out, "6m16s  volume provisioned for data/data-db-2 (StorageClass gp3, WaitForFirstConsumer) in us-east-1c")
-	require.Contains(t, out, "Its volumes:\n  - claim data/data-db-2 (StorageClass gp3, WaitForFirstConsumer) was provisioned in us-east-1c at 6m16s, where its pod first landed on db-spot-3: the pod can run only in us-east-1c\n  - the scheduler rejects the other nodes: node(s) had volume node affinity conflict\n")
+	require.Contains(t, out, "11m52s  volume provisioned for data/data-db-2 (StorageClass gp3, WaitForFirstConsumer) in us-east-1c")
+	require.Contains(t, out, "Its volumes:\n  - claim data/data-db-2 (StorageClass gp3, WaitForFirstConsumer) was provisioned in us-east-1c at 11m52s, where its pod first landed on db-spot-3: the pod can run only in us-east-1c\n  - the scheduler rejects the other nodes: node(s) had volume node affinity conflict\n")
 	require.Contains(t, out, "    - NodeGroup/db-spot: never: starts with no nodes and the Cluster Autoscaler never scales it up for these pods (its template: its volumes cannot be used in us-east-1a (node(s) had volume node affinity conflict))\n")
+}
+
+// TestExplainOrderedHalt: a StatefulSet replica lost and not created again
+// because a lower ordinal is not Running and Ready (OrderedReady) says so,
+// naming that ordinal; the replica that strands does not.
+func TestExplainOrderedHalt(t *testing.T) {
+	scenario := filepath.Join("testdata", "explain", "ordered-halt.yaml")
+	out := explainOf(t, scenario, "db-1")
+	require.Contains(t, out, "32m00s  deleted: nodeGone")
+	require.Contains(t, out, "\nNot created again by the end: StatefulSet/default/db has podManagementPolicy OrderedReady, which creates a replica only once every lower ordinal is Running and Ready, and default/db-0 was pending at the end.\n")
+	require.NotContains(t, explainOf(t, scenario, "db-0"), "Not created again")
 }

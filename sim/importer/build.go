@@ -237,7 +237,18 @@ func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][
 		}
 		var list []string
 		if wl.statefulSet {
-			for o := 0; o < int(wl.startMax); o++ {
+			// Up to the highest ordinal a pod holds: a pending pod is
+			// listed ("") so that it exists at the start, as it does in
+			// the cluster; the missing ordinals above are left to the
+			// StatefulSet controller, which with OrderedReady creates
+			// them one at a time.
+			last := -1
+			for o := range ordinals[wl] {
+				if o < int(wl.startMax) {
+					last = max(last, o)
+				}
+			}
+			for o := 0; o <= last; o++ {
 				list = append(list, mapNode(ordinals[wl][o]))
 			}
 		} else {
@@ -254,7 +265,7 @@ func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][
 			}
 			list = bound
 		}
-		for len(list) > 0 && list[len(list)-1] == "" {
+		for !wl.statefulSet && len(list) > 0 && list[len(list)-1] == "" {
 			list = list[:len(list)-1]
 		}
 		if len(missing) > 0 {

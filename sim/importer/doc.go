@@ -25,9 +25,12 @@
 // desiredCapacity becomes the number of its nodes in the export (within
 // minSize and maxSize), the ASG's size now. Controllers keep their replica
 // counts (pods of a ReplicaSet a Deployment owns count for the
-// Deployment; a Job keeps the completions still to run); where their pods
-// run goes to spec.workloads[].startOn, which binds the first pods there at
-// time 0. Bare Pods keep spec.nodeName. DaemonSet pods are left to their
+// Deployment; a Job keeps the completions still to run; a StatefulSet its
+// podManagementPolicy and minReadySeconds); where their pods run goes to
+// spec.workloads[].startOn, which binds the first pods there at time 0 (a
+// StatefulSet's by ordinal, "" for a pending pod, up to the highest
+// ordinal a pod holds: the missing ones above are the controller's to
+// create). Bare Pods keep spec.nodeName. DaemonSet pods are left to their
 // DaemonSet; a Deployment's or Job's terminating pod bound to an exported
 // node goes to spec.workloads[].startTerminating with the grace period left
 // (deletionTimestamp, which the API server sets to the deletion's time plus

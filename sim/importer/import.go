@@ -673,7 +673,8 @@ func (im *Importer) controller(w where, it *item) error {
 		meta = s.ObjectMeta
 		obj = appsv1.StatefulSet{TypeMeta: typeMeta2("apps/v1", "StatefulSet"), ObjectMeta: im.meta(meta, true),
 			Spec: appsv1.StatefulSetSpec{Replicas: s.Spec.Replicas, Selector: im.Selector(s.Spec.Selector), Template: im.template(s.Spec.Template),
-				VolumeClaimTemplates: im.claimTemplates(nsOr(s.Namespace), s.Name, s.Spec.VolumeClaimTemplates)}}
+				VolumeClaimTemplates: im.claimTemplates(nsOr(s.Namespace), s.Name, s.Spec.VolumeClaimTemplates),
+				PodManagementPolicy:  s.Spec.PodManagementPolicy, MinReadySeconds: s.Spec.MinReadySeconds}}
 		wl.statefulSet = true
 		wl.startMax = replicas(s.Spec.Replicas)
 	case "DaemonSet":

@@ -541,3 +541,60 @@ func TestTerminatingPodsKept(t *testing.T) {
 		})
 	}
 }
+
+// A StatefulSet keeps its podManagementPolicy and minReadySeconds, and its
+// pending pods: db-1 exists, unscheduled, so it is created at the start
+// ("" in startOn); db-2 and db-3 do not, so the controller creates them
+// (OrderedReady: once db-1 runs).
+func TestStatefulSetStart(t *testing.T) {
+	sts := func(name, extra string) string {
+		return `- apiVersion: apps/v1
+  kind: StatefulSet
+  metadata: {name: ` + name + `, namespace: shop}
+  spec:
+    replicas: 4
+    serviceName: ` + name + `
+` + extra + `    selector: {matchLabels: {app: ` + name + `}}
+    template:
+      metadata: {labels: {app: ` + name + `}}
+      spec:
+        containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
+`
+	}
+	pending := func(name, owner string) string {
+		return `- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: ` + name + `
+    namespace: shop
+    ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: ` + owner + `, controller: true}]
+  spec:
+    containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
+  status: {phase: Pending}
+`
+	}
+	export := `apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    labels: {node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a}
+    name: n1
+` + sts("db", "    podManagementPolicy: OrderedReady\n") + sts("cache", "    podManagementPolicy: Parallel\n    minReadySeconds: 10\n") +
+		exportedPod("db-0", "apps/v1", "StatefulSet", "db", "n1", "") + pending("db-1", "db") +
+		exportedPod("cache-0", "apps/v1", "StatefulSet", "cache", "n1", "") + `kind: List
+metadata:
+  resourceVersion: ""
+`
+	out, _ := importFile(t, "prod.yaml", strings.NewReader(export), Options{})
+	sc, err := scenario.LoadManifests("imported.yaml", out, nil)
+	require.NoError(t, err)
+	require.Len(t, sc.Workloads, 2)
+	db, cache := sc.Workloads[0], sc.Workloads[1]
+	require.Equal(t, "StatefulSet/shop/db", db.Ref())
+	require.True(t, db.OrderedReady)
+	require.Equal(t, []string{"n1", ""}, db.StartOn, "db-1 exists, pending; db-2 and db-3 do not")
+	require.False(t, cache.OrderedReady)
+	require.Equal(t, 10*time.Second, cache.MinReady)
+	require.Equal(t, []string{"n1"}, cache.StartOn)
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/workload"
 )
 
 // Volumes that pin pods to zones (KindVolumeZone). A pod whose EBS volume
@@ -248,6 +249,9 @@ func (c *checker) checkVolumeZones(r *row) bool {
 	} else {
 		msg = fmt.Sprintf("each pod's %s lives in the zone the pod first lands in; a pod whose volume is in %s can come back only there, and no capacity source would add a node there for it%s",
 			what, strings.Join(lost, " or "), because)
+		if w := &c.sc.Workloads[r.w]; w.Kind == workload.StatefulSet && w.OrderedReady {
+			msg += "; while it waits, the StatefulSet (podManagementPolicy OrderedReady) creates none of its missing higher ordinals"
+		}
 	}
 	fix := "give each zone its own node group (one eksctl managed node group per availability zone) and run the Cluster Autoscaler with --balance-similar-node-groups, or let a Karpenter NodePool that allows every zone provision these pods"
 	c.add(c.workloadFinding(r.w, sev, KindVolumeZone, msg, fix, nil))

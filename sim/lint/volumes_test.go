@@ -20,6 +20,7 @@ func TestVolumeZoneOnEmbeddedScenarios(t *testing.T) {
 	require.Equal(t, "StatefulSet/data/db", fs[0].Workload)
 	require.Contains(t, fs[0].Message, "a pod whose volume is in us-east-1b or us-east-1c can come back only there")
 	require.Contains(t, fs[0].Message, "NodeGroup/db-spot's template node is in us-east-1a")
+	require.Contains(t, fs[0].Message, "; while it waits, the StatefulSet (podManagementPolicy OrderedReady) creates none of its missing higher ordinals")
 	require.Contains(t, fs[0].Fix, "--balance-similar-node-groups")
 	for _, name := range []string{"stateful-zone-ca-per-az", "stateful-zone-karpenter"} {
 		require.Empty(t, findingsOf(Check(loadEmbedded(t, name)), KindVolumeZone), name)

@@ -562,6 +562,10 @@ type podObject struct {
 	completions int32
 	// claimTemplates are a StatefulSet's volumeClaimTemplates.
 	claimTemplates []corev1.PersistentVolumeClaim
+	// orderedReady and minReady are a StatefulSet's podManagementPolicy
+	// (OrderedReady unless Parallel) and minReadySeconds.
+	orderedReady bool
+	minReady     time.Duration
 	// backoffLimit and ignoreDisruptions of a Job (podFailurePolicy).
 	backoffLimit      int32
 	ignoreDisruptions bool
@@ -625,7 +629,8 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 		}
 		ws := workload.Spec{Kind: o.kind, Namespace: o.namespace, Name: o.name, Pod: spec,
 			Parallelism: o.parallelism, Completions: o.completions, BackoffLimit: o.backoffLimit,
-			IgnoreDisruptions: o.ignoreDisruptions, TwinOf: -1, File: o.doc.File, Line: o.doc.Line}
+			IgnoreDisruptions: o.ignoreDisruptions, OrderedReady: o.orderedReady, MinReady: o.minReady,
+			TwinOf: -1, File: o.doc.File, Line: o.doc.Line}
 		t := timings[l.refOf(o.doc)]
 		estimate += l.applyTiming(o, t, &ws, priority)
 		l.out.Workloads = append(l.out.Workloads, ws)
@@ -749,6 +754,9 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 			return o, false
 		}
 		o.claimTemplates = obj.Spec.VolumeClaimTemplates
+		if !l.podManagement(d, &obj.Spec, &o) {
+			return o, false
+		}
 		return replicated(workload.StatefulSet, &obj.Spec.Template, obj.Spec.Replicas, obj.Spec.Selector)
 	case "DaemonSet":
 		obj, ok := decode[appsv1.DaemonSet](l, d)
@@ -779,6 +787,27 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 		return o, true
 	}
 	return o, false
+}
+
+// podManagement reads a StatefulSet's spec.podManagementPolicy (the API
+// defaults it to OrderedReady) and spec.minReadySeconds; ok is false after
+// an error.
+func (l *loader) podManagement(d *manifest.Document, spec *appsv1.StatefulSetSpec, o *podObject) bool {
+	switch spec.PodManagementPolicy {
+	case "", appsv1.OrderedReadyPodManagement:
+		o.orderedReady = true
+	case appsv1.ParallelPodManagement:
+	default:
+		l.fail(d.Errorf("spec.podManagementPolicy", "use OrderedReady (the default) or Parallel",
+			"unknown podManagementPolicy %q", spec.PodManagementPolicy))
+		return false
+	}
+	if spec.MinReadySeconds < 0 {
+		l.fail(d.Errorf("spec.minReadySeconds", "give 0 or more seconds", "minReadySeconds %d is negative", spec.MinReadySeconds))
+		return false
+	}
+	o.minReady = time.Duration(spec.MinReadySeconds) * time.Second
+	return true
 }
 
 func replicasOr1(r *int32) int32 {

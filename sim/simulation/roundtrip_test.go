@@ -16,6 +16,7 @@ import (
 	"github.com/clustersim/clustersim/sim/importer"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
+	"github.com/clustersim/clustersim/sim/workload"
 )
 
 // nodeKey is what a node must keep through a dump and an import.
@@ -195,6 +196,16 @@ func TestDumpImportRoundTrip(t *testing.T) {
 				}
 			}
 			require.Equal(t, wantPending, pending(after, refs(is)), "pending pods stay pending")
+			policies := func(ws []workload.Spec) map[string]string {
+				out := map[string]string{}
+				for i := range ws {
+					if w := &ws[i]; w.Kind == workload.StatefulSet {
+						out[w.Ref()] = fmt.Sprintf("ordered=%v minReady=%v", w.OrderedReady, w.MinReady)
+					}
+				}
+				return out
+			}
+			require.Equal(t, policies(sc.Workloads), policies(back.Workloads), "StatefulSets keep their podManagementPolicy")
 			require.Equal(t, pdbsOf(before, sc.PDBs), pdbsOf(after, back.PDBs))
 			// Claims come back bound to their volumes, in their zones,
 			// and stay there as the run goes on (stateful-*).

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -25,7 +26,8 @@ func (s *Sim) WriteState(w io.Writer) (err error) {
 		for i := range s.ctrls.Len() {
 			spec := s.ctrls.Workload(int32(i))
 			wl := statedump.Workload{Kind: spec.Kind.String(), Namespace: spec.Namespace, Name: spec.Name, Pod: spec.Pod,
-				Parallelism: spec.Parallelism, BackoffLimit: spec.BackoffLimit}
+				Parallelism: spec.Parallelism, BackoffLimit: spec.BackoffLimit,
+				OrderedReady: spec.OrderedReady, MinReadySeconds: int32(spec.MinReady / time.Second)}
 			if h := spec.Replicas.HPA; h != nil {
 				wl.HPA = &statedump.HPA{Min: h.Min, Max: h.Max, TargetPercent: int32(math.Round(h.Target * 100))}
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
+	"github.com/clustersim/clustersim/sim/workload"
 )
 
 // requireSameSpec compiles a dumped pod as the scenario loader would and
@@ -201,7 +202,20 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 			require.Len(t, o.OwnerReferences, 1)
 			require.Equal(t, "Deployment", o.OwnerReferences[0].Kind)
 		case "StatefulSet":
-			decodeAs[appsv1.StatefulSet](t, d)
+			o := decodeAs[appsv1.StatefulSet](t, d)
+			var w *workload.Spec
+			for i := range sc.Workloads {
+				if sc.Workloads[i].Ref() == "StatefulSet/"+o.Namespace+"/"+o.Name {
+					w = &sc.Workloads[i]
+				}
+			}
+			require.NotNil(t, w, o.Name)
+			policy := appsv1.ParallelPodManagement
+			if w.OrderedReady {
+				policy = appsv1.OrderedReadyPodManagement
+			}
+			require.Equal(t, policy, o.Spec.PodManagementPolicy, o.Name)
+			require.Equal(t, int32(w.MinReady/time.Second), o.Spec.MinReadySeconds, o.Name)
 		case "DaemonSet":
 			decodeAs[appsv1.DaemonSet](t, d)
 		case "Job":

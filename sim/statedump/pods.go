@@ -433,9 +433,13 @@ func (d *dumper) controllers() {
 					Spec:   appsv1.ReplicaSetSpec{Replicas: &replicas, Selector: sel, Template: d.template(w)},
 					Status: appsv1.ReplicaSetStatus{Replicas: live, ReadyReplicas: ready, AvailableReplicas: ready}})
 			case kind == KindStatefulSet && w.Kind == KindStatefulSet:
+				policy := appsv1.ParallelPodManagement
+				if w.OrderedReady {
+					policy = appsv1.OrderedReadyPodManagement
+				}
 				d.item(&appsv1.StatefulSet{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: kind}, ObjectMeta: meta(kind, w, w.Name),
 					Spec: appsv1.StatefulSetSpec{Replicas: &replicas, ServiceName: w.Name, Selector: d.selector(w), Template: d.template(w),
-						VolumeClaimTemplates: claimTemplates(w.Pod)},
+						VolumeClaimTemplates: claimTemplates(w.Pod), PodManagementPolicy: policy, MinReadySeconds: w.MinReadySeconds},
 					Status: appsv1.StatefulSetStatus{Replicas: live, ReadyReplicas: ready, AvailableReplicas: ready}})
 			case kind == KindDaemonSet && w.Kind == KindDaemonSet:
 				d.item(&appsv1.DaemonSet{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: kind}, ObjectMeta: meta(kind, w, w.Name),

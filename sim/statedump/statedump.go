@@ -106,6 +106,11 @@ type Workload struct {
 	Pod             *cluster.PodSpec
 	// Parallelism and BackoffLimit of a Job.
 	Parallelism, BackoffLimit int32
+	// OrderedReady and MinReadySeconds are a StatefulSet's
+	// podManagementPolicy (OrderedReady, else Parallel) and
+	// minReadySeconds.
+	OrderedReady    bool
+	MinReadySeconds int32
 	// HPA is set on a Deployment or StatefulSet an HPA scales.
 	HPA       *HPA
 	Instances []Instance

@@ -155,6 +155,17 @@ type Spec struct {
 	Parallelism, Completions int32
 	BackoffLimit             int32
 	IgnoreDisruptions        bool
+	// OrderedReady is a StatefulSet's podManagementPolicy OrderedReady,
+	// the API's default (the scenario sets it unless the manifest says
+	// Parallel; false is Parallel): the controller creates one missing
+	// ordinal at a time, lowest first, only while every lower ordinal is
+	// Running and Ready (started, not terminating) and has been so for
+	// MinReady; it deletes one pod at a time, highest first, only then;
+	// an ordinal that is not Running and Ready halts both (statefulset.go).
+	OrderedReady bool
+	// MinReady is a StatefulSet's spec.minReadySeconds: how long a pod
+	// must have run before OrderedReady counts it as available.
+	MinReady time.Duration
 	// CronJob is set on a Job that a CronJob starts on its schedule.
 	CronJob  *CronJob
 	Fallback *Fallback

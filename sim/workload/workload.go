@@ -13,8 +13,12 @@
 // react at once (no reconcile latency); a Deployment's rollout strategy is not
 // modelled (replicas are replaced one for one); scale-down deletes pending
 // pods first, then the newest bound ones, the gist of the ReplicaSet
-// controller's ranking; StatefulSets create and delete pods in ordinal
-// order without waiting for readiness; a Job pod lost to eviction,
+// controller's ranking; StatefulSets keep ordinals and follow their
+// podManagementPolicy (statefulset.go: OrderedReady creates one ordinal at a
+// time once the lower ones are Running and Ready, a started pod being Ready
+// as there are no readiness probes, and deletes one at a time from the
+// highest; Parallel all at once), scale-down deleting pods at once, without
+// a grace period; a Job pod lost to eviction,
 // preemption or node loss counts as a failure towards backoffLimit (as with
 // the PodDisruptionConditions feature) unless the Job's podFailurePolicy
 // ignores DisruptionTarget, and its progress is lost; HPAs act on the load
@@ -47,6 +51,7 @@ const (
 	evCronLate                      // Obj = workload: a CronJob's Job ended; start a skipped run late
 	evMarkTerminating               // Obj = pod: a StartTerminating pod was bound
 	evTerminated                    // Obj = pod: a StartTerminating pod's grace period is over
+	evAvailable                     // Obj = workload: an OrderedReady StatefulSet's pod passed minReadySeconds
 )
 
 // instance is one created copy of a workload: one Deployment, or one
@@ -102,7 +107,10 @@ type Controllers struct {
 	// resubmitTimers holds, by PodID, a pending fallback timeout.
 	resubmitTimers map[cluster.PodID]engine.Timer
 	// startTerm are the StartTerminating pods not yet gone.
-	startTerm  map[cluster.PodID]bool
+	startTerm map[cluster.PodID]bool
+	// ordered is set when a workload is an OrderedReady StatefulSet: only
+	// then do pods starting wake a controller.
+	ordered    bool
 	stats      Stats
 	byWorkload []WorkloadStats
 }
@@ -153,6 +161,7 @@ func New(eng *engine.Engine, cl *cluster.Cluster, specs []Spec) *Controllers {
 			holdStart: len(s.StartOn) > 0,
 		}
 		c.ctrls = append(c.ctrls, ctl)
+		c.ordered = c.ordered || (s.Kind == StatefulSet && s.OrderedReady)
 		if s.TwinOf >= 0 && s.Kind == Job {
 			continue // arrives only through its primary's split
 		}
@@ -226,6 +235,8 @@ func (c *Controllers) HandleEvent(ev engine.Event) {
 		c.daemonSetsOn(cluster.NodeID(ev.Obj))
 	case evCronLate:
 		c.cronLate(ev.Obj)
+	case evAvailable:
+		c.reconcile(ev.Obj)
 	case evMarkTerminating:
 		if id := cluster.PodID(ev.Obj); c.startTerm[id] && c.cl.Pods[id].Phase.OnNode() {
 			c.cl.MarkTerminating(id)
@@ -419,8 +430,10 @@ func (c *Controllers) reconcile(w int32) {
 			continue
 		}
 		switch ctl.spec.Kind {
-		case Deployment, StatefulSet:
+		case Deployment:
 			c.reconcileReplicas(w, int32(k), in)
+		case StatefulSet:
+			c.reconcileStatefulSet(w, int32(k), in)
 		case Job:
 			c.reconcileJob(w, int32(k), in)
 		case BarePod:
@@ -445,9 +458,8 @@ func (c *Controllers) reconcileReplicas(w, k int32, in *instance) {
 	}
 }
 
-// scaleDownOrder picks n pods to delete: pending before bound, newer before
-// older (ReplicaSet's ranking in short); StatefulSets remove the highest
-// ordinals, which are also the newest.
+// scaleDownOrder picks n pods of a Deployment to delete: pending before
+// bound, newer before older (ReplicaSet's ranking in short).
 func (c *Controllers) scaleDownOrder(in *instance, n int32) []cluster.PodID {
 	pods := append([]cluster.PodID(nil), in.live...)
 	sort.Slice(pods, func(i, j int) bool {
@@ -625,6 +637,13 @@ func (c *Controllers) OnChange(ch cluster.Change) {
 	case cluster.PodBound:
 		if len(c.startTerm) > 0 && c.startTerm[ch.Pod] {
 			c.eng.Schedule(c.eng.Now(), engine.Event{Handler: c.id, Kind: evMarkTerminating, Obj: int32(ch.Pod)})
+		}
+		return
+	case cluster.PodStarted:
+		if c.ordered && int(ch.Pod) < len(c.owner) {
+			if w := c.owner[ch.Pod].ctrl; w >= 0 && c.ctrls[w].spec.Kind == StatefulSet && c.ctrls[w].spec.OrderedReady {
+				c.orderedStarted(w)
+			}
 		}
 		return
 	default:

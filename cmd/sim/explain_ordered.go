@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/trace"
+	"github.com/clustersim/clustersim/sim/workload"
+)
+
+// endPhases records, at the end of the run, the state of every live pod
+// by namespace/name: what whyNotRecreated reads.
+func endPhases(cl *cluster.Cluster) map[string]string {
+	out := map[string]string{}
+	for i := range cl.Pods {
+		p := &cl.Pods[i]
+		if p.Phase.Terminal() {
+			continue
+		}
+		state := p.Phase.String()
+		if p.Terminating {
+			state = "Terminating"
+		}
+		out[cl.Syms.Name(p.Namespace)+"/"+p.Name] = state
+	}
+	return out
+}
+
+// whyNotRecreated explains a StatefulSet replica that was lost and not
+// created again by the end of the run: with podManagementPolicy
+// OrderedReady the controller creates it only once every lower ordinal is
+// Running and Ready, and names the first lower ordinal that was not.
+func whyNotRecreated(b *strings.Builder, sc *scenario.Scenario, found []trace.Entry, phases map[string]string) {
+	last := found[len(found)-1]
+	for i := len(found) - 1; i >= 0; i-- {
+		if k := found[i].Kind; k == "podCreated" || k == "podDeleted" || k == "podFinished" {
+			last = found[i]
+			break
+		}
+	}
+	if last.Kind != "podDeleted" || last.Cause == cluster.CauseScaleDown.String() {
+		return
+	}
+	var w *workload.Spec
+	for i := range sc.Workloads {
+		if sc.Workloads[i].Ref() == last.Workload {
+			w = &sc.Workloads[i]
+		}
+	}
+	if w == nil || w.Kind != workload.StatefulSet || !w.OrderedReady {
+		return
+	}
+	ns, name, _ := strings.Cut(last.Pod, "/")
+	rest, ok := strings.CutPrefix(name, w.Name+"-")
+	ord, err := strconv.Atoi(rest)
+	if !ok || err != nil {
+		return
+	}
+	for k := range ord {
+		lower := fmt.Sprintf("%s/%s-%d", ns, w.Name, k)
+		state, live := phases[lower]
+		if live && state == cluster.Running.String() {
+			continue
+		}
+		if !live {
+			state = "missing too"
+		}
+		fmt.Fprintf(b, "\nNot created again by the end: %s has podManagementPolicy OrderedReady, which creates a replica only once every lower ordinal is Running and Ready, and %s was %s at the end.\n",
+			last.Workload, lower, strings.ToLower(state))
+		return
+	}
+}
