@@ -50,29 +50,7 @@ func TestVolumeZoneBoundVolume(t *testing.T) {
 // realStaticPV is kubernetes-sigs/aws-ebs-csi-driver's static provisioning
 // example (examples/kubernetes/static-provisioning/manifests/{pv,claim,pod}.yaml),
 // reduced: the zone moved to us-east-1c and the pod given a cpu request.
-// The PV names its zone with the EBS driver's own topology key.
-const realStaticPV = `---
-apiVersion: v1
-kind: PersistentVolume
-metadata:
-  name: test-pv
-spec:
-  accessModes:
-  - ReadWriteOnce
-  capacity:
-    storage: 5Gi
-  csi:
-    driver: ebs.csi.aws.com
-    volumeHandle: vol-03c604538dd7d2f41
-  nodeAffinity:
-    required:
-      nodeSelectorTerms:
-        - matchExpressions:
-            - key: topology.ebs.csi.aws.com/zone
-              operator: In
-              values:
-                - us-east-1c
----
+var realStaticPV = fixtures.EBSStaticPV("us-east-1c") + `---
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata:

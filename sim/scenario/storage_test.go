@@ -179,28 +179,7 @@ spec:
 // its zone is warned about, as a class's allowedTopologies zone is.
 func TestPVZoneOutsideScenarioWarns(t *testing.T) {
 	pv := func(zone string) string {
-		return minimal + `---
-apiVersion: v1
-kind: PersistentVolume
-metadata:
-  name: test-pv
-spec:
-  accessModes:
-  - ReadWriteOnce
-  capacity:
-    storage: 5Gi
-  csi:
-    driver: ebs.csi.aws.com
-    volumeHandle: vol-03c604538dd7d2f41
-  nodeAffinity:
-    required:
-      nodeSelectorTerms:
-        - matchExpressions:
-            - key: topology.ebs.csi.aws.com/zone
-              operator: In
-              values:
-                - ` + zone + `
-`
+		return minimal + fixtures.EBSStaticPV(zone)
 	}
 	sc, err := LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(pv("us-east-2c"))}}, "s.yaml")
 	require.NoError(t, err)
