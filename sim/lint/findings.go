@@ -70,6 +70,7 @@ func (c *checker) findings() {
 		}
 		anyRace = anyRace || raced
 		c.checkTemplates(r)
+		c.checkSelectors(r)
 		if fr := c.fbRow[r.w]; fr != nil {
 			c.checkTemplates(fr)
 		}

@@ -116,6 +116,13 @@ const (
 	// may be no capacity source would add a node for it (a node group's
 	// template node is in another zone, no NodePool allows the zone).
 	KindVolumeZone = "volume-zone"
+	// KindSelectsNothing (warning; error for required pod affinity): a
+	// required pod (anti-)affinity term or a DoNotSchedule spread
+	// constraint whose labelSelector matches no pod of the scenario, not
+	// even the workload's own: anti-affinity and spread then keep nothing
+	// apart, and affinity never holds. Often a label renamed in the
+	// template and not in the selector.
+	KindSelectsNothing = "selector-selects-nothing"
 	// KindSpotFlexibility (warning): the workload can use fewer spot
 	// instance types than AWS recommends (AWSMinSpotTypes).
 	KindSpotFlexibility = "spot-flexibility"
