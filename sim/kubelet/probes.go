@@ -43,13 +43,20 @@ type Probes struct {
 // the readiness probe too; the random first sleep of workers on a kubelet
 // started less than a period ago; PLEG's relist latency (up to 1 s); and
 // failures (a probe succeeds whenever it runs).
+//
+// The result is at most MaxReadyAfter (absurd probe settings, such as a
+// successThreshold of two billion, saturate there rather than overflow).
 func ReadyAfter(startDelay time.Duration, containers []Probes) time.Duration {
 	var ready time.Duration
 	for _, c := range containers {
-		ready = max(ready, containerReady(max(startDelay, 0), c))
+		ready = max(ready, containerReady(min(max(startDelay, 0), MaxReadyAfter), c))
 	}
 	return ready
 }
+
+// MaxReadyAfter bounds ReadyAfter: about 146 years, past any run, with
+// room left to add to a time of the run.
+const MaxReadyAfter = time.Duration(1 << 62)
 
 // containerReady is when one container is Ready, from its start.
 func containerReady(startDelay time.Duration, c Probes) time.Duration {
@@ -60,12 +67,12 @@ func containerReady(startDelay time.Duration, c Probes) time.Duration {
 		// Ticks at AddPod + n*period, that is n*period - startDelay from
 		// the start; the first that finds the container running and past
 		// its initial delay succeeds.
-		p := max(s.Period, time.Second)
-		n := ceilDiv(startDelay+max(s.InitialDelay, 0), p)
+		p := clamp(s.Period, time.Second)
+		n := ceilDiv(startDelay+clamp(s.InitialDelay, 0), p)
 		if n*p-startDelay <= 0 {
 			n++ // the container must be running: after its start
 		}
-		started = n*p - startDelay
+		started = min(n*p-startDelay, MaxReadyAfter)
 	}
 	r := c.Readiness
 	if r == nil {
@@ -74,12 +81,22 @@ func containerReady(startDelay time.Duration, c Probes) time.Duration {
 	// The sync at started runs the probe and restarts the ticker: the
 	// first success is the first of started + m*period past the initial
 	// delay, then successThreshold-1 more periods.
-	p := max(r.Period, time.Second)
+	p := clamp(r.Period, time.Second)
 	var m time.Duration
-	if d := max(r.InitialDelay, 0); started < d {
+	if d := clamp(r.InitialDelay, 0); started < d {
 		m = ceilDiv(d-started, p)
 	}
-	return started + (m+time.Duration(max(r.SuccessThreshold, 1))-1)*p
+	periods := m + time.Duration(max(r.SuccessThreshold, 1)) - 1
+	if periods > (MaxReadyAfter-started)/p {
+		return MaxReadyAfter
+	}
+	return started + periods*p
+}
+
+// clamp bounds a probe's duration to [lo, MaxReadyAfter/4], so that the
+// sums above cannot overflow.
+func clamp(d, lo time.Duration) time.Duration {
+	return min(max(d, lo), MaxReadyAfter/4)
 }
 
 // ceilDiv is a/b rounded up, for a >= 0 and b > 0.

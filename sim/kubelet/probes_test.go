@@ -49,6 +49,9 @@ func TestReadyAfter(t *testing.T) {
 		{"startup then readiness x2", 2 * s, []Probes{{Startup: probe(0, 10*s, 1), Readiness: probe(0, 10*s, 2)}}, 18 * s},
 		// The pod is Ready when its last container is.
 		{"two containers", 2 * s, []Probes{{Readiness: probe(10*s, 10*s, 1)}, {}, {Startup: probe(30*s, 10*s, 1)}}, 38 * s},
+		// Absurd settings saturate rather than overflow.
+		{"huge successThreshold", 2 * s, []Probes{{Readiness: probe(1<<31*s, 1<<31*s, 1<<31-1)}}, MaxReadyAfter},
+		{"huge startup", 1 << 62, []Probes{{Startup: probe(1<<31*s, 1<<31*s, 1), Readiness: probe(1<<31*s, 1<<31*s, 1<<31-1)}}, MaxReadyAfter},
 	} {
 		require.Equal(t, tc.want, ReadyAfter(tc.startDelay, tc.containers), tc.name)
 	}
