@@ -41,8 +41,11 @@ type Probes struct {
 //
 // Not modelled: the periodic pod resync (every 1 to 1.5 min), which runs
 // the readiness probe too; the random first sleep of workers on a kubelet
-// started less than a period ago; PLEG's relist latency (up to 1 s); and
-// failures (a probe succeeds whenever it runs).
+// started less than a period ago; PLEG's relist latency (up to 1 s); the
+// race in which the run at the start finds the container's status not yet
+// written (upstream a zero initialDelaySeconds then waits a period; here
+// it succeeds at the start); and failures (a probe succeeds whenever it
+// runs).
 //
 // The result is at most MaxReadyAfter (absurd probe settings, such as a
 // successThreshold of two billion, saturate there rather than overflow).
