@@ -172,6 +172,14 @@ func TestExplainOrderedHalt(t *testing.T) {
 	require.NotContains(t, explainOf(t, scenario, "db-0"), "Not created again")
 }
 
+// A lower ordinal that runs but is not Ready yet by its readiness probe
+// (5 min after its start) holds a lost replica back too, and sim explain
+// says it is not Ready, not just that it runs.
+func TestExplainOrderedNotReady(t *testing.T) {
+	out := explainOf(t, filepath.Join("testdata", "explain", "ordered-not-ready.yaml"), "db-1")
+	require.Contains(t, out, "\nNot created again by the end: StatefulSet/default/db has podManagementPolicy OrderedReady, which creates a replica only once every lower ordinal is Running and Ready, and default/db-0 was running but not Ready yet (its probes pass 5m0s after its start) at the end.\n")
+}
+
 // explainAt is the instant of a line of sim explain's story ("  31.5s
 // running").
 func explainAt(t *testing.T, story, what string) time.Duration {
