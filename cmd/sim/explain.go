@@ -55,7 +55,7 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 		Seed:  &seed,
 		Trace: func(e trace.Entry) { entries = append(entries, e) },
 		Inspect: func(cl *cluster.Cluster) {
-			phases = endPhases(cl)
+			phases = endPhases(cl, sc.Workloads)
 			for i := range cl.Pods {
 				p := &cl.Pods[i]
 				full := cl.Syms.Name(p.Namespace) + "/" + p.Name

@@ -12,8 +12,11 @@ import (
 )
 
 // endPhases records, at the end of the run, the state of every live pod
-// by namespace/name: what whyNotRecreated reads.
-func endPhases(cl *cluster.Cluster) map[string]string {
+// by namespace/name: what whyNotRecreated reads. A Running pod of an
+// OrderedReady StatefulSet that is not available yet (not Ready by its
+// probes, or not for minReadySeconds: workload.Spec.ReadyAfter, MinReady)
+// says so.
+func endPhases(cl *cluster.Cluster, ws []workload.Spec) map[string]string {
 	out := map[string]string{}
 	for i := range cl.Pods {
 		p := &cl.Pods[i]
@@ -21,8 +24,19 @@ func endPhases(cl *cluster.Cluster) map[string]string {
 			continue
 		}
 		state := p.Phase.String()
-		if p.Terminating {
+		switch {
+		case p.Terminating:
 			state = "Terminating"
+		case p.Phase == cluster.Running && p.Workload >= 0 && int(p.Workload) < len(ws):
+			w := &ws[p.Workload]
+			if w.Kind != workload.StatefulSet || !w.OrderedReady {
+				break
+			}
+			if up := cl.Now() - p.Started; up < w.ReadyAfter {
+				state = fmt.Sprintf("Running but not Ready yet (its probes pass %v after its start)", w.ReadyAfter)
+			} else if up < w.ReadyAfter+w.MinReady {
+				state = fmt.Sprintf("Running and Ready but not yet for minReadySeconds (%v)", w.MinReady)
+			}
 		}
 		out[cl.Syms.Name(p.Namespace)+"/"+p.Name] = state
 	}
@@ -69,7 +83,7 @@ func whyNotRecreated(b *strings.Builder, sc *scenario.Scenario, found []trace.En
 			state = "missing too"
 		}
 		fmt.Fprintf(b, "\nNot created again by the end: %s has podManagementPolicy OrderedReady, which creates a replica only once every lower ordinal is Running and Ready, and %s was %s at the end.\n",
-			last.Workload, lower, strings.ToLower(state))
+			last.Workload, lower, strings.ToLower(state[:1])+state[1:])
 		return
 	}
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -167,4 +170,37 @@ func TestExplainOrderedHalt(t *testing.T) {
 	require.Contains(t, out, "32m00s  deleted: nodeGone")
 	require.Contains(t, out, "\nNot created again by the end: StatefulSet/default/db has podManagementPolicy OrderedReady, which creates a replica only once every lower ordinal is Running and Ready, and default/db-0 was pending at the end.\n")
 	require.NotContains(t, explainOf(t, scenario, "db-0"), "Not created again")
+}
+
+// A lower ordinal that runs but is not Ready yet by its readiness probe
+// (5 min after its start) holds a lost replica back too, and sim explain
+// says it is not Ready, not just that it runs.
+func TestExplainOrderedNotReady(t *testing.T) {
+	out := explainOf(t, filepath.Join("testdata", "explain", "ordered-not-ready.yaml"), "db-1")
+	require.Contains(t, out, "\nNot created again by the end: StatefulSet/default/db has podManagementPolicy OrderedReady, which creates a replica only once every lower ordinal is Running and Ready, and default/db-0 was running but not Ready yet (its probes pass 5m0s after its start) at the end.\n")
+}
+
+// explainAt is the instant of a line of sim explain's story ("  31.5s
+// running").
+func explainAt(t *testing.T, story, what string) time.Duration {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^\s+(\S+)  ` + regexp.QuoteMeta(what) + `$`).FindStringSubmatch(story)
+	require.NotNil(t, m, "no %q in:\n%s", what, story)
+	d, err := time.ParseDuration(m[1])
+	require.NoError(t, err)
+	return d
+}
+
+// The Kubernetes documentation's ZooKeeper StatefulSet (a verbatim copy):
+// OrderedReady creates zk-1 once zk-0 is Ready, 10 s after it runs (its
+// readinessProbe's initialDelaySeconds 10 and default periodSeconds 10,
+// kubelet.ReadyAfter), and zk-2 10 s after zk-1 runs; before readiness
+// probes were read it was created the instant zk-0 ran.
+func TestExplainZooKeeperReadiness(t *testing.T) {
+	scenario := filepath.Join("testdata", "readiness", "scenario.yaml")
+	for k := 1; k <= 2; k++ {
+		prev := explainAt(t, explainOf(t, scenario, fmt.Sprintf("default/zk-%d", k-1)), "running")
+		created := explainAt(t, explainOf(t, scenario, fmt.Sprintf("default/zk-%d", k)), "created")
+		require.Equal(t, 10*time.Second, created-prev, "zk-%d is created 10 s after zk-%d runs", k, k-1)
+	}
 }

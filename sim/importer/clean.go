@@ -79,9 +79,10 @@ func (im *Importer) template(t corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 
 // podSpec keeps what the scheduler and the autoscalers read: requests and
 // limits, placement rules, priority, the scheduler's name, overhead, the
-// restart policy. Commands, args, environment, volumes, probes and
-// security settings are dropped (they may hold secrets and change nothing
-// here); keepArgs keeps commands and args (the Cluster Autoscaler's flags).
+// restart policy. Commands, args, environment, volumes, probes (but a
+// StatefulSet's probe timing, keepProbeTiming) and security settings are
+// dropped (they may hold secrets and change nothing here); keepArgs keeps
+// commands and args (the Cluster Autoscaler's flags).
 func (im *Importer) podSpec(s corev1.PodSpec, keepArgs bool) corev1.PodSpec {
 	if c := s.PriorityClassName; c != "" {
 		if _, ok := im.classUsed[c]; !ok {
@@ -127,6 +128,28 @@ func (im *Importer) podSpec(s corev1.PodSpec, keepArgs bool) corev1.PodSpec {
 	out.Containers = clean(s.Containers)
 	out.InitContainers = clean(s.InitContainers)
 	return out
+}
+
+// keepProbeTiming copies, into a cleaned StatefulSet pod spec, the timing
+// of its containers' readiness and startup probes: when its pods become
+// Ready, which its OrderedReady controller waits for (kubelet.ReadyAfter).
+// The handlers (commands, URLs, headers) are not kept: they may hold
+// secrets, and the model takes every probe to succeed.
+func keepProbeTiming(out, in *corev1.PodSpec) {
+	timing := func(p *corev1.Probe) *corev1.Probe {
+		if p == nil {
+			return nil
+		}
+		return &corev1.Probe{InitialDelaySeconds: p.InitialDelaySeconds, PeriodSeconds: p.PeriodSeconds,
+			SuccessThreshold: p.SuccessThreshold}
+	}
+	copyAll := func(out, in []corev1.Container) {
+		for i := range min(len(out), len(in)) {
+			out[i].ReadinessProbe, out[i].StartupProbe = timing(in[i].ReadinessProbe), timing(in[i].StartupProbe)
+		}
+	}
+	copyAll(out.Containers, in.Containers)
+	copyAll(out.InitContainers, in.InitContainers)
 }
 
 // hash is a stable short digest of a name, for --redact: the same name

@@ -52,9 +52,12 @@
 // Nothing secret leaves: the pod spec keeps only what the models read
 // (requests and limits, placement rules, priority, scheduler name,
 // overhead, restart policy, claim volumes); commands, args (but the
-// Cluster Autoscaler's flags), environment, other volumes, probes,
-// StorageClass parameters but type, annotations the models do not read,
-// managedFields, uids, resourceVersions and status are dropped.
+// Cluster Autoscaler's flags), environment, other volumes, probes (but
+// the timing of a StatefulSet's readiness and startup probes,
+// initialDelaySeconds, periodSeconds and successThreshold, which say when
+// its pods become Ready), StorageClass parameters but type, annotations
+// the models do not read, managedFields, uids, resourceVersions and
+// status are dropped.
 // Options.Redact replaces namespace, workload, node, class, volume and
 // claim names and pod label values (and the selectors that match them)
 // with stable hashes; a StatefulSet's claim is renamed from its renamed

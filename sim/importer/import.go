@@ -671,8 +671,10 @@ func (im *Importer) controller(w where, it *item) error {
 			return err
 		}
 		meta = s.ObjectMeta
+		tmpl := im.template(s.Spec.Template)
+		keepProbeTiming(&tmpl.Spec, &s.Spec.Template.Spec)
 		obj = appsv1.StatefulSet{TypeMeta: typeMeta2("apps/v1", "StatefulSet"), ObjectMeta: im.meta(meta, true),
-			Spec: appsv1.StatefulSetSpec{Replicas: s.Spec.Replicas, Selector: im.Selector(s.Spec.Selector), Template: im.template(s.Spec.Template),
+			Spec: appsv1.StatefulSetSpec{Replicas: s.Spec.Replicas, Selector: im.Selector(s.Spec.Selector), Template: tmpl,
 				VolumeClaimTemplates: im.claimTemplates(nsOr(s.Namespace), s.Name, s.Spec.VolumeClaimTemplates),
 				PodManagementPolicy:  s.Spec.PodManagementPolicy, MinReadySeconds: s.Spec.MinReadySeconds}}
 		wl.statefulSet = true

@@ -598,3 +598,79 @@ metadata:
 	require.Equal(t, 10*time.Second, cache.MinReady)
 	require.Equal(t, []string{"n1"}, cache.StartOn)
 }
+
+// TestStatefulSetProbeTiming: an imported StatefulSet keeps the timing of
+// its containers' and sidecars' readiness and startup probes, so its pods
+// become Ready as late as in the export's cluster (workload ReadyAfter),
+// and none of their handlers (which may hold secrets); a Deployment's
+// probes are dropped.
+func TestStatefulSetProbeTiming(t *testing.T) {
+	export := `apiVersion: v1
+items:
+- apiVersion: apps/v1
+  kind: StatefulSet
+  metadata: {name: db, namespace: shop}
+  spec:
+    replicas: 2
+    serviceName: db
+    selector: {matchLabels: {app: db}}
+    template:
+      metadata: {labels: {app: db}}
+      spec:
+        initContainers:
+        - name: proxy
+          image: x
+          restartPolicy: Always
+          readinessProbe: {tcpSocket: {port: 9000}, initialDelaySeconds: 40, periodSeconds: 10, successThreshold: 1, timeoutSeconds: 1, failureThreshold: 3}
+        containers:
+        - name: c
+          image: x
+          resources: {requests: {cpu: 100m}}
+          startupProbe:
+            httpGet: {path: /started, port: 80, httpHeaders: [{name: Authorization, value: Bearer s3cret}]}
+            initialDelaySeconds: 0
+            periodSeconds: 10
+            successThreshold: 1
+            timeoutSeconds: 1
+            failureThreshold: 30
+          readinessProbe:
+            exec: {command: [check, --password=hunter2]}
+            initialDelaySeconds: 10
+            periodSeconds: 5
+            successThreshold: 2
+            timeoutSeconds: 1
+            failureThreshold: 3
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: shop}
+  spec:
+    replicas: 1
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers:
+        - {name: c, image: x, readinessProbe: {httpGet: {path: /web-ready, port: 80}, periodSeconds: 7}}
+kind: List
+metadata:
+  resourceVersion: ""
+`
+	out, _ := importFile(t, "prod.yaml", strings.NewReader(export), Options{})
+	for _, leak := range []string{"s3cret", "hunter2", "/started", "web-ready", "periodSeconds: 7"} {
+		require.NotContains(t, string(out), leak)
+	}
+	sc, err := scenario.LoadManifests("imported.yaml", out, nil)
+	require.NoError(t, err)
+	require.Equal(t, "StatefulSet/shop/db", sc.Workloads[0].Ref())
+	// The startup probe succeeds at AddPod + 10 s, 8 s after the start
+	// (podStartDelay 2 s); readiness runs then, inside its 10 s initial
+	// delay, and on its ticker from there: 8+5 = 13 s, 18 s (two
+	// successes). The sidecar is Ready at 40 s, and the pod with it.
+	require.Equal(t, 40*time.Second, sc.Workloads[0].ReadyAfter)
+
+	// With the sidecar Ready at its start: the main container's 18 s.
+	out, _ = importFile(t, "prod.yaml", strings.NewReader(strings.Replace(export, "initialDelaySeconds: 40", "initialDelaySeconds: 0", 1)), Options{})
+	sc, err = scenario.LoadManifests("imported.yaml", out, nil)
+	require.NoError(t, err)
+	require.Equal(t, 18*time.Second, sc.Workloads[0].ReadyAfter)
+}

@@ -17,9 +17,15 @@
 // after the pod's deletion, the node being unhealthy (gone); only then may
 // a pod elsewhere attach it.
 //
-// Simplifications: one start delay for every pod (no per-image pulls, no
-// readiness probes); pods never fail or restart on their own; DaemonSet
-// pods take no address (host network).
+// ReadyAfter (probes.go) is when a pod's readiness and startup probes make
+// it Ready, counted from its start; the scenario computes it for each
+// StatefulSet, whose OrderedReady controller is the one model that reads
+// readiness. No probe runs as an event: every probe is taken to succeed
+// the first time it runs.
+//
+// Simplifications: one start delay for every pod (no per-image pulls);
+// pods never fail or restart on their own; DaemonSet pods take no address
+// (host network).
 package kubelet
 
 import (

@@ -627,9 +627,13 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 				l.warn(o.doc, o.specPath+".containers", "no cpu or memory requests or limits: the pods fit anywhere and need no capacity")
 			}
 		}
+		readyAfter, ok := l.readyAfter(o)
+		if !ok {
+			continue
+		}
 		ws := workload.Spec{Kind: o.kind, Namespace: o.namespace, Name: o.name, Pod: spec,
 			Parallelism: o.parallelism, Completions: o.completions, BackoffLimit: o.backoffLimit,
-			IgnoreDisruptions: o.ignoreDisruptions, OrderedReady: o.orderedReady, MinReady: o.minReady,
+			IgnoreDisruptions: o.ignoreDisruptions, OrderedReady: o.orderedReady, ReadyAfter: readyAfter, MinReady: o.minReady,
 			TwinOf: -1, File: o.doc.File, Line: o.doc.Line}
 		t := timings[l.refOf(o.doc)]
 		estimate += l.applyTiming(o, t, &ws, priority)

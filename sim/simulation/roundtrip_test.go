@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -127,104 +128,116 @@ func claimZones(t *testing.T, cl *cluster.Cluster) map[string]string {
 
 // A dump at half of every embedded scenario, imported with sim import,
 // starts a run with the same Ready nodes (names, types, zones, capacity
-// types, owners) and the same pods bound where they were.
+// types, owners) and the same pods bound where they were; StatefulSets
+// keep their podManagementPolicy, minReadySeconds and the delay their
+// probes put on Ready (testdata/readiness.yaml).
 func TestDumpImportRoundTrip(t *testing.T) {
 	for _, name := range scenarios.Names() {
-		t.Run(name, func(t *testing.T) {
-			sc := load(t, name)
-			// Instant controllers: with compute time a pod may be waiting
-			// for its scheduling cycle at the moment of the dump, and the
-			// imported run would place it at time 0.
-			sc.ComputeTime, sc.KarpenterSettings.ComputeTime, sc.CASettings.ComputeTime = false, false, false
-			s, err := simulation.Start(sc, simulation.Options{})
-			require.NoError(t, err)
-			require.NoError(t, s.RunUntil(sc.Duration/2))
-			var dump bytes.Buffer
-			require.NoError(t, s.WriteState(&dump))
+		t.Run(name, func(t *testing.T) { roundTrip(t, load(t, name)) })
+	}
+	t.Run("readiness", func(t *testing.T) {
+		sc, err := scenario.LoadFile("testdata/readiness.yaml")
+		require.NoError(t, err)
+		require.Equal(t, 17*time.Second, sc.Workloads[0].ReadyAfter)
+		roundTrip(t, sc)
+	})
+}
 
-			im := importer.New(importer.Options{Name: "round-trip", Duration: "1h"}, sc.Catalog)
-			require.NoError(t, im.Add("dump.yaml", &dump))
-			// The dump has no node groups: a user adds the eksctl
-			// ClusterConfig, so that the groups adopt their nodes.
-			seen := map[string]bool{}
-			for _, g := range sc.NodeGroups {
-				if seen[g.File] {
-					continue
-				}
-				seen[g.File] = true
-				f, err := scenarios.FS.Open(g.File)
-				require.NoError(t, err)
-				require.NoError(t, im.Add(g.File, f))
-				require.NoError(t, f.Close())
-			}
-			var out bytes.Buffer
-			require.NoError(t, im.Write(&out), "notices: %v", im.Notices())
-			path := filepath.Join(t.TempDir(), "imported.yaml")
-			require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
-			back, err := scenario.LoadFile(path)
-			require.NoError(t, err)
-			r, err := simulation.Start(back, simulation.Options{Check: true})
-			require.NoError(t, err)
-			require.NoError(t, r.RunUntil(0))
+// roundTrip dumps sc at half its duration, imports the dump and checks
+// that the imported run starts from the same state.
+func roundTrip(t *testing.T, sc *scenario.Scenario) {
+	t.Helper()
+	// Instant controllers: with compute time a pod may be waiting
+	// for its scheduling cycle at the moment of the dump, and the
+	// imported run would place it at time 0.
+	sc.ComputeTime, sc.KarpenterSettings.ComputeTime, sc.CASettings.ComputeTime = false, false, false
+	s, err := simulation.Start(sc, simulation.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(sc.Duration/2))
+	var dump bytes.Buffer
+	require.NoError(t, s.WriteState(&dump))
 
-			before, after := s.Cluster(), r.Cluster()
-			require.NotEmpty(t, nodesOf(before))
-			require.Equal(t, nodesOf(before), nodesOf(after))
-			refs := func(specs []string) func(int32) string { return func(w int32) string { return specs[w] } }
-			var was, is []string
-			for i := range sc.Workloads {
-				was = append(was, sc.Workloads[i].Ref())
+	im := importer.New(importer.Options{Name: "round-trip", Duration: "1h"}, sc.Catalog)
+	require.NoError(t, im.Add("dump.yaml", &dump))
+	// The dump has no node groups: a user adds the eksctl
+	// ClusterConfig, so that the groups adopt their nodes.
+	seen := map[string]bool{}
+	for _, g := range sc.NodeGroups {
+		if seen[g.File] {
+			continue
+		}
+		seen[g.File] = true
+		f, err := scenarios.FS.Open(g.File)
+		require.NoError(t, err)
+		require.NoError(t, im.Add(g.File, f))
+		require.NoError(t, f.Close())
+	}
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out), "notices: %v", im.Notices())
+	path := filepath.Join(t.TempDir(), "imported.yaml")
+	require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
+	back, err := scenario.LoadFile(path)
+	require.NoError(t, err)
+	r, err := simulation.Start(back, simulation.Options{Check: true})
+	require.NoError(t, err)
+	require.NoError(t, r.RunUntil(0))
+
+	before, after := s.Cluster(), r.Cluster()
+	require.NotEmpty(t, nodesOf(before))
+	require.Equal(t, nodesOf(before), nodesOf(after))
+	refs := func(specs []string) func(int32) string { return func(w int32) string { return specs[w] } }
+	var was, is []string
+	for i := range sc.Workloads {
+		was = append(was, sc.Workloads[i].Ref())
+	}
+	for i := range back.Workloads {
+		is = append(is, back.Workloads[i].Ref())
+	}
+	// Known gap: a pod a fallback controller resubmitted with its
+	// other spec is dumped under its Job with that spec, but sim
+	// import places a controller's pods by its template, so it
+	// comes back pending: left out here (hybrid-isolated).
+	resubmitted := func(p *cluster.Pod) bool {
+		fb := sc.Workloads[p.Workload].Fallback
+		return fb != nil && p.Spec == fb.Pod
+	}
+	want := placement(before, refs(was), resubmitted)
+	require.NotEmpty(t, want)
+	require.Equal(t, want, placement(after, refs(is), func(*cluster.Pod) bool { return false }))
+	wantPending := pending(before, refs(was))
+	for i := range before.Pods {
+		if p := &before.Pods[i]; p.Phase.OnNode() && !p.Terminating && p.Workload >= 0 && resubmitted(p) {
+			wantPending[was[p.Workload]]++ // the gap above
+		}
+	}
+	require.Equal(t, wantPending, pending(after, refs(is)), "pending pods stay pending")
+	policies := func(ws []workload.Spec) map[string]string {
+		out := map[string]string{}
+		for i := range ws {
+			if w := &ws[i]; w.Kind == workload.StatefulSet {
+				out[w.Ref()] = fmt.Sprintf("ordered=%v minReady=%v readyAfter=%v", w.OrderedReady, w.MinReady, w.ReadyAfter)
 			}
-			for i := range back.Workloads {
-				is = append(is, back.Workloads[i].Ref())
-			}
-			// Known gap: a pod a fallback controller resubmitted with its
-			// other spec is dumped under its Job with that spec, but sim
-			// import places a controller's pods by its template, so it
-			// comes back pending: left out here (hybrid-isolated).
-			resubmitted := func(p *cluster.Pod) bool {
-				fb := sc.Workloads[p.Workload].Fallback
-				return fb != nil && p.Spec == fb.Pod
-			}
-			want := placement(before, refs(was), resubmitted)
-			require.NotEmpty(t, want)
-			require.Equal(t, want, placement(after, refs(is), func(*cluster.Pod) bool { return false }))
-			wantPending := pending(before, refs(was))
-			for i := range before.Pods {
-				if p := &before.Pods[i]; p.Phase.OnNode() && !p.Terminating && p.Workload >= 0 && resubmitted(p) {
-					wantPending[was[p.Workload]]++ // the gap above
-				}
-			}
-			require.Equal(t, wantPending, pending(after, refs(is)), "pending pods stay pending")
-			policies := func(ws []workload.Spec) map[string]string {
-				out := map[string]string{}
-				for i := range ws {
-					if w := &ws[i]; w.Kind == workload.StatefulSet {
-						out[w.Ref()] = fmt.Sprintf("ordered=%v minReady=%v", w.OrderedReady, w.MinReady)
-					}
-				}
-				return out
-			}
-			require.Equal(t, policies(sc.Workloads), policies(back.Workloads), "StatefulSets keep their podManagementPolicy")
-			require.Equal(t, pdbsOf(before, sc.PDBs), pdbsOf(after, back.PDBs))
-			// Claims come back bound to their volumes, in their zones,
-			// and stay there as the run goes on (stateful-*).
-			zones := claimZones(t, before)
-			require.Equal(t, zones, claimZones(t, after))
-			// The autoscalers go on from the adopted nodes: the nodes they
-			// launch are not named as an adopted one is.
-			require.NoError(t, r.RunUntil(back.Duration))
-			for claim, z := range claimZones(t, after) {
-				if was, ok := zones[claim]; ok {
-					require.Equal(t, was, z, claim)
-				}
-			}
-			names := map[string]bool{}
-			for i := range after.Nodes {
-				n := &after.Nodes[i]
-				require.False(t, names[n.Name], "two nodes named %s", n.Name)
-				names[n.Name] = true
-			}
-		})
+		}
+		return out
+	}
+	require.Equal(t, policies(sc.Workloads), policies(back.Workloads), "StatefulSets keep their podManagementPolicy and readiness")
+	require.Equal(t, pdbsOf(before, sc.PDBs), pdbsOf(after, back.PDBs))
+	// Claims come back bound to their volumes, in their zones,
+	// and stay there as the run goes on (stateful-*).
+	zones := claimZones(t, before)
+	require.Equal(t, zones, claimZones(t, after))
+	// The autoscalers go on from the adopted nodes: the nodes they
+	// launch are not named as an adopted one is.
+	require.NoError(t, r.RunUntil(back.Duration))
+	for claim, z := range claimZones(t, after) {
+		if was, ok := zones[claim]; ok {
+			require.Equal(t, was, z, claim)
+		}
+	}
+	names := map[string]bool{}
+	for i := range after.Nodes {
+		n := &after.Nodes[i]
+		require.False(t, names[n.Name], "two nodes named %s", n.Name)
+		names[n.Name] = true
 	}
 }

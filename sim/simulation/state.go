@@ -27,7 +27,7 @@ func (s *Sim) WriteState(w io.Writer) (err error) {
 			spec := s.ctrls.Workload(int32(i))
 			wl := statedump.Workload{Kind: spec.Kind.String(), Namespace: spec.Namespace, Name: spec.Name, Pod: spec.Pod,
 				Parallelism: spec.Parallelism, BackoffLimit: spec.BackoffLimit,
-				OrderedReady: spec.OrderedReady, MinReadySeconds: int32(spec.MinReady / time.Second)}
+				OrderedReady: spec.OrderedReady, MinReadySeconds: int32(spec.MinReady / time.Second), ReadyAfter: spec.ReadyAfter}
 			if h := spec.Replicas.HPA; h != nil {
 				wl.HPA = &statedump.HPA{Min: h.Min, Max: h.Max, TargetPercent: int32(math.Round(h.Target * 100))}
 			}

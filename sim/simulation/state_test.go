@@ -111,6 +111,12 @@ func TestWriteStateDecodesStrictly(t *testing.T) {
 		require.NoError(t, err)
 		checkDump(t, sc)
 	})
+	// A StatefulSet's readinessProbe that stands for its probes' delay.
+	t.Run("readiness", func(t *testing.T) {
+		sc, err := scenario.LoadFile("testdata/readiness.yaml")
+		require.NoError(t, err)
+		checkDump(t, sc)
+	})
 }
 
 // volumesByName are the cluster's volumes by name.

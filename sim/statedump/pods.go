@@ -2,6 +2,7 @@ package statedump
 
 import (
 	"strconv"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -349,7 +350,20 @@ func (d *dumper) template(w *Workload) corev1.PodTemplateSpec {
 	if w.Kind == KindJob {
 		t.Spec.RestartPolicy = corev1.RestartPolicyNever
 	}
+	if w.Kind == KindStatefulSet && w.ReadyAfter > 0 {
+		t.Spec.Containers[0].ReadinessProbe = readinessAfter(w.ReadyAfter)
+	}
 	return t
+}
+
+// readinessAfter is a readinessProbe that makes a pod Ready d after it
+// starts (whole seconds, rounded up): the kubelet runs it when the
+// container starts, inside its initial delay, then a period later, just
+// past it (kubelet.ReadyAfter). The model's probes run no handler: none is
+// written.
+func readinessAfter(d time.Duration) *corev1.Probe {
+	s := int32((d + time.Second - 1) / time.Second)
+	return &corev1.Probe{InitialDelaySeconds: s, PeriodSeconds: s, SuccessThreshold: 1}
 }
 
 // selector selects the workload's pods: its pods' labels.

@@ -31,7 +31,11 @@
 //     (In with one value in matchLabels), not the original bytes.
 //   - Deployments with one ReplicaSet each at the current replica count
 //     (named <deployment>-<hash of the name>, the pods' pod-template-hash),
-//     StatefulSets, DaemonSets, and the Jobs not finished yet with
+//     StatefulSets (their podManagementPolicy, minReadySeconds, and a
+//     readinessProbe without handler, initialDelaySeconds and
+//     periodSeconds both the seconds from a pod's start to its Ready
+//     condition, that gives the same delay as the original probes:
+//     kubelet.ReadyAfter), DaemonSets, and the Jobs not finished yet with
 //     status.active, succeeded and failed. A CronJob's Jobs are written
 //     without their CronJob (its schedule is not kept in compiled form).
 //     A workload the scenario scales with an HPA gets an autoscaling/v2
@@ -111,6 +115,10 @@ type Workload struct {
 	// minReadySeconds.
 	OrderedReady    bool
 	MinReadySeconds int32
+	// ReadyAfter is how long after its start a StatefulSet's pod becomes
+	// Ready (workload.Spec.ReadyAfter, from its probes): written as a
+	// readinessProbe that gives the same delay.
+	ReadyAfter time.Duration
 	// HPA is set on a Deployment or StatefulSet an HPA scales.
 	HPA       *HPA
 	Instances []Instance

@@ -159,12 +159,20 @@ type Spec struct {
 	// the API's default (the scenario sets it unless the manifest says
 	// Parallel; false is Parallel): the controller creates one missing
 	// ordinal at a time, lowest first, only while every lower ordinal is
-	// Running and Ready (started, not terminating) and has been so for
-	// MinReady; it deletes one pod at a time, highest first, only then;
-	// an ordinal that is not Running and Ready halts both (statefulset.go).
+	// Running and Ready (started ReadyAfter ago, not terminating) and has
+	// been Ready for MinReady; it deletes one pod at a time, highest
+	// first, only then; an ordinal that is not Running and Ready halts
+	// both (statefulset.go).
 	OrderedReady bool
+	// ReadyAfter is how long after it starts (Running) a StatefulSet's
+	// pod becomes Ready: the delay its containers' readiness and startup
+	// probes put on the kubelet's Ready condition (kubelet.ReadyAfter,
+	// computed by the scenario from the pod template and the scenario's
+	// podStartDelay; 0 without probes). Every probe is taken to succeed
+	// once it runs.
+	ReadyAfter time.Duration
 	// MinReady is a StatefulSet's spec.minReadySeconds: how long a pod
-	// must have run before OrderedReady counts it as available.
+	// must have been Ready before OrderedReady counts it as available.
 	MinReady time.Duration
 	// CronJob is set on a Job that a CronJob starts on its schedule.
 	CronJob  *CronJob

@@ -18,13 +18,16 @@ import (
 // and deletes every condemned pod not already terminating, at once.
 // OrderedReady (monotonic) walks the replicas from ordinal 0: it creates
 // the first missing one and stops; it stops too at the first that is not
-// Running and Ready (here: started and not terminating) or, with
-// minReadySeconds, not yet available. Only when every replica is available
+// Running and Ready (here: started at least the set's ReadyAfter ago, the
+// delay its readiness and startup probes put on the pod's Ready
+// condition, and not terminating) or, with minReadySeconds, not yet
+// available. Only when every replica is available
 // does it delete a condemned pod, the highest ordinal, one per pass: it
 // waits while that pod is terminating, and while it is not available
 // unless it is the lowest-ordinal unavailable condemned pod (upstream's
 // firstUnavailablePod). A pass runs again when a pod of the set starts,
-// ends or goes, and when a started pod becomes available.
+// ends or goes, and when a started pod becomes available (Ready, and
+// Ready for minReadySeconds).
 
 // reconcileStatefulSet brings instance k of StatefulSet w to its replica
 // count.
@@ -103,12 +106,12 @@ func (c *Controllers) reconcileStatefulSet(w, k int32, in *instance) {
 	c.cl.DeletePod(id, cluster.CauseScaleDown)
 }
 
-// available says whether a StatefulSet's pod is Running and Ready (the
-// model has no readiness probes: a started pod is Ready) and has been for
-// the set's minReadySeconds.
+// available says whether a StatefulSet's pod is Running and Ready (it
+// started the set's ReadyAfter ago: its probes have passed) and has been
+// Ready for the set's minReadySeconds.
 func (c *Controllers) available(ctl *controller, id cluster.PodID, now engine.Time) bool {
 	p := &c.cl.Pods[id]
-	return p.Phase == cluster.Running && !p.Terminating && now-p.Started >= ctl.spec.MinReady
+	return p.Phase == cluster.Running && !p.Terminating && now-p.Started >= ctl.spec.ReadyAfter+ctl.spec.MinReady
 }
 
 // ordinal is the ordinal of a StatefulSet pod named set-N, or -1.
@@ -125,11 +128,11 @@ func ordinal(set, pod string) int {
 }
 
 // orderedStarted wakes OrderedReady StatefulSet w, one of whose pods just
-// started: at once, or when the pod becomes available after
-// minReadySeconds.
+// started: at once, or when the pod becomes available, Ready after its
+// probes and then for minReadySeconds.
 func (c *Controllers) orderedStarted(w int32) {
 	ctl := c.ctrls[w]
-	if d := ctl.spec.MinReady; d > 0 {
+	if d := ctl.spec.ReadyAfter + ctl.spec.MinReady; d > 0 {
 		c.eng.After(d, engine.Event{Handler: c.id, Kind: evAvailable, Obj: w})
 		return
 	}

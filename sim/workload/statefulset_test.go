@@ -138,6 +138,29 @@ func TestOrderedReadyMinReadySeconds(t *testing.T) {
 	require.Equal(t, 31*time.Second, f.cl.Pods[f.id("db-1")].Created)
 }
 
+// TestOrderedReadyWaitsForReadiness: db-1 is created only once db-0 is
+// Ready, ReadyAfter after it started (its readiness probe's first success,
+// kubelet.ReadyAfter), and minReadySeconds count from Ready
+// (podutil.IsPodAvailable: Ready for minReadySeconds).
+func TestOrderedReadyWaitsForReadiness(t *testing.T) {
+	for _, tc := range []struct {
+		minReady, want time.Duration
+	}{
+		{0, 11 * time.Second},
+		{5 * time.Second, 16 * time.Second},
+	} {
+		f := newSTS(t, Spec{OrderedReady: true, ReadyAfter: 10 * time.Second, MinReady: tc.minReady,
+			Replicas: ReplicaPlan{Steps: []Step{{0, 2}}}})
+		f.runTo(time.Second)
+		f.start("db-0") // at 1s
+		f.runTo(tc.want - time.Millisecond)
+		require.Equal(t, []string{"db-0"}, f.live(), "db-0 is Running but not Ready yet (minReady %v)", tc.minReady)
+		f.runTo(tc.want)
+		require.Equal(t, []string{"db-0", "db-1"}, f.live(), "minReady %v", tc.minReady)
+		require.Equal(t, tc.want, f.cl.Pods[f.id("db-1")].Created)
+	}
+}
+
 // deletions records the order and the instants of pod deletions.
 type deletions struct {
 	cl    *cluster.Cluster

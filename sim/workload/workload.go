@@ -15,9 +15,10 @@
 // pods first, then the newest bound ones, the gist of the ReplicaSet
 // controller's ranking; StatefulSets keep ordinals and follow their
 // podManagementPolicy (statefulset.go: OrderedReady creates one ordinal at a
-// time once the lower ones are Running and Ready, a started pod being Ready
-// as there are no readiness probes, and deletes one at a time from the
-// highest; Parallel all at once), scale-down deleting pods at once, without
+// time once the lower ones are Running and Ready, and deletes one at a time
+// from the highest; Parallel all at once; a pod is Ready Spec.ReadyAfter
+// after it starts, the delay of its readiness and startup probes, every
+// probe taken to succeed once it runs), scale-down deleting pods at once, without
 // a grace period; a Job pod lost to eviction,
 // preemption or node loss counts as a failure towards backoffLimit (as with
 // the PodDisruptionConditions feature) unless the Job's podFailurePolicy
@@ -51,7 +52,7 @@ const (
 	evCronLate                      // Obj = workload: a CronJob's Job ended; start a skipped run late
 	evMarkTerminating               // Obj = pod: a StartTerminating pod was bound
 	evTerminated                    // Obj = pod: a StartTerminating pod's grace period is over
-	evAvailable                     // Obj = workload: an OrderedReady StatefulSet's pod passed minReadySeconds
+	evAvailable                     // Obj = workload: an OrderedReady StatefulSet's pod became Ready and passed minReadySeconds
 )
 
 // instance is one created copy of a workload: one Deployment, or one
