@@ -128,8 +128,16 @@ func (x *fitIndex) count(r Reason, d int32) {
 	x.counts[r] += d
 }
 
-// set (re)evaluates a node at a scan position.
+// set (re)evaluates a node at a scan position. The bitset follows the
+// scan order of x.epoch: when the order has changed since (a node added,
+// removed or moved zone, and no cycle used the index yet), only the
+// verdict is kept, and the next use lays the bitset out anew (rebuild).
+// Writing bits of the new order into the old layout would both corrupt it
+// and reach past its end.
 func (x *fitIndex) set(s *Scheduler, nid cluster.NodeID, pos int) {
+	if x.epoch != s.orderEpoch {
+		pos = -1
+	}
 	x.unset(nid, pos)
 	v, sr := x.eval(s, nid)
 	for int(nid) >= len(x.verdict) {
@@ -138,6 +146,9 @@ func (x *fitIndex) set(s *Scheduler, nid cluster.NodeID, pos int) {
 	}
 	x.verdict[nid], x.sreason[nid] = v, sr
 	x.account(v, sr, 1)
+	if pos < 0 {
+		return
+	}
 	for pos/64 >= len(x.feasible) {
 		x.feasible = append(x.feasible, 0)
 	}
@@ -147,7 +158,7 @@ func (x *fitIndex) set(s *Scheduler, nid cluster.NodeID, pos int) {
 }
 
 // unset forgets a node's verdict and clears its bit at pos (pos < 0:
-// none).
+// none). pos is a position of the current layout (see set).
 func (x *fitIndex) unset(nid cluster.NodeID, pos int) {
 	if int(nid) >= len(x.verdict) || x.verdict[nid] == 0 {
 		return
