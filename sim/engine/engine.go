@@ -63,6 +63,15 @@ func (e *Engine) Register(h Handler) HandlerID {
 	return HandlerID(len(e.handlers) - 1)
 }
 
+// HandlerName names a registered handler by its Go type (for crash
+// reports and check failures); "" for an unknown ID.
+func (e *Engine) HandlerName(id HandlerID) string {
+	if id == 0 || int(id) >= len(e.handlers) {
+		return ""
+	}
+	return fmt.Sprintf("%T", e.handlers[id])
+}
+
 // Now returns the current virtual time: the At of the event being (or last)
 // dispatched, or the until of a Run that stopped because of it.
 func (e *Engine) Now() Time { return e.now }

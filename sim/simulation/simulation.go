@@ -8,6 +8,7 @@ package simulation
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -40,6 +41,9 @@ type Options struct {
 	// Check turns on the invariant checks after every event
 	// (sim/invariants); a violation fails the run.
 	Check bool
+	// CheckEvery is how often, in events, a checked run verifies the
+	// models' incremental structures (0: invariants.DefaultStructureEvery).
+	CheckEvery uint64
 	// Context, when set and cancelled (Ctrl-C), stops the run early: the
 	// report covers the time simulated so far and is marked partial.
 	Context context.Context
@@ -178,9 +182,30 @@ func (s *Sim) Report() *report.Report { return s.build(s.collector.Clone()) }
 // the user's run without saying where. Deferred by every step of a run.
 func (s *Sim) catch(err *error) {
 	if r := recover(); r != nil {
-		s.err = fmt.Errorf("internal error at t=%s (seed %d): %v; please report it with the scenario", s.eng.Now(), s.seed, r)
+		ie := &InternalError{At: s.eng.Now(), Seed: s.seed, Panic: fmt.Sprint(r), Stack: string(debug.Stack()), Events: s.eng.Events()}
+		if s.checker != nil {
+			ie.Recent = s.checker.Recent()
+		}
+		s.err = ie
 		*err = s.err
 	}
+}
+
+// InternalError is a model's panic during a run: a bug of ours, not of
+// the scenario. It carries what a crash report needs (sim run writes one).
+type InternalError struct {
+	At     engine.Time
+	Seed   uint64
+	Panic  string
+	Stack  string
+	Events uint64 // events dispatched before it
+	// Recent are the last events dispatched, oldest first; only a run
+	// with Options.Check keeps them.
+	Recent []string
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("internal error at t=%s (seed %d): %s; please report it with the scenario", e.At, e.Seed, e.Panic)
 }
 
 // wire builds the cluster, then the parts the run needs, in order.

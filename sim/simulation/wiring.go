@@ -79,6 +79,37 @@ var parts = []part{
 	// once the controllers exist, and set (with the namespaces' labels,
 	// which its affinity terms read) before the first event.
 	{name: "Karpenter's DaemonSet overhead and namespace labels", needed: runsKarpenter, build: (*Sim).configureKarpenter},
+	// With --check, the models' incremental structures are verified
+	// against recomputations; once every model exists.
+	{name: "structure checks", needed: checking, build: (*Sim).checkStructures},
+}
+
+// indexed is a model with incremental structures (indexes, caches,
+// mirrors of the cluster): CheckIndexes recomputes each from scratch and
+// returns an error naming the first that drifted.
+type indexed interface{ CheckIndexes() error }
+
+// checkStructures registers every model's structures with the checker.
+func (s *Sim) checkStructures() error {
+	var ss []invariants.Structure
+	add := func(name string, m any) {
+		if x, ok := m.(indexed); ok {
+			ss = append(ss, invariants.Structure{Name: name, Check: x.CheckIndexes})
+		}
+	}
+	add("kube-scheduler", s.sched)
+	if s.kp != nil {
+		add("Karpenter", s.kp)
+	}
+	if s.ca != nil {
+		add("Cluster Autoscaler", s.ca)
+	}
+	every := s.opts.CheckEvery
+	if every == 0 {
+		every = invariants.DefaultStructureEvery
+	}
+	s.checker.CheckStructures(every, ss...)
+	return nil
 }
 
 func checking(s *Sim) bool              { return s.opts.Check }
