@@ -75,10 +75,10 @@ func (s *Scheduler) fitIndexFor(fw *framework, cs *CycleState) *fitIndex {
 	x := &fitIndex{fw: fw, table: s.staticTableFor(fw, cs.Spec), cs: CycleState{Spec: cs.Spec}, req: cs.Spec.Requests,
 		res: fw.filters[fw.resFi].(*nodeResourcesFit), resFi: fw.resFi}
 	x.feasible = make([]uint64, (len(s.nodes)+63)/64)
+	x.epoch = s.orderEpoch // the layout set fills
 	for pos, nid := range s.nodes {
 		x.set(s, nid, pos)
 	}
-	x.epoch = s.orderEpoch
 	s.fitIdx[key] = x
 	s.fitList = append(s.fitList, x)
 	return x
