@@ -109,6 +109,11 @@ type PodSpec struct {
 	// DaemonSet marks pods of a DaemonSet: the autoscalers do not
 	// provision for them and drains leave them.
 	DaemonSet bool
+	// Mirror marks a static pod, which the kubelet runs from a file and
+	// the API server shows as a mirror pod owned by its Node: no
+	// controller moves it, and no drain can evict it (KC
+	// pod.IsOwnedByNode; kubectl drain skips it too).
+	Mirror bool
 	// OwnerSelector is the selector of the pod's ReplicaSet or StatefulSet
 	// (nil for Jobs and bare pods): the system default topology spread
 	// constraints spread the pods it selects.
@@ -118,7 +123,13 @@ type PodSpec struct {
 	PriorityClassName string
 	PreemptNever      bool // preemptionPolicy: Never
 	SchedulerName     string
-	NodeName          string // spec.nodeName: the scheduler evaluates only that node (DaemonSet pods)
+	// NodeName is spec.nodeName: the scheduler evaluates only that node.
+	// It places the pod on its first node and means nothing once the pod
+	// is bound: DaemonSet pods, bare pods that name a node, and sim
+	// import's startOn pods (pinned for their first scheduling) are
+	// bound pods like any other. Whether an autoscaler may move a pod is
+	// DaemonSet and Mirror, never NodeName (cluster.StaticFitAnyNode).
+	NodeName string
 
 	// TerminationGrace is terminationGracePeriodSeconds: how long a pod
 	// keeps its room after it is told to stop (default 30s).

@@ -31,13 +31,28 @@ func (m Mismatch) String() string { return mismatchNames[m] }
 // so the models can never disagree. With free nil the resource check is
 // skipped.
 func StaticFit(syms *Symbols, spec *PodSpec, n *Node, free *Resources) (Mismatch, Taint) {
+	return staticFit(syms, spec, n, free, true)
+}
+
+// StaticFitAnyNode is StaticFit without spec.nodeName: the autoscalers'
+// question for a bound pod they would move. spec.nodeName places a pod on
+// its first node only; once the pod is bound it is a bound pod like any
+// other, and neither Karpenter's scheduling simulation (its requirements
+// ignore nodeName) nor the Cluster Autoscaler's (it clears nodeName before
+// findPlaceFor) keeps it there. Pending pods with spec.nodeName are not
+// the autoscalers' to place (KC IsProvisionable: not IsScheduled).
+func StaticFitAnyNode(syms *Symbols, spec *PodSpec, n *Node, free *Resources) (Mismatch, Taint) {
+	return staticFit(syms, spec, n, free, false)
+}
+
+func staticFit(syms *Symbols, spec *PodSpec, n *Node, free *Resources, byName bool) (Mismatch, Taint) {
 	if n.Unschedulable {
 		t := Taint{Key: syms.Intern("node.kubernetes.io/unschedulable"), Effect: EffectNoSchedule}
 		if !spec.Tolerations.Tolerate(t) {
 			return Cordoned, Taint{}
 		}
 	}
-	if spec.NodeName != "" && spec.NodeName != n.Name {
+	if byName && spec.NodeName != "" && spec.NodeName != n.Name {
 		return WrongNodeName, Taint{}
 	}
 	if t, bad := spec.Tolerations.FirstUntolerated(n.Taints); bad {

@@ -232,7 +232,10 @@ func (a *Autoscaler) staticFits(spec *cluster.PodSpec, id cluster.NodeID, free *
 	if ok, known := fc.Get(id, ep); known {
 		return ok
 	}
-	m, _ := cluster.StaticFit(a.cl.Syms, spec, &a.cl.Nodes[id], nil)
+	// Without spec.nodeName: the pods placed here are bound pods a
+	// scale-down simulation moves, and upstream clears their nodeName
+	// (simulator RemovalSimulator.findPlaceFor).
+	m, _ := cluster.StaticFitAnyNode(a.cl.Syms, spec, &a.cl.Nodes[id], nil)
 	fc.Set(id, ep, m == cluster.Fits, len(a.cl.Nodes))
 	return m == cluster.Fits
 }
@@ -399,7 +402,7 @@ type podRef struct {
 	workload int32
 	fit      int32 // fitID of the spec
 	term     bool  // Terminating
-	daemon   bool  // a DaemonSet's pod: never moved, left by drains
+	daemon   bool  // a DaemonSet's or mirror pod: never moved, left by drains
 	has      bool  // required pod-level constraints (podConstraints)
 }
 
@@ -449,7 +452,9 @@ func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
 	p := &a.cl.Pods[pid]
 	st := a.state(id)
 	has, _ := podConstraints(p.Spec, a.symHostname)
-	daemon := p.Spec.DaemonSet
+	// Mirror pods are skipped by drains as DaemonSet pods are (drainability
+	// rule mirror) and do not make a node non-empty.
+	daemon := p.Spec.DaemonSet || p.Spec.Mirror
 	st.pods = append(st.pods, podRef{spec: p.Spec, id: pid, ns: p.Namespace, workload: p.Workload, fit: a.fitID(p.Spec), term: p.Terminating, daemon: daemon, has: has})
 	if daemon {
 		st.daemons++

@@ -22,6 +22,9 @@ var modelAnnotations = []string{
 	"cluster-autoscaler.kubernetes.io/scale-down-disabled",
 }
 
+// mirrorAnnotation marks a static pod's mirror (owned by its Node).
+const mirrorAnnotation = "kubernetes.io/config.mirror"
+
 // controllerLabels are labels the API server and controllers add to pods
 // and templates that name one object (a Job's uid, a ReplicaSet's hash):
 // they select nothing in a scenario and change with every object.

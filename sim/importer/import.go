@@ -522,6 +522,15 @@ func (im *Importer) pod(w where, it *item) error {
 	spec.NodeName = im.nodeName(node)
 	out := corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: im.meta(p.ObjectMeta, true), Spec: spec}
+	if owner := controllerOf(p.OwnerReferences); owner != nil && owner.Kind == "Node" {
+		// A static pod: the scenario marks it by the annotation the API
+		// server gives mirror pods (its value, a hash of the kubelet's
+		// file, is not kept), so that no autoscaler moves or drains it.
+		if out.Annotations == nil {
+			out.Annotations = map[string]string{}
+		}
+		out.Annotations[mirrorAnnotation] = "static"
+	}
 	m, err := toMap(out)
 	if err != nil {
 		return err

@@ -486,7 +486,9 @@ func (s *solver) staticFits(pd *podData, ex *exNode) bool {
 
 func (s *solver) staticFitsNow(pd *podData, v *cluster.Node) bool {
 	syms := s.k.cl.Syms
-	if m, _ := cluster.StaticFit(syms, pd.spec, v, nil); m != cluster.Fits {
+	// Without spec.nodeName: the pods a solve places on existing nodes are
+	// pending pods without it or bound pods being moved (StaticFitAnyNode).
+	if m, _ := cluster.StaticFitAnyNode(syms, pd.spec, v, nil); m != cluster.Fits {
 		return false
 	}
 	if !pd.tolPNS && !tolerates(pd.spec.Tolerations, pnsOnly(v.Taints), false) {

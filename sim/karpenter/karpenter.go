@@ -121,10 +121,19 @@ type parts struct {
 }
 
 // reschedulable: a pod Karpenter moves when it disrupts a node: active and
-// not pinned to its node by spec.nodeName (DaemonSet and static pods),
-// as KC pod.IsReschedulable.
+// owned neither by a DaemonSet nor by its node (a static pod's mirror), as
+// KC pod.IsReschedulable. How the pod came to its node (the scheduler, a
+// preemption's nomination, spec.nodeName in its manifest, sim import's
+// startOn) does not matter: spec.nodeName is set on every bound pod.
 func reschedulable(p *cluster.Pod) bool {
-	return !p.Phase.Terminal() && !p.Terminating && p.Spec.NodeName == ""
+	return !p.Phase.Terminal() && !p.Terminating && movableSpec(p.Spec)
+}
+
+// movableSpec reports whether Karpenter reschedules an active pod of this
+// spec when it disrupts the pod's node: not a DaemonSet's pod, not a
+// mirror pod.
+func movableSpec(spec *cluster.PodSpec) bool {
+	return !spec.DaemonSet && !spec.Mirror
 }
 
 // Deps are the models the controller talks to.
@@ -338,18 +347,25 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 		if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
 			k.nodes.antiBound++
 		}
-		k.podEvent(c.Node)
+		k.podEvent(c.Node, c.Pod)
 	case cluster.PodDeleted, cluster.PodFinished:
 		delete(k.prov.pending, c.Pod)
 		if c.Node != cluster.NoNode {
 			if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
 				k.nodes.antiBound--
 			}
-			k.podEvent(c.Node)
+			k.podEvent(c.Node, c.Pod)
 		}
 	case cluster.PodTerminating:
 		if kn := k.nodes.get(c.Node); kn != nil {
 			kn.scanValid = false
+			// A pod told to stop is a pod event too (KC podevents:
+			// "went terminating"): a node whose last pods are being
+			// evicted or preempted is not consolidatable at once.
+			if !k.cl.Pods[c.Pod].Spec.DaemonSet {
+				kn.notePodEvent(k.eng.Now())
+				k.base.nodeDirty(c.Node) // its snapshot's ucaUntil follows lastPodEvent
+			}
 		}
 	case cluster.NodeReadied:
 		k.base.nodeDirty(c.Node)
@@ -371,11 +387,16 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 	}
 }
 
-func (k *Karpenter) podEvent(node cluster.NodeID) {
+// podEvent follows a pod bound to a node, gone terminal or deleted: the
+// node's snapshot and pod scan are stale, a drain may go on, and the
+// NodeClaim's last pod event is recorded (notePodEvent).
+func (k *Karpenter) podEvent(node cluster.NodeID, pod cluster.PodID) {
 	k.base.nodeDirty(node)
 	if kn := k.nodes.get(node); kn != nil {
 		kn.scanValid = false
-		kn.lastPodEvent = k.eng.Now()
+		if !k.cl.Pods[pod].Spec.DaemonSet {
+			kn.notePodEvent(k.eng.Now())
+		}
 		if kn.deleting {
 			k.term.wakeDrain(kn)
 		}

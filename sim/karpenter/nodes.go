@@ -41,9 +41,13 @@ type knode struct {
 	// pod is bound, leaves or starts terminating (scanValid).
 	scan      podScan
 	scanValid bool
-	// lastPodEvent is the last time a pod was bound to or left the node
-	// (KC NodeClaim status.lastPodEventTime), for consolidateAfter.
+	// lastPodEvent is when the node's last pod event was recorded (KC
+	// NodeClaim status.lastPodEventTime; notePodEvent), or, before any
+	// (podEventSet false), when the node was initialized: what
+	// consolidateAfter counts from (KC Consolidatable's timeToCheck). An
+	// adopted node's may be before the run's start (negative).
 	lastPodEvent   engine.Time
+	podEventSet    bool
 	consolidatable bool
 	// poolHash and classHash are the pool's template and node class
 	// hashes at launch, for drift.
@@ -124,4 +128,19 @@ func nodeSuffix(n int) string {
 		n /= len(alphabet)
 	}
 	return string(b)
+}
+
+// podEventDedupe is KC podevents' dedupeTimeout: a pod event less than
+// this after the recorded one is not recorded.
+const podEventDedupe = 10 * time.Second
+
+// notePodEvent records a pod event on the node (KC nodeclaim podevents
+// controller: a pod bound to it, gone terminal, or terminating; DaemonSet
+// pods do not count), unless one was recorded less than podEventDedupe
+// ago.
+func (kn *knode) notePodEvent(now engine.Time) {
+	if kn.podEventSet && now-kn.lastPodEvent < podEventDedupe {
+		return
+	}
+	kn.lastPodEvent, kn.podEventSet = now, true
 }

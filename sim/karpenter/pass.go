@@ -235,7 +235,7 @@ func (d *disrupter) podScan(kn *knode) *podScan {
 		if r.Spec.DoNotDisrupt && !r.Terminating {
 			sc.doNotDisrupt = true // KC: do-not-disrupt counts for every active pod
 		}
-		if r.Terminating || r.Spec.NodeName != "" { // not reschedulable
+		if r.Terminating || !movableSpec(r.Spec) { // not reschedulable (reschedulable)
 			continue
 		}
 		sc.pods = append(sc.pods, pid)

@@ -462,7 +462,9 @@ func (pr *provisioner) nodeReady(id cluster.NodeID) {
 		pr.cl.RemoveTaint(id, t.Key, t.Effect)
 	}
 	kn.initialized = true
-	kn.lastPodEvent = pr.eng.Now()
+	if !kn.podEventSet {
+		kn.lastPodEvent = pr.eng.Now() // consolidateAfter counts from initialization
+	}
 	pr.base.nodeDirty(id)
 }
 

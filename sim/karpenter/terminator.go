@@ -85,9 +85,13 @@ func (tm *terminator) drain(id cluster.NodeID) {
 		if p.Phase.Terminal() {
 			continue
 		}
-		if p.Spec.NodeName != "" || p.Spec.Tolerations.Tolerate(cluster.Taint{Key: tm.keyDisrupted, Effect: cluster.EffectNoSchedule}) {
-			// DaemonSet and static pods, and pods that tolerate the
-			// disruption taint, are not drained: they end with the node.
+		if !movableSpec(p.Spec) || p.Spec.Tolerations.Tolerate(cluster.Taint{Key: tm.keyDisrupted, Effect: cluster.EffectNoSchedule}) {
+			// Mirror pods and pods that tolerate the disruption taint are
+			// not drained (KC pod.IsWaitingEviction): they end with the
+			// node. DaemonSet pods are drained last upstream
+			// (Terminator.groupPodsByPriority); here they end with the
+			// node too (docs/models.md). Every other pod is drained,
+			// however it came to the node (spec.nodeName included).
 			continue
 		}
 		waiting = true
