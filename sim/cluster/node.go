@@ -109,6 +109,12 @@ type Node struct {
 	// creationTimestamp); 0 for every other node. Karpenter's expireAfter
 	// of an adopted node counts from its real launch.
 	AgeAtStart engine.Time
+	// LastPodEventAgo is, for an imported Karpenter node with
+	// HasLastPodEvent, how long before the start its NodeClaim's
+	// status.lastPodEventTime was; without it Karpenter counts
+	// consolidateAfter from the start.
+	LastPodEventAgo engine.Time
+	HasLastPodEvent bool
 
 	Launched engine.Time
 	Ready    engine.Time

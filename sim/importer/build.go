@@ -65,6 +65,7 @@ func (im *Importer) Write(w io.Writer) error {
 			n.owner = "NodePool " + pool
 		}
 	}
+	im.lastPodEvents()
 	im.missingClasses()
 	im.ownerNotices()
 	im.groupSizes()
@@ -215,6 +216,7 @@ func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][
 			im.notice(pl.where, key, "%d pod(s) owned by it, which is not in the export: skipped (export %ss too)", n, strings.ToLower(kind))
 			continue
 		}
+		im.podAnnotationNotices(pl, wl)
 		running[wl] = append(running[wl], pl.nodes...)
 		terminating[wl] = append(terminating[wl], pl.terminating...)
 		if pl.byOrdinal != nil {
@@ -314,6 +316,62 @@ func (im *Importer) ownerNotices() {
 			continue
 		}
 		im.notice(ns[0].where, "Node/"+ns[0].name, "%d node(s) of %s start as its instances when the scenario has that group (an eksctl ClusterConfig: they count in its size and may be scaled in), else as static nodes", len(ns), o)
+	}
+}
+
+// podAnnotationNotices names the pods of a workload that carry, on the
+// pod itself, a podAnnotations annotation its template does not: the
+// simulated pods are made from the template, so they lose it.
+func (im *Importer) podAnnotationNotices(pl *placement, wl *workload) {
+	for _, kv := range sortedKeys(pl.annotated) {
+		k, v, _ := strings.Cut(kv, "=")
+		if tv, ok := wl.tmplAnnotations[k]; ok && tv == v {
+			continue
+		}
+		pods := pl.annotated[kv]
+		sort.Strings(pods)
+		shown := pods
+		if len(shown) > 3 {
+			shown = shown[:3]
+		}
+		list := strings.Join(shown, ", ")
+		if len(pods) > len(shown) {
+			list += fmt.Sprintf(" and %d more", len(pods)-len(shown))
+		}
+		im.notice(pl.where, wl.ref(), "%d of its pods (%s) carry %s: %q themselves, which its pod template does not: the simulated pods are made from the template and do not have it (set it on the template to simulate it)", len(pods), list, k, v)
+	}
+}
+
+// lastPodEvents writes each Karpenter node's NodeClaim
+// status.lastPodEventTime on its Node (scenario.LastPodEventAnnotation),
+// so that consolidateAfter goes on from it; a notice names the nodes of a
+// NodePool without one, whose timers start over at the run's start.
+func (im *Importer) lastPodEvents() {
+	var without []string
+	var at where
+	for _, name := range sortedKeys(im.nodes) {
+		n := im.nodes[name]
+		if !strings.HasPrefix(n.owner, "NodePool ") {
+			continue
+		}
+		t, ok := im.claimPodEvent[name]
+		if !ok {
+			if len(without) == 0 {
+				at = n.where
+			}
+			without = append(without, im.nodeName(name))
+			continue
+		}
+		md := n.out["metadata"].(map[string]any)
+		a, _ := md["annotations"].(map[string]string)
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[lastPodEventAnnotation] = t.UTC().Format(time.RFC3339)
+		md["annotations"] = a
+	}
+	if len(without) > 0 {
+		im.notice(at, "Node/"+without[0], "%d Karpenter node(s) without a NodeClaim status.lastPodEventTime in the export (%s): their consolidateAfter counts from the run's start, as if a pod had just come or gone (export nodeclaims with the nodes to keep it)", len(without), strings.Join(without, ", "))
 	}
 }
 

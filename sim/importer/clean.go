@@ -22,8 +22,22 @@ var modelAnnotations = []string{
 	"cluster-autoscaler.kubernetes.io/scale-down-disabled",
 }
 
+// podAnnotations are the annotations that change what happens to one pod
+// (Karpenter's and the Cluster Autoscaler's disruption, a ReplicaSet's
+// choice of which pod to delete). sim import keeps a workload's template,
+// not each pod: one of them set on a pod itself is named in a notice.
+var podAnnotations = []string{
+	"karpenter.sh/do-not-disrupt",
+	"cluster-autoscaler.kubernetes.io/safe-to-evict",
+	"controller.kubernetes.io/pod-deletion-cost",
+}
+
 // mirrorAnnotation marks a static pod's mirror (owned by its Node).
 const mirrorAnnotation = "kubernetes.io/config.mirror"
+
+// lastPodEventAnnotation is scenario.LastPodEventAnnotation (the importer
+// does not import the loader).
+const lastPodEventAnnotation = "clustersim.dev/last-pod-event-time"
 
 // controllerLabels are labels the API server and controllers add to pods
 // and templates that name one object (a Job's uid, a ReplicaSet's hash):

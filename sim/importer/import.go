@@ -98,6 +98,9 @@ type placement struct {
 	byOrdinal map[int]string
 	// terminating are its pods with a deletionTimestamp, bound to a node.
 	terminating []termPod
+	// annotated are, by "key=value" of a podAnnotations annotation, the
+	// pods ("ns/name") that carry it themselves.
+	annotated map[string][]string
 }
 
 // termPod is a terminating pod: its node (as exported) and when its
@@ -116,6 +119,8 @@ type workload struct {
 	runtime               bool // a Job: the entry needs a runtime
 	statefulSet           bool
 	startMax              int32 // pods it starts with (replicas, or a Job's running pods at most)
+	// tmplAnnotations are the kept annotations of its pod template.
+	tmplAnnotations map[string]string
 }
 
 func (w *workload) ref() string { return w.kind + "/" + w.namespace + "/" + w.name }
@@ -136,9 +141,12 @@ type Importer struct {
 	passthru   []map[string]any // NodePools, node classes, ClusterConfigs, ...
 	others     []any            // PDBs, HPAs, PriorityClasses, Namespaces (typed, cleaned)
 	claimPool  map[string]string
-	skipped    map[string]*skip
-	seen       map[string]where
-	strings    map[string]string
+	// claimPodEvent is, by node name, its NodeClaim's
+	// status.lastPodEventTime.
+	claimPodEvent map[string]metav1.Time
+	skipped       map[string]*skip
+	seen          map[string]where
+	strings       map[string]string
 	// classValue is the priority pods of a class were given; classUsed
 	// the classes templates and pods name; classes those exported.
 	classValue map[string]int32
@@ -413,7 +421,8 @@ func (im *Importer) nodeClaim(it *item) error {
 	var c struct {
 		Metadata metav1.ObjectMeta `json:"metadata"`
 		Status   struct {
-			NodeName string `json:"nodeName"`
+			NodeName         string       `json:"nodeName"`
+			LastPodEventTime *metav1.Time `json:"lastPodEventTime"`
 		} `json:"status"`
 	}
 	if err := it.decode(&c); err != nil {
@@ -421,6 +430,13 @@ func (im *Importer) nodeClaim(it *item) error {
 	}
 	if p := c.Metadata.Labels["karpenter.sh/nodepool"]; p != "" && c.Status.NodeName != "" {
 		im.claimPool[c.Status.NodeName] = p
+	}
+	if t := c.Status.LastPodEventTime; t != nil && !t.IsZero() && c.Status.NodeName != "" {
+		if im.claimPodEvent == nil {
+			im.claimPodEvent = map[string]metav1.Time{}
+		}
+		im.claimPodEvent[c.Status.NodeName] = *t
+		im.seeTime(*t)
 	}
 	return nil
 }
@@ -442,10 +458,11 @@ func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
 // decoding the whole pod (the bulk of a large export).
 type podLite struct {
 	Metadata struct {
-		Name              string      `json:"name"`
-		Namespace         string      `json:"namespace"`
-		DeletionTimestamp *string     `json:"deletionTimestamp"`
-		OwnerReferences   []ownerLite `json:"ownerReferences"`
+		Annotations       map[string]string `json:"annotations"`
+		Name              string            `json:"name"`
+		Namespace         string            `json:"namespace"`
+		DeletionTimestamp *string           `json:"deletionTimestamp"`
+		OwnerReferences   []ownerLite       `json:"ownerReferences"`
 	} `json:"metadata"`
 	Spec struct {
 		NodeName          string `json:"nodeName"`
@@ -554,7 +571,14 @@ func liteOf(p *corev1.Pod) podLite {
 		ts := p.DeletionTimestamp.UTC().Format(time.RFC3339)
 		l.Metadata.DeletionTimestamp = &ts
 	}
-
+	for _, k := range podAnnotations {
+		if v, ok := p.Annotations[k]; ok {
+			if l.Metadata.Annotations == nil {
+				l.Metadata.Annotations = map[string]string{}
+			}
+			l.Metadata.Annotations[k] = v
+		}
+	}
 	for _, r := range p.OwnerReferences {
 		l.Metadata.OwnerReferences = append(l.Metadata.OwnerReferences, ownerLite{Kind: r.Kind, Name: r.Name, Controller: r.Controller})
 	}
@@ -588,6 +612,15 @@ func (im *Importer) podOwned(w where, p *podLite) {
 	if pl == nil {
 		pl = &placement{where: w}
 		im.placements[key] = pl
+	}
+	for _, k := range podAnnotations {
+		if v, ok := p.Metadata.Annotations[k]; ok {
+			if pl.annotated == nil {
+				pl.annotated = map[string][]string{}
+			}
+			kv := k + "=" + v
+			pl.annotated[kv] = append(pl.annotated[kv], ns+"/"+name)
+		}
 	}
 	if kind == "StatefulSet" {
 		if o := ordinal(name, owner); o >= 0 {
@@ -740,6 +773,16 @@ func (im *Importer) controller(w where, it *item) error {
 		return nil
 	}
 	wl.namespace, wl.name, wl.obj = nsOr(meta.Namespace), meta.Name, obj
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		wl.tmplAnnotations = o.Spec.Template.Annotations
+	case *appsv1.ReplicaSet:
+		wl.tmplAnnotations = o.Spec.Template.Annotations
+	case *appsv1.StatefulSet:
+		wl.tmplAnnotations = o.Spec.Template.Annotations
+	case *batchv1.Job:
+		wl.tmplAnnotations = o.Spec.Template.Annotations
+	}
 	im.workloads = append(im.workloads, wl)
 	im.byRef[wl.ref()] = wl
 	return nil

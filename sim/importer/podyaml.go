@@ -11,7 +11,7 @@ import (
 // does not recognise, and the pod is then decoded in full.
 func (p *podLite) fromYAML(text []byte) bool {
 	section := "" // top-level key of the current block
-	inOwners := false
+	inOwners, inAnnotations := false, false
 	var owner *ownerLite
 	for len(text) > 0 {
 		var line []byte
@@ -37,7 +37,7 @@ func (p *podLite) fromYAML(text []byte) bool {
 			if !ok {
 				return false
 			}
-			section, inOwners = key, false
+			section, inOwners, inAnnotations = key, false, false
 			continue
 		case section == "metadata" && indent == 2 && bytes.HasPrefix(body, []byte("- ")):
 			// An item of a list under metadata (kubectl indents list
@@ -56,8 +56,12 @@ func (p *podLite) fromYAML(text []byte) bool {
 			if !ok {
 				return false
 			}
-			inOwners = false
+			inOwners, inAnnotations = false, false
 			switch key {
+			case "annotations":
+				// A block mapping (kubectl's style); a flow one is decoded
+				// in full.
+				inAnnotations, ok = val == "", val == "" || val == "{}"
 			case "name":
 				p.Metadata.Name, ok = scalar(val)
 			case "namespace":
@@ -75,6 +79,25 @@ func (p *podLite) fromYAML(text []byte) bool {
 		case section == "metadata" && inOwners && indent == 4:
 			if owner == nil || !owner.field(body) {
 				return false
+			}
+		case section == "metadata" && inAnnotations && indent == 4:
+			// Only the annotations that change a pod's fate are read;
+			// one that is not read cleanly sends the pod to a full decode.
+			key, val, ok := keyValue(body)
+			for _, k := range podAnnotations {
+				if !ok && bytes.Contains(body, []byte(k)) {
+					return false
+				}
+				if ok && key == k {
+					v, good := scalar(val)
+					if !good {
+						return false
+					}
+					if p.Metadata.Annotations == nil {
+						p.Metadata.Annotations = map[string]string{}
+					}
+					p.Metadata.Annotations[k] = v
+				}
 			}
 		case section == "spec" && indent == 2 && !bytes.HasPrefix(body, []byte("- ")):
 			key, val, ok := keyValue(body)

@@ -47,6 +47,12 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 	now := k.eng.Now()
 	kn := &knode{id: id, pool: p, it: t, offering: inst.Offering, instance: inst.Instance, capacity: capacity,
 		initialized: true, lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash}
+	if n.HasLastPodEvent {
+		// The NodeClaim's status.lastPodEventTime, kept across a restart
+		// upstream: consolidateAfter goes on from it. Without it (the
+		// export had no NodeClaims), it counts from the run's start.
+		kn.lastPodEvent, kn.podEventSet = now-n.LastPodEventAgo, true
+	}
 	k.nodes.add(kn)
 	if spec.ExpireAfter > 0 {
 		kn.expireTimer = k.eng.After(max(spec.ExpireAfter-n.AgeAtStart, 0), engine.Event{Handler: k.id, Kind: evExpire, Obj: int32(id)})

@@ -347,7 +347,15 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 		if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
 			k.nodes.antiBound++
 		}
-		k.podEvent(c.Node, c.Pod)
+		if !k.startStatePod(c.Node, c.Pod) {
+			k.podEvent(c.Node, c.Pod)
+		} else {
+			k.base.nodeDirty(c.Node)
+			if kn := k.nodes.get(c.Node); kn != nil {
+				kn.scanValid = false
+			}
+			k.dis.stateChanged()
+		}
 	case cluster.PodDeleted, cluster.PodFinished:
 		delete(k.prov.pending, c.Pod)
 		if c.Node != cluster.NoNode {
@@ -385,6 +393,16 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 		k.base.nodeDirty(c.Node)
 		k.dis.stateChanged()
 	}
+}
+
+// startStatePod reports whether a pod binding to an adopted node is part
+// of the imported start state: created at time 0 and pinned to that node
+// (sim import's startOn, a bare pod naming it). It was bound before the
+// export, so its binding is no new pod event: the NodeClaim's imported
+// lastPodEventTime already counts it.
+func (k *Karpenter) startStatePod(node cluster.NodeID, pod cluster.PodID) bool {
+	p, n := &k.cl.Pods[pod], &k.cl.Nodes[node]
+	return n.Adopted && n.HasLastPodEvent && p.Created == 0 && p.Spec.NodeName == n.Name
 }
 
 // podEvent follows a pod bound to a node, gone terminal or deleted: the

@@ -2,6 +2,7 @@ package karpenter
 
 import (
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
@@ -17,6 +18,10 @@ type NodeClaimView struct {
 	Initialized bool
 	// Deleting: the NodeClaim is being deleted (tainted, draining).
 	Deleting bool
+	// LastPodEvent is status.lastPodEventTime (engine time; negative for
+	// an adopted node's before the run), when one was recorded.
+	LastPodEvent    engine.Time
+	HasLastPodEvent bool
 }
 
 // NodeClaim returns the NodeClaim behind node id, if Karpenter owns it.
@@ -26,7 +31,8 @@ func (k *Karpenter) NodeClaim(id cluster.NodeID) (NodeClaimView, bool) {
 	}
 	kn := k.nodes.byID[id]
 	return NodeClaimView{NodePool: kn.pool.spec.Name, NodeClassRef: kn.pool.spec.NodeClassRef,
-		Capacity: kn.capacity, Initialized: kn.initialized, Deleting: kn.deleting}, true
+		Capacity: kn.capacity, Initialized: kn.initialized, Deleting: kn.deleting,
+		LastPodEvent: kn.lastPodEvent, HasLastPodEvent: kn.podEventSet}, true
 }
 
 // NodePools returns the NodePools in force (after any scripted update),

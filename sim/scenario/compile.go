@@ -473,6 +473,7 @@ func (l *loader) compileNodes() {
 				age = 0
 			}
 		}
+		podEventAgo, hasPodEvent := l.lastPodEvent(d, n.Annotations)
 		l.startNodes = append(l.startNodes, startNode{idx: len(l.out.Nodes), doc: d, nodePool: nodePoolOf(labels), nodeGroup: nodeGroupOf(labels),
 			priced: known && price > 0})
 		l.out.Nodes = append(l.out.Nodes, cluster.Node{
@@ -489,8 +490,42 @@ func (l *loader) compileNodes() {
 			Owner:           cluster.OwnedByStatic,
 			OwnerName:       "Node/" + n.Name,
 			AgeAtStart:      age,
+			LastPodEventAgo: podEventAgo,
+			HasLastPodEvent: hasPodEvent,
 		})
 	}
+}
+
+// LastPodEventAnnotation carries, on a Node of an imported state, its
+// NodeClaim's status.lastPodEventTime (sim import writes it): Karpenter's
+// consolidateAfter goes on from it instead of starting over at the run's
+// start.
+const LastPodEventAnnotation = "clustersim.dev/last-pod-event-time"
+
+// lastPodEvent reads a Node's LastPodEventAnnotation: how long before
+// spec.importedAt it was; ok false when absent or unusable (with an error
+// or warning).
+func (l *loader) lastPodEvent(d *manifest.Document, annotations map[string]string) (time.Duration, bool) {
+	v, ok := annotations[LastPodEventAnnotation]
+	if !ok {
+		return 0, false
+	}
+	path := "metadata.annotations." + LastPodEventAnnotation
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		l.fail(d.Errorf(path, "write a time as kubectl prints it, e.g. 2026-03-01T12:00:00Z", "not an RFC 3339 time: %q", v))
+		return 0, false
+	}
+	if l.importedAt.IsZero() {
+		l.warn(d, path, "ignored without spec.importedAt, which it is counted back from: consolidateAfter counts from the start")
+		return 0, false
+	}
+	ago := l.importedAt.Sub(t)
+	if ago < 0 {
+		l.warn(d, path, "after spec.importedAt (%s): counted as a pod event at the start", l.importedAt.UTC().Format(time.RFC3339))
+		ago = 0
+	}
+	return ago, true
 }
 
 func (l *loader) compilePDBs() {

@@ -43,7 +43,9 @@ func (s *Sim) WriteState(w io.Writer) (err error) {
 			nc, ok := s.kp.NodeClaim(id)
 			r := nc.NodeClassRef
 			return statedump.NodeClaim{NodePool: nc.NodePool, Capacity: nc.Capacity,
-				NodeClassRef: statedump.NodeClassRef{Group: r.Group, Kind: r.Kind, Name: r.Name}}, ok
+				NodeClassRef:    statedump.NodeClassRef{Group: r.Group, Kind: r.Kind, Name: r.Name},
+				LastPodEvent:    nc.LastPodEvent,
+				HasLastPodEvent: nc.HasLastPodEvent}, ok
 		}
 		for _, p := range s.kp.NodePools() {
 			in.NodePools = append(in.NodePools, dumpNodePool(s.cl, p))

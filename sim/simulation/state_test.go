@@ -89,6 +89,8 @@ type nodeClaim struct {
 		Capacity    corev1.ResourceList `json:"capacity"`
 		Allocatable corev1.ResourceList `json:"allocatable"`
 		Conditions  []metav1.Condition  `json:"conditions"`
+		// LastPodEventTime as upstream's NodeClaimStatus has it.
+		LastPodEventTime metav1.Time `json:"lastPodEventTime"`
 	} `json:"status"`
 }
 

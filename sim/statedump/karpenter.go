@@ -93,6 +93,9 @@ type (
 		Capacity    corev1.ResourceList `json:"capacity,omitempty"`
 		Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
 		Conditions  []metav1.Condition  `json:"conditions,omitempty"`
+		// LastPodEventTime is when a pod last bound to, finished on or
+		// left the node (KC podevents), for consolidateAfter.
+		LastPodEventTime *metav1.Time `json:"lastPodEventTime,omitempty"`
 	}
 )
 
@@ -184,6 +187,10 @@ func (d *dumper) nodeClaims() {
 		ready := n.State == cluster.NodeReady
 		if ready {
 			o.Status.NodeName = n.Name
+		}
+		if nc.HasLastPodEvent {
+			t := d.time(nc.LastPodEvent)
+			o.Status.LastPodEventTime = &t
 		}
 		o.Status.Conditions = []metav1.Condition{cond("Launched", true, n.Launched), cond("Registered", ready, n.Ready),
 			cond("Initialized", ready, n.Ready), cond("Ready", ready, n.Ready)}

@@ -136,6 +136,9 @@ type NodeClaim struct {
 	NodePool     string
 	NodeClassRef NodeClassRef
 	Capacity     cluster.Resources
+	// LastPodEvent is status.lastPodEventTime when HasLastPodEvent.
+	LastPodEvent    time.Duration
+	HasLastPodEvent bool
 }
 
 // NodeClassRef names a NodePool's node class.
