@@ -178,7 +178,7 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		seed = *s
 	}
 	if runs > 1 {
-		return runMany(v, cmd, sc, seed, runs, format, baseline, stdout, stderr)
+		return runMany(v, cmd, arg, sc, seed, runs, format, baseline, stdout, stderr)
 	}
 
 	opts := simulation.Options{Seed: &seed, Check: v.GetBool("check"), Context: cmd.Context()}
@@ -212,7 +212,7 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		err = perr
 	}
 	if err != nil {
-		return err
+		return crashReport(err, arg, stderr)
 	}
 	wall := time.Since(start)
 	fmt.Fprintf(stderr, "simulated %s in %s: %d events (%.2fM events/s), peak memory %s\n",
@@ -376,7 +376,7 @@ func interruptible(ctx context.Context, check, timeline bool) experiment.RunFunc
 	}
 }
 
-func runMany(v *viper.Viper, cmd *cobra.Command, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric, stdout, stderr io.Writer) error {
+func runMany(v *viper.Viper, cmd *cobra.Command, arg string, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric, stdout, stderr io.Writer) error {
 	seeds := experiment.Seeds(root, runs)
 	start := time.Now()
 	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), interruptible(cmd.Context(), v.GetBool("check"), false), progressBar(stderr))
@@ -384,7 +384,7 @@ func runMany(v *viper.Viper, cmd *cobra.Command, sc *scenario.Scenario, root uin
 		return errInterrupted
 	}
 	if err != nil {
-		return err
+		return crashReport(err, arg, stderr)
 	}
 	fmt.Fprintf(stderr, "%d runs of %s in %s\n", runs, sc.Duration, time.Since(start).Round(time.Millisecond))
 	sums, err := experiment.Aggregate(reps)
