@@ -250,9 +250,12 @@
 // PodDisruptionBudgets are honoured and do-not-disrupt pods are waited for
 // until terminationGracePeriod, when pods are deleted early enough to get
 // their own grace period and the instance is terminated regardless.
-// DaemonSet and static pods (spec.nodeName set) and pods tolerating the
-// disrupted taint are not evicted; they end with the node. The instance is
-// terminated and the node removed once it is empty.
+// Mirror pods (owned by their Node) and pods tolerating the disrupted taint
+// are not evicted (KC pod.IsWaitingEviction); DaemonSet pods are not
+// either (upstream evicts them last): they end with the node. Every other
+// pod is drained, however it came to the node (spec.nodeName is set on
+// every bound pod). The instance is terminated and the node removed once
+// it is empty.
 //
 // Interruption (with Settings.InterruptionQueue, an SQS queue configured):
 // a spot interruption notice deletes the node as above (its replacement is
