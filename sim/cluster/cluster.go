@@ -84,6 +84,8 @@ type Cluster struct {
 
 	// vol is the storage state (volumes.go); nil without storage.
 	vol *volumes
+	// pdbScale gives a budget's controllers' scale (SetPDBScale).
+	pdbScale func(b *PDB) (int, bool)
 	// attachLimit gives an instance type's attachable EBS volumes.
 	attachLimit func(instanceType string) int32
 }

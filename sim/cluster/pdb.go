@@ -32,14 +32,15 @@ func (b *PDB) Covers(c *Cluster, p *Pod) bool {
 
 // DisruptionsAllowed is how many of the budget's pods may be evicted now:
 // healthy pods (Running and not terminating) minus the desired healthy
-// count. The expected count is the number of the budget's pods that exist
-// and have not finished, which stands in for the controllers' scale (the
-// disruption controller reads the scale subresource). A budget the
+// count. The expected count is the controllers' scale for a percentage or
+// maxUnavailable (SetPDBScale; the disruption controller reads the scale
+// subresource), else the number of the budget's pods that exist and have
+// not finished. A budget the
 // cluster tracks (TrackPDBs) is read from its counts; another is counted
 // over every pod.
 func (b *PDB) DisruptionsAllowed(c *Cluster) int {
 	if t, ok := c.budgets.find(b); ok {
-		return b.allowed(t.expected, t.healthy)
+		return b.allowed(c.expected(b, t.expected), t.healthy)
 	}
 	healthy, expected := 0, 0
 	for i := range c.Pods {
@@ -51,7 +52,29 @@ func (b *PDB) DisruptionsAllowed(c *Cluster) int {
 		expected += e
 		healthy += h
 	}
-	return b.allowed(expected, healthy)
+	return b.allowed(c.expected(b, expected), healthy)
+}
+
+// SetPDBScale gives the cluster its controllers' scale for a budget: the
+// desired replicas of the Deployments and StatefulSets whose pods it
+// selects (ok false: none). The disruption controller counts a percentage
+// or a maxUnavailable against that scale (getExpectedScale), not against
+// the pods that exist: a pod a drain just deleted still counts until its
+// controller replaces it, so the next eviction in the same instant is
+// refused as upstream refuses it.
+func (c *Cluster) SetPDBScale(f func(b *PDB) (int, bool)) { c.pdbScale = f }
+
+// expected is a budget's expected count: the controllers' scale where the
+// disruption controller reads it (SetPDBScale), else the pods counted. An
+// integer minAvailable is counted against the pods (upstream: len(pods)).
+func (c *Cluster) expected(b *PDB, counted int) int {
+	if c.pdbScale == nil || (b.MaxUnavailable == nil && (b.MinAvailable == nil || !b.MinAvailable.Percent)) {
+		return counted
+	}
+	if s, ok := c.pdbScale(b); ok {
+		return s
+	}
+	return counted
 }
 
 // allowed is healthy minus the desired healthy count, at least 0.

@@ -306,6 +306,7 @@ func (s *Sim) buildClusterAutoscaler() (err error) {
 
 func (s *Sim) buildControllers() error {
 	s.ctrls = workload.New(s.eng, s.cl, s.sc.Workloads)
+	s.cl.SetPDBScale(s.ctrls.PDBScale)
 	return nil
 }
 

@@ -28,6 +28,27 @@ func (c *Controllers) Instances(w int32) []InstanceView {
 	return out
 }
 
+// PDBScale is the disruption controller's expected count of a budget
+// (getExpectedScale): the desired replicas of the Deployments and
+// StatefulSets in its namespace whose pod template it selects; ok false
+// when it selects none. Pods of Jobs and bare pods have no scale; a budget
+// over them counts the pods that exist (upstream cannot compute one and
+// allows no disruption: not modelled).
+func (c *Controllers) PDBScale(b *cluster.PDB) (int, bool) {
+	total, found := 0, false
+	for _, ctl := range c.ctrls {
+		s := &ctl.spec
+		if (s.Kind != Deployment && s.Kind != StatefulSet) || ctl.ns != b.Namespace || s.Pod == nil || !b.Selector.Matches(c.cl.Syms, s.Pod.Labels) {
+			continue
+		}
+		for _, in := range ctl.instances {
+			total += int(in.desired)
+			found = true
+		}
+	}
+	return total, found
+}
+
 // InstanceOf returns the index (in Instances of the pod's workload) of
 // the instance that created pod id, or -1 for a pod no controller made.
 func (c *Controllers) InstanceOf(id cluster.PodID) int32 {
