@@ -2,6 +2,7 @@ package props
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -353,7 +354,8 @@ func NothingLost(r *Record, h *Analysis) []Violation {
 			}
 		case "nodeRemoved":
 			removed[e.Node] = true
-			for l := range onNode[e.Node] {
+			left := slices.SortedFunc(maps.Keys(onNode[e.Node]), func(a, b *life) int { return a.created - b.created })
+			for _, l := range left {
 				add(e.T, "node %s removed with pod %s still on it, never deleted", e.Node, l.name)
 			}
 		}
