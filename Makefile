@@ -3,8 +3,8 @@
 # make bench - Go benchmarks of the engine, scheduler, autoscalers and market
 # make properties - 1000 generated scenarios (PROPS_N; half imported through
 #                 sim import) run under --check against the end-to-end
-#                 properties of sim/internal/props (about 30 s on two cores;
-#                 go test runs the same 1000, -short 100); a failing seed's
+#                 properties of sim/internal/props (about 20 s on two idle
+#                 cores; go test runs the first 300, -short 30); a failing seed's
 #                 scenario is written to $TMPDIR/props-seed-N.yaml (/tmp by default)
 # make fuzz  - a longer fuzz run of every fuzz target (FUZZTIME each, default 60s;
 #              a count such as 100000x avoids Go 1.26's deadline flake, see fuzz-short)

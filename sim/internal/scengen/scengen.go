@@ -269,6 +269,12 @@ func (p *plan) newNode(i int) *node {
 	case "pool":
 		n.pool = pick(p.r, p.pools...)
 		n.typ = pick(p.r, nodeTypes...)
+		if p.chance(0.1) {
+			// Outside the NodePool's requirements (category t,
+			// generation 3): drifted.
+			n.typ = "t3.large"
+			p.feature("drifted-node")
+		}
 		n.capacity = pick(p.r, n.pool.capacity...)
 		n.age = n.pool.nodeAge
 		if n.pool.expiresSoon {
