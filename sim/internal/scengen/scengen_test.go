@@ -41,7 +41,7 @@ func TestGenerateAdopts(t *testing.T) {
 	cat, err := catalog.Default()
 	require.NoError(t, err)
 	paths := map[bool]bool{}
-	for seed := uint64(1); seed <= 60; seed++ {
+	for seed := uint64(1); seed <= 40; seed++ {
 		c, err := Generate(seed, cat)
 		require.NoError(t, err)
 		if !containsAll(c.Features, "adopted:karpenter", "startOn") {
