@@ -1,6 +1,11 @@
 # make run   - build and run the default scenario
 # make test  - gofmt check, go vet, every test, race detector on the core, a short fuzz run
 # make bench - Go benchmarks of the engine, scheduler, autoscalers and market
+# make properties - 1000 generated scenarios (PROPS_N; half imported through
+#                 sim import) run under --check against the end-to-end
+#                 properties of sim/internal/props (about 20 s on two idle
+#                 cores; go test runs the first 300, -short 30); a failing seed's
+#                 scenario is written to $TMPDIR/props-seed-N.yaml (/tmp by default)
 # make fuzz  - a longer fuzz run of every fuzz target (FUZZTIME each, default 60s;
 #              a count such as 100000x avoids Go 1.26's deadline flake, see fuzz-short)
 # make fidelity - our Karpenter solve against upstream Karpenter's, and our scheduler
@@ -21,7 +26,7 @@ FUZZ_TARGETS := FuzzQueue:./sim/engine/ FuzzReadBytes:./sim/manifest/ FuzzLoad:.
 	FuzzParseFlags:./sim/clusterautoscaler/config/ FuzzReadTrace:./sim/spotmarket/ \
 	FuzzParseCron:./sim/workload/ FuzzImport:./sim/importer/ FuzzMergeRead:./sim/sweep/
 
-.PHONY: build run test unit race fuzz fuzz-short bench bench-scale bench-scale-week fmt vet clean fidelity fidelity-ca
+.PHONY: build run test unit race fuzz fuzz-short bench bench-scale bench-scale-week fmt vet clean fidelity fidelity-ca properties
 
 build:
 	$(GO) build -o $(BIN) ./cmd/sim
@@ -59,6 +64,10 @@ fuzz-short:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./sim/...
+
+PROPS_N ?= 1000
+properties:
+	PROPS_N=$(PROPS_N) $(GO) test -count=1 -run '^TestGeneratedScenarios$$' -v ./sim/internal/props/
 
 clean:
 	rm -rf bin

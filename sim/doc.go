@@ -119,9 +119,11 @@
 //     nothing of ours;
 //     cloud/cloudtest (one fake EC2 for the autoscalers' tests),
 //     internal/testscript (data-driven test files with -update),
-//     internal/simscript (its commands over a real simulation) and
-//     kubeexport (kubectl exports made of the real API types)
-//     are imported by tests only.
+//     internal/simscript (its commands over a real simulation),
+//     kubeexport (kubectl exports made of the real API types),
+//     internal/scengen (seeded whole scenarios and kubectl exports) and
+//     internal/props (what must hold of every run, checked on its
+//     timeline) are imported by tests only.
 //
 // tiers_test.go checks the import rules on every non-test file.
 //
