@@ -16,6 +16,8 @@ type SpecClasses struct {
 	WithScoring bool
 	byPtr       map[*PodSpec]int32
 	byKey       map[string]int32
+	// first is, per class, the first spec numbered into it (Spec).
+	first []*PodSpec
 }
 
 // Of returns the spec's class, and whether the class is new.
@@ -45,9 +47,28 @@ func (c *SpecClasses) Of(spec *PodSpec) (class int32, isNew bool) {
 	if !ok {
 		id = int32(len(c.byKey))
 		c.byKey[key] = id
+		c.first = append(c.first, spec)
 	}
 	c.byPtr[spec] = id
 	return id, !ok
+}
+
+// Lookup returns the spec's class if Of numbered it, without numbering it
+// otherwise: checks that recompute cached answers must not change the
+// numbering.
+func (c *SpecClasses) Lookup(spec *PodSpec) (class int32, ok bool) {
+	class, ok = c.byPtr[spec]
+	return class, ok
+}
+
+// Spec returns the first spec numbered into class (nil for a class Of
+// never gave): every spec of the class has its content, so it stands for
+// them all when a cached answer per class is recomputed.
+func (c *SpecClasses) Spec(class int32) *PodSpec {
+	if class < 0 || int(class) >= len(c.first) {
+		return nil
+	}
+	return c.first[class]
 }
 
 // NodeVerdicts caches a yes/no answer per node, valid while the node's
