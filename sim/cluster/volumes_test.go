@@ -77,14 +77,17 @@ func TestHandOverGivesTheVolumeToEveryWaiterOnItsNode(t *testing.T) {
 	}
 	require.True(t, c.VolumesAttached(pods[0]))
 	require.False(t, c.VolumesAttached(pods[1]), "the volume is on a")
+	require.NoError(t, c.CheckIndexes())
 
 	c.DeletePod(pods[0], CauseEvicted)
 	require.Equal(t, []PodID{pods[1], pods[2]}, told.pods, "both pods on b are told")
+	require.NoError(t, c.CheckIndexes())
 	c.DeletePod(pods[1], CauseEvicted)
 	vol := c.VolumeOf(c.ClaimsOf(pods[2])[0])
 	require.Equal(t, b, vol.Node, "p2 still uses it on b")
 	require.Equal(t, int32(1), vol.pods)
 	require.Equal(t, []PodID{pods[1], pods[2]}, told.pods, "no new attachment")
+	require.NoError(t, c.CheckIndexes())
 }
 
 type attachWatcher struct{ pods []PodID }
