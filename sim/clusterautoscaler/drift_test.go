@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 )
@@ -46,4 +47,30 @@ func TestNodeRemovedBySomeoneElseLeavesTheGroupCounts(t *testing.T) {
 	require.Equal(t, cluster.OnDemand, h.cl.Nodes[before].CapacityType, "the first new instance restores the on-demand base")
 	g := h.ca.groups[0]
 	require.Equal(t, len(g.nodes), g.spot+g.onDemand)
+}
+
+// The loop keeps a group's cached template only when copying the node
+// it would copy gives the same template: before, it kept it whenever the
+// node was the one it had been copied from, so a label or taint that
+// node got later never reached the template, and scale-up kept
+// simulating the node as it had been.
+func TestTemplateFollowsItsNodesLabels(t *testing.T) {
+	h := newHarness(t)
+	h.start(h.groups(managedNodeGroups("{name: a, instanceType: m5.large, minSize: 1, maxSize: 5, desiredCapacity: 1}")),
+		[]string{"--scale-down-enabled=false"}, nil)
+	h.pods(1, "1500m", "1Gi") // fills the node
+	h.at(time.Minute)
+	nodes := h.nodesOf("a")
+	require.Len(t, nodes, 1)
+	g := h.ca.groups[0]
+	require.NotNil(t, g.cached, "the loops copied the node")
+	before := h.groupStats("a").ScaleUps
+	h.cl.SetLabel(nodes[0], h.cl.Syms.Intern("tier"), h.cl.Syms.Intern("gold"))
+	gold := func(s *corev1.PodSpec, _ *podMeta) { s.NodeSelector = map[string]string{"tier": "gold"} }
+	h.pods(1, "1000m", "1Gi", gold)
+	h.at(2 * time.Minute)
+	require.Greater(t, h.groupStats("a").ScaleUps, before, "a copy of the node now takes the pod")
+	v, ok := g.cached.node.Labels.Get(h.cl.Syms.Intern("tier"))
+	require.True(t, ok)
+	require.Equal(t, "gold", h.cl.Syms.Name(v))
 }
