@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -238,12 +239,19 @@ func runClusterModel(t testing.TB, ch chooser, steps int) *clusterModel {
 	return m
 }
 
+// clusterSweep runs a longer sweep: that many seeds of 5,000 steps.
+var clusterSweep = flag.Int("cluster-sweep", 0, "seeds of a long TestClusterIndexesModel sweep (0: the short one)")
+
 // TestClusterIndexesModel is the deterministic sweep: seeded random runs
 // of the model, the indexes checked after every step.
 func TestClusterIndexesModel(t *testing.T) {
 	kinds := map[string]int{}
-	for seed := range uint64(12) {
-		m := runClusterModel(t, rngChooser{rand.New(rand.NewPCG(seed, 29))}, 1500)
+	seeds, steps := uint64(12), 1500
+	if *clusterSweep > 0 {
+		seeds, steps = uint64(*clusterSweep), 5000
+	}
+	for seed := range seeds {
+		m := runClusterModel(t, rngChooser{rand.New(rand.NewPCG(seed, 29))}, steps)
 		c := m.c
 		for i := range c.Pods {
 			kinds[c.Pods[i].Phase.String()]++
@@ -263,6 +271,43 @@ func TestClusterIndexesModel(t *testing.T) {
 	for _, k := range []string{"Running", "Succeeded", "Deleted", "Pending", "volumes", "forceDetaches", "waiting"} {
 		require.Positive(t, kinds[k], "no %s: the sweep lost its coverage", k)
 	}
+}
+
+// CheckIndexes has no effect on the cluster: the same changes give the
+// same nodes, pods and volumes with and without a check after each step.
+func TestClusterCheckHasNoSideEffects(t *testing.T) {
+	run := func(checked bool) string {
+		m := newClusterModel(rngChooser{rand.New(rand.NewPCG(3, 59))})
+		for range 1500 {
+			m.step()
+			if checked {
+				require.NoError(t, m.c.CheckIndexes())
+			}
+		}
+		c := m.c
+		// Specs by what they hold (their addresses differ between runs).
+		spec := func(s *PodSpec) string {
+			if s.Volume != nil {
+				return fmt.Sprint(s.Requests, s.Volume.key())
+			}
+			return fmt.Sprint(s.Requests)
+		}
+		var b strings.Builder
+		for i := range c.Nodes {
+			n := &c.Nodes[i]
+			fmt.Fprintf(&b, "%s %s %v %v %v %v %d\n", n.Name, n.State, n.Labels, n.Taints, n.Pods, n.Requested, c.NodeEpoch(NodeID(i)))
+			for _, r := range n.PodRefs {
+				fmt.Fprintf(&b, " %s %d %v\n", spec(r.Spec), r.Created, r.Terminating)
+			}
+		}
+		for i := range c.Pods {
+			p := &c.Pods[i]
+			fmt.Fprintf(&b, "%s %s %d %s %v\n", p.Name, p.Phase, p.Node, spec(p.Spec), p.Terminating)
+		}
+		fmt.Fprintf(&b, "%+v %+v %v\n", c.Claims(), c.Volumes(), c.VolumeStats())
+		return b.String()
+	}
+	require.Equal(t, run(false), run(true))
 }
 
 // FuzzClusterIndexes: the model's changes from the fuzzer's bytes.
