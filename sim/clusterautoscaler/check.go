@@ -15,6 +15,12 @@ import (
 // it every few thousand events and at the end. It changes nothing the
 // model reads: what it recomputes it keeps to itself.
 //
+// The recomputations read the cluster's records (nodes, pods, their
+// pods' specs) and, for a node's requested room, Node.Requested, which
+// Cluster.CheckIndexes holds against its pods (sim run --check runs the
+// cluster's check first); the node room table is recomputed from the
+// pods themselves.
+//
 // A structure that may legitimately hold stale entries is checked only
 // where the model would use them, by the rule the model reads it with:
 //
@@ -163,15 +169,6 @@ func (a *Autoscaler) freshFlags(id cluster.NodeID) (destOK, sdDisabled, ready bo
 	return nd.Schedulable() && !a.hasTaint(nd, a.symToBeDeleted), ok && v == a.symTrue, nd.State == cluster.NodeReady
 }
 
-// requested sums the requests of a node's pods.
-func (a *Autoscaler) requested(id cluster.NodeID) cluster.Resources {
-	var r cluster.Resources
-	for _, p := range a.cl.Nodes[id].Pods {
-		r = r.Add(a.cl.Pods[p].Spec.Requests)
-	}
-	return r
-}
-
 // checkMirror: the per-node mirror (nodeState: pods in the node's order,
 // counts, allocatable, epoch-stamped flags), the room table, the
 // anti-affinity counts and the bound pod count.
@@ -181,16 +178,29 @@ func (a *Autoscaler) checkMirror() error {
 		return fmt.Errorf("node mirror: have %d records and %d rooms, want one each per node (%d)", len(c.nodes), len(c.free), len(a.cl.Nodes))
 	}
 	bound := 0
+	// The last spec's podConstraints and fit ID (a node's pods often
+	// share specs).
+	var last struct {
+		spec       *cluster.PodSpec
+		has, known bool
+		fit        int32
+	}
 	for i := range a.cl.Nodes {
 		id, nd, st := cluster.NodeID(i), &a.cl.Nodes[i], &c.nodes[i]
 		if len(st.pods) != len(nd.Pods) {
 			return fmt.Errorf("node mirror: %s: have %d pods, want %d", a.nodeName(id), len(st.pods), len(nd.Pods))
 		}
 		var movable, daemons, anti int32
+		var req cluster.Resources
 		for slot, pid := range nd.Pods {
 			p := &a.cl.Pods[pid]
-			has, _ := podConstraints(p.Spec, a.symHostname)
-			fit, known := c.fitOf[p.Spec]
+			if p.Spec != last.spec {
+				last.spec = p.Spec
+				last.has, _ = podConstraints(p.Spec, a.symHostname)
+				last.fit, last.known = c.fitOf[p.Spec]
+			}
+			has, fit, known := last.has, last.fit, last.known
+			req = req.Add(p.Spec.Requests)
 			want := podRef{spec: p.Spec, id: pid, ns: p.Namespace, workload: p.Workload, fit: fit, term: p.Terminating, daemon: p.Spec.DaemonSet, has: has}
 			if !known || st.pods[slot] != want {
 				return fmt.Errorf("node mirror: %s slot %d (%s): have %+v, want %+v (fit ID known %v)", a.nodeName(id), slot, a.podName(pid), st.pods[slot], want, known)
@@ -212,7 +222,7 @@ func (a *Autoscaler) checkMirror() error {
 		if st.alloc != nd.Allocatable {
 			return fmt.Errorf("node mirror: %s: allocatable: have %v, want %v", a.nodeName(id), st.alloc, nd.Allocatable)
 		}
-		if free := nd.Allocatable.Sub(a.requested(id)); c.free[i] != free {
+		if free := nd.Allocatable.Sub(req); c.free[i] != free {
 			return fmt.Errorf("node room: %s: have %v, want %v", a.nodeName(id), c.free[i], free)
 		}
 		if st.destEp == a.cl.NodeEpoch(id)+1 {
@@ -373,7 +383,7 @@ func (a *Autoscaler) quietFresh(id cluster.NodeID, gi int) bool {
 		return false
 	}
 	nd := &a.cl.Nodes[id]
-	alloc, used := nd.Allocatable, a.requested(id)
+	alloc, used := nd.Allocatable, nd.Requested
 	var u float64
 	thr := a.s.ScaleDownUtilizationThreshold
 	if gi >= 0 && alloc[gi] > 0 {
@@ -601,7 +611,7 @@ func (a *Autoscaler) newFreshRemovals() *freshRemovals {
 	s := &freshRemovals{a: a, ids: a.freshDests(), pos: map[cluster.NodeID]int{}, fits: map[*cluster.PodSpec][]int8{}}
 	for i, id := range s.ids {
 		s.pos[id] = i
-		s.free = append(s.free, a.cl.Nodes[id].Allocatable.Sub(a.requested(id)))
+		s.free = append(s.free, a.cl.Nodes[id].Free())
 	}
 	s.extra = make([][]placedPod, len(s.ids))
 	s.gone = make([]bool, len(s.ids))
