@@ -74,6 +74,9 @@ type Cluster struct {
 	live     int // nodes not Gone
 	// epochs is NodeEpoch by NodeID (nodeepoch.go).
 	epochs []uint32
+	// seen is each node's epoch and view at the last CheckIndexes
+	// (check.go), which only that check reads.
+	seen []epochSeen
 
 	// launchedFor records, per pod, the nodes autoscalers launched with
 	// that pod in mind (see NoteLaunchFor).

@@ -52,3 +52,21 @@ func TestNodeVerdicts(t *testing.T) {
 	yes, known = v.Get(42, 1)
 	require.True(t, known && yes)
 }
+
+func TestSpecClassesLookup(t *testing.T) {
+	a := &PodSpec{NodeSelector: []Requirement{{Key: 1, Values: []Sym{2}}}}
+	same := &PodSpec{NodeSelector: []Requirement{{Key: 1, Values: []Sym{2}}}}
+	var c SpecClasses
+	_, ok := c.Lookup(a)
+	require.False(t, ok)
+	require.Nil(t, c.Spec(0))
+	id, _ := c.Of(a)
+	got, ok := c.Lookup(a)
+	require.True(t, ok)
+	require.Equal(t, id, got)
+	_, ok = c.Lookup(same)
+	require.False(t, ok, "Lookup numbers nothing")
+	c.Of(same)
+	require.Same(t, a, c.Spec(id), "the first spec of the class stands for it")
+	require.Nil(t, c.Spec(id+1))
+}

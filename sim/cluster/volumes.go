@@ -833,17 +833,31 @@ func (c *Cluster) detachPod(id PodID, node NodeID) {
 }
 
 // handOver attaches a free volume to the node of the first pod waiting
-// for it.
+// for it. Every pod waiting for it on that node has it then, not only the
+// first: each stops waiting, counts as using it there and is told.
 func (c *Cluster) handOver(vid VolumeID) {
 	vol := &c.vol.vols[vid]
 	if len(vol.waiting) == 0 {
 		return
 	}
-	next := vol.waiting[0]
-	vol.waiting = vol.waiting[1:]
-	c.attach(vid, c.Pods[next].Node)
-	vol.pods = 1
-	c.notify(Change{Kind: VolumeAttached, Pod: next, Node: c.Pods[next].Node})
+	node := c.Pods[vol.waiting[0]].Node
+	c.attach(vid, node)
+	var got []PodID
+	keep := vol.waiting[:0]
+	for _, p := range vol.waiting {
+		if c.Pods[p].Node != node {
+			keep = append(keep, p)
+			continue
+		}
+		vol.pods++ // once per use, as attachPod counts
+		if !slices.Contains(got, p) {
+			got = append(got, p)
+		}
+	}
+	vol.waiting = keep
+	for _, p := range got {
+		c.notify(Change{Kind: VolumeAttached, Pod: p, Node: node})
+	}
 }
 
 // ForceDetach releases a claim's volume held on the node its pod left

@@ -476,6 +476,9 @@ func (a *Autoscaler) sweepGone() {
 		keep := g.nodes[:0]
 		for _, id := range g.nodes {
 			if a.cl.Nodes[id].State == cluster.NodeGone {
+				// Out of the group's instance counts too, as dropNode
+				// takes it out (they counted it while it was listed).
+				g.uncount(a.cl, id)
 				a.forget(id)
 				continue
 			}
@@ -742,13 +745,19 @@ func (a *Autoscaler) dropNode(id cluster.NodeID) {
 		return
 	}
 	g := n.group
-	nd := &a.cl.Nodes[id]
+	g.uncount(a.cl, id)
+	g.removeNode(id)
+	a.forget(id)
+}
+
+// uncount takes a node of the group out of its capacity-type and zone
+// counts.
+func (g *group) uncount(cl *cluster.Cluster, id cluster.NodeID) {
+	nd := &cl.Nodes[id]
 	if nd.CapacityType == cluster.Spot {
 		g.spot--
 	} else {
 		g.onDemand--
 	}
-	g.zoneCount[a.cl.Syms.Name(nd.Zone)]--
-	g.removeNode(id)
-	a.forget(id)
+	g.zoneCount[cl.Syms.Name(nd.Zone)]--
 }

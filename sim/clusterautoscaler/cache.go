@@ -24,6 +24,9 @@ import (
 //     its node change.
 //   - replay (replay.go) repeats removal simulations whose answer cannot
 //     have changed since the previous loop.
+//
+// CheckIndexes (check.go) recomputes each from the cluster and says
+// where one drifted (sim run --check).
 
 type caches struct {
 	// live lists the nodes not gone, by ID.

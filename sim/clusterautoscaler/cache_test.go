@@ -105,6 +105,8 @@ func TestIncrementalStateMatchesRecomputation(t *testing.T) {
 			}
 		}
 		h.at(h.eng.Now() + time.Duration(1+rng.IntN(15))*time.Second)
+		require.NoError(t, h.cl.CheckIndexes(), "step %d", step)
+		require.NoError(t, h.ca.CheckIndexes(), "step %d", step)
 		checkIncremental(t, h.ca, step)
 	}
 	st := h.ca.Stats()

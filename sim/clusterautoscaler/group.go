@@ -211,8 +211,8 @@ func (a *Autoscaler) refreshTemplates() {
 			}
 		}
 		switch {
-		case src != cluster.NoNode && (g.cached == nil || g.cached.src != src):
-			if g.cached == nil || !a.copies(g.cached, src) {
+		case src != cluster.NoNode:
+			if !a.keepsTemplate(g, src) {
 				g.cached = a.templateFromNode(g, src)
 			}
 			g.tpl = g.cached
@@ -222,6 +222,14 @@ func (a *Autoscaler) refreshTemplates() {
 			g.tpl = g.tagTemplate
 		}
 	}
+}
+
+// keepsTemplate reports whether the loop keeps the group's cached
+// template when it would copy node src: when copying src would give it
+// again. That src is the node it was copied from is not enough: the
+// node's labels or taints may have changed since.
+func (a *Autoscaler) keepsTemplate(g *group, src cluster.NodeID) bool {
+	return g.cached != nil && a.copies(g.cached, src)
 }
 
 // copies reports whether templateFromNode would make tpl again from node

@@ -97,6 +97,7 @@ func (s *Sim) checkStructures() error {
 			ss = append(ss, invariants.Structure{Name: name, Check: x.CheckIndexes})
 		}
 	}
+	add("cluster", s.cl)
 	add("kube-scheduler", s.sched)
 	if s.kp != nil {
 		add("Karpenter", s.kp)
