@@ -272,7 +272,7 @@ func (a *Autoscaler) checkVerdicts() error {
 			if !known || a.cl.Nodes[i].Unschedulable && !cordonKnown {
 				continue
 			}
-			m, _ := cluster.StaticFit(a.cl.Syms, cs.Spec, &a.cl.Nodes[i], nil)
+			m, _ := cluster.StaticFitAnyNode(a.cl.Syms, cs.Spec, &a.cl.Nodes[i], nil) // as staticFits
 			if yes != (m == cluster.Fits) {
 				return fmt.Errorf("StaticFit verdicts: spec class %d (labels %v) on %s at epoch %d: have fits %v, want %v (%s)",
 					cs.Class, cs.Spec.Labels, a.nodeName(id), a.cl.NodeEpoch(id), yes, m == cluster.Fits, m)
@@ -684,7 +684,7 @@ func (s *freshRemovals) first(spec *cluster.PodSpec, ns cluster.Sym) int {
 		}
 		if fits[i] == 0 {
 			fits[i] = 2
-			if m, _ := cluster.StaticFit(a.cl.Syms, spec, &a.cl.Nodes[id], nil); m == cluster.Fits {
+			if m, _ := cluster.StaticFitAnyNode(a.cl.Syms, spec, &a.cl.Nodes[id], nil); m == cluster.Fits { // as staticFits
 				fits[i] = 1
 			}
 		}
