@@ -125,11 +125,11 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	if err := emit(v.GetString("report"), data, stdout); err != nil {
+	if err := emit(cmd.Context(), v.GetString("report"), data, stdout); err != nil {
 		return err
 	}
 	if path := v.GetString("html"); path != "" {
-		if err := writeOutput("--html", path, comparisonPage(out, results).WriteCompareHTML); err != nil {
+		if err := writeOutput(cmd.Context(), "--html", path, comparisonPage(out, results).WriteCompareHTML); err != nil {
 			return err
 		}
 	}

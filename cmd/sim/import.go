@@ -54,7 +54,7 @@ placed as it was is reported on stderr, one line each.`,
 			var w io.Writer = stdout
 			var f *atomicFile
 			if out != "" {
-				if f, err = createAtomic(out); err != nil {
+				if f, err = createAtomic(cmd.Context(), out); err != nil {
 					return fmt.Errorf("-o %s: %w", out, err)
 				}
 				defer f.Abort()

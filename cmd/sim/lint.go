@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +53,7 @@ input could not be read at all.`,
   sim lint -f nodepool.yaml --region eu-west-2`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return lintCommand(v, args, stdout, stderr)
+			return lintCommand(cmd.Context(), v, args, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -76,7 +77,7 @@ func (e *lintGate) Error() string {
 
 func (e *lintGate) Is(target error) bool { return target == errGate }
 
-func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error {
+func lintCommand(ctx context.Context, v *viper.Viper, args []string, stdout, stderr io.Writer) error {
 	format := v.GetString("output")
 	if !isTable(format) && format != "json" {
 		return fmt.Errorf("--output %q: use table, wide or json", format)
@@ -143,7 +144,7 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 		}
 		out = buf.Bytes()
 	}
-	if err := emit(v.GetString("report"), out, stdout); err != nil {
+	if err := emit(ctx, v.GetString("report"), out, stdout); err != nil {
 		return err
 	}
 	if n := res.Count(failOn); n > 0 {

@@ -184,7 +184,7 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	opts := simulation.Options{Seed: &seed, Check: v.GetBool("check"), Context: cmd.Context()}
 	var finishEvents func() error
 	if path := v.GetString("events"); path != "" {
-		sink, finish, abort, err := eventFile(path)
+		sink, finish, abort, err := eventFile(cmd.Context(), path)
 		if err != nil {
 			return err
 		}
@@ -196,10 +196,10 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		opts.AtTime = at
 		opts.At = func(s *simulation.Sim) error {
 			dumped = true
-			return writeState(dumpPath, s)
+			return writeState(cmd.Context(), dumpPath, s)
 		}
 	}
-	stopProfiles, err := startProfiles(v.GetString("cpuprofile"), v.GetString("memprofile"))
+	stopProfiles, err := startProfiles(cmd.Context(), v.GetString("cpuprofile"), v.GetString("memprofile"))
 	if err != nil {
 		return err
 	}
@@ -230,12 +230,12 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		}
 	}
 	if path := v.GetString("html"); path != "" {
-		if err := writeOutput("--html", path, rep.WriteHTML); err != nil {
+		if err := writeOutput(cmd.Context(), "--html", path, rep.WriteHTML); err != nil {
 			return err
 		}
 	}
 	if path := v.GetString("metrics"); path != "" {
-		if err := writeOutput("--metrics", path, func(w io.Writer) error { return rep.WriteOpenMetrics(w, metricsStart) }); err != nil {
+		if err := writeOutput(cmd.Context(), "--metrics", path, func(w io.Writer) error { return rep.WriteOpenMetrics(w, metricsStart) }); err != nil {
 			return err
 		}
 	}
@@ -272,12 +272,12 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	return emitAndGate(v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return experiment.Flatten(rep) })
+	return emitAndGate(cmd.Context(), v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return experiment.Flatten(rep) })
 }
 
 // writeState writes the run's state to path, atomically.
-func writeState(path string, s *simulation.Sim) error {
-	f, err := createAtomic(path)
+func writeState(ctx context.Context, path string, s *simulation.Sim) error {
+	f, err := createAtomic(ctx, path)
 	if err != nil {
 		return fmt.Errorf("--state-out %s: %w", path, err)
 	}
@@ -298,8 +298,8 @@ func writeState(path string, s *simulation.Sim) error {
 // emitAndGate writes a rendered report (to --report or stdout), then checks
 // the --fail-if gates against the report's metrics, computed only when
 // there are gates.
-func emitAndGate(v *viper.Viper, data []byte, baseline []experiment.Metric, stdout, stderr io.Writer, metrics func() ([]experiment.Metric, error)) error {
-	if err := emit(v.GetString("report"), data, stdout); err != nil {
+func emitAndGate(ctx context.Context, v *viper.Viper, data []byte, baseline []experiment.Metric, stdout, stderr io.Writer, metrics func() ([]experiment.Metric, error)) error {
+	if err := emit(ctx, v.GetString("report"), data, stdout); err != nil {
 		return err
 	}
 	gates := v.GetStringSlice("fail-if")
@@ -316,8 +316,8 @@ func emitAndGate(v *viper.Viper, data []byte, baseline []experiment.Metric, stdo
 // eventFile opens an atomic file for the timeline; finish flushes it and
 // renames it into place, abort (deferred by the caller) drops it when the
 // run fails before.
-func eventFile(path string) (sink trace.Sink, finish func() error, abort func(), err error) {
-	f, err := createAtomic(path)
+func eventFile(ctx context.Context, path string) (sink trace.Sink, finish func() error, abort func(), err error) {
+	f, err := createAtomic(ctx, path)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--events %s: %w", path, err)
 	}
@@ -358,7 +358,7 @@ type multiReport struct {
 
 // errInterrupted ends a many-run command on Ctrl-C: its runs stop at
 // once, and no aggregate of a partial set of seeds is written.
-var errInterrupted = errors.New("interrupted: the runs were stopped and no aggregate is written (a single run writes a partial report)")
+var errInterrupted = fmt.Errorf("%w: the runs were stopped and no aggregate is written (a single run writes a partial report)", errSignal)
 
 // interruptible runs one seed that stops when ctx is cancelled; a stopped
 // or skipped run is errInterrupted. timeline keeps each report's timeline
@@ -424,7 +424,7 @@ func runMany(v *viper.Viper, cmd *cobra.Command, arg string, sc *scenario.Scenar
 	if err != nil {
 		return err
 	}
-	return emitAndGate(v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return means(sums), nil })
+	return emitAndGate(cmd.Context(), v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return means(sums), nil })
 }
 
 // means turns summaries into metrics, for gates.

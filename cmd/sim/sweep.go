@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -309,7 +310,7 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 		return err
 	}
 	if emitJob {
-		return emitSweepJob(v, args, in, fp, stdout)
+		return emitSweepJob(cmd.Context(), v, args, in, fp, stdout)
 	}
 	sh := sweep.All
 	switch {
@@ -331,7 +332,7 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 		Workers: v.GetInt("workers"), Progress: progressBar(stderr)}
 	start := time.Now()
 	if shardFlag != "" || shards != 0 {
-		if err := writePartial(v.GetString("out"), runner, fp, sh, stdout); err != nil {
+		if err := writePartial(cmd.Context(), v.GetString("out"), runner, fp, sh, stdout); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "shard %s: %d of %d runs in %s\n", sh, in.def.Count(sh), in.def.Pairs(), time.Since(start).Round(time.Millisecond))
@@ -352,10 +353,10 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 		return err
 	}
 	fmt.Fprintf(stderr, "%d points x %d runs in %s\n", len(in.def.Points), in.def.Runs, time.Since(start).Round(time.Millisecond))
-	return renderSweep(v, in.def, results, format, stdout)
+	return renderSweep(cmd.Context(), v, in.def, results, format, stdout)
 }
 
-func renderSweep(v *viper.Viper, def *sweep.Sweep, results []sweep.Result, format string, stdout io.Writer) error {
+func renderSweep(ctx context.Context, v *viper.Viper, def *sweep.Sweep, results []sweep.Result, format string, stdout io.Writer) error {
 	out, err := sweep.Aggregate(def, results)
 	if err != nil {
 		return err
@@ -365,16 +366,16 @@ func renderSweep(v *viper.Viper, def *sweep.Sweep, results []sweep.Result, forma
 		return err
 	}
 	if path := v.GetString("html"); path != "" {
-		if err := writeOutput("--html", path, out.Page().WriteSweepHTML); err != nil {
+		if err := writeOutput(ctx, "--html", path, out.Page().WriteSweepHTML); err != nil {
 			return err
 		}
 	}
-	return emit(v.GetString("report"), data, stdout)
+	return emit(ctx, v.GetString("report"), data, stdout)
 }
 
 // writePartial runs a shard and writes its partial to out (a file,
 // atomically; a folder ending in /; or stdout when empty).
-func writePartial(out string, runner *sweep.Runner, fp string, sh sweep.Shard, stdout io.Writer) error {
+func writePartial(ctx context.Context, out string, runner *sweep.Runner, fp string, sh sweep.Shard, stdout io.Writer) error {
 	var w io.Writer = stdout
 	var f *atomicFile
 	if out != "" {
@@ -382,7 +383,7 @@ func writePartial(out string, runner *sweep.Runner, fp string, sh sweep.Shard, s
 			out = filepath.Join(out, fmt.Sprintf("shard-%d-of-%d.partial", sh.Index, sh.Of))
 		}
 		var err error
-		if f, err = createAtomic(out); err != nil {
+		if f, err = createAtomic(ctx, out); err != nil {
 			return fmt.Errorf("--out %s: %w", out, err)
 		}
 		defer f.Abort()
@@ -444,11 +445,11 @@ func mergeSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stder
 	if err != nil {
 		return err
 	}
-	return renderSweep(v, def, results, format, stdout)
+	return renderSweep(cmd.Context(), v, def, results, format, stdout)
 }
 
 // emitSweepJob writes the manifests that run the sweep on Kubernetes.
-func emitSweepJob(v *viper.Viper, args []string, in *sweepInput, fp string, stdout io.Writer) error {
+func emitSweepJob(ctx context.Context, v *viper.Viper, args []string, in *sweepInput, fp string, stdout io.Writer) error {
 	image, shards := v.GetString("image"), v.GetInt("shards")
 	if image == "" {
 		return fmt.Errorf("--emit-job needs --image IMAGE: the image of sim the shards run (build it with the Dockerfile)")
@@ -525,7 +526,7 @@ func emitSweepJob(v *viper.Viper, args []string, in *sweepInput, fp string, stdo
 		return err
 	}
 	if out := v.GetString("out"); out != "" {
-		if err := writeAtomic(out, data); err != nil {
+		if err := writeAtomic(ctx, out, data); err != nil {
 			return fmt.Errorf("--out %s: %w", out, err)
 		}
 		return nil
