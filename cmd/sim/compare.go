@@ -73,6 +73,13 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 	}
 	var results [][]*report.Report
 	var root uint64
+	var outs, ins pathSet
+	outs.addFlags(v, "report", "html")
+	ins.addFlags(v, "config")
+	ins.addArgs("an input", args...)
+	if err := checkClobber(outs, ins); err != nil {
+		return err
+	}
 	start := time.Now()
 	for i, arg := range args {
 		sc, err := loadScenario(arg)
@@ -80,6 +87,10 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 			return err
 		}
 		if err := applyWhatIfs(v, sc); err != nil {
+			return err
+		}
+		ins.addScenario(arg, sc)
+		if err := checkClobber(outs, ins); err != nil {
 			return err
 		}
 		if i == 0 {

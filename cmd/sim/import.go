@@ -45,6 +45,15 @@ placed as it was is reported on stderr, one line each.`,
 			if err := opts.Check(); err != nil {
 				return fmt.Errorf("--%w", err)
 			}
+			var outs, ins pathSet
+			outs.add("-o", out)
+			ins.addFlags(v, "config")
+			for _, file := range args {
+				ins.add("an input of the import", file)
+			}
+			if err := checkClobber(outs, ins); err != nil {
+				return err
+			}
 			im := importer.New(opts, cat)
 			for _, file := range args {
 				if err := addFile(im, file); err != nil {

@@ -105,6 +105,13 @@ func lintCommand(ctx context.Context, v *viper.Viper, args []string, stdout, std
 			return fmt.Errorf("--region %q: no EC2 data for it; use one of %s", region, strings.Join(cat.Regions(), ", "))
 		}
 	}
+	var outs, ins pathSet
+	outs.addFlags(v, "report")
+	ins.addFlags(v, "config")
+	ins.addArgs("an input", append(slices.Clone(args), files...)...)
+	if err := checkClobber(outs, ins); err != nil {
+		return err
+	}
 	var name string
 	var sc *scenario.Scenario
 	switch {
@@ -127,6 +134,16 @@ func lintCommand(ctx context.Context, v *viper.Viper, args []string, stdout, std
 		}
 		res = r
 	} else {
+		if len(args) == 1 {
+			ins.addScenario(args[0], sc)
+		} else {
+			for _, f := range sc.Files {
+				ins.add("a linted file", f)
+			}
+		}
+		if err := checkClobber(outs, ins); err != nil {
+			return err
+		}
 		res = lint.Check(sc)
 		if len(files) > 0 {
 			res.Scenario = name

@@ -157,6 +157,13 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err := applyWhatIfs(v, sc); err != nil {
 		return err
 	}
+	var outs, ins pathSet
+	outs.addFlags(v, "report", "events", "html", "metrics", "state-out", "cpuprofile", "memprofile")
+	ins.addScenario(arg, sc)
+	ins.addFlags(v, "config", "baseline")
+	if err := checkClobber(outs, ins); err != nil {
+		return err
+	}
 	var at time.Duration
 	if dumpAt != "" {
 		if at, err = scenario.ParseDuration(dumpAt); err != nil {

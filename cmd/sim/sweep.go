@@ -305,11 +305,23 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	var ins pathSet
+	ins.addFlags(v, "config")
+	for _, f := range in.files {
+		if !f.Embedded {
+			ins.add("an input of the sweep", f.Path)
+		}
+	}
 	fp, err := sweep.Fingerprint(in.def, in.files, buildVersion())
 	if err != nil {
 		return err
 	}
 	if emitJob {
+		var outs pathSet
+		outs.addFlags(v, "out")
+		if err := checkClobber(outs, ins); err != nil {
+			return err
+		}
 		return emitSweepJob(cmd.Context(), v, args, in, fp, stdout)
 	}
 	sh := sweep.All
@@ -327,6 +339,12 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 		if sh, err = sweep.NewShard(i, shards); err != nil {
 			return fmt.Errorf("JOB_COMPLETION_INDEX: %w", err)
 		}
+	}
+	var outs pathSet
+	outs.addFlags(v, "report", "html")
+	outs.add("--out", partialPath(v.GetString("out"), sh))
+	if err := checkClobber(outs, ins); err != nil {
+		return err
 	}
 	runner := &sweep.Runner{Sweep: in.def, Load: in.load, Run: interruptible(cmd.Context(), false, false),
 		Workers: v.GetInt("workers"), Progress: progressBar(stderr)}
@@ -379,9 +397,7 @@ func writePartial(ctx context.Context, out string, runner *sweep.Runner, fp stri
 	var w io.Writer = stdout
 	var f *atomicFile
 	if out != "" {
-		if strings.HasSuffix(out, "/") || isDir(out) {
-			out = filepath.Join(out, fmt.Sprintf("shard-%d-of-%d.partial", sh.Index, sh.Of))
-		}
+		out = partialPath(out, sh)
 		var err error
 		if f, err = createAtomic(ctx, out); err != nil {
 			return fmt.Errorf("--out %s: %w", out, err)
@@ -410,6 +426,15 @@ func writePartial(ctx context.Context, out string, runner *sweep.Runner, fp stri
 	return nil
 }
 
+// partialPath is the file --out names for shard sh: out, or a file in it
+// when it is a folder (or ends in /).
+func partialPath(out string, sh sweep.Shard) string {
+	if out != "" && (strings.HasSuffix(out, "/") || isDir(out)) {
+		return filepath.Join(out, fmt.Sprintf("shard-%d-of-%d.partial", sh.Index, sh.Of))
+	}
+	return out
+}
+
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
@@ -418,6 +443,17 @@ func isDir(p string) bool {
 func mergeSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr io.Writer) error {
 	format, err := checkFormat(v)
 	if err != nil {
+		return err
+	}
+	var outs, ins pathSet
+	outs.addFlags(v, "report", "html")
+	ins.addFlags(v, "config")
+	for _, a := range args {
+		if a != "-" {
+			ins.add("a partial merged", a)
+		}
+	}
+	if err := checkClobber(outs, ins); err != nil {
 		return err
 	}
 	m := sweep.NewMerger()
