@@ -82,7 +82,7 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 	}
 	start := time.Now()
 	for i, arg := range args {
-		sc, err := loadScenario(arg)
+		sc, err := loadScenario(cmd.Context(), arg)
 		if err != nil {
 			return err
 		}

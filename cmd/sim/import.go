@@ -55,10 +55,16 @@ placed as it was is reported on stderr, one line each.`,
 				return err
 			}
 			im := importer.New(opts, cat)
-			for _, file := range args {
-				if err := addFile(im, file); err != nil {
-					return err
+			_, err = awaitInput(cmd.Context(), func() (struct{}, error) {
+				for _, file := range args {
+					if err := addFile(im, file); err != nil {
+						return struct{}{}, err
+					}
 				}
+				return struct{}{}, nil
+			})
+			if err != nil {
+				return err
 			}
 			var w io.Writer = stdout
 			var f *atomicFile

@@ -119,10 +119,10 @@ func lintCommand(ctx context.Context, v *viper.Viper, args []string, stdout, std
 		return fmt.Errorf("give one scenario, not %d (lint manifests with -f %s; add manifests to a scenario with SCENARIO+FILE.yaml)", len(args), strings.Join(args, " "))
 	case len(args) == 1:
 		name = args[0]
-		sc, err = loadScenario(args[0])
+		sc, err = loadScenario(ctx, args[0])
 	case len(files) > 0:
 		name = strings.Join(files, " ")
-		sc, err = loadFiles(files, region)
+		sc, err = awaitInput(ctx, func() (*scenario.Scenario, error) { return loadFiles(files, region) })
 	default:
 		return errors.New("give a scenario (a file or an embedded name) or manifests with -f FILE")
 	}

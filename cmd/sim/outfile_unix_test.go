@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -92,4 +94,72 @@ func TestStaleTemporaryFiles(t *testing.T) {
 	}
 	require.NoError(t, busy.Commit())
 	require.FileExists(t, filepath.Join(dir, "busy.json"))
+}
+
+// Every read of a user file is bounded (/dev/zero ends with an error, not
+// out of memory); a scenario may not include a FIFO or a device (it would
+// hang the load or never end); and a wait for input on the command line (a
+// FIFO, a pipe that stays open) ends with the first signal.
+func TestBoundedAndInterruptibleInputs(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"run", "static-burst", "--config", "/dev/zero"},
+		{"run", "static-burst", "--baseline", "/dev/zero", "--fail-if", "cost.totalUSD>baseline"},
+		{"sweep", "/dev/zero"},
+	} {
+		_, stderr, code := sim(t, args...)
+		require.Equal(t, 1, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "/dev/zero: too large (more than the 64 MiB a file may hold)", args)
+	}
+
+	fifo := filepath.Join(dir, "m.yaml")
+	require.NoError(t, mkfifo(fifo))
+	scenario := func(name, spec string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte("apiVersion: clustersim.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n  duration: 1h\n  staticNodes: [{name: n, instanceType: m5.large, count: 1}]\n"+spec), 0o644))
+		return p
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "folder"), 0o755))
+	require.NoError(t, mkfifo(filepath.Join(dir, "folder", "x.yaml")))
+	for _, c := range []struct{ spec, want string }{
+		{"  include: [m.yaml]\n", "spec.include[0]: m.yaml is a FIFO; include regular files and folders only"},
+		{"  include: [/dev/zero]\n", "spec.include[0]: /dev/zero is a device; include regular files and folders only"},
+		{"  include: [folder]\n", "folder/x.yaml: is a FIFO, not a regular file; a folder's manifests must be regular files"},
+		{"  market: {model: replay, replay: m.yaml}\n", "spec.market.replay: cannot read m.yaml: a FIFO, not a regular file"},
+	} {
+		_, stderr, code := sim(t, "run", scenario("s.yaml", c.spec))
+		require.Equal(t, 1, code, stderr)
+		require.Contains(t, stderr, c.want)
+	}
+
+	// The scenario itself on a FIFO no one writes to: the first signal
+	// ends the wait, with the exit code of an interrupted command.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	var out, errb bytes.Buffer
+	start := time.Now()
+	code := run(ctx, []string{"run", fifo}, &out, &errb)
+	require.Equal(t, exitInterrupt, code, errb.String())
+	require.Contains(t, errb.String(), "error: interrupted while reading the input")
+	require.Less(t, time.Since(start), 5*time.Second)
+	release(t, fifo)
+
+	// sweep merge - on a pipe that stays open.
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	root := newRootCmd(&out, &errb)
+	root.SetIn(pr)
+	root.SetArgs([]string{"sweep", "merge", "-"})
+	err := root.ExecuteContext(ctx)
+	require.ErrorIs(t, err, errSignal)
+}
+
+// release opens a FIFO's other end, so that a reader abandoned on it ends.
+func release(t *testing.T, fifo string) {
+	f, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0)
+	if err == nil {
+		f.Close()
+	}
 }

@@ -44,11 +44,11 @@ func writeJSON(v any) ([]byte, error) {
 var num, fmtNum = report.CSVNumber, report.TableNumber
 
 // loadBaseline reads a JSON report written by sim run -o json.
-func loadBaseline(path string) ([]experiment.Metric, error) {
+func loadBaseline(ctx context.Context, path string) ([]experiment.Metric, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readInput(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("--baseline: %w", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -52,9 +53,12 @@ func loadConfig(v *viper.Viper, cmd *cobra.Command) error {
 		return err
 	}
 	if file := v.GetString("config"); file != "" {
-		v.SetConfigFile(file)
+		data, err := readInput(cmd.Context(), file)
+		if err != nil {
+			return fmt.Errorf("--config: %w", err)
+		}
 		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 			return fmt.Errorf("config file %s: %w", file, err)
 		}
 		known := map[string]bool{}

@@ -66,8 +66,12 @@ percentiles across runs.`,
 }
 
 // loadScenario reads "path[+override...]" from disk, or else an embedded
-// scenario.
-func loadScenario(arg string) (*scenario.Scenario, error) {
+// scenario; a load that waits (a FIFO) ends with the first signal (ctx).
+func loadScenario(ctx context.Context, arg string) (*scenario.Scenario, error) {
+	return awaitInput(ctx, func() (*scenario.Scenario, error) { return loadScenarioNow(arg) })
+}
+
+func loadScenarioNow(arg string) (*scenario.Scenario, error) {
 	parts := strings.Split(arg, "+")
 	path, overrides := parts[0], parts[1:]
 	if _, err := os.Stat(path); err == nil {
@@ -137,7 +141,7 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if runs > 1 && (v.GetString("cpuprofile") != "" || v.GetString("memprofile") != "") {
 		return fmt.Errorf("--cpuprofile and --memprofile profile one run: drop --runs, or pick one seed with --seed")
 	}
-	baseline, err := loadBaseline(v.GetString("baseline"))
+	baseline, err := loadBaseline(cmd.Context(), v.GetString("baseline"))
 	if err != nil {
 		return err
 	}
@@ -150,7 +154,7 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	case dumpAt != "" && runs > 1:
 		return fmt.Errorf("--dump-state writes one run's state: drop --runs, or pick one seed with --seed")
 	}
-	sc, err := loadScenario(arg)
+	sc, err := loadScenario(cmd.Context(), arg)
 	if err != nil {
 		return err
 	}
@@ -225,9 +229,6 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	fmt.Fprintf(stderr, "simulated %s in %s: %d events (%.2fM events/s), peak memory %s\n",
 		time.Duration(rep.DurationSeconds*float64(time.Second)), wall.Round(time.Millisecond), rep.Engine.Events,
 		float64(rep.Engine.Events)/wall.Seconds()/1e6, gib(peakRSS()))
-	if rep.Partial {
-		fmt.Fprintln(stderr, "interrupted: the report is partial (marked \"partial\": true)")
-	}
 	if dumpAt != "" && !dumped {
 		fmt.Fprintf(stderr, "interrupted before %s: --state-out %s was not written\n", dumpAt, dumpPath)
 	}
@@ -278,6 +279,20 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	}
 	if err != nil {
 		return err
+	}
+	if rep.Partial {
+		// An interrupted run is not a run that passed: its outputs are
+		// written (marked partial), its gates are not judged on them, and
+		// it exits as interrupted (a CI job killed by timeout fails).
+		if err := emit(cmd.Context(), v.GetString("report"), data, stdout); err != nil {
+			return err
+		}
+		gates := ""
+		if len(v.GetStringSlice("fail-if")) > 0 {
+			gates = "; the --fail-if gates were not evaluated on a partial run"
+		}
+		return fmt.Errorf("%w at %s of %s: the report is partial (marked \"partial\": true)%s", errSignal,
+			roundDuration(time.Duration(rep.DurationSeconds*float64(time.Second))), sc.Duration, gates)
 	}
 	return emitAndGate(cmd.Context(), v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return experiment.Flatten(rep) })
 }

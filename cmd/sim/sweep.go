@@ -195,7 +195,7 @@ func sweepDefinition(v *viper.Viper, cmd *cobra.Command, args []string) (*sweepI
 			if embedded {
 				data, err = fs.ReadFile(scenarios.FS, f)
 			} else {
-				data, err = os.ReadFile(f)
+				data, err = manifest.ReadFileLimited(f)
 			}
 			if err != nil {
 				return nil, err
@@ -217,7 +217,7 @@ func sweepDefinition(v *viper.Viper, cmd *cobra.Command, args []string) (*sweepI
 // sweep's name); nil if arg is not one.
 func readSweepDoc(arg string, in *sweepInput) (*sweep.Sweep, *sweep.File, bool, error) {
 	if fileExists(arg) {
-		data, err := os.ReadFile(arg)
+		data, err := manifest.ReadFileLimited(arg)
 		if err != nil {
 			return nil, nil, false, err
 		}
@@ -301,7 +301,7 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 			}
 		}
 	}
-	in, err := sweepDefinition(v, cmd, args)
+	in, err := awaitInput(cmd.Context(), func() (*sweepInput, error) { return sweepDefinition(v, cmd, args) })
 	if err != nil {
 		return err
 	}
@@ -458,18 +458,17 @@ func mergeSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stder
 	}
 	m := sweep.NewMerger()
 	for _, a := range args {
-		if a == "-" {
-			if err := m.Read(cmd.InOrStdin(), "<stdin>"); err != nil {
-				return err
+		_, err := awaitInput(cmd.Context(), func() (struct{}, error) {
+			if a == "-" {
+				return struct{}{}, m.Read(cmd.InOrStdin(), "<stdin>")
 			}
-			continue
-		}
-		f, err := os.Open(a)
-		if err != nil {
-			return err
-		}
-		err = m.Read(f, a)
-		f.Close()
+			f, err := os.Open(a)
+			if err != nil {
+				return struct{}{}, err
+			}
+			defer f.Close()
+			return struct{}{}, m.Read(f, a)
+		})
 		if err != nil {
 			return err
 		}

@@ -231,6 +231,11 @@ func (l *loader) includeAll(path string, top []*manifest.Document) {
 			l.warn(l.scenarioDoc, field, "%s is already included; read once", inc)
 			continue
 		}
+		if what := l.src.irregular(p); what != "" {
+			l.fail(l.scenarioDoc.Errorf(field, "include regular files and folders only (a FIFO would hang the load, a device such as /dev/zero never ends)",
+				"%s is %s", inc, what))
+			continue
+		}
 		read[p] = true
 		docs, err := l.read(l.src, p)
 		if err != nil {
