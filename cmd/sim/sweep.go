@@ -312,10 +312,11 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 			ins.add("an input of the sweep", f.Path)
 		}
 	}
-	fp, err := sweep.Fingerprint(in.def, in.files, buildVersion())
+	id, err := sweep.Identify(in.def, in.files, buildVersion())
 	if err != nil {
 		return err
 	}
+	fp := id.Fingerprint
 	if emitJob {
 		var outs pathSet
 		outs.addFlags(v, "out")
@@ -350,7 +351,7 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 		Workers: v.GetInt("workers"), Progress: progressBar(stderr)}
 	start := time.Now()
 	if shardFlag != "" || shards != 0 {
-		if err := writePartial(cmd.Context(), v.GetString("out"), runner, fp, sh, stdout); err != nil {
+		if err := writePartial(cmd.Context(), v.GetString("out"), runner, id, sh, stdout); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "shard %s: %d of %d runs in %s\n", sh, in.def.Count(sh), in.def.Pairs(), time.Since(start).Round(time.Millisecond))
@@ -393,7 +394,7 @@ func renderSweep(ctx context.Context, v *viper.Viper, def *sweep.Sweep, results 
 
 // writePartial runs a shard and writes its partial to out (a file,
 // atomically; a folder ending in /; or stdout when empty).
-func writePartial(ctx context.Context, out string, runner *sweep.Runner, fp string, sh sweep.Shard, stdout io.Writer) error {
+func writePartial(ctx context.Context, out string, runner *sweep.Runner, id sweep.Identity, sh sweep.Shard, stdout io.Writer) error {
 	var w io.Writer = stdout
 	var f *atomicFile
 	if out != "" {
@@ -405,7 +406,7 @@ func writePartial(ctx context.Context, out string, runner *sweep.Runner, fp stri
 		defer f.Abort()
 		w = f
 	}
-	pw, err := sweep.NewPartialWriter(w, runner.Sweep, fp, sh)
+	pw, err := sweep.NewPartialWriter(w, runner.Sweep, id, sh)
 	if err != nil {
 		return err
 	}
