@@ -24,17 +24,9 @@ const (
 // checkMemory refuses a scenario whose estimate exceeds the limit, before
 // anything runs: an estimate and a clear error beat an out-of-memory kill.
 func checkMemory(limit string, sc *scenario.Scenario, parallel int) error {
-	var max int64
-	if limit != "" {
-		q, err := resource.ParseQuantity(limit)
-		if err != nil {
-			return fmt.Errorf("--memory-limit %q: write a size such as 8GiB or 16Gi", limit)
-		}
-		max = q.Value()
-	} else if total := physicalMemory(); total > 0 {
-		max = total / 4 * 3
-	} else {
-		return nil // cannot tell: no limit
+	max, err := memoryLimit(limit)
+	if err != nil || max == 0 {
+		return err // max 0: cannot tell, no limit
 	}
 	need := int64(parallel) * runMemory(sc)
 	if need > max {
@@ -43,6 +35,30 @@ func checkMemory(limit string, sc *scenario.Scenario, parallel int) error {
 			sc.Name, gib(need), sc.EstimatedPods, parallel, gib(max))
 	}
 	return nil
+}
+
+// memoryLimit reads --memory-limit (a Kubernetes quantity such as 8Gi or
+// 500M, or the same with a B: 8GiB, 500MB), in bytes; unset, three
+// quarters of the machine's memory (0 when unknown).
+func memoryLimit(limit string) (int64, error) {
+	if limit == "" {
+		if total := physicalMemory(); total > 0 {
+			return total / 4 * 3, nil
+		}
+		return 0, nil
+	}
+	s := strings.TrimSpace(limit)
+	if n := len(s); n >= 2 && s[n-1] == 'B' && strings.ContainsRune("ikKMGTPE", rune(s[n-2])) {
+		s = s[:n-1] // 8GiB is 8Gi, 500MB 500M
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return 0, fmt.Errorf("--memory-limit %q: write a size such as 8Gi, 8GiB or 500M", limit)
+	}
+	if q.Sign() <= 0 || q.Value() < 1<<20 {
+		return 0, fmt.Errorf("--memory-limit %q: the limit must be at least 1Mi; write a size such as 8Gi", limit)
+	}
+	return q.Value(), nil
 }
 
 // runMemory estimates the bytes one run of the scenario holds.

@@ -16,6 +16,7 @@ import (
 // Autoscaler on AWS".
 const (
 	DefaultScanInterval                     = 10 * time.Second // --scan-interval
+	MinScanInterval                         = time.Second      // the shortest --scan-interval accepted
 	DefaultExpander                         = "least-waste"    // --expander; least-waste since 1.33, random before
 	DefaultMaxNodeProvisionTime             = 15 * time.Minute // --max-node-provision-time
 	DefaultScaleDownUtilizationThreshold    = 0.5              // --scale-down-utilization-threshold
@@ -550,6 +551,11 @@ func parseFlags(args []string, d *manifest.Document, path string, at func(i int)
 	}
 	if o.ScanInterval <= 0 {
 		return o, manifest.Errors{errorAt(d, path, "the upstream default is 10s", "--scan-interval must be positive")}.Err()
+	}
+	if o.ScanInterval < MinScanInterval {
+		// A loop every nanosecond of simulated time would never let the
+		// run end.
+		return o, manifest.Errors{errorAt(d, path, "use at least 1s; the upstream default is 10s", "--scan-interval %s is shorter than %s", o.ScanInterval, MinScanInterval)}.Err()
 	}
 	return o, nil
 }
