@@ -29,6 +29,10 @@ const (
 	TraceDepth                      // the pool's full depth becomes Value instances (-1: the model's again)
 )
 
+// MaxTracePrice bounds a trace's price, in USD per hour: the dearest EC2
+// instances cost a few hundred.
+const MaxTracePrice = 10_000
+
 var traceKindNames = [...]string{"price", "state", "interrupt", "rebalance", "depth"}
 
 func (k TraceKind) String() string {
@@ -280,8 +284,13 @@ func (t *Trace) add(r rawEvent, errs []error) []error {
 		switch ev.Kind {
 		case TracePrice:
 			v, err := strconv.ParseFloat(r.value, 64)
-			if !r.hasValue || err != nil || !(v > 0) || math.IsInf(v, 0) {
+			switch {
+			case !r.hasValue || err != nil || !(v > 0) || math.IsInf(v, 0):
 				bad("value", "a price needs a value in USD per hour > 0, got %q", r.value)
+			case v > MaxTracePrice:
+				// 1e300 summed to $+Inf, which JSON output refused only
+				// at the end of the run.
+				bad("value", "price %s is more than $%g per hour, far above any EC2 instance's; give USD per hour (check the unit)", r.value, float64(MaxTracePrice))
 			}
 			ev.Value = v
 		case TraceState:

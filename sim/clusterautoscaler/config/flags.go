@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clustersim/clustersim/sim/internal/duration"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -195,7 +196,7 @@ func durationFlag(f func(o *Options) *time.Duration) flagDef {
 		if d < 0 {
 			return fmt.Errorf("must not be negative, got %s", v)
 		}
-		*f(o) = d
+		*f(o) = duration.Cap(d) // longer than any run: no overflow of a time plus it
 		return nil
 	}}
 }

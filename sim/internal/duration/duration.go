@@ -16,6 +16,27 @@ import (
 // year): far beyond any what-if, and far from time.Duration's overflow.
 const Year = 366 * 24 * time.Hour
 
+// Saturated is the longest a model is given for a span a user writes
+// unbounded (a grace period, a toleration, an expiry, a TTL): 2^60 ns,
+// about 36 years. It is beyond any run (a run lasts at most a Year), so a
+// longer value behaves the same, and small enough that a time plus it, or
+// two of them added, never overflows a time.Duration (which ended in an
+// engine panic: "internal error ... this is a model bug").
+const Saturated = time.Duration(1 << 60)
+
+// Cap saturates d at Saturated.
+func Cap(d time.Duration) time.Duration { return min(d, Saturated) }
+
+// FromSeconds converts a count of seconds (such as
+// terminationGracePeriodSeconds, at least 0) to a duration, saturated at
+// Saturated instead of overflowing.
+func FromSeconds(s int64) time.Duration {
+	if s >= int64(Saturated/time.Second) {
+		return Saturated
+	}
+	return time.Duration(s) * time.Second
+}
+
 // maxDays bounds the day count, so days never overflow a time.Duration.
 const maxDays = 366
 

@@ -84,3 +84,14 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Unbounded user spans saturate at Saturated: a time plus one never
+// overflows.
+func TestSaturate(t *testing.T) {
+	require.Equal(t, 30*time.Second, FromSeconds(30))
+	require.Equal(t, Saturated, FromSeconds(9223372036))
+	require.Equal(t, Saturated, FromSeconds(1<<62))
+	require.Equal(t, time.Hour, Cap(time.Hour))
+	require.Equal(t, Saturated, Cap(time.Duration(1<<63-1)))
+	require.Greater(t, Year+2*Saturated, Saturated, "no overflow")
+}

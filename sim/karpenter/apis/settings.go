@@ -243,7 +243,7 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 			errs = append(errs, d.Errorf(path+"."+field, "write a duration like 1s, 90s or 10m", "%v", err))
 			return
 		}
-		*dst = v
+		*dst = duration.Cap(v)
 	}
 	dur("batchIdleDuration", s.BatchIdleDuration, &out.BatchIdleDuration, zeroRejected)
 	dur("batchMaxDuration", s.BatchMaxDuration, &out.BatchMaxDuration, zeroRejected)
