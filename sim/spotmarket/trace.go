@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/clip"
 	"github.com/clustersim/clustersim/sim/internal/duration"
 )
 
@@ -256,7 +257,7 @@ func jsonScalar(raw json.RawMessage) string {
 // add checks one line and appends it.
 func (t *Trace) add(r rawEvent, errs []error) []error {
 	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s:%d: %s: %s", t.Name, r.line, field, fmt.Sprintf(format, args...)))
+		errs = append(errs, fmt.Errorf("%s:%d: %s: %s", t.Name, r.line, field, clip.Message(fmt.Sprintf(format, args...))))
 	}
 	n := len(errs)
 	ev := TraceEvent{Line: r.line}
@@ -362,7 +363,7 @@ func parseTraceTime(s string) (time.Duration, error) {
 		return time.Duration(f * float64(time.Second)), nil
 	}
 	d, err := duration.Parse(s)
-	if errors.Is(err, duration.ErrNegative) || (err == nil && d > duration.Year) {
+	if errors.Is(err, duration.ErrNegative) || errors.Is(err, duration.ErrTooLong) || (err == nil && d > duration.Year) {
 		return 0, fmt.Errorf("%q is out of range (0 to a year)", s)
 	}
 	return d, err
