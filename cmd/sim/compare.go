@@ -99,7 +99,7 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 				root = *s
 			}
 		}
-		reps, err := experiment.RunMany(sc, experiment.Seeds(root, runs), v.GetInt("workers"), interruptible(cmd.Context(), false, v.GetString("html") != ""), progressBar(stderr))
+		reps, err := experiment.RunMany(sc, experiment.Seeds(root, runs), v.GetInt("workers"), interruptible(cmd.Context(), false, v.GetString("html") != "", nil), progressBar(stderr))
 		if errors.Is(err, errInterrupted) {
 			return errInterrupted
 		}

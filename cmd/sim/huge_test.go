@@ -23,3 +23,14 @@ func TestHugeValuesSaturate(t *testing.T) {
 		require.GreaterOrEqual(t, r.Pods.Total, 33, f)
 	}
 }
+
+// Pod churn the load-time estimate cannot foresee (pods evicted at once by
+// a NoExecute taint tolerated for 0s) is warned of, and --memory-limit
+// holds while the run goes: it got 3.3 GiB under --memory-limit 1Gi.
+func TestMemoryLimitHoldsWhileRunning(t *testing.T) {
+	_, stderr, code := sim(t, "run", "testdata/churn/churn.yaml", "--memory-limit", "100Mi")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "warning: churn: by ")
+	require.Contains(t, stderr, "over 4 times the 200 estimated at load: pods are recreated as fast as they go")
+	require.Regexp(t, `error: churn stopped at \S+ of 10m0s: its live memory reached \d+ MiB, more than the 100 MiB --memory-limit allows \(\d+ pods created so far, 200 estimated at load\)`, stderr)
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/experiment"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -184,15 +185,18 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err := checkMemory(v.GetString("memory-limit"), sc, min(runs, workers)); err != nil {
 		return err
 	}
+	limit, _ := memoryLimit(v.GetString("memory-limit")) // checked by checkMemory
+	defer holdMemory(limit)()
+	watch := runWatch(limit, sc, stderr)
 	seed := sc.Seed
 	if s := seedOf(v, cmd); s != nil {
 		seed = *s
 	}
 	if runs > 1 {
-		return runMany(v, cmd, arg, sc, seed, runs, format, baseline, stdout, stderr)
+		return runMany(v, cmd, arg, sc, seed, runs, format, baseline, watch, stdout, stderr)
 	}
 
-	opts := simulation.Options{Seed: &seed, Check: v.GetBool("check"), Context: cmd.Context()}
+	opts := simulation.Options{Seed: &seed, Check: v.GetBool("check"), Context: cmd.Context(), Watch: watch}
 	var finishEvents func() error
 	if path := v.GetString("events"); path != "" {
 		sink, finish, abort, err := eventFile(cmd.Context(), path)
@@ -385,12 +389,12 @@ var errInterrupted = fmt.Errorf("%w: the runs were stopped and no aggregate is w
 // interruptible runs one seed that stops when ctx is cancelled; a stopped
 // or skipped run is errInterrupted. timeline keeps each report's timeline
 // (sim compare --html overlays them).
-func interruptible(ctx context.Context, check, timeline bool) experiment.RunFunc {
+func interruptible(ctx context.Context, check, timeline bool, watch func(engine.Time, int) error) experiment.RunFunc {
 	return func(sc *scenario.Scenario, seed uint64) (*report.Report, error) {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, errInterrupted
 		}
-		rep, err := simulation.Run(sc, simulation.Options{Seed: &seed, Check: check, Context: ctx, NoTimeline: !timeline})
+		rep, err := simulation.Run(sc, simulation.Options{Seed: &seed, Check: check, Context: ctx, NoTimeline: !timeline, Watch: watch})
 		if err == nil && rep.Partial {
 			return nil, errInterrupted
 		}
@@ -398,10 +402,11 @@ func interruptible(ctx context.Context, check, timeline bool) experiment.RunFunc
 	}
 }
 
-func runMany(v *viper.Viper, cmd *cobra.Command, arg string, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric, stdout, stderr io.Writer) error {
+func runMany(v *viper.Viper, cmd *cobra.Command, arg string, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric,
+	watch func(engine.Time, int) error, stdout, stderr io.Writer) error {
 	seeds := experiment.Seeds(root, runs)
 	start := time.Now()
-	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), interruptible(cmd.Context(), v.GetBool("check"), false), progressBar(stderr))
+	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), interruptible(cmd.Context(), v.GetBool("check"), false, watch), progressBar(stderr))
 	if errors.Is(err, errInterrupted) {
 		return errInterrupted
 	}

@@ -347,7 +347,7 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 	if err := checkClobber(outs, ins); err != nil {
 		return err
 	}
-	runner := &sweep.Runner{Sweep: in.def, Load: in.load, Run: interruptible(cmd.Context(), false, false),
+	runner := &sweep.Runner{Sweep: in.def, Load: in.load, Run: interruptible(cmd.Context(), false, false, nil),
 		Workers: v.GetInt("workers"), Progress: progressBar(stderr)}
 	start := time.Now()
 	if shardFlag != "" || shards != 0 {
