@@ -64,5 +64,5 @@ func TestMemoryEstimate(t *testing.T) {
 	require.Contains(t, stderr, "raise --memory-limit")
 	_, stderr, code = sim(t, "run", "hybrid-naive", "--memory-limit", "lots")
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, `--memory-limit "lots": write a size such as 8GiB or 16Gi`)
+	require.Contains(t, stderr, `--memory-limit "lots": write a size such as 8Gi, 8GiB or 500M`)
 }

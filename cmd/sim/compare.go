@@ -73,13 +73,24 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 	}
 	var results [][]*report.Report
 	var root uint64
+	var outs, ins pathSet
+	outs.addFlags(v, "report", "html")
+	ins.addFlags(v, "config")
+	ins.addArgs("an input", args...)
+	if err := checkClobber(outs, ins); err != nil {
+		return err
+	}
 	start := time.Now()
 	for i, arg := range args {
-		sc, err := loadScenario(arg)
+		sc, err := loadScenario(cmd.Context(), arg)
 		if err != nil {
 			return err
 		}
 		if err := applyWhatIfs(v, sc); err != nil {
+			return err
+		}
+		ins.addScenario(arg, sc)
+		if err := checkClobber(outs, ins); err != nil {
 			return err
 		}
 		if i == 0 {
@@ -88,7 +99,7 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 				root = *s
 			}
 		}
-		reps, err := experiment.RunMany(sc, experiment.Seeds(root, runs), v.GetInt("workers"), interruptible(cmd.Context(), false, v.GetString("html") != ""), progressBar(stderr))
+		reps, err := experiment.RunMany(sc, experiment.Seeds(root, runs), v.GetInt("workers"), interruptible(cmd.Context(), false, v.GetString("html") != "", nil), progressBar(stderr))
 		if errors.Is(err, errInterrupted) {
 			return errInterrupted
 		}
@@ -125,11 +136,11 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	if err := emit(v.GetString("report"), data, stdout); err != nil {
+	if err := emit(cmd.Context(), v.GetString("report"), data, stdout); err != nil {
 		return err
 	}
 	if path := v.GetString("html"); path != "" {
-		if err := writeOutput("--html", path, comparisonPage(out, results).WriteCompareHTML); err != nil {
+		if err := writeOutput(cmd.Context(), "--html", path, comparisonPage(out, results).WriteCompareHTML); err != nil {
 			return err
 		}
 	}

@@ -128,12 +128,13 @@ func TestRunsWithAutoscalers(t *testing.T) {
 // Ctrl-C stops --runs and compare at once, with a clear error and no
 // aggregate of a partial set of seeds; profiles are refused with --runs.
 func TestManyRunsInterrupted(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, args := range [][]string{{"run", "static-burst", "--runs", "4"}, {"compare", "static-burst", "static-burst", "--runs", "2"}} {
-		var out, errb bytes.Buffer
-		code := run(ctx, args, &out, &errb)
-		require.Equal(t, 1, code, errb.String())
+	fakeTerminal(t, 120)
+	for _, args := range [][]string{{"run", "static-burst", "--runs", "20", "--workers", "1"}, {"compare", "static-burst", "static-burst", "--runs", "20", "--workers", "1"}} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		errb := &cancelOnProgress{cancel: cancel, cause: context.Canceled}
+		var out bytes.Buffer
+		code := run(ctx, args, &out, errb)
+		require.Equal(t, exitInterrupt, code, errb.String())
 		require.Contains(t, errb.String(), "interrupted: the runs were stopped and no aggregate is written")
 		require.Empty(t, out.String())
 	}

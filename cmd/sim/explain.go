@@ -36,7 +36,7 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 	if want == "" {
 		return fmt.Errorf("--pod is required: give the pod's name as the report lists it (unschedulablePods[].pod)")
 	}
-	sc, err := loadScenario(arg)
+	sc, err := loadScenario(cmd.Context(), arg)
 	if err != nil {
 		return err
 	}
@@ -52,8 +52,9 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 		return pod == want || strings.HasSuffix(pod, "/"+want)
 	}
 	opts := simulation.Options{
-		Seed:  &seed,
-		Trace: func(e trace.Entry) { entries = append(entries, e) },
+		Seed:    &seed,
+		Context: cmd.Context(),
+		Trace:   func(e trace.Entry) { entries = append(entries, e) },
 		Inspect: func(cl *cluster.Cluster) {
 			phases = endPhases(cl, sc.Workloads)
 			for i := range cl.Pods {
@@ -72,8 +73,12 @@ func explain(v *viper.Viper, cmd *cobra.Command, arg string, stdout io.Writer) e
 			}
 		},
 	}
-	if _, err := simulation.Run(sc, opts); err != nil {
+	rep, err := simulation.Run(sc, opts)
+	if err != nil {
 		return err
+	}
+	if rep.Partial {
+		return fmt.Errorf("%w: the run was stopped before its end, so the pod's story would be cut short", errSignal)
 	}
 	var found []trace.Entry
 	pods := map[string]bool{}

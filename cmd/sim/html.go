@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -12,8 +13,8 @@ import (
 
 // writeOutput writes one of the run's extra files (--html, --metrics)
 // atomically: a reader never sees half a page.
-func writeOutput(flag, path string, write func(w io.Writer) error) error {
-	f, err := createAtomic(path)
+func writeOutput(ctx context.Context, flag, path string, write func(w io.Writer) error) error {
+	f, err := createAtomic(ctx, path)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", flag, path, err)
 	}

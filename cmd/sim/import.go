@@ -45,16 +45,31 @@ placed as it was is reported on stderr, one line each.`,
 			if err := opts.Check(); err != nil {
 				return fmt.Errorf("--%w", err)
 			}
-			im := importer.New(opts, cat)
+			var outs, ins pathSet
+			outs.add("-o", out)
+			ins.addFlags(v, "config")
 			for _, file := range args {
-				if err := addFile(im, file); err != nil {
-					return err
+				ins.add("an input of the import", file)
+			}
+			if err := checkClobber(outs, ins); err != nil {
+				return err
+			}
+			im := importer.New(opts, cat)
+			_, err = awaitInput(cmd.Context(), func() (struct{}, error) {
+				for _, file := range args {
+					if err := addFile(im, file); err != nil {
+						return struct{}{}, err
+					}
 				}
+				return struct{}{}, nil
+			})
+			if err != nil {
+				return err
 			}
 			var w io.Writer = stdout
 			var f *atomicFile
 			if out != "" {
-				if f, err = createAtomic(out); err != nil {
+				if f, err = createAtomic(cmd.Context(), out); err != nil {
 					return fmt.Errorf("-o %s: %w", out, err)
 				}
 				defer f.Abort()

@@ -102,6 +102,19 @@ func TestImportFlags(t *testing.T) {
 	_, stderr, code := sim(t, "import", export, "--duration", "soon")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `--duration "soon": `)
+	// A duration sim run would refuse is refused before anything is
+	// written: 999999h wrote a scenario that could not run.
+	for _, long := range []string{"999999h", "3650d", "99999999999h"} {
+		_, stderr, code = sim(t, "import", export, "--duration", long)
+		require.Equal(t, 1, code, long)
+		require.Contains(t, stderr, `--duration "`+long+`": longer than a year, the most a scenario runs (366d or 8784h)`)
+	}
+	out := filepath.Join(dir, "year.yaml")
+	_, stderr, code = sim(t, "import", export, "--duration", "366d", "-o", out)
+	require.Equal(t, 0, code, stderr)
+	lint, _, _ := sim(t, "lint", out, "-o", "json")
+	require.Contains(t, lint, `"scenario"`)
+	require.NotContains(t, lint, "invalid", "the scenario written loads")
 	stdout, stderr, code := sim(t, "import", export, "--duration", "7d", "--name", "prod-now", "--redact")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "name: prod-now\n")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +53,7 @@ input could not be read at all.`,
   sim lint -f nodepool.yaml --region eu-west-2`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return lintCommand(v, args, stdout, stderr)
+			return lintCommand(cmd.Context(), v, args, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -76,7 +77,7 @@ func (e *lintGate) Error() string {
 
 func (e *lintGate) Is(target error) bool { return target == errGate }
 
-func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error {
+func lintCommand(ctx context.Context, v *viper.Viper, args []string, stdout, stderr io.Writer) error {
 	format := v.GetString("output")
 	if !isTable(format) && format != "json" {
 		return fmt.Errorf("--output %q: use table, wide or json", format)
@@ -104,6 +105,13 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("--region %q: no EC2 data for it; use one of %s", region, strings.Join(cat.Regions(), ", "))
 		}
 	}
+	var outs, ins pathSet
+	outs.addFlags(v, "report")
+	ins.addFlags(v, "config")
+	ins.addArgs("an input", append(slices.Clone(args), files...)...)
+	if err := checkClobber(outs, ins); err != nil {
+		return err
+	}
 	var name string
 	var sc *scenario.Scenario
 	switch {
@@ -111,10 +119,10 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("give one scenario, not %d (lint manifests with -f %s; add manifests to a scenario with SCENARIO+FILE.yaml)", len(args), strings.Join(args, " "))
 	case len(args) == 1:
 		name = args[0]
-		sc, err = loadScenario(args[0])
+		sc, err = loadScenario(ctx, args[0])
 	case len(files) > 0:
 		name = strings.Join(files, " ")
-		sc, err = loadFiles(files, region)
+		sc, err = awaitInput(ctx, func() (*scenario.Scenario, error) { return loadFiles(files, region) })
 	default:
 		return errors.New("give a scenario (a file or an embedded name) or manifests with -f FILE")
 	}
@@ -126,6 +134,16 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 		}
 		res = r
 	} else {
+		if len(args) == 1 {
+			ins.addScenario(args[0], sc)
+		} else {
+			for _, f := range sc.Files {
+				ins.add("a linted file", f)
+			}
+		}
+		if err := checkClobber(outs, ins); err != nil {
+			return err
+		}
 		res = lint.Check(sc)
 		if len(files) > 0 {
 			res.Scenario = name
@@ -143,7 +161,7 @@ func lintCommand(v *viper.Viper, args []string, stdout, stderr io.Writer) error 
 		}
 		out = buf.Bytes()
 	}
-	if err := emit(v.GetString("report"), out, stdout); err != nil {
+	if err := emit(ctx, v.GetString("report"), out, stdout); err != nil {
 		return err
 	}
 	if n := res.Count(failOn); n > 0 {

@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -21,78 +21,10 @@ import (
 // errGate marks a failed --fail-if: exit code 2.
 var errGate = errors.New("a --fail-if gate failed")
 
-// atomicFile is an output written to a temporary file next to its path:
-// Commit renames it into place, Abort (safe after Commit) removes it, so a
-// reader never sees half a file and an old one is never lost to a failed
-// write or an error on the way.
-type atomicFile struct {
-	*os.File
-	path string
-	done bool
-}
-
-// createAtomic starts an output file. It gets the mode of the file it will
-// replace, or 0644 (os.CreateTemp alone would leave it 0600).
-func createAtomic(path string) (*atomicFile, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return nil, err
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		mode = fi.Mode().Perm()
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return nil, err
-	}
-	return &atomicFile{File: tmp, path: path}, nil
-}
-
-// Commit flushes the file to disk and renames it into place.
-func (f *atomicFile) Commit() error {
-	if f.done {
-		return nil
-	}
-	f.done = true
-	err := errors.Join(f.Sync(), f.Close())
-	if err == nil {
-		err = os.Rename(f.Name(), f.path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
-
-// Abort drops the file unless it was committed.
-func (f *atomicFile) Abort() {
-	if f.done {
-		return
-	}
-	f.done = true
-	f.Close()
-	os.Remove(f.Name())
-}
-
-// writeAtomic writes data to path through an atomicFile.
-func writeAtomic(path string, data []byte) error {
-	f, err := createAtomic(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Abort()
-		return err
-	}
-	return f.Commit()
-}
-
 // emit writes the output to --report FILE (atomically) or stdout.
-func emit(path string, data []byte, stdout io.Writer) error {
+func emit(ctx context.Context, path string, data []byte, stdout io.Writer) error {
 	if path != "" {
-		if err := writeAtomic(path, data); err != nil {
+		if err := writeAtomic(ctx, path, data); err != nil {
 			return fmt.Errorf("--report %s: %w", path, err)
 		}
 		return nil
@@ -112,11 +44,11 @@ func writeJSON(v any) ([]byte, error) {
 var num, fmtNum = report.CSVNumber, report.TableNumber
 
 // loadBaseline reads a JSON report written by sim run -o json.
-func loadBaseline(path string) ([]experiment.Metric, error) {
+func loadBaseline(ctx context.Context, path string) ([]experiment.Metric, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readInput(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("--baseline: %w", err)
 	}

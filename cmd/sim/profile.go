@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/pprof"
@@ -11,10 +12,10 @@ import (
 // finding the simulator's own bottlenecks; the returned func stops them.
 // Both files are written atomically: a failed or interrupted run leaves
 // any earlier profile in place.
-func startProfiles(cpu, mem string) (func() error, error) {
+func startProfiles(ctx context.Context, cpu, mem string) (func() error, error) {
 	var cpuFile *atomicFile
 	if cpu != "" {
-		f, err := createAtomic(cpu)
+		f, err := createAtomic(ctx, cpu)
 		if err != nil {
 			return nil, fmt.Errorf("--cpuprofile: %w", err)
 		}
@@ -37,7 +38,7 @@ func startProfiles(cpu, mem string) (func() error, error) {
 			if err := pprof.WriteHeapProfile(&buf); err != nil {
 				return fmt.Errorf("--memprofile: %w", err)
 			}
-			if err := writeAtomic(mem, buf.Bytes()); err != nil {
+			if err := writeAtomic(ctx, mem, buf.Bytes()); err != nil {
 				return fmt.Errorf("--memprofile: %w", err)
 			}
 		}

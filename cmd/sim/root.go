@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"math"
+	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -52,9 +56,12 @@ func loadConfig(v *viper.Viper, cmd *cobra.Command) error {
 		return err
 	}
 	if file := v.GetString("config"); file != "" {
-		v.SetConfigFile(file)
+		data, err := readInput(cmd.Context(), file)
+		if err != nil {
+			return fmt.Errorf("--config: %w", err)
+		}
 		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 			return fmt.Errorf("config file %s: %w", file, err)
 		}
 		known := map[string]bool{}
@@ -65,7 +72,53 @@ func loadConfig(v *viper.Viper, cmd *cobra.Command) error {
 			}
 		}
 	}
-	return nil
+	return checkSettings(v, cmd)
+}
+
+// checkSettings checks the values the environment and the config file give
+// the command's flags as the flags themselves are checked: viper turns a
+// number it cannot read into 0 (SIM_SEED=abc, seed: -5 in the config
+// file would run seed 0), where --seed abc is refused.
+func checkSettings(v *viper.Viper, cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed {
+			return
+		}
+		var raw, where string
+		env := "SIM_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if s, ok := os.LookupEnv(env); ok && s != "" {
+			raw, where = s, env
+		} else if v.InConfig(f.Name) {
+			raw, where = fmt.Sprint(v.Get(f.Name)), fmt.Sprintf("config file %s: %s", v.GetString("config"), f.Name)
+		} else {
+			return
+		}
+		var want string
+		switch f.Value.Type() {
+		case "uint64":
+			if _, perr := strconv.ParseUint(strings.TrimSpace(raw), 10, 64); perr != nil {
+				want = "a whole number from 0 to 18446744073709551615"
+			}
+		case "int":
+			if _, perr := strconv.Atoi(strings.TrimSpace(raw)); perr != nil {
+				want = "a whole number"
+			}
+		case "float64":
+			x, perr := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+			if perr != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				want = "a finite number"
+			}
+		case "bool":
+			if _, perr := strconv.ParseBool(strings.TrimSpace(raw)); perr != nil {
+				want = "true or false"
+			}
+		}
+		if want != "" {
+			err = fmt.Errorf("%s: %q is not %s (as --%s takes)", where, raw, want, f.Name)
+		}
+	})
+	return err
 }
 
 func newVersionCmd(stdout io.Writer) *cobra.Command {

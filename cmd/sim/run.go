@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/experiment"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -66,8 +67,12 @@ percentiles across runs.`,
 }
 
 // loadScenario reads "path[+override...]" from disk, or else an embedded
-// scenario.
-func loadScenario(arg string) (*scenario.Scenario, error) {
+// scenario; a load that waits (a FIFO) ends with the first signal (ctx).
+func loadScenario(ctx context.Context, arg string) (*scenario.Scenario, error) {
+	return awaitInput(ctx, func() (*scenario.Scenario, error) { return loadScenarioNow(arg) })
+}
+
+func loadScenarioNow(arg string) (*scenario.Scenario, error) {
 	parts := strings.Split(arg, "+")
 	path, overrides := parts[0], parts[1:]
 	if _, err := os.Stat(path); err == nil {
@@ -137,7 +142,7 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if runs > 1 && (v.GetString("cpuprofile") != "" || v.GetString("memprofile") != "") {
 		return fmt.Errorf("--cpuprofile and --memprofile profile one run: drop --runs, or pick one seed with --seed")
 	}
-	baseline, err := loadBaseline(v.GetString("baseline"))
+	baseline, err := loadBaseline(cmd.Context(), v.GetString("baseline"))
 	if err != nil {
 		return err
 	}
@@ -150,11 +155,18 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	case dumpAt != "" && runs > 1:
 		return fmt.Errorf("--dump-state writes one run's state: drop --runs, or pick one seed with --seed")
 	}
-	sc, err := loadScenario(arg)
+	sc, err := loadScenario(cmd.Context(), arg)
 	if err != nil {
 		return err
 	}
 	if err := applyWhatIfs(v, sc); err != nil {
+		return err
+	}
+	var outs, ins pathSet
+	outs.addFlags(v, "report", "events", "html", "metrics", "state-out", "cpuprofile", "memprofile")
+	ins.addScenario(arg, sc)
+	ins.addFlags(v, "config", "baseline")
+	if err := checkClobber(outs, ins); err != nil {
 		return err
 	}
 	var at time.Duration
@@ -173,18 +185,21 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err := checkMemory(v.GetString("memory-limit"), sc, min(runs, workers)); err != nil {
 		return err
 	}
+	limit, _ := memoryLimit(v.GetString("memory-limit")) // checked by checkMemory
+	defer holdMemory(limit)()
+	watch := runWatch(limit, sc, stderr)
 	seed := sc.Seed
 	if s := seedOf(v, cmd); s != nil {
 		seed = *s
 	}
 	if runs > 1 {
-		return runMany(v, cmd, arg, sc, seed, runs, format, baseline, stdout, stderr)
+		return runMany(v, cmd, arg, sc, seed, runs, format, baseline, watch, stdout, stderr)
 	}
 
-	opts := simulation.Options{Seed: &seed, Check: v.GetBool("check"), Context: cmd.Context()}
+	opts := simulation.Options{Seed: &seed, Check: v.GetBool("check"), Context: cmd.Context(), Watch: watch}
 	var finishEvents func() error
 	if path := v.GetString("events"); path != "" {
-		sink, finish, abort, err := eventFile(path)
+		sink, finish, abort, err := eventFile(cmd.Context(), path)
 		if err != nil {
 			return err
 		}
@@ -196,10 +211,10 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		opts.AtTime = at
 		opts.At = func(s *simulation.Sim) error {
 			dumped = true
-			return writeState(dumpPath, s)
+			return writeState(cmd.Context(), dumpPath, s)
 		}
 	}
-	stopProfiles, err := startProfiles(v.GetString("cpuprofile"), v.GetString("memprofile"))
+	stopProfiles, err := startProfiles(cmd.Context(), v.GetString("cpuprofile"), v.GetString("memprofile"))
 	if err != nil {
 		return err
 	}
@@ -218,9 +233,6 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	fmt.Fprintf(stderr, "simulated %s in %s: %d events (%.2fM events/s), peak memory %s\n",
 		time.Duration(rep.DurationSeconds*float64(time.Second)), wall.Round(time.Millisecond), rep.Engine.Events,
 		float64(rep.Engine.Events)/wall.Seconds()/1e6, gib(peakRSS()))
-	if rep.Partial {
-		fmt.Fprintln(stderr, "interrupted: the report is partial (marked \"partial\": true)")
-	}
 	if dumpAt != "" && !dumped {
 		fmt.Fprintf(stderr, "interrupted before %s: --state-out %s was not written\n", dumpAt, dumpPath)
 	}
@@ -230,12 +242,12 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		}
 	}
 	if path := v.GetString("html"); path != "" {
-		if err := writeOutput("--html", path, rep.WriteHTML); err != nil {
+		if err := writeOutput(cmd.Context(), "--html", path, rep.WriteHTML); err != nil {
 			return err
 		}
 	}
 	if path := v.GetString("metrics"); path != "" {
-		if err := writeOutput("--metrics", path, func(w io.Writer) error { return rep.WriteOpenMetrics(w, metricsStart) }); err != nil {
+		if err := writeOutput(cmd.Context(), "--metrics", path, func(w io.Writer) error { return rep.WriteOpenMetrics(w, metricsStart) }); err != nil {
 			return err
 		}
 	}
@@ -272,12 +284,26 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	return emitAndGate(v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return experiment.Flatten(rep) })
+	if rep.Partial {
+		// An interrupted run is not a run that passed: its outputs are
+		// written (marked partial), its gates are not judged on them, and
+		// it exits as interrupted (a CI job killed by timeout fails).
+		if err := emit(cmd.Context(), v.GetString("report"), data, stdout); err != nil {
+			return err
+		}
+		gates := ""
+		if len(v.GetStringSlice("fail-if")) > 0 {
+			gates = "; the --fail-if gates were not evaluated on a partial run"
+		}
+		return fmt.Errorf("%w at %s of %s: the report is partial (marked \"partial\": true)%s", errSignal,
+			roundDuration(time.Duration(rep.DurationSeconds*float64(time.Second))), sc.Duration, gates)
+	}
+	return emitAndGate(cmd.Context(), v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return experiment.Flatten(rep) })
 }
 
 // writeState writes the run's state to path, atomically.
-func writeState(path string, s *simulation.Sim) error {
-	f, err := createAtomic(path)
+func writeState(ctx context.Context, path string, s *simulation.Sim) error {
+	f, err := createAtomic(ctx, path)
 	if err != nil {
 		return fmt.Errorf("--state-out %s: %w", path, err)
 	}
@@ -298,8 +324,8 @@ func writeState(path string, s *simulation.Sim) error {
 // emitAndGate writes a rendered report (to --report or stdout), then checks
 // the --fail-if gates against the report's metrics, computed only when
 // there are gates.
-func emitAndGate(v *viper.Viper, data []byte, baseline []experiment.Metric, stdout, stderr io.Writer, metrics func() ([]experiment.Metric, error)) error {
-	if err := emit(v.GetString("report"), data, stdout); err != nil {
+func emitAndGate(ctx context.Context, v *viper.Viper, data []byte, baseline []experiment.Metric, stdout, stderr io.Writer, metrics func() ([]experiment.Metric, error)) error {
+	if err := emit(ctx, v.GetString("report"), data, stdout); err != nil {
 		return err
 	}
 	gates := v.GetStringSlice("fail-if")
@@ -316,8 +342,8 @@ func emitAndGate(v *viper.Viper, data []byte, baseline []experiment.Metric, stdo
 // eventFile opens an atomic file for the timeline; finish flushes it and
 // renames it into place, abort (deferred by the caller) drops it when the
 // run fails before.
-func eventFile(path string) (sink trace.Sink, finish func() error, abort func(), err error) {
-	f, err := createAtomic(path)
+func eventFile(ctx context.Context, path string) (sink trace.Sink, finish func() error, abort func(), err error) {
+	f, err := createAtomic(ctx, path)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--events %s: %w", path, err)
 	}
@@ -358,17 +384,17 @@ type multiReport struct {
 
 // errInterrupted ends a many-run command on Ctrl-C: its runs stop at
 // once, and no aggregate of a partial set of seeds is written.
-var errInterrupted = errors.New("interrupted: the runs were stopped and no aggregate is written (a single run writes a partial report)")
+var errInterrupted = fmt.Errorf("%w: the runs were stopped and no aggregate is written (a single run writes a partial report)", errSignal)
 
 // interruptible runs one seed that stops when ctx is cancelled; a stopped
 // or skipped run is errInterrupted. timeline keeps each report's timeline
 // (sim compare --html overlays them).
-func interruptible(ctx context.Context, check, timeline bool) experiment.RunFunc {
+func interruptible(ctx context.Context, check, timeline bool, watch func(engine.Time, int) error) experiment.RunFunc {
 	return func(sc *scenario.Scenario, seed uint64) (*report.Report, error) {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, errInterrupted
 		}
-		rep, err := simulation.Run(sc, simulation.Options{Seed: &seed, Check: check, Context: ctx, NoTimeline: !timeline})
+		rep, err := simulation.Run(sc, simulation.Options{Seed: &seed, Check: check, Context: ctx, NoTimeline: !timeline, Watch: watch})
 		if err == nil && rep.Partial {
 			return nil, errInterrupted
 		}
@@ -376,10 +402,11 @@ func interruptible(ctx context.Context, check, timeline bool) experiment.RunFunc
 	}
 }
 
-func runMany(v *viper.Viper, cmd *cobra.Command, arg string, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric, stdout, stderr io.Writer) error {
+func runMany(v *viper.Viper, cmd *cobra.Command, arg string, sc *scenario.Scenario, root uint64, runs int, format string, baseline []experiment.Metric,
+	watch func(engine.Time, int) error, stdout, stderr io.Writer) error {
 	seeds := experiment.Seeds(root, runs)
 	start := time.Now()
-	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), interruptible(cmd.Context(), v.GetBool("check"), false), progressBar(stderr))
+	reps, err := experiment.RunMany(sc, seeds, v.GetInt("workers"), interruptible(cmd.Context(), v.GetBool("check"), false, watch), progressBar(stderr))
 	if errors.Is(err, errInterrupted) {
 		return errInterrupted
 	}
@@ -424,7 +451,7 @@ func runMany(v *viper.Viper, cmd *cobra.Command, arg string, sc *scenario.Scenar
 	if err != nil {
 		return err
 	}
-	return emitAndGate(v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return means(sums), nil })
+	return emitAndGate(cmd.Context(), v, data, baseline, stdout, stderr, func() ([]experiment.Metric, error) { return means(sums), nil })
 }
 
 // means turns summaries into metrics, for gates.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -194,7 +195,7 @@ func sweepDefinition(v *viper.Viper, cmd *cobra.Command, args []string) (*sweepI
 			if embedded {
 				data, err = fs.ReadFile(scenarios.FS, f)
 			} else {
-				data, err = os.ReadFile(f)
+				data, err = manifest.ReadFileLimited(f)
 			}
 			if err != nil {
 				return nil, err
@@ -216,7 +217,7 @@ func sweepDefinition(v *viper.Viper, cmd *cobra.Command, args []string) (*sweepI
 // sweep's name); nil if arg is not one.
 func readSweepDoc(arg string, in *sweepInput) (*sweep.Sweep, *sweep.File, bool, error) {
 	if fileExists(arg) {
-		data, err := os.ReadFile(arg)
+		data, err := manifest.ReadFileLimited(arg)
 		if err != nil {
 			return nil, nil, false, err
 		}
@@ -300,16 +301,29 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 			}
 		}
 	}
-	in, err := sweepDefinition(v, cmd, args)
+	in, err := awaitInput(cmd.Context(), func() (*sweepInput, error) { return sweepDefinition(v, cmd, args) })
 	if err != nil {
 		return err
 	}
-	fp, err := sweep.Fingerprint(in.def, in.files, buildVersion())
+	var ins pathSet
+	ins.addFlags(v, "config")
+	for _, f := range in.files {
+		if !f.Embedded {
+			ins.add("an input of the sweep", f.Path)
+		}
+	}
+	id, err := sweep.Identify(in.def, in.files, buildVersion())
 	if err != nil {
 		return err
 	}
+	fp := id.Fingerprint
 	if emitJob {
-		return emitSweepJob(v, args, in, fp, stdout)
+		var outs pathSet
+		outs.addFlags(v, "out")
+		if err := checkClobber(outs, ins); err != nil {
+			return err
+		}
+		return emitSweepJob(cmd.Context(), v, args, in, fp, stdout)
 	}
 	sh := sweep.All
 	switch {
@@ -327,11 +341,17 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 			return fmt.Errorf("JOB_COMPLETION_INDEX: %w", err)
 		}
 	}
-	runner := &sweep.Runner{Sweep: in.def, Load: in.load, Run: interruptible(cmd.Context(), false, false),
+	var outs pathSet
+	outs.addFlags(v, "report", "html")
+	outs.add("--out", partialPath(v.GetString("out"), sh))
+	if err := checkClobber(outs, ins); err != nil {
+		return err
+	}
+	runner := &sweep.Runner{Sweep: in.def, Load: in.load, Run: interruptible(cmd.Context(), false, false, nil),
 		Workers: v.GetInt("workers"), Progress: progressBar(stderr)}
 	start := time.Now()
 	if shardFlag != "" || shards != 0 {
-		if err := writePartial(v.GetString("out"), runner, fp, sh, stdout); err != nil {
+		if err := writePartial(cmd.Context(), v.GetString("out"), runner, id, sh, stdout); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "shard %s: %d of %d runs in %s\n", sh, in.def.Count(sh), in.def.Pairs(), time.Since(start).Round(time.Millisecond))
@@ -352,10 +372,10 @@ func runSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr 
 		return err
 	}
 	fmt.Fprintf(stderr, "%d points x %d runs in %s\n", len(in.def.Points), in.def.Runs, time.Since(start).Round(time.Millisecond))
-	return renderSweep(v, in.def, results, format, stdout)
+	return renderSweep(cmd.Context(), v, in.def, results, format, stdout)
 }
 
-func renderSweep(v *viper.Viper, def *sweep.Sweep, results []sweep.Result, format string, stdout io.Writer) error {
+func renderSweep(ctx context.Context, v *viper.Viper, def *sweep.Sweep, results []sweep.Result, format string, stdout io.Writer) error {
 	out, err := sweep.Aggregate(def, results)
 	if err != nil {
 		return err
@@ -365,30 +385,28 @@ func renderSweep(v *viper.Viper, def *sweep.Sweep, results []sweep.Result, forma
 		return err
 	}
 	if path := v.GetString("html"); path != "" {
-		if err := writeOutput("--html", path, out.Page().WriteSweepHTML); err != nil {
+		if err := writeOutput(ctx, "--html", path, out.Page().WriteSweepHTML); err != nil {
 			return err
 		}
 	}
-	return emit(v.GetString("report"), data, stdout)
+	return emit(ctx, v.GetString("report"), data, stdout)
 }
 
 // writePartial runs a shard and writes its partial to out (a file,
 // atomically; a folder ending in /; or stdout when empty).
-func writePartial(out string, runner *sweep.Runner, fp string, sh sweep.Shard, stdout io.Writer) error {
+func writePartial(ctx context.Context, out string, runner *sweep.Runner, id sweep.Identity, sh sweep.Shard, stdout io.Writer) error {
 	var w io.Writer = stdout
 	var f *atomicFile
 	if out != "" {
-		if strings.HasSuffix(out, "/") || isDir(out) {
-			out = filepath.Join(out, fmt.Sprintf("shard-%d-of-%d.partial", sh.Index, sh.Of))
-		}
+		out = partialPath(out, sh)
 		var err error
-		if f, err = createAtomic(out); err != nil {
+		if f, err = createAtomic(ctx, out); err != nil {
 			return fmt.Errorf("--out %s: %w", out, err)
 		}
 		defer f.Abort()
 		w = f
 	}
-	pw, err := sweep.NewPartialWriter(w, runner.Sweep, fp, sh)
+	pw, err := sweep.NewPartialWriter(w, runner.Sweep, id, sh)
 	if err != nil {
 		return err
 	}
@@ -409,6 +427,15 @@ func writePartial(out string, runner *sweep.Runner, fp string, sh sweep.Shard, s
 	return nil
 }
 
+// partialPath is the file --out names for shard sh: out, or a file in it
+// when it is a folder (or ends in /).
+func partialPath(out string, sh sweep.Shard) string {
+	if out != "" && (strings.HasSuffix(out, "/") || isDir(out)) {
+		return filepath.Join(out, fmt.Sprintf("shard-%d-of-%d.partial", sh.Index, sh.Of))
+	}
+	return out
+}
+
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
@@ -419,20 +446,30 @@ func mergeSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stder
 	if err != nil {
 		return err
 	}
+	var outs, ins pathSet
+	outs.addFlags(v, "report", "html")
+	ins.addFlags(v, "config")
+	for _, a := range args {
+		if a != "-" {
+			ins.add("a partial merged", a)
+		}
+	}
+	if err := checkClobber(outs, ins); err != nil {
+		return err
+	}
 	m := sweep.NewMerger()
 	for _, a := range args {
-		if a == "-" {
-			if err := m.Read(cmd.InOrStdin(), "<stdin>"); err != nil {
-				return err
+		_, err := awaitInput(cmd.Context(), func() (struct{}, error) {
+			if a == "-" {
+				return struct{}{}, m.Read(cmd.InOrStdin(), "<stdin>")
 			}
-			continue
-		}
-		f, err := os.Open(a)
-		if err != nil {
-			return err
-		}
-		err = m.Read(f, a)
-		f.Close()
+			f, err := os.Open(a)
+			if err != nil {
+				return struct{}{}, err
+			}
+			defer f.Close()
+			return struct{}{}, m.Read(f, a)
+		})
 		if err != nil {
 			return err
 		}
@@ -444,11 +481,11 @@ func mergeSweep(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stder
 	if err != nil {
 		return err
 	}
-	return renderSweep(v, def, results, format, stdout)
+	return renderSweep(cmd.Context(), v, def, results, format, stdout)
 }
 
 // emitSweepJob writes the manifests that run the sweep on Kubernetes.
-func emitSweepJob(v *viper.Viper, args []string, in *sweepInput, fp string, stdout io.Writer) error {
+func emitSweepJob(ctx context.Context, v *viper.Viper, args []string, in *sweepInput, fp string, stdout io.Writer) error {
 	image, shards := v.GetString("image"), v.GetInt("shards")
 	if image == "" {
 		return fmt.Errorf("--emit-job needs --image IMAGE: the image of sim the shards run (build it with the Dockerfile)")
@@ -525,7 +562,7 @@ func emitSweepJob(v *viper.Viper, args []string, in *sweepInput, fp string, stdo
 		return err
 	}
 	if out := v.GetString("out"); out != "" {
-		if err := writeAtomic(out, data); err != nil {
+		if err := writeAtomic(ctx, out, data); err != nil {
 			return fmt.Errorf("--out %s: %w", out, err)
 		}
 		return nil

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/clustersim/clustersim/sim/internal/duration"
 )
 
 // FieldError is a compile error at a field path relative to the object
@@ -70,7 +72,7 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		if *g < 0 {
 			return nil, nil, &FieldError{Path: "terminationGracePeriodSeconds", Msg: "must not be negative"}
 		}
-		out.TerminationGrace = time.Duration(*g) * time.Second
+		out.TerminationGrace = duration.FromSeconds(*g)
 	}
 	if out.SchedulerName == "" {
 		out.SchedulerName = corev1.DefaultSchedulerName

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/clustersim/clustersim/sim/internal/duration"
 )
 
 // Effect is a taint effect.
@@ -179,6 +181,12 @@ func CompileToleration(syms *Symbols, t corev1.Toleration) (tol Toleration, warn
 			s = 0 // the API treats negative as zero: evict at once
 		}
 		tol.Seconds = time.Duration(s) * time.Second
+		if s >= int64(duration.Saturated/time.Second) {
+			// Upstream's product overflows to a negative duration, which
+			// its taint manager reads as "tolerate for ever"; a span this
+			// long (over 36 years) outlasts any run anyway.
+			tol.Seconds = Forever
+		}
 	}
 	return tol, warn, nil
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -43,6 +44,10 @@ func ParseGate(expr string) (Gate, error) {
 		v, err := strconv.ParseFloat(rhs, 64)
 		if err != nil {
 			return Gate{}, fmt.Errorf("--fail-if %q: %q is not a number (or N*baseline)", expr, rhs)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			// Every comparison with NaN is false: the gate could never fail.
+			return Gate{}, fmt.Errorf("--fail-if %q: %q is not a finite number (a gate against it could never fail, or always would); give a number such as 300", expr, rhs)
 		}
 		g.Value = v
 	}

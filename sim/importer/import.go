@@ -39,6 +39,9 @@ func (o Options) Check() error {
 	}
 	d, err := duration.Parse(o.Duration)
 	switch {
+	case errors.Is(err, duration.ErrTooLong) || (err == nil && d > duration.Year):
+		// sim run would refuse the scenario written.
+		return fmt.Errorf("duration %q: longer than a year, the most a scenario runs (366d or 8784h)", o.Duration)
 	case err != nil:
 		return fmt.Errorf("duration %q: %v; write e.g. 1h, 90m or 7d", o.Duration, err)
 	case d <= 0:

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/clustersim/clustersim/sim/internal/clip"
 )
 
 // Limits that keep hostile or broken input from hanging the simulator or
@@ -33,7 +35,8 @@ type Error struct {
 	Hint string // what to do ("" if none)
 }
 
-// Error renders e as "FILE:LINE: PATH: MESSAGE; HINT". ":LINE" is left out
+// Error renders e as "FILE:LINE: PATH: MESSAGE; HINT", the values echoed in
+// PATH and MESSAGE cut to a few hundred bytes (clip). ":LINE" is left out
 // when Line is 0, "PATH: " when Path is empty, "; HINT" when Hint is empty;
 // without a file the location is "line LINE".
 func (e *Error) Error() string {
@@ -53,10 +56,10 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Path != "" {
-		b.WriteString(e.Path)
+		b.WriteString(clip.Value(e.Path))
 		b.WriteString(": ")
 	}
-	b.WriteString(e.Msg)
+	b.WriteString(clip.Message(e.Msg))
 	if e.Hint != "" {
 		b.WriteString("; ")
 		b.WriteString(e.Hint)

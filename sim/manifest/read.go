@@ -101,6 +101,35 @@ func fileError(name string, err error) *Error {
 	return &Error{File: name, Msg: "cannot read: " + err.Error()}
 }
 
+// ReadLimited reads all of r, named name in errors, up to MaxFileSize
+// bytes: anything longer (/dev/zero, a runaway pipe) is an error, never an
+// exhausted memory.
+func ReadLimited(name string, r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, fileError(name, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("too large (more than the %d MiB a file may hold)", MaxFileSize>>20),
+			Hint: "give the right file; split a large one into several"}
+	}
+	return data, nil
+}
+
+// ReadFileLimited reads the file at path with ReadLimited's bound; a
+// folder is an error.
+func ReadFileLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, &Error{File: path, Msg: "is a folder, not a file", Hint: "give a file"}
+	}
+	return ReadLimited(path, f)
+}
+
 func tooLarge(name string, size int64) *Error {
 	return &Error{File: name,
 		Msg:  fmt.Sprintf("file is too large (%d bytes; the limit is %d MiB)", size, MaxFileSize>>20),
@@ -137,6 +166,31 @@ func readFile(src source, name string, el *errList) []*Document {
 	return parseBytes(name, data, el)
 }
 
+// Irregular describes what p is when it is neither a regular file nor a
+// folder ("a FIFO", "a device", "a socket"); "" otherwise, and when p
+// cannot be read (the read says why). stat follows symbolic links (os.Stat
+// does). An included file is read whole before the load goes on, so a
+// FIFO would hang it and a device such as /dev/zero fill the limit: only
+// the command line may name those.
+func Irregular(stat func(string) (fs.FileInfo, error), p string) string {
+	fi, err := stat(p)
+	if err != nil {
+		return ""
+	}
+	m := fi.Mode()
+	switch {
+	case m.IsRegular(), m.IsDir():
+		return ""
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file (" + m.Type().String() + ")"
+}
+
 // manifestExt reports whether a file in a folder is read by ReadPath.
 func manifestExt(name string) bool {
 	switch strings.ToLower(path.Ext(name)) {
@@ -171,6 +225,11 @@ func readPath(src source, root string, el *errList) []*Document {
 			return nil
 		}
 		if !d.IsDir() && manifestExt(d.Name()) {
+			if what := Irregular(src.stat, p); what != "" {
+				// A FIFO would hang the load; a device could be /dev/zero.
+				el.add(&Error{File: p, Msg: "is " + what + ", not a regular file", Hint: "a folder's manifests must be regular files; remove it from the folder"})
+				return nil
+			}
 			files = append(files, p)
 		}
 		return nil

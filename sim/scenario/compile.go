@@ -67,7 +67,11 @@ func (l *loader) dur(path, s string, def time.Duration) time.Duration {
 	}
 	d, err := parseDuration(s)
 	if err != nil {
-		l.fail(l.scenarioDoc.Errorf(path, durationHint, "%v", err))
+		l.fail(l.scenarioDoc.Errorf(path, durationHintFor(err), "%v", err))
+		if l.badDurations == nil {
+			l.badDurations = map[string]bool{}
+		}
+		l.badDurations[path] = true
 		return def
 	}
 	return d
@@ -87,9 +91,16 @@ func (l *loader) compileSpec() {
 	if s.Duration == "" {
 		l.fail(d.Errorf("spec.duration", "set how much simulated time to run, e.g. duration: 2h", "missing duration"))
 	}
-	out.Duration = l.dur("spec.duration", s.Duration, 0)
-	if s.Duration != "" && out.Duration == 0 {
-		l.fail(d.Errorf("spec.duration", "set a positive duration, e.g. 2h", "duration must be positive"))
+	if s.Duration != "" {
+		// One error per mistake: an unreadable duration is not also
+		// "not positive".
+		if v, err := parseDuration(s.Duration); err != nil {
+			l.fail(d.Errorf("spec.duration", durationHintFor(err), "%v", err))
+		} else if v == 0 {
+			l.fail(d.Errorf("spec.duration", "set a positive duration, e.g. 2h", "duration must be positive"))
+		} else {
+			out.Duration = v
+		}
 	}
 	out.StrandedAfter = l.dur("spec.strandedAfter", s.StrandedAfter, DefaultStrandedAfter)
 	if out.StrandedAfter == 0 {
@@ -610,13 +621,19 @@ type podObject struct {
 
 func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 	var objs []podObject
+	// broken are the workloads whose errors are reported already: a
+	// spec.workloads entry naming one is not "no workload" besides.
+	broken := map[string]bool{}
 	for _, d := range l.order {
+		before := len(l.errs)
 		o, ok := l.decodeWorkload(d)
 		if ok {
 			objs = append(objs, o)
+		} else if len(l.errs) > before {
+			broken[l.refOf(d)] = true
 		}
 	}
-	timings := l.timingsByRef(objs)
+	timings := l.timingsByRef(objs, broken)
 	l.hpas = l.compileHPAs(objs)
 	priority := func(name string) (int32, bool, bool) {
 		if name == "" {

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -17,13 +18,26 @@ func parseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("empty duration")
 	}
 	d, err := duration.Parse(s)
+	if errors.Is(err, duration.ErrTooLong) || (err == nil && d > duration.Year) {
+		return 0, fmt.Errorf("%q is %w", s, errLongerThanYear)
+	}
 	if err != nil {
 		return 0, err
 	}
-	if d > duration.Year {
-		return 0, fmt.Errorf("%q is longer than a year", s)
-	}
 	return d, nil
+}
+
+// errLongerThanYear: a scenario's spans are bounded by a year (3650d and
+// 87600h alike).
+var errLongerThanYear = errors.New("longer than a year")
+
+// durationHintFor is the hint for a duration error: a too long one gets
+// the bound.
+func durationHintFor(err error) string {
+	if errors.Is(err, errLongerThanYear) {
+		return "use at most a year (366d or 8784h); split a longer period into several scenarios"
+	}
+	return durationHint
 }
 
 const durationHint = "write a duration like 90s, 10m, 1h30m or 7d"

@@ -81,6 +81,9 @@ type loader struct {
 	// startNodes are the Node manifests' nodes in l.out.Nodes, for adoption
 	// by the autoscalers (adopt.go).
 	startNodes []startNode
+	// badDurations are the Scenario's field paths whose duration did not
+	// read (dur): that error is the field's only one.
+	badDurations map[string]bool
 }
 
 // LoadManifests loads a scenario document held in memory (data; name
@@ -162,7 +165,12 @@ func (l *loader) read(src source, p string) ([]*manifest.Document, error) {
 	return docs, err
 }
 
-func (l *loader) fail(e *manifest.Error) { l.errs = append(l.errs, e) }
+func (l *loader) fail(e *manifest.Error) {
+	if l.scenarioDoc != nil && e.File == l.scenarioDoc.File && l.badDurations[e.Path] {
+		return // the field's duration did not read: that is its error ("must be positive" besides would be false)
+	}
+	l.errs = append(l.errs, e)
+}
 
 func (l *loader) failErr(err error) { l.errs = l.errs.Add(err) }
 
@@ -229,6 +237,11 @@ func (l *loader) includeAll(path string, top []*manifest.Document) {
 		}
 		if read[p] {
 			l.warn(l.scenarioDoc, field, "%s is already included; read once", inc)
+			continue
+		}
+		if what := l.src.irregular(p); what != "" {
+			l.fail(l.scenarioDoc.Errorf(field, "include regular files and folders only (a FIFO would hang the load, a device such as /dev/zero never ends)",
+				"%s is %s", inc, what))
 			continue
 		}
 		read[p] = true

@@ -2,12 +2,13 @@ package scenario
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/spotmarket"
 )
 
@@ -228,7 +229,14 @@ func (l *loader) readTrace(scenarioPath, rel string, cfg *spotmarket.Config) {
 	case fsSource:
 		data, err = fs.ReadFile(src.fsys, p)
 	default:
-		data, err = os.ReadFile(p)
+		if what := l.src.irregular(p); what != "" {
+			err = fmt.Errorf("%s, not a regular file (a FIFO would hang the load, a device such as /dev/zero never ends)", what)
+		} else if data, err = manifest.ReadFileLimited(p); err != nil {
+			var me *manifest.Error
+			if errors.As(err, &me) {
+				err = errors.New(me.Msg)
+			}
+		}
 	}
 	if err != nil {
 		l.fail(d.Errorf("spec.market.replay", "paths are relative to the scenario file's folder", "cannot read %s: %v", rel, err))

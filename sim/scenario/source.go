@@ -19,6 +19,9 @@ type source interface {
 	resolve(base, rel string) string
 	// isFile says whether p is a regular file (not a folder).
 	isFile(p string) bool
+	// irregular describes p when it is neither a regular file nor a
+	// folder (manifest.Irregular), else "".
+	irregular(p string) string
 }
 
 type diskSource struct{}
@@ -34,6 +37,12 @@ func (diskSource) isFile(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }
+
+func (diskSource) irregular(p string) string { return manifest.Irregular(os.Stat, p) }
+
+func (fsSource) irregular(string) string { return "" }
+
+func (memSource) irregular(string) string { return "" }
 
 func (diskSource) resolve(base, rel string) string {
 	if filepath.IsAbs(rel) {

@@ -29,7 +29,7 @@ type timingEntry struct {
 }
 
 // timingsByRef matches spec.workloads entries to the objects they time.
-func (l *loader) timingsByRef(objs []podObject) map[string]timingEntry {
+func (l *loader) timingsByRef(objs []podObject, broken map[string]bool) map[string]timingEntry {
 	d := l.scenarioDoc
 	known := map[string]bool{}
 	var refs []string
@@ -50,6 +50,9 @@ func (l *loader) timingsByRef(objs []podObject) map[string]timingEntry {
 		if dep := l.caDeployment; dep != nil && !known[ref] && ref == l.refOf(dep.Doc) {
 			l.fail(d.Errorf(path, "remove this entry; the Cluster Autoscaler's settings go in spec.clusterAutoscaler", "%s runs the Cluster Autoscaler (%s:%d): it configures the simulated Cluster Autoscaler and is not simulated as a workload", ref, dep.Doc.File, dep.Doc.Line))
 			continue
+		}
+		if broken[ref] {
+			continue // its own error says what is wrong with it
 		}
 		if !known[ref] {
 			hint := "the object must be inlined in the scenario file or in an included file"

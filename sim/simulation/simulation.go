@@ -7,8 +7,10 @@ package simulation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -56,7 +58,20 @@ type Options struct {
 	// NoTimeline leaves the report's timeline out: many-seed runs that
 	// aggregate figures need none, and keep a report per seed.
 	NoTimeline bool
+	// Watch, when set, is called as often as the run looks at its
+	// context, with the pods created so far; an error from it ends the
+	// run with that error (sim run's --memory-limit, held while running).
+	Watch func(now engine.Time, pods int) error
+	// MaxPods bounds the pods a run may create (0: scenario.MaxPods): the
+	// load-time estimate cannot foresee pods recreated as fast as they go
+	// (evicted by a NoExecute taint tolerated 0s, say), so the run holds
+	// the bound too.
+	MaxPods int
 }
+
+// ErrTooManyPods is wrapped by the error of a run stopped for creating
+// more pods than it may hold.
+var ErrTooManyPods = errors.New("too many pods")
 
 // ctxCheckEvery is how often (in events) a run looks at its context.
 const ctxCheckEvery = 20_000
@@ -212,21 +227,37 @@ func (e *InternalError) Error() string {
 func (s *Sim) wire() (err error) {
 	defer s.catch(&err)
 	sc, opts, eng := s.sc, s.opts, s.eng
-	if opts.Progress != nil || opts.Context != nil {
-		every := uint64(ctxCheckEvery)
-		if opts.Progress != nil && opts.ProgressEvery > 0 {
-			every = opts.ProgressEvery
-		}
-		eng.SetProgress(every, func(now engine.Time, events uint64) {
-			if opts.Progress != nil {
-				opts.Progress(now, events)
-			}
-			if opts.Context != nil && opts.Context.Err() != nil {
-				s.partial = true
-				eng.Stop()
-			}
-		})
+	every := uint64(ctxCheckEvery)
+	if opts.Progress != nil && opts.ProgressEvery > 0 {
+		every = opts.ProgressEvery
 	}
+	maxPods := opts.MaxPods
+	if maxPods <= 0 {
+		maxPods = scenario.MaxPods
+	}
+	eng.SetProgress(every, func(now engine.Time, events uint64) {
+		if opts.Progress != nil {
+			opts.Progress(now, events)
+		}
+		if n := len(s.cl.Pods); n > maxPods {
+			s.err = fmt.Errorf("%w: at %s the run had created %d pods, more than the %d a run may hold (%d were estimated at load): pods are recreated as fast as they go, "+
+				"such as pods evicted at once by a NoExecute taint they tolerate for 0s (tolerationSeconds); check the workloads' tolerations, or shorten the run",
+				ErrTooManyPods, time.Duration(now), n, maxPods, sc.EstimatedPods)
+			eng.Stop()
+			return
+		}
+		if opts.Watch != nil {
+			if err := opts.Watch(now, len(s.cl.Pods)); err != nil {
+				s.err = err
+				eng.Stop()
+				return
+			}
+		}
+		if opts.Context != nil && opts.Context.Err() != nil {
+			s.partial = true
+			eng.Stop()
+		}
+	})
 	s.cl = cluster.New(eng, sc.Syms.Clone(), sc.Resources)
 	s.cl.SetStorage(sc.Storage)
 	if cat := sc.Catalog; cat != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/clip"
 	"github.com/clustersim/clustersim/sim/internal/duration"
 )
 
@@ -28,6 +29,10 @@ const (
 	TraceRebalance                  // a fraction Value of them get a rebalance recommendation
 	TraceDepth                      // the pool's full depth becomes Value instances (-1: the model's again)
 )
+
+// MaxTracePrice bounds a trace's price, in USD per hour: the dearest EC2
+// instances cost a few hundred.
+const MaxTracePrice = 10_000
 
 var traceKindNames = [...]string{"price", "state", "interrupt", "rebalance", "depth"}
 
@@ -252,7 +257,7 @@ func jsonScalar(raw json.RawMessage) string {
 // add checks one line and appends it.
 func (t *Trace) add(r rawEvent, errs []error) []error {
 	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s:%d: %s: %s", t.Name, r.line, field, fmt.Sprintf(format, args...)))
+		errs = append(errs, fmt.Errorf("%s:%d: %s: %s", t.Name, r.line, field, clip.Message(fmt.Sprintf(format, args...))))
 	}
 	n := len(errs)
 	ev := TraceEvent{Line: r.line}
@@ -280,8 +285,13 @@ func (t *Trace) add(r rawEvent, errs []error) []error {
 		switch ev.Kind {
 		case TracePrice:
 			v, err := strconv.ParseFloat(r.value, 64)
-			if !r.hasValue || err != nil || !(v > 0) || math.IsInf(v, 0) {
+			switch {
+			case !r.hasValue || err != nil || !(v > 0) || math.IsInf(v, 0):
 				bad("value", "a price needs a value in USD per hour > 0, got %q", r.value)
+			case v > MaxTracePrice:
+				// 1e300 summed to $+Inf, which JSON output refused only
+				// at the end of the run.
+				bad("value", "price %s is more than $%g per hour, far above any EC2 instance's; give USD per hour (check the unit)", r.value, float64(MaxTracePrice))
 			}
 			ev.Value = v
 		case TraceState:
@@ -353,7 +363,7 @@ func parseTraceTime(s string) (time.Duration, error) {
 		return time.Duration(f * float64(time.Second)), nil
 	}
 	d, err := duration.Parse(s)
-	if errors.Is(err, duration.ErrNegative) || (err == nil && d > duration.Year) {
+	if errors.Is(err, duration.ErrNegative) || errors.Is(err, duration.ErrTooLong) || (err == nil && d > duration.Year) {
 		return 0, fmt.Errorf("%q is out of range (0 to a year)", s)
 	}
 	return d, err

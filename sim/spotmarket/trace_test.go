@@ -64,6 +64,8 @@ func TestReadTraceErrors(t *testing.T) {
 				`many.csv:3: pool: interrupt applies to spot pools only`,
 				`many.csv:4: value: unknown state "gone"`,
 			}},
+		{"price.csv", "time,pool,kind,value\n0s,c5.large/us-east-1a,price,1e300\n",
+			[]string{`price.csv:2: value: price 1e300 is more than $10000 per hour, far above any EC2 instance's; give USD per hour (check the unit)`}},
 		{"header.csv", "when,pool,kind\n", []string{`header.csv:1: header: unknown column "when"`, `header.csv:1: header: no "time" column`}},
 		{"bad.jsonl", "{\"time\": \"1m\", \"pool\": \"c5.large/us-east-1a\", \"kind\": \"price\", \"value\": 1, \"extra\": 1}\n{\"time\": \"1m\",\n",
 			[]string{`bad.jsonl:1: json: unknown field "extra"`, "bad.jsonl:2: unexpected EOF"}},

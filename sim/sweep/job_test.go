@@ -103,7 +103,8 @@ func BenchmarkMerge10000(b *testing.B) {
 	var parts [][]byte
 	for i := range 8 {
 		var buf bytes.Buffer
-		pw, err := NewPartialWriter(&buf, s, "sha256:x", Shard{i, 8})
+		id, _ := Identify(s, nil, "x")
+		pw, err := NewPartialWriter(&buf, s, id, Shard{i, 8})
 		require.NoError(b, err)
 		seeds := s.Seeds()
 		for k := range s.Pairs() {

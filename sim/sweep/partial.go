@@ -37,6 +37,10 @@ type header struct {
 	// Pairs is how many results the shard holds.
 	Pairs int    `json:"pairs"`
 	Sweep *Sweep `json:"sweep"`
+	// Program and Inputs are what the fingerprint covers besides the
+	// definition (Identity): a merge checks the fingerprint against them.
+	Program string       `json:"program"`
+	Inputs  []FileDigest `json:"inputs"`
 }
 
 // trailer is the JSON after EndMarker.
@@ -65,9 +69,11 @@ type PartialWriter struct {
 	buf   []byte
 }
 
-// NewPartialWriter writes the partial's header.
-func NewPartialWriter(w io.Writer, s *Sweep, fingerprint string, sh Shard) (*PartialWriter, error) {
-	h, err := json.Marshal(header{Version: partialVersion, Fingerprint: fingerprint, Shard: sh.Index, Shards: sh.Of, Pairs: s.Count(sh), Sweep: s})
+// NewPartialWriter writes the partial's header; id is the sweep's
+// Identity (Identify).
+func NewPartialWriter(w io.Writer, s *Sweep, id Identity, sh Shard) (*PartialWriter, error) {
+	h, err := json.Marshal(header{Version: partialVersion, Fingerprint: id.Fingerprint, Shard: sh.Index, Shards: sh.Of, Pairs: s.Count(sh), Sweep: s,
+		Program: id.Program, Inputs: id.Inputs})
 	if err != nil {
 		return nil, err
 	}
@@ -287,6 +293,12 @@ func (m *Merger) begin(s *section, name string, line int) error {
 	}
 	if _, err := NewShard(h.Shard, h.Shards); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
+	}
+	// The definition a merge uses comes from the headers: each must be
+	// the one its fingerprint was computed from.
+	if fp, err := fingerprintOf(h.Sweep, h.Program, h.Inputs); err != nil || fp != h.Fingerprint {
+		return fmt.Errorf("%s: the header of the partial of shard %d/%d does not match its fingerprint %s: its sweep definition (points, names, runs, seed) was altered, or a sim older than this check wrote it; rerun the shard (--shard %d/%d) with this sim",
+			where, h.Shard, h.Shards, short(h.Fingerprint), h.Shard, h.Shards)
 	}
 	if m.sweep == nil {
 		m.sweep, m.fingerprint, m.first = h.Sweep, h.Fingerprint, where

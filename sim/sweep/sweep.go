@@ -178,28 +178,64 @@ type File struct {
 // same sweep on the same inputs run by the same simulator, so a merge
 // never mixes results of two model versions.
 func Fingerprint(s *Sweep, files []File, program string) (string, error) {
-	def, err := json.Marshal(s)
-	if err != nil {
-		return "", err
+	id, err := Identify(s, files, program)
+	return id.Fingerprint, err
+}
+
+// Identity is what a partial's header carries to prove which sweep it
+// belongs to: the fingerprint and what it was computed from, but the
+// files' bytes (their digests only). A merge recomputes the fingerprint
+// from the header's definition, program and digests, so a header whose
+// definition was altered (points swapped or renamed: results attributed
+// to the wrong configurations) no longer matches its fingerprint.
+type Identity struct {
+	Fingerprint string
+	Program     string
+	Inputs      []FileDigest
+}
+
+// FileDigest is an input file's path and the SHA-256 of its bytes (hex).
+type FileDigest struct {
+	Path     string `json:"path"`
+	Embedded bool   `json:"embedded,omitempty"`
+	SHA256   string `json:"sha256"`
+}
+
+// Identify computes the sweep's Identity (Fingerprint's value and what it
+// covers).
+func Identify(s *Sweep, files []File, program string) (Identity, error) {
+	ds := make([]FileDigest, len(files))
+	for i, f := range files {
+		sum := sha256.Sum256(f.Data)
+		ds[i] = FileDigest{Path: f.Path, Embedded: f.Embedded, SHA256: hex.EncodeToString(sum[:])}
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "clustersim sweep %d %d %q\n%s\n", partialVersion, report.SchemaVersion, program, def)
-	sorted := slices.Clone(files)
-	slices.SortFunc(sorted, func(a, b File) int {
+	slices.SortFunc(ds, func(a, b FileDigest) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {
 			return c
 		}
 		if a.Embedded == b.Embedded {
-			return 0
+			return strings.Compare(a.SHA256, b.SHA256)
 		}
 		if a.Embedded {
 			return 1
 		}
 		return -1
 	})
-	for _, f := range sorted {
-		sum := sha256.Sum256(f.Data)
-		fmt.Fprintf(h, "%s %t %x\n", f.Path, f.Embedded, sum)
+	fp, err := fingerprintOf(s, program, ds)
+	return Identity{Fingerprint: fp, Program: program, Inputs: ds}, err
+}
+
+// fingerprintOf hashes the definition, the program and the sorted input
+// digests.
+func fingerprintOf(s *Sweep, program string, inputs []FileDigest) (string, error) {
+	def, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "clustersim sweep %d %d %q\n%s\n", partialVersion, report.SchemaVersion, program, def)
+	for _, f := range inputs {
+		fmt.Fprintf(h, "%s %t %s\n", f.Path, f.Embedded, f.SHA256)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

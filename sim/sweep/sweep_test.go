@@ -62,9 +62,12 @@ func renderAll(t testing.TB, s *Sweep, rs []Result) map[string][]byte {
 	return m
 }
 
-func partial(t testing.TB, s *Sweep, fp string, sh Shard) []byte {
+// partial runs shard sh of s as the build program would.
+func partial(t testing.TB, s *Sweep, program string, sh Shard) []byte {
 	var buf bytes.Buffer
-	pw, err := NewPartialWriter(&buf, s, fp, sh)
+	id, err := Identify(s, nil, program)
+	require.NoError(t, err)
+	pw, err := NewPartialWriter(&buf, s, id, sh)
 	require.NoError(t, err)
 	require.NoError(t, testRunner(s).Do(sh, pw.Write))
 	require.NoError(t, pw.Close())
@@ -120,7 +123,7 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 	for _, n := range []int{1, 3, 6, 25} {
 		var parts [][]byte
 		for i := range n {
-			parts = append(parts, partial(t, s, "sha256:x", Shard{i, n}))
+			parts = append(parts, partial(t, s, "x", Shard{i, n}))
 		}
 		rand.New(rand.NewPCG(uint64(n), 1)).Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
 		_, got, err := merge(t, parts...)
@@ -138,7 +141,7 @@ func TestMergeLogStream(t *testing.T) {
 	want := unsharded(t, s)
 	var plain, prefixed bytes.Buffer
 	for i := range 3 {
-		p := partial(t, s, "sha256:x", Shard{i, 3})
+		p := partial(t, s, "x", Shard{i, 3})
 		fmt.Fprintf(&plain, "starting shard %d\n%s3 of 12 runs in 1s\n", i, p)
 		for j, line := range strings.SplitAfter(string(p), "\n") {
 			if line == "" {
@@ -164,7 +167,7 @@ func TestMergeLogStream(t *testing.T) {
 func TestMergeTruncatedShardRerun(t *testing.T) {
 	s := testSweep(3, 4)
 	want := unsharded(t, s)
-	p0, p1 := partial(t, s, "sha256:x", Shard{0, 2}), partial(t, s, "sha256:x", Shard{1, 2})
+	p0, p1 := partial(t, s, "x", Shard{0, 2}), partial(t, s, "x", Shard{1, 2})
 	cut := p1[:len(p1)/2]
 	m, _, err := merge(t, p0, cut)
 	require.Error(t, err)
@@ -181,14 +184,32 @@ func TestMergeTruncatedShardRerun(t *testing.T) {
 // sweep and altered ones.
 func TestMergeRefuses(t *testing.T) {
 	s := testSweep(2, 3)
-	p0 := partial(t, s, "sha256:x", Shard{0, 2})
-	p1 := partial(t, s, "sha256:x", Shard{1, 2})
+	p0 := partial(t, s, "x", Shard{0, 2})
+	p1 := partial(t, s, "x", Shard{1, 2})
 	_, _, err := merge(t, p0, p1, p0)
 	require.ErrorContains(t, err, "3 pairs are given by more than one partial: \"p0\" run 0")
 
-	other := partial(t, s, "sha256:y", Shard{1, 2})
+	other := partial(t, s, "y", Shard{1, 2})
 	_, _, err = merge(t, p0, other)
-	require.ErrorContains(t, err, "in1:1: the partial of shard 1/2 is of another sweep (fingerprint sha256:y; the one at in0:1 has sha256:x)")
+	require.ErrorContains(t, err, "in1:1: the partial of shard 1/2 is of another sweep (fingerprint sha256:")
+	require.ErrorContains(t, err, "; the one at in0:1 has sha256:")
+
+	// Point names swapped in the first partial's header (whose
+	// definition the merge takes), the fingerprint kept: the results would
+	// be attributed to the wrong configurations.
+	swapped := bytes.Replace(bytes.Replace(bytes.Replace(p0, []byte(`"name":"p0"`), []byte(`"name":"tmp"`), 1),
+		[]byte(`"name":"p1"`), []byte(`"name":"p0"`), 1), []byte(`"name":"tmp"`), []byte(`"name":"p1"`), 1)
+	require.NotEqual(t, p0, swapped)
+	for _, in := range [][][]byte{{swapped, p1}, {p1, swapped}} {
+		_, _, err = merge(t, in...)
+		require.ErrorContains(t, err, "the header of the partial of shard 0/2 does not match its fingerprint sha256:")
+		require.ErrorContains(t, err, "its sweep definition (points, names, runs, seed) was altered")
+	}
+	// So is a header of an older sim, without what the fingerprint covers.
+	old := bytes.Replace(p0, []byte(`,"program":"x"`), nil, 1)
+	require.NotEqual(t, p0, old)
+	_, _, err = merge(t, old, p1)
+	require.ErrorContains(t, err, "does not match its fingerprint")
 
 	altered := bytes.Replace(p1, []byte(`"seed"`), []byte(`"seed" `), 1)
 	_, _, err = merge(t, p0, altered)
@@ -283,12 +304,14 @@ func TestRunnerOrder(t *testing.T) {
 func FuzzMergeRead(f *testing.F) {
 	s := testSweep(2, 2)
 	var buf bytes.Buffer
-	pw, err := NewPartialWriter(&buf, s, "sha256:x", Shard{0, 2})
+	id, _ := Identify(s, nil, "x")
+	pw, err := NewPartialWriter(&buf, s, id, Shard{0, 2})
 	require.NoError(f, err)
 	require.NoError(f, testRunner(s).Do(Shard{0, 2}, pw.Write))
 	require.NoError(f, pw.Close())
 	f.Add(buf.Bytes())
 	f.Add(buf.Bytes()[:buf.Len()/2])
+	f.Add(bytes.Replace(buf.Bytes(), []byte(`"name":"p0"`), []byte(`"name":"p1"`), 1))
 	f.Add([]byte(BeginMarker + `{"version":1,"sweep":{"points":[{"name":"a"}],"runs":1},"shards":1,"pairs":1}` + "\n" + `{"point":0,"run":0,"seed":0,"m":[0,1]}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := NewMerger()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clustersim/clustersim/sim/internal/duration"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -16,6 +17,7 @@ import (
 // Autoscaler on AWS".
 const (
 	DefaultScanInterval                     = 10 * time.Second // --scan-interval
+	MinScanInterval                         = time.Second      // the shortest --scan-interval accepted
 	DefaultExpander                         = "least-waste"    // --expander; least-waste since 1.33, random before
 	DefaultMaxNodeProvisionTime             = 15 * time.Minute // --max-node-provision-time
 	DefaultScaleDownUtilizationThreshold    = 0.5              // --scale-down-utilization-threshold
@@ -194,7 +196,7 @@ func durationFlag(f func(o *Options) *time.Duration) flagDef {
 		if d < 0 {
 			return fmt.Errorf("must not be negative, got %s", v)
 		}
-		*f(o) = d
+		*f(o) = duration.Cap(d) // longer than any run: no overflow of a time plus it
 		return nil
 	}}
 }
@@ -550,6 +552,11 @@ func parseFlags(args []string, d *manifest.Document, path string, at func(i int)
 	}
 	if o.ScanInterval <= 0 {
 		return o, manifest.Errors{errorAt(d, path, "the upstream default is 10s", "--scan-interval must be positive")}.Err()
+	}
+	if o.ScanInterval < MinScanInterval {
+		// A loop every nanosecond of simulated time would never let the
+		// run end.
+		return o, manifest.Errors{errorAt(d, path, "use at least 1s; the upstream default is 10s", "--scan-interval %s is shorter than %s", o.ScanInterval, MinScanInterval)}.Err()
 	}
 	return o, nil
 }

@@ -116,6 +116,8 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"--node-group-auto-discovery=label:foo=bar"}, `args[0]: --node-group-auto-discovery: "label:foo=bar" is not an AWS auto-discovery spec; on AWS write asg:tag=<key>[=<value>],<key>...`},
 		{[]string{"--cloud-provider=gce"}, `args[0]: --cloud-provider: the simulation models the aws cloud provider only, got "gce"; use --cloud-provider=aws or leave it out`},
 		{[]string{"--estimator=oldbinpacking"}, `args[0]: --estimator: unknown estimator "oldbinpacking"; the only one is binpacking`},
+		// A loop every nanosecond would never let the run end.
+		{[]string{"--scan-interval=1ns"}, `args: --scan-interval 1ns is shorter than 1s; use at least 1s; the upstream default is 10s`},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clustersim/clustersim/sim/internal/duration"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -179,7 +180,7 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 		case v < f.min:
 			errs = append(errs, errorAt(d, join(path, f.name), "", "must be at least %s, got %s", f.min, f.v))
 		default:
-			*f.dst = v
+			*f.dst = duration.Cap(v)
 			if f.name == "loopDuration" {
 				out.LoopDurationSet = true
 			}

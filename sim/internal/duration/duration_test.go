@@ -20,6 +20,7 @@ func TestParse(t *testing.T) {
 		"1d12h":   36 * time.Hour,
 		"1d-2h":   22 * time.Hour,
 		"366d":    Year,
+		"3650d":   3650 * 24 * time.Hour,
 		"0":       0,
 	} {
 		got, err := Parse(in)
@@ -30,20 +31,24 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"":       `"" is not a duration`,
-		"soon":   `"soon" is not a duration`,
-		"1 hour": `"1 hour" is not a duration`,
-		"d":      `"d" is not a duration`,
-		"-1d":    `"-1d" is not a duration`,
-		"367d":   `"367d" is not a duration`,
-		"1dx":    `"1dx" is not a duration`, // the whole input, not what follows the days
-		"1.5d":   `"1.5d" is not a duration`,
-		"-5m":    `"-5m" is negative`,
-		"1d-25h": `"1d-25h" is negative`,
+		"":                      `"" is not a duration`,
+		"soon":                  `"soon" is not a duration`,
+		"1 hour":                `"1 hour" is not a duration`,
+		"d":                     `"d" is not a duration`,
+		"-1d":                   `"-1d" is not a duration`,
+		"106752d":               `"106752d" is too long (a duration holds at most about 292 years)`,
+		"99999999999999999999d": `"99999999999999999999d" is too long (a duration holds at most about 292 years)`,
+		"9999999h":              `"9999999h" is too long (a duration holds at most about 292 years)`,
+		"106751d24h":            `"106751d24h" is too long (a duration holds at most about 292 years)`,
+		"1dx":                   `"1dx" is not a duration`, // the whole input, not what follows the days
+		"1.5d":                  `"1.5d" is not a duration`,
+		"-5m":                   `"-5m" is negative`,
+		"1d-25h":                `"1d-25h" is negative`,
 	} {
 		_, err := Parse(in)
 		require.EqualError(t, err, want, in)
 		require.Equal(t, want == `"`+in+`" is negative`, errors.Is(err, ErrNegative), in)
+		require.Equal(t, strings.Contains(want, "too long"), errors.Is(err, ErrTooLong), in)
 	}
 }
 
@@ -60,6 +65,7 @@ func FuzzParse(f *testing.F) {
 		if !hasDays {
 			want, werr := time.ParseDuration(trimmed)
 			switch {
+			case werr != nil && errors.Is(err, ErrTooLong):
 			case werr != nil:
 				require.EqualError(t, err, fmt.Sprintf("%q is not a duration", trimmed))
 			case want < 0:
@@ -83,4 +89,15 @@ func FuzzParse(f *testing.F) {
 			require.Equal(t, time.Duration(n)*24*time.Hour+r, got)
 		}
 	})
+}
+
+// Unbounded user spans saturate at Saturated: a time plus one never
+// overflows.
+func TestSaturate(t *testing.T) {
+	require.Equal(t, 30*time.Second, FromSeconds(30))
+	require.Equal(t, Saturated, FromSeconds(9223372036))
+	require.Equal(t, Saturated, FromSeconds(1<<62))
+	require.Equal(t, time.Hour, Cap(time.Hour))
+	require.Equal(t, Saturated, Cap(time.Duration(1<<63-1)))
+	require.Greater(t, Year+2*Saturated, Saturated, "no overflow")
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/duration"
 	"github.com/clustersim/clustersim/sim/internal/suggest"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
@@ -393,8 +394,13 @@ func (c *compiler) durationOrNever(d *manifest.Document, path, text string, allo
 		c.fail(d, path, hint, "%q is not a duration Karpenter accepts", text)
 		return 0, false, false
 	}
-	v, _ = time.ParseDuration(text)
-	return v, false, true
+	v, err := time.ParseDuration(text)
+	if err != nil {
+		// Digits and units only: too long for a time.Duration. Karpenter
+		// would refuse it; far beyond any run, it saturates here.
+		v = duration.Saturated
+	}
+	return duration.Cap(v), false, true
 }
 
 // karpenterDuration matches ^([0-9]+(s|m|h))+$.
@@ -719,10 +725,10 @@ func (c *compiler) limits(d *manifest.Document, path string, in map[string]resou
 		}
 		switch k {
 		case "nodes":
-			out.Nodes = q.Value()
+			out.Nodes = saturatedLimit(q, 0)
 			continue
 		case "cpu":
-			out.Max[cluster.CPU], out.Has[cluster.CPU] = q.MilliValue(), true
+			out.Max[cluster.CPU], out.Has[cluster.CPU] = saturatedLimit(q, -3), true
 			continue
 		}
 		if !strings.Contains(k, "/") && k != "memory" && k != "ephemeral-storage" && k != "pods" && !strings.HasPrefix(k, "hugepages-") {
@@ -734,9 +740,23 @@ func (c *compiler) limits(d *manifest.Document, path string, in map[string]resou
 			c.fail(d, p, "", "%v", err)
 			continue
 		}
-		out.Max[slot], out.Has[slot] = q.Value(), true
+		out.Max[slot], out.Has[slot] = saturatedLimit(q, 0), true
 	}
 	return out
+}
+
+// maxLimit is where a limit saturates: no cluster reaches it (2^62 cores'
+// millicores, bytes or nodes), and usage plus a node never overflows it.
+const maxLimit = int64(1) << 62
+
+// saturatedLimit is q in units of 10^scale (-3: millicores), saturated at
+// maxLimit: limits.cpu: "1e16" overflowed int64 millicores and acted as a
+// limit of nothing (every pod stranded).
+func saturatedLimit(q resource.Quantity, scale resource.Scale) int64 {
+	if f := q.AsApproximateFloat64() * math.Pow10(-int(scale)); f >= float64(maxLimit) || math.IsInf(f, 0) || math.IsNaN(f) {
+		return maxLimit
+	}
+	return q.ScaledValue(scale)
 }
 
 // budgets compiles v1 budgets (v1beta1 ones have no reasons).
@@ -783,7 +803,7 @@ func (c *compiler) budgets(d *manifest.Document, path string, in []budgetV1) []B
 				c.fail(d, p+".duration", "write whole hours and minutes such as 8h or 1h30m", "%q is not a budget duration", *b.Duration)
 				continue
 			}
-			nb.Duration = dur
+			nb.Duration = duration.Cap(dur)
 		}
 		out = append(out, nb)
 	}

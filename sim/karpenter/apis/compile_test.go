@@ -10,6 +10,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/duration"
 	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
@@ -288,4 +289,39 @@ func TestCatalogLabelKeysAreWellKnown(t *testing.T) {
 	for _, k := range keys {
 		require.True(t, isWellKnown(k), k)
 	}
+}
+
+// Huge but valid NodePool values saturate beyond any run instead of
+// overflowing: limits.cpu "1e16" (1e19 millicores) acted as 0, an
+// expireAfter near time.Duration's maximum overflowed the virtual time.
+func TestHugeNodePoolValuesSaturate(t *testing.T) {
+	res, _, err := compileYAML(t, "np.yaml", `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: big}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      expireAfter: 2562047h47m16s
+  limits: {cpu: "1e16", memory: 1e30, nodes: "1e25"}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: r
+  subnetSelectorTerms: [{tags: {a: b}}]
+  securityGroupSelectorTerms: [{tags: {a: b}}]
+`)
+	require.NoError(t, err)
+	p := res.NodePools[0]
+	require.Equal(t, maxLimit, p.Limits.Max[cluster.CPU])
+	require.Equal(t, maxLimit, p.Limits.Max[cluster.Memory])
+	require.Equal(t, maxLimit, p.Limits.Nodes)
+	require.Equal(t, duration.Saturated, p.ExpireAfter)
+
+	s, err := compileSettings(t, "apiVersion: x/v1\nkind: Scenario\nspec:\n  karpenter:\n    unavailableOfferingsTTL: 2562047h\n")
+	require.NoError(t, err)
+	require.Equal(t, duration.Saturated, s.UnavailableOfferingsTTL)
 }

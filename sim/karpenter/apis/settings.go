@@ -55,6 +55,11 @@ const (
 	DefaultMultiNodeConsolidationTimeout  = time.Minute
 )
 
+// MinDisruptionPollInterval is the shortest disruptionPollInterval
+// accepted: shorter, the passes would outnumber every other event and the
+// run would never end.
+const MinDisruptionPollInterval = time.Second
+
 // DefaultEpoch is the wall-clock time of simulated time 0, used only to
 // evaluate budget schedules (cron, UTC): Monday 2026-01-05 00:00 UTC, so
 // that weekday schedules read naturally from the start of a run.
@@ -227,11 +232,18 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 		if err == nil && v == 0 && !allowZero {
 			err = fmt.Errorf("must be more than 0")
 		}
+		if err == nil && field == "disruptionPollInterval" && v < MinDisruptionPollInterval {
+			// A pass every nanosecond of simulated time would never let
+			// the run end; upstream's loop polls every 10s.
+			errs = append(errs, d.Errorf(path+"."+field, "use at least 1s; upstream Karpenter polls every 10s",
+				"%s is shorter than %s", text, MinDisruptionPollInterval))
+			return
+		}
 		if err != nil {
 			errs = append(errs, d.Errorf(path+"."+field, "write a duration like 1s, 90s or 10m", "%v", err))
 			return
 		}
-		*dst = v
+		*dst = duration.Cap(v)
 	}
 	dur("batchIdleDuration", s.BatchIdleDuration, &out.BatchIdleDuration, zeroRejected)
 	dur("batchMaxDuration", s.BatchMaxDuration, &out.BatchMaxDuration, zeroRejected)

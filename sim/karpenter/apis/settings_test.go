@@ -77,6 +77,8 @@ spec:
 		{"    interruptionQue: true\n", `s.yaml:5: spec.karpenter.interruptionQue: unknown field "interruptionQue"; did you mean "interruptionQueue"?`},
 		{"    solverPodsPerSecond: -5\n", `s.yaml:5: spec.karpenter.solverPodsPerSecond: -5 is not a non-negative number; give a rate such as 1000, or 0 for instantaneous passes`},
 		{"    batchMaxDuration: 0s\n", `s.yaml:5: spec.karpenter.batchMaxDuration: must be more than 0; write a duration like 1s, 90s or 10m`},
+		// A pass every nanosecond of simulated time never let the run end.
+		{"    disruptionPollInterval: 1ns\n", `s.yaml:5: spec.karpenter.disruptionPollInterval: 1ns is shorter than 1s; use at least 1s; upstream Karpenter polls every 10s`},
 	} {
 		_, err := compileSettings(t, "apiVersion: x/v1\nkind: Scenario\nspec:\n  karpenter:\n"+tc.yaml)
 		require.Error(t, err)
