@@ -172,7 +172,8 @@ type File struct {
 	Data     []byte
 }
 
-// Fingerprint hashes the definition and the input files (sorted by path),
+// Fingerprint hashes the definition and the input files (sorted by path;
+// for files on disk what the runs read of them, Kept),
 // with the report schema and the simulator's build (program, e.g. `sim
 // version`'s commit): partials with the same fingerprint come from the
 // same sweep on the same inputs run by the same simulator, so a merge
@@ -198,6 +199,13 @@ func Fingerprint(s *Sweep, files []File, program string) (string, error) {
 		return -1
 	})
 	for _, f := range sorted {
+		if len(f.Data) == 0 {
+			// Nothing a run reads (a file of Secrets, whose Kept is
+			// empty): the loader does not list such a file of a folder
+			// among the scenario's files, so a shard reading the empty
+			// copy --emit-job ships may not see it at all.
+			continue
+		}
 		sum := sha256.Sum256(f.Data)
 		fmt.Fprintf(h, "%s %t %x\n", f.Path, f.Embedded, sum)
 	}
