@@ -359,6 +359,16 @@ func Reads(d *manifest.Document) bool {
 // addObject checks the kind and remembers the object. An object repeated
 // identically is read once; a kind the simulator does not read is skipped.
 func (l *loader) addObject(d *manifest.Document) {
+	if d.Kind != "ClusterConfig" && Reads(d) {
+		// (eksctl names its clusters and node groups by rules of its own,
+		// checked where they are compiled.)
+		if errs := nameErrors(d); len(errs) > 0 {
+			for _, e := range errs {
+				l.fail(e)
+			}
+			return
+		}
+	}
 	if apis.Handles(d) {
 		if !l.duplicateOf(d, l.karpenterDocs) {
 			l.karpenterDocs = append(l.karpenterDocs, d)
