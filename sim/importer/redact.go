@@ -52,7 +52,7 @@ var publicLabels = map[string]bool{
 	corev1.LabelInstanceTypeStable: true, corev1.LabelInstanceType: true,
 	corev1.LabelTopologyZone: true, corev1.LabelTopologyRegion: true,
 	corev1.LabelFailureDomainBetaZone: true, corev1.LabelFailureDomainBetaRegion: true,
-	corev1.LabelWindowsBuild: true, "topology.k8s.aws/zone-id": true,
+	corev1.LabelWindowsBuild: true, "topology.k8s.aws/zone-id": true, "topology.ebs.csi.aws.com/zone": true,
 	"karpenter.sh/capacity-type": true, "eks.amazonaws.com/capacityType": true,
 	"karpenter.sh/nodepool": true, "karpenter.sh/provisioner-name": true, "karpenter.k8s.aws/ec2nodeclass": true,
 	"karpenter.sh/registered": true, "karpenter.sh/initialized": true,
