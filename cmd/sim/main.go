@@ -52,15 +52,22 @@ func main() {
 }
 
 // run executes the command line and returns the exit code.
+// Everything it prints goes through a safeWriter: a name, a file name or
+// a message with terminal escapes is shown escaped, never acted on.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
+	out, errw := newSafeWriter(stdout), newSafeWriter(stderr)
+	defer func() {
+		out.Flush()  //nolint:errcheck // what is left of a cut sequence, at exit
+		errw.Flush() //nolint:errcheck
+	}()
+	root := newRootCmd(out, errw)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		if errors.Is(err, errGate) {
-			fmt.Fprintln(stderr, err)
+			fmt.Fprintln(errw, err)
 			return exitGate
 		}
-		fmt.Fprintln(stderr, "error:", err)
+		fmt.Fprintln(errw, "error:", err)
 		if errors.Is(err, errSignal) {
 			return interruptedCode(ctx)
 		}

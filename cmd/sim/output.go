@@ -21,10 +21,11 @@ import (
 // errGate marks a failed --fail-if: exit code 2.
 var errGate = errors.New("a --fail-if gate failed")
 
-// emit writes the output to --report FILE (atomically) or stdout.
+// emit writes the output to --report FILE (atomically) or stdout, escaped
+// as on a terminal (a report file is read with cat and less too).
 func emit(ctx context.Context, path string, data []byte, stdout io.Writer) error {
 	if path != "" {
-		if err := writeAtomic(ctx, path, data); err != nil {
+		if err := writeAtomic(ctx, path, escapeTerminal(data, nil)); err != nil {
 			return fmt.Errorf("--report %s: %w", path, err)
 		}
 		return nil
@@ -106,7 +107,7 @@ func checkGates(exprs []string, label string, values, baseline []experiment.Metr
 // when unknown; $COLUMNS, when set, wins). Tests replace it with a fake
 // terminal.
 var terminal = func(w io.Writer) (ok bool, width int) {
-	f, isFile := w.(*os.File)
+	f, isFile := raw(w).(*os.File)
 	if !isFile || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
 		return false, 0
 	}
@@ -140,6 +141,7 @@ func runProgress(stderr io.Writer, total time.Duration) (progress func(now engin
 	if ok, _ := terminal(stderr); !ok || total <= 0 {
 		return nil, func() {}
 	}
+	stderr = raw(stderr) // our own carriage return and erase
 	shown := false
 	var drawn time.Time
 	progress = func(now engine.Time, _ uint64) {
@@ -170,6 +172,7 @@ func progressBar(stderr io.Writer) func(done, total int) {
 	if ok, _ := terminal(stderr); !ok {
 		return nil
 	}
+	stderr = raw(stderr) // our own carriage return
 	return func(done, total int) {
 		const width = 30
 		n := done * width / total

@@ -194,8 +194,10 @@ func sweepDefinition(v *viper.Viper, cmd *cobra.Command, args []string) (*sweepI
 			var data []byte
 			if embedded {
 				data, err = fs.ReadFile(scenarios.FS, f)
+			} else if tr := sc.Market.Trace; tr != nil && tr.Name == f {
+				data, err = os.ReadFile(f) // a replay trace: the run reads it whole
 			} else {
-				data, err = manifest.ReadFileLimited(f)
+				data, err = keptData(f)
 			}
 			if err != nil {
 				return nil, err
@@ -239,7 +241,11 @@ func readSweepDoc(arg string, in *sweepInput) (*sweep.Sweep, *sweep.File, bool, 
 			}
 			return p, false
 		})
-		return def, &sweep.File{Path: arg, Data: data}, set, err
+		if err != nil {
+			return nil, nil, false, err
+		}
+		kept, err := keptData(arg)
+		return def, &sweep.File{Path: arg, Data: kept}, set, err
 	}
 	name, ok := scenarios.Sweep(arg)
 	if !ok {
@@ -258,6 +264,20 @@ func readSweepDoc(arg string, in *sweepInput) (*sweep.Sweep, *sweep.File, bool, 
 	})
 	data, _ := fs.ReadFile(scenarios.FS, name)
 	return def, &sweep.File{Path: name, Embedded: true, Data: data}, set, err
+}
+
+// keptData is what the sweep's runs read of the file at path on disk
+// (sweep.Kept): the documents the loader reads, without comments,
+// environment values or commands. The fingerprint hashes it and
+// --emit-job's ConfigMap carries it, so that what no run reads (an
+// included Secret, a ConfigMap, an env value) never leaves the machine,
+// and a shard reading the ConfigMap computes the same fingerprint.
+func keptData(path string) ([]byte, error) {
+	data, err := manifest.ReadFileLimited(path)
+	if err != nil {
+		return nil, err
+	}
+	return sweep.Kept(path, data, func(d *manifest.Document) bool { return d.Kind == sweep.Kind || scenario.Reads(d) })
 }
 
 // fromOverride says whether file f was read as (or from a folder given

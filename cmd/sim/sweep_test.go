@@ -197,3 +197,111 @@ func TestSweepEmitJob(t *testing.T) {
 	require.Equal(t, exitError, code)
 	require.Contains(t, stderr, `--shards 4 takes the shard's index from JOB_COMPLETION_INDEX, which is ""`)
 }
+
+// --emit-job ships only what the runs read: an included Secret, a
+// ConfigMap, environment values and comments stay on the machine; a shard
+// run from the ConfigMap's files fingerprints the same sweep, so its
+// partial merges with one run here into the unsharded run's bytes.
+func TestSweepEmitJobShipsOnlyWhatRunsRead(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.MkdirAll("k8s", 0o755))
+	files := map[string]string{
+		"base.yaml": `# staging password: xleakx01
+apiVersion: clustersim.dev/v1alpha1
+kind: Scenario
+metadata: {name: base}
+spec:
+  duration: 20m
+  region: us-east-1
+  zones: [us-east-1a]
+  include: [k8s/]
+  staticNodes:
+    - {name: core, instanceType: m5.large, count: 2, capacityType: on-demand}
+  workloads:
+    - ref: Deployment/default/web
+`,
+		"k8s/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData: {password: xleakx02}\n",
+		"k8s/web.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        env: [{name: DB_PASSWORD, value: xleakx03}]
+        resources: {requests: {cpu: 500m, memory: 512Mi}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web}
+data: {token: xleakx04}
+`,
+		"big.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m, memory: 512Mi}}}]
+`,
+	}
+	for name, data := range files {
+		require.NoError(t, os.WriteFile(name, []byte(data), 0o644))
+	}
+	args := []string{"sweep", "base.yaml", "base.yaml+big.yaml", "--runs", "2"}
+	out, stderr, code := sim(t, append(args, "--emit-job", "--image", "example.com/sim:v1", "--shards", "2")...)
+	require.Equal(t, 0, code, stderr)
+	require.NotRegexp(t, `xleakx[0-9]+`, out, "nothing the runs do not read is shipped")
+	require.NotContains(t, out, "kind: Secret")
+	docs := strings.Split(out, "\n---\n")
+	var cm corev1.ConfigMap
+	require.NoError(t, yaml.UnmarshalStrict([]byte(docs[0]), &cm))
+	var job batchv1.Job
+	require.NoError(t, yaml.UnmarshalStrict([]byte(docs[1]), &job))
+
+	// Shard 0 runs where the Job's pod would: the ConfigMap's files.
+	shipped := filepath.Join(dir, "shipped")
+	for _, it := range job.Spec.Template.Spec.Volumes[0].ConfigMap.Items {
+		p := filepath.Join(shipped, it.Path)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(cm.Data[it.Key]), 0o644))
+	}
+	c := job.Spec.Template.Spec.Containers[0]
+	t.Chdir(filepath.Join(shipped, strings.TrimPrefix(c.WorkingDir, "/sweep")))
+	a, stderr, code := sim(t, append(c.Args[:len(c.Args)-4:len(c.Args)-4], "--shard", "0/2")...)
+	require.Equal(t, 0, code, stderr)
+	t.Chdir(dir)
+	b, stderr, code := sim(t, append(args, "--shard", "1/2")...)
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, os.WriteFile("a.partial", []byte(a), 0o644))
+	require.NoError(t, os.WriteFile("b.partial", []byte(b), 0o644))
+	merged, stderr, code := sim(t, "sweep", "merge", "a.partial", "b.partial", "-o", "csv")
+	require.Equal(t, 0, code, stderr)
+	want, stderr, code := sim(t, append(args, "-o", "csv")...)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, want, merged)
+}
+
+// A replay trace is shipped as it is: the run reads it whole.
+func TestSweepEmitJobShipsTraces(t *testing.T) {
+	out, stderr, code := sim(t, "sweep", "testdata/explain/depth-burst.yaml", "--emit-job", "--image", "x", "--shards", "2")
+	require.Equal(t, 0, code, stderr)
+	var cm corev1.ConfigMap
+	require.NoError(t, yaml.UnmarshalStrict([]byte(strings.Split(out, "\n---\n")[0]), &cm))
+	trace, err := os.ReadFile("testdata/explain/depth-burst.trace.csv")
+	require.NoError(t, err)
+	var found bool
+	for _, data := range cm.Data {
+		found = found || data == string(trace)
+	}
+	require.True(t, found, "the trace's bytes are in the ConfigMap")
+}

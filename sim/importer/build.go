@@ -66,6 +66,7 @@ func (im *Importer) Write(w io.Writer) error {
 		}
 	}
 	im.lastPodEvents()
+	im.finishClusterConfig()
 	im.missingClasses()
 	im.ownerNotices()
 	im.groupSizes()
@@ -93,6 +94,9 @@ func (im *Importer) Write(w io.Writer) error {
 		doc.Spec.Zones = im.groupZones(o, doc.Spec.Region, doc.Spec.Zones)
 	}
 	for _, wl := range im.workloads {
+		if wl.ca {
+			continue // the Cluster Autoscaler is not a workload: the loader refuses an entry for it
+		}
 		e := workloadEntry{Ref: im.outRef(wl)}
 		if wl.runtime || wl.kind == "CronJob" {
 			e.Runtime = map[string]string{"fixed": JobRuntime}
@@ -114,7 +118,7 @@ func (im *Importer) Write(w io.Writer) error {
 		if _, err := bw.WriteString("---\n"); err != nil {
 			return err
 		}
-		_, err = bw.Write(data)
+		_, err = bw.Write(im.scrub(data))
 		return err
 	}
 	if _, err := bw.WriteString("# Written by sim import; regenerate it rather than edit it, and put changes in +override files.\n"); err != nil {
@@ -150,6 +154,9 @@ func (im *Importer) Write(w io.Writer) error {
 		}
 	}
 	for _, wl := range im.workloads {
+		if wl.ca {
+			im.redactCA(wl)
+		}
 		m, err := toMap(wl.obj)
 		if err != nil {
 			return err

@@ -20,6 +20,7 @@ var modelAnnotations = []string{
 	"karpenter.sh/do-not-consolidate", // legacy: the loader warns
 	"cluster-autoscaler.kubernetes.io/safe-to-evict",
 	"cluster-autoscaler.kubernetes.io/scale-down-disabled",
+	"controller.kubernetes.io/pod-deletion-cost", // which pod a scale-down removes first
 }
 
 // podAnnotations are the annotations that change what happens to one pod
@@ -90,24 +91,26 @@ func (im *Importer) meta(m metav1.ObjectMeta, labels bool) metav1.ObjectMeta {
 func (im *Importer) template(t corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: im.podLabels(dropControllerLabels(t.Labels)), Annotations: keepAnnotations(t.Annotations)},
-		Spec:       im.podSpec(t.Spec, false),
+		Spec:       im.podSpec(t.Spec),
 	}
 }
 
 // podSpec keeps what the scheduler and the autoscalers read: requests and
 // limits, placement rules, priority, the scheduler's name, overhead, the
-// restart policy. Commands, args, environment, volumes, probes (but a
-// StatefulSet's probe timing, keepProbeTiming) and security settings are
-// dropped (they may hold secrets and change nothing here); keepArgs keeps
-// commands and args (the Cluster Autoscaler's flags).
-func (im *Importer) podSpec(s corev1.PodSpec, keepArgs bool) corev1.PodSpec {
+// restart policy, claim volumes. Commands, args, environment, other
+// volumes, probes (but a StatefulSet's probe timing, keepProbeTiming),
+// image pull secrets, service accounts and security settings are dropped
+// (they may hold secrets and change nothing here). With --redact the
+// nodeSelector and node affinity values are redacted as the node labels
+// they match.
+func (im *Importer) podSpec(s corev1.PodSpec) corev1.PodSpec {
 	if c := s.PriorityClassName; c != "" {
 		if _, ok := im.classUsed[c]; !ok {
 			im.classUsed[c] = im.cur
 		}
 	}
 	out := corev1.PodSpec{
-		NodeSelector:              s.NodeSelector,
+		NodeSelector:              im.nodeSelector(s.NodeSelector),
 		Affinity:                  im.affinity(s.Affinity),
 		Tolerations:               s.Tolerations,
 		TopologySpreadConstraints: im.spread(s.TopologySpreadConstraints),
@@ -129,14 +132,8 @@ func (im *Importer) podSpec(s corev1.PodSpec, keepArgs bool) corev1.PodSpec {
 		var res []corev1.Container
 		for i, c := range cs {
 			o := corev1.Container{Name: c.Name, Image: c.Image, Resources: c.Resources, RestartPolicy: c.RestartPolicy}
-			if keepArgs {
-				o.Command, o.Args = c.Command, c.Args
-			}
 			if im.opts.Redact {
-				o.Name = fmt.Sprintf("c%d", i)
-				if !keepArgs {
-					o.Image = "redacted"
-				}
+				o.Name, o.Image = fmt.Sprintf("c%d", i), "redacted"
 			}
 			res = append(res, o)
 		}
@@ -195,38 +192,6 @@ func (im *Importer) nodeName(n string) string {
 		return n
 	}
 	return hash("node-", n)
-}
-
-// cleanMap drops status and the server's metadata from an object read as
-// a map (NodePools, EC2NodeClasses, ClusterConfigs), and the fields that
-// may hold secrets or account details (userData, tags).
-func cleanMap(obj map[string]any, secretFields ...string) {
-	delete(obj, "status")
-	if m, ok := obj["metadata"].(map[string]any); ok {
-		out := map[string]any{}
-		for _, k := range []string{"name", "namespace", "labels", "region"} {
-			if v, ok := m[k]; ok {
-				out[k] = v
-			}
-		}
-		if a, ok := m["annotations"].(map[string]any); ok {
-			strs := map[string]string{}
-			for k, v := range a {
-				if s, ok := v.(string); ok {
-					strs[k] = s
-				}
-			}
-			if kept := keepAnnotations(strs); kept != nil {
-				out["annotations"] = kept
-			}
-		}
-		obj["metadata"] = out
-	}
-	if spec, ok := obj["spec"].(map[string]any); ok {
-		for _, f := range secretFields {
-			delete(spec, f)
-		}
-	}
 }
 
 // sortedKeys returns a map's keys in order.
@@ -293,17 +258,18 @@ func (im *Importer) spread(cs []corev1.TopologySpreadConstraint) []corev1.Topolo
 	return out
 }
 
-// affinity redacts the pod (anti-)affinity terms' selectors; node
-// affinity is kept.
+// affinity redacts the pod (anti-)affinity terms' selectors and
+// namespaces, and node affinity as nodeAffinity does.
 func (im *Importer) affinity(a *corev1.Affinity) *corev1.Affinity {
 	if !im.opts.Redact || a == nil {
 		return a
 	}
-	out := &corev1.Affinity{NodeAffinity: a.NodeAffinity}
+	out := &corev1.Affinity{NodeAffinity: im.nodeAffinity(a.NodeAffinity)}
 	terms := func(ts []corev1.PodAffinityTerm) []corev1.PodAffinityTerm {
 		var res []corev1.PodAffinityTerm
 		for _, t := range ts {
 			t.LabelSelector = im.Selector(t.LabelSelector)
+			t.NamespaceSelector = im.namespaceSelector(t.NamespaceSelector)
 			var nss []string
 			for _, ns := range t.Namespaces {
 				nss = append(nss, im.namespace(ns))

@@ -49,20 +49,34 @@
 // the claims' annotation or the volumes' CSI driver, WaitForFirstConsumer);
 // the ephemeral claims of controllers' pods are left out.
 //
-// Nothing secret leaves: the pod spec keeps only what the models read
-// (requests and limits, placement rules, priority, scheduler name,
-// overhead, restart policy, claim volumes); commands, args (but the
-// Cluster Autoscaler's flags), environment, other volumes, probes (but
-// the timing of a StatefulSet's readiness and startup probes,
+// Nothing secret leaves: every object keeps only the fields the
+// simulation reads, an allow list per kind (allow.go for the kinds read
+// as maps, the typed objects for the others), so that a field an export
+// carries and the simulation does not read is dropped without being
+// named: the pod spec keeps requests and limits, placement rules,
+// priority, scheduler name, overhead, restart policy and claim volumes
+// (and the timing of a StatefulSet's readiness and startup probes,
 // initialDelaySeconds, periodSeconds and successThreshold, which say when
-// its pods become Ready), StorageClass parameters but type, annotations
-// the models do not read, managedFields, uids, resourceVersions and
-// status are dropped.
-// Options.Redact replaces namespace, workload, node, class, volume and
-// claim names and pod label values (and the selectors that match them)
-// with stable hashes; a StatefulSet's claim is renamed from its renamed
-// template and StatefulSet, an ephemeral volume's from its pod and volume,
-// so the model still finds them.
+// its pods become Ready); commands, args, environment, other volumes,
+// probe handlers, image pull secrets, StorageClass parameters but type,
+// annotations the models do not read, controllers' own labels,
+// managedFields, uids, resourceVersions and status are dropped. The
+// Cluster Autoscaler's Deployment keeps its container's image and the
+// flags the simulation reads (config.ModelledArgs), not its sidecars;
+// NodePools, node classes and eksctl ClusterConfigs keep what
+// sim/karpenter/apis and sim/clusterautoscaler/config compile (not user
+// data, Bottlerocket settings, IAM, subnets, security groups, KMS keys).
+//
+// Options.Redact replaces every identifier of the cluster with a stable
+// hash, the same wherever it appears, so that the redacted scenario runs
+// as the plain one (redact.go): namespace, workload, node, class, volume
+// and claim names (a node's also in the nodeSelectors, node affinity and
+// startOn that name it), the values of pod, namespace and node labels
+// with the selectors and requirements that match them (but the
+// catalogue's and autoscalers' own values, and numbers), the cluster
+// name, account IDs and AWS resource IDs; a StatefulSet's claim is
+// renamed from its renamed template and StatefulSet, an ephemeral
+// volume's from its pod and volume, so the model still finds them.
 //
 // Problems with single objects (an API version not read, two objects of
 // one name) are collected and returned together by Write, which then

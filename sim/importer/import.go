@@ -121,6 +121,7 @@ type workload struct {
 	obj                   any
 	runtime               bool // a Job: the entry needs a runtime
 	statefulSet           bool
+	ca                    bool  // the Cluster Autoscaler's Deployment: not a workload
 	startMax              int32 // pods it starts with (replicas, or a Job's running pods at most)
 	// tmplAnnotations are the kept annotations of its pod template.
 	tmplAnnotations map[string]string
@@ -158,6 +159,14 @@ type Importer struct {
 	storage    *storageState // nil: no storage object or claim volume read
 	cur        where         // the item being read
 	caArgs     bool
+	// clusterNames and accounts are the cluster names and AWS account IDs
+	// seen, which --redact replaces wherever they appear (redact.go);
+	// discoveryKeys the tag keys of the Cluster Autoscaler's
+	// --node-group-auto-discovery flags, whose node group tags are kept.
+	clusterNames  []string
+	accounts      map[string]bool
+	discoveryKeys map[string]bool
+	pendingTags   []pendingTag
 
 	terminating, finished int
 	// now is the export's time: the newest creationTimestamp or status
@@ -189,7 +198,8 @@ func New(opts Options, cat *catalog.Catalog) *Importer {
 	return &Importer{opts: opts, cat: cat, nodes: map[string]*node{}, byRef: map[string]*workload{},
 		rsOwner: map[string]string{}, placements: map[string]*placement{}, claimPool: map[string]string{},
 		skipped: map[string]*skip{}, seen: map[string]where{}, strings: map[string]string{},
-		classValue: map[string]int32{}, classUsed: map[string]where{}, classes: map[string]bool{}}
+		classValue: map[string]int32{}, classUsed: map[string]where{}, classes: map[string]bool{},
+		accounts: map[string]bool{}, discoveryKeys: map[string]bool{}}
 }
 
 // Notices are the report lines so far.
@@ -263,6 +273,13 @@ func (im *Importer) item(file string, it *item) {
 		im.problem(w, im.objectName(it), "apiVersion %q is not read (read: %s); export it with a newer kubectl or API server", it.apiVersion, strings.Join(versions, ", "))
 		return
 	}
+	if im.opts.Redact {
+		if it.json != nil {
+			im.seeIdentifiers(it.json)
+		} else {
+			im.seeIdentifiers(it.yamlText)
+		}
+	}
 	var err error
 	switch it.kind {
 	case "Node":
@@ -273,10 +290,14 @@ func (im *Importer) item(file string, it *item) {
 		err = im.controller(w, it)
 	case "NodeClaim":
 		err = im.nodeClaim(it)
-	case "NodePool", "Provisioner":
-		err = im.mapObject(w, it)
-	case "EC2NodeClass", "AWSNodeTemplate":
-		err = im.mapObject(w, it, "userData", "tags", "role", "instanceProfile")
+	case "NodePool":
+		err = im.mapKept(w, it, nodePoolKept)
+	case "Provisioner":
+		err = im.mapKept(w, it, provisionerKept)
+	case "EC2NodeClass":
+		err = im.mapKept(w, it, ec2NodeClassKept)
+	case "AWSNodeTemplate":
+		err = im.mapKept(w, it, awsNodeTemplateKept)
 	case "ClusterConfig":
 		err = im.clusterConfig(w, it)
 	case "StorageClass":
@@ -368,14 +389,7 @@ func (im *Importer) node(w where, it *item) error {
 	}
 	labels := map[string]string{}
 	for k, v := range n.Labels {
-		labels[k] = v
-	}
-	if im.opts.Redact {
-		for _, k := range []string{"kubernetes.io/hostname", "alpha.eksctl.io/instance-id"} {
-			if _, ok := labels[k]; ok {
-				labels[k] = im.nodeName(labels[k])
-			}
-		}
+		labels[k] = im.nodeLabelValue(k, v)
 	}
 	md := map[string]any{"name": im.nodeName(n.Name), "labels": labels}
 	if !n.CreationTimestamp.IsZero() {
@@ -538,7 +552,7 @@ func (im *Importer) pod(w where, it *item) error {
 		// (A pod owned by its Node is a static pod the kubelet runs from a file.)
 		im.notice(w, "Pod/"+p.Namespace+"/"+p.Name, "owned by %s %s, a kind that is not read: imported as a bare Pod", owner.Kind, owner.Name)
 	}
-	spec := im.podSpec(p.Spec, false)
+	spec := im.podSpec(p.Spec)
 	spec.NodeName = im.nodeName(node)
 	out := corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: im.meta(p.ObjectMeta, true), Spec: spec}
@@ -685,16 +699,21 @@ func (im *Importer) controller(w where, it *item) error {
 			return err
 		}
 		meta = d.ObjectMeta
-		keepArgs := false
+		var ca *caconfig.Deployment
 		if isCAImage(d.Spec.Template.Spec.Containers) {
-			keepArgs = im.isCADeployment(w, it)
+			ca = im.caDeployment(w, it)
 		}
 		tmpl := im.template(d.Spec.Template)
-		if keepArgs {
-			tmpl.Spec = im.podSpec(d.Spec.Template.Spec, true)
-			im.caArgs = true
+		if ca != nil {
+			// The Cluster Autoscaler: its configuration, not a workload.
+			c := im.caContainer(w, "Deployment/"+nsOr(meta.Namespace)+"/"+meta.Name, ca, d.Spec.Template.Spec.Containers)
+			if im.opts.Redact {
+				c.Name = "c0"
+			}
+			tmpl = corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmpl.Labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
+			im.caArgs, wl.ca = true, true
 		}
-		obj = appsv1.Deployment{TypeMeta: typeMeta2("apps/v1", "Deployment"), ObjectMeta: im.meta(meta, true),
+		obj = appsv1.Deployment{TypeMeta: typeMeta2("apps/v1", "Deployment"), ObjectMeta: im.meta(meta, false),
 			Spec: appsv1.DeploymentSpec{Replicas: d.Spec.Replicas, Selector: im.Selector(d.Spec.Selector), Template: tmpl}}
 		wl.startMax = replicas(d.Spec.Replicas)
 	case "ReplicaSet":
@@ -707,7 +726,7 @@ func (im *Importer) controller(w where, it *item) error {
 			im.rsOwner[rs.Namespace+"/"+rs.Name] = rs.Namespace + "/" + o.Name
 			return nil // its Deployment is the workload
 		}
-		obj = appsv1.ReplicaSet{TypeMeta: typeMeta2("apps/v1", "ReplicaSet"), ObjectMeta: im.meta(meta, true),
+		obj = appsv1.ReplicaSet{TypeMeta: typeMeta2("apps/v1", "ReplicaSet"), ObjectMeta: im.meta(meta, false),
 			Spec: appsv1.ReplicaSetSpec{Replicas: rs.Spec.Replicas, Selector: im.Selector(rs.Spec.Selector), Template: im.template(rs.Spec.Template)}}
 		wl.startMax = replicas(rs.Spec.Replicas)
 	case "StatefulSet":
@@ -718,7 +737,7 @@ func (im *Importer) controller(w where, it *item) error {
 		meta = s.ObjectMeta
 		tmpl := im.template(s.Spec.Template)
 		keepProbeTiming(&tmpl.Spec, &s.Spec.Template.Spec)
-		obj = appsv1.StatefulSet{TypeMeta: typeMeta2("apps/v1", "StatefulSet"), ObjectMeta: im.meta(meta, true),
+		obj = appsv1.StatefulSet{TypeMeta: typeMeta2("apps/v1", "StatefulSet"), ObjectMeta: im.meta(meta, false),
 			Spec: appsv1.StatefulSetSpec{Replicas: s.Spec.Replicas, Selector: im.Selector(s.Spec.Selector), Template: tmpl,
 				VolumeClaimTemplates: im.claimTemplates(nsOr(s.Namespace), s.Name, s.Spec.VolumeClaimTemplates),
 				PodManagementPolicy:  s.Spec.PodManagementPolicy, MinReadySeconds: s.Spec.MinReadySeconds}}
@@ -730,7 +749,7 @@ func (im *Importer) controller(w where, it *item) error {
 			return err
 		}
 		meta = s.ObjectMeta
-		obj = appsv1.DaemonSet{TypeMeta: typeMeta2("apps/v1", "DaemonSet"), ObjectMeta: im.meta(meta, true),
+		obj = appsv1.DaemonSet{TypeMeta: typeMeta2("apps/v1", "DaemonSet"), ObjectMeta: im.meta(meta, false),
 			Spec: appsv1.DaemonSetSpec{Selector: im.Selector(s.Spec.Selector), Template: im.template(s.Spec.Template)}}
 	case "Job":
 		var j batchv1.Job
@@ -751,8 +770,8 @@ func (im *Importer) controller(w where, it *item) error {
 		// Its progress: the completions still to run.
 		remaining := max(completions-j.Status.Succeeded, 0)
 		spec := batchv1.JobSpec{Parallelism: j.Spec.Parallelism, Completions: &remaining, BackoffLimit: j.Spec.BackoffLimit,
-			PodFailurePolicy: j.Spec.PodFailurePolicy, Template: im.template(j.Spec.Template)}
-		obj = batchv1.Job{TypeMeta: typeMeta2("batch/v1", "Job"), ObjectMeta: im.meta(meta, true), Spec: spec}
+			PodFailurePolicy: im.failurePolicy(j.Spec.PodFailurePolicy, j.Spec.Template.Spec), Template: im.template(j.Spec.Template)}
+		obj = batchv1.Job{TypeMeta: typeMeta2("batch/v1", "Job"), ObjectMeta: im.meta(meta, false), Spec: spec}
 		wl.runtime = true
 		par := remaining
 		if j.Spec.Parallelism != nil {
@@ -767,10 +786,11 @@ func (im *Importer) controller(w where, it *item) error {
 		meta = c.ObjectMeta
 		js := c.Spec.JobTemplate.Spec
 		spec := c.Spec
+		spec = batchv1.CronJobSpec{Schedule: spec.Schedule, TimeZone: spec.TimeZone, StartingDeadlineSeconds: spec.StartingDeadlineSeconds,
+			ConcurrencyPolicy: spec.ConcurrencyPolicy, Suspend: spec.Suspend}
 		spec.JobTemplate = batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Parallelism: js.Parallelism, Completions: js.Completions,
-			BackoffLimit: js.BackoffLimit, PodFailurePolicy: js.PodFailurePolicy, Template: im.template(js.Template)}}
-		spec.SuccessfulJobsHistoryLimit, spec.FailedJobsHistoryLimit = nil, nil
-		obj = batchv1.CronJob{TypeMeta: typeMeta2("batch/v1", "CronJob"), ObjectMeta: im.meta(meta, true), Spec: spec}
+			BackoffLimit: js.BackoffLimit, PodFailurePolicy: im.failurePolicy(js.PodFailurePolicy, js.Template.Spec), Template: im.template(js.Template)}}
+		obj = batchv1.CronJob{TypeMeta: typeMeta2("batch/v1", "CronJob"), ObjectMeta: im.meta(meta, false), Spec: spec}
 	}
 	if !im.unique(w, it.kind, meta.Namespace, meta.Name) {
 		return nil
@@ -789,6 +809,31 @@ func (im *Importer) controller(w where, it *item) error {
 	im.workloads = append(im.workloads, wl)
 	im.byRef[wl.ref()] = wl
 	return nil
+}
+
+// failurePolicy is a Job's podFailurePolicy; with --redact a rule's
+// containerName follows the container's redacted name (c0, c1, ...).
+func (im *Importer) failurePolicy(p *batchv1.PodFailurePolicy, spec corev1.PodSpec) *batchv1.PodFailurePolicy {
+	if p == nil || !im.opts.Redact {
+		return p
+	}
+	out := p.DeepCopy()
+	for i := range out.Rules {
+		c := out.Rules[i].OnExitCodes
+		if c == nil || c.ContainerName == nil {
+			continue
+		}
+		name := "c0"
+		for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+			for k := range cs {
+				if cs[k].Name == *c.ContainerName {
+					name = fmt.Sprintf("c%d", k)
+				}
+			}
+		}
+		c.ContainerName = &name
+	}
+	return out
 }
 
 func replicas(r *int32) int32 {
@@ -828,65 +873,37 @@ func isCAImage(cs []corev1.Container) bool {
 	return false
 }
 
-// isCADeployment asks the scenario loader's own test (the Cluster
-// Autoscaler's Deployment configures the simulated one by its flags).
-func (im *Importer) isCADeployment(w where, it *item) bool {
+// caDeployment asks the scenario loader's own test (the Cluster
+// Autoscaler's Deployment configures the simulated one by its flags) and
+// returns what it finds, or nil.
+func (im *Importer) caDeployment(w where, it *item) *caconfig.Deployment {
 	data := it.json
 	if data == nil {
 		data = it.yamlText
 	}
 	docs, err := manifest.ReadBytes(w.file, data)
 	if err != nil || len(docs) != 1 {
-		return false
-	}
-	_, ok := caconfig.FindDeployment(docs[0])
-	return ok
-}
-
-// mapObject keeps a NodePool or node class as written, without status,
-// the server's metadata and fields that may hold secrets.
-func (im *Importer) mapObject(w where, it *item, secretFields ...string) error {
-	var m map[string]any
-	if err := it.decode(&m); err != nil {
-		return err
-	}
-	cleanMap(m, secretFields...)
-	md, _ := m["metadata"].(map[string]any)
-	name, _ := md["name"].(string)
-	if !im.unique(w, it.kind, "", name) {
 		return nil
 	}
-	im.passthru = append(im.passthru, m)
-	return nil
+	dep, ok := caconfig.FindDeployment(docs[0])
+	if !ok {
+		return nil
+	}
+	return dep
 }
 
-// clusterConfig keeps an eksctl ClusterConfig's region, zones and node
-// groups (the Cluster Autoscaler's groups), nothing else.
+// clusterConfig keeps what the Cluster Autoscaler's compiler reads of an
+// eksctl ClusterConfig (clusterConfigKept): its name, region, zones and
+// node groups' sizes, instance types, labels, taints and autoscaler tags;
+// not its VPC, IAM, SSH keys, bootstrap commands, user data or Bottlerocket
+// settings.
 func (im *Importer) clusterConfig(w where, it *item) error {
 	var m map[string]any
 	if err := it.decode(&m); err != nil {
 		return err
 	}
-	out := map[string]any{"apiVersion": m["apiVersion"], "kind": "ClusterConfig"}
-	if md, ok := m["metadata"].(map[string]any); ok {
-		out["metadata"] = map[string]any{"name": md["name"], "region": md["region"]}
-	}
-	for _, k := range []string{"availabilityZones", "nodeGroups", "managedNodeGroups"} {
-		if v, ok := m[k]; ok {
-			out[k] = v
-		}
-	}
-	for _, k := range []string{"nodeGroups", "managedNodeGroups"} {
-		gs, _ := out[k].([]any)
-		for _, g := range gs {
-			if gm, ok := g.(map[string]any); ok {
-				for _, secret := range []string{"ssh", "iam", "preBootstrapCommands", "overrideBootstrapCommand", "tags", "securityGroups"} {
-					delete(gm, secret)
-				}
-			}
-		}
-	}
-	im.passthru = append(im.passthru, out)
+	out, _ := clusterConfigKept.keep(im, m)
+	im.passthru = append(im.passthru, out.(map[string]any))
 	return nil
 }
 
@@ -909,8 +926,10 @@ func (im *Importer) other(w where, it *item) error {
 	case "Namespace":
 		meta["name"] = im.namespace(name)
 		if l, ok := md["labels"].(map[string]any); ok {
-			if im.opts.Redact {
-				delete(l, "kubernetes.io/metadata.name")
+			for k, v := range l {
+				if s, ok := v.(string); ok {
+					l[k] = im.namespaceLabelValue(k, s)
+				}
 			}
 			meta["labels"] = l
 		}
@@ -925,14 +944,15 @@ func (im *Importer) other(w where, it *item) error {
 	default: // PDB, HPA
 		meta["name"] = im.workloadName(name)
 		meta["namespace"] = im.namespace(ns)
-		spec, _ := m["spec"].(map[string]any)
-		if sel, ok := spec["selector"].(map[string]any); ok && im.opts.Redact {
-			spec["selector"] = im.redactSelectorMap(sel)
+		var spec map[string]any
+		var err error
+		if it.kind == "PodDisruptionBudget" {
+			spec, err = im.pdbKept(it)
+		} else {
+			spec, err = im.hpaKept(it)
 		}
-		if t, ok := spec["scaleTargetRef"].(map[string]any); ok {
-			if n, ok := t["name"].(string); ok {
-				t["name"] = im.workloadName(n)
-			}
+		if err != nil {
+			return err
 		}
 		out["spec"] = spec
 	}
@@ -982,17 +1002,4 @@ func prune(m map[string]any) {
 			}
 		}
 	}
-}
-
-// redactSelectorMap redacts a selector read as a map (a PDB's).
-func (im *Importer) redactSelectorMap(sel map[string]any) any {
-	data, err := json.Marshal(sel)
-	if err != nil {
-		return sel
-	}
-	var ls metav1.LabelSelector
-	if json.Unmarshal(data, &ls) != nil {
-		return sel
-	}
-	return im.Selector(&ls)
 }

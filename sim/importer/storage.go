@@ -2,7 +2,6 @@ package importer
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -102,7 +101,7 @@ func (im *Importer) storageClass(w where, it *item) error {
 	}
 	out := storagev1.StorageClass{TypeMeta: typeMeta2("storage.k8s.io/v1", "StorageClass"),
 		ObjectMeta:  metav1.ObjectMeta{Name: sc.Name},
-		Provisioner: sc.Provisioner, VolumeBindingMode: sc.VolumeBindingMode, AllowedTopologies: sc.AllowedTopologies,
+		Provisioner: sc.Provisioner, VolumeBindingMode: sc.VolumeBindingMode, AllowedTopologies: im.topologies(sc.AllowedTopologies),
 		ReclaimPolicy: sc.ReclaimPolicy}
 	if v, ok := sc.Annotations[defaultClassAnnotation]; ok {
 		out.Annotations = map[string]string{defaultClassAnnotation: v}
@@ -183,6 +182,25 @@ func (im *Importer) persistentVolumeClaim(w where, it *item) error {
 	st.claims[ns+"/"+pvc.Name] = true
 	st.pvcs = append(st.pvcs, rec)
 	return nil
+}
+
+// topologies redacts a class's allowedTopologies as the node labels they
+// match.
+func (im *Importer) topologies(ts []corev1.TopologySelectorTerm) []corev1.TopologySelectorTerm {
+	if !im.opts.Redact || ts == nil {
+		return ts
+	}
+	out := make([]corev1.TopologySelectorTerm, len(ts))
+	for i, t := range ts {
+		for _, e := range t.MatchLabelExpressions {
+			r := corev1.TopologySelectorLabelRequirement{Key: e.Key}
+			for _, v := range e.Values {
+				r.Values = append(r.Values, im.nodeLabelValue(e.Key, v))
+			}
+			out[i].MatchLabelExpressions = append(out[i].MatchLabelExpressions, r)
+		}
+	}
+	return out
 }
 
 // claimVolumes are the volumes of a pod spec that name claims, as
@@ -475,17 +493,7 @@ func (im *Importer) storageObjects() []any {
 				pv.Spec.NFS.Server, pv.Spec.NFS.Path = hash("nfs-", pv.Spec.NFS.Server), "/"
 			}
 			if na := pv.Spec.NodeAffinity; na != nil && na.Required != nil {
-				for i := range na.Required.NodeSelectorTerms {
-					for j := range na.Required.NodeSelectorTerms[i].MatchExpressions {
-						e := &na.Required.NodeSelectorTerms[i].MatchExpressions[j]
-						if e.Key == corev1.LabelHostname {
-							e.Values = slices.Clone(e.Values)
-							for k := range e.Values {
-								e.Values[k] = im.nodeName(e.Values[k])
-							}
-						}
-					}
-				}
+				na.Required.NodeSelectorTerms = im.nodeSelectorTerms(na.Required.NodeSelectorTerms)
 			}
 		}
 		out = append(out, pv)

@@ -21,3 +21,24 @@ func TestNumbers(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "{\n  \"a\": [\n    1\n  ]\n}\n", string(out))
 }
+
+// A text cell a spreadsheet would run as a formula is quoted; numbers,
+// negative ones too, are left as they are (OWASP, CSV injection).
+func TestCSVFormulaSafe(t *testing.T) {
+	got := string(CSV([][]string{
+		{"point", "value"},
+		{"=HYPERLINK(\"http://x\",\"y\")", "-1.5"},
+		{"+cmd|' /C calc'!A0", "+3"},
+		{"-2+3", "-Inf"},
+		{"@SUM(A1:A2)", "1e-3"},
+		{"\tx", "-0"},
+		{"web+big.yaml", "ok"},
+	}))
+	require.Equal(t, "point,value\n"+
+		"\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",-1.5\n"+
+		"'+cmd|' /C calc'!A0,+3\n"+
+		"'-2+3,-Inf\n"+
+		"'@SUM(A1:A2),1e-3\n"+
+		"'\tx,-0\n"+
+		"web+big.yaml,ok\n", got)
+}

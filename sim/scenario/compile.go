@@ -14,6 +14,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -82,6 +83,8 @@ func (l *loader) compileSpec() {
 	out.Name = l.doc.Metadata.Name
 	if out.Name == "" {
 		l.fail(d.Errorf("metadata.name", "name the scenario: it appears in every report", "missing name"))
+	} else if !printable(out.Name) {
+		l.fail(d.Errorf("metadata.name", "use letters, digits, spaces and punctuation: it appears in every report", "the scenario's name %s holds control characters", quote(out.Name)))
 	}
 	out.Description = l.doc.Metadata.Annotations["description"]
 	out.Seed = DefaultSeed
@@ -243,6 +246,11 @@ func (l *loader) compileStaticPools() {
 		}
 		if names[p.Name] {
 			l.fail(d.Errorf(base+".name", "pool names must be unique", "duplicate pool %q", p.Name))
+			continue
+		}
+		if errs := validation.IsDNS1123Subdomain(p.Name + "-1"); len(errs) > 0 {
+			l.fail(d.Errorf(base+".name", "rename it: its nodes are named NAME-1, NAME-2, ..., which must be lower-case letters, digits, '-' and '.', starting with a letter or digit",
+				"static pool name %s makes node names that are not DNS-1123 subdomains%s", quote(p.Name), specific(errs)))
 			continue
 		}
 		names[p.Name] = true

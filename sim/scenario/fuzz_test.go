@@ -26,6 +26,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(minimal + "---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: s}}\n- {apiVersion: monitoring.coreos.com/v1, kind: ServiceMonitor, metadata: {name: s}}\n- {apiVersion: v1, kind: Service, metadata: {name: s}}\n"))
 	f.Add([]byte("{\"apiVersion\": \"clustersim.dev/v1alpha1\", \"kind\": \"Scenario\", \"metadata\": {\"name\": \"j\"}, \"spec\": {\"duration\": \"1h\"}}"))
 	f.Add([]byte(minimal + "  workloads: [{ref: Deployment/web, startOn: [n1, \"\", gone]}]\n" + startOnBase))
+	// Names the API server refuses (issue 30): terminal escapes, a dot in
+	// a StatefulSet's name, a pool whose nodes' names would be invalid.
+	f.Add([]byte("apiVersion: clustersim.dev/v1alpha1\nkind: Scenario\nmetadata: {name: \"s\\e]0;x\\a\"}\nspec: {duration: 10m, staticNodes: [{name: \"A\\e[2J\", instanceType: m5.large, count: 1}]}\n---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db.0, namespace: \"x\\ry\"}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := LoadFS(fstest.MapFS{"s.yaml": {Data: data}}, "s.yaml")
 		if err == nil {

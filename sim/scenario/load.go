@@ -351,9 +351,37 @@ func (l *loader) override(paths []string) {
 	}
 }
 
+// Reads reports whether the loader reads document d, a document of a
+// scenario's files: the Scenario, the kinds it compiles (Karpenter's,
+// eksctl's, the Cluster Autoscaler's Deployment and priority ConfigMap,
+// the Kubernetes kinds it models), not those it skips (Secrets,
+// ConfigMaps, Services, RBAC, unknown kinds), which change nothing in a
+// run. sim sweep --emit-job ships only what it reads.
+func Reads(d *manifest.Document) bool {
+	switch {
+	case d.Kind == Kind, apis.Handles(d), d.Kind == "ClusterConfig", isPriorityConfigMap(d):
+		return true
+	}
+	k, ok := kinds[d.Kind]
+	if !ok {
+		return nearMiss(d.Kind) != "" // an error the loader reports
+	}
+	return k.skip == ""
+}
+
 // addObject checks the kind and remembers the object. An object repeated
 // identically is read once; a kind the simulator does not read is skipped.
 func (l *loader) addObject(d *manifest.Document) {
+	if d.Kind != "ClusterConfig" && Reads(d) {
+		// (eksctl names its clusters and node groups by rules of its own,
+		// checked where they are compiled.)
+		if errs := nameErrors(d); len(errs) > 0 {
+			for _, e := range errs {
+				l.fail(e)
+			}
+			return
+		}
+	}
 	if apis.Handles(d) {
 		if !l.duplicateOf(d, l.karpenterDocs) {
 			l.karpenterDocs = append(l.karpenterDocs, d)

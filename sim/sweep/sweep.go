@@ -172,7 +172,8 @@ type File struct {
 	Data     []byte
 }
 
-// Fingerprint hashes the definition and the input files (sorted by path),
+// Fingerprint hashes the definition and the input files (sorted by path;
+// for files on disk what the runs read of them, Kept),
 // with the report schema and the simulator's build (program, e.g. `sim
 // version`'s commit): partials with the same fingerprint come from the
 // same sweep on the same inputs run by the same simulator, so a merge
@@ -204,10 +205,17 @@ type FileDigest struct {
 // Identify computes the sweep's Identity (Fingerprint's value and what it
 // covers).
 func Identify(s *Sweep, files []File, program string) (Identity, error) {
-	ds := make([]FileDigest, len(files))
-	for i, f := range files {
+	ds := make([]FileDigest, 0, len(files))
+	for _, f := range files {
+		if len(f.Data) == 0 {
+			// Nothing a run reads (a file of Secrets, whose Kept is
+			// empty): the loader does not list such a file of a folder
+			// among the scenario's files, so a shard reading the empty
+			// copy --emit-job ships may not see it at all.
+			continue
+		}
 		sum := sha256.Sum256(f.Data)
-		ds[i] = FileDigest{Path: f.Path, Embedded: f.Embedded, SHA256: hex.EncodeToString(sum[:])}
+		ds = append(ds, FileDigest{Path: f.Path, Embedded: f.Embedded, SHA256: hex.EncodeToString(sum[:])})
 	}
 	slices.SortFunc(ds, func(a, b FileDigest) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -249,6 +250,8 @@ func CompileClusterConfig(d *manifest.Document, env Env) ([]NodeGroup, []*manife
 	c := &compiler{d: d, env: env, cfg: &cfg}
 	if cfg.Metadata.Name == "" {
 		c.fail("metadata.name", "name the cluster as eksctl requires", "metadata.name is required")
+	} else if !eksctlName.MatchString(cfg.Metadata.Name) {
+		c.fail("metadata.name", eksctlNameHint, "cluster name %s is not one eksctl accepts", quoteName(cfg.Metadata.Name))
 	}
 	if cfg.Metadata.Region != "" && env.Region != "" && cfg.Metadata.Region != env.Region {
 		c.warn("metadata.region", "region %s differs from the scenario's region %s: the scenario's region is used", cfg.Metadata.Region, env.Region)
@@ -335,7 +338,27 @@ func (c *compiler) checkName(seen map[string]string, name, path string) {
 		c.fail(path+".name", "node group names must be unique in a cluster", "node group %q is also defined at %s", name, prev)
 		return
 	}
+	if !eksctlName.MatchString(name) {
+		c.fail(path+".name", eksctlNameHint, "node group name %s is not one eksctl accepts", quoteName(name))
+	}
 	seen[name] = path
+}
+
+// eksctlName is the pattern eksctl requires of cluster and node group
+// names (its CloudFormation stacks are named after them: "validation for
+// NAME failed, name must satisfy regular expression pattern:
+// [a-zA-Z][-a-zA-Z0-9]*"), at most 128 characters, a stack name's limit.
+var eksctlName = regexp.MustCompile(`^[a-zA-Z][-a-zA-Z0-9]{0,127}$`)
+
+const eksctlNameHint = "rename it as eksctl requires: a letter, then letters, digits and '-' (the pattern [a-zA-Z][-a-zA-Z0-9]*)"
+
+// quoteName is a name in a message: Go-quoted (a control character shows
+// as an escape) and cut at 100 bytes.
+func quoteName(s string) string {
+	if len(s) > 100 {
+		return fmt.Sprintf("%q... (%d bytes)", s[:100], len(s))
+	}
+	return fmt.Sprintf("%q", s)
 }
 
 // nodeGroupKind is eksctl's kind of node group: managedNodeGroups or

@@ -604,3 +604,48 @@ func errorAt(d *manifest.Document, path, hint, format string, a ...any) *manifes
 	}
 	return d.Errorf(path, hint, format, a...)
 }
+
+// ModelledArgs keeps, of a Cluster Autoscaler's arguments, the flags the
+// simulation reads (those [ParseFlags] acts on), each as --name=value (or
+// --name for a boolean given alone), in their order; dropped names the
+// others: flags with no effect here and unknown ones (by name: their
+// values may hold anything, a token or a password), and "(not a flag)"
+// for each argument that is none. It reads the arguments exactly as
+// ParseFlags does ("--flag value" takes the next argument as the value of
+// a flag that needs one), so ParseFlags gives the same Options for kept as
+// for args, but for the warnings about dropped flags. sim import writes
+// the Cluster Autoscaler's Deployment with these flags only.
+func ModelledArgs(args []string) (kept, dropped []string) {
+	for i := 0; i < len(args); i++ {
+		arg := strings.TrimSpace(args[i])
+		if i == 0 && !strings.HasPrefix(arg, "-") && strings.HasSuffix(arg, "cluster-autoscaler") {
+			continue // the program name
+		}
+		if !strings.HasPrefix(arg, "-") || arg == "-" || arg == "--" {
+			dropped = append(dropped, "(not a flag)")
+			continue
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+		name, value, hasValue := strings.Cut(name, "=")
+		def, modelled := modelledFlags[name]
+		isBool := (modelled && def.kind == kindBool) || boolNoEffect[name]
+		known := modelled || boolNoEffect[name] || valueNoEffect[name]
+		if !known {
+			dropped = append(dropped, "--"+name)
+			continue
+		}
+		if !hasValue && !isBool && i+1 < len(args) && !strings.HasPrefix(strings.TrimSpace(args[i+1]), "-") {
+			i++
+			value, hasValue = strings.TrimSpace(args[i]), true
+		}
+		switch {
+		case !modelled:
+			dropped = append(dropped, "--"+name)
+		case hasValue:
+			kept = append(kept, "--"+name+"="+value)
+		default:
+			kept = append(kept, "--"+name) // a boolean, or a flag without its value (ParseFlags says so)
+		}
+	}
+	return kept, dropped
+}

@@ -182,3 +182,37 @@ func TestBlockingSystemPodTimeoutFlag(t *testing.T) {
 	require.Equal(t, 20*time.Minute, o.BlockingSystemPodDisruptionTimeout)
 	require.Empty(t, o.Warnings)
 }
+
+// ModelledArgs keeps the flags the simulation reads, in a form ParseFlags
+// reads as it reads the originals, and names the rest without their
+// values (sim import writes the kept ones only).
+func TestModelledArgs(t *testing.T) {
+	args := []string{"./cluster-autoscaler", "--v=4", "--cloud-provider=aws", "--expander", "priority,least-waste",
+		"--kubeconfig", "/etc/token-s3cr3t", "--scale-down-enabled", "-scan-interval=30s", "--leader-elect",
+		"--nodes=1:10:ng-1", "--nodes", "0:5:ng-2", "--vault-token=s3cr3t", "positional-s3cr3t",
+		"--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/prod"}
+	kept, dropped := ModelledArgs(args)
+	require.Equal(t, []string{"--cloud-provider=aws", "--expander=priority,least-waste", "--scale-down-enabled", "--scan-interval=30s",
+		"--nodes=1:10:ng-1", "--nodes=0:5:ng-2",
+		"--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/prod"}, kept)
+	require.Equal(t, []string{"--v", "--kubeconfig", "--leader-elect", "--vault-token", "(not a flag)"}, dropped)
+	require.NotContains(t, strings.Join(append(kept, dropped...), " "), "s3cr3t")
+
+	want, err := ParseFlags(args[:len(args)-3:len(args)-3], nil, "args")
+	require.NoError(t, err)
+	got, err := ParseFlags(kept[:len(kept)-1], nil, "args")
+	require.NoError(t, err)
+	want.Warnings, got.Warnings = nil, nil
+	for _, o := range []*Options{&want, &got} {
+		for i := range o.Nodes {
+			o.Nodes[i].Arg = 0 // the index of the flag, for messages
+		}
+	}
+	require.Equal(t, want, got)
+
+	// A flag without its value stays, for ParseFlags to say so.
+	kept, _ = ModelledArgs([]string{"--expander", "--v=2"})
+	require.Equal(t, []string{"--expander"}, kept)
+	_, err = ParseFlags(kept, nil, "args")
+	require.ErrorContains(t, err, "flag --expander needs a value")
+}
