@@ -113,7 +113,8 @@
 //   - Packages under sim/internal and test-only helpers are not a tier:
 //     they import no more than the packages that use them may.
 //     internal/suggest ("did you mean") and internal/duration (durations
-//     with days) serve the input packages, internal/fixtures (Karpenter's
+//     with days) serve the input packages, internal/clip (user values cut
+//     short in messages) the input packages and the market's trace reader, internal/fixtures (Karpenter's
 //     and Kubernetes' example documents, Node manifests) serves sim gen
 //     scale and tests; they import
 //     nothing of ours;
