@@ -423,6 +423,17 @@ func (c *checker) describeRequests(req cluster.Resources) string {
 	return strings.Join(parts, ",")
 }
 
+// fitName names a fit index in an error (formatted only then).
+type fitName struct {
+	c     *checker
+	x     *fitIndex
+	class int32
+}
+
+func (n fitName) String() string {
+	return fmt.Sprintf("fit index (profile %s, spec class %d, requests %s)", n.x.fw.profile.SchedulerName, n.class, n.c.describeRequests(n.x.req))
+}
+
 // checkFitIndexes compares every fit index with a fresh evaluation of
 // every node (see freshVerdict).
 func (c *checker) checkFitIndexes() error {
@@ -432,7 +443,7 @@ func (c *checker) checkFitIndexes() error {
 	}
 	for _, x := range s.fitList {
 		class := s.specClassOf(x.cs.Spec)
-		name := fmt.Sprintf("fit index (profile %s, spec class %d, requests %s)", x.fw.profile.SchedulerName, class, c.describeRequests(x.req))
+		name := fitName{c, x, class}
 		if s.fitIdx[fitKey{x.fw, class, x.req}] != x {
 			return fmt.Errorf("%s: not found under its key", name)
 		}
@@ -955,15 +966,18 @@ func (c *checker) checkQueue() error {
 // would reuse now (recorded at the current version, for a spec that
 // cannot preempt) where the spec's cycle runs only the static filters and
 // NodeResourcesFit: no pod affinity terms or hard spread of its own, no
-// volumes, no node name, and no bound pod with required anti-affinity
-// (which could select it). No scanned node may fit, and the message and
-// queueing hints must be those of the nodes' reasons. Differences are
-// collected and the least returned (the failures are keyed by spec).
+// volumes, no node name, and no bound pod's required anti-affinity
+// selecting its pods (judged on a pod of the spec waiting in the
+// unschedulable list; without one the entry is not checked). No scanned
+// node may fit, and the message and queueing hints must be those of the
+// nodes' reasons. Differences are collected and the least returned (the
+// failures are keyed by spec).
 func (c *checker) checkClassFailures() error {
 	s := c.s
-	for _, g := range s.topo.groups {
-		if g.total > 0 && len(g.Spec.PodAntiAffinity) > 0 {
-			return nil
+	waiting := map[*cluster.PodSpec]cluster.PodID{}
+	for _, id := range s.q.unsch {
+		if _, ok := waiting[s.cl.Pods[id].Spec]; !ok {
+			waiting[s.cl.Pods[id].Spec] = id
 		}
 	}
 	var errs []string
@@ -977,6 +991,10 @@ func (c *checker) checkClassFailures() error {
 			continue
 		}
 		if hasPodTerms(spec) || spec.Volume != nil || spec.NodeName != "" || slices.ContainsFunc(spec.Spread, func(sc cluster.SpreadConstraint) bool { return sc.Hard }) {
+			continue
+		}
+		rep, ok := waiting[spec]
+		if !ok || c.antiSelects(&s.cl.Pods[rep]) {
 			continue
 		}
 		fw := s.fws[spec.SchedulerName]
@@ -1024,4 +1042,20 @@ func (c *checker) checkClassFailures() error {
 		return fmt.Errorf("%s", slices.Min(errs))
 	}
 	return nil
+}
+
+// antiSelects reports whether a bound pod's required anti-affinity term
+// selects p: then p's cycle runs InterPodAffinity's filter.
+func (c *checker) antiSelects(p *cluster.Pod) bool {
+	for _, g := range c.s.topo.groups {
+		if g.total == 0 {
+			continue
+		}
+		for i := range g.Spec.PodAntiAffinity {
+			if c.s.topo.TermSelects(&g.Spec.PodAntiAffinity[i], g.Namespace, p) {
+				return true
+			}
+		}
+	}
+	return false
 }
