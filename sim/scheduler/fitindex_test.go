@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -32,4 +33,44 @@ func TestFitIndexFollowsFilterOrder(t *testing.T) {
 	if err := h.s.CheckIndexes(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestFitIndexStaleLayout: a new index's bitset is laid out in the
+// current scan order at once (commit 01abd8d); then a node added in a new zone moves the last of
+// 64 nodes of another zone to scan position 64, past the one-word bitset
+// of an index no cycle has used since; a bind on that node before the
+// next use must not touch the stale layout (commit 1967e58, which
+// sim/simulation's TestFitIndexCrashCase found at scale: index out of
+// range), and the index must agree with the cluster throughout.
+func TestFitIndexStaleLayout(t *testing.T) {
+	h := newHarness(t, 1, Config{})
+	zone := func(z string) map[string]string { return map[string]string{"topology.kubernetes.io/zone": z} }
+	for i := range 64 {
+		h.node(fmt.Sprint("a", i), 4000, 8192, zone("a"))
+	}
+	check := func(when string) {
+		if err := h.s.CheckIndexes(); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+	}
+	p := h.pod("p", podSpec("100m", "100Mi"))
+	h.eng.Run(time.Second)
+	if len(h.s.fitList) != 1 || len(h.s.fitList[0].feasible) != 1 || h.nodeOf(p) == "" {
+		t.Fatal("want one fit index of one word, and the pod bound through it")
+	}
+	check("after the first cycle") // a new index lays its bitset out at once (commit 01abd8d)
+	last := h.s.nodes[63]
+	h.node("b0", 4000, 8192, zone("b"))
+	if h.s.nodeSlot[last] != 64 {
+		t.Fatalf("node %s at scan position %d, want 64", h.cl.Nodes[last].Name, h.s.nodeSlot[last])
+	}
+	check("after the node in a new zone")
+	spec := podSpec("100m", "100Mi")
+	spec.SchedulerName = "other" // bound by another binder: no cycle uses the index
+	id := h.pod("q", spec)
+	h.cl.Bind(id, last)
+	check("after the bind")
+	h.pod("r", podSpec("100m", "100Mi"))
+	h.eng.Run(2 * time.Second)
+	check("after a cycle through the index")
 }
