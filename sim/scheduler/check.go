@@ -586,19 +586,30 @@ func (c *checker) checkScoreCaches() error {
 func (c *checker) checkTopology() error {
 	s := c.s
 	t := s.topo
+	// Pods are read through their nodes' PodRefs (sequential), consecutive
+	// pods of one group found without the map.
+	memoKeys := make([]groupKey, len(t.memos))
+	for i, m := range t.memos {
+		memoKeys[i] = groupKey{s.cl.Pods[m.rep].Spec, s.cl.Pods[m.rep].Namespace}
+	}
 	c.groupOf = map[groupKey]int{}
 	bound := 0
+	last, lastG := groupKey{}, -1
 	for i := range s.cl.Nodes {
+		n := &s.cl.Nodes[i]
 		nid := cluster.NodeID(i)
-		for _, id := range s.cl.Nodes[i].Pods {
-			p := &s.cl.Pods[id]
+		for j, id := range n.Pods {
 			bound++
-			k := groupKey{p.Spec, p.Namespace}
-			g, ok := c.groupOf[k]
-			if !ok {
-				g = len(c.groups)
-				c.groupOf[k] = g
-				c.groups = append(c.groups, freshGroup{key: k, rep: id})
+			k := groupKey{n.PodRefs[j].Spec, n.PodRefs[j].Namespace}
+			g := lastG
+			if g < 0 || k != last {
+				var ok bool
+				if g, ok = c.groupOf[k]; !ok {
+					g = len(c.groups)
+					c.groupOf[k] = g
+					c.groups = append(c.groups, freshGroup{key: k, rep: id})
+				}
+				last, lastG = k, g
 			}
 			c.groups[g].nodes = append(c.groups[g].nodes, nid)
 			if int(id) >= len(t.boundAt) || t.boundAt[id] < 0 || int(t.boundAt[id]) >= len(t.bound) {
@@ -611,8 +622,8 @@ func (c *checker) checkTopology() error {
 			if int(b.group) >= len(t.memos) {
 				return fmt.Errorf("topology: bound %s: group %d of %d", c.pod(id), b.group, len(t.memos))
 			}
-			if rep := &s.cl.Pods[t.memos[b.group].rep]; rep.Spec != p.Spec || rep.Namespace != p.Namespace {
-				return fmt.Errorf("topology: bound %s: its group is that of pod %s, of another spec or namespace", c.pod(id), rep.Name)
+			if memoKeys[b.group] != k {
+				return fmt.Errorf("topology: bound %s: its group is that of %s, of another spec or namespace", c.pod(id), c.pod(t.memos[b.group].rep))
 			}
 		}
 	}
@@ -873,14 +884,12 @@ func (c *checker) checkSpreadPreps() error {
 }
 
 // checkBoundPriorities compares the count of bound pods per priority with
-// the pods on the nodes.
+// the pods on the nodes (counted by checkTopology, which runs first).
 func (c *checker) checkBoundPriorities() error {
 	s := c.s
 	want := map[int32]int{}
-	for i := range s.cl.Nodes {
-		for _, id := range s.cl.Nodes[i].Pods {
-			want[s.cl.Pods[id].Spec.Priority]++
-		}
+	for _, g := range c.groups { // the bound pods by group (checkTopology)
+		want[g.key.spec.Priority] += len(g.nodes)
 	}
 	keys := map[int32]bool{}
 	for pr := range want {
