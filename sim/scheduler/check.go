@@ -53,7 +53,8 @@ import (
 //     counters against the spec;
 //   - bound priorities against counting the bound pods by priority;
 //   - the scheduling queue: heaps, lists and slots against each other and
-//     each pod's priority, and every Pending pod a profile serves is in it;
+//     each pod's priority, every Pending pod a profile serves is in it,
+//     and a waiting one has its timer;
 //   - equivalence-class failures: each one a pod would reuse now, where
 //     the check can evaluate its spec from the nodes alone (only static
 //     filters and NodeResourcesFit decide it), against that evaluation.
@@ -79,8 +80,8 @@ func (s *Scheduler) CheckIndexes() error {
 type checker struct {
 	s     *Scheduler
 	extra []Reason
-	// bound are the bound pods by (spec, namespace) group, counted from
-	// the nodes (checkTopology).
+	// groups are the bound pods by spec and namespace, counted from the
+	// nodes (checkTopology); groupOf finds a group's index.
 	groups  []freshGroup
 	groupOf map[groupKey]int
 }
@@ -909,8 +910,9 @@ func (c *checker) checkBoundPriorities() error {
 
 // checkQueue compares the scheduling queue's heaps and list with the pod
 // states that point into them and with the pods: every Pending pod a
-// profile serves is queued somewhere (a pod that left Pending may stay
-// queued until popped: a cycle skips it).
+// profile serves is queued somewhere, and one in backoff or the
+// unschedulable list has a timer pending (a pod that left Pending may
+// stay queued until popped: a cycle skips it).
 func (c *checker) checkQueue() error {
 	s := c.s
 	q := &s.q
@@ -960,6 +962,15 @@ func (c *checker) checkQueue() error {
 			}
 			if !ok {
 				return fmt.Errorf("scheduling queue: %s: state %d slot %d points at no entry of it", c.pod(id), where, st.slot)
+			}
+			if int(st.failure) >= len(s.failures) {
+				return fmt.Errorf("scheduling queue: %s: fit error %d of %d", c.pod(id), st.failure, len(s.failures))
+			}
+			// A waiting pod's timer ends its backoff or its stay in the
+			// unschedulable list; one that left Pending may keep a fired
+			// one (a cycle skips it).
+			if (where == inBackoff || where == inUnschedulable) && s.cl.Pods[i].Phase == cluster.Pending && !s.eng.Pending(st.timer) {
+				return fmt.Errorf("scheduling queue: %s waits (state %d) with no timer to end it", c.pod(id), where)
 			}
 		}
 		if p := &s.cl.Pods[i]; p.Phase == cluster.Pending && where == notQueued {

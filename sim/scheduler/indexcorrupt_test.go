@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
 )
 
 // corruption is a test hook: it breaks one structure of a scheduler as a
@@ -338,6 +339,19 @@ func corruptions() []corruption {
 				if s.cl.Pods[id].Phase == cluster.Pending {
 					s.q.removeUnschedulable(id)
 					return func() { s.q.pushUnschedulable(id) }, true
+				}
+			}
+			return nil, false
+		}},
+		{"a waiting pod's timer", "no timer", func(w *world) (func(), bool) {
+			s := w.h.s
+			for _, id := range s.q.unsch {
+				if s.cl.Pods[id].Phase == cluster.Pending {
+					st := s.q.at(id)
+					old := st.timer
+					st.timer = s.eng.After(time.Hour, engine.Event{Handler: s.id, Kind: 99})
+					s.eng.Cancel(st.timer)
+					return func() { st.timer = old }, true
 				}
 			}
 			return nil, false
