@@ -25,7 +25,7 @@ RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/ 
 FUZZ_TARGETS := FuzzQueue:./sim/engine/ FuzzReadBytes:./sim/manifest/ FuzzLoad:./sim/scenario/ \
 	FuzzParseFlags:./sim/clusterautoscaler/config/ FuzzReadTrace:./sim/spotmarket/ \
 	FuzzParseCron:./sim/workload/ FuzzImport:./sim/importer/ FuzzMergeRead:./sim/sweep/ \
-	FuzzCAIndexes:./sim/clusterautoscaler/ FuzzClusterIndexes:./sim/cluster/
+	FuzzCAIndexes:./sim/clusterautoscaler/ FuzzClusterIndexes:./sim/cluster/ FuzzSchedulerIndexes:./sim/scheduler/
 
 .PHONY: build run test unit race fuzz fuzz-short bench bench-scale bench-scale-week fmt vet clean fidelity fidelity-ca properties
 

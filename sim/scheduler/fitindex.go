@@ -60,8 +60,8 @@ type fitKey struct {
 // fitIndexFor returns the index that serves this cycle, or nil when the
 // cycle runs other filters or the pod may preempt.
 func (s *Scheduler) fitIndexFor(fw *framework, cs *CycleState) *fitIndex {
-	// A pod with volumes is scanned: the index ranks static verdicts
-	// before resources, but the volume filters come after NodeResourcesFit.
+	// A pod with volumes is scanned node by node, as it always was (its
+	// volume filters come after NodeResourcesFit in the default profile).
 	if fw.resFi < 0 || len(fw.dynamic) != 1 || fw.dynamic[0] != fw.resFi || !fw.staticActive() || s.canPreempt(cs.Spec) || cs.Spec.Volume != nil {
 		return nil
 	}
@@ -85,11 +85,15 @@ func (s *Scheduler) fitIndexFor(fw *framework, cs *CycleState) *fitIndex {
 }
 
 // eval computes a scanned node's verdict and, for a static rejection,
-// its reason.
+// its reason: that of the first filter in filter order that rejects the
+// node, as the scan finds it. A static filter listed after
+// NodeResourcesFit (a profile may list them so) loses to insufficient
+// resources; ranking every static verdict first gave such a profile's
+// failed cycles other reasons than the scan's.
 func (x *fitIndex) eval(s *Scheduler, nid cluster.NodeID) (uint16, Reason) {
 	n := &s.cl.Nodes[nid]
 	e := s.static(x.fw, x.table, &x.cs, nid, n)
-	if e.fail >= 0 {
+	if e.fail >= 0 && int(e.fail) < x.resFi {
 		return 2 + uint16(e.fail), e.reason
 	}
 	var mask uint16
@@ -98,10 +102,13 @@ func (x *fitIndex) eval(s *Scheduler, nid cluster.NodeID) (uint16, Reason) {
 			mask |= 1 << i
 		}
 	}
-	if mask == 0 {
-		return 1, Pass
+	switch {
+	case mask != 0:
+		return 0x100 | mask, Pass
+	case e.fail >= 0:
+		return 2 + uint16(e.fail), e.reason
 	}
-	return 0x100 | mask, Pass
+	return 1, Pass
 }
 
 // account adds (d = 1) or removes (d = -1) a verdict's reasons.

@@ -25,6 +25,9 @@ type zoneKey struct{ region, zone cluster.Sym }
 type treeZone struct {
 	key   zoneKey
 	nodes []cluster.NodeID
+	// since is the arrival stamp (Scheduler.arrived) of the node that
+	// created the zone: zones are in order of it.
+	since uint64
 }
 
 // zoneKeyOf reads a node's zone key from its labels.
@@ -39,20 +42,24 @@ func (s *Scheduler) zoneKeyOf(n *cluster.Node) zoneKey {
 	return zoneKey{region: get(s.keyBetaRegion, s.keyRegion), zone: get(s.keyBetaZone, s.cl.KeyZone)}
 }
 
-// treeAdd appends a node to its zone (a new zone goes last).
+// treeAdd appends a node to its zone (a new zone goes last) and stamps
+// its arrival there.
 func (s *Scheduler) treeAdd(id cluster.NodeID) {
 	k := s.zoneKeyOf(&s.cl.Nodes[id])
 	for int(id) >= len(s.nodeZone) {
 		s.nodeZone = append(s.nodeZone, zoneKey{})
+		s.arrived = append(s.arrived, 0)
 	}
 	s.nodeZone[id] = k
+	s.arrivals++
+	s.arrived[id] = s.arrivals
 	for i := range s.zones {
 		if s.zones[i].key == k {
 			s.zones[i].nodes = append(s.zones[i].nodes, id)
 			return
 		}
 	}
-	s.zones = append(s.zones, treeZone{key: k, nodes: []cluster.NodeID{id}})
+	s.zones = append(s.zones, treeZone{key: k, nodes: []cluster.NodeID{id}, since: s.arrivals})
 }
 
 // treeRemove takes a node out of its zone, keeping the order of the

@@ -442,12 +442,17 @@ func (p *podTopologySpread) domainSum(cs *CycleState, pr *spreadPrep, i int) *do
 		}
 		gk.keys = fmt.Sprint(keys)
 	}
-	ds := p.h.Topology().domainSum(key{cs.Spec, cs.Namespace, i}, gk, pr.counters[i], p.h.Nodes(), func(nid cluster.NodeID) (cluster.Sym, bool) {
+	ds := p.h.Topology().domainSum(key{cs.Spec, cs.Namespace, i}, gk, pr.counters[i], p.h.Nodes(), func(nid cluster.NodeID, fresh bool) (cluster.Sym, bool) {
 		n := &cl.Nodes[nid]
 		if requireAll && !hasKeysC(n, constraints) {
 			return cluster.NoSym, false
 		}
-		if c.HonorNodeAffinity || c.HonorTaints {
+		switch {
+		case fresh:
+			if !p.eligible(&view.cs, c, n) {
+				return cluster.NoSym, false
+			}
+		case c.HonorNodeAffinity || c.HonorTaints:
 			e := view.at(nid)
 			if (c.HonorNodeAffinity && !e.sel) || (c.HonorTaints && !e.tol) {
 				return cluster.NoSym, false

@@ -79,9 +79,14 @@ type Scheduler struct {
 	nextStart int
 	// The node tree that orders nodes (nodetree.go): zones in order of
 	// their first node, each node's zone, and a count of order changes.
-	zones                                 []treeZone
-	nodeZone                              []zoneKey
-	orderEpoch                            uint64
+	zones      []treeZone
+	nodeZone   []zoneKey
+	orderEpoch uint64
+	// arrived stamps, per NodeID, when the node last entered its zone
+	// of the tree (1, 2, ... from arrivals): the arrival order CheckIndexes
+	// rebuilds the tree in.
+	arrived                               []uint64
+	arrivals                              uint64
 	keyRegion, keyBetaRegion, keyBetaZone cluster.Sym
 
 	reasons      []string

@@ -44,6 +44,9 @@ type staticEntry struct {
 // staticTable holds one spec class's entries by NodeID.
 type staticTable struct {
 	entries []staticEntry
+	// spec is the first spec of the class seen: what CheckIndexes
+	// recomputes the entries with (the filters read only class content).
+	spec *cluster.PodSpec
 }
 
 type staticTableKey struct {
@@ -72,7 +75,7 @@ func (s *Scheduler) staticTableFor(fw *framework, spec *cluster.PodSpec) *static
 	key := staticTableKey{fw, s.specClassOf(spec)}
 	t := s.statics[key]
 	if t == nil {
-		t = &staticTable{}
+		t = &staticTable{spec: spec}
 		s.statics[key] = t
 	}
 	s.lastTable.fw, s.lastTable.spec, s.lastTable.t = fw, spec, t

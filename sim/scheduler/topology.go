@@ -89,8 +89,10 @@ type domainSum struct {
 // templates share one, so a node change decides a node's domain once,
 // and touches the sums only when it moved.
 type domainGroup struct {
-	// include says whether a node counts and in which domain.
-	include func(nid cluster.NodeID) (cluster.Sym, bool)
+	// include says whether a node counts and in which domain; with
+	// fresh, from the node alone, without the scheduler's caches
+	// (CheckIndexes).
+	include func(nid cluster.NodeID, fresh bool) (cluster.Sym, bool)
 	doms    []cluster.Sym
 	// contrib is per NodeID the index+1 in doms the node counts in (0:
 	// none).
@@ -123,7 +125,7 @@ func (g *domainGroup) refresh(n cluster.NodeID, in bool) {
 	}
 	idx := uint8(0)
 	if in {
-		if v, ok := g.include(n); ok {
+		if v, ok := g.include(n, false); ok {
 			i := -1
 			for j, d := range g.doms {
 				if d == v {
@@ -175,7 +177,7 @@ func (ds *domainSum) sum(v cluster.Sym) int64 {
 // nodes if new. key must identify counter and include; groupKey must
 // identify include (domain sums of one groupKey share their nodes'
 // domains).
-func (t *Topology) domainSum(key, groupKey any, counter *Counter, nodes []cluster.NodeID, include func(cluster.NodeID) (cluster.Sym, bool)) *domainSum {
+func (t *Topology) domainSum(key, groupKey any, counter *Counter, nodes []cluster.NodeID, include func(nid cluster.NodeID, fresh bool) (cluster.Sym, bool)) *domainSum {
 	if ds, ok := t.sumByKey[key]; ok {
 		return ds
 	}
