@@ -1,5 +1,6 @@
 # make run   - build and run the default scenario
-# make test  - gofmt check, go vet, every test, race detector on the core, a short fuzz run
+# make test  - gofmt check, go vet, every test, race detector on the core, a short fuzz run,
+#              the generated 2,000-node day under --check
 # make bench - Go benchmarks of the engine, scheduler, autoscalers and market
 # make properties - 1000 generated scenarios (PROPS_N; half imported through
 #                 sim import) run under --check against the end-to-end
@@ -25,9 +26,10 @@ RACE_PKGS := ./sim/engine/ ./sim/scheduler/ ./sim/simulation/ ./sim/experiment/ 
 FUZZ_TARGETS := FuzzQueue:./sim/engine/ FuzzReadBytes:./sim/manifest/ FuzzLoad:./sim/scenario/ \
 	FuzzParseFlags:./sim/clusterautoscaler/config/ FuzzReadTrace:./sim/spotmarket/ \
 	FuzzParseCron:./sim/workload/ FuzzImport:./sim/importer/ FuzzMergeRead:./sim/sweep/ \
-	FuzzCAIndexes:./sim/clusterautoscaler/ FuzzClusterIndexes:./sim/cluster/ FuzzSchedulerIndexes:./sim/scheduler/
+	FuzzCAIndexes:./sim/clusterautoscaler/ FuzzClusterIndexes:./sim/cluster/ FuzzSchedulerIndexes:./sim/scheduler/ \
+	FuzzMessage:./sim/internal/clip/ FuzzParse:./sim/internal/duration/
 
-.PHONY: build run test unit race fuzz fuzz-short bench bench-scale bench-scale-week fmt vet clean fidelity fidelity-ca properties
+.PHONY: build run test unit race fuzz fuzz-short check-scale bench bench-scale bench-scale-week fmt vet clean fidelity fidelity-ca properties
 
 build:
 	$(GO) build -o $(BIN) ./cmd/sim
@@ -48,7 +50,14 @@ unit:
 race:
 	$(GO) test -race $(RACE_PKGS)
 
-test: fmt vet unit race fuzz-short
+test: fmt vet unit race fuzz-short check-scale
+
+# make check-scale - the generated 2,000-node day under --check: the
+# invariants after every event and every model's incremental structures
+# (indexes, caches, mirrors) against recomputations from scratch.
+check-scale: build
+	./$(BIN) gen scale --nodes 2000 --pods 60000 --days 1 > bin/scale-check.yaml
+	./$(BIN) run bin/scale-check.yaml --check -o json --report bin/scale-check.json
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
