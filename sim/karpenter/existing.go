@@ -158,6 +158,17 @@ func (b *existingBase) orderName(id cluster.NodeID) string {
 	if int(id) < len(b.orderNames) && b.orderNames[id] != "" {
 		return b.orderNames[id]
 	}
+	name := b.deriveOrderName(id)
+	if int(id) >= len(b.orderNames) {
+		b.orderNames = append(b.orderNames, make([]string, int(id)+1-len(b.orderNames))...)
+	}
+	b.orderNames[id] = name
+	return name
+}
+
+// deriveOrderName works out orderName without caching it (CheckIndexes
+// recomputes the cache with it).
+func (b *existingBase) deriveOrderName(id cluster.NodeID) string {
 	n := &b.cl.Nodes[id]
 	name := n.Name
 	if n.Owner == cluster.OwnedByKarpenter && !n.Adopted {
@@ -173,10 +184,6 @@ func (b *existingBase) orderName(id cluster.NodeID) string {
 		h ^= h >> 31
 		name = n.OwnerName + "-" + nodeSuffix(int(h%nameSpace))
 	}
-	if int(id) >= len(b.orderNames) {
-		b.orderNames = append(b.orderNames, make([]string, int(id)+1-len(b.orderNames))...)
-	}
-	b.orderNames[id] = name
 	return name
 }
 
