@@ -219,16 +219,21 @@ func (o *offerings) availMasks() []uint64 {
 	}
 	masks := o.availBuf[:len(o.types)]
 	for _, t := range o.types {
-		var m uint64
-		base := o.off.index(t.idx, 0, 0)
-		for b := 0; b < o.off.nZones*numCT; b++ {
-			if o.off.available(base+b, now) {
-				m |= 1 << uint(b)
-			}
-		}
-		masks[t.idx] = m
+		masks[t.idx] = o.availMask(t, now)
 	}
 	return masks
+}
+
+// availMask is the bits of type t's offerings available at now.
+func (o *offerings) availMask(t *itype, now engine.Time) uint64 {
+	var m uint64
+	base := o.off.index(t.idx, 0, 0)
+	for b := 0; b < o.off.nZones*numCT; b++ {
+		if o.off.available(base+b, now) {
+			m |= 1 << uint(b)
+		}
+	}
+	return m
 }
 
 // markUnavailable caches an offering as unavailable for the TTL (deferred
