@@ -232,10 +232,19 @@ func (sv *solvers) podStatic(key pdKey) *podStatic {
 	if st, ok := sv.podStatics[key]; ok {
 		return st
 	}
+	st := sv.derivePodStatic(key, sv.specClass(key.spec))
+	st.idx = int32(len(sv.podStatics))
+	sv.podStatics[key] = st
+	return st
+}
+
+// derivePodStatic works out the solve-independent data of a pod spec in a
+// relaxation state, of spec class class, without caching it (idx left 0).
+// It changes nothing: CheckIndexes recomputes the cache with it.
+func (sv *solvers) derivePodStatic(key pdKey, class int32) *podStatic {
 	spec, r := key.spec, key.r
 	syms := sv.cl.Syms
-	pd := &podStatic{spec: spec, ns: key.ns, relax: r, requests: spec.Requests, tolPNS: r.pns, class: sv.specClass(spec),
-		idx: int32(len(sv.podStatics))}
+	pd := &podStatic{spec: spec, ns: key.ns, relax: r, requests: spec.Requests, tolPNS: r.pns, class: class}
 	strict := sv.selectorReqs(spec)
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
 		ti := min(int(r.terms), len(spec.Affinity.Terms)-1)
@@ -278,7 +287,6 @@ func (sv *solvers) podStatic(key pdKey) *podStatic {
 		pd.affTerms = append(pd.affTerms, byWeight(spec.PreferredPodAffinity, int(r.prefAff))...)
 		pd.antiTerms = append(pd.antiTerms, byWeight(spec.PreferredPodAntiAffinity, int(r.prefAnti))...)
 	}
-	sv.podStatics[key] = pd
 	return pd
 }
 
