@@ -136,6 +136,11 @@ func movableSpec(spec *cluster.PodSpec) bool {
 	return !spec.DaemonSet && !spec.Mirror
 }
 
+// awaitsProvisioning: an unschedulable pod Karpenter records as pending
+// (provisioner.pending); pods pinned by spec.nodeName wait for their node,
+// not for a new one.
+func awaitsProvisioning(p *cluster.Pod) bool { return p.Spec.NodeName == "" }
+
 // Deps are the models the controller talks to.
 type Deps struct {
 	Engine  *engine.Engine
@@ -336,8 +341,7 @@ func (k *Karpenter) HandleEvent(ev engine.Event) {
 func (k *Karpenter) OnChange(c cluster.Change) {
 	switch c.Kind {
 	case cluster.PodUnschedulable:
-		p := &k.cl.Pods[c.Pod]
-		if p.Spec.NodeName == "" {
+		if awaitsProvisioning(&k.cl.Pods[c.Pod]) {
 			k.prov.pending[c.Pod] = true
 			k.prov.trigger()
 		}
