@@ -1,0 +1,904 @@
+package karpenter
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+)
+
+// CheckIndexes recomputes, from the cluster and from Karpenter's own
+// records, every structure that keeps a copy of a fact for speed, and
+// returns an error naming the first that differs (the structure, the node
+// or pod, and both values); nil when all agree. sim run --check calls it
+// between events (sim/invariants). It changes nothing: no cache is
+// filled, no symbol or spec class is numbered, no price is refreshed, so a
+// checked run decides exactly as an unchecked one.
+//
+// Karpenter's own records (its NodeClaims: pools, instance types,
+// launch times, commands) and the cluster are the truth; everything
+// below is checked against them:
+//
+//   - node records (nodeTracker): byID, live and byInstance agree with one
+//     another; every record's node is live, Karpenter's, runs its
+//     instance, is Ready exactly when the record is initialized, and no
+//     live node of Karpenter's lacks a record; the last pod event is
+//     recorded no earlier than podEventDedupe before the bind of any pod on
+//     the node but a DaemonSet's; a node in a command is in a running
+//     command among its candidates;
+//   - antiBound: the bound pods with required pod anti-affinity, counted;
+//   - pending pods (provisioner.pending): exactly the Pending pods marked
+//     unschedulable that awaitsProvisioning admits;
+//   - pod scans (knode.scan, when scanValid): a fresh scan of the node's
+//     pods with the shared predicate reschedulable (pods, eviction cost,
+//     do-not-disrupt), and its prepared set (below);
+//   - prepared pod sets: one is used when its pods are the ones a solve
+//     reschedules, so a node's set (knode.set) is checked when its pods
+//     are the node's reschedulable pods now and the node may be a
+//     candidate, and the provisionable set (disrupter.provSet) when its
+//     pods are the provisionable pods now; either must equal a set built
+//     afresh from those pods (queue keys, in queue order once sorted,
+//     templates, counts, first pods, flags, classes per spec class). The
+//     provisionable set's origins are refreshed on use and not compared;
+//   - node order (existingBase.byName, orderNames): the live nodes sorted
+//     by the order name worked out afresh, then ID;
+//   - dirty marks: baseMark and baseDirty list the same nodes, once;
+//   - the existing-node snapshot (exCache): while valid for the current
+//     members, the entries of nodes not marked dirty equal a fresh fill of
+//     their node (node record, filters' view, free room, daemon room,
+//     readiness, consolidateAfter protection, NodeClaim), in the order of
+//     a fresh build, no node missing or extra; positions and posOf agree;
+//     the pools' capacity and node sums are those of its entries; no solve
+//     wrote into a base entry. Dirty nodes are refreshed before any use;
+//   - jump tables (exCache.jumps): only kept while the snapshot is reused
+//     as is (same members, same instant, nothing dirty), and then checked:
+//     every position a table says a class fits (does not fit) fits (does
+//     not) with a fresh filter, as a representative spec of the class sees
+//     it (cluster.SpecClasses.Spec);
+//   - static-fit verdicts (solvers.statics): an entry is used only while
+//     its node's epoch is the one stored, so only the entries of live
+//     nodes at their current epoch are checked, against a fresh
+//     staticFitsNow of the node for the class's representative spec;
+//   - pod statics (solvers.podStatics): kept for one instant, so checked
+//     only at the instant they were made, against derivePodStatic; their
+//     indexes number them 0..n-1;
+//   - node pools: all sorted by name and byName agree; the weight order,
+//     when kept, is orderPools of them; each pool's derived data
+//     (requirements, instance types with their capacity, allocatable and
+//     daemon overhead, typeByIdx, PreferNoSchedule) equals a fresh build;
+//     its stats are the pool's; each cached NodeClaim start (newClaim)
+//     equals the pool's requirements with its placeholder hostname;
+//   - placeholder hostnames: number n is "hostname-placeholder-n";
+//   - available offerings (offerings.availBuf): when it would be reused
+//     (same instant and table version), the masks computed afresh;
+//   - the disruption pass's shared state (disrupter.pass): empty between
+//     events (a pass begins and ends within one).
+//
+// Not checked: the what-if shortcuts (earlyNo, doomed, and a provisioning
+// batch skipped as the same as the last) answer inside one event, or from
+// state a full solve would need to recompute; a solve at check time would
+// refresh prices early, number spec classes and placeholder hostnames and
+// bring the snapshot up to date, which could change a checked run. The
+// tests check them instead by computing everything whole
+// (whatIfHooks.full) and comparing decisions, and by verifying each
+// doomed what-if (TestKarpenterIndexes, TestEarlyVerdictsChangeNothing,
+// TestDoomedWhatIfsFail). Also not checked: the consolidation state
+// (consolidation.marked, disrupter.version) and drift verdicts
+// (knode.driftChecked), which model upstream's own caching rather than
+// copy a fact; solve stamps (podMark, exSlot.stamp), which only ever
+// match the solve in progress; the free lists of recycled solver parts.
+func (k *Karpenter) CheckIndexes() error {
+	ck := &indexCheck{k: k, cl: k.cl}
+	if sym, ok := k.cl.Syms.Lookup(unschedulableTaintKey); ok {
+		ck.unschedSym, ck.haveUnsched = sym, true
+	}
+	for _, c := range []struct {
+		name  string
+		check func() error
+	}{
+		{"node records", ck.nodeRecords},
+		{"antiBound", ck.antiBound},
+		{"pending pods", ck.pending},
+		{"pod scans", ck.scans},
+		{"prepared pod sets", ck.podSets},
+		{"node order", ck.nodeOrder},
+		{"dirty marks", ck.dirtyMarks},
+		{"existing-node snapshot", ck.snapshot},
+		{"jump tables", ck.jumpTables},
+		{"static-fit verdicts", ck.staticVerdicts},
+		{"pod statics", ck.podStatics},
+		{"node pools", ck.nodePools},
+		{"placeholder hostnames", ck.placeholders},
+		{"available offerings", ck.availability},
+		{"disruption pass cache", ck.passCache},
+	} {
+		if err := c.check(); err != nil {
+			return fmt.Errorf("karpenter %s: %w", c.name, err)
+		}
+	}
+	return nil
+}
+
+// unschedulableTaintKey is the key cluster.StaticFit interns for a
+// cordoned node; a check evaluates the filters of a cordoned node only if
+// it is interned already (it always is once the model has evaluated them).
+const unschedulableTaintKey = "node.kubernetes.io/unschedulable"
+
+// indexCheck is one CheckIndexes run.
+type indexCheck struct {
+	k           *Karpenter
+	cl          *cluster.Cluster
+	unschedSym  cluster.Sym
+	haveUnsched bool
+	order       []cluster.NodeID // freshOrder's answer
+}
+
+func (ck *indexCheck) node(id cluster.NodeID) string {
+	if int(id) < 0 || int(id) >= len(ck.cl.Nodes) {
+		return fmt.Sprintf("node #%d", id)
+	}
+	return fmt.Sprintf("node %s (#%d)", ck.cl.Nodes[id].Name, id)
+}
+
+func (ck *indexCheck) pod(id cluster.PodID) string {
+	return fmt.Sprintf("pod %s (#%d)", ck.cl.Pods[id].Name, id)
+}
+
+// canFilter reports whether the static filters of n can be evaluated
+// without interning a symbol.
+func (ck *indexCheck) canFilter(n *cluster.Node) bool { return !n.Unschedulable || ck.haveUnsched }
+
+func (ck *indexCheck) nodeRecords() error {
+	nt := ck.k.nodes
+	nonNil := 0
+	for id, kn := range nt.byID {
+		if kn == nil {
+			continue
+		}
+		nonNil++
+		if kn.id != cluster.NodeID(id) {
+			return fmt.Errorf("byID[%d] holds the record of %s", id, ck.node(kn.id))
+		}
+	}
+	if nonNil != len(nt.live) {
+		return fmt.Errorf("byID has %d records, live %d", nonNil, len(nt.live))
+	}
+	if len(nt.byInstance) != len(nt.live) {
+		return fmt.Errorf("byInstance has %d instances, live %d records", len(nt.byInstance), len(nt.live))
+	}
+	for i, kn := range nt.live {
+		if i > 0 && nt.live[i-1].id >= kn.id {
+			return fmt.Errorf("live is not in ID order at %s", ck.node(kn.id))
+		}
+		if nt.get(kn.id) != kn {
+			return fmt.Errorf("%s: live record is not byID's", ck.node(kn.id))
+		}
+		if got, ok := nt.byInstance[kn.instance]; !ok || got != kn.id {
+			return fmt.Errorf("%s: byInstance[%d] = %d (present %v), want the node", ck.node(kn.id), kn.instance, got, ok)
+		}
+		if int(kn.id) >= len(ck.cl.Nodes) {
+			return fmt.Errorf("record of %s beyond the cluster's nodes", ck.node(kn.id))
+		}
+		n := &ck.cl.Nodes[kn.id]
+		switch {
+		case n.State == cluster.NodeGone:
+			return fmt.Errorf("%s: recorded as a NodeClaim's node, gone from the cluster", ck.node(kn.id))
+		case n.Owner != cluster.OwnedByKarpenter:
+			return fmt.Errorf("%s: recorded as a NodeClaim's node, owned by %v", ck.node(kn.id), n.Owner)
+		case n.Instance != int32(kn.instance):
+			return fmt.Errorf("%s: record says instance %d, the node %d", ck.node(kn.id), kn.instance, n.Instance)
+		case kn.initialized != (n.State == cluster.NodeReady):
+			return fmt.Errorf("%s: record initialized=%v, node state %s", ck.node(kn.id), kn.initialized, n.State)
+		case kn.lastPodEvent > ck.k.eng.Now():
+			return fmt.Errorf("%s: lastPodEvent %v is in the future", ck.node(kn.id), kn.lastPodEvent)
+		}
+		for _, pid := range n.Pods {
+			// A bind is a pod event (notePodEvent) unless of a DaemonSet's
+			// pod, or within podEventDedupe of the one recorded.
+			p := &ck.cl.Pods[pid]
+			if !p.Spec.DaemonSet && (!kn.podEventSet || p.BoundAt-kn.lastPodEvent >= podEventDedupe) {
+				return fmt.Errorf("%s: last pod event %v (recorded %v), before the bind of %s at %v", ck.node(kn.id), kn.lastPodEvent, kn.podEventSet, ck.pod(pid), p.BoundAt)
+			}
+		}
+		if cmd := kn.cmd; cmd != nil {
+			if kn.deleting {
+				return fmt.Errorf("%s: deleting and still in a command", ck.node(kn.id))
+			}
+			if !slices.Contains(ck.k.dis.running, cmd) {
+				return fmt.Errorf("%s: in a command that is not running", ck.node(kn.id))
+			}
+			if !slices.ContainsFunc(cmd.cands, func(c *candidate) bool { return c.kn == kn }) {
+				return fmt.Errorf("%s: in a command it is not a candidate of", ck.node(kn.id))
+			}
+		}
+	}
+	for i := range ck.cl.Nodes {
+		n := &ck.cl.Nodes[i]
+		if n.Owner == cluster.OwnedByKarpenter && n.State != cluster.NodeGone && nt.get(cluster.NodeID(i)) == nil {
+			return fmt.Errorf("%s: live node of Karpenter's without a record", ck.node(cluster.NodeID(i)))
+		}
+	}
+	return nil
+}
+
+func (ck *indexCheck) antiBound() error {
+	want := 0
+	for i := range ck.cl.Nodes {
+		n := &ck.cl.Nodes[i]
+		if n.State == cluster.NodeGone {
+			continue
+		}
+		for _, pid := range n.Pods {
+			if len(ck.cl.Pods[pid].Spec.PodAntiAffinity) > 0 {
+				want++
+			}
+		}
+	}
+	if got := ck.k.nodes.antiBound; got != want {
+		return fmt.Errorf("counted %d bound pods with required anti-affinity, there are %d", got, want)
+	}
+	return nil
+}
+
+func (ck *indexCheck) pending() error {
+	pr := ck.k.prov
+	want := func(p *cluster.Pod) bool {
+		return p.Phase == cluster.Pending && p.Unschedulable && awaitsProvisioning(p)
+	}
+	ids := make([]cluster.PodID, 0, len(pr.pending))
+	for id := range pr.pending {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if p := &ck.cl.Pods[id]; !pr.pending[id] || !want(p) {
+			return fmt.Errorf("%s recorded as pending: phase %s, unschedulable %v, nodeName %q", ck.pod(id), p.Phase, p.Unschedulable, p.Spec.NodeName)
+		}
+	}
+	n := 0
+	for i := range ck.cl.Pods {
+		if want(&ck.cl.Pods[i]) {
+			n++
+			if !pr.pending[cluster.PodID(i)] {
+				return fmt.Errorf("%s is pending and unschedulable, not recorded", ck.pod(cluster.PodID(i)))
+			}
+		}
+	}
+	if n != len(ids) {
+		return fmt.Errorf("%d pods recorded, %d pending", len(ids), n)
+	}
+	return nil
+}
+
+// freshScan scans a node's pods afresh, from the pod records.
+func (ck *indexCheck) freshScan(kn *knode) podScan {
+	n := &ck.cl.Nodes[kn.id]
+	sc := podScan{cost: 1, pods: []cluster.PodID{}}
+	for _, pid := range n.Pods {
+		p := &ck.cl.Pods[pid]
+		if p.Spec.DoNotDisrupt && !p.Terminating {
+			sc.doNotDisrupt = true
+		}
+		if !reschedulable(p) {
+			continue
+		}
+		sc.pods = append(sc.pods, pid)
+		sc.cost += max(0, evictionCost(p.Spec))
+	}
+	return sc
+}
+
+func (ck *indexCheck) scans() error {
+	for _, kn := range ck.k.nodes.live {
+		if !kn.scanValid {
+			continue
+		}
+		fresh := ck.freshScan(kn)
+		sc := &kn.scan
+		switch {
+		case !slices.Equal(sc.pods, fresh.pods):
+			return fmt.Errorf("%s: scanned pods %v, rescheduled pods now %v", ck.node(kn.id), sc.pods, fresh.pods)
+		case sc.cost != fresh.cost:
+			return fmt.Errorf("%s: scanned eviction cost %v, now %v", ck.node(kn.id), sc.cost, fresh.cost)
+		case sc.doNotDisrupt != fresh.doNotDisrupt:
+			return fmt.Errorf("%s: scanned do-not-disrupt %v, now %v", ck.node(kn.id), sc.doNotDisrupt, fresh.doNotDisrupt)
+		case sc.set == nil:
+			return fmt.Errorf("%s: scan without its prepared set", ck.node(kn.id))
+		}
+		if err := ck.podSet(sc.set, fresh.pods, !kn.deleting); err != nil {
+			return fmt.Errorf("%s: scan's set: %w", ck.node(kn.id), err)
+		}
+	}
+	return nil
+}
+
+func (ck *indexCheck) podSets() error {
+	for _, kn := range ck.k.nodes.live {
+		if kn.set == nil || kn.deleting || kn.cmd != nil {
+			continue
+		}
+		if fresh := ck.freshScan(kn); slices.Equal(kn.set.pods, fresh.pods) {
+			if err := ck.podSet(kn.set, fresh.pods, true); err != nil {
+				return fmt.Errorf("%s: %w", ck.node(kn.id), err)
+			}
+		}
+	}
+	d := ck.k.dis
+	if d.provSet != nil {
+		if pods := d.prov.provisionable(); slices.Equal(d.provSet.pods, pods) {
+			if err := ck.podSet(d.provSet, pods, false); err != nil {
+				return fmt.Errorf("provisionable pods: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// podSet compares a prepared set with one built afresh from pods (a
+// candidate's when fromCand: every origin fromCandidate; else origins are
+// not compared).
+func (ck *indexCheck) podSet(ps *podSet, pods []cluster.PodID, fromCand bool) error {
+	sv := ck.k.solvers
+	if !slices.Equal(ps.pods, pods) {
+		return fmt.Errorf("set of pods %v, want %v", ps.pods, pods)
+	}
+	b := setBuilder{ps: &podSet{pods: pods}}
+	for _, id := range pods {
+		e := sv.queueKey(id, &ck.cl.Pods[id])
+		if fromCand {
+			e.origin = fromCandidate
+		}
+		b.add(sv, e)
+	}
+	fresh := b.ps
+	want := fresh.qkeys
+	if ps.sorted {
+		want = slices.Clone(want)
+		slices.SortFunc(want, compareQ)
+	}
+	if len(ps.qkeys) != len(want) {
+		return fmt.Errorf("%d queue keys for %d pods", len(ps.qkeys), len(want))
+	}
+	for i := range want {
+		got, w := ps.qkeys[i], want[i]
+		if !fromCand {
+			got.origin = w.origin
+		}
+		if got != w {
+			return fmt.Errorf("queue key %d (%s): %+v, want %+v", i, ck.pod(w.id), ps.qkeys[i], w)
+		}
+	}
+	switch {
+	case !slices.Equal(ps.keys, fresh.keys) || !slices.Equal(ps.counts, fresh.counts) || !slices.Equal(ps.first, fresh.first):
+		return fmt.Errorf("templates %v x %v (first %v), want %v x %v (first %v)", ps.keys, ps.counts, ps.first, fresh.keys, fresh.counts, fresh.first)
+	case ps.namesCapacityType != fresh.namesCapacityType:
+		return fmt.Errorf("namesCapacityType %v, want %v", ps.namesCapacityType, fresh.namesCapacityType)
+	case ps.topology != fresh.topology:
+		return fmt.Errorf("topology %v, want %v", ps.topology, fresh.topology)
+	}
+	if ps.classes == nil {
+		return nil
+	}
+	var classes []classCount
+	for i, key := range fresh.keys {
+		if hasTopology(key.spec) {
+			continue
+		}
+		c, ok := sv.specs.Lookup(key.spec)
+		if !ok {
+			return fmt.Errorf("classes counted for a template of %s without a spec class", ck.pod(fresh.first[i]))
+		}
+		j := slices.IndexFunc(classes, func(cc classCount) bool { return cc.class == c })
+		if j < 0 {
+			classes = append(classes, classCount{class: c, key: key})
+			j = len(classes) - 1
+		}
+		classes[j].count += int64(fresh.counts[i])
+	}
+	if !slices.Equal(ps.classes, classes) {
+		return fmt.Errorf("pods per class %v, want %v", ps.classes, classes)
+	}
+	return nil
+}
+
+// freshOrder is the live nodes in the order byName keeps (worked out once
+// per check).
+func (ck *indexCheck) freshOrder() []cluster.NodeID {
+	if ck.order != nil {
+		return ck.order
+	}
+	b := ck.k.base
+	type named struct {
+		id   cluster.NodeID
+		name string
+	}
+	var ns []named
+	for i := range ck.cl.Nodes {
+		if ck.cl.Nodes[i].State != cluster.NodeGone {
+			ns = append(ns, named{cluster.NodeID(i), b.deriveOrderName(cluster.NodeID(i))})
+		}
+	}
+	sort.Slice(ns, func(i, j int) bool {
+		if ns[i].name != ns[j].name {
+			return ns[i].name < ns[j].name
+		}
+		return ns[i].id < ns[j].id
+	})
+	out := make([]cluster.NodeID, len(ns))
+	for i := range ns {
+		out[i] = ns[i].id
+	}
+	ck.order = out
+	return out
+}
+
+func (ck *indexCheck) nodeOrder() error {
+	b := ck.k.base
+	for id, name := range b.orderNames {
+		if name != "" {
+			if want := b.deriveOrderName(cluster.NodeID(id)); name != want {
+				return fmt.Errorf("%s: order name %q, want %q", ck.node(cluster.NodeID(id)), name, want)
+			}
+		}
+	}
+	want := ck.freshOrder()
+	if !slices.Equal(b.byName, want) {
+		return fmt.Errorf("live nodes in order %v, want %v", b.byName, want)
+	}
+	return nil
+}
+
+func (ck *indexCheck) dirtyMarks() error {
+	b := ck.k.base
+	seen := map[cluster.NodeID]bool{}
+	for _, id := range b.baseDirty {
+		if seen[id] {
+			return fmt.Errorf("%s listed dirty twice", ck.node(id))
+		}
+		seen[id] = true
+		if int(id) >= len(b.baseMark) || !b.baseMark[id] {
+			return fmt.Errorf("%s listed dirty, not marked", ck.node(id))
+		}
+	}
+	for id, m := range b.baseMark {
+		if m && !seen[cluster.NodeID(id)] {
+			return fmt.Errorf("%s marked dirty, not listed", ck.node(cluster.NodeID(id)))
+		}
+	}
+	return nil
+}
+
+// freshBase builds the snapshot's list afresh: the members in solve order
+// (Ready ones first, then the others, each in the fresh node order).
+func (ck *indexCheck) freshBase() []exNode {
+	b := ck.k.base
+	var ready, notReady []cluster.NodeID
+	for _, id := range ck.freshOrder() {
+		switch member, r := b.wants(id); {
+		case !member:
+		case r:
+			ready = append(ready, id)
+		default:
+			notReady = append(notReady, id)
+		}
+	}
+	list := make([]exNode, 0, len(ready)+len(notReady))
+	for i, id := range append(ready, notReady...) {
+		ex := exNode{pos: int32(len(list))}
+		b.fill(&ex, id, i < len(ready))
+		list = append(list, ex)
+	}
+	return list
+}
+
+func (ck *indexCheck) dirty(id cluster.NodeID) bool {
+	b := ck.k.base
+	return int(id) < len(b.baseMark) && b.baseMark[id]
+}
+
+func (ck *indexCheck) snapshot() error {
+	b := ck.k.base
+	c := &b.exCache
+	if !c.valid || c.members != b.members {
+		return nil // rebuilt before any use
+	}
+	for i := range c.list {
+		ex := &c.list[i]
+		if ex.pos != int32(i) {
+			return fmt.Errorf("%s at position %d says %d", ck.node(ex.id), i, ex.pos)
+		}
+		if int(ex.id) >= len(c.posOf) || c.posOf[ex.id] != int32(i) {
+			return fmt.Errorf("%s at position %d, not in posOf", ck.node(ex.id), i)
+		}
+		if len(ex.got) > 0 || ex.gotPending {
+			return fmt.Errorf("%s: a solve placed pods %v on the base entry, not its own copy", ck.node(ex.id), ex.got)
+		}
+	}
+	inPos := 0
+	for _, p := range c.posOf {
+		if p >= 0 {
+			inPos++
+		}
+	}
+	if inPos != len(c.list) {
+		return fmt.Errorf("posOf places %d nodes, the list has %d", inPos, len(c.list))
+	}
+	// The pools' sums are those of the entries.
+	capacity, count := map[*pool]cluster.Resources{}, map[*pool]int64{}
+	for i := range c.list {
+		if kn := c.list[i].kn; kn != nil {
+			capacity[kn.pool] = capacity[kn.pool].Add(kn.capacity)
+			count[kn.pool]++
+		}
+	}
+	for _, p := range ck.k.pools.all {
+		if c.poolCap[p] != capacity[p] || c.poolNodes[p] != count[p] {
+			return fmt.Errorf("pool %s: summed %d nodes of %v, the entries %d of %v", p.spec.Name, c.poolNodes[p], c.poolCap[p], count[p], capacity[p])
+		}
+	}
+	if len(c.poolNodes) != len(count) || len(c.poolCap) != len(count) {
+		return fmt.Errorf("sums for %d pools, %d pools have entries", len(c.poolNodes), len(count))
+	}
+	// Entries of nodes not marked dirty: as a fresh fill, in the fresh
+	// order, none missing.
+	fresh := ck.freshBase()
+	var cached, want []cluster.NodeID
+	for i := range c.list {
+		if !ck.dirty(c.list[i].id) {
+			cached = append(cached, c.list[i].id)
+		}
+	}
+	for i := range fresh {
+		f := &fresh[i]
+		if ck.dirty(f.id) {
+			continue
+		}
+		want = append(want, f.id)
+		pos := int32(-1)
+		if int(f.id) < len(c.posOf) {
+			pos = c.posOf[f.id]
+		}
+		if pos < 0 {
+			return fmt.Errorf("%s belongs in the snapshot, is not in it nor marked dirty", ck.node(f.id))
+		}
+		if err := ck.sameEntry(&c.list[pos], f); err != nil {
+			return fmt.Errorf("%s: %w", ck.node(f.id), err)
+		}
+	}
+	if !slices.Equal(cached, want) {
+		return fmt.Errorf("clean nodes in order %v, want %v", cached, want)
+	}
+	return nil
+}
+
+// sameEntry compares a snapshot entry with a fresh fill of its node.
+func (ck *indexCheck) sameEntry(ex, f *exNode) error {
+	switch {
+	case ex.kn != f.kn:
+		return fmt.Errorf("entry's NodeClaim record %p, the node's %p", ex.kn, f.kn)
+	case ex.initialized != f.initialized:
+		return fmt.Errorf("entry initialized %v, node Ready %v", ex.initialized, f.initialized)
+	case ex.free != f.free:
+		return fmt.Errorf("entry free %v, now %v", ex.free, f.free)
+	case ex.daemon != f.daemon:
+		return fmt.Errorf("entry daemon room %v, now %v", ex.daemon, f.daemon)
+	case ex.ucaUntil != f.ucaUntil:
+		return fmt.Errorf("entry protected by consolidateAfter until %v, now until %v", ex.ucaUntil, f.ucaUntil)
+	case (ex.view == ex.node) != (f.view == f.node):
+		return fmt.Errorf("entry's filters see a copy: %v, now %v", ex.view != ex.node, f.view != f.node)
+	}
+	// After the cluster's node table grew, the entry may point at the
+	// node's old record: the same as long as the node did not change.
+	if ex.node != f.node && !reflect.DeepEqual(*ex.node, *f.node) {
+		return fmt.Errorf("entry reads a stale node record (labels %v taints %v cordoned %v pods %v; now %v %v %v %v)",
+			ex.node.Labels, ex.node.Taints, ex.node.Unschedulable, ex.node.Pods, f.node.Labels, f.node.Taints, f.node.Unschedulable, f.node.Pods)
+	}
+	if ex.view != ex.node && !reflect.DeepEqual(*ex.view, *f.view) {
+		return fmt.Errorf("entry's view has taints %v, now %v", ex.view.Taints, f.view.Taints)
+	}
+	return nil
+}
+
+// repStatic is the static data of a class's representative spec in a
+// relaxation state, for recomputing answers cached per class.
+func (ck *indexCheck) repStatic(class int32, r relax) (*podData, error) {
+	sv := ck.k.solvers
+	spec := sv.specs.Spec(class)
+	if spec == nil {
+		return nil, fmt.Errorf("an answer cached for spec class %d, which has no spec", class)
+	}
+	return &podData{podStatic: *sv.derivePodStatic(pdKey{spec: spec, r: r}, class)}, nil
+}
+
+func (ck *indexCheck) staticFitsNow(pd *podData, n *cluster.Node) bool {
+	return (&solver{k: ck.k.solvers}).staticFitsNow(pd, n)
+}
+
+func (ck *indexCheck) jumpTables() error {
+	b := ck.k.base
+	c := &b.exCache
+	if !c.valid || c.members != b.members || c.at != ck.k.eng.Now() || len(b.baseDirty) > 0 {
+		return nil // reset before any use
+	}
+	fcs := make([]fitClass, 0, len(c.jumps))
+	for fc := range c.jumps {
+		fcs = append(fcs, fc)
+	}
+	sort.Slice(fcs, func(i, j int) bool { return lessFitClass(fcs[i], fcs[j]) })
+	n := len(c.list)
+	now := ck.k.eng.Now()
+	for _, fc := range fcs {
+		jt := c.jumps[fc]
+		if len(jt.nxt) != n {
+			return fmt.Errorf("class %+v: table of %d positions, %d nodes", fc, len(jt.nxt), n)
+		}
+		pd, err := ck.repStatic(fc.spec, fc.relax)
+		if err != nil {
+			return err
+		}
+		// claim: 0 unknown, 1 fits, 2 does not fit.
+		claim := make([]uint8, n)
+		reach := -1 // positions below it are claimed not to fit
+		for i, v := range jt.nxt {
+			if v < 0 {
+				if i >= reach {
+					continue
+				}
+			} else {
+				if int(v) < i || int(v) > n {
+					return fmt.Errorf("class %+v: position %d jumps to %d", fc, i, v)
+				}
+				if int(v) < n {
+					claim[v] = 1
+				}
+				reach = max(reach, int(v))
+			}
+			if i < reach && claim[i] == 0 {
+				claim[i] = 2
+			} else if i < reach && claim[i] == 1 {
+				return fmt.Errorf("class %+v: position %d claimed to fit and not to", fc, i)
+			}
+		}
+		for q := range n {
+			if claim[q] == 0 {
+				continue
+			}
+			ex := &c.list[q]
+			fits := !(fc.uca && now < ex.ucaUntil) && pd.requests.Fits(ex.free)
+			if fits {
+				if !ck.canFilter(ex.view) {
+					continue
+				}
+				fits = ck.staticFitsNow(pd, ex.view)
+			}
+			if fits != (claim[q] == 1) {
+				return fmt.Errorf("class %+v at %s: table says fits=%v, the filters %v", fc, ck.node(ex.id), claim[q] == 1, fits)
+			}
+		}
+	}
+	return nil
+}
+
+func lessFitClass(a, b fitClass) bool {
+	if a.spec != b.spec {
+		return a.spec < b.spec
+	}
+	if a.uca != b.uca {
+		return !a.uca
+	}
+	return lessRelax(a.relax, b.relax)
+}
+
+func lessRelax(a, b relax) bool {
+	x := [...]int{int(a.terms), int(a.prefAff), int(a.prefAnti), int(a.prefNode), int(a.spread), b2i(a.pns)}
+	y := [...]int{int(b.terms), int(b.prefAff), int(b.prefAnti), int(b.prefNode), int(b.spread), b2i(b.pns)}
+	return slices.Compare(x[:], y[:]) < 0
+}
+
+func (ck *indexCheck) staticVerdicts() error {
+	sv := ck.k.solvers
+	keys := make([]staticKey, 0, len(sv.statics))
+	for sk := range sv.statics {
+		keys = append(keys, sk)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].spec != keys[j].spec {
+			return keys[i].spec < keys[j].spec
+		}
+		return lessRelax(keys[i].relax, keys[j].relax)
+	})
+	var live []cluster.NodeID
+	for i := range ck.cl.Nodes {
+		if ck.cl.Nodes[i].State != cluster.NodeGone {
+			live = append(live, cluster.NodeID(i))
+		}
+	}
+	for _, sk := range keys {
+		vs := sv.statics[sk]
+		var pd *podData
+		for _, id := range live {
+			yes, known := vs.Get(id, ck.cl.NodeEpoch(id))
+			n := &ck.cl.Nodes[id]
+			if !known || !ck.canFilter(n) {
+				continue
+			}
+			if pd == nil {
+				var err error
+				if pd, err = ck.repStatic(sk.spec, sk.relax); err != nil {
+					return err
+				}
+			}
+			if fresh := ck.staticFitsNow(pd, n); fresh != yes {
+				return fmt.Errorf("class %d %+v on %s at epoch %d: cached %v, the filters %v", sk.spec, sk.relax, ck.node(id), ck.cl.NodeEpoch(id), yes, fresh)
+			}
+		}
+	}
+	return nil
+}
+
+func (ck *indexCheck) podStatics() error {
+	sv := ck.k.solvers
+	if sv.podStatics == nil || sv.staticsAt != ck.k.eng.Now() {
+		return nil // dropped before any use
+	}
+	byIdx := make([]*podStatic, len(sv.podStatics))
+	keys := make([]pdKey, len(sv.podStatics))
+	for key, st := range sv.podStatics {
+		if st.idx < 0 || int(st.idx) >= len(byIdx) || byIdx[st.idx] != nil {
+			return fmt.Errorf("index %d of %d entries is out of range or taken twice", st.idx, len(byIdx))
+		}
+		byIdx[st.idx], keys[st.idx] = st, key
+	}
+	for i, st := range byIdx {
+		key := keys[i]
+		class, ok := sv.specs.Lookup(key.spec)
+		if !ok {
+			return fmt.Errorf("entry %d: spec without a class", i)
+		}
+		fresh := sv.derivePodStatic(key, class)
+		fresh.idx = st.idx
+		if err := samePodStatic(st, fresh); err != nil {
+			return fmt.Errorf("entry %d (relaxation %+v): %w", i, key.r, err)
+		}
+	}
+	return nil
+}
+
+func samePodStatic(a, b *podStatic) error {
+	switch {
+	case a.spec != b.spec || a.ns != b.ns || a.relax != b.relax:
+		return fmt.Errorf("keyed by another spec, namespace or relaxation")
+	case a.class != b.class:
+		return fmt.Errorf("class %d, want %d", a.class, b.class)
+	case a.requests != b.requests:
+		return fmt.Errorf("requests %v, want %v", a.requests, b.requests)
+	case !sameReqSet(a.reqs, b.reqs):
+		return fmt.Errorf("requirements %+v, want %+v", a.reqs, b.reqs)
+	case !sameReqSet(a.strict, b.strict):
+		return fmt.Errorf("strict requirements %+v, want %+v", a.strict, b.strict)
+	case a.term != b.term || a.pref != b.pref:
+		return fmt.Errorf("node affinity terms in force differ")
+	case a.tolPNS != b.tolPNS:
+		return fmt.Errorf("tolPNS %v, want %v", a.tolPNS, b.tolPNS)
+	case !slices.Equal(a.affTerms, b.affTerms) || !slices.Equal(a.antiTerms, b.antiTerms):
+		return fmt.Errorf("pod (anti-)affinity terms in force differ")
+	}
+	return nil
+}
+
+// sameReqSet compares requirement sets by content (nil and empty alike).
+func sameReqSet(a, b reqSet) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].key != b[i].key || a[i].minValues != b[i].minValues || !sameRq(&a[i], &b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (ck *indexCheck) nodePools() error {
+	np := ck.k.pools
+	if len(np.byName) != len(np.all) {
+		return fmt.Errorf("%d pools by name, %d in force", len(np.byName), len(np.all))
+	}
+	for i, p := range np.all {
+		name := p.spec.Name
+		if i > 0 && np.all[i-1].spec.Name >= name {
+			return fmt.Errorf("pools not in name order at %s", name)
+		}
+		if np.byName[name] != p {
+			return fmt.Errorf("pool %s: byName holds another", name)
+		}
+		if p.stats != np.poolStats[name] {
+			return fmt.Errorf("pool %s: stats are not the pool's", name)
+		}
+		if err := ck.samePool(p, np.build(p.spec, p.stats)); err != nil {
+			return fmt.Errorf("pool %s: %w", name, err)
+		}
+		for n, st := range p.newClaim {
+			if st.reqs == nil {
+				continue
+			}
+			sv := ck.k.solvers
+			if n <= 0 || n >= len(sv.placeholders) {
+				return fmt.Errorf("pool %s: NodeClaim start %d without its placeholder", name, n)
+			}
+			reqs := p.reqs.with(ck.cl.Syms, single(ck.cl.KeyHostname, sv.placeholders[n]))
+			if !sameReqSet(st.reqs, reqs) || st.mask != ck.k.offerings.offerMask(reqs) {
+				return fmt.Errorf("pool %s: NodeClaim start %d has %+v mask %b, want %+v mask %b", name, n, st.reqs, st.mask, reqs, ck.k.offerings.offerMask(reqs))
+			}
+		}
+	}
+	if np.order != nil {
+		want := orderPools(np.all)
+		if !slices.Equal(np.order, want) {
+			return fmt.Errorf("weight order kept is not the pools' weight order")
+		}
+	}
+	return nil
+}
+
+func (ck *indexCheck) samePool(p, fresh *pool) error {
+	switch {
+	case !sameReqSet(p.reqs, fresh.reqs):
+		return fmt.Errorf("requirements %+v, want %+v", p.reqs, fresh.reqs)
+	case p.hasPNS != fresh.hasPNS:
+		return fmt.Errorf("PreferNoSchedule taint %v, want %v", p.hasPNS, fresh.hasPNS)
+	case !slices.Equal(p.typeByIdx, fresh.typeByIdx):
+		return fmt.Errorf("instance types' positions differ")
+	case len(p.types) != len(fresh.types):
+		return fmt.Errorf("%d instance types, want %d", len(p.types), len(fresh.types))
+	}
+	for i := range p.types {
+		if p.types[i] != fresh.types[i] {
+			return fmt.Errorf("instance type %s: %+v, want %+v", fresh.types[i].t.name, p.types[i], fresh.types[i])
+		}
+	}
+	return nil
+}
+
+func (ck *indexCheck) placeholders() error {
+	ps := ck.k.solvers.placeholders
+	for n, sym := range ps {
+		if n == 0 {
+			if sym != cluster.NoSym {
+				return fmt.Errorf("placeholder 0 is %q", ck.cl.Syms.Name(sym))
+			}
+			continue
+		}
+		if got, want := ck.cl.Syms.Name(sym), fmt.Sprintf("hostname-placeholder-%d", n); got != want {
+			return fmt.Errorf("placeholder %d is %q, want %q", n, got, want)
+		}
+	}
+	return nil
+}
+
+func (ck *indexCheck) availability() error {
+	o := ck.k.offerings
+	now := ck.k.eng.Now()
+	if !o.availOK || o.availAt != now || o.availVersion != o.off.version {
+		return nil // recomputed before any use
+	}
+	if len(o.availBuf) < len(o.types) {
+		return fmt.Errorf("%d masks for %d instance types", len(o.availBuf), len(o.types))
+	}
+	for _, t := range o.types {
+		if got, want := o.availBuf[t.idx], o.availMask(t, now); got != want {
+			return fmt.Errorf("instance type %s: available offerings %b, now %b", t.name, got, want)
+		}
+	}
+	return nil
+}
+
+func (ck *indexCheck) passCache() error {
+	p := &ck.k.dis.pass
+	if p.on || p.scanned || p.scan != nil || p.prov != nil || p.universe != nil || p.doom != nil {
+		return fmt.Errorf("a pass's shared state outlived the pass (on=%v scanned=%v)", p.on, p.scanned)
+	}
+	return nil
+}
