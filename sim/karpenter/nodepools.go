@@ -51,8 +51,27 @@ type claimStart struct {
 }
 
 func (np *nodePools) build(spec *apis.NodePool, stats *PoolStats) *pool {
-	syms := np.cl.Syms
 	p := &pool{spec: spec, stats: stats, hasPNS: spec.HasPreferNoScheduleTaint()}
+	p.reqs = np.poolReqs(spec)
+	mask := np.offerings.offerMask(p.reqs)
+	p.typeByIdx = make([]int32, len(np.offerings.types))
+	for i := range p.typeByIdx {
+		p.typeByIdx[i] = -1
+	}
+	for _, t := range np.offerings.types {
+		pt, ok := np.poolType(p, t, mask)
+		if !ok {
+			continue
+		}
+		p.typeByIdx[t.idx] = int32(len(p.types))
+		p.types = append(p.types, pt)
+	}
+	return p
+}
+
+// poolReqs are the requirements of a pool of spec (pool.reqs).
+func (np *nodePools) poolReqs(spec *apis.NodePool) reqSet {
+	syms := np.cl.Syms
 	var rs []rq
 	for i := range spec.Requirements {
 		r := fromRequirement(&spec.Requirements[i].Requirement)
@@ -63,36 +82,33 @@ func (np *nodePools) build(spec *apis.NodePool, stats *PoolStats) *pool {
 		rs = append(rs, single(l.Key, l.Value))
 	}
 	rs = append(rs, single(np.keyNodePool, syms.Intern(spec.Name)))
-	p.reqs = sortReqs(syms, rs)
-	mask := np.offerings.offerMask(p.reqs)
-	p.typeByIdx = make([]int32, len(np.offerings.types))
-	for i := range p.typeByIdx {
-		p.typeByIdx[i] = -1
+	return sortReqs(syms, rs)
+}
+
+// poolType is instance type t as pool p launches it (p.reqs set; mask:
+// the offerings they allow), false when the pool cannot: t does not meet
+// the requirements or has no offering in mask.
+func (np *nodePools) poolType(p *pool, t *itype, mask uint64) (poolType, bool) {
+	if !np.offerings.typeCompatible(t, p.reqs) {
+		return poolType{}, false
 	}
-	for _, t := range np.offerings.types {
-		if !np.offerings.typeCompatible(t, p.reqs) {
-			continue
+	has := false
+	base := np.offerings.off.index(t.idx, 0, 0)
+	for b := 0; b < np.offerings.off.nZones*numCT; b++ {
+		if mask&(1<<uint(b)) != 0 && np.offerings.off.price[base+b] >= 0 {
+			has = true
+			break
 		}
-		has := false
-		base := np.offerings.off.index(t.idx, 0, 0)
-		for b := 0; b < np.offerings.off.nZones*numCT; b++ {
-			if mask&(1<<uint(b)) != 0 && np.offerings.off.price[base+b] >= 0 {
-				has = true
-				break
-			}
-		}
-		if !has {
-			continue
-		}
-		pt := poolType{t: t}
-		pt.capacity, pt.alloc = np.offerings.nodeResources(t.cat, &spec.NodeClass)
-		if np.daemonOverhead != nil {
-			pt.daemon = np.daemonOverhead(np.templateNode(p, t))
-		}
-		p.typeByIdx[t.idx] = int32(len(p.types))
-		p.types = append(p.types, pt)
 	}
-	return p
+	if !has {
+		return poolType{}, false
+	}
+	pt := poolType{t: t}
+	pt.capacity, pt.alloc = np.offerings.nodeResources(t.cat, &p.spec.NodeClass)
+	if np.daemonOverhead != nil {
+		pt.daemon = np.daemonOverhead(np.templateNode(p, t))
+	}
+	return pt, true
 }
 
 // ordered returns the pools in weight order, kept until a pool
