@@ -11,8 +11,8 @@ func methodOf[M method](d *disrupter) M {
 }
 
 // computeWhatIfsWhole sets whether consolidation what-ifs are computed
-// whole (no early verdicts) until the returned func is called. Not for
-// parallel tests (whatIfHooks).
+// whole (no early verdicts) and every provisioning batch is solved until
+// the returned func is called. Not for parallel tests (whatIfHooks).
 func computeWhatIfsWhole(full bool) (reset func()) {
 	whatIfHooks.full = full
 	return func() { whatIfHooks.full = false }

@@ -241,7 +241,7 @@ func (pr *provisioner) sameAsLastBatch(pods []cluster.PodID) bool {
 	if same {
 		lb.allFailed = true
 	}
-	return same
+	return same && !whatIfHooks.full
 }
 
 // launchClaim launches a NodeClaim (KA instance provider Create): filter
