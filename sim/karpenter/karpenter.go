@@ -374,7 +374,7 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 			// A pod told to stop is a pod event too (KC podevents:
 			// "went terminating"): a node whose last pods are being
 			// evicted or preempted is not consolidatable at once.
-			if !k.cl.Pods[c.Pod].Spec.DaemonSet {
+			if countsAsPodEvent(&k.cl.Pods[c.Pod]) {
 				kn.notePodEvent(k.eng.Now())
 				k.base.nodeDirty(c.Node) // its snapshot's ucaUntil follows lastPodEvent
 			}
@@ -416,7 +416,7 @@ func (k *Karpenter) podEvent(node cluster.NodeID, pod cluster.PodID) {
 	k.base.nodeDirty(node)
 	if kn := k.nodes.get(node); kn != nil {
 		kn.scanValid = false
-		if !k.cl.Pods[pod].Spec.DaemonSet {
+		if countsAsPodEvent(&k.cl.Pods[pod]) {
 			kn.notePodEvent(k.eng.Now())
 		}
 		if kn.deleting {
@@ -425,6 +425,10 @@ func (k *Karpenter) podEvent(node cluster.NodeID, pod cluster.PodID) {
 	}
 	k.dis.stateChanged()
 }
+
+// countsAsPodEvent: a change of this pod on a node is one of the node's
+// pod events (KC podevents: DaemonSet pods do not count).
+func countsAsPodEvent(p *cluster.Pod) bool { return !p.Spec.DaemonSet }
 
 // OnSignal implements cloud.Subscriber: the signal is handled in an engine
 // event of its own (the cloud forbids calls back from inside).
