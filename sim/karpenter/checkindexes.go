@@ -26,7 +26,7 @@ import (
 //     instance, is Ready exactly when the record is initialized, and no
 //     live node of Karpenter's lacks a record; the last pod event is
 //     recorded no earlier than podEventDedupe before the bind of any pod on
-//     the node but a DaemonSet's; a node in a command is in a running
+//     the node that countsAsPodEvent; a node in a command is in a running
 //     command among its candidates;
 //   - antiBound: the bound pods with required pod anti-affinity, counted;
 //   - pending pods (provisioner.pending): exactly the Pending pods marked
@@ -85,15 +85,28 @@ import (
 // (whatIfHooks.full) and comparing decisions, and by verifying each
 // doomed what-if (TestKarpenterIndexes, TestEarlyVerdictsChangeNothing,
 // TestDoomedWhatIfsFail). Also not checked: the consolidation state
-// (consolidation.marked, disrupter.version) and drift verdicts
-// (knode.driftChecked), which model upstream's own caching rather than
-// copy a fact; solve stamps (podMark, exSlot.stamp), which only ever
+// (consolidation.marked, disrupter.version) and the drift verdicts
+// (knode.drifted, driftChecked), worked out once per NodePool version:
+// they model upstream's own caching rather than copy a fact; solve stamps (podMark, exSlot.stamp), which only ever
 // match the solve in progress; the free lists of recycled solver parts.
 func (k *Karpenter) CheckIndexes() error {
+	_, err := k.checkIndexes(true)
+	return err
+}
+
+// indexCounts says how much a check compared, per kind of entry (tests
+// make sure their runs reach every structure).
+type indexCounts struct {
+	scans, nodeSets, provSets, entries, jumpPositions, verdicts, podStatics, claimStarts, masks int
+}
+
+// checkIndexes is CheckIndexes, saying what it compared; without pools it
+// leaves out the NodePools' derived data, which only a NodePool update or
+// a new price list changes (tests that check after every event check them
+// after every change they make).
+func (k *Karpenter) checkIndexes(pools bool) (indexCounts, error) {
 	ck := &indexCheck{k: k, cl: k.cl}
-	if sym, ok := k.cl.Syms.Lookup(unschedulableTaintKey); ok {
-		ck.unschedSym, ck.haveUnsched = sym, true
-	}
+	_, ck.haveUnsched = k.cl.Syms.Lookup(unschedulableTaintKey)
 	for _, c := range []struct {
 		name  string
 		check func() error
@@ -109,16 +122,19 @@ func (k *Karpenter) CheckIndexes() error {
 		{"jump tables", ck.jumpTables},
 		{"static-fit verdicts", ck.staticVerdicts},
 		{"pod statics", ck.podStatics},
-		{"node pools", ck.nodePools},
 		{"placeholder hostnames", ck.placeholders},
+		{"node pools", ck.nodePools},
 		{"available offerings", ck.availability},
 		{"disruption pass cache", ck.passCache},
 	} {
+		if c.name == "node pools" && !pools {
+			continue
+		}
 		if err := c.check(); err != nil {
-			return fmt.Errorf("karpenter %s: %w", c.name, err)
+			return ck.counts, fmt.Errorf("karpenter %s: %w", c.name, err)
 		}
 	}
-	return nil
+	return ck.counts, nil
 }
 
 // unschedulableTaintKey is the key cluster.StaticFit interns for a
@@ -130,9 +146,9 @@ const unschedulableTaintKey = "node.kubernetes.io/unschedulable"
 type indexCheck struct {
 	k           *Karpenter
 	cl          *cluster.Cluster
-	unschedSym  cluster.Sym
 	haveUnsched bool
 	order       []cluster.NodeID // freshOrder's answer
+	counts      indexCounts
 }
 
 func (ck *indexCheck) node(id cluster.NodeID) string {
@@ -195,10 +211,10 @@ func (ck *indexCheck) nodeRecords() error {
 			return fmt.Errorf("%s: lastPodEvent %v is in the future", ck.node(kn.id), kn.lastPodEvent)
 		}
 		for _, pid := range n.Pods {
-			// A bind is a pod event (notePodEvent) unless of a DaemonSet's
-			// pod, or within podEventDedupe of the one recorded.
+			// A bind is a pod event (notePodEvent) unless of a pod that does
+			// not count, or within podEventDedupe of the one recorded.
 			p := &ck.cl.Pods[pid]
-			if !p.Spec.DaemonSet && (!kn.podEventSet || p.BoundAt-kn.lastPodEvent >= podEventDedupe) {
+			if countsAsPodEvent(p) && (!kn.podEventSet || p.BoundAt-kn.lastPodEvent >= podEventDedupe) {
 				return fmt.Errorf("%s: last pod event %v (recorded %v), before the bind of %s at %v", ck.node(kn.id), kn.lastPodEvent, kn.podEventSet, ck.pod(pid), p.BoundAt)
 			}
 		}
@@ -297,6 +313,7 @@ func (ck *indexCheck) scans() error {
 		}
 		fresh := ck.freshScan(kn)
 		sc := &kn.scan
+		ck.counts.scans++
 		switch {
 		case !slices.Equal(sc.pods, fresh.pods):
 			return fmt.Errorf("%s: scanned pods %v, rescheduled pods now %v", ck.node(kn.id), sc.pods, fresh.pods)
@@ -320,6 +337,7 @@ func (ck *indexCheck) podSets() error {
 			continue
 		}
 		if fresh := ck.freshScan(kn); slices.Equal(kn.set.pods, fresh.pods) {
+			ck.counts.nodeSets++
 			if err := ck.podSet(kn.set, fresh.pods, true); err != nil {
 				return fmt.Errorf("%s: %w", ck.node(kn.id), err)
 			}
@@ -328,6 +346,7 @@ func (ck *indexCheck) podSets() error {
 	d := ck.k.dis
 	if d.provSet != nil {
 		if pods := d.prov.provisionable(); slices.Equal(d.provSet.pods, pods) {
+			ck.counts.provSets++
 			if err := ck.podSet(d.provSet, pods, false); err != nil {
 				return fmt.Errorf("provisionable pods: %w", err)
 			}
@@ -556,6 +575,7 @@ func (ck *indexCheck) snapshot() error {
 			continue
 		}
 		want = append(want, f.id)
+		ck.counts.entries++
 		pos := int32(-1)
 		if int(f.id) < len(c.posOf) {
 			pos = c.posOf[f.id]
@@ -666,6 +686,7 @@ func (ck *indexCheck) jumpTables() error {
 				continue
 			}
 			ex := &c.list[q]
+			ck.counts.jumpPositions++
 			fits := !(fc.uca && now < ex.ucaUntil) && pd.requests.Fits(ex.free)
 			if fits {
 				if !ck.canFilter(ex.view) {
@@ -730,6 +751,7 @@ func (ck *indexCheck) staticVerdicts() error {
 					return err
 				}
 			}
+			ck.counts.verdicts++
 			if fresh := ck.staticFitsNow(pd, n); fresh != yes {
 				return fmt.Errorf("class %d %+v on %s at epoch %d: cached %v, the filters %v", sk.spec, sk.relax, ck.node(id), ck.cl.NodeEpoch(id), yes, fresh)
 			}
@@ -759,6 +781,7 @@ func (ck *indexCheck) podStatics() error {
 		}
 		fresh := sv.derivePodStatic(key, class)
 		fresh.idx = st.idx
+		ck.counts.podStatics++
 		if err := samePodStatic(st, fresh); err != nil {
 			return fmt.Errorf("entry %d (relaxation %+v): %w", i, key.r, err)
 		}
@@ -817,7 +840,7 @@ func (ck *indexCheck) nodePools() error {
 		if p.stats != np.poolStats[name] {
 			return fmt.Errorf("pool %s: stats are not the pool's", name)
 		}
-		if err := ck.samePool(p, np.build(p.spec, p.stats)); err != nil {
+		if err := ck.samePool(p); err != nil {
 			return fmt.Errorf("pool %s: %w", name, err)
 		}
 		for n, st := range p.newClaim {
@@ -829,6 +852,7 @@ func (ck *indexCheck) nodePools() error {
 				return fmt.Errorf("pool %s: NodeClaim start %d without its placeholder", name, n)
 			}
 			reqs := p.reqs.with(ck.cl.Syms, single(ck.cl.KeyHostname, sv.placeholders[n]))
+			ck.counts.claimStarts++
 			if !sameReqSet(st.reqs, reqs) || st.mask != ck.k.offerings.offerMask(reqs) {
 				return fmt.Errorf("pool %s: NodeClaim start %d has %+v mask %b, want %+v mask %b", name, n, st.reqs, st.mask, reqs, ck.k.offerings.offerMask(reqs))
 			}
@@ -843,21 +867,38 @@ func (ck *indexCheck) nodePools() error {
 	return nil
 }
 
-func (ck *indexCheck) samePool(p, fresh *pool) error {
+// samePool compares a pool's derived data with the pool's spec worked out
+// afresh, as build would (without building it: checks run often).
+func (ck *indexCheck) samePool(p *pool) error {
+	np := ck.k.pools
+	reqs := np.poolReqs(p.spec)
 	switch {
-	case !sameReqSet(p.reqs, fresh.reqs):
-		return fmt.Errorf("requirements %+v, want %+v", p.reqs, fresh.reqs)
-	case p.hasPNS != fresh.hasPNS:
-		return fmt.Errorf("PreferNoSchedule taint %v, want %v", p.hasPNS, fresh.hasPNS)
-	case !slices.Equal(p.typeByIdx, fresh.typeByIdx):
-		return fmt.Errorf("instance types' positions differ")
-	case len(p.types) != len(fresh.types):
-		return fmt.Errorf("%d instance types, want %d", len(p.types), len(fresh.types))
+	case !sameReqSet(p.reqs, reqs):
+		return fmt.Errorf("requirements %+v, want %+v", p.reqs, reqs)
+	case p.hasPNS != p.spec.HasPreferNoScheduleTaint():
+		return fmt.Errorf("PreferNoSchedule taint %v, want %v", p.hasPNS, !p.hasPNS)
+	case len(p.typeByIdx) != len(np.offerings.types):
+		return fmt.Errorf("positions of %d instance types, want %d", len(p.typeByIdx), len(np.offerings.types))
 	}
-	for i := range p.types {
-		if p.types[i] != fresh.types[i] {
-			return fmt.Errorf("instance type %s: %+v, want %+v", fresh.types[i].t.name, p.types[i], fresh.types[i])
+	mask := np.offerings.offerMask(reqs)
+	n := 0
+	for _, t := range np.offerings.types {
+		pt, ok := np.poolType(p, t, mask)
+		pos := p.typeByIdx[t.idx]
+		switch {
+		case ok != (pos >= 0):
+			return fmt.Errorf("instance type %s: in the pool %v, want %v", t.name, pos >= 0, ok)
+		case !ok:
+			continue
+		case int(pos) != n || n >= len(p.types):
+			return fmt.Errorf("instance type %s at position %d, want %d of %d", t.name, pos, n, len(p.types))
+		case p.types[pos] != pt:
+			return fmt.Errorf("instance type %s: %+v, want %+v", t.name, p.types[pos], pt)
 		}
+		n++
+	}
+	if n != len(p.types) {
+		return fmt.Errorf("%d instance types, want %d", len(p.types), n)
 	}
 	return nil
 }
@@ -887,6 +928,7 @@ func (ck *indexCheck) availability() error {
 	if len(o.availBuf) < len(o.types) {
 		return fmt.Errorf("%d masks for %d instance types", len(o.availBuf), len(o.types))
 	}
+	ck.counts.masks++
 	for _, t := range o.types {
 		if got, want := o.availBuf[t.idx], o.availMask(t, now); got != want {
 			return fmt.Errorf("instance type %s: available offerings %b, now %b", t.name, got, want)

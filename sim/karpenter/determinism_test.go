@@ -37,7 +37,7 @@ func TestDeterminism(t *testing.T) {
 }
 
 // runRecord is what a run decided: every node's life and the stats.
-func runRecord(t *testing.T, h *harness) string {
+func runRecord(t testing.TB, h *harness) string {
 	var b strings.Builder
 	for i := range h.cl.Nodes {
 		n := &h.cl.Nodes[i]
