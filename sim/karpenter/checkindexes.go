@@ -44,7 +44,8 @@ import (
 //     provisionable set's origins are refreshed on use and not compared;
 //   - node order (existingBase.byName, orderNames): the live nodes sorted
 //     by the order name worked out afresh, then ID;
-//   - dirty marks: baseMark and baseDirty list the same nodes, once;
+//   - dirty marks: baseMark and baseDirty list the same nodes, once, and
+//     baseMark covers every node in the order (remerge reads them all);
 //   - the existing-node snapshot (exCache): while valid for the current
 //     members, the entries of nodes not marked dirty equal a fresh fill of
 //     their node (node record, filters' view, free room, daemon room,
@@ -484,6 +485,12 @@ func (ck *indexCheck) dirtyMarks() error {
 	for id, m := range b.baseMark {
 		if m && !seen[cluster.NodeID(id)] {
 			return fmt.Errorf("%s marked dirty, not listed", ck.node(cluster.NodeID(id)))
+		}
+	}
+	// remerge reads the mark of every node in the order.
+	for _, id := range b.byName {
+		if int(id) >= len(b.baseMark) {
+			return fmt.Errorf("%s is in the node order beyond the %d dirty marks", ck.node(id), len(b.baseMark))
 		}
 	}
 	return nil

@@ -126,8 +126,13 @@ type jumpTable struct {
 	nxt []int32
 }
 
-// nodeOrderAdd keeps the live nodes sorted by orderName, then ID.
+// nodeOrderAdd keeps the live nodes sorted by orderName, then ID. The
+// dirty marks cover every node in the order (remerge reads them): nodes
+// that exist before New are never marked dirty.
 func (b *existingBase) nodeOrderAdd(id cluster.NodeID) {
+	for int(id) >= len(b.baseMark) {
+		b.baseMark = append(b.baseMark, false)
+	}
 	name := b.orderName(id)
 	i := sort.Search(len(b.byName), func(i int) bool {
 		o := b.byName[i]

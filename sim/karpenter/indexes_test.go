@@ -558,3 +558,31 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 		})
 	}
 }
+
+// Nodes that exist before Karpenter starts join the node order without a
+// dirty mark; when one of them went, the snapshot's merge read the dirty
+// marks of the others past their end and the run crashed (index out of
+// range in existingBase.remerge; found by TestKarpenterIndexes' sweep,
+// seed 6050). The dirty marks cover every live node now, which
+// CheckIndexes checks.
+func TestNodesBeforeStartLeaveTheSnapshot(t *testing.T) {
+	h := newHarness(t)
+	a := h.staticNode("static-a", "m5.large", "us-east-1a")
+	h.staticNode("static-b", "m5.large", "us-east-1b")
+	// A pod no NodePool can serve: every batch solves (building the
+	// snapshot) and launches nothing.
+	h.deploy("team", h.podSpec("300m", "256Mi", nil, withNodeSelector("team", "a")), time.Duration(0), 1)
+	h.start(spotWide)
+	h.eng.EnableChecks(func(engine.Event) {
+		if err := h.k.CheckIndexes(); err != nil {
+			t.Fatalf("at %v: %v", h.eng.Now(), err)
+		}
+	})
+	h.run(time.Minute)
+	require.True(t, h.k.base.exCache.valid, "a batch solved")
+	require.Empty(t, h.karpenterNodes())
+	h.cl.RemoveNode(a)
+	require.NoError(t, h.k.CheckIndexes())
+	h.run(2 * time.Minute) // the next batch merges the snapshot anew
+	require.Equal(t, 1, h.podsIn(cluster.Pending))
+}
