@@ -487,6 +487,7 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 		}},
 		{"node order", func(h *harness) { h.k.base.orderNames[h.k.nodes.live[0].id] = "zzz" }},
 		{"dirty marks", func(h *harness) { h.k.base.baseDirty = append(h.k.base.baseDirty, 0) }},
+		{"dirty marks", func(h *harness) { h.k.base.baseMark = h.k.base.baseMark[:0] }},
 		{"existing-node snapshot", func(h *harness) { h.k.base.exCache.list[0].free[cluster.CPU]++ }},
 		{"existing-node snapshot", func(h *harness) { h.k.base.exCache.list[0].ucaUntil += time.Hour }},
 		{"existing-node snapshot", func(h *harness) {
