@@ -26,7 +26,7 @@ import (
 //     instance, is Ready exactly when the record is initialized, and no
 //     live node of Karpenter's lacks a record; the last pod event is
 //     recorded no earlier than podEventDedupe before the bind of any pod on
-//     the node that countsAsPodEvent; a node in a command is in a running
+//     the node that countsAsPodEvent, but the start state's; a node in a command is in a running
 //     command among its candidates;
 //   - antiBound: the bound pods with required pod anti-affinity, counted;
 //   - pending pods (provisioner.pending): exactly the Pending pods marked
@@ -213,9 +213,11 @@ func (ck *indexCheck) nodeRecords() error {
 		}
 		for _, pid := range n.Pods {
 			// A bind is a pod event (notePodEvent) unless of a pod that does
-			// not count, or within podEventDedupe of the one recorded.
+			// not count or of the imported start state (counted in the
+			// imported last pod event), or within podEventDedupe of the one
+			// recorded.
 			p := &ck.cl.Pods[pid]
-			if countsAsPodEvent(p) && (!kn.podEventSet || p.BoundAt-kn.lastPodEvent >= podEventDedupe) {
+			if countsAsPodEvent(p) && !ck.k.startStatePod(kn.id, pid) && (!kn.podEventSet || p.BoundAt-kn.lastPodEvent >= podEventDedupe) {
 				return fmt.Errorf("%s: last pod event %v (recorded %v), before the bind of %s at %v", ck.node(kn.id), kn.lastPodEvent, kn.podEventSet, ck.pod(pid), p.BoundAt)
 			}
 		}

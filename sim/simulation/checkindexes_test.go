@@ -1,12 +1,18 @@
 package simulation_test
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/importer"
 	"github.com/clustersim/clustersim/sim/karpenter"
+	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
 )
 
@@ -30,4 +36,20 @@ func TestCheckedKarpenterRunIsIdentical(t *testing.T) {
 	plain := report(simulation.Options{})
 	checked := report(simulation.Options{Check: true, CheckEvery: 25})
 	require.Equal(t, string(plain), string(checked))
+}
+
+// An imported cluster's start pods on adopted nodes are no new pod events
+// (their NodeClaims' imported lastPodEventTime counts them): the check of
+// the last pod event knows it, every event of the import path's run.
+func TestCheckedImportedStart(t *testing.T) {
+	im := importer.New(importer.Options{Name: "imported", Duration: "30m"}, nil)
+	require.NoError(t, im.Add("cluster.yaml", strings.NewReader(clusterExport("2026-12-01T09:51:00Z"))))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	path := filepath.Join(t.TempDir(), "imported.yaml")
+	require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
+	sc, err := scenario.LoadFile(path)
+	require.NoError(t, err)
+	_, err = simulation.Run(sc, simulation.Options{Check: true, CheckEvery: 1})
+	require.NoError(t, err)
 }
