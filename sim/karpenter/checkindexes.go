@@ -53,6 +53,9 @@ import (
 //     a fresh build, no node missing or extra; positions and posOf agree;
 //     the pools' capacity and node sums are those of its entries; no solve
 //     wrote into a base entry. Dirty nodes are refreshed before any use;
+//   - spec classes (solvers.specs, Karpenter's own numbering): specs share
+//     a class exactly when their content is equal (SpecClasses.Check), so
+//     a class's first spec stands for all in the checks below;
 //   - jump tables (exCache.jumps): only kept while the snapshot is reused
 //     as is (same members, same instant, nothing dirty), and then checked:
 //     every position a table says a class fits (does not fit) fits (does
@@ -120,6 +123,7 @@ func (k *Karpenter) checkIndexes(pools bool) (indexCounts, error) {
 		{"node order", ck.nodeOrder},
 		{"dirty marks", ck.dirtyMarks},
 		{"existing-node snapshot", ck.snapshot},
+		{"spec classes", k.solvers.specs.Check},
 		{"jump tables", ck.jumpTables},
 		{"static-fit verdicts", ck.staticVerdicts},
 		{"pod statics", ck.podStatics},
