@@ -38,6 +38,17 @@ const (
 	VolumeForceDetached
 )
 
+var changeNames = [...]string{"PodCreated", "PodBound", "PodStarted", "PodFinished", "PodDeleted", "PodUnschedulable",
+	"PodTerminating", "NodeAdded", "NodeReadied", "NodeUpdated", "NodeRemoved", "VolumeAttached", "ClaimBound",
+	"VolumeHeld", "VolumeForceDetached"}
+
+func (k ChangeKind) String() string {
+	if int(k) < len(changeNames) {
+		return changeNames[k]
+	}
+	return fmt.Sprintf("ChangeKind(%d)", k)
+}
+
 // Change is one notification.
 type Change struct {
 	Kind  ChangeKind
@@ -71,7 +82,10 @@ type Cluster struct {
 
 	clock    Clock
 	watchers []Watcher
-	live     int // nodes not Gone
+	// notifying is set while watchers are told of change told (changing).
+	notifying bool
+	told      Change
+	live      int // nodes not Gone
 	// epochs is NodeEpoch by NodeID (nodeepoch.go).
 	epochs []uint32
 	// seen is each node's epoch and view at the last CheckIndexes
@@ -124,14 +138,29 @@ func (c *Cluster) notify(ch Change) {
 	if ch.Pod != NoPod && len(c.budgets.list) > 0 {
 		c.budgets.update(c, ch.Pod)
 	}
+	c.notifying, c.told = true, ch
 	for _, w := range c.watchers {
 		w.OnChange(ch)
+	}
+	c.notifying = false
+}
+
+// changing enforces Watcher's rule: no change to the cluster while its
+// watchers are told of one. A watcher that changed it would have the
+// watchers after it hear of the second change before the first, and read
+// a state the first change's notification does not describe. It panics,
+// naming the call and the change being told: a model bug, which the run
+// reports as an internal error. React through an engine event instead.
+func (c *Cluster) changing(op string) {
+	if c.notifying {
+		panic(fmt.Sprintf("cluster: %s called by a watcher while the change %s (pod %d, node %d) was being told; a watcher must react through an engine event", op, c.told.Kind, c.told.Pod, c.told.Node))
 	}
 }
 
 // AddNode adds a node (Launching or Ready, as n.State says) and returns its
 // ID. The node's hostname label is set from its name.
 func (c *Cluster) AddNode(n Node) NodeID {
+	c.changing("AddNode")
 	id := NodeID(len(c.Nodes))
 	n.SetIdentity(c.Syms, c.KeyHostname)
 	n.Launched = c.Now()
@@ -166,6 +195,7 @@ func (c *Cluster) LaunchedFor(pod PodID) []NodeID { return c.launchedFor[pod] }
 
 // MarkNodeReady makes a launching node schedulable.
 func (c *Cluster) MarkNodeReady(id NodeID) {
+	c.changing("MarkNodeReady")
 	n := &c.Nodes[id]
 	if n.State != NodeLaunching {
 		panic(fmt.Sprintf("cluster: MarkNodeReady on node %s in state %s", n.Name, n.State))
@@ -177,6 +207,7 @@ func (c *Cluster) MarkNodeReady(id NodeID) {
 
 // SetCordon cordons or uncordons a node.
 func (c *Cluster) SetCordon(id NodeID, cordoned bool) {
+	c.changing("SetCordon")
 	n := &c.Nodes[id]
 	if n.Unschedulable == cordoned {
 		return
@@ -188,6 +219,7 @@ func (c *Cluster) SetCordon(id NodeID, cordoned bool) {
 // SetTaints replaces a node's taints (as a controller or kubectl taint
 // would).
 func (c *Cluster) SetTaints(id NodeID, taints []Taint) {
+	c.changing("SetTaints")
 	n := &c.Nodes[id]
 	n.Taints = append([]Taint(nil), taints...)
 	c.nodeChanged(id, NodeUpdated)
@@ -195,6 +227,7 @@ func (c *Cluster) SetTaints(id NodeID, taints []Taint) {
 
 // AddTaint adds a taint unless one with the same key and effect is there.
 func (c *Cluster) AddTaint(id NodeID, t Taint) {
+	c.changing("AddTaint")
 	for _, have := range c.Nodes[id].Taints {
 		if have.Key == t.Key && have.Effect == t.Effect {
 			return
@@ -205,6 +238,7 @@ func (c *Cluster) AddTaint(id NodeID, t Taint) {
 
 // RemoveTaint removes the taints with this key and effect.
 func (c *Cluster) RemoveTaint(id NodeID, key Sym, effect Effect) {
+	c.changing("RemoveTaint")
 	var keep []Taint
 	for _, have := range c.Nodes[id].Taints {
 		if have.Key != key || have.Effect != effect {
@@ -218,6 +252,7 @@ func (c *Cluster) RemoveTaint(id NodeID, key Sym, effect Effect) {
 
 // SetLabel sets one node label.
 func (c *Cluster) SetLabel(id NodeID, key, value Sym) {
+	c.changing("SetLabel")
 	n := &c.Nodes[id]
 	n.Labels = n.Labels.With(key, value)
 	c.nodeChanged(id, NodeUpdated)
@@ -226,6 +261,7 @@ func (c *Cluster) SetLabel(id NodeID, key, value Sym) {
 // RemoveNode deletes a node. Pods still on it are deleted with CauseNodeGone
 // first (their controllers recreate them).
 func (c *Cluster) RemoveNode(id NodeID) {
+	c.changing("RemoveNode")
 	n := &c.Nodes[id]
 	if n.State == NodeGone {
 		return
@@ -241,6 +277,7 @@ func (c *Cluster) RemoveNode(id NodeID) {
 
 // CreatePod adds a Pending pod and returns its ID.
 func (c *Cluster) CreatePod(p Pod) PodID {
+	c.changing("CreatePod")
 	id := PodID(len(c.Pods))
 	p.Phase = Pending
 	p.Node = NoNode
@@ -258,6 +295,7 @@ func (c *Cluster) CreatePod(p Pod) PodID {
 
 // MarkUnschedulable sets the PodScheduled=False/Unschedulable condition.
 func (c *Cluster) MarkUnschedulable(id PodID) {
+	c.changing("MarkUnschedulable")
 	p := &c.Pods[id]
 	if p.Phase != Pending {
 		return
@@ -272,6 +310,7 @@ func (c *Cluster) MarkUnschedulable(id PodID) {
 // Bind places a pending pod on a Ready node. The caller (the scheduler) has
 // checked that it fits; Bind panics on a model bug that would overcommit.
 func (c *Cluster) Bind(id PodID, node NodeID) {
+	c.changing("Bind")
 	p := &c.Pods[id]
 	n := &c.Nodes[node]
 	if p.Phase != Pending {
@@ -301,6 +340,7 @@ func (c *Cluster) Bind(id PodID, node NodeID) {
 
 // StartPod moves a bound pod to Running.
 func (c *Cluster) StartPod(id PodID) {
+	c.changing("StartPod")
 	p := &c.Pods[id]
 	if p.Phase != Bound {
 		panic(fmt.Sprintf("cluster: StartPod of pod %s in phase %s", p.Name, p.Phase))
@@ -314,6 +354,7 @@ func (c *Cluster) StartPod(id PodID) {
 // MarkTerminating records that a bound pod was told to stop; it keeps its
 // room until DeletePod. Watchers see a PodTerminating change.
 func (c *Cluster) MarkTerminating(id PodID) {
+	c.changing("MarkTerminating")
 	p := &c.Pods[id]
 	if p.Terminating || p.Phase.Terminal() {
 		return
@@ -327,6 +368,7 @@ func (c *Cluster) MarkTerminating(id PodID) {
 
 // FinishPod ends a running pod as Succeeded or Failed and frees its node.
 func (c *Cluster) FinishPod(id PodID, phase Phase) {
+	c.changing("FinishPod")
 	p := &c.Pods[id]
 	if p.Phase != Running || (phase != Succeeded && phase != Failed) {
 		panic(fmt.Sprintf("cluster: FinishPod of pod %s in phase %s to %s", p.Name, p.Phase, phase))
@@ -343,6 +385,7 @@ func (c *Cluster) FinishPod(id PodID, phase Phase) {
 
 // DeletePod removes a pod that has not finished, wherever it is.
 func (c *Cluster) DeletePod(id PodID, cause DeleteCause) {
+	c.changing("DeletePod")
 	p := &c.Pods[id]
 	if p.Phase.Terminal() {
 		return

@@ -663,6 +663,7 @@ func (c *Cluster) TemplateSpec(spec *PodSpec) *PodSpec {
 // VolumeBinding PreBind has them provisioned before it binds the pod, and
 // re-pins every pending pod that uses them.
 func (c *Cluster) BindVolumes(id PodID, node NodeID) {
+	c.changing("BindVolumes")
 	v := c.vol
 	if v == nil || c.Pods[id].Spec.Volume == nil {
 		return
@@ -864,6 +865,7 @@ func (c *Cluster) handOver(vid VolumeID) {
 // without an unmount (VolumeHeld): the attach/detach controller's force
 // detach after ForceDetachAfter. The first pod waiting for it gets it.
 func (c *Cluster) ForceDetach(cid ClaimID) {
+	c.changing("ForceDetach")
 	v := c.vol
 	vid := v.claims[cid].Volume
 	if vid == NoVolume || !v.vols[vid].held {
