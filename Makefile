@@ -27,7 +27,8 @@ FUZZ_TARGETS := FuzzQueue:./sim/engine/ FuzzReadBytes:./sim/manifest/ FuzzLoad:.
 	FuzzParseFlags:./sim/clusterautoscaler/config/ FuzzReadTrace:./sim/spotmarket/ \
 	FuzzParseCron:./sim/workload/ FuzzImport:./sim/importer/ FuzzMergeRead:./sim/sweep/ \
 	FuzzCAIndexes:./sim/clusterautoscaler/ FuzzClusterIndexes:./sim/cluster/ FuzzSchedulerIndexes:./sim/scheduler/ \
-	FuzzMessage:./sim/internal/clip/ FuzzParse:./sim/internal/duration/ FuzzKarpenterIndexes:./sim/karpenter/
+	FuzzMessage:./sim/internal/clip/ FuzzParse:./sim/internal/duration/ FuzzKarpenterIndexes:./sim/karpenter/ \
+	FuzzCron:./sim/internal/cron/
 
 .PHONY: build run test unit race fuzz fuzz-short check-scale bench bench-scale bench-scale-week fmt vet clean fidelity fidelity-ca properties
 

@@ -116,7 +116,9 @@
 //     with days) serve the input packages, internal/clip (user values cut
 //     short in messages) the input packages and the market's trace reader, internal/fixtures (Karpenter's
 //     and Kubernetes' example documents, Node manifests) serves sim gen
-//     scale and tests; they import
+//     scale and tests, internal/cron (the one cron parser: Karpenter's
+//     budget schedules and CronJob schedules, each caller's syntax an
+//     option) serves karpenter/apis and workload; they import
 //     nothing of ours;
 //     cloud/cloudtest (one fake EC2 for the autoscalers' tests),
 //     internal/testscript (data-driven test files with -update),

@@ -25,8 +25,8 @@ var tiers = map[string]string{
 	"report": "output", "trace": "output", "statedump": "output",
 	"simulation": "driver", "experiment": "driver", "lint": "driver", "sweep": "driver",
 	"internal/suggest": "helper", "internal/duration": "helper", "internal/clip": "helper", "internal/fixtures": "helper",
-	"cloud/cloudtest": "test", "internal/testscript": "test", "internal/simscript": "test", "kubeexport": "test",
-	"internal/props": "test", "internal/scengen": "test",
+	"internal/cron": "helper", "cloud/cloudtest": "test", "internal/testscript": "test", "internal/simscript": "test",
+	"kubeexport": "test", "internal/props": "test", "internal/scengen": "test",
 }
 
 // allowed says which tiers a tier's non-test files may import, besides

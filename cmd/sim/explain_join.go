@@ -9,7 +9,8 @@ import (
 )
 
 // slowJoin is how long a join takes before the story calls it slow: past
-// the launch latencies' tails (MODEL.md: Ready in 30 s to 4 min).
+// the launch latencies' tails (docs/models.md "Spot market": Ready in
+// 30 s to 4 min).
 const slowJoin = 5 * 60.0
 
 // joinNote says what became of a node launched for the pod when it did not

@@ -158,8 +158,9 @@
 // # Defaults and their sources
 //
 // Flag defaults are those of cluster-autoscaler/FAQ.md ("What are the
-// parameters to CA?", generated from config/flags/flags.go) and MODEL.md's
-// Cluster Autoscaler section; package config names each one. Constants
+// parameters to CA?", generated from config/flags/flags.go), listed in
+// docs/models.md "Cluster Autoscaler" under "Defaults and sources";
+// package config names each one. Constants
 // that are not flags upstream (ASG refresh 1 min, the 2 s and 30 s new-pod
 // buffers, the 10 s eviction retry) can be overridden through
 // config.SettingsSpec.

@@ -23,7 +23,7 @@ const SchemaVersion = 1
 
 // AWSMinSpotTypes is how many instance types AWS advises a spot workload
 // to be able to use, so that one capacity pool running dry does not stop
-// it (EC2 Spot best practices; MODEL.md "EC2 and the spot market").
+// it (EC2 Spot best practices; docs/models.md "Spot market").
 const AWSMinSpotTypes = 10
 
 // Result is what Check finds.

@@ -2,8 +2,8 @@
 // spirit of the scheduler framework (PreFilter, Filter, PreScore, Score,
 // NormalizeScore; a registry by name; profiles chosen by schedulerName),
 // the scheduling queue, and DefaultPreemption. Behaviour and defaults
-// follow MODEL.md "kube-scheduler"; docs/models.md ("Scheduler") lists
-// them in full.
+// follow upstream kube-scheduler (kubernetes pkg/scheduler);
+// docs/models.md "Scheduler" lists them in full, with their sources.
 //
 // Default profile, in upstream order and weights: NodeUnschedulable,
 // NodeName, TaintToleration (3), NodeAffinity (2), NodeResourcesFit (1;

@@ -108,7 +108,7 @@ func TestCalibrationMultiInstanceReclaims(t *testing.T) {
 	}
 	share := float64(multi) / float64(events)
 	t.Logf("%d reclaims in %d events; %.3f of events take several instances of one pool within 3 min", reclaims, events, share)
-	// Tolerance: MODEL.md's observed range, 22-50%. The estimate's standard
+	// Tolerance: the observed range, 22-50% (docs/models.md "Spot market"). The estimate's standard
 	// error is about 0.02 (about 600 events); the model's expected share
 	// for pools of 10 is about 0.33, so the range holds it with room.
 	require.Greater(t, events, 400)
@@ -166,7 +166,7 @@ func TestCalibrationSpellsHeavyTailed(t *testing.T) {
 	}
 	// Each regime's spells: Weibull shape 0.6 has CV 1.76. Tolerance: CV
 	// above 1.5 (sample CVs of ~10^4 heavy-tailed spells move by about
-	// 0.1), medians within MODEL.md's 0.15-0.6 h widened to 0.1-0.8 h
+	// 0.1), medians within the observed 0.15-0.6 h (docs/models.md) widened to 0.1-0.8 h
 	// because the 30 s probe misses the shortest spells and so merges
 	// their neighbours, and shocks cut spells short.
 	for r := RegimeAvailable; r <= RegimeExhausted; r++ {

@@ -47,8 +47,8 @@ func ParseModel(s string) (Model, bool) {
 	return ModelStochastic, false
 }
 
-// Defaults. Each says where it comes from: MODEL.md is
-// shared/spec/MODEL.md ("EC2 and the spot market", "Published figures");
+// Defaults. Each says where it comes from: "docs" is docs/models.md "Spot
+// market", its "Defaults and sources" (what AWS and the literature publish);
 // "issue 4" is the issue that specified this package; "assumption" marks a
 // value no source pins down, chosen to meet the calibration targets that
 // are stated next to it and checked by the tests.
@@ -58,7 +58,7 @@ const (
 	DefaultHazardMultiplier = 1.0
 
 	// Fraction of instances reclaimed in 30 days, per Spot Advisor band
-	// (MODEL.md: band midpoints, read as the share reclaimed over a trailing
+	// (docs: band midpoints, read as the share reclaimed over a trailing
 	// month). The open band ">20%" has no midpoint; 25% is an assumption
 	// (the midpoint of 20-30%: the advisor's label caps at 100%, which
 	// would put the middle at an implausible 60%).
@@ -69,14 +69,14 @@ const (
 	DefaultReclaimBand4 = 0.25  // ">20%" (assumption, see above)
 
 	// DefaultNoticeLead is the spot interruption notice: two minutes before
-	// the reclaim (MODEL.md).
+	// the reclaim (docs).
 	DefaultNoticeLead = 2 * time.Minute
 
 	// DefaultRegimeShape is the Weibull shape of every regime holding time
-	// and shock duration (MODEL.md: availability spells Weibull shape about
+	// and shock duration (docs: availability spells Weibull shape about
 	// 0.6).
 	DefaultRegimeShape = 0.6
-	// Median holding times of the spot regimes (MODEL.md: medians 0.15 to
+	// Median holding times of the spot regimes (docs: medians 0.15 to
 	// 0.6 h; with shape 0.6, p90 = 7.4 x median, up to 4.4 h, and the
 	// longest of ~10^5 spells near 80 h).
 	DefaultAvailableMedian   = 36 * time.Minute // 0.6 h
@@ -102,7 +102,7 @@ const (
 	// probability").
 	DefaultConstrainedFailure = 0.5
 
-	// On-demand pools run out rarely (issue 4, MODEL.md; rates are an
+	// On-demand pools run out rarely (issue 4, docs; rates are an
 	// assumption): spells of availability with median 500 h, interrupted by
 	// exhaustion with median 15 min (about 0.05% of the time), both Weibull
 	// with DefaultRegimeShape. On-demand instances are never reclaimed.
@@ -113,7 +113,7 @@ const (
 	// correlated shocks rather than independent per-instance hazard
 	// (assumption, calibrated: it puts the share of reclaim events that
 	// take several instances of a pool within 3 min at about 0.35 for pools
-	// of 5 to 10 instances and 0.25 for 20, inside MODEL.md's observed
+	// of 5 to 10 instances and 0.25 for 20, inside the docs' observed
 	// 22-50%).
 	DefaultShockShare = 0.7
 	// DefaultShockRateScale multiplies every level's shock rate (issue 4:
@@ -121,16 +121,16 @@ const (
 	// instances they reclaim in total (that is ShockShare of the band).
 	DefaultShockRateScale = 1.0
 	// DefaultShockSpreadMean is the mean of the exponential delay between a
-	// shock and each notice it causes (MODEL.md: over 92% of
+	// shock and each notice it causes (docs: over 92% of
 	// co-interruptions in one pool within 3 min; with a 60 s mean, 95% of
 	// pairs of notices of one shock are within 3 min).
 	DefaultShockSpreadMean = 60 * time.Second
 
-	// Shock levels (MODEL.md: shocks hit a family in a zone, a zone, the
+	// Shock levels (docs: shocks hit a family in a zone, a zone, the
 	// region; sizes of one family share fate; zones correlate about 0.4).
 	// Rates are per target per day (assumption). Weights split the shock
 	// share of reclaims between levels; the region's 0.5 is calibrated to
-	// MODEL.md's zone correlation: it puts the correlation of one type's
+	// the docs' zone correlation: it puts the correlation of one type's
 	// weekly reclaim counts in two zones at about 0.4 (0.33 with 0.4).
 	// Reclaim fractions are the mean share of a hit pool's instances
 	// reclaimed (assumption, see DefaultShockShare). Durations are the
@@ -148,7 +148,7 @@ const (
 	DefaultRegionReclaim          = 0.35
 	DefaultRegionDuration         = 15 * time.Minute
 
-	// Rebalance recommendations (MODEL.md: about 2 per actual notice; some
+	// Rebalance recommendations (docs: about 2 per actual notice; some
 	// 17 min to 9 h before it, some with it, some never followed by a
 	// reclaim). The split between early, with-notice and none is an
 	// assumption; PerNotice - EarlyProb - WithNoticeProb = 1.2 per notice
@@ -156,10 +156,10 @@ const (
 	DefaultRebalancePerNotice  = 2.0
 	DefaultRebalanceEarly      = 0.5
 	DefaultRebalanceWithNotice = 0.3
-	DefaultRebalanceLeadMin    = 17 * time.Minute // MODEL.md
-	DefaultRebalanceLeadMax    = 9 * time.Hour    // MODEL.md
+	DefaultRebalanceLeadMin    = 17 * time.Minute // docs
+	DefaultRebalanceLeadMax    = 9 * time.Hour    // docs
 
-	// Spot price drift (MODEL.md: spot price changes rarely and smoothly;
+	// Spot price drift (docs: spot price changes rarely and smoothly;
 	// magnitudes are an assumption): the price is base x (1 + d(t)), d a
 	// stationary Gauss-Markov process with standard deviation 5% sampled
 	// every 6 h, correlation time 2 days, linear in between, and the price
@@ -187,7 +187,7 @@ const (
 	// DefaultSlowJoinShare of the instances that join take minutes longer
 	// than the launch latency (slow image pulls, user-data scripts, driver
 	// installs): the long tail of node start-up that users report beyond
-	// the typical 30-60 s (MODEL.md). 1% of launches, each delayed by a
+	// the typical 30-60 s (docs). 1% of launches, each delayed by a
 	// lognormal extra time with median 3 min and p90 8 min, so 2% of the
 	// slow ones (1 launch in 5,000) still overrun a 15-minute registration
 	// timeout.
@@ -200,7 +200,7 @@ const (
 	DefaultSpotVCPUQuota = 0
 )
 
-// Launch latency defaults (MODEL.md): Karpenter node Ready typically 30-60 s
+// Launch latency defaults (docs): Karpenter node Ready typically 30-60 s
 // (maintainer 30-40 s, users 40-120 s): lognormal median 45 s, p90 80 s.
 // ASG launch for the Cluster Autoscaler 1-2 min (AWS) to 3-4 min (CA FAQ):
 // lognormal median 100 s, p90 210 s.

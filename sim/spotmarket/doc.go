@@ -128,19 +128,19 @@
 //     0.024, 0.072, 0.125, 0.175, 0.250 for bands 0-4 (midpoints 0.025 to
 //     0.25; 40,000 instances per band).
 //   - With default correlation and pools of 10 instances, 31% of reclaim
-//     events take several instances of one pool within 3 min (MODEL.md:
+//     events take several instances of one pool within 3 min (docs/models.md:
 //     22-50%); about 0.33 for pools of 5, 0.22 for pools of 20. By
 //     construction 95% of pairs of notices of one shock fall within 3 min
-//     (MODEL.md: over 92%).
+//     (docs/models.md: over 92%).
 //   - Regime spells seen through [Market.Regime] have CV 1.64 to 1.71,
 //     medians 0.18-0.68 h, p90 1.2-4.6 h and a longest of 72 h, over 60
-//     pools for 60 days probed every 30 s (MODEL.md: Weibull shape about 0.6, medians
+//     pools for 60 days probed every 30 s (docs/models.md: Weibull shape about 0.6, medians
 //     0.15-0.6 h, p90 up to 7 h, longest 80 h); spells in which a pool can
 //     be launched into (not exhausted) have CV 1.28, median 2.9 h.
 //   - About 2.0 rebalance recommendations per notice, 51% of notices with an
-//     early one, 30% with one at the notice (MODEL.md: about 2 per notice).
+//     early one, 30% with one at the notice (docs/models.md: about 2 per notice).
 //   - The correlation of one type's weekly reclaim counts in two zones came
-//     out at 0.41 in a two-year run of 60 pools (MODEL.md: AZs correlate
+//     out at 0.41 in a two-year run of 60 pools (docs/models.md: AZs correlate
 //     about 0.4); a measurement made once to set the region weight, not a
 //     test.
 //
@@ -214,7 +214,7 @@
 //     zone do not share capacity, and reserved capacity (ODCR) has no size.
 //     A Launch asks for one instance; a fleet of N is N launches at one
 //     instant.
-//   - Regions are independent (MODEL.md's 0.14 region correlation is not
+//   - Regions are independent (the observed 0.14 region correlation, docs/models.md, is not
 //     modelled); there is one market per run.
 //   - The join-failure and slow-join rates are assumptions, the same for
 //     every pool and owner; a node never registers or registers Ready

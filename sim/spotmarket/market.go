@@ -286,7 +286,7 @@ func (m *Market) create(o Offering) (int32, string) {
 		p.band = int8(adv.Band)
 		p.base = od * (1 - float64(adv.SavingsPct)/100)
 		frac := m.cfg.BandReclaim[adv.Band]
-		// MODEL.md: the band's monthly fraction p as a constant hazard
+		// docs/models.md "Spot market": the band's monthly fraction p as a constant hazard
 		// -ln(1-p)/720 per hour.
 		p.lambda = m.cfg.HazardMultiplier * -math.Log1p(-frac) / 720
 		for l := range m.levels {

@@ -209,7 +209,7 @@ func TestLaunchLatency(t *testing.T) {
 		slices.Sort(ds)
 		return ds[len(ds)/2]
 	}
-	// Lognormal medians 45 s and 100 s (MODEL.md: 30-60 s; 1-4 min); the
+	// Lognormal medians 45 s and 100 s (docs/models.md "Spot market": 30-60 s; 1-4 min); the
 	// sample median of 2001 draws is within 5% with overwhelming odds.
 	assert.InEpsilon(t, float64(DefaultFleetLatencyMedian), float64(med(FleetLaunch)), 0.05)
 	assert.InEpsilon(t, float64(DefaultASGLatencyMedian), float64(med(ASGLaunch)), 0.05)
@@ -289,7 +289,7 @@ func TestRebalanceProportions(t *testing.T) {
 	perNotice := float64(st.RebalanceRecommendations) / float64(st.Interruptions)
 	t.Logf("notices %d: early %.3f, with the notice %.3f, recommendations per notice %.2f",
 		notices, float64(early)/float64(notices), float64(with)/float64(notices), perNotice)
-	// MODEL.md: about 2 per notice, some early, some with it, some never
+	// docs/models.md "Spot market": about 2 per notice, some early, some with it, some never
 	// followed by a reclaim. Over ~2000 notices the shares have standard
 	// errors near 0.011; a false alarm can also land before a notice, which
 	// the tolerances absorb.

@@ -20,8 +20,8 @@ const (
 )
 
 // shockSizeSpread spreads each shock's reclaim share uniformly over
-// (1 ± shockSizeSpread) x the mean (an assumption: MODEL.md gives the
-// mean share, not its spread).
+// (1 ± shockSizeSpread) x the mean (an assumption: the published figures give
+// the mean share, not its spread; docs/models.md "Spot market").
 const shockSizeSpread = 0.5
 
 // levelParams are one level's derived constants.
@@ -82,7 +82,8 @@ func (s *shock) hits(p *pool) bool {
 // floor is the regime s holds pool p at (at worst), RegimeUnset if s does
 // not touch p. A hit pool in the target is exhausted, the rest of the
 // target constrained; a zone shock also constrains the hit types in the
-// other zones (MODEL.md: an AZ outage tightens the other AZs).
+// other zones (docs/models.md "Spot market": an AZ outage tightens the
+// other AZs).
 func (s *shock) floor(p *pool) Regime {
 	switch s.level {
 	case levelFamilyZone:

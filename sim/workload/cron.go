@@ -3,9 +3,10 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clustersim/clustersim/sim/internal/cron"
 )
 
 // CronSyntax describes the schedules ParseCron accepts, for error hints.
@@ -21,178 +22,78 @@ const CronSyntax = `five fields "minute hour day-of-month month day-of-week" ` +
 // or ?), a day matches if either does; otherwise both must. Day of week 7
 // is refused, as upstream refuses it (Sunday is 0).
 type CronSchedule struct {
-	// Bit sets of the allowed values of each field.
-	minute, hour, dom, month, dow uint64
-	// domStar and dowStar: the field is unrestricted (robfig's star bit:
-	// an item that starts with * or ? and has no step above 1).
-	domStar, dowStar bool
+	cron cron.Schedule
 	// every is the period of @every (then the fields are unused).
 	every time.Duration
 }
 
-type cronBounds struct {
-	name     string
-	min, max int
-	names    map[string]int
-}
-
-var cronFieldBounds = [5]cronBounds{
-	{"minute", 0, 59, nil},
-	{"hour", 0, 23, nil},
-	{"day of month", 1, 31, nil},
-	{"month", 1, 12, map[string]int{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
-		"jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}},
-	{"day of week", 0, 6, map[string]int{"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6}},
-}
-
-var cronMacros = map[string]string{
-	"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
-	"@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *",
-}
+// cronJobSyntax: CronJobs take @every; they refuse day of week 7 (as
+// robfig/cron does) and a + before a number.
+var cronJobSyntax = cron.Syntax{Every: true, NoSign: true}
 
 // ParseCron parses a CronJob schedule. Time zones in the expression (TZ=
 // or CRON_TZ=) are refused: Kubernetes refuses them in new CronJobs in
-// favour of spec.timeZone.
+// favour of spec.timeZone. The parser is sim/internal/cron's.
 func ParseCron(text string) (*CronSchedule, error) {
-	expr := strings.TrimSpace(text)
-	if expr == "" {
-		return nil, fmt.Errorf("empty schedule")
+	c, err := cron.Parse(text, cronJobSyntax)
+	if err != nil {
+		return nil, cronError(err.(*cron.Error))
 	}
-	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
-		return nil, fmt.Errorf("a time zone inside the schedule (TZ= or CRON_TZ=) is not allowed: set spec.timeZone instead")
-	}
-	if strings.HasPrefix(expr, "@") {
-		if rest, ok := strings.CutPrefix(expr, "@every "); ok {
-			d, err := time.ParseDuration(strings.TrimSpace(rest))
-			if err != nil || d <= 0 {
-				return nil, fmt.Errorf("@every needs a positive duration such as 30m, not %q", strings.TrimSpace(rest))
-			}
-			// robfig/cron rounds down to whole seconds, at least one.
-			d = max(d.Truncate(time.Second), time.Second)
-			return &CronSchedule{every: d}, nil
-		}
-		m, ok := cronMacros[strings.ToLower(expr)]
-		if !ok {
-			return nil, fmt.Errorf("unknown macro %q", expr)
-		}
-		expr = m
-	}
-	parts := strings.Fields(expr)
-	if len(parts) != 5 {
-		return nil, fmt.Errorf("%d fields where 5 are needed (minute hour day-of-month month day-of-week)", len(parts))
-	}
-	s := &CronSchedule{}
-	dst := [5]*uint64{&s.minute, &s.hour, &s.dom, &s.month, &s.dow}
-	var errs []string // every bad field at once
-	for i, p := range parts {
-		bits, star, err := parseCronField(p, cronFieldBounds[i])
-		if err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
-		*dst[i] = bits
-		switch i {
-		case 2:
-			s.domStar = star
-		case 4:
-			s.dowStar = star
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errors.New(strings.Join(errs, "; "))
-	}
-	return s, nil
+	return &CronSchedule{cron: *c, every: c.Every()}, nil
 }
 
-func parseCronField(text string, b cronBounds) (bits uint64, star bool, err error) {
-	for _, item := range strings.Split(text, ",") {
-		rangePart, stepPart, hasStep := strings.Cut(item, "/")
-		lo, hi, step := b.min, b.max, 1
-		itemStar := false
-		if rangePart == "*" || rangePart == "?" {
-			itemStar = true
-		} else {
-			a, z, isRange := strings.Cut(rangePart, "-")
-			if lo, err = cronValue(a, item, b); err != nil {
-				return 0, false, err
-			}
-			hi = lo
-			switch {
-			case isRange:
-				if hi, err = cronValue(z, item, b); err != nil {
-					return 0, false, err
-				}
-			case hasStep:
-				hi = b.max // "a/n" is "a-max/n"
-			}
-		}
-		if hasStep {
-			n, err := strconv.Atoi(stepPart)
-			if err != nil || n <= 0 {
-				return 0, false, fmt.Errorf("%s: step %q in %q is not a positive whole number", b.name, stepPart, item)
-			}
-			step = n
-			if n > 1 {
-				itemStar = false
-			}
-		}
-		if hi < lo {
-			return 0, false, fmt.Errorf("%s: range %q runs backwards", b.name, rangePart)
-		}
-		for v := lo; v <= hi; v += step {
-			bits |= 1 << uint(v)
-		}
-		star = star || itemStar
+// cronError words a parse error: every wrong field at once.
+func cronError(e *cron.Error) error {
+	switch e.Kind {
+	case cron.ErrEmpty:
+		return fmt.Errorf("empty schedule")
+	case cron.ErrTimeZone:
+		return fmt.Errorf("a time zone inside the schedule (TZ= or CRON_TZ=) is not allowed: set spec.timeZone instead")
+	case cron.ErrEvery:
+		return fmt.Errorf("@every needs a positive duration such as 30m, not %q", e.Text)
+	case cron.ErrDescriptor:
+		return fmt.Errorf("unknown macro %q", e.Text)
+	case cron.ErrFieldCount:
+		return fmt.Errorf("%d fields where 5 are needed (minute hour day-of-month month day-of-week)", e.Count)
 	}
-	return bits, star, nil
+	errs := make([]string, 0, len(e.Fields))
+	for _, f := range e.Fields {
+		errs = append(errs, cronFieldError(f))
+	}
+	return errors.New(strings.Join(errs, "; "))
 }
 
-func cronValue(s, item string, b cronBounds) (int, error) {
-	if v, ok := b.names[strings.ToLower(s)]; ok {
-		return v, nil
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || strings.HasPrefix(s, "+") {
-		allowed := fmt.Sprintf("a number from %d to %d", b.min, b.max)
-		switch b.name {
+func cronFieldError(f cron.FieldError) string {
+	b := f.Field
+	switch f.Value {
+	case cron.ValueMissing, cron.ValueNotNum:
+		allowed := fmt.Sprintf("a number from %d to %d", b.Min, b.Max)
+		switch b.Name {
 		case "month":
 			allowed += " or jan-dec"
 		case "day of week":
 			allowed += " or sun-sat"
 		}
-		if s == "" {
-			return 0, fmt.Errorf("%s: %q is missing a value (want %s)", b.name, item, allowed)
+		if f.Value == cron.ValueMissing {
+			return fmt.Sprintf("%s: %q is missing a value (want %s)", b.Name, f.Item, allowed)
 		}
-		return 0, fmt.Errorf("%s: %q is not %s", b.name, s, allowed)
-	}
-	if v < b.min || v > b.max {
+		return fmt.Sprintf("%s: %q is not %s", b.Name, f.Text, allowed)
+	case cron.ValueOutside:
 		hint := ""
-		if b.name == "day of week" && v == 7 {
+		if b.Name == "day of week" && f.Number == 7 {
 			hint = " (Sunday is 0 or sun)"
 		}
-		return 0, fmt.Errorf("%s: %d is outside %d-%d%s", b.name, v, b.min, b.max, hint)
+		return fmt.Sprintf("%s: %d is outside %d-%d%s", b.Name, f.Number, b.Min, b.Max, hint)
 	}
-	return v, nil
+	if f.BadStep {
+		return fmt.Sprintf("%s: step %q in %q is not a positive whole number", b.Name, f.Step, f.Item)
+	}
+	return fmt.Sprintf("%s: range %q runs backwards", b.Name, f.Range)
 }
 
 // Matches reports whether the schedule fires at the minute of t, read in
 // t's location. Always false for @every.
-func (s *CronSchedule) Matches(t time.Time) bool {
-	if s.every > 0 {
-		return false
-	}
-	return s.minute&(1<<uint(t.Minute())) != 0 && s.hour&(1<<uint(t.Hour())) != 0 &&
-		s.month&(1<<uint(t.Month())) != 0 && s.dayMatches(t)
-}
-
-func (s *CronSchedule) dayMatches(t time.Time) bool {
-	dom := s.dom&(1<<uint(t.Day())) != 0
-	dow := s.dow&(1<<uint(t.Weekday())) != 0
-	if s.domStar || s.dowStar {
-		return dom && dow
-	}
-	return dom || dow
-}
+func (s *CronSchedule) Matches(t time.Time) bool { return s.cron.Matches(t) }
 
 // Times lists the simulated times in [0, until] at which the schedule
 // fires, simulated time 0 being the wall time epoch and the schedule read
@@ -217,12 +118,12 @@ func (s *CronSchedule) Times(epoch time.Time, loc *time.Location, until time.Dur
 	}
 	for ; w.Sub(epoch) <= until; w = w.Add(time.Minute) {
 		lt := w.In(loc)
-		if s.hour&(1<<uint(lt.Hour())) == 0 || s.month&(1<<uint(lt.Month())) == 0 || !s.dayMatches(lt) {
+		if !s.cron.HourMatches(lt) {
 			// Nothing fires in the rest of this local hour.
 			w = w.Add(time.Duration(59-lt.Minute()) * time.Minute)
 			continue
 		}
-		if s.minute&(1<<uint(lt.Minute())) == 0 {
+		if !s.cron.Matches(lt) {
 			continue
 		}
 		if len(times) >= limit {

@@ -13,8 +13,8 @@ import (
 
 // Defaults of the modelled flags, as the Cluster Autoscaler 1.3x documents
 // them (cluster-autoscaler/FAQ.md "What are the parameters to CA?", the
-// table generated from config/flags/flags.go) and MODEL.md "Cluster
-// Autoscaler on AWS".
+// table generated from config/flags/flags.go); docs/models.md "Cluster
+// Autoscaler" lists them under "Defaults and sources".
 const (
 	DefaultScanInterval                     = 10 * time.Second // --scan-interval
 	MinScanInterval                         = time.Second      // the shortest --scan-interval accepted

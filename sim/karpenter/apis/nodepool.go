@@ -9,7 +9,7 @@ import (
 )
 
 // Defaults of a karpenter.sh/v1 NodePool (KC pkg/apis/v1/nodepool.go,
-// MODEL.md "Karpenter (v1 API)").
+// docs/models.md "Karpenter", its "Defaults and sources").
 const (
 	// DefaultExpireAfter is spec.template.spec.expireAfter's default.
 	DefaultExpireAfter = 720 * time.Hour

@@ -17,7 +17,8 @@ import (
 // validation delay, queue retry), KA pkg/cache (unavailable offerings TTL),
 // KA pkg/operator/options (INTERRUPTION_QUEUE, VM_MEMORY_OVERHEAD_PERCENT),
 // KC pkg/controllers/provisioning (pod requeue), KA pkg/controllers/pricing
-// (price refresh). MODEL.md "Karpenter (v1 API)" lists them too.
+// (price refresh). docs/models.md "Karpenter" lists them too, under
+// "Defaults and sources".
 const (
 	DefaultBatchIdleDuration       = time.Second
 	DefaultBatchMaxDuration        = 10 * time.Second
