@@ -114,9 +114,9 @@
 //     they import no more than the packages that use them may.
 //     internal/suggest ("did you mean") and internal/duration (durations
 //     with days) serve the input packages, internal/clip (user values cut
-//     short in messages) the input packages and the market's trace reader, internal/fixtures (Karpenter's
-//     and Kubernetes' example documents, Node manifests) serves sim gen
-//     scale and tests, internal/cron (the one cron parser: Karpenter's
+//     short in messages) the input packages and the market's trace
+//     reader, internal/fixtures (Karpenter's and Kubernetes' example
+//     documents, Node manifests) serves sim gen scale and tests, internal/cron (the one cron parser: Karpenter's
 //     budget schedules and CronJob schedules, each caller's syntax an
 //     option) serves karpenter/apis and workload; they import
 //     nothing of ours;
@@ -124,8 +124,9 @@
 //     internal/testscript (data-driven test files with -update),
 //     internal/simscript (its commands over a real simulation),
 //     kubeexport (kubectl exports made of the real API types),
-//     internal/scengen (seeded whole scenarios and kubectl exports) and
-//     internal/props (what must hold of every run, checked on its
+//     internal/choose (a model-based test's choices: seeded or a
+//     fuzzer's bytes), internal/scengen (seeded whole scenarios and
+//     kubectl exports) and internal/props (what must hold of every run, checked on its
 //     timeline) are imported by tests only.
 //
 // tiers_test.go checks the import rules on every non-test file.

@@ -12,34 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/internal/choose"
 )
 
-// chooser is where a model-based run takes its choices from: a seeded
-// generator in the sweep, the fuzzer's bytes in the fuzz target.
-type chooser interface {
-	// IntN returns a choice in [0, n); ok is false when the source is
-	// exhausted (the run ends).
-	IntN(n int) (v int, ok bool)
-}
-
-type rngChooser struct{ r *rand.Rand }
-
-func (c rngChooser) IntN(n int) (int, bool) { return c.r.IntN(n), true }
-
-// byteChooser reads one byte per choice.
-type byteChooser struct {
-	data []byte
-	pos  int
-}
-
-func (c *byteChooser) IntN(n int) (int, bool) {
-	if c.pos >= len(c.data) {
-		return 0, false
-	}
-	b := c.data[c.pos]
-	c.pos++
-	return int(b) % n, true
-}
+// chooser is where a model-based run takes its choices from (a seeded
+// generator in the sweep, the fuzzer's bytes in the fuzz target).
+type chooser = choose.Source
 
 // manualClock is a clock the run moves by hand.
 type manualClock struct{ t engine.Time }
@@ -251,7 +229,7 @@ func TestClusterIndexesModel(t *testing.T) {
 		seeds, steps = uint64(*clusterSweep), 5000
 	}
 	for seed := range seeds {
-		m := runClusterModel(t, rngChooser{rand.New(rand.NewPCG(seed, 29))}, steps)
+		m := runClusterModel(t, choose.Seeded(rand.New(rand.NewPCG(seed, 29))), steps)
 		c := m.c
 		for i := range c.Pods {
 			kinds[c.Pods[i].Phase.String()]++
@@ -277,7 +255,7 @@ func TestClusterIndexesModel(t *testing.T) {
 // same nodes, pods and volumes with and without a check after each step.
 func TestClusterCheckHasNoSideEffects(t *testing.T) {
 	run := func(checked bool) string {
-		m := newClusterModel(rngChooser{rand.New(rand.NewPCG(3, 59))})
+		m := newClusterModel(choose.Seeded(rand.New(rand.NewPCG(3, 59))))
 		for range 1500 {
 			m.step()
 			if checked {
@@ -321,7 +299,7 @@ func FuzzClusterIndexes(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		runClusterModel(t, &byteChooser{data: data}, 2000)
+		runClusterModel(t, choose.Bytes(data), 2000)
 	})
 }
 
@@ -426,7 +404,7 @@ func TestClusterCheckCatchesCorruption(t *testing.T) {
 			// A populated cluster: the first seed whose run leaves
 			// something to corrupt.
 			for seed := range uint64(20) {
-				m := runClusterModel(t, rngChooser{rand.New(rand.NewPCG(seed, 37))}, 400)
+				m := runClusterModel(t, choose.Seeded(rand.New(rand.NewPCG(seed, 37))), 400)
 				if !tc.corrupt(m.c) {
 					continue
 				}

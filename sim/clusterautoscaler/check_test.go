@@ -14,34 +14,12 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/choose"
 )
 
-// chooser is where a model-based run takes its choices from: a seeded
-// generator in the sweep, the fuzzer's bytes in the fuzz target.
-type chooser interface {
-	// IntN returns a choice in [0, n); ok is false when the source is
-	// exhausted (the run ends).
-	IntN(n int) (v int, ok bool)
-}
-
-type rngChooser struct{ r *rand.Rand }
-
-func (c rngChooser) IntN(n int) (int, bool) { return c.r.IntN(n), true }
-
-// byteChooser reads one byte per choice.
-type byteChooser struct {
-	data []byte
-	pos  int
-}
-
-func (c *byteChooser) IntN(n int) (int, bool) {
-	if c.pos >= len(c.data) {
-		return 0, false
-	}
-	b := c.data[c.pos]
-	c.pos++
-	return int(b) % n, true
-}
+// chooser is where a model-based run takes its choices from (a seeded
+// generator in the sweep, the fuzzer's bytes in the fuzz target).
+type chooser = choose.Source
 
 // caModel drives the real Cluster Autoscaler, with a kubelet and the
 // eviction API but no scheduler (the model binds pods and marks them
@@ -311,7 +289,7 @@ func TestCAIndexesModel(t *testing.T) {
 		seeds, steps = uint64(*caSweep), 1000
 	}
 	for seed := range seeds {
-		m := runCAModel(t, rngChooser{rand.New(rand.NewPCG(seed, 41))}, steps)
+		m := runCAModel(t, choose.Seeded(rand.New(rand.NewPCG(seed, 41))), steps)
 		st := m.h.ca.Stats()
 		added += st.NodesAdded
 		removed += st.NodesRemoved
@@ -329,7 +307,7 @@ func TestCAIndexesModel(t *testing.T) {
 // decisions, stats and cluster with and without a check after each step.
 func TestCACheckHasNoSideEffects(t *testing.T) {
 	run := func(checked bool) (Stats, []string) {
-		m := newCAModel(t, rngChooser{rand.New(rand.NewPCG(5, 53))})
+		m := newCAModel(t, choose.Seeded(rand.New(rand.NewPCG(5, 53))))
 		for range 300 {
 			m.step()
 			if checked {
@@ -365,7 +343,7 @@ func FuzzCAIndexes(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		runCAModel(t, &byteChooser{data: data}, 400)
+		runCAModel(t, choose.Bytes(data), 400)
 	})
 }
 
@@ -546,7 +524,7 @@ func TestCACheckCatchesCorruption(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(8) {
-				m := newCAModel(t, rngChooser{rand.New(rand.NewPCG(seed, 47))})
+				m := newCAModel(t, choose.Seeded(rand.New(rand.NewPCG(seed, 47))))
 				for step := range 400 {
 					if !m.step() {
 						break
