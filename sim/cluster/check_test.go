@@ -291,12 +291,7 @@ func TestClusterCheckHasNoSideEffects(t *testing.T) {
 // FuzzClusterIndexes: the model's changes from the fuzzer's bytes.
 func FuzzClusterIndexes(f *testing.F) {
 	for seed := range uint64(4) {
-		r := rand.New(rand.NewPCG(seed, 31))
-		b := make([]byte, 600)
-		for i := range b {
-			b[i] = byte(r.IntN(256))
-		}
-		f.Add(b)
+		f.Add(choose.RandomBytes(seed, 31, 600))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		runClusterModel(t, choose.Bytes(data), 2000)

@@ -335,12 +335,7 @@ func TestCACheckHasNoSideEffects(t *testing.T) {
 // FuzzCAIndexes: the model's changes from the fuzzer's bytes.
 func FuzzCAIndexes(f *testing.F) {
 	for seed := range uint64(3) {
-		r := rand.New(rand.NewPCG(seed, 43))
-		b := make([]byte, 300)
-		for i := range b {
-			b[i] = byte(r.IntN(256))
-		}
-		f.Add(b)
+		f.Add(choose.RandomBytes(seed, 43, 300))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		runCAModel(t, choose.Bytes(data), 400)

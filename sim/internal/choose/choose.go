@@ -36,3 +36,14 @@ func (c *bytesSource) IntN(n int) (int, bool) {
 	c.pos++
 	return int(b) % n, true
 }
+
+// RandomBytes is n seeded random bytes: a fuzz target's seed corpus for a
+// Bytes source.
+func RandomBytes(seed, stream uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, stream))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.IntN(256))
+	}
+	return b
+}
