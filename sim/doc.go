@@ -85,6 +85,12 @@
 //   - lint: sim lint, the static check of a loaded scenario; it asks the
 //     models themselves (the scheduler's filters, Karpenter's solver, the
 //     Cluster Autoscaler's scale-up check) instead of running time.
+//   - explain: sim explain, one pod's story from a run: its timeline, the
+//     nodes launched for it and what became of them, and why none came,
+//     asking each component (Karpenter's and the Cluster Autoscaler's
+//     reasons, lint's capacity matrix) through one small function each;
+//     it returns the story as a value and renders it to an io.Writer, for
+//     the command line and a web page alike.
 //   - cmd/sim (outside sim): flags, configuration, output files, exit codes.
 //
 // # Rules

@@ -23,7 +23,7 @@ var tiers = map[string]string{
 	"manifest": "input", "scenario": "input", "karpenter/apis": "input",
 	"clusterautoscaler/config": "input", "scalegen": "input", "importer": "input",
 	"report": "output", "trace": "output", "statedump": "output",
-	"simulation": "driver", "experiment": "driver", "lint": "driver", "sweep": "driver",
+	"simulation": "driver", "experiment": "driver", "lint": "driver", "sweep": "driver", "explain": "driver",
 	"internal/suggest": "helper", "internal/duration": "helper", "internal/clip": "helper", "internal/choose": "test", "internal/fixtures": "helper",
 	"internal/cron": "helper", "cloud/cloudtest": "test", "internal/testscript": "test", "internal/simscript": "test",
 	"kubeexport": "test", "internal/props": "test", "internal/scengen": "test",

@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"fmt"
@@ -44,9 +44,9 @@ func joinNote(sc *scenario.Scenario, n *cluster.Node, entries []trace.Entry) str
 	}
 	// A node removed while joining for another reason (a spot reclaim)
 	// before the timeout is not a join story.
-	timeout := sc.KarpenterSettings.RegistrationTimeout
+	timeout := karpenterJoinTimeout(sc)
 	if n.Owner == cluster.OwnedByClusterAutoscaler {
-		timeout = sc.CASettings.MaxNodeProvisionTime
+		timeout = caJoinTimeout(sc)
 	}
 	if (n.Deleted - n.Launched) < timeout {
 		if never {
@@ -56,11 +56,9 @@ func joinNote(sc *scenario.Scenario, n *cluster.Node, entries []trace.Entry) str
 	}
 	switch n.Owner {
 	case cluster.OwnedByKarpenter:
-		return fmt.Sprintf("%s, and Karpenter deleted its NodeClaim at %s, after the %s registration timeout, and provisioned again",
-			why, fmtTime(n.Deleted.Seconds()), fmtTime(sc.KarpenterSettings.RegistrationTimeout.Seconds()))
+		return karpenterGaveUp(sc, n, why)
 	case cluster.OwnedByClusterAutoscaler:
-		return fmt.Sprintf("%s, and the Cluster Autoscaler removed it at %s as unregistered for longer than --max-node-provision-time (%s; a scale-up still waiting for it timed out then and backed node group %s off)",
-			why, fmtTime(n.Deleted.Seconds()), fmtTime(sc.CASettings.MaxNodeProvisionTime.Seconds()), n.OwnerName)
+		return caGaveUp(sc, n, why)
 	}
 	return fmt.Sprintf("%s, and was removed at %s", why, fmtTime(n.Deleted.Seconds()))
 }
@@ -68,7 +66,7 @@ func joinNote(sc *scenario.Scenario, n *cluster.Node, entries []trace.Entry) str
 // keptNote says why an unregistered node of the Cluster Autoscaler stayed.
 func keptNote(n *cluster.Node) string {
 	if n.Owner == cluster.OwnedByClusterAutoscaler {
-		return " (the Cluster Autoscaler does not remove unregistered nodes below a node group's minimum size)"
+		return caKeptUnregistered()
 	}
 	return ""
 }

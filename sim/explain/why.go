@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/lint"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/trace"
 )
@@ -47,13 +46,9 @@ func whyNothingCame(b *strings.Builder, sc *scenario.Scenario, story, all []trac
 	}
 	// The static part: every capacity source against the workload's pod
 	// template.
-	res := lint.Check(sc)
 	workload := story[0].Workload
 	fmt.Fprintf(b, "\nWhy no node came:\n  What each capacity source can do for %s (as sim lint sees it):\n", workload)
-	for _, p := range res.Placements {
-		if p.Workload != workload {
-			continue
-		}
+	for _, p := range capacityFor(sc, workload) {
 		variant := ""
 		if p.Variant != "" {
 			variant = " (" + p.Variant + ")"
@@ -190,7 +185,7 @@ func whyVolumes(b *strings.Builder, sc *scenario.Scenario, story []trace.Entry) 
 		zone = z
 	}
 	fmt.Fprintf(b, "  What each capacity source can do for it in %s (as sim lint sees it):\n", zone)
-	for _, c := range lint.ZoneCells(sc, story[0].Workload, zone) {
+	for _, c := range capacityInZone(sc, story[0].Workload, zone) {
 		var line string
 		switch {
 		case c.Provisions:

@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ func endPhases(cl *cluster.Cluster, ws []workload.Spec) map[string]string {
 			state = "Terminating"
 		case p.Phase == cluster.Running && p.Workload >= 0 && int(p.Workload) < len(ws):
 			w := &ws[p.Workload]
-			if w.Kind != workload.StatefulSet || !w.OrderedReady {
+			if !orderedReady(w) {
 				break
 			}
 			if up := cl.Now() - p.Started; up < w.ReadyAfter {
@@ -64,7 +64,7 @@ func whyNotRecreated(b *strings.Builder, sc *scenario.Scenario, found []trace.En
 			w = &sc.Workloads[i]
 		}
 	}
-	if w == nil || w.Kind != workload.StatefulSet || !w.OrderedReady {
+	if w == nil || !orderedReady(w) {
 		return
 	}
 	ns, name, _ := strings.Cut(last.Pod, "/")

@@ -1,0 +1,113 @@
+package explain
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/scenarios"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/trace"
+)
+
+func load(t *testing.T, name string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenarios.Load(name)
+	require.NoError(t, err)
+	return sc
+}
+
+// The story is a value: its fields are what Write renders, and Write
+// writes String.
+func TestPodStory(t *testing.T) {
+	sc := load(t, "static-burst")
+	s, err := Pod(sc, Options{}, "render-12")
+	require.NoError(t, err)
+	require.Equal(t, "batch/render-12", s.Pod)
+	require.Equal(t, "Job/batch/render", s.Workload)
+	require.Equal(t, sc.Seed, s.Seed)
+	require.Equal(t, "podCreated", s.Timeline[0].Kind)
+	require.Equal(t, "created", s.Timeline[0].Text)
+	require.Empty(t, s.ProvisionedFor)
+	var b strings.Builder
+	require.NoError(t, s.Write(&b))
+	require.Equal(t, s.String(), b.String())
+	require.True(t, strings.HasPrefix(b.String(), "Pod batch/render-12 (Job/batch/render), scenario static-burst, seed 1\n\n"), b.String())
+	require.Contains(t, b.String(), "\nNo autoscaler launched a node for it.\n")
+
+	seed := uint64(7)
+	s, err = Pod(sc, Options{Seed: &seed}, "batch/render-12")
+	require.NoError(t, err)
+	require.Equal(t, seed, s.Seed)
+}
+
+func TestPodErrors(t *testing.T) {
+	sc := load(t, "static-burst")
+	_, err := Pod(sc, Options{}, "nope")
+	require.ErrorContains(t, err, `no pod "nope" in this run (seed 1); pods are named like `)
+	_, err = Pod(sc, Options{}, "")
+	require.Error(t, err)
+}
+
+// A run stopped before its end tells no story. (The run looks at its
+// context every so many events: static-burst may end before the first
+// look, web-steady, some 29,000 events, does not.)
+func TestPodStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Pod(load(t, "web-steady"), Options{Context: ctx}, "web-1")
+	require.ErrorIs(t, err, ErrStopped)
+}
+
+func TestFmtTime(t *testing.T) {
+	for s, want := range map[float64]string{0: "0.0s", 12.54: "12.5s", 60: "1m00s", 187: "3m07s", 3723: "1h02m03s"} {
+		require.Equal(t, want, fmtTime(s), "%v", s)
+	}
+}
+
+// joinNote asks the autoscaler that owns a node how long it waits for a
+// join and what it does then.
+func TestJoinNote(t *testing.T) {
+	sc := &scenario.Scenario{}
+	sc.KarpenterSettings.RegistrationTimeout = 15 * time.Minute
+	sc.CASettings.MaxNodeProvisionTime = 10 * time.Minute
+	never := []trace.Entry{{Kind: "nodeLaunched", Node: "n", Message: trace.NeverJoins}}
+	for _, c := range []struct {
+		name    string
+		node    cluster.Node
+		entries []trace.Entry
+		want    string
+	}{
+		{"joined", cluster.Node{Name: "n", State: cluster.NodeReady, Launched: time.Second, Ready: time.Minute}, nil, ""},
+		{"slow", cluster.Node{Name: "n", State: cluster.NodeReady, Launched: time.Second, Ready: 7 * time.Minute}, nil,
+			"; it joined only 6m59s later (a slow bootstrap)"},
+		{"karpenter", cluster.Node{Name: "n", Owner: cluster.OwnedByKarpenter, State: cluster.NodeGone, Launched: time.Second, Deleted: 15*time.Minute + time.Second}, never,
+			"; it never joined the cluster (its bootstrap failed: the kubelet never registered), and Karpenter deleted its NodeClaim at 15m01s, after the 15m00s registration timeout, and provisioned again"},
+		{"ca", cluster.Node{Name: "n", Owner: cluster.OwnedByClusterAutoscaler, OwnerName: "ng", State: cluster.NodeGone, Launched: time.Second, Deleted: 11 * time.Minute}, never,
+			"; it never joined the cluster (its bootstrap failed: the kubelet never registered), and the Cluster Autoscaler removed it at 11m00s as unregistered for longer than --max-node-provision-time (10m00s; a scale-up still waiting for it timed out then and backed node group ng off)"},
+		{"ca kept", cluster.Node{Name: "n", Owner: cluster.OwnedByClusterAutoscaler, State: cluster.NodeLaunching, Launched: time.Second}, never,
+			"; it never joined the cluster (its bootstrap failed: the kubelet never registered) and was still unregistered at the end (the Cluster Autoscaler does not remove unregistered nodes below a node group's minimum size)"},
+		{"reclaimed early", cluster.Node{Name: "n", Owner: cluster.OwnedByKarpenter, State: cluster.NodeGone, Launched: time.Second, Deleted: time.Minute}, never,
+			"; it never joined the cluster (its bootstrap failed: the kubelet never registered), and was removed at 1m00s"},
+	} {
+		require.Equal(t, c.want, joinNote(sc, &c.node, c.entries), c.name)
+	}
+}
+
+// spotCause tells a drain ahead of a reclaim from a reclaim that took the
+// pod.
+func TestSpotCause(t *testing.T) {
+	notice := trace.Entry{T: 60, Kind: "interruptionNotice", Node: "n"}
+	reclaim := trace.Entry{T: 180, Kind: "instanceReclaimed", Node: "n"}
+	require.Equal(t, " (a drain ahead of the reclaim: n got a spot interruption notice at 1m00s)",
+		spotCause([]trace.Entry{notice}, trace.Entry{T: 90, Node: "n", Cause: "evicted"}))
+	require.Equal(t, " (its spot instance was reclaimed with the pod still on it; the spot interruption notice came at 1m00s and nothing drained the node)",
+		spotCause([]trace.Entry{notice, reclaim}, trace.Entry{T: 180, Node: "n", Cause: "nodeGone"}))
+	require.Equal(t, " (its spot instance was reclaimed with the pod still on it)",
+		spotCause([]trace.Entry{reclaim}, trace.Entry{T: 180, Node: "n", Cause: "nodeGone"}))
+	require.Equal(t, "", spotCause([]trace.Entry{notice}, trace.Entry{T: 90, Cause: "evicted"}))
+}
