@@ -351,22 +351,14 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 		if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
 			k.nodes.antiBound++
 		}
-		if !k.startStatePod(c.Node, c.Pod) {
-			k.podEvent(c.Node, c.Pod)
-		} else {
-			k.base.nodeDirty(c.Node)
-			if kn := k.nodes.get(c.Node); kn != nil {
-				kn.scanValid = false
-			}
-			k.dis.stateChanged()
-		}
+		k.podEvent(c.Node, c.Pod, !k.startStatePod(c.Node, c.Pod))
 	case cluster.PodDeleted, cluster.PodFinished:
 		delete(k.prov.pending, c.Pod)
 		if c.Node != cluster.NoNode {
 			if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
 				k.nodes.antiBound--
 			}
-			k.podEvent(c.Node, c.Pod)
+			k.podEvent(c.Node, c.Pod, true)
 		}
 	case cluster.PodTerminating:
 		if kn := k.nodes.get(c.Node); kn != nil {
@@ -411,12 +403,13 @@ func (k *Karpenter) startStatePod(node cluster.NodeID, pod cluster.PodID) bool {
 
 // podEvent follows a pod bound to a node, gone terminal or deleted: the
 // node's snapshot and pod scan are stale, a drain may go on, and the
-// NodeClaim's last pod event is recorded (notePodEvent).
-func (k *Karpenter) podEvent(node cluster.NodeID, pod cluster.PodID) {
+// NodeClaim's last pod event is recorded (notePodEvent) unless record is
+// false (a bind of the imported start state: startStatePod).
+func (k *Karpenter) podEvent(node cluster.NodeID, pod cluster.PodID, record bool) {
 	k.base.nodeDirty(node)
 	if kn := k.nodes.get(node); kn != nil {
 		kn.scanValid = false
-		if countsAsPodEvent(&k.cl.Pods[pod]) {
+		if record && countsAsPodEvent(&k.cl.Pods[pod]) {
 			kn.notePodEvent(k.eng.Now())
 		}
 		if kn.deleting {
