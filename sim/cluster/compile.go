@@ -8,9 +8,32 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clustersim/clustersim/sim/internal/duration"
 )
+
+// MirrorAnnotation is the annotation the API server gives a static pod's
+// mirror (its value: a hash of the kubelet's file).
+const MirrorAnnotation = "kubernetes.io/config.mirror"
+
+// IsMirrorPod reports whether a pod is a static pod's mirror: owned by its
+// Node (KC pod.IsOwnedByNode), as kubectl shows kube-system's static pods
+// today, or annotated MirrorAnnotation only, as mirror pods of clusters
+// before owner references were set on them are (Spec.Mirror). Upstream
+// Karpenter reads the owner, the Cluster Autoscaler the annotation
+// (drain.IsMirrorPod); current clusters set both.
+func IsMirrorPod(m metav1.ObjectMeta) bool {
+	if _, ok := m.Annotations[MirrorAnnotation]; ok {
+		return true
+	}
+	for _, r := range m.OwnerReferences {
+		if r.Kind == "Node" && (r.APIVersion == "v1" || r.APIVersion == "") {
+			return true
+		}
+	}
+	return false
+}
 
 // FieldError is a compile error at a field path relative to the object
 // compiled (for a pod template: relative to its spec). The scenario loader

@@ -33,9 +33,6 @@ var podAnnotations = []string{
 	"controller.kubernetes.io/pod-deletion-cost",
 }
 
-// mirrorAnnotation marks a static pod's mirror (owned by its Node).
-const mirrorAnnotation = "kubernetes.io/config.mirror"
-
 // lastPodEventAnnotation is scenario.LastPodEventAnnotation (the importer
 // does not import the loader).
 const lastPodEventAnnotation = "clustersim.dev/last-pod-event-time"

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
 	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/internal/duration"
 	"github.com/clustersim/clustersim/sim/manifest"
@@ -556,14 +557,14 @@ func (im *Importer) pod(w where, it *item) error {
 	spec.NodeName = im.nodeName(node)
 	out := corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: im.meta(p.ObjectMeta, true), Spec: spec}
-	if owner := controllerOf(p.OwnerReferences); owner != nil && owner.Kind == "Node" {
+	if cluster.IsMirrorPod(p.ObjectMeta) {
 		// A static pod: the scenario marks it by the annotation the API
 		// server gives mirror pods (its value, a hash of the kubelet's
 		// file, is not kept), so that no autoscaler moves or drains it.
 		if out.Annotations == nil {
 			out.Annotations = map[string]string{}
 		}
-		out.Annotations[mirrorAnnotation] = "static"
+		out.Annotations[cluster.MirrorAnnotation] = "static"
 	}
 	m, err := toMap(out)
 	if err != nil {

@@ -675,7 +675,7 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 			sel, _ := cluster.CompileLabelSelector(l.out.Syms, o.selector) // checked in decodeWorkload
 			spec.OwnerSelector = &sel
 		}
-		if o.kind == workload.BarePod && ownedByNode(o.template.ObjectMeta) {
+		if o.kind == workload.BarePod && cluster.IsMirrorPod(o.template.ObjectMeta) {
 			if spec.NodeName == "" {
 				l.fail(o.doc.Errorf("metadata.ownerReferences", "give spec.nodeName, the node whose kubelet runs it, or remove the Node owner", "a pod owned by a Node is a static pod and runs on that node only"))
 				continue
@@ -720,21 +720,6 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 		l.fail(l.scenarioDoc.Errorf("spec.workloads", "lower arrival rates, replicas or the duration, or split the scenario",
 			"this scenario would create about %d pods, more than the %d a run may hold", estimate, MaxPods))
 	}
-}
-
-// ownedByNode reports whether a pod is a static pod's mirror: owned by
-// its Node (KC pod.IsOwnedByNode), as kubectl shows kube-system's static
-// pods, or annotated kubernetes.io/config.mirror.
-func ownedByNode(m metav1.ObjectMeta) bool {
-	if _, ok := m.Annotations["kubernetes.io/config.mirror"]; ok {
-		return true
-	}
-	for _, r := range m.OwnerReferences {
-		if r.Kind == "Node" && (r.APIVersion == "v1" || r.APIVersion == "") {
-			return true
-		}
-	}
-	return false
 }
 
 // compileTemplate compiles a pod spec of a workload object, reporting

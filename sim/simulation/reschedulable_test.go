@@ -187,3 +187,26 @@ func TestMirrorPodNeedsItsNode(t *testing.T) {
 	require.ErrorContains(t, err, "metadata.ownerReferences")
 	require.ErrorContains(t, err, "give spec.nodeName")
 }
+
+// A public Karpenter test log (EKS 1.31, t3a.medium, consolidateAfter
+// 10s; its scenario 3) shows podevents' 10 s dedupe: node-d-app deleted
+// at 20:18:04 set lastPodEventTime to 20:18:05, and node-a-app deleted 6 s
+// later left it there. The same timeline here: the node is empty at 126 s
+// but consolidatable from 120 s + 10 s, so Karpenter's 10 s disruption
+// poll removes it at 145 s; counting the second deletion (no dedupe) would
+// wait until 136 s and remove it at 155 s. (The log's custom
+// consolidationGracePeriod is not upstream's and is left out.)
+func TestPodEventDedupeAsObserved(t *testing.T) {
+	sc, err := scenario.LoadFile("testdata/podevent-dedupe.yaml")
+	require.NoError(t, err)
+	s, err := Start(sc, Options{Check: true})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(sc.Duration))
+	cl := s.Cluster()
+	require.Len(t, cl.Nodes, 1)
+	n := &cl.Nodes[0]
+	require.Equal(t, "t3a.medium", n.InstanceType, "the log's instance type")
+	require.Equal(t, cluster.NodeGone, n.State)
+	require.InDelta(t, 145.0, n.Deleted.Seconds(), 0.1)
+	require.Equal(t, int64(1), s.kp.Stats().Disruptions.Empty)
+}
