@@ -149,7 +149,7 @@ func launchedByCA(cl *cluster.Cluster, prefix string) bool {
 			continue
 		}
 		for _, n := range cl.LaunchedFor(cluster.PodID(i)) {
-			if cl.Nodes[n].Owner == cluster.OwnedByClusterAutoscaler {
+			if cl.Nodes[n].Owner == cluster.RegisterOwner("cluster-autoscaler") {
 				return true
 			}
 		}

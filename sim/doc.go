@@ -1,5 +1,5 @@
 // Package sim holds the simulator's packages; it has no code of its own.
-// This comment is the map: the packages fall into six tiers, and the rules
+// This comment is the map: the packages fall into seven tiers, and the rules
 // at the end say which tier may import which.
 //
 // # Core
@@ -22,6 +22,20 @@
 //   - cloud: value types between the autoscalers and EC2 (offerings, launch
 //     requests and answers, instance IDs, spot signals).
 //   - invariants: the checks --check runs on the state after every event.
+//
+// # Contract
+//
+// How a model takes part in a run, without the house naming it.
+//
+//   - component: the component contract (as kube-scheduler's plugin
+//     registry, one level up): a name, the document kinds it reads (API
+//     group and kind), a Scenario settings field, a compile step that
+//     turns its documents into a typed configuration and coded warnings,
+//     a build step; optional interfaces for claiming other documents,
+//     overrides across kinds, the cluster's location, adopting start
+//     nodes, report sections, explain. component/builtin registers the
+//     in-tree components (cmd/sim and tests import it); simulation's
+//     parts list orders their building by name.
 //
 // # Models
 //
@@ -97,17 +111,23 @@
 //
 //   - The core imports only the standard library; the engine knows no model.
 //   - The state imports the core only.
+//   - The contract imports the core, the state and manifest (a
+//     component's compile step reads documents).
 //   - Models meet only in the cluster state, as they do in a real cluster:
 //     Karpenter and the Cluster Autoscaler see the same pending pods and the
 //     same nodes. A model never imports another model; it imports the core,
-//     the state and the compiled form of its own input (karpenter/apis,
+//     the state, the contract (its component: compile and build) and the
+//     compiled form of its own input (karpenter/apis,
 //     clusterautoscaler/config). The cloud interface belongs to the
 //     autoscalers that call it, in the vocabulary of cloud; spotmarket
 //     satisfies it and tests fake it.
 //   - Only the engine owns time. No model reads the wall clock, starts a
 //     goroutine, reads the environment, prints or touches a file.
-//   - Input packages import the core, the state and one another; scenario
-//     also imports the models whose configuration it builds.
+//   - Input packages import the core, the state, the contract and one
+//     another; scenario also imports the models whose configuration it
+//     builds (the scheduler, the market, the workloads, the kubelet), and
+//     hands every component's documents to the component registered for
+//     them, never naming one.
 //   - Output packages import the core and the state, never a model; what
 //     they render goes to an io.Writer they are given.
 //   - I/O stays at the edges: users' files are read by manifest and

@@ -17,6 +17,7 @@ const module = "github.com/clustersim/clustersim/"
 // missing here fails the test, so a new package must be placed.
 var tiers = map[string]string{
 	"engine": "core", "dist": "core",
+	"component": "contract", "component/builtin": "driver", "component/componenttest": "test",
 	"cluster": "state", "catalog": "state", "cloud": "state", "invariants": "state",
 	"scheduler": "model", "karpenter": "model", "clusterautoscaler": "model", "spotmarket": "model",
 	"workload": "model", "kubelet": "model", "taintmanager": "model", "eviction": "model",
@@ -32,22 +33,24 @@ var tiers = map[string]string{
 // allowed says which tiers a tier's non-test files may import, besides
 // the exceptions in allowedPackage.
 var allowed = map[string][]string{
-	"core":   {},
-	"state":  {"core", "state", "helper"},
-	"model":  {"core", "state", "helper"},
-	"input":  {"core", "state", "input", "helper"},
-	"output": {"core", "state"},
-	"driver": {"core", "state", "model", "input", "output", "driver", "helper"},
-	"helper": {},
-	"test":   {"core", "state", "model", "input", "output", "driver", "helper", "test"},
+	"core":     {},
+	"state":    {"core", "state", "helper"},
+	"contract": {"core", "state", "helper"},
+	"model":    {"core", "state", "contract", "helper"},
+	"input":    {"core", "state", "contract", "input", "helper"},
+	"output":   {"core", "state"},
+	"driver":   {"core", "state", "contract", "model", "input", "output", "driver", "helper"},
+	"helper":   {},
+	"test":     {"core", "state", "contract", "model", "input", "output", "driver", "helper", "test"},
 }
 
 // allowedPackage lists the imports across the tier rules that the package
 // doc names: a model reads the compiled form of its own input, and the
 // scenario compiler builds the models' configuration.
 var allowedPackage = map[string][]string{
-	"karpenter":         {"karpenter/apis"},
-	"clusterautoscaler": {"clusterautoscaler/config"},
+	"karpenter":         {"karpenter/apis", "manifest"},
+	"clusterautoscaler": {"clusterautoscaler/config", "manifest"},
+	"component":         {"manifest"},
 	"scenario":          {"kubelet", "scheduler", "spotmarket", "workload"},
 }
 

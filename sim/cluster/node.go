@@ -1,6 +1,13 @@
 package cluster
 
-import "github.com/clustersim/clustersim/sim/engine"
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/clustersim/clustersim/sim/engine"
+)
 
 // NodeID indexes Cluster.Nodes. IDs are never reused within a run.
 type NodeID int32
@@ -51,20 +58,54 @@ func ParseCapacityType(s string) (CapacityType, bool) {
 	return OnDemand, false
 }
 
-// OwnerKind says which controller made a node.
+// OwnerKind says which controller made a node: OwnedByStatic, or a
+// component registered by name (RegisterOwner; sim/component registers
+// every component it is given). The numbers follow registration order.
 type OwnerKind uint8
 
-// Node owners. Karpenter and the Cluster Autoscaler only ever touch nodes
-// they own.
-const (
-	OwnedByStatic OwnerKind = iota // a static pool or a Node manifest
-	OwnedByKarpenter
-	OwnedByClusterAutoscaler
+// OwnedByStatic is a static pool's node or a Node manifest's. An
+// autoscaler only ever touches nodes it owns.
+const OwnedByStatic OwnerKind = 0
+
+// owners holds the registered names by OwnerKind; a new name replaces
+// the slice (copy on write), so reading needs no lock.
+var (
+	ownersMu sync.Mutex
+	owners   atomic.Pointer[[]string]
 )
 
-var ownerNames = [...]string{"static", "karpenter", "cluster-autoscaler"}
+func init() { owners.Store(&[]string{"static"}) }
 
-func (o OwnerKind) String() string { return ownerNames[o] }
+// RegisterOwner returns the owner called name, registering it on first
+// use. Components register when their package is initialised, before any
+// run, so the numbers are fixed for the process.
+func RegisterOwner(name string) OwnerKind {
+	ownersMu.Lock()
+	defer ownersMu.Unlock()
+	if o, ok := OwnerNamed(name); ok {
+		return o
+	}
+	names := *owners.Load()
+	if len(names) > 255 {
+		panic("cluster: more than 255 node owners")
+	}
+	next := append(slices.Clip(names), name)
+	owners.Store(&next)
+	return OwnerKind(len(next) - 1)
+}
+
+// OwnerNamed returns the registered owner called name.
+func OwnerNamed(name string) (OwnerKind, bool) {
+	i := slices.Index(*owners.Load(), name)
+	return OwnerKind(max(i, 0)), i >= 0
+}
+
+func (o OwnerKind) String() string {
+	if names := *owners.Load(); int(o) < len(names) {
+		return names[o]
+	}
+	return fmt.Sprintf("owner(%d)", o)
+}
 
 // Node is one node object.
 type Node struct {

@@ -32,7 +32,7 @@ func (a *Autoscaler) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Nod
 		return cluster.NoNode, fmt.Errorf("clusterautoscaler: cannot adopt node %s: unknown instance type %q", n.Name, inst.Offering.InstanceType)
 	}
 	n.State = cluster.NodeReady
-	n.Owner, n.Adopted = cluster.OwnedByClusterAutoscaler, true
+	n.Owner, n.Adopted = ownedByCA, true
 	n.Instance = int32(inst.Instance)
 	n.PriceUSDPerHour = inst.PriceUSDPerHour
 	g.target++

@@ -221,7 +221,7 @@ func (a *Autoscaler) nodeFor(g *group, it *catalog.InstanceType, zone string, ct
 		InstanceType: it.Name,
 		Zone:         a.cl.Syms.Intern(zone),
 		CapacityType: ct,
-		Owner:        cluster.OwnedByClusterAutoscaler,
+		Owner:        ownedByCA,
 		OwnerName:    g.cfg.Name,
 	}
 }
@@ -615,7 +615,7 @@ func (a *Autoscaler) noteLaunch(id cluster.NodeID, n *caNode, pods []cluster.Pod
 	race := false
 	for _, p := range pods {
 		for _, other := range a.cl.LaunchedFor(p) {
-			if a.cl.Nodes[other].Owner != cluster.OwnedByClusterAutoscaler {
+			if a.cl.Nodes[other].Owner != ownedByCA {
 				race = true
 			}
 		}

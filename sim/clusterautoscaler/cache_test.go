@@ -78,7 +78,7 @@ func TestIncrementalStateMatchesRecomputation(t *testing.T) {
 			}
 		case r < 92:
 			// Someone else removes a node.
-			if id := cluster.NodeID(rng.IntN(len(h.cl.Nodes))); h.cl.Nodes[id].Owner == cluster.OwnedByClusterAutoscaler {
+			if id := cluster.NodeID(rng.IntN(len(h.cl.Nodes))); h.cl.Nodes[id].Owner == ownedByCA {
 				h.cl.RemoveNode(id)
 			}
 		case r < 96:

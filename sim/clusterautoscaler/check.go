@@ -95,7 +95,7 @@ func (a *Autoscaler) checkGroups() error {
 				return fmt.Errorf("node table: group %s lists %s, whose record is %v", g.cfg.Name, a.nodeName(id), describeRecord(n))
 			}
 			nd := &a.cl.Nodes[id]
-			if nd.Owner != cluster.OwnedByClusterAutoscaler || nd.OwnerName != g.cfg.Name {
+			if nd.Owner != ownedByCA || nd.OwnerName != g.cfg.Name {
 				return fmt.Errorf("group nodes: group %s lists %s, owned by %s %q", g.cfg.Name, a.nodeName(id), nd.Owner, nd.OwnerName)
 			}
 			if !a.goneSeen && nd.State == cluster.NodeGone {

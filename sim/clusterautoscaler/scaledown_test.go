@@ -211,7 +211,7 @@ func TestScaleDownLeavesOtherNodesAlone(t *testing.T) {
 	h := newHarness(t)
 	var alloc cluster.Resources
 	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 2000, 8<<30, 30
-	karp := h.cl.AddNode(cluster.Node{Name: "karpenter-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.OwnedByKarpenter, OwnerName: "default"})
+	karp := h.cl.AddNode(cluster.Node{Name: "karpenter-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.RegisterOwner("karpenter"), OwnerName: "default"})
 	static := h.cl.AddNode(cluster.Node{Name: "core-1", Allocatable: alloc, State: cluster.NodeReady, Owner: cluster.OwnedByStatic, OwnerName: "core"})
 	h.start(h.groups(oneGroup), quickScaleDown, nil)
 	h.at(time.Hour)

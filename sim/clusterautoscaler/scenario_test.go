@@ -113,7 +113,7 @@ func TestRaceNodes(t *testing.T) {
 	pods := h.pods(2, "1", "1Gi")
 	var alloc cluster.Resources
 	alloc[cluster.CPU], alloc[cluster.Memory], alloc[cluster.Pods] = 4000, 16<<30, 50
-	karp := h.cl.AddNode(cluster.Node{Name: "karpenter-1", Allocatable: alloc, State: cluster.NodeLaunching, Owner: cluster.OwnedByKarpenter, OwnerName: "default"})
+	karp := h.cl.AddNode(cluster.Node{Name: "karpenter-1", Allocatable: alloc, State: cluster.NodeLaunching, Owner: cluster.RegisterOwner("karpenter"), OwnerName: "default"})
 	for _, p := range pods {
 		h.cl.NoteLaunchFor(p, karp)
 	}

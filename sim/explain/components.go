@@ -1,10 +1,10 @@
 package explain
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/lint"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/trace"
@@ -22,42 +22,25 @@ import (
 // the pod (a karpenterNoLaunch entry of the trace).
 func karpenterNoLaunch(e trace.Entry) string { return "Karpenter: " + e.Message }
 
-// karpenterJoinTimeout is how long Karpenter waits for a NodeClaim's node
-// to register before it deletes the NodeClaim.
-func karpenterJoinTimeout(sc *scenario.Scenario) time.Duration {
-	return sc.KarpenterSettings.RegistrationTimeout
-}
-
-// karpenterGaveUp tells what Karpenter did with a node that did not join
-// in time (why: what became of the join).
-func karpenterGaveUp(sc *scenario.Scenario, n *cluster.Node, why string) string {
-	return fmt.Sprintf("%s, and Karpenter deleted its NodeClaim at %s, after the %s registration timeout, and provisioned again",
-		why, fmtTime(n.Deleted.Seconds()), fmtTime(karpenterJoinTimeout(sc).Seconds()))
-}
-
 // The Cluster Autoscaler.
 
 // caNoScaleUp tells the Cluster Autoscaler's reason for not scaling up for
 // the pod (a caNoScaleUp entry of the trace).
 func caNoScaleUp(e trace.Entry) string { return "Cluster Autoscaler: " + e.Message }
 
-// caJoinTimeout is --max-node-provision-time: how long the Cluster
-// Autoscaler waits for a node to register before it removes it.
-func caJoinTimeout(sc *scenario.Scenario) time.Duration {
-	return sc.CASettings.MaxNodeProvisionTime
-}
+// Every component.
 
-// caGaveUp tells what the Cluster Autoscaler did with a node that did not
-// join in time.
-func caGaveUp(sc *scenario.Scenario, n *cluster.Node, why string) string {
-	return fmt.Sprintf("%s, and the Cluster Autoscaler removed it at %s as unregistered for longer than --max-node-provision-time (%s; a scale-up still waiting for it timed out then and backed node group %s off)",
-		why, fmtTime(n.Deleted.Seconds()), fmtTime(caJoinTimeout(sc).Seconds()), n.OwnerName)
-}
-
-// caKeptUnregistered says why the Cluster Autoscaler left an unregistered
-// node of its own in place.
-func caKeptUnregistered() string {
-	return " (the Cluster Autoscaler does not remove unregistered nodes below a node group's minimum size)"
+// joinExplainer is the component that owns n, as it explains a node that
+// does not register, and its configuration; nil for a static node.
+func joinExplainer(sc *scenario.Scenario, n *cluster.Node) (component.JoinExplainer, component.Config) {
+	name := n.Owner.String()
+	c, ok := component.Lookup(name)
+	cfg, runs := sc.Components.Get(name)
+	je, is := c.(component.JoinExplainer)
+	if !ok || !runs || !is {
+		return nil, nil
+	}
+	return je, cfg
 }
 
 // The kubelet.

@@ -2,6 +2,9 @@ package explain
 
 import (
 	"context"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler"
+	"github.com/clustersim/clustersim/sim/component"
+	"github.com/clustersim/clustersim/sim/karpenter"
 	"strings"
 	"testing"
 	"time"
@@ -72,9 +75,10 @@ func TestFmtTime(t *testing.T) {
 // joinNote asks the autoscaler that owns a node how long it waits for a
 // join and what it does then.
 func TestJoinNote(t *testing.T) {
-	sc := &scenario.Scenario{}
-	sc.KarpenterSettings.RegistrationTimeout = 15 * time.Minute
-	sc.CASettings.MaxNodeProvisionTime = 10 * time.Minute
+	kp, ca := &karpenter.Config{}, &clusterautoscaler.Config{}
+	kp.Settings.RegistrationTimeout = 15 * time.Minute
+	ca.Settings.MaxNodeProvisionTime = 10 * time.Minute
+	sc := &scenario.Scenario{Components: component.Configs{{Name: karpenter.OwnerName, Config: kp}, {Name: clusterautoscaler.Owner, Config: ca}}}
 	never := []trace.Entry{{Kind: "nodeLaunched", Node: "n", Message: trace.NeverJoins}}
 	for _, c := range []struct {
 		name    string
@@ -85,13 +89,13 @@ func TestJoinNote(t *testing.T) {
 		{"joined", cluster.Node{Name: "n", State: cluster.NodeReady, Launched: time.Second, Ready: time.Minute}, nil, ""},
 		{"slow", cluster.Node{Name: "n", State: cluster.NodeReady, Launched: time.Second, Ready: 7 * time.Minute}, nil,
 			"; it joined only 6m59s later (a slow bootstrap)"},
-		{"karpenter", cluster.Node{Name: "n", Owner: cluster.OwnedByKarpenter, State: cluster.NodeGone, Launched: time.Second, Deleted: 15*time.Minute + time.Second}, never,
+		{"karpenter", cluster.Node{Name: "n", Owner: cluster.RegisterOwner("karpenter"), State: cluster.NodeGone, Launched: time.Second, Deleted: 15*time.Minute + time.Second}, never,
 			"; it never joined the cluster (its bootstrap failed: the kubelet never registered), and Karpenter deleted its NodeClaim at 15m01s, after the 15m00s registration timeout, and provisioned again"},
-		{"ca", cluster.Node{Name: "n", Owner: cluster.OwnedByClusterAutoscaler, OwnerName: "ng", State: cluster.NodeGone, Launched: time.Second, Deleted: 11 * time.Minute}, never,
+		{"ca", cluster.Node{Name: "n", Owner: cluster.RegisterOwner("cluster-autoscaler"), OwnerName: "ng", State: cluster.NodeGone, Launched: time.Second, Deleted: 11 * time.Minute}, never,
 			"; it never joined the cluster (its bootstrap failed: the kubelet never registered), and the Cluster Autoscaler removed it at 11m00s as unregistered for longer than --max-node-provision-time (10m00s; a scale-up still waiting for it timed out then and backed node group ng off)"},
-		{"ca kept", cluster.Node{Name: "n", Owner: cluster.OwnedByClusterAutoscaler, State: cluster.NodeLaunching, Launched: time.Second}, never,
+		{"ca kept", cluster.Node{Name: "n", Owner: cluster.RegisterOwner("cluster-autoscaler"), State: cluster.NodeLaunching, Launched: time.Second}, never,
 			"; it never joined the cluster (its bootstrap failed: the kubelet never registered) and was still unregistered at the end (the Cluster Autoscaler does not remove unregistered nodes below a node group's minimum size)"},
-		{"reclaimed early", cluster.Node{Name: "n", Owner: cluster.OwnedByKarpenter, State: cluster.NodeGone, Launched: time.Second, Deleted: time.Minute}, never,
+		{"reclaimed early", cluster.Node{Name: "n", Owner: cluster.RegisterOwner("karpenter"), State: cluster.NodeGone, Launched: time.Second, Deleted: time.Minute}, never,
 			"; it never joined the cluster (its bootstrap failed: the kubelet never registered), and was removed at 1m00s"},
 	} {
 		require.Equal(t, c.want, joinNote(sc, &c.node, c.entries), c.name)

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -38,15 +39,16 @@ func joinNote(sc *scenario.Scenario, n *cluster.Node, entries []trace.Entry) str
 	}
 	if n.State != cluster.NodeGone {
 		if never {
-			return why + " and was still unregistered at the end" + keptNote(n)
+			return why + " and was still unregistered at the end" + keptNote(sc, n)
 		}
 		return ""
 	}
 	// A node removed while joining for another reason (a spot reclaim)
 	// before the timeout is not a join story.
-	timeout := karpenterJoinTimeout(sc)
-	if n.Owner == cluster.OwnedByClusterAutoscaler {
-		timeout = caJoinTimeout(sc)
+	je, cfg := joinExplainer(sc, n)
+	var timeout time.Duration
+	if je != nil {
+		timeout = je.JoinTimeout(cfg)
 	}
 	if (n.Deleted - n.Launched) < timeout {
 		if never {
@@ -54,19 +56,16 @@ func joinNote(sc *scenario.Scenario, n *cluster.Node, entries []trace.Entry) str
 		}
 		return ""
 	}
-	switch n.Owner {
-	case cluster.OwnedByKarpenter:
-		return karpenterGaveUp(sc, n, why)
-	case cluster.OwnedByClusterAutoscaler:
-		return caGaveUp(sc, n, why)
+	if je != nil {
+		return je.GaveUp(cfg, n, why, fmtTime)
 	}
 	return fmt.Sprintf("%s, and was removed at %s", why, fmtTime(n.Deleted.Seconds()))
 }
 
 // keptNote says why an unregistered node of the Cluster Autoscaler stayed.
-func keptNote(n *cluster.Node) string {
-	if n.Owner == cluster.OwnedByClusterAutoscaler {
-		return caKeptUnregistered()
+func keptNote(sc *scenario.Scenario, n *cluster.Node) string {
+	if je, _ := joinExplainer(sc, n); je != nil {
+		return je.KeptUnregistered(n)
 	}
 	return ""
 }

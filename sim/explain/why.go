@@ -23,7 +23,7 @@ func waited(story []trace.Entry) bool {
 // karpenterNoLaunch and caNoScaleUp entries of the story), and the launch
 // failures, with their EC2 codes, while the pod waited.
 func whyNothingCame(b *strings.Builder, sc *scenario.Scenario, story, all []trace.Entry) {
-	if len(sc.NodePools) == 0 && len(sc.NodeGroups) == 0 {
+	if len(sc.Components) == 0 {
 		b.WriteString("The scenario has no autoscaler (no NodePool, no Cluster Autoscaler node group): only its static nodes take pods.\n")
 		return
 	}

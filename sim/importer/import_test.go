@@ -305,11 +305,11 @@ nodeGroups:
 	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"}, sc.Zones)
-	require.Len(t, sc.NodeGroups, 1)
-	require.Equal(t, "ng-1", sc.NodeGroups[0].Name)
+	require.Len(t, caConfig(sc).NodeGroups, 1)
+	require.Equal(t, "ng-1", caConfig(sc).NodeGroups[0].Name)
 	// The export has no node of ng-1: its size now is its minSize, not
 	// the desiredCapacity it was created with.
-	require.Equal(t, 1, sc.NodeGroups[0].DesiredCapacity)
+	require.Equal(t, 1, caConfig(sc).NodeGroups[0].DesiredCapacity)
 	require.Contains(t, strings.Join(notices(im), "\n"), "node group ng-1: desiredCapacity set to 1, its 0 node(s) in the export (within minSize and maxSize): the group adopts them")
 }
 

@@ -369,11 +369,11 @@ func TestNothingSmuggledLeaves(t *testing.T) {
 				sc, err := scenario.LoadManifests("imported.yaml", out, nil)
 				require.NoError(t, err)
 				// What the simulation reads is still there.
-				require.Len(t, sc.NodeGroups, 2)
+				require.Len(t, caConfig(sc).NodeGroups, 2)
 				require.Len(t, sc.Nodes, 1)
 				require.Equal(t, "m5.xlarge", sc.Nodes[0].InstanceType)
-				require.Equal(t, 5*60, int(sc.CASettings.ScaleDownUnneededTime.Seconds()), "the CA's modelled flags are kept")
-				for _, g := range sc.NodeGroups {
+				require.Equal(t, 5*60, int(caConfig(sc).Settings.ScaleDownUnneededTime.Seconds()), "the CA's modelled flags are kept")
+				for _, g := range caConfig(sc).NodeGroups {
 					_, ok := g.Template.Labels["tier2"]
 					require.Equal(t, g.Name == "ng-1", ok, "the cluster's node-template tag reaches the template of its eksctl node group, as eksctl propagates it (%s)", g.Name)
 				}

@@ -35,7 +35,7 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 	}
 	spec := p.spec
 	n.State = cluster.NodeReady
-	n.Owner = cluster.OwnedByKarpenter
+	n.Owner = ownedByKarpenter
 	n.Adopted = true
 	n.Instance = int32(inst.Instance)
 	n.PriceUSDPerHour = inst.PriceUSDPerHour

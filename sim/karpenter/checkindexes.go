@@ -206,7 +206,7 @@ func (ck *indexCheck) nodeRecords() error {
 		switch {
 		case n.State == cluster.NodeGone:
 			return fmt.Errorf("%s: recorded as a NodeClaim's node, gone from the cluster", ck.node(kn.id))
-		case n.Owner != cluster.OwnedByKarpenter:
+		case n.Owner != ownedByKarpenter:
 			return fmt.Errorf("%s: recorded as a NodeClaim's node, owned by %v", ck.node(kn.id), n.Owner)
 		case n.Instance != int32(kn.instance):
 			return fmt.Errorf("%s: record says instance %d, the node %d", ck.node(kn.id), kn.instance, n.Instance)
@@ -239,7 +239,7 @@ func (ck *indexCheck) nodeRecords() error {
 	}
 	for i := range ck.cl.Nodes {
 		n := &ck.cl.Nodes[i]
-		if n.Owner == cluster.OwnedByKarpenter && n.State != cluster.NodeGone && nt.get(cluster.NodeID(i)) == nil {
+		if n.Owner == ownedByKarpenter && n.State != cluster.NodeGone && nt.get(cluster.NodeID(i)) == nil {
 			return fmt.Errorf("%s: live node of Karpenter's without a record", ck.node(cluster.NodeID(i)))
 		}
 	}

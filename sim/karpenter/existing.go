@@ -176,7 +176,7 @@ func (b *existingBase) orderName(id cluster.NodeID) string {
 func (b *existingBase) deriveOrderName(id cluster.NodeID) string {
 	n := &b.cl.Nodes[id]
 	name := n.Name
-	if n.Owner == cluster.OwnedByKarpenter && !n.Adopted {
+	if n.Owner == ownedByKarpenter && !n.Adopted {
 		h := b.eng.Seed() ^ 0x9e3779b97f4a7c15
 		for i := 0; i < len(n.Name); i++ {
 			h = (h ^ uint64(n.Name[i])) * 0x100000001b3

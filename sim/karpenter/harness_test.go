@@ -116,7 +116,7 @@ func (h *harness) karpenterNodes() []*cluster.Node {
 	var out []*cluster.Node
 	for i := range h.cl.Nodes {
 		n := &h.cl.Nodes[i]
-		if n.Owner == cluster.OwnedByKarpenter && n.State != cluster.NodeGone {
+		if n.Owner == ownedByKarpenter && n.State != cluster.NodeGone {
 			out = append(out, n)
 		}
 	}

@@ -274,7 +274,7 @@ func runIndexScript(t testing.TB, data []byte, mode scriptMode) indexRun {
 				h.cloud.RestoreAll()
 			}
 		case 13: // an instance of Karpenter's reclaimed or interrupted
-			if id, ok := pickNode(nodes(func(n *cluster.Node) bool { return n.Owner == cluster.OwnedByKarpenter })); ok {
+			if id, ok := pickNode(nodes(func(n *cluster.Node) bool { return n.Owner == ownedByKarpenter })); ok {
 				if s.intn(2) == 0 {
 					h.cloud.Reclaim(k.nodes.get(id).instance)
 				} else {

@@ -166,7 +166,7 @@ func (np *nodePools) templateNode(p *pool, t *itype) *cluster.Node {
 		}
 	}
 	return &cluster.Node{Name: p.spec.Name + "-template", Labels: labels, Taints: p.spec.Taints, State: cluster.NodeReady,
-		InstanceType: t.name, Owner: cluster.OwnedByKarpenter, OwnerName: p.spec.Name}
+		InstanceType: t.name, Owner: ownedByKarpenter, OwnerName: p.spec.Name}
 }
 
 func (np *nodePools) add(spec NodePool) *pool {

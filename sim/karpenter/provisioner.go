@@ -409,7 +409,7 @@ func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementO
 	id := cl.AddNode(cluster.Node{
 		Name: name, Labels: labels, Taints: taints, Allocatable: pt.alloc, State: cluster.NodeLaunching,
 		InstanceType: t.name, Zone: zone, CapacityType: res.Offering.CapacityType, PriceUSDPerHour: res.PriceUSDPerHour,
-		Owner: cluster.OwnedByKarpenter, OwnerName: spec.Name, Instance: int32(res.Instance),
+		Owner: ownedByKarpenter, OwnerName: spec.Name, Instance: int32(res.Instance),
 	})
 	now := pr.eng.Now()
 	kn := &knode{id: id, pool: p, it: t, offering: res.Offering, instance: res.Instance, capacity: pt.capacity,

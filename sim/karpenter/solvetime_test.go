@@ -14,7 +14,7 @@ import (
 func (h *harness) launchTimes() []time.Duration {
 	var out []time.Duration
 	for i := range h.cl.Nodes {
-		if n := &h.cl.Nodes[i]; n.Owner == cluster.OwnedByKarpenter {
+		if n := &h.cl.Nodes[i]; n.Owner == ownedByKarpenter {
 			out = append(out, time.Duration(n.Launched))
 		}
 	}

@@ -468,7 +468,7 @@ func (c *checker) checkFlexibility(r *row, hosts []landing) {
 		}
 		c.add(f)
 	}
-	st := c.sc.KarpenterSettings
+	st := kpConfig(c.sc).Settings
 	if !st.SpotToSpotConsolidation {
 		return
 	}
@@ -476,7 +476,7 @@ func (c *checker) checkFlexibility(r *row, hosts []landing) {
 		if h.s.owner != byKarpenter || !h.s.spot {
 			continue
 		}
-		np := &c.sc.NodePools[h.s.np]
+		np := &kpConfig(c.sc).NodePools[h.s.np]
 		if np.Disruption.ConsolidateNever || np.Disruption.Policy != apis.WhenEmptyOrUnderutilized {
 			continue
 		}
@@ -537,8 +537,8 @@ func (c *checker) loaderFindings() {
 // v1alpha5 Provisioner or v1beta1 NodePool.
 func (c *checker) inLegacyKarpenterDoc(w scenario.Warning) bool {
 	var owner *apis.NodePool
-	for i := range c.sc.NodePools {
-		p := &c.sc.NodePools[i]
+	for i := range kpConfig(c.sc).NodePools {
+		p := &kpConfig(c.sc).NodePools[i]
 		if p.File == w.File && p.Line <= w.Line && (owner == nil || p.Line > owner.Line) {
 			owner = p
 		}

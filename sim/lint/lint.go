@@ -127,7 +127,7 @@ type source struct {
 
 	pool  string
 	ct    cluster.CapacityType
-	np    int // index in sc.NodePools
+	np    int // index in kpConfig(sc).NodePools
 	group *clusterautoscaler.LintGroup
 	nodes []cluster.Node // static nodes, or the group's nodes
 }
@@ -191,11 +191,11 @@ func Check(sc *scenario.Scenario) Result {
 // buildSources lists the capacity sources in matrix order.
 func (c *checker) buildSources() {
 	sc := c.sc
-	if len(sc.NodePools) > 0 {
+	if len(kpConfig(sc).NodePools) > 0 {
 		c.buildKarpenter()
 	}
-	if len(sc.NodeGroups) > 0 {
-		groups, err := clusterautoscaler.LintGroups(c.syms, sc.Resources, sc.Catalog, sc.Region, sc.Zones, sc.NodeGroups, sc.CASettings)
+	if len(caConfig(sc).NodeGroups) > 0 {
+		groups, err := clusterautoscaler.LintGroups(c.syms, sc.Resources, sc.Catalog, sc.Region, sc.Zones, caConfig(sc).NodeGroups, caConfig(sc).Settings)
 		if err != nil {
 			c.internal("the Cluster Autoscaler's node groups", err)
 		}
@@ -277,13 +277,13 @@ func (c *checker) buildKarpenter() {
 	}
 	daemons := c.daemonOverhead()
 	c.linter, err = karpenter.NewLinter(c.syms, sc.Resources, sc.Catalog, market.Price, sc.Region, sc.Zones,
-		sc.NodePools, sc.KarpenterSettings, daemons)
+		kpConfig(sc).NodePools, kpConfig(sc).Settings, daemons)
 	if err != nil {
 		c.internal("the Karpenter NodePools", err)
 		return
 	}
-	for i := range sc.NodePools {
-		np := &sc.NodePools[i]
+	for i := range kpConfig(sc).NodePools {
+		np := &kpConfig(sc).NodePools[i]
 		var labels []string
 		for _, l := range np.Labels {
 			labels = append(labels, c.syms.Name(l.Key)+"="+c.syms.Name(l.Value))

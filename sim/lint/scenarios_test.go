@@ -168,9 +168,9 @@ func TestAgreesWithSimulation(t *testing.T) {
 // sourceOf names the lint source of a node of a run.
 func sourceOf(n *cluster.Node) string {
 	switch {
-	case n.Owner == cluster.OwnedByKarpenter:
+	case n.Owner == cluster.RegisterOwner("karpenter"):
 		return fmt.Sprintf("NodePool/%s (%s)", n.OwnerName, n.CapacityType)
-	case n.Owner == cluster.OwnedByClusterAutoscaler:
+	case n.Owner == cluster.RegisterOwner("cluster-autoscaler"):
 		return "NodeGroup/" + n.OwnerName
 	case strings.HasPrefix(n.OwnerName, "Node/"):
 		return n.OwnerName

@@ -33,6 +33,9 @@ type Error struct {
 	Path string // field path like "spec.template.spec.containers[0].resources.requests.cpu"; "" for document-level
 	Msg  string // what is wrong
 	Hint string // what to do ("" if none)
+	// Code names the finding for programs (sim lint reads codes, never
+	// the prose), e.g. "ca.removed-flag"; "" for most errors.
+	Code string
 }
 
 // Error renders e as "FILE:LINE: PATH: MESSAGE; HINT", the values echoed in

@@ -41,7 +41,7 @@ func TestTimelineSamples(t *testing.T) {
 	var p0, p1 cluster.PodID
 	at(0, func() {
 		spot = cl.AddNode(cluster.Node{Name: "s", InstanceType: "c5.large", CapacityType: cluster.Spot, PriceUSDPerHour: 0.1,
-			Owner: cluster.OwnedByKarpenter, OwnerName: "np", Allocatable: alloc, State: cluster.NodeReady})
+			Owner: cluster.RegisterOwner("karpenter"), OwnerName: "np", Allocatable: alloc, State: cluster.NodeReady})
 		core = cl.AddNode(cluster.Node{Name: "c", InstanceType: "m5.large", CapacityType: cluster.OnDemand, PriceUSDPerHour: 0.2,
 			Owner: cluster.OwnedByStatic, OwnerName: "core", Allocatable: alloc, State: cluster.NodeReady})
 		p0 = cl.CreatePod(cluster.Pod{Name: "p0", Workload: -1, Spec: &cluster.PodSpec{}})
@@ -55,7 +55,7 @@ func TestTimelineSamples(t *testing.T) {
 	})
 	at(130*time.Second, func() {
 		c.Happened(TimelineEvent{Kind: "launchError", Owner: "karpenter", Pool: "c5.large/a/spot", Cause: "InsufficientInstanceCapacity"})
-		cl.AddNode(cluster.Node{Name: "g", InstanceType: "m5.large", Owner: cluster.OwnedByClusterAutoscaler, OwnerName: "grp",
+		cl.AddNode(cluster.Node{Name: "g", InstanceType: "m5.large", Owner: cluster.RegisterOwner("cluster-autoscaler"), OwnerName: "grp",
 			Allocatable: alloc, State: cluster.NodeReady})
 	})
 	var mid *Report

@@ -18,8 +18,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
-	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/kubelet"
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/workload"
@@ -55,8 +54,7 @@ func (l *loader) compile() {
 	l.compileNamespaces()
 	l.compileStorage()
 	l.compileSchedulerConfigs()
-	l.compileKarpenter()
-	l.compileClusterAutoscaler()
+	l.compileComponents()
 	l.adoptNodes()
 	l.checkJoinRefs()
 	l.compileWorkloads(classes)
@@ -120,13 +118,39 @@ func (l *loader) compileSpec() {
 		}
 	}
 
+	l.compileEpoch()
 	l.compileLocation()
 	l.compileNetwork()
 }
 
+// compileEpoch sets the wall clock of simulated time 0: spec.epoch, else
+// a component's own setting of it (spec.karpenter.startTime, which came
+// first), else DefaultEpoch.
+func (l *loader) compileEpoch() {
+	l.out.Epoch = DefaultEpoch
+	if e := l.doc.Spec.Epoch; e != "" {
+		t, err := time.Parse(time.RFC3339, e)
+		if err != nil {
+			l.fail(l.scenarioDoc.Errorf("spec.epoch", "write an RFC 3339 time such as 2026-01-05T00:00:00Z", "%q is not a time", e))
+			return
+		}
+		l.out.Epoch = t.UTC()
+		return
+	}
+	for _, c := range component.Registered() {
+		if ep, ok := c.(component.Epocher); ok {
+			if t, ok := ep.Epoch(l.settings[c.Name()]); ok {
+				l.out.Epoch = t
+				return
+			}
+		}
+	}
+}
+
 // compileLocation sets the region and zones: spec.region and spec.zones,
 // else the first eksctl ClusterConfig's metadata.region and its
-// availabilityZones (the cluster's subnets are in those zones, and
+// availabilityZones (the first component that locates the cluster:
+// component.Locator) (the cluster's subnets are in those zones, and
 // Karpenter's EC2NodeClass usually selects the same subnets), else
 // us-east-1 and the region's first three zones. Every zone must be one of
 // the region's (catalog.Zones).
@@ -135,13 +159,13 @@ func (l *loader) compileLocation() {
 	regionDoc, regionPath := d, "spec.region"
 	out.Region = s.Region
 	var ccZones []string
-	if len(l.clusterConfigs) > 0 {
-		r, zs := caconfig.Location(l.clusterConfigs[0])
-		if out.Region == "" && r != "" {
-			out.Region, regionDoc, regionPath = r, l.clusterConfigs[0], "metadata.region"
+	loc, located := l.componentLocation()
+	if located {
+		if out.Region == "" && loc.Region != "" {
+			out.Region, regionDoc, regionPath = loc.Region, loc.Doc, loc.RegionPath
 		}
-		if r == out.Region {
-			ccZones = zs
+		if loc.Region == out.Region {
+			ccZones = loc.Zones
 		}
 	}
 	if out.Region == "" {
@@ -162,7 +186,7 @@ func (l *loader) compileLocation() {
 	switch {
 	case len(out.Zones) > 0:
 	case len(ccZones) > 0:
-		out.Zones, zonesDoc, zonesPath = ccZones, l.clusterConfigs[0], "availabilityZones"
+		out.Zones, zonesDoc, zonesPath = ccZones, loc.Doc, loc.ZonesPath
 	case catalog.Zones(out.Region) != nil:
 		out.Zones = catalog.DefaultZones(out.Region)
 	default: // an unknown region, already an error
@@ -295,7 +319,7 @@ func (l *loader) compileStaticPools() {
 		}
 		var taints []cluster.Taint
 		for j, t := range p.Taints {
-			if w := apis.NodeTaintWarning(t.Key); w != "" {
+			if w := nodeTaintWarning(t.Key); w != "" {
 				l.warn(d, fmt.Sprintf("%s.taints[%d]", base, j), "%s", w)
 			}
 			ct, err := l.taint(t)
@@ -466,7 +490,7 @@ func (l *loader) compileNodes() {
 		}
 		var taints []cluster.Taint
 		for i, t := range n.Spec.Taints {
-			if w := apis.NodeTaintWarning(t.Key); w != "" {
+			if w := nodeTaintWarning(t.Key); w != "" {
 				l.warn(d, fmt.Sprintf("spec.taints[%d]", i), "%s", w)
 			}
 			c, err := cluster.CompileTaint(l.out.Syms, t)
@@ -493,7 +517,7 @@ func (l *loader) compileNodes() {
 			}
 		}
 		podEventAgo, hasPodEvent := l.lastPodEvent(d, n.Annotations)
-		l.startNodes = append(l.startNodes, startNode{idx: len(l.out.Nodes), doc: d, nodePool: nodePoolOf(labels), nodeGroup: nodeGroupOf(labels),
+		l.startNodes = append(l.startNodes, startNode{idx: len(l.out.Nodes), doc: d, labels: labels,
 			priced: known && price > 0})
 		l.out.Nodes = append(l.out.Nodes, cluster.Node{
 			Name:            n.Name,
@@ -914,132 +938,47 @@ func (l *loader) warnUnmodelled(o podObject, spec *cluster.PodSpec) {
 	}
 }
 
-// compileKarpenter reads NodePools, node classes and legacy Provisioners,
-// and spec.karpenter.
-func (l *loader) compileKarpenter() {
-	settings, err := l.doc.Spec.Karpenter.Compile(l.scenarioDoc, "spec.karpenter")
-	if err != nil {
-		l.failErr(err)
-	}
-	settings.ComputeTime = l.out.ComputeTime
-	l.out.KarpenterSettings = settings
-	if k := l.doc.Spec.Karpenter; k != nil && k.LaunchTimeout != "" {
-		l.warn(l.scenarioDoc, "spec.karpenter.launchTimeout", "launches answer at once in the simulation, so the launch timeout never fires: this setting changes nothing")
-	}
-	if len(l.karpenterDocs) == 0 {
-		if l.doc.Spec.Karpenter != nil {
-			l.warn(l.scenarioDoc, "spec.karpenter", "no NodePool or Provisioner in the scenario: Karpenter does not run")
-		}
-		return
-	}
-	res, err := apis.Compile(l.karpenterDocs, apis.Env{Syms: l.out.Syms, Resources: l.out.Resources, Catalog: l.cat, Zones: l.out.Zones})
-	if err != nil {
-		l.failErr(err)
-		return
-	}
-	for _, w := range res.Warnings {
-		l.warns = append(l.warns, Warning{File: w.File, Line: w.Line, Msg: w.Message()})
-	}
-	l.out.NodePools = res.NodePools
-}
-
-// compileClusterAutoscaler reads eksctl node groups, the priority expander's
-// ConfigMap and spec.clusterAutoscaler.
-func (l *loader) compileClusterAutoscaler() {
-	spec := l.doc.Spec.ClusterAutoscaler
-	settings, err := spec.Compile(l.scenarioDoc, "spec.clusterAutoscaler")
-	if err != nil {
-		l.failErr(err)
-	}
-	l.caWarnings(settings.Warnings)
-	l.deploymentFlags(spec, &settings)
-	var groups []caconfig.NodeGroup
-	env := caconfig.Env{Catalog: l.cat, Region: l.out.Region, Zones: l.out.Zones}
-	for _, d := range l.clusterConfigs {
-		gs, warns, err := caconfig.CompileClusterConfig(d, env)
-		l.caWarnings(warns)
+// compileComponents compiles every registered component's documents and
+// settings, in registration order; those that run (a configuration
+// returned) go into Scenario.Components.
+func (l *loader) compileComponents() {
+	env := component.Env{Syms: l.out.Syms, Resources: l.out.Resources, Catalog: l.cat, Region: l.out.Region,
+		Zones: l.out.Zones, ComputeTime: l.out.ComputeTime, Epoch: l.out.Epoch, Scenario: l.scenarioDoc}
+	for _, c := range component.Registered() {
+		in := component.Input{Docs: l.compDocs[c.Name()], Settings: l.settings[c.Name()], SettingsPath: l.settingsPath[c.Name()], Others: l.order}
+		cfg, warns, err := c.Compile(env, in)
+		l.warns = append(l.warns, warns...)
 		if err != nil {
 			l.failErr(err)
-			continue
 		}
-		groups = append(groups, gs...)
-	}
-	if d := l.priorityDoc; d != nil {
-		p, err := caconfig.ParsePriorityConfigMap(d)
-		switch {
-		case err != nil:
-			l.failErr(err)
-		case settings.Priorities != nil:
-			l.fail(d.Errorf("data.priorities", "keep one: this ConfigMap or spec.clusterAutoscaler.priorities", "priorities are given twice"))
-		default:
-			settings.Priorities = &p
+		if cfg != nil && err == nil {
+			l.out.Components = append(l.out.Components, component.Compiled{Name: c.Name(), Config: cfg})
 		}
-	}
-	if len(groups) == 0 {
-		if d := l.caDeployment; d != nil {
-			l.warns = append(l.warns, Warning{File: d.Doc.File, Line: d.Doc.Line, Info: true,
-				Msg: "no eksctl ClusterConfig node groups in the scenario: the Cluster Autoscaler this Deployment runs has nothing to scale and is not simulated"})
-		}
-		if spec != nil {
-			l.warn(l.scenarioDoc, "spec.clusterAutoscaler", "no eksctl ClusterConfig node groups in the scenario: the Cluster Autoscaler does not run")
-		}
-		return
-	}
-	l.terminationHandler(&settings)
-	warns, err := caconfig.CrossCheck(groups, &settings)
-	l.caWarnings(warns)
-	if err != nil {
-		l.failErr(err)
-		return
-	}
-	settings.ComputeTime = l.out.ComputeTime
-	l.out.NodeGroups, l.out.CASettings = groups, settings
-}
-
-// deploymentFlags reads the flags of the Cluster Autoscaler's Deployment,
-// if the manifests hold one, into settings, unless the scenario sets
-// spec.clusterAutoscaler.args: those win. Either way the Deployment is the
-// autoscaler itself, not a workload, and an info line says what was done.
-func (l *loader) deploymentFlags(spec *caconfig.SettingsSpec, settings *caconfig.Settings) {
-	dep := l.caDeployment
-	if dep == nil {
-		return
-	}
-	d := dep.Doc
-	info := func(format string, args ...any) {
-		l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Info: true,
-			Msg: fmt.Sprintf("%s runs the Cluster Autoscaler (image %s): it is not simulated as a workload; ", d.Ref(), dep.Image) + fmt.Sprintf(format, args...)})
-	}
-	switch {
-	case spec != nil && len(spec.Args) > 0:
-		info("its flags are not read, because the scenario's spec.clusterAutoscaler.args sets them")
-	case dep.OtherCommand != "":
-		info("its flags cannot be read from %s.command (%s), so the upstream defaults apply; set spec.clusterAutoscaler.args", dep.Path, dep.OtherCommand)
-	default:
-		o, err := dep.Options()
-		if err != nil {
-			l.failErr(err)
-			return
-		}
-		settings.UseDeployment(dep, o)
-		l.caWarnings(o.Warnings)
-		if len(dep.Args) == 0 {
-			info("it gives no flags, so the upstream defaults apply")
-			return
-		}
-		info("its %d flag(s) configure the simulated Cluster Autoscaler (the scenario does not set spec.clusterAutoscaler.args)", len(dep.Args))
 	}
 }
 
-func (l *loader) caWarnings(ws []*manifest.Error) {
-	for _, w := range ws {
-		msg := w.Msg
-		if w.Path != "" {
-			msg = w.Path + ": " + msg
+// componentLocation is the first registered component's location of the
+// cluster (an eksctl ClusterConfig's region and zones).
+func (l *loader) componentLocation() (component.Location, bool) {
+	for _, c := range component.Registered() {
+		if lc, ok := c.(component.Locator); ok {
+			if loc, ok := lc.Location(l.compDocs[c.Name()]); ok {
+				return loc, true
+			}
 		}
-		if w.Hint != "" {
-			msg += "; " + w.Hint
-		}
-		l.warns = append(l.warns, Warning{File: w.File, Line: w.Line, Msg: msg})
 	}
+	return component.Location{}, false
+}
+
+// nodeTaintWarning asks every registered component about a taint on a
+// node it did not launch.
+func nodeTaintWarning(key string) string {
+	for _, c := range component.Registered() {
+		if w, ok := c.(component.NodeTaintWarner); ok {
+			if msg := w.NodeTaintWarning(key); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
 }

@@ -156,7 +156,7 @@ func (l *loader) cronTiming(o podObject, te timingEntry, ws *workload.Spec, base
 		l.warn(o.doc, "spec.jobTemplate", "no runtime in the scenario: each pod of its Jobs runs %s; give one with spec.workloads: - {ref: %s, runtime: {fixed: 30m}}",
 			DefaultCronJobRuntime, ref)
 	}
-	epoch := l.out.KarpenterSettings.Epoch
+	epoch := l.out.Epoch
 	ws.CronJob = &workload.CronJob{Concurrency: c.policy, StartingDeadline: c.deadline, Epoch: epoch}
 	if c.schedule == nil {
 		return 0

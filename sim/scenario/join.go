@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/spotmarket"
 )
 
@@ -79,8 +79,16 @@ func (l *loader) joinFailure(path string, e *marketEvent, out *spotmarket.Script
 			l.joinRefs = append(l.joinRefs, joinRef{path: fmt.Sprintf("%s.joinFailure.%s[%d]", path, field, i), owner: owner, name: n})
 		}
 	}
-	add(jf.NodePools, "nodePools", cluster.OwnedByKarpenter.String())
-	add(jf.NodeGroups, "nodeGroups", cluster.OwnedByClusterAutoscaler.String())
+	add(jf.NodePools, "nodePools", joinOwners["nodePools"].owner)
+	add(jf.NodeGroups, "nodeGroups", joinOwners["nodeGroups"].owner)
+}
+
+// joinOwners are the launchers a join failure's fields name, in the
+// market's vocabulary: the owner its launch requests carry and what its
+// pools are called.
+var joinOwners = map[string]struct{ owner, what string }{
+	"nodePools":  {"karpenter", "NodePool"},
+	"nodeGroups": {"cluster-autoscaler", "node group"},
 }
 
 // checkJoinRefs checks the NodePools and node groups join failures name.
@@ -88,17 +96,14 @@ func (l *loader) checkJoinRefs() {
 	if len(l.joinRefs) == 0 {
 		return
 	}
-	var pools, groups []string
-	for _, p := range l.out.NodePools {
-		pools = append(pools, p.Name)
-	}
-	for _, g := range l.out.NodeGroups {
-		groups = append(groups, g.Name)
-	}
 	for _, r := range l.joinRefs {
-		known, what := pools, "NodePool"
-		if r.owner == cluster.OwnedByClusterAutoscaler.String() {
-			known, what = groups, "node group"
+		var known []string
+		what := "pool"
+		for field, o := range joinOwners {
+			if o.owner == r.owner {
+				what = o.what
+				known = l.poolNames(field)
+			}
 		}
 		if containsString(known, r.name) {
 			continue
@@ -112,6 +117,20 @@ func (l *loader) checkJoinRefs() {
 		}
 		l.fail(l.scenarioDoc.Errorf(r.path, hint, "no %s %q", what, r.name))
 	}
+}
+
+// poolNames are the pools of the running component that names them under
+// the market's field (component.PoolNamer).
+func (l *loader) poolNames(field string) []string {
+	for _, cc := range l.out.Components {
+		c, _ := component.Lookup(cc.Name)
+		if pn, ok := c.(component.PoolNamer); ok {
+			if f, names := pn.PoolNames(cc.Config); f == field {
+				return names
+			}
+		}
+	}
+	return nil
 }
 
 func containsString(list []string, s string) bool {

@@ -6,8 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -74,10 +73,9 @@ func skipReason(kind string) string {
 }
 
 // readKinds lists every kind the simulator reads, for the "supported kinds"
-// hint: the workload and cluster kinds, Karpenter's (current and legacy),
-// eksctl's ClusterConfig.
+// hint: the workload and cluster kinds and the registered components'.
 func readKinds() []string {
-	names := []string{apis.KindNodePool, apis.KindEC2NodeClass, apis.KindProvisioner, apis.KindAWSNodeTemplate, "ClusterConfig"}
+	names := component.KindNames()
 	for k, info := range kinds {
 		if info.skip == "" && info.unsupported == "" {
 			names = append(names, k)
@@ -155,19 +153,45 @@ func (l *loader) identical(d, prev *manifest.Document) {
 		Msg: fmt.Sprintf("%s is an identical copy of the one at %s:%d: read once", d.Ref(), prev.File, prev.Line)})
 }
 
-// samePool reports whether an override document of kind b replaces a
-// Karpenter document of kind a with the same name: the same kind, or a
-// NodePool and a legacy Provisioner (the migration a comparison weighs:
-// sim compare base.yaml base.yaml+v1-nodepool.yaml).
-func samePool(a, b string) bool {
-	if a == b {
-		return true
+// componentOf is the registered component that reads d: the one that
+// claims it, else the one registered for its API group and kind; nil for
+// none.
+func componentOf(d *manifest.Document) component.Component {
+	cs := component.Registered()
+	for _, c := range cs {
+		if cl, ok := c.(component.Claimer); ok && cl.Claims(d) {
+			return c
+		}
 	}
-	pool := func(k string) bool { return k == apis.KindNodePool || k == apis.KindProvisioner }
-	return pool(a) && pool(b)
+	if c, ok := component.ForKind(component.KindOf(d)); ok {
+		return c
+	}
+	return nil
 }
 
-// isPriorityConfigMap: the priority expander's ConfigMap.
-func isPriorityConfigMap(d *manifest.Document) bool {
-	return d.Kind == "ConfigMap" && d.Name == caconfig.PriorityConfigMapName
+// ownNames: d's component checks its documents' names itself (eksctl
+// names its clusters and node groups by rules of its own).
+func ownNames(d *manifest.Document) bool {
+	c := componentOf(d)
+	nc, ok := c.(component.NameChecker)
+	return ok && nc.ChecksNames(d)
+}
+
+// replaceComponentDoc drops the earlier document of c that the override d
+// replaces (the component says which, and how to say so), with a warning.
+func (l *loader) replaceComponentDoc(c component.Component, d *manifest.Document) {
+	docs := l.compDocs[c.Name()]
+	for i, prev := range docs {
+		msg, ok := "", false
+		if r, is := c.(component.Replacer); is {
+			msg, ok = r.Replaces(prev, d)
+		} else if prev.Kind == d.Kind && prev.Name == d.Name && prev.Namespace == d.Namespace {
+			msg, ok = fmt.Sprintf("%s/%s replaces the one at %s:%d", d.Kind, d.Name, prev.File, prev.Line), true
+		}
+		if ok {
+			l.compDocs[c.Name()] = append(docs[:i:i], docs[i+1:]...)
+			l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: msg})
+			return
+		}
+	}
 }

@@ -103,13 +103,13 @@ func TestAutoscalerDeploymentConfiguresCA(t *testing.T) {
 	sc, err := LoadFile("testdata/ca-deployment/scenario.yaml")
 	require.NoError(t, err)
 	require.Empty(t, sc.Workloads, "the Cluster Autoscaler is not simulated as a workload")
-	o := sc.CASettings.Options
+	o := caConfig(sc).Settings.Options
 	require.Equal(t, []string{"least-waste"}, o.Expanders)
 	require.True(t, o.BalanceSimilarNodeGroups)
 	require.False(t, o.SkipNodesWithSystemPods)
 	require.False(t, o.SkipNodesWithLocalStorage)
 	require.Equal(t, []map[string]string{{"k8s.io/cluster-autoscaler/enabled": "", "k8s.io/cluster-autoscaler/demo": ""}}, o.AutoDiscovery)
-	sel := caconfig.Select(sc.NodeGroups, &o)
+	sel := caconfig.Select(caConfig(sc).NodeGroups, &o)
 	require.Len(t, sel, 2)
 	require.True(t, sel[0].Autoscaled, "the tagged managed node group is discovered")
 	require.False(t, sel[1].Autoscaled, "the untagged one is not")
@@ -132,8 +132,8 @@ func TestAutoscalerDeploymentConfiguresCA(t *testing.T) {
 	sc, err = LoadFile(filepath.Join(dir, "scenario.yaml"))
 	require.NoError(t, err)
 	require.Empty(t, sc.Workloads)
-	require.Equal(t, []string{"most-pods"}, sc.CASettings.Expanders)
-	require.False(t, sc.CASettings.BalanceSimilarNodeGroups)
+	require.Equal(t, []string{"most-pods"}, caConfig(sc).Settings.Expanders)
+	require.False(t, caConfig(sc).Settings.BalanceSimilarNodeGroups)
 	require.Contains(t, warningsOf(sc), "its flags are not read, because the scenario's spec.clusterAutoscaler.args sets them")
 }
 
@@ -170,7 +170,7 @@ func copyCADeployment(t *testing.T, edit func(f string, b []byte) []byte) string
 func TestIdenticalCopyReadOnce(t *testing.T) {
 	sc, err := LoadFile("testdata/examples/scenario.yaml")
 	require.NoError(t, err)
-	require.Len(t, sc.NodePools, 2)
+	require.Len(t, kpConfig(sc).NodePools, 2)
 	require.Len(t, sc.Warnings, 1)
 	require.True(t, sc.Warnings[0].Info)
 	require.Equal(t, "testdata/examples/general-purpose.yaml:34: EC2NodeClass/default is an identical copy of the one at testdata/examples/spot.yaml:34: read once", sc.Warnings[0].String())
@@ -192,8 +192,8 @@ func TestIdenticalCopyReadOnce(t *testing.T) {
 func TestOverrideNodePoolReplacesProvisioner(t *testing.T) {
 	sc, err := LoadFile("testdata/migration/scenario.yaml", "testdata/migration/v1.yaml")
 	require.NoError(t, err)
-	require.Len(t, sc.NodePools, 1)
-	require.Equal(t, "karpenter.sh/v1 NodePool", sc.NodePools[0].Source)
+	require.Len(t, kpConfig(sc).NodePools, 1)
+	require.Equal(t, "karpenter.sh/v1 NodePool", kpConfig(sc).NodePools[0].Source)
 	require.Contains(t, warningsOf(sc), "testdata/migration/v1.yaml:1: NodePool/default replaces the karpenter.sh/v1alpha5 Provisioner at testdata/migration/scenario.yaml:7")
 }
 

@@ -9,9 +9,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
-	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/internal/suggest"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -57,16 +55,13 @@ type loader struct {
 	order   []*manifest.Document
 	// skipped counts kinds ignored with a warning, reported once per kind.
 	skipped map[string][]*manifest.Document
-	// karpenterDocs are NodePools, node classes and legacy Provisioners,
-	// compiled together by sim/karpenter/apis.
-	karpenterDocs []*manifest.Document
-	// clusterConfigs are eksctl ClusterConfigs; priorityDoc is the priority
-	// expander's ConfigMap.
-	clusterConfigs []*manifest.Document
-	priorityDoc    *manifest.Document
-	// caDeployment is the Deployment that runs the Cluster Autoscaler: its
-	// configuration, not a workload.
-	caDeployment *caconfig.Deployment
+	// compDocs are the documents each registered component reads (its
+	// kinds and those it claims), by component name, in the order read.
+	compDocs map[string][]*manifest.Document
+	// settings are the components' settings fields as decoded (absent:
+	// not set), settingsPath their paths (spec.karpenter), by name.
+	settings     map[string]any
+	settingsPath map[string]string
 	// hpas are the HorizontalPodAutoscalers by the workload they scale.
 	hpas map[string]*manifestHPA
 	// classDocs and claimDocs are the StorageClasses by name and the
@@ -112,6 +107,7 @@ func loadWith(src source, path string, files, overrides []string, overrideSrc so
 		cat:         cat,
 		objects:     map[string]*manifest.Document{},
 		skipped:     map[string][]*manifest.Document{},
+		compDocs:    map[string][]*manifest.Document{},
 		out: &Scenario{
 			File:      path,
 			Catalog:   cat,
@@ -208,10 +204,7 @@ func (l *loader) decodeScenario() error {
 	if d.APIVersion != APIVersion {
 		return d.Errorf("apiVersion", "use apiVersion: "+APIVersion, "%q is not a Scenario version this simulator reads", d.APIVersion)
 	}
-	if err := d.Decode(&l.doc); err != nil {
-		return err
-	}
-	return nil
+	return l.decodeInto()
 }
 
 // includeAll collects the documents inlined next to the Scenario and those
@@ -304,35 +297,8 @@ func (l *loader) override(paths []string) {
 	for _, p := range paths {
 		for _, d := range l.readObjects(l.overrideSrc, p, "no such override file", "give a manifest file whose objects replace the scenario's",
 			"an override holds Kubernetes objects only", "a Scenario document in an override file") {
-			if _, ok := caconfig.FindDeployment(d); ok && l.caDeployment != nil {
-				prev := l.caDeployment.Doc
-				l.caDeployment = nil
-				l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("%s replaces the Cluster Autoscaler Deployment at %s:%d", d.Ref(), prev.File, prev.Line)})
-			}
-			if apis.Handles(d) {
-				for i, prev := range l.karpenterDocs {
-					if samePool(prev.Kind, d.Kind) && prev.Name == d.Name {
-						l.karpenterDocs = append(l.karpenterDocs[:i], l.karpenterDocs[i+1:]...)
-						what := "the one"
-						if prev.Kind != d.Kind {
-							what = fmt.Sprintf("the %s %s", prev.APIVersion, prev.Kind)
-						}
-						l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("%s/%s replaces %s at %s:%d", d.Kind, d.Name, what, prev.File, prev.Line)})
-						break
-					}
-				}
-			} else if d.Kind == "ClusterConfig" {
-				for i, prev := range l.clusterConfigs {
-					if prev.Name == d.Name {
-						l.clusterConfigs = append(l.clusterConfigs[:i], l.clusterConfigs[i+1:]...)
-						l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("ClusterConfig/%s replaces the one at %s:%d", d.Name, prev.File, prev.Line)})
-						break
-					}
-				}
-			} else if isPriorityConfigMap(d) && l.priorityDoc != nil {
-				prev := l.priorityDoc
-				l.priorityDoc = nil
-				l.warns = append(l.warns, Warning{File: d.File, Line: d.Line, Msg: fmt.Sprintf("ConfigMap/%s replaces the one at %s:%d", d.Name, prev.File, prev.Line)})
+			if c := componentOf(d); c != nil {
+				l.replaceComponentDoc(c, d)
 			} else if _, ok := kinds[d.Kind]; ok && d.Name != "" {
 				ref := l.refOf(d)
 				if prev, exists := l.objects[ref]; exists {
@@ -352,14 +318,13 @@ func (l *loader) override(paths []string) {
 }
 
 // Reads reports whether the loader reads document d, a document of a
-// scenario's files: the Scenario, the kinds it compiles (Karpenter's,
-// eksctl's, the Cluster Autoscaler's Deployment and priority ConfigMap,
-// the Kubernetes kinds it models), not those it skips (Secrets,
+// scenario's files: the Scenario, the kinds it compiles (the Kubernetes
+// kinds it models, those of the registered components and the documents
+// they claim), not those it skips (Secrets,
 // ConfigMaps, Services, RBAC, unknown kinds), which change nothing in a
 // run. sim sweep --emit-job ships only what it reads.
 func Reads(d *manifest.Document) bool {
-	switch {
-	case d.Kind == Kind, apis.Handles(d), d.Kind == "ClusterConfig", isPriorityConfigMap(d):
+	if d.Kind == Kind || componentOf(d) != nil {
 		return true
 	}
 	k, ok := kinds[d.Kind]
@@ -372,7 +337,7 @@ func Reads(d *manifest.Document) bool {
 // addObject checks the kind and remembers the object. An object repeated
 // identically is read once; a kind the simulator does not read is skipped.
 func (l *loader) addObject(d *manifest.Document) {
-	if d.Kind != "ClusterConfig" && Reads(d) {
+	if !ownNames(d) && Reads(d) {
 		// (eksctl names its clusters and node groups by rules of its own,
 		// checked where they are compiled.)
 		if errs := nameErrors(d); len(errs) > 0 {
@@ -382,30 +347,10 @@ func (l *loader) addObject(d *manifest.Document) {
 			return
 		}
 	}
-	if apis.Handles(d) {
-		if !l.duplicateOf(d, l.karpenterDocs) {
-			l.karpenterDocs = append(l.karpenterDocs, d)
+	if c := componentOf(d); c != nil {
+		if !l.duplicateOf(d, l.compDocs[c.Name()]) {
+			l.compDocs[c.Name()] = append(l.compDocs[c.Name()], d)
 		}
-		return
-	}
-	switch {
-	case d.Kind == "ClusterConfig":
-		if !l.duplicateOf(d, l.clusterConfigs) {
-			l.clusterConfigs = append(l.clusterConfigs, d)
-		}
-		return
-	case isPriorityConfigMap(d):
-		if l.priorityDoc != nil {
-			if sameObject(l.priorityDoc, d) {
-				l.identical(d, l.priorityDoc)
-				return
-			}
-			l.fail(d.Errorf("metadata.name", "keep one", "a second %s (the first is at %s:%d)", d.Name, l.priorityDoc.File, l.priorityDoc.Line))
-			return
-		}
-		l.priorityDoc = d
-		return
-	case d.Kind == "Deployment" && l.autoscalerDeployment(d):
 		return
 	}
 	k, ok := kinds[d.Kind]
@@ -452,27 +397,6 @@ func (l *loader) addObject(d *manifest.Document) {
 	}
 	l.objects[ref] = d
 	l.order = append(l.order, d)
-}
-
-// autoscalerDeployment takes a Deployment that runs the Cluster Autoscaler
-// as its configuration (compileClusterAutoscaler reads its flags) instead
-// of a workload, and reports whether it did.
-func (l *loader) autoscalerDeployment(d *manifest.Document) bool {
-	dep, ok := caconfig.FindDeployment(d)
-	if !ok {
-		return false
-	}
-	if prev := l.caDeployment; prev != nil {
-		if sameObject(prev.Doc, d) {
-			l.identical(d, prev.Doc)
-			return true
-		}
-		l.warn(d, "", "a second Deployment running the Cluster Autoscaler (the first is %s at %s:%d): its flags are ignored, and it is not simulated as a workload",
-			prev.Doc.Ref(), prev.Doc.File, prev.Doc.Line)
-		return true
-	}
-	l.caDeployment = dep
-	return true
 }
 
 // refOf is Kind/namespace/name for namespaced kinds, Kind/name otherwise.

@@ -202,7 +202,7 @@ func TestOverrideClusterAutoscalerObjects(t *testing.T) {
 	sc, err := LoadFile(base, override)
 	require.NoError(t, err)
 	var core int
-	for _, g := range sc.NodeGroups {
+	for _, g := range caConfig(sc).NodeGroups {
 		if g.Name == "core-on-demand" {
 			core = g.MaxSize
 		}
@@ -215,7 +215,7 @@ func TestOverrideClusterAutoscalerObjects(t *testing.T) {
 		}
 	}
 	require.Len(t, replaced, 2, "%v", sc.Warnings)
-	require.Equal(t, 30, sc.CASettings.Priorities.Rules[0].Priority, "the proposed priorities are the ones used")
+	require.Equal(t, 30, caConfig(sc).Settings.Priorities.Rules[0].Priority, "the proposed priorities are the ones used")
 }
 
 // spec.karpenter.launchTimeout is accepted but said to change nothing:

@@ -35,9 +35,9 @@ func TestRegionAndZonesFromClusterConfig(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "eu-west-2", sc.Region)
 	require.Equal(t, []string{"eu-west-2a", "eu-west-2b"}, sc.Zones)
-	require.Len(t, sc.NodeGroups, 2)
-	require.Equal(t, []string{"eu-west-2a", "eu-west-2b"}, sc.NodeGroups[0].Zones)
-	require.Equal(t, []string{"eu-west-2a"}, sc.NodeGroups[1].Zones)
+	require.Len(t, caConfig(sc).NodeGroups, 2)
+	require.Equal(t, []string{"eu-west-2a", "eu-west-2b"}, caConfig(sc).NodeGroups[0].Zones)
+	require.Equal(t, []string{"eu-west-2a"}, caConfig(sc).NodeGroups[1].Zones)
 	var prices []string
 	for _, w := range sc.Warnings {
 		if strings.Contains(w.Msg, "on-demand prices") {

@@ -30,14 +30,12 @@
 package scenario
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
-	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/scheduler"
 	"github.com/clustersim/clustersim/sim/spotmarket"
 	"github.com/clustersim/clustersim/sim/workload"
@@ -57,6 +55,10 @@ const (
 	// MaxStaticNodes bounds the static pools.
 	MaxStaticNodes = 200_000
 )
+
+// DefaultEpoch is the wall-clock time of simulated time 0 unless
+// spec.epoch sets it: a Monday, so that schedules by weekday read simply.
+var DefaultEpoch = time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC)
 
 // Scenario is a loaded, validated scenario, ready to run.
 type Scenario struct {
@@ -94,14 +96,12 @@ type Scenario struct {
 	SchedulerBackoff  [2]time.Duration
 	// Market configures the EC2 model.
 	Market spotmarket.Config
-	// NodePools and KarpenterSettings configure Karpenter; no NodePools
-	// means no Karpenter.
-	NodePools         []apis.NodePool
-	KarpenterSettings apis.Settings
-	// NodeGroups and CASettings configure the Cluster Autoscaler; no node
-	// groups means no Cluster Autoscaler.
-	NodeGroups []caconfig.NodeGroup
-	CASettings caconfig.Settings
+	// Components are the compiled configurations of the registered
+	// components that run in this scenario (Karpenter with NodePools, the
+	// Cluster Autoscaler with node groups), in registration order.
+	Components component.Configs
+	// Epoch is the wall-clock time of simulated time 0 (spec.epoch).
+	Epoch time.Time
 	// Storage holds the StorageClasses, PersistentVolumes and
 	// PersistentVolumeClaims (nil: none, and no pod uses a claim).
 	Storage *cluster.Storage
@@ -113,7 +113,7 @@ type Scenario struct {
 	Files []string
 	// ComputeTime is spec.computeTime (default true): the scheduler's
 	// cycles, Karpenter's solves and the Cluster Autoscaler's loops take
-	// virtual time (KarpenterSettings and CASettings carry it too).
+	// virtual time (the components' settings carry it too).
 	ComputeTime bool
 
 	Warnings []Warning
@@ -127,24 +127,6 @@ type StaticPool struct {
 	Path string // e.g. spec.staticNodes[0]
 }
 
-// Warning is accepted input that may not do what its author expects.
-type Warning struct {
-	File string
-	Line int
-	Msg  string
-	// Info marks a note rather than a problem: objects of a kind the
-	// simulator does not read, an identical copy read once, the Cluster
-	// Autoscaler's flags taken from its Deployment (sim lint reports these
-	// at severity info).
-	Info bool
-}
-
-func (w Warning) String() string {
-	switch {
-	case w.File != "" && w.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg)
-	case w.File != "":
-		return fmt.Sprintf("%s: %s", w.File, w.Msg)
-	}
-	return w.Msg
-}
+// Warning is accepted input that may not do what its author expects, or a
+// note (Info); its Code names it for sim lint.
+type Warning = component.Warning

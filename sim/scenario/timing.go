@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/dist"
 	"github.com/clustersim/clustersim/sim/workload"
 )
@@ -47,8 +48,8 @@ func (l *loader) timingsByRef(objs []podObject, broken map[string]bool) map[stri
 			l.fail(d.Errorf(path, "write Kind/namespace/name or Kind/name (namespace default), e.g. Deployment/default/web", "%q is not a reference", t.Ref))
 			continue
 		}
-		if dep := l.caDeployment; dep != nil && !known[ref] && ref == l.refOf(dep.Doc) {
-			l.fail(d.Errorf(path, "remove this entry; the Cluster Autoscaler's settings go in spec.clusterAutoscaler", "%s runs the Cluster Autoscaler (%s:%d): it configures the simulated Cluster Autoscaler and is not simulated as a workload", ref, dep.Doc.File, dep.Doc.Line))
+		if msg, hint, ok := l.claimedWorkload(ref); ok && !known[ref] {
+			l.fail(d.Errorf(path, hint, "%s %s", ref, msg))
 			continue
 		}
 		if broken[ref] {
@@ -214,16 +215,41 @@ func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec, pri
 	return 0
 }
 
+// claimedWorkload: ref names a document a component claimed (the
+// Deployment that runs the Cluster Autoscaler), which is configuration,
+// not a workload: the error's message and hint.
+func (l *loader) claimedWorkload(ref string) (msg, hint string, ok bool) {
+	for _, c := range component.Registered() {
+		cl, is := c.(component.Claimer)
+		if !is {
+			continue
+		}
+		for _, doc := range l.compDocs[c.Name()] {
+			if cl.Claims(doc) && l.refOf(doc) == ref {
+				msg, hint = cl.NotAWorkload(doc)
+				return msg, hint, true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // daemonSetPods bounds the pods a DaemonSet creates over the run: one per
 // node that can exist, so the Nodes from the start, the node groups' maximum
 // sizes and, with an autoscaler, one launch per other pod the run creates
 // (pods, twice counted for replacements); at most MaxStaticNodes.
 func (l *loader) daemonSetPods(otherPods int64) int64 {
 	nodes := int64(len(l.out.Nodes))
-	for _, g := range l.out.NodeGroups {
-		nodes += int64(g.MaxSize)
+	unbounded := false
+	for _, cc := range l.out.Components {
+		c, _ := component.Lookup(cc.Name)
+		if b, ok := c.(component.NodeBounder); ok {
+			fixed, more := b.NodeBound(cc.Config)
+			nodes += fixed
+			unbounded = unbounded || more
+		}
 	}
-	if len(l.out.NodeGroups) > 0 || len(l.out.NodePools) > 0 {
+	if unbounded {
 		nodes += otherPods
 	}
 	return min(nodes, int64(MaxStaticNodes))

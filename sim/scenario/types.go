@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -54,12 +52,14 @@ type spec struct {
 	Workloads []timing `json:"workloads,omitempty"`
 	// Market configures the EC2 side: capacity, the spot market, replay.
 	Market *marketSpec `json:"market,omitempty"`
-	// Karpenter sets the Karpenter controller's settings (the NodePools
-	// come from the manifests).
-	Karpenter *apis.SettingsSpec `json:"karpenter,omitempty"`
-	// ClusterAutoscaler sets the Cluster Autoscaler's flags (args) and
-	// priorities (the node groups come from eksctl ClusterConfigs).
-	ClusterAutoscaler *caconfig.SettingsSpec `json:"clusterAutoscaler,omitempty"`
+	// Epoch is the wall-clock time of simulated time 0 (RFC 3339): the
+	// clock CronJob schedules and Karpenter's budget schedules read.
+	// Default DefaultEpoch, or spec.karpenter.startTime when only that is
+	// set.
+	Epoch string `json:"epoch,omitempty"`
+	// The registered components' settings (spec.karpenter,
+	// spec.clusterAutoscaler, ...) are fields of this document too: the
+	// loader adds each component's field when it decodes (decode.go).
 	// Network gives the subnets' free addresses (VPC CNI); unset:
 	// unlimited.
 	Network *networkSpec `json:"network,omitempty"`

@@ -93,9 +93,9 @@ func TestKarpenterConsolidatesAdoptedNodes(t *testing.T) {
 	require.NoError(t, s.RunUntil(0))
 	for i := range s.Cluster().Nodes {
 		n := &s.Cluster().Nodes[i]
-		require.Equal(t, cluster.OwnedByKarpenter, n.Owner, n.Name)
+		require.Equal(t, cluster.RegisterOwner("karpenter"), n.Owner, n.Name)
 		require.NotZero(t, n.Instance, "%s has an instance in the market", n.Name)
-		view, ok := s.kp.NodeClaim(cluster.NodeID(i))
+		view, ok := s.karpenter().NodeClaim(cluster.NodeID(i))
 		require.True(t, ok)
 		require.True(t, view.Initialized)
 	}
@@ -110,7 +110,7 @@ func TestKarpenterConsolidatesAdoptedNodes(t *testing.T) {
 	}
 	require.Len(t, live, 1, "the empty node is gone and the other replaced")
 	require.NotEqual(t, "m5.2xlarge", live[0], "the underused m5.2xlarge is replaced by a smaller type")
-	ks := s.kp.Stats()
+	ks := s.karpenter().Stats()
 	require.Equal(t, int64(2), ks.NodeClaimsAdopted)
 	require.Equal(t, int64(1), ks.Disruptions.Empty)
 	require.Equal(t, int64(1), ks.Disruptions.Underutilized)
@@ -139,7 +139,7 @@ spec:
 	s, err := Start(sc, Options{Check: true})
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(engine.Time(10*60e9)))
-	require.Equal(t, int64(0), s.kp.Stats().NodeClaimsLaunched, "the limit is used up by the adopted nodes")
+	require.Equal(t, int64(0), s.karpenter().Stats().NodeClaimsLaunched, "the limit is used up by the adopted nodes")
 }
 
 // caScenario is an imported cluster with an eksctl managed node group
@@ -207,7 +207,7 @@ func TestClusterAutoscalerScalesInAdoptedNodes(t *testing.T) {
 	r := s.Report()
 	require.Equal(t, 3, r.Nodes.Initial)
 	require.Equal(t, 0, r.Nodes.Launched)
-	st := s.ca.Stats()
+	st := s.clusterAutoscaler().Stats()
 	require.Equal(t, 2, st.NodesRemoved, "scaled in to minSize 1")
 	require.Equal(t, 3, st.NodeGroups[0].NodesAdopted)
 	// Billed from the start at m5.large's $0.096/h: three nodes until the
@@ -223,7 +223,7 @@ func TestAdoptedNodesCountTowardMaxSize(t *testing.T) {
 	s, err := Start(sc, Options{Check: true})
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(engine.Time(30*60e9)))
-	require.Equal(t, 0, s.ca.Stats().NodesAdded, "the group is at maxSize")
+	require.Equal(t, 0, s.clusterAutoscaler().Stats().NodesAdded, "the group is at maxSize")
 	require.Len(t, s.Cluster().Nodes, 3)
 }
 

@@ -51,9 +51,9 @@ func TestAdoptedNodesExpireByTheirAge(t *testing.T) {
 	s, err := Start(sc, Options{Check: true})
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(engine.Time(20*time.Hour-time.Minute)))
-	require.Zero(t, s.kp.Stats().Disruptions.Expired, "nothing expires before 20h")
+	require.Zero(t, s.karpenter().Stats().Disruptions.Expired, "nothing expires before 20h")
 	require.NoError(t, s.RunUntil(engine.Time(21*time.Hour)))
-	require.Equal(t, int64(1), s.kp.Stats().Disruptions.Expired, "the 700h-old node expires at 20h")
+	require.Equal(t, int64(1), s.karpenter().Stats().Disruptions.Expired, "the 700h-old node expires at 20h")
 	for i := range s.Cluster().Nodes {
 		n := &s.Cluster().Nodes[i]
 		switch n.Name {

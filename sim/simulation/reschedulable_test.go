@@ -138,7 +138,7 @@ spec:
 			cl := s.Cluster()
 			require.Zero(t, nodeGone(cl), "no pod dies with its node")
 			require.Equal(t, c.running, runningOn(cl, pinnedNode), "the pods still run on %s", pinnedNode)
-			require.Zero(t, s.kp.Stats().Disruptions.Empty, "the node is not empty")
+			require.Zero(t, s.karpenter().Stats().Disruptions.Empty, "the node is not empty")
 			if c.name == "nominated" {
 				urgent := -1
 				for i := range cl.Pods {
@@ -174,7 +174,7 @@ spec:
       containers: [{name: c, image: x, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
 `
 	s := runPinned(t, emptyPolicyScenario("", mirror+ds))
-	require.Equal(t, int64(1), s.kp.Stats().Disruptions.Empty, "the node holds only a mirror and a DaemonSet pod: empty")
+	require.Equal(t, int64(1), s.karpenter().Stats().Disruptions.Empty, "the node holds only a mirror and a DaemonSet pod: empty")
 	for i := range s.Cluster().Nodes {
 		require.Equal(t, cluster.NodeGone, s.Cluster().Nodes[i].State)
 	}
@@ -208,5 +208,5 @@ func TestPodEventDedupeAsObserved(t *testing.T) {
 	require.Equal(t, "t3a.medium", n.InstanceType, "the log's instance type")
 	require.Equal(t, cluster.NodeGone, n.State)
 	require.InDelta(t, 145.0, n.Deleted.Seconds(), 0.1)
-	require.Equal(t, int64(1), s.kp.Stats().Disruptions.Empty)
+	require.Equal(t, int64(1), s.karpenter().Stats().Disruptions.Empty)
 }

@@ -150,7 +150,7 @@ func roundTrip(t *testing.T, sc *scenario.Scenario) {
 	// Instant controllers: with compute time a pod may be waiting
 	// for its scheduling cycle at the moment of the dump, and the
 	// imported run would place it at time 0.
-	sc.ComputeTime, sc.KarpenterSettings.ComputeTime, sc.CASettings.ComputeTime = false, false, false
+	sc.ComputeTime, kpConfig(sc).Settings.ComputeTime, caConfig(sc).Settings.ComputeTime = false, false, false
 	s, err := simulation.Start(sc, simulation.Options{})
 	require.NoError(t, err)
 	require.NoError(t, s.RunUntil(sc.Duration/2))
@@ -162,7 +162,7 @@ func roundTrip(t *testing.T, sc *scenario.Scenario) {
 	// The dump has no node groups: a user adds the eksctl
 	// ClusterConfig, so that the groups adopt their nodes.
 	seen := map[string]bool{}
-	for _, g := range sc.NodeGroups {
+	for _, g := range caConfig(sc).NodeGroups {
 		if seen[g.File] {
 			continue
 		}

@@ -14,11 +14,10 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/clusterautoscaler"
+	comp "github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/eviction"
 	"github.com/clustersim/clustersim/sim/invariants"
-	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/kubelet"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -99,9 +98,14 @@ type Sim struct {
 	market    *spotmarket.Market
 	kubelet   *kubelet.Kubelet
 	ec2       *tracedCloud
-	kp        *karpenter.Karpenter
-	ca        *clusterautoscaler.Autoscaler
 	ctrls     *workload.Controllers
+	// models are the components' models by name, built in modelOrder
+	// (package component; the list is parts).
+	models     map[string]comp.Model
+	modelOrder []string
+	// initialNodes: the static and start nodes are in the cluster (a
+	// component built later adopts its own at once).
+	initialNodes bool
 
 	// partial: the context stopped the run before the scenario's end.
 	partial bool

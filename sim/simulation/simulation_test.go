@@ -202,6 +202,6 @@ func TestPartsFollowTheScenario(t *testing.T) {
 	s, err = Start(hybrid, Options{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"report collector", "kube-scheduler", "kubelet", "taint manager", "eviction API",
-		"EC2 market", "Karpenter", "initial nodes", "Cluster Autoscaler", "workload controllers",
-		"Karpenter's DaemonSet overhead and namespace labels"}, names(s))
+		"EC2 market", "karpenter", "initial nodes", "cluster-autoscaler", "workload controllers",
+		"components' late inputs"}, names(s))
 }

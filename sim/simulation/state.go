@@ -11,6 +11,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/statedump"
 )
@@ -20,7 +21,7 @@ import (
 // nothing: the run goes on the same with or without it.
 func (s *Sim) WriteState(w io.Writer) (err error) {
 	defer s.catch(&err)
-	in := statedump.Input{Cluster: s.cl, Epoch: s.sc.KarpenterSettings.Epoch, Capacity: s.nodeCapacity, PDBs: s.sc.PDBs}
+	in := statedump.Input{Cluster: s.cl, Epoch: s.sc.Epoch, Capacity: s.nodeCapacity, PDBs: s.sc.PDBs}
 	if s.ctrls != nil {
 		in.InstanceOf = s.ctrls.InstanceOf
 		for i := range s.ctrls.Len() {
@@ -38,28 +39,36 @@ func (s *Sim) WriteState(w io.Writer) (err error) {
 			in.Workloads = append(in.Workloads, wl)
 		}
 	}
-	if s.kp != nil {
+	if kp := s.karpenter(); kp != nil {
 		in.NodeClaims = func(id cluster.NodeID) (statedump.NodeClaim, bool) {
-			nc, ok := s.kp.NodeClaim(id)
+			nc, ok := kp.NodeClaim(id)
 			r := nc.NodeClassRef
 			return statedump.NodeClaim{NodePool: nc.NodePool, Capacity: nc.Capacity,
 				NodeClassRef:    statedump.NodeClassRef{Group: r.Group, Kind: r.Kind, Name: r.Name},
 				LastPodEvent:    nc.LastPodEvent,
 				HasLastPodEvent: nc.HasLastPodEvent}, ok
 		}
-		for _, p := range s.kp.NodePools() {
+		for _, p := range kp.NodePools() {
 			in.NodePools = append(in.NodePools, dumpNodePool(s.cl, p))
 		}
 	}
 	return statedump.Write(w, in)
 }
 
+// karpenter is the run's Karpenter, if it runs: the state dump writes its
+// NodeClaims and NodePools (statedump's types, which Karpenter cannot
+// import: an output package).
+func (s *Sim) karpenter() *karpenter.Karpenter {
+	kp, _ := s.models[karpenter.OwnerName].(*karpenter.Karpenter)
+	return kp
+}
+
 // nodeCapacity is a node's capacity: its NodeClaim's for Karpenter's
 // nodes, else the catalogue's for its type with the default kubelet
 // options, never below its allocatable.
 func (s *Sim) nodeCapacity(id cluster.NodeID) (cluster.Resources, bool) {
-	if s.kp != nil {
-		if nc, ok := s.kp.NodeClaim(id); ok {
+	if kp := s.karpenter(); kp != nil {
+		if nc, ok := kp.NodeClaim(id); ok {
 			return nc.Capacity, true
 		}
 	}

@@ -184,10 +184,10 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, want.Allocatable[cluster.Memory], n.Status.Allocatable.Memory().Value())
 			require.GreaterOrEqual(t, n.Status.Capacity.Cpu().MilliValue(), n.Status.Allocatable.Cpu().MilliValue())
 			require.GreaterOrEqual(t, n.Status.Capacity.Memory().Value(), n.Status.Allocatable.Memory().Value())
-			require.Equal(t, sc.KarpenterSettings.Epoch.Add(want.Launched).Unix(), n.CreationTimestamp.Unix())
+			require.Equal(t, sc.Epoch.Add(want.Launched).Unix(), n.CreationTimestamp.Unix())
 			require.Len(t, n.Status.Conditions, 1)
 			require.Equal(t, want.State == cluster.NodeReady, n.Status.Conditions[0].Status == corev1.ConditionTrue)
-			if want.Owner == cluster.OwnedByKarpenter {
+			if want.Owner == cluster.RegisterOwner("karpenter") {
 				require.Equal(t, want.OwnerName, n.Labels["karpenter.sh/nodepool"])
 			}
 		case "Pod":
@@ -233,7 +233,7 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 			o := decodeAs[nodeClaim](t, d)
 			want := wantNodes[o.Name]
 			require.NotNil(t, want)
-			require.Equal(t, cluster.OwnedByKarpenter, want.Owner)
+			require.Equal(t, cluster.RegisterOwner("karpenter"), want.Owner)
 			require.Equal(t, want.OwnerName, o.Labels["karpenter.sh/nodepool"])
 			require.Equal(t, "karpenter.sh/v1", o.APIVersion)
 			require.NotEmpty(t, o.Spec.NodeClassRef.Name)
@@ -286,7 +286,7 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 	}
 	require.Equal(t, len(wantNodes), len(gotNodes), "every live node is dumped")
 	require.Equal(t, wantPods, gotPods, "every live pod is dumped where it is")
-	require.Equal(t, len(sc.NodePools), kinds["NodePool"])
+	require.Equal(t, len(kpConfig(sc).NodePools), kinds["NodePool"])
 	require.Equal(t, len(sc.PDBs), kinds["PodDisruptionBudget"])
 	liveClaims, liveVolumes := 0, 0
 	for _, c := range cl.Claims() {
@@ -312,9 +312,9 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 	if len(pools) > 0 {
 		res, err := apis.Compile(pools, apis.Env{Syms: sc.Syms.Clone(), Resources: sc.Resources, Catalog: sc.Catalog, Zones: sc.Zones})
 		require.NoError(t, err)
-		require.Len(t, res.NodePools, len(sc.NodePools))
+		require.Len(t, res.NodePools, len(kpConfig(sc).NodePools))
 		for i, got := range res.NodePools {
-			want := sc.NodePools[i]
+			want := kpConfig(sc).NodePools[i]
 			require.Equal(t, want.Name, got.Name)
 			require.Equal(t, want.Weight, got.Weight)
 			require.Equal(t, want.Limits, got.Limits)
@@ -398,7 +398,7 @@ func TestWriteStateTerminatingAndLaunching(t *testing.T) {
 			case d.Kind == "Pod" && pod != "" && d.Namespace+"/"+d.Name == pod:
 				p := decodeAs[corev1.Pod](t, d)
 				require.NotNil(t, p.DeletionTimestamp)
-				require.Equal(t, sc.KarpenterSettings.Epoch.Add(at).Unix(), p.DeletionTimestamp.Unix())
+				require.Equal(t, sc.Epoch.Add(at).Unix(), p.DeletionTimestamp.Unix())
 				require.NotNil(t, p.DeletionGracePeriodSeconds)
 				terminating = true
 			case d.Kind == "Node" && node != "" && d.Name == node:

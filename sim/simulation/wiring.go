@@ -1,13 +1,14 @@
 package simulation
 
 import (
+	"fmt"
+
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/clusterautoscaler"
+	comp "github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/eviction"
 	"github.com/clustersim/clustersim/sim/invariants"
-	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/kubelet"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scheduler"
@@ -62,23 +63,25 @@ var parts = []part{
 	{name: "EC2 market", needed: autoscaled, build: (*Sim).buildMarket, report: (*Sim).reportMarket},
 	// Karpenter comes before the initial nodes: it learns of them as they
 	// are added. Its section is the report's first.
-	{name: "Karpenter", needed: runsKarpenter, build: (*Sim).buildKarpenter, report: section(karpenterOf)},
+	component("karpenter"),
 	// The scenario's static nodes and Node manifests, Ready at time 0
-	// (those of a NodePool adopted by Karpenter; those of a node group are
-	// left to the Cluster Autoscaler, which adopts them when built).
+	// (those of a component built above, Karpenter's NodePools, adopted
+	// by it; those of a component built below, the Cluster Autoscaler's
+	// node groups, left to it, which adopts them when built).
 	{name: "initial nodes", build: (*Sim).addInitialNodes},
 	// The Cluster Autoscaler comes after the initial nodes, which it finds
 	// in the cluster when built; its groups' initial nodes are launched by
 	// an event it schedules at once, before the workloads' first pods.
-	{name: "Cluster Autoscaler", needed: runsClusterAutoscaler, build: (*Sim).buildClusterAutoscaler, report: section(clusterAutoscalerOf)},
+	component("cluster-autoscaler"),
 	// The workload controllers come last of the models: their first
 	// arrivals are scheduled after every other model's first events, so
 	// at time 0 the Cluster Autoscaler's groups are up before pods come.
 	{name: "workload controllers", build: (*Sim).buildControllers, report: (*Sim).reportControllers},
-	// Karpenter counts the DaemonSets' pods on the nodes it plans: known
-	// once the controllers exist, and set (with the namespaces' labels,
-	// which its affinity terms read) before the first event.
-	{name: "Karpenter's DaemonSet overhead and namespace labels", needed: runsKarpenter, build: (*Sim).configureKarpenter},
+	// Components that need what exists only once the controllers do
+	// (Karpenter counts the DaemonSets' pods on the nodes it plans, and
+	// reads the namespaces' labels in affinity terms) get it here, before
+	// the first event.
+	{name: "components' late inputs", needed: wantsLate, build: (*Sim).lateInputs},
 	// With --check, the models' incremental structures are verified
 	// against recomputations; once every model exists.
 	{name: "structure checks", needed: checking, build: (*Sim).checkStructures},
@@ -99,11 +102,8 @@ func (s *Sim) checkStructures() error {
 	}
 	add("cluster", s.cl)
 	add("kube-scheduler", s.sched)
-	if s.kp != nil {
-		add("Karpenter", s.kp)
-	}
-	if s.ca != nil {
-		add("Cluster Autoscaler", s.ca)
+	for _, name := range s.modelOrder {
+		add(name, s.models[name])
 	}
 	every := s.opts.CheckEvery
 	if every == 0 {
@@ -113,11 +113,11 @@ func (s *Sim) checkStructures() error {
 	return nil
 }
 
-func checking(s *Sim) bool              { return s.opts.Check }
-func tracing(s *Sim) bool               { return s.opts.Trace != nil }
-func autoscaled(s *Sim) bool            { return runsKarpenter(s) || runsClusterAutoscaler(s) }
-func runsKarpenter(s *Sim) bool         { return len(s.sc.NodePools) > 0 }
-func runsClusterAutoscaler(s *Sim) bool { return len(s.sc.NodeGroups) > 0 }
+func checking(s *Sim) bool { return s.opts.Check }
+func tracing(s *Sim) bool  { return s.opts.Trace != nil }
+
+// autoscaled: a component runs (an autoscaler, which launches instances).
+func autoscaled(s *Sim) bool { return len(s.sc.Components) > 0 }
 
 func (s *Sim) buildChecker() error {
 	s.checker = invariants.New(s.eng, s.cl)
@@ -235,74 +235,100 @@ func (s *Sim) reportMarket(in *report.Inputs) {
 	}
 }
 
-func (s *Sim) buildKarpenter() (err error) {
-	sc := s.sc
-	s.kp, err = karpenter.New(karpenter.Deps{Engine: s.eng, Cluster: s.cl, Catalog: sc.Catalog, Cloud: s.ec2, Evictor: s.evictor},
-		karpenter.Config{Region: sc.Region, Zones: sc.Zones, NodePools: sc.NodePools, Settings: sc.KarpenterSettings})
-	if err == nil {
-		s.kp.OnDisruption(s.nodeDeletion(karpenter.OwnerName))
-	}
-	if err == nil && s.rec != nil {
-		s.kp.OnNoLaunch(func(pods []cluster.PodID, class, message string) {
-			s.rec.NoLaunch("karpenterNoLaunch", karpenter.OwnerName, pods, class, message)
-		})
-	}
-	return err
+// component is the part that builds the registered component called
+// name, when the scenario runs it (its configuration compiled), and adds
+// its report section (a model that is a report.Section).
+func component(name string) part {
+	return part{name: name,
+		needed: func(s *Sim) bool { _, ok := s.sc.Components.Get(name); return ok },
+		build:  func(s *Sim) error { return s.buildComponent(name) },
+		report: func(s *Sim, in *report.Inputs) {
+			if sec, ok := s.models[name].(report.Section); ok {
+				in.Models = append(in.Models, sec)
+			}
+		}}
 }
 
-func (s *Sim) addInitialNodes() error {
-	for _, n := range s.sc.Nodes {
-		if n.Owner == cluster.OwnedByKarpenter && s.kp != nil {
-			// A node of the start state that Karpenter adopts (the
-			// scenario loader decided): its instance runs in the market.
-			o := cloud.Offering{InstanceType: n.InstanceType, Zone: s.cl.Syms.Name(n.Zone), CapacityType: n.CapacityType}
-			res, err := s.market.Adopt(karpenter.OwnerName, n.OwnerName, o)
-			if err != nil {
-				return err
-			}
-			if _, err := s.kp.Adopt(n, res); err != nil {
-				return err
-			}
-			continue
+// buildComponent builds the component's model on the run, wires it to the
+// run's observers and, once the initial nodes exist, has it adopt the
+// start nodes the loader gave it.
+func (s *Sim) buildComponent(name string) error {
+	c, ok := comp.Lookup(name)
+	if !ok {
+		return fmt.Errorf("component %q is in the scenario but not registered", name)
+	}
+	cfg, _ := s.sc.Components.Get(name)
+	m, err := c.Build(comp.Deps{Engine: s.eng, Cluster: s.cl, Catalog: s.sc.Catalog, Cloud: s.ec2, Evictor: s.evictor}, cfg)
+	if err != nil {
+		return err
+	}
+	if s.models == nil {
+		s.models = map[string]comp.Model{}
+	}
+	s.models[name] = m
+	s.modelOrder = append(s.modelOrder, name)
+	if s.initialNodes {
+		if err := s.adoptStartNodes(name); err != nil {
+			return err
 		}
-		if n.Owner == cluster.OwnedByClusterAutoscaler {
-			continue // adopted when the Cluster Autoscaler is built
+	}
+	if w, ok := m.(comp.Wirer); ok {
+		o := comp.Observers{NodeDeletion: s.nodeDeletion(name)}
+		if s.rec != nil {
+			o.NoCapacity = func(kind string, pods []cluster.PodID, class, message string) {
+				s.rec.NoLaunch(kind, name, pods, class, message)
+			}
 		}
-		s.cl.AddNode(n)
+		w.Wire(o)
 	}
 	return nil
 }
 
-func (s *Sim) buildClusterAutoscaler() (err error) {
-	sc := s.sc
-	s.ca, err = clusterautoscaler.New(
-		clusterautoscaler.Deps{Engine: s.eng, Cluster: s.cl, Catalog: sc.Catalog, Cloud: s.ec2, Evictor: s.evictor},
-		clusterautoscaler.Config{Region: sc.Region, Zones: sc.Zones, NodeGroups: sc.NodeGroups, Settings: sc.CASettings})
+// adoptStartNodes has the component's model adopt the start nodes the
+// loader gave it; each one's instance runs in the market.
+func (s *Sim) adoptStartNodes(name string) error {
+	own := cluster.RegisterOwner(name)
+	for _, n := range s.sc.Nodes {
+		if n.Owner == own {
+			if err := s.adopt(name, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// adopt has model name adopt start node n.
+func (s *Sim) adopt(name string, n cluster.Node) error {
+	a, ok := s.models[name].(comp.StartAdopter)
+	if !ok {
+		return fmt.Errorf("node %s belongs to %s, which does not adopt start nodes", n.Name, name)
+	}
+	o := cloud.Offering{InstanceType: n.InstanceType, Zone: s.cl.Syms.Name(n.Zone), CapacityType: n.CapacityType}
+	res, err := s.market.Adopt(name, n.OwnerName, o)
 	if err != nil {
 		return err
 	}
-	for _, n := range sc.Nodes {
-		if n.Owner != cluster.OwnedByClusterAutoscaler {
+	return a.AdoptStart(n, res)
+}
+
+// addInitialNodes adds the static pools' nodes and the Node manifests',
+// in order; a node the loader gave a component is adopted by its model if
+// built already, else left to it (adopted when built).
+func (s *Sim) addInitialNodes() error {
+	for _, n := range s.sc.Nodes {
+		if n.Owner != cluster.OwnedByStatic {
+			if name := n.Owner.String(); s.models[name] != nil {
+				if err := s.adopt(name, n); err != nil {
+					return err
+				}
+			}
 			continue
 		}
-		// A node of the start state that its node group adopts (the
-		// scenario loader decided): its instance runs in the market.
-		o := cloud.Offering{InstanceType: n.InstanceType, Zone: s.cl.Syms.Name(n.Zone), CapacityType: n.CapacityType}
-		res, err := s.market.Adopt(clusterautoscaler.Owner, n.OwnerName, o)
-		if err != nil {
-			return err
-		}
-		if _, err := s.ca.Adopt(n, res); err != nil {
-			return err
-		}
+		s.cl.AddNode(n)
 	}
-	s.ca.OnDelete(s.nodeDeletion(clusterautoscaler.Owner))
-	if err == nil && s.rec != nil {
-		s.ca.OnNoScaleUp(func(pods []cluster.PodID, class, message string) {
-			s.rec.NoLaunch("caNoScaleUp", "cluster-autoscaler", pods, class, message)
-		})
-	}
-	return err
+	s.initialNodes = true
+	return nil
 }
 
 func (s *Sim) buildControllers() error {
@@ -325,18 +351,26 @@ func (s *Sim) reportControllers(in *report.Inputs) {
 		JobPodFailures: cs.JobPodFailures, LostPodSeconds: cs.LostPodSeconds}
 }
 
-func (s *Sim) configureKarpenter() error {
-	s.kp.SetDaemonOverhead(s.ctrls.DaemonSetOverhead)
-	s.kp.SetNamespaceLabels(s.sc.NamespaceLabels)
-	return nil
+// wantsLate: a model built needs what exists once the controllers do.
+func wantsLate(s *Sim) bool {
+	for _, m := range s.models {
+		if _, ok := m.(comp.Later); ok {
+			return true
+		}
+	}
+	return false
 }
 
-func karpenterOf(s *Sim) report.Section         { return s.kp }
-func clusterAutoscalerOf(s *Sim) report.Section { return s.ca }
-
-// section adds a model's own section to the report (model returns it).
-func section(model func(s *Sim) report.Section) func(s *Sim, in *report.Inputs) {
-	return func(s *Sim, in *report.Inputs) { in.Models = append(in.Models, model(s)) }
+// lateInputs gives the models that need them what exists only once the
+// workload controllers do.
+func (s *Sim) lateInputs() error {
+	late := comp.Late{DaemonSetOverhead: s.ctrls.DaemonSetOverhead, NamespaceLabels: s.sc.NamespaceLabels}
+	for _, name := range s.modelOrder {
+		if l, ok := s.models[name].(comp.Later); ok {
+			l.Late(late)
+		}
+	}
+	return nil
 }
 
 // tracedCloud is the market as the autoscalers see it, recording launches

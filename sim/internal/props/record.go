@@ -167,7 +167,7 @@ func Observe(sc *scenario.Scenario) *Record {
 	for _, b := range sc.PDBs {
 		r.PDBs[sc.Syms.Name(b.Namespace)+"/"+b.Name] = PDB{MinAvailable: amount(b.MinAvailable), MaxUnavailable: amount(b.MaxUnavailable)}
 	}
-	for _, p := range sc.NodePools {
+	for _, p := range kpConfig(sc).NodePools {
 		r.Pools[p.Name] = Pool{TerminationGracePeriod: p.TerminationGracePeriod.Seconds()}
 	}
 	for i := range sc.Workloads {

@@ -8,6 +8,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clustersim/clustersim/sim/internal/testscript"
+	// The in-tree components, registered as cmd/sim registers them.
+	_ "github.com/clustersim/clustersim/sim/component/builtin"
 	"github.com/clustersim/clustersim/sim/scenario"
 )
 

@@ -324,6 +324,9 @@ func (p *NodePool) HasPreferNoScheduleTaint() bool {
 
 // Warning is accepted input that may not do what its author expects.
 type Warning struct {
+	// Code names the finding for programs (sim lint), e.g.
+	// "karpenter.legacy"; "" for most.
+	Code string
 	File string
 	Line int
 	// Path is the field path, e.g. spec.ttlSecondsAfterEmpty ("" for the

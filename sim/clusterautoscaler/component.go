@@ -1,0 +1,370 @@
+package clusterautoscaler
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/component"
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+// This file is the Cluster Autoscaler as a component of the house
+// (sim/component): eksctl's ClusterConfig, the documents it claims (its
+// own Deployment, whose flags configure it; the priority expander's
+// ConfigMap), spec.clusterAutoscaler, the compile step (package config)
+// and the build step (New).
+
+// ownedByCA is the owner of the node groups' nodes.
+var ownedByCA = cluster.RegisterOwner(Owner)
+
+// Component is the Cluster Autoscaler as sim/component sees it; cmd/sim's
+// registration (sim/component/builtin) registers it.
+var Component component.Component = caComponent{}
+
+type caComponent struct{}
+
+func (caComponent) Name() string { return Owner }
+
+// Kinds: eksctl's ClusterConfig (its node groups).
+func (caComponent) Kinds() []component.Kind {
+	return []component.Kind{{Group: "eksctl.io", Kind: "ClusterConfig"}}
+}
+
+func (caComponent) Settings() (string, any) { return "clusterAutoscaler", new(config.SettingsSpec) }
+
+// Claims the Deployment that runs the Cluster Autoscaler (its
+// configuration, not a workload) and the priority expander's ConfigMap.
+func (caComponent) Claims(d *manifest.Document) bool {
+	if isPriorityConfigMap(d) {
+		return true
+	}
+	_, ok := config.FindDeployment(d)
+	return ok
+}
+
+// NotAWorkload: the Deployment configures the Cluster Autoscaler.
+func (caComponent) NotAWorkload(d *manifest.Document) (string, string) {
+	return fmt.Sprintf("runs the Cluster Autoscaler (%s:%d): it configures the simulated Cluster Autoscaler and is not simulated as a workload", d.File, d.Line),
+		"remove this entry; the Cluster Autoscaler's settings go in spec.clusterAutoscaler"
+}
+
+func isPriorityConfigMap(d *manifest.Document) bool {
+	return d.Kind == "ConfigMap" && d.Name == config.PriorityConfigMapName
+}
+
+// Replaces: a ClusterConfig of the same name, the priority ConfigMap, any
+// Deployment running the Cluster Autoscaler.
+func (caComponent) Replaces(prev, next *manifest.Document) (string, bool) {
+	_, prevDep := config.FindDeployment(prev)
+	_, nextDep := config.FindDeployment(next)
+	switch {
+	case prevDep && nextDep:
+		return fmt.Sprintf("%s replaces the Cluster Autoscaler Deployment at %s:%d", next.Ref(), prev.File, prev.Line), true
+	case isPriorityConfigMap(prev) && isPriorityConfigMap(next),
+		prev.Kind == "ClusterConfig" && next.Kind == "ClusterConfig" && prev.Name == next.Name:
+		return fmt.Sprintf("%s/%s replaces the one at %s:%d", next.Kind, next.Name, prev.File, prev.Line), true
+	}
+	return "", false
+}
+
+// ChecksNames: eksctl names its clusters and node groups by rules of its
+// own, checked where they are compiled.
+func (caComponent) ChecksNames(d *manifest.Document) bool { return d.Kind == "ClusterConfig" }
+
+// Location: the first ClusterConfig's metadata.region and
+// availabilityZones.
+func (caComponent) Location(docs []*manifest.Document) (component.Location, bool) {
+	for _, d := range docs {
+		if d.Kind == "ClusterConfig" {
+			r, zs := config.Location(d)
+			return component.Location{Region: r, Zones: zs, Doc: d, RegionPath: "metadata.region", ZonesPath: "availabilityZones"}, true
+		}
+	}
+	return component.Location{}, false
+}
+
+// Compile reads the eksctl node groups, the priority expander's
+// ConfigMap, the Cluster Autoscaler's Deployment and
+// spec.clusterAutoscaler. No node group: the Cluster Autoscaler does not
+// run (nil config).
+func (caComponent) Compile(env component.Env, in component.Input) (component.Config, []component.Warning, error) {
+	c := &caCompiler{env: env, in: in}
+	spec, _ := in.Settings.(*config.SettingsSpec)
+	cfg := c.compile(spec)
+	return cfg, c.warns, c.errs.Err()
+}
+
+type caCompiler struct {
+	env   component.Env
+	in    component.Input
+	errs  manifest.Errors
+	warns []component.Warning
+	// dep is the Deployment that runs the Cluster Autoscaler, priority the
+	// priority expander's ConfigMap.
+	dep      *config.Deployment
+	priority *manifest.Document
+	configs  []*manifest.Document
+}
+
+func (c *caCompiler) info(d *manifest.Document, code, msg string) {
+	c.warns = append(c.warns, component.Warning{Code: code, File: d.File, Line: d.Line, Info: true, Msg: msg})
+}
+
+func (c *caCompiler) warn(d *manifest.Document, path, code, msg string) {
+	w := component.Warning{Code: code, File: d.File, Line: d.LineOf(path), Path: path, Msg: msg}
+	if path != "" {
+		w.Msg = path + ": " + msg
+	}
+	c.warns = append(c.warns, w)
+}
+
+// configWarnings adds package config's warnings, each ending with its fix.
+func (c *caCompiler) configWarnings(ws []*manifest.Error) {
+	for _, w := range ws {
+		msg := w.Msg
+		if w.Path != "" {
+			msg = w.Path + ": " + msg
+		}
+		if w.Hint != "" {
+			msg += "; " + w.Hint
+		}
+		c.warns = append(c.warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: msg, Fix: w.Hint})
+	}
+}
+
+// sort takes the documents apart: ClusterConfigs, the one priority
+// ConfigMap (a second is an error), the one Deployment (a second is
+// ignored with a warning).
+func (c *caCompiler) sort() {
+	for _, d := range c.in.Docs {
+		switch {
+		case d.Kind == "ClusterConfig":
+			c.configs = append(c.configs, d)
+		case isPriorityConfigMap(d):
+			if c.priority != nil {
+				c.errs = append(c.errs, d.Errorf("metadata.name", "keep one", "a second %s (the first is at %s:%d)", d.Name, c.priority.File, c.priority.Line))
+				continue
+			}
+			c.priority = d
+		default:
+			dep, ok := config.FindDeployment(d)
+			if !ok {
+				continue
+			}
+			if prev := c.dep; prev != nil {
+				c.warn(d, "", "ca.second-deployment", fmt.Sprintf("a second Deployment running the Cluster Autoscaler (the first is %s at %s:%d): its flags are ignored, and it is not simulated as a workload",
+					prev.Doc.Ref(), prev.Doc.File, prev.Doc.Line))
+				continue
+			}
+			c.dep = dep
+		}
+	}
+}
+
+func (c *caCompiler) compile(spec *config.SettingsSpec) component.Config {
+	c.sort()
+	env := c.env
+	settings, err := spec.Compile(env.Scenario, c.in.SettingsPath)
+	if err != nil {
+		c.errs = c.errs.Add(err)
+	}
+	c.configWarnings(settings.Warnings)
+	c.deploymentFlags(spec, &settings)
+	var groups []config.NodeGroup
+	cenv := config.Env{Catalog: env.Catalog, Region: env.Region, Zones: env.Zones}
+	for _, d := range c.configs {
+		gs, warns, err := config.CompileClusterConfig(d, cenv)
+		c.configWarnings(warns)
+		if err != nil {
+			c.errs = c.errs.Add(err)
+			continue
+		}
+		groups = append(groups, gs...)
+	}
+	if d := c.priority; d != nil {
+		p, err := config.ParsePriorityConfigMap(d)
+		switch {
+		case err != nil:
+			c.errs = c.errs.Add(err)
+		case settings.Priorities != nil:
+			c.errs = append(c.errs, d.Errorf("data.priorities", "keep one: this ConfigMap or spec.clusterAutoscaler.priorities", "priorities are given twice"))
+		default:
+			settings.Priorities = &p
+		}
+	}
+	if len(groups) == 0 {
+		if d := c.dep; d != nil {
+			c.info(d.Doc, "ca.not-running", "no eksctl ClusterConfig node groups in the scenario: the Cluster Autoscaler this Deployment runs has nothing to scale and is not simulated")
+		}
+		if spec != nil {
+			c.warn(env.Scenario, c.in.SettingsPath, "ca.not-running", "no eksctl ClusterConfig node groups in the scenario: the Cluster Autoscaler does not run")
+		}
+		return nil
+	}
+	c.terminationHandler(&settings)
+	warns, err := config.CrossCheck(groups, &settings)
+	c.configWarnings(warns)
+	if err != nil {
+		c.errs = c.errs.Add(err)
+		return nil
+	}
+	settings.ComputeTime = env.ComputeTime
+	return &Config{Region: env.Region, Zones: env.Zones, NodeGroups: groups, Settings: settings}
+}
+
+// deploymentFlags reads the flags of the Cluster Autoscaler's Deployment,
+// if the manifests hold one, into settings, unless the scenario sets
+// spec.clusterAutoscaler.args: those win. Either way the Deployment is the
+// autoscaler itself, not a workload, and an info line says what was done.
+func (c *caCompiler) deploymentFlags(spec *config.SettingsSpec, settings *config.Settings) {
+	dep := c.dep
+	if dep == nil {
+		return
+	}
+	d := dep.Doc
+	info := func(format string, args ...any) {
+		c.info(d, "ca.deployment-flags", fmt.Sprintf("%s runs the Cluster Autoscaler (image %s): it is not simulated as a workload; ", d.Ref(), dep.Image)+fmt.Sprintf(format, args...))
+	}
+	switch {
+	case spec != nil && len(spec.Args) > 0:
+		info("its flags are not read, because the scenario's spec.clusterAutoscaler.args sets them")
+	case dep.OtherCommand != "":
+		info("its flags cannot be read from %s.command (%s), so the upstream defaults apply; set spec.clusterAutoscaler.args", dep.Path, dep.OtherCommand)
+	default:
+		o, err := dep.Options()
+		if err != nil {
+			c.errs = c.errs.Add(err)
+			return
+		}
+		settings.UseDeployment(dep, o)
+		c.configWarnings(o.Warnings)
+		if len(dep.Args) == 0 {
+			info("it gives no flags, so the upstream defaults apply")
+			return
+		}
+		info("its %d flag(s) configure the simulated Cluster Autoscaler (the scenario does not set spec.clusterAutoscaler.args)", len(dep.Args))
+	}
+}
+
+// terminationHandler finds aws-node-termination-handler among the
+// scenario's other objects (a DaemonSet or Deployment running its image)
+// unless spec.clusterAutoscaler.nodeTerminationHandler sets it; an info
+// line says what was found. It stays a workload: its pods are real pods.
+func (c *caCompiler) terminationHandler(settings *config.Settings) {
+	if settings.TerminationHandlerSet {
+		return
+	}
+	for _, d := range c.in.Others {
+		h, ok := config.FindTerminationHandler(d)
+		if !ok {
+			continue
+		}
+		if settings.TerminationHandler.Mode != config.NTHNone {
+			c.warn(d, "", "ca.second-termination-handler", fmt.Sprintf("a second aws-node-termination-handler (the first is %s): ignored", settings.TerminationHandler.Source))
+			continue
+		}
+		settings.TerminationHandler = h
+		what := "drains a self-managed node group's spot nodes on their interruption notice"
+		if h.Mode == config.NTHQueue {
+			what = "drains a self-managed node group's spot nodes on interruption notices, rebalance recommendations and the ASG's terminations (queue processor)"
+		}
+		c.info(d, "ca.termination-handler", fmt.Sprintf("%s runs aws-node-termination-handler (%s mode): it %s; set spec.clusterAutoscaler.nodeTerminationHandler to override", d.Ref(), h.Mode, what))
+	}
+}
+
+// Build makes the Cluster Autoscaler.
+func (caComponent) Build(deps component.Deps, cfg component.Config) (component.Model, error) {
+	c, ok := deps.Cloud.(Cloud)
+	if !ok {
+		return nil, fmt.Errorf("clusterautoscaler: the run's cloud (%T) cannot launch for the Cluster Autoscaler", deps.Cloud)
+	}
+	ev, ok := deps.Evictor.(Evictor)
+	if !ok {
+		return nil, fmt.Errorf("clusterautoscaler: the run's evictor (%T) cannot drain for the Cluster Autoscaler", deps.Evictor)
+	}
+	return New(Deps{Engine: deps.Engine, Cluster: deps.Cluster, Catalog: deps.Catalog, Cloud: c, Evictor: ev}, *cfg.(*Config))
+}
+
+// Adopts: a start node labelled eks.amazonaws.com/nodegroup (a managed
+// node group) or alpha.eksctl.io/nodegroup-name (eksctl's) with a node
+// group of that name.
+func (caComponent) Adopts(cfg component.Config, labels map[string]string) string {
+	name := labels["eks.amazonaws.com/nodegroup"]
+	if name == "" {
+		name = labels["alpha.eksctl.io/nodegroup-name"]
+	}
+	for _, g := range cfg.(*Config).NodeGroups {
+		if name != "" && g.Name == name {
+			return name
+		}
+	}
+	return ""
+}
+
+func (caComponent) AdoptNote() (string, string) {
+	return "node group", "as its instances (%s): they count in its size and toward maxSize, and the Cluster Autoscaler may scale them in"
+}
+
+// NodeBound: the groups' maximum sizes; the Cluster Autoscaler also
+// launches for pending pods (within them).
+func (caComponent) NodeBound(cfg component.Config) (int64, bool) {
+	var n int64
+	for _, g := range cfg.(*Config).NodeGroups {
+		n += int64(g.MaxSize)
+	}
+	return n, true
+}
+
+// PoolNames: the node groups spec.market.joinFailures[].nodeGroups names.
+func (caComponent) PoolNames(cfg component.Config) (string, []string) {
+	var names []string
+	for _, g := range cfg.(*Config).NodeGroups {
+		names = append(names, g.Name)
+	}
+	return "nodeGroups", names
+}
+
+// Wire connects the Cluster Autoscaler to the run's observers.
+func (a *Autoscaler) Wire(o component.Observers) {
+	a.OnDelete(o.NodeDeletion)
+	if o.NoCapacity != nil {
+		a.OnNoScaleUp(func(pods []cluster.PodID, class, message string) {
+			o.NoCapacity("caNoScaleUp", pods, class, message)
+		})
+	}
+}
+
+// AdoptStart takes a start node the loader gave a node group; res is its
+// instance in the market.
+func (a *Autoscaler) AdoptStart(n cluster.Node, res cloud.LaunchResult) error {
+	_, err := a.Adopt(n, res)
+	return err
+}
+
+// ConfigIn is the Cluster Autoscaler's configuration among a scenario's
+// compiled components, or nil when it does not run.
+func ConfigIn(cs component.Configs) *Config {
+	c, _ := cs.Get(Owner)
+	cfg, _ := c.(*Config)
+	return cfg
+}
+
+// JoinTimeout is --max-node-provision-time: how long the Cluster
+// Autoscaler waits for a node to register before it removes it.
+func (caComponent) JoinTimeout(cfg component.Config) time.Duration {
+	return cfg.(*Config).Settings.MaxNodeProvisionTime
+}
+
+func (c caComponent) GaveUp(cfg component.Config, n *cluster.Node, why string, at func(float64) string) string {
+	return fmt.Sprintf("%s, and the Cluster Autoscaler removed it at %s as unregistered for longer than --max-node-provision-time (%s; a scale-up still waiting for it timed out then and backed node group %s off)",
+		why, at(n.Deleted.Seconds()), at(c.JoinTimeout(cfg).Seconds()), n.OwnerName)
+}
+
+// KeptUnregistered: the Cluster Autoscaler does not remove unregistered
+// nodes below a node group's minimum size.
+func (caComponent) KeptUnregistered(*cluster.Node) string {
+	return " (the Cluster Autoscaler does not remove unregistered nodes below a node group's minimum size)"
+}

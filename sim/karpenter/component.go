@@ -1,0 +1,206 @@
+package karpenter
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/manifest"
+)
+
+// This file is Karpenter as a component of the house (sim/component):
+// the kinds it reads, spec.karpenter, the compile step (package apis) and
+// the build step (New), and what the loader asks of it besides.
+
+// ownedByKarpenter is the owner of the nodes Karpenter launches and
+// adopts.
+var ownedByKarpenter = cluster.RegisterOwner(OwnerName)
+
+// Component is Karpenter as sim/component sees it; cmd/sim's registration
+// (sim/component/builtin) registers it.
+var Component component.Component = karpenterComponent{}
+
+type karpenterComponent struct{}
+
+// Kinds: Karpenter's NodePool (v1, v1beta1) and legacy Provisioner in
+// group karpenter.sh, the AWS provider's node classes in
+// karpenter.k8s.aws. The version is checked by apis.Compile, with a
+// precise error.
+func (karpenterComponent) Kinds() []component.Kind {
+	return []component.Kind{
+		{Group: apis.GroupKarpenter, Kind: apis.KindNodePool},
+		{Group: apis.GroupKarpenter, Kind: apis.KindProvisioner},
+		{Group: apis.GroupAWS, Kind: apis.KindEC2NodeClass},
+		{Group: apis.GroupAWS, Kind: apis.KindAWSNodeTemplate},
+	}
+}
+
+func (karpenterComponent) Name() string { return OwnerName }
+
+func (karpenterComponent) Settings() (string, any) { return "karpenter", new(apis.SettingsSpec) }
+
+// Compile reads the NodePools, node classes and legacy Provisioners, and
+// spec.karpenter. No NodePool: Karpenter does not run (nil config).
+func (karpenterComponent) Compile(env component.Env, in component.Input) (component.Config, []component.Warning, error) {
+	spec, _ := in.Settings.(*apis.SettingsSpec)
+	var errs manifest.Errors
+	var warns []component.Warning
+	warn := func(code, path, msg string) {
+		warns = append(warns, component.Warning{Code: code, File: env.Scenario.File, Line: env.Scenario.LineOf(path),
+			Path: path, Msg: path + ": " + msg})
+	}
+	settings, err := spec.Compile(env.Scenario, in.SettingsPath)
+	if err != nil {
+		errs = errs.Add(err)
+	}
+	settings.ComputeTime = env.ComputeTime
+	if spec == nil || spec.StartTime == "" {
+		settings.Epoch = env.Epoch
+	}
+	if spec != nil && spec.LaunchTimeout != "" {
+		warn("karpenter.setting-inert", in.SettingsPath+".launchTimeout", "launches answer at once in the simulation, so the launch timeout never fires: this setting changes nothing")
+	}
+	if len(in.Docs) == 0 {
+		if spec != nil {
+			warn("karpenter.not-running", in.SettingsPath, "no NodePool or Provisioner in the scenario: Karpenter does not run")
+		}
+		return nil, warns, errs.Err()
+	}
+	res, err := apis.Compile(in.Docs, apis.Env{Syms: env.Syms, Resources: env.Resources, Catalog: env.Catalog, Zones: env.Zones})
+	if err != nil {
+		return nil, warns, errs.Add(err).Err()
+	}
+	for _, w := range res.Warnings {
+		warns = append(warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: w.Message()})
+	}
+	if err := errs.Err(); err != nil {
+		return nil, warns, err
+	}
+	return &Config{Region: env.Region, Zones: env.Zones, NodePools: res.NodePools, Settings: settings}, warns, nil
+}
+
+// Epoch is spec.karpenter.startTime when set: the wall clock of the
+// scenario unless spec.epoch sets it (the loader decides).
+func (karpenterComponent) Epoch(settings any) (time.Time, bool) {
+	spec, _ := settings.(*apis.SettingsSpec)
+	if spec == nil || spec.StartTime == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339, spec.StartTime)
+	return t.UTC(), err == nil
+}
+
+// Build makes the controller.
+func (karpenterComponent) Build(deps component.Deps, cfg component.Config) (component.Model, error) {
+	c, ok := deps.Cloud.(Cloud)
+	if !ok {
+		return nil, fmt.Errorf("karpenter: the run's cloud (%T) cannot launch for Karpenter", deps.Cloud)
+	}
+	ev, ok := deps.Evictor.(Evictor)
+	if !ok {
+		return nil, fmt.Errorf("karpenter: the run's evictor (%T) cannot drain for Karpenter", deps.Evictor)
+	}
+	return New(Deps{Engine: deps.Engine, Cluster: deps.Cluster, Catalog: deps.Catalog, Cloud: c, Evictor: ev}, *cfg.(*Config))
+}
+
+// Replaces: a NodePool or Provisioner replaced by an override of the
+// same name and either kind (a migration compared: sim compare base.yaml
+// base.yaml+v1-nodepool.yaml), a node class by one of its kind and name.
+func (karpenterComponent) Replaces(prev, next *manifest.Document) (string, bool) {
+	pool := func(k string) bool { return k == apis.KindNodePool || k == apis.KindProvisioner }
+	if prev.Name != next.Name || prev.Kind != next.Kind && !(pool(prev.Kind) && pool(next.Kind)) {
+		return "", false
+	}
+	what := "the one"
+	if prev.Kind != next.Kind {
+		what = fmt.Sprintf("the %s %s", prev.APIVersion, prev.Kind)
+	}
+	return fmt.Sprintf("%s/%s replaces %s at %s:%d", next.Kind, next.Name, what, prev.File, prev.Line), true
+}
+
+// Adopts: a start node labelled karpenter.sh/nodepool (or the legacy
+// karpenter.sh/provisioner-name, a Provisioner being compiled as a
+// NodePool of its name) with a NodePool of that name.
+func (karpenterComponent) Adopts(cfg component.Config, labels map[string]string) string {
+	name := labels[apis.LabelNodePool]
+	if name == "" {
+		name = labels["karpenter.sh/provisioner-name"]
+	}
+	for _, p := range cfg.(*Config).NodePools {
+		if name != "" && p.Name == name {
+			return name
+		}
+	}
+	return ""
+}
+
+func (karpenterComponent) AdoptNote() (string, string) {
+	return "NodePool", "as its NodeClaims (%s): Karpenter may consolidate, expire and drift them, and they count toward its limits"
+}
+
+// NodeTaintWarning: apis.NodeTaintWarning.
+func (karpenterComponent) NodeTaintWarning(key string) string { return apis.NodeTaintWarning(key) }
+
+// NodeBound: Karpenter launches for pending pods, without a fixed bound.
+func (karpenterComponent) NodeBound(component.Config) (int64, bool) { return 0, true }
+
+// PoolNames: the NodePools spec.market.joinFailures[].nodePools names.
+func (karpenterComponent) PoolNames(cfg component.Config) (string, []string) {
+	var names []string
+	for _, p := range cfg.(*Config).NodePools {
+		names = append(names, p.Name)
+	}
+	return "nodePools", names
+}
+
+// Wire connects the controller to the run's observers: node deletions for
+// the report's timeline, and pods it launched nothing for (the
+// --events timeline's karpenterNoLaunch entries) when one is recorded.
+func (k *Karpenter) Wire(o component.Observers) {
+	k.OnDisruption(o.NodeDeletion)
+	if o.NoCapacity != nil {
+		k.OnNoLaunch(func(pods []cluster.PodID, class, message string) {
+			o.NoCapacity("karpenterNoLaunch", pods, class, message)
+		})
+	}
+}
+
+// Adopt takes a start node the loader gave Karpenter, as the real
+// controller finds its NodeClaims after a restart; res is its instance in
+// the market.
+func (k *Karpenter) AdoptStart(n cluster.Node, res cloud.LaunchResult) error {
+	_, err := k.Adopt(n, res)
+	return err
+}
+
+// Late gives the controller what exists only once the workload
+// controllers do: the DaemonSets' pods on the nodes it plans, and the
+// namespaces' labels its affinity terms read.
+func (k *Karpenter) Late(l component.Late) {
+	k.SetDaemonOverhead(l.DaemonSetOverhead)
+	k.SetNamespaceLabels(l.NamespaceLabels)
+}
+
+// ConfigIn is Karpenter's configuration among a scenario's compiled
+// components, or nil when Karpenter does not run.
+func ConfigIn(cs component.Configs) *Config {
+	c, _ := cs.Get(OwnerName)
+	cfg, _ := c.(*Config)
+	return cfg
+}
+
+// JoinTimeout: Karpenter deletes a NodeClaim whose node has not
+// registered after the registration timeout.
+func (karpenterComponent) JoinTimeout(cfg component.Config) time.Duration {
+	return cfg.(*Config).Settings.RegistrationTimeout
+}
+
+func (c karpenterComponent) GaveUp(cfg component.Config, n *cluster.Node, why string, at func(float64) string) string {
+	return fmt.Sprintf("%s, and Karpenter deleted its NodeClaim at %s, after the %s registration timeout, and provisioned again",
+		why, at(n.Deleted.Seconds()), at(c.JoinTimeout(cfg).Seconds()))
+}
+
+func (karpenterComponent) KeptUnregistered(*cluster.Node) string { return "" }
