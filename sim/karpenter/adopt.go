@@ -45,8 +45,8 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 	k.nodes.adopted[n.Name] = true
 	id := k.cl.AddNode(n)
 	now := k.eng.Now()
-	kn := &knode{id: id, pool: p, it: t, offering: inst.Offering, instance: inst.Instance, capacity: capacity,
-		initialized: true, lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash}
+	kn := &knode{schedNode: schedNode{id: id, pool: p, it: t, offering: inst.Offering, capacity: capacity,
+		initialized: true, lastPodEvent: now}, instance: inst.Instance, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash}
 	if n.HasLastPodEvent {
 		// The NodeClaim's status.lastPodEventTime, kept across a restart
 		// upstream: consolidateAfter goes on from it. Without it (the
@@ -58,7 +58,7 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 		kn.expireTimer = k.eng.After(max(spec.ExpireAfter-n.AgeAtStart, 0), engine.Event{Handler: k.id, Kind: evExpire, Obj: int32(id)})
 	}
 	k.base.nodeDirty(id)
-	p.stats.NodeClaimsAdopted++
+	k.poolStat(p).NodeClaimsAdopted++
 	k.stats.NodeClaimsAdopted++
 	return id, nil
 }

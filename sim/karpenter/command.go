@@ -36,7 +36,7 @@ func (d *disrupter) start(cmd *command) {
 	// deletion, so the candidates count against the limits (limits.go).
 	usage := d.pools.usages()
 	for _, c := range cmd.cands {
-		c.kn.cmd = cmd
+		c.kn.cmd, c.kn.inCommand = cmd, true
 		d.base.nodeDirty(c.kn.id)
 		d.cl.AddTaint(c.kn.id, cluster.Taint{Key: d.keyDisrupted, Effect: cluster.EffectNoSchedule})
 	}
@@ -92,7 +92,7 @@ func (d *disrupter) checkCommands() {
 func (d *disrupter) release(cmd *command) {
 	for _, c := range cmd.cands {
 		if c.kn.cmd == cmd && !c.kn.deleting {
-			c.kn.cmd = nil
+			c.kn.cmd, c.kn.inCommand = nil, false
 			d.base.nodeDirty(c.kn.id)
 			if d.cl.Nodes[c.kn.id].State != cluster.NodeGone {
 				d.cl.RemoveTaint(c.kn.id, d.keyDisrupted, cluster.EffectNoSchedule)

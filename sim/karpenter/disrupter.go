@@ -141,7 +141,7 @@ func (d *disrupter) candidates(m method) []*candidate {
 		if !m.shouldDisrupt(ns.kn, len(ns.pods)) {
 			continue
 		}
-		price := d.offerings.nodePrice(ns.kn)
+		price := d.offerings.nodePrice(&ns.kn.schedNode)
 		if slab == nil {
 			slab = make([]candidate, 0, len(scans))
 			out = make([]*candidate, 0, len(scans))

@@ -90,7 +90,7 @@ func TestInterleaveUnseenPoolsFirst(t *testing.T) {
 	pa := &pool{spec: &apis.NodePool{Name: "a"}}
 	pb := &pool{spec: &apis.NodePool{Name: "b"}}
 	cand := func(id cluster.NodeID, p *pool, ratio float64) *candidate {
-		return &candidate{kn: &knode{id: id, pool: p}, ratio: ratio}
+		return &candidate{kn: &knode{schedNode: schedNode{id: id, pool: p}}, ratio: ratio}
 	}
 	cs := []*candidate{cand(1, pa, 1), cand(2, pa, 3), cand(3, pb, 2), cand(4, pb, 1)}
 	ids := func(cs []*candidate) []cluster.NodeID {

@@ -3,6 +3,7 @@ package karpenter
 import (
 	"sort"
 
+	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 )
@@ -28,11 +29,81 @@ import (
 //   - the pod-independent filters (taints, node selectors, cordon) are
 //     cached per class and node until the node changes (cluster.NodeEpoch).
 
+// schedNode is what solves read of one of Karpenter's nodes (its
+// NodeClaim); the controller's record (knode) embeds it.
+type schedNode struct {
+	id          cluster.NodeID
+	pool        *pool
+	it          *itype
+	offering    cloud.Offering
+	capacity    cluster.Resources
+	initialized bool
+	// lastPodEvent is when the node's last pod event was recorded (KC
+	// NodeClaim status.lastPodEventTime), or, before any, when the node
+	// was initialized: what consolidateAfter counts from (KC
+	// Consolidatable's timeToCheck). An adopted node's may be before the
+	// run's start (negative).
+	lastPodEvent engine.Time
+	// deleting: the NodeClaim is being deleted (tainted, draining).
+	deleting bool
+	// inCommand: the node is a candidate of a disruption command waiting
+	// for its replacements.
+	inCommand bool
+}
+
+// nodeIndex holds Karpenter's nodes as solves read them, kept by the
+// controller as it adds and removes them.
+type nodeIndex struct {
+	cl *cluster.Cluster
+	// byID has Karpenter's nodes by NodeID (nil for others); live the
+	// non-nil entries, by ID.
+	byID []*schedNode
+	live []*schedNode
+	// antiBound counts bound pods with required anti-affinity.
+	antiBound int
+}
+
+func (ni *nodeIndex) get(id cluster.NodeID) *schedNode {
+	if int(id) < len(ni.byID) {
+		return ni.byID[id]
+	}
+	return nil
+}
+
+func (ni *nodeIndex) add(n *schedNode) {
+	for int(n.id) >= len(ni.byID) {
+		ni.byID = append(ni.byID, nil)
+	}
+	ni.byID[n.id] = n
+	ni.live = append(ni.live, n) // IDs only grow: live stays sorted
+}
+
+func (ni *nodeIndex) remove(n *schedNode) {
+	ni.byID[n.id] = nil
+	for i, o := range ni.live {
+		if o == n {
+			ni.live = append(ni.live[:i], ni.live[i+1:]...)
+			break
+		}
+	}
+}
+
+// podOnDeletingNode reports whether a pod is bound to one of Karpenter's
+// nodes being deleted.
+func (ni *nodeIndex) podOnDeletingNode(id cluster.PodID) bool {
+	p := &ni.cl.Pods[id]
+	if p.Node == cluster.NoNode {
+		return false
+	}
+	kn := ni.get(p.Node)
+	return kn != nil && kn.deleting
+}
+
 // existingBase keeps the existing nodes as solves see them: their order,
 // the shared snapshot (exCache) and what changed since it was made.
 type existingBase struct {
-	env
-	nodes *nodeTracker
+	schedEnv
+	nodes *nodeIndex
 	pools *nodePools
 	// byName: the live nodes (anyone's) by orderName, then ID;
 	// orderNames caches orderName by NodeID.
@@ -65,8 +136,8 @@ type exNode struct {
 	daemon     cluster.Resources
 	got        []cluster.PodID
 	gotPending bool
-	pos        int32  // position in the base
-	kn         *knode // Karpenter's record of the node, nil for others
+	pos        int32      // position in the base
+	kn         *schedNode // Karpenter's record of the node, nil for others
 }
 
 // exCache is the base: the live nodes not being deleted, in solve order,
@@ -228,7 +299,7 @@ func (b *existingBase) wants(id cluster.NodeID) (member, ready bool) {
 	if st == cluster.NodeGone {
 		return false, false
 	}
-	if kn := b.nodes.get(id); kn != nil && (kn.deleting || kn.cmd != nil) {
+	if kn := b.nodes.get(id); kn != nil && (kn.deleting || kn.inCommand) {
 		return false, false
 	}
 	return true, st == cluster.NodeReady
@@ -386,7 +457,7 @@ func (b *existingBase) invalidate() { b.members++ }
 // command.
 func (b *existingBase) appendNode(c *exCache, list []exNode, id cluster.NodeID, ready bool) []exNode {
 	kn := b.nodes.get(id)
-	if kn != nil && (kn.deleting || kn.cmd != nil) {
+	if kn != nil && (kn.deleting || kn.inCommand) {
 		return list
 	}
 	list = append(list, exNode{pos: int32(len(list))})
@@ -427,14 +498,14 @@ func (b *existingBase) fill(ex *exNode, id cluster.NodeID, ready bool) {
 
 // addPoolNode and subPoolNode add and remove a node's capacity in the
 // pools' sums (nil: not one of Karpenter's nodes).
-func (c *exCache) addPoolNode(kn *knode) {
+func (c *exCache) addPoolNode(kn *schedNode) {
 	if kn != nil {
 		c.poolCap[kn.pool] = c.poolCap[kn.pool].Add(kn.capacity)
 		c.poolNodes[kn.pool]++
 	}
 }
 
-func (c *exCache) subPoolNode(kn *knode) {
+func (c *exCache) subPoolNode(kn *schedNode) {
 	if kn == nil {
 		return
 	}
@@ -595,4 +666,14 @@ func (s *solver) finishExisting() {
 	ex := append(s.exists[:0], s.touched...)
 	sort.Slice(ex, func(i, j int) bool { return ex[i].pos < ex[j].pos })
 	s.exists = ex
+}
+
+func nodeSuffix(n int) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	b := make([]byte, 5)
+	for i := 4; i >= 0; i-- {
+		b[i] = alphabet[n%len(alphabet)]
+		n /= len(alphabet)
+	}
+	return string(b)
 }

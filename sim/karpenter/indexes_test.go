@@ -463,7 +463,7 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 		{"node records", func(h *harness) { firstKN(h, withPods).initialized = false }},
 		{"node records", func(h *harness) { delete(h.k.nodes.byInstance, h.k.nodes.live[0].instance) }},
 		{"node records", func(h *harness) { firstKN(h, withPods).lastPodEvent = -time.Hour }},
-		{"antiBound", func(h *harness) { h.k.nodes.antiBound++ }},
+		{"antiBound", func(h *harness) { h.k.nodes.idx.antiBound++ }},
 		{"pending pods", func(h *harness) { h.k.prov.pending[0] = true }},
 		{"pod scans", func(h *harness) { kn := firstKN(h, withPods); kn.scan.pods = kn.scan.pods[1:] }},
 		{"pod scans", func(h *harness) { firstKN(h, withPods).scan.cost += 1 }},

@@ -49,7 +49,7 @@ type Evictor interface {
 // run on a node like template (labels of the pool and the instance type,
 // the pool's taints; zone and capacity type not yet known), as
 // workload.Controllers.DaemonSetOverhead does.
-type DaemonOverheadFunc func(template *cluster.Node) cluster.Resources
+type DaemonOverheadFunc = daemonOverheadFunc
 
 // OwnerName is the Owner of Karpenter's launch requests.
 const OwnerName = "karpenter"
@@ -85,6 +85,8 @@ type env struct {
 	settings Settings
 	id       engine.HandlerID
 	stats    *Stats
+	// poolStats are the report's counters of each NodePool, by name.
+	poolStats map[string]*PoolStats
 
 	keyNodePool, keyDisrupted cluster.Sym
 	wellKnownSet              map[cluster.Sym]bool
@@ -174,7 +176,7 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	// Nothing below fails: registering first gives the parts their
 	// handler ID (registration only numbers the handler).
 	e := env{eng: eng, cl: cl, cat: deps.Catalog, cloud: deps.Cloud, evictor: deps.Evictor, settings: settings,
-		id: eng.Register(k), stats: &Stats{}}
+		id: eng.Register(k), stats: &Stats{}, poolStats: map[string]*PoolStats{}}
 	// Symbols are interned in a fixed order (zones, capacity types, keys):
 	// symbol numbers must not change.
 	syms := cl.Syms
@@ -206,9 +208,11 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 		betaKeys[i] = syms.Intern(key)
 	}
 	k.env = e
-	k.wire(newOfferings(e, cfg.Region, zones, zoneSyms, ctSyms), betaKeys)
+	se := schedEnv{eng: eng, cl: cl, cat: deps.Catalog, cloud: deps.Cloud, settings: settings,
+		keyNodePool: e.keyNodePool, wellKnownSet: e.wellKnownSet, normalized: e.normalized}
+	k.wire(se, newOfferings(se, cfg.Region, zones, zoneSyms, ctSyms), betaKeys)
 	for i := range cfg.NodePools {
-		k.pools.add(cfg.NodePools[i])
+		k.addPool(cfg.NodePools[i])
 	}
 	for i := range cl.Nodes {
 		if cl.Nodes[i].State != cluster.NodeGone {
@@ -246,13 +250,14 @@ func (cfg *Config) check() error {
 // wire makes the other parts around the offerings: the lower parts get
 // the few they read, the controller and the driving parts one shared set
 // of all.
-func (k *Karpenter) wire(off *offerings, betaKeys [5]cluster.Sym) {
+func (k *Karpenter) wire(se schedEnv, off *offerings, betaKeys [5]cluster.Sym) {
 	e := k.env
-	nodes := &nodeTracker{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{}}
-	pools := &nodePools{env: e, offerings: off, nodes: nodes, byName: map[string]*pool{}, poolStats: map[string]*PoolStats{}}
-	base := &existingBase{env: e, nodes: nodes, pools: pools}
+	idx := &nodeIndex{cl: e.cl}
+	nodes := &nodeTracker{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{}, idx: idx}
+	pools := &nodePools{schedEnv: se, offerings: off, nodes: idx, byName: map[string]*pool{}}
+	base := &existingBase{schedEnv: se, nodes: idx, pools: pools}
 	pools.base = base
-	sv := &solvers{env: e, offerings: off, nodes: nodes, pools: pools, base: base,
+	sv := &solvers{schedEnv: se, offerings: off, nodes: idx, pools: pools, base: base,
 		specs: cluster.SpecClasses{WithScoring: true}, statics: map[staticKey]*cluster.NodeVerdicts{}}
 	prov := &provisioner{env: e, betaKeys: betaKeys, pending: map[cluster.PodID]bool{}}
 	dis := &disrupter{env: e}
@@ -286,9 +291,21 @@ func (k *Karpenter) UpdateNodePool(at engine.Time, p NodePool) {
 func (k *Karpenter) applyPoolUpdate(i int) {
 	u := k.poolUpdates[i]
 	k.offerings.refreshPrices()
-	k.pools.add(u)
+	k.addPool(u)
 	k.dis.stateChanged()
 }
+
+// addPool puts a NodePool in force (replacing one of the same name), with
+// its report counters.
+func (k *Karpenter) addPool(spec NodePool) *pool {
+	if k.poolStats[spec.Name] == nil {
+		k.poolStats[spec.Name] = &PoolStats{Name: spec.Name}
+	}
+	return k.pools.add(spec)
+}
+
+// poolStat returns a pool's report counters.
+func (e *env) poolStat(p *pool) *PoolStats { return e.poolStats[p.spec.Name] }
 
 func (e *env) wellKnown(key cluster.Sym) bool { return e.wellKnownSet[key] }
 
@@ -349,14 +366,14 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 	case cluster.PodBound:
 		delete(k.prov.pending, c.Pod)
 		if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
-			k.nodes.antiBound++
+			k.nodes.idx.antiBound++
 		}
 		k.podEvent(c.Node, c.Pod, !k.startStatePod(c.Node, c.Pod))
 	case cluster.PodDeleted, cluster.PodFinished:
 		delete(k.prov.pending, c.Pod)
 		if c.Node != cluster.NoNode {
 			if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
-				k.nodes.antiBound--
+				k.nodes.idx.antiBound--
 			}
 			k.podEvent(c.Node, c.Pod, true)
 		}

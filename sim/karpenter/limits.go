@@ -40,7 +40,7 @@ func (np *nodePools) usages() map[*pool]poolUsage {
 		return out
 	}
 	for _, kn := range np.nodes.live {
-		if kn.deleting || kn.cmd != nil || np.cl.Nodes[kn.id].State == cluster.NodeGone {
+		if kn.deleting || kn.inCommand || np.cl.Nodes[kn.id].State == cluster.NodeGone {
 			continue
 		}
 		u, ok := out[kn.pool]

@@ -10,17 +10,21 @@ import (
 // nodePools holds the NodePools in force, with what the solver derives
 // from them, and their counters.
 type nodePools struct {
-	env
+	schedEnv
 	offerings *offerings
-	nodes     *nodeTracker
+	nodes     *nodeIndex
 	base      *existingBase
 	all       []*pool // by name
 	byName    map[string]*pool
 	// order: the pools in weight order (ordered), nil when stale.
 	order          []*pool
-	daemonOverhead DaemonOverheadFunc
-	poolStats      map[string]*PoolStats
+	daemonOverhead daemonOverheadFunc
 }
+
+// daemonOverheadFunc returns the requests of the DaemonSet pods that would
+// run on a node like template (labels of the pool and the instance type,
+// the pool's taints; zone and capacity type not yet known).
+type daemonOverheadFunc func(template *cluster.Node) cluster.Resources
 
 // pool is a NodePool in force, with what the solver derives from it.
 type pool struct {
@@ -37,7 +41,6 @@ type pool struct {
 	// tolerate: the pool has a PreferNoSchedule taint (relaxation then
 	// adds a toleration for those).
 	hasPNS bool
-	stats  *PoolStats
 	// newClaim caches, per placeholder number n, the requirements and
 	// offering mask of a solve's n-th NodeClaim from this pool before any
 	// pod joins (reqs plus its placeholder hostname): every solve starts
@@ -50,8 +53,8 @@ type claimStart struct {
 	mask uint64
 }
 
-func (np *nodePools) build(spec *apis.NodePool, stats *PoolStats) *pool {
-	p := &pool{spec: spec, stats: stats, hasPNS: spec.HasPreferNoScheduleTaint()}
+func (np *nodePools) build(spec *apis.NodePool) *pool {
+	p := &pool{spec: spec, hasPNS: spec.HasPreferNoScheduleTaint()}
 	p.reqs = np.poolReqs(spec)
 	mask := np.offerings.offerMask(p.reqs)
 	p.typeByIdx = make([]int32, len(np.offerings.types))
@@ -169,14 +172,9 @@ func (np *nodePools) templateNode(p *pool, t *itype) *cluster.Node {
 		InstanceType: t.name, Owner: cluster.OwnedByKarpenter, OwnerName: p.spec.Name}
 }
 
-func (np *nodePools) add(spec NodePool) *pool {
-	st := np.poolStats[spec.Name]
-	if st == nil {
-		st = &PoolStats{Name: spec.Name}
-		np.poolStats[spec.Name] = st
-	}
+func (np *nodePools) add(spec apis.NodePool) *pool {
 	s := spec
-	p := np.build(&s, st)
+	p := np.build(&s)
 	np.order = nil
 	np.base.invalidate()
 	if old, ok := np.byName[spec.Name]; ok {
@@ -192,11 +190,11 @@ func (np *nodePools) add(spec NodePool) *pool {
 
 // setDaemonOverhead sets the DaemonSet overhead hook and rebuilds the
 // pools with it.
-func (np *nodePools) setDaemonOverhead(f DaemonOverheadFunc) {
+func (np *nodePools) setDaemonOverhead(f daemonOverheadFunc) {
 	np.daemonOverhead = f
 	np.order = nil
 	np.base.invalidate()
 	for _, p := range np.all {
-		*p = *np.build(p.spec, p.stats)
+		*p = *np.build(p.spec)
 	}
 }

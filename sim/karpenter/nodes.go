@@ -21,19 +21,14 @@ type nodeTracker struct {
 	// adopted holds the names of adopted nodes (Adopt), which new
 	// NodeClaims' names skip.
 	adopted map[string]bool
-	// antiBound counts bound pods with required anti-affinity.
-	antiBound int
+	// idx is the same nodes as solves read them.
+	idx *nodeIndex
 }
 
 // knode is one of Karpenter's nodes (its NodeClaim).
 type knode struct {
-	id          cluster.NodeID
-	pool        *pool
-	it          *itype
-	offering    cloud.Offering
-	instance    cloud.InstanceID
-	capacity    cluster.Resources
-	initialized bool
+	schedNode
+	instance cloud.InstanceID
 	// set: its reschedulable pods prepared for consolidation solves
 	// (pass.go), while they stay the same.
 	set *podSet
@@ -41,12 +36,8 @@ type knode struct {
 	// pod is bound, leaves or starts terminating (scanValid).
 	scan      podScan
 	scanValid bool
-	// lastPodEvent is when the node's last pod event was recorded (KC
-	// NodeClaim status.lastPodEventTime; notePodEvent), or, before any
-	// (podEventSet false), when the node was initialized: what
-	// consolidateAfter counts from (KC Consolidatable's timeToCheck). An
-	// adopted node's may be before the run's start (negative).
-	lastPodEvent   engine.Time
+	// podEventSet: lastPodEvent is a recorded pod event (notePodEvent),
+	// not the time the node was initialized.
 	podEventSet    bool
 	consolidatable bool
 	// poolHash and classHash are the pool's template and node class
@@ -56,11 +47,9 @@ type knode struct {
 	drifted             bool
 	driftChecked        *apis.NodePool
 	nominatedUntil      engine.Time
-	// deleting: the NodeClaim is being deleted (tainted, draining).
-	deleting    bool
-	tgpDeadline engine.Time
+	tgpDeadline         engine.Time
 	// cmd is the disruption command the node is a candidate of, waiting
-	// for its replacements.
+	// for its replacements (schedNode.inCommand says whether there is one).
 	cmd *command
 	// replacementOf is the command this node replaces nodes for.
 	replacementOf *command
@@ -77,14 +66,7 @@ func (nt *nodeTracker) get(id cluster.NodeID) *knode {
 	return nil
 }
 
-func (nt *nodeTracker) podOnDeletingNode(id cluster.PodID) bool {
-	p := &nt.cl.Pods[id]
-	if p.Node == cluster.NoNode {
-		return false
-	}
-	kn := nt.get(p.Node)
-	return kn != nil && kn.deleting
-}
+func (nt *nodeTracker) podOnDeletingNode(id cluster.PodID) bool { return nt.idx.podOnDeletingNode(id) }
 
 // add records a new node.
 func (nt *nodeTracker) add(kn *knode) {
@@ -94,11 +76,13 @@ func (nt *nodeTracker) add(kn *knode) {
 	nt.byID[kn.id] = kn
 	nt.live = append(nt.live, kn) // IDs only grow: live stays sorted
 	nt.byInstance[kn.instance] = kn.id
+	nt.idx.add(&kn.schedNode)
 }
 
 // remove forgets a node.
 func (nt *nodeTracker) remove(kn *knode) {
 	delete(nt.byInstance, kn.instance)
+	nt.idx.remove(&kn.schedNode)
 	nt.byID[kn.id] = nil
 	for i, o := range nt.live {
 		if o == kn {
@@ -118,16 +102,6 @@ func (nt *nodeTracker) newName(pool string) string {
 			return name
 		}
 	}
-}
-
-func nodeSuffix(n int) string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	b := make([]byte, 5)
-	for i := 4; i >= 0; i-- {
-		b[i] = alphabet[n%len(alphabet)]
-		n /= len(alphabet)
-	}
-	return string(b)
 }
 
 // podEventDedupe is KC podevents' dedupeTimeout: a pod event less than

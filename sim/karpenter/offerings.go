@@ -66,7 +66,7 @@ func ctOf(i int) cluster.CapacityType {
 // offerings per zone and capacity type with prices, and the
 // insufficient-capacity cache of offerings that recently failed.
 type offerings struct {
-	env
+	schedEnv
 	region   string
 	zones    []string
 	zoneSyms []cluster.Sym
@@ -94,8 +94,8 @@ type offerings struct {
 
 // newOfferings builds the instance-type table of the catalogue and prices
 // every offering.
-func newOfferings(e env, region string, zones []string, zoneSyms []cluster.Sym, ctSyms [numCT]cluster.Sym) *offerings {
-	o := &offerings{env: e, region: region, zones: append([]string(nil), zones...), zoneSyms: zoneSyms, ctSyms: ctSyms,
+func newOfferings(e schedEnv, region string, zones []string, zoneSyms []cluster.Sym, ctSyms [numCT]cluster.Sym) *offerings {
+	o := &offerings{schedEnv: e, region: region, zones: append([]string(nil), zones...), zoneSyms: zoneSyms, ctSyms: ctSyms,
 		typeByName: map[string]*itype{}}
 	o.buildTypes()
 	for _, t := range o.types {
@@ -491,7 +491,7 @@ func (o *offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 
 // nodePrice is what a node of Karpenter's costs now: its offering's
 // price, or the price it launched at when the offering is no longer sold.
-func (o *offerings) nodePrice(kn *knode) float64 {
+func (o *offerings) nodePrice(kn *schedNode) float64 {
 	z := o.zoneIndex(kn.offering.Zone)
 	ct := ctOnDemand
 	if kn.offering.CapacityType == cluster.Spot {

@@ -251,7 +251,7 @@ func (pr *provisioner) sameAsLastBatch(pods []cluster.PodID) bool {
 // failed (the NodeClaim is deleted; its pods wait for the next batch).
 func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.NodeID {
 	p := c.pool
-	st := p.stats
+	st := pr.poolStat(p)
 	// failed counts a launch that got no instance, and explains it when
 	// explanations are on and the NodeClaim is not a replacement.
 	failed := func(res cloud.LaunchResult, err error) {
@@ -412,8 +412,8 @@ func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementO
 		Owner: cluster.OwnedByKarpenter, OwnerName: spec.Name, Instance: int32(res.Instance),
 	})
 	now := pr.eng.Now()
-	kn := &knode{id: id, pool: p, it: t, offering: res.Offering, instance: res.Instance, capacity: pt.capacity,
-		lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,
+	kn := &knode{schedNode: schedNode{id: id, pool: p, it: t, offering: res.Offering, capacity: pt.capacity,
+		lastPodEvent: now}, instance: res.Instance, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,
 		replacementOf: replacementOf}
 	kn.nominatedUntil = now + pr.nomination()
 	pr.nodes.add(kn)
@@ -433,9 +433,9 @@ func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementO
 		kn.expireTimer = pr.eng.After(spec.ExpireAfter, engine.Event{Handler: pr.id, Kind: evExpire, Obj: int32(id)})
 	}
 	pr.stats.NodeClaimsLaunched++
-	p.stats.NodeClaimsLaunched++
-	p.stats.addCapacityType(res.Offering.CapacityType.String())
-	p.stats.addInstanceType(t.name)
+	pr.poolStat(p).NodeClaimsLaunched++
+	pr.poolStat(p).addCapacityType(res.Offering.CapacityType.String())
+	pr.poolStat(p).addInstanceType(t.name)
 	return id
 }
 
@@ -476,9 +476,9 @@ func (pr *provisioner) registrationTimeout(id cluster.NodeID) {
 		return
 	}
 	pr.stats.LaunchFailures++
-	kn.pool.stats.LaunchFailures++
+	pr.poolStat(kn.pool).LaunchFailures++
 	pr.stats.RegistrationTimeouts++
-	kn.pool.stats.RegistrationTimeouts++
+	pr.poolStat(kn.pool).RegistrationTimeouts++
 	pr.term.removeNode(kn, terminateInstance)
 	pr.trigger()
 }

@@ -5,17 +5,51 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
+
+// schedEnv is what every part of the solve reads: the engine, the
+// cluster, the catalogue, the price list, the settings and the label keys
+// interned once.
+type schedEnv struct {
+	eng      *engine.Engine
+	cl       *cluster.Cluster
+	cat      *catalog.Catalog
+	cloud    prices
+	settings apis.Settings
+
+	keyNodePool  cluster.Sym
+	wellKnownSet map[cluster.Sym]bool
+	normalized   map[cluster.Sym]cluster.Sym
+}
+
+// prices is the price list of EC2's offerings.
+type prices interface {
+	// Price is an offering's current price in USD/hour; false when the
+	// offering is not sold.
+	Price(o cloud.Offering) (float64, bool)
+}
+
+func (e *schedEnv) wellKnown(key cluster.Sym) bool { return e.wellKnownSet[key] }
+
+func (e *schedEnv) normalize(key cluster.Sym) cluster.Sym {
+	if n, ok := e.normalized[key]; ok {
+		return n
+	}
+	return key
+}
 
 // solvers makes the solvers of provisioning batches and disruption
 // what-ifs (KC provisioner.NewScheduler), and keeps what solves share:
 // pod templates, the pod-independent filters' answers, free lists.
 type solvers struct {
-	env
+	schedEnv
 	offerings *offerings
-	nodes     *nodeTracker
+	nodes     *nodeIndex
 	pools     *nodePools
 	base      *existingBase
 
@@ -114,7 +148,7 @@ func (sv *solvers) newSolver(pods []cluster.PodID, o solveOpts) *solver {
 			}
 		}
 		for _, kn := range sv.nodes.live {
-			if kn.deleting || kn.cmd != nil {
+			if kn.deleting || kn.inCommand {
 				s.addExistingInverse(&cl.Nodes[kn.id])
 			}
 		}

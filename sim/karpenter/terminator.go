@@ -40,14 +40,14 @@ func (tm *terminator) startDeletion(kn *knode, reason string) {
 		return
 	}
 	kn.deleting = true
-	kn.cmd = nil
+	kn.cmd, kn.inCommand = nil, false
 	tm.base.nodeDirty(kn.id)
 	now := tm.eng.Now()
 	if tgp := kn.pool.spec.TerminationGracePeriod; tgp > 0 {
 		kn.tgpDeadline = now + tgp
 	}
 	tm.stats.Disruptions.add(reason)
-	kn.pool.stats.Disruptions.add(reason)
+	tm.poolStat(kn.pool).Disruptions.add(reason)
 	if tm.onDisruption != nil {
 		tm.onDisruption(kn.id, reason)
 	}
@@ -111,7 +111,7 @@ func (tm *terminator) drain(id cluster.NodeID) {
 		}
 		if tm.evictor.Evict(pid, cluster.CauseEvicted) {
 			tm.stats.PodsEvicted++
-			kn.pool.stats.PodsEvicted++
+			tm.poolStat(kn.pool).PodsEvicted++
 			progress = true
 		}
 	}
@@ -179,7 +179,7 @@ func (tm *terminator) handleSignal(s cloud.Signal) {
 		tm.startDeletion(kn, reasonInterrupted)
 	case cloud.Terminated:
 		tm.stats.InstancesReclaimed++
-		kn.pool.stats.InstancesReclaimed++
+		tm.poolStat(kn.pool).InstancesReclaimed++
 		if kn.cmd != nil {
 			tm.dis.abort(kn.cmd)
 		}
