@@ -18,7 +18,7 @@ const module = "github.com/clustersim/clustersim/"
 var tiers = map[string]string{
 	"engine": "core", "dist": "core",
 	"cluster": "state", "catalog": "state", "cloud": "state", "invariants": "state",
-	"scheduler": "model", "karpenter": "model", "clusterautoscaler": "model", "spotmarket": "model",
+	"scheduler": "model", "karpenter": "model", "karpenter/scheduling": "model", "clusterautoscaler": "model", "spotmarket": "model",
 	"workload": "model", "kubelet": "model", "taintmanager": "model", "eviction": "model",
 	"manifest": "input", "scenario": "input", "karpenter/apis": "input",
 	"clusterautoscaler/config": "input", "scalegen": "input", "importer": "input",
@@ -46,9 +46,10 @@ var allowed = map[string][]string{
 // doc names: a model reads the compiled form of its own input, and the
 // scenario compiler builds the models' configuration.
 var allowedPackage = map[string][]string{
-	"karpenter":         {"karpenter/apis"},
-	"clusterautoscaler": {"clusterautoscaler/config"},
-	"scenario":          {"kubelet", "scheduler", "spotmarket", "workload"},
+	"karpenter":            {"karpenter/apis", "karpenter/scheduling"},
+	"karpenter/scheduling": {"karpenter/apis"},
+	"clusterautoscaler":    {"clusterautoscaler/config"},
+	"scenario":             {"kubelet", "scheduler", "spotmarket", "workload"},
 }
 
 // TestTierImports checks sim/doc.go's rules on the imports of every

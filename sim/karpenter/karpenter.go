@@ -10,6 +10,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // NodePool is a compiled karpenter.sh/v1 NodePool (see package apis).
@@ -49,7 +50,7 @@ type Evictor interface {
 // run on a node like template (labels of the pool and the instance type,
 // the pool's taints; zone and capacity type not yet known), as
 // workload.Controllers.DaemonSetOverhead does.
-type DaemonOverheadFunc = daemonOverheadFunc
+type DaemonOverheadFunc = scheduling.DaemonOverheadFunc
 
 // OwnerName is the Owner of Karpenter's launch requests.
 const OwnerName = "karpenter"
@@ -112,11 +113,11 @@ type Karpenter struct {
 // embed the same set; the parts below them (offerings, nodeTracker,
 // nodePools, existingBase, solvers) point only at the few they read.
 type parts struct {
-	offerings *offerings
+	offerings *scheduling.Offerings
 	nodes     *nodeTracker
-	pools     *nodePools
-	base      *existingBase
-	solvers   *solvers
+	pools     *scheduling.NodePools
+	base      *scheduling.ExistingBase
+	solvers   *scheduling.Solvers
 	prov      *provisioner
 	dis       *disrupter
 	term      *terminator
@@ -184,9 +185,9 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	for _, z := range zones {
 		zoneSyms = append(zoneSyms, syms.Intern(z))
 	}
-	var ctSyms [numCT]cluster.Sym
-	ctSyms[ctOnDemand] = syms.Intern("on-demand")
-	ctSyms[ctSpot] = syms.Intern("spot")
+	var ctSyms [scheduling.NumCT]cluster.Sym
+	ctSyms[scheduling.CtOnDemand] = syms.Intern("on-demand")
+	ctSyms[scheduling.CtSpot] = syms.Intern("spot")
 	e.keyNodePool = syms.Intern(apis.LabelNodePool)
 	e.keyDisrupted = syms.Intern(apis.TaintDisrupted)
 	e.wellKnownSet = map[cluster.Sym]bool{}
@@ -208,15 +209,15 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 		betaKeys[i] = syms.Intern(key)
 	}
 	k.env = e
-	se := schedEnv{eng: eng, cl: cl, cat: deps.Catalog, cloud: deps.Cloud, settings: settings,
-		keyNodePool: e.keyNodePool, wellKnownSet: e.wellKnownSet, normalized: e.normalized}
-	k.wire(se, newOfferings(se, cfg.Region, zones, zoneSyms, ctSyms), betaKeys)
+	se := scheduling.Env{Eng: eng, Cl: cl, Cat: deps.Catalog, Cloud: deps.Cloud, Settings: settings,
+		KeyNodePool: e.keyNodePool, WellKnownSet: e.wellKnownSet, Normalized: e.normalized}
+	k.wire(se, scheduling.NewOfferings(se, cfg.Region, zones, zoneSyms, ctSyms), betaKeys)
 	for i := range cfg.NodePools {
 		k.addPool(cfg.NodePools[i])
 	}
 	for i := range cl.Nodes {
 		if cl.Nodes[i].State != cluster.NodeGone {
-			k.base.nodeOrderAdd(cluster.NodeID(i))
+			k.base.NodeOrderAdd(cluster.NodeID(i))
 		}
 	}
 	cl.Watch(k)
@@ -230,7 +231,7 @@ func (cfg *Config) check() error {
 	if len(cfg.Zones) == 0 {
 		return fmt.Errorf("karpenter: no zones")
 	}
-	if len(cfg.Zones)*numCT > 64 {
+	if len(cfg.Zones)*scheduling.NumCT > 64 {
 		return fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(cfg.Zones))
 	}
 	s := &cfg.Settings
@@ -250,15 +251,15 @@ func (cfg *Config) check() error {
 // wire makes the other parts around the offerings: the lower parts get
 // the few they read, the controller and the driving parts one shared set
 // of all.
-func (k *Karpenter) wire(se schedEnv, off *offerings, betaKeys [5]cluster.Sym) {
+func (k *Karpenter) wire(se scheduling.Env, off *scheduling.Offerings, betaKeys [5]cluster.Sym) {
 	e := k.env
-	idx := &nodeIndex{cl: e.cl}
+	idx := &scheduling.NodeIndex{Cl: e.cl}
 	nodes := &nodeTracker{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{}, idx: idx}
-	pools := &nodePools{schedEnv: se, offerings: off, nodes: idx, byName: map[string]*pool{}}
-	base := &existingBase{schedEnv: se, nodes: idx, pools: pools}
-	pools.base = base
-	sv := &solvers{schedEnv: se, offerings: off, nodes: idx, pools: pools, base: base,
-		specs: cluster.SpecClasses{WithScoring: true}, statics: map[staticKey]*cluster.NodeVerdicts{}}
+	pools := &scheduling.NodePools{Env: se, Offerings: off, Nodes: idx, ByName: map[string]*scheduling.Pool{}}
+	base := &scheduling.ExistingBase{Env: se, Nodes: idx, Pools: pools}
+	pools.Base = base
+	sv := &scheduling.Solvers{Env: se, Offerings: off, Nodes: idx, Pools: pools, Base: base,
+		Specs: cluster.SpecClasses{WithScoring: true}, Statics: map[scheduling.StaticKey]*cluster.NodeVerdicts{}}
 	prov := &provisioner{env: e, betaKeys: betaKeys, pending: map[cluster.PodID]bool{}}
 	dis := &disrupter{env: e}
 	term := &terminator{env: e}
@@ -271,12 +272,12 @@ func (k *Karpenter) wire(se schedEnv, off *offerings, betaKeys [5]cluster.Sym) {
 // on a new node (none by default): their requests are added to every
 // NodeClaim's (KC daemonOverheadGroups).
 func (k *Karpenter) SetDaemonOverhead(f DaemonOverheadFunc) {
-	k.pools.setDaemonOverhead(f)
+	k.pools.SetDaemonOverhead(f)
 }
 
 // SetNamespaceLabels gives the namespaces' labels, for pod affinity terms
 // with namespace selectors.
-func (k *Karpenter) SetNamespaceLabels(m map[cluster.Sym]cluster.Labels) { k.solvers.nsLabels = m }
+func (k *Karpenter) SetNamespaceLabels(m map[cluster.Sym]cluster.Labels) { k.solvers.NsLabels = m }
 
 // UpdateNodePool replaces (or adds) a NodePool at time at, as a scenario
 // event: nodes launched from the old template drift when the template
@@ -290,22 +291,22 @@ func (k *Karpenter) UpdateNodePool(at engine.Time, p NodePool) {
 
 func (k *Karpenter) applyPoolUpdate(i int) {
 	u := k.poolUpdates[i]
-	k.offerings.refreshPrices()
+	k.offerings.RefreshPrices()
 	k.addPool(u)
 	k.dis.stateChanged()
 }
 
 // addPool puts a NodePool in force (replacing one of the same name), with
 // its report counters.
-func (k *Karpenter) addPool(spec NodePool) *pool {
+func (k *Karpenter) addPool(spec NodePool) *scheduling.Pool {
 	if k.poolStats[spec.Name] == nil {
 		k.poolStats[spec.Name] = &PoolStats{Name: spec.Name}
 	}
-	return k.pools.add(spec)
+	return k.pools.Add(spec)
 }
 
 // poolStat returns a pool's report counters.
-func (e *env) poolStat(p *pool) *PoolStats { return e.poolStats[p.spec.Name] }
+func (e *env) poolStat(p *scheduling.Pool) *PoolStats { return e.poolStats[p.Spec.Name] }
 
 func (e *env) wellKnown(key cluster.Sym) bool { return e.wellKnownSet[key] }
 
@@ -366,14 +367,14 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 	case cluster.PodBound:
 		delete(k.prov.pending, c.Pod)
 		if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
-			k.nodes.idx.antiBound++
+			k.nodes.idx.AntiBound++
 		}
 		k.podEvent(c.Node, c.Pod, !k.startStatePod(c.Node, c.Pod))
 	case cluster.PodDeleted, cluster.PodFinished:
 		delete(k.prov.pending, c.Pod)
 		if c.Node != cluster.NoNode {
 			if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
-				k.nodes.idx.antiBound--
+				k.nodes.idx.AntiBound--
 			}
 			k.podEvent(c.Node, c.Pod, true)
 		}
@@ -385,25 +386,25 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 			// evicted or preempted is not consolidatable at once.
 			if countsAsPodEvent(&k.cl.Pods[c.Pod]) {
 				kn.notePodEvent(k.eng.Now())
-				k.base.nodeDirty(c.Node) // its snapshot's ucaUntil follows lastPodEvent
+				k.base.NodeDirty(c.Node) // its snapshot's ucaUntil follows lastPodEvent
 			}
 		}
 	case cluster.NodeReadied:
-		k.base.nodeDirty(c.Node)
+		k.base.NodeDirty(c.Node)
 		if kn := k.nodes.get(c.Node); kn != nil && kn.replacementOf != nil {
 			k.eng.After(0, engine.Event{Handler: k.id, Kind: evCommandCheck})
 		}
 		k.dis.stateChanged()
 	case cluster.NodeAdded:
-		k.base.nodeDirty(c.Node)
-		k.base.nodeOrderAdd(c.Node)
+		k.base.NodeDirty(c.Node)
+		k.base.NodeOrderAdd(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeRemoved:
-		k.base.nodeDirty(c.Node)
-		k.base.nodeOrderRemove(c.Node)
+		k.base.NodeDirty(c.Node)
+		k.base.NodeOrderRemove(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeUpdated:
-		k.base.nodeDirty(c.Node)
+		k.base.NodeDirty(c.Node)
 		k.dis.stateChanged()
 	}
 }
@@ -423,13 +424,13 @@ func (k *Karpenter) startStatePod(node cluster.NodeID, pod cluster.PodID) bool {
 // NodeClaim's last pod event is recorded (notePodEvent) unless record is
 // false (a bind of the imported start state: startStatePod).
 func (k *Karpenter) podEvent(node cluster.NodeID, pod cluster.PodID, record bool) {
-	k.base.nodeDirty(node)
+	k.base.NodeDirty(node)
 	if kn := k.nodes.get(node); kn != nil {
 		kn.scanValid = false
 		if record && countsAsPodEvent(&k.cl.Pods[pod]) {
 			kn.notePodEvent(k.eng.Now())
 		}
-		if kn.deleting {
+		if kn.Deleting {
 			k.term.wakeDrain(kn)
 		}
 	}

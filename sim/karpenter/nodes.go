@@ -7,6 +7,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // nodeTracker keeps Karpenter's records of its nodes (its NodeClaims), as
@@ -22,16 +23,16 @@ type nodeTracker struct {
 	// NodeClaims' names skip.
 	adopted map[string]bool
 	// idx is the same nodes as solves read them.
-	idx *nodeIndex
+	idx *scheduling.NodeIndex
 }
 
 // knode is one of Karpenter's nodes (its NodeClaim).
 type knode struct {
-	schedNode
+	scheduling.Node
 	instance cloud.InstanceID
 	// set: its reschedulable pods prepared for consolidation solves
 	// (pass.go), while they stay the same.
-	set *podSet
+	set *scheduling.PodSet
 	// scan is what the disruption passes read of its pods, kept until a
 	// pod is bound, leaves or starts terminating (scanValid).
 	scan      podScan
@@ -66,24 +67,24 @@ func (nt *nodeTracker) get(id cluster.NodeID) *knode {
 	return nil
 }
 
-func (nt *nodeTracker) podOnDeletingNode(id cluster.PodID) bool { return nt.idx.podOnDeletingNode(id) }
+func (nt *nodeTracker) podOnDeletingNode(id cluster.PodID) bool { return nt.idx.PodOnDeletingNode(id) }
 
 // add records a new node.
 func (nt *nodeTracker) add(kn *knode) {
-	for int(kn.id) >= len(nt.byID) {
+	for int(kn.ID) >= len(nt.byID) {
 		nt.byID = append(nt.byID, nil)
 	}
-	nt.byID[kn.id] = kn
+	nt.byID[kn.ID] = kn
 	nt.live = append(nt.live, kn) // IDs only grow: live stays sorted
-	nt.byInstance[kn.instance] = kn.id
-	nt.idx.add(&kn.schedNode)
+	nt.byInstance[kn.instance] = kn.ID
+	nt.idx.Add(&kn.Node)
 }
 
 // remove forgets a node.
 func (nt *nodeTracker) remove(kn *knode) {
 	delete(nt.byInstance, kn.instance)
-	nt.idx.remove(&kn.schedNode)
-	nt.byID[kn.id] = nil
+	nt.idx.Remove(&kn.Node)
+	nt.byID[kn.ID] = nil
 	for i, o := range nt.live {
 		if o == kn {
 			nt.live = append(nt.live[:i], nt.live[i+1:]...)
@@ -98,7 +99,7 @@ func (nt *nodeTracker) remove(kn *knode) {
 func (nt *nodeTracker) newName(pool string) string {
 	for {
 		nt.nodeSeq++
-		if name := pool + "-" + nodeSuffix(nt.nodeSeq); !nt.adopted[name] {
+		if name := pool + "-" + scheduling.NodeSuffix(nt.nodeSeq); !nt.adopted[name] {
 			return name
 		}
 	}
@@ -113,8 +114,8 @@ const podEventDedupe = 10 * time.Second
 // pods do not count), unless one was recorded less than podEventDedupe
 // ago.
 func (kn *knode) notePodEvent(now engine.Time) {
-	if kn.podEventSet && now-kn.lastPodEvent < podEventDedupe {
+	if kn.podEventSet && now-kn.LastPodEvent < podEventDedupe {
 		return
 	}
-	kn.lastPodEvent, kn.podEventSet = now, true
+	kn.LastPodEvent, kn.podEventSet = now, true
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // This file exports the provisioning solve for callers that run it on
@@ -73,8 +74,8 @@ type SolveResult struct {
 // Solve places the pods as one provisioning batch would, without
 // launching anything.
 func (s *Solver) Solve(pods []cluster.PodID) SolveResult {
-	sv := s.k.solvers.newSolver(pods, solveOpts{})
-	sv.solve(pods)
+	sv := s.k.solvers.NewSolver(pods, scheduling.SolveOpts{})
+	sv.Solve(pods)
 	return s.result(sv)
 }
 
@@ -87,20 +88,20 @@ func (s *Solver) Solve(pods []cluster.PodID) SolveResult {
 // engine is not run: the nodes stay in flight.
 func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.NodeID) {
 	k := s.k
-	sv := k.solvers.newSolver(pods, solveOpts{})
-	sv.solve(pods)
+	sv := k.solvers.NewSolver(pods, scheduling.SolveOpts{})
+	sv.Solve(pods)
 	res := s.result(sv)
 	pr := k.prov
-	pr.offerings.deferICE = true
-	usage := pr.pools.usages()
-	nodes := make([]cluster.NodeID, len(sv.claims))
-	for i, c := range sv.claims {
+	pr.offerings.DeferICE = true
+	usage := pr.pools.Usages()
+	nodes := make([]cluster.NodeID, len(sv.Claims))
+	for i, c := range sv.Claims {
 		nodes[i] = cluster.NoNode
-		if launchAllowed(c.pool, usage) {
+		if scheduling.LaunchAllowed(c.Pool, usage) {
 			nodes[i] = pr.launchClaim(c, nil)
 		}
 	}
-	pr.offerings.flushICE()
+	pr.offerings.FlushICE()
 	return res, nodes
 }
 
@@ -110,39 +111,39 @@ func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.No
 // name upstream's NodeClaim would have (<pool>-<5 characters>, drawn
 // from the seed). A reference solver given NodeClaims of these names
 // tries them in our order.
-func (s *Solver) OrderName(id cluster.NodeID) string { return s.k.base.orderName(id) }
+func (s *Solver) OrderName(id cluster.NodeID) string { return s.k.base.OrderName(id) }
 
-func (s *Solver) result(sv *solver) SolveResult {
+func (s *Solver) result(sv *scheduling.Solver) SolveResult {
 	k := s.k
 	var res SolveResult
-	for _, c := range sv.claims {
-		k.solvers.sortedOptions(c)
-		nc := SolvedNodeClaim{NodePool: c.pool.spec.Name, Pods: append([]cluster.PodID(nil), c.pods...)}
-		for i, pos := range c.opts {
-			t := c.pool.types[pos].t
-			nc.InstanceTypes = append(nc.InstanceTypes, t.name)
+	for _, c := range sv.Claims {
+		k.solvers.SortedOptions(c)
+		nc := SolvedNodeClaim{NodePool: c.Pool.Spec.Name, Pods: append([]cluster.PodID(nil), c.Pods...)}
+		for i, pos := range c.Opts {
+			t := c.Pool.Types[pos].Type
+			nc.InstanceTypes = append(nc.InstanceTypes, t.Name)
 			if i == 0 {
-				nc.CheapestUSDPerHour = k.offerings.cheapest(t, c.mask)
+				nc.CheapestUSDPerHour = k.offerings.Cheapest(t, c.Mask)
 			}
 		}
-		for z, zone := range k.offerings.zones {
-			for ct := 0; ct < numCT; ct++ {
-				if c.mask&(1<<uint(z*numCT+ct)) == 0 {
+		for z, zone := range k.offerings.Zones {
+			for ct := 0; ct < scheduling.NumCT; ct++ {
+				if c.Mask&(1<<uint(z*scheduling.NumCT+ct)) == 0 {
 					continue
 				}
 				nc.Zones = appendNew(nc.Zones, zone)
-				nc.CapacityTypes = appendNew(nc.CapacityTypes, ctOf(ct).String())
+				nc.CapacityTypes = appendNew(nc.CapacityTypes, scheduling.CtOf(ct).String())
 			}
 		}
 		sort.Strings(nc.CapacityTypes)
 		res.NodeClaims = append(res.NodeClaims, nc)
 	}
-	for _, ex := range sv.exists {
-		if len(ex.got) > 0 {
-			res.Existing = append(res.Existing, SolvedExisting{Node: ex.id, Pods: append([]cluster.PodID(nil), ex.got...)})
+	for _, ex := range sv.Exists {
+		if len(ex.Got) > 0 {
+			res.Existing = append(res.Existing, SolvedExisting{Node: ex.ID, Pods: append([]cluster.PodID(nil), ex.Got...)})
 		}
 	}
-	res.Unschedulable = append(res.Unschedulable, sv.failed...)
+	res.Unschedulable = append(res.Unschedulable, sv.Failed...)
 	sort.Slice(res.Unschedulable, func(i, j int) bool { return res.Unschedulable[i] < res.Unschedulable[j] })
 	return res
 }
@@ -180,21 +181,21 @@ type PoolInstanceType struct {
 // filtering); nil for an unknown pool.
 func (s *Solver) InstanceTypes(pool string) []PoolInstanceType {
 	k := s.k
-	p, ok := k.pools.byName[pool]
+	p, ok := k.pools.ByName[pool]
 	if !ok {
 		return nil
 	}
 	syms := k.cl.Syms
-	out := make([]PoolInstanceType, 0, len(k.offerings.types))
-	for _, t := range k.offerings.types {
+	out := make([]PoolInstanceType, 0, len(k.offerings.Types))
+	for _, t := range k.offerings.Types {
 		labels := map[string]string{}
-		for tk, v := range t.lab {
+		for tk, v := range t.Lab {
 			if v != cluster.NoSym {
-				labels[k.offerings.typeKeyNames[tk]] = syms.Name(v)
+				labels[k.offerings.TypeKeyNames[tk]] = syms.Name(v)
 			}
 		}
-		capacity, alloc := k.offerings.nodeResources(t.cat, &p.spec.NodeClass)
-		out = append(out, PoolInstanceType{Name: t.name, Labels: labels, Capacity: capacity, Allocatable: alloc})
+		capacity, alloc := k.offerings.NodeResources(t.Cat, &p.Spec.NodeClass)
+		out = append(out, PoolInstanceType{Name: t.Name, Labels: labels, Capacity: capacity, Allocatable: alloc})
 	}
 	return out
 }

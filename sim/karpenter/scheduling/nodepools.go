@@ -1,4 +1,4 @@
-package karpenter
+package scheduling
 
 import (
 	"sort"
@@ -9,126 +9,126 @@ import (
 
 // nodePools holds the NodePools in force, with what the solver derives
 // from them, and their counters.
-type nodePools struct {
-	schedEnv
-	offerings *offerings
-	nodes     *nodeIndex
-	base      *existingBase
-	all       []*pool // by name
-	byName    map[string]*pool
+type NodePools struct {
+	Env
+	Offerings *Offerings
+	Nodes     *NodeIndex
+	Base      *ExistingBase
+	All       []*Pool // by name
+	ByName    map[string]*Pool
 	// order: the pools in weight order (ordered), nil when stale.
-	order          []*pool
-	daemonOverhead daemonOverheadFunc
+	Order          []*Pool
+	daemonOverhead DaemonOverheadFunc
 }
 
 // daemonOverheadFunc returns the requests of the DaemonSet pods that would
 // run on a node like template (labels of the pool and the instance type,
 // the pool's taints; zone and capacity type not yet known).
-type daemonOverheadFunc func(template *cluster.Node) cluster.Resources
+type DaemonOverheadFunc func(template *cluster.Node) cluster.Resources
 
 // pool is a NodePool in force, with what the solver derives from it.
-type pool struct {
-	spec *apis.NodePool
+type Pool struct {
+	Spec *apis.NodePool
 	// reqs are the pool's requirements plus its labels (as In) and
 	// karpenter.sh/nodepool In [name] (KC NodeClaimTemplate).
-	reqs reqSet
+	Reqs Requirements
 	// types are the instance types compatible with the pool's
 	// requirements that have some offering the pool allows, in catalogue
 	// order.
-	types []poolType
+	Types []PoolType
 	// typeByIdx maps an itype index to its position in types (-1: none).
-	typeByIdx []int32
+	TypeByIdx []int32
 	// tolerate: the pool has a PreferNoSchedule taint (relaxation then
 	// adds a toleration for those).
-	hasPNS bool
+	HasPNS bool
 	// newClaim caches, per placeholder number n, the requirements and
 	// offering mask of a solve's n-th NodeClaim from this pool before any
 	// pod joins (reqs plus its placeholder hostname): every solve starts
 	// its NodeClaims alike.
-	newClaim []claimStart
+	NewClaim []claimStart
 }
 
 type claimStart struct {
-	reqs reqSet
-	mask uint64
+	Reqs Requirements
+	Mask uint64
 }
 
-func (np *nodePools) build(spec *apis.NodePool) *pool {
-	p := &pool{spec: spec, hasPNS: spec.HasPreferNoScheduleTaint()}
-	p.reqs = np.poolReqs(spec)
-	mask := np.offerings.offerMask(p.reqs)
-	p.typeByIdx = make([]int32, len(np.offerings.types))
-	for i := range p.typeByIdx {
-		p.typeByIdx[i] = -1
+func (np *NodePools) build(spec *apis.NodePool) *Pool {
+	p := &Pool{Spec: spec, HasPNS: spec.HasPreferNoScheduleTaint()}
+	p.Reqs = np.PoolReqs(spec)
+	mask := np.Offerings.OfferMask(p.Reqs)
+	p.TypeByIdx = make([]int32, len(np.Offerings.Types))
+	for i := range p.TypeByIdx {
+		p.TypeByIdx[i] = -1
 	}
-	for _, t := range np.offerings.types {
-		pt, ok := np.poolType(p, t, mask)
+	for _, t := range np.Offerings.Types {
+		pt, ok := np.PoolType(p, t, mask)
 		if !ok {
 			continue
 		}
-		p.typeByIdx[t.idx] = int32(len(p.types))
-		p.types = append(p.types, pt)
+		p.TypeByIdx[t.Idx] = int32(len(p.Types))
+		p.Types = append(p.Types, pt)
 	}
 	return p
 }
 
 // poolReqs are the requirements of a pool of spec (pool.reqs).
-func (np *nodePools) poolReqs(spec *apis.NodePool) reqSet {
-	syms := np.cl.Syms
-	var rs []rq
+func (np *NodePools) PoolReqs(spec *apis.NodePool) Requirements {
+	syms := np.Cl.Syms
+	var rs []Requirement
 	for i := range spec.Requirements {
 		r := fromRequirement(&spec.Requirements[i].Requirement)
-		r.minValues = spec.Requirements[i].MinValues
+		r.MinValues = spec.Requirements[i].MinValues
 		rs = append(rs, r)
 	}
 	for _, l := range spec.Labels {
-		rs = append(rs, single(l.Key, l.Value))
+		rs = append(rs, Single(l.Key, l.Value))
 	}
-	rs = append(rs, single(np.keyNodePool, syms.Intern(spec.Name)))
-	return sortReqs(syms, rs)
+	rs = append(rs, Single(np.KeyNodePool, syms.Intern(spec.Name)))
+	return SortReqs(syms, rs)
 }
 
 // poolType is instance type t as pool p launches it (p.reqs set; mask:
 // the offerings they allow), false when the pool cannot: t does not meet
 // the requirements or has no offering in mask.
-func (np *nodePools) poolType(p *pool, t *itype, mask uint64) (poolType, bool) {
-	if !np.offerings.typeCompatible(t, p.reqs) {
-		return poolType{}, false
+func (np *NodePools) PoolType(p *Pool, t *InstanceType, mask uint64) (PoolType, bool) {
+	if !np.Offerings.TypeCompatible(t, p.Reqs) {
+		return PoolType{}, false
 	}
 	has := false
-	base := np.offerings.off.index(t.idx, 0, 0)
-	for b := 0; b < np.offerings.off.nZones*numCT; b++ {
-		if mask&(1<<uint(b)) != 0 && np.offerings.off.price[base+b] >= 0 {
+	base := np.Offerings.Off.Index(t.Idx, 0, 0)
+	for b := 0; b < np.Offerings.Off.NZones*NumCT; b++ {
+		if mask&(1<<uint(b)) != 0 && np.Offerings.Off.Price[base+b] >= 0 {
 			has = true
 			break
 		}
 	}
 	if !has {
-		return poolType{}, false
+		return PoolType{}, false
 	}
-	pt := poolType{t: t}
-	pt.capacity, pt.alloc = np.offerings.nodeResources(t.cat, &p.spec.NodeClass)
+	pt := PoolType{Type: t}
+	pt.Capacity, pt.Alloc = np.Offerings.NodeResources(t.Cat, &p.Spec.NodeClass)
 	if np.daemonOverhead != nil {
-		pt.daemon = np.daemonOverhead(np.templateNode(p, t))
+		pt.Daemon = np.daemonOverhead(np.templateNode(p, t))
 	}
 	return pt, true
 }
 
 // ordered returns the pools in weight order, kept until a pool
 // changes (add, setDaemonOverhead).
-func (np *nodePools) ordered() []*pool {
-	if np.order == nil {
-		np.order = orderPools(np.all)
+func (np *NodePools) Ordered() []*Pool {
+	if np.Order == nil {
+		np.Order = OrderPools(np.All)
 	}
-	return np.order
+	return np.Order
 }
 
 // orderPools sorts pools as KC nodepoolutils.OrderByWeight: weight
 // descending, then name descending (upstream compares names with ">").
-func orderPools(ps []*pool) []*pool {
-	out := append([]*pool(nil), ps...)
+func OrderPools(ps []*Pool) []*Pool {
+	out := append([]*Pool(nil), ps...)
 	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].spec, out[j].spec
+		a, b := out[i].Spec, out[j].Spec
 		if a.Weight != b.Weight {
 			return a.Weight > b.Weight
 		}
@@ -155,46 +155,46 @@ func tolerates(tols cluster.Tolerations, taints []cluster.Taint, tolPNS bool) bo
 // templateNode is a node as the pool would launch it with type t, before
 // its zone and capacity type are known: what DaemonSets are matched
 // against.
-func (np *nodePools) templateNode(p *pool, t *itype) *cluster.Node {
-	labels := append(cluster.Labels(nil), p.spec.Labels...)
-	for i := range p.reqs {
-		r := &p.reqs[i]
-		if !r.comp && len(r.vals) == 1 {
-			labels = labels.With(r.key, r.vals[0])
+func (np *NodePools) templateNode(p *Pool, t *InstanceType) *cluster.Node {
+	labels := append(cluster.Labels(nil), p.Spec.Labels...)
+	for i := range p.Reqs {
+		r := &p.Reqs[i]
+		if !r.Comp && len(r.Vals) == 1 {
+			labels = labels.With(r.Key, r.Vals[0])
 		}
 	}
-	for tk, v := range t.lab {
+	for tk, v := range t.Lab {
 		if v != cluster.NoSym {
-			labels = labels.With(np.offerings.typeKey[tk], v)
+			labels = labels.With(np.Offerings.TypeKey[tk], v)
 		}
 	}
-	return &cluster.Node{Name: p.spec.Name + "-template", Labels: labels, Taints: p.spec.Taints, State: cluster.NodeReady,
-		InstanceType: t.name, Owner: cluster.OwnedByKarpenter, OwnerName: p.spec.Name}
+	return &cluster.Node{Name: p.Spec.Name + "-template", Labels: labels, Taints: p.Spec.Taints, State: cluster.NodeReady,
+		InstanceType: t.Name, Owner: cluster.OwnedByKarpenter, OwnerName: p.Spec.Name}
 }
 
-func (np *nodePools) add(spec apis.NodePool) *pool {
+func (np *NodePools) Add(spec apis.NodePool) *Pool {
 	s := spec
 	p := np.build(&s)
-	np.order = nil
-	np.base.invalidate()
-	if old, ok := np.byName[spec.Name]; ok {
+	np.Order = nil
+	np.Base.Invalidate()
+	if old, ok := np.ByName[spec.Name]; ok {
 		// Replace in place so nodes keep pointing at the pool in force.
 		*old = *p
 		return old
 	}
-	np.all = append(np.all, p)
-	np.byName[spec.Name] = p
-	sort.SliceStable(np.all, func(i, j int) bool { return np.all[i].spec.Name < np.all[j].spec.Name })
+	np.All = append(np.All, p)
+	np.ByName[spec.Name] = p
+	sort.SliceStable(np.All, func(i, j int) bool { return np.All[i].Spec.Name < np.All[j].Spec.Name })
 	return p
 }
 
 // setDaemonOverhead sets the DaemonSet overhead hook and rebuilds the
 // pools with it.
-func (np *nodePools) setDaemonOverhead(f daemonOverheadFunc) {
+func (np *NodePools) SetDaemonOverhead(f DaemonOverheadFunc) {
 	np.daemonOverhead = f
-	np.order = nil
-	np.base.invalidate()
-	for _, p := range np.all {
-		*p = *np.build(p.spec)
+	np.Order = nil
+	np.Base.Invalidate()
+	for _, p := range np.All {
+		*p = *np.build(p.Spec)
 	}
 }
