@@ -2,7 +2,6 @@ package karpenter
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/catalog"
@@ -102,6 +101,10 @@ type Karpenter struct {
 	env
 	parts
 
+	// sc is the solve's parts (offerings, pools, base and solvers are
+	// its parts too).
+	sc *scheduling.Scheduler
+
 	// signals and poolUpdates are the payloads of evSignal and
 	// evPoolUpdate events, by the event's Obj.
 	signals     []cloud.Signal
@@ -178,48 +181,32 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	// handler ID (registration only numbers the handler).
 	e := env{eng: eng, cl: cl, cat: deps.Catalog, cloud: deps.Cloud, evictor: deps.Evictor, settings: settings,
 		id: eng.Register(k), stats: &Stats{}, poolStats: map[string]*PoolStats{}}
-	// Symbols are interned in a fixed order (zones, capacity types, keys):
-	// symbol numbers must not change.
+	// Symbols are interned in a fixed order (zones, capacity types, keys,
+	// the beta labels; then the solve's: scheduling.New interns the same
+	// names first): symbol numbers must not change.
 	syms := cl.Syms
-	var zoneSyms []cluster.Sym
 	for _, z := range zones {
-		zoneSyms = append(zoneSyms, syms.Intern(z))
+		syms.Intern(z)
 	}
-	var ctSyms [scheduling.NumCT]cluster.Sym
-	ctSyms[scheduling.CtOnDemand] = syms.Intern("on-demand")
-	ctSyms[scheduling.CtSpot] = syms.Intern("spot")
+	syms.Intern("on-demand")
+	syms.Intern("spot")
 	e.keyNodePool = syms.Intern(apis.LabelNodePool)
 	e.keyDisrupted = syms.Intern(apis.TaintDisrupted)
-	e.wellKnownSet = map[cluster.Sym]bool{}
-	for _, w := range apis.WellKnownLabels {
-		e.wellKnownSet[syms.Intern(w)] = true
+	sc, err := scheduling.New(scheduling.Inputs{Engine: eng, Cluster: cl, Catalog: deps.Catalog, Prices: deps.Cloud,
+		Region: cfg.Region, Zones: zones, NodePools: cfg.NodePools, Settings: settings})
+	if err != nil {
+		return nil, err
 	}
-	e.normalized = map[cluster.Sym]cluster.Sym{}
-	froms := make([]string, 0, len(apis.NormalizedLabels))
-	for from := range apis.NormalizedLabels {
-		froms = append(froms, from)
-	}
-	sort.Strings(froms) // intern in a fixed order: symbols must not depend on map order
-	for _, from := range froms {
-		e.normalized[syms.Intern(from)] = syms.Intern(apis.NormalizedLabels[from])
-	}
+	e.wellKnownSet, e.normalized = sc.Env.WellKnownSet, sc.Env.Normalized
 	var betaKeys [5]cluster.Sym
-	for i, key := range []string{"beta.kubernetes.io/instance-type", "beta.kubernetes.io/arch", "beta.kubernetes.io/os",
-		"failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"} {
+	for i, key := range scheduling.BetaKeys {
 		betaKeys[i] = syms.Intern(key)
 	}
 	k.env = e
-	se := scheduling.Env{Eng: eng, Cl: cl, Cat: deps.Catalog, Cloud: deps.Cloud, Settings: settings,
-		KeyNodePool: e.keyNodePool, WellKnownSet: e.wellKnownSet, Normalized: e.normalized}
-	k.wire(se, scheduling.NewOfferings(se, cfg.Region, zones, zoneSyms, ctSyms), betaKeys)
 	for i := range cfg.NodePools {
-		k.addPool(cfg.NodePools[i])
+		k.poolStats[cfg.NodePools[i].Name] = &PoolStats{Name: cfg.NodePools[i].Name}
 	}
-	for i := range cl.Nodes {
-		if cl.Nodes[i].State != cluster.NodeGone {
-			k.base.NodeOrderAdd(cluster.NodeID(i))
-		}
-	}
+	k.wire(sc, betaKeys)
 	cl.Watch(k)
 	deps.Cloud.Subscribe(k)
 	k.dis.nextPass = eng.After(settings.DisruptionPollInterval, engine.Event{Handler: k.id, Kind: evDisruption})
@@ -248,18 +235,13 @@ func (cfg *Config) check() error {
 	return nil
 }
 
-// wire makes the other parts around the offerings: the lower parts get
-// the few they read, the controller and the driving parts one shared set
-// of all.
-func (k *Karpenter) wire(se scheduling.Env, off *scheduling.Offerings, betaKeys [5]cluster.Sym) {
+// wire makes the controller's parts around the solve's (sc): the
+// controller and the driving parts share one set of all.
+func (k *Karpenter) wire(sc *scheduling.Scheduler, betaKeys [5]cluster.Sym) {
 	e := k.env
-	idx := &scheduling.NodeIndex{Cl: e.cl}
-	nodes := &nodeTracker{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{}, idx: idx}
-	pools := &scheduling.NodePools{Env: se, Offerings: off, Nodes: idx, ByName: map[string]*scheduling.Pool{}}
-	base := &scheduling.ExistingBase{Env: se, Nodes: idx, Pools: pools}
-	pools.Base = base
-	sv := &scheduling.Solvers{Env: se, Offerings: off, Nodes: idx, Pools: pools, Base: base,
-		Specs: cluster.SpecClasses{WithScoring: true}, Statics: map[scheduling.StaticKey]*cluster.NodeVerdicts{}}
+	nodes := &nodeTracker{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{}, idx: sc.Nodes}
+	k.sc = sc
+	off, pools, base, sv := sc.Offerings, sc.Pools, sc.Base, sc.Solvers
 	prov := &provisioner{env: e, betaKeys: betaKeys, pending: map[cluster.PodID]bool{}}
 	dis := &disrupter{env: e}
 	term := &terminator{env: e}

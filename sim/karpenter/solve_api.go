@@ -1,8 +1,6 @@
 package karpenter
 
 import (
-	"sort"
-
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -44,32 +42,13 @@ func NewSolver(in SolveInput) (*Solver, error) {
 }
 
 // SolvedNodeClaim is one new NodeClaim of a solve.
-type SolvedNodeClaim struct {
-	NodePool string
-	Pods     []cluster.PodID
-	// InstanceTypes are the claim's options, cheapest first (KC
-	// InstanceTypes.OrderByPrice), ties by name.
-	InstanceTypes []string
-	// CheapestUSDPerHour is the price of the cheapest available offering
-	// the claim's requirements allow among its options.
-	CheapestUSDPerHour float64
-	// Zones and CapacityTypes the claim may still launch into.
-	Zones, CapacityTypes []string
-}
+type SolvedNodeClaim = scheduling.NewClaim
 
 // SolvedExisting is an existing node that received pods.
-type SolvedExisting struct {
-	Node cluster.NodeID
-	Pods []cluster.PodID
-}
+type SolvedExisting = scheduling.ExistingPlacement
 
 // SolveResult is the outcome of one solve.
-type SolveResult struct {
-	NodeClaims []SolvedNodeClaim
-	Existing   []SolvedExisting
-	// Unschedulable are the pods placed nowhere, by id.
-	Unschedulable []cluster.PodID
-}
+type SolveResult = scheduling.Result
 
 // Solve places the pods as one provisioning batch would, without
 // launching anything.
@@ -114,38 +93,7 @@ func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.No
 func (s *Solver) OrderName(id cluster.NodeID) string { return s.k.base.OrderName(id) }
 
 func (s *Solver) result(sv *scheduling.Solver) SolveResult {
-	k := s.k
-	var res SolveResult
-	for _, c := range sv.Claims {
-		k.solvers.SortedOptions(c)
-		nc := SolvedNodeClaim{NodePool: c.Pool.Spec.Name, Pods: append([]cluster.PodID(nil), c.Pods...)}
-		for i, pos := range c.Opts {
-			t := c.Pool.Types[pos].Type
-			nc.InstanceTypes = append(nc.InstanceTypes, t.Name)
-			if i == 0 {
-				nc.CheapestUSDPerHour = k.offerings.Cheapest(t, c.Mask)
-			}
-		}
-		for z, zone := range k.offerings.Zones {
-			for ct := 0; ct < scheduling.NumCT; ct++ {
-				if c.Mask&(1<<uint(z*scheduling.NumCT+ct)) == 0 {
-					continue
-				}
-				nc.Zones = appendNew(nc.Zones, zone)
-				nc.CapacityTypes = appendNew(nc.CapacityTypes, scheduling.CtOf(ct).String())
-			}
-		}
-		sort.Strings(nc.CapacityTypes)
-		res.NodeClaims = append(res.NodeClaims, nc)
-	}
-	for _, ex := range sv.Exists {
-		if len(ex.Got) > 0 {
-			res.Existing = append(res.Existing, SolvedExisting{Node: ex.ID, Pods: append([]cluster.PodID(nil), ex.Got...)})
-		}
-	}
-	res.Unschedulable = append(res.Unschedulable, sv.Failed...)
-	sort.Slice(res.Unschedulable, func(i, j int) bool { return res.Unschedulable[i] < res.Unschedulable[j] })
-	return res
+	return s.k.sc.Result(sv)
 }
 
 // noEvictions is the Evictor of standalone solves and of the linter:
@@ -155,15 +103,6 @@ type noEvictions struct{}
 func (noEvictions) Evict(cluster.PodID, cluster.DeleteCause) bool { return false }
 func (noEvictions) Blocked(cluster.PodID) bool                    { return true }
 func (noEvictions) HasBudgets() bool                              { return true }
-
-func appendNew(s []string, v string) []string {
-	for _, x := range s {
-		if x == v {
-			return s
-		}
-	}
-	return append(s, v)
-}
 
 // PoolInstanceType is an instance type as a NodePool would launch it.
 type PoolInstanceType struct {

@@ -481,8 +481,8 @@ func (b *ExistingBase) Fill(ex *ExNode, id cluster.NodeID, ready bool) {
 		}
 		// DaemonSet pods start once the node is Ready: keep their
 		// room (KC ExistingNode remaining daemon resources).
-		if b.Pools.daemonOverhead != nil {
-			ex.Daemon = b.Pools.daemonOverhead(n)
+		if b.Pools.DaemonOverhead != nil {
+			ex.Daemon = b.Pools.DaemonOverhead(n)
 		}
 	}
 	ex.Free = n.Allocatable

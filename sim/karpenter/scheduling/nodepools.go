@@ -18,7 +18,7 @@ type NodePools struct {
 	ByName    map[string]*Pool
 	// order: the pools in weight order (ordered), nil when stale.
 	Order          []*Pool
-	daemonOverhead DaemonOverheadFunc
+	DaemonOverhead DaemonOverheadFunc
 }
 
 // daemonOverheadFunc returns the requests of the DaemonSet pods that would
@@ -108,8 +108,8 @@ func (np *NodePools) PoolType(p *Pool, t *InstanceType, mask uint64) (PoolType, 
 	}
 	pt := PoolType{Type: t}
 	pt.Capacity, pt.Alloc = np.Offerings.NodeResources(t.Cat, &p.Spec.NodeClass)
-	if np.daemonOverhead != nil {
-		pt.Daemon = np.daemonOverhead(np.templateNode(p, t))
+	if np.DaemonOverhead != nil {
+		pt.Daemon = np.DaemonOverhead(np.templateNode(p, t))
 	}
 	return pt, true
 }
@@ -191,7 +191,7 @@ func (np *NodePools) Add(spec apis.NodePool) *Pool {
 // setDaemonOverhead sets the DaemonSet overhead hook and rebuilds the
 // pools with it.
 func (np *NodePools) SetDaemonOverhead(f DaemonOverheadFunc) {
-	np.daemonOverhead = f
+	np.DaemonOverhead = f
 	np.Order = nil
 	np.Base.Invalidate()
 	for _, p := range np.All {
