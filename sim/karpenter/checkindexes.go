@@ -184,6 +184,9 @@ func (ck *indexCheck) nodeRecords() error {
 			return fmt.Errorf("byID[%d] holds the record of %s", id, ck.node(kn.ID))
 		}
 	}
+	if nt.idx.Len() != len(nt.live) {
+		return fmt.Errorf("the solve's node index has %d records, live %d", nt.idx.Len(), len(nt.live))
+	}
 	if nonNil != len(nt.live) {
 		return fmt.Errorf("byID has %d records, live %d", nonNil, len(nt.live))
 	}
@@ -196,6 +199,12 @@ func (ck *indexCheck) nodeRecords() error {
 		}
 		if nt.get(kn.ID) != kn {
 			return fmt.Errorf("%s: live record is not byID's", ck.node(kn.ID))
+		}
+		if nt.idx.Get(kn.ID) != &kn.Node {
+			return fmt.Errorf("%s: the solve's node index does not hold the record", ck.node(kn.ID))
+		}
+		if kn.InCommand != (kn.cmd != nil) {
+			return fmt.Errorf("%s: inCommand %v, command %v", ck.node(kn.ID), kn.InCommand, kn.cmd != nil)
 		}
 		if got, ok := nt.byInstance[kn.instance]; !ok || got != kn.ID {
 			return fmt.Errorf("%s: byInstance[%d] = %d (present %v), want the node", ck.node(kn.ID), kn.instance, got, ok)

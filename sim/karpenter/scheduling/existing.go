@@ -677,3 +677,8 @@ func NodeSuffix(n int) string {
 	}
 	return string(b)
 }
+
+// Get returns the index's record of node id, nil if it has none; Len
+// counts its records (CheckIndexes compares them with the controller's).
+func (ni *NodeIndex) Get(id cluster.NodeID) *Node { return ni.get(id) }
+func (ni *NodeIndex) Len() int                    { return len(ni.live) }

@@ -47,10 +47,6 @@ type Scheduler struct {
 	Solvers   *Solvers
 }
 
-// Prices is the price list of EC2's offerings (sim/spotmarket's Market
-// and Karpenter's Cloud satisfy it).
-type Prices = prices
-
 // New builds the solve's parts. Symbols are interned in a fixed order
 // (zones, capacity types, the nodepool key, the disrupted taint's key,
 // the well-known and normalized labels, then the instance types'

@@ -19,7 +19,7 @@ type Env struct {
 	Eng      *engine.Engine
 	Cl       *cluster.Cluster
 	Cat      *catalog.Catalog
-	Cloud    prices
+	Cloud    Prices
 	Settings apis.Settings
 
 	KeyNodePool  cluster.Sym
@@ -27,8 +27,9 @@ type Env struct {
 	Normalized   map[cluster.Sym]cluster.Sym
 }
 
-// prices is the price list of EC2's offerings.
-type prices interface {
+// Prices is the price list of EC2's offerings (sim/spotmarket's Market
+// and Karpenter's Cloud satisfy it).
+type Prices interface {
 	// Price is an offering's current price in USD/hour; false when the
 	// offering is not sold.
 	Price(o cloud.Offering) (float64, bool)
