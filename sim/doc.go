@@ -45,6 +45,10 @@
 //     preemption).
 //   - karpenter: Karpenter (provisioning, NodeClaims, interruption handling,
 //     disruption).
+//   - karpenter/scheduling: Karpenter's provisioning solve (existing
+//     nodes, topology, requirements, pod data, offerings), which the
+//     controller and its disruption what-ifs call, and tests without a
+//     controller; part of the Karpenter model, imported by karpenter.
 //   - clusterautoscaler: the Cluster Autoscaler (node groups, scale-up with
 //     estimator and expanders, back-off, scale-down).
 //   - spotmarket: EC2 (capacity pools, launches, the spot market and its
@@ -118,9 +122,10 @@
 //     same nodes. A model never imports another model; it imports the core,
 //     the state, the contract (its component: compile and build) and the
 //     compiled form of its own input (karpenter/apis,
-//     clusterautoscaler/config). The cloud interface belongs to the
-//     autoscalers that call it, in the vocabulary of cloud; spotmarket
-//     satisfies it and tests fake it.
+//     clusterautoscaler/config); karpenter also imports its solve,
+//     karpenter/scheduling, which imports karpenter/apis. The cloud
+//     interface belongs to the autoscalers that call it, in the
+//     vocabulary of cloud; spotmarket satisfies it and tests fake it.
 //   - Only the engine owns time. No model reads the wall clock, starts a
 //     goroutine, reads the environment, prints or touches a file.
 //   - Input packages import the core, the state, the contract and one

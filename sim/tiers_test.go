@@ -19,7 +19,7 @@ var tiers = map[string]string{
 	"engine": "core", "dist": "core",
 	"component": "contract", "component/builtin": "driver", "component/componenttest": "test",
 	"cluster": "state", "catalog": "state", "cloud": "state", "invariants": "state",
-	"scheduler": "model", "karpenter": "model", "clusterautoscaler": "model", "spotmarket": "model",
+	"scheduler": "model", "karpenter": "model", "karpenter/scheduling": "model", "clusterautoscaler": "model", "spotmarket": "model",
 	"workload": "model", "kubelet": "model", "taintmanager": "model", "eviction": "model",
 	"manifest": "input", "scenario": "input", "karpenter/apis": "input",
 	"clusterautoscaler/config": "input", "scalegen": "input", "importer": "input",
@@ -48,10 +48,11 @@ var allowed = map[string][]string{
 // doc names: a model reads the compiled form of its own input, and the
 // scenario compiler builds the models' configuration.
 var allowedPackage = map[string][]string{
-	"karpenter":         {"karpenter/apis", "manifest"},
-	"clusterautoscaler": {"clusterautoscaler/config", "manifest"},
-	"component":         {"manifest"},
-	"scenario":          {"kubelet", "scheduler", "spotmarket", "workload"},
+	"karpenter":            {"karpenter/apis", "karpenter/scheduling", "manifest"},
+	"karpenter/scheduling": {"karpenter/apis"},
+	"clusterautoscaler":    {"clusterautoscaler/config", "manifest"},
+	"component":            {"manifest"},
+	"scenario":             {"kubelet", "scheduler", "spotmarket", "workload"},
 }
 
 // TestTierImports checks sim/doc.go's rules on the imports of every

@@ -6,6 +6,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // Adopt adds node n, which exists when the scenario starts (a node of an
@@ -21,19 +22,19 @@ import (
 // allocatable. It returns the node, or an error (and adds nothing) when
 // the pool or the instance type is unknown.
 func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.NodeID, error) {
-	p, ok := k.pools.byName[n.OwnerName]
+	p, ok := k.pools.ByName[n.OwnerName]
 	if !ok {
 		return cluster.NoNode, fmt.Errorf("karpenter: cannot adopt node %s: no NodePool %q", n.Name, n.OwnerName)
 	}
-	t, ok := k.offerings.typeByName[inst.Offering.InstanceType]
+	t, ok := k.offerings.TypeByName[inst.Offering.InstanceType]
 	if !ok {
 		return cluster.NoNode, fmt.Errorf("karpenter: cannot adopt node %s: unknown instance type %q", n.Name, inst.Offering.InstanceType)
 	}
 	capacity := n.Allocatable
-	if i := p.typeByIdx[t.idx]; i >= 0 {
-		capacity = p.types[i].capacity
+	if i := p.TypeByIdx[t.Idx]; i >= 0 {
+		capacity = p.Types[i].Capacity
 	}
-	spec := p.spec
+	spec := p.Spec
 	n.State = cluster.NodeReady
 	n.Owner = ownedByKarpenter
 	n.Adopted = true
@@ -45,20 +46,20 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 	k.nodes.adopted[n.Name] = true
 	id := k.cl.AddNode(n)
 	now := k.eng.Now()
-	kn := &knode{id: id, pool: p, it: t, offering: inst.Offering, instance: inst.Instance, capacity: capacity,
-		initialized: true, lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash}
+	kn := &knode{Node: scheduling.Node{ID: id, Pool: p, It: t, Offering: inst.Offering, Capacity: capacity,
+		Initialized: true, LastPodEvent: now}, instance: inst.Instance, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash}
 	if n.HasLastPodEvent {
 		// The NodeClaim's status.lastPodEventTime, kept across a restart
 		// upstream: consolidateAfter goes on from it. Without it (the
 		// export had no NodeClaims), it counts from the run's start.
-		kn.lastPodEvent, kn.podEventSet = now-n.LastPodEventAgo, true
+		kn.LastPodEvent, kn.podEventSet = now-n.LastPodEventAgo, true
 	}
 	k.nodes.add(kn)
 	if spec.ExpireAfter > 0 {
 		kn.expireTimer = k.eng.After(max(spec.ExpireAfter-n.AgeAtStart, 0), engine.Event{Handler: k.id, Kind: evExpire, Obj: int32(id)})
 	}
-	k.base.nodeDirty(id)
-	p.stats.NodeClaimsAdopted++
+	k.base.NodeDirty(id)
+	k.poolStat(p).NodeClaimsAdopted++
 	k.stats.NodeClaimsAdopted++
 	return id, nil
 }

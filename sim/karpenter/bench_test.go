@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // BenchmarkProvision is one provisioning solve of a batch of mixed pods
@@ -30,12 +31,12 @@ func benchProvision(b *testing.B, count int) {
 	b.ResetTimer()
 	var nodes int
 	for i := 0; i < b.N; i++ {
-		s := k.solvers.newSolver(pods, solveOpts{})
-		s.solve(pods)
-		if len(s.failed) > 0 {
-			b.Fatalf("%d pods failed", len(s.failed))
+		s := k.solvers.NewSolver(pods, scheduling.SolveOpts{})
+		s.Solve(pods)
+		if len(s.Failed) > 0 {
+			b.Fatalf("%d pods failed", len(s.Failed))
 		}
-		nodes = len(s.claims)
+		nodes = len(s.Claims)
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(count)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // CheckIndexes recomputes, from the cluster and from Karpenter's own
@@ -123,7 +124,7 @@ func (k *Karpenter) checkIndexes(pools bool) (indexCounts, error) {
 		{"node order", ck.nodeOrder},
 		{"dirty marks", ck.dirtyMarks},
 		{"existing-node snapshot", ck.snapshot},
-		{"spec classes", k.solvers.specs.Check},
+		{"spec classes", k.solvers.Specs.Check},
 		{"jump tables", ck.jumpTables},
 		{"static-fit verdicts", ck.staticVerdicts},
 		{"pod statics", ck.podStatics},
@@ -179,9 +180,12 @@ func (ck *indexCheck) nodeRecords() error {
 			continue
 		}
 		nonNil++
-		if kn.id != cluster.NodeID(id) {
-			return fmt.Errorf("byID[%d] holds the record of %s", id, ck.node(kn.id))
+		if kn.ID != cluster.NodeID(id) {
+			return fmt.Errorf("byID[%d] holds the record of %s", id, ck.node(kn.ID))
 		}
+	}
+	if nt.idx.Len() != len(nt.live) {
+		return fmt.Errorf("the solve's node index has %d records, live %d", nt.idx.Len(), len(nt.live))
 	}
 	if nonNil != len(nt.live) {
 		return fmt.Errorf("byID has %d records, live %d", nonNil, len(nt.live))
@@ -190,30 +194,36 @@ func (ck *indexCheck) nodeRecords() error {
 		return fmt.Errorf("byInstance has %d instances, live %d records", len(nt.byInstance), len(nt.live))
 	}
 	for i, kn := range nt.live {
-		if i > 0 && nt.live[i-1].id >= kn.id {
-			return fmt.Errorf("live is not in ID order at %s", ck.node(kn.id))
+		if i > 0 && nt.live[i-1].ID >= kn.ID {
+			return fmt.Errorf("live is not in ID order at %s", ck.node(kn.ID))
 		}
-		if nt.get(kn.id) != kn {
-			return fmt.Errorf("%s: live record is not byID's", ck.node(kn.id))
+		if nt.get(kn.ID) != kn {
+			return fmt.Errorf("%s: live record is not byID's", ck.node(kn.ID))
 		}
-		if got, ok := nt.byInstance[kn.instance]; !ok || got != kn.id {
-			return fmt.Errorf("%s: byInstance[%d] = %d (present %v), want the node", ck.node(kn.id), kn.instance, got, ok)
+		if nt.idx.Get(kn.ID) != &kn.Node {
+			return fmt.Errorf("%s: the solve's node index does not hold the record", ck.node(kn.ID))
 		}
-		if int(kn.id) >= len(ck.cl.Nodes) {
-			return fmt.Errorf("record of %s beyond the cluster's nodes", ck.node(kn.id))
+		if kn.InCommand != (kn.cmd != nil) {
+			return fmt.Errorf("%s: inCommand %v, command %v", ck.node(kn.ID), kn.InCommand, kn.cmd != nil)
 		}
-		n := &ck.cl.Nodes[kn.id]
+		if got, ok := nt.byInstance[kn.instance]; !ok || got != kn.ID {
+			return fmt.Errorf("%s: byInstance[%d] = %d (present %v), want the node", ck.node(kn.ID), kn.instance, got, ok)
+		}
+		if int(kn.ID) >= len(ck.cl.Nodes) {
+			return fmt.Errorf("record of %s beyond the cluster's nodes", ck.node(kn.ID))
+		}
+		n := &ck.cl.Nodes[kn.ID]
 		switch {
 		case n.State == cluster.NodeGone:
-			return fmt.Errorf("%s: recorded as a NodeClaim's node, gone from the cluster", ck.node(kn.id))
+			return fmt.Errorf("%s: recorded as a NodeClaim's node, gone from the cluster", ck.node(kn.ID))
 		case n.Owner != ownedByKarpenter:
-			return fmt.Errorf("%s: recorded as a NodeClaim's node, owned by %v", ck.node(kn.id), n.Owner)
+			return fmt.Errorf("%s: recorded as a NodeClaim's node, owned by %v", ck.node(kn.ID), n.Owner)
 		case n.Instance != int32(kn.instance):
-			return fmt.Errorf("%s: record says instance %d, the node %d", ck.node(kn.id), kn.instance, n.Instance)
-		case kn.initialized != (n.State == cluster.NodeReady):
-			return fmt.Errorf("%s: record initialized=%v, node state %s", ck.node(kn.id), kn.initialized, n.State)
-		case kn.lastPodEvent > ck.k.eng.Now():
-			return fmt.Errorf("%s: lastPodEvent %v is in the future", ck.node(kn.id), kn.lastPodEvent)
+			return fmt.Errorf("%s: record says instance %d, the node %d", ck.node(kn.ID), kn.instance, n.Instance)
+		case kn.Initialized != (n.State == cluster.NodeReady):
+			return fmt.Errorf("%s: record initialized=%v, node state %s", ck.node(kn.ID), kn.Initialized, n.State)
+		case kn.LastPodEvent > ck.k.eng.Now():
+			return fmt.Errorf("%s: lastPodEvent %v is in the future", ck.node(kn.ID), kn.LastPodEvent)
 		}
 		for _, pid := range n.Pods {
 			// A bind is a pod event (notePodEvent) unless of a pod that does
@@ -221,19 +231,19 @@ func (ck *indexCheck) nodeRecords() error {
 			// imported last pod event), or within podEventDedupe of the one
 			// recorded.
 			p := &ck.cl.Pods[pid]
-			if countsAsPodEvent(p) && !ck.k.startStatePod(kn.id, pid) && (!kn.podEventSet || p.BoundAt-kn.lastPodEvent >= podEventDedupe) {
-				return fmt.Errorf("%s: last pod event %v (recorded %v), before the bind of %s at %v", ck.node(kn.id), kn.lastPodEvent, kn.podEventSet, ck.pod(pid), p.BoundAt)
+			if countsAsPodEvent(p) && !ck.k.startStatePod(kn.ID, pid) && (!kn.podEventSet || p.BoundAt-kn.LastPodEvent >= podEventDedupe) {
+				return fmt.Errorf("%s: last pod event %v (recorded %v), before the bind of %s at %v", ck.node(kn.ID), kn.LastPodEvent, kn.podEventSet, ck.pod(pid), p.BoundAt)
 			}
 		}
 		if cmd := kn.cmd; cmd != nil {
-			if kn.deleting {
-				return fmt.Errorf("%s: deleting and still in a command", ck.node(kn.id))
+			if kn.Deleting {
+				return fmt.Errorf("%s: deleting and still in a command", ck.node(kn.ID))
 			}
 			if !slices.Contains(ck.k.dis.running, cmd) {
-				return fmt.Errorf("%s: in a command that is not running", ck.node(kn.id))
+				return fmt.Errorf("%s: in a command that is not running", ck.node(kn.ID))
 			}
 			if !slices.ContainsFunc(cmd.cands, func(c *candidate) bool { return c.kn == kn }) {
-				return fmt.Errorf("%s: in a command it is not a candidate of", ck.node(kn.id))
+				return fmt.Errorf("%s: in a command it is not a candidate of", ck.node(kn.ID))
 			}
 		}
 	}
@@ -259,7 +269,7 @@ func (ck *indexCheck) antiBound() error {
 			}
 		}
 	}
-	if got := ck.k.nodes.antiBound; got != want {
+	if got := ck.k.nodes.idx.AntiBound; got != want {
 		return fmt.Errorf("counted %d bound pods with required anti-affinity, there are %d", got, want)
 	}
 	return nil
@@ -297,7 +307,7 @@ func (ck *indexCheck) pending() error {
 
 // freshScan scans a node's pods afresh, from the pod records.
 func (ck *indexCheck) freshScan(kn *knode) podScan {
-	n := &ck.cl.Nodes[kn.id]
+	n := &ck.cl.Nodes[kn.ID]
 	sc := podScan{cost: 1, pods: []cluster.PodID{}}
 	for _, pid := range n.Pods {
 		p := &ck.cl.Pods[pid]
@@ -323,16 +333,16 @@ func (ck *indexCheck) scans() error {
 		ck.counts.scans++
 		switch {
 		case !slices.Equal(sc.pods, fresh.pods):
-			return fmt.Errorf("%s: scanned pods %v, rescheduled pods now %v", ck.node(kn.id), sc.pods, fresh.pods)
+			return fmt.Errorf("%s: scanned pods %v, rescheduled pods now %v", ck.node(kn.ID), sc.pods, fresh.pods)
 		case sc.cost != fresh.cost:
-			return fmt.Errorf("%s: scanned eviction cost %v, now %v", ck.node(kn.id), sc.cost, fresh.cost)
+			return fmt.Errorf("%s: scanned eviction cost %v, now %v", ck.node(kn.ID), sc.cost, fresh.cost)
 		case sc.doNotDisrupt != fresh.doNotDisrupt:
-			return fmt.Errorf("%s: scanned do-not-disrupt %v, now %v", ck.node(kn.id), sc.doNotDisrupt, fresh.doNotDisrupt)
+			return fmt.Errorf("%s: scanned do-not-disrupt %v, now %v", ck.node(kn.ID), sc.doNotDisrupt, fresh.doNotDisrupt)
 		case sc.set == nil:
-			return fmt.Errorf("%s: scan without its prepared set", ck.node(kn.id))
+			return fmt.Errorf("%s: scan without its prepared set", ck.node(kn.ID))
 		}
-		if err := ck.podSet(sc.set, fresh.pods, !kn.deleting); err != nil {
-			return fmt.Errorf("%s: scan's set: %w", ck.node(kn.id), err)
+		if err := ck.podSet(sc.set, fresh.pods, !kn.Deleting); err != nil {
+			return fmt.Errorf("%s: scan's set: %w", ck.node(kn.ID), err)
 		}
 	}
 	return nil
@@ -340,19 +350,19 @@ func (ck *indexCheck) scans() error {
 
 func (ck *indexCheck) podSets() error {
 	for _, kn := range ck.k.nodes.live {
-		if kn.set == nil || kn.deleting || kn.cmd != nil {
+		if kn.set == nil || kn.Deleting || kn.cmd != nil {
 			continue
 		}
-		if fresh := ck.freshScan(kn); slices.Equal(kn.set.pods, fresh.pods) {
+		if fresh := ck.freshScan(kn); slices.Equal(kn.set.Pods, fresh.pods) {
 			ck.counts.nodeSets++
 			if err := ck.podSet(kn.set, fresh.pods, true); err != nil {
-				return fmt.Errorf("%s: %w", ck.node(kn.id), err)
+				return fmt.Errorf("%s: %w", ck.node(kn.ID), err)
 			}
 		}
 	}
 	d := ck.k.dis
 	if d.provSet != nil {
-		if pods := d.prov.provisionable(); slices.Equal(d.provSet.pods, pods) {
+		if pods := d.prov.provisionable(); slices.Equal(d.provSet.Pods, pods) {
 			ck.counts.provSets++
 			if err := ck.podSet(d.provSet, pods, false); err != nil {
 				return fmt.Errorf("provisionable pods: %w", err)
@@ -365,66 +375,66 @@ func (ck *indexCheck) podSets() error {
 // podSet compares a prepared set with one built afresh from pods (a
 // candidate's when fromCand: every origin fromCandidate; else origins are
 // not compared).
-func (ck *indexCheck) podSet(ps *podSet, pods []cluster.PodID, fromCand bool) error {
+func (ck *indexCheck) podSet(ps *scheduling.PodSet, pods []cluster.PodID, fromCand bool) error {
 	sv := ck.k.solvers
-	if !slices.Equal(ps.pods, pods) {
-		return fmt.Errorf("set of pods %v, want %v", ps.pods, pods)
+	if !slices.Equal(ps.Pods, pods) {
+		return fmt.Errorf("set of pods %v, want %v", ps.Pods, pods)
 	}
-	b := setBuilder{ps: &podSet{pods: pods}}
+	b := scheduling.SetBuilder{Ps: &scheduling.PodSet{Pods: pods}}
 	for _, id := range pods {
-		e := sv.queueKey(id, &ck.cl.Pods[id])
+		e := sv.QueueKey(id, &ck.cl.Pods[id])
 		if fromCand {
-			e.origin = fromCandidate
+			e.Origin = scheduling.FromCandidate
 		}
-		b.add(sv, e)
+		b.Add(sv, e)
 	}
-	fresh := b.ps
-	want := fresh.qkeys
-	if ps.sorted {
+	fresh := b.Ps
+	want := fresh.Qkeys
+	if ps.Sorted {
 		want = slices.Clone(want)
-		slices.SortFunc(want, compareQ)
+		slices.SortFunc(want, scheduling.CompareQ)
 	}
-	if len(ps.qkeys) != len(want) {
-		return fmt.Errorf("%d queue keys for %d pods", len(ps.qkeys), len(want))
+	if len(ps.Qkeys) != len(want) {
+		return fmt.Errorf("%d queue keys for %d pods", len(ps.Qkeys), len(want))
 	}
 	for i := range want {
-		got, w := ps.qkeys[i], want[i]
+		got, w := ps.Qkeys[i], want[i]
 		if !fromCand {
-			got.origin = w.origin
+			got.Origin = w.Origin
 		}
 		if got != w {
-			return fmt.Errorf("queue key %d (%s): %+v, want %+v", i, ck.pod(w.id), ps.qkeys[i], w)
+			return fmt.Errorf("queue key %d (%s): %+v, want %+v", i, ck.pod(w.ID), ps.Qkeys[i], w)
 		}
 	}
 	switch {
-	case !slices.Equal(ps.keys, fresh.keys) || !slices.Equal(ps.counts, fresh.counts) || !slices.Equal(ps.first, fresh.first):
-		return fmt.Errorf("templates %v x %v (first %v), want %v x %v (first %v)", ps.keys, ps.counts, ps.first, fresh.keys, fresh.counts, fresh.first)
-	case ps.namesCapacityType != fresh.namesCapacityType:
-		return fmt.Errorf("namesCapacityType %v, want %v", ps.namesCapacityType, fresh.namesCapacityType)
-	case ps.topology != fresh.topology:
-		return fmt.Errorf("topology %v, want %v", ps.topology, fresh.topology)
+	case !slices.Equal(ps.Keys, fresh.Keys) || !slices.Equal(ps.Counts, fresh.Counts) || !slices.Equal(ps.First, fresh.First):
+		return fmt.Errorf("templates %v x %v (first %v), want %v x %v (first %v)", ps.Keys, ps.Counts, ps.First, fresh.Keys, fresh.Counts, fresh.First)
+	case ps.NamesCapacityType != fresh.NamesCapacityType:
+		return fmt.Errorf("namesCapacityType %v, want %v", ps.NamesCapacityType, fresh.NamesCapacityType)
+	case ps.Topology != fresh.Topology:
+		return fmt.Errorf("topology %v, want %v", ps.Topology, fresh.Topology)
 	}
-	if ps.classes == nil {
+	if ps.Classes == nil {
 		return nil
 	}
-	var classes []classCount
-	for i, key := range fresh.keys {
-		if hasTopology(key.spec) {
+	var classes []scheduling.ClassCount
+	for i, key := range fresh.Keys {
+		if scheduling.HasTopology(key.Spec) {
 			continue
 		}
-		c, ok := sv.specs.Lookup(key.spec)
+		c, ok := sv.Specs.Lookup(key.Spec)
 		if !ok {
-			return fmt.Errorf("classes counted for a template of %s without a spec class", ck.pod(fresh.first[i]))
+			return fmt.Errorf("classes counted for a template of %s without a spec class", ck.pod(fresh.First[i]))
 		}
-		j := slices.IndexFunc(classes, func(cc classCount) bool { return cc.class == c })
+		j := slices.IndexFunc(classes, func(cc scheduling.ClassCount) bool { return cc.Class == c })
 		if j < 0 {
-			classes = append(classes, classCount{class: c, key: key})
+			classes = append(classes, scheduling.ClassCount{Class: c, Key: key})
 			j = len(classes) - 1
 		}
-		classes[j].count += int64(fresh.counts[i])
+		classes[j].Count += int64(fresh.Counts[i])
 	}
-	if !slices.Equal(ps.classes, classes) {
-		return fmt.Errorf("pods per class %v, want %v", ps.classes, classes)
+	if !slices.Equal(ps.Classes, classes) {
+		return fmt.Errorf("pods per class %v, want %v", ps.Classes, classes)
 	}
 	return nil
 }
@@ -443,7 +453,7 @@ func (ck *indexCheck) freshOrder() []cluster.NodeID {
 	var ns []named
 	for i := range ck.cl.Nodes {
 		if ck.cl.Nodes[i].State != cluster.NodeGone {
-			ns = append(ns, named{cluster.NodeID(i), b.deriveOrderName(cluster.NodeID(i))})
+			ns = append(ns, named{cluster.NodeID(i), b.DeriveOrderName(cluster.NodeID(i))})
 		}
 	}
 	sort.Slice(ns, func(i, j int) bool {
@@ -462,16 +472,16 @@ func (ck *indexCheck) freshOrder() []cluster.NodeID {
 
 func (ck *indexCheck) nodeOrder() error {
 	b := ck.k.base
-	for id, name := range b.orderNames {
+	for id, name := range b.OrderNames {
 		if name != "" {
-			if want := b.deriveOrderName(cluster.NodeID(id)); name != want {
+			if want := b.DeriveOrderName(cluster.NodeID(id)); name != want {
 				return fmt.Errorf("%s: order name %q, want %q", ck.node(cluster.NodeID(id)), name, want)
 			}
 		}
 	}
 	want := ck.freshOrder()
-	if !slices.Equal(b.byName, want) {
-		return fmt.Errorf("live nodes in order %v, want %v", b.byName, want)
+	if !slices.Equal(b.ByName, want) {
+		return fmt.Errorf("live nodes in order %v, want %v", b.ByName, want)
 	}
 	return nil
 }
@@ -479,24 +489,24 @@ func (ck *indexCheck) nodeOrder() error {
 func (ck *indexCheck) dirtyMarks() error {
 	b := ck.k.base
 	seen := map[cluster.NodeID]bool{}
-	for _, id := range b.baseDirty {
+	for _, id := range b.BaseDirty {
 		if seen[id] {
 			return fmt.Errorf("%s listed dirty twice", ck.node(id))
 		}
 		seen[id] = true
-		if int(id) >= len(b.baseMark) || !b.baseMark[id] {
+		if int(id) >= len(b.BaseMark) || !b.BaseMark[id] {
 			return fmt.Errorf("%s listed dirty, not marked", ck.node(id))
 		}
 	}
-	for id, m := range b.baseMark {
+	for id, m := range b.BaseMark {
 		if m && !seen[cluster.NodeID(id)] {
 			return fmt.Errorf("%s marked dirty, not listed", ck.node(cluster.NodeID(id)))
 		}
 	}
 	// remerge reads the mark of every node in the order.
-	for _, id := range b.byName {
-		if int(id) >= len(b.baseMark) {
-			return fmt.Errorf("%s is in the node order beyond the %d dirty marks", ck.node(id), len(b.baseMark))
+	for _, id := range b.ByName {
+		if int(id) >= len(b.BaseMark) {
+			return fmt.Errorf("%s is in the node order beyond the %d dirty marks", ck.node(id), len(b.BaseMark))
 		}
 	}
 	return nil
@@ -504,11 +514,11 @@ func (ck *indexCheck) dirtyMarks() error {
 
 // freshBase builds the snapshot's list afresh: the members in solve order
 // (Ready ones first, then the others, each in the fresh node order).
-func (ck *indexCheck) freshBase() []exNode {
+func (ck *indexCheck) freshBase() []scheduling.ExNode {
 	b := ck.k.base
 	var ready, notReady []cluster.NodeID
 	for _, id := range ck.freshOrder() {
-		switch member, r := b.wants(id); {
+		switch member, r := b.Wants(id); {
 		case !member:
 		case r:
 			ready = append(ready, id)
@@ -516,10 +526,10 @@ func (ck *indexCheck) freshBase() []exNode {
 			notReady = append(notReady, id)
 		}
 	}
-	list := make([]exNode, 0, len(ready)+len(notReady))
+	list := make([]scheduling.ExNode, 0, len(ready)+len(notReady))
 	for i, id := range append(ready, notReady...) {
-		ex := exNode{pos: int32(len(list))}
-		b.fill(&ex, id, i < len(ready))
+		ex := scheduling.ExNode{Pos: int32(len(list))}
+		b.Fill(&ex, id, i < len(ready))
 		list = append(list, ex)
 	}
 	return list
@@ -527,77 +537,77 @@ func (ck *indexCheck) freshBase() []exNode {
 
 func (ck *indexCheck) dirty(id cluster.NodeID) bool {
 	b := ck.k.base
-	return int(id) < len(b.baseMark) && b.baseMark[id]
+	return int(id) < len(b.BaseMark) && b.BaseMark[id]
 }
 
 func (ck *indexCheck) snapshot() error {
 	b := ck.k.base
-	c := &b.exCache
-	if !c.valid || c.members != b.members {
+	c := &b.ExCache
+	if !c.Valid || c.Members != b.Members {
 		return nil // rebuilt before any use
 	}
-	for i := range c.list {
-		ex := &c.list[i]
-		if ex.pos != int32(i) {
-			return fmt.Errorf("%s at position %d says %d", ck.node(ex.id), i, ex.pos)
+	for i := range c.List {
+		ex := &c.List[i]
+		if ex.Pos != int32(i) {
+			return fmt.Errorf("%s at position %d says %d", ck.node(ex.ID), i, ex.Pos)
 		}
-		if int(ex.id) >= len(c.posOf) || c.posOf[ex.id] != int32(i) {
-			return fmt.Errorf("%s at position %d, not in posOf", ck.node(ex.id), i)
+		if int(ex.ID) >= len(c.PosOf) || c.PosOf[ex.ID] != int32(i) {
+			return fmt.Errorf("%s at position %d, not in posOf", ck.node(ex.ID), i)
 		}
-		if len(ex.got) > 0 || ex.gotPending {
-			return fmt.Errorf("%s: a solve placed pods %v on the base entry, not its own copy", ck.node(ex.id), ex.got)
+		if len(ex.Got) > 0 || ex.GotPending {
+			return fmt.Errorf("%s: a solve placed pods %v on the base entry, not its own copy", ck.node(ex.ID), ex.Got)
 		}
 	}
 	inPos := 0
-	for _, p := range c.posOf {
+	for _, p := range c.PosOf {
 		if p >= 0 {
 			inPos++
 		}
 	}
-	if inPos != len(c.list) {
-		return fmt.Errorf("posOf places %d nodes, the list has %d", inPos, len(c.list))
+	if inPos != len(c.List) {
+		return fmt.Errorf("posOf places %d nodes, the list has %d", inPos, len(c.List))
 	}
 	// The pools' sums are those of the entries.
-	capacity, count := map[*pool]cluster.Resources{}, map[*pool]int64{}
-	for i := range c.list {
-		if kn := c.list[i].kn; kn != nil {
-			capacity[kn.pool] = capacity[kn.pool].Add(kn.capacity)
-			count[kn.pool]++
+	capacity, count := map[*scheduling.Pool]cluster.Resources{}, map[*scheduling.Pool]int64{}
+	for i := range c.List {
+		if kn := c.List[i].Kn; kn != nil {
+			capacity[kn.Pool] = capacity[kn.Pool].Add(kn.Capacity)
+			count[kn.Pool]++
 		}
 	}
-	for _, p := range ck.k.pools.all {
-		if c.poolCap[p] != capacity[p] || c.poolNodes[p] != count[p] {
-			return fmt.Errorf("pool %s: summed %d nodes of %v, the entries %d of %v", p.spec.Name, c.poolNodes[p], c.poolCap[p], count[p], capacity[p])
+	for _, p := range ck.k.pools.All {
+		if c.PoolCap[p] != capacity[p] || c.PoolNodes[p] != count[p] {
+			return fmt.Errorf("pool %s: summed %d nodes of %v, the entries %d of %v", p.Spec.Name, c.PoolNodes[p], c.PoolCap[p], count[p], capacity[p])
 		}
 	}
-	if len(c.poolNodes) != len(count) || len(c.poolCap) != len(count) {
-		return fmt.Errorf("sums for %d pools, %d pools have entries", len(c.poolNodes), len(count))
+	if len(c.PoolNodes) != len(count) || len(c.PoolCap) != len(count) {
+		return fmt.Errorf("sums for %d pools, %d pools have entries", len(c.PoolNodes), len(count))
 	}
 	// Entries of nodes not marked dirty: as a fresh fill, in the fresh
 	// order, none missing.
 	fresh := ck.freshBase()
 	var cached, want []cluster.NodeID
-	for i := range c.list {
-		if !ck.dirty(c.list[i].id) {
-			cached = append(cached, c.list[i].id)
+	for i := range c.List {
+		if !ck.dirty(c.List[i].ID) {
+			cached = append(cached, c.List[i].ID)
 		}
 	}
 	for i := range fresh {
 		f := &fresh[i]
-		if ck.dirty(f.id) {
+		if ck.dirty(f.ID) {
 			continue
 		}
-		want = append(want, f.id)
+		want = append(want, f.ID)
 		ck.counts.entries++
 		pos := int32(-1)
-		if int(f.id) < len(c.posOf) {
-			pos = c.posOf[f.id]
+		if int(f.ID) < len(c.PosOf) {
+			pos = c.PosOf[f.ID]
 		}
 		if pos < 0 {
-			return fmt.Errorf("%s belongs in the snapshot, is not in it nor marked dirty", ck.node(f.id))
+			return fmt.Errorf("%s belongs in the snapshot, is not in it nor marked dirty", ck.node(f.ID))
 		}
-		if err := ck.sameEntry(&c.list[pos], f); err != nil {
-			return fmt.Errorf("%s: %w", ck.node(f.id), err)
+		if err := ck.sameEntry(&c.List[pos], f); err != nil {
+			return fmt.Errorf("%s: %w", ck.node(f.ID), err)
 		}
 	}
 	if !slices.Equal(cached, want) {
@@ -607,74 +617,74 @@ func (ck *indexCheck) snapshot() error {
 }
 
 // sameEntry compares a snapshot entry with a fresh fill of its node.
-func (ck *indexCheck) sameEntry(ex, f *exNode) error {
+func (ck *indexCheck) sameEntry(ex, f *scheduling.ExNode) error {
 	switch {
-	case ex.kn != f.kn:
-		return fmt.Errorf("entry's NodeClaim record %p, the node's %p", ex.kn, f.kn)
-	case ex.initialized != f.initialized:
-		return fmt.Errorf("entry initialized %v, node Ready %v", ex.initialized, f.initialized)
-	case ex.free != f.free:
-		return fmt.Errorf("entry free %v, now %v", ex.free, f.free)
-	case ex.daemon != f.daemon:
-		return fmt.Errorf("entry daemon room %v, now %v", ex.daemon, f.daemon)
-	case ex.ucaUntil != f.ucaUntil:
-		return fmt.Errorf("entry protected by consolidateAfter until %v, now until %v", ex.ucaUntil, f.ucaUntil)
-	case (ex.view == ex.node) != (f.view == f.node):
-		return fmt.Errorf("entry's filters see a copy: %v, now %v", ex.view != ex.node, f.view != f.node)
+	case ex.Kn != f.Kn:
+		return fmt.Errorf("entry's NodeClaim record %p, the node's %p", ex.Kn, f.Kn)
+	case ex.Initialized != f.Initialized:
+		return fmt.Errorf("entry initialized %v, node Ready %v", ex.Initialized, f.Initialized)
+	case ex.Free != f.Free:
+		return fmt.Errorf("entry free %v, now %v", ex.Free, f.Free)
+	case ex.Daemon != f.Daemon:
+		return fmt.Errorf("entry daemon room %v, now %v", ex.Daemon, f.Daemon)
+	case ex.UcaUntil != f.UcaUntil:
+		return fmt.Errorf("entry protected by consolidateAfter until %v, now until %v", ex.UcaUntil, f.UcaUntil)
+	case (ex.View == ex.Node) != (f.View == f.Node):
+		return fmt.Errorf("entry's filters see a copy: %v, now %v", ex.View != ex.Node, f.View != f.Node)
 	}
 	// After the cluster's node table grew, the entry may point at the
 	// node's old record: the same as long as the node did not change.
-	if ex.node != f.node && !reflect.DeepEqual(*ex.node, *f.node) {
+	if ex.Node != f.Node && !reflect.DeepEqual(*ex.Node, *f.Node) {
 		return fmt.Errorf("entry reads a stale node record (labels %v taints %v cordoned %v pods %v; now %v %v %v %v)",
-			ex.node.Labels, ex.node.Taints, ex.node.Unschedulable, ex.node.Pods, f.node.Labels, f.node.Taints, f.node.Unschedulable, f.node.Pods)
+			ex.Node.Labels, ex.Node.Taints, ex.Node.Unschedulable, ex.Node.Pods, f.Node.Labels, f.Node.Taints, f.Node.Unschedulable, f.Node.Pods)
 	}
-	if ex.view != ex.node && !reflect.DeepEqual(*ex.view, *f.view) {
-		return fmt.Errorf("entry's view has taints %v, now %v", ex.view.Taints, f.view.Taints)
+	if ex.View != ex.Node && !reflect.DeepEqual(*ex.View, *f.View) {
+		return fmt.Errorf("entry's view has taints %v, now %v", ex.View.Taints, f.View.Taints)
 	}
 	return nil
 }
 
 // repStatic is the static data of a class's representative spec in a
 // relaxation state, for recomputing answers cached per class.
-func (ck *indexCheck) repStatic(class int32, r relax) (*podData, error) {
+func (ck *indexCheck) repStatic(class int32, r scheduling.Relax) (*scheduling.PodData, error) {
 	sv := ck.k.solvers
-	spec := sv.specs.Spec(class)
+	spec := sv.Specs.Spec(class)
 	if spec == nil {
 		return nil, fmt.Errorf("an answer cached for spec class %d, which has no spec", class)
 	}
-	return &podData{podStatic: *sv.derivePodStatic(pdKey{spec: spec, r: r}, class)}, nil
+	return &scheduling.PodData{PodStatic: *sv.DerivePodStatic(scheduling.PodKey{Spec: spec, R: r}, class)}, nil
 }
 
-func (ck *indexCheck) staticFitsNow(pd *podData, n *cluster.Node) bool {
-	return (&solver{k: ck.k.solvers}).staticFitsNow(pd, n)
+func (ck *indexCheck) staticFitsNow(pd *scheduling.PodData, n *cluster.Node) bool {
+	return (&scheduling.Solver{Shared: ck.k.solvers}).StaticFitsNow(pd, n)
 }
 
 func (ck *indexCheck) jumpTables() error {
 	b := ck.k.base
-	c := &b.exCache
-	if !c.valid || c.members != b.members || c.at != ck.k.eng.Now() || len(b.baseDirty) > 0 {
+	c := &b.ExCache
+	if !c.Valid || c.Members != b.Members || c.At != ck.k.eng.Now() || len(b.BaseDirty) > 0 {
 		return nil // reset before any use
 	}
-	fcs := make([]fitClass, 0, len(c.jumps))
-	for fc := range c.jumps {
+	fcs := make([]scheduling.FitClass, 0, len(c.Jumps))
+	for fc := range c.Jumps {
 		fcs = append(fcs, fc)
 	}
 	sort.Slice(fcs, func(i, j int) bool { return lessFitClass(fcs[i], fcs[j]) })
-	n := len(c.list)
+	n := len(c.List)
 	now := ck.k.eng.Now()
 	for _, fc := range fcs {
-		jt := c.jumps[fc]
-		if len(jt.nxt) != n {
-			return fmt.Errorf("class %+v: table of %d positions, %d nodes", fc, len(jt.nxt), n)
+		jt := c.Jumps[fc]
+		if len(jt.Nxt) != n {
+			return fmt.Errorf("class %+v: table of %d positions, %d nodes", fc, len(jt.Nxt), n)
 		}
-		pd, err := ck.repStatic(fc.spec, fc.relax)
+		pd, err := ck.repStatic(fc.Spec, fc.Relax)
 		if err != nil {
 			return err
 		}
 		// claim: 0 unknown, 1 fits, 2 does not fit.
 		claim := make([]uint8, n)
 		reach := -1 // positions below it are claimed not to fit
-		for i, v := range jt.nxt {
+		for i, v := range jt.Nxt {
 			if v < 0 {
 				if i >= reach {
 					continue
@@ -698,50 +708,50 @@ func (ck *indexCheck) jumpTables() error {
 			if claim[q] == 0 {
 				continue
 			}
-			ex := &c.list[q]
+			ex := &c.List[q]
 			ck.counts.jumpPositions++
-			fits := !(fc.uca && now < ex.ucaUntil) && pd.requests.Fits(ex.free)
+			fits := !(fc.Uca && now < ex.UcaUntil) && pd.Requests.Fits(ex.Free)
 			if fits {
-				if !ck.canFilter(ex.view) {
+				if !ck.canFilter(ex.View) {
 					continue
 				}
-				fits = ck.staticFitsNow(pd, ex.view)
+				fits = ck.staticFitsNow(pd, ex.View)
 			}
 			if fits != (claim[q] == 1) {
-				return fmt.Errorf("class %+v at %s: table says fits=%v, the filters %v", fc, ck.node(ex.id), claim[q] == 1, fits)
+				return fmt.Errorf("class %+v at %s: table says fits=%v, the filters %v", fc, ck.node(ex.ID), claim[q] == 1, fits)
 			}
 		}
 	}
 	return nil
 }
 
-func lessFitClass(a, b fitClass) bool {
-	if a.spec != b.spec {
-		return a.spec < b.spec
+func lessFitClass(a, b scheduling.FitClass) bool {
+	if a.Spec != b.Spec {
+		return a.Spec < b.Spec
 	}
-	if a.uca != b.uca {
-		return !a.uca
+	if a.Uca != b.Uca {
+		return !a.Uca
 	}
-	return lessRelax(a.relax, b.relax)
+	return lessRelax(a.Relax, b.Relax)
 }
 
-func lessRelax(a, b relax) bool {
-	x := [...]int{int(a.terms), int(a.prefAff), int(a.prefAnti), int(a.prefNode), int(a.spread), b2i(a.pns)}
-	y := [...]int{int(b.terms), int(b.prefAff), int(b.prefAnti), int(b.prefNode), int(b.spread), b2i(b.pns)}
+func lessRelax(a, b scheduling.Relax) bool {
+	x := [...]int{int(a.Terms), int(a.PrefAff), int(a.PrefAnti), int(a.PrefNode), int(a.Spread), scheduling.B2i(a.Pns)}
+	y := [...]int{int(b.Terms), int(b.PrefAff), int(b.PrefAnti), int(b.PrefNode), int(b.Spread), scheduling.B2i(b.Pns)}
 	return slices.Compare(x[:], y[:]) < 0
 }
 
 func (ck *indexCheck) staticVerdicts() error {
 	sv := ck.k.solvers
-	keys := make([]staticKey, 0, len(sv.statics))
-	for sk := range sv.statics {
+	keys := make([]scheduling.StaticKey, 0, len(sv.Statics))
+	for sk := range sv.Statics {
 		keys = append(keys, sk)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].spec != keys[j].spec {
-			return keys[i].spec < keys[j].spec
+		if keys[i].Spec != keys[j].Spec {
+			return keys[i].Spec < keys[j].Spec
 		}
-		return lessRelax(keys[i].relax, keys[j].relax)
+		return lessRelax(keys[i].Relax, keys[j].Relax)
 	})
 	var live []cluster.NodeID
 	for i := range ck.cl.Nodes {
@@ -750,8 +760,8 @@ func (ck *indexCheck) staticVerdicts() error {
 		}
 	}
 	for _, sk := range keys {
-		vs := sv.statics[sk]
-		var pd *podData
+		vs := sv.Statics[sk]
+		var pd *scheduling.PodData
 		for _, id := range live {
 			yes, known := vs.Get(id, ck.cl.NodeEpoch(id))
 			n := &ck.cl.Nodes[id]
@@ -760,13 +770,13 @@ func (ck *indexCheck) staticVerdicts() error {
 			}
 			if pd == nil {
 				var err error
-				if pd, err = ck.repStatic(sk.spec, sk.relax); err != nil {
+				if pd, err = ck.repStatic(sk.Spec, sk.Relax); err != nil {
 					return err
 				}
 			}
 			ck.counts.verdicts++
 			if fresh := ck.staticFitsNow(pd, n); fresh != yes {
-				return fmt.Errorf("class %d %+v on %s at epoch %d: cached %v, the filters %v", sk.spec, sk.relax, ck.node(id), ck.cl.NodeEpoch(id), yes, fresh)
+				return fmt.Errorf("class %d %+v on %s at epoch %d: cached %v, the filters %v", sk.Spec, sk.Relax, ck.node(id), ck.cl.NodeEpoch(id), yes, fresh)
 			}
 		}
 	}
@@ -775,62 +785,62 @@ func (ck *indexCheck) staticVerdicts() error {
 
 func (ck *indexCheck) podStatics() error {
 	sv := ck.k.solvers
-	if sv.podStatics == nil || sv.staticsAt != ck.k.eng.Now() {
+	if sv.PodStatics == nil || sv.StaticsAt != ck.k.eng.Now() {
 		return nil // dropped before any use
 	}
-	byIdx := make([]*podStatic, len(sv.podStatics))
-	keys := make([]pdKey, len(sv.podStatics))
-	for key, st := range sv.podStatics {
-		if st.idx < 0 || int(st.idx) >= len(byIdx) || byIdx[st.idx] != nil {
-			return fmt.Errorf("index %d of %d entries is out of range or taken twice", st.idx, len(byIdx))
+	byIdx := make([]*scheduling.PodStatic, len(sv.PodStatics))
+	keys := make([]scheduling.PodKey, len(sv.PodStatics))
+	for key, st := range sv.PodStatics {
+		if st.Idx < 0 || int(st.Idx) >= len(byIdx) || byIdx[st.Idx] != nil {
+			return fmt.Errorf("index %d of %d entries is out of range or taken twice", st.Idx, len(byIdx))
 		}
-		byIdx[st.idx], keys[st.idx] = st, key
+		byIdx[st.Idx], keys[st.Idx] = st, key
 	}
 	for i, st := range byIdx {
 		key := keys[i]
-		class, ok := sv.specs.Lookup(key.spec)
+		class, ok := sv.Specs.Lookup(key.Spec)
 		if !ok {
 			return fmt.Errorf("entry %d: spec without a class", i)
 		}
-		fresh := sv.derivePodStatic(key, class)
-		fresh.idx = st.idx
+		fresh := sv.DerivePodStatic(key, class)
+		fresh.Idx = st.Idx
 		ck.counts.podStatics++
 		if err := samePodStatic(st, fresh); err != nil {
-			return fmt.Errorf("entry %d (relaxation %+v): %w", i, key.r, err)
+			return fmt.Errorf("entry %d (relaxation %+v): %w", i, key.R, err)
 		}
 	}
 	return nil
 }
 
-func samePodStatic(a, b *podStatic) error {
+func samePodStatic(a, b *scheduling.PodStatic) error {
 	switch {
-	case a.spec != b.spec || a.ns != b.ns || a.relax != b.relax:
+	case a.Spec != b.Spec || a.Ns != b.Ns || a.Relax != b.Relax:
 		return fmt.Errorf("keyed by another spec, namespace or relaxation")
-	case a.class != b.class:
-		return fmt.Errorf("class %d, want %d", a.class, b.class)
-	case a.requests != b.requests:
-		return fmt.Errorf("requests %v, want %v", a.requests, b.requests)
-	case !sameReqSet(a.reqs, b.reqs):
-		return fmt.Errorf("requirements %+v, want %+v", a.reqs, b.reqs)
-	case !sameReqSet(a.strict, b.strict):
-		return fmt.Errorf("strict requirements %+v, want %+v", a.strict, b.strict)
-	case a.term != b.term || a.pref != b.pref:
+	case a.Class != b.Class:
+		return fmt.Errorf("class %d, want %d", a.Class, b.Class)
+	case a.Requests != b.Requests:
+		return fmt.Errorf("requests %v, want %v", a.Requests, b.Requests)
+	case !sameReqSet(a.Reqs, b.Reqs):
+		return fmt.Errorf("requirements %+v, want %+v", a.Reqs, b.Reqs)
+	case !sameReqSet(a.Strict, b.Strict):
+		return fmt.Errorf("strict requirements %+v, want %+v", a.Strict, b.Strict)
+	case a.Term != b.Term || a.Pref != b.Pref:
 		return fmt.Errorf("node affinity terms in force differ")
-	case a.tolPNS != b.tolPNS:
-		return fmt.Errorf("tolPNS %v, want %v", a.tolPNS, b.tolPNS)
-	case !slices.Equal(a.affTerms, b.affTerms) || !slices.Equal(a.antiTerms, b.antiTerms):
+	case a.TolPNS != b.TolPNS:
+		return fmt.Errorf("tolPNS %v, want %v", a.TolPNS, b.TolPNS)
+	case !slices.Equal(a.AffTerms, b.AffTerms) || !slices.Equal(a.AntiTerms, b.AntiTerms):
 		return fmt.Errorf("pod (anti-)affinity terms in force differ")
 	}
 	return nil
 }
 
 // sameReqSet compares requirement sets by content (nil and empty alike).
-func sameReqSet(a, b reqSet) bool {
+func sameReqSet(a, b scheduling.Requirements) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].key != b[i].key || a[i].minValues != b[i].minValues || !sameRq(&a[i], &b[i]) {
+		if a[i].Key != b[i].Key || a[i].MinValues != b[i].MinValues || !scheduling.SameRq(&a[i], &b[i]) {
 			return false
 		}
 	}
@@ -839,41 +849,41 @@ func sameReqSet(a, b reqSet) bool {
 
 func (ck *indexCheck) nodePools() error {
 	np := ck.k.pools
-	if len(np.byName) != len(np.all) {
-		return fmt.Errorf("%d pools by name, %d in force", len(np.byName), len(np.all))
+	if len(np.ByName) != len(np.All) {
+		return fmt.Errorf("%d pools by name, %d in force", len(np.ByName), len(np.All))
 	}
-	for i, p := range np.all {
-		name := p.spec.Name
-		if i > 0 && np.all[i-1].spec.Name >= name {
+	for i, p := range np.All {
+		name := p.Spec.Name
+		if i > 0 && np.All[i-1].Spec.Name >= name {
 			return fmt.Errorf("pools not in name order at %s", name)
 		}
-		if np.byName[name] != p {
+		if np.ByName[name] != p {
 			return fmt.Errorf("pool %s: byName holds another", name)
 		}
-		if p.stats != np.poolStats[name] {
-			return fmt.Errorf("pool %s: stats are not the pool's", name)
+		if ck.k.poolStats[name] == nil {
+			return fmt.Errorf("pool %s: no stats", name)
 		}
 		if err := ck.samePool(p); err != nil {
 			return fmt.Errorf("pool %s: %w", name, err)
 		}
-		for n, st := range p.newClaim {
-			if st.reqs == nil {
+		for n, st := range p.NewClaim {
+			if st.Reqs == nil {
 				continue
 			}
 			sv := ck.k.solvers
-			if n <= 0 || n >= len(sv.placeholders) {
+			if n <= 0 || n >= len(sv.Placeholders) {
 				return fmt.Errorf("pool %s: NodeClaim start %d without its placeholder", name, n)
 			}
-			reqs := p.reqs.with(ck.cl.Syms, single(ck.cl.KeyHostname, sv.placeholders[n]))
+			reqs := p.Reqs.With(ck.cl.Syms, scheduling.Single(ck.cl.KeyHostname, sv.Placeholders[n]))
 			ck.counts.claimStarts++
-			if !sameReqSet(st.reqs, reqs) || st.mask != ck.k.offerings.offerMask(reqs) {
-				return fmt.Errorf("pool %s: NodeClaim start %d has %+v mask %b, want %+v mask %b", name, n, st.reqs, st.mask, reqs, ck.k.offerings.offerMask(reqs))
+			if !sameReqSet(st.Reqs, reqs) || st.Mask != ck.k.offerings.OfferMask(reqs) {
+				return fmt.Errorf("pool %s: NodeClaim start %d has %+v mask %b, want %+v mask %b", name, n, st.Reqs, st.Mask, reqs, ck.k.offerings.OfferMask(reqs))
 			}
 		}
 	}
-	if np.order != nil {
-		want := orderPools(np.all)
-		if !slices.Equal(np.order, want) {
+	if np.Order != nil {
+		want := scheduling.OrderPools(np.All)
+		if !slices.Equal(np.Order, want) {
 			return fmt.Errorf("weight order kept is not the pools' weight order")
 		}
 	}
@@ -882,42 +892,42 @@ func (ck *indexCheck) nodePools() error {
 
 // samePool compares a pool's derived data with the pool's spec worked out
 // afresh, as build would (without building it: checks run often).
-func (ck *indexCheck) samePool(p *pool) error {
+func (ck *indexCheck) samePool(p *scheduling.Pool) error {
 	np := ck.k.pools
-	reqs := np.poolReqs(p.spec)
+	reqs := np.PoolReqs(p.Spec)
 	switch {
-	case !sameReqSet(p.reqs, reqs):
-		return fmt.Errorf("requirements %+v, want %+v", p.reqs, reqs)
-	case p.hasPNS != p.spec.HasPreferNoScheduleTaint():
-		return fmt.Errorf("PreferNoSchedule taint %v, want %v", p.hasPNS, !p.hasPNS)
-	case len(p.typeByIdx) != len(np.offerings.types):
-		return fmt.Errorf("positions of %d instance types, want %d", len(p.typeByIdx), len(np.offerings.types))
+	case !sameReqSet(p.Reqs, reqs):
+		return fmt.Errorf("requirements %+v, want %+v", p.Reqs, reqs)
+	case p.HasPNS != p.Spec.HasPreferNoScheduleTaint():
+		return fmt.Errorf("PreferNoSchedule taint %v, want %v", p.HasPNS, !p.HasPNS)
+	case len(p.TypeByIdx) != len(np.Offerings.Types):
+		return fmt.Errorf("positions of %d instance types, want %d", len(p.TypeByIdx), len(np.Offerings.Types))
 	}
-	mask := np.offerings.offerMask(reqs)
+	mask := np.Offerings.OfferMask(reqs)
 	n := 0
-	for _, t := range np.offerings.types {
-		pt, ok := np.poolType(p, t, mask)
-		pos := p.typeByIdx[t.idx]
+	for _, t := range np.Offerings.Types {
+		pt, ok := np.PoolType(p, t, mask)
+		pos := p.TypeByIdx[t.Idx]
 		switch {
 		case ok != (pos >= 0):
-			return fmt.Errorf("instance type %s: in the pool %v, want %v", t.name, pos >= 0, ok)
+			return fmt.Errorf("instance type %s: in the pool %v, want %v", t.Name, pos >= 0, ok)
 		case !ok:
 			continue
-		case int(pos) != n || n >= len(p.types):
-			return fmt.Errorf("instance type %s at position %d, want %d of %d", t.name, pos, n, len(p.types))
-		case p.types[pos] != pt:
-			return fmt.Errorf("instance type %s: %+v, want %+v", t.name, p.types[pos], pt)
+		case int(pos) != n || n >= len(p.Types):
+			return fmt.Errorf("instance type %s at position %d, want %d of %d", t.Name, pos, n, len(p.Types))
+		case p.Types[pos] != pt:
+			return fmt.Errorf("instance type %s: %+v, want %+v", t.Name, p.Types[pos], pt)
 		}
 		n++
 	}
-	if n != len(p.types) {
-		return fmt.Errorf("%d instance types, want %d", len(p.types), n)
+	if n != len(p.Types) {
+		return fmt.Errorf("%d instance types, want %d", len(p.Types), n)
 	}
 	return nil
 }
 
 func (ck *indexCheck) placeholders() error {
-	ps := ck.k.solvers.placeholders
+	ps := ck.k.solvers.Placeholders
 	for n, sym := range ps {
 		if n == 0 {
 			if sym != cluster.NoSym {
@@ -935,16 +945,16 @@ func (ck *indexCheck) placeholders() error {
 func (ck *indexCheck) availability() error {
 	o := ck.k.offerings
 	now := ck.k.eng.Now()
-	if !o.availOK || o.availAt != now || o.availVersion != o.off.version {
+	if !o.AvailOK || o.AvailAt != now || o.AvailVersion != o.Off.Version {
 		return nil // recomputed before any use
 	}
-	if len(o.availBuf) < len(o.types) {
-		return fmt.Errorf("%d masks for %d instance types", len(o.availBuf), len(o.types))
+	if len(o.AvailBuf) < len(o.Types) {
+		return fmt.Errorf("%d masks for %d instance types", len(o.AvailBuf), len(o.Types))
 	}
 	ck.counts.masks++
-	for _, t := range o.types {
-		if got, want := o.availBuf[t.idx], o.availMask(t, now); got != want {
-			return fmt.Errorf("instance type %s: available offerings %b, now %b", t.name, got, want)
+	for _, t := range o.Types {
+		if got, want := o.AvailBuf[t.Idx], o.AvailMask(t, now); got != want {
+			return fmt.Errorf("instance type %s: available offerings %b, now %b", t.Name, got, want)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // The solve tries its NodeClaims in the order KC's add leaves them: one
@@ -19,33 +20,33 @@ import (
 func TestClaimOrderIsKCsSortSlice(t *testing.T) {
 	for seed := uint64(0); seed < 20; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		s := &solver{}
-		var kc []*claim // upstream's newNodeClaims
+		s := &scheduling.Solver{}
+		var kc []*scheduling.Claim // upstream's newNodeClaims
 		seq := 0
 		for step := 0; step < 400; step++ {
-			order := s.tryOrder()
-			sort.Slice(kc, func(a, b int) bool { return len(kc[a].pods) < len(kc[b].pods) })
+			order := s.TryOrder()
+			sort.Slice(kc, func(a, b int) bool { return len(kc[a].Pods) < len(kc[b].Pods) })
 			require.Equal(t, seqs(kc), seqs(order), "seed %d step %d", seed, step)
 			if len(order) == 0 || rng.IntN(4) == 0 {
 				seq++
-				c := &claim{seq: seq, pods: []cluster.PodID{0}}
-				s.appendClaim(c)
+				c := &scheduling.Claim{Seq: seq, Pods: []cluster.PodID{0}}
+				s.AppendClaim(c)
 				kc = append(kc, c)
 				continue
 			}
 			i := rng.IntN(min(3, len(order)))
-			order[i].pods = append(order[i].pods, 0)
-			s.joined(i)
+			order[i].Pods = append(order[i].Pods, 0)
+			s.Joined(i)
 		}
-		require.Greater(t, len(s.order), 12)
-		require.Zero(t, testing.AllocsPerRun(10, func() { s.unsorted = true; s.tryOrder() }))
+		require.Greater(t, len(s.Order), 12)
+		require.Zero(t, testing.AllocsPerRun(10, func() { s.Unsorted = true; s.TryOrder() }))
 	}
 }
 
-func seqs(cs []*claim) []int {
+func seqs(cs []*scheduling.Claim) []int {
 	out := make([]int, len(cs))
 	for i, c := range cs {
-		out[i] = c.seq
+		out[i] = c.Seq
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package karpenter
 import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // Commands: a method's decision, started at once (drift) or after
@@ -16,7 +17,7 @@ import (
 type command struct {
 	method       method
 	cands        []*candidate
-	replacements []*claim
+	replacements []*scheduling.Claim
 	replNodes    []cluster.NodeID
 	// optTypes: the replacement's instance types, for re-validation.
 	optTypes []int32
@@ -34,15 +35,15 @@ func (d *disrupter) start(cmd *command) {
 	}
 	// The replacements are created before the candidates are marked for
 	// deletion, so the candidates count against the limits (limits.go).
-	usage := d.pools.usages()
+	usage := d.pools.Usages()
 	for _, c := range cmd.cands {
-		c.kn.cmd = cmd
-		d.base.nodeDirty(c.kn.id)
-		d.cl.AddTaint(c.kn.id, cluster.Taint{Key: d.keyDisrupted, Effect: cluster.EffectNoSchedule})
+		c.kn.cmd, c.kn.InCommand = cmd, true
+		d.base.NodeDirty(c.kn.ID)
+		d.cl.AddTaint(c.kn.ID, cluster.Taint{Key: d.keyDisrupted, Effect: cluster.EffectNoSchedule})
 	}
 	for _, r := range cmd.replacements {
 		id := cluster.NoNode
-		if launchAllowed(r.pool, usage) {
+		if scheduling.LaunchAllowed(r.Pool, usage) {
 			id = d.prov.launchClaim(r, cmd)
 		}
 		if id == cluster.NoNode {
@@ -70,7 +71,7 @@ func (d *disrupter) checkCommands() {
 				gone = true
 				break
 			}
-			ready = ready && kn.initialized
+			ready = ready && kn.Initialized
 		}
 		switch {
 		case gone || (!ready && now >= cmd.deadline):
@@ -91,11 +92,11 @@ func (d *disrupter) checkCommands() {
 // release untaints the candidates that are still waiting.
 func (d *disrupter) release(cmd *command) {
 	for _, c := range cmd.cands {
-		if c.kn.cmd == cmd && !c.kn.deleting {
-			c.kn.cmd = nil
-			d.base.nodeDirty(c.kn.id)
-			if d.cl.Nodes[c.kn.id].State != cluster.NodeGone {
-				d.cl.RemoveTaint(c.kn.id, d.keyDisrupted, cluster.EffectNoSchedule)
+		if c.kn.cmd == cmd && !c.kn.Deleting {
+			c.kn.cmd, c.kn.InCommand = nil, false
+			d.base.NodeDirty(c.kn.ID)
+			if d.cl.Nodes[c.kn.ID].State != cluster.NodeGone {
+				d.cl.RemoveTaint(c.kn.ID, d.keyDisrupted, cluster.EffectNoSchedule)
 			}
 		}
 	}

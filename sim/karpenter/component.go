@@ -8,6 +8,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -17,7 +18,7 @@ import (
 
 // ownedByKarpenter is the owner of the nodes Karpenter launches and
 // adopts.
-var ownedByKarpenter = cluster.RegisterOwner(OwnerName)
+var ownedByKarpenter = scheduling.Owner
 
 // Component is Karpenter as sim/component sees it; cmd/sim's registration
 // (sim/component/builtin) registers it.

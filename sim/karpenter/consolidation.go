@@ -6,6 +6,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // consolidation is what the consolidation methods (emptiness, multi-node,
@@ -39,7 +40,7 @@ func (c *consolidation) markConsolidated() {
 type underutilization struct{ consolidation }
 
 func (u *underutilization) shouldDisrupt(kn *knode, pods int) bool {
-	return pods > 0 && kn.pool.spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && u.d.consolidatable(kn)
+	return pods > 0 && kn.Pool.Spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && u.d.consolidatable(kn)
 }
 func (u *underutilization) reason() apis.Reason { return apis.ReasonUnderutilized }
 func (u *underutilization) stat() string        { return reasonUnderutilized }
@@ -48,8 +49,8 @@ func (u *underutilization) stat() string        { return reasonUnderutilized }
 // event (KC Consolidatable condition). A node that just became so changes
 // the consolidation state.
 func (d *disrupter) consolidatable(kn *knode) bool {
-	pa := kn.pool.spec.Disruption
-	ok := !pa.ConsolidateNever && d.eng.Now()-kn.lastPodEvent >= pa.ConsolidateAfter
+	pa := kn.Pool.Spec.Disruption
+	ok := !pa.ConsolidateNever && d.eng.Now()-kn.LastPodEvent >= pa.ConsolidateAfter
 	if ok && !kn.consolidatable {
 		d.stateChanged()
 	}
@@ -68,30 +69,30 @@ func (d *disrupter) consolidatable(kn *knode) bool {
 //
 // The work counted (passTime) is that of the whole what-if, as upstream
 // computes it whole.
-func (d *disrupter) earlyNo(s *solver, cs []*candidate, sets []*podSet) {
+func (d *disrupter) earlyNo(s *scheduling.Solver, cs []*candidate, sets []*scheduling.PodSet) {
 	if whatIfHooks.full {
 		return
 	}
-	s.stopAtTwo = true
+	s.StopAtTwo = true
 	if d.settings.SpotToSpotConsolidation {
 		return
 	}
 	for _, c := range cs {
-		if c.kn.offering.CapacityType != cluster.Spot {
+		if c.kn.Offering.CapacityType != cluster.Spot {
 			return
 		}
 	}
 	for _, ps := range sets {
-		if ps.namesCapacityType {
+		if ps.NamesCapacityType {
 			return
 		}
 	}
-	for _, g := range s.topo.inverse {
-		if g.key == d.cl.KeyCapacityType {
+	for _, g := range s.Topo.Inverse {
+		if g.Key == d.cl.KeyCapacityType {
 			return
 		}
 	}
-	s.stopAtSpot, s.spotBits = true, d.offerings.ctBits(ctSpot)
+	s.StopAtSpot, s.SpotBits = true, d.offerings.CtBits(scheduling.CtSpot)
 }
 
 // whatIfHooks are test hooks on the early verdicts of consolidation
@@ -127,109 +128,109 @@ func (d *disrupter) consolidate(m method, cs []*candidate) *command {
 		for _, c := range cs {
 			d.work += int64(len(c.pods))
 		}
-		d.work += int64(len(d.provisionableSet().pods))
+		d.work += int64(len(d.provisionableSet().Pods))
 		d.earlyStops++
 		return nil
 	}
 	s := d.simulate(cs, forConsolidation)
-	defer d.solvers.recycle(s)
-	if s.decided {
+	defer d.solvers.Recycle(s)
+	if s.Decided {
 		d.earlyStops++
 		return nil
 	}
 	if !d.allMovedScheduled(s) {
 		return nil
 	}
-	switch len(s.claims) {
+	switch len(s.Claims) {
 	case 0:
 		return &command{method: m, cands: cs}
 	case 1:
 	default:
 		return nil
 	}
-	c := s.claims[0]
-	d.solvers.sortedOptions(c)
+	c := s.Claims[0]
+	d.solvers.SortedOptions(c)
 	price := 0.0
 	allSpot := true
 	for _, cd := range cs {
 		price += cd.price
-		allSpot = allSpot && cd.kn.offering.CapacityType == cluster.Spot
+		allSpot = allSpot && cd.kn.Offering.CapacityType == cluster.Spot
 	}
-	spotBits := d.offerings.ctBits(ctSpot)
-	if allSpot && c.mask&spotBits != 0 {
+	spotBits := d.offerings.CtBits(scheduling.CtSpot)
+	if allSpot && c.Mask&spotBits != 0 {
 		return d.spotToSpot(m, cs, c, price)
 	}
 	d.filterByPrice(c, price)
-	if len(c.opts) == 0 {
+	if len(c.Opts) == 0 {
 		return nil
 	}
-	if c.mask&spotBits != 0 && c.mask&d.offerings.ctBits(ctOnDemand) != 0 {
+	if c.Mask&spotBits != 0 && c.Mask&d.offerings.CtBits(scheduling.CtOnDemand) != 0 {
 		// On-demand replaced by a pool that allows spot: replace with spot
 		// only, so a spot shortage fails the launch instead of buying a
 		// dearer on-demand node.
 		d.restrictToSpot(c)
-		if len(c.opts) == 0 {
+		if len(c.Opts) == 0 {
 			return nil
 		}
 	}
 	return d.replaceCommand(m, cs, c)
 }
 
-func (d *disrupter) replaceCommand(m method, cs []*candidate, c *claim) *command {
-	return &command{method: m, cands: cs, replacements: []*claim{c}, optTypes: d.optTypes(c)}
+func (d *disrupter) replaceCommand(m method, cs []*candidate, c *scheduling.Claim) *command {
+	return &command{method: m, cands: cs, replacements: []*scheduling.Claim{c}, optTypes: d.optTypes(c)}
 }
 
-func (d *disrupter) optTypes(c *claim) []int32 {
-	out := make([]int32, len(c.opts))
-	for i, pos := range c.opts {
-		out[i] = c.pool.types[pos].t.idx
+func (d *disrupter) optTypes(c *scheduling.Claim) []int32 {
+	out := make([]int32, len(c.Opts))
+	for i, pos := range c.Opts {
+		out[i] = c.Pool.Types[pos].Type.Idx
 	}
 	return out
 }
 
 // filterByPrice keeps the instance types whose worst launch price is below
 // the price of what they replace (KC RemoveInstanceTypeOptionsByPriceAndMinValues).
-func (d *disrupter) filterByPrice(c *claim, price float64) {
-	kept := c.opts[:0]
-	for _, pos := range c.opts {
-		if d.offerings.worstLaunchPrice(c.pool.types[pos].t, c.mask) < price {
+func (d *disrupter) filterByPrice(c *scheduling.Claim, price float64) {
+	kept := c.Opts[:0]
+	for _, pos := range c.Opts {
+		if d.offerings.WorstLaunchPrice(c.Pool.Types[pos].Type, c.Mask) < price {
 			kept = append(kept, pos)
 		}
 	}
-	c.opts = kept
+	c.Opts = kept
 }
 
-func (d *disrupter) restrictToSpot(c *claim) {
-	c.reqs = c.reqs.with(d.cl.Syms, single(d.cl.KeyCapacityType, d.offerings.ctSyms[ctSpot]))
-	c.mask &= d.offerings.ctBits(ctSpot)
-	kept := c.opts[:0]
-	for _, pos := range c.opts {
-		if d.offerings.cheapest(c.pool.types[pos].t, c.mask) < math.Inf(1) {
+func (d *disrupter) restrictToSpot(c *scheduling.Claim) {
+	c.Reqs = c.Reqs.With(d.cl.Syms, scheduling.Single(d.cl.KeyCapacityType, d.offerings.CtSyms[scheduling.CtSpot]))
+	c.Mask &= d.offerings.CtBits(scheduling.CtSpot)
+	kept := c.Opts[:0]
+	for _, pos := range c.Opts {
+		if d.offerings.Cheapest(c.Pool.Types[pos].Type, c.Mask) < math.Inf(1) {
 			kept = append(kept, pos)
 		}
 	}
-	c.opts = kept
+	c.Opts = kept
 }
 
 // spotToSpot applies the spot-to-spot rules: the feature gate, and for a
 // single node at least SpotToSpotMinTypes cheaper types, of which the
 // cheapest SpotToSpotMinTypes are kept.
-func (d *disrupter) spotToSpot(m method, cs []*candidate, c *claim, price float64) *command {
+func (d *disrupter) spotToSpot(m method, cs []*candidate, c *scheduling.Claim, price float64) *command {
 	if !d.settings.SpotToSpotConsolidation {
 		return nil
 	}
 	d.restrictToSpot(c)
 	d.filterByPrice(c, price)
-	if len(c.opts) == 0 {
+	if len(c.Opts) == 0 {
 		return nil
 	}
 	if len(cs) > 1 {
 		return d.replaceCommand(m, cs, c)
 	}
-	if len(c.opts) < d.settings.SpotToSpotMinTypes {
+	if len(c.Opts) < d.settings.SpotToSpotMinTypes {
 		return nil
 	}
-	c.opts = c.opts[:d.settings.SpotToSpotMinTypes]
+	c.Opts = c.Opts[:d.settings.SpotToSpotMinTypes]
 	return d.replaceCommand(m, cs, c)
 }
 
@@ -239,15 +240,15 @@ func (d *disrupter) spotToSpot(m method, cs []*candidate, c *claim, price float6
 func (d *disrupter) filterOutSameType(cmd *command) bool {
 	c := cmd.replacements[0]
 	maxPrice := math.Inf(1)
-	for _, pos := range c.opts {
-		t := c.pool.types[pos].t
+	for _, pos := range c.Opts {
+		t := c.Pool.Types[pos].Type
 		for _, cd := range cmd.cands {
-			if cd.kn.it == t {
+			if cd.kn.It == t {
 				maxPrice = min(maxPrice, cd.price)
 			}
 		}
 	}
 	d.filterByPrice(c, maxPrice)
 	cmd.optTypes = d.optTypes(c)
-	return len(c.opts) > 0
+	return len(c.Opts) > 0
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // The same scenario gives the same decisions, whatever order symbols were
@@ -84,12 +85,12 @@ func TestEarlyVerdictsChangeNothing(t *testing.T) {
 func TestSpecNamesKey(t *testing.T) {
 	h := newHarness(t)
 	ct := h.cl.KeyCapacityType
-	require.False(t, specNamesKey(h.podSpec("1", "1Gi", nil, withZoneSpread("a")), ct))
-	require.True(t, specNamesKey(h.podSpec("1", "1Gi", nil, withNodeSelector("karpenter.sh/capacity-type", "spot")), ct))
-	require.True(t, specNamesKey(h.podSpec("1", "1Gi", nil, withZoneSpread("a")), h.cl.KeyZone))
-	require.True(t, specNamesKey(h.podSpec("1", "1Gi", nil, withPreferredZone("us-east-1a")), h.cl.KeyZone))
-	require.True(t, specNamesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), h.cl.KeyHostname))
-	require.False(t, specNamesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), ct))
+	require.False(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withZoneSpread("a")), ct))
+	require.True(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withNodeSelector("karpenter.sh/capacity-type", "spot")), ct))
+	require.True(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withZoneSpread("a")), h.cl.KeyZone))
+	require.True(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withPreferredZone("us-east-1a")), h.cl.KeyZone))
+	require.True(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), h.cl.KeyHostname))
+	require.False(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), ct))
 }
 
 // Every what-if doomed skips fails when computed whole, in a churning

@@ -7,6 +7,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // disrupter is the disruption controller (KC pkg/controllers/disruption):
@@ -28,7 +29,7 @@ type disrupter struct {
 	// pass: what the what-ifs of one pass share (pass.go); provSet: the
 	// last provisionable pods prepared for solves.
 	pass    passCache
-	provSet *podSet
+	provSet *scheduling.PodSet
 	// earlyStops counts the what-ifs cut short by an early verdict
 	// (earlyNo, doomed).
 	earlyStops int64
@@ -66,7 +67,7 @@ func (d *disrupter) disruptionPass() {
 	if d.pending != nil {
 		return // validation in progress; it schedules the next pass
 	}
-	d.offerings.refreshPrices()
+	d.offerings.RefreshPrices()
 	// The methods' what-ifs share what does not depend on the candidates
 	// (pass.go) until a command is found.
 	d.work = 0
@@ -133,7 +134,7 @@ func (d *disrupter) candidates(m method) []*candidate {
 	var slab []candidate // one allocation for the method's candidates
 	evenBlocked := m.class() == eventual
 	for _, ns := range scans {
-		if ns.blocked && !(evenBlocked && ns.kn.pool.spec.TerminationGracePeriod > 0) {
+		if ns.blocked && !(evenBlocked && ns.kn.Pool.Spec.TerminationGracePeriod > 0) {
 			continue
 		}
 		// Every scanned node is checked (consolidatable may change the
@@ -141,7 +142,7 @@ func (d *disrupter) candidates(m method) []*candidate {
 		if !m.shouldDisrupt(ns.kn, len(ns.pods)) {
 			continue
 		}
-		price := d.offerings.nodePrice(ns.kn)
+		price := d.offerings.NodePrice(&ns.kn.Node)
 		if slab == nil {
 			slab = make([]candidate, 0, len(scans))
 			out = make([]*candidate, 0, len(scans))
@@ -154,22 +155,22 @@ func (d *disrupter) candidates(m method) []*candidate {
 
 // budgets returns, per pool, how many more nodes the method may disrupt
 // now (KC BuildDisruptionBudgetMapping).
-func (d *disrupter) budgets(reason apis.Reason) map[*pool]int {
-	num := map[*pool]int{}
-	disrupting := map[*pool]int{}
+func (d *disrupter) budgets(reason apis.Reason) map[*scheduling.Pool]int {
+	num := map[*scheduling.Pool]int{}
+	disrupting := map[*scheduling.Pool]int{}
 	for _, kn := range d.nodes.live {
-		if !kn.initialized {
+		if !kn.Initialized {
 			continue
 		}
-		num[kn.pool]++
-		if kn.deleting || kn.cmd != nil {
-			disrupting[kn.pool]++
+		num[kn.Pool]++
+		if kn.Deleting || kn.cmd != nil {
+			disrupting[kn.Pool]++
 		}
 	}
-	out := map[*pool]int{}
+	out := map[*scheduling.Pool]int{}
 	wall := d.wall(d.eng.Now())
-	for _, p := range d.pools.all {
-		allowed := p.spec.Disruption.AllowedDisruptions(wall, num[p], reason)
+	for _, p := range d.pools.All {
+		allowed := p.Spec.Disruption.AllowedDisruptions(wall, num[p], reason)
 		out[p] = max(allowed-disrupting[p], 0)
 	}
 	return out
@@ -180,7 +181,7 @@ func sortByRatio(cs []*candidate) {
 		if cs[i].ratio != cs[j].ratio {
 			return cs[i].ratio > cs[j].ratio
 		}
-		return cs[i].kn.id < cs[j].kn.id
+		return cs[i].kn.ID < cs[j].kn.ID
 	})
 }
 
@@ -188,15 +189,15 @@ func sortByRatio(cs []*candidate) {
 // those whose NodePool's budget has room, taking one from it for each
 // (emptiness and multi-node consolidation); constrained reports whether a
 // budget turned any away.
-func withinBudget(budget map[*pool]int, cs []*candidate) (take []*candidate, constrained bool) {
+func withinBudget(budget map[*scheduling.Pool]int, cs []*candidate) (take []*candidate, constrained bool) {
 	sortByRatio(cs)
 	for _, c := range cs {
-		if budget[c.kn.pool] == 0 {
+		if budget[c.kn.Pool] == 0 {
 			constrained = true
 			continue
 		}
 		take = append(take, c)
-		budget[c.kn.pool]--
+		budget[c.kn.Pool]--
 	}
 	return take, constrained
 }
@@ -226,42 +227,42 @@ const (
 // pods of deleting nodes) on the rest of the cluster (KC
 // SimulateScheduling), for a consolidation (which may stop early once the
 // answer is no) or for drift (which needs the whole answer).
-func (d *disrupter) simulate(cs []*candidate, purpose whatIfPurpose) *solver {
+func (d *disrupter) simulate(cs []*candidate, purpose whatIfPurpose) *scheduling.Solver {
 	consolidation := purpose == forConsolidation
 	exclude := make([]cluster.NodeID, 0, len(cs))
-	sets := make([]*podSet, 0, len(cs)+1)
+	sets := make([]*scheduling.PodSet, 0, len(cs)+1)
 	for _, c := range cs {
-		exclude = append(exclude, c.kn.id)
+		exclude = append(exclude, c.kn.ID)
 		sets = append(sets, c.podSet(d.solvers))
 		d.work += int64(len(c.pods))
 	}
 	prov := d.provisionableSet()
 	sets = append(sets, prov)
-	d.work += int64(len(prov.pods))
+	d.work += int64(len(prov.Pods))
 	// The sets are the pods (newSolver stamps them, the queue merges them).
-	s := d.solvers.newSolver(nil, solveOpts{exclude: exclude, consolidation: consolidation, sets: sets, universe: d.universe()})
+	s := d.solvers.NewSolver(nil, scheduling.SolveOpts{Exclude: exclude, Consolidation: consolidation, Sets: sets, Universe: d.universe()})
 	if consolidation {
 		d.earlyNo(s, cs, sets)
 	}
-	s.solve(nil)
+	s.Solve(nil)
 	return s
 }
 
 // allMovedScheduled: every pod that is not pending found a place, and none
 // relies on a node that is not initialized unless it comes from a deleting
 // node (KC AllNonPendingPodsScheduled and UninitializedNodeError).
-func (d *disrupter) allMovedScheduled(s *solver) bool {
-	for _, id := range s.failed {
-		if !s.pending(id) {
+func (d *disrupter) allMovedScheduled(s *scheduling.Solver) bool {
+	for _, id := range s.Failed {
+		if !s.Pending(id) {
 			return false
 		}
 	}
-	for _, ex := range s.exists {
-		if ex.initialized {
+	for _, ex := range s.Exists {
+		if ex.Initialized {
 			continue
 		}
-		for _, id := range ex.got {
-			if !s.pending(id) && !d.nodes.podOnDeletingNode(id) {
+		for _, id := range ex.Got {
+			if !s.Pending(id) && !d.nodes.podOnDeletingNode(id) {
 				return false
 			}
 		}

@@ -10,13 +10,14 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // evictFromOutside evicts one pod as a user's drain would: it terminates
 // on a node Karpenter may still disrupt.
 func evictFromOutside(h *harness) {
 	for _, kn := range h.k.nodes.live {
-		if pods := h.cl.Nodes[kn.id].Pods; !kn.deleting && len(pods) > 0 {
+		if pods := h.cl.Nodes[kn.ID].Pods; !kn.Deleting && len(pods) > 0 {
 			h.ev.Evict(pods[0], cluster.CauseEvicted)
 			return
 		}
@@ -87,22 +88,22 @@ func TestConsolidationTimeout(t *testing.T) {
 // Single-node candidates take one node from each pool in turn, pools by
 // name; after a timeout the pools the pass never reached go first.
 func TestInterleaveUnseenPoolsFirst(t *testing.T) {
-	pa := &pool{spec: &apis.NodePool{Name: "a"}}
-	pb := &pool{spec: &apis.NodePool{Name: "b"}}
-	cand := func(id cluster.NodeID, p *pool, ratio float64) *candidate {
-		return &candidate{kn: &knode{id: id, pool: p}, ratio: ratio}
+	pa := &scheduling.Pool{Spec: &apis.NodePool{Name: "a"}}
+	pb := &scheduling.Pool{Spec: &apis.NodePool{Name: "b"}}
+	cand := func(id cluster.NodeID, p *scheduling.Pool, ratio float64) *candidate {
+		return &candidate{kn: &knode{Node: scheduling.Node{ID: id, Pool: p}}, ratio: ratio}
 	}
 	cs := []*candidate{cand(1, pa, 1), cand(2, pa, 3), cand(3, pb, 2), cand(4, pb, 1)}
 	ids := func(cs []*candidate) []cluster.NodeID {
 		var out []cluster.NodeID
 		for _, c := range cs {
-			out = append(out, c.kn.id)
+			out = append(out, c.kn.ID)
 		}
 		return out
 	}
 	sn := &singleNode{}
 	require.Equal(t, []cluster.NodeID{2, 3, 1, 4}, ids(sn.interleave(cs)))
-	sn.unseenPools = map[*pool]bool{pb: true}
+	sn.unseenPools = map[*scheduling.Pool]bool{pb: true}
 	require.Equal(t, []cluster.NodeID{3, 2, 4, 1}, ids(sn.interleave(cs)))
 }
 
@@ -132,7 +133,7 @@ func TestPodScansMatchRescan(t *testing.T) {
 		require.Equal(t, len(fresh), len(cached))
 		for i := range fresh {
 			require.Equal(t, fresh[i].kn, cached[i].kn)
-			require.Equal(t, fresh[i].pods, cached[i].pods, "node %d at %v", fresh[i].kn.id, at)
+			require.Equal(t, fresh[i].pods, cached[i].pods, "node %d at %v", fresh[i].kn.ID, at)
 			require.Equal(t, fresh[i].cost, cached[i].cost)
 			require.Equal(t, fresh[i].blocked, cached[i].blocked)
 			compared++
@@ -158,16 +159,16 @@ func TestExistingBaseMatchesRebuild(t *testing.T) {
 		ucaUntil    time.Duration
 		taints      int
 	}
-	snapshot := func() ([]entry, map[*pool]cluster.Resources, map[*pool]int64) {
-		c := h.k.base.current()
+	snapshot := func() ([]entry, map[*scheduling.Pool]cluster.Resources, map[*scheduling.Pool]int64) {
+		c := h.k.base.Current()
 		var out []entry
-		for i := range c.list {
-			ex := &c.list[i]
-			require.Equal(t, int32(i), ex.pos)
-			require.Equal(t, int32(i), c.posOf[ex.id])
-			out = append(out, entry{ex.id, ex.free, ex.daemon, ex.initialized, ex.ucaUntil, len(ex.view.Taints)})
+		for i := range c.List {
+			ex := &c.List[i]
+			require.Equal(t, int32(i), ex.Pos)
+			require.Equal(t, int32(i), c.PosOf[ex.ID])
+			out = append(out, entry{ex.ID, ex.Free, ex.Daemon, ex.Initialized, ex.UcaUntil, len(ex.View.Taints)})
 		}
-		return out, maps.Clone(c.poolCap), maps.Clone(c.poolNodes)
+		return out, maps.Clone(c.PoolCap), maps.Clone(c.PoolNodes)
 	}
 	refreshed := 0
 	for at := time.Minute; at <= 90*time.Minute; at += 10 * time.Second {
@@ -175,11 +176,11 @@ func TestExistingBaseMatchesRebuild(t *testing.T) {
 		if at%(5*time.Minute) == 0 {
 			evictFromOutside(h)
 		}
-		if h.k.base.exCache.valid && h.k.base.exCache.members == h.k.base.members {
+		if h.k.base.ExCache.Valid && h.k.base.ExCache.Members == h.k.base.Members {
 			refreshed++
 		}
 		list, capacity, nodes := snapshot()
-		h.k.base.invalidate()
+		h.k.base.Invalidate()
 		list2, capacity2, nodes2 := snapshot()
 		require.Equal(t, list2, list, "at %v", at)
 		require.Equal(t, capacity2, capacity)
@@ -198,22 +199,22 @@ func TestQueueKeysMatchPods(t *testing.T) {
 	h.deploy("web", h.podSpec("700m", "1Gi", map[string]string{"app": "web"}), time.Duration(0), 30, 20*time.Minute, 10, 45*time.Minute, 25, 70*time.Minute, 5)
 	h.deploy("big", h.podSpec("3", "4Gi", map[string]string{"app": "big"}), time.Duration(0), 2, 15*time.Minute, 6, 50*time.Minute, 1)
 	h.start(spotWide)
-	check := func(ps *podSet, want func(cluster.PodID) podOrigin) {
-		for _, e := range ps.qkeys {
-			p := &h.cl.Pods[e.id]
-			require.Same(t, p.Spec, e.spec)
-			require.Equal(t, p.Namespace, e.ns)
-			require.Equal(t, want(e.id), e.origin, "pod %s", p.Name)
+	check := func(ps *scheduling.PodSet, want func(cluster.PodID) scheduling.PodOrigin) {
+		for _, e := range ps.Qkeys {
+			p := &h.cl.Pods[e.ID]
+			require.Same(t, p.Spec, e.Spec)
+			require.Equal(t, p.Namespace, e.Ns)
+			require.Equal(t, want(e.ID), e.Origin, "pod %s", p.Name)
 		}
 	}
 	provisionable, candidates := 0, 0
 	for at := 10 * time.Second; at <= 90*time.Minute; at += 10 * time.Second {
 		h.run(at)
 		prov := h.k.dis.provisionableSet()
-		check(prov, h.k.solvers.originOf)
-		provisionable += len(prov.qkeys)
+		check(prov, h.k.solvers.OriginOf)
+		provisionable += len(prov.Qkeys)
 		for _, c := range h.k.dis.candidates(methodOf[*singleNode](h.k.dis)) {
-			check(c.podSet(h.k.solvers), func(cluster.PodID) podOrigin { return fromCandidate })
+			check(c.podSet(h.k.solvers), func(cluster.PodID) scheduling.PodOrigin { return scheduling.FromCandidate })
 			candidates++
 		}
 	}

@@ -21,21 +21,39 @@
 // nothing else. Every part embeds env (the engine, cluster, catalogue,
 // cloud, evictor, settings, handler ID, the report's counters and the
 // label keys interned once); the controller, provisioner, disrupter and
-// terminator share one set of pointers to all the parts (parts), the
-// others point at the few they read, as upstream's controllers share the
-// cluster state.
+// terminator share one set of pointers to all the parts (parts), as
+// upstream's controllers share the cluster state.
 //
-//   - offerings (offerings.go): the instance types, their offerings per
+// The solve is its own package, sim/karpenter/scheduling (KC
+// pkg/controllers/provisioning/scheduling), which does not know the
+// controller: scheduling.New builds its parts from the cluster, the
+// catalogue, the price list, the NodePools and the settings, and
+// Scheduler.Solve runs a provisioning solve (a test or a harness may call
+// it without a controller; lint and explain reach it through this
+// package). The controller builds its
+// solve through scheduling.New and keeps the parts up to date from the
+// cluster's changes; the disruption what-ifs run the same solvers with
+// options (nodes excluded, prepared pod sets, consolidateAfter). Its parts:
+//
+//   - Offerings (offerings.go): the instance types, their offerings per
 //     zone and capacity type with prices, and the unavailable-offerings
-//     (insufficient-capacity) cache.
+//     (insufficient-capacity) cache, which the launches here fill.
+//   - NodeIndex and Node (existing.go): what solves read of Karpenter's
+//     nodes; the controller's record (knode) embeds its Node and adds it
+//     to the index.
+//   - NodePools (nodepools.go, limits.go): the NodePools in force, what the
+//     solver derives from them, their usage against limits.
+//   - ExistingBase (existing.go): the existing nodes as solves see them,
+//     kept up to date node by node (the controller marks the nodes that
+//     change).
+//   - Solvers (solvers.go, solve.go, poddata.go, topology.go, reqs.go,
+//     podset.go): makes the solvers of batches and what-ifs, and keeps
+//     what solves share.
+//
+// The controller's own parts:
+//
 //   - nodeTracker (nodes.go): Karpenter's records of its nodes (knode, its
 //     NodeClaims) by NodeID and by instance.
-//   - nodePools (nodepools.go, limits.go): the NodePools in force, what the
-//     solver derives from them, their usage against limits.
-//   - existingBase (existing.go): the existing nodes as solves see them,
-//     kept up to date node by node.
-//   - solvers (solvers.go, solve.go, poddata.go, topology.go): makes the
-//     solvers of batches and what-ifs, and keeps what solves share.
 //   - provisioner (provisioner.go): pending pods, batch timers, the
 //     batch's solve and launches, registration.
 //   - disrupter (disrupter.go, pass.go, doomed.go): the disruption loop,

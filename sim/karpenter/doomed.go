@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // Consolidation what-ifs whose answer is known before they run. At scale
@@ -33,7 +34,7 @@ type doomState struct {
 	ok bool // the pass-wide conditions hold
 	// probe is a what-if that excludes nothing, for asking what pods
 	// would do; room and starts are its answers per class and template.
-	probe  *solver
+	probe  *scheduling.Solver
 	room   map[int32]int64 // by spec class
 	starts map[int32]bool
 }
@@ -44,16 +45,16 @@ func (d *disrupter) passDoom() *doomState {
 	}
 	ds := &doomState{}
 	d.pass.doom = ds
-	s := d.solvers.newSolver(nil, solveOpts{consolidation: true, universe: d.universe()})
+	s := d.solvers.NewSolver(nil, scheduling.SolveOpts{Consolidation: true, Universe: d.universe()})
 	ds.probe = s
-	spotBits := d.offerings.ctBits(ctSpot)
-	for _, p := range s.pools {
-		if len(p.types) > 0 && d.offerings.offerMask(p.reqs)&spotBits == 0 {
+	spotBits := d.offerings.CtBits(scheduling.CtSpot)
+	for _, p := range s.Pools {
+		if len(p.Types) > 0 && d.offerings.OfferMask(p.Reqs)&spotBits == 0 {
 			return ds
 		}
 	}
-	for _, g := range s.topo.inverse {
-		if g.key == d.cl.KeyCapacityType {
+	for _, g := range s.Topo.Inverse {
+		if g.Key == d.cl.KeyCapacityType {
 			return ds
 		}
 	}
@@ -68,11 +69,11 @@ func (d *disrupter) doomed(cs []*candidate) bool {
 		return false
 	}
 	for _, c := range cs {
-		if c.kn.offering.CapacityType != cluster.Spot || c.podSet(d.solvers).namesCapacityType {
+		if c.kn.Offering.CapacityType != cluster.Spot || c.podSet(d.solvers).NamesCapacityType {
 			return false
 		}
 	}
-	if d.provisionableSet().namesCapacityType {
+	if d.provisionableSet().NamesCapacityType {
 		return false
 	}
 	ds := d.passDoom()
@@ -83,29 +84,29 @@ func (d *disrupter) doomed(cs []*candidate) bool {
 	// Pods per class on the candidates, then room for them elsewhere.
 	// Without inverse anti-affinity in the cluster, a template without
 	// topology constraints has none in the solve either.
-	if len(s.topo.inverse) > 0 {
+	if len(s.Topo.Inverse) > 0 {
 		return false
 	}
 	type need struct {
-		pd    *podData
+		pd    *scheduling.PodData
 		count int64
 	}
 	var needs []need
 	for _, c := range cs {
-		for _, cc := range c.podSet(d.solvers).classCounts(d.solvers) {
-			j := slices.IndexFunc(needs, func(n need) bool { return n.pd.class == cc.class })
+		for _, cc := range c.podSet(d.solvers).ClassCounts(d.solvers) {
+			j := slices.IndexFunc(needs, func(n need) bool { return n.pd.Class == cc.Class })
 			if j < 0 {
-				needs = append(needs, need{pd: s.podData(cc.key.spec, cc.key.ns, relax{})})
+				needs = append(needs, need{pd: s.PodData(cc.Key.Spec, cc.Key.Ns, scheduling.Relax{})})
 				j = len(needs) - 1
 			}
-			needs[j].count += cc.count
+			needs[j].count += cc.Count
 		}
 	}
 	for _, n := range needs {
 		room := d.roomFor(ds, n.pd)
 		for _, c := range cs {
-			if pos := s.basePos(c.kn.id); pos >= 0 {
-				room -= s.roomOn(&s.base[pos], n.pd)
+			if pos := s.BasePos(c.kn.ID); pos >= 0 {
+				room -= roomOn(s, &s.Base[pos], n.pd)
 			}
 		}
 		if n.count > room && d.startsClaim(ds, n.pd) {
@@ -117,31 +118,31 @@ func (d *disrupter) doomed(cs []*candidate) bool {
 
 // roomFor counts the pods of pd's class the base can take, on nodes
 // consolidateAfter does not protect (the pods are moved ones).
-func (d *disrupter) roomFor(ds *doomState, pd *podData) int64 {
-	if r, ok := ds.room[pd.class]; ok {
+func (d *disrupter) roomFor(ds *doomState, pd *scheduling.PodData) int64 {
+	if r, ok := ds.room[pd.Class]; ok {
 		return r
 	}
 	s := ds.probe
-	jt := pd.jts[1]
+	jt := pd.Jts[1]
 	if jt == nil {
-		jt = s.ec.jump(fitClass{spec: pd.class, relax: pd.relax, uca: true})
-		pd.jts[1] = jt
+		jt = s.Ec.Jump(scheduling.FitClass{Spec: pd.Class, Relax: pd.Relax, Uca: true})
+		pd.Jts[1] = jt
 	}
 	var room int64
-	for i := s.nextBaseFit(jt, pd, true, 0); i < len(s.base); i = s.nextBaseFit(jt, pd, true, i+1) {
-		room += podsFitting(&s.base[i].free, &pd.requests)
+	for i := s.NextBaseFit(jt, pd, true, 0); i < len(s.Base); i = s.NextBaseFit(jt, pd, true, i+1) {
+		room += podsFitting(&s.Base[i].Free, &pd.Requests)
 	}
-	ds.room[pd.class] = room
+	ds.room[pd.Class] = room
 	return room
 }
 
 // roomOn counts the pods of pd's class one base node can take (0 if the
 // node does not fit them or consolidateAfter protects it).
-func (s *solver) roomOn(ex *exNode, pd *podData) int64 {
-	if s.now < ex.ucaUntil || !pd.requests.Fits(ex.free) || !s.staticFits(pd, ex) {
+func roomOn(s *scheduling.Solver, ex *scheduling.ExNode, pd *scheduling.PodData) int64 {
+	if s.Now < ex.UcaUntil || !pd.Requests.Fits(ex.Free) || !s.StaticFits(pd, ex) {
 		return 0
 	}
-	return podsFitting(&ex.free, &pd.requests)
+	return podsFitting(&ex.Free, &pd.Requests)
 }
 
 // podsFitting is how many pods of the requests fit in free, whole pods:
@@ -162,11 +163,11 @@ func podsFitting(free, req *cluster.Resources) int64 {
 
 // startsClaim reports whether a pod of pd would start a NodeClaim in the
 // probe's state.
-func (d *disrupter) startsClaim(ds *doomState, pd *podData) bool {
-	if v, ok := ds.starts[pd.class]; ok {
+func (d *disrupter) startsClaim(ds *doomState, pd *scheduling.PodData) bool {
+	if v, ok := ds.starts[pd.Class]; ok {
 		return v
 	}
-	_, _, _, _, ok := ds.probe.startClaim(pd)
-	ds.starts[pd.class] = ok
+	_, _, _, _, ok := ds.probe.StartClaim(pd)
+	ds.starts[pd.Class] = ok
 	return ok
 }

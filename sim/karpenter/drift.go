@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // drift replaces nodes that no longer match their NodePool, one at a time,
@@ -16,7 +17,7 @@ func (dr *drift) shouldDisrupt(kn *knode, _ int) bool { return dr.drifted(kn) }
 
 // computeCommand takes the first candidate within budget whose pods all
 // fit elsewhere or on new NodeClaims.
-func (dr *drift) computeCommand(budget map[*pool]int, cs []*candidate) *command {
+func (dr *drift) computeCommand(budget map[*scheduling.Pool]int, cs []*candidate) *command {
 	d := dr.d
 	sort.SliceStable(cs, func(i, j int) bool {
 		ei, ej := len(cs[i].pods) == 0, len(cs[j].pods) == 0
@@ -26,15 +27,15 @@ func (dr *drift) computeCommand(budget map[*pool]int, cs []*candidate) *command 
 		if cs[i].kn.driftedAt != cs[j].kn.driftedAt {
 			return cs[i].kn.driftedAt < cs[j].kn.driftedAt
 		}
-		return cs[i].kn.id < cs[j].kn.id
+		return cs[i].kn.ID < cs[j].kn.ID
 	})
 	for _, c := range cs {
-		if budget[c.kn.pool] == 0 {
+		if budget[c.kn.Pool] == 0 {
 			continue
 		}
 		s := d.simulate([]*candidate{c}, forDrift)
-		ok, claims := d.allMovedScheduled(s), s.claims
-		d.solvers.recycle(s)
+		ok, claims := d.allMovedScheduled(s), s.Claims
+		d.solvers.Recycle(s)
 		if !ok {
 			continue
 		}
@@ -58,13 +59,13 @@ func (dr *drift) drifted(kn *knode) bool {
 	if kn.drifted {
 		return true
 	}
-	p := kn.pool
-	if kn.driftChecked == p.spec {
+	p := kn.Pool
+	if kn.driftChecked == p.Spec {
 		return false // checked against this version of the pool already
 	}
-	kn.driftChecked = p.spec
-	drift := p.spec.TemplateHash != kn.poolHash || p.spec.NodeClass.Hash != kn.classHash ||
-		!compatible(dr.d.cl.Syms, fromLabels(dr.d.cl.Nodes[kn.id].Labels), p.reqs, dr.d.wellKnown)
+	kn.driftChecked = p.Spec
+	drift := p.Spec.TemplateHash != kn.poolHash || p.Spec.NodeClass.Hash != kn.classHash ||
+		!scheduling.Compatible(dr.d.cl.Syms, scheduling.FromLabels(dr.d.cl.Nodes[kn.ID].Labels), p.Reqs, dr.d.wellKnown)
 	if drift {
 		kn.drifted, kn.driftedAt = true, dr.d.eng.Now()
 	}

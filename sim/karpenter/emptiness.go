@@ -1,6 +1,10 @@
 package karpenter
 
-import "github.com/clustersim/clustersim/sim/karpenter/apis"
+import (
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
+)
 
 // emptiness deletes consolidatable nodes without reschedulable pods, as
 // many as the budgets allow, best savings first (KC Emptiness).
@@ -10,7 +14,7 @@ func (e *emptiness) shouldDisrupt(kn *knode, pods int) bool {
 	return pods == 0 && e.d.consolidatable(kn)
 }
 
-func (e *emptiness) computeCommand(budget map[*pool]int, cs []*candidate) *command {
+func (e *emptiness) computeCommand(budget map[*scheduling.Pool]int, cs []*candidate) *command {
 	take, constrained := withinBudget(budget, cs)
 	if len(take) == 0 {
 		if !constrained {

@@ -27,9 +27,9 @@ func TestInFlightNodeClaimsOrderedAsRandomNames(t *testing.T) {
 		for _, n := range h.karpenterNodes() {
 			created = append(created, n.Name)
 		}
-		for _, id := range h.k.base.byName {
+		for _, id := range h.k.base.ByName {
 			tried = append(tried, h.cl.Nodes[id].Name)
-			require.True(t, strings.HasPrefix(h.k.base.orderName(id), "p-"), "ordered by a name of pool p")
+			require.True(t, strings.HasPrefix(h.k.base.OrderName(id), "p-"), "ordered by a name of pool p")
 		}
 		return created, tried
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // NoLaunchFunc receives why Karpenter launched no node for pending pods,
@@ -34,14 +35,14 @@ func (k *Karpenter) OnDisruption(f func(node cluster.NodeID, reason string)) { k
 // explainFailed says why the solve placed the failed pods nowhere, per
 // pod template and pool (KC's "could not schedule pod" with its
 // "incompatible with nodepool" errors).
-func (pr *provisioner) explainFailed(s *solver) {
+func (pr *provisioner) explainFailed(s *scheduling.Solver) {
 	type group struct {
 		spec *cluster.PodSpec
 		pods []cluster.PodID
 	}
 	var groups []*group
 	bySpec := map[*cluster.PodSpec]*group{}
-	for _, id := range s.failed {
+	for _, id := range s.Failed {
 		p := &pr.cl.Pods[id]
 		if p.Phase != cluster.Pending || p.Node != cluster.NoNode {
 			continue
@@ -64,12 +65,12 @@ func (pr *provisioner) explainFailed(s *solver) {
 // gave the pod no NodeClaim: first the static steps lint checks too
 // (Linter's walk), then what the run's state adds: the pool's limits as
 // the solve left them, and the unavailable-offerings cache.
-func (pr *provisioner) whyNoNode(s *solver, spec *cluster.PodSpec) (class, message string) {
+func (pr *provisioner) whyNoNode(s *scheduling.Solver, spec *cluster.PodSpec) (class, message string) {
 	l := &Linter{k: &Karpenter{env: pr.env, parts: pr.parts}, cl: pr.cl}
 	var classes, texts []string
-	for i, p := range s.pools {
+	for i, p := range s.Pools {
 		c, t := pr.poolWhy(l, s, i, p, spec)
-		classes = append(classes, c+"/"+p.spec.Name)
+		classes = append(classes, c+"/"+p.Spec.Name)
 		texts = append(texts, t)
 	}
 	if len(classes) == 0 {
@@ -78,15 +79,15 @@ func (pr *provisioner) whyNoNode(s *solver, spec *cluster.PodSpec) (class, messa
 	return strings.Join(classes, "+"), "could not schedule pod, " + strings.Join(texts, "; ")
 }
 
-func (pr *provisioner) poolWhy(l *Linter, s *solver, i int, p *pool, spec *cluster.PodSpec) (class, text string) {
-	name := p.spec.Name
+func (pr *provisioner) poolWhy(l *Linter, s *scheduling.Solver, i int, p *scheduling.Pool, spec *cluster.PodSpec) (class, text string) {
+	name := p.Spec.Name
 	var static *LaunchCheck
 	ok := false
-	for _, ct := range []int{ctSpot, ctOnDemand} {
-		if pr.offerings.offerMask(p.reqs)&pr.offerings.ctBits(ct) == 0 {
+	for _, ct := range []int{scheduling.CtSpot, scheduling.CtOnDemand} {
+		if pr.offerings.OfferMask(p.Reqs)&pr.offerings.CtBits(ct) == 0 {
 			continue
 		}
-		chk := l.why(p, spec, ctOf(ct))
+		chk := l.why(p, spec, scheduling.CtOf(ct))
 		if chk.Fail == FailOther {
 			ok = true
 			break
@@ -101,18 +102,18 @@ func (pr *provisioner) poolWhy(l *Linter, s *solver, i int, p *pool, spec *clust
 		}
 		return staticWords(pr.cl.Syms, name, static)
 	}
-	if s.nodesLeft[i] == 0 {
+	if s.NodesLeft[i] == 0 {
 		return "limit", fmt.Sprintf("all available instance types exceed limits for nodepool: %q (spec.limits.nodes reached)", name)
 	}
 	// The instance types that take the pod alone, within what the solve
 	// left of the limits, with an available offering.
 	syms := pr.cl.Syms
-	sel := pr.solvers.selectorReqs(spec)
-	terms := [][]rq{nil}
+	sel := pr.solvers.SelectorReqs(spec)
+	terms := [][]scheduling.Requirement{nil}
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
 		terms = terms[:0]
 		for t := range spec.Affinity.Terms {
-			terms = append(terms, pr.solvers.termReqs(&spec.Affinity.Terms[t]))
+			terms = append(terms, pr.solvers.TermReqs(&spec.Affinity.Terms[t]))
 		}
 	}
 	now := pr.eng.Now()
@@ -120,35 +121,35 @@ func (pr *provisioner) poolWhy(l *Linter, s *solver, i int, p *pool, spec *clust
 	var until engine.Time
 	var cached []string
 	for _, term := range terms {
-		podReqs := sortReqs(syms, append(append([]rq(nil), sel...), term...))
-		if !compatible(syms, p.reqs, podReqs, pr.wellKnown) {
+		podReqs := scheduling.SortReqs(syms, append(append([]scheduling.Requirement(nil), sel...), term...))
+		if !scheduling.Compatible(syms, p.Reqs, podReqs, pr.wellKnown) {
 			continue
 		}
-		reqs := merge(syms, p.reqs, podReqs)
-		mask := pr.offerings.offerMask(reqs)
-		for pos := range p.types {
-			pt := &p.types[pos]
-			if !pr.offerings.typeCompatible(pt.t, reqs) || !spec.Requests.Add(pt.daemon).Fits(pt.alloc) {
+		reqs := scheduling.Merge(syms, p.Reqs, podReqs)
+		mask := pr.offerings.OfferMask(reqs)
+		for pos := range p.Types {
+			pt := &p.Types[pos]
+			if !pr.offerings.TypeCompatible(pt.Type, reqs) || !spec.Requests.Add(pt.Daemon).Fits(pt.Alloc) {
 				continue
 			}
 			fit++
-			if !s.withinLimits(i, pt) {
+			if !s.WithinLimits(i, pt) {
 				continue
 			}
 			within++
-			if s.avail[pt.t.idx]&mask != 0 {
+			if s.Avail[pt.Type.Idx]&mask != 0 {
 				avail++
 				continue
 			}
-			base := pr.offerings.off.index(pt.t.idx, 0, 0)
-			for b := 0; b < pr.offerings.off.nZones*numCT; b++ {
-				if mask&(1<<uint(b)) == 0 || pr.offerings.off.price[base+b] < 0 {
+			base := pr.offerings.Off.Index(pt.Type.Idx, 0, 0)
+			for b := 0; b < pr.offerings.Off.NZones*scheduling.NumCT; b++ {
+				if mask&(1<<uint(b)) == 0 || pr.offerings.Off.Price[base+b] < 0 {
 					continue
 				}
-				if u := pr.offerings.off.unavailableUntil[base+b]; u > now && (until == 0 || u < until) {
+				if u := pr.offerings.Off.UnavailableUntil[base+b]; u > now && (until == 0 || u < until) {
 					until = u
 				}
-				cached = append(cached, fmt.Sprintf("%s/%s/%s", pt.t.name, pr.offerings.zones[b/numCT], ctOf(b%numCT)))
+				cached = append(cached, fmt.Sprintf("%s/%s/%s", pt.Type.Name, pr.offerings.Zones[b/scheduling.NumCT], scheduling.CtOf(b%scheduling.NumCT)))
 			}
 		}
 	}
@@ -170,9 +171,9 @@ func (pr *provisioner) poolWhy(l *Linter, s *solver, i int, p *pool, spec *clust
 
 // limitsLeft renders what the solve left of the pool's resource limits:
 // "cpu 0 of 4000m left".
-func (pr *provisioner) limitsLeft(s *solver, i int, p *pool) string {
+func (pr *provisioner) limitsLeft(s *scheduling.Solver, i int, p *scheduling.Pool) string {
 	var parts []string
-	for r, has := range p.spec.Limits.Has {
+	for r, has := range p.Spec.Limits.Has {
 		if !has {
 			continue
 		}
@@ -185,7 +186,7 @@ func (pr *provisioner) limitsLeft(s *solver, i int, p *pool) string {
 			_, val, _ := strings.Cut(pr.cl.Resources.Format(x), "=")
 			return val
 		}
-		parts = append(parts, fmt.Sprintf("%s %s of %s left", pr.cl.Resources.Name(r), one(s.remaining[i][r]), one(p.spec.Limits.Max[r])))
+		parts = append(parts, fmt.Sprintf("%s %s of %s left", pr.cl.Resources.Name(r), one(s.Remaining[i][r]), one(p.Spec.Limits.Max[r])))
 	}
 	return "spec.limits: " + strings.Join(parts, ", ")
 }
@@ -226,17 +227,17 @@ func staticWords(syms *cluster.Symbols, pool string, chk *LaunchCheck) (class, t
 
 // explainLimit: a NodeClaim of the batch was not created because its
 // pool's usage exceeds a limit (KC Provisioner.Create).
-func (pr *provisioner) explainLimit(c *claim) {
-	pr.noLaunch(c.pods, "limit/"+c.pool.spec.Name,
-		fmt.Sprintf("all available instance types exceed limits for nodepool: %q (its nodes' usage exceeds spec.limits)", c.pool.spec.Name))
+func (pr *provisioner) explainLimit(c *scheduling.Claim) {
+	pr.noLaunch(c.Pods, "limit/"+c.Pool.Spec.Name,
+		fmt.Sprintf("all available instance types exceed limits for nodepool: %q (its nodes' usage exceeds spec.limits)", c.Pool.Spec.Name))
 }
 
 // explainLaunch: a NodeClaim's launch failed (KA's "failed launching
 // nodeclaim" with the fleet's errors), or nothing was left to launch.
-func (pr *provisioner) explainLaunch(c *claim, res cloud.LaunchResult, err error) {
-	name := c.pool.spec.Name
+func (pr *provisioner) explainLaunch(c *scheduling.Claim, res cloud.LaunchResult, err error) {
+	name := c.Pool.Spec.Name
 	if err == nil && len(res.Errors) == 0 {
-		pr.noLaunch(c.pods, "unavailable-offerings/"+name,
+		pr.noLaunch(c.Pods, "unavailable-offerings/"+name,
 			fmt.Sprintf("nodepool %q: every offering of the NodeClaim's instance types is in the unavailable-offerings cache (insufficient capacity)", name))
 		return
 	}
@@ -259,7 +260,7 @@ func (pr *provisioner) explainLaunch(c *claim, res cloud.LaunchResult, err error
 	if len(parts) == 0 && err != nil {
 		msg = fmt.Sprintf("failed launching nodeclaim of nodepool %q: %v", name, err)
 	}
-	pr.noLaunch(c.pods, "launch-failed/"+name+"/"+strings.Join(codes, ","), msg)
+	pr.noLaunch(c.Pods, "launch-failed/"+name+"/"+strings.Join(codes, ","), msg)
 }
 
 // summarizeList joins at most n items and says how many more.

@@ -16,6 +16,8 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // A model-based differential test of Karpenter's incremental structures:
@@ -131,7 +133,7 @@ func runIndexScript(t testing.TB, data []byte, mode scriptMode) indexRun {
 		// Without anti-affinity or capacity-type selectors: doomed's
 		// shortcut may then answer (see doomed.go).
 		templates = slices.DeleteFunc(templates, func(spec *cluster.PodSpec) bool {
-			return len(spec.PodAntiAffinity) > 0 || specNamesKey(spec, h.cl.KeyCapacityType)
+			return len(spec.PodAntiAffinity) > 0 || scheduling.SpecNamesKey(spec, h.cl.KeyCapacityType)
 		})
 	}
 	statics := 0
@@ -427,16 +429,16 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 		// NodeClaims (claim starts, placeholder hostnames).
 		var exclude []cluster.NodeID
 		var pods []cluster.PodID
-		for _, id := range k.base.byName {
+		for _, id := range k.base.ByName {
 			exclude = append(exclude, id)
 			pods = append(pods, h.cl.Nodes[id].Pods...)
 		}
-		s := k.solvers.newSolver(nil, solveOpts{consolidation: true, exclude: exclude,
-			sets: []*podSet{k.solvers.newPodSet(pods), k.dis.provisionableSet()}})
-		s.solve(nil)
-		require.GreaterOrEqual(t, len(s.claims), 2)
-		k.solvers.recycle(s)
-		k.offerings.availMasks()
+		s := k.solvers.NewSolver(nil, scheduling.SolveOpts{Consolidation: true, Exclude: exclude,
+			Sets: []*scheduling.PodSet{k.solvers.NewPodSet(pods), k.dis.provisionableSet()}})
+		s.Solve(nil)
+		require.GreaterOrEqual(t, len(s.Claims), 2)
+		k.solvers.Recycle(s)
+		k.offerings.AvailMasks()
 		counts, err := k.checkIndexes(true)
 		require.NoError(t, err)
 		require.Positive(t, counts.jumpPositions)
@@ -460,51 +462,51 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 		structure string
 		corrupt   func(h *harness)
 	}{
-		{"node records", func(h *harness) { firstKN(h, withPods).initialized = false }},
+		{"node records", func(h *harness) { firstKN(h, withPods).Initialized = false }},
 		{"node records", func(h *harness) { delete(h.k.nodes.byInstance, h.k.nodes.live[0].instance) }},
-		{"node records", func(h *harness) { firstKN(h, withPods).lastPodEvent = -time.Hour }},
-		{"antiBound", func(h *harness) { h.k.nodes.antiBound++ }},
+		{"node records", func(h *harness) { firstKN(h, withPods).LastPodEvent = -time.Hour }},
+		{"antiBound", func(h *harness) { h.k.nodes.idx.AntiBound++ }},
 		{"pending pods", func(h *harness) { h.k.prov.pending[0] = true }},
 		{"pod scans", func(h *harness) { kn := firstKN(h, withPods); kn.scan.pods = kn.scan.pods[1:] }},
 		{"pod scans", func(h *harness) { firstKN(h, withPods).scan.cost += 1 }},
 		{"pod scans", func(h *harness) { firstKN(h, withPods).scan.doNotDisrupt = true }},
 		{"prepared pod sets", func(h *harness) {
-			kn := firstKN(h, func(kn *knode) bool { return kn.set != nil && len(kn.set.qkeys) > 0 && !kn.deleting && kn.cmd == nil })
+			kn := firstKN(h, func(kn *knode) bool { return kn.set != nil && len(kn.set.Qkeys) > 0 && !kn.Deleting && kn.cmd == nil })
 			kn.scanValid = false // so only the node's set is wrong
-			kn.set.qkeys[0].cpu++
+			kn.set.Qkeys[0].Cpu++
 		}},
 		{"prepared pod sets", func(h *harness) {
-			kn := firstKN(h, func(kn *knode) bool { return kn.set != nil && len(kn.set.keys) > 0 && !kn.deleting && kn.cmd == nil })
+			kn := firstKN(h, func(kn *knode) bool { return kn.set != nil && len(kn.set.Keys) > 0 && !kn.Deleting && kn.cmd == nil })
 			kn.scanValid = false
-			kn.set.counts[0]++
+			kn.set.Counts[0]++
 		}},
 		{"prepared pod sets", func(h *harness) {
-			h.k.dis.provSet = &podSet{pods: h.k.prov.provisionable(), topology: true}
+			h.k.dis.provSet = &scheduling.PodSet{Pods: h.k.prov.provisionable(), Topology: true}
 		}},
 		{"node order", func(h *harness) {
 			b := h.k.base
-			b.byName[0], b.byName[1] = b.byName[1], b.byName[0]
+			b.ByName[0], b.ByName[1] = b.ByName[1], b.ByName[0]
 		}},
-		{"node order", func(h *harness) { h.k.base.orderNames[h.k.nodes.live[0].id] = "zzz" }},
-		{"dirty marks", func(h *harness) { h.k.base.baseDirty = append(h.k.base.baseDirty, 0) }},
-		{"dirty marks", func(h *harness) { h.k.base.baseMark = h.k.base.baseMark[:0] }},
-		{"existing-node snapshot", func(h *harness) { h.k.base.exCache.list[0].free[cluster.CPU]++ }},
-		{"existing-node snapshot", func(h *harness) { h.k.base.exCache.list[0].ucaUntil += time.Hour }},
+		{"node order", func(h *harness) { h.k.base.OrderNames[h.k.nodes.live[0].ID] = "zzz" }},
+		{"dirty marks", func(h *harness) { h.k.base.BaseDirty = append(h.k.base.BaseDirty, 0) }},
+		{"dirty marks", func(h *harness) { h.k.base.BaseMark = h.k.base.BaseMark[:0] }},
+		{"existing-node snapshot", func(h *harness) { h.k.base.ExCache.List[0].Free[cluster.CPU]++ }},
+		{"existing-node snapshot", func(h *harness) { h.k.base.ExCache.List[0].UcaUntil += time.Hour }},
 		{"existing-node snapshot", func(h *harness) {
-			c := &h.k.base.exCache
-			c.poolNodes[h.k.nodes.live[0].pool]++
+			c := &h.k.base.ExCache
+			c.PoolNodes[h.k.nodes.live[0].Pool]++
 		}},
 		{"existing-node snapshot", func(h *harness) {
 			// A node deleted without the snapshot being told.
 			kn := firstKN(h, withPods)
-			kn.deleting = true
+			kn.Deleting = true
 			kn.scanValid = false
 		}},
 		{"jump tables", func(h *harness) {
-			for _, jt := range h.k.base.exCache.jumps {
-				for i, v := range jt.nxt {
-					if v >= 0 && int(v) < len(jt.nxt) {
-						jt.nxt[i] = int32(len(jt.nxt)) // claims nothing fits from i
+			for _, jt := range h.k.base.ExCache.Jumps {
+				for i, v := range jt.Nxt {
+					if v >= 0 && int(v) < len(jt.Nxt) {
+						jt.Nxt[i] = int32(len(jt.Nxt)) // claims nothing fits from i
 						return
 					}
 				}
@@ -512,8 +514,8 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 			h.t.Fatal("no jump table with a fit")
 		}},
 		{"static-fit verdicts", func(h *harness) {
-			for _, vs := range h.k.solvers.statics {
-				for _, id := range h.k.base.byName {
+			for _, vs := range h.k.solvers.Statics {
+				for _, id := range h.k.base.ByName {
 					if yes, known := vs.Get(id, h.cl.NodeEpoch(id)); known {
 						vs.Set(id, h.cl.NodeEpoch(id), !yes, len(h.cl.Nodes))
 						return
@@ -523,28 +525,28 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 			h.t.Fatal("no verdict")
 		}},
 		{"pod statics", func(h *harness) {
-			for _, st := range h.k.solvers.podStatics {
-				st.requests[cluster.CPU]++
+			for _, st := range h.k.solvers.PodStatics {
+				st.Requests[cluster.CPU]++
 				return
 			}
 		}},
 		{"pod statics", func(h *harness) {
-			for _, st := range h.k.solvers.podStatics {
-				st.idx = int32(len(h.k.solvers.podStatics)) + 3
+			for _, st := range h.k.solvers.PodStatics {
+				st.Idx = int32(len(h.k.solvers.PodStatics)) + 3
 				return
 			}
 		}},
-		{"node pools", func(h *harness) { h.k.pools.all[0].types = h.k.pools.all[0].types[1:] }},
-		{"node pools", func(h *harness) { h.k.pools.all[0].hasPNS = true }},
+		{"node pools", func(h *harness) { h.k.pools.All[0].Types = h.k.pools.All[0].Types[1:] }},
+		{"node pools", func(h *harness) { h.k.pools.All[0].HasPNS = true }},
 		{"node pools", func(h *harness) {
-			p := h.k.pools.all[0]
-			p.newClaim[1].mask = 0
+			p := h.k.pools.All[0]
+			p.NewClaim[1].Mask = 0
 		}},
 		{"placeholder hostnames", func(h *harness) {
-			ps := h.k.solvers.placeholders
+			ps := h.k.solvers.Placeholders
 			ps[1], ps[2] = ps[2], ps[1]
 		}},
-		{"available offerings", func(h *harness) { h.k.offerings.availBuf[0] ^= 1 }},
+		{"available offerings", func(h *harness) { h.k.offerings.AvailBuf[0] ^= 1 }},
 		{"disruption pass cache", func(h *harness) { h.k.dis.pass.on = true }},
 	}
 	for _, c := range cases {
@@ -580,7 +582,7 @@ func TestNodesBeforeStartLeaveTheSnapshot(t *testing.T) {
 		}
 	})
 	h.run(time.Minute)
-	require.True(t, h.k.base.exCache.valid, "a batch solved")
+	require.True(t, h.k.base.ExCache.Valid, "a batch solved")
 	require.Empty(t, h.karpenterNodes())
 	h.cl.RemoveNode(a)
 	require.NoError(t, h.k.CheckIndexes())

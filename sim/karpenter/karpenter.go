@@ -2,7 +2,6 @@ package karpenter
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/catalog"
@@ -10,6 +9,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // NodePool is a compiled karpenter.sh/v1 NodePool (see package apis).
@@ -49,10 +49,10 @@ type Evictor interface {
 // run on a node like template (labels of the pool and the instance type,
 // the pool's taints; zone and capacity type not yet known), as
 // workload.Controllers.DaemonSetOverhead does.
-type DaemonOverheadFunc func(template *cluster.Node) cluster.Resources
+type DaemonOverheadFunc = scheduling.DaemonOverheadFunc
 
 // OwnerName is the Owner of Karpenter's launch requests.
-const OwnerName = "karpenter"
+const OwnerName = scheduling.OwnerName
 
 // Engine event kinds.
 const (
@@ -85,6 +85,8 @@ type env struct {
 	settings Settings
 	id       engine.HandlerID
 	stats    *Stats
+	// poolStats are the report's counters of each NodePool, by name.
+	poolStats map[string]*PoolStats
 
 	keyNodePool, keyDisrupted cluster.Sym
 	wellKnownSet              map[cluster.Sym]bool
@@ -99,6 +101,10 @@ type Karpenter struct {
 	env
 	parts
 
+	// sc is the solve's parts (offerings, pools, base and solvers are
+	// its parts too).
+	sc *scheduling.Scheduler
+
 	// signals and poolUpdates are the payloads of evSignal and
 	// evPoolUpdate events, by the event's Obj.
 	signals     []cloud.Signal
@@ -110,11 +116,11 @@ type Karpenter struct {
 // embed the same set; the parts below them (offerings, nodeTracker,
 // nodePools, existingBase, solvers) point only at the few they read.
 type parts struct {
-	offerings *offerings
+	offerings *scheduling.Offerings
 	nodes     *nodeTracker
-	pools     *nodePools
-	base      *existingBase
-	solvers   *solvers
+	pools     *scheduling.NodePools
+	base      *scheduling.ExistingBase
+	solvers   *scheduling.Solvers
 	prov      *provisioner
 	dis       *disrupter
 	term      *terminator
@@ -174,47 +180,33 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	// Nothing below fails: registering first gives the parts their
 	// handler ID (registration only numbers the handler).
 	e := env{eng: eng, cl: cl, cat: deps.Catalog, cloud: deps.Cloud, evictor: deps.Evictor, settings: settings,
-		id: eng.Register(k), stats: &Stats{}}
-	// Symbols are interned in a fixed order (zones, capacity types, keys):
-	// symbol numbers must not change.
+		id: eng.Register(k), stats: &Stats{}, poolStats: map[string]*PoolStats{}}
+	// Symbols are interned in a fixed order (zones, capacity types, keys,
+	// the beta labels; then the solve's: scheduling.New interns the same
+	// names first): symbol numbers must not change.
 	syms := cl.Syms
-	var zoneSyms []cluster.Sym
 	for _, z := range zones {
-		zoneSyms = append(zoneSyms, syms.Intern(z))
+		syms.Intern(z)
 	}
-	var ctSyms [numCT]cluster.Sym
-	ctSyms[ctOnDemand] = syms.Intern("on-demand")
-	ctSyms[ctSpot] = syms.Intern("spot")
+	syms.Intern("on-demand")
+	syms.Intern("spot")
 	e.keyNodePool = syms.Intern(apis.LabelNodePool)
 	e.keyDisrupted = syms.Intern(apis.TaintDisrupted)
-	e.wellKnownSet = map[cluster.Sym]bool{}
-	for _, w := range apis.WellKnownLabels {
-		e.wellKnownSet[syms.Intern(w)] = true
+	sc, err := scheduling.New(scheduling.Inputs{Engine: eng, Cluster: cl, Catalog: deps.Catalog, Prices: deps.Cloud,
+		Region: cfg.Region, Zones: zones, NodePools: cfg.NodePools, Settings: settings})
+	if err != nil {
+		return nil, err
 	}
-	e.normalized = map[cluster.Sym]cluster.Sym{}
-	froms := make([]string, 0, len(apis.NormalizedLabels))
-	for from := range apis.NormalizedLabels {
-		froms = append(froms, from)
-	}
-	sort.Strings(froms) // intern in a fixed order: symbols must not depend on map order
-	for _, from := range froms {
-		e.normalized[syms.Intern(from)] = syms.Intern(apis.NormalizedLabels[from])
-	}
+	e.wellKnownSet, e.normalized = sc.Env.WellKnownSet, sc.Env.Normalized
 	var betaKeys [5]cluster.Sym
-	for i, key := range []string{"beta.kubernetes.io/instance-type", "beta.kubernetes.io/arch", "beta.kubernetes.io/os",
-		"failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"} {
+	for i, key := range scheduling.BetaKeys {
 		betaKeys[i] = syms.Intern(key)
 	}
 	k.env = e
-	k.wire(newOfferings(e, cfg.Region, zones, zoneSyms, ctSyms), betaKeys)
 	for i := range cfg.NodePools {
-		k.pools.add(cfg.NodePools[i])
+		k.poolStats[cfg.NodePools[i].Name] = &PoolStats{Name: cfg.NodePools[i].Name}
 	}
-	for i := range cl.Nodes {
-		if cl.Nodes[i].State != cluster.NodeGone {
-			k.base.nodeOrderAdd(cluster.NodeID(i))
-		}
-	}
+	k.wire(sc, betaKeys)
 	cl.Watch(k)
 	deps.Cloud.Subscribe(k)
 	k.dis.nextPass = eng.After(settings.DisruptionPollInterval, engine.Event{Handler: k.id, Kind: evDisruption})
@@ -226,7 +218,7 @@ func (cfg *Config) check() error {
 	if len(cfg.Zones) == 0 {
 		return fmt.Errorf("karpenter: no zones")
 	}
-	if len(cfg.Zones)*numCT > 64 {
+	if len(cfg.Zones)*scheduling.NumCT > 64 {
 		return fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(cfg.Zones))
 	}
 	s := &cfg.Settings
@@ -243,17 +235,13 @@ func (cfg *Config) check() error {
 	return nil
 }
 
-// wire makes the other parts around the offerings: the lower parts get
-// the few they read, the controller and the driving parts one shared set
-// of all.
-func (k *Karpenter) wire(off *offerings, betaKeys [5]cluster.Sym) {
+// wire makes the controller's parts around the solve's (sc): the
+// controller and the driving parts share one set of all.
+func (k *Karpenter) wire(sc *scheduling.Scheduler, betaKeys [5]cluster.Sym) {
 	e := k.env
-	nodes := &nodeTracker{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{}}
-	pools := &nodePools{env: e, offerings: off, nodes: nodes, byName: map[string]*pool{}, poolStats: map[string]*PoolStats{}}
-	base := &existingBase{env: e, nodes: nodes, pools: pools}
-	pools.base = base
-	sv := &solvers{env: e, offerings: off, nodes: nodes, pools: pools, base: base,
-		specs: cluster.SpecClasses{WithScoring: true}, statics: map[staticKey]*cluster.NodeVerdicts{}}
+	nodes := &nodeTracker{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{}, idx: sc.Nodes}
+	k.sc = sc
+	off, pools, base, sv := sc.Offerings, sc.Pools, sc.Base, sc.Solvers
 	prov := &provisioner{env: e, betaKeys: betaKeys, pending: map[cluster.PodID]bool{}}
 	dis := &disrupter{env: e}
 	term := &terminator{env: e}
@@ -266,12 +254,12 @@ func (k *Karpenter) wire(off *offerings, betaKeys [5]cluster.Sym) {
 // on a new node (none by default): their requests are added to every
 // NodeClaim's (KC daemonOverheadGroups).
 func (k *Karpenter) SetDaemonOverhead(f DaemonOverheadFunc) {
-	k.pools.setDaemonOverhead(f)
+	k.pools.SetDaemonOverhead(f)
 }
 
 // SetNamespaceLabels gives the namespaces' labels, for pod affinity terms
 // with namespace selectors.
-func (k *Karpenter) SetNamespaceLabels(m map[cluster.Sym]cluster.Labels) { k.solvers.nsLabels = m }
+func (k *Karpenter) SetNamespaceLabels(m map[cluster.Sym]cluster.Labels) { k.solvers.NsLabels = m }
 
 // UpdateNodePool replaces (or adds) a NodePool at time at, as a scenario
 // event: nodes launched from the old template drift when the template
@@ -285,10 +273,22 @@ func (k *Karpenter) UpdateNodePool(at engine.Time, p NodePool) {
 
 func (k *Karpenter) applyPoolUpdate(i int) {
 	u := k.poolUpdates[i]
-	k.offerings.refreshPrices()
-	k.pools.add(u)
+	k.offerings.RefreshPrices()
+	k.addPool(u)
 	k.dis.stateChanged()
 }
+
+// addPool puts a NodePool in force (replacing one of the same name), with
+// its report counters.
+func (k *Karpenter) addPool(spec NodePool) *scheduling.Pool {
+	if k.poolStats[spec.Name] == nil {
+		k.poolStats[spec.Name] = &PoolStats{Name: spec.Name}
+	}
+	return k.pools.Add(spec)
+}
+
+// poolStat returns a pool's report counters.
+func (e *env) poolStat(p *scheduling.Pool) *PoolStats { return e.poolStats[p.Spec.Name] }
 
 func (e *env) wellKnown(key cluster.Sym) bool { return e.wellKnownSet[key] }
 
@@ -349,14 +349,14 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 	case cluster.PodBound:
 		delete(k.prov.pending, c.Pod)
 		if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
-			k.nodes.antiBound++
+			k.nodes.idx.AntiBound++
 		}
 		k.podEvent(c.Node, c.Pod, !k.startStatePod(c.Node, c.Pod))
 	case cluster.PodDeleted, cluster.PodFinished:
 		delete(k.prov.pending, c.Pod)
 		if c.Node != cluster.NoNode {
 			if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
-				k.nodes.antiBound--
+				k.nodes.idx.AntiBound--
 			}
 			k.podEvent(c.Node, c.Pod, true)
 		}
@@ -368,25 +368,25 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 			// evicted or preempted is not consolidatable at once.
 			if countsAsPodEvent(&k.cl.Pods[c.Pod]) {
 				kn.notePodEvent(k.eng.Now())
-				k.base.nodeDirty(c.Node) // its snapshot's ucaUntil follows lastPodEvent
+				k.base.NodeDirty(c.Node) // its snapshot's ucaUntil follows lastPodEvent
 			}
 		}
 	case cluster.NodeReadied:
-		k.base.nodeDirty(c.Node)
+		k.base.NodeDirty(c.Node)
 		if kn := k.nodes.get(c.Node); kn != nil && kn.replacementOf != nil {
 			k.eng.After(0, engine.Event{Handler: k.id, Kind: evCommandCheck})
 		}
 		k.dis.stateChanged()
 	case cluster.NodeAdded:
-		k.base.nodeDirty(c.Node)
-		k.base.nodeOrderAdd(c.Node)
+		k.base.NodeDirty(c.Node)
+		k.base.NodeOrderAdd(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeRemoved:
-		k.base.nodeDirty(c.Node)
-		k.base.nodeOrderRemove(c.Node)
+		k.base.NodeDirty(c.Node)
+		k.base.NodeOrderRemove(c.Node)
 		k.dis.stateChanged()
 	case cluster.NodeUpdated:
-		k.base.nodeDirty(c.Node)
+		k.base.NodeDirty(c.Node)
 		k.dis.stateChanged()
 	}
 }
@@ -406,13 +406,13 @@ func (k *Karpenter) startStatePod(node cluster.NodeID, pod cluster.PodID) bool {
 // NodeClaim's last pod event is recorded (notePodEvent) unless record is
 // false (a bind of the imported start state: startStatePod).
 func (k *Karpenter) podEvent(node cluster.NodeID, pod cluster.PodID, record bool) {
-	k.base.nodeDirty(node)
+	k.base.NodeDirty(node)
 	if kn := k.nodes.get(node); kn != nil {
 		kn.scanValid = false
 		if record && countsAsPodEvent(&k.cl.Pods[pod]) {
 			kn.notePodEvent(k.eng.Now())
 		}
-		if kn.deleting {
+		if kn.Deleting {
 			k.term.wakeDrain(kn)
 		}
 	}

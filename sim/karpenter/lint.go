@@ -9,6 +9,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // Linter answers sim lint's question about Karpenter without running a
@@ -66,15 +67,15 @@ func (c priceCloud) Price(o cloud.Offering) (float64, bool) { return c(o) }
 // in the scenario's zones, spot first (Karpenter's preference). Reserved
 // capacity is not modelled.
 func (l *Linter) CapacityTypes(pool string) []cluster.CapacityType {
-	p := l.k.pools.byName[pool]
+	p := l.k.pools.ByName[pool]
 	if p == nil {
 		return nil
 	}
-	mask := l.k.offerings.offerMask(p.reqs)
+	mask := l.k.offerings.OfferMask(p.Reqs)
 	var out []cluster.CapacityType
-	for _, ct := range []int{ctSpot, ctOnDemand} {
-		if mask&l.k.offerings.ctBits(ct) != 0 {
-			out = append(out, ctOf(ct))
+	for _, ct := range []int{scheduling.CtSpot, scheduling.CtOnDemand} {
+		if mask&l.k.offerings.CtBits(ct) != 0 {
+			out = append(out, scheduling.CtOf(ct))
 		}
 	}
 	return out
@@ -159,12 +160,12 @@ type TypeRoom struct {
 // pod with spec.
 func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityType) LaunchCheck {
 	k := l.k
-	p := k.pools.byName[pool]
+	p := k.pools.ByName[pool]
 	if p == nil {
 		return LaunchCheck{Fail: FailOther, Term: -1}
 	}
 	syms := k.cl.Syms
-	ctSym := k.offerings.ctSyms[ctIndex(ct)]
+	ctSym := k.offerings.CtSyms[ctIndex(ct)]
 	lintSpec := *spec
 	lintSpec.Spread, lintSpec.PodAffinity, lintSpec.PodAntiAffinity = nil, nil, nil
 	lintSpec.PreferredPodAffinity, lintSpec.PreferredPodAntiAffinity, lintSpec.Preferred = nil, nil, nil
@@ -176,13 +177,13 @@ func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityTy
 		cluster.Requirement{Key: k.keyNodePool, Op: cluster.OpIn, Values: []cluster.Sym{syms.Intern(pool)}},
 		cluster.Requirement{Key: k.cl.KeyCapacityType, Op: cluster.OpIn, Values: []cluster.Sym{ctSym}})
 	id := l.cl.CreatePod(cluster.Pod{Name: fmt.Sprintf("lint-%d", len(l.cl.Pods)), Spec: &lintSpec, Workload: -1})
-	s := k.solvers.newSolver([]cluster.PodID{id}, solveOpts{})
-	s.solve([]cluster.PodID{id})
-	if len(s.claims) > 0 {
-		c := s.claims[0]
+	s := k.solvers.NewSolver([]cluster.PodID{id}, scheduling.SolveOpts{})
+	s.Solve([]cluster.PodID{id})
+	if len(s.Claims) > 0 {
+		c := s.Claims[0]
 		out := LaunchCheck{Fits: true, Term: -1}
-		for _, pos := range c.opts {
-			out.InstanceTypes = append(out.InstanceTypes, p.types[pos].t.name)
+		for _, pos := range c.Opts {
+			out.InstanceTypes = append(out.InstanceTypes, p.Types[pos].Type.Name)
 		}
 		sort.Strings(out.InstanceTypes)
 		return out
@@ -192,42 +193,42 @@ func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityTy
 
 func ctIndex(ct cluster.CapacityType) int {
 	if ct == cluster.Spot {
-		return ctSpot
+		return scheduling.CtSpot
 	}
-	return ctOnDemand
+	return scheduling.CtOnDemand
 }
 
 // why walks provisioning's steps for one pod and pool and returns the
 // first that fails. With several required node-affinity terms (Karpenter
 // tries them in turn) it returns the term that got furthest.
-func (l *Linter) why(p *pool, spec *cluster.PodSpec, ct cluster.CapacityType) LaunchCheck {
+func (l *Linter) why(p *scheduling.Pool, spec *cluster.PodSpec, ct cluster.CapacityType) LaunchCheck {
 	k := l.k
 	syms := k.cl.Syms
 	cti := ctIndex(ct)
-	if k.offerings.offerMask(p.reqs)&k.offerings.ctBits(cti) == 0 {
+	if k.offerings.OfferMask(p.Reqs)&k.offerings.CtBits(cti) == 0 {
 		return LaunchCheck{Fail: FailCapacityType, Term: -1, Key: k.cl.Syms.Name(k.cl.KeyCapacityType),
-			PodSide: "In [" + ct.String() + "]", PoolSide: describeReq(syms, p.reqs.get(k.cl.KeyCapacityType))}
+			PodSide: "In [" + ct.String() + "]", PoolSide: describeReq(syms, p.Reqs.Get(k.cl.KeyCapacityType))}
 	}
-	for _, t := range p.spec.Taints {
+	for _, t := range p.Spec.Taints {
 		if t.Effect != cluster.EffectPreferNoSchedule && !spec.Tolerations.Tolerate(t) {
 			return LaunchCheck{Fail: FailTaint, Taint: t, Term: -1}
 		}
 	}
-	base := p.reqs.with(syms, single(k.cl.KeyCapacityType, k.offerings.ctSyms[cti]))
+	base := p.Reqs.With(syms, scheduling.Single(k.cl.KeyCapacityType, k.offerings.CtSyms[cti]))
 	type part struct {
-		rs   []rq
+		rs   []scheduling.Requirement
 		term int
 	}
-	sel := k.solvers.selectorReqs(spec)
+	sel := k.solvers.SelectorReqs(spec)
 	if v := spec.Volume; v != nil {
 		if zones, ok := v.Zones(); ok {
-			sel = append(sel, rq{key: k.cl.KeyZone, vals: zones})
+			sel = append(sel, scheduling.Requirement{Key: k.cl.KeyZone, Vals: zones})
 		}
 	}
 	var parts []part
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
 		for i := range spec.Affinity.Terms {
-			parts = append(parts, part{term: i, rs: k.solvers.termReqs(&spec.Affinity.Terms[i])})
+			parts = append(parts, part{term: i, rs: k.solvers.TermReqs(&spec.Affinity.Terms[i])})
 		}
 	} else {
 		parts = []part{{term: -1}}
@@ -244,12 +245,12 @@ func (l *Linter) why(p *pool, spec *cluster.PodSpec, ct cluster.CapacityType) La
 
 // walk checks one combination of the pod's nodeSelector and one required
 // term against the pool's requirements, then its instance types.
-func (l *Linter) walk(p *pool, spec *cluster.PodSpec, base reqSet, sel, term []rq, termIdx int) LaunchCheck {
+func (l *Linter) walk(p *scheduling.Pool, spec *cluster.PodSpec, base scheduling.Requirements, sel, term []scheduling.Requirement, termIdx int) LaunchCheck {
 	k := l.k
 	syms := k.cl.Syms
 	// Requirements one at a time, in the order written, as
 	// compatible() would judge each.
-	for i, r := range append(append([]rq(nil), sel...), term...) {
+	for i, r := range append(append([]scheduling.Requirement(nil), sel...), term...) {
 		ti := -1
 		if i >= len(sel) {
 			ti = termIdx
@@ -258,8 +259,8 @@ func (l *Linter) walk(p *pool, spec *cluster.PodSpec, base reqSet, sel, term []r
 			return c
 		}
 	}
-	podReqs := sortReqs(syms, append(append([]rq(nil), sel...), term...))
-	if !compatible(syms, base, podReqs, k.wellKnown) {
+	podReqs := scheduling.SortReqs(syms, append(append([]scheduling.Requirement(nil), sel...), term...))
+	if !scheduling.Compatible(syms, base, podReqs, k.wellKnown) {
 		// Each requirement alone is fine but not together (two on one key).
 		for i := range podReqs {
 			if c, bad := l.reqFailure(base, &podReqs[i], termIdx); bad {
@@ -268,23 +269,23 @@ func (l *Linter) walk(p *pool, spec *cluster.PodSpec, base reqSet, sel, term []r
 		}
 		return LaunchCheck{Fail: FailOther, Term: termIdx}
 	}
-	reqs := merge(syms, base, podReqs)
-	mask := k.offerings.offerMask(reqs)
+	reqs := scheduling.Merge(syms, base, podReqs)
+	mask := k.offerings.OfferMask(reqs)
 	if mask == 0 {
-		zr := reqs.get(k.cl.KeyZone)
+		zr := reqs.Get(k.cl.KeyZone)
 		return LaunchCheck{Fail: FailZone, Term: termIdx, Key: syms.Name(k.cl.KeyZone),
-			PodSide: describeReq(syms, podReqs.get(k.cl.KeyZone)), PoolSide: describeReq(syms, zr)}
+			PodSide: describeReq(syms, podReqs.Get(k.cl.KeyZone)), PoolSide: describeReq(syms, zr)}
 	}
-	var cands []*poolType
-	for pos := range p.types {
-		pt := &p.types[pos]
-		if !k.offerings.typeCompatible(pt.t, reqs) {
+	var cands []*scheduling.PoolType
+	for pos := range p.Types {
+		pt := &p.Types[pos]
+		if !k.offerings.TypeCompatible(pt.Type, reqs) {
 			continue
 		}
-		base := k.offerings.off.index(pt.t.idx, 0, 0)
+		base := k.offerings.Off.Index(pt.Type.Idx, 0, 0)
 		has := false
-		for b := 0; b < k.offerings.off.nZones*numCT; b++ {
-			if mask&(1<<uint(b)) != 0 && k.offerings.off.price[base+b] >= 0 {
+		for b := 0; b < k.offerings.Off.NZones*scheduling.NumCT; b++ {
+			if mask&(1<<uint(b)) != 0 && k.offerings.Off.Price[base+b] >= 0 {
 				has = true
 				break
 			}
@@ -296,48 +297,48 @@ func (l *Linter) walk(p *pool, spec *cluster.PodSpec, base reqSet, sel, term []r
 	if len(cands) == 0 {
 		return LaunchCheck{Fail: FailInstanceType, Term: termIdx}
 	}
-	var fit []*poolType
+	var fit []*scheduling.PoolType
 	largest := cands[0]
 	for _, pt := range cands {
-		if pt.alloc[cluster.CPU] > largest.alloc[cluster.CPU] ||
-			(pt.alloc[cluster.CPU] == largest.alloc[cluster.CPU] && pt.alloc[cluster.Memory] > largest.alloc[cluster.Memory]) {
+		if pt.Alloc[cluster.CPU] > largest.Alloc[cluster.CPU] ||
+			(pt.Alloc[cluster.CPU] == largest.Alloc[cluster.CPU] && pt.Alloc[cluster.Memory] > largest.Alloc[cluster.Memory]) {
 			largest = pt
 		}
-		if spec.Requests.Add(pt.daemon).Fits(pt.alloc) {
+		if spec.Requests.Add(pt.Daemon).Fits(pt.Alloc) {
 			fit = append(fit, pt)
 		}
 	}
 	if len(fit) == 0 {
 		rooms := make([]TypeRoom, len(cands))
 		for i, pt := range cands {
-			rooms[i] = TypeRoom{Name: pt.t.name, Room: pt.alloc.Sub(pt.daemon)}
+			rooms[i] = TypeRoom{Name: pt.Type.Name, Room: pt.Alloc.Sub(pt.Daemon)}
 		}
 		sort.Slice(rooms, func(i, j int) bool { return rooms[i].Name < rooms[j].Name })
-		return LaunchCheck{Fail: FailTooBig, Term: termIdx, Candidates: len(cands), Largest: largest.t.name,
-			LargestAllocatable: largest.alloc.Sub(largest.daemon), Rooms: rooms}
+		return LaunchCheck{Fail: FailTooBig, Term: termIdx, Candidates: len(cands), Largest: largest.Type.Name,
+			LargestAllocatable: largest.Alloc.Sub(largest.Daemon), Rooms: rooms}
 	}
-	lim := p.spec.Limits
+	lim := p.Spec.Limits
 	var within []int32
 	for _, pt := range fit {
 		ok := lim.Nodes != 0
 		for r, has := range lim.Has {
-			if has && pt.capacity[r] > lim.Max[r] {
+			if has && pt.Capacity[r] > lim.Max[r] {
 				ok = false
 			}
 		}
 		if ok {
-			within = append(within, int32(p.typeByIdx[pt.t.idx]))
+			within = append(within, int32(p.TypeByIdx[pt.Type.Idx]))
 		}
 	}
 	if len(within) == 0 {
 		return LaunchCheck{Fail: FailLimit, Term: termIdx, Candidates: len(fit)}
 	}
-	s := &solver{k: k.solvers}
-	if !s.minValuesOK(p, reqs, within) {
+	s := &scheduling.Solver{Shared: k.solvers}
+	if !s.MinValuesOK(p, reqs, within) {
 		for i := range reqs {
-			if reqs[i].minValues > 0 {
-				return LaunchCheck{Fail: FailMinValues, Term: termIdx, Candidates: len(within), Key: syms.Name(reqs[i].key),
-					PodSide: fmt.Sprint(reqs[i].minValues)}
+			if reqs[i].MinValues > 0 {
+				return LaunchCheck{Fail: FailMinValues, Term: termIdx, Candidates: len(within), Key: syms.Name(reqs[i].Key),
+					PodSide: fmt.Sprint(reqs[i].MinValues)}
 			}
 		}
 		return LaunchCheck{Fail: FailMinValues, Term: termIdx, Candidates: len(within)}
@@ -347,25 +348,25 @@ func (l *Linter) walk(p *pool, spec *cluster.PodSpec, base reqSet, sel, term []r
 
 // reqFailure judges one pod requirement against the pool's as compatible()
 // does, and says how it fails.
-func (l *Linter) reqFailure(base reqSet, r *rq, term int) (LaunchCheck, bool) {
+func (l *Linter) reqFailure(base scheduling.Requirements, r *scheduling.Requirement, term int) (LaunchCheck, bool) {
 	k := l.k
 	syms := k.cl.Syms
-	n := base.get(r.key)
-	c := LaunchCheck{Term: term, Key: syms.Name(r.key), PodSide: describeReq(syms, r), PoolSide: describeReq(syms, n)}
+	n := base.Get(r.Key)
+	c := LaunchCheck{Term: term, Key: syms.Name(r.Key), PodSide: describeReq(syms, r), PoolSide: describeReq(syms, n)}
 	switch {
 	case n == nil:
-		if k.wellKnown(r.key) || r.negative() {
+		if k.wellKnown(r.Key) || r.Negative() {
 			return c, false
 		}
 		c.Fail = FailLabel
-	case hasIntersection(syms, n, r) || (r.negative() && n.negative()):
+	case scheduling.HasIntersection(syms, n, r) || (r.Negative() && n.Negative()):
 		return c, false
-	case r.key == k.cl.KeyZone:
+	case r.Key == k.cl.KeyZone:
 		c.Fail = FailZone
-	case r.key == k.cl.KeyCapacityType:
+	case r.Key == k.cl.KeyCapacityType:
 		c.Fail = FailCapacityType
 	default:
-		if _, ok := k.offerings.typeKeyIndex(r.key); ok {
+		if _, ok := k.offerings.TypeKeyIndex(r.Key); ok {
 			c.Fail = FailInstanceType
 		} else {
 			c.Fail = FailRequirement
@@ -376,36 +377,36 @@ func (l *Linter) reqFailure(base reqSet, r *rq, term int) (LaunchCheck, bool) {
 
 // describeReq renders a requirement's set as users write operators: "In [a,
 // b]", "NotIn [a]", "Exists", "DoesNotExist", "Gt 4", "Lt 8"; "" for nil.
-func describeReq(syms *cluster.Symbols, r *rq) string {
+func describeReq(syms *cluster.Symbols, r *scheduling.Requirement) string {
 	if r == nil {
 		return ""
 	}
 	names := func() string {
-		vs := make([]string, len(r.vals))
-		for i, v := range r.vals {
+		vs := make([]string, len(r.Vals))
+		for i, v := range r.Vals {
 			vs[i] = syms.Name(v)
 		}
 		sort.Strings(vs)
 		return "[" + strings.Join(vs, ", ") + "]"
 	}
 	var parts []string
-	switch r.op() {
-	case opIn:
+	switch r.Op() {
+	case scheduling.OpIn:
 		parts = append(parts, "In "+names())
-	case opNotIn:
+	case scheduling.OpNotIn:
 		parts = append(parts, "NotIn "+names())
-	case opDoesNotExist:
+	case scheduling.OpDoesNotExist:
 		parts = append(parts, "DoesNotExist")
-	case opExists:
-		if !r.hasGt && !r.hasLt {
+	case scheduling.OpExists:
+		if !r.HasGt && !r.HasLt {
 			parts = append(parts, "Exists")
 		}
 	}
-	if r.hasGt {
-		parts = append(parts, fmt.Sprintf("Gt %d", r.gt))
+	if r.HasGt {
+		parts = append(parts, fmt.Sprintf("Gt %d", r.Gt))
 	}
-	if r.hasLt {
-		parts = append(parts, fmt.Sprintf("Lt %d", r.lt))
+	if r.HasLt {
+		parts = append(parts, fmt.Sprintf("Lt %d", r.Lt))
 	}
 	return strings.Join(parts, ", ")
 }

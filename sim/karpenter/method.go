@@ -1,6 +1,10 @@
 package karpenter
 
-import "github.com/clustersim/clustersim/sim/karpenter/apis"
+import (
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
+)
 
 // method is one disruption method (KC disruption.Method). The disrupter
 // tries its methods in order (disrupter.methods): emptiness (emptiness.go),
@@ -14,7 +18,7 @@ type method interface {
 	shouldDisrupt(kn *knode, pods int) bool
 	// computeCommand picks the method's command among its candidates
 	// within the budgets (per pool, consumed as it goes); nil: none.
-	computeCommand(budget map[*pool]int, cs []*candidate) *command
+	computeCommand(budget map[*scheduling.Pool]int, cs []*candidate) *command
 	// reason selects the NodePools' budgets that apply; stat is the
 	// reason the report counts the disrupted nodes under.
 	reason() apis.Reason

@@ -1,5 +1,7 @@
 package karpenter
 
+import "github.com/clustersim/clustersim/sim/karpenter/scheduling"
+
 // multiNode consolidates several nodes at once: the most candidates
 // (within budget, best savings first, at most MultiNodeCandidates) whose
 // pods fit elsewhere or on one cheaper replacement, found by binary
@@ -12,7 +14,7 @@ func (mn *multiNode) validate(cmd *command, fresh []*candidate) bool {
 	return mn.d.stillConsolidates(cmd, fresh, true)
 }
 
-func (mn *multiNode) computeCommand(budget map[*pool]int, cs []*candidate) *command {
+func (mn *multiNode) computeCommand(budget map[*scheduling.Pool]int, cs []*candidate) *command {
 	d := mn.d
 	ok, constrained := withinBudget(budget, cs)
 	hi := min(len(ok), d.settings.MultiNodeCandidates)

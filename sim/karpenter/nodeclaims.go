@@ -30,17 +30,17 @@ func (k *Karpenter) NodeClaim(id cluster.NodeID) (NodeClaimView, bool) {
 		return NodeClaimView{}, false
 	}
 	kn := k.nodes.byID[id]
-	return NodeClaimView{NodePool: kn.pool.spec.Name, NodeClassRef: kn.pool.spec.NodeClassRef,
-		Capacity: kn.capacity, Initialized: kn.initialized, Deleting: kn.deleting,
-		LastPodEvent: kn.lastPodEvent, HasLastPodEvent: kn.podEventSet}, true
+	return NodeClaimView{NodePool: kn.Pool.Spec.Name, NodeClassRef: kn.Pool.Spec.NodeClassRef,
+		Capacity: kn.Capacity, Initialized: kn.Initialized, Deleting: kn.Deleting,
+		LastPodEvent: kn.LastPodEvent, HasLastPodEvent: kn.podEventSet}, true
 }
 
 // NodePools returns the NodePools in force (after any scripted update),
 // in name order. The specs are shared: read them, do not change them.
 func (k *Karpenter) NodePools() []*apis.NodePool {
-	out := make([]*apis.NodePool, len(k.pools.all))
-	for i, p := range k.pools.all {
-		out[i] = p.spec
+	out := make([]*apis.NodePool, len(k.pools.All))
+	for i, p := range k.pools.All {
+		out[i] = p.Spec
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // nodeTracker keeps Karpenter's records of its nodes (its NodeClaims), as
@@ -21,32 +22,23 @@ type nodeTracker struct {
 	// adopted holds the names of adopted nodes (Adopt), which new
 	// NodeClaims' names skip.
 	adopted map[string]bool
-	// antiBound counts bound pods with required anti-affinity.
-	antiBound int
+	// idx is the same nodes as solves read them.
+	idx *scheduling.NodeIndex
 }
 
 // knode is one of Karpenter's nodes (its NodeClaim).
 type knode struct {
-	id          cluster.NodeID
-	pool        *pool
-	it          *itype
-	offering    cloud.Offering
-	instance    cloud.InstanceID
-	capacity    cluster.Resources
-	initialized bool
+	scheduling.Node
+	instance cloud.InstanceID
 	// set: its reschedulable pods prepared for consolidation solves
 	// (pass.go), while they stay the same.
-	set *podSet
+	set *scheduling.PodSet
 	// scan is what the disruption passes read of its pods, kept until a
 	// pod is bound, leaves or starts terminating (scanValid).
 	scan      podScan
 	scanValid bool
-	// lastPodEvent is when the node's last pod event was recorded (KC
-	// NodeClaim status.lastPodEventTime; notePodEvent), or, before any
-	// (podEventSet false), when the node was initialized: what
-	// consolidateAfter counts from (KC Consolidatable's timeToCheck). An
-	// adopted node's may be before the run's start (negative).
-	lastPodEvent   engine.Time
+	// podEventSet: lastPodEvent is a recorded pod event (notePodEvent),
+	// not the time the node was initialized.
 	podEventSet    bool
 	consolidatable bool
 	// poolHash and classHash are the pool's template and node class
@@ -56,11 +48,9 @@ type knode struct {
 	drifted             bool
 	driftChecked        *apis.NodePool
 	nominatedUntil      engine.Time
-	// deleting: the NodeClaim is being deleted (tainted, draining).
-	deleting    bool
-	tgpDeadline engine.Time
+	tgpDeadline         engine.Time
 	// cmd is the disruption command the node is a candidate of, waiting
-	// for its replacements.
+	// for its replacements (schedNode.inCommand says whether there is one).
 	cmd *command
 	// replacementOf is the command this node replaces nodes for.
 	replacementOf *command
@@ -77,29 +67,24 @@ func (nt *nodeTracker) get(id cluster.NodeID) *knode {
 	return nil
 }
 
-func (nt *nodeTracker) podOnDeletingNode(id cluster.PodID) bool {
-	p := &nt.cl.Pods[id]
-	if p.Node == cluster.NoNode {
-		return false
-	}
-	kn := nt.get(p.Node)
-	return kn != nil && kn.deleting
-}
+func (nt *nodeTracker) podOnDeletingNode(id cluster.PodID) bool { return nt.idx.PodOnDeletingNode(id) }
 
 // add records a new node.
 func (nt *nodeTracker) add(kn *knode) {
-	for int(kn.id) >= len(nt.byID) {
+	for int(kn.ID) >= len(nt.byID) {
 		nt.byID = append(nt.byID, nil)
 	}
-	nt.byID[kn.id] = kn
+	nt.byID[kn.ID] = kn
 	nt.live = append(nt.live, kn) // IDs only grow: live stays sorted
-	nt.byInstance[kn.instance] = kn.id
+	nt.byInstance[kn.instance] = kn.ID
+	nt.idx.Add(&kn.Node)
 }
 
 // remove forgets a node.
 func (nt *nodeTracker) remove(kn *knode) {
 	delete(nt.byInstance, kn.instance)
-	nt.byID[kn.id] = nil
+	nt.idx.Remove(&kn.Node)
+	nt.byID[kn.ID] = nil
 	for i, o := range nt.live {
 		if o == kn {
 			nt.live = append(nt.live[:i], nt.live[i+1:]...)
@@ -114,20 +99,10 @@ func (nt *nodeTracker) remove(kn *knode) {
 func (nt *nodeTracker) newName(pool string) string {
 	for {
 		nt.nodeSeq++
-		if name := pool + "-" + nodeSuffix(nt.nodeSeq); !nt.adopted[name] {
+		if name := pool + "-" + scheduling.NodeSuffix(nt.nodeSeq); !nt.adopted[name] {
 			return name
 		}
 	}
-}
-
-func nodeSuffix(n int) string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	b := make([]byte, 5)
-	for i := 4; i >= 0; i-- {
-		b[i] = alphabet[n%len(alphabet)]
-		n /= len(alphabet)
-	}
-	return string(b)
 }
 
 // podEventDedupe is KC podevents' dedupeTimeout: a pod event less than
@@ -139,8 +114,8 @@ const podEventDedupe = 10 * time.Second
 // pods do not count), unless one was recorded less than podEventDedupe
 // ago.
 func (kn *knode) notePodEvent(now engine.Time) {
-	if kn.podEventSet && now-kn.lastPodEvent < podEventDedupe {
+	if kn.podEventSet && now-kn.LastPodEvent < podEventDedupe {
 		return
 	}
-	kn.lastPodEvent, kn.podEventSet = now, true
+	kn.LastPodEvent, kn.podEventSet = now, true
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // What the what-ifs of one disruption pass share. Nothing changes the
@@ -19,7 +20,7 @@ type passCache struct {
 	on       bool
 	scan     []nodeScan
 	scanned  bool
-	prov     *podSet
+	prov     *scheduling.PodSet
 	universe map[cluster.Sym][]cluster.Sym
 	doom     *doomState
 }
@@ -32,164 +33,16 @@ type nodeScan struct {
 	blocked bool            // a do-not-disrupt pod or a budget blocks it
 }
 
-// podSet is a run of the pods a solve reschedules (solveOpts.sets),
-// prepared once for many solves: the pods, the same in queue order, and
-// their distinct templates (relaxation zero) in order of first appearance.
-type podSet struct {
-	pods []cluster.PodID
-	// qkeys are the pods' queue keys, sorted on first use (queueKeys).
-	qkeys  []qkey
-	sorted bool
-	keys   []pdKey
-	counts []int32         // pods per template in keys
-	first  []cluster.PodID // a pod of each template in keys
-	// namesCapacityType: some template requires or prefers a capacity
-	// type (or spreads over capacity types) in some relaxation state, so
-	// a NodeClaim holding its pods may lose its spot offerings.
-	namesCapacityType bool
-	// topology: some template has topology spread or pod (anti-)affinity
-	// (only such templates have groups to register before a solve).
-	topology bool
-	// classes: pods per spec class of the templates without topology
-	// constraints (doomed), made on first use.
-	classes []classCount
-}
-
-type classCount struct {
-	class int32
-	key   pdKey // a template of the class
-	count int64
-}
-
-// setBuilder gathers a pod set in one read of its pods.
-type setBuilder struct {
-	ps   *podSet
-	seen map[pdKey]int // position in keys
-}
-
-func (b *setBuilder) add(sv *solvers, e qkey) {
-	ps := b.ps
-	ps.qkeys = append(ps.qkeys, e)
-	key := pdKey{spec: e.spec, ns: e.ns}
-	// Nodes hold few templates: a scan beats a map until they are many.
-	if b.seen == nil {
-		for i := range ps.keys {
-			if ps.keys[i] == key {
-				ps.counts[i]++
-				return
-			}
-		}
-		if len(ps.keys) >= 16 {
-			b.seen = make(map[pdKey]int, 2*len(ps.keys))
-			for i, k := range ps.keys {
-				b.seen[k] = i
-			}
-		}
-	} else if i, ok := b.seen[key]; ok {
-		ps.counts[i]++
-		return
-	}
-	if b.seen != nil {
-		b.seen[key] = len(ps.keys)
-	}
-	ps.keys = append(ps.keys, key)
-	ps.counts = append(ps.counts, 1)
-	ps.first = append(ps.first, e.id)
-	ps.namesCapacityType = ps.namesCapacityType || specNamesKey(e.spec, sv.cl.KeyCapacityType)
-	ps.topology = ps.topology || hasTopology(e.spec)
-}
-
-// queueOrder returns the set's pods in queue order.
-func (ps *podSet) queueOrder() []qkey {
-	if !ps.sorted {
-		// The order is total (ids differ): any sort gives the same result.
-		slices.SortFunc(ps.qkeys, compareQ)
-		ps.sorted = true
-	}
-	return ps.qkeys
-}
-
-// classCounts returns the set's pods per spec class, leaving out the
-// templates with topology constraints.
-func (ps *podSet) classCounts(sv *solvers) []classCount {
-	if ps.classes != nil || len(ps.keys) == 0 {
-		return ps.classes
-	}
-	out := make([]classCount, 0, 1)
-	for i, key := range ps.keys {
-		if hasTopology(key.spec) {
-			continue
-		}
-		c := sv.specClass(key.spec)
-		j := slices.IndexFunc(out, func(cc classCount) bool { return cc.class == c })
-		if j < 0 {
-			out = append(out, classCount{class: c, key: key})
-			j = len(out) - 1
-		}
-		out[j].count += int64(ps.counts[i])
-	}
-	ps.classes = out
-	return out
-}
-
-// hasTopology reports whether the spec has topology spread constraints or
-// pod affinity or anti-affinity terms (required or preferred).
-func hasTopology(spec *cluster.PodSpec) bool {
-	return len(spec.Spread)+len(spec.PodAffinity)+len(spec.PodAntiAffinity)+
-		len(spec.PreferredPodAffinity)+len(spec.PreferredPodAntiAffinity) > 0
-}
-
-// specNamesKey reports whether any node requirement (selector, required
-// or preferred node affinity term) or topology key of the spec uses key.
-func specNamesKey(spec *cluster.PodSpec, key cluster.Sym) bool {
-	inReqs := func(rs []cluster.Requirement) bool {
-		for i := range rs {
-			if rs[i].Key == key {
-				return true
-			}
-		}
-		return false
-	}
-	if inReqs(spec.NodeSelector) {
-		return true
-	}
-	if spec.Affinity != nil {
-		for i := range spec.Affinity.Terms {
-			if inReqs(spec.Affinity.Terms[i].Reqs) {
-				return true
-			}
-		}
-	}
-	for i := range spec.Preferred {
-		if inReqs(spec.Preferred[i].Term.Reqs) {
-			return true
-		}
-	}
-	for i := range spec.Spread {
-		if spec.Spread[i].TopologyKey == key {
-			return true
-		}
-	}
-	for _, ts := range [][]cluster.AffinityTerm{spec.PodAffinity, spec.PodAntiAffinity, spec.PreferredPodAffinity, spec.PreferredPodAntiAffinity} {
-		for i := range ts {
-			if ts[i].TopologyKey == key {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // podSet returns the candidate's pods prepared for solves. A pod's spec,
 // namespace and creation never change and IDs are not reused, so the set
 // depends only on the IDs: the node keeps it while they stay the same.
-func (c *candidate) podSet(sv *solvers) *podSet {
+func (c *candidate) podSet(sv *scheduling.Solvers) *scheduling.PodSet {
 	kn := c.kn
-	if kn.set == nil || !slices.Equal(kn.set.pods, c.pods) {
-		if kn.scanValid && kn.scan.set != nil && slices.Equal(kn.scan.set.pods, c.pods) {
+	if kn.set == nil || !slices.Equal(kn.set.Pods, c.pods) {
+		if kn.scanValid && kn.scan.set != nil && slices.Equal(kn.scan.set.Pods, c.pods) {
 			kn.set = kn.scan.set
 		} else {
-			kn.set = sv.newPodSet(c.pods)
+			kn.set = sv.NewPodSet(c.pods)
 		}
 	}
 	return kn.set
@@ -199,7 +52,7 @@ func (c *candidate) podSet(sv *solvers) *podSet {
 func (d *disrupter) beginPass() { d.pass = passCache{on: true} }
 func (d *disrupter) endPass() {
 	if ds := d.pass.doom; ds != nil && ds.probe != nil {
-		d.solvers.recycle(ds.probe)
+		d.solvers.Recycle(ds.probe)
 	}
 	d.pass = passCache{}
 }
@@ -211,7 +64,7 @@ type podScan struct {
 	pods []cluster.PodID // reschedulable pods, in the node's order
 	// set is the same pods prepared for solves (podSet), gathered in the
 	// same read of the pods.
-	set  *podSet
+	set  *scheduling.PodSet
 	cost float64 // 1 + the pods' eviction costs
 	// doNotDisrupt: an active pod carries karpenter.sh/do-not-disrupt.
 	doNotDisrupt bool
@@ -227,9 +80,9 @@ func (d *disrupter) podScan(kn *knode) *podScan {
 	// deleted (nodeScans), so its pods would be moved (fromCandidate). The
 	// pods list is new each time: candidates and prepared sets keep the
 	// old one.
-	n := &d.cl.Nodes[kn.id]
+	n := &d.cl.Nodes[kn.ID]
 	sc := podScan{cost: 1, pods: make([]cluster.PodID, 0, len(n.Pods))}
-	b := setBuilder{ps: &podSet{qkeys: make([]qkey, 0, len(n.Pods))}}
+	b := scheduling.SetBuilder{Ps: &scheduling.PodSet{Qkeys: make([]scheduling.QueueKey, 0, len(n.Pods))}}
 	for i, pid := range n.Pods {
 		r := &n.PodRefs[i]
 		if r.Spec.DoNotDisrupt && !r.Terminating {
@@ -239,16 +92,16 @@ func (d *disrupter) podScan(kn *knode) *podScan {
 			continue
 		}
 		sc.pods = append(sc.pods, pid)
-		b.add(d.solvers, qkey{cpu: r.Spec.Requests[cluster.CPU], mem: r.Spec.Requests[cluster.Memory], created: r.Created, id: pid,
-			ns: r.Namespace, origin: fromCandidate, spec: r.Spec})
+		b.Add(d.solvers, scheduling.QueueKey{Cpu: r.Spec.Requests[cluster.CPU], Mem: r.Spec.Requests[cluster.Memory], Created: r.Created, ID: pid,
+			Ns: r.Namespace, Origin: scheduling.FromCandidate, Spec: r.Spec})
 		sc.cost += max(0, evictionCost(r.Spec))
 	}
 	// Share the node's prepared list while its pods stay the same.
-	if kn.set != nil && slices.Equal(kn.set.pods, sc.pods) {
-		sc.pods, sc.set = kn.set.pods, kn.set
+	if kn.set != nil && slices.Equal(kn.set.Pods, sc.pods) {
+		sc.pods, sc.set = kn.set.Pods, kn.set
 	} else {
-		b.ps.pods = sc.pods
-		sc.set = b.ps
+		b.Ps.Pods = sc.pods
+		sc.set = b.Ps
 	}
 	kn.scan, kn.scanValid = sc, true
 	return &kn.scan
@@ -270,21 +123,21 @@ func (d *disrupter) nodeScans() []nodeScan {
 		blocked bool
 	}
 	blockedMemo := map[*cluster.PodSpec]memo{}
-	isBlocked := func(key pdKey, pod cluster.PodID) bool {
-		m, ok := blockedMemo[key.spec]
-		if ok && m.ns == key.ns {
+	isBlocked := func(key scheduling.PodKey, pod cluster.PodID) bool {
+		m, ok := blockedMemo[key.Spec]
+		if ok && m.ns == key.Ns {
 			return m.blocked
 		}
 		b := d.evictor.Blocked(pod)
 		if !ok {
-			blockedMemo[key.spec] = memo{key.ns, b}
+			blockedMemo[key.Spec] = memo{key.Ns, b}
 		}
 		return b
 	}
 	budgets := d.evictor.HasBudgets()
 	out := make([]nodeScan, 0, len(d.nodes.live))
 	for _, kn := range d.nodes.live {
-		if kn.deleting || kn.cmd != nil || !kn.initialized || now < kn.nominatedUntil || kn.pool.spec.DoNotDisrupt {
+		if kn.Deleting || kn.cmd != nil || !kn.Initialized || now < kn.nominatedUntil || kn.Pool.Spec.DoNotDisrupt {
 			continue
 		}
 		sc := d.podScan(kn)
@@ -292,11 +145,11 @@ func (d *disrupter) nodeScans() []nodeScan {
 		if len(sc.pods) > 0 {
 			ns.pods = sc.pods
 		}
-		for i, key := range sc.set.keys {
+		for i, key := range sc.set.Keys {
 			if ns.blocked || !budgets {
 				break
 			}
-			ns.blocked = isBlocked(key, sc.set.first[i])
+			ns.blocked = isBlocked(key, sc.set.First[i])
 		}
 		out = append(out, ns)
 	}
@@ -308,20 +161,20 @@ func (d *disrupter) nodeScans() []nodeScan {
 
 // provisionableSet returns the provisionable pods as a podSet, shared
 // within a pass.
-func (d *disrupter) provisionableSet() *podSet {
+func (d *disrupter) provisionableSet() *scheduling.PodSet {
 	if d.pass.on && d.pass.prov != nil {
 		return d.pass.prov
 	}
 	pods := d.prov.provisionable()
 	ps := d.provSet
-	if ps == nil || !slices.Equal(ps.pods, pods) {
-		ps = d.solvers.newPodSet(pods)
+	if ps == nil || !slices.Equal(ps.Pods, pods) {
+		ps = d.solvers.NewPodSet(pods)
 		d.provSet = ps
 	} else {
 		// The same pods may have moved (a pending pod bound to a node
 		// now being deleted).
-		for i := range ps.qkeys {
-			ps.qkeys[i].origin = d.solvers.originOf(ps.qkeys[i].id)
+		for i := range ps.Qkeys {
+			ps.Qkeys[i].Origin = d.solvers.OriginOf(ps.Qkeys[i].ID)
 		}
 	}
 	if d.pass.on {
@@ -337,7 +190,7 @@ func (d *disrupter) universe() map[cluster.Sym][]cluster.Sym {
 		return nil
 	}
 	if d.pass.universe == nil {
-		d.pass.universe = d.solvers.domainUniverse(d.pools.ordered())
+		d.pass.universe = d.solvers.DomainUniverse(d.pools.Ordered())
 	}
 	return d.pass.universe
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // Ten pods of one Deployment run on on-demand m5 nodes Karpenter
@@ -59,14 +60,14 @@ func TestNominationProtects(t *testing.T) {
 // The launch-time check (KC Provisioner.Create): a pool whose usage
 // exceeds a limit creates no NodeClaim, whatever the solve decided.
 func TestLaunchAllowed(t *testing.T) {
-	p := &pool{spec: &apis.NodePool{Limits: apis.Limits{Nodes: 2}}}
-	p.spec.Limits.Max[cluster.CPU], p.spec.Limits.Has[cluster.CPU] = 8000, true
+	p := &scheduling.Pool{Spec: &apis.NodePool{Limits: apis.Limits{Nodes: 2}}}
+	p.Spec.Limits.Max[cluster.CPU], p.Spec.Limits.Has[cluster.CPU] = 8000, true
 	var at, over cluster.Resources
 	at[cluster.CPU], over[cluster.CPU] = 8000, 8001
-	require.True(t, launchAllowed(p, map[*pool]poolUsage{}))
-	require.True(t, launchAllowed(p, map[*pool]poolUsage{p: {capacity: at, nodes: 2}}), "usage equal to the limit is not exceeded")
-	require.False(t, launchAllowed(p, map[*pool]poolUsage{p: {capacity: at, nodes: 3}}))
-	require.False(t, launchAllowed(p, map[*pool]poolUsage{p: {capacity: over, nodes: 1}}))
+	require.True(t, scheduling.LaunchAllowed(p, map[*scheduling.Pool]scheduling.PoolUsage{}))
+	require.True(t, scheduling.LaunchAllowed(p, map[*scheduling.Pool]scheduling.PoolUsage{p: {Capacity: at, Nodes: 2}}), "usage equal to the limit is not exceeded")
+	require.False(t, scheduling.LaunchAllowed(p, map[*scheduling.Pool]scheduling.PoolUsage{p: {Capacity: at, Nodes: 3}}))
+	require.False(t, scheduling.LaunchAllowed(p, map[*scheduling.Pool]scheduling.PoolUsage{p: {Capacity: over, Nodes: 1}}))
 }
 
 // A NodePool allowing spot and on-demand falls back to on-demand when spot

@@ -8,6 +8,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // provisioner launches nodes for pods that do not fit (KC provisioning
@@ -142,10 +143,10 @@ func unbindable(p *cluster.Pod) bool {
 func (pr *provisioner) deletingNodePods() []cluster.PodID {
 	var out []cluster.PodID
 	for _, kn := range pr.nodes.live {
-		if !kn.deleting {
+		if !kn.Deleting {
 			continue
 		}
-		for _, pid := range pr.cl.Nodes[kn.id].Pods {
+		for _, pid := range pr.cl.Nodes[kn.ID].Pods {
 			if reschedulable(&pr.cl.Pods[pid]) {
 				out = append(out, pid)
 			}
@@ -162,10 +163,10 @@ func (pr *provisioner) hasProvisionable() bool {
 		}
 	}
 	for _, kn := range pr.nodes.live {
-		if !kn.deleting {
+		if !kn.Deleting {
 			continue
 		}
-		for _, pid := range pr.cl.Nodes[kn.id].Pods {
+		for _, pid := range pr.cl.Nodes[kn.ID].Pods {
 			if reschedulable(&pr.cl.Pods[pid]) {
 				return true
 			}
@@ -184,17 +185,17 @@ func (pr *provisioner) provision(pods []cluster.PodID) {
 		pr.stats.Batches++
 	}
 	if len(pods) > 0 && !pr.sameAsLastBatch(pods) {
-		s := pr.solvers.newSolver(pods, solveOpts{})
-		s.solve(pods)
-		pr.lastBatch.allFailed = len(s.failed) == len(pods)
-		if pr.noLaunch != nil && len(s.failed) > 0 {
+		s := pr.solvers.NewSolver(pods, scheduling.SolveOpts{})
+		s.Solve(pods)
+		pr.lastBatch.allFailed = len(s.Failed) == len(pods)
+		if pr.noLaunch != nil && len(s.Failed) > 0 {
 			pr.explainFailed(s)
 		}
 		now := pr.eng.Now()
 		nominate := pr.nomination()
-		for _, ex := range s.exists {
-			if ex.gotPending {
-				if kn := pr.nodes.get(ex.id); kn != nil {
+		for _, ex := range s.Exists {
+			if ex.GotPending {
+				if kn := pr.nodes.get(ex.ID); kn != nil {
 					kn.nominatedUntil = now + nominate
 				}
 			}
@@ -202,16 +203,16 @@ func (pr *provisioner) provision(pods []cluster.PodID) {
 		// The batch's NodeClaims launch in parallel upstream: each sees
 		// the offerings as they were before any of them failed, and the
 		// pool's usage as it was before the batch (limits.go).
-		pr.offerings.deferICE = true
-		usage := pr.pools.usages()
-		for _, c := range s.claims {
-			if launchAllowed(c.pool, usage) {
+		pr.offerings.DeferICE = true
+		usage := pr.pools.Usages()
+		for _, c := range s.Claims {
+			if scheduling.LaunchAllowed(c.Pool, usage) {
 				pr.launchClaim(c, nil)
 			} else if pr.noLaunch != nil {
 				pr.explainLimit(c)
 			}
 		}
-		pr.offerings.flushICE()
+		pr.offerings.FlushICE()
 	}
 	// Pods still provisionable requeue a batch (KC's pod and node
 	// triggers requeue every 10s while pods are provisionable).
@@ -227,7 +228,7 @@ func (pr *provisioner) provision(pods []cluster.PodID) {
 // placed, e.g. while their offerings are exhausted, are retried every
 // 10s).
 func (pr *provisioner) sameAsLastBatch(pods []cluster.PodID) bool {
-	masks := pr.offerings.availMasks()
+	masks := pr.offerings.AvailMasks()
 	h := uint64(len(pods))
 	for _, id := range pods {
 		h = h*1099511628211 ^ uint64(id)
@@ -249,9 +250,9 @@ func (pr *provisioner) sameAsLastBatch(pods []cluster.PodID) bool {
 // and offered, else on-demand), one fleet request of every offering of the
 // cheapest 60 types. It returns the node, or NoNode when every offering
 // failed (the NodeClaim is deleted; its pods wait for the next batch).
-func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.NodeID {
-	p := c.pool
-	st := p.stats
+func (pr *provisioner) launchClaim(c *scheduling.Claim, replacementOf *command) cluster.NodeID {
+	p := c.Pool
+	st := pr.poolStat(p)
 	// failed counts a launch that got no instance, and explains it when
 	// explanations are on and the NodeClaim is not a replacement.
 	failed := func(res cloud.LaunchResult, err error) {
@@ -261,9 +262,9 @@ func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.Nod
 			pr.explainLaunch(c, res, err)
 		}
 	}
-	pr.solvers.sortedOptions(c)
-	if len(c.opts) > pr.settings.MaxInstanceTypes {
-		c.opts = c.opts[:pr.settings.MaxInstanceTypes]
+	pr.solvers.SortedOptions(c)
+	if len(c.Opts) > pr.settings.MaxInstanceTypes {
+		c.Opts = c.Opts[:pr.settings.MaxInstanceTypes]
 	}
 	opts := pr.launchFilter(c)
 	if len(opts) == 0 {
@@ -275,31 +276,31 @@ func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.Nod
 	// type is spot if any spot offering is left, else on-demand (KA
 	// getCapacityType: reserved, spot, on-demand).
 	now := pr.eng.Now()
-	odMask, spotMask := c.mask&pr.offerings.ctBits(ctOnDemand), c.mask&pr.offerings.ctBits(ctSpot)
+	odMask, spotMask := c.Mask&pr.offerings.CtBits(scheduling.CtOnDemand), c.Mask&pr.offerings.CtBits(scheduling.CtSpot)
 	spotCap := math.Inf(1)
 	if odMask != 0 && spotMask != 0 {
 		for _, pos := range opts {
-			spotCap = min(spotCap, pr.offerings.cheapest(p.types[pos].t, odMask))
+			spotCap = min(spotCap, pr.offerings.Cheapest(p.Types[pos].Type, odMask))
 		}
 	}
-	usable := func(t *itype, z, ct int) bool {
-		i := pr.offerings.off.index(t.idx, z, ct)
-		return c.mask&(1<<uint(z*numCT+ct)) != 0 && pr.offerings.off.available(i, now) && (ct != ctSpot || pr.offerings.off.price[i] <= spotCap)
+	usable := func(t *scheduling.InstanceType, z, ct int) bool {
+		i := pr.offerings.Off.Index(t.Idx, z, ct)
+		return c.Mask&(1<<uint(z*scheduling.NumCT+ct)) != 0 && pr.offerings.Off.Available(i, now) && (ct != scheduling.CtSpot || pr.offerings.Off.Price[i] <= spotCap)
 	}
-	ct := ctOnDemand
+	ct := scheduling.CtOnDemand
 	for _, pos := range opts {
-		for z := range pr.offerings.zones {
-			if usable(p.types[pos].t, z, ctSpot) {
-				ct = ctSpot
+		for z := range pr.offerings.Zones {
+			if usable(p.Types[pos].Type, z, scheduling.CtSpot) {
+				ct = scheduling.CtSpot
 			}
 		}
 	}
 	var offerings []cloud.Offering
 	for _, pos := range opts {
-		t := p.types[pos].t
-		for z := range pr.offerings.zones {
+		t := p.Types[pos].Type
+		for z := range pr.offerings.Zones {
 			if usable(t, z, ct) {
-				offerings = append(offerings, cloud.Offering{InstanceType: t.name, Zone: pr.offerings.zones[z], CapacityType: ctOf(ct)})
+				offerings = append(offerings, cloud.Offering{InstanceType: t.Name, Zone: pr.offerings.Zones[z], CapacityType: scheduling.CtOf(ct)})
 			}
 		}
 	}
@@ -308,14 +309,14 @@ func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.Nod
 		return cluster.NoNode
 	}
 	strategy := cloud.LowestPrice
-	if ct == ctSpot {
+	if ct == scheduling.CtSpot {
 		strategy = cloud.PriceCapacityOptimized
 	}
 	pr.stats.LaunchRequests++
-	res, err := pr.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Group: p.spec.Name, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
+	res, err := pr.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Group: p.Spec.Name, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
 	for _, e := range res.Errors {
 		if e.IsCapacityError() {
-			pr.offerings.markUnavailable(e.Offering)
+			pr.offerings.MarkUnavailable(e.Offering)
 		}
 	}
 	if err != nil || res.Instance == cloud.NoInstance {
@@ -329,16 +330,16 @@ func (pr *provisioner) launchClaim(c *claim, replacementOf *command) cluster.Nod
 // launchFilter keeps the instance types a launch would send (KA
 // filterInstanceTypes): compatible with an available offering, exotic
 // types (GPUs, metal) only if nothing else is left, and the cheapest 60.
-func (pr *provisioner) launchFilter(c *claim) []int32 {
+func (pr *provisioner) launchFilter(c *scheduling.Claim) []int32 {
 	now := pr.eng.Now()
-	p := c.pool
+	p := c.Pool
 	var out, generic []int32
-	for _, pos := range c.opts {
-		t := p.types[pos].t
+	for _, pos := range c.Opts {
+		t := p.Types[pos].Type
 		has := false
-		base := pr.offerings.off.index(t.idx, 0, 0)
-		for b := 0; b < pr.offerings.off.nZones*numCT; b++ {
-			if c.mask&(1<<uint(b)) != 0 && pr.offerings.off.available(base+b, now) {
+		base := pr.offerings.Off.Index(t.Idx, 0, 0)
+		for b := 0; b < pr.offerings.Off.NZones*scheduling.NumCT; b++ {
+			if c.Mask&(1<<uint(b)) != 0 && pr.offerings.Off.Available(base+b, now) {
 				has = true
 				break
 			}
@@ -347,13 +348,13 @@ func (pr *provisioner) launchFilter(c *claim) []int32 {
 			continue
 		}
 		out = append(out, pos)
-		if !t.exotic {
+		if !t.Exotic {
 			generic = append(generic, pos)
 		}
 	}
 	hasMin := false
-	for i := range c.reqs {
-		hasMin = hasMin || c.reqs[i].minValues > 0
+	for i := range c.Reqs {
+		hasMin = hasMin || c.Reqs[i].MinValues > 0
 	}
 	if len(generic) > 0 && !hasMin {
 		out = generic
@@ -365,34 +366,34 @@ func (pr *provisioner) launchFilter(c *claim) []int32 {
 }
 
 // createNode adds the launched node to the cluster.
-func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementOf *command) cluster.NodeID {
+func (pr *provisioner) createNode(c *scheduling.Claim, res cloud.LaunchResult, replacementOf *command) cluster.NodeID {
 	cl := pr.cl
 	syms := cl.Syms
-	p := c.pool
-	spec := p.spec
-	t, ok := pr.offerings.typeByName[res.Offering.InstanceType]
-	if !ok || p.typeByIdx[t.idx] < 0 {
+	p := c.Pool
+	spec := p.Spec
+	t, ok := pr.offerings.TypeByName[res.Offering.InstanceType]
+	if !ok || p.TypeByIdx[t.Idx] < 0 {
 		// The cloud answered with an offering Karpenter did not ask for:
 		// a bug in the cloud model.
 		panic("karpenter: launch answered with offering " + res.Offering.String() + " that was not requested")
 	}
-	pt := &p.types[p.typeByIdx[t.idx]]
+	pt := &p.Types[p.TypeByIdx[t.Idx]]
 	name := pr.nodes.newName(spec.Name)
 
 	labels := append(cluster.Labels(nil), spec.Labels...)
 	set := func(key, v cluster.Sym) { labels = labels.With(key, v) }
 	// Single-valued requirements become labels (KC Requirements.Labels),
 	// then the instance's own labels.
-	for i := range c.reqs {
-		r := &c.reqs[i]
-		if r.key == cl.KeyHostname || r.comp || len(r.vals) != 1 {
+	for i := range c.Reqs {
+		r := &c.Reqs[i]
+		if r.Key == cl.KeyHostname || r.Comp || len(r.Vals) != 1 {
 			continue
 		}
-		set(r.key, r.vals[0])
+		set(r.Key, r.Vals[0])
 	}
-	for tk, v := range t.lab {
+	for tk, v := range t.Lab {
 		if v != cluster.NoSym {
-			set(pr.offerings.typeKey[tk], v)
+			set(pr.offerings.TypeKey[tk], v)
 		}
 	}
 	zone := syms.Intern(res.Offering.Zone)
@@ -400,25 +401,25 @@ func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementO
 	set(cl.KeyCapacityType, syms.Intern(res.Offering.CapacityType.String()))
 	set(pr.keyNodePool, syms.Intern(spec.Name))
 	// The deprecated beta labels the kubelet and cloud controller still set.
-	set(pr.betaKeys[0], t.lab[tkInstanceType])
-	set(pr.betaKeys[1], t.lab[tkArch])
-	set(pr.betaKeys[2], t.lab[tkOS])
+	set(pr.betaKeys[0], t.Lab[scheduling.TkInstanceType])
+	set(pr.betaKeys[1], t.Lab[scheduling.TkArch])
+	set(pr.betaKeys[2], t.Lab[scheduling.TkOS])
 	set(pr.betaKeys[3], zone)
-	set(pr.betaKeys[4], t.lab[tkRegion])
+	set(pr.betaKeys[4], t.Lab[scheduling.TkRegion])
 	taints := append(append([]cluster.Taint(nil), spec.Taints...), spec.StartupTaints...)
 	id := cl.AddNode(cluster.Node{
-		Name: name, Labels: labels, Taints: taints, Allocatable: pt.alloc, State: cluster.NodeLaunching,
-		InstanceType: t.name, Zone: zone, CapacityType: res.Offering.CapacityType, PriceUSDPerHour: res.PriceUSDPerHour,
+		Name: name, Labels: labels, Taints: taints, Allocatable: pt.Alloc, State: cluster.NodeLaunching,
+		InstanceType: t.Name, Zone: zone, CapacityType: res.Offering.CapacityType, PriceUSDPerHour: res.PriceUSDPerHour,
 		Owner: ownedByKarpenter, OwnerName: spec.Name, Instance: int32(res.Instance),
 	})
 	now := pr.eng.Now()
-	kn := &knode{id: id, pool: p, it: t, offering: res.Offering, instance: res.Instance, capacity: pt.capacity,
-		lastPodEvent: now, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,
+	kn := &knode{Node: scheduling.Node{ID: id, Pool: p, It: t, Offering: res.Offering, Capacity: pt.Capacity,
+		LastPodEvent: now}, instance: res.Instance, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,
 		replacementOf: replacementOf}
 	kn.nominatedUntil = now + pr.nomination()
 	pr.nodes.add(kn)
 	if replacementOf == nil {
-		for _, pid := range c.pods {
+		for _, pid := range c.Pods {
 			if pr.cl.Pods[pid].Phase == cluster.Pending {
 				cl.NoteLaunchFor(pid, id)
 			}
@@ -433,9 +434,9 @@ func (pr *provisioner) createNode(c *claim, res cloud.LaunchResult, replacementO
 		kn.expireTimer = pr.eng.After(spec.ExpireAfter, engine.Event{Handler: pr.id, Kind: evExpire, Obj: int32(id)})
 	}
 	pr.stats.NodeClaimsLaunched++
-	p.stats.NodeClaimsLaunched++
-	p.stats.addCapacityType(res.Offering.CapacityType.String())
-	p.stats.addInstanceType(t.name)
+	pr.poolStat(p).NodeClaimsLaunched++
+	pr.poolStat(p).addCapacityType(res.Offering.CapacityType.String())
+	pr.poolStat(p).addInstanceType(t.Name)
 	return id
 }
 
@@ -458,14 +459,14 @@ func (pr *provisioner) nodeReady(id cluster.NodeID) {
 	}
 	pr.eng.Cancel(kn.regTimer)
 	pr.cl.MarkNodeReady(id)
-	for _, t := range kn.pool.spec.StartupTaints {
+	for _, t := range kn.Pool.Spec.StartupTaints {
 		pr.cl.RemoveTaint(id, t.Key, t.Effect)
 	}
-	kn.initialized = true
+	kn.Initialized = true
 	if !kn.podEventSet {
-		kn.lastPodEvent = pr.eng.Now() // consolidateAfter counts from initialization
+		kn.LastPodEvent = pr.eng.Now() // consolidateAfter counts from initialization
 	}
-	pr.base.nodeDirty(id)
+	pr.base.NodeDirty(id)
 }
 
 // registrationTimeout deletes a NodeClaim whose node did not become Ready
@@ -476,9 +477,9 @@ func (pr *provisioner) registrationTimeout(id cluster.NodeID) {
 		return
 	}
 	pr.stats.LaunchFailures++
-	kn.pool.stats.LaunchFailures++
+	pr.poolStat(kn.Pool).LaunchFailures++
 	pr.stats.RegistrationTimeouts++
-	kn.pool.stats.RegistrationTimeouts++
+	pr.poolStat(kn.Pool).RegistrationTimeouts++
 	pr.term.removeNode(kn, terminateInstance)
 	pr.trigger()
 }

@@ -1,6 +1,10 @@
 package karpenter
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
+)
 
 // singleNode consolidates one node: the first candidate, pools taken in
 // turn, whose pods fit elsewhere or on one cheaper replacement (KC
@@ -10,7 +14,7 @@ type singleNode struct {
 	// unseenPools: the pools a timed-out pass did not reach; the next
 	// passes take them first (KC PreviouslyUnseenNodePools, kept until the
 	// next timeout).
-	unseenPools map[*pool]bool
+	unseenPools map[*scheduling.Pool]bool
 }
 
 // validate: the consolidation still holds.
@@ -18,13 +22,13 @@ func (sn *singleNode) validate(cmd *command, fresh []*candidate) bool {
 	return sn.d.stillConsolidates(cmd, fresh, false)
 }
 
-func (sn *singleNode) computeCommand(budget map[*pool]int, cs []*candidate) *command {
+func (sn *singleNode) computeCommand(budget map[*scheduling.Pool]int, cs []*candidate) *command {
 	d := sn.d
 	mixed := sn.interleave(cs)
 	// The pools this pass has not reached yet (KC unseenNodePools).
-	unseen := map[*pool]bool{}
+	unseen := map[*scheduling.Pool]bool{}
 	for _, c := range mixed {
-		unseen[c.kn.pool] = true
+		unseen[c.kn.Pool] = true
 	}
 	constrained := false
 	work0 := d.work
@@ -35,8 +39,8 @@ func (sn *singleNode) computeCommand(budget map[*pool]int, cs []*candidate) *com
 			sn.unseenPools = unseen
 			return nil
 		}
-		delete(unseen, c.kn.pool)
-		if budget[c.kn.pool] == 0 {
+		delete(unseen, c.kn.Pool)
+		if budget[c.kn.Pool] == 0 {
 			constrained = true
 			continue
 		}
@@ -56,20 +60,20 @@ func (sn *singleNode) computeCommand(budget map[*pool]int, cs []*candidate) *com
 // name order (upstream takes them in map order).
 func (sn *singleNode) interleave(cs []*candidate) []*candidate {
 	sortByRatio(cs)
-	byPool := map[*pool][]*candidate{}
-	var order []*pool
+	byPool := map[*scheduling.Pool][]*candidate{}
+	var order []*scheduling.Pool
 	for _, c := range cs {
-		if _, ok := byPool[c.kn.pool]; !ok {
-			order = append(order, c.kn.pool)
+		if _, ok := byPool[c.kn.Pool]; !ok {
+			order = append(order, c.kn.Pool)
 		}
-		byPool[c.kn.pool] = append(byPool[c.kn.pool], c)
+		byPool[c.kn.Pool] = append(byPool[c.kn.Pool], c)
 	}
 	unseen := sn.unseenPools
 	sort.SliceStable(order, func(i, j int) bool {
 		if ui, uj := unseen[order[i]], unseen[order[j]]; ui != uj {
 			return ui
 		}
-		return order[i].spec.Name < order[j].spec.Name
+		return order[i].Spec.Name < order[j].Spec.Name
 	})
 	mixed := make([]*candidate, 0, len(cs))
 	for i := 0; len(mixed) < len(cs); i++ {

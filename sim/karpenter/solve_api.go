@@ -1,11 +1,10 @@
 package karpenter
 
 import (
-	"sort"
-
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // This file exports the provisioning solve for callers that run it on
@@ -43,38 +42,19 @@ func NewSolver(in SolveInput) (*Solver, error) {
 }
 
 // SolvedNodeClaim is one new NodeClaim of a solve.
-type SolvedNodeClaim struct {
-	NodePool string
-	Pods     []cluster.PodID
-	// InstanceTypes are the claim's options, cheapest first (KC
-	// InstanceTypes.OrderByPrice), ties by name.
-	InstanceTypes []string
-	// CheapestUSDPerHour is the price of the cheapest available offering
-	// the claim's requirements allow among its options.
-	CheapestUSDPerHour float64
-	// Zones and CapacityTypes the claim may still launch into.
-	Zones, CapacityTypes []string
-}
+type SolvedNodeClaim = scheduling.NewClaim
 
 // SolvedExisting is an existing node that received pods.
-type SolvedExisting struct {
-	Node cluster.NodeID
-	Pods []cluster.PodID
-}
+type SolvedExisting = scheduling.ExistingPlacement
 
 // SolveResult is the outcome of one solve.
-type SolveResult struct {
-	NodeClaims []SolvedNodeClaim
-	Existing   []SolvedExisting
-	// Unschedulable are the pods placed nowhere, by id.
-	Unschedulable []cluster.PodID
-}
+type SolveResult = scheduling.Result
 
 // Solve places the pods as one provisioning batch would, without
 // launching anything.
 func (s *Solver) Solve(pods []cluster.PodID) SolveResult {
-	sv := s.k.solvers.newSolver(pods, solveOpts{})
-	sv.solve(pods)
+	sv := s.k.solvers.NewSolver(pods, scheduling.SolveOpts{})
+	sv.Solve(pods)
 	return s.result(sv)
 }
 
@@ -87,20 +67,20 @@ func (s *Solver) Solve(pods []cluster.PodID) SolveResult {
 // engine is not run: the nodes stay in flight.
 func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.NodeID) {
 	k := s.k
-	sv := k.solvers.newSolver(pods, solveOpts{})
-	sv.solve(pods)
+	sv := k.solvers.NewSolver(pods, scheduling.SolveOpts{})
+	sv.Solve(pods)
 	res := s.result(sv)
 	pr := k.prov
-	pr.offerings.deferICE = true
-	usage := pr.pools.usages()
-	nodes := make([]cluster.NodeID, len(sv.claims))
-	for i, c := range sv.claims {
+	pr.offerings.DeferICE = true
+	usage := pr.pools.Usages()
+	nodes := make([]cluster.NodeID, len(sv.Claims))
+	for i, c := range sv.Claims {
 		nodes[i] = cluster.NoNode
-		if launchAllowed(c.pool, usage) {
+		if scheduling.LaunchAllowed(c.Pool, usage) {
 			nodes[i] = pr.launchClaim(c, nil)
 		}
 	}
-	pr.offerings.flushICE()
+	pr.offerings.FlushICE()
 	return res, nodes
 }
 
@@ -110,41 +90,10 @@ func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.No
 // name upstream's NodeClaim would have (<pool>-<5 characters>, drawn
 // from the seed). A reference solver given NodeClaims of these names
 // tries them in our order.
-func (s *Solver) OrderName(id cluster.NodeID) string { return s.k.base.orderName(id) }
+func (s *Solver) OrderName(id cluster.NodeID) string { return s.k.base.OrderName(id) }
 
-func (s *Solver) result(sv *solver) SolveResult {
-	k := s.k
-	var res SolveResult
-	for _, c := range sv.claims {
-		k.solvers.sortedOptions(c)
-		nc := SolvedNodeClaim{NodePool: c.pool.spec.Name, Pods: append([]cluster.PodID(nil), c.pods...)}
-		for i, pos := range c.opts {
-			t := c.pool.types[pos].t
-			nc.InstanceTypes = append(nc.InstanceTypes, t.name)
-			if i == 0 {
-				nc.CheapestUSDPerHour = k.offerings.cheapest(t, c.mask)
-			}
-		}
-		for z, zone := range k.offerings.zones {
-			for ct := 0; ct < numCT; ct++ {
-				if c.mask&(1<<uint(z*numCT+ct)) == 0 {
-					continue
-				}
-				nc.Zones = appendNew(nc.Zones, zone)
-				nc.CapacityTypes = appendNew(nc.CapacityTypes, ctOf(ct).String())
-			}
-		}
-		sort.Strings(nc.CapacityTypes)
-		res.NodeClaims = append(res.NodeClaims, nc)
-	}
-	for _, ex := range sv.exists {
-		if len(ex.got) > 0 {
-			res.Existing = append(res.Existing, SolvedExisting{Node: ex.id, Pods: append([]cluster.PodID(nil), ex.got...)})
-		}
-	}
-	res.Unschedulable = append(res.Unschedulable, sv.failed...)
-	sort.Slice(res.Unschedulable, func(i, j int) bool { return res.Unschedulable[i] < res.Unschedulable[j] })
-	return res
+func (s *Solver) result(sv *scheduling.Solver) SolveResult {
+	return s.k.sc.Result(sv)
 }
 
 // noEvictions is the Evictor of standalone solves and of the linter:
@@ -154,15 +103,6 @@ type noEvictions struct{}
 func (noEvictions) Evict(cluster.PodID, cluster.DeleteCause) bool { return false }
 func (noEvictions) Blocked(cluster.PodID) bool                    { return true }
 func (noEvictions) HasBudgets() bool                              { return true }
-
-func appendNew(s []string, v string) []string {
-	for _, x := range s {
-		if x == v {
-			return s
-		}
-	}
-	return append(s, v)
-}
 
 // PoolInstanceType is an instance type as a NodePool would launch it.
 type PoolInstanceType struct {
@@ -180,21 +120,21 @@ type PoolInstanceType struct {
 // filtering); nil for an unknown pool.
 func (s *Solver) InstanceTypes(pool string) []PoolInstanceType {
 	k := s.k
-	p, ok := k.pools.byName[pool]
+	p, ok := k.pools.ByName[pool]
 	if !ok {
 		return nil
 	}
 	syms := k.cl.Syms
-	out := make([]PoolInstanceType, 0, len(k.offerings.types))
-	for _, t := range k.offerings.types {
+	out := make([]PoolInstanceType, 0, len(k.offerings.Types))
+	for _, t := range k.offerings.Types {
 		labels := map[string]string{}
-		for tk, v := range t.lab {
+		for tk, v := range t.Lab {
 			if v != cluster.NoSym {
-				labels[k.offerings.typeKeyNames[tk]] = syms.Name(v)
+				labels[k.offerings.TypeKeyNames[tk]] = syms.Name(v)
 			}
 		}
-		capacity, alloc := k.offerings.nodeResources(t.cat, &p.spec.NodeClass)
-		out = append(out, PoolInstanceType{Name: t.name, Labels: labels, Capacity: capacity, Allocatable: alloc})
+		capacity, alloc := k.offerings.NodeResources(t.Cat, &p.Spec.NodeClass)
+		out = append(out, PoolInstanceType{Name: t.Name, Labels: labels, Capacity: capacity, Allocatable: alloc})
 	}
 	return out
 }

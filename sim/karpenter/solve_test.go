@@ -11,6 +11,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // The diverse benchmark batch, solved small, keeps every constraint: zone
@@ -20,23 +21,23 @@ func TestSolveDiverseKeepsConstraints(t *testing.T) {
 	h := newHarness(t)
 	k := newWideKarpenter(h)
 	pods := diversePods(h, 800)
-	s := k.solvers.newSolver(pods, solveOpts{})
-	s.solve(pods)
-	require.Empty(t, s.failed)
+	s := k.solvers.NewSolver(pods, scheduling.SolveOpts{})
+	s.Solve(pods)
+	require.Empty(t, s.Failed)
 	syms := h.cl.Syms
-	zoneOf := func(c *claim) string {
-		r := c.reqs.get(h.cl.KeyZone)
-		if r == nil || r.comp || len(r.vals) != 1 {
+	zoneOf := func(c *scheduling.Claim) string {
+		r := c.Reqs.Get(h.cl.KeyZone)
+		if r == nil || r.Comp || len(r.Vals) != 1 {
 			return ""
 		}
-		return syms.Name(r.vals[0])
+		return syms.Name(r.Vals[0])
 	}
 	affinity := map[string]map[string]bool{}
 	placed := 0
-	for _, c := range s.claims {
+	for _, c := range s.Claims {
 		nginx := 0
 		var req cluster.Resources
-		for _, id := range c.pods {
+		for _, id := range c.Pods {
 			p := &h.cl.Pods[id]
 			req = req.Add(p.Spec.Requests)
 			placed++
@@ -59,10 +60,10 @@ func TestSolveDiverseKeepsConstraints(t *testing.T) {
 		}
 		require.LessOrEqual(t, nginx, 1, "anti-affinity: one nginx pod per claim")
 		fits := false
-		for _, pos := range c.opts {
-			pt := &c.pool.types[pos]
-			fits = fits || req.Fits(pt.alloc)
-			require.True(t, req.Fits(pt.alloc), "every option fits the claim's pods")
+		for _, pos := range c.Opts {
+			pt := &c.Pool.Types[pos]
+			fits = fits || req.Fits(pt.Alloc)
+			require.True(t, req.Fits(pt.Alloc), "every option fits the claim's pods")
 		}
 		require.True(t, fits)
 	}
@@ -70,7 +71,7 @@ func TestSolveDiverseKeepsConstraints(t *testing.T) {
 	for v, zs := range affinity {
 		require.Len(t, zs, 1, "affinity group %s in one zone", v)
 	}
-	t.Logf("claims=%d", len(s.claims))
+	t.Logf("claims=%d", len(s.Claims))
 }
 
 // The queue's lazy merge of prepared runs yields the pods in the order a
@@ -78,29 +79,29 @@ func TestSolveDiverseKeepsConstraints(t *testing.T) {
 func TestQueueMergeMatchesSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for _, runs := range []int{0, 1, 2, 3, 5, 17, 101} {
-		var all []qkey
-		s := &solver{}
+		var all []scheduling.QueueKey
+		s := &scheduling.Solver{}
 		for r := 0; r < runs; r++ {
 			n := rng.IntN(40)
-			keys := make([]qkey, n)
+			keys := make([]scheduling.QueueKey, n)
 			for i := range keys {
 				// Few distinct values so that ties reach the id.
-				keys[i] = qkey{cpu: int64(rng.IntN(3)), mem: int64(rng.IntN(3)), created: engine.Time(rng.IntN(3)), id: cluster.PodID(len(all) + i)}
+				keys[i] = scheduling.QueueKey{Cpu: int64(rng.IntN(3)), Mem: int64(rng.IntN(3)), Created: engine.Time(rng.IntN(3)), ID: cluster.PodID(len(all) + i)}
 			}
-			slices.SortFunc(keys, compareQ)
+			slices.SortFunc(keys, scheduling.CompareQ)
 			all = append(all, keys...)
-			s.sets = append(s.sets, &podSet{qkeys: keys, sorted: true})
+			s.Sets = append(s.Sets, &scheduling.PodSet{Qkeys: keys, Sorted: true})
 		}
-		slices.SortFunc(all, compareQ)
-		q := s.queue(nil)
-		var got []qkey
-		for q.len() > 0 {
-			got = append(got, *q.peek())
-			q.next()
+		slices.SortFunc(all, scheduling.CompareQ)
+		q := s.Queue(nil)
+		var got []scheduling.QueueKey
+		for q.Len() > 0 {
+			got = append(got, *q.Peek())
+			q.Next()
 		}
 		require.Equal(t, len(all), len(got), "runs %d", runs)
 		for i := range all {
-			require.Equal(t, all[i].id, got[i].id, "runs %d, position %d", runs, i)
+			require.Equal(t, all[i].ID, got[i].ID, "runs %d, position %d", runs, i)
 		}
 	}
 }

@@ -45,8 +45,8 @@ const (
 // solveTime is the virtual time upstream's solve of these pods takes.
 func (pr *provisioner) solveTime(pods []cluster.PodID) time.Duration {
 	types := 0
-	for _, p := range pr.pools.ordered() {
-		types += len(p.types)
+	for _, p := range pr.pools.Ordered() {
+		types += len(p.Types)
 	}
 	var n [3]int // pods by class: plain, spread, affinity
 	for _, id := range pods {

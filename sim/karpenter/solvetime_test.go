@@ -25,8 +25,8 @@ func (h *harness) launchTimes() []time.Duration {
 // the harness's pools, on a cluster of live nodes.
 func (h *harness) expectedSolve(n, live int) time.Duration {
 	types := 0
-	for _, p := range h.k.prov.pools.ordered() {
-		types += len(p.types)
+	for _, p := range h.k.prov.pools.Ordered() {
+		types += len(p.Types)
 	}
 	return time.Duration(n) * (SolvePlainPerPod + time.Duration(types)*SolvePlainPerPodType +
 		time.Duration(n)*SolvePlainPerPodPair + time.Duration(live)*SolvePerPodNode)
@@ -90,8 +90,8 @@ func TestSolveTimeByClass(t *testing.T) {
 	h := newHarness(t)
 	h.start(poolWith("p", onDemand, ""))
 	types := 0
-	for _, p := range h.k.prov.pools.ordered() {
-		types += len(p.types)
+	for _, p := range h.k.prov.pools.Ordered() {
+		types += len(p.Types)
 	}
 	T := time.Duration(types)
 	mk := func(spec *cluster.PodSpec) []cluster.PodID {

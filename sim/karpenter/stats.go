@@ -120,14 +120,14 @@ func (p *PoolStats) addInstanceType(t string)  { p.ByInstanceType = addCount(p.B
 // Stats returns the counters so far; slices are copies.
 func (k *Karpenter) Stats() Stats {
 	s := *k.stats
-	names := make([]string, 0, len(k.pools.poolStats))
-	for n := range k.pools.poolStats {
+	names := make([]string, 0, len(k.poolStats))
+	for n := range k.poolStats {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	s.NodePools = make([]PoolStats, 0, len(names))
 	for _, n := range names {
-		ps := *k.pools.poolStats[n]
+		ps := *k.poolStats[n]
 		ps.ByCapacityType = append([]NameCount{}, ps.ByCapacityType...)
 		ps.ByInstanceType = append([]NameCount{}, ps.ByInstanceType...)
 		s.NodePools = append(s.NodePools, ps)

@@ -36,37 +36,37 @@ const (
 // terminationGracePeriod has passed. The pods' replacements are
 // provisioned meanwhile: pods of deleting nodes join every batch.
 func (tm *terminator) startDeletion(kn *knode, reason string) {
-	if kn.deleting {
+	if kn.Deleting {
 		return
 	}
-	kn.deleting = true
-	kn.cmd = nil
-	tm.base.nodeDirty(kn.id)
+	kn.Deleting = true
+	kn.cmd, kn.InCommand = nil, false
+	tm.base.NodeDirty(kn.ID)
 	now := tm.eng.Now()
-	if tgp := kn.pool.spec.TerminationGracePeriod; tgp > 0 {
+	if tgp := kn.Pool.Spec.TerminationGracePeriod; tgp > 0 {
 		kn.tgpDeadline = now + tgp
 	}
 	tm.stats.Disruptions.add(reason)
-	kn.pool.stats.Disruptions.add(reason)
+	tm.poolStat(kn.Pool).Disruptions.add(reason)
 	if tm.onDisruption != nil {
-		tm.onDisruption(kn.id, reason)
+		tm.onDisruption(kn.ID, reason)
 	}
-	tm.cl.AddTaint(kn.id, cluster.Taint{Key: tm.keyDisrupted, Effect: cluster.EffectNoSchedule})
-	if tm.cl.Nodes[kn.id].State == cluster.NodeLaunching {
+	tm.cl.AddTaint(kn.ID, cluster.Taint{Key: tm.keyDisrupted, Effect: cluster.EffectNoSchedule})
+	if tm.cl.Nodes[kn.ID].State == cluster.NodeLaunching {
 		// Nothing runs there yet: terminate at once.
 		tm.removeNode(kn, terminateInstance)
 		return
 	}
 	tm.prov.trigger()
 	tm.eng.Cancel(kn.drainTimer)
-	kn.drainTimer = tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(kn.id)})
+	kn.drainTimer = tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(kn.ID)})
 }
 
 // drain evicts what it can and finishes the node when it is empty (KC
 // Terminator.Drain, requeued every DrainPollInterval).
 func (tm *terminator) drain(id cluster.NodeID) {
 	kn := tm.nodes.get(id)
-	if kn == nil || !kn.deleting {
+	if kn == nil || !kn.Deleting {
 		return
 	}
 	cl := tm.cl
@@ -111,7 +111,7 @@ func (tm *terminator) drain(id cluster.NodeID) {
 		}
 		if tm.evictor.Evict(pid, cluster.CauseEvicted) {
 			tm.stats.PodsEvicted++
-			kn.pool.stats.PodsEvicted++
+			tm.poolStat(kn.Pool).PodsEvicted++
 			progress = true
 		}
 	}
@@ -143,11 +143,11 @@ const maxDrainBackoff = 10 * time.Second
 
 // wakeDrain re-runs a deleting node's drain now (a pod left it).
 func (tm *terminator) wakeDrain(kn *knode) {
-	if !kn.deleting || !tm.eng.Pending(kn.drainTimer) {
+	if !kn.Deleting || !tm.eng.Pending(kn.drainTimer) {
 		return
 	}
 	tm.eng.Cancel(kn.drainTimer)
-	kn.drainTimer = tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(kn.id)})
+	kn.drainTimer = tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(kn.ID)})
 }
 
 // handleSignal reacts to an EC2 signal about one of Karpenter's
@@ -171,7 +171,7 @@ func (tm *terminator) handleSignal(s cloud.Signal) {
 			return // nobody reads the notice
 		}
 		if s.Offering.CapacityType == cluster.Spot {
-			tm.offerings.markUnavailable(s.Offering)
+			tm.offerings.MarkUnavailable(s.Offering)
 		}
 		if kn.cmd != nil {
 			tm.dis.abort(kn.cmd)
@@ -179,7 +179,7 @@ func (tm *terminator) handleSignal(s cloud.Signal) {
 		tm.startDeletion(kn, reasonInterrupted)
 	case cloud.Terminated:
 		tm.stats.InstancesReclaimed++
-		kn.pool.stats.InstancesReclaimed++
+		tm.poolStat(kn.Pool).InstancesReclaimed++
 		if kn.cmd != nil {
 			tm.dis.abort(kn.cmd)
 		}
@@ -192,7 +192,7 @@ func (tm *terminator) handleSignal(s cloud.Signal) {
 // do-not-disrupt check (KC nodeclaim expiration).
 func (tm *terminator) expire(id cluster.NodeID) {
 	kn := tm.nodes.get(id)
-	if kn == nil || kn.deleting || tm.cl.Nodes[id].State == cluster.NodeGone {
+	if kn == nil || kn.Deleting || tm.cl.Nodes[id].State == cluster.NodeGone {
 		return
 	}
 	if kn.cmd != nil {
@@ -224,5 +224,5 @@ func (tm *terminator) removeNode(kn *knode, fate instanceFate) {
 	if kn.replacementOf != nil {
 		tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evCommandCheck})
 	}
-	tm.cl.RemoveNode(kn.id)
+	tm.cl.RemoveNode(kn.ID)
 }

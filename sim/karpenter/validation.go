@@ -28,10 +28,10 @@ func (d *disrupter) stillValid(cmd *command) bool {
 	var fresh []*candidate
 	for _, c := range cmd.cands {
 		nc, ok := cur[c.kn]
-		if !ok || budget[c.kn.pool] == 0 {
+		if !ok || budget[c.kn.Pool] == 0 {
 			return false
 		}
-		budget[c.kn.pool]--
+		budget[c.kn.Pool]--
 		fresh = append(fresh, nc)
 	}
 	return cmd.method.validate(cmd, fresh)

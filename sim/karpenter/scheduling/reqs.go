@@ -1,4 +1,4 @@
-package karpenter
+package scheduling
 
 import (
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -9,67 +9,67 @@ import (
 // optionally bounded for integer values. In = {vals}; NotIn = comp{vals};
 // Exists = comp{}; DoesNotExist = {} (empty, not comp). Bounds are
 // exclusive, as cluster.Requirement's Gt and Lt.
-type rq struct {
-	key          cluster.Sym
-	comp         bool
-	vals         []cluster.Sym // sorted
-	hasGt, hasLt bool
-	gt, lt       int64
-	minValues    int32
+type Requirement struct {
+	Key          cluster.Sym
+	Comp         bool
+	Vals         []cluster.Sym // sorted
+	HasGt, HasLt bool
+	Gt, Lt       int64
+	MinValues    int32
 }
 
 // reqSet is a set of requirements sorted by key, at most one per key.
 // Sets are treated as immutable: operations return new slices.
-type reqSet []rq
+type Requirements []Requirement
 
 type opKind uint8
 
 const (
-	opIn opKind = iota
-	opNotIn
-	opExists
-	opDoesNotExist
+	OpIn opKind = iota
+	OpNotIn
+	OpExists
+	OpDoesNotExist
 )
 
-func (r *rq) op() opKind {
-	if r.comp {
-		if len(r.vals) > 0 {
-			return opNotIn
+func (r *Requirement) Op() opKind {
+	if r.Comp {
+		if len(r.Vals) > 0 {
+			return OpNotIn
 		}
-		return opExists
+		return OpExists
 	}
-	if len(r.vals) > 0 {
-		return opIn
+	if len(r.Vals) > 0 {
+		return OpIn
 	}
-	return opDoesNotExist
+	return OpDoesNotExist
 }
 
 // negative reports whether the requirement is NotIn or DoesNotExist: such
 // requirements are satisfied by nodes that lack the label.
-func (r *rq) negative() bool {
-	o := r.op()
-	return o == opNotIn || o == opDoesNotExist
+func (r *Requirement) Negative() bool {
+	o := r.Op()
+	return o == OpNotIn || o == OpDoesNotExist
 }
 
-func exists(key cluster.Sym) rq { return rq{key: key, comp: true} }
+func exists(key cluster.Sym) Requirement { return Requirement{Key: key, Comp: true} }
 
-func single(key, v cluster.Sym) rq { return rq{key: key, vals: []cluster.Sym{v}} }
+func Single(key, v cluster.Sym) Requirement { return Requirement{Key: key, Vals: []cluster.Sym{v}} }
 
 // fromRequirement converts a compiled node selector requirement.
-func fromRequirement(r *cluster.Requirement) rq {
-	out := rq{key: r.Key}
+func fromRequirement(r *cluster.Requirement) Requirement {
+	out := Requirement{Key: r.Key}
 	switch r.Op {
 	case cluster.OpIn:
-		out.vals = r.Values
+		out.Vals = r.Values
 	case cluster.OpNotIn:
-		out.comp, out.vals = true, r.Values
+		out.Comp, out.Vals = true, r.Values
 	case cluster.OpExists:
-		out.comp = true
+		out.Comp = true
 	case cluster.OpDoesNotExist:
 	case cluster.OpGt:
-		out.comp, out.hasGt, out.gt = true, true, r.Num
+		out.Comp, out.HasGt, out.Gt = true, true, r.Num
 	case cluster.OpLt:
-		out.comp, out.hasLt, out.lt = true, true, r.Num
+		out.Comp, out.HasLt, out.Lt = true, true, r.Num
 	}
 	return out
 }
@@ -108,22 +108,22 @@ func withinBounds(syms *cluster.Symbols, v cluster.Sym, hasGt bool, gt int64, ha
 }
 
 // has reports whether the requirement allows value v.
-func (r *rq) has(syms *cluster.Symbols, v cluster.Sym) bool {
-	in := hasSym(r.vals, v)
-	if r.comp {
+func (r *Requirement) has(syms *cluster.Symbols, v cluster.Sym) bool {
+	in := hasSym(r.Vals, v)
+	if r.Comp {
 		in = !in
 	}
-	return in && withinBounds(syms, v, r.hasGt, r.gt, r.hasLt, r.lt)
+	return in && withinBounds(syms, v, r.HasGt, r.Gt, r.HasLt, r.Lt)
 }
 
-func mergeBounds(a, b *rq) (hasGt bool, gt int64, hasLt bool, lt int64) {
-	hasGt, gt = a.hasGt, a.gt
-	if b.hasGt && (!hasGt || b.gt > gt) {
-		hasGt, gt = true, b.gt
+func mergeBounds(a, b *Requirement) (hasGt bool, gt int64, hasLt bool, lt int64) {
+	hasGt, gt = a.HasGt, a.Gt
+	if b.HasGt && (!hasGt || b.Gt > gt) {
+		hasGt, gt = true, b.Gt
 	}
-	hasLt, lt = a.hasLt, a.lt
-	if b.hasLt && (!hasLt || b.lt < lt) {
-		hasLt, lt = true, b.lt
+	hasLt, lt = a.HasLt, a.Lt
+	if b.HasLt && (!hasLt || b.Lt < lt) {
+		hasLt, lt = true, b.Lt
 	}
 	return
 }
@@ -135,31 +135,31 @@ func emptyBounds(hasGt bool, gt int64, hasLt bool, lt int64) bool {
 
 // hasIntersection reports whether some value satisfies both (KC
 // Requirement.HasIntersection).
-func hasIntersection(syms *cluster.Symbols, a, b *rq) bool {
+func HasIntersection(syms *cluster.Symbols, a, b *Requirement) bool {
 	hasGt, gt, hasLt, lt := mergeBounds(a, b)
 	if emptyBounds(hasGt, gt, hasLt, lt) {
 		return false
 	}
 	switch {
-	case a.comp && b.comp:
+	case a.Comp && b.Comp:
 		return true
-	case a.comp:
-		for _, v := range b.vals {
-			if !hasSym(a.vals, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
+	case a.Comp:
+		for _, v := range b.Vals {
+			if !hasSym(a.Vals, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
 				return true
 			}
 		}
 		return false
-	case b.comp:
-		for _, v := range a.vals {
-			if !hasSym(b.vals, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
+	case b.Comp:
+		for _, v := range a.Vals {
+			if !hasSym(b.Vals, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
 				return true
 			}
 		}
 		return false
 	}
-	for _, v := range a.vals {
-		if hasSym(b.vals, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
+	for _, v := range a.Vals {
+		if hasSym(b.Vals, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
 			return true
 		}
 	}
@@ -167,32 +167,32 @@ func hasIntersection(syms *cluster.Symbols, a, b *rq) bool {
 }
 
 // intersect returns a ∩ b (KC Requirement.Intersection).
-func intersect(syms *cluster.Symbols, a, b *rq) rq {
-	out := rq{key: a.key, minValues: max(a.minValues, b.minValues)}
+func intersect(syms *cluster.Symbols, a, b *Requirement) Requirement {
+	out := Requirement{Key: a.Key, MinValues: max(a.MinValues, b.MinValues)}
 	hasGt, gt, hasLt, lt := mergeBounds(a, b)
 	if emptyBounds(hasGt, gt, hasLt, lt) {
 		return out // DoesNotExist
 	}
-	out.comp = a.comp && b.comp
+	out.Comp = a.Comp && b.Comp
 	var vals []cluster.Sym
 	switch {
-	case a.comp && b.comp:
-		vals = unionSyms(a.vals, b.vals)
-	case a.comp:
-		for _, v := range b.vals {
-			if !hasSym(a.vals, v) {
+	case a.Comp && b.Comp:
+		vals = unionSyms(a.Vals, b.Vals)
+	case a.Comp:
+		for _, v := range b.Vals {
+			if !hasSym(a.Vals, v) {
 				vals = append(vals, v)
 			}
 		}
-	case b.comp:
-		for _, v := range a.vals {
-			if !hasSym(b.vals, v) {
+	case b.Comp:
+		for _, v := range a.Vals {
+			if !hasSym(b.Vals, v) {
 				vals = append(vals, v)
 			}
 		}
 	default:
-		for _, v := range a.vals {
-			if hasSym(b.vals, v) {
+		for _, v := range a.Vals {
+			if hasSym(b.Vals, v) {
 				vals = append(vals, v)
 			}
 		}
@@ -206,9 +206,9 @@ func intersect(syms *cluster.Symbols, a, b *rq) rq {
 		}
 		vals = kept
 	}
-	out.vals = vals
-	if out.comp {
-		out.hasGt, out.gt, out.hasLt, out.lt = hasGt, gt, hasLt, lt
+	out.Vals = vals
+	if out.Comp {
+		out.HasGt, out.Gt, out.HasLt, out.Lt = hasGt, gt, hasLt, lt
 	}
 	return out
 }
@@ -234,12 +234,12 @@ func unionSyms(a, b []cluster.Sym) []cluster.Sym {
 }
 
 // get returns the requirement on key, or nil.
-func (s reqSet) get(key cluster.Sym) *rq {
+func (s Requirements) Get(key cluster.Sym) *Requirement {
 	for i := range s {
-		if s[i].key == key {
+		if s[i].Key == key {
 			return &s[i]
 		}
-		if s[i].key > key {
+		if s[i].Key > key {
 			return nil
 		}
 	}
@@ -247,14 +247,14 @@ func (s reqSet) get(key cluster.Sym) *rq {
 }
 
 // with returns s with r intersected in.
-func (s reqSet) with(syms *cluster.Symbols, r rq) reqSet {
-	out := make(reqSet, 0, len(s)+1)
+func (s Requirements) With(syms *cluster.Symbols, r Requirement) Requirements {
+	out := make(Requirements, 0, len(s)+1)
 	done := false
 	for i := range s {
 		switch {
-		case done || s[i].key < r.key:
+		case done || s[i].Key < r.Key:
 			out = append(out, s[i])
-		case s[i].key == r.key:
+		case s[i].Key == r.Key:
 			out = append(out, intersect(syms, &s[i], &r))
 			done = true
 		default:
@@ -269,21 +269,21 @@ func (s reqSet) with(syms *cluster.Symbols, r rq) reqSet {
 }
 
 // merge returns a ∩ b, key by key. It returns a itself when b is empty.
-func merge(syms *cluster.Symbols, a, b reqSet) reqSet {
+func Merge(syms *cluster.Symbols, a, b Requirements) Requirements {
 	if len(b) == 0 {
 		return a
 	}
 	if len(a) == 0 {
 		return b
 	}
-	out := make(reqSet, 0, len(a)+len(b))
+	out := make(Requirements, 0, len(a)+len(b))
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
-		case j == len(b) || (i < len(a) && a[i].key < b[j].key):
+		case j == len(b) || (i < len(a) && a[i].Key < b[j].Key):
 			out = append(out, a[i])
 			i++
-		case i == len(a) || b[j].key < a[i].key:
+		case i == len(a) || b[j].Key < a[i].Key:
 			out = append(out, b[j])
 			j++
 		default:
@@ -299,29 +299,29 @@ func merge(syms *cluster.Symbols, a, b reqSet) reqSet {
 // intersecting it leaves a's requirement as it is. Only the plain cases
 // are recognised (no bounds, no empty sets); false means "not known".
 // The solver then keeps a itself instead of building the same set anew.
-func absorbs(a, b reqSet) bool {
+func absorbs(a, b Requirements) bool {
 	for j := range b {
 		r := &b[j]
-		x := a.get(r.key)
-		if x == nil || len(x.vals) == 0 || x.hasGt || x.hasLt || r.hasGt || r.hasLt || r.minValues > x.minValues {
+		x := a.Get(r.Key)
+		if x == nil || len(x.Vals) == 0 || x.HasGt || x.HasLt || r.HasGt || r.HasLt || r.MinValues > x.MinValues {
 			return false
 		}
 		switch {
-		case !x.comp && !r.comp: // In ∩ In keeps x when x ⊆ r
-			for _, v := range x.vals {
-				if !hasSym(r.vals, v) {
+		case !x.Comp && !r.Comp: // In ∩ In keeps x when x ⊆ r
+			for _, v := range x.Vals {
+				if !hasSym(r.Vals, v) {
 					return false
 				}
 			}
-		case !x.comp: // In ∩ NotIn/Exists keeps x when they are disjoint
-			for _, v := range x.vals {
-				if hasSym(r.vals, v) {
+		case !x.Comp: // In ∩ NotIn/Exists keeps x when they are disjoint
+			for _, v := range x.Vals {
+				if hasSym(r.Vals, v) {
 					return false
 				}
 			}
-		case r.comp: // NotIn ∩ NotIn keeps x when r's values are in x's
-			for _, v := range r.vals {
-				if !hasSym(x.vals, v) {
+		case r.Comp: // NotIn ∩ NotIn keeps x when r's values are in x's
+			for _, v := range r.Vals {
+				if !hasSym(x.Vals, v) {
 					return false
 				}
 			}
@@ -337,17 +337,17 @@ func absorbs(a, b reqSet) bool {
 // define is allowed only if it is well known (wellKnown) or the pod side is
 // NotIn/DoesNotExist; keys both define must intersect, unless both are
 // negative.
-func compatible(syms *cluster.Symbols, node, pod reqSet, wellKnown func(cluster.Sym) bool) bool {
+func Compatible(syms *cluster.Symbols, node, pod Requirements, wellKnown func(cluster.Sym) bool) bool {
 	for i := range pod {
 		p := &pod[i]
-		n := node.get(p.key)
+		n := node.Get(p.Key)
 		if n == nil {
-			if wellKnown != nil && wellKnown(p.key) || p.negative() {
+			if wellKnown != nil && wellKnown(p.Key) || p.Negative() {
 				continue
 			}
 			return false
 		}
-		if !hasIntersection(syms, n, p) && !(p.negative() && n.negative()) {
+		if !HasIntersection(syms, n, p) && !(p.Negative() && n.Negative()) {
 			return false
 		}
 	}
@@ -355,19 +355,19 @@ func compatible(syms *cluster.Symbols, node, pod reqSet, wellKnown func(cluster.
 }
 
 // fromLabels turns node labels into In requirements.
-func fromLabels(ls cluster.Labels) reqSet {
-	out := make(reqSet, 0, len(ls))
+func FromLabels(ls cluster.Labels) Requirements {
+	out := make(Requirements, 0, len(ls))
 	for _, l := range ls {
-		out = append(out, single(l.Key, l.Value))
+		out = append(out, Single(l.Key, l.Value))
 	}
 	return out
 }
 
 // sortReqs sorts by key and merges duplicates.
-func sortReqs(syms *cluster.Symbols, in []rq) reqSet {
-	var out reqSet
+func SortReqs(syms *cluster.Symbols, in []Requirement) Requirements {
+	var out Requirements
 	for _, r := range in {
-		out = out.with(syms, r)
+		out = out.With(syms, r)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package karpenter
+package scheduling
 
 import (
 	"fmt"
@@ -108,7 +108,7 @@ func filterKey(spec *cluster.PodSpec, c *cluster.SpreadConstraint) string {
 type tgroup struct {
 	idx        int // position in topology.groups (-1 for inverse groups)
 	kind       tkind
-	key        cluster.Sym
+	Key        cluster.Sym
 	hostname   bool
 	sel        *cluster.LabelSelector
 	ns         cluster.Sym            // the owner's namespace (default scope)
@@ -121,7 +121,7 @@ type tgroup struct {
 	// nodeTaintsPolicy): the owner's spec and its required terms as
 	// requirement sets (ORed; empty: everything matches).
 	filterSpec    *cluster.PodSpec
-	filterTerms   []reqSet
+	filterTerms   []Requirements
 	honorAffinity bool
 	honorTaints   bool
 
@@ -132,17 +132,17 @@ type tgroup struct {
 
 // topology is the per-solve topology state.
 type topology struct {
-	k       *solvers // the solvers part of the solve
+	k       *Solvers // the solvers part of the solve
 	groups  []*tgroup
 	byKey   map[tgroupKey]*tgroup
-	inverse []*tgroup
+	Inverse []*tgroup
 	invKey  map[tgroupKey]*tgroup
 	// universe holds, per key, the domains the NodePools could create
 	// (KC buildDomainGroups).
 	universe map[cluster.Sym][]cluster.Sym
 	// s is the solve, whose existing nodes are the base minus those it
 	// excludes.
-	s *solver
+	s *Solver
 }
 
 func (g *tgroup) register(d cluster.Sym) {
@@ -175,7 +175,7 @@ func (t *topology) nsMatches(g *tgroup, ns cluster.Sym) bool {
 				return true
 			}
 		}
-		return g.nsSel.Matches(t.k.cl.Syms, t.k.nsLabels[ns])
+		return g.nsSel.Matches(t.k.Cl.Syms, t.k.NsLabels[ns])
 	case len(g.namespaces) > 0:
 		for _, n := range g.namespaces {
 			if n == ns {
@@ -189,7 +189,7 @@ func (t *topology) nsMatches(g *tgroup, ns cluster.Sym) bool {
 
 // selects reports whether the group counts pods like this one.
 func (t *topology) selects(g *tgroup, ns cluster.Sym, labels cluster.Labels) bool {
-	return t.nsMatches(g, ns) && g.sel.Matches(t.k.cl.Syms, labels)
+	return t.nsMatches(g, ns) && g.sel.Matches(t.k.Cl.Syms, labels)
 }
 
 // filterExisting applies a spread group's node filter to an existing node.
@@ -197,7 +197,7 @@ func (t *topology) filterExisting(g *tgroup, n *cluster.Node) bool {
 	if g.kind != tSpread {
 		return true
 	}
-	if g.honorAffinity && g.filterSpec != nil && !cluster.MatchesNodeSelectors(t.k.cl.Syms, g.filterSpec, n) {
+	if g.honorAffinity && g.filterSpec != nil && !cluster.MatchesNodeSelectors(t.k.Cl.Syms, g.filterSpec, n) {
 		return false
 	}
 	if g.honorTaints && g.filterSpec != nil {
@@ -209,14 +209,14 @@ func (t *topology) filterExisting(g *tgroup, n *cluster.Node) bool {
 }
 
 // filterClaim applies a spread group's node filter to a NodeClaim.
-func (t *topology) filterClaim(g *tgroup, reqs reqSet, taints []cluster.Taint) bool {
+func (t *topology) filterClaim(g *tgroup, reqs Requirements, taints []cluster.Taint) bool {
 	if g.kind != tSpread {
 		return true
 	}
 	if g.honorAffinity && len(g.filterTerms) > 0 {
 		ok := false
 		for _, term := range g.filterTerms {
-			if compatible(t.k.cl.Syms, reqs, term, t.k.wellKnown) {
+			if Compatible(t.k.Cl.Syms, reqs, term, t.k.wellKnown) {
 				ok = true
 				break
 			}
@@ -245,12 +245,12 @@ func (t *topology) group(gk tgroupKey, mk func() *tgroup, inverse bool) *tgroup 
 	}
 	g := mk()
 	g.counts = map[cluster.Sym]int32{}
-	g.hostname = g.key == t.k.cl.KeyHostname
+	g.hostname = g.Key == t.k.Cl.KeyHostname
 	m[gk] = g
 	g.idx = -1
 	if inverse {
-		t.inverse = append(t.inverse, g)
-		for _, d := range t.universe[g.key] {
+		t.Inverse = append(t.Inverse, g)
+		for _, d := range t.universe[g.Key] {
 			g.register(d)
 		}
 		return g
@@ -265,19 +265,19 @@ func (t *topology) group(gk tgroupKey, mk func() *tgroup, inverse bool) *tgroup 
 // existing nodes that pass the filter, and counts the selected pods on
 // them (KC Topology.countDomains).
 func (t *topology) countDomains(g *tgroup) {
-	for _, d := range t.universe[g.key] {
+	for _, d := range t.universe[g.Key] {
 		g.register(d)
 	}
-	cl := t.k.cl
-	for i := range t.s.base {
+	cl := t.k.Cl
+	for i := range t.s.Base {
 		if t.s.excludedPos(i) {
 			continue
 		}
-		n := t.s.base[i].node
+		n := t.s.Base[i].Node
 		if !t.filterExisting(g, n) {
 			continue
 		}
-		d, ok := domainOf(cl, n, g.key)
+		d, ok := domainOf(cl, n, g.Key)
 		if !ok {
 			continue
 		}
@@ -290,7 +290,7 @@ func (t *topology) countDomains(g *tgroup) {
 		if n.State == cluster.NodeGone || len(n.Pods) == 0 {
 			continue
 		}
-		d, ok := domainOf(cl, n, g.key)
+		d, ok := domainOf(cl, n, g.Key)
 		if !ok || !t.filterExisting(g, n) {
 			continue
 		}
@@ -318,10 +318,10 @@ func domainOf(cl *cluster.Cluster, n *cluster.Node, key cluster.Sym) (cluster.Sy
 
 // addSpecGroups creates the groups a pod owns in a relaxation state and
 // returns them.
-func (t *topology) addSpecGroups(pd *podData) []*tgroup {
-	spec := pd.spec
+func (t *topology) addSpecGroups(pd *PodData) []*tgroup {
+	spec := pd.Spec
 	var out []*tgroup
-	ignore := t.k.settings.PreferencePolicy != 0
+	ignore := t.k.Settings.PreferencePolicy != 0
 	dropped := 0
 	for i := range spec.Spread {
 		c := &spec.Spread[i]
@@ -329,14 +329,14 @@ func (t *topology) addSpecGroups(pd *podData) []*tgroup {
 			if ignore {
 				continue
 			}
-			if dropped < int(pd.relax.spread) {
+			if dropped < int(pd.Relax.Spread) {
 				dropped++
 				continue
 			}
 		}
-		gk := tgroupKey{kind: tSpread, key: c.TopologyKey, sel: selectorKey(&c.Selector), ns: nsKey(pd.ns, nil, nil), maxSkew: c.MaxSkew, minDomains: c.MinDomains, filter: filterKey(spec, c)}
+		gk := tgroupKey{kind: tSpread, key: c.TopologyKey, sel: selectorKey(&c.Selector), ns: nsKey(pd.Ns, nil, nil), maxSkew: c.MaxSkew, minDomains: c.MinDomains, filter: filterKey(spec, c)}
 		out = append(out, t.group(gk, func() *tgroup {
-			g := &tgroup{kind: tSpread, key: c.TopologyKey, sel: &c.Selector, ns: pd.ns, maxSkew: c.MaxSkew, minDomains: c.MinDomains,
+			g := &tgroup{kind: tSpread, Key: c.TopologyKey, sel: &c.Selector, ns: pd.Ns, maxSkew: c.MaxSkew, minDomains: c.MinDomains,
 				filterSpec: spec, honorAffinity: c.HonorNodeAffinity, honorTaints: c.HonorTaints}
 			g.filterTerms = t.k.filterTerms(spec)
 			return g
@@ -345,14 +345,14 @@ func (t *topology) addSpecGroups(pd *podData) []*tgroup {
 	affinity := func(kind tkind, terms []affTerm) {
 		for _, term := range terms {
 			a := term.t
-			gk := tgroupKey{kind: kind, key: a.TopologyKey, sel: selectorKey(&a.Selector), ns: nsKey(pd.ns, a.Namespaces, a.NamespaceSelector), maxSkew: math.MaxInt32}
+			gk := tgroupKey{kind: kind, key: a.TopologyKey, sel: selectorKey(&a.Selector), ns: nsKey(pd.Ns, a.Namespaces, a.NamespaceSelector), maxSkew: math.MaxInt32}
 			out = append(out, t.group(gk, func() *tgroup {
-				return &tgroup{kind: kind, key: a.TopologyKey, sel: &a.Selector, ns: pd.ns, namespaces: a.Namespaces, nsSel: a.NamespaceSelector, maxSkew: math.MaxInt32}
+				return &tgroup{kind: kind, Key: a.TopologyKey, sel: &a.Selector, ns: pd.Ns, namespaces: a.Namespaces, nsSel: a.NamespaceSelector, maxSkew: math.MaxInt32}
 			}, false))
 		}
 	}
-	affinity(tAffinity, pd.affTerms)
-	affinity(tAnti, pd.antiTerms)
+	affinity(tAffinity, pd.AffTerms)
+	affinity(tAnti, pd.AntiTerms)
 	return out
 }
 
@@ -364,7 +364,7 @@ func (t *topology) addInverse(spec *cluster.PodSpec, ns cluster.Sym) []*tgroup {
 		a := &spec.PodAntiAffinity[i]
 		gk := tgroupKey{kind: tAnti, key: a.TopologyKey, sel: selectorKey(&a.Selector), ns: nsKey(ns, a.Namespaces, a.NamespaceSelector), maxSkew: math.MaxInt32}
 		out = append(out, t.group(gk, func() *tgroup {
-			return &tgroup{kind: tAnti, key: a.TopologyKey, sel: &a.Selector, ns: ns, namespaces: a.Namespaces, nsSel: a.NamespaceSelector, maxSkew: math.MaxInt32}
+			return &tgroup{kind: tAnti, Key: a.TopologyKey, sel: &a.Selector, ns: ns, namespaces: a.Namespaces, nsSel: a.NamespaceSelector, maxSkew: math.MaxInt32}
 		}, true))
 	}
 	return out
@@ -374,24 +374,24 @@ func (t *topology) addInverse(spec *cluster.PodSpec, ns cluster.Sym) []*tgroup {
 // has its requirement.
 type nodeView struct {
 	node   *cluster.Node // existing node, or nil
-	reqs   reqSet        // NodeClaim requirements
+	reqs   Requirements  // NodeClaim requirements
 	taints []cluster.Taint
 	// claim is the NodeClaim the pod is tried on (nil for existing nodes
 	// and when only recording); launch caches the offering bits it could
 	// launch with the pod (launchBits), set once computed.
-	claim  *claim
+	claim  *Claim
 	launch uint64
 	lset   bool
 }
 
-func (t *topology) nodeDomains(v *nodeView, key cluster.Sym) rq {
+func (t *topology) nodeDomains(v *nodeView, key cluster.Sym) Requirement {
 	if v.node != nil {
-		if d, ok := domainOf(t.k.cl, v.node, key); ok {
-			return single(key, d)
+		if d, ok := domainOf(t.k.Cl, v.node, key); ok {
+			return Single(key, d)
 		}
-		return rq{key: key} // DoesNotExist
+		return Requirement{Key: key} // DoesNotExist
 	}
-	if r := v.reqs.get(key); r != nil {
+	if r := v.reqs.Get(key); r != nil {
 		return *r
 	}
 	return exists(key)
@@ -407,13 +407,13 @@ func (t *topology) filter(g *tgroup, v *nodeView) bool {
 // addRequirements returns the domain requirements the pod's topology puts
 // on a node (KC Topology.AddRequirements); ok is false when a constraint
 // cannot be met there.
-func (t *topology) addRequirements(pd *podData, v *nodeView) (out []rq, ok bool) {
+func (t *topology) addRequirements(pd *PodData, v *nodeView) (out []Requirement, ok bool) {
 	check := func(g *tgroup) bool {
-		podDom := exists(g.key)
-		if r := pd.strict.get(g.key); r != nil {
+		podDom := exists(g.Key)
+		if r := pd.Strict.Get(g.Key); r != nil {
 			podDom = *r
 		}
-		nodeDom := t.nodeDomains(v, g.key)
+		nodeDom := t.nodeDomains(v, g.Key)
 		d, ok := t.next(g, pd, &podDom, &nodeDom, v)
 		if !ok {
 			return false
@@ -438,7 +438,7 @@ func (t *topology) addRequirements(pd *podData, v *nodeView) (out []rq, ok bool)
 }
 
 // next computes the domains allowed by one group.
-func (t *topology) next(g *tgroup, pd *podData, podDom, nodeDom *rq, v *nodeView) (rq, bool) {
+func (t *topology) next(g *tgroup, pd *PodData, podDom, nodeDom *Requirement, v *nodeView) (Requirement, bool) {
 	switch g.kind {
 	case tSpread:
 		return t.nextSpread(g, pd, podDom, nodeDom, v)
@@ -448,17 +448,17 @@ func (t *topology) next(g *tgroup, pd *podData, podDom, nodeDom *rq, v *nodeView
 	return t.nextAnti(g, podDom, nodeDom)
 }
 
-func singleHost(r *rq) (cluster.Sym, bool) {
-	if !r.comp && len(r.vals) == 1 {
-		return r.vals[0], true
+func singleHost(r *Requirement) (cluster.Sym, bool) {
+	if !r.Comp && len(r.Vals) == 1 {
+		return r.Vals[0], true
 	}
 	return cluster.NoSym, false
 }
 
 // selectsPod is selects for a pod's data, cached per group.
-func (t *topology) selectsPod(g *tgroup, pd *podData) bool {
+func (t *topology) selectsPod(g *tgroup, pd *PodData) bool {
 	if g.idx < 0 {
-		return t.selects(g, pd.ns, pd.spec.Labels)
+		return t.selects(g, pd.Ns, pd.Spec.Labels)
 	}
 	for len(pd.sel) <= g.idx {
 		pd.sel = append(pd.sel, 0)
@@ -469,7 +469,7 @@ func (t *topology) selectsPod(g *tgroup, pd *podData) bool {
 	case 2:
 		return false
 	}
-	ok := t.selects(g, pd.ns, pd.spec.Labels)
+	ok := t.selects(g, pd.Ns, pd.Spec.Labels)
 	pd.sel[g.idx] = 2
 	if ok {
 		pd.sel[g.idx] = 1
@@ -477,8 +477,8 @@ func (t *topology) selectsPod(g *tgroup, pd *podData) bool {
 	return ok
 }
 
-func (t *topology) nextSpread(g *tgroup, pd *podData, podDom, nodeDom *rq, v *nodeView) (rq, bool) {
-	syms := t.k.cl.Syms
+func (t *topology) nextSpread(g *tgroup, pd *PodData, podDom, nodeDom *Requirement, v *nodeView) (Requirement, bool) {
+	syms := t.k.Cl.Syms
 	self := t.selectsPod(g, pd)
 	if g.hostname {
 		if h, ok := singleHost(nodeDom); ok {
@@ -489,9 +489,9 @@ func (t *topology) nextSpread(g *tgroup, pd *podData, podDom, nodeDom *rq, v *no
 				c++
 			}
 			if c <= g.maxSkew {
-				return single(g.key, h), true
+				return Single(g.Key, h), true
 			}
-			return rq{}, false
+			return Requirement{}, false
 		}
 	}
 	minCount := g.minCount(syms, podDom)
@@ -507,9 +507,9 @@ func (t *topology) nextSpread(g *tgroup, pd *podData, podDom, nodeDom *rq, v *no
 			best, bestCount, bestLaunch = d, c, -1
 		case c == bestCount && v.claim != nil:
 			if bestLaunch < 0 {
-				bestLaunch = b2i(t.launchable(v, pd, g.key, best))
+				bestLaunch = B2i(t.launchable(v, pd, g.Key, best))
 			}
-			if bestLaunch == 0 && t.launchable(v, pd, g.key, d) {
+			if bestLaunch == 0 && t.launchable(v, pd, g.Key, d) {
 				best, bestLaunch = d, 1
 			}
 		}
@@ -526,12 +526,12 @@ func (t *topology) nextSpread(g *tgroup, pd *podData, podDom, nodeDom *rq, v *no
 		}
 	}
 	if bestCount == math.MaxInt32 {
-		return rq{}, false
+		return Requirement{}, false
 	}
-	return single(g.key, best), true
+	return Single(g.Key, best), true
 }
 
-func (g *tgroup) minCount(syms *cluster.Symbols, podDom *rq) int32 {
+func (g *tgroup) minCount(syms *cluster.Symbols, podDom *Requirement) int32 {
 	if g.hostname {
 		return 0
 	}
@@ -551,8 +551,8 @@ func (g *tgroup) minCount(syms *cluster.Symbols, podDom *rq) int32 {
 	return minC
 }
 
-func (t *topology) anyCompatible(g *tgroup, podDom *rq) bool {
-	syms := t.k.cl.Syms
+func (t *topology) anyCompatible(g *tgroup, podDom *Requirement) bool {
+	syms := t.k.Cl.Syms
 	for _, d := range g.domains {
 		if g.counts[d] > 0 && podDom.has(syms, d) {
 			return true
@@ -561,8 +561,8 @@ func (t *topology) anyCompatible(g *tgroup, podDom *rq) bool {
 	return false
 }
 
-func (t *topology) nextAffinity(g *tgroup, pd *podData, podDom, nodeDom *rq, v *nodeView) (rq, bool) {
-	syms := t.k.cl.Syms
+func (t *topology) nextAffinity(g *tgroup, pd *PodData, podDom, nodeDom *Requirement, v *nodeView) (Requirement, bool) {
+	syms := t.k.Cl.Syms
 	self := t.selectsPod(g, pd)
 	bootstrap := func() bool {
 		return self && (g.nEmpty == len(g.domains) || !t.anyCompatible(g, podDom))
@@ -570,17 +570,17 @@ func (t *topology) nextAffinity(g *tgroup, pd *podData, podDom, nodeDom *rq, v *
 	if g.hostname {
 		if h, ok := singleHost(nodeDom); ok {
 			if !podDom.has(syms, h) {
-				return rq{}, false
+				return Requirement{}, false
 			}
 			if g.counts[h] > 0 || bootstrap() {
-				return single(g.key, h), true
+				return Single(g.Key, h), true
 			}
-			return rq{}, false
+			return Requirement{}, false
 		}
 	}
 	var opts []cluster.Sym
-	if nodeDom.op() == opIn {
-		for _, d := range nodeDom.vals {
+	if nodeDom.Op() == OpIn {
+		for _, d := range nodeDom.Vals {
 			if c, ok := g.counts[d]; ok && c > 0 && podDom.has(syms, d) {
 				opts = append(opts, d)
 			}
@@ -593,7 +593,7 @@ func (t *topology) nextAffinity(g *tgroup, pd *podData, podDom, nodeDom *rq, v *
 		}
 	}
 	if len(opts) > 0 {
-		return rq{key: g.key, vals: sortedSyms(opts)}, true
+		return Requirement{Key: g.Key, Vals: sortedSyms(opts)}, true
 	}
 	if bootstrap() {
 		// Pick a domain to start in: one the node already allows if
@@ -611,24 +611,24 @@ func (t *topology) nextAffinity(g *tgroup, pd *podData, podDom, nodeDom *rq, v *
 		}
 	}
 	if len(opts) == 0 {
-		return rq{}, false
+		return Requirement{}, false
 	}
-	return rq{key: g.key, vals: sortedSyms(opts)}, true
+	return Requirement{Key: g.Key, Vals: sortedSyms(opts)}, true
 }
 
-func (t *topology) nextAnti(g *tgroup, podDom, nodeDom *rq) (rq, bool) {
-	syms := t.k.cl.Syms
+func (t *topology) nextAnti(g *tgroup, podDom, nodeDom *Requirement) (Requirement, bool) {
+	syms := t.k.Cl.Syms
 	if g.hostname {
 		if h, ok := singleHost(nodeDom); ok {
 			if g.counts[h] == 0 {
-				return single(g.key, h), true
+				return Single(g.Key, h), true
 			}
-			return rq{}, false
+			return Requirement{}, false
 		}
 	}
 	var opts []cluster.Sym
-	if nodeDom.op() == opIn && len(nodeDom.vals) < g.nEmpty {
-		for _, d := range nodeDom.vals {
+	if nodeDom.Op() == OpIn && len(nodeDom.Vals) < g.nEmpty {
+		for _, d := range nodeDom.Vals {
 			if c, ok := g.counts[d]; ok && c == 0 && podDom.has(syms, d) {
 				opts = append(opts, d)
 			}
@@ -641,34 +641,34 @@ func (t *topology) nextAnti(g *tgroup, podDom, nodeDom *rq) (rq, bool) {
 		}
 	}
 	if len(opts) == 0 {
-		return rq{}, false
+		return Requirement{}, false
 	}
-	return rq{key: g.key, vals: sortedSyms(opts)}, true
+	return Requirement{Key: g.Key, Vals: sortedSyms(opts)}, true
 }
 
 // record counts a placed pod in every group that selects it (KC
 // Topology.Record): spread and affinity only when the node's domain is
 // known, anti-affinity in every domain the node could still be in.
-func (t *topology) record(pd *podData, v *nodeView) {
+func (t *topology) record(pd *PodData, v *nodeView) {
 	for _, g := range t.groups {
 		if !t.selectsPod(g, pd) || !t.filter(g, v) {
 			continue
 		}
-		d := t.nodeDomains(v, g.key)
+		d := t.nodeDomains(v, g.Key)
 		if g.kind == tAnti {
-			if !d.comp {
-				for _, x := range d.vals {
+			if !d.Comp {
+				for _, x := range d.Vals {
 					g.record(x)
 				}
 			}
-		} else if !d.comp && len(d.vals) == 1 {
-			g.record(d.vals[0])
+		} else if !d.Comp && len(d.Vals) == 1 {
+			g.record(d.Vals[0])
 		}
 	}
 	for _, g := range pd.inverseOwn {
-		d := t.nodeDomains(v, g.key)
-		if !d.comp {
-			for _, x := range d.vals {
+		d := t.nodeDomains(v, g.Key)
+		if !d.Comp {
+			for _, x := range d.Vals {
 				g.record(x)
 			}
 		}
@@ -678,14 +678,14 @@ func (t *topology) record(pd *podData, v *nodeView) {
 // registerHost makes a new NodeClaim's hostname a domain of hostname
 // groups.
 func (t *topology) registerHost(h cluster.Sym) {
-	key := t.k.cl.KeyHostname
+	key := t.k.Cl.KeyHostname
 	for _, g := range t.groups {
-		if g.key == key {
+		if g.Key == key {
 			g.register(h)
 		}
 	}
-	for _, g := range t.inverse {
-		if g.key == key {
+	for _, g := range t.Inverse {
+		if g.Key == key {
 			g.register(h)
 		}
 	}
@@ -693,13 +693,13 @@ func (t *topology) registerHost(h cluster.Sym) {
 
 // firstDomain returns the first of g's domains that ok accepts, preferring
 // one in which the NodeClaim of v could launch.
-func (t *topology) firstDomain(g *tgroup, v *nodeView, pd *podData, ok func(cluster.Sym) bool) (cluster.Sym, bool) {
+func (t *topology) firstDomain(g *tgroup, v *nodeView, pd *PodData, ok func(cluster.Sym) bool) (cluster.Sym, bool) {
 	first, found := cluster.NoSym, false
 	for _, d := range g.domains {
 		if !ok(d) {
 			continue
 		}
-		if v.claim == nil || t.launchable(v, pd, g.key, d) {
+		if v.claim == nil || t.launchable(v, pd, g.Key, d) {
 			return d, true
 		}
 		if !found {
@@ -713,20 +713,20 @@ func (t *topology) firstDomain(g *tgroup, v *nodeView, pd *podData, ok func(clus
 // of key with the pod: some instance type it keeps that fits the pod and
 // meets the requirements has an available offering there. Keys other
 // than zone and capacity type are always launchable.
-func (t *topology) launchable(v *nodeView, pd *podData, key, d cluster.Sym) bool {
+func (t *topology) launchable(v *nodeView, pd *PodData, key, d cluster.Sym) bool {
 	k := t.k
 	var bits uint64
 	switch key {
-	case k.cl.KeyZone:
-		for z, zs := range k.offerings.zoneSyms {
+	case k.Cl.KeyZone:
+		for z, zs := range k.Offerings.zoneSyms {
 			if zs == d {
-				bits = (1<<numCT - 1) << uint(z*numCT)
+				bits = (1<<NumCT - 1) << uint(z*NumCT)
 			}
 		}
-	case k.cl.KeyCapacityType:
-		for ct, cs := range k.offerings.ctSyms {
+	case k.Cl.KeyCapacityType:
+		for ct, cs := range k.Offerings.CtSyms {
 			if cs == d {
-				bits = k.offerings.ctBits(ct)
+				bits = k.Offerings.CtBits(ct)
 			}
 		}
 	default:
@@ -738,7 +738,7 @@ func (t *topology) launchable(v *nodeView, pd *podData, key, d cluster.Sym) bool
 	return v.launch&bits != 0
 }
 
-func b2i(b bool) int {
+func B2i(b bool) int {
 	if b {
 		return 1
 	}

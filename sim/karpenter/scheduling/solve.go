@@ -1,4 +1,4 @@
-package karpenter
+package scheduling
 
 import (
 	"slices"
@@ -20,44 +20,44 @@ import (
 // queue places nothing.
 
 // claim is a NodeClaim being built by a solve.
-type claim struct {
-	seq      int
-	pool     *pool
+type Claim struct {
+	Seq      int
+	Pool     *Pool
 	ppos     int // position of pool in the solve's template order
 	hostname cluster.Sym
-	reqs     reqSet
-	mask     uint64 // offering bits allowed by reqs
+	Reqs     Requirements
+	Mask     uint64 // offering bits allowed by reqs
 	requests cluster.Resources
-	opts     []int32 // positions in pool.types
-	pods     []cluster.PodID
+	Opts     []int32 // positions in pool.types
+	Pods     []cluster.PodID
 }
 
-type solver struct {
-	k     *solvers // the solvers part that made it: what solves share
-	pools []*pool  // templates, weight order
-	topo  *topology
-	pds   []*podData // by podStatic.idx
+type Solver struct {
+	Shared *Solvers // the solvers part that made it: what solves share
+	Pools  []*Pool  // templates, weight order
+	Topo   *topology
+	pds    []*PodData // by podStatic.idx
 	// lastKey and lastPD memoize the last podData lookup.
-	lastKey pdKey
-	lastPD  *podData
-	sets    []*podSet // solveOpts.sets
-	avail   []uint64  // per itype: available offering bits
+	lastKey PodKey
+	lastPD  *PodData
+	Sets    []*PodSet // solveOpts.sets
+	Avail   []uint64  // per itype: available offering bits
 	// exists are the existing nodes the solve placed pods on, in base
 	// order (filled when the solve ends).
-	exists []*exNode
+	Exists []*ExNode
 	// ec and base are the shared snapshot of existing nodes; stamp marks
 	// this solve's overlay entries; touched are its copies of the nodes
 	// it changed.
-	ec      *exCache
-	base    []exNode
+	Ec      *exCache
+	Base    []ExNode
 	stamp   uint32
-	touched []*exNode
-	claims  []*claim
-	order   []*claim // claims in KC's try order (see add)
+	touched []*ExNode
+	Claims  []*Claim
+	Order   []*Claim // claims in KC's try order (see add)
 	// unsorted: order is not sorted by pod count (add sorts it first).
-	unsorted bool
+	Unsorted bool
 	// remaining resources per pool position (limits), has: limits set.
-	remaining []cluster.Resources
+	Remaining []cluster.Resources
 	hasLimit  [][cluster.MaxResources]bool
 	// nodesLeft is per pool position its node limit minus its existing
 	// nodes (0: no new NodeClaim; < 0: no node limit). The solve's own
@@ -65,51 +65,51 @@ type solver struct {
 	// capacity, which has no "nodes" entry, so one batch may overshoot a
 	// node limit (Karpenter checks usage > limit only when it creates
 	// the NodeClaims, against the usage before the batch: launchAllowed).
-	nodesLeft  []int64
+	NodesLeft  []int64
 	consolidat bool
-	failed     []cluster.PodID
-	retry      []qkey // the solve's failed pods, in order
+	Failed     []cluster.PodID
+	retry      []QueueKey // the solve's failed pods, in order
 	scratch    []int32
 	newOpts    []int32 // addNew's options before a claim keeps them
 	checks     []typeCheck
 	lchecks    []typeCheck
 	seq        int
 	anyPNS     bool
-	now        engine.Time
+	Now        engine.Time
 	// A consolidation what-if may stop as soon as its answer is
 	// known to be "no" (decided): stopAtTwo once it has two NodeClaims,
 	// stopAtSpot once its first NodeClaim can launch spot (see
 	// Karpenter.earlyNo).
-	stopAtTwo, stopAtSpot bool
-	spotBits              uint64
-	decided               bool
+	StopAtTwo, StopAtSpot bool
+	SpotBits              uint64
+	Decided               bool
 }
 
-type solveOpts struct {
+type SolveOpts struct {
 	// exclude are nodes that must not receive pods (consolidation
 	// candidates).
-	exclude []cluster.NodeID
+	Exclude []cluster.NodeID
 	// consolidation: a what-if for disruption (pods being moved may not
 	// land on nodes under consolidateAfter).
-	consolidation bool
+	Consolidation bool
 	// sets, if any, are the solve's pods (in order) prepared in runs that
 	// many solves share (a disruption pass's candidates and provisionable
 	// pods).
-	sets []*podSet
+	Sets []*PodSet
 	// universe, if set, is the pools' domains (domainUniverse) that a
 	// disruption pass shares.
-	universe map[cluster.Sym][]cluster.Sym
+	Universe map[cluster.Sym][]cluster.Sym
 }
 
-func (s *solver) addExistingInverse(n *cluster.Node) {
-	cl := s.k.cl
+func (s *Solver) addExistingInverse(n *cluster.Node) {
+	cl := s.Shared.Cl
 	for _, pid := range n.Pods {
 		p := &cl.Pods[pid]
 		if len(p.Spec.PodAntiAffinity) == 0 || p.Terminating || s.moves(pid) {
 			continue
 		}
-		for _, g := range s.topo.addInverse(p.Spec, p.Namespace) {
-			if d, ok := domainOf(cl, n, g.key); ok {
+		for _, g := range s.Topo.addInverse(p.Spec, p.Namespace) {
+			if d, ok := domainOf(cl, n, g.Key); ok {
 				g.record(d)
 			}
 		}
@@ -117,13 +117,13 @@ func (s *solver) addExistingInverse(n *cluster.Node) {
 }
 
 // moves reports whether the solve reschedules the pod.
-func (s *solver) moves(id cluster.PodID) bool {
-	return int(id) < len(s.k.podMark) && s.k.podMark[id] == s.stamp
+func (s *Solver) moves(id cluster.PodID) bool {
+	return int(id) < len(s.Shared.podMark) && s.Shared.podMark[id] == s.stamp
 }
 
 // pending reports whether a pod of the solve is pending (not bound).
-func (s *solver) pending(id cluster.PodID) bool {
-	return s.moves(id) && s.k.cl.Pods[id].Phase == cluster.Pending
+func (s *Solver) Pending(id cluster.PodID) bool {
+	return s.moves(id) && s.Shared.Cl.Pods[id].Phase == cluster.Pending
 }
 
 func withoutTaints(taints, drop []cluster.Taint) []cluster.Taint {
@@ -146,53 +146,53 @@ func withoutTaints(taints, drop []cluster.Taint) []cluster.Taint {
 // qkey is a pod's place in KC's Queue order: cpu desc, memory desc,
 // creation time, then id (for the uid). Kept beside pod lists so sorting
 // and merging read no pod records.
-type qkey struct {
-	cpu, mem int64
-	created  engine.Time
-	id       cluster.PodID
+type QueueKey struct {
+	Cpu, Mem int64
+	Created  engine.Time
+	ID       cluster.PodID
 	// What placing the pod reads, so a solve does not touch pod records
 	// (random reads over every pod ever created): its template, and
 	// whether it is pending, on a deleting node, or neither (origin).
-	ns     cluster.Sym
-	origin podOrigin
-	spec   *cluster.PodSpec
+	Ns     cluster.Sym
+	Origin PodOrigin
+	Spec   *cluster.PodSpec
 }
 
 // podOrigin says where a pod of a solve comes from; it decides which
 // existing nodes may take it.
-type podOrigin uint8
+type PodOrigin uint8
 
 const (
-	fromCandidate podOrigin = iota // bound, moved by a disruption
+	FromCandidate PodOrigin = iota // bound, moved by a disruption
 	fromPending
 	fromDeleting // bound on a node being deleted
 )
 
 // originOf is the origin of a pod of a solve.
-func (sv *solvers) originOf(id cluster.PodID) podOrigin {
+func (sv *Solvers) OriginOf(id cluster.PodID) PodOrigin {
 	switch {
-	case sv.cl.Pods[id].Phase == cluster.Pending:
+	case sv.Cl.Pods[id].Phase == cluster.Pending:
 		return fromPending
-	case sv.nodes.podOnDeletingNode(id):
+	case sv.Nodes.PodOnDeletingNode(id):
 		return fromDeleting
 	}
-	return fromCandidate
+	return FromCandidate
 }
 
-func (a *qkey) before(b *qkey) bool {
-	if a.cpu != b.cpu {
-		return a.cpu > b.cpu
+func (a *QueueKey) before(b *QueueKey) bool {
+	if a.Cpu != b.Cpu {
+		return a.Cpu > b.Cpu
 	}
-	if a.mem != b.mem {
-		return a.mem > b.mem
+	if a.Mem != b.Mem {
+		return a.Mem > b.Mem
 	}
-	if a.created != b.created {
-		return a.created < b.created
+	if a.Created != b.Created {
+		return a.Created < b.Created
 	}
-	return a.id < b.id
+	return a.ID < b.ID
 }
 
-func compareQ(a, b qkey) int {
+func CompareQ(a, b QueueKey) int {
 	switch {
 	case a.before(&b):
 		return -1
@@ -203,19 +203,19 @@ func compareQ(a, b qkey) int {
 }
 
 // queueKey is a pod's queue key.
-func (sv *solvers) queueKey(id cluster.PodID, p *cluster.Pod) qkey {
-	return qkey{cpu: p.Spec.Requests[cluster.CPU], mem: p.Spec.Requests[cluster.Memory], created: p.Created, id: id,
-		ns: p.Namespace, origin: sv.originOf(id), spec: p.Spec}
+func (sv *Solvers) QueueKey(id cluster.PodID, p *cluster.Pod) QueueKey {
+	return QueueKey{Cpu: p.Spec.Requests[cluster.CPU], Mem: p.Spec.Requests[cluster.Memory], Created: p.Created, ID: id,
+		Ns: p.Namespace, Origin: sv.OriginOf(id), Spec: p.Spec}
 }
 
 // queueKeys returns the pods' keys in queue order.
-func (sv *solvers) queueKeys(pods []cluster.PodID) []qkey {
-	keys := make([]qkey, len(pods))
+func (sv *Solvers) queueKeys(pods []cluster.PodID) []QueueKey {
+	keys := make([]QueueKey, len(pods))
 	for i, id := range pods {
-		keys[i] = sv.queueKey(id, &sv.cl.Pods[id])
+		keys[i] = sv.QueueKey(id, &sv.Cl.Pods[id])
 	}
 	// The order is total (ids differ): any sort gives the same result.
-	slices.SortFunc(keys, compareQ)
+	slices.SortFunc(keys, CompareQ)
 	return keys
 }
 
@@ -225,23 +225,23 @@ func (sv *solvers) queueKeys(pods []cluster.PodID) []qkey {
 // first pod. The order is total, so the result is the one a full sort
 // gives.
 type podQueue struct {
-	a, b []qkey   // two runs left to merge
-	runs [][]qkey // more: the runs, and a heap of their indices
+	a, b []QueueKey   // two runs left to merge
+	runs [][]QueueKey // more: the runs, and a heap of their indices
 	heap []int32
 	n    int // pods left
 }
 
-func (s *solver) queue(pods []cluster.PodID) podQueue {
-	if s.sets == nil {
-		keys := s.k.queueKeys(pods)
+func (s *Solver) Queue(pods []cluster.PodID) podQueue {
+	if s.Sets == nil {
+		keys := s.Shared.queueKeys(pods)
 		return podQueue{a: keys, n: len(keys)}
 	}
 	var q podQueue
-	runs := make([][]qkey, 0, len(s.sets))
-	for _, ps := range s.sets {
-		if len(ps.qkeys) > 0 {
+	runs := make([][]QueueKey, 0, len(s.Sets))
+	for _, ps := range s.Sets {
+		if len(ps.Qkeys) > 0 {
 			runs = append(runs, ps.queueOrder())
-			q.n += len(ps.qkeys)
+			q.n += len(ps.Qkeys)
 		}
 	}
 	switch len(runs) {
@@ -263,7 +263,7 @@ func (s *solver) queue(pods []cluster.PodID) podQueue {
 	return q
 }
 
-func (q *podQueue) len() int { return q.n }
+func (q *podQueue) Len() int { return q.n }
 
 // less orders heap entries by their runs' first pods.
 func (q *podQueue) less(i, j int) bool {
@@ -294,7 +294,7 @@ func (q *podQueue) fromB() bool {
 }
 
 // peek returns the next pod; next drops it. Both need len() > 0.
-func (q *podQueue) peek() *qkey {
+func (q *podQueue) Peek() *QueueKey {
 	if q.heap != nil {
 		return &q.runs[q.heap[0]][0]
 	}
@@ -304,7 +304,7 @@ func (q *podQueue) peek() *qkey {
 	return &q.a[0]
 }
 
-func (q *podQueue) next() {
+func (q *podQueue) Next() {
 	q.n--
 	if q.heap != nil {
 		r := q.heap[0]
@@ -327,35 +327,35 @@ func (q *podQueue) next() {
 // The queue is the pods in queue order followed by the pods that failed,
 // in the order they failed; the solve stops when a pod comes round again
 // with no pod placed since it failed (a full pass without progress).
-func (s *solver) solve(pods []cluster.PodID) {
-	q := s.queue(pods)
+func (s *Solver) Solve(pods []cluster.PodID) {
+	q := s.Queue(pods)
 	retry := s.retry[:0]
 	rhead := 0
 	// lastLen: per failed pod, the queue length left when it failed.
 	var lastLen map[cluster.PodID]int
 	for {
-		live := q.len() + len(retry) - rhead
+		live := q.Len() + len(retry) - rhead
 		if live == 0 {
 			break
 		}
-		var e qkey
-		if q.len() > 0 {
-			e = *q.peek()
+		var e QueueKey
+		if q.Len() > 0 {
+			e = *q.Peek()
 		} else {
 			e = retry[rhead]
 		}
-		id := e.id
+		id := e.ID
 		if n, ok := lastLen[id]; ok && n == live {
 			break
 		}
-		if q.len() > 0 {
-			q.next()
+		if q.Len() > 0 {
+			q.Next()
 		} else {
 			rhead++
 		}
 		if s.trySchedule(&e) {
 			if s.settled() {
-				s.decided = true
+				s.Decided = true
 				s.retry = retry
 				return
 			}
@@ -365,12 +365,12 @@ func (s *solver) solve(pods []cluster.PodID) {
 		if lastLen == nil {
 			lastLen = map[cluster.PodID]int{}
 		}
-		lastLen[id] = q.len() + len(retry) - rhead
+		lastLen[id] = q.Len() + len(retry) - rhead
 	}
 	// A break happens only on a retried pod, after the whole queue.
-	s.failed = s.failed[:0]
+	s.Failed = s.Failed[:0]
 	for _, e := range retry[rhead:] {
-		s.failed = append(s.failed, e.id)
+		s.Failed = append(s.Failed, e.ID)
 	}
 	s.retry = retry
 	s.finishExisting()
@@ -380,25 +380,25 @@ func (s *solver) solve(pods []cluster.PodID) {
 // solver.decided). A NodeClaim's offerings only narrow as pods join it,
 // and a spot offering is lost only to a capacity-type requirement, which
 // stopAtSpot rules out.
-func (s *solver) settled() bool {
-	switch n := len(s.claims); {
+func (s *Solver) settled() bool {
+	switch n := len(s.Claims); {
 	case n == 0:
 		return false
 	case n >= 2:
-		return s.stopAtTwo
+		return s.StopAtTwo
 	}
-	return s.stopAtSpot && s.claims[0].mask&s.spotBits != 0
+	return s.StopAtSpot && s.Claims[0].Mask&s.SpotBits != 0
 }
 
-func (s *solver) trySchedule(e *qkey) bool {
-	var r relax
+func (s *Solver) trySchedule(e *QueueKey) bool {
+	var r Relax
 	for {
-		pd := s.podData(e.spec, e.ns, r)
+		pd := s.PodData(e.Spec, e.Ns, r)
 		s.resolveInverse(pd)
-		if s.add(e.id, e.origin, pd) {
+		if s.add(e.ID, e.Origin, pd) {
 			return true
 		}
-		next, ok := s.k.nextRelax(e.spec, r, s.anyPNS)
+		next, ok := s.Shared.nextRelax(e.Spec, r, s.anyPNS)
 		if !ok {
 			return false
 		}
@@ -406,14 +406,14 @@ func (s *solver) trySchedule(e *qkey) bool {
 	}
 }
 
-func (s *solver) add(id cluster.PodID, origin podOrigin, pd *podData) bool {
+func (s *Solver) add(id cluster.PodID, origin PodOrigin, pd *PodData) bool {
 	if s.addExisting(id, origin, pd) {
 		return true
 	}
-	for i, c := range s.tryOrder() {
-		if reqs, mask, ok := s.canAdd(c, pd, c.reqs, c.mask); ok {
+	for i, c := range s.TryOrder() {
+		if reqs, mask, ok := s.canAdd(c, pd, c.Reqs, c.Mask); ok {
 			s.commit(c, id, pd, reqs, mask)
-			s.joined(i)
+			s.Joined(i)
 			return true
 		}
 	}
@@ -433,81 +433,81 @@ func (s *solver) add(id cluster.PodID, origin podOrigin, pd *podData) bool {
 // out of order, so its first partial insertion sort finds the slice
 // sorted), so the sort runs only when the last pod put the slice out of
 // order (joined, appendClaim).
-func (s *solver) tryOrder() []*claim {
-	if s.unsorted {
-		sort.Sort((*claimsByPods)(&s.order))
-		s.unsorted = false
+func (s *Solver) TryOrder() []*Claim {
+	if s.Unsorted {
+		sort.Sort((*claimsByPods)(&s.Order))
+		s.Unsorted = false
 	}
-	return s.order
+	return s.Order
 }
 
 // joined notes that a pod joined s.order[i].
-func (s *solver) joined(i int) {
-	if i+1 < len(s.order) && len(s.order[i+1].pods) < len(s.order[i].pods) {
-		s.unsorted = true
+func (s *Solver) Joined(i int) {
+	if i+1 < len(s.Order) && len(s.Order[i+1].Pods) < len(s.Order[i].Pods) {
+		s.Unsorted = true
 	}
 }
 
 // appendClaim adds a new NodeClaim after the others, as KC appends it to
 // its sorted slice.
-func (s *solver) appendClaim(c *claim) {
-	s.order = append(s.order, c)
-	if n := len(s.order); n > 1 && len(s.order[n-2].pods) > len(c.pods) {
-		s.unsorted = true
+func (s *Solver) AppendClaim(c *Claim) {
+	s.Order = append(s.Order, c)
+	if n := len(s.Order); n > 1 && len(s.Order[n-2].Pods) > len(c.Pods) {
+		s.Unsorted = true
 	}
 }
 
 // claimsByPods orders NodeClaims by pod count (KC's add comparator).
-type claimsByPods []*claim
+type claimsByPods []*Claim
 
 func (c *claimsByPods) Len() int           { return len(*c) }
-func (c *claimsByPods) Less(i, j int) bool { return len((*c)[i].pods) < len((*c)[j].pods) }
+func (c *claimsByPods) Less(i, j int) bool { return len((*c)[i].Pods) < len((*c)[j].Pods) }
 func (c *claimsByPods) Swap(i, j int)      { (*c)[i], (*c)[j] = (*c)[j], (*c)[i] }
 
-func (s *solver) addExisting(id cluster.PodID, origin podOrigin, pd *podData) bool {
+func (s *Solver) addExisting(id cluster.PodID, origin PodOrigin, pd *PodData) bool {
 	pending := origin == fromPending
 	ci := int(origin)
 	// Nodes under consolidateAfter take no pods a consolidation moves.
-	uca := s.consolidat && origin == fromCandidate
-	jt := pd.jts[b2i(uca)]
+	uca := s.consolidat && origin == FromCandidate
+	jt := pd.Jts[B2i(uca)]
 	if jt == nil {
-		jt = s.ec.jump(fitClass{spec: pd.class, relax: pd.relax, uca: uca})
-		pd.jts[b2i(uca)] = jt
+		jt = s.Ec.Jump(FitClass{Spec: pd.Class, Relax: pd.Relax, Uca: uca})
+		pd.Jts[B2i(uca)] = jt
 	}
-	n := len(s.base)
+	n := len(s.Base)
 	start := 0
 	if !pd.topo() {
 		start = pd.exCursor[ci]
 	}
 	for i := start; i < n; i++ {
-		i = s.nextBaseFit(jt, pd, uca, i)
+		i = s.NextBaseFit(jt, pd, uca, i)
 		if i >= n {
 			break
 		}
 		if sl := s.slot(i); sl != nil {
-			if sl.excluded || (sl.touched >= 0 && !pd.requests.Fits(s.touched[sl.touched].free)) {
+			if sl.excluded || (sl.touched >= 0 && !pd.Requests.Fits(s.touched[sl.touched].Free)) {
 				continue
 			}
 		}
-		ex := &s.base[i]
-		if vp := pd.spec.Volume; vp != nil && vp.Attach > 0 && !s.attachFits(i, ex, vp.Attach) {
+		ex := &s.Base[i]
+		if vp := pd.Spec.Volume; vp != nil && vp.Attach > 0 && !s.attachFits(i, ex, vp.Attach) {
 			continue
 		}
-		v := nodeView{node: ex.view}
+		v := nodeView{node: ex.View}
 		if pd.topo() {
-			if _, ok := s.topo.addRequirements(pd, &v); !ok {
+			if _, ok := s.Topo.addRequirements(pd, &v); !ok {
 				continue
 			}
 		} else {
 			pd.exCursor[ci] = i
 		}
-		if len(s.topo.groups) > 0 || len(pd.inverseOwn) > 0 {
-			s.topo.record(pd, &v)
+		if len(s.Topo.groups) > 0 || len(pd.inverseOwn) > 0 {
+			s.Topo.record(pd, &v)
 		}
 		t := s.touch(i)
-		t.free = t.free.Sub(pd.requests)
-		t.got = append(t.got, id)
-		t.gotPending = t.gotPending || pending
+		t.Free = t.Free.Sub(pd.Requests)
+		t.Got = append(t.Got, id)
+		t.GotPending = t.GotPending || pending
 		return true
 	}
 	if !pd.topo() {
@@ -520,17 +520,17 @@ func (s *solver) addExisting(id cluster.PodID, origin podOrigin, pd *podData) bo
 // volumes after those of the pods this solve put there (KC ExistingNode's
 // VolumeUsage check against the node's CSINode limit). New NodeClaims
 // count no volume limits, as in KC.
-func (s *solver) attachFits(pos int, ex *exNode, n int32) bool {
-	cl := s.k.cl
-	used := cl.AttachedVolumes(ex.id)
+func (s *Solver) attachFits(pos int, ex *ExNode, n int32) bool {
+	cl := s.Shared.Cl
+	used := cl.AttachedVolumes(ex.ID)
 	if sl := s.slot(pos); sl != nil && sl.touched >= 0 {
-		for _, id := range s.touched[sl.touched].got {
+		for _, id := range s.touched[sl.touched].Got {
 			if v := cl.Pods[id].Spec.Volume; v != nil {
 				used += v.Attach
 			}
 		}
 	}
-	return used+n <= cl.AttachLimit(ex.node)
+	return used+n <= cl.AttachLimit(ex.Node)
 }
 
 func pnsOnly(ts []cluster.Taint) []cluster.Taint {
@@ -546,12 +546,12 @@ func pnsOnly(ts []cluster.Taint) []cluster.Taint {
 // canAdd checks a pod against a NodeClaim (KC NodeClaim.CanAdd) and
 // returns the NodeClaim's requirements with the pod; the surviving
 // instance types are left in s.scratch.
-func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (reqSet, uint64, bool) {
-	k := s.k
-	syms := k.cl.Syms
+func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint64) (Requirements, uint64, bool) {
+	k := s.Shared
+	syms := k.Cl.Syms
 	switch pd.tmplTol[c.ppos] {
 	case 0:
-		if tolerates(pd.spec.Tolerations, c.pool.spec.Taints, pd.tolPNS) {
+		if tolerates(pd.Spec.Tolerations, c.Pool.Spec.Taints, pd.TolPNS) {
 			pd.tmplTol[c.ppos] = 1
 		} else {
 			pd.tmplTol[c.ppos] = 2
@@ -561,26 +561,26 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 		return nil, 0, false
 	}
 	reqs := base
-	if len(pd.reqs) > 0 {
-		if !compatible(syms, base, pd.reqs, k.wellKnown) {
+	if len(pd.Reqs) > 0 {
+		if !Compatible(syms, base, pd.Reqs, k.wellKnown) {
 			return nil, 0, false
 		}
-		if !absorbs(base, pd.reqs) {
-			reqs = merge(syms, base, pd.reqs)
+		if !absorbs(base, pd.Reqs) {
+			reqs = Merge(syms, base, pd.Reqs)
 		}
 	}
 	if pd.topo() {
-		v := nodeView{reqs: reqs, taints: c.pool.spec.Taints, claim: c}
-		tr, ok := s.topo.addRequirements(pd, &v)
+		v := nodeView{reqs: reqs, taints: c.Pool.Spec.Taints, claim: c}
+		tr, ok := s.Topo.addRequirements(pd, &v)
 		if !ok {
 			return nil, 0, false
 		}
 		if len(tr) > 0 {
-			trs := sortReqs(syms, tr)
-			if !compatible(syms, reqs, trs, k.wellKnown) {
+			trs := SortReqs(syms, tr)
+			if !Compatible(syms, reqs, trs, k.wellKnown) {
 				return nil, 0, false
 			}
-			reqs = merge(syms, reqs, trs)
+			reqs = Merge(syms, reqs, trs)
 		}
 	}
 	// Instance types: requirements (only keys that changed), resources
@@ -588,21 +588,21 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 	mask := baseMask
 	var checks []typeCheck
 	if len(reqs) != len(base) || (len(reqs) > 0 && &reqs[0] != &base[0]) {
-		mask = k.offerings.offerMask(reqs)
-		s.checks = k.offerings.typeChecks(base, reqs, s.checks)
+		mask = k.Offerings.OfferMask(reqs)
+		s.checks = k.Offerings.typeChecks(base, reqs, s.checks)
 		checks = s.checks
 	}
-	total := c.requests.Add(pd.requests)
+	total := c.requests.Add(pd.Requests)
 	s.scratch = s.scratch[:0]
-	for _, pos := range c.opts {
-		pt := &c.pool.types[pos]
-		if !fitsWith(&total, &pt.daemon, &pt.alloc) {
+	for _, pos := range c.Opts {
+		pt := &c.Pool.Types[pos]
+		if !fitsWith(&total, &pt.Daemon, &pt.Alloc) {
 			continue
 		}
-		if s.avail[pt.t.idx]&mask == 0 {
+		if s.Avail[pt.Type.Idx]&mask == 0 {
 			continue
 		}
-		if len(checks) > 0 && !k.offerings.typeMeets(pt.t, checks) {
+		if len(checks) > 0 && !k.Offerings.typeMeets(pt.Type, checks) {
 			continue
 		}
 		s.scratch = append(s.scratch, pos)
@@ -610,7 +610,7 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 	if len(s.scratch) == 0 {
 		return nil, 0, false
 	}
-	if !s.minValuesOK(c.pool, reqs, s.scratch) {
+	if !s.MinValuesOK(c.Pool, reqs, s.scratch) {
 		return nil, 0, false
 	}
 	return reqs, mask, true
@@ -620,24 +620,24 @@ func (s *solver) canAdd(c *claim, pd *podData, base reqSet, baseMask uint64) (re
 // claim c could launch with the pod: those reqs allow that are available
 // for an instance type c keeps that fits the pod and meets reqs. It
 // breaks ties between topology domains (topology.launchable).
-func (s *solver) launchBits(c *claim, pd *podData, reqs reqSet) uint64 {
-	k := s.k
-	mask := k.offerings.offerMask(reqs)
-	s.lchecks = k.offerings.typeChecks(c.reqs, reqs, s.lchecks)
-	total := c.requests.Add(pd.requests)
+func (s *Solver) launchBits(c *Claim, pd *PodData, reqs Requirements) uint64 {
+	k := s.Shared
+	mask := k.Offerings.OfferMask(reqs)
+	s.lchecks = k.Offerings.typeChecks(c.Reqs, reqs, s.lchecks)
+	total := c.requests.Add(pd.Requests)
 	var u uint64
-	for _, pos := range c.opts {
-		pt := &c.pool.types[pos]
+	for _, pos := range c.Opts {
+		pt := &c.Pool.Types[pos]
 		if u == mask {
 			break // every allowed bit is launchable already
 		}
-		if !fitsWith(&total, &pt.daemon, &pt.alloc) {
+		if !fitsWith(&total, &pt.Daemon, &pt.Alloc) {
 			continue
 		}
-		if len(s.lchecks) > 0 && !k.offerings.typeMeets(pt.t, s.lchecks) {
+		if len(s.lchecks) > 0 && !k.Offerings.typeMeets(pt.Type, s.lchecks) {
 			continue
 		}
-		u |= s.avail[pt.t.idx] & mask
+		u |= s.Avail[pt.Type.Idx] & mask
 	}
 	return u
 }
@@ -645,65 +645,65 @@ func (s *solver) launchBits(c *claim, pd *podData, reqs reqSet) uint64 {
 // minValuesOK checks minValues requirements against the instance types
 // left (KC InstanceTypes.SatisfiesMinValues), unless the policy is
 // BestEffort.
-func (s *solver) minValuesOK(p *pool, reqs reqSet, opts []int32) bool {
-	k := s.k
-	if k.settings.MinValuesBestEffort {
+func (s *Solver) MinValuesOK(p *Pool, reqs Requirements, opts []int32) bool {
+	k := s.Shared
+	if k.Settings.MinValuesBestEffort {
 		return true
 	}
 	for i := range reqs {
 		r := &reqs[i]
-		if r.minValues == 0 {
+		if r.MinValues == 0 {
 			continue
 		}
-		tk, ok := k.offerings.typeKeyIndex(r.key)
+		tk, ok := k.Offerings.TypeKeyIndex(r.Key)
 		if !ok {
 			continue
 		}
 		seen := map[cluster.Sym]bool{}
 		for _, pos := range opts {
-			if v := p.types[pos].t.lab[tk]; v != cluster.NoSym {
+			if v := p.Types[pos].Type.Lab[tk]; v != cluster.NoSym {
 				seen[v] = true
 			}
 		}
-		if len(seen) < int(r.minValues) {
+		if len(seen) < int(r.MinValues) {
 			return false
 		}
 	}
 	return true
 }
 
-func (s *solver) commit(c *claim, id cluster.PodID, pd *podData, reqs reqSet, mask uint64) {
-	c.reqs, c.mask = reqs, mask
-	c.opts = append(c.opts[:0], s.scratch...)
-	c.requests = c.requests.Add(pd.requests)
-	c.pods = append(c.pods, id)
-	if len(s.topo.groups) > 0 || len(pd.inverseOwn) > 0 {
-		v := nodeView{reqs: c.reqs, taints: c.pool.spec.Taints}
-		s.topo.record(pd, &v)
+func (s *Solver) commit(c *Claim, id cluster.PodID, pd *PodData, reqs Requirements, mask uint64) {
+	c.Reqs, c.Mask = reqs, mask
+	c.Opts = append(c.Opts[:0], s.scratch...)
+	c.requests = c.requests.Add(pd.Requests)
+	c.Pods = append(c.Pods, id)
+	if len(s.Topo.groups) > 0 || len(pd.inverseOwn) > 0 {
+		v := nodeView{reqs: c.Reqs, taints: c.Pool.Spec.Taints}
+		s.Topo.record(pd, &v)
 	}
 }
 
 // addNew tries a new NodeClaim from each pool in weight order.
-func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
-	c, i, reqs, mask, ok := s.startClaim(pd)
+func (s *Solver) addNew(id cluster.PodID, pd *PodData) bool {
+	c, i, reqs, mask, ok := s.StartClaim(pd)
 	if !ok {
 		return false
 	}
-	p := c.pool
+	p := c.Pool
 	s.seq++
-	s.topo.registerHost(c.hostname)
-	c.opts = nil // commit gives the claim its own options list
+	s.Topo.registerHost(c.hostname)
+	c.Opts = nil // commit gives the claim its own options list
 	s.commit(c, id, pd, reqs, mask)
-	s.claims = append(s.claims, c)
-	s.appendClaim(c)
+	s.Claims = append(s.Claims, c)
+	s.AppendClaim(c)
 	// Assume the largest instance type will launch (KC subtractMax).
 	var maxCap cluster.Resources
-	for _, pos := range c.opts {
-		for r, v := range p.types[pos].capacity {
+	for _, pos := range c.Opts {
+		for r, v := range p.Types[pos].Capacity {
 			maxCap[r] = max(maxCap[r], v)
 		}
 	}
-	s.remaining[i] = s.remaining[i].Sub(maxCap)
+	s.Remaining[i] = s.Remaining[i].Sub(maxCap)
 	return true
 }
 
@@ -711,17 +711,17 @@ func (s *solver) addNew(id cluster.PodID, pd *podData) bool {
 // new NodeClaim for the pod, without keeping it: the claim (its options
 // are scratch), the pool's position, and the requirements and offering
 // mask with the pod (its instance types left in s.scratch).
-func (s *solver) startClaim(pd *podData) (c *claim, i int, reqs reqSet, mask uint64, ok bool) {
-	k := s.k
-	for i, p := range s.pools {
-		if len(p.types) == 0 || s.nodesLeft[i] == 0 {
+func (s *Solver) StartClaim(pd *PodData) (c *Claim, i int, reqs Requirements, mask uint64, ok bool) {
+	k := s.Shared
+	for i, p := range s.Pools {
+		if len(p.Types) == 0 || s.NodesLeft[i] == 0 {
 			continue
 		}
 		// The options list is scratch until the claim is kept.
 		opts := s.newOpts[:0]
-		for pos := range p.types {
-			pt := &p.types[pos]
-			if !s.withinLimits(i, pt) {
+		for pos := range p.Types {
+			pt := &p.Types[pos]
+			if !s.WithinLimits(i, pt) {
 				continue
 			}
 			opts = append(opts, int32(pos))
@@ -732,19 +732,19 @@ func (s *solver) startClaim(pd *podData) (c *claim, i int, reqs reqSet, mask uin
 		}
 		// Placeholder hostnames only need to be unique within a solve.
 		h := k.placeholder(s.seq + 1)
-		c := &claim{seq: s.seq + 1, pool: p, ppos: i, hostname: h, opts: opts}
+		c := &Claim{Seq: s.seq + 1, Pool: p, ppos: i, hostname: h, Opts: opts}
 		st := k.claimStart(p, s.seq+1, h)
-		c.reqs, c.mask = st.reqs, st.mask
-		if reqs, mask, ok := s.canAdd(c, pd, c.reqs, c.mask); ok {
+		c.Reqs, c.Mask = st.Reqs, st.Mask
+		if reqs, mask, ok := s.canAdd(c, pd, c.Reqs, c.Mask); ok {
 			return c, i, reqs, mask, true
 		}
 	}
 	return nil, 0, nil, 0, false
 }
 
-func (s *solver) withinLimits(i int, pt *poolType) bool {
+func (s *Solver) WithinLimits(i int, pt *PoolType) bool {
 	for r, has := range s.hasLimit[i] {
-		if has && pt.capacity[r] > s.remaining[i][r] {
+		if has && pt.Capacity[r] > s.Remaining[i][r] {
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package karpenter
+package scheduling
 
 import (
 	"math"
@@ -21,10 +21,10 @@ import (
 // label: as upstream's DoesNotExist requirement on it, it meets only NotIn
 // and DoesNotExist requirements on that key.
 const (
-	tkInstanceType = iota
-	tkArch
-	tkOS
-	tkRegion
+	TkInstanceType = iota
+	TkArch
+	TkOS
+	TkRegion
 	numFixedTypeKeys
 )
 
@@ -49,13 +49,13 @@ var exoticResources = []string{catalog.ResourceNVIDIAGPU, catalog.ResourceAMDGPU
 // Capacity types with offerings. Reserved offerings (capacity
 // reservations) are not modelled.
 const (
-	ctOnDemand = 0
-	ctSpot     = 1
-	numCT      = 2
+	CtOnDemand = 0
+	CtSpot     = 1
+	NumCT      = 2
 )
 
-func ctOf(i int) cluster.CapacityType {
-	if i == ctSpot {
+func CtOf(i int) cluster.CapacityType {
+	if i == CtSpot {
 		return cluster.Spot
 	}
 	return cluster.OnDemand
@@ -65,120 +65,120 @@ func ctOf(i int) cluster.CapacityType {
 // pricing and offering providers): the instance types of the region, their
 // offerings per zone and capacity type with prices, and the
 // insufficient-capacity cache of offerings that recently failed.
-type offerings struct {
-	env
+type Offerings struct {
+	Env
 	region   string
-	zones    []string
+	Zones    []string
 	zoneSyms []cluster.Sym
-	ctSyms   [numCT]cluster.Sym
+	CtSyms   [NumCT]cluster.Sym
 
-	types      []*itype
-	typeByName map[string]*itype
+	Types      []*InstanceType
+	TypeByName map[string]*InstanceType
 	// typeKeyNames and typeKey are the instance-type label keys, by index
 	// (tk*, then the catalogue's keys); itype.lab holds a value per key.
-	typeKeyNames []string
-	typeKey      []cluster.Sym
+	TypeKeyNames []string
+	TypeKey      []cluster.Sym
 	typeKeyOf    []int8 // Sym -> index in typeKey, -1 for other keys
-	off          offers
+	Off          offers
 	// availBuf is availMasks' answer, kept while the time and the table's
 	// version stay the same.
-	availBuf     []uint64
-	availOK      bool
-	availAt      engine.Time
-	availVersion uint64
+	AvailBuf     []uint64
+	AvailOK      bool
+	AvailAt      engine.Time
+	AvailVersion uint64
 	// deferICE: a batch is launching; capacity errors wait in iceQueue
 	// until it is done (flushICE).
-	deferICE bool
+	DeferICE bool
 	iceQueue []cloud.Offering
 }
 
 // newOfferings builds the instance-type table of the catalogue and prices
 // every offering.
-func newOfferings(e env, region string, zones []string, zoneSyms []cluster.Sym, ctSyms [numCT]cluster.Sym) *offerings {
-	o := &offerings{env: e, region: region, zones: append([]string(nil), zones...), zoneSyms: zoneSyms, ctSyms: ctSyms,
-		typeByName: map[string]*itype{}}
+func NewOfferings(e Env, region string, zones []string, zoneSyms []cluster.Sym, ctSyms [NumCT]cluster.Sym) *Offerings {
+	o := &Offerings{Env: e, region: region, Zones: append([]string(nil), zones...), zoneSyms: zoneSyms, CtSyms: ctSyms,
+		TypeByName: map[string]*InstanceType{}}
 	o.buildTypes()
-	for _, t := range o.types {
-		o.typeByName[t.name] = t
+	for _, t := range o.Types {
+		o.TypeByName[t.Name] = t
 	}
-	o.refreshPrices()
+	o.RefreshPrices()
 	return o
 }
 
 // itype is one instance type as Karpenter sees it.
-type itype struct {
-	idx  int32
-	name string
-	cat  *catalog.InstanceType
+type InstanceType struct {
+	Idx  int32
+	Name string
+	Cat  *catalog.InstanceType
 	// lab is the type's value of each type key (offerings.typeKey), NoSym
 	// where it has no such label.
-	lab []cluster.Sym
+	Lab []cluster.Sym
 	// exotic types (GPUs and other accelerators, metal) are launched only
 	// when nothing else fits (KA instance filter ExoticInstanceTypeFilter).
-	exotic bool
+	Exotic bool
 }
 
 // offers holds the offering table: instance type x zone x capacity type.
 // Offering o = (type*zones + zone)*2 + capacity type.
 type offers struct {
-	nZones int
+	NZones int
 	// price in USD/hour; negative when the offering does not exist.
-	price []float64
+	Price []float64
 	// unavailableUntil is the insufficient-capacity cache (KA pkg/cache
 	// UnavailableOfferings): the offering is skipped until then.
-	unavailableUntil []engine.Time
+	UnavailableUntil []engine.Time
 	priceAt          engine.Time
 	priced           bool
 	// version changes with every price refresh and cache entry.
-	version uint64
+	Version uint64
 }
 
-func (o *offers) index(t int32, zone, ct int) int {
-	return (int(t)*o.nZones+zone)*numCT + ct
+func (o *offers) Index(t int32, zone, ct int) int {
+	return (int(t)*o.NZones+zone)*NumCT + ct
 }
 
-func (o *offers) available(i int, now engine.Time) bool {
-	return o.price[i] >= 0 && o.unavailableUntil[i] <= now
+func (o *offers) Available(i int, now engine.Time) bool {
+	return o.Price[i] >= 0 && o.UnavailableUntil[i] <= now
 }
 
 // buildTypes derives the instance-type table from the catalogue: each
 // type's labels as symbols, in one table built once.
-func (o *offerings) buildTypes() {
-	syms := o.cl.Syms
-	o.typeKeyNames = typeKeyNames(o.cat)
-	o.typeKey = make([]cluster.Sym, len(o.typeKeyNames))
-	for i, k := range o.typeKeyNames {
-		o.typeKey[i] = syms.Intern(k)
+func (o *Offerings) buildTypes() {
+	syms := o.Cl.Syms
+	o.TypeKeyNames = typeKeyNames(o.Cat)
+	o.TypeKey = make([]cluster.Sym, len(o.TypeKeyNames))
+	for i, k := range o.TypeKeyNames {
+		o.TypeKey[i] = syms.Intern(k)
 	}
-	catTypes := o.cat.Types()
-	nk := len(o.typeKey)
+	catTypes := o.Cat.Types()
+	nk := len(o.TypeKey)
 	labs := make([]cluster.Sym, len(catTypes)*nk)
 	region := syms.Intern(o.region)
 	for _, it := range catTypes {
-		t := &itype{idx: int32(len(o.types)), name: it.Name, cat: it}
-		t.lab, labs = labs[:nk:nk], labs[nk:]
-		t.lab[tkInstanceType] = syms.Intern(it.Name)
-		t.lab[tkArch] = syms.Intern(it.Arch)
-		t.lab[tkOS] = syms.Intern("linux")
-		t.lab[tkRegion] = region
+		t := &InstanceType{Idx: int32(len(o.Types)), Name: it.Name, Cat: it}
+		t.Lab, labs = labs[:nk:nk], labs[nk:]
+		t.Lab[TkInstanceType] = syms.Intern(it.Name)
+		t.Lab[TkArch] = syms.Intern(it.Arch)
+		t.Lab[TkOS] = syms.Intern("linux")
+		t.Lab[TkRegion] = region
 		for _, l := range it.Labels {
-			if i := slices.Index(o.typeKeyNames[numFixedTypeKeys:], l.Key); i >= 0 {
-				t.lab[numFixedTypeKeys+i] = syms.Intern(l.Value)
+			if i := slices.Index(o.TypeKeyNames[numFixedTypeKeys:], l.Key); i >= 0 {
+				t.Lab[numFixedTypeKeys+i] = syms.Intern(l.Value)
 			}
 		}
-		t.exotic = strings.Contains(it.Size, "metal")
+		t.Exotic = strings.Contains(it.Size, "metal")
 		for _, r := range exoticResources {
-			t.exotic = t.exotic || it.ExtendedCount(r) > 0
+			t.Exotic = t.Exotic || it.ExtendedCount(r) > 0
 		}
-		o.types = append(o.types, t)
+		o.Types = append(o.Types, t)
 	}
-	n := len(o.types) * len(o.zones) * numCT
-	o.off = offers{nZones: len(o.zones), price: make([]float64, n), unavailableUntil: make([]engine.Time, n)}
+	n := len(o.Types) * len(o.Zones) * NumCT
+	o.Off = offers{NZones: len(o.Zones), Price: make([]float64, n), UnavailableUntil: make([]engine.Time, n)}
 	o.typeKeyOf = make([]int8, syms.Len())
 	for i := range o.typeKeyOf {
 		o.typeKeyOf[i] = -1
 	}
-	for i, key := range o.typeKey {
+	for i, key := range o.TypeKey {
 		o.typeKeyOf[key] = int8(i)
 	}
 }
@@ -186,21 +186,21 @@ func (o *offerings) buildTypes() {
 // refreshPrices asks the cloud for every offering's price, at most once
 // per PriceRefreshInterval (Karpenter's pricing controller). An offering
 // the cloud has no price for does not exist.
-func (o *offerings) refreshPrices() {
-	now := o.eng.Now()
-	if o.off.priced && now-o.off.priceAt < o.settings.PriceRefreshInterval {
+func (o *Offerings) RefreshPrices() {
+	now := o.Eng.Now()
+	if o.Off.priced && now-o.Off.priceAt < o.Settings.PriceRefreshInterval {
 		return
 	}
-	o.off.priced, o.off.priceAt = true, now
-	o.off.version++
-	for _, t := range o.types {
-		for z, zone := range o.zones {
-			for ct := 0; ct < numCT; ct++ {
-				p, ok := o.cloud.Price(cloud.Offering{InstanceType: t.name, Zone: zone, CapacityType: ctOf(ct)})
+	o.Off.priced, o.Off.priceAt = true, now
+	o.Off.Version++
+	for _, t := range o.Types {
+		for z, zone := range o.Zones {
+			for ct := 0; ct < NumCT; ct++ {
+				p, ok := o.Cloud.Price(cloud.Offering{InstanceType: t.Name, Zone: zone, CapacityType: CtOf(ct)})
 				if !ok || math.IsNaN(p) || p < 0 {
 					p = -1
 				}
-				o.off.price[o.off.index(t.idx, z, ct)] = p
+				o.Off.Price[o.Off.Index(t.Idx, z, ct)] = p
 			}
 		}
 	}
@@ -208,28 +208,28 @@ func (o *offerings) refreshPrices() {
 
 // availMask returns, per instance type, the bits (zone*2 + capacity type)
 // of its available offerings now.
-func (o *offerings) availMasks() []uint64 {
-	now := o.eng.Now()
-	if o.availOK && o.availAt == now && o.availVersion == o.off.version {
-		return o.availBuf
+func (o *Offerings) AvailMasks() []uint64 {
+	now := o.Eng.Now()
+	if o.AvailOK && o.AvailAt == now && o.AvailVersion == o.Off.Version {
+		return o.AvailBuf
 	}
-	o.availOK, o.availAt, o.availVersion = true, now, o.off.version
-	if cap(o.availBuf) < len(o.types) {
-		o.availBuf = make([]uint64, len(o.types))
+	o.AvailOK, o.AvailAt, o.AvailVersion = true, now, o.Off.Version
+	if cap(o.AvailBuf) < len(o.Types) {
+		o.AvailBuf = make([]uint64, len(o.Types))
 	}
-	masks := o.availBuf[:len(o.types)]
-	for _, t := range o.types {
-		masks[t.idx] = o.availMask(t, now)
+	masks := o.AvailBuf[:len(o.Types)]
+	for _, t := range o.Types {
+		masks[t.Idx] = o.AvailMask(t, now)
 	}
 	return masks
 }
 
 // availMask is the bits of type t's offerings available at now.
-func (o *offerings) availMask(t *itype, now engine.Time) uint64 {
+func (o *Offerings) AvailMask(t *InstanceType, now engine.Time) uint64 {
 	var m uint64
-	base := o.off.index(t.idx, 0, 0)
-	for b := 0; b < o.off.nZones*numCT; b++ {
-		if o.off.available(base+b, now) {
+	base := o.Off.Index(t.Idx, 0, 0)
+	for b := 0; b < o.Off.NZones*NumCT; b++ {
+		if o.Off.Available(base+b, now) {
 			m |= 1 << uint(b)
 		}
 	}
@@ -238,12 +238,12 @@ func (o *offerings) availMask(t *itype, now engine.Time) uint64 {
 
 // markUnavailable caches an offering as unavailable for the TTL (deferred
 // while a batch launches).
-func (o *offerings) markUnavailable(of cloud.Offering) {
-	if o.deferICE {
+func (o *Offerings) MarkUnavailable(of cloud.Offering) {
+	if o.DeferICE {
 		o.iceQueue = append(o.iceQueue, of)
 		return
 	}
-	t, ok := o.typeByName[of.InstanceType]
+	t, ok := o.TypeByName[of.InstanceType]
 	if !ok {
 		return
 	}
@@ -251,27 +251,27 @@ func (o *offerings) markUnavailable(of cloud.Offering) {
 	if z < 0 {
 		return
 	}
-	ct := ctOnDemand
+	ct := CtOnDemand
 	switch of.CapacityType {
 	case cluster.Spot:
-		ct = ctSpot
+		ct = CtSpot
 	case cluster.Reserved:
 		return
 	}
-	o.off.unavailableUntil[o.off.index(t.idx, z, ct)] = o.eng.Now() + o.settings.UnavailableOfferingsTTL
-	o.off.version++
+	o.Off.UnavailableUntil[o.Off.Index(t.Idx, z, ct)] = o.Eng.Now() + o.Settings.UnavailableOfferingsTTL
+	o.Off.Version++
 }
 
-func (o *offerings) flushICE() {
-	o.deferICE = false
+func (o *Offerings) FlushICE() {
+	o.DeferICE = false
 	for _, of := range o.iceQueue {
-		o.markUnavailable(of)
+		o.MarkUnavailable(of)
 	}
 	o.iceQueue = o.iceQueue[:0]
 }
 
-func (o *offerings) zoneIndex(zone string) int {
-	for i, z := range o.zones {
+func (o *Offerings) zoneIndex(zone string) int {
+	for i, z := range o.Zones {
 		if z == zone {
 			return i
 		}
@@ -281,21 +281,21 @@ func (o *offerings) zoneIndex(zone string) int {
 
 // typeCompatible reports whether the type's labels meet every requirement
 // on a type key in s.
-func (o *offerings) typeCompatible(t *itype, s reqSet) bool {
+func (o *Offerings) TypeCompatible(t *InstanceType, s Requirements) bool {
 	for i := range s {
 		r := &s[i]
-		tk, ok := o.typeKeyIndex(r.key)
+		tk, ok := o.TypeKeyIndex(r.Key)
 		if !ok {
 			continue
 		}
-		if !labelMeets(o.cl.Syms, t.lab[tk], r) {
+		if !labelMeets(o.Cl.Syms, t.Lab[tk], r) {
 			return false
 		}
 	}
 	return true
 }
 
-func (o *offerings) typeKeyIndex(key cluster.Sym) (int, bool) {
+func (o *Offerings) TypeKeyIndex(key cluster.Sym) (int, bool) {
 	if int(key) < len(o.typeKeyOf) {
 		if i := o.typeKeyOf[key]; i >= 0 {
 			return int(i), true
@@ -307,15 +307,15 @@ func (o *offerings) typeKeyIndex(key cluster.Sym) (int, bool) {
 // typeChecks returns the requirements of reqs on instance-type keys that
 // differ from base: the only ones a NodeClaim's remaining types must be
 // re-checked against.
-func (o *offerings) typeChecks(base, reqs reqSet, buf []typeCheck) []typeCheck {
+func (o *Offerings) typeChecks(base, reqs Requirements, buf []typeCheck) []typeCheck {
 	buf = buf[:0]
 	for i := range reqs {
 		r := &reqs[i]
-		tk, ok := o.typeKeyIndex(r.key)
+		tk, ok := o.TypeKeyIndex(r.Key)
 		if !ok {
 			continue
 		}
-		if b := base.get(r.key); b != nil && sameRq(b, r) {
+		if b := base.Get(r.Key); b != nil && SameRq(b, r) {
 			continue
 		}
 		buf = append(buf, typeCheck{tk: tk, r: r})
@@ -325,15 +325,15 @@ func (o *offerings) typeChecks(base, reqs reqSet, buf []typeCheck) []typeCheck {
 
 type typeCheck struct {
 	tk int
-	r  *rq
+	r  *Requirement
 }
 
-func sameRq(a, b *rq) bool {
-	if a.comp != b.comp || a.hasGt != b.hasGt || a.hasLt != b.hasLt || a.gt != b.gt || a.lt != b.lt || len(a.vals) != len(b.vals) {
+func SameRq(a, b *Requirement) bool {
+	if a.Comp != b.Comp || a.HasGt != b.HasGt || a.HasLt != b.HasLt || a.Gt != b.Gt || a.Lt != b.Lt || len(a.Vals) != len(b.Vals) {
 		return false
 	}
-	for i := range a.vals {
-		if a.vals[i] != b.vals[i] {
+	for i := range a.Vals {
+		if a.Vals[i] != b.Vals[i] {
 			return false
 		}
 	}
@@ -341,9 +341,9 @@ func sameRq(a, b *rq) bool {
 }
 
 // typeMeets reports whether t meets the checks.
-func (o *offerings) typeMeets(t *itype, checks []typeCheck) bool {
+func (o *Offerings) typeMeets(t *InstanceType, checks []typeCheck) bool {
 	for _, c := range checks {
-		if !labelMeets(o.cl.Syms, t.lab[c.tk], c.r) {
+		if !labelMeets(o.Cl.Syms, t.Lab[c.tk], c.r) {
 			return false
 		}
 	}
@@ -354,53 +354,53 @@ func (o *offerings) typeMeets(t *itype, checks []typeCheck) bool {
 // no such label) meets r. A missing label is upstream's DoesNotExist
 // requirement, which only NotIn and DoesNotExist intersect (KC
 // Requirements.Intersects).
-func labelMeets(syms *cluster.Symbols, v cluster.Sym, r *rq) bool {
+func labelMeets(syms *cluster.Symbols, v cluster.Sym, r *Requirement) bool {
 	if v == cluster.NoSym {
-		return r.negative()
+		return r.Negative()
 	}
 	return r.has(syms, v)
 }
 
 // offerMask is the bits (zone*2 + capacity type) that requirements s
 // allow. Reserved is never allowed (no reserved offerings).
-func (o *offerings) offerMask(s reqSet) uint64 {
-	zr := s.get(o.cl.KeyZone)
-	cr := s.get(o.cl.KeyCapacityType)
+func (o *Offerings) OfferMask(s Requirements) uint64 {
+	zr := s.Get(o.Cl.KeyZone)
+	cr := s.Get(o.Cl.KeyCapacityType)
 	var m uint64
 	for z, zs := range o.zoneSyms {
-		if zr != nil && !zr.has(o.cl.Syms, zs) {
+		if zr != nil && !zr.has(o.Cl.Syms, zs) {
 			continue
 		}
-		for ct := 0; ct < numCT; ct++ {
-			if cr != nil && !cr.has(o.cl.Syms, o.ctSyms[ct]) {
+		for ct := 0; ct < NumCT; ct++ {
+			if cr != nil && !cr.has(o.Cl.Syms, o.CtSyms[ct]) {
 				continue
 			}
-			m |= 1 << uint(z*numCT+ct)
+			m |= 1 << uint(z*NumCT+ct)
 		}
 	}
 	return m
 }
 
 // ctBits selects the bits of one capacity type.
-func (o *offerings) ctBits(ct int) uint64 {
+func (o *Offerings) CtBits(ct int) uint64 {
 	var m uint64
-	for z := range o.zones {
-		m |= 1 << uint(z*numCT+ct)
+	for z := range o.Zones {
+		m |= 1 << uint(z*NumCT+ct)
 	}
 	return m
 }
 
 // cheapest returns the cheapest available offering price of type t within
 // mask, +Inf if none.
-func (o *offerings) cheapest(t *itype, mask uint64) float64 {
+func (o *Offerings) Cheapest(t *InstanceType, mask uint64) float64 {
 	best := math.Inf(1)
-	now := o.eng.Now()
-	base := o.off.index(t.idx, 0, 0)
-	for b := 0; b < o.off.nZones*numCT; b++ {
-		if mask&(1<<uint(b)) == 0 || !o.off.available(base+b, now) {
+	now := o.Eng.Now()
+	base := o.Off.Index(t.Idx, 0, 0)
+	for b := 0; b < o.Off.NZones*NumCT; b++ {
+		if mask&(1<<uint(b)) == 0 || !o.Off.Available(base+b, now) {
 			continue
 		}
-		if p := o.off.price[base+b]; p < best {
+		if p := o.Off.Price[base+b]; p < best {
 			best = p
 		}
 	}
@@ -410,18 +410,18 @@ func (o *offerings) cheapest(t *itype, mask uint64) float64 {
 // worstLaunchPrice is the most expensive available offering within mask
 // of the capacity type a launch would use (reserved, then spot, then
 // on-demand): KC Offerings.WorstLaunchPrice.
-func (o *offerings) worstLaunchPrice(t *itype, mask uint64) float64 {
-	now := o.eng.Now()
-	base := o.off.index(t.idx, 0, 0)
-	for _, ct := range []int{ctSpot, ctOnDemand} {
+func (o *Offerings) WorstLaunchPrice(t *InstanceType, mask uint64) float64 {
+	now := o.Eng.Now()
+	base := o.Off.Index(t.Idx, 0, 0)
+	for _, ct := range []int{CtSpot, CtOnDemand} {
 		worst, found := 0.0, false
-		for z := 0; z < o.off.nZones; z++ {
-			b := z*numCT + ct
-			if mask&(1<<uint(b)) == 0 || !o.off.available(base+b, now) {
+		for z := 0; z < o.Off.NZones; z++ {
+			b := z*NumCT + ct
+			if mask&(1<<uint(b)) == 0 || !o.Off.Available(base+b, now) {
 				continue
 			}
 			found = true
-			worst = max(worst, o.off.price[base+b])
+			worst = max(worst, o.Off.Price[base+b])
 		}
 		if found {
 			return worst
@@ -432,20 +432,20 @@ func (o *offerings) worstLaunchPrice(t *itype, mask uint64) float64 {
 
 // poolType is an instance type as a NodePool would launch it: capacity and
 // allocatable under the pool's node class.
-type poolType struct {
-	t        *itype
-	capacity cluster.Resources
-	alloc    cluster.Resources
+type PoolType struct {
+	Type     *InstanceType
+	Capacity cluster.Resources
+	Alloc    cluster.Resources
 	// daemon is the overhead of the daemonsets that would run on it.
-	daemon cluster.Resources
+	Daemon cluster.Resources
 }
 
 // nodeResources computes capacity and allocatable of a type under a node
 // class (KA pkg/providers/instancetype/types.go: capacity minus
 // kube-reserved, system-reserved and the eviction threshold).
-func (o *offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) (capacity, alloc cluster.Resources) {
+func (o *Offerings) NodeResources(it *catalog.InstanceType, nc *apis.NodeClass) (capacity, alloc cluster.Resources) {
 	kl := &nc.Kubelet
-	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods,
+	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.Settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods,
 		InstanceStoreRAID0: nc.InstanceStoreRAID0}
 	c := it.Capacity(opts)
 	if kl.PodsPerCore > 0 {
@@ -481,7 +481,7 @@ func (o *offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 	alloc[cluster.Ephemeral] = max(c.EphemeralBytes-kr.EphemeralBytes-sr.EphemeralBytes-ev.EphemeralBytes, 0)
 	alloc[cluster.Pods] = c.Pods
 	for _, e := range it.Extended {
-		if slot, ok := o.cl.Resources.Lookup(corev1.ResourceName(e.Name)); ok {
+		if slot, ok := o.Cl.Resources.Lookup(corev1.ResourceName(e.Name)); ok {
 			capacity[slot] = e.Count
 			alloc[slot] = e.Count
 		}
@@ -491,16 +491,16 @@ func (o *offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 
 // nodePrice is what a node of Karpenter's costs now: its offering's
 // price, or the price it launched at when the offering is no longer sold.
-func (o *offerings) nodePrice(kn *knode) float64 {
-	z := o.zoneIndex(kn.offering.Zone)
-	ct := ctOnDemand
-	if kn.offering.CapacityType == cluster.Spot {
-		ct = ctSpot
+func (o *Offerings) NodePrice(kn *Node) float64 {
+	z := o.zoneIndex(kn.Offering.Zone)
+	ct := CtOnDemand
+	if kn.Offering.CapacityType == cluster.Spot {
+		ct = CtSpot
 	}
 	if z >= 0 {
-		if p := o.off.price[o.off.index(kn.it.idx, z, ct)]; p >= 0 {
+		if p := o.Off.Price[o.Off.Index(kn.It.Idx, z, ct)]; p >= 0 {
 			return p
 		}
 	}
-	return o.cl.Nodes[kn.id].PriceUSDPerHour
+	return o.Cl.Nodes[kn.ID].PriceUSDPerHour
 }

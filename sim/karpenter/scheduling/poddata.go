@@ -1,4 +1,4 @@
-package karpenter
+package scheduling
 
 import (
 	"sort"
@@ -13,23 +13,23 @@ import (
 // heaviest preferred pod affinity term, then pod anti-affinity term, then
 // node affinity term, drop a ScheduleAnyway spread constraint, and last
 // tolerate PreferNoSchedule taints if a NodePool has one).
-type relax struct {
-	terms, prefAff, prefAnti, prefNode, spread uint8
-	pns                                        bool
+type Relax struct {
+	Terms, PrefAff, PrefAnti, PrefNode, Spread uint8
+	Pns                                        bool
 }
 
-type pdKey struct {
-	spec *cluster.PodSpec
-	ns   cluster.Sym
-	r    relax
+type PodKey struct {
+	Spec *cluster.PodSpec
+	Ns   cluster.Sym
+	R    Relax
 }
 
 type affTerm struct{ t *cluster.AffinityTerm }
 
 // podData is what scheduling derives from a pod spec in one relaxation
 // state; replicas of a template share it.
-type podData struct {
-	podStatic
+type PodData struct {
+	PodStatic
 	groups      []*tgroup // topology groups it owns
 	inverseOwn  []*tgroup // inverse anti-affinity groups it owns
 	inverseSel  []*tgroup // inverse groups that select it
@@ -48,60 +48,60 @@ type podData struct {
 	exCursor [3]int
 	// jts are the existing-node jump tables of its class in this solve,
 	// without and with the consolidateAfter filter (nil until looked up).
-	jts [2]*jumpTable
+	Jts [2]*jumpTable
 }
 
 // podStatic is the part of podData that depends only on the spec, the
 // namespace and the relaxation, not on the solve: the solves of one
 // instant (a disruption pass) share it.
-type podStatic struct {
-	spec     *cluster.PodSpec
-	ns       cluster.Sym
-	relax    relax
-	requests cluster.Resources
+type PodStatic struct {
+	Spec     *cluster.PodSpec
+	Ns       cluster.Sym
+	Relax    Relax
+	Requests cluster.Resources
 	// reqs include the heaviest preferred node-affinity term in force;
 	// strict are the required ones only (nodeSelector and the node
 	// affinity term in force).
-	reqs, strict reqSet
+	Reqs, Strict Requirements
 	// term is the required node affinity term in force when the pod has
 	// several (nil otherwise); pref the preferred term treated as
 	// required (nil if none).
-	term *cluster.Term
-	pref *cluster.Term
+	Term *cluster.Term
+	Pref *cluster.Term
 	// tolPNS: PreferNoSchedule taints are tolerated.
-	tolPNS bool
+	TolPNS bool
 	// class numbers the spec's content for the existing-node scan.
-	class int32
+	Class int32
 	// idx numbers the static data of the instant (the solver's index).
-	idx int32
+	Idx int32
 
-	affTerms, antiTerms []affTerm
+	AffTerms, AntiTerms []affTerm
 }
 
-func (pd *podData) topo() bool { return len(pd.groups) > 0 || len(pd.inverseSel) > 0 }
+func (pd *PodData) topo() bool { return len(pd.groups) > 0 || len(pd.inverseSel) > 0 }
 
 // canRelax applies the next relaxation; false when nothing is left.
-func (sv *solvers) nextRelax(spec *cluster.PodSpec, r relax, anyPNS bool) (relax, bool) {
-	if sv.settings.PreferencePolicy == apis.PreferencesIgnore {
-		if spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.terms) > 1 {
-			r.terms++
+func (sv *Solvers) nextRelax(spec *cluster.PodSpec, r Relax, anyPNS bool) (Relax, bool) {
+	if sv.Settings.PreferencePolicy == apis.PreferencesIgnore {
+		if spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.Terms) > 1 {
+			r.Terms++
 			return r, true
 		}
 		return r, false
 	}
 	switch {
-	case spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.terms) > 1:
-		r.terms++
-	case int(r.prefAff) < len(spec.PreferredPodAffinity):
-		r.prefAff++
-	case int(r.prefAnti) < len(spec.PreferredPodAntiAffinity):
-		r.prefAnti++
-	case int(r.prefNode) < len(spec.Preferred):
-		r.prefNode++
-	case int(r.spread) < countSoftSpread(spec):
-		r.spread++
-	case anyPNS && !r.pns:
-		r.pns = true
+	case spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.Terms) > 1:
+		r.Terms++
+	case int(r.PrefAff) < len(spec.PreferredPodAffinity):
+		r.PrefAff++
+	case int(r.PrefAnti) < len(spec.PreferredPodAntiAffinity):
+		r.PrefAnti++
+	case int(r.PrefNode) < len(spec.Preferred):
+		r.PrefNode++
+	case int(r.Spread) < countSoftSpread(spec):
+		r.Spread++
+	case anyPNS && !r.Pns:
+		r.Pns = true
 	default:
 		return r, false
 	}
@@ -135,24 +135,24 @@ func byWeight(terms []cluster.AffinityTerm, dropped int) []affTerm {
 
 // termReqs converts a node selector term (matchExpressions only, as
 // Karpenter does) into requirements.
-func (sv *solvers) termReqs(t *cluster.Term) []rq {
-	var out []rq
+func (sv *Solvers) TermReqs(t *cluster.Term) []Requirement {
+	var out []Requirement
 	for i := range t.Reqs {
 		if t.Reqs[i].Field {
 			continue
 		}
 		r := fromRequirement(&t.Reqs[i])
-		r.key = sv.normalize(r.key)
+		r.Key = sv.normalize(r.Key)
 		out = append(out, r)
 	}
 	return out
 }
 
-func (sv *solvers) selectorReqs(spec *cluster.PodSpec) []rq {
-	var out []rq
+func (sv *Solvers) SelectorReqs(spec *cluster.PodSpec) []Requirement {
+	var out []Requirement
 	for i := range spec.NodeSelector {
 		r := fromRequirement(&spec.NodeSelector[i])
-		r.key = sv.normalize(r.key)
+		r.Key = sv.normalize(r.Key)
 		out = append(out, r)
 	}
 	return out
@@ -160,46 +160,46 @@ func (sv *solvers) selectorReqs(spec *cluster.PodSpec) []rq {
 
 // filterTerms are the node filter of a spread constraint: nodeSelector with
 // each required term (ORed).
-func (sv *solvers) filterTerms(spec *cluster.PodSpec) []reqSet {
-	syms := sv.cl.Syms
-	base := sv.selectorReqs(spec)
+func (sv *Solvers) filterTerms(spec *cluster.PodSpec) []Requirements {
+	syms := sv.Cl.Syms
+	base := sv.SelectorReqs(spec)
 	if spec.Affinity == nil || len(spec.Affinity.Terms) == 0 {
 		if len(base) == 0 {
 			return nil
 		}
-		return []reqSet{sortReqs(syms, base)}
+		return []Requirements{SortReqs(syms, base)}
 	}
-	var out []reqSet
+	var out []Requirements
 	for i := range spec.Affinity.Terms {
-		rs := append(append([]rq(nil), base...), sv.termReqs(&spec.Affinity.Terms[i])...)
-		out = append(out, sortReqs(syms, rs))
+		rs := append(append([]Requirement(nil), base...), sv.TermReqs(&spec.Affinity.Terms[i])...)
+		out = append(out, SortReqs(syms, rs))
 	}
 	return out
 }
 
 // podData returns the derived data of a pod spec in a relaxation state,
 // creating its topology groups on first use.
-func (s *solver) podData(spec *cluster.PodSpec, ns cluster.Sym, r relax) *podData {
-	key := pdKey{spec, ns, r}
+func (s *Solver) PodData(spec *cluster.PodSpec, ns cluster.Sym, r Relax) *PodData {
+	key := PodKey{spec, ns, r}
 	// Consecutive pods are mostly replicas of one template.
 	if s.lastPD != nil && s.lastKey == key {
 		return s.lastPD
 	}
-	st := s.k.podStatic(key)
-	if int(st.idx) >= len(s.pds) {
+	st := s.Shared.podStatic(key)
+	if int(st.Idx) >= len(s.pds) {
 		if s.pds == nil {
-			s.pds, s.k.pdsFree = s.k.pdsFree, nil
+			s.pds, s.Shared.pdsFree = s.Shared.pdsFree, nil
 		}
-		for int(st.idx) >= len(s.pds) {
+		for int(st.Idx) >= len(s.pds) {
 			s.pds = append(s.pds, nil)
 		}
 	}
-	pd := s.pds[st.idx]
+	pd := s.pds[st.Idx]
 	if pd == nil {
-		pd = s.k.newPodData(st, len(s.pools))
-		pd.groups = s.topo.addSpecGroups(pd)
-		pd.inverseOwn = s.topo.addInverse(spec, ns)
-		s.pds[st.idx] = pd
+		pd = s.Shared.newPodData(st, len(s.Pools))
+		pd.groups = s.Topo.addSpecGroups(pd)
+		pd.inverseOwn = s.Topo.addInverse(spec, ns)
+		s.pds[st.Idx] = pd
 	}
 	s.lastKey, s.lastPD = key, pd
 	return pd
@@ -207,10 +207,10 @@ func (s *solver) podData(spec *cluster.PodSpec, ns cluster.Sym, r relax) *podDat
 
 // newPodData returns a podData for st, reusing one a finished what-if
 // gave back (solvers.recycle).
-func (sv *solvers) newPodData(st *podStatic, pools int) *podData {
+func (sv *Solvers) newPodData(st *PodStatic, pools int) *PodData {
 	n := len(sv.pdFree)
 	if n == 0 {
-		return &podData{podStatic: *st, tmplTol: make([]uint8, pools)}
+		return &PodData{PodStatic: *st, tmplTol: make([]uint8, pools)}
 	}
 	pd := sv.pdFree[n-1]
 	sv.pdFree = sv.pdFree[:n-1]
@@ -218,52 +218,52 @@ func (sv *solvers) newPodData(st *podStatic, pools int) *podData {
 	for range pools {
 		tol = append(tol, 0)
 	}
-	*pd = podData{podStatic: *st, tmplTol: tol, sel: pd.sel[:0]}
+	*pd = PodData{PodStatic: *st, tmplTol: tol, sel: pd.sel[:0]}
 	return pd
 }
 
 // podStatic returns the solve-independent data of a pod spec in a
 // relaxation state, cached for the current instant.
-func (sv *solvers) podStatic(key pdKey) *podStatic {
-	if now := sv.eng.Now(); sv.staticsAt != now || sv.podStatics == nil {
-		sv.podStatics = map[pdKey]*podStatic{}
-		sv.staticsAt = now
+func (sv *Solvers) podStatic(key PodKey) *PodStatic {
+	if now := sv.Eng.Now(); sv.StaticsAt != now || sv.PodStatics == nil {
+		sv.PodStatics = map[PodKey]*PodStatic{}
+		sv.StaticsAt = now
 	}
-	if st, ok := sv.podStatics[key]; ok {
+	if st, ok := sv.PodStatics[key]; ok {
 		return st
 	}
-	st := sv.derivePodStatic(key, sv.specClass(key.spec))
-	st.idx = int32(len(sv.podStatics))
-	sv.podStatics[key] = st
+	st := sv.DerivePodStatic(key, sv.specClass(key.Spec))
+	st.Idx = int32(len(sv.PodStatics))
+	sv.PodStatics[key] = st
 	return st
 }
 
 // derivePodStatic works out the solve-independent data of a pod spec in a
 // relaxation state, of spec class class, without caching it (idx left 0).
 // It changes nothing: CheckIndexes recomputes the cache with it.
-func (sv *solvers) derivePodStatic(key pdKey, class int32) *podStatic {
-	spec, r := key.spec, key.r
-	syms := sv.cl.Syms
-	pd := &podStatic{spec: spec, ns: key.ns, relax: r, requests: spec.Requests, tolPNS: r.pns, class: class}
-	strict := sv.selectorReqs(spec)
+func (sv *Solvers) DerivePodStatic(key PodKey, class int32) *PodStatic {
+	spec, r := key.Spec, key.R
+	syms := sv.Cl.Syms
+	pd := &PodStatic{Spec: spec, Ns: key.Ns, Relax: r, Requests: spec.Requests, TolPNS: r.Pns, Class: class}
+	strict := sv.SelectorReqs(spec)
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
-		ti := min(int(r.terms), len(spec.Affinity.Terms)-1)
-		strict = append(strict, sv.termReqs(&spec.Affinity.Terms[ti])...)
+		ti := min(int(r.Terms), len(spec.Affinity.Terms)-1)
+		strict = append(strict, sv.TermReqs(&spec.Affinity.Terms[ti])...)
 		if len(spec.Affinity.Terms) > 1 {
-			pd.term = &spec.Affinity.Terms[ti]
+			pd.Term = &spec.Affinity.Terms[ti]
 		}
 	}
-	pd.strict = sortReqs(syms, strict)
-	pd.reqs = pd.strict
-	if sv.settings.PreferencePolicy == apis.PreferencesRespect && int(r.prefNode) < len(spec.Preferred) {
+	pd.Strict = SortReqs(syms, strict)
+	pd.Reqs = pd.Strict
+	if sv.Settings.PreferencePolicy == apis.PreferencesRespect && int(r.PrefNode) < len(spec.Preferred) {
 		// The heaviest preferred term still in force acts as required.
 		idx := make([]int, len(spec.Preferred))
 		for i := range idx {
 			idx[i] = i
 		}
 		sort.SliceStable(idx, func(a, b int) bool { return spec.Preferred[idx[a]].Weight > spec.Preferred[idx[b]].Weight })
-		pd.pref = &spec.Preferred[idx[r.prefNode]].Term
-		pd.reqs = merge(syms, pd.strict, sortReqs(syms, sv.termReqs(pd.pref)))
+		pd.Pref = &spec.Preferred[idx[r.PrefNode]].Term
+		pd.Reqs = Merge(syms, pd.Strict, SortReqs(syms, sv.TermReqs(pd.Pref)))
 	}
 	if v := spec.Volume; v != nil {
 		// The zones of the pod's volumes (bound ones, or an unbound
@@ -271,7 +271,7 @@ func (sv *solvers) derivePodStatic(key pdKey, class int32) *podStatic {
 		// requirements, not the strict ones that topology spread counts
 		// domains by (KC volumetopology.go).
 		if zones, ok := v.Zones(); ok {
-			pd.reqs = merge(syms, pd.reqs, reqSet{{key: sv.cl.KeyZone, vals: zones}})
+			pd.Reqs = Merge(syms, pd.Reqs, Requirements{{Key: sv.Cl.KeyZone, Vals: zones}})
 		}
 	}
 	req := func(ts []cluster.AffinityTerm) []affTerm {
@@ -281,24 +281,24 @@ func (sv *solvers) derivePodStatic(key pdKey, class int32) *podStatic {
 		}
 		return out
 	}
-	pd.affTerms = req(spec.PodAffinity)
-	pd.antiTerms = req(spec.PodAntiAffinity)
-	if sv.settings.PreferencePolicy == apis.PreferencesRespect {
-		pd.affTerms = append(pd.affTerms, byWeight(spec.PreferredPodAffinity, int(r.prefAff))...)
-		pd.antiTerms = append(pd.antiTerms, byWeight(spec.PreferredPodAntiAffinity, int(r.prefAnti))...)
+	pd.AffTerms = req(spec.PodAffinity)
+	pd.AntiTerms = req(spec.PodAntiAffinity)
+	if sv.Settings.PreferencePolicy == apis.PreferencesRespect {
+		pd.AffTerms = append(pd.AffTerms, byWeight(spec.PreferredPodAffinity, int(r.PrefAff))...)
+		pd.AntiTerms = append(pd.AntiTerms, byWeight(spec.PreferredPodAntiAffinity, int(r.PrefAnti))...)
 	}
 	return pd
 }
 
 // resolveInverse fills the inverse groups that select the pod; done once
 // every pod of the solve has registered its own.
-func (s *solver) resolveInverse(pd *podData) {
+func (s *Solver) resolveInverse(pd *PodData) {
 	if pd.inverseDone {
 		return
 	}
 	pd.inverseDone = true
-	for _, g := range s.topo.inverse {
-		if s.topo.selects(g, pd.ns, pd.spec.Labels) {
+	for _, g := range s.Topo.Inverse {
+		if s.Topo.selects(g, pd.Ns, pd.Spec.Labels) {
 			pd.inverseSel = append(pd.inverseSel, g)
 		}
 	}

@@ -1,4 +1,4 @@
-package karpenter
+package scheduling
 
 import "github.com/clustersim/clustersim/sim/cluster"
 
@@ -23,50 +23,50 @@ import "github.com/clustersim/clustersim/sim/cluster"
 // marked for deletion counts 0).
 
 // poolUsage is what a pool's nodes use against its limits.
-type poolUsage struct {
-	capacity cluster.Resources
-	nodes    int64
+type PoolUsage struct {
+	Capacity cluster.Resources
+	Nodes    int64
 }
 
 // usages returns the usage of every pool with limits.
-func (np *nodePools) usages() map[*pool]poolUsage {
-	out := map[*pool]poolUsage{}
-	for _, p := range np.all {
-		if p.spec.Limits.Any() {
-			out[p] = poolUsage{}
+func (np *NodePools) Usages() map[*Pool]PoolUsage {
+	out := map[*Pool]PoolUsage{}
+	for _, p := range np.All {
+		if p.Spec.Limits.Any() {
+			out[p] = PoolUsage{}
 		}
 	}
 	if len(out) == 0 {
 		return out
 	}
-	for _, kn := range np.nodes.live {
-		if kn.deleting || kn.cmd != nil || np.cl.Nodes[kn.id].State == cluster.NodeGone {
+	for _, kn := range np.Nodes.live {
+		if kn.Deleting || kn.InCommand || np.Cl.Nodes[kn.ID].State == cluster.NodeGone {
 			continue
 		}
-		u, ok := out[kn.pool]
+		u, ok := out[kn.Pool]
 		if !ok {
 			continue
 		}
-		u.capacity = u.capacity.Add(kn.capacity)
-		u.nodes++
-		out[kn.pool] = u
+		u.Capacity = u.Capacity.Add(kn.Capacity)
+		u.Nodes++
+		out[kn.Pool] = u
 	}
 	return out
 }
 
 // launchAllowed reports whether a NodeClaim of p may be created given
 // the usage before its batch (KC Limits.ExceededBy).
-func launchAllowed(p *pool, usage map[*pool]poolUsage) bool {
+func LaunchAllowed(p *Pool, usage map[*Pool]PoolUsage) bool {
 	u, ok := usage[p]
 	if !ok {
 		return true
 	}
-	l := &p.spec.Limits
-	if l.Nodes >= 0 && u.nodes > l.Nodes {
+	l := &p.Spec.Limits
+	if l.Nodes >= 0 && u.Nodes > l.Nodes {
 		return false
 	}
 	for r, has := range l.Has {
-		if has && u.capacity[r] > l.Max[r] {
+		if has && u.Capacity[r] > l.Max[r] {
 			return false
 		}
 	}

@@ -1,8 +1,9 @@
-package karpenter
+package scheduling
 
 import (
 	"sort"
 
+	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 )
@@ -28,45 +29,115 @@ import (
 //   - the pod-independent filters (taints, node selectors, cordon) are
 //     cached per class and node until the node changes (cluster.NodeEpoch).
 
+// schedNode is what solves read of one of Karpenter's nodes (its
+// NodeClaim); the controller's record (knode) embeds it.
+type Node struct {
+	ID          cluster.NodeID
+	Pool        *Pool
+	It          *InstanceType
+	Offering    cloud.Offering
+	Capacity    cluster.Resources
+	Initialized bool
+	// lastPodEvent is when the node's last pod event was recorded (KC
+	// NodeClaim status.lastPodEventTime), or, before any, when the node
+	// was initialized: what consolidateAfter counts from (KC
+	// Consolidatable's timeToCheck). An adopted node's may be before the
+	// run's start (negative).
+	LastPodEvent engine.Time
+	// deleting: the NodeClaim is being deleted (tainted, draining).
+	Deleting bool
+	// inCommand: the node is a candidate of a disruption command waiting
+	// for its replacements.
+	InCommand bool
+}
+
+// nodeIndex holds Karpenter's nodes as solves read them, kept by the
+// controller as it adds and removes them.
+type NodeIndex struct {
+	Cl *cluster.Cluster
+	// byID has Karpenter's nodes by NodeID (nil for others); live the
+	// non-nil entries, by ID.
+	byID []*Node
+	live []*Node
+	// antiBound counts bound pods with required anti-affinity.
+	AntiBound int
+}
+
+func (ni *NodeIndex) get(id cluster.NodeID) *Node {
+	if int(id) < len(ni.byID) {
+		return ni.byID[id]
+	}
+	return nil
+}
+
+func (ni *NodeIndex) Add(n *Node) {
+	for int(n.ID) >= len(ni.byID) {
+		ni.byID = append(ni.byID, nil)
+	}
+	ni.byID[n.ID] = n
+	ni.live = append(ni.live, n) // IDs only grow: live stays sorted
+}
+
+func (ni *NodeIndex) Remove(n *Node) {
+	ni.byID[n.ID] = nil
+	for i, o := range ni.live {
+		if o == n {
+			ni.live = append(ni.live[:i], ni.live[i+1:]...)
+			break
+		}
+	}
+}
+
+// podOnDeletingNode reports whether a pod is bound to one of Karpenter's
+// nodes being deleted.
+func (ni *NodeIndex) PodOnDeletingNode(id cluster.PodID) bool {
+	p := &ni.Cl.Pods[id]
+	if p.Node == cluster.NoNode {
+		return false
+	}
+	kn := ni.get(p.Node)
+	return kn != nil && kn.Deleting
+}
+
 // existingBase keeps the existing nodes as solves see them: their order,
 // the shared snapshot (exCache) and what changed since it was made.
-type existingBase struct {
-	env
-	nodes *nodeTracker
-	pools *nodePools
+type ExistingBase struct {
+	Env
+	Nodes *NodeIndex
+	Pools *NodePools
 	// byName: the live nodes (anyone's) by orderName, then ID;
 	// orderNames caches orderName by NodeID.
-	byName     []cluster.NodeID
-	orderNames []string
-	exCache    exCache
+	ByName     []cluster.NodeID
+	OrderNames []string
+	ExCache    exCache
 	// members changes with anything that changes the base other than
 	// pods (exCache); baseDirty lists the nodes whose pods changed since
 	// it was last brought up to date (baseMark: listed).
-	members   uint64
-	baseDirty []cluster.NodeID
-	baseMark  []bool
+	Members   uint64
+	BaseDirty []cluster.NodeID
+	BaseMark  []bool
 }
 
 // exNode is an existing node as a scheduling destination.
-type exNode struct {
-	id   cluster.NodeID
-	node *cluster.Node
+type ExNode struct {
+	ID   cluster.NodeID
+	Node *cluster.Node
 	// view is what filters see: the node itself, or a copy without the
 	// startup taints while one of Karpenter's nodes initializes (KC
 	// ignores ephemeral and startup taints on uninitialized nodes).
-	view        *cluster.Node
-	free        cluster.Resources
-	initialized bool
+	View        *cluster.Node
+	Free        cluster.Resources
+	Initialized bool
 	// ucaUntil: until then, in a consolidation simulation, pods being
 	// moved may not land here (KC IsUnderConsolidateAfter); 0 for nodes
 	// consolidateAfter does not protect.
-	ucaUntil engine.Time
+	UcaUntil engine.Time
 	// daemon is the room kept for DaemonSet pods not yet on the node.
-	daemon     cluster.Resources
-	got        []cluster.PodID
-	gotPending bool
-	pos        int32  // position in the base
-	kn         *knode // Karpenter's record of the node, nil for others
+	Daemon     cluster.Resources
+	Got        []cluster.PodID
+	GotPending bool
+	Pos        int32 // position in the base
+	Kn         *Node // Karpenter's record of the node, nil for others
 }
 
 // exCache is the base: the live nodes not being deleted, in solve order,
@@ -76,27 +147,27 @@ type exNode struct {
 // (existingBase.baseDirty), and consolidateAfter is read against the time of
 // the solve (ucaUntil).
 type exCache struct {
-	valid   bool
-	at      engine.Time
-	members uint64
-	list    []exNode
+	Valid   bool
+	At      engine.Time
+	Members uint64
+	List    []ExNode
 	// slots is per base position the overlay of the solve that owns it
 	// (stamp), pointer-free.
 	slots []exSlot
 	// jumps are the classes' jump tables for this base; spare ones are
 	// reused.
-	jumps map[fitClass]*jumpTable
+	Jumps map[FitClass]*jumpTable
 	spare []*jumpTable
 	// poolCap and poolNodes sum the capacity and count the nodes of each
 	// pool in the base (for limits).
-	poolCap   map[*pool]cluster.Resources
-	poolNodes map[*pool]int64
+	PoolCap   map[*Pool]cluster.Resources
+	PoolNodes map[*Pool]int64
 	// posOf maps a NodeID to its base position (-1: not in the base).
-	posOf []int32
+	PosOf []int32
 	// Scratch: the nodes not Ready (put aside by a rebuild or a merge),
 	// and the spare list a merge fills.
 	notReady []cluster.NodeID
-	next     []exNode
+	next     []ExNode
 }
 
 type exSlot struct {
@@ -108,42 +179,42 @@ type exSlot struct {
 // fitClass identifies pods that the existing-node scan treats alike: the
 // same static constraints and requests (spec content), the same
 // relaxation, and whether nodes under consolidateAfter are skipped.
-type fitClass struct {
-	spec  int32
-	relax relax
-	uca   bool
+type FitClass struct {
+	Spec  int32
+	Relax Relax
+	Uca   bool
 }
 
 // staticKey identifies the pod-independent filters' answer for a class.
-type staticKey struct {
-	spec  int32
-	relax relax
+type StaticKey struct {
+	Spec  int32
+	Relax Relax
 }
 
 // jumpTable: nxt[i] is the first base position >= i that fits the class
 // in the base state (len(list) for none), or -1 while unknown.
 type jumpTable struct {
-	nxt []int32
+	Nxt []int32
 }
 
 // nodeOrderAdd keeps the live nodes sorted by orderName, then ID. The
 // dirty marks cover every node in the order (remerge reads them): nodes
 // that exist before New are never marked dirty.
-func (b *existingBase) nodeOrderAdd(id cluster.NodeID) {
-	for int(id) >= len(b.baseMark) {
-		b.baseMark = append(b.baseMark, false)
+func (b *ExistingBase) NodeOrderAdd(id cluster.NodeID) {
+	for int(id) >= len(b.BaseMark) {
+		b.BaseMark = append(b.BaseMark, false)
 	}
-	name := b.orderName(id)
-	i := sort.Search(len(b.byName), func(i int) bool {
-		o := b.byName[i]
-		if on := b.orderName(o); on != name {
+	name := b.OrderName(id)
+	i := sort.Search(len(b.ByName), func(i int) bool {
+		o := b.ByName[i]
+		if on := b.OrderName(o); on != name {
 			return on > name
 		}
 		return o > id
 	})
-	b.byName = append(b.byName, 0)
-	copy(b.byName[i+1:], b.byName[i:])
-	b.byName[i] = id
+	b.ByName = append(b.ByName, 0)
+	copy(b.ByName[i+1:], b.ByName[i:])
+	b.ByName[i] = id
 }
 
 // orderName is the name KC would order a node by: its name, but for the
@@ -159,25 +230,25 @@ func (b *existingBase) nodeOrderAdd(id cluster.NodeID) {
 // by a name drawn as upstream's: the pool's name and 5 characters from a
 // hash of the scenario's seed and the node's name (deterministic, in
 // upstream's alphabet).
-func (b *existingBase) orderName(id cluster.NodeID) string {
-	if int(id) < len(b.orderNames) && b.orderNames[id] != "" {
-		return b.orderNames[id]
+func (b *ExistingBase) OrderName(id cluster.NodeID) string {
+	if int(id) < len(b.OrderNames) && b.OrderNames[id] != "" {
+		return b.OrderNames[id]
 	}
-	name := b.deriveOrderName(id)
-	if int(id) >= len(b.orderNames) {
-		b.orderNames = append(b.orderNames, make([]string, int(id)+1-len(b.orderNames))...)
+	name := b.DeriveOrderName(id)
+	if int(id) >= len(b.OrderNames) {
+		b.OrderNames = append(b.OrderNames, make([]string, int(id)+1-len(b.OrderNames))...)
 	}
-	b.orderNames[id] = name
+	b.OrderNames[id] = name
 	return name
 }
 
 // deriveOrderName works out orderName without caching it (CheckIndexes
 // recomputes the cache with it).
-func (b *existingBase) deriveOrderName(id cluster.NodeID) string {
-	n := &b.cl.Nodes[id]
+func (b *ExistingBase) DeriveOrderName(id cluster.NodeID) string {
+	n := &b.Cl.Nodes[id]
 	name := n.Name
-	if n.Owner == ownedByKarpenter && !n.Adopted {
-		h := b.eng.Seed() ^ 0x9e3779b97f4a7c15
+	if n.Owner == Owner && !n.Adopted {
+		h := b.Eng.Seed() ^ 0x9e3779b97f4a7c15
 		for i := 0; i < len(n.Name); i++ {
 			h = (h ^ uint64(n.Name[i])) * 0x100000001b3
 		}
@@ -187,7 +258,7 @@ func (b *existingBase) deriveOrderName(id cluster.NodeID) string {
 		h ^= h >> 27
 		h *= 0x94d049bb133111eb
 		h ^= h >> 31
-		name = n.OwnerName + "-" + nodeSuffix(int(h%nameSpace))
+		name = n.OwnerName + "-" + NodeSuffix(int(h%nameSpace))
 	}
 	return name
 }
@@ -195,10 +266,10 @@ func (b *existingBase) deriveOrderName(id cluster.NodeID) string {
 // nameSpace is the number of 5-character name suffixes.
 const nameSpace = 27 * 27 * 27 * 27 * 27
 
-func (b *existingBase) nodeOrderRemove(id cluster.NodeID) {
-	for i, o := range b.byName {
+func (b *ExistingBase) NodeOrderRemove(id cluster.NodeID) {
+	for i, o := range b.ByName {
 		if o == id {
-			b.byName = append(b.byName[:i], b.byName[i+1:]...)
+			b.ByName = append(b.ByName[:i], b.ByName[i+1:]...)
 			return
 		}
 	}
@@ -206,29 +277,29 @@ func (b *existingBase) nodeOrderRemove(id cluster.NodeID) {
 
 // current returns the base for the current state, bringing it up to
 // date if needed.
-func (b *existingBase) current() *exCache {
-	now := b.eng.Now()
-	c := &b.exCache
-	if !c.valid || c.members != b.members {
+func (b *ExistingBase) Current() *exCache {
+	now := b.Eng.Now()
+	c := &b.ExCache
+	if !c.Valid || c.Members != b.Members {
 		b.rebuild(c)
-	} else if c.at == now && len(b.baseDirty) == 0 {
+	} else if c.At == now && len(b.BaseDirty) == 0 {
 		return c
 	} else {
 		b.update(c)
 	}
-	c.at = now
+	c.At = now
 	c.resetOverlays()
 	return c
 }
 
 // wants reports whether node id belongs in the base (live, not being
 // deleted, in no command) and whether it is Ready.
-func (b *existingBase) wants(id cluster.NodeID) (member, ready bool) {
-	st := b.cl.Nodes[id].State
+func (b *ExistingBase) Wants(id cluster.NodeID) (member, ready bool) {
+	st := b.Cl.Nodes[id].State
 	if st == cluster.NodeGone {
 		return false, false
 	}
-	if kn := b.nodes.get(id); kn != nil && (kn.deleting || kn.cmd != nil) {
+	if kn := b.Nodes.get(id); kn != nil && (kn.Deleting || kn.InCommand) {
 		return false, false
 	}
 	return true, st == cluster.NodeReady
@@ -238,24 +309,24 @@ func (b *existingBase) wants(id cluster.NodeID) (member, ready bool) {
 // (baseDirty): entries are refreshed in place, and when a node comes,
 // goes or becomes Ready the list is merged anew in name order, copying
 // the entries of nodes that did not change.
-func (b *existingBase) update(c *exCache) {
-	for len(c.posOf) < len(b.cl.Nodes) {
-		c.posOf = append(c.posOf, -1)
+func (b *ExistingBase) update(c *exCache) {
+	for len(c.PosOf) < len(b.Cl.Nodes) {
+		c.PosOf = append(c.PosOf, -1)
 	}
 	moved := false
-	for _, id := range b.baseDirty {
-		member, ready := b.wants(id)
-		pos := c.posOf[id]
+	for _, id := range b.BaseDirty {
+		member, ready := b.Wants(id)
+		pos := c.PosOf[id]
 		// Pool sums: the node out as it was, in as it is.
 		if pos >= 0 {
-			c.subPoolNode(c.list[pos].kn)
+			c.subPoolNode(c.List[pos].Kn)
 		}
 		if member {
-			c.addPoolNode(b.nodes.get(id))
+			c.addPoolNode(b.Nodes.get(id))
 		}
 		switch {
-		case pos >= 0 && member && c.list[pos].initialized == ready:
-			b.fill(&c.list[pos], id, ready)
+		case pos >= 0 && member && c.List[pos].Initialized == ready:
+			b.Fill(&c.List[pos], id, ready)
 		case pos < 0 && !member:
 		default:
 			moved = true
@@ -264,35 +335,35 @@ func (b *existingBase) update(c *exCache) {
 	if moved {
 		b.remerge(c)
 	}
-	for _, id := range b.baseDirty {
-		b.baseMark[id] = false
+	for _, id := range b.BaseDirty {
+		b.BaseMark[id] = false
 	}
-	b.baseDirty = b.baseDirty[:0]
+	b.BaseDirty = b.BaseDirty[:0]
 }
 
 // remerge rebuilds the list in solve order (Ready nodes first, then
 // the others, each by name) from the old list, reading only the nodes
 // that changed (baseMark).
-func (b *existingBase) remerge(c *exCache) {
-	old := c.list
+func (b *ExistingBase) remerge(c *exCache) {
+	old := c.List
 	list := c.next[:0]
 	notReady := c.notReady[:0]
 	place := func(id cluster.NodeID, ready bool) {
 		pos := int32(len(list))
-		if !b.baseMark[id] {
-			list = append(list, old[c.posOf[id]])
+		if !b.BaseMark[id] {
+			list = append(list, old[c.PosOf[id]])
 		} else {
-			list = append(list, exNode{})
-			b.fill(&list[pos], id, ready)
+			list = append(list, ExNode{})
+			b.Fill(&list[pos], id, ready)
 		}
-		list[pos].pos = pos
+		list[pos].Pos = pos
 	}
-	for _, id := range b.byName {
+	for _, id := range b.ByName {
 		var member, ready bool
-		if b.baseMark[id] {
-			member, ready = b.wants(id)
-		} else if pos := c.posOf[id]; pos >= 0 {
-			member, ready = true, old[pos].initialized
+		if b.BaseMark[id] {
+			member, ready = b.Wants(id)
+		} else if pos := c.PosOf[id]; pos >= 0 {
+			member, ready = true, old[pos].Initialized
 		}
 		switch {
 		case !member:
@@ -306,39 +377,39 @@ func (b *existingBase) remerge(c *exCache) {
 		place(id, false)
 	}
 	for i := range old {
-		c.posOf[old[i].id] = -1
+		c.PosOf[old[i].ID] = -1
 	}
 	for i := range list {
-		c.posOf[list[i].id] = int32(i)
+		c.PosOf[list[i].ID] = int32(i)
 	}
 	c.notReady = notReady
-	c.next, c.list = old[:0], list
+	c.next, c.List = old[:0], list
 }
 
 // rebuild builds the base from every node.
-func (b *existingBase) rebuild(c *exCache) {
-	for _, id := range b.baseDirty {
-		b.baseMark[id] = false
+func (b *ExistingBase) rebuild(c *exCache) {
+	for _, id := range b.BaseDirty {
+		b.BaseMark[id] = false
 	}
-	b.baseDirty = b.baseDirty[:0]
-	cl := b.cl
-	for i := range c.list {
-		c.posOf[c.list[i].id] = -1
+	b.BaseDirty = b.BaseDirty[:0]
+	cl := b.Cl
+	for i := range c.List {
+		c.PosOf[c.List[i].ID] = -1
 	}
-	for len(c.posOf) < len(cl.Nodes) {
-		c.posOf = append(c.posOf, -1)
+	for len(c.PosOf) < len(cl.Nodes) {
+		c.PosOf = append(c.PosOf, -1)
 	}
-	list := c.list[:0]
-	if c.poolCap == nil {
-		c.poolCap = map[*pool]cluster.Resources{}
-		c.poolNodes = map[*pool]int64{}
+	list := c.List[:0]
+	if c.PoolCap == nil {
+		c.PoolCap = map[*Pool]cluster.Resources{}
+		c.PoolNodes = map[*Pool]int64{}
 	}
-	clear(c.poolCap)
-	clear(c.poolNodes)
+	clear(c.PoolCap)
+	clear(c.PoolNodes)
 	// Ready nodes first, then the others, each in name order: one walk,
 	// the others put aside.
 	notReady := c.notReady[:0]
-	for _, id := range b.byName {
+	for _, id := range b.ByName {
 		switch cl.Nodes[id].State {
 		case cluster.NodeGone:
 		case cluster.NodeReady:
@@ -351,107 +422,107 @@ func (b *existingBase) rebuild(c *exCache) {
 		list = b.appendNode(c, list, id, false)
 	}
 	c.notReady = notReady
-	c.valid, c.members, c.list = true, b.members, list
+	c.Valid, c.Members, c.List = true, b.Members, list
 }
 
 // resetOverlays drops the solves' overlays and the jump tables: the base
 // changed.
 func (c *exCache) resetOverlays() {
-	if cap(c.slots) < len(c.list) {
-		c.slots = make([]exSlot, len(c.list), cap(c.list))
+	if cap(c.slots) < len(c.List) {
+		c.slots = make([]exSlot, len(c.List), cap(c.List))
 	}
-	c.slots = c.slots[:len(c.list)]
+	c.slots = c.slots[:len(c.List)]
 	clear(c.slots)
-	for key, jt := range c.jumps {
+	for key, jt := range c.Jumps {
 		c.spare = append(c.spare, jt)
-		delete(c.jumps, key)
+		delete(c.Jumps, key)
 	}
 }
 
 // nodeDirty notes that a node's pods changed (its base entry needs
 // refreshing); invalidate that the base needs rebuilding.
-func (b *existingBase) nodeDirty(id cluster.NodeID) {
-	for int(id) >= len(b.baseMark) {
-		b.baseMark = append(b.baseMark, false)
+func (b *ExistingBase) NodeDirty(id cluster.NodeID) {
+	for int(id) >= len(b.BaseMark) {
+		b.BaseMark = append(b.BaseMark, false)
 	}
-	if !b.baseMark[id] {
-		b.baseMark[id] = true
-		b.baseDirty = append(b.baseDirty, id)
+	if !b.BaseMark[id] {
+		b.BaseMark[id] = true
+		b.BaseDirty = append(b.BaseDirty, id)
 	}
 }
 
-func (b *existingBase) invalidate() { b.members++ }
+func (b *ExistingBase) Invalidate() { b.Members++ }
 
 // appendNode adds node id to the base unless it is being deleted or in a
 // command.
-func (b *existingBase) appendNode(c *exCache, list []exNode, id cluster.NodeID, ready bool) []exNode {
-	kn := b.nodes.get(id)
-	if kn != nil && (kn.deleting || kn.cmd != nil) {
+func (b *ExistingBase) appendNode(c *exCache, list []ExNode, id cluster.NodeID, ready bool) []ExNode {
+	kn := b.Nodes.get(id)
+	if kn != nil && (kn.Deleting || kn.InCommand) {
 		return list
 	}
-	list = append(list, exNode{pos: int32(len(list))})
-	b.fill(&list[len(list)-1], id, ready)
+	list = append(list, ExNode{Pos: int32(len(list))})
+	b.Fill(&list[len(list)-1], id, ready)
 	c.addPoolNode(kn)
-	c.posOf[id] = int32(len(list) - 1)
+	c.PosOf[id] = int32(len(list) - 1)
 	return list
 }
 
 // fill sets a base entry from its node (all but its position).
-func (b *existingBase) fill(ex *exNode, id cluster.NodeID, ready bool) {
-	n := &b.cl.Nodes[id]
-	kn := b.nodes.get(id)
-	got := ex.got[:0]
-	*ex = exNode{id: id, node: n, view: n, initialized: ready, pos: ex.pos, got: got, kn: kn}
-	if kn != nil && !kn.initialized {
-		if len(kn.pool.spec.StartupTaints) > 0 {
+func (b *ExistingBase) Fill(ex *ExNode, id cluster.NodeID, ready bool) {
+	n := &b.Cl.Nodes[id]
+	kn := b.Nodes.get(id)
+	got := ex.Got[:0]
+	*ex = ExNode{ID: id, Node: n, View: n, Initialized: ready, Pos: ex.Pos, Got: got, Kn: kn}
+	if kn != nil && !kn.Initialized {
+		if len(kn.Pool.Spec.StartupTaints) > 0 {
 			v := *n
-			v.Taints = withoutTaints(n.Taints, kn.pool.spec.StartupTaints)
-			ex.view = &v
+			v.Taints = withoutTaints(n.Taints, kn.Pool.Spec.StartupTaints)
+			ex.View = &v
 		}
 		// DaemonSet pods start once the node is Ready: keep their
 		// room (KC ExistingNode remaining daemon resources).
-		if b.pools.daemonOverhead != nil {
-			ex.daemon = b.pools.daemonOverhead(n)
+		if b.Pools.DaemonOverhead != nil {
+			ex.Daemon = b.Pools.DaemonOverhead(n)
 		}
 	}
-	ex.free = n.Allocatable
-	for r := range ex.free {
-		ex.free[r] -= n.Requested[r] + ex.daemon[r]
+	ex.Free = n.Allocatable
+	for r := range ex.Free {
+		ex.Free[r] -= n.Requested[r] + ex.Daemon[r]
 	}
 	if kn != nil && ready {
-		if pa := kn.pool.spec.Disruption; !pa.ConsolidateNever && pa.ConsolidateAfter > 0 {
-			ex.ucaUntil = kn.lastPodEvent + pa.ConsolidateAfter
+		if pa := kn.Pool.Spec.Disruption; !pa.ConsolidateNever && pa.ConsolidateAfter > 0 {
+			ex.UcaUntil = kn.LastPodEvent + pa.ConsolidateAfter
 		}
 	}
 }
 
 // addPoolNode and subPoolNode add and remove a node's capacity in the
 // pools' sums (nil: not one of Karpenter's nodes).
-func (c *exCache) addPoolNode(kn *knode) {
+func (c *exCache) addPoolNode(kn *Node) {
 	if kn != nil {
-		c.poolCap[kn.pool] = c.poolCap[kn.pool].Add(kn.capacity)
-		c.poolNodes[kn.pool]++
+		c.PoolCap[kn.Pool] = c.PoolCap[kn.Pool].Add(kn.Capacity)
+		c.PoolNodes[kn.Pool]++
 	}
 }
 
-func (c *exCache) subPoolNode(kn *knode) {
+func (c *exCache) subPoolNode(kn *Node) {
 	if kn == nil {
 		return
 	}
-	c.poolCap[kn.pool] = c.poolCap[kn.pool].Sub(kn.capacity)
-	if c.poolNodes[kn.pool]--; c.poolNodes[kn.pool] == 0 {
-		delete(c.poolCap, kn.pool)
-		delete(c.poolNodes, kn.pool)
+	c.PoolCap[kn.Pool] = c.PoolCap[kn.Pool].Sub(kn.Capacity)
+	if c.PoolNodes[kn.Pool]--; c.PoolNodes[kn.Pool] == 0 {
+		delete(c.PoolCap, kn.Pool)
+		delete(c.PoolNodes, kn.Pool)
 	}
 }
 
 // jump returns the class's jump table for the base.
-func (c *exCache) jump(fc fitClass) *jumpTable {
-	if jt, ok := c.jumps[fc]; ok {
+func (c *exCache) Jump(fc FitClass) *jumpTable {
+	if jt, ok := c.Jumps[fc]; ok {
 		return jt
 	}
-	if c.jumps == nil {
-		c.jumps = map[fitClass]*jumpTable{}
+	if c.Jumps == nil {
+		c.Jumps = map[FitClass]*jumpTable{}
 	}
 	var jt *jumpTable
 	if n := len(c.spare); n > 0 {
@@ -460,15 +531,15 @@ func (c *exCache) jump(fc fitClass) *jumpTable {
 	} else {
 		jt = &jumpTable{}
 	}
-	n := len(c.list)
-	if cap(jt.nxt) < n {
-		jt.nxt = make([]int32, n)
+	n := len(c.List)
+	if cap(jt.Nxt) < n {
+		jt.Nxt = make([]int32, n)
 	}
-	jt.nxt = jt.nxt[:n]
-	for i := range jt.nxt {
-		jt.nxt[i] = -1
+	jt.Nxt = jt.Nxt[:n]
+	for i := range jt.Nxt {
+		jt.Nxt[i] = -1
 	}
-	c.jumps[fc] = jt
+	c.Jumps[fc] = jt
 	return jt
 }
 
@@ -476,40 +547,40 @@ func (c *exCache) jump(fc fitClass) *jumpTable {
 // on a base node: cluster.StaticFit without resources, PreferNoSchedule
 // taints unless tolerated, and the node affinity term and preferred term
 // in force.
-func (s *solver) staticFits(pd *podData, ex *exNode) bool {
-	k := s.k
-	if ex.view != ex.node {
-		return s.staticFitsNow(pd, ex.view)
+func (s *Solver) StaticFits(pd *PodData, ex *ExNode) bool {
+	k := s.Shared
+	if ex.View != ex.Node {
+		return s.StaticFitsNow(pd, ex.View)
 	}
-	sk := staticKey{spec: pd.class, relax: pd.relax}
-	sc := k.statics[sk]
+	sk := StaticKey{Spec: pd.Class, Relax: pd.Relax}
+	sc := k.Statics[sk]
 	if sc == nil {
 		sc = &cluster.NodeVerdicts{}
-		k.statics[sk] = sc
+		k.Statics[sk] = sc
 	}
-	ep := k.cl.NodeEpoch(ex.id)
-	if ok, known := sc.Get(ex.id, ep); known {
+	ep := k.Cl.NodeEpoch(ex.ID)
+	if ok, known := sc.Get(ex.ID, ep); known {
 		return ok
 	}
-	ok := s.staticFitsNow(pd, ex.view)
-	sc.Set(ex.id, ep, ok, len(k.cl.Nodes))
+	ok := s.StaticFitsNow(pd, ex.View)
+	sc.Set(ex.ID, ep, ok, len(k.Cl.Nodes))
 	return ok
 }
 
-func (s *solver) staticFitsNow(pd *podData, v *cluster.Node) bool {
-	syms := s.k.cl.Syms
+func (s *Solver) StaticFitsNow(pd *PodData, v *cluster.Node) bool {
+	syms := s.Shared.Cl.Syms
 	// Without spec.nodeName: the pods a solve places on existing nodes are
 	// pending pods without it or bound pods being moved (StaticFitAnyNode).
-	if m, _ := cluster.StaticFitAnyNode(syms, pd.spec, v, nil); m != cluster.Fits {
+	if m, _ := cluster.StaticFitAnyNode(syms, pd.Spec, v, nil); m != cluster.Fits {
 		return false
 	}
-	if !pd.tolPNS && !tolerates(pd.spec.Tolerations, pnsOnly(v.Taints), false) {
+	if !pd.TolPNS && !tolerates(pd.Spec.Tolerations, pnsOnly(v.Taints), false) {
 		return false
 	}
-	if pd.term != nil && !pd.term.Matches(syms, v.Labels, v.NameSym) {
+	if pd.Term != nil && !pd.Term.Matches(syms, v.Labels, v.NameSym) {
 		return false
 	}
-	if pd.pref != nil && !pd.pref.Matches(syms, v.Labels, v.NameSym) {
+	if pd.Pref != nil && !pd.Pref.Matches(syms, v.Labels, v.NameSym) {
 		return false
 	}
 	return true
@@ -517,42 +588,42 @@ func (s *solver) staticFitsNow(pd *podData, v *cluster.Node) bool {
 
 // nextBaseFit returns the first base position >= p where a pod of the
 // class fits in the base state, or len(base).
-func (s *solver) nextBaseFit(jt *jumpTable, pd *podData, uca bool, p int) int {
-	base := s.base
+func (s *Solver) NextBaseFit(jt *jumpTable, pd *PodData, uca bool, p int) int {
+	base := s.Base
 	n := len(base)
 	q := p
 	r := n
 	for ; q < n; q++ {
-		if v := jt.nxt[q]; v >= 0 {
+		if v := jt.Nxt[q]; v >= 0 {
 			r = int(v)
 			break
 		}
 		ex := &base[q]
-		if (uca && s.now < ex.ucaUntil) || !pd.requests.Fits(ex.free) || !s.staticFits(pd, ex) {
+		if (uca && s.Now < ex.UcaUntil) || !pd.Requests.Fits(ex.Free) || !s.StaticFits(pd, ex) {
 			continue
 		}
-		jt.nxt[q] = int32(q)
+		jt.Nxt[q] = int32(q)
 		r = q
 		break
 	}
 	for i := p; i < q; i++ {
-		jt.nxt[i] = int32(r)
+		jt.Nxt[i] = int32(r)
 	}
 	return r
 }
 
 // basePos is a node's position in the base, -1 if it is not there.
-func (s *solver) basePos(id cluster.NodeID) int {
-	if int(id) < len(s.ec.posOf) {
-		return int(s.ec.posOf[id])
+func (s *Solver) BasePos(id cluster.NodeID) int {
+	if int(id) < len(s.Ec.PosOf) {
+		return int(s.Ec.PosOf[id])
 	}
 	return -1
 }
 
 // slot returns the solve's overlay entry of a base position, nil when the
 // solve neither changed nor excluded it.
-func (s *solver) slot(pos int) *exSlot {
-	sl := &s.ec.slots[pos]
+func (s *Solver) slot(pos int) *exSlot {
+	sl := &s.Ec.slots[pos]
 	if sl.stamp != s.stamp {
 		return nil
 	}
@@ -560,39 +631,54 @@ func (s *solver) slot(pos int) *exSlot {
 }
 
 // excluded reports whether the solve excludes a base position.
-func (s *solver) excludedPos(pos int) bool {
+func (s *Solver) excludedPos(pos int) bool {
 	sl := s.slot(pos)
 	return sl != nil && sl.excluded
 }
 
 // touch returns the solve's own copy of a base node, making it on first
 // use.
-func (s *solver) touch(pos int) *exNode {
-	sl := &s.ec.slots[pos]
+func (s *Solver) touch(pos int) *ExNode {
+	sl := &s.Ec.slots[pos]
 	if sl.stamp != s.stamp {
 		*sl = exSlot{stamp: s.stamp, touched: -1}
 	}
 	if sl.touched >= 0 {
 		return s.touched[sl.touched]
 	}
-	var ex *exNode
-	if n := len(s.k.exFree); n > 0 {
-		ex = s.k.exFree[n-1]
-		s.k.exFree = s.k.exFree[:n-1]
+	var ex *ExNode
+	if n := len(s.Shared.exFree); n > 0 {
+		ex = s.Shared.exFree[n-1]
+		s.Shared.exFree = s.Shared.exFree[:n-1]
 	} else {
-		ex = new(exNode)
+		ex = new(ExNode)
 	}
-	got := ex.got[:0]
-	*ex = s.base[pos]
-	ex.got = got
+	got := ex.Got[:0]
+	*ex = s.Base[pos]
+	ex.Got = got
 	sl.touched = int32(len(s.touched))
 	s.touched = append(s.touched, ex)
 	return ex
 }
 
 // finishExisting lists the nodes the solve changed, in base order.
-func (s *solver) finishExisting() {
-	ex := append(s.exists[:0], s.touched...)
-	sort.Slice(ex, func(i, j int) bool { return ex[i].pos < ex[j].pos })
-	s.exists = ex
+func (s *Solver) finishExisting() {
+	ex := append(s.Exists[:0], s.touched...)
+	sort.Slice(ex, func(i, j int) bool { return ex[i].Pos < ex[j].Pos })
+	s.Exists = ex
 }
+
+func NodeSuffix(n int) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	b := make([]byte, 5)
+	for i := 4; i >= 0; i-- {
+		b[i] = alphabet[n%len(alphabet)]
+		n /= len(alphabet)
+	}
+	return string(b)
+}
+
+// Get returns the index's record of node id, nil if it has none; Len
+// counts its records (CheckIndexes compares them with the controller's).
+func (ni *NodeIndex) Get(id cluster.NodeID) *Node { return ni.get(id) }
+func (ni *NodeIndex) Len() int                    { return len(ni.live) }

@@ -1,0 +1,155 @@
+package scheduling
+
+import (
+	"slices"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+)
+
+// podSet is a run of the pods a solve reschedules (solveOpts.sets),
+// prepared once for many solves: the pods, the same in queue order, and
+// their distinct templates (relaxation zero) in order of first appearance.
+type PodSet struct {
+	Pods []cluster.PodID
+	// qkeys are the pods' queue keys, sorted on first use (queueKeys).
+	Qkeys  []QueueKey
+	Sorted bool
+	Keys   []PodKey
+	Counts []int32         // pods per template in keys
+	First  []cluster.PodID // a pod of each template in keys
+	// namesCapacityType: some template requires or prefers a capacity
+	// type (or spreads over capacity types) in some relaxation state, so
+	// a NodeClaim holding its pods may lose its spot offerings.
+	NamesCapacityType bool
+	// topology: some template has topology spread or pod (anti-)affinity
+	// (only such templates have groups to register before a solve).
+	Topology bool
+	// classes: pods per spec class of the templates without topology
+	// constraints (doomed), made on first use.
+	Classes []ClassCount
+}
+
+type ClassCount struct {
+	Class int32
+	Key   PodKey // a template of the class
+	Count int64
+}
+
+// setBuilder gathers a pod set in one read of its pods.
+type SetBuilder struct {
+	Ps   *PodSet
+	seen map[PodKey]int // position in keys
+}
+
+func (b *SetBuilder) Add(sv *Solvers, e QueueKey) {
+	ps := b.Ps
+	ps.Qkeys = append(ps.Qkeys, e)
+	key := PodKey{Spec: e.Spec, Ns: e.Ns}
+	// Nodes hold few templates: a scan beats a map until they are many.
+	if b.seen == nil {
+		for i := range ps.Keys {
+			if ps.Keys[i] == key {
+				ps.Counts[i]++
+				return
+			}
+		}
+		if len(ps.Keys) >= 16 {
+			b.seen = make(map[PodKey]int, 2*len(ps.Keys))
+			for i, k := range ps.Keys {
+				b.seen[k] = i
+			}
+		}
+	} else if i, ok := b.seen[key]; ok {
+		ps.Counts[i]++
+		return
+	}
+	if b.seen != nil {
+		b.seen[key] = len(ps.Keys)
+	}
+	ps.Keys = append(ps.Keys, key)
+	ps.Counts = append(ps.Counts, 1)
+	ps.First = append(ps.First, e.ID)
+	ps.NamesCapacityType = ps.NamesCapacityType || SpecNamesKey(e.Spec, sv.Cl.KeyCapacityType)
+	ps.Topology = ps.Topology || HasTopology(e.Spec)
+}
+
+// queueOrder returns the set's pods in queue order.
+func (ps *PodSet) queueOrder() []QueueKey {
+	if !ps.Sorted {
+		// The order is total (ids differ): any sort gives the same result.
+		slices.SortFunc(ps.Qkeys, CompareQ)
+		ps.Sorted = true
+	}
+	return ps.Qkeys
+}
+
+// classCounts returns the set's pods per spec class, leaving out the
+// templates with topology constraints.
+func (ps *PodSet) ClassCounts(sv *Solvers) []ClassCount {
+	if ps.Classes != nil || len(ps.Keys) == 0 {
+		return ps.Classes
+	}
+	out := make([]ClassCount, 0, 1)
+	for i, key := range ps.Keys {
+		if HasTopology(key.Spec) {
+			continue
+		}
+		c := sv.specClass(key.Spec)
+		j := slices.IndexFunc(out, func(cc ClassCount) bool { return cc.Class == c })
+		if j < 0 {
+			out = append(out, ClassCount{Class: c, Key: key})
+			j = len(out) - 1
+		}
+		out[j].Count += int64(ps.Counts[i])
+	}
+	ps.Classes = out
+	return out
+}
+
+// hasTopology reports whether the spec has topology spread constraints or
+// pod affinity or anti-affinity terms (required or preferred).
+func HasTopology(spec *cluster.PodSpec) bool {
+	return len(spec.Spread)+len(spec.PodAffinity)+len(spec.PodAntiAffinity)+
+		len(spec.PreferredPodAffinity)+len(spec.PreferredPodAntiAffinity) > 0
+}
+
+// specNamesKey reports whether any node requirement (selector, required
+// or preferred node affinity term) or topology key of the spec uses key.
+func SpecNamesKey(spec *cluster.PodSpec, key cluster.Sym) bool {
+	inReqs := func(rs []cluster.Requirement) bool {
+		for i := range rs {
+			if rs[i].Key == key {
+				return true
+			}
+		}
+		return false
+	}
+	if inReqs(spec.NodeSelector) {
+		return true
+	}
+	if spec.Affinity != nil {
+		for i := range spec.Affinity.Terms {
+			if inReqs(spec.Affinity.Terms[i].Reqs) {
+				return true
+			}
+		}
+	}
+	for i := range spec.Preferred {
+		if inReqs(spec.Preferred[i].Term.Reqs) {
+			return true
+		}
+	}
+	for i := range spec.Spread {
+		if spec.Spread[i].TopologyKey == key {
+			return true
+		}
+	}
+	for _, ts := range [][]cluster.AffinityTerm{spec.PodAffinity, spec.PodAntiAffinity, spec.PreferredPodAffinity, spec.PreferredPodAntiAffinity} {
+		for i := range ts {
+			if ts[i].TopologyKey == key {
+				return true
+			}
+		}
+	}
+	return false
+}

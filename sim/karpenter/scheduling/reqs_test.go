@@ -1,0 +1,100 @@
+package scheduling
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+)
+
+func mkReq(t *testing.T, syms *cluster.Symbols, key string, op corev1.NodeSelectorOperator, vals ...string) Requirement {
+	t.Helper()
+	r, err := cluster.CompileRequirement(syms, corev1.NodeSelectorRequirement{Key: key, Operator: op, Values: vals}, cluster.MatchExpression)
+	require.NoError(t, err)
+	return fromRequirement(&r)
+}
+
+// The set algebra of KC pkg/scheduling/requirement.go.
+func TestRequirementAlgebra(t *testing.T) {
+	syms := cluster.NewSymbols()
+	in := corev1.NodeSelectorOpIn
+	notIn := corev1.NodeSelectorOpNotIn
+	ex := corev1.NodeSelectorOpExists
+	dne := corev1.NodeSelectorOpDoesNotExist
+	gt := corev1.NodeSelectorOpGt
+	lt := corev1.NodeSelectorOpLt
+	for _, tc := range []struct {
+		name        string
+		a, b        Requirement
+		intersects  bool
+		has, hasNot []string // values the intersection allows / refuses
+		wantOp      opKind
+	}{
+		{"In ∩ In", mkReq(t, syms, "k", in, "a", "b"), mkReq(t, syms, "k", in, "b", "c"), true, []string{"b"}, []string{"a", "c"}, OpIn},
+		{"In ∩ In disjoint", mkReq(t, syms, "k", in, "a"), mkReq(t, syms, "k", in, "b"), false, nil, []string{"a", "b"}, OpDoesNotExist},
+		{"In ∩ NotIn", mkReq(t, syms, "k", in, "a", "b"), mkReq(t, syms, "k", notIn, "a"), true, []string{"b"}, []string{"a"}, OpIn},
+		{"NotIn ∩ NotIn", mkReq(t, syms, "k", notIn, "a"), mkReq(t, syms, "k", notIn, "b"), true, []string{"c"}, []string{"a", "b"}, OpNotIn},
+		{"Exists ∩ In", mkReq(t, syms, "k", ex), mkReq(t, syms, "k", in, "a"), true, []string{"a"}, []string{"b"}, OpIn},
+		{"DoesNotExist ∩ In", mkReq(t, syms, "k", dne), mkReq(t, syms, "k", in, "a"), false, nil, []string{"a"}, OpDoesNotExist},
+		{"Gt ∩ In", mkReq(t, syms, "k", gt, "2"), mkReq(t, syms, "k", in, "1", "3", "x"), true, []string{"3"}, []string{"1", "x"}, OpIn},
+		{"Gt ∩ Lt", mkReq(t, syms, "k", gt, "2"), mkReq(t, syms, "k", lt, "5"), true, []string{"3", "4"}, []string{"2", "5", "x"}, OpExists},
+		{"Gt ∩ Lt empty", mkReq(t, syms, "k", gt, "4"), mkReq(t, syms, "k", lt, "5"), false, nil, []string{"4", "5"}, OpDoesNotExist},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.intersects, HasIntersection(syms, &tc.a, &tc.b))
+			require.Equal(t, tc.intersects, HasIntersection(syms, &tc.b, &tc.a), "symmetric")
+			x := intersect(syms, &tc.a, &tc.b)
+			require.Equal(t, tc.wantOp, x.Op())
+			for _, v := range tc.has {
+				require.True(t, x.has(syms, syms.Intern(v)), v)
+			}
+			for _, v := range tc.hasNot {
+				require.False(t, x.has(syms, syms.Intern(v)), v)
+			}
+		})
+	}
+}
+
+// Compatible: undefined custom labels are refused unless the pod's
+// requirement is negative; well-known ones are allowed (KC
+// Requirements.Compatible with AllowUndefinedWellKnownLabels).
+func TestRequirementCompatible(t *testing.T) {
+	syms := cluster.NewSymbols()
+	wk := syms.Intern("topology.kubernetes.io/zone")
+	wellKnown := func(s cluster.Sym) bool { return s == wk }
+	node := SortReqs(syms, []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpIn, "a")})
+	for _, tc := range []struct {
+		name string
+		pod  []Requirement
+		want bool
+	}{
+		{"same value", []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpIn, "a")}, true},
+		{"other value", []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpIn, "b")}, false},
+		{"undefined custom label", []Requirement{mkReq(t, syms, "tier", corev1.NodeSelectorOpIn, "x")}, false},
+		{"undefined custom label, NotIn", []Requirement{mkReq(t, syms, "tier", corev1.NodeSelectorOpNotIn, "x")}, true},
+		{"undefined custom label, DoesNotExist", []Requirement{mkReq(t, syms, "tier", corev1.NodeSelectorOpDoesNotExist)}, true},
+		{"undefined well-known label", []Requirement{mkReq(t, syms, "topology.kubernetes.io/zone", corev1.NodeSelectorOpIn, "z")}, true},
+		{"both negative", []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpNotIn, "a")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, Compatible(syms, node, SortReqs(syms, tc.pod), wellKnown))
+		})
+	}
+	neg := SortReqs(syms, []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpDoesNotExist)})
+	require.True(t, Compatible(syms, neg, SortReqs(syms, []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpNotIn, "a")}), nil), "two negative requirements are compatible")
+}
+
+func TestMergeKeepsOrder(t *testing.T) {
+	syms := cluster.NewSymbols()
+	a := SortReqs(syms, []Requirement{mkReq(t, syms, "b", corev1.NodeSelectorOpIn, "1"), mkReq(t, syms, "a", corev1.NodeSelectorOpExists)})
+	b := SortReqs(syms, []Requirement{mkReq(t, syms, "c", corev1.NodeSelectorOpIn, "x"), mkReq(t, syms, "a", corev1.NodeSelectorOpIn, "y")})
+	m := Merge(syms, a, b)
+	require.Len(t, m, 3)
+	for i := 1; i < len(m); i++ {
+		require.Less(t, m[i-1].Key, m[i].Key)
+	}
+	require.Equal(t, OpIn, m.Get(syms.Intern("a")).Op())
+	require.Same(t, &a[0], &Merge(syms, a, nil)[0], "merging nothing returns the set itself")
+}

@@ -1,0 +1,205 @@
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// Inputs are what a Scheduler is built from: the engine (its clock and
+// seed; nothing is scheduled on it), the cluster holding the pods and the
+// existing nodes, the catalogue, the price list, the region and zones,
+// the compiled NodePools and the settings, and what the controller knows
+// besides (DaemonSet overhead, namespace labels), nil for none.
+type Inputs struct {
+	Engine    *engine.Engine
+	Cluster   *cluster.Cluster
+	Catalog   *catalog.Catalog
+	Prices    Prices
+	Region    string
+	Zones     []string
+	NodePools []apis.NodePool
+	Settings  apis.Settings
+	// DaemonOverhead, if set, says what DaemonSet pods would run on a new
+	// node.
+	DaemonOverhead DaemonOverheadFunc
+	// NamespaceLabels are the namespaces' labels, for pod affinity terms
+	// with namespace selectors.
+	NamespaceLabels map[cluster.Sym]cluster.Labels
+}
+
+// Scheduler is the solve's parts (KC provisioner.NewScheduler's inputs as
+// they are kept between solves): the offerings, Karpenter's nodes as
+// solves read them, the NodePools, the existing nodes' snapshot and the
+// solvers. The controller (package karpenter) keeps them up to date from
+// the cluster's changes; a standalone Scheduler solves the cluster as it
+// is when New builds it (existing nodes added later are not seen).
+type Scheduler struct {
+	Env       Env
+	Offerings *Offerings
+	Nodes     *NodeIndex
+	Pools     *NodePools
+	Base      *ExistingBase
+	Solvers   *Solvers
+}
+
+// New builds the solve's parts. Symbols are interned in a fixed order
+// (zones, capacity types, the nodepool key, the disrupted taint's key,
+// the well-known and normalized labels, then the instance types'
+// labels): a caller that interned the same names before (the controller)
+// keeps its numbering.
+func New(in Inputs) (*Scheduler, error) {
+	if len(in.Zones) == 0 {
+		return nil, fmt.Errorf("karpenter: no zones")
+	}
+	if len(in.Zones)*NumCT > 64 {
+		return nil, fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(in.Zones))
+	}
+	cl := in.Cluster
+	syms := cl.Syms
+	var zoneSyms []cluster.Sym
+	for _, z := range in.Zones {
+		zoneSyms = append(zoneSyms, syms.Intern(z))
+	}
+	var ctSyms [NumCT]cluster.Sym
+	ctSyms[CtOnDemand] = syms.Intern("on-demand")
+	ctSyms[CtSpot] = syms.Intern("spot")
+	e := Env{Eng: in.Engine, Cl: cl, Cat: in.Catalog, Cloud: in.Prices, Settings: in.Settings,
+		KeyNodePool: syms.Intern(apis.LabelNodePool), WellKnownSet: map[cluster.Sym]bool{}, Normalized: map[cluster.Sym]cluster.Sym{}}
+	syms.Intern(apis.TaintDisrupted) // the controller's next key
+	for _, w := range apis.WellKnownLabels {
+		e.WellKnownSet[syms.Intern(w)] = true
+	}
+	froms := make([]string, 0, len(apis.NormalizedLabels))
+	for from := range apis.NormalizedLabels {
+		froms = append(froms, from)
+	}
+	sort.Strings(froms) // intern in a fixed order: symbols must not depend on map order
+	for _, from := range froms {
+		e.Normalized[syms.Intern(from)] = syms.Intern(apis.NormalizedLabels[from])
+	}
+	// The beta labels Karpenter puts on its nodes, interned here in the
+	// controller's order.
+	for _, key := range BetaKeys {
+		syms.Intern(key)
+	}
+	off := NewOfferings(e, in.Region, in.Zones, zoneSyms, ctSyms)
+	idx := &NodeIndex{Cl: cl}
+	pools := &NodePools{Env: e, Offerings: off, Nodes: idx, ByName: map[string]*Pool{}, DaemonOverhead: in.DaemonOverhead}
+	base := &ExistingBase{Env: e, Nodes: idx, Pools: pools}
+	pools.Base = base
+	sv := &Solvers{Env: e, Offerings: off, Nodes: idx, Pools: pools, Base: base, NsLabels: in.NamespaceLabels,
+		Specs: cluster.SpecClasses{WithScoring: true}, Statics: map[StaticKey]*cluster.NodeVerdicts{}}
+	sc := &Scheduler{Env: e, Offerings: off, Nodes: idx, Pools: pools, Base: base, Solvers: sv}
+	seen := map[string]bool{}
+	for i := range in.NodePools {
+		if seen[in.NodePools[i].Name] {
+			return nil, fmt.Errorf("karpenter: two NodePools named %q", in.NodePools[i].Name)
+		}
+		seen[in.NodePools[i].Name] = true
+		pools.Add(in.NodePools[i])
+	}
+	for i := range cl.Nodes {
+		if cl.Nodes[i].State != cluster.NodeGone {
+			base.NodeOrderAdd(cluster.NodeID(i))
+		}
+	}
+	return sc, nil
+}
+
+// BetaKeys are the deprecated beta labels Karpenter's nodes carry
+// (instance type, arch, os, zone, region).
+var BetaKeys = [5]string{"beta.kubernetes.io/instance-type", "beta.kubernetes.io/arch", "beta.kubernetes.io/os",
+	"failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"}
+
+// NewClaim is one new NodeClaim of a solve.
+type NewClaim struct {
+	NodePool string
+	Pods     []cluster.PodID
+	// InstanceTypes are the claim's options, cheapest first (KC
+	// InstanceTypes.OrderByPrice), ties by name.
+	InstanceTypes []string
+	// CheapestUSDPerHour is the price of the cheapest available offering
+	// the claim's requirements allow among its options.
+	CheapestUSDPerHour float64
+	// Zones and CapacityTypes the claim may still launch into.
+	Zones, CapacityTypes []string
+}
+
+// ExistingPlacement is an existing node that received pods.
+type ExistingPlacement struct {
+	Node cluster.NodeID
+	Pods []cluster.PodID
+}
+
+// Result is the outcome of one solve.
+type Result struct {
+	NodeClaims []NewClaim
+	Existing   []ExistingPlacement
+	// Unschedulable are the pods placed nowhere, by id.
+	Unschedulable []cluster.PodID
+}
+
+// Solve places the pods as one provisioning batch would (KC
+// Scheduler.Solve), without launching anything.
+func (sc *Scheduler) Solve(pods []cluster.PodID) Result {
+	s := sc.Solvers.NewSolver(pods, SolveOpts{})
+	s.Solve(pods)
+	return sc.Result(s)
+}
+
+// Result describes a finished solve (its NodeClaims' options are sorted
+// by price in place).
+func (sc *Scheduler) Result(s *Solver) Result {
+	var res Result
+	for _, c := range s.Claims {
+		sc.Solvers.SortedOptions(c)
+		nc := NewClaim{NodePool: c.Pool.Spec.Name, Pods: append([]cluster.PodID(nil), c.Pods...)}
+		for i, pos := range c.Opts {
+			t := c.Pool.Types[pos].Type
+			nc.InstanceTypes = append(nc.InstanceTypes, t.Name)
+			if i == 0 {
+				nc.CheapestUSDPerHour = sc.Offerings.Cheapest(t, c.Mask)
+			}
+		}
+		for z, zone := range sc.Offerings.Zones {
+			for ct := 0; ct < NumCT; ct++ {
+				if c.Mask&(1<<uint(z*NumCT+ct)) == 0 {
+					continue
+				}
+				nc.Zones = appendNew(nc.Zones, zone)
+				nc.CapacityTypes = appendNew(nc.CapacityTypes, CtOf(ct).String())
+			}
+		}
+		sort.Strings(nc.CapacityTypes)
+		res.NodeClaims = append(res.NodeClaims, nc)
+	}
+	for _, ex := range s.Exists {
+		if len(ex.Got) > 0 {
+			res.Existing = append(res.Existing, ExistingPlacement{Node: ex.ID, Pods: append([]cluster.PodID(nil), ex.Got...)})
+		}
+	}
+	res.Unschedulable = append(res.Unschedulable, s.Failed...)
+	sort.Slice(res.Unschedulable, func(i, j int) bool { return res.Unschedulable[i] < res.Unschedulable[j] })
+	return res
+}
+
+func appendNew(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// OwnerName is the owner of the nodes Karpenter launches (the component's
+// registered name), and Owner its number.
+const OwnerName = "karpenter"
+
+// Owner is the cluster owner of Karpenter's nodes.
+var Owner = cluster.RegisterOwner(OwnerName)

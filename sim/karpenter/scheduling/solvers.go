@@ -1,0 +1,314 @@
+package scheduling
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// schedEnv is what every part of the solve reads: the engine, the
+// cluster, the catalogue, the price list, the settings and the label keys
+// interned once.
+type Env struct {
+	Eng      *engine.Engine
+	Cl       *cluster.Cluster
+	Cat      *catalog.Catalog
+	Cloud    Prices
+	Settings apis.Settings
+
+	KeyNodePool  cluster.Sym
+	WellKnownSet map[cluster.Sym]bool
+	Normalized   map[cluster.Sym]cluster.Sym
+}
+
+// Prices is the price list of EC2's offerings (sim/spotmarket's Market
+// and Karpenter's Cloud satisfy it).
+type Prices interface {
+	// Price is an offering's current price in USD/hour; false when the
+	// offering is not sold.
+	Price(o cloud.Offering) (float64, bool)
+}
+
+func (e *Env) wellKnown(key cluster.Sym) bool { return e.WellKnownSet[key] }
+
+func (e *Env) normalize(key cluster.Sym) cluster.Sym {
+	if n, ok := e.Normalized[key]; ok {
+		return n
+	}
+	return key
+}
+
+// solvers makes the solvers of provisioning batches and disruption
+// what-ifs (KC provisioner.NewScheduler), and keeps what solves share:
+// pod templates, the pod-independent filters' answers, free lists.
+type Solvers struct {
+	Env
+	Offerings *Offerings
+	Nodes     *NodeIndex
+	Pools     *NodePools
+	Base      *ExistingBase
+
+	NsLabels map[cluster.Sym]cluster.Labels
+	solveSeq uint32
+	podMark  []uint32 // per PodID: stamp of the last solve that moved it
+	// Free lists of what-ifs' pod data, node copies and solvers (recycle).
+	pdFree     []*PodData
+	pdsFree    []*PodData
+	exFree     []*ExNode
+	solverFree []*Solver
+	PodStatics map[PodKey]*PodStatic
+	// placeholders are the interned placeholder hostnames by number.
+	Placeholders []cluster.Sym
+	StaticsAt    engine.Time
+	Specs        cluster.SpecClasses
+	Statics      map[StaticKey]*cluster.NodeVerdicts
+}
+
+// newSolver snapshots the cluster for one solve.
+func (sv *Solvers) NewSolver(pods []cluster.PodID, o SolveOpts) *Solver {
+	sv.Offerings.RefreshPrices()
+	cl := sv.Cl
+	s := sv.freshSolver(o.Consolidation)
+	s.Avail = sv.Offerings.AvailMasks()
+	s.Now = sv.Eng.Now()
+	s.Pools = sv.Pools.Ordered()
+	for _, p := range s.Pools {
+		s.anyPNS = s.anyPNS || p.HasPNS
+	}
+	// The pods this solve moves carry its stamp (a slice by PodID instead
+	// of a map per solve: the what-ifs of a disruption pass are many).
+	sv.solveSeq++
+	s.stamp = sv.solveSeq
+	if n := len(cl.Pods); len(sv.podMark) < n {
+		sv.podMark = append(sv.podMark, make([]uint32, n-len(sv.podMark))...)
+	}
+	for _, id := range pods {
+		sv.podMark[id] = s.stamp
+	}
+	if pods == nil {
+		for _, ps := range o.Sets {
+			for _, id := range ps.Pods {
+				sv.podMark[id] = s.stamp
+			}
+		}
+	}
+	universe := o.Universe
+	if universe == nil {
+		universe = sv.DomainUniverse(s.Pools)
+	}
+	s.Topo = &topology{k: sv, universe: universe}
+
+	// Existing nodes: every live node not being deleted, initialized
+	// first, then by name. The snapshot is shared while nothing changes
+	// (the what-ifs of one disruption pass share it); the solve keeps its
+	// changes in an overlay.
+	s.Ec = sv.Base.Current()
+	s.Base = s.Ec.List
+	for _, id := range o.Exclude {
+		if pos := s.BasePos(id); pos >= 0 {
+			s.Ec.slots[pos] = exSlot{stamp: s.stamp, excluded: true, touched: -1}
+		}
+	}
+	s.Topo.s = s
+
+	// Limits: what each pool's active nodes already use.
+	n := len(s.Pools)
+	s.Remaining = slices.Grow(s.Remaining[:0], n)[:n]
+	s.hasLimit = slices.Grow(s.hasLimit[:0], n)[:n]
+	s.NodesLeft = slices.Grow(s.NodesLeft[:0], n)[:n]
+	for i, p := range s.Pools {
+		l := p.Spec.Limits
+		used, n := s.Ec.PoolCap[p], s.Ec.PoolNodes[p]
+		for _, id := range o.Exclude {
+			if pos := s.BasePos(id); pos >= 0 {
+				if kn := sv.Nodes.get(id); kn != nil && kn.Pool == p {
+					used = used.Sub(kn.Capacity)
+					n--
+				}
+			}
+		}
+		s.Remaining[i] = l.Max.Sub(used)
+		s.hasLimit[i] = l.Has
+		s.NodesLeft[i] = l.Nodes
+		if l.Nodes > 0 {
+			s.NodesLeft[i] = max(l.Nodes-n, 0)
+		}
+	}
+
+	// Inverse anti-affinity of pods already running.
+	if sv.Nodes.AntiBound > 0 {
+		for i := range s.Base {
+			if !s.excludedPos(i) {
+				s.addExistingInverse(s.Base[i].Node)
+			}
+		}
+		for _, kn := range sv.Nodes.live {
+			if kn.Deleting || kn.InCommand {
+				s.addExistingInverse(&cl.Nodes[kn.ID])
+			}
+		}
+	}
+	// Register every pod's own groups before scheduling (KC NewTopology
+	// calls Update for each pod first), in order of first appearance.
+	if s.Sets = o.Sets; s.Sets != nil {
+		for _, ps := range s.Sets {
+			if !ps.Topology {
+				continue // no groups: its podData can wait until used
+			}
+			for _, key := range ps.Keys {
+				s.PodData(key.Spec, key.Ns, Relax{})
+			}
+		}
+		return s
+	}
+	for _, id := range pods {
+		p := &cl.Pods[id]
+		s.PodData(p.Spec, p.Namespace, Relax{})
+	}
+	return s
+}
+
+// freshSolver returns an empty solver, reusing the buffers of one a
+// finished what-if gave back (recycle).
+func (sv *Solvers) freshSolver(consolidation bool) *Solver {
+	n := len(sv.solverFree)
+	if n == 0 {
+		return &Solver{Shared: sv, consolidat: consolidation}
+	}
+	s := sv.solverFree[n-1]
+	sv.solverFree = sv.solverFree[:n-1]
+	*s = Solver{Shared: sv, consolidat: consolidation,
+		Remaining: s.Remaining, hasLimit: s.hasLimit, NodesLeft: s.NodesLeft,
+		scratch: s.scratch[:0], newOpts: s.newOpts[:0], checks: s.checks[:0], lchecks: s.lchecks[:0],
+		retry: s.retry[:0], Failed: s.Failed[:0], touched: s.touched[:0]}
+	return s
+}
+
+// recycle takes back the pod data and node copies of a what-if whose
+// solver is done with (only its NodeClaims may still be used).
+func (sv *Solvers) Recycle(s *Solver) {
+	for _, ex := range s.touched {
+		sv.exFree = append(sv.exFree, ex)
+	}
+	for i, pd := range s.pds {
+		if pd != nil {
+			sv.pdFree = append(sv.pdFree, pd)
+			s.pds[i] = nil
+		}
+	}
+	sv.pdsFree = s.pds[:0]
+	s.touched, s.Exists, s.pds = s.touched[:0], nil, nil
+	s.lastPD = nil
+	// Its NodeClaims (and the slice listing them) may live on in a
+	// command: never reused.
+	s.Claims, s.Order = nil, nil
+	sv.solverFree = append(sv.solverFree, s)
+}
+
+// domainUniverse lists, per topology key, the domains the pools could
+// launch into: zones and capacity types from the offerings they allow, and
+// the values of In requirements for other keys.
+func (sv *Solvers) DomainUniverse(pools []*Pool) map[cluster.Sym][]cluster.Sym {
+	u := map[cluster.Sym][]cluster.Sym{}
+	add := func(key, v cluster.Sym) {
+		for _, have := range u[key] {
+			if have == v {
+				return
+			}
+		}
+		u[key] = append(u[key], v)
+	}
+	for _, p := range pools {
+		m := sv.Offerings.OfferMask(p.Reqs)
+		for z, zs := range sv.Offerings.zoneSyms {
+			for ct := 0; ct < NumCT; ct++ {
+				if m&(1<<uint(z*NumCT+ct)) != 0 {
+					add(sv.Cl.KeyZone, zs)
+					add(sv.Cl.KeyCapacityType, sv.Offerings.CtSyms[ct])
+				}
+			}
+		}
+		for i := range p.Reqs {
+			r := &p.Reqs[i]
+			if r.Key == sv.Cl.KeyZone || r.Key == sv.Cl.KeyCapacityType || r.Comp {
+				continue
+			}
+			for _, v := range r.Vals {
+				add(r.Key, v)
+			}
+		}
+	}
+	return u
+}
+
+// claimStart returns the requirements and offering mask of a solve's
+// n-th NodeClaim from pool p, whose placeholder hostname is h.
+func (sv *Solvers) claimStart(p *Pool, n int, h cluster.Sym) claimStart {
+	for len(p.NewClaim) <= n {
+		p.NewClaim = append(p.NewClaim, claimStart{})
+	}
+	if st := p.NewClaim[n]; st.Reqs != nil {
+		return st
+	}
+	reqs := p.Reqs.With(sv.Cl.Syms, Single(sv.Cl.KeyHostname, h))
+	p.NewClaim[n] = claimStart{Reqs: reqs, Mask: sv.Offerings.OfferMask(reqs)}
+	return p.NewClaim[n]
+}
+
+// placeholder returns the placeholder hostname of a solve's n-th
+// NodeClaim (n >= 1), interned once, when first needed (symbol numbers
+// must not change).
+func (sv *Solvers) placeholder(n int) cluster.Sym {
+	if len(sv.Placeholders) == 0 {
+		sv.Placeholders = append(sv.Placeholders, cluster.NoSym) // no 0th
+	}
+	for len(sv.Placeholders) <= n {
+		sv.Placeholders = append(sv.Placeholders, sv.Cl.Syms.Intern("hostname-placeholder-"+strconv.Itoa(len(sv.Placeholders))))
+	}
+	return sv.Placeholders[n]
+}
+
+// sortedOptions orders a claim's instance types by their cheapest
+// available offering the claim allows (KC InstanceTypes.OrderByPrice),
+// then by name.
+func (sv *Solvers) SortedOptions(c *Claim) {
+	type opt struct {
+		pos   int32
+		price float64
+	}
+	opts := make([]opt, len(c.Opts))
+	for i, pos := range c.Opts {
+		opts[i] = opt{pos, sv.Offerings.Cheapest(c.Pool.Types[pos].Type, c.Mask)}
+	}
+	sort.Slice(opts, func(i, j int) bool {
+		if opts[i].price != opts[j].price {
+			return opts[i].price < opts[j].price
+		}
+		return c.Pool.Types[opts[i].pos].Type.Name < c.Pool.Types[opts[j].pos].Type.Name
+	})
+	for i := range opts {
+		c.Opts[i] = opts[i].pos
+	}
+}
+
+func (sv *Solvers) NewPodSet(pods []cluster.PodID) *PodSet {
+	b := SetBuilder{Ps: &PodSet{Pods: pods, Qkeys: make([]QueueKey, 0, len(pods))}}
+	for _, id := range pods {
+		b.Add(sv, sv.QueueKey(id, &sv.Cl.Pods[id]))
+	}
+	return b.Ps
+}
+
+// specClass numbers pod specs by the content the existing-node filters
+// read: tolerations, node name, node selector and affinity, preferred
+// node affinity and requests. Specs with equal content share a class.
+func (sv *Solvers) specClass(spec *cluster.PodSpec) int32 {
+	id, _ := sv.Specs.Of(spec)
+	return id
+}
