@@ -24,7 +24,7 @@ const (
 )
 
 // asgRetryLater schedules the group's next retry unless one is pending.
-func (a *Autoscaler) asgRetryLater(g *group) {
+func (a *clusterState) asgRetryLater(g *group) {
 	if a.eng.Pending(g.retry) {
 		return
 	}
@@ -37,7 +37,7 @@ func (a *Autoscaler) asgRetryLater(g *group) {
 // asgRetry is the ASG retrying the launches it owes: one launch per
 // placeholder still unrevealed. A launch that fails again leaves its
 // placeholder and the next retry waits twice as long.
-func (a *Autoscaler) asgRetry(g *group) {
+func (a *clusterState) asgRetry(g *group) {
 	g.retry = engine.Timer{}
 	n := len(g.placeholders)
 	if n == 0 {

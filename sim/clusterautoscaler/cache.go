@@ -61,7 +61,7 @@ type caches struct {
 
 // scanTouch puts a node on findUnneeded's list: its pods, room or flags
 // changed.
-func (a *Autoscaler) scanTouch(id cluster.NodeID) {
+func (a *clusterState) scanTouch(id cluster.NodeID) {
 	c := &a.cache
 	for int(id) >= len(c.inScan) {
 		c.inScan = append(c.inScan, false)
@@ -76,7 +76,7 @@ func (a *Autoscaler) scanTouch(id cluster.NodeID) {
 // order; nodes of other owners are left to the caller to skip). A change
 // of the GPU resource's index changes every utilization: all nodes are
 // looked at again.
-func (a *Autoscaler) scanList(gi int) []cluster.NodeID {
+func (a *planner) scanList(gi int) []cluster.NodeID {
 	if c := &a.cache; c.scanGI != gi {
 		c.scanGI = gi
 		for _, g := range a.groups {
@@ -89,7 +89,7 @@ func (a *Autoscaler) scanList(gi int) []cluster.NodeID {
 }
 
 // scanPrune drops the quiet nodes from findUnneeded's list, after a pass.
-func (a *Autoscaler) scanPrune(gi int) {
+func (a *planner) scanPrune(gi int) {
 	c := &a.cache
 	keep := c.scan[:0]
 	for _, id := range c.scan {
@@ -109,7 +109,7 @@ func (a *Autoscaler) scanPrune(gi int) {
 // scale-down-disabled node yet to be recorded as blocked. What quiet
 // reads changes only with the node's pods and room (binds, unbinds),
 // its flags (node notifications), findUnneeded itself and gi.
-func (a *Autoscaler) quiet(id cluster.NodeID, gi int) bool {
+func (a *planner) quiet(id cluster.NodeID, gi int) bool {
 	n := a.nodes.get(id)
 	if n == nil || !n.group.sel.Autoscaled {
 		return true
@@ -125,7 +125,7 @@ func (a *Autoscaler) quiet(id cluster.NodeID, gi int) bool {
 }
 
 // liveAdd and liveRemove keep the list of live nodes (IDs only grow).
-func (a *Autoscaler) liveAdd(id cluster.NodeID) {
+func (a *clusterState) liveAdd(id cluster.NodeID) {
 	c := &a.cache
 	i := len(c.live)
 	for i > 0 && c.live[i-1] > id {
@@ -136,7 +136,7 @@ func (a *Autoscaler) liveAdd(id cluster.NodeID) {
 	c.live[i] = id
 }
 
-func (a *Autoscaler) liveRemove(id cluster.NodeID) {
+func (a *clusterState) liveRemove(id cluster.NodeID) {
 	c := &a.cache
 	for i, o := range c.live {
 		if o == id {
@@ -148,14 +148,14 @@ func (a *Autoscaler) liveRemove(id cluster.NodeID) {
 
 // nodeChanged puts a notified node on the lists to look at again (the
 // cluster moved its epoch, expiring its cached verdicts and flags).
-func (a *Autoscaler) nodeChanged(id cluster.NodeID) {
+func (a *clusterState) nodeChanged(id cluster.NodeID) {
 	a.scanTouch(id)
 	a.destTouch(id)
-	a.nodeTouched(id)
+	a.replay.touched(id)
 }
 
 // destTouch marks a node for destIDs to look at again.
-func (a *Autoscaler) destTouch(id cluster.NodeID) {
+func (a *clusterState) destTouch(id cluster.NodeID) {
 	c := &a.cache
 	for int(id) >= len(c.destMarked) {
 		c.destMarked = append(c.destMarked, false)
@@ -171,7 +171,7 @@ func (a *Autoscaler) destTouch(id cluster.NodeID) {
 // destIDs returns the live nodes pods may move to (destOK), by ID, and
 // their positions by NodeID (-1: not a destination). Only notified nodes
 // can have changed; the list is rebuilt from the live nodes when one did.
-func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32) {
+func (a *clusterState) destIDs() ([]cluster.NodeID, []int32) {
 	c := &a.cache
 	changed := false
 	for _, id := range c.destDirty {
@@ -199,7 +199,7 @@ func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32) {
 }
 
 // antiChanged applies a bind (d = 1) or unbind (d = -1) of a pod.
-func (a *Autoscaler) antiChanged(p *cluster.Pod, node cluster.NodeID, d int32) {
+func (a *clusterState) antiChanged(p *cluster.Pod, node cluster.NodeID, d int32) {
 	if len(p.Spec.PodAntiAffinity) == 0 || node == cluster.NoNode {
 		return
 	}
@@ -211,7 +211,7 @@ func (a *Autoscaler) antiChanged(p *cluster.Pod, node cluster.NodeID, d int32) {
 }
 
 // specClass numbers a spec by the content StaticFit reads.
-func (a *Autoscaler) specClass(spec *cluster.PodSpec) int32 {
+func (a *clusterState) specClass(spec *cluster.PodSpec) int32 {
 	c := &a.cache
 	id, isNew := c.specs.Of(spec)
 	if isNew {
@@ -221,7 +221,7 @@ func (a *Autoscaler) specClass(spec *cluster.PodSpec) int32 {
 }
 
 // staticFits is StaticFit against a node of the cluster, from the cache.
-func (a *Autoscaler) staticFits(spec *cluster.PodSpec, id cluster.NodeID, free *cluster.Resources) bool {
+func (a *clusterState) staticFits(spec *cluster.PodSpec, id cluster.NodeID, free *cluster.Resources) bool {
 	if free != nil && !spec.Requests.Fits(*free) {
 		return false
 	}
@@ -245,7 +245,7 @@ func (a *Autoscaler) staticFits(spec *cluster.PodSpec, id cluster.NodeID, free *
 
 // anyAntiAffinity reports whether a pod on the node has required
 // anti-affinity (which could refuse a newcomer).
-func (a *Autoscaler) anyAntiAffinity(id cluster.NodeID) bool {
+func (a *clusterState) anyAntiAffinity(id cluster.NodeID) bool {
 	return int(id) < len(a.cache.antiPods) && a.cache.antiPods[id] > 0
 }
 
@@ -274,7 +274,7 @@ func (j *jumps) reset(n int) {
 	j.n = n
 }
 
-func (j *jumps) table(a *Autoscaler, spec *cluster.PodSpec) []int32 {
+func (j *jumps) table(a *clusterState, spec *cluster.PodSpec) []int32 {
 	return j.tableOf(a.fitID(spec))
 }
 
@@ -295,7 +295,7 @@ func (j *jumps) tableOf(f int32) []int32 {
 }
 
 // fitID numbers a spec's fit class (spec class and requests).
-func (a *Autoscaler) fitID(spec *cluster.PodSpec) int32 {
+func (a *clusterState) fitID(spec *cluster.PodSpec) int32 {
 	c := &a.cache
 	if spec == c.lastFitSpec {
 		return c.lastFit
@@ -320,7 +320,7 @@ func (a *Autoscaler) fitID(spec *cluster.PodSpec) int32 {
 // next returns the first index >= p of the list ids where a pod of spec
 // fits in the room at the start of the loop (base, by NodeID), or
 // len(ids).
-func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resources, spec *cluster.PodSpec, p int) int {
+func (a *clusterState) next(t []int32, ids []cluster.NodeID, base []cluster.Resources, spec *cluster.PodSpec, p int) int {
 	n := len(ids)
 	q, r := p, n
 	for ; q < n; q++ {
@@ -358,7 +358,7 @@ func extraAnti(extra []placedPod) bool {
 // gone stays so: per class, cur[i] points at or before the first fitting
 // destination from i (path-compressed, union-find style). An undo gives
 // room back; it drops the tables (resetNow).
-func (a *Autoscaler) nowFit(d *destSet, fit int32, spec *cluster.PodSpec, p int) int {
+func (a *clusterState) nowFit(d *destSet, fit int32, spec *cluster.PodSpec, p int) int {
 	cur := d.now.tableOf(fit)
 	base := d.jumps.tableOf(fit)
 	n := len(d.ids)
@@ -430,7 +430,7 @@ type nodeState struct {
 	ready      bool
 }
 
-func (a *Autoscaler) state(id cluster.NodeID) *nodeState {
+func (a *clusterState) state(id cluster.NodeID) *nodeState {
 	c := &a.cache
 	for int(id) >= len(c.nodes) {
 		c.nodes = append(c.nodes, nodeState{})
@@ -440,7 +440,7 @@ func (a *Autoscaler) state(id cluster.NodeID) *nodeState {
 }
 
 // onNodeAdded starts a node's record (a new node has no pods).
-func (a *Autoscaler) onNodeAdded(id cluster.NodeID) {
+func (a *clusterState) onNodeAdded(id cluster.NodeID) {
 	nd := &a.cl.Nodes[id]
 	st := a.state(id)
 	*st = nodeState{alloc: nd.Allocatable}
@@ -451,7 +451,7 @@ func (a *Autoscaler) onNodeAdded(id cluster.NodeID) {
 	}
 }
 
-func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
+func (a *clusterState) onBound(pid cluster.PodID, id cluster.NodeID) {
 	p := &a.cl.Pods[pid]
 	st := a.state(id)
 	has, _ := podConstraints(p.Spec, a.symHostname)
@@ -466,10 +466,10 @@ func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
 	}
 	a.cache.free[id] = a.cache.free[id].Sub(p.Spec.Requests)
 	a.scanTouch(id)
-	a.nodeTouched(id)
+	a.replay.touched(id)
 }
 
-func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
+func (a *clusterState) onUnbound(pid cluster.PodID, id cluster.NodeID) {
 	st := a.state(id)
 	for i := range st.pods {
 		if st.pods[i].id == pid {
@@ -484,13 +484,13 @@ func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
 			st.pods[last] = podRef{}
 			st.pods = st.pods[:last]
 			a.scanTouch(id)
-			a.nodeTouched(id)
+			a.replay.touched(id)
 			return
 		}
 	}
 }
 
-func (a *Autoscaler) onTerminating(pid cluster.PodID, id cluster.NodeID) {
+func (a *clusterState) onTerminating(pid cluster.PodID, id cluster.NodeID) {
 	if id == cluster.NoNode {
 		return
 	}
@@ -498,7 +498,7 @@ func (a *Autoscaler) onTerminating(pid cluster.PodID, id cluster.NodeID) {
 	for i := range st.pods {
 		if st.pods[i].id == pid && !st.pods[i].term {
 			st.pods[i].term = true
-			a.nodeTouched(id)
+			a.replay.touched(id)
 			if !st.pods[i].daemon {
 				st.movable--
 			}
@@ -508,7 +508,7 @@ func (a *Autoscaler) onTerminating(pid cluster.PodID, id cluster.NodeID) {
 }
 
 // nodeFlags returns a node's record with destOK and sdDisabled current.
-func (a *Autoscaler) nodeFlags(id cluster.NodeID) *nodeState {
+func (a *clusterState) nodeFlags(id cluster.NodeID) *nodeState {
 	st := a.state(id)
 	if ep := a.cl.NodeEpoch(id) + 1; st.destEp != ep {
 		nd := &a.cl.Nodes[id]

@@ -24,10 +24,17 @@ const (
 	gpuUnfitness = 1000.0
 )
 
+// expander is the --expander chain (cluster-autoscaler/expander): the
+// strategies random, most-pods, least-nodes, least-waste, price and
+// priority, chained, then a random pick among the options left.
+type expander struct {
+	env
+}
+
 // expand runs the --expander chain (expander/factory/chain.go): each
 // expander keeps its best options; one left wins; after the chain, a
 // random pick among the rest.
-func (a *Autoscaler) expand(opts []*option) *option {
+func (a *expander) expand(opts []*option) *option {
 	opts = a.bestOptions(opts)
 	switch len(opts) {
 	case 0:
@@ -41,7 +48,7 @@ func (a *Autoscaler) expand(opts []*option) *option {
 // bestOptions runs the expanders of the chain until one option (or none)
 // is left, and returns what is left: the tied best options the chain's
 // random fallback picks from.
-func (a *Autoscaler) bestOptions(opts []*option) []*option {
+func (a *expander) bestOptions(opts []*option) []*option {
 	for _, name := range a.s.Expanders {
 		if opts = a.filterOptions(name, opts); len(opts) <= 1 {
 			return opts
@@ -51,7 +58,7 @@ func (a *Autoscaler) bestOptions(opts []*option) []*option {
 }
 
 // filterOptions applies one expander. opts is never empty.
-func (a *Autoscaler) filterOptions(name string, opts []*option) []*option {
+func (a *expander) filterOptions(name string, opts []*option) []*option {
 	switch name {
 	case config.ExpanderRandom:
 		return []*option{opts[a.rng.IntN(len(opts))]}
@@ -107,7 +114,7 @@ func wasteScore(o *option) float64 {
 // (nodes' price + stabilization) / (pods' price + stabilization), times
 // how far the node's size is from the preferred size for the cluster's
 // node count, that penalty fading with more nodes.
-func (a *Autoscaler) priceScore(o *option) float64 {
+func (a *expander) priceScore(o *option) float64 {
 	nodePrice := a.templatePrice(o.g, o.tpl)
 	stab := podPrice(priceStabilizationCPU, priceStabilizationMem)
 	sub := (nodePrice*float64(o.est.nodes) + stab) / (podPrice(o.est.cpu, o.est.mem) + stab)
@@ -147,7 +154,7 @@ func preferredCPU(nodes int) float64 {
 
 // templatePrice is the hourly price of a group's next node: the market's
 // price of its template's type and zone, else the catalogue's.
-func (a *Autoscaler) templatePrice(g *group, tpl *template) float64 {
+func (a *expander) templatePrice(g *group, tpl *template) float64 {
 	ct := cluster.OnDemand
 	if g.cfg.Spot() {
 		ct = cluster.Spot
@@ -168,7 +175,7 @@ func (a *Autoscaler) templatePrice(g *group, tpl *template) float64 {
 // byPriority keeps the options of the highest priority whose regexes match
 // their ASG names; options no regex matches are dropped, unless none
 // matches at all (expander/priority/priority.go).
-func (a *Autoscaler) byPriority(opts []*option) []*option {
+func (a *expander) byPriority(opts []*option) []*option {
 	var out []*option
 	bestPrio := math.MinInt
 	for _, o := range opts {
@@ -199,7 +206,7 @@ type share struct {
 // balance spreads n nodes over the chosen group and the groups similar to
 // it that can take the same pods, filling the smallest first
 // (--balance-similar-node-groups; processors/nodegroupset).
-func (a *Autoscaler) balance(best *option, groups []*podGroup, n int, now engine.Time) []share {
+func (a *orchestrator) balance(best *option, groups []*podGroup, n int, now engine.Time) []share {
 	shares := []share{{g: best.g}}
 	for _, g := range a.groups {
 		if g == best.g || !g.sel.Autoscaled || a.backedOff(g, now) || g.target >= g.sel.Max || g.tpl == nil {
@@ -232,7 +239,7 @@ func (a *Autoscaler) balance(best *option, groups []*podGroup, n int, now engine
 // takesPods reports whether every pod of the option passes the predicate
 // check on a node of tpl (templateTakes; groups are the loop's pod
 // groups, for their domain spreads).
-func (a *Autoscaler) takesPods(tpl *template, o *option, groups []*podGroup) bool {
+func (a *orchestrator) takesPods(tpl *template, o *option, groups []*podGroup) bool {
 	seen := map[*cluster.PodSpec]bool{}
 	for _, p := range o.est.pods {
 		pod := &a.cl.Pods[p]
@@ -275,7 +282,7 @@ const (
 // the same cpu capacity, memory capacity within 1.5%, allocatable within
 // 5%, and the same labels but for the ignored ones (or only the
 // --balancing-label ones).
-func (a *Autoscaler) similar(x, y *template) bool {
+func (a *orchestrator) similar(x, y *template) bool {
 	if x.capCPU != y.capCPU || !within(x.capMem, y.capMem, maxCapacityMemoryDifferenceRatio) {
 		return false
 	}

@@ -22,14 +22,14 @@ type NoScaleUpFunc func(pods []cluster.PodID, class, message string)
 // timeline's caNoScaleUp entries). Off (nil) by default: the reasons
 // cost a template check per pod group and node group, done only when
 // someone listens.
-func (a *Autoscaler) OnNoScaleUp(f NoScaleUpFunc) { a.noScaleUp = f }
+func (a *Autoscaler) OnNoScaleUp(f NoScaleUpFunc) { a.orch.noScaleUp = f }
 
 // OnDelete makes the Cluster Autoscaler say when it starts deleting a node
 // of a group, and why: scaleDown (an unneeded node), rebalance (the ASG's
 // capacity rebalancing retires an at-risk spot node) or interruption (a
 // spot node drained ahead of its reclaim). The report's timeline shows
 // them. It only listens.
-func (a *Autoscaler) OnDelete(f func(node cluster.NodeID, reason string)) { a.onDelete = f }
+func (a *Autoscaler) OnDelete(f func(node cluster.NodeID, reason string)) { a.act.onDelete = f }
 
 // deleteReasons name the deleteKinds for OnDelete.
 var deleteReasons = [...]string{deleteScaleDown: "scaleDown", deleteRebalance: "rebalance", deleteInterrupt: "interruption"}
@@ -39,7 +39,7 @@ var deleteReasons = [...]string{deleteScaleDown: "scaleDown", deleteRebalance: "
 // rejected node groups): back-off, max size, scale-up from zero off, then
 // the template's predicate failure. Groups the Cluster Autoscaler does
 // not manage are not part of its answer.
-func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
+func (a *orchestrator) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 	syms := a.cl.Syms
 	for _, pg := range groups {
 		type reason struct {
@@ -103,7 +103,7 @@ func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 
 // mismatchText is the scheduler's reason for a template node that does
 // not take the pod ("" when it does).
-func (a *Autoscaler) mismatchText(m cluster.Mismatch, t cluster.Taint, spec *cluster.PodSpec, tpl *cluster.Node) string {
+func (a *orchestrator) mismatchText(m cluster.Mismatch, t cluster.Taint, spec *cluster.PodSpec, tpl *cluster.Node) string {
 	alloc := &tpl.Allocatable
 	switch m {
 	case cluster.Fits:

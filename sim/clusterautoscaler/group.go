@@ -72,7 +72,7 @@ type template struct {
 	src cluster.NodeID
 }
 
-func (a *Autoscaler) newGroup(cfg *config.NodeGroup, idx int, sel config.Selected) (*group, error) {
+func (a *clusterState) newGroup(cfg *config.NodeGroup, idx int, sel config.Selected) (*group, error) {
 	g := &group{cfg: cfg, idx: idx, sel: sel, zoneCount: map[string]int{}}
 	g.stats.Name, g.stats.ASGName, g.stats.Autoscaled = cfg.Name, cfg.ASGName, sel.Autoscaled
 	if len(cfg.InstanceTypes) == 0 || len(cfg.Zones) == 0 {
@@ -93,7 +93,7 @@ func (a *Autoscaler) newGroup(cfg *config.NodeGroup, idx int, sel config.Selecte
 	return g, nil
 }
 
-func (a *Autoscaler) compileTaints(ts []config.Taint) ([]cluster.Taint, error) {
+func (a *clusterState) compileTaints(ts []config.Taint) ([]cluster.Taint, error) {
 	var out []cluster.Taint
 	for _, t := range ts {
 		e, ok := config.NormalizeEffect(t.Effect)
@@ -110,7 +110,7 @@ func (a *Autoscaler) compileTaints(ts []config.Taint) ([]cluster.Taint, error) {
 }
 
 // tagTemplate compiles the group's template from its config.
-func (a *Autoscaler) tagTemplate(cfg *config.NodeGroup) (*template, error) {
+func (a *clusterState) tagTemplate(cfg *config.NodeGroup) (*template, error) {
 	tc := &cfg.Template
 	name := "template-node-for-" + cfg.ASGName
 	labels := make(map[string]string, len(tc.Labels)+1)
@@ -153,7 +153,7 @@ func (a *Autoscaler) tagTemplate(cfg *config.NodeGroup) (*template, error) {
 
 // templateFromNode copies a Ready node of the group, as the template node
 // info processor does: another name, no deletion taints.
-func (a *Autoscaler) templateFromNode(g *group, id cluster.NodeID) *template {
+func (a *clusterState) templateFromNode(g *group, id cluster.NodeID) *template {
 	nd := &a.cl.Nodes[id]
 	name := "template-node-for-" + g.cfg.ASGName
 	t := &template{src: id}
@@ -189,7 +189,7 @@ func (a *Autoscaler) templateFromNode(g *group, id cluster.NodeID) *template {
 // its first Ready node, else the last one copied, else the tag template
 // (upstream caches node infos from real nodes: --node-info-cache-expire-time
 // defaults to ten years).
-func (a *Autoscaler) refreshTemplates() {
+func (a *clusterState) refreshTemplates() {
 	for _, g := range a.groups {
 		src := cluster.NoNode
 		if len(g.nodes) > 0 {
@@ -228,14 +228,14 @@ func (a *Autoscaler) refreshTemplates() {
 // template when it would copy node src: when copying src would give it
 // again. That src is the node it was copied from is not enough: the
 // node's labels or taints may have changed since.
-func (a *Autoscaler) keepsTemplate(g *group, src cluster.NodeID) bool {
+func (a *clusterState) keepsTemplate(g *group, src cluster.NodeID) bool {
 	return g.cached != nil && a.copies(g.cached, src)
 }
 
 // copies reports whether templateFromNode would make tpl again from node
 // id (a group's nodes are mostly alike: same type, zone, labels and
 // taints), so the loop keeps it instead of building a new one.
-func (a *Autoscaler) copies(tpl *template, id cluster.NodeID) bool {
+func (a *clusterState) copies(tpl *template, id cluster.NodeID) bool {
 	nd, t := &a.cl.Nodes[id], &tpl.node
 	if nd.Zone != t.Zone || nd.InstanceType != t.InstanceType || nd.CapacityType != t.CapacityType ||
 		nd.Allocatable != t.Allocatable || len(nd.Labels) != len(t.Labels) {
@@ -281,7 +281,7 @@ type backoff struct {
 // restarts it from now; one after the back-off ended, but within
 // --node-group-backoff-reset-timeout of the last failure, doubles it, up
 // to the maximum; otherwise it starts at the initial duration.
-func (a *Autoscaler) backoffGroup(g *group, now engine.Time) {
+func (a *clusterState) backoffGroup(g *group, now engine.Time) {
 	d := a.s.InitialNodeGroupBackoffDuration
 	if g.bo.known {
 		d = g.bo.duration
@@ -315,14 +315,14 @@ func (b *backoff) seconds(now engine.Time) float64 {
 	return t.Seconds()
 }
 
-func (a *Autoscaler) backedOff(g *group, now engine.Time) bool {
+func (a *clusterState) backedOff(g *group, now engine.Time) bool {
 	return g.bo.known && g.bo.until > now
 }
 
 // cleanBackoffs forgets back-offs whose last failure is older than
 // --node-group-backoff-reset-timeout, so the next one starts from the
 // initial duration again.
-func (a *Autoscaler) cleanBackoffs(now engine.Time) {
+func (a *clusterState) cleanBackoffs(now engine.Time) {
 	for _, g := range a.groups {
 		if g.bo.known && g.bo.lastFailed+a.s.NodeGroupBackoffResetTimeout < now {
 			g.bo.known = false
@@ -332,14 +332,14 @@ func (a *Autoscaler) cleanBackoffs(now engine.Time) {
 
 // timeOutScaleUp fails a scale-up whose nodes did not all register within
 // --max-node-provision-time (clusterstate: reason timeout).
-func (a *Autoscaler) timeOutScaleUp(g *group, now engine.Time) {
+func (a *clusterState) timeOutScaleUp(g *group, now engine.Time) {
 	a.stats.scaleUpTimeouts++
 	g.stats.ScaleUpTimeouts++
 	a.failScaleUp(g, now)
 }
 
 // failScaleUp registers a failed scale-up of a group and backs it off.
-func (a *Autoscaler) failScaleUp(g *group, now engine.Time) {
+func (a *clusterState) failScaleUp(g *group, now engine.Time) {
 	a.stats.failedScaleUps++
 	g.stats.FailedScaleUps++
 	a.backoffGroup(g, now)
@@ -352,7 +352,7 @@ func (a *Autoscaler) failScaleUp(g *group, now engine.Time) {
 // missing (clusterstate areThereUpcomingNodesInNodeGroup: target >
 // registered), but the scale-up simulation expects only the others
 // (GetUpcomingNodes: target - ready - unready - long-unregistered).
-func (a *Autoscaler) upcoming(g *group, long bool) int {
+func (a *clusterState) upcoming(g *group, long bool) int {
 	n := len(g.placeholders) + g.seenFailed
 	since := a.eng.Now() - a.s.MaxNodeProvisionTime
 	for _, id := range a.cache.launching {
@@ -368,7 +368,7 @@ func (a *Autoscaler) upcoming(g *group, long bool) int {
 // order), dropping from the list those no longer launching: a node of
 // the groups is launching from its launch until it is Ready or gone, and
 // is listed from its launch.
-func (a *Autoscaler) launchingNodes() []cluster.NodeID {
+func (a *clusterState) launchingNodes() []cluster.NodeID {
 	keep := a.cache.launching[:0]
 	for _, id := range a.cache.launching {
 		if a.nodes.get(id) != nil && a.cl.Nodes[id].State == cluster.NodeLaunching {
@@ -381,7 +381,7 @@ func (a *Autoscaler) launchingNodes() []cluster.NodeID {
 
 // sortByGroup sorts nodes of the groups in the groups' order: by group,
 // then by ID (a group's nodes are in launch order, so by ID).
-func (a *Autoscaler) sortByGroup(ids []cluster.NodeID) {
+func (a *clusterState) sortByGroup(ids []cluster.NodeID) {
 	// Keys read once: group index above, ID (non-negative) below.
 	keys := a.scratch.groupKeys[:0]
 	for _, id := range ids {
@@ -400,7 +400,7 @@ func (a *Autoscaler) sortByGroup(ids []cluster.NodeID) {
 // since Cluster Autoscaler 1.30 (kubernetes/autoscaler commit 4477707,
 // "remove RemoveBackoff from updateScaleRequests") only its expiry and
 // --node-group-backoff-reset-timeout end it.
-func (a *Autoscaler) updateScaleRequests(now engine.Time) {
+func (a *clusterState) updateScaleRequests(now engine.Time) {
 	for _, g := range a.groups {
 		if !g.req.active {
 			continue
@@ -420,7 +420,7 @@ func (a *Autoscaler) updateScaleRequests(now engine.Time) {
 // (back-off); either way the placeholders are deleted, lowering the ASG's
 // desired capacity, and the next loop refreshes the ASGs again
 // (handleInstanceCreationErrors, deleteCreatedNodesWithErrors).
-func (a *Autoscaler) handleCreationErrors(now engine.Time) {
+func (a *clusterState) handleCreationErrors(now engine.Time) {
 	for _, g := range a.groups {
 		k := g.seenFailed
 		if k == 0 {
@@ -447,7 +447,7 @@ func (a *Autoscaler) handleCreationErrors(now engine.Time) {
 // node group of the Cluster Autoscaler's).
 // Only launching nodes can be due: those of the list, in the groups'
 // order (by group, then by ID), each checked again when its turn comes.
-func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
+func (a *clusterState) removeLongUnregistered(now engine.Time) {
 	due := a.scratch.due[:0]
 	for _, id := range a.launchingNodes() {
 		if a.cl.Nodes[id].Launched+a.s.MaxNodeProvisionTime < now {
@@ -484,7 +484,7 @@ func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
 
 // enforceMinSize scales groups below their minimum up to it
 // (--enforce-node-group-min-size).
-func (a *Autoscaler) enforceMinSize(now engine.Time) bool {
+func (a *clusterState) enforceMinSize(now engine.Time) bool {
 	did := false
 	for _, g := range a.groups {
 		if !g.sel.Autoscaled || a.backedOff(g, now) {
@@ -501,7 +501,7 @@ func (a *Autoscaler) enforceMinSize(now engine.Time) bool {
 }
 
 // registerScaleUp starts or extends the group's scale-up request.
-func (a *Autoscaler) registerScaleUp(g *group, n int, now engine.Time) {
+func (a *clusterState) registerScaleUp(g *group, n int, now engine.Time) {
 	if !g.req.active {
 		g.req = scaleUpRequest{active: true}
 	}

@@ -30,7 +30,7 @@ type ScaleUpDecision struct {
 // (fidelity/ca); the simulation itself never calls it.
 func (a *Autoscaler) DecideScaleUp() ScaleUpDecision {
 	var d ScaleUpDecision
-	groups, opts, _ := a.scaleUpOptions(a.eng.Now(), false)
+	groups, opts, _ := a.orch.scaleUpOptions(a.eng.Now(), false)
 	for _, pg := range groups {
 		d.Pending = append(d.Pending, pg.pods...)
 	}
@@ -40,7 +40,7 @@ func (a *Autoscaler) DecideScaleUp() ScaleUpDecision {
 		d.Options = append(d.Options, ScaleUpOption{Group: o.g.cfg.Name, Nodes: o.est.nodes, Pods: append([]cluster.PodID(nil), o.est.pods...)})
 	}
 	if len(opts) > 0 {
-		for _, o := range a.bestOptions(opts) {
+		for _, o := range a.exp.bestOptions(opts) {
 			d.Best = append(d.Best, index[o])
 		}
 	}

@@ -58,9 +58,8 @@ type replayState struct {
 	verified int
 }
 
-// nodeTouched records a change of a node's pods, room or flags.
-func (a *Autoscaler) nodeTouched(id cluster.NodeID) {
-	r := &a.replay
+// touched records a change of a node's pods, room or flags.
+func (r *replayState) touched(id cluster.NodeID) {
 	for int(id) >= len(r.changedAt) {
 		r.changedAt = append(r.changedAt, 0)
 	}
@@ -69,7 +68,7 @@ func (a *Autoscaler) nodeTouched(id cluster.NodeID) {
 }
 
 // startPass starts a pass of canRemove calls (removable).
-func (a *Autoscaler) startPass() {
+func (a *planner) startPass() {
 	r := &a.replay
 	r.pass++
 	r.minPrev, r.minChanged = r.minChanged, math.MaxInt32
@@ -79,7 +78,7 @@ func (a *Autoscaler) startPass() {
 }
 
 // removable is canRemove, replayed when its answer is known (see above).
-func (a *Autoscaler) removable(id cluster.NodeID, dests *destSet) string {
+func (a *planner) removable(id cluster.NodeID, dests *destSet) string {
 	r := &a.replay
 	k := len(r.cur.calls)
 	if r.on && a.canReplay(id, k) {
@@ -99,7 +98,7 @@ func (a *Autoscaler) removable(id cluster.NodeID, dests *destSet) string {
 
 // canReplay reports whether call k of this pass, for node id, can repeat
 // call k of the previous pass.
-func (a *Autoscaler) canReplay(id cluster.NodeID, k int) bool {
+func (a *planner) canReplay(id cluster.NodeID, k int) bool {
 	r := &a.replay
 	if k >= len(r.prev.calls) {
 		return false
@@ -128,7 +127,7 @@ func (p *removalPass) moveRange(k int) []replayMove {
 
 // replayCall repeats call k of the previous pass: its record is copied,
 // its moves left pending.
-func (a *Autoscaler) replayCall(k int) {
+func (a *planner) replayCall(k int) {
 	r := &a.replay
 	c := r.prev.calls[k]
 	r.cur.moves = append(r.cur.moves, r.prev.moveRange(k)...)
@@ -139,7 +138,7 @@ func (a *Autoscaler) replayCall(k int) {
 
 // applyPending applies the pending replayed calls to the destinations as
 // canRemove would have: each node gone, its pods moved.
-func (a *Autoscaler) applyPending(dests *destSet) {
+func (a *planner) applyPending(dests *destSet) {
 	r := &a.replay
 	for k := len(r.cur.calls) - r.pending; k < len(r.cur.calls); k++ {
 		if self := dests.get(r.cur.calls[k].id); self != nil {
@@ -167,7 +166,7 @@ const (
 )
 
 // recordCall records a canRemove call that ran for real.
-func (a *Autoscaler) recordCall(id cluster.NodeID, v verdict, moves []move, dests *destSet) {
+func (a *planner) recordCall(id cluster.NodeID, v verdict, moves []move, dests *destSet) {
 	r := &a.replay
 	ok := v == nodeRemovable
 	c := removal{id: id, ok: ok, last: -1}
@@ -184,14 +183,14 @@ func (a *Autoscaler) recordCall(id cluster.NodeID, v verdict, moves []move, dest
 
 // changedSincePrev reports whether a node changed since the previous
 // pass started.
-func (a *Autoscaler) changedSincePrev(id cluster.NodeID) bool {
+func (a *planner) changedSincePrev(id cluster.NodeID) bool {
 	r := &a.replay
 	return int(id) >= len(r.changedAt) || r.changedAt[id]+1 >= r.pass
 }
 
 // checkReplay (tests) compares call k of this pass, run for real, with
 // call k of the previous pass that would have been replayed.
-func (a *Autoscaler) checkReplay(k int, why string) {
+func (a *planner) checkReplay(k int, why string) {
 	r := &a.replay
 	want, got := r.prev.calls[k], r.cur.calls[k]
 	wm, gm := r.prev.moveRange(k), r.cur.moveRange(k)

@@ -23,6 +23,52 @@ const (
 	maxNonEmptyCandidatesLoop = 30                            // --scale-down-non-empty-candidates-count
 )
 
+// planner is the scale-down planner (core/scaledown/planner): it finds
+// the unneeded nodes (eligibility: utilization below the threshold; the
+// removal simulation: every pod movable and fitting elsewhere), keeps the
+// soft taints, and outside the cool-downs picks the nodes to delete
+// (NodesToDelete), which the actuator deletes. It records why nodes were
+// kept and replays removal simulations whose answer cannot have changed
+// (replay.go).
+type planner struct {
+	env
+	parts
+
+	scratch downScratch
+	replay  replayState
+	// blocked records, per blocking reason, the nodes it ever kept from
+	// scale-down.
+	blocked map[string]map[cluster.NodeID]bool
+}
+
+// downScratch holds the planner's buffers reused across loops.
+type downScratch struct {
+	dests    destSet
+	unneeded []bool // by NodeID, all false between loops
+	// findUnneeded's buffers.
+	cands        []cand
+	out          []cluster.NodeID // findUnneeded's result
+	unneededKeys []unneededKey
+	moves        []move
+	placed       []placedPod
+	softRel      []cluster.NodeID // updateSoftTaints' nodes
+	room         []int            // scaleDown's room per group
+}
+
+// actuator is the scale-down actuator (core/scaledown/actuation): it
+// starts node deletions (taints, cordon), drains them through the
+// eviction API, retries and gives up, and deletes the nodes; it also runs
+// the drains of spot nodes (spotdrain.go).
+type actuator struct {
+	env
+	parts
+
+	drains             int // non-empty nodes being drained
+	scaleDownsInFlight int // nodes being deleted by scale-down
+	// onDelete, when set, hears of each node deletion started (OnDelete).
+	onDelete func(node cluster.NodeID, reason string)
+}
+
 type deleteKind uint8
 
 const (
@@ -48,7 +94,7 @@ type drainState struct {
 // elsewhere), soft-taints them, and outside the cool-downs removes those
 // unneeded for --scale-down-unneeded-time. It returns whether it started
 // a deletion.
-func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
+func (a *planner) scaleDown(now engine.Time, hold bool) bool {
 	unneeded := a.findUnneeded(now)
 	a.updateSoftTaints(unneeded)
 	if hold || a.inCooldown(now) {
@@ -61,7 +107,7 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 		room = append(room, g.target-g.deleting-g.sel.Min)
 	}
 	a.scratch.room = room
-	inFlight := a.scaleDownsInFlight
+	inFlight := a.act.scaleDownsInFlight
 	started := 0
 	// Empty nodes first, in bulk; then drains, one at a time by default.
 	for pass := 0; pass < 2; pass++ {
@@ -78,13 +124,13 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 			if inFlight >= a.s.MaxScaleDownParallelism {
 				continue
 			}
-			if !empty && a.drains >= a.s.MaxDrainParallelism {
+			if !empty && a.act.drains >= a.s.MaxDrainParallelism {
 				continue
 			}
 			room[n.group.idx]--
 			inFlight++
 			started++
-			a.startDelete(id, now, deleteScaleDown)
+			a.act.startDelete(id, now, deleteScaleDown)
 		}
 	}
 	if started > 0 {
@@ -93,20 +139,20 @@ func (a *Autoscaler) scaleDown(now engine.Time, hold bool) bool {
 	return started > 0
 }
 
-func (a *Autoscaler) inCooldown(now engine.Time) bool {
+func (a *planner) inCooldown(now engine.Time) bool {
 	return a.lastScaleUp+a.s.ScaleDownDelayAfterAdd > now ||
 		a.lastScaleDownDelete+a.s.ScaleDownDelayAfterDelete > now ||
 		a.lastScaleDownFail+a.s.ScaleDownDelayAfterFailure > now
 }
 
 // podsToMove counts the pods a drain would evict.
-func (a *Autoscaler) podsToMove(id cluster.NodeID) int {
+func (a *clusterState) podsToMove(id cluster.NodeID) int {
 	return int(a.state(id).movable)
 }
 
 // onlyDaemons reports whether the node's pods, terminating ones included,
 // are all DaemonSet pods: a drain has nothing left to wait for.
-func (a *Autoscaler) onlyDaemons(id cluster.NodeID) bool {
+func (a *clusterState) onlyDaemons(id cluster.NodeID) bool {
 	st := a.state(id)
 	return len(st.pods) == int(st.daemons)
 }
@@ -116,7 +162,7 @@ func (a *Autoscaler) onlyDaemons(id cluster.NodeID) bool {
 // from the node's mirror record (requested = allocatable - free).
 // gi is the index of nvidia.com/gpu, -1 when no GPU resource exists
 // (gpuIndex).
-func (a *Autoscaler) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu bool) {
+func (a *planner) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu bool) {
 	st := a.state(id)
 	free := &a.cache.free[id]
 	if gi >= 0 && st.alloc[gi] > 0 {
@@ -133,7 +179,7 @@ func (a *Autoscaler) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu
 
 // underutilized returns the node's utilization and whether it is below
 // the scale-down threshold (the GPU one for GPU nodes).
-func (a *Autoscaler) underutilized(id cluster.NodeID, gi int) (float64, bool) {
+func (a *planner) underutilized(id cluster.NodeID, gi int) (float64, bool) {
 	u, gpu := a.utilizationOf(id, gi)
 	thr := a.s.ScaleDownUtilizationThreshold
 	if gpu {
@@ -143,7 +189,7 @@ func (a *Autoscaler) underutilized(id cluster.NodeID, gi int) (float64, bool) {
 }
 
 // gpuIndex is the resource index of nvidia.com/gpu, or -1.
-func (a *Autoscaler) gpuIndex() int {
+func (a *clusterState) gpuIndex() int {
 	if gi, ok := a.cl.Resources.Lookup(catalog.GPUResourceName); ok {
 		return gi
 	}
@@ -182,7 +228,7 @@ func (d *destSet) get(id cluster.NodeID) *destination {
 }
 
 // destinations starts the scale-down simulation's destination set.
-func (a *Autoscaler) destinations() *destSet {
+func (a *planner) destinations() *destSet {
 	return a.startDests(&a.scratch.dests)
 }
 
@@ -190,7 +236,7 @@ func (a *Autoscaler) destinations() *destSet {
 // to: schedulable and not being deleted. The cluster must not change
 // while it is in use (the room is the caches' as it is). The set's
 // buffers are reused across loops.
-func (a *Autoscaler) startDests(d *destSet) *destSet {
+func (a *clusterState) startDests(d *destSet) *destSet {
 	d.ids, d.pos = a.destIDs()
 	d.base = a.cache.free
 	d.gen++
@@ -214,7 +260,7 @@ type destination struct {
 // findUnneeded evaluates the candidates and returns the unneeded nodes,
 // oldest unneeded first. A node stays unneeded (keeping its
 // unneededSince) as long as every pass finds it so.
-func (a *Autoscaler) findUnneeded(now engine.Time) []cluster.NodeID {
+func (a *planner) findUnneeded(now engine.Time) []cluster.NodeID {
 	cands := a.scratch.cands[:0]
 	defer func() { a.scratch.cands = cands[:0] }()
 	gi := a.gpuIndex()
@@ -336,7 +382,7 @@ type unneededKey struct {
 // canRemove checks that no pod of the node blocks its removal and that
 // its pods fit on the other nodes; on success ("") it commits the moves to
 // the simulation and marks the node gone from it, else it says why not.
-func (a *Autoscaler) canRemove(id cluster.NodeID, dests *destSet) string {
+func (a *planner) canRemove(id cluster.NodeID, dests *destSet) string {
 	moves := a.scratch.moves[:0]
 	defer func() { a.scratch.moves = moves[:0] }()
 	undo := func() {
@@ -399,7 +445,7 @@ type move struct {
 }
 
 // noteBlocked records that a reason kept a node from scale-down.
-func (a *Autoscaler) noteBlocked(why string, id cluster.NodeID) {
+func (a *planner) noteBlocked(why string, id cluster.NodeID) {
 	if a.blocked == nil {
 		a.blocked = map[string]map[cluster.NodeID]bool{}
 	}
@@ -413,7 +459,7 @@ func (a *Autoscaler) noteBlocked(why string, id cluster.NodeID) {
 // the simulation, and returns its index in the destination set (-1:
 // none). Room only shrinks and nodes only go during a pass (until an
 // undo), so nodes found full stay so: nowFit passes over them.
-func (a *Autoscaler) findDestination(r *podRef, dests *destSet) int {
+func (a *planner) findDestination(r *podRef, dests *destSet) int {
 	spec := r.spec
 	n := len(dests.ids)
 	for i := 0; i < n; i++ {
@@ -447,7 +493,7 @@ func (a *Autoscaler) findDestination(r *podRef, dests *destSet) int {
 // --blocking-system-pod-distruption-timeout, the system rule since CA
 // 1.33), safe-to-evict "false", and PDBs that allow no disruption). Local
 // storage is not modelled.
-func (a *Autoscaler) blockerRef(r *podRef) string {
+func (a *planner) blockerRef(r *podRef) string {
 	if r.spec.SafeToEvict != nil && *r.spec.SafeToEvict {
 		return ""
 	}
@@ -470,7 +516,7 @@ func (a *Autoscaler) blockerRef(r *podRef) string {
 // updateSoftTaints puts the DeletionCandidate taint (PreferNoSchedule) on
 // up to maxBulkSoftTaint newly unneeded nodes per loop and takes it off
 // nodes needed again, so the scheduler avoids nodes about to go.
-func (a *Autoscaler) updateSoftTaints(unneeded []cluster.NodeID) {
+func (a *planner) updateSoftTaints(unneeded []cluster.NodeID) {
 	isUnneeded := a.scratch.unneeded[:0]
 	for len(isUnneeded) < len(a.cl.Nodes) {
 		isUnneeded = append(isUnneeded, false)
@@ -516,7 +562,7 @@ func (a *Autoscaler) updateSoftTaints(unneeded []cluster.NodeID) {
 
 // startDelete taints (and cordons) a node and deletes it: an empty one
 // after --node-delete-delay-after-taint, another after draining it.
-func (a *Autoscaler) startDelete(id cluster.NodeID, now engine.Time, kind deleteKind) {
+func (a *actuator) startDelete(id cluster.NodeID, now engine.Time, kind deleteKind) {
 	n := a.nodes.get(id)
 	n.deleting = true
 	n.drain = drainState{active: true, kind: kind, start: now, deadline: now + a.s.MaxPodEvictionTime}
@@ -544,7 +590,7 @@ func (a *Autoscaler) startDelete(id cluster.NodeID, now engine.Time, kind delete
 // scale-down fails. Once every eviction is accepted the node goes when its
 // last pod is gone, or after the longest grace period (capped by
 // --max-graceful-termination-sec) plus a headroom.
-func (a *Autoscaler) drainStep(id cluster.NodeID) {
+func (a *actuator) drainStep(id cluster.NodeID) {
 	n := a.nodes.get(id)
 	if n == nil || !n.drain.active || n.drain.empty {
 		return
@@ -593,7 +639,7 @@ func (a *Autoscaler) drainStep(id cluster.NodeID) {
 
 // countDeleting counts a node's deletion in (d = 1) or out (d = -1) of
 // its group's and the scale-down's counts.
-func (a *Autoscaler) countDeleting(n *caNode, d int) {
+func (a *actuator) countDeleting(n *caNode, d int) {
 	n.group.deleting += d
 	if n.drain.kind == deleteScaleDown {
 		a.scaleDownsInFlight += d
@@ -602,7 +648,7 @@ func (a *Autoscaler) countDeleting(n *caNode, d int) {
 
 // abortDelete gives up a drain: the node is untainted and uncordoned, and
 // scale-down waits --scale-down-delay-after-failure.
-func (a *Autoscaler) abortDelete(id cluster.NodeID, now engine.Time) {
+func (a *actuator) abortDelete(id cluster.NodeID, now engine.Time) {
 	n := a.nodes.get(id)
 	if n.drain.kind == deleteScaleDown {
 		a.drains--
@@ -622,7 +668,7 @@ func (a *Autoscaler) abortDelete(id cluster.NodeID, now engine.Time) {
 
 // finishDelete terminates the node's instance and removes the node; a
 // scale-down lowers the ASG's desired capacity with it.
-func (a *Autoscaler) finishDelete(id cluster.NodeID) {
+func (a *actuator) finishDelete(id cluster.NodeID) {
 	n := a.nodes.get(id)
 	if n == nil || !n.drain.active || n.drain.kind == deleteInterrupt {
 		return

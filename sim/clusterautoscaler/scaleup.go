@@ -11,25 +11,29 @@ import (
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
-// scratch holds per-loop buffers reused across loops.
-type scratch struct {
+// orchestrator is the scale-up orchestrator (core/scaleup/orchestrator):
+// it takes the pending pods, groups them into equivalence groups, drops
+// those that fit existing and upcoming nodes, asks the estimator for
+// each group's option and the expander for the best, balances it over
+// similar groups and carries it out on the cluster state.
+type orchestrator struct {
+	env
+	parts
+
+	est     estimator
+	scratch upScratch
+	// noScaleUp, when set, hears why pods got no node (explain.go).
+	noScaleUp NoScaleUpFunc
+}
+
+// upScratch holds the orchestrator's buffers reused across loops.
+type upScratch struct {
 	pods     []cluster.PodID
 	groups   []*podGroup
 	byKey    map[groupKey]*podGroup
 	existing destSet // filterSchedulable's existing nodes
 	fits     []bool
 	placed   []placedPod
-	dests    destSet
-	unneeded []bool // by NodeID, all false between loops
-	// findUnneeded's buffers.
-	cands        []cand
-	out          []cluster.NodeID // findUnneeded's result
-	unneededKeys []unneededKey
-	moves        []move
-	softRel      []cluster.NodeID // updateSoftTaints' nodes
-	room         []int            // scaleDown's room per group
-	due          []cluster.NodeID // removeLongUnregistered's nodes
-	groupKeys    []uint64         // sortByGroup's keys
 }
 
 type groupKey struct {
@@ -47,7 +51,7 @@ type option struct {
 // scaleUp runs the scale-up half of a loop. It returns whether it
 // launched anything, and whether scale-down must wait (all pending pods
 // are too new).
-func (a *Autoscaler) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
+func (a *orchestrator) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
 	groups, opts, hold := a.scaleUpOptions(now, true)
 	if hold {
 		return false, true
@@ -61,7 +65,7 @@ func (a *Autoscaler) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
 	if len(opts) == 0 {
 		return false, false
 	}
-	best := a.expand(opts)
+	best := a.exp.expand(opts)
 	if best == nil {
 		return false, false
 	}
@@ -72,7 +76,7 @@ func (a *Autoscaler) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
 // grouped, minus those that fit existing and upcoming nodes, and the
 // options for them. With waitNew, it stops (hold) when all the pods are
 // too new.
-func (a *Autoscaler) scaleUpOptions(now engine.Time, waitNew bool) (groups []*podGroup, opts []*option, hold bool) {
+func (a *orchestrator) scaleUpOptions(now engine.Time, waitNew bool) (groups []*podGroup, opts []*option, hold bool) {
 	a.refreshTemplates()
 	pods := a.collectPending(now)
 	if len(pods) == 0 {
@@ -105,7 +109,7 @@ func (a *Autoscaler) scaleUpOptions(now engine.Time, waitNew bool) (groups []*po
 // below --expendable-pods-priority-cutoff, older than
 // --new-pod-scale-up-delay; sorted by priority, highest first, then by
 // creation.
-func (a *Autoscaler) collectPending(now engine.Time) []cluster.PodID {
+func (a *orchestrator) collectPending(now engine.Time) []cluster.PodID {
 	keep := a.pending[:0]
 	out := a.scratch.pods[:0]
 	for _, id := range a.pending {
@@ -133,7 +137,7 @@ func (a *Autoscaler) collectPending(now engine.Time) []cluster.PodID {
 }
 
 // groupPods splits pods into equivalence groups, in the pods' order.
-func (a *Autoscaler) groupPods(pods []cluster.PodID) []*podGroup {
+func (a *orchestrator) groupPods(pods []cluster.PodID) []*podGroup {
 	if a.scratch.byKey == nil {
 		a.scratch.byKey = map[groupKey]*podGroup{}
 	}
@@ -165,7 +169,7 @@ func (a *Autoscaler) groupPods(pods []cluster.PodID) []*podGroup {
 // placeholders, simulated from their templates), as the
 // filter-out-schedulable pod list processor does. It returns the groups
 // with pods left.
-func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
+func (a *orchestrator) filterSchedulable(groups []*podGroup) []*podGroup {
 	// The existing nodes pods may go to, set up lazily.
 	ex := a.startDests(&a.scratch.existing)
 
@@ -241,8 +245,8 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 
 // onExisting places the pods of a group, from the k-th on, on existing
 // nodes (first fit by ID) and returns the pods placed so far.
-func (a *Autoscaler) onExisting(pg *podGroup, k int, ex *destSet) int {
-	t := ex.jumps.table(a, pg.spec)
+func (a *orchestrator) onExisting(pg *podGroup, k int, ex *destSet) int {
+	t := ex.jumps.table(a.clusterState, pg.spec)
 	cursor := 0
 	for k < len(pg.pods) && cursor < len(ex.ids) {
 		// Room only shrinks here: nodes that did not fit at the start are
@@ -277,7 +281,7 @@ type upcomingSet struct {
 // node of any set that passes the filters, as the scheduling simulation
 // does: a set whose zone the skew refuses is passed over for one in
 // another zone. It returns the pods placed so far.
-func (a *Autoscaler) spreadOnUpcoming(pg *podGroup, k int, ups []upcomingSet) int {
+func (a *orchestrator) spreadOnUpcoming(pg *podGroup, k int, ups []upcomingSet) int {
 	for _, s := range pg.spreads {
 		s.zoneOK = false
 	}
@@ -322,7 +326,7 @@ func (pg *podGroup) placeOne(free *cluster.Resources, placed *[]placedPod) {
 
 // podLevelOnNode checks a group's hostname-keyed pod constraints against
 // an existing node's pods and those the simulation added.
-func (a *Autoscaler) podLevelOnNode(pg *podGroup, id cluster.NodeID, extra []placedPod) bool {
+func (a *orchestrator) podLevelOnNode(pg *podGroup, id cluster.NodeID, extra []placedPod) bool {
 	if !pg.podLevel && len(extra) == 0 && !a.anyAntiAffinity(id) {
 		return true
 	}
@@ -335,7 +339,7 @@ func (a *Autoscaler) podLevelOnNode(pg *podGroup, id cluster.NodeID, extra []pla
 	return podLevelOK(a.cl.Syms, a.symHostname, pg.spec, pg.ns, placed)
 }
 
-func (a *Autoscaler) hasTaint(nd *cluster.Node, key cluster.Sym) bool {
+func (a *clusterState) hasTaint(nd *cluster.Node, key cluster.Sym) bool {
 	for _, t := range nd.Taints {
 		if t.Key == key {
 			return true
@@ -346,7 +350,7 @@ func (a *Autoscaler) hasTaint(nd *cluster.Node, key cluster.Sym) bool {
 
 // options estimates, for every group that may grow, how many nodes the
 // pending pods need (the scale-up orchestrator's computeExpansionOption).
-func (a *Autoscaler) options(groups []*podGroup, now engine.Time) []*option {
+func (a *orchestrator) options(groups []*podGroup, now engine.Time) []*option {
 	var opts []*option
 	for _, g := range a.groups {
 		if !g.sel.Autoscaled || a.backedOff(g, now) || g.target >= g.sel.Max {
@@ -381,7 +385,7 @@ func (a *Autoscaler) options(groups []*podGroup, now engine.Time) []*option {
 // not at hand) on a group's template node (SchedulablePodGroups):
 // cluster.StaticFit, then the group's domain spreads with the template in
 // its zone.
-func (a *Autoscaler) templateTakes(spec *cluster.PodSpec, pg *podGroup, tpl *template) bool {
+func (a *orchestrator) templateTakes(spec *cluster.PodSpec, pg *podGroup, tpl *template) bool {
 	if m, _ := cluster.StaticFit(a.cl.Syms, spec, &tpl.node, &tpl.node.Allocatable); m != cluster.Fits {
 		return false
 	}
@@ -398,7 +402,7 @@ func (a *Autoscaler) templateTakes(spec *cluster.PodSpec, pg *podGroup, tpl *tem
 // the cluster's core and memory limits, balances it over similar groups
 // when asked, raises the ASGs' desired capacity and launches the
 // instances.
-func (a *Autoscaler) execute(best *option, groups []*podGroup, now engine.Time) bool {
+func (a *orchestrator) execute(best *option, groups []*podGroup, now engine.Time) bool {
 	n := best.est.nodes
 	if a.s.MaxNodesTotal > 0 {
 		total := a.cl.LiveNodes()
@@ -455,7 +459,7 @@ func (a *Autoscaler) execute(best *option, groups []*podGroup, now engine.Time) 
 // limitByResources caps a scale-up by --cores-total and --memory-total: at
 // most the nodes of the template that keep the cluster's capacity under
 // the maxima.
-func (a *Autoscaler) limitByResources(tpl *template) int {
+func (a *orchestrator) limitByResources(tpl *template) int {
 	var cores, memGiB float64
 	for _, i := range a.cache.live {
 		nd := &a.cl.Nodes[i]

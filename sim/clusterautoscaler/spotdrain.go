@@ -29,7 +29,7 @@ import (
 // spotSignal reacts to a rebalance recommendation or an interruption
 // notice for node id of a group: drains or cordons it as the group's
 // setup does.
-func (a *Autoscaler) spotSignal(id cluster.NodeID, n *caNode, kind cloud.SignalKind) {
+func (a *actuator) spotSignal(id cluster.NodeID, n *caNode, kind cloud.SignalKind) {
 	if n.deleting {
 		return // already on its way out (rebalanced, drained or scaled down)
 	}
@@ -63,7 +63,7 @@ func (a *Autoscaler) spotSignal(id cluster.NodeID, n *caNode, kind cloud.SignalK
 // terminates it and its pods die with it. A node already drained for its
 // interruption notice or a rebalance recommendation is terminated now; one
 // a scale-down is deleting is left to it.
-func (a *Autoscaler) retireRebalanced(id cluster.NodeID, n *caNode) {
+func (a *actuator) retireRebalanced(id cluster.NodeID, n *caNode) {
 	switch {
 	case n.deleting && n.drain.kind != deleteInterrupt:
 		return

@@ -93,7 +93,7 @@ func onlySpreadBeyondHost(spec *cluster.PodSpec, hostname cluster.Sym) bool {
 // that have some: their counts over the Ready nodes, and for every group
 // the spreads its pods count toward (feeds). Nothing happens, and nothing
 // is allocated, when no group has one.
-func (a *Autoscaler) prepareSpreads(groups []*podGroup) {
+func (a *orchestrator) prepareSpreads(groups []*podGroup) {
 	any := false
 	for _, pg := range groups {
 		any = any || pg.domainSpread
@@ -152,7 +152,7 @@ func (a *Autoscaler) prepareSpreads(groups []*podGroup) {
 // ok false when the node does not count for it: it lacks one of the keys
 // of the group's hard constraints, or the constraint's node inclusion
 // policies leave it out.
-func (a *Autoscaler) spreadDomain(pg *podGroup, nd *cluster.Node, c *cluster.SpreadConstraint) (cluster.Sym, bool) {
+func (a *orchestrator) spreadDomain(pg *podGroup, nd *cluster.Node, c *cluster.SpreadConstraint) (cluster.Sym, bool) {
 	for i := range pg.spec.Spread {
 		if pg.spec.Spread[i].Hard && !nd.Labels.Has(pg.spec.Spread[i].TopologyKey) {
 			return 0, false
@@ -189,7 +189,7 @@ func spreadOK(pg *podGroup, nd *cluster.Node) bool {
 
 // countOn adds one pod of group pg, placed on a simulated node nd outside
 // an estimation (filterSchedulable), to the spreads it counts toward.
-func (a *Autoscaler) countOn(pg *podGroup, nd *cluster.Node) {
+func (a *orchestrator) countOn(pg *podGroup, nd *cluster.Node) {
 	for _, s := range pg.feeds {
 		if v, ok := a.spreadDomain(s.owner, nd, s.c); ok {
 			s.counts[v]++
@@ -203,7 +203,7 @@ func (a *Autoscaler) countOn(pg *podGroup, nd *cluster.Node) {
 // keys), a node being launched or an upcoming one counting as empty. The
 // scan stops at the first node without any, the common case, where the
 // estimate is unchanged.
-func (a *Autoscaler) prepareHostSpreads(groups []*podGroup) {
+func (a *orchestrator) prepareHostSpreads(groups []*podGroup) {
 	for _, pg := range groups {
 		pg.hostSpread, pg.hostLow = nil, 0
 		if !pg.podLevel {
@@ -224,7 +224,7 @@ func (a *Autoscaler) prepareHostSpreads(groups []*podGroup) {
 	}
 }
 
-func (a *Autoscaler) hostSpreadLow(pg *podGroup, c *cluster.SpreadConstraint) int32 {
+func (a *orchestrator) hostSpreadLow(pg *podGroup, c *cluster.SpreadConstraint) int32 {
 	syms := a.cl.Syms
 	low := int32(math.MaxInt32)
 	for _, id := range a.cache.live {
