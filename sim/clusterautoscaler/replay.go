@@ -3,6 +3,7 @@ package clusterautoscaler
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 )
@@ -56,6 +57,15 @@ type replayState struct {
 	// they give the recorded answer and moves; verified counts them.
 	verify   bool
 	verified int
+}
+
+// clone is a deep copy of the replay state (PlanScaleDown's save).
+func (r *replayState) clone() replayState {
+	c := *r
+	c.prev = removalPass{calls: slices.Clone(r.prev.calls), moves: slices.Clone(r.prev.moves)}
+	c.cur = removalPass{calls: slices.Clone(r.cur.calls), moves: slices.Clone(r.cur.moves)}
+	c.changedAt = slices.Clone(r.changedAt)
+	return c
 }
 
 // touched records a change of a node's pods, room or flags.

@@ -52,7 +52,8 @@ type downScratch struct {
 	moves        []move
 	placed       []placedPod
 	softRel      []cluster.NodeID // updateSoftTaints' nodes
-	room         []int            // scaleDown's room per group
+	room         []int            // nodesToDelete's room per group
+	picked       []cluster.NodeID // nodesToDelete's dry picks
 }
 
 // actuator is the scale-down actuator (core/scaledown/actuation): it
@@ -100,6 +101,22 @@ func (a *planner) scaleDown(now engine.Time, hold bool) bool {
 	if hold || a.inCooldown(now) {
 		return false
 	}
+	if n := a.nodesToDelete(unneeded, now, true, false); n > 0 {
+		a.lastScaleDownDelete = now
+		return true
+	}
+	return false
+}
+
+// nodesToDelete picks the unneeded nodes (oldest unneeded first) to delete
+// now (the planner's NodesToDelete): empty nodes first, in bulk, then
+// nodes to drain, up to --max-scale-down-parallelism nodes being deleted
+// and --max-drain-parallelism drains, never below a group's minimum
+// (noted as BlockMinSize); with waited, only nodes unneeded for
+// --scale-down-unneeded-time. It starts each deletion as it picks it
+// (the actuator's StartDeletion), or with dry only lists it in
+// scratch.picked. It returns how many it picked.
+func (a *planner) nodesToDelete(unneeded []cluster.NodeID, now engine.Time, waited, dry bool) int {
 	// Per group (by index), how many nodes may go without going below the
 	// minimum.
 	room := a.scratch.room[:0]
@@ -107,14 +124,16 @@ func (a *planner) scaleDown(now engine.Time, hold bool) bool {
 		room = append(room, g.target-g.deleting-g.sel.Min)
 	}
 	a.scratch.room = room
+	a.scratch.picked = a.scratch.picked[:0]
 	inFlight := a.act.scaleDownsInFlight
-	started := 0
+	// dryDrains counts the drains a dry run would have started.
+	started, dryDrains := 0, 0
 	// Empty nodes first, in bulk; then drains, one at a time by default.
 	for pass := 0; pass < 2; pass++ {
 		for _, id := range unneeded {
 			n := a.nodes.get(id)
 			empty := a.podsToMove(id) == 0
-			if n.deleting || empty != (pass == 0) || now-n.unneededSince < a.s.ScaleDownUnneededTime {
+			if n.deleting || empty != (pass == 0) || (waited && now-n.unneededSince < a.s.ScaleDownUnneededTime) {
 				continue
 			}
 			if room[n.group.idx] <= 0 {
@@ -124,19 +143,23 @@ func (a *planner) scaleDown(now engine.Time, hold bool) bool {
 			if inFlight >= a.s.MaxScaleDownParallelism {
 				continue
 			}
-			if !empty && a.act.drains >= a.s.MaxDrainParallelism {
+			if !empty && a.act.drains+dryDrains >= a.s.MaxDrainParallelism {
 				continue
 			}
 			room[n.group.idx]--
 			inFlight++
 			started++
+			if dry {
+				a.scratch.picked = append(a.scratch.picked, id)
+				if !a.onlyDaemons(id) {
+					dryDrains++ // startDelete drains it
+				}
+				continue
+			}
 			a.act.startDelete(id, now, deleteScaleDown)
 		}
 	}
-	if started > 0 {
-		a.lastScaleDownDelete = now
-	}
-	return started > 0
+	return started
 }
 
 func (a *planner) inCooldown(now engine.Time) bool {
