@@ -237,22 +237,22 @@ type caNode struct {
 
 // nodeFor is the node a group's launch of type it in zone adds, before
 // its name, state, price and instance (launch; lint uses it as is).
-func (a *clusterState) nodeFor(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
+func (cs *clusterState) nodeFor(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
 	labels := make(map[string]string, len(g.cfg.Labels)+6)
 	for k, v := range g.cfg.Labels {
 		labels[k] = v
 	}
 	labels[config.LabelInstanceType] = it.Name
 	labels[config.LabelZone] = zone
-	labels[config.LabelRegion] = a.region
+	labels[config.LabelRegion] = cs.region
 	labels[config.LabelArch] = it.Arch
 	labels[config.LabelOS] = "linux"
 	return cluster.Node{
-		Labels:       cluster.CompileLabels(a.cl.Syms, labels),
+		Labels:       cluster.CompileLabels(cs.cl.Syms, labels),
 		Taints:       append([]cluster.Taint(nil), g.taints...),
-		Allocatable:  a.allocatable(it, g.cfg.Kubelet),
+		Allocatable:  cs.allocatable(it, g.cfg.Kubelet),
 		InstanceType: it.Name,
-		Zone:         a.cl.Syms.Intern(zone),
+		Zone:         cs.cl.Syms.Intern(zone),
 		CapacityType: ct,
 		Owner:        cluster.OwnedByClusterAutoscaler,
 		OwnerName:    g.cfg.Name,
@@ -507,29 +507,29 @@ func (a *Autoscaler) loop() {
 // refresh is the AWS provider's ASG cache refresh: desired capacity above
 // the running instances shows up as placeholder instances, marked
 // unfulfillable when the ASG's scaling activity failed.
-func (a *clusterState) refresh(now engine.Time) {
-	a.lastRefresh = now
-	a.refreshNow = false
-	for _, g := range a.groups {
+func (cs *clusterState) refresh(now engine.Time) {
+	cs.lastRefresh = now
+	cs.refreshNow = false
+	for _, g := range cs.groups {
 		g.seenFailed += len(g.placeholders)
 		g.placeholders = g.placeholders[:0]
 	}
 }
 
 // sweepGone forgets nodes of the groups that someone else removed.
-func (a *clusterState) sweepGone() {
-	if !a.goneSeen {
+func (cs *clusterState) sweepGone() {
+	if !cs.goneSeen {
 		return // nodes only go by RemoveNode, which notifies us
 	}
-	a.goneSeen = false
-	for _, g := range a.groups {
+	cs.goneSeen = false
+	for _, g := range cs.groups {
 		keep := g.nodes[:0]
 		for _, id := range g.nodes {
-			if a.cl.Nodes[id].State == cluster.NodeGone {
+			if cs.cl.Nodes[id].State == cluster.NodeGone {
 				// Out of the group's instance counts too, as dropNode
 				// takes it out (they counted it while it was listed).
-				g.uncount(a.cl, id)
-				a.forget(id)
+				g.uncount(cs.cl, id)
+				cs.forget(id)
 				continue
 			}
 			keep = append(keep, id)
@@ -539,21 +539,21 @@ func (a *clusterState) sweepGone() {
 }
 
 // forget drops a node's records (the node is gone).
-func (a *clusterState) forget(id cluster.NodeID) {
-	n := a.nodes.get(id)
+func (cs *clusterState) forget(id cluster.NodeID) {
+	n := cs.nodes.get(id)
 	if n == nil {
 		return
 	}
-	a.eng.Cancel(n.readyTimer)
-	a.eng.Cancel(n.drain.timer)
+	cs.eng.Cancel(n.readyTimer)
+	cs.eng.Cancel(n.drain.timer)
 	if n.drain.active && !n.drain.empty && n.drain.kind == deleteScaleDown {
-		a.act.drains--
+		cs.act.drains--
 	}
 	if n.deleting {
-		a.act.countDeleting(n, -1)
+		cs.act.countDeleting(n, -1)
 	}
-	delete(a.byInstance, n.instance)
-	a.nodes.del(id)
+	delete(cs.byInstance, n.instance)
+	cs.nodes.del(id)
 }
 
 // removeNode takes a node out of the group's list.
@@ -569,11 +569,11 @@ func (g *group) removeNode(id cluster.NodeID) {
 // launchInitial brings every group to its desired capacity: the cluster
 // as it stands when the scenario starts, its nodes Ready at once. Nodes
 // the group adopted (Adopt) are already in it and count.
-func (a *clusterState) launchInitial() {
-	for _, g := range a.groups {
+func (cs *clusterState) launchInitial() {
+	for _, g := range cs.groups {
 		for k := g.target; k < g.cfg.DesiredCapacity; k++ {
 			g.target++
-			a.launch(g, launchInitial, nil)
+			cs.launch(g, launchInitial, nil)
 		}
 	}
 }
@@ -591,34 +591,34 @@ const (
 // appears (Launching, or Ready for initial nodes) and its Ready event is
 // scheduled; on failure the ASG is left with a placeholder that the next
 // refresh reveals. It returns the node, or cluster.NoNode.
-func (a *clusterState) launch(g *group, kind launchKind, pods []cluster.PodID) cluster.NodeID {
-	spot := a.nextIsSpot(g)
-	req := cloud.LaunchRequest{Owner: Owner, Group: g.cfg.Name, Offerings: a.offerings(g, spot), Latency: cloud.ASGLaunch, Strategy: g.cfg.OnDemandStrategy,
+func (cs *clusterState) launch(g *group, kind launchKind, pods []cluster.PodID) cluster.NodeID {
+	spot := cs.nextIsSpot(g)
+	req := cloud.LaunchRequest{Owner: Owner, Group: g.cfg.Name, Offerings: cs.offerings(g, spot), Latency: cloud.ASGLaunch, Strategy: g.cfg.OnDemandStrategy,
 		Joined: kind == launchInitial}
 	if spot {
 		req.Strategy = g.cfg.SpotStrategy
 	}
-	res, err := a.cloud.Launch(req)
+	res, err := cs.cloud.Launch(req)
 	if err != nil || res.Instance == cloud.NoInstance {
-		a.stats.launchFailures++
+		cs.stats.launchFailures++
 		g.stats.LaunchFailures++
 		if kind != launchRebalance {
-			g.placeholders = append(g.placeholders, a.eng.Now())
-			a.asgRetryLater(g)
+			g.placeholders = append(g.placeholders, cs.eng.Now())
+			cs.asgRetryLater(g)
 		}
 		return cluster.NoNode
 	}
-	it, ok := a.cat.Lookup(res.Offering.InstanceType)
+	it, ok := cs.cat.Lookup(res.Offering.InstanceType)
 	if !ok {
 		// The cloud launched a type we never asked for: a bug upstream of us.
 		panic(fmt.Sprintf("clusterautoscaler: cloud launched unknown instance type %q", res.Offering.InstanceType))
 	}
-	node := a.nodeFor(g, it, res.Offering.Zone, res.Offering.CapacityType)
+	node := cs.nodeFor(g, it, res.Offering.Zone, res.Offering.CapacityType)
 	for {
 		// Named after the group and a counter, skipping adopted nodes'
 		// names (a dumped and imported cluster's are named so too).
 		g.seq++
-		if node.Name = fmt.Sprintf("%s-%d", g.cfg.Name, g.seq); !a.adopted[node.Name] {
+		if node.Name = fmt.Sprintf("%s-%d", g.cfg.Name, g.seq); !cs.adopted[node.Name] {
 			break
 		}
 	}
@@ -628,13 +628,13 @@ func (a *clusterState) launch(g *group, kind launchKind, pods []cluster.PodID) c
 	}
 	node.PriceUSDPerHour = res.PriceUSDPerHour
 	node.Instance = int32(res.Instance)
-	id := a.cl.AddNode(node)
+	id := cs.cl.AddNode(node)
 	n := &caNode{group: g, instance: res.Instance, firstPending: never, unneededSince: never, replaces: cluster.NoNode}
-	a.nodes.set(id, n)
-	a.byInstance[res.Instance] = id
+	cs.nodes.set(id, n)
+	cs.byInstance[res.Instance] = id
 	g.nodes = append(g.nodes, id)
-	if a.cl.Nodes[id].State == cluster.NodeLaunching {
-		a.cache.launching = append(a.cache.launching, id)
+	if cs.cl.Nodes[id].State == cluster.NodeLaunching {
+		cs.cache.launching = append(cs.cache.launching, id)
 	}
 	if res.Offering.CapacityType == cluster.Spot {
 		g.spot++
@@ -643,39 +643,39 @@ func (a *clusterState) launch(g *group, kind launchKind, pods []cluster.PodID) c
 	}
 	g.zoneCount[res.Offering.Zone]++
 	if kind != launchInitial {
-		a.stats.nodesAdded++
+		cs.stats.nodesAdded++
 		g.stats.NodesAdded++
 		if !res.NeverJoins {
 			// A node that never joins is left to removeLongUnregistered.
-			n.readyTimer = a.eng.After(res.ReadyAfter, engine.Event{Handler: a.id, Kind: evReady, Obj: int32(id)})
+			n.readyTimer = cs.eng.After(res.ReadyAfter, engine.Event{Handler: cs.id, Kind: evReady, Obj: int32(id)})
 		}
 	}
 	if kind == launchReplace || kind == launchRebalance {
 		g.stats.Replacements++
 	}
 	if len(pods) > 0 {
-		a.noteLaunch(id, n, pods)
+		cs.noteLaunch(id, n, pods)
 	}
 	return id
 }
 
 // noteLaunch records the pods a node was launched for: in the cluster, for
 // the race report, and as the node's first pending time.
-func (a *clusterState) noteLaunch(id cluster.NodeID, n *caNode, pods []cluster.PodID) {
+func (cs *clusterState) noteLaunch(id cluster.NodeID, n *caNode, pods []cluster.PodID) {
 	race := false
 	for _, p := range pods {
-		for _, other := range a.cl.LaunchedFor(p) {
-			if a.cl.Nodes[other].Owner != cluster.OwnedByClusterAutoscaler {
+		for _, other := range cs.cl.LaunchedFor(p) {
+			if cs.cl.Nodes[other].Owner != cluster.OwnedByClusterAutoscaler {
 				race = true
 			}
 		}
-		a.cl.NoteLaunchFor(p, id)
-		if c := a.cl.Pods[p].Created; n.firstPending == never || c < n.firstPending {
+		cs.cl.NoteLaunchFor(p, id)
+		if c := cs.cl.Pods[p].Created; n.firstPending == never || c < n.firstPending {
 			n.firstPending = c
 		}
 	}
 	if race {
-		a.stats.raceNodes++
+		cs.stats.raceNodes++
 		n.group.stats.RaceNodes++
 	}
 }
@@ -683,7 +683,7 @@ func (a *clusterState) noteLaunch(id cluster.NodeID, n *caNode, pods []cluster.P
 // nextIsSpot decides the capacity type of a group's next instance from its
 // instances distribution: on-demand up to the base, then the on-demand
 // percentage of the instances above it (rounded up).
-func (a *clusterState) nextIsSpot(g *group) bool {
+func (cs *clusterState) nextIsSpot(g *group) bool {
 	base, pct := g.cfg.OnDemandBase, g.cfg.OnDemandPercent
 	if g.onDemand < base {
 		return false
@@ -696,7 +696,7 @@ func (a *clusterState) nextIsSpot(g *group) bool {
 // offerings lists the group's instance types in each of its zones, the
 // zones with fewest of the group's instances first (the ASG's AZ
 // balancing), types in the group's order.
-func (a *clusterState) offerings(g *group, spot bool) []cloud.Offering {
+func (cs *clusterState) offerings(g *group, spot bool) []cloud.Offering {
 	zones := append([]string(nil), g.cfg.Zones...)
 	sort.SliceStable(zones, func(i, j int) bool { return g.zoneCount[zones[i]] < g.zoneCount[zones[j]] })
 	ct := cluster.OnDemand
@@ -714,7 +714,7 @@ func (a *clusterState) offerings(g *group, spot bool) []cloud.Offering {
 
 // allocatable is a real node's allocatable (the same overhead rules as the
 // scenario's static nodes).
-func (a *clusterState) allocatable(it *catalog.InstanceType, opts catalog.KubeletOptions) cluster.Resources {
+func (cs *clusterState) allocatable(it *catalog.InstanceType, opts catalog.KubeletOptions) cluster.Resources {
 	al := it.Allocatable(opts)
 	var r cluster.Resources
 	r[cluster.CPU] = al.CPUMilli
@@ -722,7 +722,7 @@ func (a *clusterState) allocatable(it *catalog.InstanceType, opts catalog.Kubele
 	r[cluster.Ephemeral] = al.EphemeralBytes
 	r[cluster.Pods] = al.Pods
 	for _, e := range it.Accelerators() { // nvidia.com/gpu, amd.com/gpu, Neuron, Gaudi
-		if i, err := a.cl.Resources.Index(corev1.ResourceName(e.Name)); err == nil {
+		if i, err := cs.cl.Resources.Index(corev1.ResourceName(e.Name)); err == nil {
 			r[i] = e.Count
 		}
 	}
@@ -789,15 +789,15 @@ func (a *Autoscaler) handleSignal(inst cloud.InstanceID, kind cloud.SignalKind) 
 }
 
 // dropNode removes a node from its group's books (not from the cluster).
-func (a *clusterState) dropNode(id cluster.NodeID) {
-	n := a.nodes.get(id)
+func (cs *clusterState) dropNode(id cluster.NodeID) {
+	n := cs.nodes.get(id)
 	if n == nil {
 		return
 	}
 	g := n.group
-	g.uncount(a.cl, id)
+	g.uncount(cs.cl, id)
 	g.removeNode(id)
-	a.forget(id)
+	cs.forget(id)
 }
 
 // uncount takes a node of the group out of its capacity-type and zone

@@ -87,10 +87,10 @@ func LintGroups(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.
 
 // lintNode is the node a launch of type it in zone adds (nodeFor), named
 // and labelled with its hostname as cluster.AddNode would.
-func (a *clusterState) lintNode(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
-	n := a.nodeFor(g, it, zone, ct)
+func (cs *clusterState) lintNode(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
+	n := cs.nodeFor(g, it, zone, ct)
 	n.Name = fmt.Sprintf("%s-%s-%s", g.cfg.Name, it.Name, zone)
-	n.SetIdentity(a.cl.Syms, a.symHostname)
+	n.SetIdentity(cs.cl.Syms, cs.symHostname)
 	n.State = cluster.NodeReady
 	return n
 }

@@ -111,27 +111,27 @@ func (a *Autoscaler) PlanScaleDown() ScaleDownPlan {
 // between a save and a restore of what they change (the nodes' unneeded
 // and recheck times, the blocked records, the replay state and the scan
 // list).
-func (a *planner) dryRun(now engine.Time) ScaleDownPlan {
+func (pl *planner) dryRun(now engine.Time) ScaleDownPlan {
 	type saved struct{ since, recheck engine.Time }
 	var keep []saved
 	var ids []cluster.NodeID
-	for _, g := range a.groups {
+	for _, g := range pl.groups {
 		for _, id := range g.nodes {
-			n := a.nodes.get(id)
+			n := pl.nodes.get(id)
 			ids = append(ids, id)
 			keep = append(keep, saved{n.unneededSince, n.recheckAt})
 		}
 	}
-	blocked, replay := a.blocked, a.replay.clone()
-	scan, scanGI := append([]cluster.NodeID(nil), a.cache.scan...), a.cache.scanGI
-	a.blocked = nil
+	blocked, replay := pl.blocked, pl.replay.clone()
+	scan, scanGI := append([]cluster.NodeID(nil), pl.cache.scan...), pl.cache.scanGI
+	pl.blocked = nil
 	defer func() {
 		for i, id := range ids {
-			n := a.nodes.get(id)
+			n := pl.nodes.get(id)
 			n.unneededSince, n.recheckAt = keep[i].since, keep[i].recheck
 		}
-		a.blocked, a.replay = blocked, replay
-		c := &a.cache
+		pl.blocked, pl.replay = blocked, replay
+		c := &pl.cache
 		for _, id := range c.scan {
 			c.inScan[id] = false
 		}
@@ -143,12 +143,12 @@ func (a *planner) dryRun(now engine.Time) ScaleDownPlan {
 	}()
 
 	var plan ScaleDownPlan
-	unneeded := a.findUnneeded(now)
+	unneeded := pl.findUnneeded(now)
 	plan.Unneeded = append([]cluster.NodeID(nil), unneeded...)
-	a.nodesToDelete(unneeded, now, false, true)
-	plan.ToDelete = append([]cluster.NodeID(nil), a.scratch.picked...)
+	pl.nodesToDelete(unneeded, now, false, true)
+	plan.ToDelete = append([]cluster.NodeID(nil), pl.scratch.picked...)
 	why := map[cluster.NodeID]string{}
-	for reason, nodes := range a.blocked {
+	for reason, nodes := range pl.blocked {
 		for id := range nodes {
 			why[id] = reason
 		}
@@ -164,16 +164,16 @@ func (a *planner) dryRun(now engine.Time) ScaleDownPlan {
 	for i, id := range ids {
 		recheck[id] = keep[i].recheck
 	}
-	gi := a.gpuIndex()
+	gi := pl.gpuIndex()
 	for _, id := range slices.Sorted(maps.Keys(recheck)) {
-		n := a.nodes.get(id)
+		n := pl.nodes.get(id)
 		if !n.group.sel.Autoscaled {
 			continue
 		}
-		u, low := a.underutilized(id, gi)
-		v := ScaleDownNode{Node: id, Name: a.cl.Nodes[id].Name, Group: n.group.cfg.Name, Utilization: u,
+		u, low := pl.underutilized(id, gi)
+		v := ScaleDownNode{Node: id, Name: pl.cl.Nodes[id].Name, Group: n.group.cfg.Name, Utilization: u,
 			Unneeded: isUnneeded[id], Delete: isDeleted[id]}
-		st := a.nodeFlags(id)
+		st := pl.nodeFlags(id)
 		switch {
 		case v.Delete:
 		case n.deleting:
