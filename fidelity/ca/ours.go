@@ -204,3 +204,42 @@ func (d Decision) option(g string) (Option, bool) {
 	}
 	return Option{}, false
 }
+
+// ScaleDownPlan is one side's scale-down plan in neutral terms: node
+// names, sorted, and why each node considered is not unneeded or, being
+// unneeded, not deleted.
+type ScaleDownPlan struct {
+	// Unneeded are the nodes the planner found unneeded (UnneededNodes).
+	Unneeded []string
+	// ToDelete are those it would delete now, the unneeded time and the
+	// cool-downs aside (NodesToDelete).
+	ToDelete []string
+	// Reasons maps every other node considered to its reason, in
+	// upstream's words (simulator.UnremovableReason, drain's
+	// BlockingPodReason names).
+	Reasons map[string]string
+}
+
+// OursScaleDown runs our scale-down planner on the case as set up for
+// us (clusterautoscaler.Autoscaler.PlanScaleDown: no loop runs, nothing
+// is acted on) and converts its plan. BuildOurs' filler pods take all of
+// a node's room, so a scale-down case must bind its own pods.
+func OursScaleDown(o *Ours) ScaleDownPlan {
+	p := o.CA.PlanScaleDown()
+	name := func(id cluster.NodeID) string { return o.Cluster.Nodes[id].Name }
+	out := ScaleDownPlan{Reasons: map[string]string{}}
+	for _, id := range p.Unneeded {
+		out.Unneeded = append(out.Unneeded, name(id))
+	}
+	for _, id := range p.ToDelete {
+		out.ToDelete = append(out.ToDelete, name(id))
+	}
+	for _, v := range p.Nodes {
+		if v.Reason != "" {
+			out.Reasons[v.Name] = v.Reason
+		}
+	}
+	sort.Strings(out.Unneeded)
+	sort.Strings(out.ToDelete)
+	return out
+}

@@ -24,20 +24,20 @@ const (
 )
 
 // asgRetryLater schedules the group's next retry unless one is pending.
-func (a *Autoscaler) asgRetryLater(g *group) {
-	if a.eng.Pending(g.retry) {
+func (cs *clusterState) asgRetryLater(g *group) {
+	if cs.eng.Pending(g.retry) {
 		return
 	}
 	if g.retryEvery == 0 {
 		g.retryEvery = asgRetryFirst
 	}
-	g.retry = a.eng.After(g.retryEvery, engine.Event{Handler: a.id, Kind: evASGRetry, Obj: int32(g.idx)})
+	g.retry = cs.eng.After(g.retryEvery, engine.Event{Handler: cs.id, Kind: evASGRetry, Obj: int32(g.idx)})
 }
 
 // asgRetry is the ASG retrying the launches it owes: one launch per
 // placeholder still unrevealed. A launch that fails again leaves its
 // placeholder and the next retry waits twice as long.
-func (a *Autoscaler) asgRetry(g *group) {
+func (cs *clusterState) asgRetry(g *group) {
 	g.retry = engine.Timer{}
 	n := len(g.placeholders)
 	if n == 0 {
@@ -47,9 +47,9 @@ func (a *Autoscaler) asgRetry(g *group) {
 	g.retryEvery = min(2*g.retryEvery, asgRetryMax)
 	for range n {
 		g.placeholders = g.placeholders[1:]
-		a.stats.asgRetries++
+		cs.stats.asgRetries++
 		g.stats.ASGRetries++
-		a.launch(g, launchScaleUp, nil) // on failure it leaves a placeholder and reschedules
+		cs.launch(g, launchScaleUp, nil) // on failure it leaves a placeholder and reschedules
 	}
 	if len(g.placeholders) == 0 {
 		g.retryEvery = 0

@@ -92,9 +92,11 @@ const (
 
 var never = engine.Time(math.MinInt64 / 2)
 
-// Autoscaler is the Cluster Autoscaler: an engine handler, a cluster
-// watcher and a cloud subscriber.
-type Autoscaler struct {
+// env is what every part reads: the models it talks to, the settings,
+// the engine handler, the random streams, the report's counters and the
+// well-known symbols interned once. Each part embeds a copy; what changes
+// (the counters, the settings tests adjust) is shared through pointers.
+type env struct {
 	eng    *engine.Engine
 	cl     *cluster.Cluster
 	cat    *catalog.Catalog
@@ -103,10 +105,55 @@ type Autoscaler struct {
 	pdbs   PDBCoverer
 	region string
 	zones  []string
-	s      Settings
+	s      *Settings
 	id     engine.HandlerID
-	rng    *rand.Rand
-	tplRng *rand.Rand
+	rng    *rand.Rand // the expander's random choices
+	tplRng *rand.Rand // the template node's pick
+	stats  *statsState
+
+	// well-known symbols
+	symHostname, symKubeSystem, symToBeDeleted, symDeletionCandidate, symScaleDownDisabled, symTrue cluster.Sym
+}
+
+// Autoscaler is the Cluster Autoscaler: an engine handler, a cluster
+// watcher and a cloud subscriber. It is the thin controller of upstream's
+// StaticAutoscaler: it owns the parts that do the work (doc.go,
+// Structure), dispatches events, cluster changes and cloud signals to
+// them and runs the main loop.
+type Autoscaler struct {
+	env
+	parts
+
+	loopTimer engine.Timer
+	loopAt    engine.Time
+	lastLoop  engine.Time
+	// loopTime is how long the last loop took and loopEnd when it ended
+	// (looptime.go); boundPods counts pods bound to nodes, for it.
+	loopTime  time.Duration
+	loopEnd   engine.Time
+	boundPods int
+}
+
+// parts are the controller's parts (doc.go, Structure). The controller
+// and the parts that drive others (orchestrator, planner, actuator) embed
+// the same set; the cluster state and the expander point only at the
+// little they need.
+type parts struct {
+	*clusterState
+	orch *orchestrator
+	exp  *expander
+	plan *planner
+	act  *actuator
+}
+
+// clusterState is the cluster state registry (upstream's clusterstate
+// and the AWS provider's ASG cache): the node groups, their nodes'
+// records, their scale-up requests and back-offs, their templates, the
+// pending pods, the last scale times, and the incremental snapshot of the
+// cluster the what-ifs read (caches, cache.go). It launches instances
+// (the ASG side) and forgets nodes that go.
+type clusterState struct {
+	env
 
 	groups     []*group
 	byInstance map[cloud.InstanceID]cluster.NodeID
@@ -119,14 +166,6 @@ type Autoscaler struct {
 	pending   []cluster.PodID
 	inPending []bool
 
-	loopTimer engine.Timer
-	loopAt    engine.Time
-	lastLoop  engine.Time
-	// loopTime is how long the last loop took and loopEnd when it ended
-	// (looptime.go); boundPods counts pods bound to nodes, for it.
-	loopTime    time.Duration
-	loopEnd     engine.Time
-	boundPods   int
 	lastRefresh engine.Time
 	refreshNow  bool
 	// goneSeen: a node of the groups was removed by someone else since
@@ -134,25 +173,19 @@ type Autoscaler struct {
 	goneSeen bool
 
 	lastScaleUp, lastScaleDownDelete, lastScaleDownFail engine.Time
-	drains                                              int // non-empty nodes being drained
-	scaleDownsInFlight                                  int // nodes being deleted by scale-down
 
-	// well-known symbols
-	symHostname, symKubeSystem, symToBeDeleted, symDeletionCandidate, symScaleDownDisabled, symTrue cluster.Sym
-
-	est     estimator
-	scratch scratch
 	cache   caches
-	replay  replayState
-	stats   statsState
-	// blocked records, per blocking reason, the nodes it ever kept from
-	// scale-down.
-	blocked map[string]map[cluster.NodeID]bool
+	scratch stateScratch
+	// replay is the planner's replay state, told of every node change;
+	// act is the actuator, told of nodes gone while being deleted.
+	replay *replayState
+	act    *actuator
+}
 
-	// noScaleUp, when set, hears why pods got no node (explain.go).
-	noScaleUp NoScaleUpFunc
-	// onDelete, when set, hears of each node deletion started (OnDelete).
-	onDelete func(node cluster.NodeID, reason string)
+// stateScratch holds the cluster state's buffers reused across loops.
+type stateScratch struct {
+	due       []cluster.NodeID // removeLongUnregistered's nodes
+	groupKeys []uint64         // sortByGroup's keys
 }
 
 // nodeTable holds the records of the groups' nodes by NodeID (nil for
@@ -204,22 +237,22 @@ type caNode struct {
 
 // nodeFor is the node a group's launch of type it in zone adds, before
 // its name, state, price and instance (launch; lint uses it as is).
-func (a *Autoscaler) nodeFor(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
+func (cs *clusterState) nodeFor(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
 	labels := make(map[string]string, len(g.cfg.Labels)+6)
 	for k, v := range g.cfg.Labels {
 		labels[k] = v
 	}
 	labels[config.LabelInstanceType] = it.Name
 	labels[config.LabelZone] = zone
-	labels[config.LabelRegion] = a.region
+	labels[config.LabelRegion] = cs.region
 	labels[config.LabelArch] = it.Arch
 	labels[config.LabelOS] = "linux"
 	return cluster.Node{
-		Labels:       cluster.CompileLabels(a.cl.Syms, labels),
+		Labels:       cluster.CompileLabels(cs.cl.Syms, labels),
 		Taints:       append([]cluster.Taint(nil), g.taints...),
-		Allocatable:  a.allocatable(it, g.cfg.Kubelet),
+		Allocatable:  cs.allocatable(it, g.cfg.Kubelet),
 		InstanceType: it.Name,
-		Zone:         a.cl.Syms.Intern(zone),
+		Zone:         cs.cl.Syms.Intern(zone),
 		CapacityType: ct,
 		Owner:        ownedByCA,
 		OwnerName:    g.cfg.Name,
@@ -261,28 +294,26 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 	if _, err := config.CrossCheck(groups, &settings); err != nil {
 		return nil, err
 	}
-	a := &Autoscaler{
-		eng: eng, cl: cl, cat: cat, cloud: provider, ev: evictor, region: region, zones: zones, s: settings,
-		rng:        eng.Stream("clusterautoscaler/expander"),
-		tplRng:     eng.Stream("clusterautoscaler/template"),
-		byInstance: map[cloud.InstanceID]cluster.NodeID{},
-		lastLoop:   never, lastRefresh: never,
-		lastScaleUp: never, lastScaleDownDelete: never, lastScaleDownFail: never,
-		goneSeen: true,
-		loopTime: settings.LoopDuration,
+	a := &Autoscaler{boundPods: 0, lastLoop: never, loopTime: settings.LoopDuration}
+	s := &settings
+	e := env{eng: eng, cl: cl, cat: cat, cloud: provider, ev: evictor, region: region, zones: zones, s: s,
+		rng:    eng.Stream("clusterautoscaler/expander"),
+		tplRng: eng.Stream("clusterautoscaler/template"),
+		stats:  &statsState{},
 	}
-	a.cache.scanGI = -2
 	if p, ok := evictor.(PDBCoverer); ok {
-		a.pdbs = p
+		e.pdbs = p
 	}
 	syms := cl.Syms
-	a.symHostname = cl.KeyHostname
-	a.symKubeSystem = syms.Intern("kube-system")
-	a.symToBeDeleted = syms.Intern(TaintToBeDeleted)
-	a.symDeletionCandidate = syms.Intern(TaintDeletionCandidate)
-	a.symScaleDownDisabled = syms.Intern(LabelScaleDownDisabled)
-	a.symTrue = syms.Intern("true")
-	a.est = estimator{syms: syms, hostname: cl.KeyHostname}
+	e.symHostname = cl.KeyHostname
+	e.symKubeSystem = syms.Intern("kube-system")
+	e.symToBeDeleted = syms.Intern(TaintToBeDeleted)
+	e.symDeletionCandidate = syms.Intern(TaintDeletionCandidate)
+	e.symScaleDownDisabled = syms.Intern(LabelScaleDownDisabled)
+	e.symTrue = syms.Intern("true")
+	a.env = e
+	a.parts = newParts(e)
+	a.orch.est = estimator{syms: syms, hostname: cl.KeyHostname}
 
 	sel := config.Select(groups, &settings.Options)
 	for i := range groups {
@@ -292,7 +323,7 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 		}
 		a.groups = append(a.groups, g)
 	}
-	a.id = eng.Register(a)
+	a.setID(eng.Register(a))
 	for i := range cl.Pods {
 		if p := &cl.Pods[i]; p.Phase.OnNode() {
 			a.antiChanged(p, p.Node, 1)
@@ -312,6 +343,25 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 	return a, nil
 }
 
+// newParts builds the parts around one cluster state, each with its copy
+// of e.
+func newParts(e env) parts {
+	cs := &clusterState{env: e, byInstance: map[cloud.InstanceID]cluster.NodeID{},
+		lastRefresh: never, lastScaleUp: never, lastScaleDownDelete: never, lastScaleDownFail: never,
+		goneSeen: true}
+	cs.cache.scanGI = -2
+	p := parts{clusterState: cs, orch: &orchestrator{env: e}, exp: &expander{env: e}, plan: &planner{env: e}, act: &actuator{env: e}}
+	p.orch.parts, p.plan.parts, p.act.parts = p, p, p
+	cs.replay, cs.act = &p.plan.replay, p.act
+	return p
+}
+
+// setID gives every part the controller's engine handler.
+func (a *Autoscaler) setID(id engine.HandlerID) {
+	a.id = id
+	a.clusterState.id, a.orch.id, a.exp.id, a.plan.id, a.act.id = id, id, id, id, id
+}
+
 // HandleEvent implements engine.Handler.
 func (a *Autoscaler) HandleEvent(ev engine.Event) {
 	switch ev.Kind {
@@ -329,9 +379,9 @@ func (a *Autoscaler) HandleEvent(ev engine.Event) {
 	case evSignal:
 		a.handleSignal(cloud.InstanceID(ev.Obj), cloud.SignalKind(ev.Arg))
 	case evDrain:
-		a.drainStep(cluster.NodeID(ev.Obj))
+		a.act.drainStep(cluster.NodeID(ev.Obj))
 	case evDelete:
-		a.finishDelete(cluster.NodeID(ev.Obj))
+		a.act.finishDelete(cluster.NodeID(ev.Obj))
 	case evASGRetry:
 		a.asgRetry(a.groups[ev.Obj])
 	}
@@ -434,10 +484,10 @@ func (a *Autoscaler) loop() {
 	a.cleanBackoffs(now)
 
 	a.stats.loops++
-	scaledUp, hold := a.scaleUp(now)
+	scaledUp, hold := a.orch.scaleUp(now)
 	productive := scaledUp
 	if a.s.ScaleDownEnabled {
-		productive = a.scaleDown(now, scaledUp || hold) || productive
+		productive = a.plan.scaleDown(now, scaledUp || hold) || productive
 	}
 	if a.s.EnforceNodeGroupMinSize {
 		productive = a.enforceMinSize(now) || productive
@@ -457,29 +507,29 @@ func (a *Autoscaler) loop() {
 // refresh is the AWS provider's ASG cache refresh: desired capacity above
 // the running instances shows up as placeholder instances, marked
 // unfulfillable when the ASG's scaling activity failed.
-func (a *Autoscaler) refresh(now engine.Time) {
-	a.lastRefresh = now
-	a.refreshNow = false
-	for _, g := range a.groups {
+func (cs *clusterState) refresh(now engine.Time) {
+	cs.lastRefresh = now
+	cs.refreshNow = false
+	for _, g := range cs.groups {
 		g.seenFailed += len(g.placeholders)
 		g.placeholders = g.placeholders[:0]
 	}
 }
 
 // sweepGone forgets nodes of the groups that someone else removed.
-func (a *Autoscaler) sweepGone() {
-	if !a.goneSeen {
+func (cs *clusterState) sweepGone() {
+	if !cs.goneSeen {
 		return // nodes only go by RemoveNode, which notifies us
 	}
-	a.goneSeen = false
-	for _, g := range a.groups {
+	cs.goneSeen = false
+	for _, g := range cs.groups {
 		keep := g.nodes[:0]
 		for _, id := range g.nodes {
-			if a.cl.Nodes[id].State == cluster.NodeGone {
+			if cs.cl.Nodes[id].State == cluster.NodeGone {
 				// Out of the group's instance counts too, as dropNode
 				// takes it out (they counted it while it was listed).
-				g.uncount(a.cl, id)
-				a.forget(id)
+				g.uncount(cs.cl, id)
+				cs.forget(id)
 				continue
 			}
 			keep = append(keep, id)
@@ -489,21 +539,21 @@ func (a *Autoscaler) sweepGone() {
 }
 
 // forget drops a node's records (the node is gone).
-func (a *Autoscaler) forget(id cluster.NodeID) {
-	n := a.nodes.get(id)
+func (cs *clusterState) forget(id cluster.NodeID) {
+	n := cs.nodes.get(id)
 	if n == nil {
 		return
 	}
-	a.eng.Cancel(n.readyTimer)
-	a.eng.Cancel(n.drain.timer)
+	cs.eng.Cancel(n.readyTimer)
+	cs.eng.Cancel(n.drain.timer)
 	if n.drain.active && !n.drain.empty && n.drain.kind == deleteScaleDown {
-		a.drains--
+		cs.act.drains--
 	}
 	if n.deleting {
-		a.countDeleting(n, -1)
+		cs.act.countDeleting(n, -1)
 	}
-	delete(a.byInstance, n.instance)
-	a.nodes.del(id)
+	delete(cs.byInstance, n.instance)
+	cs.nodes.del(id)
 }
 
 // removeNode takes a node out of the group's list.
@@ -519,11 +569,11 @@ func (g *group) removeNode(id cluster.NodeID) {
 // launchInitial brings every group to its desired capacity: the cluster
 // as it stands when the scenario starts, its nodes Ready at once. Nodes
 // the group adopted (Adopt) are already in it and count.
-func (a *Autoscaler) launchInitial() {
-	for _, g := range a.groups {
+func (cs *clusterState) launchInitial() {
+	for _, g := range cs.groups {
 		for k := g.target; k < g.cfg.DesiredCapacity; k++ {
 			g.target++
-			a.launch(g, launchInitial, nil)
+			cs.launch(g, launchInitial, nil)
 		}
 	}
 }
@@ -541,34 +591,34 @@ const (
 // appears (Launching, or Ready for initial nodes) and its Ready event is
 // scheduled; on failure the ASG is left with a placeholder that the next
 // refresh reveals. It returns the node, or cluster.NoNode.
-func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) cluster.NodeID {
-	spot := a.nextIsSpot(g)
-	req := cloud.LaunchRequest{Owner: Owner, Group: g.cfg.Name, Offerings: a.offerings(g, spot), Latency: cloud.ASGLaunch, Strategy: g.cfg.OnDemandStrategy,
+func (cs *clusterState) launch(g *group, kind launchKind, pods []cluster.PodID) cluster.NodeID {
+	spot := cs.nextIsSpot(g)
+	req := cloud.LaunchRequest{Owner: Owner, Group: g.cfg.Name, Offerings: cs.offerings(g, spot), Latency: cloud.ASGLaunch, Strategy: g.cfg.OnDemandStrategy,
 		Joined: kind == launchInitial}
 	if spot {
 		req.Strategy = g.cfg.SpotStrategy
 	}
-	res, err := a.cloud.Launch(req)
+	res, err := cs.cloud.Launch(req)
 	if err != nil || res.Instance == cloud.NoInstance {
-		a.stats.launchFailures++
+		cs.stats.launchFailures++
 		g.stats.LaunchFailures++
 		if kind != launchRebalance {
-			g.placeholders = append(g.placeholders, a.eng.Now())
-			a.asgRetryLater(g)
+			g.placeholders = append(g.placeholders, cs.eng.Now())
+			cs.asgRetryLater(g)
 		}
 		return cluster.NoNode
 	}
-	it, ok := a.cat.Lookup(res.Offering.InstanceType)
+	it, ok := cs.cat.Lookup(res.Offering.InstanceType)
 	if !ok {
 		// The cloud launched a type we never asked for: a bug upstream of us.
 		panic(fmt.Sprintf("clusterautoscaler: cloud launched unknown instance type %q", res.Offering.InstanceType))
 	}
-	node := a.nodeFor(g, it, res.Offering.Zone, res.Offering.CapacityType)
+	node := cs.nodeFor(g, it, res.Offering.Zone, res.Offering.CapacityType)
 	for {
 		// Named after the group and a counter, skipping adopted nodes'
 		// names (a dumped and imported cluster's are named so too).
 		g.seq++
-		if node.Name = fmt.Sprintf("%s-%d", g.cfg.Name, g.seq); !a.adopted[node.Name] {
+		if node.Name = fmt.Sprintf("%s-%d", g.cfg.Name, g.seq); !cs.adopted[node.Name] {
 			break
 		}
 	}
@@ -578,13 +628,13 @@ func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) clu
 	}
 	node.PriceUSDPerHour = res.PriceUSDPerHour
 	node.Instance = int32(res.Instance)
-	id := a.cl.AddNode(node)
+	id := cs.cl.AddNode(node)
 	n := &caNode{group: g, instance: res.Instance, firstPending: never, unneededSince: never, replaces: cluster.NoNode}
-	a.nodes.set(id, n)
-	a.byInstance[res.Instance] = id
+	cs.nodes.set(id, n)
+	cs.byInstance[res.Instance] = id
 	g.nodes = append(g.nodes, id)
-	if a.cl.Nodes[id].State == cluster.NodeLaunching {
-		a.cache.launching = append(a.cache.launching, id)
+	if cs.cl.Nodes[id].State == cluster.NodeLaunching {
+		cs.cache.launching = append(cs.cache.launching, id)
 	}
 	if res.Offering.CapacityType == cluster.Spot {
 		g.spot++
@@ -593,39 +643,39 @@ func (a *Autoscaler) launch(g *group, kind launchKind, pods []cluster.PodID) clu
 	}
 	g.zoneCount[res.Offering.Zone]++
 	if kind != launchInitial {
-		a.stats.nodesAdded++
+		cs.stats.nodesAdded++
 		g.stats.NodesAdded++
 		if !res.NeverJoins {
 			// A node that never joins is left to removeLongUnregistered.
-			n.readyTimer = a.eng.After(res.ReadyAfter, engine.Event{Handler: a.id, Kind: evReady, Obj: int32(id)})
+			n.readyTimer = cs.eng.After(res.ReadyAfter, engine.Event{Handler: cs.id, Kind: evReady, Obj: int32(id)})
 		}
 	}
 	if kind == launchReplace || kind == launchRebalance {
 		g.stats.Replacements++
 	}
 	if len(pods) > 0 {
-		a.noteLaunch(id, n, pods)
+		cs.noteLaunch(id, n, pods)
 	}
 	return id
 }
 
 // noteLaunch records the pods a node was launched for: in the cluster, for
 // the race report, and as the node's first pending time.
-func (a *Autoscaler) noteLaunch(id cluster.NodeID, n *caNode, pods []cluster.PodID) {
+func (cs *clusterState) noteLaunch(id cluster.NodeID, n *caNode, pods []cluster.PodID) {
 	race := false
 	for _, p := range pods {
-		for _, other := range a.cl.LaunchedFor(p) {
-			if a.cl.Nodes[other].Owner != ownedByCA {
+		for _, other := range cs.cl.LaunchedFor(p) {
+			if cs.cl.Nodes[other].Owner != ownedByCA {
 				race = true
 			}
 		}
-		a.cl.NoteLaunchFor(p, id)
-		if c := a.cl.Pods[p].Created; n.firstPending == never || c < n.firstPending {
+		cs.cl.NoteLaunchFor(p, id)
+		if c := cs.cl.Pods[p].Created; n.firstPending == never || c < n.firstPending {
 			n.firstPending = c
 		}
 	}
 	if race {
-		a.stats.raceNodes++
+		cs.stats.raceNodes++
 		n.group.stats.RaceNodes++
 	}
 }
@@ -633,7 +683,7 @@ func (a *Autoscaler) noteLaunch(id cluster.NodeID, n *caNode, pods []cluster.Pod
 // nextIsSpot decides the capacity type of a group's next instance from its
 // instances distribution: on-demand up to the base, then the on-demand
 // percentage of the instances above it (rounded up).
-func (a *Autoscaler) nextIsSpot(g *group) bool {
+func (cs *clusterState) nextIsSpot(g *group) bool {
 	base, pct := g.cfg.OnDemandBase, g.cfg.OnDemandPercent
 	if g.onDemand < base {
 		return false
@@ -646,7 +696,7 @@ func (a *Autoscaler) nextIsSpot(g *group) bool {
 // offerings lists the group's instance types in each of its zones, the
 // zones with fewest of the group's instances first (the ASG's AZ
 // balancing), types in the group's order.
-func (a *Autoscaler) offerings(g *group, spot bool) []cloud.Offering {
+func (cs *clusterState) offerings(g *group, spot bool) []cloud.Offering {
 	zones := append([]string(nil), g.cfg.Zones...)
 	sort.SliceStable(zones, func(i, j int) bool { return g.zoneCount[zones[i]] < g.zoneCount[zones[j]] })
 	ct := cluster.OnDemand
@@ -664,7 +714,7 @@ func (a *Autoscaler) offerings(g *group, spot bool) []cloud.Offering {
 
 // allocatable is a real node's allocatable (the same overhead rules as the
 // scenario's static nodes).
-func (a *Autoscaler) allocatable(it *catalog.InstanceType, opts catalog.KubeletOptions) cluster.Resources {
+func (cs *clusterState) allocatable(it *catalog.InstanceType, opts catalog.KubeletOptions) cluster.Resources {
 	al := it.Allocatable(opts)
 	var r cluster.Resources
 	r[cluster.CPU] = al.CPUMilli
@@ -672,7 +722,7 @@ func (a *Autoscaler) allocatable(it *catalog.InstanceType, opts catalog.KubeletO
 	r[cluster.Ephemeral] = al.EphemeralBytes
 	r[cluster.Pods] = al.Pods
 	for _, e := range it.Accelerators() { // nvidia.com/gpu, amd.com/gpu, Neuron, Gaudi
-		if i, err := a.cl.Resources.Index(corev1.ResourceName(e.Name)); err == nil {
+		if i, err := cs.cl.Resources.Index(corev1.ResourceName(e.Name)); err == nil {
 			r[i] = e.Count
 		}
 	}
@@ -692,7 +742,7 @@ func (a *Autoscaler) nodeReady(id cluster.NodeID) {
 	}
 	if old := n.replaces; old != cluster.NoNode {
 		if on := a.nodes.get(old); on != nil && a.cl.Nodes[old].State != cluster.NodeGone {
-			a.retireRebalanced(old, on)
+			a.act.retireRebalanced(old, on)
 		}
 	}
 }
@@ -717,7 +767,7 @@ func (a *Autoscaler) handleSignal(inst cloud.InstanceID, kind cloud.SignalKind) 
 			}
 		}
 		// Then whoever drains the group's nodes acts (spotdrain.go).
-		a.spotSignal(id, n, kind)
+		a.act.spotSignal(id, n, kind)
 	case cloud.Terminated:
 		a.stats.nodesReclaimed++
 		g.stats.NodesReclaimed++
@@ -739,15 +789,15 @@ func (a *Autoscaler) handleSignal(inst cloud.InstanceID, kind cloud.SignalKind) 
 }
 
 // dropNode removes a node from its group's books (not from the cluster).
-func (a *Autoscaler) dropNode(id cluster.NodeID) {
-	n := a.nodes.get(id)
+func (cs *clusterState) dropNode(id cluster.NodeID) {
+	n := cs.nodes.get(id)
 	if n == nil {
 		return
 	}
 	g := n.group
-	g.uncount(a.cl, id)
+	g.uncount(cs.cl, id)
 	g.removeNode(id)
-	a.forget(id)
+	cs.forget(id)
 }
 
 // uncount takes a node of the group out of its capacity-type and zone

@@ -66,7 +66,7 @@ func BenchmarkScaleUpLoop(b *testing.B) {
 		}
 		b.StartTimer()
 		start := time.Now()
-		scaled, _ := h.ca.scaleUp(h.eng.Now())
+		scaled, _ := h.ca.orch.scaleUp(h.eng.Now())
 		elapsed += time.Since(start)
 		if !scaled {
 			b.Fatal("no scale-up")

@@ -61,8 +61,8 @@ type caches struct {
 
 // scanTouch puts a node on findUnneeded's list: its pods, room or flags
 // changed.
-func (a *Autoscaler) scanTouch(id cluster.NodeID) {
-	c := &a.cache
+func (cs *clusterState) scanTouch(id cluster.NodeID) {
+	c := &cs.cache
 	for int(id) >= len(c.inScan) {
 		c.inScan = append(c.inScan, false)
 	}
@@ -76,24 +76,24 @@ func (a *Autoscaler) scanTouch(id cluster.NodeID) {
 // order; nodes of other owners are left to the caller to skip). A change
 // of the GPU resource's index changes every utilization: all nodes are
 // looked at again.
-func (a *Autoscaler) scanList(gi int) []cluster.NodeID {
-	if c := &a.cache; c.scanGI != gi {
+func (pl *planner) scanList(gi int) []cluster.NodeID {
+	if c := &pl.cache; c.scanGI != gi {
 		c.scanGI = gi
-		for _, g := range a.groups {
+		for _, g := range pl.groups {
 			for _, id := range g.nodes {
-				a.scanTouch(id)
+				pl.scanTouch(id)
 			}
 		}
 	}
-	return a.cache.scan
+	return pl.cache.scan
 }
 
 // scanPrune drops the quiet nodes from findUnneeded's list, after a pass.
-func (a *Autoscaler) scanPrune(gi int) {
-	c := &a.cache
+func (pl *planner) scanPrune(gi int) {
+	c := &pl.cache
 	keep := c.scan[:0]
 	for _, id := range c.scan {
-		if a.quiet(id, gi) {
+		if pl.quiet(id, gi) {
 			c.inScan[id] = false
 			continue
 		}
@@ -109,24 +109,24 @@ func (a *Autoscaler) scanPrune(gi int) {
 // scale-down-disabled node yet to be recorded as blocked. What quiet
 // reads changes only with the node's pods and room (binds, unbinds),
 // its flags (node notifications), findUnneeded itself and gi.
-func (a *Autoscaler) quiet(id cluster.NodeID, gi int) bool {
-	n := a.nodes.get(id)
+func (pl *planner) quiet(id cluster.NodeID, gi int) bool {
+	n := pl.nodes.get(id)
 	if n == nil || !n.group.sel.Autoscaled {
 		return true
 	}
 	if n.unneededSince != never {
 		return false
 	}
-	if st := a.nodeFlags(id); st.sdDisabled && !a.blocked[BlockScaleDownDisabled][id] {
+	if st := pl.nodeFlags(id); st.sdDisabled && !pl.blocked[BlockScaleDownDisabled][id] {
 		return false
 	}
-	_, low := a.underutilized(id, gi)
+	_, low := pl.underutilized(id, gi)
 	return !low
 }
 
 // liveAdd and liveRemove keep the list of live nodes (IDs only grow).
-func (a *Autoscaler) liveAdd(id cluster.NodeID) {
-	c := &a.cache
+func (cs *clusterState) liveAdd(id cluster.NodeID) {
+	c := &cs.cache
 	i := len(c.live)
 	for i > 0 && c.live[i-1] > id {
 		i--
@@ -136,8 +136,8 @@ func (a *Autoscaler) liveAdd(id cluster.NodeID) {
 	c.live[i] = id
 }
 
-func (a *Autoscaler) liveRemove(id cluster.NodeID) {
-	c := &a.cache
+func (cs *clusterState) liveRemove(id cluster.NodeID) {
+	c := &cs.cache
 	for i, o := range c.live {
 		if o == id {
 			c.live = append(c.live[:i], c.live[i+1:]...)
@@ -148,15 +148,15 @@ func (a *Autoscaler) liveRemove(id cluster.NodeID) {
 
 // nodeChanged puts a notified node on the lists to look at again (the
 // cluster moved its epoch, expiring its cached verdicts and flags).
-func (a *Autoscaler) nodeChanged(id cluster.NodeID) {
-	a.scanTouch(id)
-	a.destTouch(id)
-	a.nodeTouched(id)
+func (cs *clusterState) nodeChanged(id cluster.NodeID) {
+	cs.scanTouch(id)
+	cs.destTouch(id)
+	cs.replay.touched(id)
 }
 
 // destTouch marks a node for destIDs to look at again.
-func (a *Autoscaler) destTouch(id cluster.NodeID) {
-	c := &a.cache
+func (cs *clusterState) destTouch(id cluster.NodeID) {
+	c := &cs.cache
 	for int(id) >= len(c.destMarked) {
 		c.destMarked = append(c.destMarked, false)
 		c.isDest = append(c.isDest, false)
@@ -171,12 +171,12 @@ func (a *Autoscaler) destTouch(id cluster.NodeID) {
 // destIDs returns the live nodes pods may move to (destOK), by ID, and
 // their positions by NodeID (-1: not a destination). Only notified nodes
 // can have changed; the list is rebuilt from the live nodes when one did.
-func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32) {
-	c := &a.cache
+func (cs *clusterState) destIDs() ([]cluster.NodeID, []int32) {
+	c := &cs.cache
 	changed := false
 	for _, id := range c.destDirty {
 		c.destMarked[id] = false
-		want := a.cl.Nodes[id].State != cluster.NodeGone && a.nodeFlags(id).destOK
+		want := cs.cl.Nodes[id].State != cluster.NodeGone && cs.nodeFlags(id).destOK
 		if want != c.isDest[id] {
 			c.isDest[id] = want
 			changed = true
@@ -199,11 +199,11 @@ func (a *Autoscaler) destIDs() ([]cluster.NodeID, []int32) {
 }
 
 // antiChanged applies a bind (d = 1) or unbind (d = -1) of a pod.
-func (a *Autoscaler) antiChanged(p *cluster.Pod, node cluster.NodeID, d int32) {
+func (cs *clusterState) antiChanged(p *cluster.Pod, node cluster.NodeID, d int32) {
 	if len(p.Spec.PodAntiAffinity) == 0 || node == cluster.NoNode {
 		return
 	}
-	c := &a.cache
+	c := &cs.cache
 	for int(node) >= len(c.antiPods) {
 		c.antiPods = append(c.antiPods, 0)
 	}
@@ -211,8 +211,8 @@ func (a *Autoscaler) antiChanged(p *cluster.Pod, node cluster.NodeID, d int32) {
 }
 
 // specClass numbers a spec by the content StaticFit reads.
-func (a *Autoscaler) specClass(spec *cluster.PodSpec) int32 {
-	c := &a.cache
+func (cs *clusterState) specClass(spec *cluster.PodSpec) int32 {
+	c := &cs.cache
 	id, isNew := c.specs.Of(spec)
 	if isNew {
 		c.fits = append(c.fits, &cluster.NodeVerdicts{})
@@ -221,32 +221,32 @@ func (a *Autoscaler) specClass(spec *cluster.PodSpec) int32 {
 }
 
 // staticFits is StaticFit against a node of the cluster, from the cache.
-func (a *Autoscaler) staticFits(spec *cluster.PodSpec, id cluster.NodeID, free *cluster.Resources) bool {
+func (cs *clusterState) staticFits(spec *cluster.PodSpec, id cluster.NodeID, free *cluster.Resources) bool {
 	if free != nil && !spec.Requests.Fits(*free) {
 		return false
 	}
-	c := &a.cache
+	c := &cs.cache
 	fc := c.lastCache
 	if c.lastSpec != spec {
-		fc = c.fits[a.specClass(spec)]
+		fc = c.fits[cs.specClass(spec)]
 		c.lastSpec, c.lastCache = spec, fc
 	}
-	ep := a.cl.NodeEpoch(id)
+	ep := cs.cl.NodeEpoch(id)
 	if ok, known := fc.Get(id, ep); known {
 		return ok
 	}
 	// Without spec.nodeName: the pods placed here are bound pods a
 	// scale-down simulation moves, and upstream clears their nodeName
 	// (simulator RemovalSimulator.findPlaceFor).
-	m, _ := cluster.StaticFitAnyNode(a.cl.Syms, spec, &a.cl.Nodes[id], nil)
-	fc.Set(id, ep, m == cluster.Fits, len(a.cl.Nodes))
+	m, _ := cluster.StaticFitAnyNode(cs.cl.Syms, spec, &cs.cl.Nodes[id], nil)
+	fc.Set(id, ep, m == cluster.Fits, len(cs.cl.Nodes))
 	return m == cluster.Fits
 }
 
 // anyAntiAffinity reports whether a pod on the node has required
 // anti-affinity (which could refuse a newcomer).
-func (a *Autoscaler) anyAntiAffinity(id cluster.NodeID) bool {
-	return int(id) < len(a.cache.antiPods) && a.cache.antiPods[id] > 0
+func (cs *clusterState) anyAntiAffinity(id cluster.NodeID) bool {
+	return int(id) < len(cs.cache.antiPods) && cs.cache.antiPods[id] > 0
 }
 
 // jumps remember, per class of pods (static content and requests), the
@@ -274,7 +274,7 @@ func (j *jumps) reset(n int) {
 	j.n = n
 }
 
-func (j *jumps) table(a *Autoscaler, spec *cluster.PodSpec) []int32 {
+func (j *jumps) table(a *clusterState, spec *cluster.PodSpec) []int32 {
 	return j.tableOf(a.fitID(spec))
 }
 
@@ -295,8 +295,8 @@ func (j *jumps) tableOf(f int32) []int32 {
 }
 
 // fitID numbers a spec's fit class (spec class and requests).
-func (a *Autoscaler) fitID(spec *cluster.PodSpec) int32 {
-	c := &a.cache
+func (cs *clusterState) fitID(spec *cluster.PodSpec) int32 {
+	c := &cs.cache
 	if spec == c.lastFitSpec {
 		return c.lastFit
 	}
@@ -306,7 +306,7 @@ func (a *Autoscaler) fitID(spec *cluster.PodSpec) int32 {
 			c.fitOf = map[*cluster.PodSpec]int32{}
 			c.fitIDs = map[jumpKey]int32{}
 		}
-		key := jumpKey{a.specClass(spec), spec.Requests}
+		key := jumpKey{cs.specClass(spec), spec.Requests}
 		if f, ok = c.fitIDs[key]; !ok {
 			f = int32(len(c.fitIDs))
 			c.fitIDs[key] = f
@@ -320,7 +320,7 @@ func (a *Autoscaler) fitID(spec *cluster.PodSpec) int32 {
 // next returns the first index >= p of the list ids where a pod of spec
 // fits in the room at the start of the loop (base, by NodeID), or
 // len(ids).
-func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resources, spec *cluster.PodSpec, p int) int {
+func (cs *clusterState) next(t []int32, ids []cluster.NodeID, base []cluster.Resources, spec *cluster.PodSpec, p int) int {
 	n := len(ids)
 	q, r := p, n
 	for ; q < n; q++ {
@@ -328,7 +328,7 @@ func (a *Autoscaler) next(t []int32, ids []cluster.NodeID, base []cluster.Resour
 			r = int(v)
 			break
 		}
-		if a.staticFits(spec, ids[q], &base[ids[q]]) {
+		if cs.staticFits(spec, ids[q], &base[ids[q]]) {
 			t[q] = int32(q)
 			r = q
 			break
@@ -358,7 +358,7 @@ func extraAnti(extra []placedPod) bool {
 // gone stays so: per class, cur[i] points at or before the first fitting
 // destination from i (path-compressed, union-find style). An undo gives
 // room back; it drops the tables (resetNow).
-func (a *Autoscaler) nowFit(d *destSet, fit int32, spec *cluster.PodSpec, p int) int {
+func (cs *clusterState) nowFit(d *destSet, fit int32, spec *cluster.PodSpec, p int) int {
 	cur := d.now.tableOf(fit)
 	base := d.jumps.tableOf(fit)
 	n := len(d.ids)
@@ -371,7 +371,7 @@ func (a *Autoscaler) nowFit(d *destSet, fit int32, spec *cluster.PodSpec, p int)
 		}
 		if v < 0 {
 			// Not looked at yet: skip what did not fit at the start.
-			if b := a.next(base, d.ids, d.base, spec, j); b != j {
+			if b := cs.next(base, d.ids, d.base, spec, j); b != j {
 				cur[j] = int32(b)
 				j = b
 				continue
@@ -430,8 +430,8 @@ type nodeState struct {
 	ready      bool
 }
 
-func (a *Autoscaler) state(id cluster.NodeID) *nodeState {
-	c := &a.cache
+func (cs *clusterState) state(id cluster.NodeID) *nodeState {
+	c := &cs.cache
 	for int(id) >= len(c.nodes) {
 		c.nodes = append(c.nodes, nodeState{})
 		c.free = append(c.free, cluster.Resources{})
@@ -440,37 +440,37 @@ func (a *Autoscaler) state(id cluster.NodeID) *nodeState {
 }
 
 // onNodeAdded starts a node's record (a new node has no pods).
-func (a *Autoscaler) onNodeAdded(id cluster.NodeID) {
-	nd := &a.cl.Nodes[id]
-	st := a.state(id)
+func (cs *clusterState) onNodeAdded(id cluster.NodeID) {
+	nd := &cs.cl.Nodes[id]
+	st := cs.state(id)
 	*st = nodeState{alloc: nd.Allocatable}
-	a.cache.free[id] = nd.Allocatable
-	a.scanTouch(id)
+	cs.cache.free[id] = nd.Allocatable
+	cs.scanTouch(id)
 	for _, p := range nd.Pods {
-		a.onBound(p, id)
+		cs.onBound(p, id)
 	}
 }
 
-func (a *Autoscaler) onBound(pid cluster.PodID, id cluster.NodeID) {
-	p := &a.cl.Pods[pid]
-	st := a.state(id)
-	has, _ := podConstraints(p.Spec, a.symHostname)
+func (cs *clusterState) onBound(pid cluster.PodID, id cluster.NodeID) {
+	p := &cs.cl.Pods[pid]
+	st := cs.state(id)
+	has, _ := podConstraints(p.Spec, cs.symHostname)
 	// Mirror pods are skipped by drains as DaemonSet pods are (drainability
 	// rule mirror) and do not make a node non-empty.
 	daemon := p.Spec.DaemonSet || p.Spec.Mirror
-	st.pods = append(st.pods, podRef{spec: p.Spec, id: pid, ns: p.Namespace, workload: p.Workload, fit: a.fitID(p.Spec), term: p.Terminating, daemon: daemon, has: has})
+	st.pods = append(st.pods, podRef{spec: p.Spec, id: pid, ns: p.Namespace, workload: p.Workload, fit: cs.fitID(p.Spec), term: p.Terminating, daemon: daemon, has: has})
 	if daemon {
 		st.daemons++
 	} else if !p.Terminating {
 		st.movable++
 	}
-	a.cache.free[id] = a.cache.free[id].Sub(p.Spec.Requests)
-	a.scanTouch(id)
-	a.nodeTouched(id)
+	cs.cache.free[id] = cs.cache.free[id].Sub(p.Spec.Requests)
+	cs.scanTouch(id)
+	cs.replay.touched(id)
 }
 
-func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
-	st := a.state(id)
+func (cs *clusterState) onUnbound(pid cluster.PodID, id cluster.NodeID) {
+	st := cs.state(id)
 	for i := range st.pods {
 		if st.pods[i].id == pid {
 			if st.pods[i].daemon {
@@ -478,27 +478,27 @@ func (a *Autoscaler) onUnbound(pid cluster.PodID, id cluster.NodeID) {
 			} else if !st.pods[i].term {
 				st.movable--
 			}
-			a.cache.free[id] = a.cache.free[id].Add(st.pods[i].spec.Requests)
+			cs.cache.free[id] = cs.cache.free[id].Add(st.pods[i].spec.Requests)
 			last := len(st.pods) - 1
 			st.pods[i] = st.pods[last]
 			st.pods[last] = podRef{}
 			st.pods = st.pods[:last]
-			a.scanTouch(id)
-			a.nodeTouched(id)
+			cs.scanTouch(id)
+			cs.replay.touched(id)
 			return
 		}
 	}
 }
 
-func (a *Autoscaler) onTerminating(pid cluster.PodID, id cluster.NodeID) {
+func (cs *clusterState) onTerminating(pid cluster.PodID, id cluster.NodeID) {
 	if id == cluster.NoNode {
 		return
 	}
-	st := a.state(id)
+	st := cs.state(id)
 	for i := range st.pods {
 		if st.pods[i].id == pid && !st.pods[i].term {
 			st.pods[i].term = true
-			a.nodeTouched(id)
+			cs.replay.touched(id)
 			if !st.pods[i].daemon {
 				st.movable--
 			}
@@ -508,15 +508,15 @@ func (a *Autoscaler) onTerminating(pid cluster.PodID, id cluster.NodeID) {
 }
 
 // nodeFlags returns a node's record with destOK and sdDisabled current.
-func (a *Autoscaler) nodeFlags(id cluster.NodeID) *nodeState {
-	st := a.state(id)
-	if ep := a.cl.NodeEpoch(id) + 1; st.destEp != ep {
-		nd := &a.cl.Nodes[id]
+func (cs *clusterState) nodeFlags(id cluster.NodeID) *nodeState {
+	st := cs.state(id)
+	if ep := cs.cl.NodeEpoch(id) + 1; st.destEp != ep {
+		nd := &cs.cl.Nodes[id]
 		st.destEp = ep
-		st.destOK = nd.Schedulable() && !a.hasTaint(nd, a.symToBeDeleted)
+		st.destOK = nd.Schedulable() && !cs.hasTaint(nd, cs.symToBeDeleted)
 		st.ready = nd.State == cluster.NodeReady
-		v, ok := nd.Labels.Get(a.symScaleDownDisabled)
-		st.sdDisabled = ok && v == a.symTrue
+		v, ok := nd.Labels.Get(cs.symScaleDownDisabled)
+		st.sdDisabled = ok && v == cs.symTrue
 	}
 	return st
 }

@@ -149,7 +149,7 @@ func checkIncremental(t *testing.T, a *Autoscaler, step int) {
 		for _, g := range a.groups {
 			for _, id := range g.nodes {
 				if int(id) >= len(a.cache.inScan) || !a.cache.inScan[id] {
-					require.True(t, a.quiet(id, gi), "%s: node %d left out of the scan but not quiet", at, id)
+					require.True(t, a.plan.quiet(id, gi), "%s: node %d left out of the scan but not quiet", at, id)
 				}
 			}
 		}
@@ -185,7 +185,7 @@ func checkIncremental(t *testing.T, a *Autoscaler, step int) {
 		}
 		require.Equal(t, upcoming, a.upcoming(g, true), "%s: group %s's upcoming nodes", at, g.cfg.Name)
 	}
-	require.Equal(t, inFlight, a.scaleDownsInFlight, "%s: scale-downs in flight", at)
+	require.Equal(t, inFlight, a.act.scaleDownsInFlight, "%s: scale-downs in flight", at)
 	for _, g := range a.groups {
 		for i, id := range g.nodes {
 			require.Equal(t, g, a.nodes.get(id).group, "%s: node %d's group", at, id)

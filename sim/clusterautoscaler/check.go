@@ -145,11 +145,11 @@ func (a *Autoscaler) checkGroups() error {
 	if len(a.byInstance) != listed {
 		return fmt.Errorf("instance index: have %d instances, want %d (one per node the groups list)", len(a.byInstance), listed)
 	}
-	if inFlight != a.scaleDownsInFlight {
-		return fmt.Errorf("scale-downs in flight: have %d, want %d", a.scaleDownsInFlight, inFlight)
+	if inFlight != a.act.scaleDownsInFlight {
+		return fmt.Errorf("scale-downs in flight: have %d, want %d", a.act.scaleDownsInFlight, inFlight)
 	}
-	if drains != a.drains {
-		return fmt.Errorf("scale-down drains: have %d, want %d", a.drains, drains)
+	if drains != a.act.drains {
+		return fmt.Errorf("scale-down drains: have %d, want %d", a.act.drains, drains)
 	}
 	return nil
 }
@@ -379,7 +379,7 @@ func (a *Autoscaler) quietFresh(id cluster.NodeID, gi int) bool {
 	if n.unneededSince != never {
 		return false
 	}
-	if _, sd, _ := a.freshFlags(id); sd && !a.blocked[BlockScaleDownDisabled][id] {
+	if _, sd, _ := a.freshFlags(id); sd && !a.plan.blocked[BlockScaleDownDisabled][id] {
 		return false
 	}
 	nd := &a.cl.Nodes[id]
@@ -458,7 +458,7 @@ func (a *Autoscaler) checkLists() error {
 			}
 		}
 	}
-	if i := slices.Index(a.scratch.unneeded, true); i >= 0 {
+	if i := slices.Index(a.plan.scratch.unneeded, true); i >= 0 {
 		return fmt.Errorf("unneeded marks: %s is still marked between loops", a.nodeName(cluster.NodeID(i)))
 	}
 	return nil
@@ -558,7 +558,7 @@ func (a *Autoscaler) checkReplays() error {
 // verifyReplays is checkReplays; it also returns how many calls it held
 // against a fresh simulation.
 func (a *Autoscaler) verifyReplays() (int, error) {
-	r := &a.replay
+	r := a.replay
 	for id, at := range r.changedAt {
 		if at == r.pass && cluster.NodeID(id) < r.minChanged {
 			return 0, fmt.Errorf("replay: %s changed in pass %d, below the lowest changed ID %d", a.nodeName(cluster.NodeID(id)), at, r.minChanged)
@@ -577,7 +577,7 @@ func (a *Autoscaler) verifyReplays() (int, error) {
 		}
 		pods := a.cache.nodes[c.id].pods
 		for i := range pods {
-			if p := &pods[i]; !p.term && !p.daemon && a.blockerRef(p) != "" {
+			if p := &pods[i]; !p.term && !p.daemon && a.plan.blockerRef(p) != "" {
 				return k, nil
 			}
 		}
@@ -646,7 +646,7 @@ func (s *freshRemovals) remove(id cluster.NodeID) (string, []replayMove) {
 		if p.Terminating || p.Spec.DaemonSet {
 			continue
 		}
-		if why := a.blockerRef(&podRef{spec: p.Spec, id: pid, ns: p.Namespace, workload: p.Workload}); why != "" {
+		if why := a.plan.blockerRef(&podRef{spec: p.Spec, id: pid, ns: p.Namespace, workload: p.Workload}); why != "" {
 			undo()
 			return why, nil
 		}

@@ -386,8 +386,8 @@ func TestCACheckCatchesCorruption(t *testing.T) {
 		{"capacity-type counts", func(a *Autoscaler) bool { a.groups[0].onDemand++; return true }, "capacity-type counts"},
 		{"zone counts", func(a *Autoscaler) bool { a.groups[0].zoneCount["us-east-1z"]++; return true }, "zone counts"},
 		{"deletion count", func(a *Autoscaler) bool { a.groups[1].deleting++; return true }, "deletion count"},
-		{"in flight", func(a *Autoscaler) bool { a.scaleDownsInFlight++; return true }, "scale-downs in flight"},
-		{"drains", func(a *Autoscaler) bool { a.drains--; return true }, "scale-down drains"},
+		{"in flight", func(a *Autoscaler) bool { a.act.scaleDownsInFlight++; return true }, "scale-downs in flight"},
+		{"drains", func(a *Autoscaler) bool { a.act.drains--; return true }, "scale-down drains"},
 		{"mirror pod", func(a *Autoscaler) bool {
 			id := withPods(a)
 			if id == cluster.NoNode {

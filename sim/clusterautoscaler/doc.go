@@ -7,6 +7,43 @@
 // Cluster Autoscaler's command-line flags and the priority expander's
 // ConfigMap.
 //
+// # Structure
+//
+// [Autoscaler] is the thin controller, upstream's StaticAutoscaler: it
+// owns the parts below, dispatches engine events, cluster changes and
+// cloud signals to them and runs the main loop (RunOnce). Every part
+// embeds env (the engine, cluster, catalogue, cloud, evictor, settings,
+// handler ID, random streams, the report's counters and the well-known
+// symbols); the controller, orchestrator, planner and actuator share one
+// set of pointers to all the parts (parts), whose cluster state is
+// embedded, the others point at the little they read. No struct of the
+// package has more than 40 fields (structsize_test.go).
+//
+//   - clusterState (autoscaler.go, group.go, cache.go, asgretry.go,
+//     adopt.go): the cluster state registry and the AWS provider's ASGs:
+//     the node groups, their nodes' records by NodeID and instance, the
+//     scale-up requests and back-offs, the templates, the pending pods,
+//     the last scale times, launches, and the incremental snapshot of
+//     the cluster the what-ifs read (caches).
+//   - orchestrator (scaleup.go, spread.go, explain.go, and balancing in
+//     expander.go): the scale-up orchestrator (core/scaleup/orchestrator):
+//     equivalence groups, the pods that fit existing and upcoming nodes,
+//     one option per group from the estimator, the expander's pick, caps,
+//     balancing over similar groups, the increases.
+//   - estimator (estimate.go): the binpacking estimator.
+//   - expander (expander.go): the --expander strategies, chained.
+//   - planner (scaledown.go, replay.go, plan.go): the scale-down planner
+//     (core/scaledown/planner): eligibility, the removal simulation,
+//     unneeded nodes and their soft taints, the nodes to delete, why
+//     nodes are kept; PlanScaleDown runs it without acting.
+//   - actuator (actuator.go, spotdrain.go): the scale-down actuator
+//     (core/scaledown/actuation): taints, cordons, drains through the
+//     eviction API, retries, deletions; and the drains of spot nodes.
+//
+// DecideScaleUp and PlanScaleDown are the entry points of the upstream
+// comparison (fidelity/ca): the orchestrator's decision and the planner's
+// plan on the cluster as it is, with nothing acted on.
+//
 // # What is modelled
 //
 // A group's nodes at the start are its desiredCapacity, launched Ready at

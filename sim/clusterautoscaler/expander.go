@@ -24,26 +24,33 @@ const (
 	gpuUnfitness = 1000.0
 )
 
+// expander is the --expander chain (cluster-autoscaler/expander): the
+// strategies random, most-pods, least-nodes, least-waste, price and
+// priority, chained, then a random pick among the options left.
+type expander struct {
+	env
+}
+
 // expand runs the --expander chain (expander/factory/chain.go): each
 // expander keeps its best options; one left wins; after the chain, a
 // random pick among the rest.
-func (a *Autoscaler) expand(opts []*option) *option {
-	opts = a.bestOptions(opts)
+func (x *expander) expand(opts []*option) *option {
+	opts = x.bestOptions(opts)
 	switch len(opts) {
 	case 0:
 		return nil
 	case 1:
 		return opts[0]
 	}
-	return opts[a.rng.IntN(len(opts))]
+	return opts[x.rng.IntN(len(opts))]
 }
 
 // bestOptions runs the expanders of the chain until one option (or none)
 // is left, and returns what is left: the tied best options the chain's
 // random fallback picks from.
-func (a *Autoscaler) bestOptions(opts []*option) []*option {
-	for _, name := range a.s.Expanders {
-		if opts = a.filterOptions(name, opts); len(opts) <= 1 {
+func (x *expander) bestOptions(opts []*option) []*option {
+	for _, name := range x.s.Expanders {
+		if opts = x.filterOptions(name, opts); len(opts) <= 1 {
 			return opts
 		}
 	}
@@ -51,10 +58,10 @@ func (a *Autoscaler) bestOptions(opts []*option) []*option {
 }
 
 // filterOptions applies one expander. opts is never empty.
-func (a *Autoscaler) filterOptions(name string, opts []*option) []*option {
+func (x *expander) filterOptions(name string, opts []*option) []*option {
 	switch name {
 	case config.ExpanderRandom:
-		return []*option{opts[a.rng.IntN(len(opts))]}
+		return []*option{opts[x.rng.IntN(len(opts))]}
 	case config.ExpanderMostPods:
 		return best(opts, func(o *option) float64 { return -float64(len(o.est.pods)) })
 	case config.ExpanderLeastNodes:
@@ -62,9 +69,9 @@ func (a *Autoscaler) filterOptions(name string, opts []*option) []*option {
 	case config.ExpanderLeastWaste:
 		return best(opts, wasteScore)
 	case config.ExpanderPrice:
-		return best(opts, a.priceScore)
+		return best(opts, x.priceScore)
 	case config.ExpanderPriority:
-		return a.byPriority(opts)
+		return x.byPriority(opts)
 	}
 	return opts
 }
@@ -107,11 +114,11 @@ func wasteScore(o *option) float64 {
 // (nodes' price + stabilization) / (pods' price + stabilization), times
 // how far the node's size is from the preferred size for the cluster's
 // node count, that penalty fading with more nodes.
-func (a *Autoscaler) priceScore(o *option) float64 {
-	nodePrice := a.templatePrice(o.g, o.tpl)
+func (x *expander) priceScore(o *option) float64 {
+	nodePrice := x.templatePrice(o.g, o.tpl)
 	stab := podPrice(priceStabilizationCPU, priceStabilizationMem)
 	sub := (nodePrice*float64(o.est.nodes) + stab) / (podPrice(o.est.cpu, o.est.mem) + stab)
-	pref := preferredCPU(a.cl.LiveNodes())
+	pref := preferredCPU(x.cl.LiveNodes())
 	unfit := 1.0
 	if o.tpl.capCPU > 0 {
 		unfit = math.Max(pref/float64(o.tpl.capCPU), float64(o.tpl.capCPU)/pref)
@@ -147,32 +154,32 @@ func preferredCPU(nodes int) float64 {
 
 // templatePrice is the hourly price of a group's next node: the market's
 // price of its template's type and zone, else the catalogue's.
-func (a *Autoscaler) templatePrice(g *group, tpl *template) float64 {
+func (x *expander) templatePrice(g *group, tpl *template) float64 {
 	ct := cluster.OnDemand
 	if g.cfg.Spot() {
 		ct = cluster.Spot
 	}
-	zone := a.cl.Syms.Name(tpl.node.Zone)
-	if p, ok := a.cloud.Price(cloud.Offering{InstanceType: tpl.node.InstanceType, Zone: zone, CapacityType: ct}); ok {
+	zone := x.cl.Syms.Name(tpl.node.Zone)
+	if p, ok := x.cloud.Price(cloud.Offering{InstanceType: tpl.node.InstanceType, Zone: zone, CapacityType: ct}); ok {
 		return p
 	}
 	if ct == cluster.Spot {
-		if p, ok := a.cat.SpotPriceEstimate(a.region, tpl.node.InstanceType); ok {
+		if p, ok := x.cat.SpotPriceEstimate(x.region, tpl.node.InstanceType); ok {
 			return p
 		}
 	}
-	p, _, _ := a.cat.OnDemandPrice(a.region, tpl.node.InstanceType)
+	p, _, _ := x.cat.OnDemandPrice(x.region, tpl.node.InstanceType)
 	return p
 }
 
 // byPriority keeps the options of the highest priority whose regexes match
 // their ASG names; options no regex matches are dropped, unless none
 // matches at all (expander/priority/priority.go).
-func (a *Autoscaler) byPriority(opts []*option) []*option {
+func (x *expander) byPriority(opts []*option) []*option {
 	var out []*option
 	bestPrio := math.MinInt
 	for _, o := range opts {
-		p, ok := a.s.Priorities.Of(o.g.cfg.ASGName)
+		p, ok := x.s.Priorities.Of(o.g.cfg.ASGName)
 		if !ok {
 			continue
 		}
@@ -199,13 +206,13 @@ type share struct {
 // balance spreads n nodes over the chosen group and the groups similar to
 // it that can take the same pods, filling the smallest first
 // (--balance-similar-node-groups; processors/nodegroupset).
-func (a *Autoscaler) balance(best *option, groups []*podGroup, n int, now engine.Time) []share {
+func (o *orchestrator) balance(best *option, groups []*podGroup, n int, now engine.Time) []share {
 	shares := []share{{g: best.g}}
-	for _, g := range a.groups {
-		if g == best.g || !g.sel.Autoscaled || a.backedOff(g, now) || g.target >= g.sel.Max || g.tpl == nil {
+	for _, g := range o.groups {
+		if g == best.g || !g.sel.Autoscaled || o.backedOff(g, now) || g.target >= g.sel.Max || g.tpl == nil {
 			continue
 		}
-		if !a.similar(best.tpl, g.tpl) || !a.takesPods(g.tpl, best, groups) {
+		if !o.similar(best.tpl, g.tpl) || !o.takesPods(g.tpl, best, groups) {
 			continue
 		}
 		shares = append(shares, share{g: g})
@@ -232,10 +239,10 @@ func (a *Autoscaler) balance(best *option, groups []*podGroup, n int, now engine
 // takesPods reports whether every pod of the option passes the predicate
 // check on a node of tpl (templateTakes; groups are the loop's pod
 // groups, for their domain spreads).
-func (a *Autoscaler) takesPods(tpl *template, o *option, groups []*podGroup) bool {
+func (o *orchestrator) takesPods(tpl *template, opt *option, groups []*podGroup) bool {
 	seen := map[*cluster.PodSpec]bool{}
-	for _, p := range o.est.pods {
-		pod := &a.cl.Pods[p]
+	for _, p := range opt.est.pods {
+		pod := &o.cl.Pods[p]
 		spec := pod.Spec
 		if seen[spec] {
 			continue
@@ -248,7 +255,7 @@ func (a *Autoscaler) takesPods(tpl *template, o *option, groups []*podGroup) boo
 				break
 			}
 		}
-		if !a.templateTakes(spec, pg, tpl) {
+		if !o.templateTakes(spec, pg, tpl) {
 			return false
 		}
 	}
@@ -275,7 +282,7 @@ const (
 // the same cpu capacity, memory capacity within 1.5%, allocatable within
 // 5%, and the same labels but for the ignored ones (or only the
 // --balancing-label ones).
-func (a *Autoscaler) similar(x, y *template) bool {
+func (o *orchestrator) similar(x, y *template) bool {
 	if x.capCPU != y.capCPU || !within(x.capMem, y.capMem, maxCapacityMemoryDifferenceRatio) {
 		return false
 	}
@@ -284,16 +291,16 @@ func (a *Autoscaler) similar(x, y *template) bool {
 			return false
 		}
 	}
-	lx, ly := x.node.Labels.Map(a.cl.Syms), y.node.Labels.Map(a.cl.Syms)
-	if len(a.s.BalancingLabels) > 0 {
-		for _, k := range a.s.BalancingLabels {
+	lx, ly := x.node.Labels.Map(o.cl.Syms), y.node.Labels.Map(o.cl.Syms)
+	if len(o.s.BalancingLabels) > 0 {
+		for _, k := range o.s.BalancingLabels {
 			if lx[k] != ly[k] {
 				return false
 			}
 		}
 		return true
 	}
-	for _, k := range append(append([]string(nil), ignoredBalancingLabels...), a.s.BalancingIgnoreLabels...) {
+	for _, k := range append(append([]string(nil), ignoredBalancingLabels...), o.s.BalancingIgnoreLabels...) {
 		delete(lx, k)
 		delete(ly, k)
 	}

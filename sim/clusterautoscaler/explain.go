@@ -22,14 +22,14 @@ type NoScaleUpFunc func(pods []cluster.PodID, class, message string)
 // timeline's caNoScaleUp entries). Off (nil) by default: the reasons
 // cost a template check per pod group and node group, done only when
 // someone listens.
-func (a *Autoscaler) OnNoScaleUp(f NoScaleUpFunc) { a.noScaleUp = f }
+func (a *Autoscaler) OnNoScaleUp(f NoScaleUpFunc) { a.orch.noScaleUp = f }
 
 // OnDelete makes the Cluster Autoscaler say when it starts deleting a node
 // of a group, and why: scaleDown (an unneeded node), rebalance (the ASG's
 // capacity rebalancing retires an at-risk spot node) or interruption (a
 // spot node drained ahead of its reclaim). The report's timeline shows
 // them. It only listens.
-func (a *Autoscaler) OnDelete(f func(node cluster.NodeID, reason string)) { a.onDelete = f }
+func (a *Autoscaler) OnDelete(f func(node cluster.NodeID, reason string)) { a.act.onDelete = f }
 
 // deleteReasons name the deleteKinds for OnDelete.
 var deleteReasons = [...]string{deleteScaleDown: "scaleDown", deleteRebalance: "rebalance", deleteInterrupt: "interruption"}
@@ -39,8 +39,8 @@ var deleteReasons = [...]string{deleteScaleDown: "scaleDown", deleteRebalance: "
 // rejected node groups): back-off, max size, scale-up from zero off, then
 // the template's predicate failure. Groups the Cluster Autoscaler does
 // not manage are not part of its answer.
-func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
-	syms := a.cl.Syms
+func (o *orchestrator) explainNoScaleUp(groups []*podGroup, now engine.Time) {
+	syms := o.cl.Syms
 	for _, pg := range groups {
 		type reason struct {
 			text   string
@@ -50,28 +50,28 @@ func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 		byText := map[string]*reason{}
 		helped := false
 		var classes []string
-		for _, g := range a.groups {
+		for _, g := range o.groups {
 			if !g.sel.Autoscaled {
 				continue
 			}
 			var text string
 			detail := g.cfg.Name
 			switch {
-			case a.backedOff(g, now):
+			case o.backedOff(g, now):
 				text = "in backoff after failed scale-up"
 				detail += " until " + fmtAt(g.bo.until)
 			case g.target >= g.sel.Max:
 				text = "max node group size reached"
 				detail += fmt.Sprintf(" at %d", g.sel.Max)
-			case g.target == 0 && !a.s.ScaleUpFromZero:
+			case g.target == 0 && !o.s.ScaleUpFromZero:
 				text = "scale-up from zero is disabled"
 			case g.tpl == nil:
 				text = "no node template"
 			default:
 				tpl := g.tpl
 				m, t := cluster.StaticFit(syms, pg.spec, &tpl.node, &tpl.node.Allocatable)
-				text = a.mismatchText(m, t, pg.spec, &tpl.node)
-				if text == "" && !a.templateTakes(pg.spec, pg, tpl) {
+				text = o.mismatchText(m, t, pg.spec, &tpl.node)
+				if text == "" && !o.templateTakes(pg.spec, pg, tpl) {
 					text = "node(s) didn't match pod topology spread constraints"
 				}
 			}
@@ -97,13 +97,13 @@ func (a *Autoscaler) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 			parts[i] = fmt.Sprintf("%d %s (%s)", len(r.groups), r.text, strings.Join(r.groups, ", "))
 		}
 		sort.Strings(classes)
-		a.noScaleUp(pg.pods, strings.Join(classes, "; "), "pod didn't trigger scale-up: "+strings.Join(parts, ", "))
+		o.noScaleUp(pg.pods, strings.Join(classes, "; "), "pod didn't trigger scale-up: "+strings.Join(parts, ", "))
 	}
 }
 
 // mismatchText is the scheduler's reason for a template node that does
 // not take the pod ("" when it does).
-func (a *Autoscaler) mismatchText(m cluster.Mismatch, t cluster.Taint, spec *cluster.PodSpec, tpl *cluster.Node) string {
+func (o *orchestrator) mismatchText(m cluster.Mismatch, t cluster.Taint, spec *cluster.PodSpec, tpl *cluster.Node) string {
 	alloc := &tpl.Allocatable
 	switch m {
 	case cluster.Fits:
@@ -113,7 +113,7 @@ func (a *Autoscaler) mismatchText(m cluster.Mismatch, t cluster.Taint, spec *clu
 	case cluster.WrongNodeName:
 		return "node(s) didn't match the requested node name"
 	case cluster.UntoleratedTaint:
-		return "node(s) had untolerated taint " + t.String(a.cl.Syms)
+		return "node(s) had untolerated taint " + t.String(o.cl.Syms)
 	case cluster.NodeSelectorMismatch:
 		return "node(s) didn't match Pod's node affinity/selector"
 	case cluster.VolumeMismatch:
@@ -122,9 +122,9 @@ func (a *Autoscaler) mismatchText(m cluster.Mismatch, t cluster.Taint, spec *clu
 		return spec.Volume.Check(tpl.Zone).Message()
 	}
 	var short []string
-	for i := range min(len(spec.Requests), a.cl.Resources.Len()) {
+	for i := range min(len(spec.Requests), o.cl.Resources.Len()) {
 		if spec.Requests[i] > 0 && spec.Requests[i] > alloc[i] {
-			short = append(short, "Insufficient "+string(a.cl.Resources.Name(i)))
+			short = append(short, "Insufficient "+string(o.cl.Resources.Name(i)))
 		}
 	}
 	if len(short) == 0 {

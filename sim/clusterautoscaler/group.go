@@ -72,35 +72,35 @@ type template struct {
 	src cluster.NodeID
 }
 
-func (a *Autoscaler) newGroup(cfg *config.NodeGroup, idx int, sel config.Selected) (*group, error) {
+func (cs *clusterState) newGroup(cfg *config.NodeGroup, idx int, sel config.Selected) (*group, error) {
 	g := &group{cfg: cfg, idx: idx, sel: sel, zoneCount: map[string]int{}}
 	g.stats.Name, g.stats.ASGName, g.stats.Autoscaled = cfg.Name, cfg.ASGName, sel.Autoscaled
 	if len(cfg.InstanceTypes) == 0 || len(cfg.Zones) == 0 {
 		return nil, fmt.Errorf("node group %s has no instance types or no zones", cfg.Name)
 	}
 	for _, t := range cfg.InstanceTypes {
-		if _, ok := a.cat.Lookup(t); !ok {
+		if _, ok := cs.cat.Lookup(t); !ok {
 			return nil, fmt.Errorf("node group %s: unknown instance type %q", cfg.Name, t)
 		}
 	}
 	var err error
-	if g.taints, err = a.compileTaints(cfg.Taints); err != nil {
+	if g.taints, err = cs.compileTaints(cfg.Taints); err != nil {
 		return nil, fmt.Errorf("node group %s: %w", cfg.Name, err)
 	}
-	if g.tagTemplate, err = a.tagTemplate(cfg); err != nil {
+	if g.tagTemplate, err = cs.tagTemplate(cfg); err != nil {
 		return nil, fmt.Errorf("node group %s: %w", cfg.Name, err)
 	}
 	return g, nil
 }
 
-func (a *Autoscaler) compileTaints(ts []config.Taint) ([]cluster.Taint, error) {
+func (cs *clusterState) compileTaints(ts []config.Taint) ([]cluster.Taint, error) {
 	var out []cluster.Taint
 	for _, t := range ts {
 		e, ok := config.NormalizeEffect(t.Effect)
 		if !ok {
 			return nil, fmt.Errorf("taint %s: unknown effect %q", t.Key, t.Effect)
 		}
-		c, err := cluster.CompileTaint(a.cl.Syms, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(e)})
+		c, err := cluster.CompileTaint(cs.cl.Syms, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(e)})
 		if err != nil {
 			return nil, fmt.Errorf("taint %s: %w", t.Key, err)
 		}
@@ -110,31 +110,31 @@ func (a *Autoscaler) compileTaints(ts []config.Taint) ([]cluster.Taint, error) {
 }
 
 // tagTemplate compiles the group's template from its config.
-func (a *Autoscaler) tagTemplate(cfg *config.NodeGroup) (*template, error) {
+func (cs *clusterState) tagTemplate(cfg *config.NodeGroup) (*template, error) {
 	tc := &cfg.Template
 	name := "template-node-for-" + cfg.ASGName
 	labels := make(map[string]string, len(tc.Labels)+1)
 	for k, v := range tc.Labels {
 		labels[k] = v
 	}
-	labels[a.cl.Syms.Name(a.symHostname)] = name
-	taints, err := a.compileTaints(tc.Taints)
+	labels[cs.cl.Syms.Name(cs.symHostname)] = name
+	taints, err := cs.compileTaints(tc.Taints)
 	if err != nil {
 		return nil, err
 	}
 	t := &template{src: cluster.NoNode}
 	t.node = cluster.Node{
 		Name:         name,
-		NameSym:      a.cl.Syms.Intern(name),
-		Labels:       cluster.CompileLabels(a.cl.Syms, labels),
+		NameSym:      cs.cl.Syms.Intern(name),
+		Labels:       cluster.CompileLabels(cs.cl.Syms, labels),
 		Taints:       taints,
 		State:        cluster.NodeReady,
 		InstanceType: tc.InstanceType,
-		Zone:         a.cl.Syms.Intern(tc.Zone),
+		Zone:         cs.cl.Syms.Intern(tc.Zone),
 	}
 	for _, rn := range sortedQuantityNames(tc.Capacity) {
 		q := tc.Capacity[rn]
-		i, err := a.cl.Resources.Index(corev1.ResourceName(rn))
+		i, err := cs.cl.Resources.Index(corev1.ResourceName(rn))
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +145,7 @@ func (a *Autoscaler) tagTemplate(cfg *config.NodeGroup) (*template, error) {
 		}
 	}
 	t.capCPU, t.capMem = t.node.Allocatable[cluster.CPU], t.node.Allocatable[cluster.Memory]
-	if gi, ok := a.cl.Resources.Lookup(catalog.GPUResourceName); ok && t.node.Allocatable[gi] > 0 {
+	if gi, ok := cs.cl.Resources.Lookup(catalog.GPUResourceName); ok && t.node.Allocatable[gi] > 0 {
 		t.gpu = true
 	}
 	return t, nil
@@ -153,21 +153,21 @@ func (a *Autoscaler) tagTemplate(cfg *config.NodeGroup) (*template, error) {
 
 // templateFromNode copies a Ready node of the group, as the template node
 // info processor does: another name, no deletion taints.
-func (a *Autoscaler) templateFromNode(g *group, id cluster.NodeID) *template {
-	nd := &a.cl.Nodes[id]
+func (cs *clusterState) templateFromNode(g *group, id cluster.NodeID) *template {
+	nd := &cs.cl.Nodes[id]
 	name := "template-node-for-" + g.cfg.ASGName
 	t := &template{src: id}
 	var taints []cluster.Taint
 	for _, tt := range nd.Taints {
-		if tt.Key != a.symToBeDeleted && tt.Key != a.symDeletionCandidate {
+		if tt.Key != cs.symToBeDeleted && tt.Key != cs.symDeletionCandidate {
 			taints = append(taints, tt)
 		}
 	}
-	nameSym := a.cl.Syms.Intern(name)
+	nameSym := cs.cl.Syms.Intern(name)
 	t.node = cluster.Node{
 		Name:         name,
 		NameSym:      nameSym,
-		Labels:       nd.Labels.With(a.symHostname, nameSym),
+		Labels:       nd.Labels.With(cs.symHostname, nameSym),
 		Taints:       taints,
 		Allocatable:  nd.Allocatable,
 		State:        cluster.NodeReady,
@@ -175,7 +175,7 @@ func (a *Autoscaler) templateFromNode(g *group, id cluster.NodeID) *template {
 		Zone:         nd.Zone,
 		CapacityType: nd.CapacityType,
 	}
-	if it, ok := a.cat.Lookup(nd.InstanceType); ok {
+	if it, ok := cs.cat.Lookup(nd.InstanceType); ok {
 		c := it.Capacity(g.cfg.Kubelet)
 		t.capCPU, t.capMem = c.CPUMilli, c.MemoryBytes
 		t.gpu = c.GPU > 0
@@ -189,8 +189,8 @@ func (a *Autoscaler) templateFromNode(g *group, id cluster.NodeID) *template {
 // its first Ready node, else the last one copied, else the tag template
 // (upstream caches node infos from real nodes: --node-info-cache-expire-time
 // defaults to ten years).
-func (a *Autoscaler) refreshTemplates() {
-	for _, g := range a.groups {
+func (cs *clusterState) refreshTemplates() {
+	for _, g := range cs.groups {
 		src := cluster.NoNode
 		if len(g.nodes) > 0 {
 			// Upstream takes the first good node in the node lister's
@@ -198,12 +198,12 @@ func (a *Autoscaler) refreshTemplates() {
 			// random start, the next good node in launch order.
 			start := 0
 			if len(g.nodes) > 1 {
-				start = a.tplRng.IntN(len(g.nodes))
+				start = cs.tplRng.IntN(len(g.nodes))
 			}
 			for i := range g.nodes {
 				id := g.nodes[(start+i)%len(g.nodes)]
-				n := a.nodes.get(id)
-				nd := &a.cl.Nodes[id]
+				n := cs.nodes.get(id)
+				nd := &cs.cl.Nodes[id]
 				if nd.State == cluster.NodeReady && !nd.Unschedulable && n != nil && !n.deleting {
 					src = id
 					break
@@ -212,8 +212,8 @@ func (a *Autoscaler) refreshTemplates() {
 		}
 		switch {
 		case src != cluster.NoNode:
-			if !a.keepsTemplate(g, src) {
-				g.cached = a.templateFromNode(g, src)
+			if !cs.keepsTemplate(g, src) {
+				g.cached = cs.templateFromNode(g, src)
 			}
 			g.tpl = g.cached
 		case g.cached != nil:
@@ -228,27 +228,27 @@ func (a *Autoscaler) refreshTemplates() {
 // template when it would copy node src: when copying src would give it
 // again. That src is the node it was copied from is not enough: the
 // node's labels or taints may have changed since.
-func (a *Autoscaler) keepsTemplate(g *group, src cluster.NodeID) bool {
-	return g.cached != nil && a.copies(g.cached, src)
+func (cs *clusterState) keepsTemplate(g *group, src cluster.NodeID) bool {
+	return g.cached != nil && cs.copies(g.cached, src)
 }
 
 // copies reports whether templateFromNode would make tpl again from node
 // id (a group's nodes are mostly alike: same type, zone, labels and
 // taints), so the loop keeps it instead of building a new one.
-func (a *Autoscaler) copies(tpl *template, id cluster.NodeID) bool {
-	nd, t := &a.cl.Nodes[id], &tpl.node
+func (cs *clusterState) copies(tpl *template, id cluster.NodeID) bool {
+	nd, t := &cs.cl.Nodes[id], &tpl.node
 	if nd.Zone != t.Zone || nd.InstanceType != t.InstanceType || nd.CapacityType != t.CapacityType ||
 		nd.Allocatable != t.Allocatable || len(nd.Labels) != len(t.Labels) {
 		return false
 	}
 	for i, l := range nd.Labels {
-		if l != t.Labels[i] && !(l.Key == a.symHostname && t.Labels[i].Key == a.symHostname) {
+		if l != t.Labels[i] && !(l.Key == cs.symHostname && t.Labels[i].Key == cs.symHostname) {
 			return false
 		}
 	}
 	i := 0
 	for _, tt := range nd.Taints {
-		if tt.Key == a.symToBeDeleted || tt.Key == a.symDeletionCandidate {
+		if tt.Key == cs.symToBeDeleted || tt.Key == cs.symDeletionCandidate {
 			continue
 		}
 		if i >= len(t.Taints) || t.Taints[i] != tt {
@@ -281,12 +281,12 @@ type backoff struct {
 // restarts it from now; one after the back-off ended, but within
 // --node-group-backoff-reset-timeout of the last failure, doubles it, up
 // to the maximum; otherwise it starts at the initial duration.
-func (a *Autoscaler) backoffGroup(g *group, now engine.Time) {
-	d := a.s.InitialNodeGroupBackoffDuration
+func (cs *clusterState) backoffGroup(g *group, now engine.Time) {
+	d := cs.s.InitialNodeGroupBackoffDuration
 	if g.bo.known {
 		d = g.bo.duration
 		if g.bo.until < now {
-			d = min(2*g.bo.duration, a.s.MaxNodeGroupBackoffDuration)
+			d = min(2*g.bo.duration, cs.s.MaxNodeGroupBackoffDuration)
 		}
 	}
 	g.bo.known, g.bo.duration, g.bo.until, g.bo.lastFailed = true, d, now+d, now
@@ -315,16 +315,16 @@ func (b *backoff) seconds(now engine.Time) float64 {
 	return t.Seconds()
 }
 
-func (a *Autoscaler) backedOff(g *group, now engine.Time) bool {
+func (cs *clusterState) backedOff(g *group, now engine.Time) bool {
 	return g.bo.known && g.bo.until > now
 }
 
 // cleanBackoffs forgets back-offs whose last failure is older than
 // --node-group-backoff-reset-timeout, so the next one starts from the
 // initial duration again.
-func (a *Autoscaler) cleanBackoffs(now engine.Time) {
-	for _, g := range a.groups {
-		if g.bo.known && g.bo.lastFailed+a.s.NodeGroupBackoffResetTimeout < now {
+func (cs *clusterState) cleanBackoffs(now engine.Time) {
+	for _, g := range cs.groups {
+		if g.bo.known && g.bo.lastFailed+cs.s.NodeGroupBackoffResetTimeout < now {
 			g.bo.known = false
 		}
 	}
@@ -332,17 +332,17 @@ func (a *Autoscaler) cleanBackoffs(now engine.Time) {
 
 // timeOutScaleUp fails a scale-up whose nodes did not all register within
 // --max-node-provision-time (clusterstate: reason timeout).
-func (a *Autoscaler) timeOutScaleUp(g *group, now engine.Time) {
-	a.stats.scaleUpTimeouts++
+func (cs *clusterState) timeOutScaleUp(g *group, now engine.Time) {
+	cs.stats.scaleUpTimeouts++
 	g.stats.ScaleUpTimeouts++
-	a.failScaleUp(g, now)
+	cs.failScaleUp(g, now)
 }
 
 // failScaleUp registers a failed scale-up of a group and backs it off.
-func (a *Autoscaler) failScaleUp(g *group, now engine.Time) {
-	a.stats.failedScaleUps++
+func (cs *clusterState) failScaleUp(g *group, now engine.Time) {
+	cs.stats.failedScaleUps++
 	g.stats.FailedScaleUps++
-	a.backoffGroup(g, now)
+	cs.backoffGroup(g, now)
 }
 
 // upcoming is how many nodes the group expects that are not Ready yet:
@@ -352,12 +352,12 @@ func (a *Autoscaler) failScaleUp(g *group, now engine.Time) {
 // missing (clusterstate areThereUpcomingNodesInNodeGroup: target >
 // registered), but the scale-up simulation expects only the others
 // (GetUpcomingNodes: target - ready - unready - long-unregistered).
-func (a *Autoscaler) upcoming(g *group, long bool) int {
+func (cs *clusterState) upcoming(g *group, long bool) int {
 	n := len(g.placeholders) + g.seenFailed
-	since := a.eng.Now() - a.s.MaxNodeProvisionTime
-	for _, id := range a.cache.launching {
-		if on := a.nodes.get(id); on != nil && on.group == g && a.cl.Nodes[id].State == cluster.NodeLaunching &&
-			(long || a.cl.Nodes[id].Launched >= since) {
+	since := cs.eng.Now() - cs.s.MaxNodeProvisionTime
+	for _, id := range cs.cache.launching {
+		if on := cs.nodes.get(id); on != nil && on.group == g && cs.cl.Nodes[id].State == cluster.NodeLaunching &&
+			(long || cs.cl.Nodes[id].Launched >= since) {
 			n++
 		}
 	}
@@ -368,30 +368,30 @@ func (a *Autoscaler) upcoming(g *group, long bool) int {
 // order), dropping from the list those no longer launching: a node of
 // the groups is launching from its launch until it is Ready or gone, and
 // is listed from its launch.
-func (a *Autoscaler) launchingNodes() []cluster.NodeID {
-	keep := a.cache.launching[:0]
-	for _, id := range a.cache.launching {
-		if a.nodes.get(id) != nil && a.cl.Nodes[id].State == cluster.NodeLaunching {
+func (cs *clusterState) launchingNodes() []cluster.NodeID {
+	keep := cs.cache.launching[:0]
+	for _, id := range cs.cache.launching {
+		if cs.nodes.get(id) != nil && cs.cl.Nodes[id].State == cluster.NodeLaunching {
 			keep = append(keep, id)
 		}
 	}
-	a.cache.launching = keep
+	cs.cache.launching = keep
 	return keep
 }
 
 // sortByGroup sorts nodes of the groups in the groups' order: by group,
 // then by ID (a group's nodes are in launch order, so by ID).
-func (a *Autoscaler) sortByGroup(ids []cluster.NodeID) {
+func (cs *clusterState) sortByGroup(ids []cluster.NodeID) {
 	// Keys read once: group index above, ID (non-negative) below.
-	keys := a.scratch.groupKeys[:0]
+	keys := cs.scratch.groupKeys[:0]
 	for _, id := range ids {
-		keys = append(keys, uint64(a.nodes.get(id).group.idx)<<32|uint64(id))
+		keys = append(keys, uint64(cs.nodes.get(id).group.idx)<<32|uint64(id))
 	}
 	slices.Sort(keys)
 	for i, k := range keys {
 		ids[i] = cluster.NodeID(uint32(k))
 	}
-	a.scratch.groupKeys = keys
+	cs.scratch.groupKeys = keys
 }
 
 // updateScaleRequests completes the scale-ups whose nodes are all Ready
@@ -400,17 +400,17 @@ func (a *Autoscaler) sortByGroup(ids []cluster.NodeID) {
 // since Cluster Autoscaler 1.30 (kubernetes/autoscaler commit 4477707,
 // "remove RemoveBackoff from updateScaleRequests") only its expiry and
 // --node-group-backoff-reset-timeout end it.
-func (a *Autoscaler) updateScaleRequests(now engine.Time) {
-	for _, g := range a.groups {
+func (cs *clusterState) updateScaleRequests(now engine.Time) {
+	for _, g := range cs.groups {
 		if !g.req.active {
 			continue
 		}
 		switch {
-		case a.upcoming(g, true) == 0:
+		case cs.upcoming(g, true) == 0:
 			g.req.active = false
 		case g.req.expected < now:
 			g.req.active = false
-			a.timeOutScaleUp(g, now)
+			cs.timeOutScaleUp(g, now)
 		}
 	}
 }
@@ -420,8 +420,8 @@ func (a *Autoscaler) updateScaleRequests(now engine.Time) {
 // (back-off); either way the placeholders are deleted, lowering the ASG's
 // desired capacity, and the next loop refreshes the ASGs again
 // (handleInstanceCreationErrors, deleteCreatedNodesWithErrors).
-func (a *Autoscaler) handleCreationErrors(now engine.Time) {
-	for _, g := range a.groups {
+func (cs *clusterState) handleCreationErrors(now engine.Time) {
+	for _, g := range cs.groups {
 		k := g.seenFailed
 		if k == 0 {
 			continue
@@ -432,10 +432,10 @@ func (a *Autoscaler) handleCreationErrors(now engine.Time) {
 			if g.req.increase <= 0 {
 				g.req.active = false
 			}
-			a.failScaleUp(g, now)
+			cs.failScaleUp(g, now)
 		}
 		g.target -= k
-		a.refreshNow = true
+		cs.refreshNow = true
 	}
 }
 
@@ -447,19 +447,19 @@ func (a *Autoscaler) handleCreationErrors(now engine.Time) {
 // node group of the Cluster Autoscaler's).
 // Only launching nodes can be due: those of the list, in the groups'
 // order (by group, then by ID), each checked again when its turn comes.
-func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
-	due := a.scratch.due[:0]
-	for _, id := range a.launchingNodes() {
-		if a.cl.Nodes[id].Launched+a.s.MaxNodeProvisionTime < now {
+func (cs *clusterState) removeLongUnregistered(now engine.Time) {
+	due := cs.scratch.due[:0]
+	for _, id := range cs.launchingNodes() {
+		if cs.cl.Nodes[id].Launched+cs.s.MaxNodeProvisionTime < now {
 			due = append(due, id)
 		}
 	}
-	a.sortByGroup(due)
-	a.scratch.due = due
+	cs.sortByGroup(due)
+	cs.scratch.due = due
 	for _, id := range due {
-		n := a.nodes.get(id)
-		nd := &a.cl.Nodes[id]
-		if n == nil || nd.State != cluster.NodeLaunching || nd.Launched+a.s.MaxNodeProvisionTime >= now {
+		n := cs.nodes.get(id)
+		nd := &cs.cl.Nodes[id]
+		if n == nil || nd.State != cluster.NodeLaunching || nd.Launched+cs.s.MaxNodeProvisionTime >= now {
 			continue
 		}
 		g := n.group
@@ -470,30 +470,30 @@ func (a *Autoscaler) removeLongUnregistered(now engine.Time) {
 		if !g.sel.Autoscaled || g.target <= g.sel.Min {
 			continue
 		}
-		a.dropNode(id)
-		a.cl.RemoveNode(id)
-		a.cloud.Terminate(n.instance)
+		cs.dropNode(id)
+		cs.cl.RemoveNode(id)
+		cs.cloud.Terminate(n.instance)
 		g.target--
-		a.stats.nodesRemoved++
+		cs.stats.nodesRemoved++
 		g.stats.NodesRemoved++
-		a.stats.unregisteredRemoved++
+		cs.stats.unregisteredRemoved++
 		g.stats.UnregisteredNodesRemoved++
-		a.refreshNow = true
+		cs.refreshNow = true
 	}
 }
 
 // enforceMinSize scales groups below their minimum up to it
 // (--enforce-node-group-min-size).
-func (a *Autoscaler) enforceMinSize(now engine.Time) bool {
+func (cs *clusterState) enforceMinSize(now engine.Time) bool {
 	did := false
-	for _, g := range a.groups {
-		if !g.sel.Autoscaled || a.backedOff(g, now) {
+	for _, g := range cs.groups {
+		if !g.sel.Autoscaled || cs.backedOff(g, now) {
 			continue
 		}
 		for g.target < g.sel.Min {
 			g.target++
-			a.registerScaleUp(g, 1, now)
-			a.launch(g, launchScaleUp, nil)
+			cs.registerScaleUp(g, 1, now)
+			cs.launch(g, launchScaleUp, nil)
 			did = true
 		}
 	}
@@ -501,10 +501,10 @@ func (a *Autoscaler) enforceMinSize(now engine.Time) bool {
 }
 
 // registerScaleUp starts or extends the group's scale-up request.
-func (a *Autoscaler) registerScaleUp(g *group, n int, now engine.Time) {
+func (cs *clusterState) registerScaleUp(g *group, n int, now engine.Time) {
 	if !g.req.active {
 		g.req = scaleUpRequest{active: true}
 	}
 	g.req.increase += n
-	g.req.expected = now + a.s.MaxNodeProvisionTime
+	g.req.expected = now + cs.s.MaxNodeProvisionTime
 }

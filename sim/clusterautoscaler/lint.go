@@ -44,7 +44,7 @@ func LintGroups(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.
 	groups []NodeGroup, settings Settings) ([]LintGroup, error) {
 	eng := engine.New(0)
 	cl := cluster.New(eng, syms, res)
-	a := &Autoscaler{eng: eng, cl: cl, cat: cat, region: region, zones: zones, s: settings}
+	a := &clusterState{env: env{eng: eng, cl: cl, cat: cat, region: region, zones: zones, s: &settings}}
 	a.symHostname = cl.KeyHostname
 	a.symToBeDeleted = syms.Intern(TaintToBeDeleted)
 	a.symDeletionCandidate = syms.Intern(TaintDeletionCandidate)
@@ -87,10 +87,10 @@ func LintGroups(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.
 
 // lintNode is the node a launch of type it in zone adds (nodeFor), named
 // and labelled with its hostname as cluster.AddNode would.
-func (a *Autoscaler) lintNode(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
-	n := a.nodeFor(g, it, zone, ct)
+func (cs *clusterState) lintNode(g *group, it *catalog.InstanceType, zone string, ct cluster.CapacityType) cluster.Node {
+	n := cs.nodeFor(g, it, zone, ct)
 	n.Name = fmt.Sprintf("%s-%s-%s", g.cfg.Name, it.Name, zone)
-	n.SetIdentity(a.cl.Syms, a.symHostname)
+	n.SetIdentity(cs.cl.Syms, cs.symHostname)
 	n.State = cluster.NodeReady
 	return n
 }

@@ -3,6 +3,7 @@ package clusterautoscaler
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/clustersim/clustersim/sim/cluster"
 )
@@ -58,9 +59,17 @@ type replayState struct {
 	verified int
 }
 
-// nodeTouched records a change of a node's pods, room or flags.
-func (a *Autoscaler) nodeTouched(id cluster.NodeID) {
-	r := &a.replay
+// clone is a deep copy of the replay state (PlanScaleDown's save).
+func (r *replayState) clone() replayState {
+	c := *r
+	c.prev = removalPass{calls: slices.Clone(r.prev.calls), moves: slices.Clone(r.prev.moves)}
+	c.cur = removalPass{calls: slices.Clone(r.cur.calls), moves: slices.Clone(r.cur.moves)}
+	c.changedAt = slices.Clone(r.changedAt)
+	return c
+}
+
+// touched records a change of a node's pods, room or flags.
+func (r *replayState) touched(id cluster.NodeID) {
 	for int(id) >= len(r.changedAt) {
 		r.changedAt = append(r.changedAt, 0)
 	}
@@ -69,8 +78,8 @@ func (a *Autoscaler) nodeTouched(id cluster.NodeID) {
 }
 
 // startPass starts a pass of canRemove calls (removable).
-func (a *Autoscaler) startPass() {
-	r := &a.replay
+func (pl *planner) startPass() {
+	r := &pl.replay
 	r.pass++
 	r.minPrev, r.minChanged = r.minChanged, math.MaxInt32
 	r.prev, r.cur = r.cur, r.prev
@@ -79,38 +88,38 @@ func (a *Autoscaler) startPass() {
 }
 
 // removable is canRemove, replayed when its answer is known (see above).
-func (a *Autoscaler) removable(id cluster.NodeID, dests *destSet) string {
-	r := &a.replay
+func (pl *planner) removable(id cluster.NodeID, dests *destSet) string {
+	r := &pl.replay
 	k := len(r.cur.calls)
-	if r.on && a.canReplay(id, k) {
+	if r.on && pl.canReplay(id, k) {
 		if !r.verify {
-			a.replayCall(k)
+			pl.replayCall(k)
 			return ""
 		}
-		why := a.canRemove(id, dests)
-		a.checkReplay(k, why)
+		why := pl.canRemove(id, dests)
+		pl.checkReplay(k, why)
 		r.verified++
 		return why
 	}
 	r.on = false
-	a.applyPending(dests)
-	return a.canRemove(id, dests)
+	pl.applyPending(dests)
+	return pl.canRemove(id, dests)
 }
 
 // canReplay reports whether call k of this pass, for node id, can repeat
 // call k of the previous pass.
-func (a *Autoscaler) canReplay(id cluster.NodeID, k int) bool {
-	r := &a.replay
+func (pl *planner) canReplay(id cluster.NodeID, k int) bool {
+	r := &pl.replay
 	if k >= len(r.prev.calls) {
 		return false
 	}
 	c := &r.prev.calls[k]
-	if c.id != id || !c.ok || c.last >= r.minPrev || a.changedSincePrev(id) {
+	if c.id != id || !c.ok || c.last >= r.minPrev || pl.changedSincePrev(id) {
 		return false
 	}
-	pods := a.state(id).pods
+	pods := pl.state(id).pods
 	for i := range pods {
-		if p := &pods[i]; !p.term && !p.daemon && a.blockerRef(p) != "" {
+		if p := &pods[i]; !p.term && !p.daemon && pl.blockerRef(p) != "" {
 			return false
 		}
 	}
@@ -128,8 +137,8 @@ func (p *removalPass) moveRange(k int) []replayMove {
 
 // replayCall repeats call k of the previous pass: its record is copied,
 // its moves left pending.
-func (a *Autoscaler) replayCall(k int) {
-	r := &a.replay
+func (pl *planner) replayCall(k int) {
+	r := &pl.replay
 	c := r.prev.calls[k]
 	r.cur.moves = append(r.cur.moves, r.prev.moveRange(k)...)
 	c.moves = int32(len(r.cur.moves))
@@ -139,8 +148,8 @@ func (a *Autoscaler) replayCall(k int) {
 
 // applyPending applies the pending replayed calls to the destinations as
 // canRemove would have: each node gone, its pods moved.
-func (a *Autoscaler) applyPending(dests *destSet) {
-	r := &a.replay
+func (pl *planner) applyPending(dests *destSet) {
+	r := &pl.replay
 	for k := len(r.cur.calls) - r.pending; k < len(r.cur.calls); k++ {
 		if self := dests.get(r.cur.calls[k].id); self != nil {
 			self.gone = true
@@ -167,8 +176,8 @@ const (
 )
 
 // recordCall records a canRemove call that ran for real.
-func (a *Autoscaler) recordCall(id cluster.NodeID, v verdict, moves []move, dests *destSet) {
-	r := &a.replay
+func (pl *planner) recordCall(id cluster.NodeID, v verdict, moves []move, dests *destSet) {
+	r := &pl.replay
 	ok := v == nodeRemovable
 	c := removal{id: id, ok: ok, last: -1}
 	if ok {
@@ -184,15 +193,15 @@ func (a *Autoscaler) recordCall(id cluster.NodeID, v verdict, moves []move, dest
 
 // changedSincePrev reports whether a node changed since the previous
 // pass started.
-func (a *Autoscaler) changedSincePrev(id cluster.NodeID) bool {
-	r := &a.replay
+func (pl *planner) changedSincePrev(id cluster.NodeID) bool {
+	r := &pl.replay
 	return int(id) >= len(r.changedAt) || r.changedAt[id]+1 >= r.pass
 }
 
 // checkReplay (tests) compares call k of this pass, run for real, with
 // call k of the previous pass that would have been replayed.
-func (a *Autoscaler) checkReplay(k int, why string) {
-	r := &a.replay
+func (pl *planner) checkReplay(k int, why string) {
+	r := &pl.replay
 	want, got := r.prev.calls[k], r.cur.calls[k]
 	wm, gm := r.prev.moveRange(k), r.cur.moveRange(k)
 	same := why == "" && got.ok && got.last == want.last && len(wm) == len(gm)

@@ -11,25 +11,29 @@ import (
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
-// scratch holds per-loop buffers reused across loops.
-type scratch struct {
+// orchestrator is the scale-up orchestrator (core/scaleup/orchestrator):
+// it takes the pending pods, groups them into equivalence groups, drops
+// those that fit existing and upcoming nodes, asks the estimator for
+// each group's option and the expander for the best, balances it over
+// similar groups and carries it out on the cluster state.
+type orchestrator struct {
+	env
+	parts
+
+	est     estimator
+	scratch upScratch
+	// noScaleUp, when set, hears why pods got no node (explain.go).
+	noScaleUp NoScaleUpFunc
+}
+
+// upScratch holds the orchestrator's buffers reused across loops.
+type upScratch struct {
 	pods     []cluster.PodID
 	groups   []*podGroup
 	byKey    map[groupKey]*podGroup
 	existing destSet // filterSchedulable's existing nodes
 	fits     []bool
 	placed   []placedPod
-	dests    destSet
-	unneeded []bool // by NodeID, all false between loops
-	// findUnneeded's buffers.
-	cands        []cand
-	out          []cluster.NodeID // findUnneeded's result
-	unneededKeys []unneededKey
-	moves        []move
-	softRel      []cluster.NodeID // updateSoftTaints' nodes
-	room         []int            // scaleDown's room per group
-	due          []cluster.NodeID // removeLongUnregistered's nodes
-	groupKeys    []uint64         // sortByGroup's keys
 }
 
 type groupKey struct {
@@ -47,38 +51,38 @@ type option struct {
 // scaleUp runs the scale-up half of a loop. It returns whether it
 // launched anything, and whether scale-down must wait (all pending pods
 // are too new).
-func (a *Autoscaler) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
-	groups, opts, hold := a.scaleUpOptions(now, true)
+func (o *orchestrator) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
+	groups, opts, hold := o.scaleUpOptions(now, true)
 	if hold {
 		return false, true
 	}
 	if len(groups) == 0 {
 		return false, false
 	}
-	if a.noScaleUp != nil {
-		a.explainNoScaleUp(groups, now)
+	if o.noScaleUp != nil {
+		o.explainNoScaleUp(groups, now)
 	}
 	if len(opts) == 0 {
 		return false, false
 	}
-	best := a.expand(opts)
+	best := o.exp.expand(opts)
 	if best == nil {
 		return false, false
 	}
-	return a.execute(best, groups, now), false
+	return o.execute(best, groups, now), false
 }
 
 // scaleUpOptions runs a scale-up up to the expander: the pending pods
 // grouped, minus those that fit existing and upcoming nodes, and the
 // options for them. With waitNew, it stops (hold) when all the pods are
 // too new.
-func (a *Autoscaler) scaleUpOptions(now engine.Time, waitNew bool) (groups []*podGroup, opts []*option, hold bool) {
-	a.refreshTemplates()
-	pods := a.collectPending(now)
+func (o *orchestrator) scaleUpOptions(now engine.Time, waitNew bool) (groups []*podGroup, opts []*option, hold bool) {
+	o.refreshTemplates()
+	pods := o.collectPending(now)
 	if len(pods) == 0 {
 		return nil, nil, false
 	}
-	groups = a.groupPods(pods)
+	groups = o.groupPods(pods)
 	// Pods that just arrived: wait for more (allPodsAreNew).
 	oldest, oldestGPU, anyGPU := engine.Time(math.MaxInt64), engine.Time(math.MaxInt64), false
 	for _, pg := range groups {
@@ -88,16 +92,16 @@ func (a *Autoscaler) scaleUpOptions(now engine.Time, waitNew bool) (groups []*po
 			oldestGPU = min(oldestGPU, pg.oldest)
 		}
 	}
-	if waitNew && (oldest+a.s.PodTimeBuffer > now || (anyGPU && oldestGPU+a.s.GPUPodTimeBuffer > now)) {
+	if waitNew && (oldest+o.s.PodTimeBuffer > now || (anyGPU && oldestGPU+o.s.GPUPodTimeBuffer > now)) {
 		return nil, nil, true
 	}
-	a.prepareSpreads(groups)
-	a.prepareHostSpreads(groups)
-	groups = a.filterSchedulable(groups)
+	o.prepareSpreads(groups)
+	o.prepareHostSpreads(groups)
+	groups = o.filterSchedulable(groups)
 	if len(groups) == 0 {
 		return nil, nil, false
 	}
-	return groups, a.options(groups, now), false
+	return groups, o.options(groups, now), false
 }
 
 // collectPending returns the pods the Cluster Autoscaler tries to help:
@@ -105,58 +109,58 @@ func (a *Autoscaler) scaleUpOptions(now engine.Time, waitNew bool) (groups []*po
 // below --expendable-pods-priority-cutoff, older than
 // --new-pod-scale-up-delay; sorted by priority, highest first, then by
 // creation.
-func (a *Autoscaler) collectPending(now engine.Time) []cluster.PodID {
-	keep := a.pending[:0]
-	out := a.scratch.pods[:0]
-	for _, id := range a.pending {
-		p := &a.cl.Pods[id]
+func (o *orchestrator) collectPending(now engine.Time) []cluster.PodID {
+	keep := o.pending[:0]
+	out := o.scratch.pods[:0]
+	for _, id := range o.pending {
+		p := &o.cl.Pods[id]
 		if p.Phase != cluster.Pending || !p.Unschedulable {
-			a.inPending[id] = false
+			o.inPending[id] = false
 			continue
 		}
 		keep = append(keep, id)
-		if p.Terminating || p.Spec.Priority < a.s.ExpendablePodsPriorityCutoff || p.Created+a.s.NewPodScaleUpDelay > now {
+		if p.Terminating || p.Spec.Priority < o.s.ExpendablePodsPriorityCutoff || p.Created+o.s.NewPodScaleUpDelay > now {
 			continue
 		}
 		out = append(out, id)
 	}
-	a.pending = keep
+	o.pending = keep
 	sort.SliceStable(out, func(i, j int) bool {
-		pi, pj := a.cl.Pods[out[i]].Spec.Priority, a.cl.Pods[out[j]].Spec.Priority
+		pi, pj := o.cl.Pods[out[i]].Spec.Priority, o.cl.Pods[out[j]].Spec.Priority
 		if pi != pj {
 			return pi > pj
 		}
 		return out[i] < out[j]
 	})
-	a.scratch.pods = out
+	o.scratch.pods = out
 	return out
 }
 
 // groupPods splits pods into equivalence groups, in the pods' order.
-func (a *Autoscaler) groupPods(pods []cluster.PodID) []*podGroup {
-	if a.scratch.byKey == nil {
-		a.scratch.byKey = map[groupKey]*podGroup{}
+func (o *orchestrator) groupPods(pods []cluster.PodID) []*podGroup {
+	if o.scratch.byKey == nil {
+		o.scratch.byKey = map[groupKey]*podGroup{}
 	}
-	clear(a.scratch.byKey)
-	groups := a.scratch.groups[:0]
-	gi, gpuOK := a.cl.Resources.Lookup(catalog.GPUResourceName)
+	clear(o.scratch.byKey)
+	groups := o.scratch.groups[:0]
+	gi, gpuOK := o.cl.Resources.Lookup(catalog.GPUResourceName)
 	for _, id := range pods {
-		p := &a.cl.Pods[id]
+		p := &o.cl.Pods[id]
 		k := groupKey{p.Spec, p.Namespace}
-		pg := a.scratch.byKey[k]
+		pg := o.scratch.byKey[k]
 		if pg == nil {
 			pg = &podGroup{spec: p.Spec, ns: p.Namespace, oldest: p.Created}
-			pg.podLevel, pg.hostOnly = podConstraints(p.Spec, a.symHostname)
-			pg.domainSpread = !pg.hostOnly && hasDomainSpread(p.Spec, a.symHostname)
-			pg.spreadOnly = pg.domainSpread && onlySpreadBeyondHost(p.Spec, a.symHostname)
+			pg.podLevel, pg.hostOnly = podConstraints(p.Spec, o.symHostname)
+			pg.domainSpread = !pg.hostOnly && hasDomainSpread(p.Spec, o.symHostname)
+			pg.spreadOnly = pg.domainSpread && onlySpreadBeyondHost(p.Spec, o.symHostname)
 			pg.gpu = gpuOK && p.Spec.Requests[gi] > 0
-			a.scratch.byKey[k] = pg
+			o.scratch.byKey[k] = pg
 			groups = append(groups, pg)
 		}
 		pg.pods = append(pg.pods, id)
 		pg.oldest = min(pg.oldest, p.Created)
 	}
-	a.scratch.groups = groups
+	o.scratch.groups = groups
 	return groups
 }
 
@@ -165,13 +169,13 @@ func (a *Autoscaler) groupPods(pods []cluster.PodID) []*podGroup {
 // placeholders, simulated from their templates), as the
 // filter-out-schedulable pod list processor does. It returns the groups
 // with pods left.
-func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
+func (o *orchestrator) filterSchedulable(groups []*podGroup) []*podGroup {
 	// The existing nodes pods may go to, set up lazily.
-	ex := a.startDests(&a.scratch.existing)
+	ex := o.startDests(&o.scratch.existing)
 
 	var ups []upcomingSet
-	for _, g := range a.groups {
-		n := a.upcoming(g, false)
+	for _, g := range o.groups {
+		n := o.upcoming(g, false)
 		if n == 0 {
 			continue
 		}
@@ -193,12 +197,12 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 		for {
 			before := k
 			if !pg.podLevel || pg.hostOnly || pg.spreadOnly {
-				k = a.onExisting(pg, k, ex)
+				k = o.onExisting(pg, k, ex)
 			}
 			if pg.spreads == nil {
 				break
 			}
-			k = a.spreadOnUpcoming(pg, k, ups)
+			k = o.spreadOnUpcoming(pg, k, ups)
 			// A zone the skew refused may take pods once others have
 			// caught up: another round while the last one placed some.
 			if k == before || k == len(pg.pods) {
@@ -214,19 +218,19 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 			if k == len(pg.pods) {
 				break
 			}
-			if m, _ := cluster.StaticFit(a.cl.Syms, pg.spec, &set.tpl.node, nil); m != cluster.Fits {
+			if m, _ := cluster.StaticFit(o.cl.Syms, pg.spec, &set.tpl.node, nil); m != cluster.Fits {
 				continue
 			}
 			cursor := 0
 			for k < len(pg.pods) && cursor < len(set.nodes) {
 				sn := &set.nodes[cursor]
-				if !pg.spec.Requests.Fits(sn.free) || (pg.podLevel && !podLevelOK(a.cl.Syms, a.symHostname, pg.spec, pg.ns, sn.placed)) {
+				if !pg.spec.Requests.Fits(sn.free) || (pg.podLevel && !podLevelOK(o.cl.Syms, o.symHostname, pg.spec, pg.ns, sn.placed)) {
 					cursor++
 					continue
 				}
 				pg.placeOne(&sn.free, &sn.placed)
 				if pg.feeds != nil {
-					a.countOn(pg, &set.tpl.node)
+					o.countOn(pg, &set.tpl.node)
 				}
 				k++
 			}
@@ -241,25 +245,25 @@ func (a *Autoscaler) filterSchedulable(groups []*podGroup) []*podGroup {
 
 // onExisting places the pods of a group, from the k-th on, on existing
 // nodes (first fit by ID) and returns the pods placed so far.
-func (a *Autoscaler) onExisting(pg *podGroup, k int, ex *destSet) int {
-	t := ex.jumps.table(a, pg.spec)
+func (o *orchestrator) onExisting(pg *podGroup, k int, ex *destSet) int {
+	t := ex.jumps.table(o.clusterState, pg.spec)
 	cursor := 0
 	for k < len(pg.pods) && cursor < len(ex.ids) {
 		// Room only shrinks here: nodes that did not fit at the start are
 		// passed over.
-		if cursor = a.next(t, ex.ids, ex.base, pg.spec, cursor); cursor == len(ex.ids) {
+		if cursor = o.next(t, ex.ids, ex.base, pg.spec, cursor); cursor == len(ex.ids) {
 			break
 		}
 		e := ex.at(cursor)
-		nd := &a.cl.Nodes[ex.ids[cursor]]
-		if !pg.spec.Requests.Fits(e.free) || !a.podLevelOnNode(pg, ex.ids[cursor], e.extra) ||
+		nd := &o.cl.Nodes[ex.ids[cursor]]
+		if !pg.spec.Requests.Fits(e.free) || !o.podLevelOnNode(pg, ex.ids[cursor], e.extra) ||
 			(pg.spreads != nil && !spreadOK(pg, nd)) {
 			cursor++
 			continue
 		}
 		pg.placeOne(&e.free, &e.extra)
 		if pg.feeds != nil {
-			a.countOn(pg, nd)
+			o.countOn(pg, nd)
 		}
 		k++
 	}
@@ -277,7 +281,7 @@ type upcomingSet struct {
 // node of any set that passes the filters, as the scheduling simulation
 // does: a set whose zone the skew refuses is passed over for one in
 // another zone. It returns the pods placed so far.
-func (a *Autoscaler) spreadOnUpcoming(pg *podGroup, k int, ups []upcomingSet) int {
+func (o *orchestrator) spreadOnUpcoming(pg *podGroup, k int, ups []upcomingSet) int {
 	for _, s := range pg.spreads {
 		s.zoneOK = false
 	}
@@ -285,16 +289,16 @@ func (a *Autoscaler) spreadOnUpcoming(pg *podGroup, k int, ups []upcomingSet) in
 		placed := false
 		for s := range ups {
 			set := &ups[s]
-			if m, _ := cluster.StaticFit(a.cl.Syms, pg.spec, &set.tpl.node, nil); m != cluster.Fits || !spreadOK(pg, &set.tpl.node) {
+			if m, _ := cluster.StaticFit(o.cl.Syms, pg.spec, &set.tpl.node, nil); m != cluster.Fits || !spreadOK(pg, &set.tpl.node) {
 				continue
 			}
 			for i := range set.nodes {
 				sn := &set.nodes[i]
-				if !pg.spec.Requests.Fits(sn.free) || !podLevelOK(a.cl.Syms, a.symHostname, pg.spec, pg.ns, sn.placed) {
+				if !pg.spec.Requests.Fits(sn.free) || !podLevelOK(o.cl.Syms, o.symHostname, pg.spec, pg.ns, sn.placed) {
 					continue
 				}
 				pg.placeOne(&sn.free, &sn.placed)
-				a.countOn(pg, &set.tpl.node)
+				o.countOn(pg, &set.tpl.node)
 				placed = true
 				break
 			}
@@ -322,20 +326,20 @@ func (pg *podGroup) placeOne(free *cluster.Resources, placed *[]placedPod) {
 
 // podLevelOnNode checks a group's hostname-keyed pod constraints against
 // an existing node's pods and those the simulation added.
-func (a *Autoscaler) podLevelOnNode(pg *podGroup, id cluster.NodeID, extra []placedPod) bool {
-	if !pg.podLevel && len(extra) == 0 && !a.anyAntiAffinity(id) {
+func (o *orchestrator) podLevelOnNode(pg *podGroup, id cluster.NodeID, extra []placedPod) bool {
+	if !pg.podLevel && len(extra) == 0 && !o.anyAntiAffinity(id) {
 		return true
 	}
-	placed := a.scratch.placed[:0]
-	for _, p := range a.state(id).pods {
+	placed := o.scratch.placed[:0]
+	for _, p := range o.state(id).pods {
 		placed = append(placed, placedPod{p.spec, p.ns})
 	}
 	placed = append(placed, extra...)
-	a.scratch.placed = placed
-	return podLevelOK(a.cl.Syms, a.symHostname, pg.spec, pg.ns, placed)
+	o.scratch.placed = placed
+	return podLevelOK(o.cl.Syms, o.symHostname, pg.spec, pg.ns, placed)
 }
 
-func (a *Autoscaler) hasTaint(nd *cluster.Node, key cluster.Sym) bool {
+func (cs *clusterState) hasTaint(nd *cluster.Node, key cluster.Sym) bool {
 	for _, t := range nd.Taints {
 		if t.Key == key {
 			return true
@@ -346,32 +350,32 @@ func (a *Autoscaler) hasTaint(nd *cluster.Node, key cluster.Sym) bool {
 
 // options estimates, for every group that may grow, how many nodes the
 // pending pods need (the scale-up orchestrator's computeExpansionOption).
-func (a *Autoscaler) options(groups []*podGroup, now engine.Time) []*option {
+func (o *orchestrator) options(groups []*podGroup, now engine.Time) []*option {
 	var opts []*option
-	for _, g := range a.groups {
-		if !g.sel.Autoscaled || a.backedOff(g, now) || g.target >= g.sel.Max {
+	for _, g := range o.groups {
+		if !g.sel.Autoscaled || o.backedOff(g, now) || g.target >= g.sel.Max {
 			continue
 		}
-		if g.target == 0 && !a.s.ScaleUpFromZero {
+		if g.target == 0 && !o.s.ScaleUpFromZero {
 			continue
 		}
 		tpl := g.tpl
-		fits := a.scratch.fits[:0]
+		fits := o.scratch.fits[:0]
 		anyFit := false
 		for _, pg := range groups {
-			ok := a.templateTakes(pg.spec, pg, tpl)
+			ok := o.templateTakes(pg.spec, pg, tpl)
 			fits = append(fits, ok)
 			anyFit = anyFit || ok
 		}
-		a.scratch.fits = fits
+		o.scratch.fits = fits
 		if !anyFit {
 			continue
 		}
-		maxNodes := min(a.s.MaxNodesPerScaleUp, g.sel.Max-g.target)
-		o := &option{g: g, tpl: tpl}
-		a.est.run(groups, fits, &tpl.node, maxNodes, &o.est)
-		if o.est.nodes > 0 {
-			opts = append(opts, o)
+		maxNodes := min(o.s.MaxNodesPerScaleUp, g.sel.Max-g.target)
+		opt := &option{g: g, tpl: tpl}
+		o.est.run(groups, fits, &tpl.node, maxNodes, &opt.est)
+		if opt.est.nodes > 0 {
+			opts = append(opts, opt)
 		}
 	}
 	return opts
@@ -381,8 +385,8 @@ func (a *Autoscaler) options(groups []*podGroup, now engine.Time) []*option {
 // not at hand) on a group's template node (SchedulablePodGroups):
 // cluster.StaticFit, then the group's domain spreads with the template in
 // its zone.
-func (a *Autoscaler) templateTakes(spec *cluster.PodSpec, pg *podGroup, tpl *template) bool {
-	if m, _ := cluster.StaticFit(a.cl.Syms, spec, &tpl.node, &tpl.node.Allocatable); m != cluster.Fits {
+func (o *orchestrator) templateTakes(spec *cluster.PodSpec, pg *podGroup, tpl *template) bool {
+	if m, _ := cluster.StaticFit(o.cl.Syms, spec, &tpl.node, &tpl.node.Allocatable); m != cluster.Fits {
 		return false
 	}
 	if pg != nil && pg.spreads != nil {
@@ -398,16 +402,16 @@ func (a *Autoscaler) templateTakes(spec *cluster.PodSpec, pg *podGroup, tpl *tem
 // the cluster's core and memory limits, balances it over similar groups
 // when asked, raises the ASGs' desired capacity and launches the
 // instances.
-func (a *Autoscaler) execute(best *option, groups []*podGroup, now engine.Time) bool {
+func (o *orchestrator) execute(best *option, groups []*podGroup, now engine.Time) bool {
 	n := best.est.nodes
-	if a.s.MaxNodesTotal > 0 {
-		total := a.cl.LiveNodes()
-		for _, g := range a.groups {
+	if o.s.MaxNodesTotal > 0 {
+		total := o.cl.LiveNodes()
+		for _, g := range o.groups {
 			total += len(g.placeholders)
 		}
-		n = min(n, a.s.MaxNodesTotal-total)
+		n = min(n, o.s.MaxNodesTotal-total)
 	}
-	n = min(n, a.limitByResources(best.tpl))
+	n = min(n, o.limitByResources(best.tpl))
 	if n <= 0 {
 		return false
 	}
@@ -415,9 +419,9 @@ func (a *Autoscaler) execute(best *option, groups []*podGroup, now engine.Time) 
 		g *group
 		n int
 	}{{best.g, n}}
-	if a.s.BalanceSimilarNodeGroups {
+	if o.s.BalanceSimilarNodeGroups {
 		plan = plan[:0]
-		for _, s := range a.balance(best, groups, n, now) {
+		for _, s := range o.balance(best, groups, n, now) {
 			plan = append(plan, struct {
 				g *group
 				n int
@@ -435,31 +439,31 @@ func (a *Autoscaler) execute(best *option, groups []*podGroup, now engine.Time) 
 			continue
 		}
 		g := step.g
-		a.stats.scaleUps++
+		o.stats.scaleUps++
 		g.stats.ScaleUps++
 		g.target += step.n
-		a.registerScaleUp(g, step.n, now)
+		o.registerScaleUp(g, step.n, now)
 		for j := 0; j < step.n; j++ {
 			var pods []cluster.PodID
 			if k < len(byNode) {
 				pods = byNode[k]
 			}
 			k++
-			a.launch(g, launchScaleUp, pods)
+			o.launch(g, launchScaleUp, pods)
 		}
 	}
-	a.lastScaleUp = now
+	o.lastScaleUp = now
 	return true
 }
 
 // limitByResources caps a scale-up by --cores-total and --memory-total: at
 // most the nodes of the template that keep the cluster's capacity under
 // the maxima.
-func (a *Autoscaler) limitByResources(tpl *template) int {
+func (o *orchestrator) limitByResources(tpl *template) int {
 	var cores, memGiB float64
-	for _, i := range a.cache.live {
-		nd := &a.cl.Nodes[i]
-		if it, ok := a.cat.Lookup(nd.InstanceType); ok {
+	for _, i := range o.cache.live {
+		nd := &o.cl.Nodes[i]
+		if it, ok := o.cat.Lookup(nd.InstanceType); ok {
 			cores += float64(it.VCPU)
 			memGiB += float64(it.MemoryMiB) / 1024
 		} else {
@@ -471,10 +475,10 @@ func (a *Autoscaler) limitByResources(tpl *template) int {
 	nodeMem := float64(tpl.capMem) / (1 << 30)
 	limit := math.MaxInt32
 	if nodeCores > 0 {
-		limit = min(limit, int((float64(a.s.CoresTotal[1])-cores)/nodeCores))
+		limit = min(limit, int((float64(o.s.CoresTotal[1])-cores)/nodeCores))
 	}
 	if nodeMem > 0 {
-		limit = min(limit, int((float64(a.s.MemoryTotalGiB[1])-memGiB)/nodeMem))
+		limit = min(limit, int((float64(o.s.MemoryTotalGiB[1])-memGiB)/nodeMem))
 	}
 	return limit
 }

@@ -29,11 +29,11 @@ import (
 // spotSignal reacts to a rebalance recommendation or an interruption
 // notice for node id of a group: drains or cordons it as the group's
 // setup does.
-func (a *Autoscaler) spotSignal(id cluster.NodeID, n *caNode, kind cloud.SignalKind) {
+func (ac *actuator) spotSignal(id cluster.NodeID, n *caNode, kind cloud.SignalKind) {
 	if n.deleting {
 		return // already on its way out (rebalanced, drained or scaled down)
 	}
-	h := a.s.TerminationHandler
+	h := ac.s.TerminationHandler
 	drain, cordon := false, false
 	switch {
 	case n.group.cfg.Managed:
@@ -49,11 +49,11 @@ func (a *Autoscaler) spotSignal(id cluster.NodeID, n *caNode, kind cloud.SignalK
 	}
 	switch {
 	case drain:
-		a.stats.spotDrains++
+		ac.stats.spotDrains++
 		n.group.stats.SpotDrains++
-		a.startDelete(id, a.eng.Now(), deleteInterrupt)
+		ac.startDelete(id, ac.eng.Now(), deleteInterrupt)
 	case cordon:
-		a.cl.SetCordon(id, true)
+		ac.cl.SetCordon(id, true)
 	}
 }
 
@@ -63,21 +63,21 @@ func (a *Autoscaler) spotSignal(id cluster.NodeID, n *caNode, kind cloud.SignalK
 // terminates it and its pods die with it. A node already drained for its
 // interruption notice or a rebalance recommendation is terminated now; one
 // a scale-down is deleting is left to it.
-func (a *Autoscaler) retireRebalanced(id cluster.NodeID, n *caNode) {
+func (ac *actuator) retireRebalanced(id cluster.NodeID, n *caNode) {
 	switch {
 	case n.deleting && n.drain.kind != deleteInterrupt:
 		return
 	case n.deleting:
 		// The ASG terminates it; pods still on it die with it.
-	case n.group.cfg.Managed || a.s.TerminationHandler.Mode == config.NTHQueue:
-		a.stats.spotDrains++
+	case n.group.cfg.Managed || ac.s.TerminationHandler.Mode == config.NTHQueue:
+		ac.stats.spotDrains++
 		n.group.stats.SpotDrains++
-		a.startDelete(id, a.eng.Now(), deleteRebalance)
+		ac.startDelete(id, ac.eng.Now(), deleteRebalance)
 		return
 	}
 	inst := n.instance
-	a.dropNode(id)
-	a.cl.RemoveNode(id)
-	a.cloud.Terminate(inst)
-	a.refreshNow = true
+	ac.dropNode(id)
+	ac.cl.RemoveNode(id)
+	ac.cloud.Terminate(inst)
+	ac.refreshNow = true
 }

@@ -93,7 +93,7 @@ func onlySpreadBeyondHost(spec *cluster.PodSpec, hostname cluster.Sym) bool {
 // that have some: their counts over the Ready nodes, and for every group
 // the spreads its pods count toward (feeds). Nothing happens, and nothing
 // is allocated, when no group has one.
-func (a *Autoscaler) prepareSpreads(groups []*podGroup) {
+func (o *orchestrator) prepareSpreads(groups []*podGroup) {
 	any := false
 	for _, pg := range groups {
 		any = any || pg.domainSpread
@@ -101,7 +101,7 @@ func (a *Autoscaler) prepareSpreads(groups []*podGroup) {
 	if !any {
 		return
 	}
-	syms := a.cl.Syms
+	syms := o.cl.Syms
 	var all []*domainSpread
 	for _, pg := range groups {
 		if !pg.domainSpread {
@@ -109,7 +109,7 @@ func (a *Autoscaler) prepareSpreads(groups []*podGroup) {
 		}
 		for i := range pg.spec.Spread {
 			c := &pg.spec.Spread[i]
-			if !c.Hard || c.TopologyKey == a.symHostname {
+			if !c.Hard || c.TopologyKey == o.symHostname {
 				continue
 			}
 			s := &domainSpread{c: c, owner: pg, counts: map[cluster.Sym]int32{}}
@@ -120,18 +120,18 @@ func (a *Autoscaler) prepareSpreads(groups []*podGroup) {
 			all = append(all, s)
 		}
 	}
-	for _, id := range a.cache.live {
-		nd := &a.cl.Nodes[id]
+	for _, id := range o.cache.live {
+		nd := &o.cl.Nodes[id]
 		if nd.State != cluster.NodeReady {
 			continue // launching: an upcoming node, simulated from its template
 		}
 		for _, s := range all {
-			v, ok := a.spreadDomain(s.owner, nd, s.c)
+			v, ok := o.spreadDomain(s.owner, nd, s.c)
 			if !ok {
 				continue
 			}
 			n := s.counts[v]
-			for _, p := range a.state(id).pods {
+			for _, p := range o.state(id).pods {
 				if !p.term && p.ns == s.owner.ns && s.c.Selector.Matches(syms, p.spec.Labels) {
 					n++
 				}
@@ -152,13 +152,13 @@ func (a *Autoscaler) prepareSpreads(groups []*podGroup) {
 // ok false when the node does not count for it: it lacks one of the keys
 // of the group's hard constraints, or the constraint's node inclusion
 // policies leave it out.
-func (a *Autoscaler) spreadDomain(pg *podGroup, nd *cluster.Node, c *cluster.SpreadConstraint) (cluster.Sym, bool) {
+func (o *orchestrator) spreadDomain(pg *podGroup, nd *cluster.Node, c *cluster.SpreadConstraint) (cluster.Sym, bool) {
 	for i := range pg.spec.Spread {
 		if pg.spec.Spread[i].Hard && !nd.Labels.Has(pg.spec.Spread[i].TopologyKey) {
 			return 0, false
 		}
 	}
-	if c.HonorNodeAffinity && !cluster.MatchesNodeSelectors(a.cl.Syms, pg.spec, nd) {
+	if c.HonorNodeAffinity && !cluster.MatchesNodeSelectors(o.cl.Syms, pg.spec, nd) {
 		return 0, false
 	}
 	if c.HonorTaints {
@@ -189,9 +189,9 @@ func spreadOK(pg *podGroup, nd *cluster.Node) bool {
 
 // countOn adds one pod of group pg, placed on a simulated node nd outside
 // an estimation (filterSchedulable), to the spreads it counts toward.
-func (a *Autoscaler) countOn(pg *podGroup, nd *cluster.Node) {
+func (o *orchestrator) countOn(pg *podGroup, nd *cluster.Node) {
 	for _, s := range pg.feeds {
-		if v, ok := a.spreadDomain(s.owner, nd, s.c); ok {
+		if v, ok := o.spreadDomain(s.owner, nd, s.c); ok {
 			s.counts[v]++
 		}
 	}
@@ -203,14 +203,14 @@ func (a *Autoscaler) countOn(pg *podGroup, nd *cluster.Node) {
 // keys), a node being launched or an upcoming one counting as empty. The
 // scan stops at the first node without any, the common case, where the
 // estimate is unchanged.
-func (a *Autoscaler) prepareHostSpreads(groups []*podGroup) {
+func (o *orchestrator) prepareHostSpreads(groups []*podGroup) {
 	for _, pg := range groups {
 		pg.hostSpread, pg.hostLow = nil, 0
 		if !pg.podLevel {
 			continue
 		}
 		for i := range pg.spec.Spread {
-			if c := &pg.spec.Spread[i]; c.Hard && c.TopologyKey == a.symHostname {
+			if c := &pg.spec.Spread[i]; c.Hard && c.TopologyKey == o.symHostname {
 				if pg.hostSpread != nil {
 					pg.hostSpread = nil // several: assume an empty domain
 					break
@@ -219,24 +219,24 @@ func (a *Autoscaler) prepareHostSpreads(groups []*podGroup) {
 			}
 		}
 		if pg.hostSpread != nil {
-			pg.hostLow = a.hostSpreadLow(pg, pg.hostSpread)
+			pg.hostLow = o.hostSpreadLow(pg, pg.hostSpread)
 		}
 	}
 }
 
-func (a *Autoscaler) hostSpreadLow(pg *podGroup, c *cluster.SpreadConstraint) int32 {
-	syms := a.cl.Syms
+func (o *orchestrator) hostSpreadLow(pg *podGroup, c *cluster.SpreadConstraint) int32 {
+	syms := o.cl.Syms
 	low := int32(math.MaxInt32)
-	for _, id := range a.cache.live {
-		nd := &a.cl.Nodes[id]
-		if _, ok := a.spreadDomain(pg, nd, c); !ok {
+	for _, id := range o.cache.live {
+		nd := &o.cl.Nodes[id]
+		if _, ok := o.spreadDomain(pg, nd, c); !ok {
 			continue
 		}
 		if nd.State != cluster.NodeReady {
 			return 0
 		}
 		n := int32(0)
-		for _, p := range a.state(id).pods {
+		for _, p := range o.state(id).pods {
 			if !p.term && p.ns == pg.ns && c.Selector.Matches(syms, p.spec.Labels) {
 				n++
 			}
@@ -245,9 +245,9 @@ func (a *Autoscaler) hostSpreadLow(pg *podGroup, c *cluster.SpreadConstraint) in
 			return 0
 		}
 	}
-	for _, g := range a.groups {
-		if a.upcoming(g, false) > 0 {
-			if _, ok := a.spreadDomain(pg, &g.tpl.node, c); ok {
+	for _, g := range o.groups {
+		if o.upcoming(g, false) > 0 {
+			if _, ok := o.spreadDomain(pg, &g.tpl.node, c); ok {
 				return 0
 			}
 		}

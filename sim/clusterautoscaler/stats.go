@@ -147,7 +147,7 @@ func (a *Autoscaler) Stats() Stats {
 		ScaleUpTimeouts: a.stats.scaleUpTimeouts, UnregisteredNodesRemoved: a.stats.unregisteredRemoved,
 		NodeGroups: []GroupStats{}, ScaleDownBlockedNodes: map[string]int{},
 	}
-	for why, nodes := range a.blocked {
+	for why, nodes := range a.plan.blocked {
 		s.ScaleDownBlockedNodes[why] = len(nodes)
 	}
 	var all []float64

@@ -1,6 +1,7 @@
 package clusterautoscaler
 
 import (
+	"math/rand/v2"
 	"regexp"
 	"testing"
 	"time"
@@ -13,9 +14,22 @@ import (
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
+// bareState is a cluster state with the default settings and groups,
+// for tests of its bookkeeping alone.
+func bareState(eng *engine.Engine, groups ...*group) *clusterState {
+	s := config.DefaultSettings()
+	return &clusterState{env: env{eng: eng, s: &s}, groups: groups}
+}
+
+// bareExpander is an expander with the default settings.
+func bareExpander(rng *rand.Rand) *expander {
+	s := config.DefaultSettings()
+	return &expander{env: env{s: &s, rng: rng}}
+}
+
 func TestBackoffDoublingAndReset(t *testing.T) {
 	g := &group{}
-	a := &Autoscaler{s: config.DefaultSettings(), groups: []*group{g}}
+	a := bareState(nil, g)
 	m := time.Minute
 	steps := []struct {
 		at   time.Duration // failure time
@@ -50,7 +64,7 @@ func TestBackoffDoublingAndReset(t *testing.T) {
 // not fall back to the initial 5 min).
 func TestBackoffFailureWhileBackedOffKeepsDuration(t *testing.T) {
 	g := &group{}
-	a := &Autoscaler{s: config.DefaultSettings(), groups: []*group{g}}
+	a := bareState(nil, g)
 	m := time.Minute
 	a.backoffGroup(g, 0)   // 5m
 	a.backoffGroup(g, 6*m) // doubles: 10m, until 16m
@@ -63,7 +77,7 @@ func TestBackoffFailureWhileBackedOffKeepsDuration(t *testing.T) {
 // nodes came, another launch failed) leaves the back-off in place.
 func TestBackoffSurvivesCompletedScaleUp(t *testing.T) {
 	g := &group{}
-	a := &Autoscaler{s: config.DefaultSettings(), groups: []*group{g}, eng: engine.New(1)}
+	a := bareState(engine.New(1), g)
 	a.backoffGroup(g, 0)
 	g.req = scaleUpRequest{active: true, expected: 15 * time.Minute}
 	a.updateScaleRequests(time.Minute)
@@ -73,7 +87,7 @@ func TestBackoffSurvivesCompletedScaleUp(t *testing.T) {
 }
 
 func TestBackoffAccounting(t *testing.T) {
-	a := &Autoscaler{s: config.DefaultSettings()}
+	a := bareState(nil)
 	g := &group{}
 	m := time.Minute
 	a.backoffGroup(g, 0) // [0, 5m)
@@ -115,7 +129,7 @@ func TestExpanders(t *testing.T) {
 		{[]string{"most-pods", "least-waste"}, "small"},
 	}
 	for _, c := range cases {
-		a := &Autoscaler{s: config.DefaultSettings(), rng: engine.New(1).Stream("x")}
+		a := bareExpander(engine.New(1).Stream("x"))
 		a.s.Expanders = c.chain
 		a.s.Priorities = prios
 		got := a.expand(append([]*option(nil), opts...))
@@ -128,7 +142,7 @@ func TestExpanders(t *testing.T) {
 	}
 	// Priority: options no regex matches are dropped; if none matches,
 	// all stay.
-	a := &Autoscaler{s: config.DefaultSettings()}
+	a := bareExpander(nil)
 	a.s.Priorities = &config.Priorities{Rules: []config.PriorityRule{{Priority: 5, Regexes: mustRegexps("^eks-tight-")}}}
 	require.Equal(t, []*option{tight}, a.byPriority(opts))
 	a.s.Priorities = &config.Priorities{Rules: []config.PriorityRule{{Priority: 5, Regexes: mustRegexps("nothing")}}}
@@ -146,9 +160,9 @@ func TestPriceExpanderPrefersCheaperPerPod(t *testing.T) {
 		return o
 	}
 	cheap := mk(0.1, 2, 2000)
-	s1 := h.ca.priceScore(cheap)
+	s1 := h.ca.exp.priceScore(cheap)
 	dear := mk(0.4, 2, 2000)
-	s2 := h.ca.priceScore(dear)
+	s2 := h.ca.exp.priceScore(dear)
 	require.Less(t, s1, s2)
 }
 

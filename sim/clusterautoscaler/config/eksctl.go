@@ -108,8 +108,10 @@ type clusterMeta struct {
 }
 
 // nodeGroupBase mirrors eksctl's NodeGroupBase with its ScalingConfig
-// inlined.
+// inlined, and its volume fields in nodeGroupVolumes (inlined too, as
+// encoding/json does with an embedded struct).
 type nodeGroupBase struct {
+	nodeGroupVolumes
 	Name              string            `json:"name"`
 	AMIFamily         string            `json:"amiFamily,omitempty"`
 	InstanceType      string            `json:"instanceType,omitempty"`
@@ -120,7 +122,6 @@ type nodeGroupBase struct {
 	DesiredCapacity   *int              `json:"desiredCapacity,omitempty"`
 	MinSize           *int              `json:"minSize,omitempty"`
 	MaxSize           *int              `json:"maxSize,omitempty"`
-	VolumeSize        *int              `json:"volumeSize,omitempty"`
 	SSH               *ignored          `json:"ssh,omitempty"`
 	Labels            map[string]string `json:"labels,omitempty"`
 	PrivateNetworking *bool             `json:"privateNetworking,omitempty"`
@@ -130,7 +131,25 @@ type nodeGroupBase struct {
 	SecurityGroups    *ignored          `json:"securityGroups,omitempty"`
 	MaxPodsPerNode    int               `json:"maxPodsPerNode,omitempty"`
 	// ASGSuspendProcesses may stop the ASG from launching or replacing.
-	ASGSuspendProcesses       []string `json:"asgSuspendProcesses,omitempty"`
+	ASGSuspendProcesses      []string `json:"asgSuspendProcesses,omitempty"`
+	PreBootstrapCommands     *ignored `json:"preBootstrapCommands,omitempty"`
+	OverrideBootstrapCommand *string  `json:"overrideBootstrapCommand,omitempty"`
+	PropagateASGTags         *bool    `json:"propagateASGTags,omitempty"`
+	DisableIMDSv1            *bool    `json:"disableIMDSv1,omitempty"`
+	DisablePodIMDS           *bool    `json:"disablePodIMDS,omitempty"`
+	Placement                *ignored `json:"placement,omitempty"`
+	EFAEnabled               *bool    `json:"efaEnabled,omitempty"`
+	InstanceSelector         *ignored `json:"instanceSelector,omitempty"`
+	Bottlerocket             *ignored `json:"bottlerocket,omitempty"`
+	EnableDetailedMonitoring *bool    `json:"enableDetailedMonitoring,omitempty"`
+	CapacityReservation      *ignored `json:"capacityReservation,omitempty"`
+	InstanceMarketOptions    *ignored `json:"instanceMarketOptions,omitempty"`
+	OutpostARN               string   `json:"outpostARN,omitempty"`
+}
+
+// nodeGroupVolumes are NodeGroupBase's root and additional volume fields.
+type nodeGroupVolumes struct {
+	VolumeSize                *int     `json:"volumeSize,omitempty"`
 	EBSOptimized              *bool    `json:"ebsOptimized,omitempty"`
 	VolumeType                *string  `json:"volumeType,omitempty"`
 	VolumeName                *string  `json:"volumeName,omitempty"`
@@ -139,19 +158,6 @@ type nodeGroupBase struct {
 	VolumeIOPS                *int     `json:"volumeIOPS,omitempty"`
 	VolumeThroughput          *int     `json:"volumeThroughput,omitempty"`
 	AdditionalVolumes         *ignored `json:"additionalVolumes,omitempty"`
-	PreBootstrapCommands      *ignored `json:"preBootstrapCommands,omitempty"`
-	OverrideBootstrapCommand  *string  `json:"overrideBootstrapCommand,omitempty"`
-	PropagateASGTags          *bool    `json:"propagateASGTags,omitempty"`
-	DisableIMDSv1             *bool    `json:"disableIMDSv1,omitempty"`
-	DisablePodIMDS            *bool    `json:"disablePodIMDS,omitempty"`
-	Placement                 *ignored `json:"placement,omitempty"`
-	EFAEnabled                *bool    `json:"efaEnabled,omitempty"`
-	InstanceSelector          *ignored `json:"instanceSelector,omitempty"`
-	Bottlerocket              *ignored `json:"bottlerocket,omitempty"`
-	EnableDetailedMonitoring  *bool    `json:"enableDetailedMonitoring,omitempty"`
-	CapacityReservation       *ignored `json:"capacityReservation,omitempty"`
-	InstanceMarketOptions     *ignored `json:"instanceMarketOptions,omitempty"`
-	OutpostARN                string   `json:"outpostARN,omitempty"`
 	AdditionalEncryptedVolume *ignored `json:"additionalEncryptedVolume,omitempty"`
 }
 
