@@ -51,6 +51,20 @@ func (caComponent) NotAWorkload(d *manifest.Document) (string, string) {
 		"remove this entry; the Cluster Autoscaler's settings go in spec.clusterAutoscaler"
 }
 
+// ReadsContainer: the Deployment's cluster-autoscaler container, whose
+// flags configure the simulated Cluster Autoscaler.
+func (caComponent) ReadsContainer(d *manifest.Document) (int, bool) {
+	dep, ok := config.FindDeployment(d)
+	if !ok {
+		return 0, false
+	}
+	i := 0
+	if _, err := fmt.Sscanf(dep.Path, "spec.template.spec.containers[%d]", &i); err != nil {
+		return 0, false
+	}
+	return i, true
+}
+
 func isPriorityConfigMap(d *manifest.Document) bool {
 	return d.Kind == "ConfigMap" && d.Name == config.PriorityConfigMapName
 }

@@ -207,6 +207,15 @@ type Claimer interface {
 	NotAWorkload(d *manifest.Document) (msg, hint string)
 }
 
+// ContainerReader reads the command and arguments of one container of a
+// document it claims (the Cluster Autoscaler's flags): what sim sweep
+// --emit-job must ship of it, while it drops every other container's.
+type ContainerReader interface {
+	// ReadsContainer returns the index in spec.template.spec.containers
+	// of the container whose command and args the component reads.
+	ReadsContainer(d *manifest.Document) (index int, ok bool)
+}
+
 // Replacer says whether an override document next replaces the earlier
 // document prev of the component (one of the same kind and name, a
 // NodePool that replaces a legacy Provisioner of its name), and the
@@ -401,4 +410,17 @@ func KindNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// ReadContainer is the container of d whose command and args a
+// registered component reads (ContainerReader), if any.
+func ReadContainer(d *manifest.Document) (int, bool) {
+	for _, c := range Registered() {
+		if cr, ok := c.(ContainerReader); ok {
+			if i, ok := cr.ReadsContainer(d); ok {
+				return i, true
+			}
+		}
+	}
+	return 0, false
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/component"
+	"github.com/clustersim/clustersim/sim/internal/suggest"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -62,7 +63,10 @@ const (
 )
 
 // skipReason says why objects of a skipped kind are left out.
-func skipReason(kind string) string {
+func (l *loader) skipReason(kind string) string {
+	if r, ok := l.groupReasons[kind]; ok {
+		return r
+	}
 	if k, ok := kinds[kind]; ok && k.skip != "" {
 		return k.skip
 	}
@@ -118,7 +122,7 @@ func (l *loader) reportSkipped() {
 			where = " (also in " + strings.Join(files, ", ") + ")"
 		}
 		l.warns = append(l.warns, Warning{File: first.File, Line: first.Line, Info: true,
-			Msg: fmt.Sprintf("%d %s object(s) skipped%s: %s", len(docs), k, where, skipReason(k))})
+			Msg: fmt.Sprintf("%d %s object(s) skipped%s: %s", len(docs), k, where, l.skipReason(k))})
 	}
 }
 
@@ -194,4 +198,60 @@ func (l *loader) replaceComponentDoc(c component.Component, d *manifest.Document
 			return
 		}
 	}
+}
+
+// otherGroup handles a document whose kind a component reads under
+// another API group (a NodePool of apiVersion v1, or of karpenter.io):
+// an error when the group is none or one or two letters off the
+// component's (a typo must not drop a NodePool), else skipped with a line
+// that says whose kind it is not. It reports whether it handled d.
+func (l *loader) otherGroup(d *manifest.Document) bool {
+	g := component.KindOf(d).Group
+	for _, c := range component.Registered() {
+		for _, k := range c.Kinds() {
+			if k.Kind != d.Kind || k.Group == g {
+				continue
+			}
+			if groupTypo(g, k.Group) {
+				l.fail(d.Errorf("apiVersion", fmt.Sprintf("%s is read in API group %s, e.g. apiVersion: %s/v1", d.Kind, k.Group, k.Group),
+					"%s is not an API group of %s (apiVersion %s)", groupName(g), d.Kind, d.APIVersion))
+				return true
+			}
+			key := d.Kind + "." + g
+			l.skipped[key] = append(l.skipped[key], d)
+			if l.groupReasons == nil {
+				l.groupReasons = map[string]string{}
+			}
+			l.groupReasons[key] = fmt.Sprintf("the simulator reads %s of API group %s (%s), not of %s", d.Kind, k.Group, c.Name(), g)
+			return true
+		}
+	}
+	return false
+}
+
+// groupTypo: group g, of a kind a component reads in group want, is a
+// mistake rather than another API's kind of the same name.
+func groupTypo(g, want string) bool {
+	return g == "" || suggest.Closest(g, []string{want}, 2) != ""
+}
+
+// misgrouped reports whether d is a kind a component reads, under a group
+// that is a mistake for the component's (an error the loader reports).
+func misgrouped(d *manifest.Document) bool {
+	g := component.KindOf(d).Group
+	for _, c := range component.Registered() {
+		for _, k := range c.Kinds() {
+			if k.Kind == d.Kind && k.Group != g && groupTypo(g, k.Group) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func groupName(g string) string {
+	if g == "" {
+		return "the core group"
+	}
+	return g
 }

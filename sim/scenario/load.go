@@ -55,6 +55,9 @@ type loader struct {
 	order   []*manifest.Document
 	// skipped counts kinds ignored with a warning, reported once per kind.
 	skipped map[string][]*manifest.Document
+	// groupReasons say why a component's kind under another API group was
+	// skipped, by skipped's key (Kind.group).
+	groupReasons map[string]string
 	// compDocs are the documents each registered component reads (its
 	// kinds and those it claims), by component name, in the order read.
 	compDocs map[string][]*manifest.Document
@@ -324,7 +327,7 @@ func (l *loader) override(paths []string) {
 // ConfigMaps, Services, RBAC, unknown kinds), which change nothing in a
 // run. sim sweep --emit-job ships only what it reads.
 func Reads(d *manifest.Document) bool {
-	if d.Kind == Kind || componentOf(d) != nil {
+	if d.Kind == Kind || componentOf(d) != nil || misgrouped(d) {
 		return true
 	}
 	k, ok := kinds[d.Kind]
@@ -351,6 +354,9 @@ func (l *loader) addObject(d *manifest.Document) {
 		if !l.duplicateOf(d, l.compDocs[c.Name()]) {
 			l.compDocs[c.Name()] = append(l.compDocs[c.Name()], d)
 		}
+		return
+	}
+	if l.otherGroup(d) {
 		return
 	}
 	k, ok := kinds[d.Kind]

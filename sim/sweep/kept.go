@@ -6,7 +6,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -147,10 +147,8 @@ func stripUnread(d *manifest.Document, n *yaml.Node) {
 		deleteKey(childNode(n, append(path[:len(path)-1:len(path)-1], "metadata", "annotations")...), lastApplied)
 	}
 	ca := -1
-	if dep, ok := caconfig.FindDeployment(d); ok {
-		if _, err := fmt.Sscanf(dep.Path, "spec.template.spec.containers[%d]", &ca); err != nil {
-			ca = -1
-		}
+	if i, ok := component.ReadContainer(d); ok {
+		ca = i
 	}
 	spec := childNode(n, path...)
 	for _, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
