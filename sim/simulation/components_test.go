@@ -3,27 +3,7 @@ package simulation
 import (
 	"github.com/clustersim/clustersim/sim/clusterautoscaler"
 	_ "github.com/clustersim/clustersim/sim/component/builtin"
-	"github.com/clustersim/clustersim/sim/karpenter"
-	"github.com/clustersim/clustersim/sim/scenario"
 )
-
-// kpConfig is Karpenter's configuration in the scenario (empty when
-// Karpenter does not run).
-func kpConfig(sc *scenario.Scenario) *karpenter.Config {
-	if c := karpenter.ConfigIn(sc.Components); c != nil {
-		return c
-	}
-	return &karpenter.Config{}
-}
-
-// caConfig is the Cluster Autoscaler's configuration in the scenario
-// (empty when it does not run).
-func caConfig(sc *scenario.Scenario) *clusterautoscaler.Config {
-	if c := clusterautoscaler.ConfigIn(sc.Components); c != nil {
-		return c
-	}
-	return &clusterautoscaler.Config{}
-}
 
 // clusterAutoscaler is the run's Cluster Autoscaler (nil when it does not
 // run).

@@ -1,7 +1,6 @@
 package props
 
 import (
-	"github.com/clustersim/clustersim/sim/clusterautoscaler"
 	// The in-tree components, registered as cmd/sim registers them.
 	_ "github.com/clustersim/clustersim/sim/component/builtin"
 	"github.com/clustersim/clustersim/sim/karpenter"
@@ -15,13 +14,4 @@ func kpConfig(sc *scenario.Scenario) *karpenter.Config {
 		return c
 	}
 	return &karpenter.Config{}
-}
-
-// caConfig is the Cluster Autoscaler's configuration in the scenario
-// (empty when it does not run).
-func caConfig(sc *scenario.Scenario) *clusterautoscaler.Config {
-	if c := clusterautoscaler.ConfigIn(sc.Components); c != nil {
-		return c
-	}
-	return &clusterautoscaler.Config{}
 }
