@@ -71,7 +71,7 @@ func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.No
 	sv.Solve(pods)
 	res := s.result(sv)
 	pr := k.prov
-	pr.offerings.DeferICE = true
+	pr.offerings.DeferCapacityErrors = true
 	usage := pr.pools.Usages()
 	nodes := make([]cluster.NodeID, len(sv.Claims))
 	for i, c := range sv.Claims {
@@ -80,7 +80,7 @@ func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.No
 			nodes[i] = pr.launchClaim(c, nil)
 		}
 	}
-	pr.offerings.FlushICE()
+	pr.offerings.FlushCapacityErrors()
 	return res, nodes
 }
 
@@ -128,12 +128,12 @@ func (s *Solver) InstanceTypes(pool string) []PoolInstanceType {
 	out := make([]PoolInstanceType, 0, len(k.offerings.Types))
 	for _, t := range k.offerings.Types {
 		labels := map[string]string{}
-		for tk, v := range t.Lab {
+		for tk, v := range t.LabelValues {
 			if v != cluster.NoSym {
 				labels[k.offerings.TypeKeyNames[tk]] = syms.Name(v)
 			}
 		}
-		capacity, alloc := k.offerings.NodeResources(t.Cat, &p.Spec.NodeClass)
+		capacity, alloc := k.offerings.NodeResources(t.Catalog, &p.Spec.NodeClass)
 		out = append(out, PoolInstanceType{Name: t.Name, Labels: labels, Capacity: capacity, Allocatable: alloc})
 	}
 	return out
