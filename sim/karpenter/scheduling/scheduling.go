@@ -197,6 +197,41 @@ func (sc *Scheduler) Result(s *Solver) Result {
 	return res
 }
 
+// PoolInstanceType is an instance type as a NodePool would launch it.
+type PoolInstanceType struct {
+	Name string
+	// Labels are the instance type's labels (instance-type, arch, os,
+	// region, karpenter.k8s.aws/instance-*), by key.
+	Labels map[string]string
+	// Capacity and Allocatable under the pool's node class.
+	Capacity, Allocatable cluster.Resources
+}
+
+// InstanceTypes lists every instance type of the catalogue as the
+// NodePool's node class would launch it, in catalogue order, whether or
+// not the pool's requirements allow it (a reference solver does its own
+// filtering); nil for an unknown pool.
+func (sc *Scheduler) InstanceTypes(pool string) []PoolInstanceType {
+	p, ok := sc.Pools.ByName[pool]
+	if !ok {
+		return nil
+	}
+	syms := sc.env.cl.Syms
+	off := sc.Offerings
+	out := make([]PoolInstanceType, 0, len(off.Types))
+	for _, t := range off.Types {
+		labels := map[string]string{}
+		for tk, v := range t.LabelValues {
+			if v != cluster.NoSym {
+				labels[off.TypeKeyNames[tk]] = syms.Name(v)
+			}
+		}
+		capacity, alloc := off.NodeResources(t.Catalog, &p.Spec.NodeClass)
+		out = append(out, PoolInstanceType{Name: t.Name, Labels: labels, Capacity: capacity, Allocatable: alloc})
+	}
+	return out
+}
+
 func appendNew(s []string, v string) []string {
 	for _, x := range s {
 		if x == v {
