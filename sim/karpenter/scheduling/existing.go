@@ -29,15 +29,22 @@ import (
 //   - the pod-independent filters (taints, node selectors, cordon) are
 //     cached per class and node until the node changes (cluster.NodeEpoch).
 
-// schedNode is what solves read of one of Karpenter's nodes (its
+// Node is what solves read of one of Karpenter's nodes (its
 // NodeClaim); the controller's record (knode) embeds it.
 type Node struct {
-	ID           cluster.NodeID
-	Pool         *Pool
+	// ID is the node's cluster id.
+	ID cluster.NodeID
+	// Pool is the NodePool that launched the node.
+	Pool *Pool
+	// InstanceType is the node's instance type.
 	InstanceType *InstanceType
-	Offering     cloud.Offering
-	Capacity     cluster.Resources
-	Initialized  bool
+	// Offering is what the node was launched as (type, zone, capacity type).
+	Offering cloud.Offering
+	// Capacity is the node's capacity, counted against its pool's limits.
+	Capacity cluster.Resources
+	// Initialized: the node is Ready and its startup taints are gone (KC
+	// initialized).
+	Initialized bool
 	// LastPodEvent is when the node's last pod event was recorded (KC
 	// NodeClaim status.lastPodEventTime), or, before any, when the node
 	// was initialized: what consolidateAfter counts from (KC
@@ -70,6 +77,7 @@ func (ni *NodeIndex) get(id cluster.NodeID) *Node {
 	return nil
 }
 
+// Add indexes Karpenter's record of a node.
 func (ni *NodeIndex) Add(n *Node) {
 	for int(n.ID) >= len(ni.byID) {
 		ni.byID = append(ni.byID, nil)
@@ -78,6 +86,7 @@ func (ni *NodeIndex) Add(n *Node) {
 	ni.live = append(ni.live, n) // IDs only grow: live stays sorted
 }
 
+// Remove drops a node's record from the index.
 func (ni *NodeIndex) Remove(n *Node) {
 	ni.byID[n.ID] = nil
 	for i, o := range ni.live {
@@ -108,25 +117,36 @@ type ExistingBase struct {
 	// ByOrderName: the live nodes (anyone's) by orderName, then ID;
 	// orderNames caches orderName by NodeID.
 	ByOrderName []cluster.NodeID
-	OrderNames  []string
-	Snapshot    exCache
+	// OrderNames caches each node's order name by NodeID.
+	OrderNames []string
+	// Snapshot is the existing nodes as solves read them, rebuilt or merged
+	// when stale.
+	Snapshot exCache
 	// MembershipVersion changes with anything that changes the base other than
 	// pods (exCache); baseDirty lists the nodes whose pods changed since
 	// it was last brought up to date (baseMark: listed).
 	MembershipVersion uint64
-	DirtyNodes        []cluster.NodeID
-	DirtyMarks        []bool
+	// DirtyNodes are the nodes whose pods changed since the snapshot was
+	// brought up to date (DirtyMarks: listed, by NodeID).
+	DirtyNodes []cluster.NodeID
+	DirtyMarks []bool
 }
 
 // ExistingNode is an existing node as a scheduling destination.
 type ExistingNode struct {
-	ID   cluster.NodeID
+	// ID is the node's cluster id.
+	ID cluster.NodeID
+	// Node is the cluster's record of the node.
 	Node *cluster.Node
 	// View is what filters see: the node itself, or a copy without the
 	// startup taints while one of Karpenter's nodes initializes (KC
 	// ignores ephemeral and startup taints on uninitialized nodes).
-	View        *cluster.Node
-	Free        cluster.Resources
+	View *cluster.Node
+	// Free is the allocatable room left (allocatable minus requests), per
+	// resource.
+	Free cluster.Resources
+	// Initialized: the node is initialized (existing nodes that are not are
+	// tried after those that are).
 	Initialized bool
 	// ConsolidateAfterUntil: until then, in a consolidation simulation, pods being
 	// moved may not land here (KC IsUnderConsolidateAfter); 0 for nodes
@@ -134,6 +154,8 @@ type ExistingNode struct {
 	ConsolidateAfterUntil engine.Time
 	// DaemonReserve is the room kept for DaemonSet pods not yet on the node.
 	DaemonReserve cluster.Resources
+	// Placed are the pods the solve put on the node, in order; PlacedPending:
+	// some of them are pending pods.
 	Placed        []cluster.PodID
 	PlacedPending bool
 	BasePosition  int32 // position in the base
@@ -147,10 +169,13 @@ type ExistingNode struct {
 // (existingBase.baseDirty), and consolidateAfter is read against the time of
 // the solve (ucaUntil).
 type exCache struct {
+	// Valid: the snapshot is up to date as of At with membership
+	// MembershipVersion.
 	Valid             bool
 	At                engine.Time
 	MembershipVersion uint64
-	Nodes             []ExistingNode
+	// Nodes are the snapshot's existing nodes, in base order.
+	Nodes []ExistingNode
 	// slots is per base position the overlay of the solve that owns it
 	// (stamp), pointer-free.
 	slots []exSlot
@@ -180,20 +205,28 @@ type exSlot struct {
 // same static constraints and requests (spec content), the same
 // relaxation, and whether nodes under consolidateAfter are skipped.
 type FitClass struct {
-	SpecClass             int32
-	Relaxation            Relaxation
+	// SpecClass is the pods' spec class (PodStatic.Class).
+	SpecClass int32
+	// Relaxation is the pods' relaxation state.
+	Relaxation Relaxation
+	// UnderConsolidateAfter: the jump table skips nodes consolidateAfter
+	// protects (consolidation what-ifs).
 	UnderConsolidateAfter bool
 }
 
 // VerdictKey identifies the pod-independent filters' answer for a class.
 type VerdictKey struct {
-	SpecClass  int32
+	// SpecClass is the pods' spec class (PodStatic.Class).
+	SpecClass int32
+	// Relaxation is the pods' relaxation state.
 	Relaxation Relaxation
 }
 
 // jumpTable: nxt[i] is the first base position >= i that fits the class
 // in the base state (len(list) for none), or -1 while unknown.
 type jumpTable struct {
+	// Next is, per base position, the first position at or after it where the
+	// class may fit.
 	Next []int32
 }
 
@@ -266,6 +299,7 @@ func (b *ExistingBase) DeriveOrderName(id cluster.NodeID) string {
 // nameSpace is the number of 5-character name suffixes.
 const nameSpace = 27 * 27 * 27 * 27 * 27
 
+// NodeOrderRemove drops a node from the existing nodes' order (it is gone).
 func (b *ExistingBase) NodeOrderRemove(id cluster.NodeID) {
 	for i, o := range b.ByOrderName {
 		if o == id {
@@ -451,6 +485,7 @@ func (b *ExistingBase) NodeDirty(id cluster.NodeID) {
 	}
 }
 
+// Invalidate forces the next solve to rebuild the snapshot.
 func (b *ExistingBase) Invalidate() { b.MembershipVersion++ }
 
 // appendNode adds node id to the base unless it is being deleted or in a
@@ -567,6 +602,8 @@ func (s *Solver) StaticFits(pd *PodData, ex *ExistingNode) bool {
 	return ok
 }
 
+// StaticFitsNow reports whether a pod of pd fits node v as it is now,
+// resources aside: StaticFits on the live node instead of the snapshot.
 func (s *Solver) StaticFitsNow(pd *PodData, v *cluster.Node) bool {
 	syms := s.Shared.cl.Syms
 	// Without spec.nodeName: the pods a solve places on existing nodes are
@@ -668,6 +705,8 @@ func (s *Solver) finishExisting() {
 	s.Existing = ex
 }
 
+// NodeNameSuffix is the n-th 5-character suffix of a generated NodeClaim name
+// (KC's <pool>-<5 characters>).
 func NodeNameSuffix(n int) string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
 	b := make([]byte, 5)

@@ -24,8 +24,10 @@ import "github.com/clustersim/clustersim/sim/cluster"
 
 // PoolUsage is what a pool's nodes use against its limits.
 type PoolUsage struct {
+	// Capacity is the pool's nodes' capacity summed, per resource.
 	Capacity cluster.Resources
-	Nodes    int64
+	// Nodes counts the pool's nodes.
+	Nodes int64
 }
 
 // Usages returns the usage of every pool with limits.

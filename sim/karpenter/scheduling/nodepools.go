@@ -11,11 +11,13 @@ import (
 // from them, and their counters.
 type NodePools struct {
 	env
+	// Offerings are the instance types and offerings the pools draw from.
 	Offerings *Offerings
 	nodes     *NodeIndex
 	base      *ExistingBase
 	All       []*Pool // by name
-	ByName    map[string]*Pool
+	// ByName has the pools by name.
+	ByName map[string]*Pool
 	// WeightOrder: the pools in weight order (ordered), nil when stale.
 	WeightOrder    []*Pool
 	daemonOverhead DaemonOverheadFunc
@@ -28,6 +30,7 @@ type DaemonOverheadFunc func(template *cluster.Node) cluster.Resources
 
 // Pool is a NodePool in force, with what the solver derives from it.
 type Pool struct {
+	// Spec is the compiled NodePool.
 	Spec *apis.NodePool
 	// Requirements are the pool's requirements plus its labels (as In) and
 	// karpenter.sh/nodepool In [name] (KC NodeClaimTemplate).
@@ -49,7 +52,9 @@ type Pool struct {
 }
 
 type claimStart struct {
+	// Requirements are the NodeClaim's requirements before any pod joins.
 	Requirements Requirements
+	// OfferingMask is the offering bits those requirements allow.
 	OfferingMask uint64
 }
 
@@ -172,6 +177,8 @@ func (np *NodePools) templateNode(p *Pool, t *InstanceType) *cluster.Node {
 		InstanceType: t.Name, Owner: Owner, OwnerName: p.Spec.Name}
 }
 
+// Add compiles a NodePool and puts it in force (replacing one of the same
+// name).
 func (np *NodePools) Add(spec apis.NodePool) *Pool {
 	s := spec
 	p := np.build(&s)

@@ -54,6 +54,8 @@ const (
 	NumCapacityTypes = 2
 )
 
+// CapacityTypeOf is the capacity type of a capacity-type index (OnDemandIndex,
+// SpotIndex).
 func CapacityTypeOf(i int) cluster.CapacityType {
 	if i == SpotIndex {
 		return cluster.Spot
@@ -67,11 +69,15 @@ func CapacityTypeOf(i int) cluster.CapacityType {
 // insufficient-capacity cache of offerings that recently failed.
 type Offerings struct {
 	env
-	region           string
-	Zones            []string
-	zoneSyms         []cluster.Sym
+	region string
+	// Zones are the zones, by index (offering bit z*NumCapacityTypes+ct).
+	Zones    []string
+	zoneSyms []cluster.Sym
+	// CapacityTypeSyms are the capacity types' label values, by index.
 	CapacityTypeSyms [NumCapacityTypes]cluster.Sym
 
+	// Types are the catalogue's instance types in catalogue order; TypeByName
+	// has them by name.
 	Types      []*InstanceType
 	TypeByName map[string]*InstanceType
 	// TypeKeyNames and typeKey are the instance-type label keys, by index
@@ -79,7 +85,9 @@ type Offerings struct {
 	TypeKeyNames []string
 	TypeKeys     []cluster.Sym
 	typeKeyOf    []int8 // Sym -> index in typeKey, -1 for other keys
-	Offers       offers
+	// Offers is the offering table: price and availability per type, zone and
+	// capacity type.
+	Offers offers
 	// AvailableCache is availMasks' answer, kept while the time and the table's
 	// version stay the same.
 	AvailableCache        []uint64
@@ -105,10 +113,13 @@ func newOfferings(e env, region string, zones []string, zoneSyms []cluster.Sym, 
 	return o
 }
 
-// itype is one instance type as Karpenter sees it.
+// InstanceType is one instance type as Karpenter sees it.
 type InstanceType struct {
-	Index   int32
-	Name    string
+	// Index is the type's position in Offerings.Types.
+	Index int32
+	// Name is the instance type's name (m5.large).
+	Name string
+	// Catalog is the catalogue's entry.
 	Catalog *catalog.InstanceType
 	// LabelValues is the type's value of each type key (offerings.typeKey), NoSym
 	// where it has no such label.
@@ -121,6 +132,8 @@ type InstanceType struct {
 // offers holds the offering table: instance type x zone x capacity type.
 // Offering o = (type*zones + zone)*2 + capacity type.
 type offers struct {
+	// NumZones is the number of zones (a row of the table is
+	// NumZones*NumCapacityTypes offerings).
 	NumZones int
 	// Price in USD/hour; negative when the offering does not exist.
 	Price []float64
@@ -133,10 +146,14 @@ type offers struct {
 	Version uint64
 }
 
+// Index is the table position of type t's offering in zone and capacity type
+// ct.
 func (o *offers) Index(t int32, zone, ct int) int {
 	return (int(t)*o.NumZones+zone)*NumCapacityTypes + ct
 }
 
+// Available reports whether offering i exists and is not in the insufficient-
+// capacity cache at now.
 func (o *offers) Available(i int, now engine.Time) bool {
 	return o.Price[i] >= 0 && o.UnavailableUntil[i] <= now
 }
@@ -206,7 +223,7 @@ func (o *Offerings) RefreshPrices() {
 	}
 }
 
-// availMask returns, per instance type, the bits (zone*2 + capacity type)
+// AvailableMasks returns, per instance type, the bits (zone*2 + capacity type)
 // of its available offerings now.
 func (o *Offerings) AvailableMasks() []uint64 {
 	now := o.eng.Now()
@@ -262,6 +279,8 @@ func (o *Offerings) MarkUnavailable(of cloud.Offering) {
 	o.Offers.Version++
 }
 
+// FlushCapacityErrors ends a batch's launches: the capacity errors they met
+// enter the unavailable-offerings cache.
 func (o *Offerings) FlushCapacityErrors() {
 	o.DeferCapacityErrors = false
 	for _, of := range o.iceQueue {
@@ -295,6 +314,8 @@ func (o *Offerings) TypeCompatible(t *InstanceType, s Requirements) bool {
 	return true
 }
 
+// TypeKeyIndex is the index of an instance-type label key in TypeKeys, false
+// for other keys.
 func (o *Offerings) TypeKeyIndex(key cluster.Sym) (int, bool) {
 	if int(key) < len(o.typeKeyOf) {
 		if i := o.typeKeyOf[key]; i >= 0 {
@@ -328,6 +349,7 @@ type typeCheck struct {
 	r  *Requirement
 }
 
+// SameRequirement reports whether two requirements are equal (key aside).
 func SameRequirement(a, b *Requirement) bool {
 	if a.Complement != b.Complement || a.HasGreaterThan != b.HasGreaterThan || a.HasLessThan != b.HasLessThan || a.GreaterThan != b.GreaterThan || a.LessThan != b.LessThan || len(a.Values) != len(b.Values) {
 		return false
@@ -433,7 +455,9 @@ func (o *Offerings) WorstLaunchPrice(t *InstanceType, mask uint64) float64 {
 // PoolType is an instance type as a NodePool would launch it: capacity and
 // allocatable under the pool's node class.
 type PoolType struct {
-	Type        *InstanceType
+	// Type is the instance type.
+	Type *InstanceType
+	// Capacity and Allocatable are the node's under the pool's node class.
 	Capacity    cluster.Resources
 	Allocatable cluster.Resources
 	// DaemonOverhead is the overhead of the daemonsets that would run on it.

@@ -14,13 +14,23 @@ import (
 // node affinity term, drop a ScheduleAnyway spread constraint, and last
 // tolerate PreferNoSchedule taints if a NodePool has one).
 type Relaxation struct {
+	// Steps of each kind taken: required node-affinity terms dropped, then
+	// preferred pod affinity, pod anti-affinity and node affinity terms, and
+	// ScheduleAnyway spread constraints.
 	DroppedRequiredTerms, DroppedPreferredAffinity, DroppedPreferredAntiAffinity, DroppedPreferredNodeAffinity, DroppedSpread uint8
-	ToleratePreferNoSchedule                                                                                                  bool
+	// ToleratePreferNoSchedule: the last step, PreferNoSchedule taints
+	// tolerated.
+	ToleratePreferNoSchedule bool
 }
 
+// PodKey identifies a pod template in a relaxation state: what placing its
+// pods reads.
 type PodKey struct {
-	Spec       *cluster.PodSpec
-	Namespace  cluster.Sym
+	// Spec is the template's compiled spec.
+	Spec *cluster.PodSpec
+	// Namespace is the pods' namespace.
+	Namespace cluster.Sym
+	// Relaxation is the preferences relaxed so far.
 	Relaxation Relaxation
 }
 
@@ -55,10 +65,14 @@ type PodData struct {
 // namespace and the relaxation, not on the solve: the solves of one
 // instant (a disruption pass) share it.
 type PodStatic struct {
-	Spec       *cluster.PodSpec
-	Namespace  cluster.Sym
+	// Spec is the template's compiled spec.
+	Spec *cluster.PodSpec
+	// Namespace is the pods' namespace.
+	Namespace cluster.Sym
+	// Relaxation is the preferences relaxed so far.
 	Relaxation Relaxation
-	Requests   cluster.Resources
+	// Requests are a pod's resource requests.
+	Requests cluster.Resources
 	// Requirements include the heaviest preferred node-affinity term in force;
 	// strict are the required ones only (nodeSelector and the node
 	// affinity term in force).
@@ -75,6 +89,8 @@ type PodStatic struct {
 	// Index numbers the static data of the instant (the solver's index).
 	Index int32
 
+	// AffinityTerms and AntiAffinityTerms are the required and preferred pod
+	// (anti-)affinity terms in force.
 	AffinityTerms, AntiAffinityTerms []affTerm
 }
 
@@ -148,6 +164,7 @@ func (sv *Solvers) TermRequirements(t *cluster.Term) []Requirement {
 	return out
 }
 
+// SelectorRequirements are the requirements of a pod's nodeSelector.
 func (sv *Solvers) SelectorRequirements(spec *cluster.PodSpec) []Requirement {
 	var out []Requirement
 	for i := range spec.NodeSelector {

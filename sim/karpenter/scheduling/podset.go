@@ -10,10 +10,14 @@ import (
 // prepared once for many solves: the pods, the same in queue order, and
 // their distinct templates (relaxation zero) in order of first appearance.
 type PodSet struct {
+	// Pods are the set's pods, in the order given.
 	Pods []cluster.PodID
 	// QueueKeys are the pods' queue keys, sorted on first use (queueKeys).
-	QueueKeys         []QueueKey
-	QueueKeysSorted   bool
+	QueueKeys []QueueKey
+	// QueueKeysSorted: QueueKeys are in queue order.
+	QueueKeysSorted bool
+	// Templates are the pods' templates, in order of first appearance;
+	// TemplateCounts and TemplateFirstPods are per template.
 	Templates         []PodKey
 	TemplateCounts    []int32         // pods per template in keys
 	TemplateFirstPods []cluster.PodID // a pod of each template in keys
@@ -29,18 +33,23 @@ type PodSet struct {
 	Classes []ClassCount
 }
 
+// ClassCount is how many pods of a set share a spec class.
 type ClassCount struct {
+	// Class is the spec class (PodStatic.Class).
 	Class int32
 	Key   PodKey // a template of the class
+	// Count is the number of the set's pods of the class.
 	Count int64
 }
 
 // SetBuilder gathers a pod set in one read of its pods.
 type SetBuilder struct {
+	// Set is the set being built.
 	Set  *PodSet
 	seen map[PodKey]int // position in keys
 }
 
+// Add appends a pod (its queue key) to the set.
 func (b *SetBuilder) Add(sv *Solvers, e QueueKey) {
 	ps := b.Set
 	ps.QueueKeys = append(ps.QueueKeys, e)

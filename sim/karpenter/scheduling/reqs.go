@@ -4,26 +4,34 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
-// rq is one requirement in Karpenter's set form (KC pkg/scheduling
+// Requirement is one requirement in Karpenter's set form (KC pkg/scheduling
 // requirement.go): a set of values or, with comp, the complement of one,
 // optionally bounded for integer values. In = {vals}; NotIn = comp{vals};
 // Exists = comp{}; DoesNotExist = {} (empty, not comp). Bounds are
 // exclusive, as cluster.Requirement's Gt and Lt.
 type Requirement struct {
-	Key                         cluster.Sym
-	Complement                  bool
-	Values                      []cluster.Sym // sorted
+	// Key is the label key.
+	Key cluster.Sym
+	// Complement: the set is every value but Values (NotIn, Exists), else
+	// exactly Values (In, DoesNotExist).
+	Complement bool
+	Values     []cluster.Sym // sorted
+	// Bounds of Gt and Lt requirements (exclusive), when set.
 	HasGreaterThan, HasLessThan bool
 	GreaterThan, LessThan       int64
-	MinValues                   int32
+	// MinValues is the requirement's minValues (0: none).
+	MinValues int32
 }
 
-// reqSet is a set of requirements sorted by key, at most one per key.
+// Requirements is a set of requirements sorted by key, at most one per key.
 // Sets are treated as immutable: operations return new slices.
 type Requirements []Requirement
 
+// Operator is a requirement's operator as Kubernetes spells it, derived from
+// Complement and Values.
 type Operator uint8
 
+// The operators a Requirement can have (Gt and Lt are bounds on top).
 const (
 	OperatorIn Operator = iota
 	OperatorNotIn
@@ -31,6 +39,7 @@ const (
 	OperatorDoesNotExist
 )
 
+// Operator is the requirement's operator (Gt and Lt bounds aside).
 func (r *Requirement) Operator() Operator {
 	if r.Complement {
 		if len(r.Values) > 0 {
@@ -53,6 +62,7 @@ func (r *Requirement) Negative() bool {
 
 func exists(key cluster.Sym) Requirement { return Requirement{Key: key, Complement: true} }
 
+// RequirementIn is the requirement key In [v].
 func RequirementIn(key, v cluster.Sym) Requirement {
 	return Requirement{Key: key, Values: []cluster.Sym{v}}
 }

@@ -16,14 +16,21 @@ import (
 // the compiled NodePools and the settings, and what the controller knows
 // besides (DaemonSet overhead, namespace labels), nil for none.
 type Inputs struct {
-	Engine    *engine.Engine
-	Cluster   *cluster.Cluster
-	Catalog   *catalog.Catalog
-	Prices    Prices
-	Region    string
-	Zones     []string
+	// Engine gives the clock and the seed.
+	Engine *engine.Engine
+	// Cluster holds the pods and the existing nodes.
+	Cluster *cluster.Cluster
+	// Catalog is the instance-type catalogue.
+	Catalog *catalog.Catalog
+	// Prices prices the offerings.
+	Prices Prices
+	// Region and Zones are where nodes launch.
+	Region string
+	Zones  []string
+	// NodePools are the compiled NodePools.
 	NodePools []apis.NodePool
-	Settings  apis.Settings
+	// Settings are Karpenter's settings.
+	Settings apis.Settings
 	// DaemonOverhead, if set, says what DaemonSet pods would run on a new
 	// node.
 	DaemonOverhead DaemonOverheadFunc
@@ -39,12 +46,17 @@ type Inputs struct {
 // the cluster's changes; a standalone Scheduler solves the cluster as it
 // is when New builds it (existing nodes added later are not seen).
 type Scheduler struct {
-	env       env
+	env env
+	// Offerings are the instance types and offerings with prices.
 	Offerings *Offerings
-	Nodes     *NodeIndex
-	Pools     *NodePools
-	Base      *ExistingBase
-	Solvers   *Solvers
+	// Nodes are Karpenter's nodes as solves read them.
+	Nodes *NodeIndex
+	// Pools are the NodePools in force.
+	Pools *NodePools
+	// Base is the existing nodes' snapshot.
+	Base *ExistingBase
+	// Solvers make the solvers of batches and what-ifs.
+	Solvers *Solvers
 }
 
 // New builds the solve's parts. Symbols are interned in a fixed order
@@ -127,8 +139,10 @@ var BetaKeys = [5]string{"beta.kubernetes.io/instance-type", "beta.kubernetes.io
 
 // NewClaim is one new NodeClaim of a solve.
 type NewClaim struct {
+	// NodePool is the name of the claim's pool.
 	NodePool string
-	Pods     []cluster.PodID
+	// Pods are the pods placed on it, in placement order.
+	Pods []cluster.PodID
 	// InstanceTypes are the claim's options, cheapest first (KC
 	// InstanceTypes.OrderByPrice), ties by name.
 	InstanceTypes []string
@@ -141,14 +155,19 @@ type NewClaim struct {
 
 // ExistingPlacement is an existing node that received pods.
 type ExistingPlacement struct {
+	// Node is the existing node.
 	Node cluster.NodeID
+	// Pods are the pods placed on it, in placement order.
 	Pods []cluster.PodID
 }
 
 // Result is the outcome of one solve.
 type Result struct {
+	// NodeClaims are the new NodeClaims, in creation order.
 	NodeClaims []NewClaim
-	Existing   []ExistingPlacement
+	// Existing are the existing nodes that received pods, in the existing
+	// nodes' order.
+	Existing []ExistingPlacement
 	// Unschedulable are the pods placed nowhere, by id.
 	Unschedulable []cluster.PodID
 }
@@ -199,6 +218,7 @@ func (sc *Scheduler) Result(s *Solver) Result {
 
 // PoolInstanceType is an instance type as a NodePool would launch it.
 type PoolInstanceType struct {
+	// Name is the instance type's name.
 	Name string
 	// Labels are the instance type's labels (instance-type, arch, os,
 	// region, karpenter.k8s.aws/instance-*), by key.

@@ -21,20 +21,27 @@ import (
 
 // Claim is a NodeClaim being built by a solve.
 type Claim struct {
-	Sequence     int
-	Pool         *Pool
-	ppos         int // position of pool in the solve's template order
-	hostname     cluster.Sym
+	// Sequence numbers the solve's claims in creation order.
+	Sequence int
+	// Pool is the NodePool the claim launches from.
+	Pool     *Pool
+	ppos     int // position of pool in the solve's template order
+	hostname cluster.Sym
+	// Requirements are the claim's requirements (the pool's and its pods').
 	Requirements Requirements
 	OfferingMask uint64 // offering bits allowed by reqs
 	requests     cluster.Resources
 	Options      []int32 // positions in pool.types
-	Pods         []cluster.PodID
+	// Pods are the pods placed on the claim, in order.
+	Pods []cluster.PodID
 }
 
+// Solver is one solve: its pods' data, the existing nodes as it changes them,
+// its NodeClaims.
 type Solver struct {
-	Shared   *Solvers // the solvers part that made it: what solves share
-	Pools    []*Pool  // templates, weight order
+	Shared *Solvers // the solvers part that made it: what solves share
+	Pools  []*Pool  // templates, weight order
+	// Topology is the solve's topology spread and pod (anti-)affinity groups.
 	Topology *topology
 	pds      []*PodData // by podStatic.idx
 	// lastKey and lastPD memoize the last podData lookup.
@@ -52,8 +59,9 @@ type Solver struct {
 	Base     []ExistingNode
 	stamp    uint32
 	touched  []*ExistingNode
-	Claims   []*Claim
-	Order    []*Claim // claims in KC's try order (see add)
+	// Claims are the solve's NodeClaims, in creation order.
+	Claims []*Claim
+	Order  []*Claim // claims in KC's try order (see add)
 	// Unsorted: order is not sorted by pod count (add sorts it first).
 	Unsorted bool
 	// Remaining resources per pool position (limits), has: limits set.
@@ -67,24 +75,29 @@ type Solver struct {
 	// the NodeClaims, against the usage before the batch: launchAllowed).
 	NodesLeft  []int64
 	consolidat bool
-	Failed     []cluster.PodID
-	retry      []QueueKey // the solve's failed pods, in order
-	scratch    []int32
-	newOpts    []int32 // addNew's options before a claim keeps them
-	checks     []typeCheck
-	lchecks    []typeCheck
-	seq        int
-	anyPNS     bool
-	Now        engine.Time
+	// Failed are the pods placed nowhere.
+	Failed  []cluster.PodID
+	retry   []QueueKey // the solve's failed pods, in order
+	scratch []int32
+	newOpts []int32 // addNew's options before a claim keeps them
+	checks  []typeCheck
+	lchecks []typeCheck
+	seq     int
+	anyPNS  bool
+	// Now is the time of the solve.
+	Now engine.Time
 	// A consolidation what-if may stop as soon as its answer is
 	// known to be "no" (decided): stopAtTwo once it has two NodeClaims,
 	// stopAtSpot once its first NodeClaim can launch spot (see
 	// Karpenter.earlyNo).
 	StopAtTwo, StopAtSpot bool
-	SpotBits              uint64
-	Decided               bool
+	// SpotBits are the spot offerings' bits (StopAtSpot); Decided: the what-if
+	// stopped early with the answer no.
+	SpotBits uint64
+	Decided  bool
 }
 
+// SolveOpts are a solve's options; the zero value is a provisioning batch.
 type SolveOpts struct {
 	// Exclude are nodes that must not receive pods (consolidation
 	// candidates).
@@ -143,13 +156,17 @@ func withoutTaints(taints, drop []cluster.Taint) []cluster.Taint {
 	return out
 }
 
-// qkey is a pod's place in KC's Queue order: cpu desc, memory desc,
+// QueueKey is a pod's place in KC's Queue order: cpu desc, memory desc,
 // creation time, then id (for the uid). Kept beside pod lists so sorting
 // and merging read no pod records.
 type QueueKey struct {
+	// CPU (millicores) and Memory (bytes) are the pod's requests, sorted
+	// descending.
 	CPU, Memory int64
-	Created     engine.Time
-	ID          cluster.PodID
+	// Created is the pod's creation time.
+	Created engine.Time
+	// ID is the pod, the last tie-break (for the uid).
+	ID cluster.PodID
 	// What placing the pod reads, so a solve does not touch pod records
 	// (random reads over every pod ever created): its template, and
 	// whether it is pending, on a deleting node, or neither (origin).
@@ -192,6 +209,7 @@ func (a *QueueKey) before(b *QueueKey) bool {
 	return a.ID < b.ID
 }
 
+// CompareQueueKeys orders queue keys as the queue does (-1, 0, 1).
 func CompareQueueKeys(a, b QueueKey) int {
 	switch {
 	case a.before(&b):
@@ -231,6 +249,8 @@ type podQueue struct {
 	n    int // pods left
 }
 
+// Queue is the solve's pods in queue order (merged from the prepared sets when
+// there are some).
 func (s *Solver) Queue(pods []cluster.PodID) podQueue {
 	if s.Sets == nil {
 		keys := s.Shared.queueKeys(pods)
@@ -263,6 +283,7 @@ func (s *Solver) Queue(pods []cluster.PodID) podQueue {
 	return q
 }
 
+// Len is the number of pods left.
 func (q *podQueue) Len() int { return q.n }
 
 // less orders heap entries by their runs' first pods.
@@ -304,6 +325,7 @@ func (q *podQueue) Peek() *QueueKey {
 	return &q.a[0]
 }
 
+// Next drops the first pod (Peek).
 func (q *podQueue) Next() {
 	q.n--
 	if q.heap != nil {
@@ -742,6 +764,8 @@ func (s *Solver) StartClaim(pd *PodData) (c *Claim, i int, reqs Requirements, ma
 	return nil, 0, nil, 0, false
 }
 
+// WithinLimits reports whether a node of pt fits the limits left for the pool
+// at position i.
 func (s *Solver) WithinLimits(i int, pt *PoolType) bool {
 	for r, has := range s.hasLimit[i] {
 		if has && pt.Capacity[r] > s.Remaining[i][r] {

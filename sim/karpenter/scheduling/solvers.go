@@ -54,6 +54,8 @@ type Solvers struct {
 	pools     *NodePools
 	base      *ExistingBase
 
+	// NamespaceLabels are the namespaces' labels, for affinity terms with
+	// namespace selectors.
 	NamespaceLabels map[cluster.Sym]cluster.Labels
 	solveSeq        uint32
 	podMark         []uint32 // per PodID: stamp of the last solve that moved it
@@ -62,12 +64,16 @@ type Solvers struct {
 	pdsFree    []*PodData
 	exFree     []*ExistingNode
 	solverFree []*Solver
+	// PodStatics caches the templates' static data at PodStaticsAt.
 	PodStatics map[PodKey]*PodStatic
 	// Placeholders are the interned placeholder hostnames by number.
 	Placeholders []cluster.Sym
 	PodStaticsAt engine.Time
-	SpecClasses  cluster.SpecClasses
-	Verdicts     map[VerdictKey]*cluster.NodeVerdicts
+	// SpecClasses numbers pod specs by content (PodStatic.Class).
+	SpecClasses cluster.SpecClasses
+	// Verdicts caches static fit verdicts of existing nodes, per spec class
+	// and relaxation.
+	Verdicts map[VerdictKey]*cluster.NodeVerdicts
 }
 
 // NewSolver snapshots the cluster for one solve.
@@ -297,6 +303,7 @@ func (sv *Solvers) SortedOptions(c *Claim) {
 	}
 }
 
+// NewPodSet prepares pods for solves that share them.
 func (sv *Solvers) NewPodSet(pods []cluster.PodID) *PodSet {
 	b := SetBuilder{Set: &PodSet{Pods: pods, QueueKeys: make([]QueueKey, 0, len(pods))}}
 	for _, id := range pods {

@@ -106,8 +106,9 @@ func filterKey(spec *cluster.PodSpec, c *cluster.SpreadConstraint) string {
 }
 
 type tgroup struct {
-	idx        int // position in topology.groups (-1 for inverse groups)
-	kind       tkind
+	idx  int // position in topology.groups (-1 for inverse groups)
+	kind tkind
+	// Key is the group's topology key.
 	Key        cluster.Sym
 	hostname   bool
 	sel        *cluster.LabelSelector
@@ -132,9 +133,11 @@ type tgroup struct {
 
 // topology is the per-solve topology state.
 type topology struct {
-	k       *Solvers // the solvers part of the solve
-	groups  []*tgroup
-	byKey   map[tgroupKey]*tgroup
+	k      *Solvers // the solvers part of the solve
+	groups []*tgroup
+	byKey  map[tgroupKey]*tgroup
+	// Inverse are the inverse anti-affinity groups (of the pods already
+	// placed).
 	Inverse []*tgroup
 	invKey  map[tgroupKey]*tgroup
 	// universe holds, per key, the domains the NodePools could create
