@@ -112,7 +112,7 @@ func (np *NodePools) PoolType(p *Pool, t *InstanceType, mask uint64) (PoolType, 
 		return PoolType{}, false
 	}
 	pt := PoolType{Type: t}
-	pt.Capacity, pt.Allocatable = np.Offerings.NodeResources(t.Catalog, &p.Spec.NodeClass)
+	pt.Capacity, pt.Allocatable = np.Offerings.nodeResources(t.catalogType, &p.Spec.NodeClass)
 	if np.daemonOverhead != nil {
 		pt.DaemonOverhead = np.daemonOverhead(np.templateNode(p, t))
 	}

@@ -80,11 +80,11 @@ type Offerings struct {
 	// has them by name.
 	Types      []*InstanceType
 	TypeByName map[string]*InstanceType
-	// TypeKeyNames and typeKey are the instance-type label keys, by index
-	// (tk*, then the catalogue's keys); itype.lab holds a value per key.
-	TypeKeyNames []string
-	TypeKeys     []cluster.Sym
-	typeKeyOf    []int8 // Sym -> index in typeKey, -1 for other keys
+	// typeKeyLabels and TypeKeys are the instance-type label keys, by index
+	// (the TypeKey* constants, then the catalogue's keys); InstanceType.LabelValues holds a value per key.
+	typeKeyLabels []string
+	TypeKeys      []cluster.Sym
+	typeKeyOf     []int8 // Sym -> index in typeKey, -1 for other keys
 	// Offers is the offering table: price and availability per type, zone and
 	// capacity type.
 	Offers offers
@@ -119,8 +119,8 @@ type InstanceType struct {
 	Index int32
 	// Name is the instance type's name (m5.large).
 	Name string
-	// Catalog is the catalogue's entry.
-	Catalog *catalog.InstanceType
+	// catalogType is the catalogue's entry.
+	catalogType *catalog.InstanceType
 	// LabelValues is the type's value of each type key (offerings.typeKey), NoSym
 	// where it has no such label.
 	LabelValues []cluster.Sym
@@ -162,9 +162,9 @@ func (o *offers) Available(i int, now engine.Time) bool {
 // type's labels as symbols, in one table built once.
 func (o *Offerings) buildTypes() {
 	syms := o.cl.Syms
-	o.TypeKeyNames = typeKeyNames(o.cat)
-	o.TypeKeys = make([]cluster.Sym, len(o.TypeKeyNames))
-	for i, k := range o.TypeKeyNames {
+	o.typeKeyLabels = typeKeyNames(o.cat)
+	o.TypeKeys = make([]cluster.Sym, len(o.typeKeyLabels))
+	for i, k := range o.typeKeyLabels {
 		o.TypeKeys[i] = syms.Intern(k)
 	}
 	catTypes := o.cat.Types()
@@ -172,14 +172,14 @@ func (o *Offerings) buildTypes() {
 	labs := make([]cluster.Sym, len(catTypes)*nk)
 	region := syms.Intern(o.region)
 	for _, it := range catTypes {
-		t := &InstanceType{Index: int32(len(o.Types)), Name: it.Name, Catalog: it}
+		t := &InstanceType{Index: int32(len(o.Types)), Name: it.Name, catalogType: it}
 		t.LabelValues, labs = labs[:nk:nk], labs[nk:]
 		t.LabelValues[TypeKeyInstanceType] = syms.Intern(it.Name)
 		t.LabelValues[TypeKeyArch] = syms.Intern(it.Arch)
 		t.LabelValues[TypeKeyOS] = syms.Intern("linux")
 		t.LabelValues[TypeKeyRegion] = region
 		for _, l := range it.Labels {
-			if i := slices.Index(o.TypeKeyNames[numFixedTypeKeys:], l.Key); i >= 0 {
+			if i := slices.Index(o.typeKeyLabels[numFixedTypeKeys:], l.Key); i >= 0 {
 				t.LabelValues[numFixedTypeKeys+i] = syms.Intern(l.Value)
 			}
 		}
@@ -464,10 +464,10 @@ type PoolType struct {
 	DaemonOverhead cluster.Resources
 }
 
-// NodeResources computes capacity and allocatable of a type under a node
+// nodeResources computes capacity and allocatable of a type under a node
 // class (KA pkg/providers/instancetype/types.go: capacity minus
 // kube-reserved, system-reserved and the eviction threshold).
-func (o *Offerings) NodeResources(it *catalog.InstanceType, nc *apis.NodeClass) (capacity, alloc cluster.Resources) {
+func (o *Offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) (capacity, alloc cluster.Resources) {
 	kl := &nc.Kubelet
 	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods,
 		InstanceStoreRAID0: nc.InstanceStoreRAID0}

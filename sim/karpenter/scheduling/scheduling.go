@@ -243,10 +243,10 @@ func (sc *Scheduler) InstanceTypes(pool string) []PoolInstanceType {
 		labels := map[string]string{}
 		for tk, v := range t.LabelValues {
 			if v != cluster.NoSym {
-				labels[off.TypeKeyNames[tk]] = syms.Name(v)
+				labels[off.typeKeyLabels[tk]] = syms.Name(v)
 			}
 		}
-		capacity, alloc := off.NodeResources(t.Catalog, &p.Spec.NodeClass)
+		capacity, alloc := off.nodeResources(t.catalogType, &p.Spec.NodeClass)
 		out = append(out, PoolInstanceType{Name: t.Name, Labels: labels, Capacity: capacity, Allocatable: alloc})
 	}
 	return out
