@@ -332,7 +332,7 @@ func Compare(cat *catalog.Catalog, c *Case) (*Result, error) {
 	var oursTimes, upTimes []time.Duration
 	for i := 0; i < TimedRuns; i++ {
 		start := time.Now()
-		res := ours.Solver.Solve(ours.Pods)
+		res := ours.Solve()
 		oursTimes = append(oursTimes, time.Since(start))
 		out := ours.convert(res)
 		if i == 0 {
@@ -361,7 +361,7 @@ func Compare(cat *catalog.Catalog, c *Case) (*Result, error) {
 
 	if len(c.Arrivals) > 0 {
 		// A fresh cluster: the first round launches into it.
-		o2, err := BuildOurs(cat, c)
+		o2, err := BuildOursTwoRounds(cat, c)
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -59,10 +60,16 @@ func (p *priceCloud) Price(o cloud.Offering) (float64, bool) {
 	return v, ok
 }
 
-// Ours is a case set up for our solver.
+// Ours is a case set up for our solver: the solve alone (Scheduler,
+// sim/karpenter/scheduling without the controller) for one round, or the
+// controller (BuildOursTwoRounds) for two, whose first round launches.
 type Ours struct {
-	Solver *karpenter.Solver
-	Pods   []cluster.PodID
+	// Scheduler solves one round; nil when the controller was built.
+	Scheduler *scheduling.Scheduler
+	// controller runs the two rounds (SolveAndLaunch, OrderName); nil
+	// unless built by BuildOursTwoRounds.
+	controller *karpenter.Solver
+	Pods       []cluster.PodID
 	// Arrivals are the pods of the second round (Case.Arrivals).
 	Arrivals []cluster.PodID
 	// Names maps our pod ids to the pods' names.
@@ -70,10 +77,17 @@ type Ours struct {
 	cl    *cluster.Cluster
 }
 
-// BuildOurs compiles a case for sim/karpenter: the NodePools go through the
-// same compiler as users' manifests (as JSON documents), the pods through
-// cluster.CompilePodSpec.
-func BuildOurs(cat *catalog.Catalog, c *Case) (*Ours, error) {
+// BuildOurs compiles a case for sim/karpenter's solve: the NodePools go
+// through the same compiler as users' manifests (as JSON documents), the
+// pods through cluster.CompilePodSpec. The solve is built alone
+// (scheduling.New), without the controller: Run, Solve.
+func BuildOurs(cat *catalog.Catalog, c *Case) (*Ours, error) { return buildOurs(cat, c, false) }
+
+// BuildOursTwoRounds is BuildOurs with the controller (karpenter.NewSolver),
+// which launches the first round's NodeClaims: RunTwoRounds.
+func BuildOursTwoRounds(cat *catalog.Catalog, c *Case) (*Ours, error) { return buildOurs(cat, c, true) }
+
+func buildOurs(cat *catalog.Catalog, c *Case, controller bool) (*Ours, error) {
 	eng := engine.New(1)
 	cl := cluster.New(eng, cluster.NewSymbols(), cluster.NewResourceNames())
 	data := []byte(nodeClassYAML)
@@ -103,12 +117,17 @@ func BuildOurs(cat *catalog.Catalog, c *Case) (*Ours, error) {
 			pc.price[cloud.Offering{InstanceType: t.Name, Zone: o.Zone, CapacityType: ct}] = o.Price
 		}
 	}
-	s, err := karpenter.NewSolver(karpenter.SolveInput{Engine: eng, Cluster: cl, Catalog: cat, Cloud: pc, Region: Region,
-		Zones: Zones, NodePools: res.NodePools, Settings: apis.DefaultSettings()})
+	o := &Ours{Names: map[cluster.PodID]string{}, cl: cl}
+	if controller {
+		o.controller, err = karpenter.NewSolver(karpenter.SolveInput{Engine: eng, Cluster: cl, Catalog: cat, Cloud: pc, Region: Region,
+			Zones: Zones, NodePools: res.NodePools, Settings: apis.DefaultSettings()})
+	} else {
+		o.Scheduler, err = scheduling.New(scheduling.Inputs{Engine: eng, Cluster: cl, Catalog: cat, Prices: pc, Region: Region,
+			Zones: Zones, NodePools: res.NodePools, Settings: apis.DefaultSettings()})
+	}
 	if err != nil {
 		return nil, err
 	}
-	o := &Ours{Solver: s, Names: map[cluster.PodID]string{}, cl: cl}
 	ns := cl.Syms.Intern("default")
 	specs := map[string]*cluster.PodSpec{}
 	create := func(pods []*corev1.Pod) ([]cluster.PodID, error) {
@@ -184,9 +203,26 @@ type Node struct {
 	PodNames      []string // in placement order, for reports
 }
 
+// Solve places the case's first-round pods (no launches).
+func (o *Ours) Solve() scheduling.Result {
+	if o.Scheduler == nil {
+		return o.controller.Solve(o.Pods)
+	}
+	return o.Scheduler.Solve(o.Pods)
+}
+
 // Run solves once and converts the result.
 func (o *Ours) Run() Outcome {
-	return o.convert(o.Solver.Solve(o.Pods))
+	return o.convert(o.Solve())
+}
+
+// InstanceTypes lists the catalogue's instance types as the pool would
+// launch them (scheduling.Scheduler.InstanceTypes).
+func (o *Ours) InstanceTypes(pool string) []scheduling.PoolInstanceType {
+	if o.Scheduler == nil {
+		return o.controller.InstanceTypes(pool)
+	}
+	return o.Scheduler.InstanceTypes(pool)
 }
 
 // InFlight is a node launched by the first round, not Ready yet: what
@@ -194,7 +230,7 @@ func (o *Ours) Run() Outcome {
 type InFlight struct {
 	Pool, InstanceType, Zone, CapacityType string
 	// OrderName is the name our solve orders the node by among the
-	// existing nodes (Solver.OrderName), for RunSecondInOurOrder.
+	// existing nodes (karpenter.Solver.OrderName), for RunSecondInOurOrder.
 	OrderName             string
 	Labels                map[string]string
 	Taints                []corev1.Taint
@@ -205,9 +241,13 @@ type InFlight struct {
 // launch: the nodes stay in flight) and then a second solve of the first
 // round's pods, still pending, and the arrivals, against them. It
 // returns the second round's answer and the nodes in flight. Call it on
-// a fresh Ours (the launched nodes stay in its cluster).
+// a fresh Ours from BuildOursTwoRounds (the launched nodes stay in its
+// cluster).
 func (o *Ours) RunTwoRounds() (Outcome, []InFlight) {
-	_, ids := o.Solver.SolveAndLaunch(o.Pods)
+	if o.controller == nil {
+		panic("fidelity: RunTwoRounds needs an Ours from BuildOursTwoRounds")
+	}
+	_, ids := o.controller.SolveAndLaunch(o.Pods)
 	var fl []InFlight
 	syms := o.cl.Syms
 	for _, id := range ids {
@@ -216,8 +256,8 @@ func (o *Ours) RunTwoRounds() (Outcome, []InFlight) {
 		}
 		n := &o.cl.Nodes[id]
 		f := InFlight{Pool: n.OwnerName, InstanceType: n.InstanceType, Zone: syms.Name(n.Zone), CapacityType: n.CapacityType.String(),
-			OrderName: o.Solver.OrderName(id), Labels: n.Labels.Map(syms), Allocatable: resourceList(n.Allocatable)}
-		for _, it := range o.Solver.InstanceTypes(n.OwnerName) {
+			OrderName: o.controller.OrderName(id), Labels: n.Labels.Map(syms), Allocatable: resourceList(n.Allocatable)}
+		for _, it := range o.controller.InstanceTypes(n.OwnerName) {
 			if it.Name == n.InstanceType {
 				f.Capacity = resourceList(it.Capacity)
 			}
@@ -228,10 +268,10 @@ func (o *Ours) RunTwoRounds() (Outcome, []InFlight) {
 		fl = append(fl, f)
 	}
 	all := append(append([]cluster.PodID(nil), o.Pods...), o.Arrivals...)
-	res, launched := o.Solver.SolveAndLaunch(all)
+	res, launched := o.controller.SolveAndLaunch(all)
 	// A NodeClaim the pool's limits refuse is not launched: its pods
 	// stay pending.
-	var kept []karpenter.SolvedNodeClaim
+	var kept []scheduling.NewClaim
 	for i, nc := range res.NodeClaims {
 		if launched[i] == cluster.NoNode {
 			res.Unschedulable = append(res.Unschedulable, nc.Pods...)
@@ -243,7 +283,7 @@ func (o *Ours) RunTwoRounds() (Outcome, []InFlight) {
 	return o.convert(res), fl
 }
 
-func (o *Ours) convert(r karpenter.SolveResult) Outcome {
+func (o *Ours) convert(r scheduling.Result) Outcome {
 	var out Outcome
 	for _, nc := range r.NodeClaims {
 		its := append([]string(nil), nc.InstanceTypes...)

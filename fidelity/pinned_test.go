@@ -392,7 +392,7 @@ func TestPinnedSecondRound(t *testing.T) {
 	for _, pc := range pinnedSeconds {
 		t.Run(pc.name, func(t *testing.T) {
 			c := pc.build()
-			ours, err := BuildOurs(cat, c)
+			ours, err := BuildOursTwoRounds(cat, c)
 			require.NoError(t, err)
 			out, fl := ours.RunTwoRounds()
 			got := answerOf(out)
@@ -445,7 +445,7 @@ func TestSecondRoundWithinUpstreamsRange(t *testing.T) {
 	cat, err := catalog.Default()
 	require.NoError(t, err)
 	c := generatedWide(19)
-	ours, err := BuildOurs(cat, c)
+	ours, err := BuildOursTwoRounds(cat, c)
 	require.NoError(t, err)
 	out, fl := ours.RunTwoRounds()
 	got := answerOf(out)
@@ -484,7 +484,7 @@ func TestSecondRoundOrderOfInFlightNodeClaims(t *testing.T) {
 	cat, err := catalog.Default()
 	require.NoError(t, err)
 	c := generatedWide(5)
-	ours, err := BuildOurs(cat, c)
+	ours, err := BuildOursTwoRounds(cat, c)
 	require.NoError(t, err)
 	out, fl := ours.RunTwoRounds()
 	got := answerOf(out)

@@ -29,8 +29,8 @@ import (
 	nodepoolutils "sigs.k8s.io/karpenter/pkg/utils/nodepool"
 
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	oursched "github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 func init() {
@@ -93,9 +93,9 @@ func BuildUpstream(c *Case, ours *Ours) (*Upstream, error) {
 	// list, as KA's GetInstanceTypes returns every type of the node class
 	// and the scheduler filters (ours lists every catalogue type, whether
 	// or not a pool allows it).
-	byName := map[string]karpenter.PoolInstanceType{}
+	byName := map[string]oursched.PoolInstanceType{}
 	for _, np := range c.Pools {
-		for _, it := range ours.Solver.InstanceTypes(np.Name) {
+		for _, it := range ours.InstanceTypes(np.Name) {
 			byName[it.Name] = it
 		}
 	}
@@ -119,7 +119,7 @@ func BuildUpstream(c *Case, ours *Ours) (*Upstream, error) {
 // our catalogue entry: requirements from its labels plus zone and
 // capacity type from the available offerings, region, and
 // DoesNotExist for the keys it leaves empty; allocatable equal to ours.
-func upstreamType(t InstanceType, pit karpenter.PoolInstanceType) *cloudprovider.InstanceType {
+func upstreamType(t InstanceType, pit oursched.PoolInstanceType) *cloudprovider.InstanceType {
 	var zones, cts []string
 	var offs cloudprovider.Offerings
 	for _, o := range t.Offerings {

@@ -31,7 +31,7 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 		return cluster.NoNode, fmt.Errorf("karpenter: cannot adopt node %s: unknown instance type %q", n.Name, inst.Offering.InstanceType)
 	}
 	capacity := n.Allocatable
-	if i := p.TypeByIdx[t.Idx]; i >= 0 {
+	if i := p.TypePositions[t.Index]; i >= 0 {
 		capacity = p.Types[i].Capacity
 	}
 	spec := p.Spec
@@ -46,7 +46,7 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 	k.nodes.adopted[n.Name] = true
 	id := k.cl.AddNode(n)
 	now := k.eng.Now()
-	kn := &knode{Node: scheduling.Node{ID: id, Pool: p, It: t, Offering: inst.Offering, Capacity: capacity,
+	kn := &knode{Node: scheduling.Node{ID: id, Pool: p, InstanceType: t, Offering: inst.Offering, Capacity: capacity,
 		Initialized: true, LastPodEvent: now}, instance: inst.Instance, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash}
 	if n.HasLastPodEvent {
 		// The NodeClaim's status.lastPodEventTime, kept across a restart

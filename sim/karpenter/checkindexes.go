@@ -124,7 +124,7 @@ func (k *Karpenter) checkIndexes(pools bool) (indexCounts, error) {
 		{"node order", ck.nodeOrder},
 		{"dirty marks", ck.dirtyMarks},
 		{"existing-node snapshot", ck.snapshot},
-		{"spec classes", k.solvers.Specs.Check},
+		{"spec classes", k.solvers.SpecClasses.Check},
 		{"jump tables", ck.jumpTables},
 		{"static-fit verdicts", ck.staticVerdicts},
 		{"pod statics", ck.podStatics},
@@ -269,7 +269,7 @@ func (ck *indexCheck) antiBound() error {
 			}
 		}
 	}
-	if got := ck.k.nodes.idx.AntiBound; got != want {
+	if got := ck.k.nodes.idx.BoundAntiAffinityPods; got != want {
 		return fmt.Errorf("counted %d bound pods with required anti-affinity, there are %d", got, want)
 	}
 	return nil
@@ -380,7 +380,7 @@ func (ck *indexCheck) podSet(ps *scheduling.PodSet, pods []cluster.PodID, fromCa
 	if !slices.Equal(ps.Pods, pods) {
 		return fmt.Errorf("set of pods %v, want %v", ps.Pods, pods)
 	}
-	b := scheduling.SetBuilder{Ps: &scheduling.PodSet{Pods: pods}}
+	b := scheduling.SetBuilder{Set: &scheduling.PodSet{Pods: pods}}
 	for _, id := range pods {
 		e := sv.QueueKey(id, &ck.cl.Pods[id])
 		if fromCand {
@@ -388,50 +388,50 @@ func (ck *indexCheck) podSet(ps *scheduling.PodSet, pods []cluster.PodID, fromCa
 		}
 		b.Add(sv, e)
 	}
-	fresh := b.Ps
-	want := fresh.Qkeys
-	if ps.Sorted {
+	fresh := b.Set
+	want := fresh.QueueKeys
+	if ps.QueueKeysSorted {
 		want = slices.Clone(want)
-		slices.SortFunc(want, scheduling.CompareQ)
+		slices.SortFunc(want, scheduling.CompareQueueKeys)
 	}
-	if len(ps.Qkeys) != len(want) {
-		return fmt.Errorf("%d queue keys for %d pods", len(ps.Qkeys), len(want))
+	if len(ps.QueueKeys) != len(want) {
+		return fmt.Errorf("%d queue keys for %d pods", len(ps.QueueKeys), len(want))
 	}
 	for i := range want {
-		got, w := ps.Qkeys[i], want[i]
+		got, w := ps.QueueKeys[i], want[i]
 		if !fromCand {
 			got.Origin = w.Origin
 		}
 		if got != w {
-			return fmt.Errorf("queue key %d (%s): %+v, want %+v", i, ck.pod(w.ID), ps.Qkeys[i], w)
+			return fmt.Errorf("queue key %d (%s): %+v, want %+v", i, ck.pod(w.ID), ps.QueueKeys[i], w)
 		}
 	}
 	switch {
-	case !slices.Equal(ps.Keys, fresh.Keys) || !slices.Equal(ps.Counts, fresh.Counts) || !slices.Equal(ps.First, fresh.First):
-		return fmt.Errorf("templates %v x %v (first %v), want %v x %v (first %v)", ps.Keys, ps.Counts, ps.First, fresh.Keys, fresh.Counts, fresh.First)
+	case !slices.Equal(ps.Templates, fresh.Templates) || !slices.Equal(ps.TemplateCounts, fresh.TemplateCounts) || !slices.Equal(ps.TemplateFirstPods, fresh.TemplateFirstPods):
+		return fmt.Errorf("templates %v x %v (first %v), want %v x %v (first %v)", ps.Templates, ps.TemplateCounts, ps.TemplateFirstPods, fresh.Templates, fresh.TemplateCounts, fresh.TemplateFirstPods)
 	case ps.NamesCapacityType != fresh.NamesCapacityType:
 		return fmt.Errorf("namesCapacityType %v, want %v", ps.NamesCapacityType, fresh.NamesCapacityType)
-	case ps.Topology != fresh.Topology:
-		return fmt.Errorf("topology %v, want %v", ps.Topology, fresh.Topology)
+	case ps.HasTopology != fresh.HasTopology:
+		return fmt.Errorf("topology %v, want %v", ps.HasTopology, fresh.HasTopology)
 	}
 	if ps.Classes == nil {
 		return nil
 	}
 	var classes []scheduling.ClassCount
-	for i, key := range fresh.Keys {
+	for i, key := range fresh.Templates {
 		if scheduling.HasTopology(key.Spec) {
 			continue
 		}
-		c, ok := sv.Specs.Lookup(key.Spec)
+		c, ok := sv.SpecClasses.Lookup(key.Spec)
 		if !ok {
-			return fmt.Errorf("classes counted for a template of %s without a spec class", ck.pod(fresh.First[i]))
+			return fmt.Errorf("classes counted for a template of %s without a spec class", ck.pod(fresh.TemplateFirstPods[i]))
 		}
 		j := slices.IndexFunc(classes, func(cc scheduling.ClassCount) bool { return cc.Class == c })
 		if j < 0 {
 			classes = append(classes, scheduling.ClassCount{Class: c, Key: key})
 			j = len(classes) - 1
 		}
-		classes[j].Count += int64(fresh.Counts[i])
+		classes[j].Count += int64(fresh.TemplateCounts[i])
 	}
 	if !slices.Equal(ps.Classes, classes) {
 		return fmt.Errorf("pods per class %v, want %v", ps.Classes, classes)
@@ -480,8 +480,8 @@ func (ck *indexCheck) nodeOrder() error {
 		}
 	}
 	want := ck.freshOrder()
-	if !slices.Equal(b.ByName, want) {
-		return fmt.Errorf("live nodes in order %v, want %v", b.ByName, want)
+	if !slices.Equal(b.ByOrderName, want) {
+		return fmt.Errorf("live nodes in order %v, want %v", b.ByOrderName, want)
 	}
 	return nil
 }
@@ -489,24 +489,24 @@ func (ck *indexCheck) nodeOrder() error {
 func (ck *indexCheck) dirtyMarks() error {
 	b := ck.k.base
 	seen := map[cluster.NodeID]bool{}
-	for _, id := range b.BaseDirty {
+	for _, id := range b.DirtyNodes {
 		if seen[id] {
 			return fmt.Errorf("%s listed dirty twice", ck.node(id))
 		}
 		seen[id] = true
-		if int(id) >= len(b.BaseMark) || !b.BaseMark[id] {
+		if int(id) >= len(b.DirtyMarks) || !b.DirtyMarks[id] {
 			return fmt.Errorf("%s listed dirty, not marked", ck.node(id))
 		}
 	}
-	for id, m := range b.BaseMark {
+	for id, m := range b.DirtyMarks {
 		if m && !seen[cluster.NodeID(id)] {
 			return fmt.Errorf("%s marked dirty, not listed", ck.node(cluster.NodeID(id)))
 		}
 	}
 	// remerge reads the mark of every node in the order.
-	for _, id := range b.ByName {
-		if int(id) >= len(b.BaseMark) {
-			return fmt.Errorf("%s is in the node order beyond the %d dirty marks", ck.node(id), len(b.BaseMark))
+	for _, id := range b.ByOrderName {
+		if int(id) >= len(b.DirtyMarks) {
+			return fmt.Errorf("%s is in the node order beyond the %d dirty marks", ck.node(id), len(b.DirtyMarks))
 		}
 	}
 	return nil
@@ -514,7 +514,7 @@ func (ck *indexCheck) dirtyMarks() error {
 
 // freshBase builds the snapshot's list afresh: the members in solve order
 // (Ready ones first, then the others, each in the fresh node order).
-func (ck *indexCheck) freshBase() []scheduling.ExNode {
+func (ck *indexCheck) freshBase() []scheduling.ExistingNode {
 	b := ck.k.base
 	var ready, notReady []cluster.NodeID
 	for _, id := range ck.freshOrder() {
@@ -526,9 +526,9 @@ func (ck *indexCheck) freshBase() []scheduling.ExNode {
 			notReady = append(notReady, id)
 		}
 	}
-	list := make([]scheduling.ExNode, 0, len(ready)+len(notReady))
+	list := make([]scheduling.ExistingNode, 0, len(ready)+len(notReady))
 	for i, id := range append(ready, notReady...) {
-		ex := scheduling.ExNode{Pos: int32(len(list))}
+		ex := scheduling.ExistingNode{BasePosition: int32(len(list))}
 		b.Fill(&ex, id, i < len(ready))
 		list = append(list, ex)
 	}
@@ -537,59 +537,59 @@ func (ck *indexCheck) freshBase() []scheduling.ExNode {
 
 func (ck *indexCheck) dirty(id cluster.NodeID) bool {
 	b := ck.k.base
-	return int(id) < len(b.BaseMark) && b.BaseMark[id]
+	return int(id) < len(b.DirtyMarks) && b.DirtyMarks[id]
 }
 
 func (ck *indexCheck) snapshot() error {
 	b := ck.k.base
-	c := &b.ExCache
-	if !c.Valid || c.Members != b.Members {
+	c := &b.Snapshot
+	if !c.Valid || c.MembershipVersion != b.MembershipVersion {
 		return nil // rebuilt before any use
 	}
-	for i := range c.List {
-		ex := &c.List[i]
-		if ex.Pos != int32(i) {
-			return fmt.Errorf("%s at position %d says %d", ck.node(ex.ID), i, ex.Pos)
+	for i := range c.Nodes {
+		ex := &c.Nodes[i]
+		if ex.BasePosition != int32(i) {
+			return fmt.Errorf("%s at position %d says %d", ck.node(ex.ID), i, ex.BasePosition)
 		}
-		if int(ex.ID) >= len(c.PosOf) || c.PosOf[ex.ID] != int32(i) {
+		if int(ex.ID) >= len(c.Positions) || c.Positions[ex.ID] != int32(i) {
 			return fmt.Errorf("%s at position %d, not in posOf", ck.node(ex.ID), i)
 		}
-		if len(ex.Got) > 0 || ex.GotPending {
-			return fmt.Errorf("%s: a solve placed pods %v on the base entry, not its own copy", ck.node(ex.ID), ex.Got)
+		if len(ex.Placed) > 0 || ex.PlacedPending {
+			return fmt.Errorf("%s: a solve placed pods %v on the base entry, not its own copy", ck.node(ex.ID), ex.Placed)
 		}
 	}
 	inPos := 0
-	for _, p := range c.PosOf {
+	for _, p := range c.Positions {
 		if p >= 0 {
 			inPos++
 		}
 	}
-	if inPos != len(c.List) {
-		return fmt.Errorf("posOf places %d nodes, the list has %d", inPos, len(c.List))
+	if inPos != len(c.Nodes) {
+		return fmt.Errorf("posOf places %d nodes, the list has %d", inPos, len(c.Nodes))
 	}
 	// The pools' sums are those of the entries.
 	capacity, count := map[*scheduling.Pool]cluster.Resources{}, map[*scheduling.Pool]int64{}
-	for i := range c.List {
-		if kn := c.List[i].Kn; kn != nil {
+	for i := range c.Nodes {
+		if kn := c.Nodes[i].Record; kn != nil {
 			capacity[kn.Pool] = capacity[kn.Pool].Add(kn.Capacity)
 			count[kn.Pool]++
 		}
 	}
 	for _, p := range ck.k.pools.All {
-		if c.PoolCap[p] != capacity[p] || c.PoolNodes[p] != count[p] {
-			return fmt.Errorf("pool %s: summed %d nodes of %v, the entries %d of %v", p.Spec.Name, c.PoolNodes[p], c.PoolCap[p], count[p], capacity[p])
+		if c.PoolCapacity[p] != capacity[p] || c.PoolNodes[p] != count[p] {
+			return fmt.Errorf("pool %s: summed %d nodes of %v, the entries %d of %v", p.Spec.Name, c.PoolNodes[p], c.PoolCapacity[p], count[p], capacity[p])
 		}
 	}
-	if len(c.PoolNodes) != len(count) || len(c.PoolCap) != len(count) {
+	if len(c.PoolNodes) != len(count) || len(c.PoolCapacity) != len(count) {
 		return fmt.Errorf("sums for %d pools, %d pools have entries", len(c.PoolNodes), len(count))
 	}
 	// Entries of nodes not marked dirty: as a fresh fill, in the fresh
 	// order, none missing.
 	fresh := ck.freshBase()
 	var cached, want []cluster.NodeID
-	for i := range c.List {
-		if !ck.dirty(c.List[i].ID) {
-			cached = append(cached, c.List[i].ID)
+	for i := range c.Nodes {
+		if !ck.dirty(c.Nodes[i].ID) {
+			cached = append(cached, c.Nodes[i].ID)
 		}
 	}
 	for i := range fresh {
@@ -600,13 +600,13 @@ func (ck *indexCheck) snapshot() error {
 		want = append(want, f.ID)
 		ck.counts.entries++
 		pos := int32(-1)
-		if int(f.ID) < len(c.PosOf) {
-			pos = c.PosOf[f.ID]
+		if int(f.ID) < len(c.Positions) {
+			pos = c.Positions[f.ID]
 		}
 		if pos < 0 {
 			return fmt.Errorf("%s belongs in the snapshot, is not in it nor marked dirty", ck.node(f.ID))
 		}
-		if err := ck.sameEntry(&c.List[pos], f); err != nil {
+		if err := ck.sameEntry(&c.Nodes[pos], f); err != nil {
 			return fmt.Errorf("%s: %w", ck.node(f.ID), err)
 		}
 	}
@@ -617,18 +617,18 @@ func (ck *indexCheck) snapshot() error {
 }
 
 // sameEntry compares a snapshot entry with a fresh fill of its node.
-func (ck *indexCheck) sameEntry(ex, f *scheduling.ExNode) error {
+func (ck *indexCheck) sameEntry(ex, f *scheduling.ExistingNode) error {
 	switch {
-	case ex.Kn != f.Kn:
-		return fmt.Errorf("entry's NodeClaim record %p, the node's %p", ex.Kn, f.Kn)
+	case ex.Record != f.Record:
+		return fmt.Errorf("entry's NodeClaim record %p, the node's %p", ex.Record, f.Record)
 	case ex.Initialized != f.Initialized:
 		return fmt.Errorf("entry initialized %v, node Ready %v", ex.Initialized, f.Initialized)
 	case ex.Free != f.Free:
 		return fmt.Errorf("entry free %v, now %v", ex.Free, f.Free)
-	case ex.Daemon != f.Daemon:
-		return fmt.Errorf("entry daemon room %v, now %v", ex.Daemon, f.Daemon)
-	case ex.UcaUntil != f.UcaUntil:
-		return fmt.Errorf("entry protected by consolidateAfter until %v, now until %v", ex.UcaUntil, f.UcaUntil)
+	case ex.DaemonReserve != f.DaemonReserve:
+		return fmt.Errorf("entry daemon room %v, now %v", ex.DaemonReserve, f.DaemonReserve)
+	case ex.ConsolidateAfterUntil != f.ConsolidateAfterUntil:
+		return fmt.Errorf("entry protected by consolidateAfter until %v, now until %v", ex.ConsolidateAfterUntil, f.ConsolidateAfterUntil)
 	case (ex.View == ex.Node) != (f.View == f.Node):
 		return fmt.Errorf("entry's filters see a copy: %v, now %v", ex.View != ex.Node, f.View != f.Node)
 	}
@@ -646,13 +646,13 @@ func (ck *indexCheck) sameEntry(ex, f *scheduling.ExNode) error {
 
 // repStatic is the static data of a class's representative spec in a
 // relaxation state, for recomputing answers cached per class.
-func (ck *indexCheck) repStatic(class int32, r scheduling.Relax) (*scheduling.PodData, error) {
+func (ck *indexCheck) repStatic(class int32, r scheduling.Relaxation) (*scheduling.PodData, error) {
 	sv := ck.k.solvers
-	spec := sv.Specs.Spec(class)
+	spec := sv.SpecClasses.Spec(class)
 	if spec == nil {
 		return nil, fmt.Errorf("an answer cached for spec class %d, which has no spec", class)
 	}
-	return &scheduling.PodData{PodStatic: *sv.DerivePodStatic(scheduling.PodKey{Spec: spec, R: r}, class)}, nil
+	return &scheduling.PodData{PodStatic: *sv.DerivePodStatic(scheduling.PodKey{Spec: spec, Relaxation: r}, class)}, nil
 }
 
 func (ck *indexCheck) staticFitsNow(pd *scheduling.PodData, n *cluster.Node) bool {
@@ -661,30 +661,30 @@ func (ck *indexCheck) staticFitsNow(pd *scheduling.PodData, n *cluster.Node) boo
 
 func (ck *indexCheck) jumpTables() error {
 	b := ck.k.base
-	c := &b.ExCache
-	if !c.Valid || c.Members != b.Members || c.At != ck.k.eng.Now() || len(b.BaseDirty) > 0 {
+	c := &b.Snapshot
+	if !c.Valid || c.MembershipVersion != b.MembershipVersion || c.At != ck.k.eng.Now() || len(b.DirtyNodes) > 0 {
 		return nil // reset before any use
 	}
-	fcs := make([]scheduling.FitClass, 0, len(c.Jumps))
-	for fc := range c.Jumps {
+	fcs := make([]scheduling.FitClass, 0, len(c.JumpTables))
+	for fc := range c.JumpTables {
 		fcs = append(fcs, fc)
 	}
 	sort.Slice(fcs, func(i, j int) bool { return lessFitClass(fcs[i], fcs[j]) })
-	n := len(c.List)
+	n := len(c.Nodes)
 	now := ck.k.eng.Now()
 	for _, fc := range fcs {
-		jt := c.Jumps[fc]
-		if len(jt.Nxt) != n {
-			return fmt.Errorf("class %+v: table of %d positions, %d nodes", fc, len(jt.Nxt), n)
+		jt := c.JumpTables[fc]
+		if len(jt.Next) != n {
+			return fmt.Errorf("class %+v: table of %d positions, %d nodes", fc, len(jt.Next), n)
 		}
-		pd, err := ck.repStatic(fc.Spec, fc.Relax)
+		pd, err := ck.repStatic(fc.SpecClass, fc.Relaxation)
 		if err != nil {
 			return err
 		}
 		// claim: 0 unknown, 1 fits, 2 does not fit.
 		claim := make([]uint8, n)
 		reach := -1 // positions below it are claimed not to fit
-		for i, v := range jt.Nxt {
+		for i, v := range jt.Next {
 			if v < 0 {
 				if i >= reach {
 					continue
@@ -708,9 +708,9 @@ func (ck *indexCheck) jumpTables() error {
 			if claim[q] == 0 {
 				continue
 			}
-			ex := &c.List[q]
+			ex := &c.Nodes[q]
 			ck.counts.jumpPositions++
-			fits := !(fc.Uca && now < ex.UcaUntil) && pd.Requests.Fits(ex.Free)
+			fits := !(fc.UnderConsolidateAfter && now < ex.ConsolidateAfterUntil) && pd.Requests.Fits(ex.Free)
 			if fits {
 				if !ck.canFilter(ex.View) {
 					continue
@@ -726,32 +726,39 @@ func (ck *indexCheck) jumpTables() error {
 }
 
 func lessFitClass(a, b scheduling.FitClass) bool {
-	if a.Spec != b.Spec {
-		return a.Spec < b.Spec
+	if a.SpecClass != b.SpecClass {
+		return a.SpecClass < b.SpecClass
 	}
-	if a.Uca != b.Uca {
-		return !a.Uca
+	if a.UnderConsolidateAfter != b.UnderConsolidateAfter {
+		return !a.UnderConsolidateAfter
 	}
-	return lessRelax(a.Relax, b.Relax)
+	return lessRelax(a.Relaxation, b.Relaxation)
 }
 
-func lessRelax(a, b scheduling.Relax) bool {
-	x := [...]int{int(a.Terms), int(a.PrefAff), int(a.PrefAnti), int(a.PrefNode), int(a.Spread), scheduling.B2i(a.Pns)}
-	y := [...]int{int(b.Terms), int(b.PrefAff), int(b.PrefAnti), int(b.PrefNode), int(b.Spread), scheduling.B2i(b.Pns)}
+func lessRelax(a, b scheduling.Relaxation) bool {
+	x := [...]int{int(a.DroppedRequiredTerms), int(a.DroppedPreferredAffinity), int(a.DroppedPreferredAntiAffinity), int(a.DroppedPreferredNodeAffinity), int(a.DroppedSpread), boolToInt(a.ToleratePreferNoSchedule)}
+	y := [...]int{int(b.DroppedRequiredTerms), int(b.DroppedPreferredAffinity), int(b.DroppedPreferredAntiAffinity), int(b.DroppedPreferredNodeAffinity), int(b.DroppedSpread), boolToInt(b.ToleratePreferNoSchedule)}
 	return slices.Compare(x[:], y[:]) < 0
+}
+
+func boolToInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (ck *indexCheck) staticVerdicts() error {
 	sv := ck.k.solvers
-	keys := make([]scheduling.StaticKey, 0, len(sv.Statics))
-	for sk := range sv.Statics {
+	keys := make([]scheduling.VerdictKey, 0, len(sv.Verdicts))
+	for sk := range sv.Verdicts {
 		keys = append(keys, sk)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Spec != keys[j].Spec {
-			return keys[i].Spec < keys[j].Spec
+		if keys[i].SpecClass != keys[j].SpecClass {
+			return keys[i].SpecClass < keys[j].SpecClass
 		}
-		return lessRelax(keys[i].Relax, keys[j].Relax)
+		return lessRelax(keys[i].Relaxation, keys[j].Relaxation)
 	})
 	var live []cluster.NodeID
 	for i := range ck.cl.Nodes {
@@ -760,7 +767,7 @@ func (ck *indexCheck) staticVerdicts() error {
 		}
 	}
 	for _, sk := range keys {
-		vs := sv.Statics[sk]
+		vs := sv.Verdicts[sk]
 		var pd *scheduling.PodData
 		for _, id := range live {
 			yes, known := vs.Get(id, ck.cl.NodeEpoch(id))
@@ -770,13 +777,13 @@ func (ck *indexCheck) staticVerdicts() error {
 			}
 			if pd == nil {
 				var err error
-				if pd, err = ck.repStatic(sk.Spec, sk.Relax); err != nil {
+				if pd, err = ck.repStatic(sk.SpecClass, sk.Relaxation); err != nil {
 					return err
 				}
 			}
 			ck.counts.verdicts++
 			if fresh := ck.staticFitsNow(pd, n); fresh != yes {
-				return fmt.Errorf("class %d %+v on %s at epoch %d: cached %v, the filters %v", sk.Spec, sk.Relax, ck.node(id), ck.cl.NodeEpoch(id), yes, fresh)
+				return fmt.Errorf("class %d %+v on %s at epoch %d: cached %v, the filters %v", sk.SpecClass, sk.Relaxation, ck.node(id), ck.cl.NodeEpoch(id), yes, fresh)
 			}
 		}
 	}
@@ -785,28 +792,28 @@ func (ck *indexCheck) staticVerdicts() error {
 
 func (ck *indexCheck) podStatics() error {
 	sv := ck.k.solvers
-	if sv.PodStatics == nil || sv.StaticsAt != ck.k.eng.Now() {
+	if sv.PodStatics == nil || sv.PodStaticsAt != ck.k.eng.Now() {
 		return nil // dropped before any use
 	}
 	byIdx := make([]*scheduling.PodStatic, len(sv.PodStatics))
 	keys := make([]scheduling.PodKey, len(sv.PodStatics))
 	for key, st := range sv.PodStatics {
-		if st.Idx < 0 || int(st.Idx) >= len(byIdx) || byIdx[st.Idx] != nil {
-			return fmt.Errorf("index %d of %d entries is out of range or taken twice", st.Idx, len(byIdx))
+		if st.Index < 0 || int(st.Index) >= len(byIdx) || byIdx[st.Index] != nil {
+			return fmt.Errorf("index %d of %d entries is out of range or taken twice", st.Index, len(byIdx))
 		}
-		byIdx[st.Idx], keys[st.Idx] = st, key
+		byIdx[st.Index], keys[st.Index] = st, key
 	}
 	for i, st := range byIdx {
 		key := keys[i]
-		class, ok := sv.Specs.Lookup(key.Spec)
+		class, ok := sv.SpecClasses.Lookup(key.Spec)
 		if !ok {
 			return fmt.Errorf("entry %d: spec without a class", i)
 		}
 		fresh := sv.DerivePodStatic(key, class)
-		fresh.Idx = st.Idx
+		fresh.Index = st.Index
 		ck.counts.podStatics++
 		if err := samePodStatic(st, fresh); err != nil {
-			return fmt.Errorf("entry %d (relaxation %+v): %w", i, key.R, err)
+			return fmt.Errorf("entry %d (relaxation %+v): %w", i, key.Relaxation, err)
 		}
 	}
 	return nil
@@ -814,21 +821,21 @@ func (ck *indexCheck) podStatics() error {
 
 func samePodStatic(a, b *scheduling.PodStatic) error {
 	switch {
-	case a.Spec != b.Spec || a.Ns != b.Ns || a.Relax != b.Relax:
+	case a.Spec != b.Spec || a.Namespace != b.Namespace || a.Relaxation != b.Relaxation:
 		return fmt.Errorf("keyed by another spec, namespace or relaxation")
 	case a.Class != b.Class:
 		return fmt.Errorf("class %d, want %d", a.Class, b.Class)
 	case a.Requests != b.Requests:
 		return fmt.Errorf("requests %v, want %v", a.Requests, b.Requests)
-	case !sameReqSet(a.Reqs, b.Reqs):
-		return fmt.Errorf("requirements %+v, want %+v", a.Reqs, b.Reqs)
-	case !sameReqSet(a.Strict, b.Strict):
-		return fmt.Errorf("strict requirements %+v, want %+v", a.Strict, b.Strict)
-	case a.Term != b.Term || a.Pref != b.Pref:
+	case !sameReqSet(a.Requirements, b.Requirements):
+		return fmt.Errorf("requirements %+v, want %+v", a.Requirements, b.Requirements)
+	case !sameReqSet(a.StrictRequirements, b.StrictRequirements):
+		return fmt.Errorf("strict requirements %+v, want %+v", a.StrictRequirements, b.StrictRequirements)
+	case a.RequiredTerm != b.RequiredTerm || a.PreferredTerm != b.PreferredTerm:
 		return fmt.Errorf("node affinity terms in force differ")
-	case a.TolPNS != b.TolPNS:
-		return fmt.Errorf("tolPNS %v, want %v", a.TolPNS, b.TolPNS)
-	case !slices.Equal(a.AffTerms, b.AffTerms) || !slices.Equal(a.AntiTerms, b.AntiTerms):
+	case a.ToleratesPreferNoSchedule != b.ToleratesPreferNoSchedule:
+		return fmt.Errorf("tolPNS %v, want %v", a.ToleratesPreferNoSchedule, b.ToleratesPreferNoSchedule)
+	case !slices.Equal(a.AffinityTerms, b.AffinityTerms) || !slices.Equal(a.AntiAffinityTerms, b.AntiAffinityTerms):
 		return fmt.Errorf("pod (anti-)affinity terms in force differ")
 	}
 	return nil
@@ -840,7 +847,7 @@ func sameReqSet(a, b scheduling.Requirements) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Key != b[i].Key || a[i].MinValues != b[i].MinValues || !scheduling.SameRq(&a[i], &b[i]) {
+		if a[i].Key != b[i].Key || a[i].MinValues != b[i].MinValues || !scheduling.SameRequirement(&a[i], &b[i]) {
 			return false
 		}
 	}
@@ -866,24 +873,24 @@ func (ck *indexCheck) nodePools() error {
 		if err := ck.samePool(p); err != nil {
 			return fmt.Errorf("pool %s: %w", name, err)
 		}
-		for n, st := range p.NewClaim {
-			if st.Reqs == nil {
+		for n, st := range p.ClaimStarts {
+			if st.Requirements == nil {
 				continue
 			}
 			sv := ck.k.solvers
 			if n <= 0 || n >= len(sv.Placeholders) {
 				return fmt.Errorf("pool %s: NodeClaim start %d without its placeholder", name, n)
 			}
-			reqs := p.Reqs.With(ck.cl.Syms, scheduling.Single(ck.cl.KeyHostname, sv.Placeholders[n]))
+			reqs := p.Requirements.With(ck.cl.Syms, scheduling.RequirementIn(ck.cl.KeyHostname, sv.Placeholders[n]))
 			ck.counts.claimStarts++
-			if !sameReqSet(st.Reqs, reqs) || st.Mask != ck.k.offerings.OfferMask(reqs) {
-				return fmt.Errorf("pool %s: NodeClaim start %d has %+v mask %b, want %+v mask %b", name, n, st.Reqs, st.Mask, reqs, ck.k.offerings.OfferMask(reqs))
+			if !sameReqSet(st.Requirements, reqs) || st.OfferingMask != ck.k.offerings.OfferingMask(reqs) {
+				return fmt.Errorf("pool %s: NodeClaim start %d has %+v mask %b, want %+v mask %b", name, n, st.Requirements, st.OfferingMask, reqs, ck.k.offerings.OfferingMask(reqs))
 			}
 		}
 	}
-	if np.Order != nil {
+	if np.WeightOrder != nil {
 		want := scheduling.OrderPools(np.All)
-		if !slices.Equal(np.Order, want) {
+		if !slices.Equal(np.WeightOrder, want) {
 			return fmt.Errorf("weight order kept is not the pools' weight order")
 		}
 	}
@@ -894,20 +901,20 @@ func (ck *indexCheck) nodePools() error {
 // afresh, as build would (without building it: checks run often).
 func (ck *indexCheck) samePool(p *scheduling.Pool) error {
 	np := ck.k.pools
-	reqs := np.PoolReqs(p.Spec)
+	reqs := np.PoolRequirements(p.Spec)
 	switch {
-	case !sameReqSet(p.Reqs, reqs):
-		return fmt.Errorf("requirements %+v, want %+v", p.Reqs, reqs)
-	case p.HasPNS != p.Spec.HasPreferNoScheduleTaint():
-		return fmt.Errorf("PreferNoSchedule taint %v, want %v", p.HasPNS, !p.HasPNS)
-	case len(p.TypeByIdx) != len(np.Offerings.Types):
-		return fmt.Errorf("positions of %d instance types, want %d", len(p.TypeByIdx), len(np.Offerings.Types))
+	case !sameReqSet(p.Requirements, reqs):
+		return fmt.Errorf("requirements %+v, want %+v", p.Requirements, reqs)
+	case p.HasPreferNoSchedule != p.Spec.HasPreferNoScheduleTaint():
+		return fmt.Errorf("PreferNoSchedule taint %v, want %v", p.HasPreferNoSchedule, !p.HasPreferNoSchedule)
+	case len(p.TypePositions) != len(np.Offerings.Types):
+		return fmt.Errorf("positions of %d instance types, want %d", len(p.TypePositions), len(np.Offerings.Types))
 	}
-	mask := np.Offerings.OfferMask(reqs)
+	mask := np.Offerings.OfferingMask(reqs)
 	n := 0
 	for _, t := range np.Offerings.Types {
 		pt, ok := np.PoolType(p, t, mask)
-		pos := p.TypeByIdx[t.Idx]
+		pos := p.TypePositions[t.Index]
 		switch {
 		case ok != (pos >= 0):
 			return fmt.Errorf("instance type %s: in the pool %v, want %v", t.Name, pos >= 0, ok)
@@ -945,15 +952,15 @@ func (ck *indexCheck) placeholders() error {
 func (ck *indexCheck) availability() error {
 	o := ck.k.offerings
 	now := ck.k.eng.Now()
-	if !o.AvailOK || o.AvailAt != now || o.AvailVersion != o.Off.Version {
+	if !o.AvailableCacheValid || o.AvailableCacheAt != now || o.AvailableCacheVersion != o.Offers.Version {
 		return nil // recomputed before any use
 	}
-	if len(o.AvailBuf) < len(o.Types) {
-		return fmt.Errorf("%d masks for %d instance types", len(o.AvailBuf), len(o.Types))
+	if len(o.AvailableCache) < len(o.Types) {
+		return fmt.Errorf("%d masks for %d instance types", len(o.AvailableCache), len(o.Types))
 	}
 	ck.counts.masks++
 	for _, t := range o.Types {
-		if got, want := o.AvailBuf[t.Idx], o.AvailMask(t, now); got != want {
+		if got, want := o.AvailableCache[t.Index], o.AvailableMask(t, now); got != want {
 			return fmt.Errorf("instance type %s: available offerings %b, now %b", t.Name, got, want)
 		}
 	}

@@ -29,7 +29,7 @@ func TestClaimOrderIsKCsSortSlice(t *testing.T) {
 			require.Equal(t, seqs(kc), seqs(order), "seed %d step %d", seed, step)
 			if len(order) == 0 || rng.IntN(4) == 0 {
 				seq++
-				c := &scheduling.Claim{Seq: seq, Pods: []cluster.PodID{0}}
+				c := &scheduling.Claim{Sequence: seq, Pods: []cluster.PodID{0}}
 				s.AppendClaim(c)
 				kc = append(kc, c)
 				continue
@@ -46,7 +46,7 @@ func TestClaimOrderIsKCsSortSlice(t *testing.T) {
 func seqs(cs []*scheduling.Claim) []int {
 	out := make([]int, len(cs))
 	for i, c := range cs {
-		out[i] = c.Seq
+		out[i] = c.Sequence
 	}
 	return out
 }

@@ -87,12 +87,12 @@ func (d *disrupter) earlyNo(s *scheduling.Solver, cs []*candidate, sets []*sched
 			return
 		}
 	}
-	for _, g := range s.Topo.Inverse {
+	for _, g := range s.Topology.Inverse {
 		if g.Key == d.cl.KeyCapacityType {
 			return
 		}
 	}
-	s.StopAtSpot, s.SpotBits = true, d.offerings.CtBits(scheduling.CtSpot)
+	s.StopAtSpot, s.SpotBits = true, d.offerings.CapacityTypeBits(scheduling.SpotIndex)
 }
 
 // whatIfHooks are test hooks on the early verdicts of consolidation
@@ -156,20 +156,20 @@ func (d *disrupter) consolidate(m method, cs []*candidate) *command {
 		price += cd.price
 		allSpot = allSpot && cd.kn.Offering.CapacityType == cluster.Spot
 	}
-	spotBits := d.offerings.CtBits(scheduling.CtSpot)
-	if allSpot && c.Mask&spotBits != 0 {
+	spotBits := d.offerings.CapacityTypeBits(scheduling.SpotIndex)
+	if allSpot && c.OfferingMask&spotBits != 0 {
 		return d.spotToSpot(m, cs, c, price)
 	}
 	d.filterByPrice(c, price)
-	if len(c.Opts) == 0 {
+	if len(c.Options) == 0 {
 		return nil
 	}
-	if c.Mask&spotBits != 0 && c.Mask&d.offerings.CtBits(scheduling.CtOnDemand) != 0 {
+	if c.OfferingMask&spotBits != 0 && c.OfferingMask&d.offerings.CapacityTypeBits(scheduling.OnDemandIndex) != 0 {
 		// On-demand replaced by a pool that allows spot: replace with spot
 		// only, so a spot shortage fails the launch instead of buying a
 		// dearer on-demand node.
 		d.restrictToSpot(c)
-		if len(c.Opts) == 0 {
+		if len(c.Options) == 0 {
 			return nil
 		}
 	}
@@ -181,9 +181,9 @@ func (d *disrupter) replaceCommand(m method, cs []*candidate, c *scheduling.Clai
 }
 
 func (d *disrupter) optTypes(c *scheduling.Claim) []int32 {
-	out := make([]int32, len(c.Opts))
-	for i, pos := range c.Opts {
-		out[i] = c.Pool.Types[pos].Type.Idx
+	out := make([]int32, len(c.Options))
+	for i, pos := range c.Options {
+		out[i] = c.Pool.Types[pos].Type.Index
 	}
 	return out
 }
@@ -191,25 +191,25 @@ func (d *disrupter) optTypes(c *scheduling.Claim) []int32 {
 // filterByPrice keeps the instance types whose worst launch price is below
 // the price of what they replace (KC RemoveInstanceTypeOptionsByPriceAndMinValues).
 func (d *disrupter) filterByPrice(c *scheduling.Claim, price float64) {
-	kept := c.Opts[:0]
-	for _, pos := range c.Opts {
-		if d.offerings.WorstLaunchPrice(c.Pool.Types[pos].Type, c.Mask) < price {
+	kept := c.Options[:0]
+	for _, pos := range c.Options {
+		if d.offerings.WorstLaunchPrice(c.Pool.Types[pos].Type, c.OfferingMask) < price {
 			kept = append(kept, pos)
 		}
 	}
-	c.Opts = kept
+	c.Options = kept
 }
 
 func (d *disrupter) restrictToSpot(c *scheduling.Claim) {
-	c.Reqs = c.Reqs.With(d.cl.Syms, scheduling.Single(d.cl.KeyCapacityType, d.offerings.CtSyms[scheduling.CtSpot]))
-	c.Mask &= d.offerings.CtBits(scheduling.CtSpot)
-	kept := c.Opts[:0]
-	for _, pos := range c.Opts {
-		if d.offerings.Cheapest(c.Pool.Types[pos].Type, c.Mask) < math.Inf(1) {
+	c.Requirements = c.Requirements.With(d.cl.Syms, scheduling.RequirementIn(d.cl.KeyCapacityType, d.offerings.CapacityTypeSyms[scheduling.SpotIndex]))
+	c.OfferingMask &= d.offerings.CapacityTypeBits(scheduling.SpotIndex)
+	kept := c.Options[:0]
+	for _, pos := range c.Options {
+		if d.offerings.Cheapest(c.Pool.Types[pos].Type, c.OfferingMask) < math.Inf(1) {
 			kept = append(kept, pos)
 		}
 	}
-	c.Opts = kept
+	c.Options = kept
 }
 
 // spotToSpot applies the spot-to-spot rules: the feature gate, and for a
@@ -221,16 +221,16 @@ func (d *disrupter) spotToSpot(m method, cs []*candidate, c *scheduling.Claim, p
 	}
 	d.restrictToSpot(c)
 	d.filterByPrice(c, price)
-	if len(c.Opts) == 0 {
+	if len(c.Options) == 0 {
 		return nil
 	}
 	if len(cs) > 1 {
 		return d.replaceCommand(m, cs, c)
 	}
-	if len(c.Opts) < d.settings.SpotToSpotMinTypes {
+	if len(c.Options) < d.settings.SpotToSpotMinTypes {
 		return nil
 	}
-	c.Opts = c.Opts[:d.settings.SpotToSpotMinTypes]
+	c.Options = c.Options[:d.settings.SpotToSpotMinTypes]
 	return d.replaceCommand(m, cs, c)
 }
 
@@ -240,15 +240,15 @@ func (d *disrupter) spotToSpot(m method, cs []*candidate, c *scheduling.Claim, p
 func (d *disrupter) filterOutSameType(cmd *command) bool {
 	c := cmd.replacements[0]
 	maxPrice := math.Inf(1)
-	for _, pos := range c.Opts {
+	for _, pos := range c.Options {
 		t := c.Pool.Types[pos].Type
 		for _, cd := range cmd.cands {
-			if cd.kn.It == t {
+			if cd.kn.InstanceType == t {
 				maxPrice = min(maxPrice, cd.price)
 			}
 		}
 	}
 	d.filterByPrice(c, maxPrice)
 	cmd.optTypes = d.optTypes(c)
-	return len(c.Opts) > 0
+	return len(c.Options) > 0
 }

@@ -85,12 +85,12 @@ func TestEarlyVerdictsChangeNothing(t *testing.T) {
 func TestSpecNamesKey(t *testing.T) {
 	h := newHarness(t)
 	ct := h.cl.KeyCapacityType
-	require.False(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withZoneSpread("a")), ct))
-	require.True(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withNodeSelector("karpenter.sh/capacity-type", "spot")), ct))
-	require.True(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withZoneSpread("a")), h.cl.KeyZone))
-	require.True(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withPreferredZone("us-east-1a")), h.cl.KeyZone))
-	require.True(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), h.cl.KeyHostname))
-	require.False(t, scheduling.SpecNamesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), ct))
+	require.False(t, scheduling.SpecUsesKey(h.podSpec("1", "1Gi", nil, withZoneSpread("a")), ct))
+	require.True(t, scheduling.SpecUsesKey(h.podSpec("1", "1Gi", nil, withNodeSelector("karpenter.sh/capacity-type", "spot")), ct))
+	require.True(t, scheduling.SpecUsesKey(h.podSpec("1", "1Gi", nil, withZoneSpread("a")), h.cl.KeyZone))
+	require.True(t, scheduling.SpecUsesKey(h.podSpec("1", "1Gi", nil, withPreferredZone("us-east-1a")), h.cl.KeyZone))
+	require.True(t, scheduling.SpecUsesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), h.cl.KeyHostname))
+	require.False(t, scheduling.SpecUsesKey(h.podSpec("1", "1Gi", nil, withHostAntiAffinity("a")), ct))
 }
 
 // Every what-if doomed skips fails when computed whole, in a churning

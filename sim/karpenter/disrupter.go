@@ -257,11 +257,11 @@ func (d *disrupter) allMovedScheduled(s *scheduling.Solver) bool {
 			return false
 		}
 	}
-	for _, ex := range s.Exists {
+	for _, ex := range s.Existing {
 		if ex.Initialized {
 			continue
 		}
-		for _, id := range ex.Got {
+		for _, id := range ex.Placed {
 			if !s.Pending(id) && !d.nodes.podOnDeletingNode(id) {
 				return false
 			}

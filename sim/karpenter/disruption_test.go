@@ -162,13 +162,13 @@ func TestExistingBaseMatchesRebuild(t *testing.T) {
 	snapshot := func() ([]entry, map[*scheduling.Pool]cluster.Resources, map[*scheduling.Pool]int64) {
 		c := h.k.base.Current()
 		var out []entry
-		for i := range c.List {
-			ex := &c.List[i]
-			require.Equal(t, int32(i), ex.Pos)
-			require.Equal(t, int32(i), c.PosOf[ex.ID])
-			out = append(out, entry{ex.ID, ex.Free, ex.Daemon, ex.Initialized, ex.UcaUntil, len(ex.View.Taints)})
+		for i := range c.Nodes {
+			ex := &c.Nodes[i]
+			require.Equal(t, int32(i), ex.BasePosition)
+			require.Equal(t, int32(i), c.Positions[ex.ID])
+			out = append(out, entry{ex.ID, ex.Free, ex.DaemonReserve, ex.Initialized, ex.ConsolidateAfterUntil, len(ex.View.Taints)})
 		}
-		return out, maps.Clone(c.PoolCap), maps.Clone(c.PoolNodes)
+		return out, maps.Clone(c.PoolCapacity), maps.Clone(c.PoolNodes)
 	}
 	refreshed := 0
 	for at := time.Minute; at <= 90*time.Minute; at += 10 * time.Second {
@@ -176,7 +176,7 @@ func TestExistingBaseMatchesRebuild(t *testing.T) {
 		if at%(5*time.Minute) == 0 {
 			evictFromOutside(h)
 		}
-		if h.k.base.ExCache.Valid && h.k.base.ExCache.Members == h.k.base.Members {
+		if h.k.base.Snapshot.Valid && h.k.base.Snapshot.MembershipVersion == h.k.base.MembershipVersion {
 			refreshed++
 		}
 		list, capacity, nodes := snapshot()
@@ -200,10 +200,10 @@ func TestQueueKeysMatchPods(t *testing.T) {
 	h.deploy("big", h.podSpec("3", "4Gi", map[string]string{"app": "big"}), time.Duration(0), 2, 15*time.Minute, 6, 50*time.Minute, 1)
 	h.start(spotWide)
 	check := func(ps *scheduling.PodSet, want func(cluster.PodID) scheduling.PodOrigin) {
-		for _, e := range ps.Qkeys {
+		for _, e := range ps.QueueKeys {
 			p := &h.cl.Pods[e.ID]
 			require.Same(t, p.Spec, e.Spec)
-			require.Equal(t, p.Namespace, e.Ns)
+			require.Equal(t, p.Namespace, e.Namespace)
 			require.Equal(t, want(e.ID), e.Origin, "pod %s", p.Name)
 		}
 	}
@@ -212,7 +212,7 @@ func TestQueueKeysMatchPods(t *testing.T) {
 		h.run(at)
 		prov := h.k.dis.provisionableSet()
 		check(prov, h.k.solvers.OriginOf)
-		provisionable += len(prov.Qkeys)
+		provisionable += len(prov.QueueKeys)
 		for _, c := range h.k.dis.candidates(methodOf[*singleNode](h.k.dis)) {
 			check(c.podSet(h.k.solvers), func(cluster.PodID) scheduling.PodOrigin { return scheduling.FromCandidate })
 			candidates++

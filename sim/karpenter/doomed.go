@@ -47,13 +47,13 @@ func (d *disrupter) passDoom() *doomState {
 	d.pass.doom = ds
 	s := d.solvers.NewSolver(nil, scheduling.SolveOpts{Consolidation: true, Universe: d.universe()})
 	ds.probe = s
-	spotBits := d.offerings.CtBits(scheduling.CtSpot)
+	spotBits := d.offerings.CapacityTypeBits(scheduling.SpotIndex)
 	for _, p := range s.Pools {
-		if len(p.Types) > 0 && d.offerings.OfferMask(p.Reqs)&spotBits == 0 {
+		if len(p.Types) > 0 && d.offerings.OfferingMask(p.Requirements)&spotBits == 0 {
 			return ds
 		}
 	}
-	for _, g := range s.Topo.Inverse {
+	for _, g := range s.Topology.Inverse {
 		if g.Key == d.cl.KeyCapacityType {
 			return ds
 		}
@@ -84,7 +84,7 @@ func (d *disrupter) doomed(cs []*candidate) bool {
 	// Pods per class on the candidates, then room for them elsewhere.
 	// Without inverse anti-affinity in the cluster, a template without
 	// topology constraints has none in the solve either.
-	if len(s.Topo.Inverse) > 0 {
+	if len(s.Topology.Inverse) > 0 {
 		return false
 	}
 	type need struct {
@@ -96,7 +96,7 @@ func (d *disrupter) doomed(cs []*candidate) bool {
 		for _, cc := range c.podSet(d.solvers).ClassCounts(d.solvers) {
 			j := slices.IndexFunc(needs, func(n need) bool { return n.pd.Class == cc.Class })
 			if j < 0 {
-				needs = append(needs, need{pd: s.PodData(cc.Key.Spec, cc.Key.Ns, scheduling.Relax{})})
+				needs = append(needs, need{pd: s.PodData(cc.Key.Spec, cc.Key.Namespace, scheduling.Relaxation{})})
 				j = len(needs) - 1
 			}
 			needs[j].count += cc.Count
@@ -105,7 +105,7 @@ func (d *disrupter) doomed(cs []*candidate) bool {
 	for _, n := range needs {
 		room := d.roomFor(ds, n.pd)
 		for _, c := range cs {
-			if pos := s.BasePos(c.kn.ID); pos >= 0 {
+			if pos := s.BasePosition(c.kn.ID); pos >= 0 {
 				room -= roomOn(s, &s.Base[pos], n.pd)
 			}
 		}
@@ -123,10 +123,10 @@ func (d *disrupter) roomFor(ds *doomState, pd *scheduling.PodData) int64 {
 		return r
 	}
 	s := ds.probe
-	jt := pd.Jts[1]
+	jt := pd.JumpTables[1]
 	if jt == nil {
-		jt = s.Ec.Jump(scheduling.FitClass{Spec: pd.Class, Relax: pd.Relax, Uca: true})
-		pd.Jts[1] = jt
+		jt = s.Snapshot.JumpTable(scheduling.FitClass{SpecClass: pd.Class, Relaxation: pd.Relaxation, UnderConsolidateAfter: true})
+		pd.JumpTables[1] = jt
 	}
 	var room int64
 	for i := s.NextBaseFit(jt, pd, true, 0); i < len(s.Base); i = s.NextBaseFit(jt, pd, true, i+1) {
@@ -138,8 +138,8 @@ func (d *disrupter) roomFor(ds *doomState, pd *scheduling.PodData) int64 {
 
 // roomOn counts the pods of pd's class one base node can take (0 if the
 // node does not fit them or consolidateAfter protects it).
-func roomOn(s *scheduling.Solver, ex *scheduling.ExNode, pd *scheduling.PodData) int64 {
-	if s.Now < ex.UcaUntil || !pd.Requests.Fits(ex.Free) || !s.StaticFits(pd, ex) {
+func roomOn(s *scheduling.Solver, ex *scheduling.ExistingNode, pd *scheduling.PodData) int64 {
+	if s.Now < ex.ConsolidateAfterUntil || !pd.Requests.Fits(ex.Free) || !s.StaticFits(pd, ex) {
 		return 0
 	}
 	return podsFitting(&ex.Free, &pd.Requests)

@@ -65,7 +65,7 @@ func (dr *drift) drifted(kn *knode) bool {
 	}
 	kn.driftChecked = p.Spec
 	drift := p.Spec.TemplateHash != kn.poolHash || p.Spec.NodeClass.Hash != kn.classHash ||
-		!scheduling.Compatible(dr.d.cl.Syms, scheduling.FromLabels(dr.d.cl.Nodes[kn.ID].Labels), p.Reqs, dr.d.wellKnown)
+		!scheduling.RequirementsCompatible(dr.d.cl.Syms, scheduling.RequirementsFromLabels(dr.d.cl.Nodes[kn.ID].Labels), p.Requirements, dr.d.wellKnown)
 	if drift {
 		kn.drifted, kn.driftedAt = true, dr.d.eng.Now()
 	}

@@ -27,7 +27,7 @@ func TestInFlightNodeClaimsOrderedAsRandomNames(t *testing.T) {
 		for _, n := range h.karpenterNodes() {
 			created = append(created, n.Name)
 		}
-		for _, id := range h.k.base.ByName {
+		for _, id := range h.k.base.ByOrderName {
 			tried = append(tried, h.cl.Nodes[id].Name)
 			require.True(t, strings.HasPrefix(h.k.base.OrderName(id), "p-"), "ordered by a name of pool p")
 		}

@@ -83,11 +83,11 @@ func (pr *provisioner) poolWhy(l *Linter, s *scheduling.Solver, i int, p *schedu
 	name := p.Spec.Name
 	var static *LaunchCheck
 	ok := false
-	for _, ct := range []int{scheduling.CtSpot, scheduling.CtOnDemand} {
-		if pr.offerings.OfferMask(p.Reqs)&pr.offerings.CtBits(ct) == 0 {
+	for _, ct := range []int{scheduling.SpotIndex, scheduling.OnDemandIndex} {
+		if pr.offerings.OfferingMask(p.Requirements)&pr.offerings.CapacityTypeBits(ct) == 0 {
 			continue
 		}
-		chk := l.why(p, spec, scheduling.CtOf(ct))
+		chk := l.why(p, spec, scheduling.CapacityTypeOf(ct))
 		if chk.Fail == FailOther {
 			ok = true
 			break
@@ -108,12 +108,12 @@ func (pr *provisioner) poolWhy(l *Linter, s *scheduling.Solver, i int, p *schedu
 	// The instance types that take the pod alone, within what the solve
 	// left of the limits, with an available offering.
 	syms := pr.cl.Syms
-	sel := pr.solvers.SelectorReqs(spec)
+	sel := pr.solvers.SelectorRequirements(spec)
 	terms := [][]scheduling.Requirement{nil}
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
 		terms = terms[:0]
 		for t := range spec.Affinity.Terms {
-			terms = append(terms, pr.solvers.TermReqs(&spec.Affinity.Terms[t]))
+			terms = append(terms, pr.solvers.TermRequirements(&spec.Affinity.Terms[t]))
 		}
 	}
 	now := pr.eng.Now()
@@ -121,15 +121,15 @@ func (pr *provisioner) poolWhy(l *Linter, s *scheduling.Solver, i int, p *schedu
 	var until engine.Time
 	var cached []string
 	for _, term := range terms {
-		podReqs := scheduling.SortReqs(syms, append(append([]scheduling.Requirement(nil), sel...), term...))
-		if !scheduling.Compatible(syms, p.Reqs, podReqs, pr.wellKnown) {
+		podReqs := scheduling.SortRequirements(syms, append(append([]scheduling.Requirement(nil), sel...), term...))
+		if !scheduling.RequirementsCompatible(syms, p.Requirements, podReqs, pr.wellKnown) {
 			continue
 		}
-		reqs := scheduling.Merge(syms, p.Reqs, podReqs)
-		mask := pr.offerings.OfferMask(reqs)
+		reqs := scheduling.MergeRequirements(syms, p.Requirements, podReqs)
+		mask := pr.offerings.OfferingMask(reqs)
 		for pos := range p.Types {
 			pt := &p.Types[pos]
-			if !pr.offerings.TypeCompatible(pt.Type, reqs) || !spec.Requests.Add(pt.Daemon).Fits(pt.Alloc) {
+			if !pr.offerings.TypeCompatible(pt.Type, reqs) || !spec.Requests.Add(pt.DaemonOverhead).Fits(pt.Allocatable) {
 				continue
 			}
 			fit++
@@ -137,19 +137,19 @@ func (pr *provisioner) poolWhy(l *Linter, s *scheduling.Solver, i int, p *schedu
 				continue
 			}
 			within++
-			if s.Avail[pt.Type.Idx]&mask != 0 {
+			if s.Available[pt.Type.Index]&mask != 0 {
 				avail++
 				continue
 			}
-			base := pr.offerings.Off.Index(pt.Type.Idx, 0, 0)
-			for b := 0; b < pr.offerings.Off.NZones*scheduling.NumCT; b++ {
-				if mask&(1<<uint(b)) == 0 || pr.offerings.Off.Price[base+b] < 0 {
+			base := pr.offerings.Offers.Index(pt.Type.Index, 0, 0)
+			for b := 0; b < pr.offerings.Offers.NumZones*scheduling.NumCapacityTypes; b++ {
+				if mask&(1<<uint(b)) == 0 || pr.offerings.Offers.Price[base+b] < 0 {
 					continue
 				}
-				if u := pr.offerings.Off.UnavailableUntil[base+b]; u > now && (until == 0 || u < until) {
+				if u := pr.offerings.Offers.UnavailableUntil[base+b]; u > now && (until == 0 || u < until) {
 					until = u
 				}
-				cached = append(cached, fmt.Sprintf("%s/%s/%s", pt.Type.Name, pr.offerings.Zones[b/scheduling.NumCT], scheduling.CtOf(b%scheduling.NumCT)))
+				cached = append(cached, fmt.Sprintf("%s/%s/%s", pt.Type.Name, pr.offerings.Zones[b/scheduling.NumCapacityTypes], scheduling.CapacityTypeOf(b%scheduling.NumCapacityTypes)))
 			}
 		}
 	}

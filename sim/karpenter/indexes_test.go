@@ -133,7 +133,7 @@ func runIndexScript(t testing.TB, data []byte, mode scriptMode) indexRun {
 		// Without anti-affinity or capacity-type selectors: doomed's
 		// shortcut may then answer (see doomed.go).
 		templates = slices.DeleteFunc(templates, func(spec *cluster.PodSpec) bool {
-			return len(spec.PodAntiAffinity) > 0 || scheduling.SpecNamesKey(spec, h.cl.KeyCapacityType)
+			return len(spec.PodAntiAffinity) > 0 || scheduling.SpecUsesKey(spec, h.cl.KeyCapacityType)
 		})
 	}
 	statics := 0
@@ -429,7 +429,7 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 		// NodeClaims (claim starts, placeholder hostnames).
 		var exclude []cluster.NodeID
 		var pods []cluster.PodID
-		for _, id := range k.base.ByName {
+		for _, id := range k.base.ByOrderName {
 			exclude = append(exclude, id)
 			pods = append(pods, h.cl.Nodes[id].Pods...)
 		}
@@ -438,7 +438,7 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 		s.Solve(nil)
 		require.GreaterOrEqual(t, len(s.Claims), 2)
 		k.solvers.Recycle(s)
-		k.offerings.AvailMasks()
+		k.offerings.AvailableMasks()
 		counts, err := k.checkIndexes(true)
 		require.NoError(t, err)
 		require.Positive(t, counts.jumpPositions)
@@ -465,35 +465,39 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 		{"node records", func(h *harness) { firstKN(h, withPods).Initialized = false }},
 		{"node records", func(h *harness) { delete(h.k.nodes.byInstance, h.k.nodes.live[0].instance) }},
 		{"node records", func(h *harness) { firstKN(h, withPods).LastPodEvent = -time.Hour }},
-		{"antiBound", func(h *harness) { h.k.nodes.idx.AntiBound++ }},
+		{"antiBound", func(h *harness) { h.k.nodes.idx.BoundAntiAffinityPods++ }},
 		{"pending pods", func(h *harness) { h.k.prov.pending[0] = true }},
 		{"pod scans", func(h *harness) { kn := firstKN(h, withPods); kn.scan.pods = kn.scan.pods[1:] }},
 		{"pod scans", func(h *harness) { firstKN(h, withPods).scan.cost += 1 }},
 		{"pod scans", func(h *harness) { firstKN(h, withPods).scan.doNotDisrupt = true }},
 		{"prepared pod sets", func(h *harness) {
-			kn := firstKN(h, func(kn *knode) bool { return kn.set != nil && len(kn.set.Qkeys) > 0 && !kn.Deleting && kn.cmd == nil })
+			kn := firstKN(h, func(kn *knode) bool {
+				return kn.set != nil && len(kn.set.QueueKeys) > 0 && !kn.Deleting && kn.cmd == nil
+			})
 			kn.scanValid = false // so only the node's set is wrong
-			kn.set.Qkeys[0].Cpu++
+			kn.set.QueueKeys[0].CPU++
 		}},
 		{"prepared pod sets", func(h *harness) {
-			kn := firstKN(h, func(kn *knode) bool { return kn.set != nil && len(kn.set.Keys) > 0 && !kn.Deleting && kn.cmd == nil })
+			kn := firstKN(h, func(kn *knode) bool {
+				return kn.set != nil && len(kn.set.Templates) > 0 && !kn.Deleting && kn.cmd == nil
+			})
 			kn.scanValid = false
-			kn.set.Counts[0]++
+			kn.set.TemplateCounts[0]++
 		}},
 		{"prepared pod sets", func(h *harness) {
-			h.k.dis.provSet = &scheduling.PodSet{Pods: h.k.prov.provisionable(), Topology: true}
+			h.k.dis.provSet = &scheduling.PodSet{Pods: h.k.prov.provisionable(), HasTopology: true}
 		}},
 		{"node order", func(h *harness) {
 			b := h.k.base
-			b.ByName[0], b.ByName[1] = b.ByName[1], b.ByName[0]
+			b.ByOrderName[0], b.ByOrderName[1] = b.ByOrderName[1], b.ByOrderName[0]
 		}},
 		{"node order", func(h *harness) { h.k.base.OrderNames[h.k.nodes.live[0].ID] = "zzz" }},
-		{"dirty marks", func(h *harness) { h.k.base.BaseDirty = append(h.k.base.BaseDirty, 0) }},
-		{"dirty marks", func(h *harness) { h.k.base.BaseMark = h.k.base.BaseMark[:0] }},
-		{"existing-node snapshot", func(h *harness) { h.k.base.ExCache.List[0].Free[cluster.CPU]++ }},
-		{"existing-node snapshot", func(h *harness) { h.k.base.ExCache.List[0].UcaUntil += time.Hour }},
+		{"dirty marks", func(h *harness) { h.k.base.DirtyNodes = append(h.k.base.DirtyNodes, 0) }},
+		{"dirty marks", func(h *harness) { h.k.base.DirtyMarks = h.k.base.DirtyMarks[:0] }},
+		{"existing-node snapshot", func(h *harness) { h.k.base.Snapshot.Nodes[0].Free[cluster.CPU]++ }},
+		{"existing-node snapshot", func(h *harness) { h.k.base.Snapshot.Nodes[0].ConsolidateAfterUntil += time.Hour }},
 		{"existing-node snapshot", func(h *harness) {
-			c := &h.k.base.ExCache
+			c := &h.k.base.Snapshot
 			c.PoolNodes[h.k.nodes.live[0].Pool]++
 		}},
 		{"existing-node snapshot", func(h *harness) {
@@ -503,10 +507,10 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 			kn.scanValid = false
 		}},
 		{"jump tables", func(h *harness) {
-			for _, jt := range h.k.base.ExCache.Jumps {
-				for i, v := range jt.Nxt {
-					if v >= 0 && int(v) < len(jt.Nxt) {
-						jt.Nxt[i] = int32(len(jt.Nxt)) // claims nothing fits from i
+			for _, jt := range h.k.base.Snapshot.JumpTables {
+				for i, v := range jt.Next {
+					if v >= 0 && int(v) < len(jt.Next) {
+						jt.Next[i] = int32(len(jt.Next)) // claims nothing fits from i
 						return
 					}
 				}
@@ -514,8 +518,8 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 			h.t.Fatal("no jump table with a fit")
 		}},
 		{"static-fit verdicts", func(h *harness) {
-			for _, vs := range h.k.solvers.Statics {
-				for _, id := range h.k.base.ByName {
+			for _, vs := range h.k.solvers.Verdicts {
+				for _, id := range h.k.base.ByOrderName {
 					if yes, known := vs.Get(id, h.cl.NodeEpoch(id)); known {
 						vs.Set(id, h.cl.NodeEpoch(id), !yes, len(h.cl.Nodes))
 						return
@@ -532,21 +536,21 @@ func TestCheckIndexesCatchesDrift(t *testing.T) {
 		}},
 		{"pod statics", func(h *harness) {
 			for _, st := range h.k.solvers.PodStatics {
-				st.Idx = int32(len(h.k.solvers.PodStatics)) + 3
+				st.Index = int32(len(h.k.solvers.PodStatics)) + 3
 				return
 			}
 		}},
 		{"node pools", func(h *harness) { h.k.pools.All[0].Types = h.k.pools.All[0].Types[1:] }},
-		{"node pools", func(h *harness) { h.k.pools.All[0].HasPNS = true }},
+		{"node pools", func(h *harness) { h.k.pools.All[0].HasPreferNoSchedule = true }},
 		{"node pools", func(h *harness) {
 			p := h.k.pools.All[0]
-			p.NewClaim[1].Mask = 0
+			p.ClaimStarts[1].OfferingMask = 0
 		}},
 		{"placeholder hostnames", func(h *harness) {
 			ps := h.k.solvers.Placeholders
 			ps[1], ps[2] = ps[2], ps[1]
 		}},
-		{"available offerings", func(h *harness) { h.k.offerings.AvailBuf[0] ^= 1 }},
+		{"available offerings", func(h *harness) { h.k.offerings.AvailableCache[0] ^= 1 }},
 		{"disruption pass cache", func(h *harness) { h.k.dis.pass.on = true }},
 	}
 	for _, c := range cases {
@@ -582,7 +586,7 @@ func TestNodesBeforeStartLeaveTheSnapshot(t *testing.T) {
 		}
 	})
 	h.run(time.Minute)
-	require.True(t, h.k.base.ExCache.Valid, "a batch solved")
+	require.True(t, h.k.base.Snapshot.Valid, "a batch solved")
 	require.Empty(t, h.karpenterNodes())
 	h.cl.RemoveNode(a)
 	require.NoError(t, h.k.CheckIndexes())

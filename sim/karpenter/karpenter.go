@@ -197,7 +197,7 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.wellKnownSet, e.normalized = sc.Env.WellKnownSet, sc.Env.Normalized
+	e.wellKnownSet, e.normalized = sc.WellKnownLabels(), sc.NormalizedLabels()
 	var betaKeys [5]cluster.Sym
 	for i, key := range scheduling.BetaKeys {
 		betaKeys[i] = syms.Intern(key)
@@ -218,7 +218,7 @@ func (cfg *Config) check() error {
 	if len(cfg.Zones) == 0 {
 		return fmt.Errorf("karpenter: no zones")
 	}
-	if len(cfg.Zones)*scheduling.NumCT > 64 {
+	if len(cfg.Zones)*scheduling.NumCapacityTypes > 64 {
 		return fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(cfg.Zones))
 	}
 	s := &cfg.Settings
@@ -259,7 +259,9 @@ func (k *Karpenter) SetDaemonOverhead(f DaemonOverheadFunc) {
 
 // SetNamespaceLabels gives the namespaces' labels, for pod affinity terms
 // with namespace selectors.
-func (k *Karpenter) SetNamespaceLabels(m map[cluster.Sym]cluster.Labels) { k.solvers.NsLabels = m }
+func (k *Karpenter) SetNamespaceLabels(m map[cluster.Sym]cluster.Labels) {
+	k.solvers.NamespaceLabels = m
+}
 
 // UpdateNodePool replaces (or adds) a NodePool at time at, as a scenario
 // event: nodes launched from the old template drift when the template
@@ -349,14 +351,14 @@ func (k *Karpenter) OnChange(c cluster.Change) {
 	case cluster.PodBound:
 		delete(k.prov.pending, c.Pod)
 		if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
-			k.nodes.idx.AntiBound++
+			k.nodes.idx.BoundAntiAffinityPods++
 		}
 		k.podEvent(c.Node, c.Pod, !k.startStatePod(c.Node, c.Pod))
 	case cluster.PodDeleted, cluster.PodFinished:
 		delete(k.prov.pending, c.Pod)
 		if c.Node != cluster.NoNode {
 			if len(k.cl.Pods[c.Pod].Spec.PodAntiAffinity) > 0 {
-				k.nodes.idx.AntiBound--
+				k.nodes.idx.BoundAntiAffinityPods--
 			}
 			k.podEvent(c.Node, c.Pod, true)
 		}

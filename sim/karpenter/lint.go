@@ -71,11 +71,11 @@ func (l *Linter) CapacityTypes(pool string) []cluster.CapacityType {
 	if p == nil {
 		return nil
 	}
-	mask := l.k.offerings.OfferMask(p.Reqs)
+	mask := l.k.offerings.OfferingMask(p.Requirements)
 	var out []cluster.CapacityType
-	for _, ct := range []int{scheduling.CtSpot, scheduling.CtOnDemand} {
-		if mask&l.k.offerings.CtBits(ct) != 0 {
-			out = append(out, scheduling.CtOf(ct))
+	for _, ct := range []int{scheduling.SpotIndex, scheduling.OnDemandIndex} {
+		if mask&l.k.offerings.CapacityTypeBits(ct) != 0 {
+			out = append(out, scheduling.CapacityTypeOf(ct))
 		}
 	}
 	return out
@@ -165,7 +165,7 @@ func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityTy
 		return LaunchCheck{Fail: FailOther, Term: -1}
 	}
 	syms := k.cl.Syms
-	ctSym := k.offerings.CtSyms[ctIndex(ct)]
+	ctSym := k.offerings.CapacityTypeSyms[ctIndex(ct)]
 	lintSpec := *spec
 	lintSpec.Spread, lintSpec.PodAffinity, lintSpec.PodAntiAffinity = nil, nil, nil
 	lintSpec.PreferredPodAffinity, lintSpec.PreferredPodAntiAffinity, lintSpec.Preferred = nil, nil, nil
@@ -182,7 +182,7 @@ func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityTy
 	if len(s.Claims) > 0 {
 		c := s.Claims[0]
 		out := LaunchCheck{Fits: true, Term: -1}
-		for _, pos := range c.Opts {
+		for _, pos := range c.Options {
 			out.InstanceTypes = append(out.InstanceTypes, p.Types[pos].Type.Name)
 		}
 		sort.Strings(out.InstanceTypes)
@@ -193,9 +193,9 @@ func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityTy
 
 func ctIndex(ct cluster.CapacityType) int {
 	if ct == cluster.Spot {
-		return scheduling.CtSpot
+		return scheduling.SpotIndex
 	}
-	return scheduling.CtOnDemand
+	return scheduling.OnDemandIndex
 }
 
 // why walks provisioning's steps for one pod and pool and returns the
@@ -205,30 +205,30 @@ func (l *Linter) why(p *scheduling.Pool, spec *cluster.PodSpec, ct cluster.Capac
 	k := l.k
 	syms := k.cl.Syms
 	cti := ctIndex(ct)
-	if k.offerings.OfferMask(p.Reqs)&k.offerings.CtBits(cti) == 0 {
+	if k.offerings.OfferingMask(p.Requirements)&k.offerings.CapacityTypeBits(cti) == 0 {
 		return LaunchCheck{Fail: FailCapacityType, Term: -1, Key: k.cl.Syms.Name(k.cl.KeyCapacityType),
-			PodSide: "In [" + ct.String() + "]", PoolSide: describeReq(syms, p.Reqs.Get(k.cl.KeyCapacityType))}
+			PodSide: "In [" + ct.String() + "]", PoolSide: describeReq(syms, p.Requirements.Get(k.cl.KeyCapacityType))}
 	}
 	for _, t := range p.Spec.Taints {
 		if t.Effect != cluster.EffectPreferNoSchedule && !spec.Tolerations.Tolerate(t) {
 			return LaunchCheck{Fail: FailTaint, Taint: t, Term: -1}
 		}
 	}
-	base := p.Reqs.With(syms, scheduling.Single(k.cl.KeyCapacityType, k.offerings.CtSyms[cti]))
+	base := p.Requirements.With(syms, scheduling.RequirementIn(k.cl.KeyCapacityType, k.offerings.CapacityTypeSyms[cti]))
 	type part struct {
 		rs   []scheduling.Requirement
 		term int
 	}
-	sel := k.solvers.SelectorReqs(spec)
+	sel := k.solvers.SelectorRequirements(spec)
 	if v := spec.Volume; v != nil {
 		if zones, ok := v.Zones(); ok {
-			sel = append(sel, scheduling.Requirement{Key: k.cl.KeyZone, Vals: zones})
+			sel = append(sel, scheduling.Requirement{Key: k.cl.KeyZone, Values: zones})
 		}
 	}
 	var parts []part
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
 		for i := range spec.Affinity.Terms {
-			parts = append(parts, part{term: i, rs: k.solvers.TermReqs(&spec.Affinity.Terms[i])})
+			parts = append(parts, part{term: i, rs: k.solvers.TermRequirements(&spec.Affinity.Terms[i])})
 		}
 	} else {
 		parts = []part{{term: -1}}
@@ -259,8 +259,8 @@ func (l *Linter) walk(p *scheduling.Pool, spec *cluster.PodSpec, base scheduling
 			return c
 		}
 	}
-	podReqs := scheduling.SortReqs(syms, append(append([]scheduling.Requirement(nil), sel...), term...))
-	if !scheduling.Compatible(syms, base, podReqs, k.wellKnown) {
+	podReqs := scheduling.SortRequirements(syms, append(append([]scheduling.Requirement(nil), sel...), term...))
+	if !scheduling.RequirementsCompatible(syms, base, podReqs, k.wellKnown) {
 		// Each requirement alone is fine but not together (two on one key).
 		for i := range podReqs {
 			if c, bad := l.reqFailure(base, &podReqs[i], termIdx); bad {
@@ -269,8 +269,8 @@ func (l *Linter) walk(p *scheduling.Pool, spec *cluster.PodSpec, base scheduling
 		}
 		return LaunchCheck{Fail: FailOther, Term: termIdx}
 	}
-	reqs := scheduling.Merge(syms, base, podReqs)
-	mask := k.offerings.OfferMask(reqs)
+	reqs := scheduling.MergeRequirements(syms, base, podReqs)
+	mask := k.offerings.OfferingMask(reqs)
 	if mask == 0 {
 		zr := reqs.Get(k.cl.KeyZone)
 		return LaunchCheck{Fail: FailZone, Term: termIdx, Key: syms.Name(k.cl.KeyZone),
@@ -282,10 +282,10 @@ func (l *Linter) walk(p *scheduling.Pool, spec *cluster.PodSpec, base scheduling
 		if !k.offerings.TypeCompatible(pt.Type, reqs) {
 			continue
 		}
-		base := k.offerings.Off.Index(pt.Type.Idx, 0, 0)
+		base := k.offerings.Offers.Index(pt.Type.Index, 0, 0)
 		has := false
-		for b := 0; b < k.offerings.Off.NZones*scheduling.NumCT; b++ {
-			if mask&(1<<uint(b)) != 0 && k.offerings.Off.Price[base+b] >= 0 {
+		for b := 0; b < k.offerings.Offers.NumZones*scheduling.NumCapacityTypes; b++ {
+			if mask&(1<<uint(b)) != 0 && k.offerings.Offers.Price[base+b] >= 0 {
 				has = true
 				break
 			}
@@ -300,22 +300,22 @@ func (l *Linter) walk(p *scheduling.Pool, spec *cluster.PodSpec, base scheduling
 	var fit []*scheduling.PoolType
 	largest := cands[0]
 	for _, pt := range cands {
-		if pt.Alloc[cluster.CPU] > largest.Alloc[cluster.CPU] ||
-			(pt.Alloc[cluster.CPU] == largest.Alloc[cluster.CPU] && pt.Alloc[cluster.Memory] > largest.Alloc[cluster.Memory]) {
+		if pt.Allocatable[cluster.CPU] > largest.Allocatable[cluster.CPU] ||
+			(pt.Allocatable[cluster.CPU] == largest.Allocatable[cluster.CPU] && pt.Allocatable[cluster.Memory] > largest.Allocatable[cluster.Memory]) {
 			largest = pt
 		}
-		if spec.Requests.Add(pt.Daemon).Fits(pt.Alloc) {
+		if spec.Requests.Add(pt.DaemonOverhead).Fits(pt.Allocatable) {
 			fit = append(fit, pt)
 		}
 	}
 	if len(fit) == 0 {
 		rooms := make([]TypeRoom, len(cands))
 		for i, pt := range cands {
-			rooms[i] = TypeRoom{Name: pt.Type.Name, Room: pt.Alloc.Sub(pt.Daemon)}
+			rooms[i] = TypeRoom{Name: pt.Type.Name, Room: pt.Allocatable.Sub(pt.DaemonOverhead)}
 		}
 		sort.Slice(rooms, func(i, j int) bool { return rooms[i].Name < rooms[j].Name })
 		return LaunchCheck{Fail: FailTooBig, Term: termIdx, Candidates: len(cands), Largest: largest.Type.Name,
-			LargestAllocatable: largest.Alloc.Sub(largest.Daemon), Rooms: rooms}
+			LargestAllocatable: largest.Allocatable.Sub(largest.DaemonOverhead), Rooms: rooms}
 	}
 	lim := p.Spec.Limits
 	var within []int32
@@ -327,7 +327,7 @@ func (l *Linter) walk(p *scheduling.Pool, spec *cluster.PodSpec, base scheduling
 			}
 		}
 		if ok {
-			within = append(within, int32(p.TypeByIdx[pt.Type.Idx]))
+			within = append(within, int32(p.TypePositions[pt.Type.Index]))
 		}
 	}
 	if len(within) == 0 {
@@ -382,31 +382,31 @@ func describeReq(syms *cluster.Symbols, r *scheduling.Requirement) string {
 		return ""
 	}
 	names := func() string {
-		vs := make([]string, len(r.Vals))
-		for i, v := range r.Vals {
+		vs := make([]string, len(r.Values))
+		for i, v := range r.Values {
 			vs[i] = syms.Name(v)
 		}
 		sort.Strings(vs)
 		return "[" + strings.Join(vs, ", ") + "]"
 	}
 	var parts []string
-	switch r.Op() {
-	case scheduling.OpIn:
+	switch r.Operator() {
+	case scheduling.OperatorIn:
 		parts = append(parts, "In "+names())
-	case scheduling.OpNotIn:
+	case scheduling.OperatorNotIn:
 		parts = append(parts, "NotIn "+names())
-	case scheduling.OpDoesNotExist:
+	case scheduling.OperatorDoesNotExist:
 		parts = append(parts, "DoesNotExist")
-	case scheduling.OpExists:
-		if !r.HasGt && !r.HasLt {
+	case scheduling.OperatorExists:
+		if !r.HasGreaterThan && !r.HasLessThan {
 			parts = append(parts, "Exists")
 		}
 	}
-	if r.HasGt {
-		parts = append(parts, fmt.Sprintf("Gt %d", r.Gt))
+	if r.HasGreaterThan {
+		parts = append(parts, fmt.Sprintf("Gt %d", r.GreaterThan))
 	}
-	if r.HasLt {
-		parts = append(parts, fmt.Sprintf("Lt %d", r.Lt))
+	if r.HasLessThan {
+		parts = append(parts, fmt.Sprintf("Lt %d", r.LessThan))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -99,7 +99,7 @@ func (nt *nodeTracker) remove(kn *knode) {
 func (nt *nodeTracker) newName(pool string) string {
 	for {
 		nt.nodeSeq++
-		if name := pool + "-" + scheduling.NodeSuffix(nt.nodeSeq); !nt.adopted[name] {
+		if name := pool + "-" + scheduling.NodeNameSuffix(nt.nodeSeq); !nt.adopted[name] {
 			return name
 		}
 	}

@@ -82,7 +82,7 @@ func (d *disrupter) podScan(kn *knode) *podScan {
 	// old one.
 	n := &d.cl.Nodes[kn.ID]
 	sc := podScan{cost: 1, pods: make([]cluster.PodID, 0, len(n.Pods))}
-	b := scheduling.SetBuilder{Ps: &scheduling.PodSet{Qkeys: make([]scheduling.QueueKey, 0, len(n.Pods))}}
+	b := scheduling.SetBuilder{Set: &scheduling.PodSet{QueueKeys: make([]scheduling.QueueKey, 0, len(n.Pods))}}
 	for i, pid := range n.Pods {
 		r := &n.PodRefs[i]
 		if r.Spec.DoNotDisrupt && !r.Terminating {
@@ -92,16 +92,16 @@ func (d *disrupter) podScan(kn *knode) *podScan {
 			continue
 		}
 		sc.pods = append(sc.pods, pid)
-		b.Add(d.solvers, scheduling.QueueKey{Cpu: r.Spec.Requests[cluster.CPU], Mem: r.Spec.Requests[cluster.Memory], Created: r.Created, ID: pid,
-			Ns: r.Namespace, Origin: scheduling.FromCandidate, Spec: r.Spec})
+		b.Add(d.solvers, scheduling.QueueKey{CPU: r.Spec.Requests[cluster.CPU], Memory: r.Spec.Requests[cluster.Memory], Created: r.Created, ID: pid,
+			Namespace: r.Namespace, Origin: scheduling.FromCandidate, Spec: r.Spec})
 		sc.cost += max(0, evictionCost(r.Spec))
 	}
 	// Share the node's prepared list while its pods stay the same.
 	if kn.set != nil && slices.Equal(kn.set.Pods, sc.pods) {
 		sc.pods, sc.set = kn.set.Pods, kn.set
 	} else {
-		b.Ps.Pods = sc.pods
-		sc.set = b.Ps
+		b.Set.Pods = sc.pods
+		sc.set = b.Set
 	}
 	kn.scan, kn.scanValid = sc, true
 	return &kn.scan
@@ -125,12 +125,12 @@ func (d *disrupter) nodeScans() []nodeScan {
 	blockedMemo := map[*cluster.PodSpec]memo{}
 	isBlocked := func(key scheduling.PodKey, pod cluster.PodID) bool {
 		m, ok := blockedMemo[key.Spec]
-		if ok && m.ns == key.Ns {
+		if ok && m.ns == key.Namespace {
 			return m.blocked
 		}
 		b := d.evictor.Blocked(pod)
 		if !ok {
-			blockedMemo[key.Spec] = memo{key.Ns, b}
+			blockedMemo[key.Spec] = memo{key.Namespace, b}
 		}
 		return b
 	}
@@ -145,11 +145,11 @@ func (d *disrupter) nodeScans() []nodeScan {
 		if len(sc.pods) > 0 {
 			ns.pods = sc.pods
 		}
-		for i, key := range sc.set.Keys {
+		for i, key := range sc.set.Templates {
 			if ns.blocked || !budgets {
 				break
 			}
-			ns.blocked = isBlocked(key, sc.set.First[i])
+			ns.blocked = isBlocked(key, sc.set.TemplateFirstPods[i])
 		}
 		out = append(out, ns)
 	}
@@ -173,8 +173,8 @@ func (d *disrupter) provisionableSet() *scheduling.PodSet {
 	} else {
 		// The same pods may have moved (a pending pod bound to a node
 		// now being deleted).
-		for i := range ps.Qkeys {
-			ps.Qkeys[i].Origin = d.solvers.OriginOf(ps.Qkeys[i].ID)
+		for i := range ps.QueueKeys {
+			ps.QueueKeys[i].Origin = d.solvers.OriginOf(ps.QueueKeys[i].ID)
 		}
 	}
 	if d.pass.on {

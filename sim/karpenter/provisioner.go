@@ -193,8 +193,8 @@ func (pr *provisioner) provision(pods []cluster.PodID) {
 		}
 		now := pr.eng.Now()
 		nominate := pr.nomination()
-		for _, ex := range s.Exists {
-			if ex.GotPending {
+		for _, ex := range s.Existing {
+			if ex.PlacedPending {
 				if kn := pr.nodes.get(ex.ID); kn != nil {
 					kn.nominatedUntil = now + nominate
 				}
@@ -203,7 +203,7 @@ func (pr *provisioner) provision(pods []cluster.PodID) {
 		// The batch's NodeClaims launch in parallel upstream: each sees
 		// the offerings as they were before any of them failed, and the
 		// pool's usage as it was before the batch (limits.go).
-		pr.offerings.DeferICE = true
+		pr.offerings.DeferCapacityErrors = true
 		usage := pr.pools.Usages()
 		for _, c := range s.Claims {
 			if scheduling.LaunchAllowed(c.Pool, usage) {
@@ -212,7 +212,7 @@ func (pr *provisioner) provision(pods []cluster.PodID) {
 				pr.explainLimit(c)
 			}
 		}
-		pr.offerings.FlushICE()
+		pr.offerings.FlushCapacityErrors()
 	}
 	// Pods still provisionable requeue a batch (KC's pod and node
 	// triggers requeue every 10s while pods are provisionable).
@@ -228,7 +228,7 @@ func (pr *provisioner) provision(pods []cluster.PodID) {
 // placed, e.g. while their offerings are exhausted, are retried every
 // 10s).
 func (pr *provisioner) sameAsLastBatch(pods []cluster.PodID) bool {
-	masks := pr.offerings.AvailMasks()
+	masks := pr.offerings.AvailableMasks()
 	h := uint64(len(pods))
 	for _, id := range pods {
 		h = h*1099511628211 ^ uint64(id)
@@ -263,8 +263,8 @@ func (pr *provisioner) launchClaim(c *scheduling.Claim, replacementOf *command) 
 		}
 	}
 	pr.solvers.SortedOptions(c)
-	if len(c.Opts) > pr.settings.MaxInstanceTypes {
-		c.Opts = c.Opts[:pr.settings.MaxInstanceTypes]
+	if len(c.Options) > pr.settings.MaxInstanceTypes {
+		c.Options = c.Options[:pr.settings.MaxInstanceTypes]
 	}
 	opts := pr.launchFilter(c)
 	if len(opts) == 0 {
@@ -276,7 +276,7 @@ func (pr *provisioner) launchClaim(c *scheduling.Claim, replacementOf *command) 
 	// type is spot if any spot offering is left, else on-demand (KA
 	// getCapacityType: reserved, spot, on-demand).
 	now := pr.eng.Now()
-	odMask, spotMask := c.Mask&pr.offerings.CtBits(scheduling.CtOnDemand), c.Mask&pr.offerings.CtBits(scheduling.CtSpot)
+	odMask, spotMask := c.OfferingMask&pr.offerings.CapacityTypeBits(scheduling.OnDemandIndex), c.OfferingMask&pr.offerings.CapacityTypeBits(scheduling.SpotIndex)
 	spotCap := math.Inf(1)
 	if odMask != 0 && spotMask != 0 {
 		for _, pos := range opts {
@@ -284,14 +284,14 @@ func (pr *provisioner) launchClaim(c *scheduling.Claim, replacementOf *command) 
 		}
 	}
 	usable := func(t *scheduling.InstanceType, z, ct int) bool {
-		i := pr.offerings.Off.Index(t.Idx, z, ct)
-		return c.Mask&(1<<uint(z*scheduling.NumCT+ct)) != 0 && pr.offerings.Off.Available(i, now) && (ct != scheduling.CtSpot || pr.offerings.Off.Price[i] <= spotCap)
+		i := pr.offerings.Offers.Index(t.Index, z, ct)
+		return c.OfferingMask&(1<<uint(z*scheduling.NumCapacityTypes+ct)) != 0 && pr.offerings.Offers.Available(i, now) && (ct != scheduling.SpotIndex || pr.offerings.Offers.Price[i] <= spotCap)
 	}
-	ct := scheduling.CtOnDemand
+	ct := scheduling.OnDemandIndex
 	for _, pos := range opts {
 		for z := range pr.offerings.Zones {
-			if usable(p.Types[pos].Type, z, scheduling.CtSpot) {
-				ct = scheduling.CtSpot
+			if usable(p.Types[pos].Type, z, scheduling.SpotIndex) {
+				ct = scheduling.SpotIndex
 			}
 		}
 	}
@@ -300,7 +300,7 @@ func (pr *provisioner) launchClaim(c *scheduling.Claim, replacementOf *command) 
 		t := p.Types[pos].Type
 		for z := range pr.offerings.Zones {
 			if usable(t, z, ct) {
-				offerings = append(offerings, cloud.Offering{InstanceType: t.Name, Zone: pr.offerings.Zones[z], CapacityType: scheduling.CtOf(ct)})
+				offerings = append(offerings, cloud.Offering{InstanceType: t.Name, Zone: pr.offerings.Zones[z], CapacityType: scheduling.CapacityTypeOf(ct)})
 			}
 		}
 	}
@@ -309,7 +309,7 @@ func (pr *provisioner) launchClaim(c *scheduling.Claim, replacementOf *command) 
 		return cluster.NoNode
 	}
 	strategy := cloud.LowestPrice
-	if ct == scheduling.CtSpot {
+	if ct == scheduling.SpotIndex {
 		strategy = cloud.PriceCapacityOptimized
 	}
 	pr.stats.LaunchRequests++
@@ -334,12 +334,12 @@ func (pr *provisioner) launchFilter(c *scheduling.Claim) []int32 {
 	now := pr.eng.Now()
 	p := c.Pool
 	var out, generic []int32
-	for _, pos := range c.Opts {
+	for _, pos := range c.Options {
 		t := p.Types[pos].Type
 		has := false
-		base := pr.offerings.Off.Index(t.Idx, 0, 0)
-		for b := 0; b < pr.offerings.Off.NZones*scheduling.NumCT; b++ {
-			if c.Mask&(1<<uint(b)) != 0 && pr.offerings.Off.Available(base+b, now) {
+		base := pr.offerings.Offers.Index(t.Index, 0, 0)
+		for b := 0; b < pr.offerings.Offers.NumZones*scheduling.NumCapacityTypes; b++ {
+			if c.OfferingMask&(1<<uint(b)) != 0 && pr.offerings.Offers.Available(base+b, now) {
 				has = true
 				break
 			}
@@ -353,8 +353,8 @@ func (pr *provisioner) launchFilter(c *scheduling.Claim) []int32 {
 		}
 	}
 	hasMin := false
-	for i := range c.Reqs {
-		hasMin = hasMin || c.Reqs[i].MinValues > 0
+	for i := range c.Requirements {
+		hasMin = hasMin || c.Requirements[i].MinValues > 0
 	}
 	if len(generic) > 0 && !hasMin {
 		out = generic
@@ -372,28 +372,28 @@ func (pr *provisioner) createNode(c *scheduling.Claim, res cloud.LaunchResult, r
 	p := c.Pool
 	spec := p.Spec
 	t, ok := pr.offerings.TypeByName[res.Offering.InstanceType]
-	if !ok || p.TypeByIdx[t.Idx] < 0 {
+	if !ok || p.TypePositions[t.Index] < 0 {
 		// The cloud answered with an offering Karpenter did not ask for:
 		// a bug in the cloud model.
 		panic("karpenter: launch answered with offering " + res.Offering.String() + " that was not requested")
 	}
-	pt := &p.Types[p.TypeByIdx[t.Idx]]
+	pt := &p.Types[p.TypePositions[t.Index]]
 	name := pr.nodes.newName(spec.Name)
 
 	labels := append(cluster.Labels(nil), spec.Labels...)
 	set := func(key, v cluster.Sym) { labels = labels.With(key, v) }
 	// Single-valued requirements become labels (KC Requirements.Labels),
 	// then the instance's own labels.
-	for i := range c.Reqs {
-		r := &c.Reqs[i]
-		if r.Key == cl.KeyHostname || r.Comp || len(r.Vals) != 1 {
+	for i := range c.Requirements {
+		r := &c.Requirements[i]
+		if r.Key == cl.KeyHostname || r.Complement || len(r.Values) != 1 {
 			continue
 		}
-		set(r.Key, r.Vals[0])
+		set(r.Key, r.Values[0])
 	}
-	for tk, v := range t.Lab {
+	for tk, v := range t.LabelValues {
 		if v != cluster.NoSym {
-			set(pr.offerings.TypeKey[tk], v)
+			set(pr.offerings.TypeKeys[tk], v)
 		}
 	}
 	zone := syms.Intern(res.Offering.Zone)
@@ -401,19 +401,19 @@ func (pr *provisioner) createNode(c *scheduling.Claim, res cloud.LaunchResult, r
 	set(cl.KeyCapacityType, syms.Intern(res.Offering.CapacityType.String()))
 	set(pr.keyNodePool, syms.Intern(spec.Name))
 	// The deprecated beta labels the kubelet and cloud controller still set.
-	set(pr.betaKeys[0], t.Lab[scheduling.TkInstanceType])
-	set(pr.betaKeys[1], t.Lab[scheduling.TkArch])
-	set(pr.betaKeys[2], t.Lab[scheduling.TkOS])
+	set(pr.betaKeys[0], t.LabelValues[scheduling.TypeKeyInstanceType])
+	set(pr.betaKeys[1], t.LabelValues[scheduling.TypeKeyArch])
+	set(pr.betaKeys[2], t.LabelValues[scheduling.TypeKeyOS])
 	set(pr.betaKeys[3], zone)
-	set(pr.betaKeys[4], t.Lab[scheduling.TkRegion])
+	set(pr.betaKeys[4], t.LabelValues[scheduling.TypeKeyRegion])
 	taints := append(append([]cluster.Taint(nil), spec.Taints...), spec.StartupTaints...)
 	id := cl.AddNode(cluster.Node{
-		Name: name, Labels: labels, Taints: taints, Allocatable: pt.Alloc, State: cluster.NodeLaunching,
+		Name: name, Labels: labels, Taints: taints, Allocatable: pt.Allocatable, State: cluster.NodeLaunching,
 		InstanceType: t.Name, Zone: zone, CapacityType: res.Offering.CapacityType, PriceUSDPerHour: res.PriceUSDPerHour,
 		Owner: ownedByKarpenter, OwnerName: spec.Name, Instance: int32(res.Instance),
 	})
 	now := pr.eng.Now()
-	kn := &knode{Node: scheduling.Node{ID: id, Pool: p, It: t, Offering: res.Offering, Capacity: pt.Capacity,
+	kn := &knode{Node: scheduling.Node{ID: id, Pool: p, InstanceType: t, Offering: res.Offering, Capacity: pt.Capacity,
 		LastPodEvent: now}, instance: res.Instance, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,
 		replacementOf: replacementOf}
 	kn.nominatedUntil = now + pr.nomination()

@@ -52,11 +52,7 @@ type SolveResult = scheduling.Result
 
 // Solve places the pods as one provisioning batch would, without
 // launching anything.
-func (s *Solver) Solve(pods []cluster.PodID) SolveResult {
-	sv := s.k.solvers.NewSolver(pods, scheduling.SolveOpts{})
-	sv.Solve(pods)
-	return s.result(sv)
-}
+func (s *Solver) Solve(pods []cluster.PodID) SolveResult { return s.k.sc.Solve(pods) }
 
 // SolveAndLaunch runs one provisioning batch as the provisioner does
 // (provision): the solve, then a launch through the cloud of each of its
@@ -71,7 +67,7 @@ func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.No
 	sv.Solve(pods)
 	res := s.result(sv)
 	pr := k.prov
-	pr.offerings.DeferICE = true
+	pr.offerings.DeferCapacityErrors = true
 	usage := pr.pools.Usages()
 	nodes := make([]cluster.NodeID, len(sv.Claims))
 	for i, c := range sv.Claims {
@@ -80,7 +76,7 @@ func (s *Solver) SolveAndLaunch(pods []cluster.PodID) (SolveResult, []cluster.No
 			nodes[i] = pr.launchClaim(c, nil)
 		}
 	}
-	pr.offerings.FlushICE()
+	pr.offerings.FlushCapacityErrors()
 	return res, nodes
 }
 
@@ -105,36 +101,8 @@ func (noEvictions) Blocked(cluster.PodID) bool                    { return true 
 func (noEvictions) HasBudgets() bool                              { return true }
 
 // PoolInstanceType is an instance type as a NodePool would launch it.
-type PoolInstanceType struct {
-	Name string
-	// Labels are the instance type's labels (instance-type, arch, os,
-	// region, karpenter.k8s.aws/instance-*), by key.
-	Labels map[string]string
-	// Capacity and Allocatable under the pool's node class.
-	Capacity, Allocatable cluster.Resources
-}
+type PoolInstanceType = scheduling.PoolInstanceType
 
 // InstanceTypes lists every instance type of the catalogue as the
-// NodePool's node class would launch it, in catalogue order, whether or
-// not the pool's requirements allow it (a reference solver does its own
-// filtering); nil for an unknown pool.
-func (s *Solver) InstanceTypes(pool string) []PoolInstanceType {
-	k := s.k
-	p, ok := k.pools.ByName[pool]
-	if !ok {
-		return nil
-	}
-	syms := k.cl.Syms
-	out := make([]PoolInstanceType, 0, len(k.offerings.Types))
-	for _, t := range k.offerings.Types {
-		labels := map[string]string{}
-		for tk, v := range t.Lab {
-			if v != cluster.NoSym {
-				labels[k.offerings.TypeKeyNames[tk]] = syms.Name(v)
-			}
-		}
-		capacity, alloc := k.offerings.NodeResources(t.Cat, &p.Spec.NodeClass)
-		out = append(out, PoolInstanceType{Name: t.Name, Labels: labels, Capacity: capacity, Allocatable: alloc})
-	}
-	return out
-}
+// NodePool's node class would launch it (Scheduler.InstanceTypes).
+func (s *Solver) InstanceTypes(pool string) []PoolInstanceType { return s.k.sc.InstanceTypes(pool) }

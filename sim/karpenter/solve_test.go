@@ -26,11 +26,11 @@ func TestSolveDiverseKeepsConstraints(t *testing.T) {
 	require.Empty(t, s.Failed)
 	syms := h.cl.Syms
 	zoneOf := func(c *scheduling.Claim) string {
-		r := c.Reqs.Get(h.cl.KeyZone)
-		if r == nil || r.Comp || len(r.Vals) != 1 {
+		r := c.Requirements.Get(h.cl.KeyZone)
+		if r == nil || r.Complement || len(r.Values) != 1 {
 			return ""
 		}
-		return syms.Name(r.Vals[0])
+		return syms.Name(r.Values[0])
 	}
 	affinity := map[string]map[string]bool{}
 	placed := 0
@@ -60,10 +60,10 @@ func TestSolveDiverseKeepsConstraints(t *testing.T) {
 		}
 		require.LessOrEqual(t, nginx, 1, "anti-affinity: one nginx pod per claim")
 		fits := false
-		for _, pos := range c.Opts {
+		for _, pos := range c.Options {
 			pt := &c.Pool.Types[pos]
-			fits = fits || req.Fits(pt.Alloc)
-			require.True(t, req.Fits(pt.Alloc), "every option fits the claim's pods")
+			fits = fits || req.Fits(pt.Allocatable)
+			require.True(t, req.Fits(pt.Allocatable), "every option fits the claim's pods")
 		}
 		require.True(t, fits)
 	}
@@ -86,13 +86,13 @@ func TestQueueMergeMatchesSort(t *testing.T) {
 			keys := make([]scheduling.QueueKey, n)
 			for i := range keys {
 				// Few distinct values so that ties reach the id.
-				keys[i] = scheduling.QueueKey{Cpu: int64(rng.IntN(3)), Mem: int64(rng.IntN(3)), Created: engine.Time(rng.IntN(3)), ID: cluster.PodID(len(all) + i)}
+				keys[i] = scheduling.QueueKey{CPU: int64(rng.IntN(3)), Memory: int64(rng.IntN(3)), Created: engine.Time(rng.IntN(3)), ID: cluster.PodID(len(all) + i)}
 			}
-			slices.SortFunc(keys, scheduling.CompareQ)
+			slices.SortFunc(keys, scheduling.CompareQueueKeys)
 			all = append(all, keys...)
-			s.Sets = append(s.Sets, &scheduling.PodSet{Qkeys: keys, Sorted: true})
+			s.Sets = append(s.Sets, &scheduling.PodSet{QueueKeys: keys, QueueKeysSorted: true})
 		}
-		slices.SortFunc(all, scheduling.CompareQ)
+		slices.SortFunc(all, scheduling.CompareQueueKeys)
 		q := s.Queue(nil)
 		var got []scheduling.QueueKey
 		for q.Len() > 0 {

@@ -6,18 +6,47 @@
 // fits nowhere; topology spread and pod (anti-)affinity, requirements,
 // limits and minValues as package karpenter's doc describes (Provisioning).
 //
-// [New] builds the parts from [Inputs] (cluster, catalogue, prices,
-// NodePools, settings, DaemonSet overhead and namespace labels), and
-// [Scheduler.Solve] returns a [Result]: new NodeClaims (pool, pods,
-// instance types cheapest first, zones, capacity types), pods on
-// existing nodes, pods placed nowhere. Package karpenter builds its solve
-// through New and keeps the parts up to date from the cluster's changes
-// (ExistingBase.NodeDirty, NodeIndex, NodePools.Add); its disruption
-// what-ifs run Solvers.NewSolver with SolveOpts (nodes excluded, prepared
-// pod sets, consolidateAfter).
-//
 // The package does not know the controller: what it needs of it comes in
 // as values (Node, the part of a NodeClaim record the solve reads;
 // DaemonOverheadFunc; namespace labels; the Prices interface, read only
 // when prices are refreshed).
+//
+// # API
+//
+// A caller that only solves (a test, the fidelity harness) uses:
+//
+//   - [New] builds a [Scheduler] from [Inputs] (engine, cluster,
+//     catalogue, [Prices], region and zones, compiled NodePools,
+//     settings, DaemonSet overhead, namespace labels).
+//   - [Scheduler.Solve] places pods as one provisioning batch would and
+//     returns a [Result]: [NewClaim]s (pool, pods, instance types
+//     cheapest first, zones, capacity types), [ExistingPlacement]s, pods
+//     placed nowhere.
+//   - [Scheduler.InstanceTypes] lists the catalogue as a NodePool would
+//     launch it ([PoolInstanceType]).
+//   - [Owner] and [OwnerName] name the owner of Karpenter's nodes.
+//
+// Package karpenter, the controller, uses more, because it keeps the
+// solve's parts up to date between solves, launches what a solve
+// decides, runs the disruption what-ifs on the same solvers, and checks
+// the parts' caches:
+//
+//   - The parts, as fields of [Scheduler]: [Offerings] (offering table,
+//     prices, the insufficient-capacity cache it fills on launches:
+//     MarkUnavailable, DeferCapacityErrors, FlushCapacityErrors),
+//     [NodeIndex] and [Node] (its node records embed Node), [NodePools]
+//     and [Pool] (NodePools.Add, Usages, [LaunchAllowed]), [ExistingBase]
+//     (NodeDirty, NodeOrderAdd, OrderName), [Solvers].
+//   - What-ifs: [Solvers.NewSolver] with [SolveOpts] (nodes excluded,
+//     prepared [PodSet]s, consolidation), then the [Solver]'s fields
+//     (Claims, Existing, Failed, Snapshot) and [Scheduler.Result]; the
+//     early-stop fields (StopAtTwo, StopAtSpot, SpotBits, Decided).
+//   - Requirements ([Requirement], [Requirements], [RequirementIn],
+//     [MergeRequirements], [RequirementsCompatible], [Operator]) for
+//     drift, lint and explain, which reason about the same sets.
+//   - The caches' fields (ExistingBase's snapshot, [ExistingNode],
+//     [PodStatic], [FitClass], [VerdictKey], the jump tables): only for
+//     CheckIndexes (checkindexes.go), which recomputes every cache from
+//     scratch and compares, and for the doomed-pod test (doomed.go),
+//     which reads the jump tables.
 package scheduling

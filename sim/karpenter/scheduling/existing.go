@@ -29,38 +29,45 @@ import (
 //   - the pod-independent filters (taints, node selectors, cordon) are
 //     cached per class and node until the node changes (cluster.NodeEpoch).
 
-// schedNode is what solves read of one of Karpenter's nodes (its
+// Node is what solves read of one of Karpenter's nodes (its
 // NodeClaim); the controller's record (knode) embeds it.
 type Node struct {
-	ID          cluster.NodeID
-	Pool        *Pool
-	It          *InstanceType
-	Offering    cloud.Offering
-	Capacity    cluster.Resources
+	// ID is the node's cluster id.
+	ID cluster.NodeID
+	// Pool is the NodePool that launched the node.
+	Pool *Pool
+	// InstanceType is the node's instance type.
+	InstanceType *InstanceType
+	// Offering is what the node was launched as (type, zone, capacity type).
+	Offering cloud.Offering
+	// Capacity is the node's capacity, counted against its pool's limits.
+	Capacity cluster.Resources
+	// Initialized: the node is Ready and its startup taints are gone (KC
+	// initialized).
 	Initialized bool
-	// lastPodEvent is when the node's last pod event was recorded (KC
+	// LastPodEvent is when the node's last pod event was recorded (KC
 	// NodeClaim status.lastPodEventTime), or, before any, when the node
 	// was initialized: what consolidateAfter counts from (KC
 	// Consolidatable's timeToCheck). An adopted node's may be before the
 	// run's start (negative).
 	LastPodEvent engine.Time
-	// deleting: the NodeClaim is being deleted (tainted, draining).
+	// Deleting: the NodeClaim is being deleted (tainted, draining).
 	Deleting bool
-	// inCommand: the node is a candidate of a disruption command waiting
+	// InCommand: the node is a candidate of a disruption command waiting
 	// for its replacements.
 	InCommand bool
 }
 
-// nodeIndex holds Karpenter's nodes as solves read them, kept by the
+// NodeIndex holds Karpenter's nodes as solves read them, kept by the
 // controller as it adds and removes them.
 type NodeIndex struct {
-	Cl *cluster.Cluster
+	cl *cluster.Cluster
 	// byID has Karpenter's nodes by NodeID (nil for others); live the
 	// non-nil entries, by ID.
 	byID []*Node
 	live []*Node
-	// antiBound counts bound pods with required anti-affinity.
-	AntiBound int
+	// BoundAntiAffinityPods counts bound pods with required anti-affinity.
+	BoundAntiAffinityPods int
 }
 
 func (ni *NodeIndex) get(id cluster.NodeID) *Node {
@@ -70,6 +77,7 @@ func (ni *NodeIndex) get(id cluster.NodeID) *Node {
 	return nil
 }
 
+// Add indexes Karpenter's record of a node.
 func (ni *NodeIndex) Add(n *Node) {
 	for int(n.ID) >= len(ni.byID) {
 		ni.byID = append(ni.byID, nil)
@@ -78,6 +86,7 @@ func (ni *NodeIndex) Add(n *Node) {
 	ni.live = append(ni.live, n) // IDs only grow: live stays sorted
 }
 
+// Remove drops a node's record from the index.
 func (ni *NodeIndex) Remove(n *Node) {
 	ni.byID[n.ID] = nil
 	for i, o := range ni.live {
@@ -88,10 +97,10 @@ func (ni *NodeIndex) Remove(n *Node) {
 	}
 }
 
-// podOnDeletingNode reports whether a pod is bound to one of Karpenter's
+// PodOnDeletingNode reports whether a pod is bound to one of Karpenter's
 // nodes being deleted.
 func (ni *NodeIndex) PodOnDeletingNode(id cluster.PodID) bool {
-	p := &ni.Cl.Pods[id]
+	p := &ni.cl.Pods[id]
 	if p.Node == cluster.NoNode {
 		return false
 	}
@@ -99,45 +108,58 @@ func (ni *NodeIndex) PodOnDeletingNode(id cluster.PodID) bool {
 	return kn != nil && kn.Deleting
 }
 
-// existingBase keeps the existing nodes as solves see them: their order,
+// ExistingBase keeps the existing nodes as solves see them: their order,
 // the shared snapshot (exCache) and what changed since it was made.
 type ExistingBase struct {
-	Env
-	Nodes *NodeIndex
-	Pools *NodePools
-	// byName: the live nodes (anyone's) by orderName, then ID;
+	env
+	nodes *NodeIndex
+	pools *NodePools
+	// ByOrderName: the live nodes (anyone's) by orderName, then ID;
 	// orderNames caches orderName by NodeID.
-	ByName     []cluster.NodeID
+	ByOrderName []cluster.NodeID
+	// OrderNames caches each node's order name by NodeID.
 	OrderNames []string
-	ExCache    exCache
-	// members changes with anything that changes the base other than
+	// Snapshot is the existing nodes as solves read them, rebuilt or merged
+	// when stale.
+	Snapshot exCache
+	// MembershipVersion changes with anything that changes the base other than
 	// pods (exCache); baseDirty lists the nodes whose pods changed since
 	// it was last brought up to date (baseMark: listed).
-	Members   uint64
-	BaseDirty []cluster.NodeID
-	BaseMark  []bool
+	MembershipVersion uint64
+	// DirtyNodes are the nodes whose pods changed since the snapshot was
+	// brought up to date (DirtyMarks: listed, by NodeID).
+	DirtyNodes []cluster.NodeID
+	DirtyMarks []bool
 }
 
-// exNode is an existing node as a scheduling destination.
-type ExNode struct {
-	ID   cluster.NodeID
+// ExistingNode is an existing node as a scheduling destination.
+type ExistingNode struct {
+	// ID is the node's cluster id.
+	ID cluster.NodeID
+	// Node is the cluster's record of the node.
 	Node *cluster.Node
-	// view is what filters see: the node itself, or a copy without the
+	// View is what filters see: the node itself, or a copy without the
 	// startup taints while one of Karpenter's nodes initializes (KC
 	// ignores ephemeral and startup taints on uninitialized nodes).
-	View        *cluster.Node
-	Free        cluster.Resources
+	View *cluster.Node
+	// Free is the allocatable room left (allocatable minus requests), per
+	// resource.
+	Free cluster.Resources
+	// Initialized: the node is initialized (existing nodes that are not are
+	// tried after those that are).
 	Initialized bool
-	// ucaUntil: until then, in a consolidation simulation, pods being
+	// ConsolidateAfterUntil: until then, in a consolidation simulation, pods being
 	// moved may not land here (KC IsUnderConsolidateAfter); 0 for nodes
 	// consolidateAfter does not protect.
-	UcaUntil engine.Time
-	// daemon is the room kept for DaemonSet pods not yet on the node.
-	Daemon     cluster.Resources
-	Got        []cluster.PodID
-	GotPending bool
-	Pos        int32 // position in the base
-	Kn         *Node // Karpenter's record of the node, nil for others
+	ConsolidateAfterUntil engine.Time
+	// DaemonReserve is the room kept for DaemonSet pods not yet on the node.
+	DaemonReserve cluster.Resources
+	// Placed are the pods the solve put on the node, in order; PlacedPending:
+	// some of them are pending pods.
+	Placed        []cluster.PodID
+	PlacedPending bool
+	BasePosition  int32 // position in the base
+	Record        *Node // Karpenter's record of the node, nil for others
 }
 
 // exCache is the base: the live nodes not being deleted, in solve order,
@@ -147,27 +169,30 @@ type ExNode struct {
 // (existingBase.baseDirty), and consolidateAfter is read against the time of
 // the solve (ucaUntil).
 type exCache struct {
-	Valid   bool
-	At      engine.Time
-	Members uint64
-	List    []ExNode
+	// Valid: the snapshot is up to date as of At with membership
+	// MembershipVersion.
+	Valid             bool
+	At                engine.Time
+	MembershipVersion uint64
+	// Nodes are the snapshot's existing nodes, in base order.
+	Nodes []ExistingNode
 	// slots is per base position the overlay of the solve that owns it
 	// (stamp), pointer-free.
 	slots []exSlot
-	// jumps are the classes' jump tables for this base; spare ones are
+	// JumpTables are the classes' jump tables for this base; spare ones are
 	// reused.
-	Jumps map[FitClass]*jumpTable
-	spare []*jumpTable
-	// poolCap and poolNodes sum the capacity and count the nodes of each
+	JumpTables map[FitClass]*jumpTable
+	spare      []*jumpTable
+	// PoolCapacity and poolNodes sum the capacity and count the nodes of each
 	// pool in the base (for limits).
-	PoolCap   map[*Pool]cluster.Resources
-	PoolNodes map[*Pool]int64
-	// posOf maps a NodeID to its base position (-1: not in the base).
-	PosOf []int32
+	PoolCapacity map[*Pool]cluster.Resources
+	PoolNodes    map[*Pool]int64
+	// Positions maps a NodeID to its base position (-1: not in the base).
+	Positions []int32
 	// Scratch: the nodes not Ready (put aside by a rebuild or a merge),
 	// and the spare list a merge fills.
 	notReady []cluster.NodeID
-	next     []ExNode
+	next     []ExistingNode
 }
 
 type exSlot struct {
@@ -176,48 +201,56 @@ type exSlot struct {
 	touched  int32 // index in the solve's touched list, -1: unchanged
 }
 
-// fitClass identifies pods that the existing-node scan treats alike: the
+// FitClass identifies pods that the existing-node scan treats alike: the
 // same static constraints and requests (spec content), the same
 // relaxation, and whether nodes under consolidateAfter are skipped.
 type FitClass struct {
-	Spec  int32
-	Relax Relax
-	Uca   bool
+	// SpecClass is the pods' spec class (PodStatic.Class).
+	SpecClass int32
+	// Relaxation is the pods' relaxation state.
+	Relaxation Relaxation
+	// UnderConsolidateAfter: the jump table skips nodes consolidateAfter
+	// protects (consolidation what-ifs).
+	UnderConsolidateAfter bool
 }
 
-// staticKey identifies the pod-independent filters' answer for a class.
-type StaticKey struct {
-	Spec  int32
-	Relax Relax
+// VerdictKey identifies the pod-independent filters' answer for a class.
+type VerdictKey struct {
+	// SpecClass is the pods' spec class (PodStatic.Class).
+	SpecClass int32
+	// Relaxation is the pods' relaxation state.
+	Relaxation Relaxation
 }
 
 // jumpTable: nxt[i] is the first base position >= i that fits the class
 // in the base state (len(list) for none), or -1 while unknown.
 type jumpTable struct {
-	Nxt []int32
+	// Next is, per base position, the first position at or after it where the
+	// class may fit.
+	Next []int32
 }
 
-// nodeOrderAdd keeps the live nodes sorted by orderName, then ID. The
+// NodeOrderAdd keeps the live nodes sorted by orderName, then ID. The
 // dirty marks cover every node in the order (remerge reads them): nodes
 // that exist before New are never marked dirty.
 func (b *ExistingBase) NodeOrderAdd(id cluster.NodeID) {
-	for int(id) >= len(b.BaseMark) {
-		b.BaseMark = append(b.BaseMark, false)
+	for int(id) >= len(b.DirtyMarks) {
+		b.DirtyMarks = append(b.DirtyMarks, false)
 	}
 	name := b.OrderName(id)
-	i := sort.Search(len(b.ByName), func(i int) bool {
-		o := b.ByName[i]
+	i := sort.Search(len(b.ByOrderName), func(i int) bool {
+		o := b.ByOrderName[i]
 		if on := b.OrderName(o); on != name {
 			return on > name
 		}
 		return o > id
 	})
-	b.ByName = append(b.ByName, 0)
-	copy(b.ByName[i+1:], b.ByName[i:])
-	b.ByName[i] = id
+	b.ByOrderName = append(b.ByOrderName, 0)
+	copy(b.ByOrderName[i+1:], b.ByOrderName[i:])
+	b.ByOrderName[i] = id
 }
 
-// orderName is the name KC would order a node by: its name, but for the
+// OrderName is the name KC would order a node by: its name, but for the
 // nodes Karpenter launched the name upstream's would have. Upstream's
 // NodeClaims get generated names (the pool's name, a dash and 5 random
 // characters) and its nodes EC2's private DNS names, so its existing
@@ -242,13 +275,13 @@ func (b *ExistingBase) OrderName(id cluster.NodeID) string {
 	return name
 }
 
-// deriveOrderName works out orderName without caching it (CheckIndexes
+// DeriveOrderName works out orderName without caching it (CheckIndexes
 // recomputes the cache with it).
 func (b *ExistingBase) DeriveOrderName(id cluster.NodeID) string {
-	n := &b.Cl.Nodes[id]
+	n := &b.cl.Nodes[id]
 	name := n.Name
 	if n.Owner == Owner && !n.Adopted {
-		h := b.Eng.Seed() ^ 0x9e3779b97f4a7c15
+		h := b.eng.Seed() ^ 0x9e3779b97f4a7c15
 		for i := 0; i < len(n.Name); i++ {
 			h = (h ^ uint64(n.Name[i])) * 0x100000001b3
 		}
@@ -258,7 +291,7 @@ func (b *ExistingBase) DeriveOrderName(id cluster.NodeID) string {
 		h ^= h >> 27
 		h *= 0x94d049bb133111eb
 		h ^= h >> 31
-		name = n.OwnerName + "-" + NodeSuffix(int(h%nameSpace))
+		name = n.OwnerName + "-" + NodeNameSuffix(int(h%nameSpace))
 	}
 	return name
 }
@@ -266,23 +299,24 @@ func (b *ExistingBase) DeriveOrderName(id cluster.NodeID) string {
 // nameSpace is the number of 5-character name suffixes.
 const nameSpace = 27 * 27 * 27 * 27 * 27
 
+// NodeOrderRemove drops a node from the existing nodes' order (it is gone).
 func (b *ExistingBase) NodeOrderRemove(id cluster.NodeID) {
-	for i, o := range b.ByName {
+	for i, o := range b.ByOrderName {
 		if o == id {
-			b.ByName = append(b.ByName[:i], b.ByName[i+1:]...)
+			b.ByOrderName = append(b.ByOrderName[:i], b.ByOrderName[i+1:]...)
 			return
 		}
 	}
 }
 
-// current returns the base for the current state, bringing it up to
+// Current returns the base for the current state, bringing it up to
 // date if needed.
 func (b *ExistingBase) Current() *exCache {
-	now := b.Eng.Now()
-	c := &b.ExCache
-	if !c.Valid || c.Members != b.Members {
+	now := b.eng.Now()
+	c := &b.Snapshot
+	if !c.Valid || c.MembershipVersion != b.MembershipVersion {
 		b.rebuild(c)
-	} else if c.At == now && len(b.BaseDirty) == 0 {
+	} else if c.At == now && len(b.DirtyNodes) == 0 {
 		return c
 	} else {
 		b.update(c)
@@ -292,14 +326,14 @@ func (b *ExistingBase) Current() *exCache {
 	return c
 }
 
-// wants reports whether node id belongs in the base (live, not being
+// Wants reports whether node id belongs in the base (live, not being
 // deleted, in no command) and whether it is Ready.
 func (b *ExistingBase) Wants(id cluster.NodeID) (member, ready bool) {
-	st := b.Cl.Nodes[id].State
+	st := b.cl.Nodes[id].State
 	if st == cluster.NodeGone {
 		return false, false
 	}
-	if kn := b.Nodes.get(id); kn != nil && (kn.Deleting || kn.InCommand) {
+	if kn := b.nodes.get(id); kn != nil && (kn.Deleting || kn.InCommand) {
 		return false, false
 	}
 	return true, st == cluster.NodeReady
@@ -310,23 +344,23 @@ func (b *ExistingBase) Wants(id cluster.NodeID) (member, ready bool) {
 // goes or becomes Ready the list is merged anew in name order, copying
 // the entries of nodes that did not change.
 func (b *ExistingBase) update(c *exCache) {
-	for len(c.PosOf) < len(b.Cl.Nodes) {
-		c.PosOf = append(c.PosOf, -1)
+	for len(c.Positions) < len(b.cl.Nodes) {
+		c.Positions = append(c.Positions, -1)
 	}
 	moved := false
-	for _, id := range b.BaseDirty {
+	for _, id := range b.DirtyNodes {
 		member, ready := b.Wants(id)
-		pos := c.PosOf[id]
+		pos := c.Positions[id]
 		// Pool sums: the node out as it was, in as it is.
 		if pos >= 0 {
-			c.subPoolNode(c.List[pos].Kn)
+			c.subPoolNode(c.Nodes[pos].Record)
 		}
 		if member {
-			c.addPoolNode(b.Nodes.get(id))
+			c.addPoolNode(b.nodes.get(id))
 		}
 		switch {
-		case pos >= 0 && member && c.List[pos].Initialized == ready:
-			b.Fill(&c.List[pos], id, ready)
+		case pos >= 0 && member && c.Nodes[pos].Initialized == ready:
+			b.Fill(&c.Nodes[pos], id, ready)
 		case pos < 0 && !member:
 		default:
 			moved = true
@@ -335,34 +369,34 @@ func (b *ExistingBase) update(c *exCache) {
 	if moved {
 		b.remerge(c)
 	}
-	for _, id := range b.BaseDirty {
-		b.BaseMark[id] = false
+	for _, id := range b.DirtyNodes {
+		b.DirtyMarks[id] = false
 	}
-	b.BaseDirty = b.BaseDirty[:0]
+	b.DirtyNodes = b.DirtyNodes[:0]
 }
 
 // remerge rebuilds the list in solve order (Ready nodes first, then
 // the others, each by name) from the old list, reading only the nodes
 // that changed (baseMark).
 func (b *ExistingBase) remerge(c *exCache) {
-	old := c.List
+	old := c.Nodes
 	list := c.next[:0]
 	notReady := c.notReady[:0]
 	place := func(id cluster.NodeID, ready bool) {
 		pos := int32(len(list))
-		if !b.BaseMark[id] {
-			list = append(list, old[c.PosOf[id]])
+		if !b.DirtyMarks[id] {
+			list = append(list, old[c.Positions[id]])
 		} else {
-			list = append(list, ExNode{})
+			list = append(list, ExistingNode{})
 			b.Fill(&list[pos], id, ready)
 		}
-		list[pos].Pos = pos
+		list[pos].BasePosition = pos
 	}
-	for _, id := range b.ByName {
+	for _, id := range b.ByOrderName {
 		var member, ready bool
-		if b.BaseMark[id] {
+		if b.DirtyMarks[id] {
 			member, ready = b.Wants(id)
-		} else if pos := c.PosOf[id]; pos >= 0 {
+		} else if pos := c.Positions[id]; pos >= 0 {
 			member, ready = true, old[pos].Initialized
 		}
 		switch {
@@ -377,39 +411,39 @@ func (b *ExistingBase) remerge(c *exCache) {
 		place(id, false)
 	}
 	for i := range old {
-		c.PosOf[old[i].ID] = -1
+		c.Positions[old[i].ID] = -1
 	}
 	for i := range list {
-		c.PosOf[list[i].ID] = int32(i)
+		c.Positions[list[i].ID] = int32(i)
 	}
 	c.notReady = notReady
-	c.next, c.List = old[:0], list
+	c.next, c.Nodes = old[:0], list
 }
 
 // rebuild builds the base from every node.
 func (b *ExistingBase) rebuild(c *exCache) {
-	for _, id := range b.BaseDirty {
-		b.BaseMark[id] = false
+	for _, id := range b.DirtyNodes {
+		b.DirtyMarks[id] = false
 	}
-	b.BaseDirty = b.BaseDirty[:0]
-	cl := b.Cl
-	for i := range c.List {
-		c.PosOf[c.List[i].ID] = -1
+	b.DirtyNodes = b.DirtyNodes[:0]
+	cl := b.cl
+	for i := range c.Nodes {
+		c.Positions[c.Nodes[i].ID] = -1
 	}
-	for len(c.PosOf) < len(cl.Nodes) {
-		c.PosOf = append(c.PosOf, -1)
+	for len(c.Positions) < len(cl.Nodes) {
+		c.Positions = append(c.Positions, -1)
 	}
-	list := c.List[:0]
-	if c.PoolCap == nil {
-		c.PoolCap = map[*Pool]cluster.Resources{}
+	list := c.Nodes[:0]
+	if c.PoolCapacity == nil {
+		c.PoolCapacity = map[*Pool]cluster.Resources{}
 		c.PoolNodes = map[*Pool]int64{}
 	}
-	clear(c.PoolCap)
+	clear(c.PoolCapacity)
 	clear(c.PoolNodes)
 	// Ready nodes first, then the others, each in name order: one walk,
 	// the others put aside.
 	notReady := c.notReady[:0]
-	for _, id := range b.ByName {
+	for _, id := range b.ByOrderName {
 		switch cl.Nodes[id].State {
 		case cluster.NodeGone:
 		case cluster.NodeReady:
@@ -422,57 +456,58 @@ func (b *ExistingBase) rebuild(c *exCache) {
 		list = b.appendNode(c, list, id, false)
 	}
 	c.notReady = notReady
-	c.Valid, c.Members, c.List = true, b.Members, list
+	c.Valid, c.MembershipVersion, c.Nodes = true, b.MembershipVersion, list
 }
 
 // resetOverlays drops the solves' overlays and the jump tables: the base
 // changed.
 func (c *exCache) resetOverlays() {
-	if cap(c.slots) < len(c.List) {
-		c.slots = make([]exSlot, len(c.List), cap(c.List))
+	if cap(c.slots) < len(c.Nodes) {
+		c.slots = make([]exSlot, len(c.Nodes), cap(c.Nodes))
 	}
-	c.slots = c.slots[:len(c.List)]
+	c.slots = c.slots[:len(c.Nodes)]
 	clear(c.slots)
-	for key, jt := range c.Jumps {
+	for key, jt := range c.JumpTables {
 		c.spare = append(c.spare, jt)
-		delete(c.Jumps, key)
+		delete(c.JumpTables, key)
 	}
 }
 
-// nodeDirty notes that a node's pods changed (its base entry needs
+// NodeDirty notes that a node's pods changed (its base entry needs
 // refreshing); invalidate that the base needs rebuilding.
 func (b *ExistingBase) NodeDirty(id cluster.NodeID) {
-	for int(id) >= len(b.BaseMark) {
-		b.BaseMark = append(b.BaseMark, false)
+	for int(id) >= len(b.DirtyMarks) {
+		b.DirtyMarks = append(b.DirtyMarks, false)
 	}
-	if !b.BaseMark[id] {
-		b.BaseMark[id] = true
-		b.BaseDirty = append(b.BaseDirty, id)
+	if !b.DirtyMarks[id] {
+		b.DirtyMarks[id] = true
+		b.DirtyNodes = append(b.DirtyNodes, id)
 	}
 }
 
-func (b *ExistingBase) Invalidate() { b.Members++ }
+// Invalidate forces the next solve to rebuild the snapshot.
+func (b *ExistingBase) Invalidate() { b.MembershipVersion++ }
 
 // appendNode adds node id to the base unless it is being deleted or in a
 // command.
-func (b *ExistingBase) appendNode(c *exCache, list []ExNode, id cluster.NodeID, ready bool) []ExNode {
-	kn := b.Nodes.get(id)
+func (b *ExistingBase) appendNode(c *exCache, list []ExistingNode, id cluster.NodeID, ready bool) []ExistingNode {
+	kn := b.nodes.get(id)
 	if kn != nil && (kn.Deleting || kn.InCommand) {
 		return list
 	}
-	list = append(list, ExNode{Pos: int32(len(list))})
+	list = append(list, ExistingNode{BasePosition: int32(len(list))})
 	b.Fill(&list[len(list)-1], id, ready)
 	c.addPoolNode(kn)
-	c.PosOf[id] = int32(len(list) - 1)
+	c.Positions[id] = int32(len(list) - 1)
 	return list
 }
 
-// fill sets a base entry from its node (all but its position).
-func (b *ExistingBase) Fill(ex *ExNode, id cluster.NodeID, ready bool) {
-	n := &b.Cl.Nodes[id]
-	kn := b.Nodes.get(id)
-	got := ex.Got[:0]
-	*ex = ExNode{ID: id, Node: n, View: n, Initialized: ready, Pos: ex.Pos, Got: got, Kn: kn}
+// Fill sets a base entry from its node (all but its position).
+func (b *ExistingBase) Fill(ex *ExistingNode, id cluster.NodeID, ready bool) {
+	n := &b.cl.Nodes[id]
+	kn := b.nodes.get(id)
+	got := ex.Placed[:0]
+	*ex = ExistingNode{ID: id, Node: n, View: n, Initialized: ready, BasePosition: ex.BasePosition, Placed: got, Record: kn}
 	if kn != nil && !kn.Initialized {
 		if len(kn.Pool.Spec.StartupTaints) > 0 {
 			v := *n
@@ -481,17 +516,17 @@ func (b *ExistingBase) Fill(ex *ExNode, id cluster.NodeID, ready bool) {
 		}
 		// DaemonSet pods start once the node is Ready: keep their
 		// room (KC ExistingNode remaining daemon resources).
-		if b.Pools.DaemonOverhead != nil {
-			ex.Daemon = b.Pools.DaemonOverhead(n)
+		if b.pools.daemonOverhead != nil {
+			ex.DaemonReserve = b.pools.daemonOverhead(n)
 		}
 	}
 	ex.Free = n.Allocatable
 	for r := range ex.Free {
-		ex.Free[r] -= n.Requested[r] + ex.Daemon[r]
+		ex.Free[r] -= n.Requested[r] + ex.DaemonReserve[r]
 	}
 	if kn != nil && ready {
 		if pa := kn.Pool.Spec.Disruption; !pa.ConsolidateNever && pa.ConsolidateAfter > 0 {
-			ex.UcaUntil = kn.LastPodEvent + pa.ConsolidateAfter
+			ex.ConsolidateAfterUntil = kn.LastPodEvent + pa.ConsolidateAfter
 		}
 	}
 }
@@ -500,7 +535,7 @@ func (b *ExistingBase) Fill(ex *ExNode, id cluster.NodeID, ready bool) {
 // pools' sums (nil: not one of Karpenter's nodes).
 func (c *exCache) addPoolNode(kn *Node) {
 	if kn != nil {
-		c.PoolCap[kn.Pool] = c.PoolCap[kn.Pool].Add(kn.Capacity)
+		c.PoolCapacity[kn.Pool] = c.PoolCapacity[kn.Pool].Add(kn.Capacity)
 		c.PoolNodes[kn.Pool]++
 	}
 }
@@ -509,20 +544,20 @@ func (c *exCache) subPoolNode(kn *Node) {
 	if kn == nil {
 		return
 	}
-	c.PoolCap[kn.Pool] = c.PoolCap[kn.Pool].Sub(kn.Capacity)
+	c.PoolCapacity[kn.Pool] = c.PoolCapacity[kn.Pool].Sub(kn.Capacity)
 	if c.PoolNodes[kn.Pool]--; c.PoolNodes[kn.Pool] == 0 {
-		delete(c.PoolCap, kn.Pool)
+		delete(c.PoolCapacity, kn.Pool)
 		delete(c.PoolNodes, kn.Pool)
 	}
 }
 
-// jump returns the class's jump table for the base.
-func (c *exCache) Jump(fc FitClass) *jumpTable {
-	if jt, ok := c.Jumps[fc]; ok {
+// JumpTable returns the class's jump table for the base.
+func (c *exCache) JumpTable(fc FitClass) *jumpTable {
+	if jt, ok := c.JumpTables[fc]; ok {
 		return jt
 	}
-	if c.Jumps == nil {
-		c.Jumps = map[FitClass]*jumpTable{}
+	if c.JumpTables == nil {
+		c.JumpTables = map[FitClass]*jumpTable{}
 	}
 	var jt *jumpTable
 	if n := len(c.spare); n > 0 {
@@ -531,62 +566,64 @@ func (c *exCache) Jump(fc FitClass) *jumpTable {
 	} else {
 		jt = &jumpTable{}
 	}
-	n := len(c.List)
-	if cap(jt.Nxt) < n {
-		jt.Nxt = make([]int32, n)
+	n := len(c.Nodes)
+	if cap(jt.Next) < n {
+		jt.Next = make([]int32, n)
 	}
-	jt.Nxt = jt.Nxt[:n]
-	for i := range jt.Nxt {
-		jt.Nxt[i] = -1
+	jt.Next = jt.Next[:n]
+	for i := range jt.Next {
+		jt.Next[i] = -1
 	}
-	c.Jumps[fc] = jt
+	c.JumpTables[fc] = jt
 	return jt
 }
 
-// staticFits runs the pod-independent filters of the existing-node scan
+// StaticFits runs the pod-independent filters of the existing-node scan
 // on a base node: cluster.StaticFit without resources, PreferNoSchedule
 // taints unless tolerated, and the node affinity term and preferred term
 // in force.
-func (s *Solver) StaticFits(pd *PodData, ex *ExNode) bool {
+func (s *Solver) StaticFits(pd *PodData, ex *ExistingNode) bool {
 	k := s.Shared
 	if ex.View != ex.Node {
 		return s.StaticFitsNow(pd, ex.View)
 	}
-	sk := StaticKey{Spec: pd.Class, Relax: pd.Relax}
-	sc := k.Statics[sk]
+	sk := VerdictKey{SpecClass: pd.Class, Relaxation: pd.Relaxation}
+	sc := k.Verdicts[sk]
 	if sc == nil {
 		sc = &cluster.NodeVerdicts{}
-		k.Statics[sk] = sc
+		k.Verdicts[sk] = sc
 	}
-	ep := k.Cl.NodeEpoch(ex.ID)
+	ep := k.cl.NodeEpoch(ex.ID)
 	if ok, known := sc.Get(ex.ID, ep); known {
 		return ok
 	}
 	ok := s.StaticFitsNow(pd, ex.View)
-	sc.Set(ex.ID, ep, ok, len(k.Cl.Nodes))
+	sc.Set(ex.ID, ep, ok, len(k.cl.Nodes))
 	return ok
 }
 
+// StaticFitsNow reports whether a pod of pd fits node v as it is now,
+// resources aside: StaticFits on the live node instead of the snapshot.
 func (s *Solver) StaticFitsNow(pd *PodData, v *cluster.Node) bool {
-	syms := s.Shared.Cl.Syms
+	syms := s.Shared.cl.Syms
 	// Without spec.nodeName: the pods a solve places on existing nodes are
 	// pending pods without it or bound pods being moved (StaticFitAnyNode).
 	if m, _ := cluster.StaticFitAnyNode(syms, pd.Spec, v, nil); m != cluster.Fits {
 		return false
 	}
-	if !pd.TolPNS && !tolerates(pd.Spec.Tolerations, pnsOnly(v.Taints), false) {
+	if !pd.ToleratesPreferNoSchedule && !tolerates(pd.Spec.Tolerations, pnsOnly(v.Taints), false) {
 		return false
 	}
-	if pd.Term != nil && !pd.Term.Matches(syms, v.Labels, v.NameSym) {
+	if pd.RequiredTerm != nil && !pd.RequiredTerm.Matches(syms, v.Labels, v.NameSym) {
 		return false
 	}
-	if pd.Pref != nil && !pd.Pref.Matches(syms, v.Labels, v.NameSym) {
+	if pd.PreferredTerm != nil && !pd.PreferredTerm.Matches(syms, v.Labels, v.NameSym) {
 		return false
 	}
 	return true
 }
 
-// nextBaseFit returns the first base position >= p where a pod of the
+// NextBaseFit returns the first base position >= p where a pod of the
 // class fits in the base state, or len(base).
 func (s *Solver) NextBaseFit(jt *jumpTable, pd *PodData, uca bool, p int) int {
 	base := s.Base
@@ -594,28 +631,28 @@ func (s *Solver) NextBaseFit(jt *jumpTable, pd *PodData, uca bool, p int) int {
 	q := p
 	r := n
 	for ; q < n; q++ {
-		if v := jt.Nxt[q]; v >= 0 {
+		if v := jt.Next[q]; v >= 0 {
 			r = int(v)
 			break
 		}
 		ex := &base[q]
-		if (uca && s.Now < ex.UcaUntil) || !pd.Requests.Fits(ex.Free) || !s.StaticFits(pd, ex) {
+		if (uca && s.Now < ex.ConsolidateAfterUntil) || !pd.Requests.Fits(ex.Free) || !s.StaticFits(pd, ex) {
 			continue
 		}
-		jt.Nxt[q] = int32(q)
+		jt.Next[q] = int32(q)
 		r = q
 		break
 	}
 	for i := p; i < q; i++ {
-		jt.Nxt[i] = int32(r)
+		jt.Next[i] = int32(r)
 	}
 	return r
 }
 
-// basePos is a node's position in the base, -1 if it is not there.
-func (s *Solver) BasePos(id cluster.NodeID) int {
-	if int(id) < len(s.Ec.PosOf) {
-		return int(s.Ec.PosOf[id])
+// BasePosition is a node's position in the base, -1 if it is not there.
+func (s *Solver) BasePosition(id cluster.NodeID) int {
+	if int(id) < len(s.Snapshot.Positions) {
+		return int(s.Snapshot.Positions[id])
 	}
 	return -1
 }
@@ -623,7 +660,7 @@ func (s *Solver) BasePos(id cluster.NodeID) int {
 // slot returns the solve's overlay entry of a base position, nil when the
 // solve neither changed nor excluded it.
 func (s *Solver) slot(pos int) *exSlot {
-	sl := &s.Ec.slots[pos]
+	sl := &s.Snapshot.slots[pos]
 	if sl.stamp != s.stamp {
 		return nil
 	}
@@ -638,24 +675,24 @@ func (s *Solver) excludedPos(pos int) bool {
 
 // touch returns the solve's own copy of a base node, making it on first
 // use.
-func (s *Solver) touch(pos int) *ExNode {
-	sl := &s.Ec.slots[pos]
+func (s *Solver) touch(pos int) *ExistingNode {
+	sl := &s.Snapshot.slots[pos]
 	if sl.stamp != s.stamp {
 		*sl = exSlot{stamp: s.stamp, touched: -1}
 	}
 	if sl.touched >= 0 {
 		return s.touched[sl.touched]
 	}
-	var ex *ExNode
+	var ex *ExistingNode
 	if n := len(s.Shared.exFree); n > 0 {
 		ex = s.Shared.exFree[n-1]
 		s.Shared.exFree = s.Shared.exFree[:n-1]
 	} else {
-		ex = new(ExNode)
+		ex = new(ExistingNode)
 	}
-	got := ex.Got[:0]
+	got := ex.Placed[:0]
 	*ex = s.Base[pos]
-	ex.Got = got
+	ex.Placed = got
 	sl.touched = int32(len(s.touched))
 	s.touched = append(s.touched, ex)
 	return ex
@@ -663,12 +700,14 @@ func (s *Solver) touch(pos int) *ExNode {
 
 // finishExisting lists the nodes the solve changed, in base order.
 func (s *Solver) finishExisting() {
-	ex := append(s.Exists[:0], s.touched...)
-	sort.Slice(ex, func(i, j int) bool { return ex[i].Pos < ex[j].Pos })
-	s.Exists = ex
+	ex := append(s.Existing[:0], s.touched...)
+	sort.Slice(ex, func(i, j int) bool { return ex[i].BasePosition < ex[j].BasePosition })
+	s.Existing = ex
 }
 
-func NodeSuffix(n int) string {
+// NodeNameSuffix is the n-th 5-character suffix of a generated NodeClaim name
+// (KC's <pool>-<5 characters>).
+func NodeNameSuffix(n int) string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
 	b := make([]byte, 5)
 	for i := 4; i >= 0; i-- {

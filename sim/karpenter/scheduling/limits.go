@@ -22,13 +22,15 @@ import "github.com/clustersim/clustersim/sim/cluster"
 // capacity and one node each (KC state.Cluster nodePoolResources; a node
 // marked for deletion counts 0).
 
-// poolUsage is what a pool's nodes use against its limits.
+// PoolUsage is what a pool's nodes use against its limits.
 type PoolUsage struct {
+	// Capacity is the pool's nodes' capacity summed, per resource.
 	Capacity cluster.Resources
-	Nodes    int64
+	// Nodes counts the pool's nodes.
+	Nodes int64
 }
 
-// usages returns the usage of every pool with limits.
+// Usages returns the usage of every pool with limits.
 func (np *NodePools) Usages() map[*Pool]PoolUsage {
 	out := map[*Pool]PoolUsage{}
 	for _, p := range np.All {
@@ -39,8 +41,8 @@ func (np *NodePools) Usages() map[*Pool]PoolUsage {
 	if len(out) == 0 {
 		return out
 	}
-	for _, kn := range np.Nodes.live {
-		if kn.Deleting || kn.InCommand || np.Cl.Nodes[kn.ID].State == cluster.NodeGone {
+	for _, kn := range np.nodes.live {
+		if kn.Deleting || kn.InCommand || np.cl.Nodes[kn.ID].State == cluster.NodeGone {
 			continue
 		}
 		u, ok := out[kn.Pool]
@@ -54,7 +56,7 @@ func (np *NodePools) Usages() map[*Pool]PoolUsage {
 	return out
 }
 
-// launchAllowed reports whether a NodeClaim of p may be created given
+// LaunchAllowed reports whether a NodeClaim of p may be created given
 // the usage before its batch (KC Limits.ExceededBy).
 func LaunchAllowed(p *Pool, usage map[*Pool]PoolUsage) bool {
 	u, ok := usage[p]

@@ -7,74 +7,79 @@ import (
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
-// nodePools holds the NodePools in force, with what the solver derives
+// NodePools holds the NodePools in force, with what the solver derives
 // from them, and their counters.
 type NodePools struct {
-	Env
+	env
+	// Offerings are the instance types and offerings the pools draw from.
 	Offerings *Offerings
-	Nodes     *NodeIndex
-	Base      *ExistingBase
+	nodes     *NodeIndex
+	base      *ExistingBase
 	All       []*Pool // by name
-	ByName    map[string]*Pool
-	// order: the pools in weight order (ordered), nil when stale.
-	Order          []*Pool
-	DaemonOverhead DaemonOverheadFunc
+	// ByName has the pools by name.
+	ByName map[string]*Pool
+	// WeightOrder: the pools in weight order (ordered), nil when stale.
+	WeightOrder    []*Pool
+	daemonOverhead DaemonOverheadFunc
 }
 
-// daemonOverheadFunc returns the requests of the DaemonSet pods that would
+// DaemonOverheadFunc returns the requests of the DaemonSet pods that would
 // run on a node like template (labels of the pool and the instance type,
 // the pool's taints; zone and capacity type not yet known).
 type DaemonOverheadFunc func(template *cluster.Node) cluster.Resources
 
-// pool is a NodePool in force, with what the solver derives from it.
+// Pool is a NodePool in force, with what the solver derives from it.
 type Pool struct {
+	// Spec is the compiled NodePool.
 	Spec *apis.NodePool
-	// reqs are the pool's requirements plus its labels (as In) and
+	// Requirements are the pool's requirements plus its labels (as In) and
 	// karpenter.sh/nodepool In [name] (KC NodeClaimTemplate).
-	Reqs Requirements
-	// types are the instance types compatible with the pool's
+	Requirements Requirements
+	// Types are the instance types compatible with the pool's
 	// requirements that have some offering the pool allows, in catalogue
 	// order.
 	Types []PoolType
-	// typeByIdx maps an itype index to its position in types (-1: none).
-	TypeByIdx []int32
+	// TypePositions maps an itype index to its position in types (-1: none).
+	TypePositions []int32
 	// tolerate: the pool has a PreferNoSchedule taint (relaxation then
 	// adds a toleration for those).
-	HasPNS bool
-	// newClaim caches, per placeholder number n, the requirements and
+	HasPreferNoSchedule bool
+	// ClaimStarts caches, per placeholder number n, the requirements and
 	// offering mask of a solve's n-th NodeClaim from this pool before any
 	// pod joins (reqs plus its placeholder hostname): every solve starts
 	// its NodeClaims alike.
-	NewClaim []claimStart
+	ClaimStarts []claimStart
 }
 
 type claimStart struct {
-	Reqs Requirements
-	Mask uint64
+	// Requirements are the NodeClaim's requirements before any pod joins.
+	Requirements Requirements
+	// OfferingMask is the offering bits those requirements allow.
+	OfferingMask uint64
 }
 
 func (np *NodePools) build(spec *apis.NodePool) *Pool {
-	p := &Pool{Spec: spec, HasPNS: spec.HasPreferNoScheduleTaint()}
-	p.Reqs = np.PoolReqs(spec)
-	mask := np.Offerings.OfferMask(p.Reqs)
-	p.TypeByIdx = make([]int32, len(np.Offerings.Types))
-	for i := range p.TypeByIdx {
-		p.TypeByIdx[i] = -1
+	p := &Pool{Spec: spec, HasPreferNoSchedule: spec.HasPreferNoScheduleTaint()}
+	p.Requirements = np.PoolRequirements(spec)
+	mask := np.Offerings.OfferingMask(p.Requirements)
+	p.TypePositions = make([]int32, len(np.Offerings.Types))
+	for i := range p.TypePositions {
+		p.TypePositions[i] = -1
 	}
 	for _, t := range np.Offerings.Types {
 		pt, ok := np.PoolType(p, t, mask)
 		if !ok {
 			continue
 		}
-		p.TypeByIdx[t.Idx] = int32(len(p.Types))
+		p.TypePositions[t.Index] = int32(len(p.Types))
 		p.Types = append(p.Types, pt)
 	}
 	return p
 }
 
-// poolReqs are the requirements of a pool of spec (pool.reqs).
-func (np *NodePools) PoolReqs(spec *apis.NodePool) Requirements {
-	syms := np.Cl.Syms
+// PoolRequirements are the requirements of a pool of spec (pool.reqs).
+func (np *NodePools) PoolRequirements(spec *apis.NodePool) Requirements {
+	syms := np.cl.Syms
 	var rs []Requirement
 	for i := range spec.Requirements {
 		r := fromRequirement(&spec.Requirements[i].Requirement)
@@ -82,23 +87,23 @@ func (np *NodePools) PoolReqs(spec *apis.NodePool) Requirements {
 		rs = append(rs, r)
 	}
 	for _, l := range spec.Labels {
-		rs = append(rs, Single(l.Key, l.Value))
+		rs = append(rs, RequirementIn(l.Key, l.Value))
 	}
-	rs = append(rs, Single(np.KeyNodePool, syms.Intern(spec.Name)))
-	return SortReqs(syms, rs)
+	rs = append(rs, RequirementIn(np.keyNodePool, syms.Intern(spec.Name)))
+	return SortRequirements(syms, rs)
 }
 
-// poolType is instance type t as pool p launches it (p.reqs set; mask:
+// PoolType is instance type t as pool p launches it (p.reqs set; mask:
 // the offerings they allow), false when the pool cannot: t does not meet
 // the requirements or has no offering in mask.
 func (np *NodePools) PoolType(p *Pool, t *InstanceType, mask uint64) (PoolType, bool) {
-	if !np.Offerings.TypeCompatible(t, p.Reqs) {
+	if !np.Offerings.TypeCompatible(t, p.Requirements) {
 		return PoolType{}, false
 	}
 	has := false
-	base := np.Offerings.Off.Index(t.Idx, 0, 0)
-	for b := 0; b < np.Offerings.Off.NZones*NumCT; b++ {
-		if mask&(1<<uint(b)) != 0 && np.Offerings.Off.Price[base+b] >= 0 {
+	base := np.Offerings.Offers.Index(t.Index, 0, 0)
+	for b := 0; b < np.Offerings.Offers.NumZones*NumCapacityTypes; b++ {
+		if mask&(1<<uint(b)) != 0 && np.Offerings.Offers.Price[base+b] >= 0 {
 			has = true
 			break
 		}
@@ -107,23 +112,23 @@ func (np *NodePools) PoolType(p *Pool, t *InstanceType, mask uint64) (PoolType, 
 		return PoolType{}, false
 	}
 	pt := PoolType{Type: t}
-	pt.Capacity, pt.Alloc = np.Offerings.NodeResources(t.Cat, &p.Spec.NodeClass)
-	if np.DaemonOverhead != nil {
-		pt.Daemon = np.DaemonOverhead(np.templateNode(p, t))
+	pt.Capacity, pt.Allocatable = np.Offerings.nodeResources(t.catalogType, &p.Spec.NodeClass)
+	if np.daemonOverhead != nil {
+		pt.DaemonOverhead = np.daemonOverhead(np.templateNode(p, t))
 	}
 	return pt, true
 }
 
-// ordered returns the pools in weight order, kept until a pool
+// Ordered returns the pools in weight order, kept until a pool
 // changes (add, setDaemonOverhead).
 func (np *NodePools) Ordered() []*Pool {
-	if np.Order == nil {
-		np.Order = OrderPools(np.All)
+	if np.WeightOrder == nil {
+		np.WeightOrder = OrderPools(np.All)
 	}
-	return np.Order
+	return np.WeightOrder
 }
 
-// orderPools sorts pools as KC nodepoolutils.OrderByWeight: weight
+// OrderPools sorts pools as KC nodepoolutils.OrderByWeight: weight
 // descending, then name descending (upstream compares names with ">").
 func OrderPools(ps []*Pool) []*Pool {
 	out := append([]*Pool(nil), ps...)
@@ -157,26 +162,28 @@ func tolerates(tols cluster.Tolerations, taints []cluster.Taint, tolPNS bool) bo
 // against.
 func (np *NodePools) templateNode(p *Pool, t *InstanceType) *cluster.Node {
 	labels := append(cluster.Labels(nil), p.Spec.Labels...)
-	for i := range p.Reqs {
-		r := &p.Reqs[i]
-		if !r.Comp && len(r.Vals) == 1 {
-			labels = labels.With(r.Key, r.Vals[0])
+	for i := range p.Requirements {
+		r := &p.Requirements[i]
+		if !r.Complement && len(r.Values) == 1 {
+			labels = labels.With(r.Key, r.Values[0])
 		}
 	}
-	for tk, v := range t.Lab {
+	for tk, v := range t.LabelValues {
 		if v != cluster.NoSym {
-			labels = labels.With(np.Offerings.TypeKey[tk], v)
+			labels = labels.With(np.Offerings.TypeKeys[tk], v)
 		}
 	}
 	return &cluster.Node{Name: p.Spec.Name + "-template", Labels: labels, Taints: p.Spec.Taints, State: cluster.NodeReady,
 		InstanceType: t.Name, Owner: Owner, OwnerName: p.Spec.Name}
 }
 
+// Add compiles a NodePool and puts it in force (replacing one of the same
+// name).
 func (np *NodePools) Add(spec apis.NodePool) *Pool {
 	s := spec
 	p := np.build(&s)
-	np.Order = nil
-	np.Base.Invalidate()
+	np.WeightOrder = nil
+	np.base.Invalidate()
 	if old, ok := np.ByName[spec.Name]; ok {
 		// Replace in place so nodes keep pointing at the pool in force.
 		*old = *p
@@ -188,12 +195,12 @@ func (np *NodePools) Add(spec apis.NodePool) *Pool {
 	return p
 }
 
-// setDaemonOverhead sets the DaemonSet overhead hook and rebuilds the
+// SetDaemonOverhead sets the DaemonSet overhead hook and rebuilds the
 // pools with it.
 func (np *NodePools) SetDaemonOverhead(f DaemonOverheadFunc) {
-	np.DaemonOverhead = f
-	np.Order = nil
-	np.Base.Invalidate()
+	np.daemonOverhead = f
+	np.WeightOrder = nil
+	np.base.Invalidate()
 	for _, p := range np.All {
 		*p = *np.build(p.Spec)
 	}

@@ -21,10 +21,10 @@ import (
 // label: as upstream's DoesNotExist requirement on it, it meets only NotIn
 // and DoesNotExist requirements on that key.
 const (
-	TkInstanceType = iota
-	TkArch
-	TkOS
-	TkRegion
+	TypeKeyInstanceType = iota
+	TypeKeyArch
+	TypeKeyOS
+	TypeKeyRegion
 	numFixedTypeKeys
 )
 
@@ -49,53 +49,61 @@ var exoticResources = []string{catalog.ResourceNVIDIAGPU, catalog.ResourceAMDGPU
 // Capacity types with offerings. Reserved offerings (capacity
 // reservations) are not modelled.
 const (
-	CtOnDemand = 0
-	CtSpot     = 1
-	NumCT      = 2
+	OnDemandIndex    = 0
+	SpotIndex        = 1
+	NumCapacityTypes = 2
 )
 
-func CtOf(i int) cluster.CapacityType {
-	if i == CtSpot {
+// CapacityTypeOf is the capacity type of a capacity-type index (OnDemandIndex,
+// SpotIndex).
+func CapacityTypeOf(i int) cluster.CapacityType {
+	if i == SpotIndex {
 		return cluster.Spot
 	}
 	return cluster.OnDemand
 }
 
-// offerings is what Karpenter knows of EC2's offerings (KA instance-type,
+// Offerings is what Karpenter knows of EC2's offerings (KA instance-type,
 // pricing and offering providers): the instance types of the region, their
 // offerings per zone and capacity type with prices, and the
 // insufficient-capacity cache of offerings that recently failed.
 type Offerings struct {
-	Env
-	region   string
+	env
+	region string
+	// Zones are the zones, by index (offering bit z*NumCapacityTypes+ct).
 	Zones    []string
 	zoneSyms []cluster.Sym
-	CtSyms   [NumCT]cluster.Sym
+	// CapacityTypeSyms are the capacity types' label values, by index.
+	CapacityTypeSyms [NumCapacityTypes]cluster.Sym
 
+	// Types are the catalogue's instance types in catalogue order; TypeByName
+	// has them by name.
 	Types      []*InstanceType
 	TypeByName map[string]*InstanceType
-	// typeKeyNames and typeKey are the instance-type label keys, by index
-	// (tk*, then the catalogue's keys); itype.lab holds a value per key.
-	TypeKeyNames []string
-	TypeKey      []cluster.Sym
-	typeKeyOf    []int8 // Sym -> index in typeKey, -1 for other keys
-	Off          offers
-	// availBuf is availMasks' answer, kept while the time and the table's
+	// typeKeyLabels and TypeKeys are the instance-type label keys, by index
+	// (the TypeKey* constants, then the catalogue's keys); InstanceType.LabelValues holds a value per key.
+	typeKeyLabels []string
+	TypeKeys      []cluster.Sym
+	typeKeyOf     []int8 // Sym -> index in typeKey, -1 for other keys
+	// Offers is the offering table: price and availability per type, zone and
+	// capacity type.
+	Offers offers
+	// AvailableCache is availMasks' answer, kept while the time and the table's
 	// version stay the same.
-	AvailBuf     []uint64
-	AvailOK      bool
-	AvailAt      engine.Time
-	AvailVersion uint64
-	// deferICE: a batch is launching; capacity errors wait in iceQueue
+	AvailableCache        []uint64
+	AvailableCacheValid   bool
+	AvailableCacheAt      engine.Time
+	AvailableCacheVersion uint64
+	// DeferCapacityErrors: a batch is launching; capacity errors wait in iceQueue
 	// until it is done (flushICE).
-	DeferICE bool
-	iceQueue []cloud.Offering
+	DeferCapacityErrors bool
+	iceQueue            []cloud.Offering
 }
 
 // newOfferings builds the instance-type table of the catalogue and prices
 // every offering.
-func NewOfferings(e Env, region string, zones []string, zoneSyms []cluster.Sym, ctSyms [NumCT]cluster.Sym) *Offerings {
-	o := &Offerings{Env: e, region: region, Zones: append([]string(nil), zones...), zoneSyms: zoneSyms, CtSyms: ctSyms,
+func newOfferings(e env, region string, zones []string, zoneSyms []cluster.Sym, ctSyms [NumCapacityTypes]cluster.Sym) *Offerings {
+	o := &Offerings{env: e, region: region, Zones: append([]string(nil), zones...), zoneSyms: zoneSyms, CapacityTypeSyms: ctSyms,
 		TypeByName: map[string]*InstanceType{}}
 	o.buildTypes()
 	for _, t := range o.Types {
@@ -105,15 +113,18 @@ func NewOfferings(e Env, region string, zones []string, zoneSyms []cluster.Sym, 
 	return o
 }
 
-// itype is one instance type as Karpenter sees it.
+// InstanceType is one instance type as Karpenter sees it.
 type InstanceType struct {
-	Idx  int32
+	// Index is the type's position in Offerings.Types.
+	Index int32
+	// Name is the instance type's name (m5.large).
 	Name string
-	Cat  *catalog.InstanceType
-	// lab is the type's value of each type key (offerings.typeKey), NoSym
+	// catalogType is the catalogue's entry.
+	catalogType *catalog.InstanceType
+	// LabelValues is the type's value of each type key (offerings.typeKey), NoSym
 	// where it has no such label.
-	Lab []cluster.Sym
-	// exotic types (GPUs and other accelerators, metal) are launched only
+	LabelValues []cluster.Sym
+	// Exotic types (GPUs and other accelerators, metal) are launched only
 	// when nothing else fits (KA instance filter ExoticInstanceTypeFilter).
 	Exotic bool
 }
@@ -121,22 +132,28 @@ type InstanceType struct {
 // offers holds the offering table: instance type x zone x capacity type.
 // Offering o = (type*zones + zone)*2 + capacity type.
 type offers struct {
-	NZones int
-	// price in USD/hour; negative when the offering does not exist.
+	// NumZones is the number of zones (a row of the table is
+	// NumZones*NumCapacityTypes offerings).
+	NumZones int
+	// Price in USD/hour; negative when the offering does not exist.
 	Price []float64
-	// unavailableUntil is the insufficient-capacity cache (KA pkg/cache
+	// UnavailableUntil is the insufficient-capacity cache (KA pkg/cache
 	// UnavailableOfferings): the offering is skipped until then.
 	UnavailableUntil []engine.Time
 	priceAt          engine.Time
 	priced           bool
-	// version changes with every price refresh and cache entry.
+	// Version changes with every price refresh and cache entry.
 	Version uint64
 }
 
+// Index is the table position of type t's offering in zone and capacity type
+// ct.
 func (o *offers) Index(t int32, zone, ct int) int {
-	return (int(t)*o.NZones+zone)*NumCT + ct
+	return (int(t)*o.NumZones+zone)*NumCapacityTypes + ct
 }
 
+// Available reports whether offering i exists and is not in the insufficient-
+// capacity cache at now.
 func (o *offers) Available(i int, now engine.Time) bool {
 	return o.Price[i] >= 0 && o.UnavailableUntil[i] <= now
 }
@@ -144,26 +161,26 @@ func (o *offers) Available(i int, now engine.Time) bool {
 // buildTypes derives the instance-type table from the catalogue: each
 // type's labels as symbols, in one table built once.
 func (o *Offerings) buildTypes() {
-	syms := o.Cl.Syms
-	o.TypeKeyNames = typeKeyNames(o.Cat)
-	o.TypeKey = make([]cluster.Sym, len(o.TypeKeyNames))
-	for i, k := range o.TypeKeyNames {
-		o.TypeKey[i] = syms.Intern(k)
+	syms := o.cl.Syms
+	o.typeKeyLabels = typeKeyNames(o.cat)
+	o.TypeKeys = make([]cluster.Sym, len(o.typeKeyLabels))
+	for i, k := range o.typeKeyLabels {
+		o.TypeKeys[i] = syms.Intern(k)
 	}
-	catTypes := o.Cat.Types()
-	nk := len(o.TypeKey)
+	catTypes := o.cat.Types()
+	nk := len(o.TypeKeys)
 	labs := make([]cluster.Sym, len(catTypes)*nk)
 	region := syms.Intern(o.region)
 	for _, it := range catTypes {
-		t := &InstanceType{Idx: int32(len(o.Types)), Name: it.Name, Cat: it}
-		t.Lab, labs = labs[:nk:nk], labs[nk:]
-		t.Lab[TkInstanceType] = syms.Intern(it.Name)
-		t.Lab[TkArch] = syms.Intern(it.Arch)
-		t.Lab[TkOS] = syms.Intern("linux")
-		t.Lab[TkRegion] = region
+		t := &InstanceType{Index: int32(len(o.Types)), Name: it.Name, catalogType: it}
+		t.LabelValues, labs = labs[:nk:nk], labs[nk:]
+		t.LabelValues[TypeKeyInstanceType] = syms.Intern(it.Name)
+		t.LabelValues[TypeKeyArch] = syms.Intern(it.Arch)
+		t.LabelValues[TypeKeyOS] = syms.Intern("linux")
+		t.LabelValues[TypeKeyRegion] = region
 		for _, l := range it.Labels {
-			if i := slices.Index(o.TypeKeyNames[numFixedTypeKeys:], l.Key); i >= 0 {
-				t.Lab[numFixedTypeKeys+i] = syms.Intern(l.Value)
+			if i := slices.Index(o.typeKeyLabels[numFixedTypeKeys:], l.Key); i >= 0 {
+				t.LabelValues[numFixedTypeKeys+i] = syms.Intern(l.Value)
 			}
 		}
 		t.Exotic = strings.Contains(it.Size, "metal")
@@ -172,74 +189,74 @@ func (o *Offerings) buildTypes() {
 		}
 		o.Types = append(o.Types, t)
 	}
-	n := len(o.Types) * len(o.Zones) * NumCT
-	o.Off = offers{NZones: len(o.Zones), Price: make([]float64, n), UnavailableUntil: make([]engine.Time, n)}
+	n := len(o.Types) * len(o.Zones) * NumCapacityTypes
+	o.Offers = offers{NumZones: len(o.Zones), Price: make([]float64, n), UnavailableUntil: make([]engine.Time, n)}
 	o.typeKeyOf = make([]int8, syms.Len())
 	for i := range o.typeKeyOf {
 		o.typeKeyOf[i] = -1
 	}
-	for i, key := range o.TypeKey {
+	for i, key := range o.TypeKeys {
 		o.typeKeyOf[key] = int8(i)
 	}
 }
 
-// refreshPrices asks the cloud for every offering's price, at most once
+// RefreshPrices asks the cloud for every offering's price, at most once
 // per PriceRefreshInterval (Karpenter's pricing controller). An offering
 // the cloud has no price for does not exist.
 func (o *Offerings) RefreshPrices() {
-	now := o.Eng.Now()
-	if o.Off.priced && now-o.Off.priceAt < o.Settings.PriceRefreshInterval {
+	now := o.eng.Now()
+	if o.Offers.priced && now-o.Offers.priceAt < o.settings.PriceRefreshInterval {
 		return
 	}
-	o.Off.priced, o.Off.priceAt = true, now
-	o.Off.Version++
+	o.Offers.priced, o.Offers.priceAt = true, now
+	o.Offers.Version++
 	for _, t := range o.Types {
 		for z, zone := range o.Zones {
-			for ct := 0; ct < NumCT; ct++ {
-				p, ok := o.Cloud.Price(cloud.Offering{InstanceType: t.Name, Zone: zone, CapacityType: CtOf(ct)})
+			for ct := 0; ct < NumCapacityTypes; ct++ {
+				p, ok := o.cloud.Price(cloud.Offering{InstanceType: t.Name, Zone: zone, CapacityType: CapacityTypeOf(ct)})
 				if !ok || math.IsNaN(p) || p < 0 {
 					p = -1
 				}
-				o.Off.Price[o.Off.Index(t.Idx, z, ct)] = p
+				o.Offers.Price[o.Offers.Index(t.Index, z, ct)] = p
 			}
 		}
 	}
 }
 
-// availMask returns, per instance type, the bits (zone*2 + capacity type)
+// AvailableMasks returns, per instance type, the bits (zone*2 + capacity type)
 // of its available offerings now.
-func (o *Offerings) AvailMasks() []uint64 {
-	now := o.Eng.Now()
-	if o.AvailOK && o.AvailAt == now && o.AvailVersion == o.Off.Version {
-		return o.AvailBuf
+func (o *Offerings) AvailableMasks() []uint64 {
+	now := o.eng.Now()
+	if o.AvailableCacheValid && o.AvailableCacheAt == now && o.AvailableCacheVersion == o.Offers.Version {
+		return o.AvailableCache
 	}
-	o.AvailOK, o.AvailAt, o.AvailVersion = true, now, o.Off.Version
-	if cap(o.AvailBuf) < len(o.Types) {
-		o.AvailBuf = make([]uint64, len(o.Types))
+	o.AvailableCacheValid, o.AvailableCacheAt, o.AvailableCacheVersion = true, now, o.Offers.Version
+	if cap(o.AvailableCache) < len(o.Types) {
+		o.AvailableCache = make([]uint64, len(o.Types))
 	}
-	masks := o.AvailBuf[:len(o.Types)]
+	masks := o.AvailableCache[:len(o.Types)]
 	for _, t := range o.Types {
-		masks[t.Idx] = o.AvailMask(t, now)
+		masks[t.Index] = o.AvailableMask(t, now)
 	}
 	return masks
 }
 
-// availMask is the bits of type t's offerings available at now.
-func (o *Offerings) AvailMask(t *InstanceType, now engine.Time) uint64 {
+// AvailableMask is the bits of type t's offerings available at now.
+func (o *Offerings) AvailableMask(t *InstanceType, now engine.Time) uint64 {
 	var m uint64
-	base := o.Off.Index(t.Idx, 0, 0)
-	for b := 0; b < o.Off.NZones*NumCT; b++ {
-		if o.Off.Available(base+b, now) {
+	base := o.Offers.Index(t.Index, 0, 0)
+	for b := 0; b < o.Offers.NumZones*NumCapacityTypes; b++ {
+		if o.Offers.Available(base+b, now) {
 			m |= 1 << uint(b)
 		}
 	}
 	return m
 }
 
-// markUnavailable caches an offering as unavailable for the TTL (deferred
+// MarkUnavailable caches an offering as unavailable for the TTL (deferred
 // while a batch launches).
 func (o *Offerings) MarkUnavailable(of cloud.Offering) {
-	if o.DeferICE {
+	if o.DeferCapacityErrors {
 		o.iceQueue = append(o.iceQueue, of)
 		return
 	}
@@ -251,19 +268,21 @@ func (o *Offerings) MarkUnavailable(of cloud.Offering) {
 	if z < 0 {
 		return
 	}
-	ct := CtOnDemand
+	ct := OnDemandIndex
 	switch of.CapacityType {
 	case cluster.Spot:
-		ct = CtSpot
+		ct = SpotIndex
 	case cluster.Reserved:
 		return
 	}
-	o.Off.UnavailableUntil[o.Off.Index(t.Idx, z, ct)] = o.Eng.Now() + o.Settings.UnavailableOfferingsTTL
-	o.Off.Version++
+	o.Offers.UnavailableUntil[o.Offers.Index(t.Index, z, ct)] = o.eng.Now() + o.settings.UnavailableOfferingsTTL
+	o.Offers.Version++
 }
 
-func (o *Offerings) FlushICE() {
-	o.DeferICE = false
+// FlushCapacityErrors ends a batch's launches: the capacity errors they met
+// enter the unavailable-offerings cache.
+func (o *Offerings) FlushCapacityErrors() {
+	o.DeferCapacityErrors = false
 	for _, of := range o.iceQueue {
 		o.MarkUnavailable(of)
 	}
@@ -279,7 +298,7 @@ func (o *Offerings) zoneIndex(zone string) int {
 	return -1
 }
 
-// typeCompatible reports whether the type's labels meet every requirement
+// TypeCompatible reports whether the type's labels meet every requirement
 // on a type key in s.
 func (o *Offerings) TypeCompatible(t *InstanceType, s Requirements) bool {
 	for i := range s {
@@ -288,13 +307,15 @@ func (o *Offerings) TypeCompatible(t *InstanceType, s Requirements) bool {
 		if !ok {
 			continue
 		}
-		if !labelMeets(o.Cl.Syms, t.Lab[tk], r) {
+		if !labelMeets(o.cl.Syms, t.LabelValues[tk], r) {
 			return false
 		}
 	}
 	return true
 }
 
+// TypeKeyIndex is the index of an instance-type label key in TypeKeys, false
+// for other keys.
 func (o *Offerings) TypeKeyIndex(key cluster.Sym) (int, bool) {
 	if int(key) < len(o.typeKeyOf) {
 		if i := o.typeKeyOf[key]; i >= 0 {
@@ -315,7 +336,7 @@ func (o *Offerings) typeChecks(base, reqs Requirements, buf []typeCheck) []typeC
 		if !ok {
 			continue
 		}
-		if b := base.Get(r.Key); b != nil && SameRq(b, r) {
+		if b := base.Get(r.Key); b != nil && SameRequirement(b, r) {
 			continue
 		}
 		buf = append(buf, typeCheck{tk: tk, r: r})
@@ -328,12 +349,13 @@ type typeCheck struct {
 	r  *Requirement
 }
 
-func SameRq(a, b *Requirement) bool {
-	if a.Comp != b.Comp || a.HasGt != b.HasGt || a.HasLt != b.HasLt || a.Gt != b.Gt || a.Lt != b.Lt || len(a.Vals) != len(b.Vals) {
+// SameRequirement reports whether two requirements are equal (key aside).
+func SameRequirement(a, b *Requirement) bool {
+	if a.Complement != b.Complement || a.HasGreaterThan != b.HasGreaterThan || a.HasLessThan != b.HasLessThan || a.GreaterThan != b.GreaterThan || a.LessThan != b.LessThan || len(a.Values) != len(b.Values) {
 		return false
 	}
-	for i := range a.Vals {
-		if a.Vals[i] != b.Vals[i] {
+	for i := range a.Values {
+		if a.Values[i] != b.Values[i] {
 			return false
 		}
 	}
@@ -343,7 +365,7 @@ func SameRq(a, b *Requirement) bool {
 // typeMeets reports whether t meets the checks.
 func (o *Offerings) typeMeets(t *InstanceType, checks []typeCheck) bool {
 	for _, c := range checks {
-		if !labelMeets(o.Cl.Syms, t.Lab[c.tk], c.r) {
+		if !labelMeets(o.cl.Syms, t.LabelValues[c.tk], c.r) {
 			return false
 		}
 	}
@@ -361,67 +383,67 @@ func labelMeets(syms *cluster.Symbols, v cluster.Sym, r *Requirement) bool {
 	return r.has(syms, v)
 }
 
-// offerMask is the bits (zone*2 + capacity type) that requirements s
+// OfferingMask is the bits (zone*2 + capacity type) that requirements s
 // allow. Reserved is never allowed (no reserved offerings).
-func (o *Offerings) OfferMask(s Requirements) uint64 {
-	zr := s.Get(o.Cl.KeyZone)
-	cr := s.Get(o.Cl.KeyCapacityType)
+func (o *Offerings) OfferingMask(s Requirements) uint64 {
+	zr := s.Get(o.cl.KeyZone)
+	cr := s.Get(o.cl.KeyCapacityType)
 	var m uint64
 	for z, zs := range o.zoneSyms {
-		if zr != nil && !zr.has(o.Cl.Syms, zs) {
+		if zr != nil && !zr.has(o.cl.Syms, zs) {
 			continue
 		}
-		for ct := 0; ct < NumCT; ct++ {
-			if cr != nil && !cr.has(o.Cl.Syms, o.CtSyms[ct]) {
+		for ct := 0; ct < NumCapacityTypes; ct++ {
+			if cr != nil && !cr.has(o.cl.Syms, o.CapacityTypeSyms[ct]) {
 				continue
 			}
-			m |= 1 << uint(z*NumCT+ct)
+			m |= 1 << uint(z*NumCapacityTypes+ct)
 		}
 	}
 	return m
 }
 
-// ctBits selects the bits of one capacity type.
-func (o *Offerings) CtBits(ct int) uint64 {
+// CapacityTypeBits selects the bits of one capacity type.
+func (o *Offerings) CapacityTypeBits(ct int) uint64 {
 	var m uint64
 	for z := range o.Zones {
-		m |= 1 << uint(z*NumCT+ct)
+		m |= 1 << uint(z*NumCapacityTypes+ct)
 	}
 	return m
 }
 
-// cheapest returns the cheapest available offering price of type t within
+// Cheapest returns the cheapest available offering price of type t within
 // mask, +Inf if none.
 func (o *Offerings) Cheapest(t *InstanceType, mask uint64) float64 {
 	best := math.Inf(1)
-	now := o.Eng.Now()
-	base := o.Off.Index(t.Idx, 0, 0)
-	for b := 0; b < o.Off.NZones*NumCT; b++ {
-		if mask&(1<<uint(b)) == 0 || !o.Off.Available(base+b, now) {
+	now := o.eng.Now()
+	base := o.Offers.Index(t.Index, 0, 0)
+	for b := 0; b < o.Offers.NumZones*NumCapacityTypes; b++ {
+		if mask&(1<<uint(b)) == 0 || !o.Offers.Available(base+b, now) {
 			continue
 		}
-		if p := o.Off.Price[base+b]; p < best {
+		if p := o.Offers.Price[base+b]; p < best {
 			best = p
 		}
 	}
 	return best
 }
 
-// worstLaunchPrice is the most expensive available offering within mask
+// WorstLaunchPrice is the most expensive available offering within mask
 // of the capacity type a launch would use (reserved, then spot, then
 // on-demand): KC Offerings.WorstLaunchPrice.
 func (o *Offerings) WorstLaunchPrice(t *InstanceType, mask uint64) float64 {
-	now := o.Eng.Now()
-	base := o.Off.Index(t.Idx, 0, 0)
-	for _, ct := range []int{CtSpot, CtOnDemand} {
+	now := o.eng.Now()
+	base := o.Offers.Index(t.Index, 0, 0)
+	for _, ct := range []int{SpotIndex, OnDemandIndex} {
 		worst, found := 0.0, false
-		for z := 0; z < o.Off.NZones; z++ {
-			b := z*NumCT + ct
-			if mask&(1<<uint(b)) == 0 || !o.Off.Available(base+b, now) {
+		for z := 0; z < o.Offers.NumZones; z++ {
+			b := z*NumCapacityTypes + ct
+			if mask&(1<<uint(b)) == 0 || !o.Offers.Available(base+b, now) {
 				continue
 			}
 			found = true
-			worst = max(worst, o.Off.Price[base+b])
+			worst = max(worst, o.Offers.Price[base+b])
 		}
 		if found {
 			return worst
@@ -430,22 +452,24 @@ func (o *Offerings) WorstLaunchPrice(t *InstanceType, mask uint64) float64 {
 	return math.Inf(1)
 }
 
-// poolType is an instance type as a NodePool would launch it: capacity and
+// PoolType is an instance type as a NodePool would launch it: capacity and
 // allocatable under the pool's node class.
 type PoolType struct {
-	Type     *InstanceType
-	Capacity cluster.Resources
-	Alloc    cluster.Resources
-	// daemon is the overhead of the daemonsets that would run on it.
-	Daemon cluster.Resources
+	// Type is the instance type.
+	Type *InstanceType
+	// Capacity and Allocatable are the node's under the pool's node class.
+	Capacity    cluster.Resources
+	Allocatable cluster.Resources
+	// DaemonOverhead is the overhead of the daemonsets that would run on it.
+	DaemonOverhead cluster.Resources
 }
 
 // nodeResources computes capacity and allocatable of a type under a node
 // class (KA pkg/providers/instancetype/types.go: capacity minus
 // kube-reserved, system-reserved and the eviction threshold).
-func (o *Offerings) NodeResources(it *catalog.InstanceType, nc *apis.NodeClass) (capacity, alloc cluster.Resources) {
+func (o *Offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) (capacity, alloc cluster.Resources) {
 	kl := &nc.Kubelet
-	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.Settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods,
+	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods,
 		InstanceStoreRAID0: nc.InstanceStoreRAID0}
 	c := it.Capacity(opts)
 	if kl.PodsPerCore > 0 {
@@ -481,7 +505,7 @@ func (o *Offerings) NodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 	alloc[cluster.Ephemeral] = max(c.EphemeralBytes-kr.EphemeralBytes-sr.EphemeralBytes-ev.EphemeralBytes, 0)
 	alloc[cluster.Pods] = c.Pods
 	for _, e := range it.Extended {
-		if slot, ok := o.Cl.Resources.Lookup(corev1.ResourceName(e.Name)); ok {
+		if slot, ok := o.cl.Resources.Lookup(corev1.ResourceName(e.Name)); ok {
 			capacity[slot] = e.Count
 			alloc[slot] = e.Count
 		}
@@ -489,18 +513,18 @@ func (o *Offerings) NodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 	return capacity, alloc
 }
 
-// nodePrice is what a node of Karpenter's costs now: its offering's
+// NodePrice is what a node of Karpenter's costs now: its offering's
 // price, or the price it launched at when the offering is no longer sold.
 func (o *Offerings) NodePrice(kn *Node) float64 {
 	z := o.zoneIndex(kn.Offering.Zone)
-	ct := CtOnDemand
+	ct := OnDemandIndex
 	if kn.Offering.CapacityType == cluster.Spot {
-		ct = CtSpot
+		ct = SpotIndex
 	}
 	if z >= 0 {
-		if p := o.Off.Price[o.Off.Index(kn.It.Idx, z, ct)]; p >= 0 {
+		if p := o.Offers.Price[o.Offers.Index(kn.InstanceType.Index, z, ct)]; p >= 0 {
 			return p
 		}
 	}
-	return o.Cl.Nodes[kn.ID].PriceUSDPerHour
+	return o.cl.Nodes[kn.ID].PriceUSDPerHour
 }

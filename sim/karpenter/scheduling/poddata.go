@@ -7,26 +7,36 @@ import (
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
-// relax is how far a pod's preferences have been relaxed in one
+// Relaxation is how far a pod's preferences have been relaxed in one
 // scheduling attempt (KC preferences.go, in its order: drop the first
 // required node-affinity term while more than one remain, drop the
 // heaviest preferred pod affinity term, then pod anti-affinity term, then
 // node affinity term, drop a ScheduleAnyway spread constraint, and last
 // tolerate PreferNoSchedule taints if a NodePool has one).
-type Relax struct {
-	Terms, PrefAff, PrefAnti, PrefNode, Spread uint8
-	Pns                                        bool
+type Relaxation struct {
+	// Steps of each kind taken: required node-affinity terms dropped, then
+	// preferred pod affinity, pod anti-affinity and node affinity terms, and
+	// ScheduleAnyway spread constraints.
+	DroppedRequiredTerms, DroppedPreferredAffinity, DroppedPreferredAntiAffinity, DroppedPreferredNodeAffinity, DroppedSpread uint8
+	// ToleratePreferNoSchedule: the last step, PreferNoSchedule taints
+	// tolerated.
+	ToleratePreferNoSchedule bool
 }
 
+// PodKey identifies a pod template in a relaxation state: what placing its
+// pods reads.
 type PodKey struct {
+	// Spec is the template's compiled spec.
 	Spec *cluster.PodSpec
-	Ns   cluster.Sym
-	R    Relax
+	// Namespace is the pods' namespace.
+	Namespace cluster.Sym
+	// Relaxation is the preferences relaxed so far.
+	Relaxation Relaxation
 }
 
 type affTerm struct{ t *cluster.AffinityTerm }
 
-// podData is what scheduling derives from a pod spec in one relaxation
+// PodData is what scheduling derives from a pod spec in one relaxation
 // state; replicas of a template share it.
 type PodData struct {
 	PodStatic
@@ -46,62 +56,68 @@ type PodData struct {
 	// a solve); [0] for pods a disruption moves, [1] for pending ones, [2]
 	// for pods of deleting nodes (the destinations they may use differ).
 	exCursor [3]int
-	// jts are the existing-node jump tables of its class in this solve,
+	// JumpTables are the existing-node jump tables of its class in this solve,
 	// without and with the consolidateAfter filter (nil until looked up).
-	Jts [2]*jumpTable
+	JumpTables [2]*jumpTable
 }
 
-// podStatic is the part of podData that depends only on the spec, the
+// PodStatic is the part of podData that depends only on the spec, the
 // namespace and the relaxation, not on the solve: the solves of one
 // instant (a disruption pass) share it.
 type PodStatic struct {
-	Spec     *cluster.PodSpec
-	Ns       cluster.Sym
-	Relax    Relax
+	// Spec is the template's compiled spec.
+	Spec *cluster.PodSpec
+	// Namespace is the pods' namespace.
+	Namespace cluster.Sym
+	// Relaxation is the preferences relaxed so far.
+	Relaxation Relaxation
+	// Requests are a pod's resource requests.
 	Requests cluster.Resources
-	// reqs include the heaviest preferred node-affinity term in force;
+	// Requirements include the heaviest preferred node-affinity term in force;
 	// strict are the required ones only (nodeSelector and the node
 	// affinity term in force).
-	Reqs, Strict Requirements
-	// term is the required node affinity term in force when the pod has
+	Requirements, StrictRequirements Requirements
+	// RequiredTerm is the required node affinity term in force when the pod has
 	// several (nil otherwise); pref the preferred term treated as
 	// required (nil if none).
-	Term *cluster.Term
-	Pref *cluster.Term
-	// tolPNS: PreferNoSchedule taints are tolerated.
-	TolPNS bool
-	// class numbers the spec's content for the existing-node scan.
+	RequiredTerm  *cluster.Term
+	PreferredTerm *cluster.Term
+	// ToleratesPreferNoSchedule: PreferNoSchedule taints are tolerated.
+	ToleratesPreferNoSchedule bool
+	// Class numbers the spec's content for the existing-node scan.
 	Class int32
-	// idx numbers the static data of the instant (the solver's index).
-	Idx int32
+	// Index numbers the static data of the instant (the solver's index).
+	Index int32
 
-	AffTerms, AntiTerms []affTerm
+	// AffinityTerms and AntiAffinityTerms are the required and preferred pod
+	// (anti-)affinity terms in force.
+	AffinityTerms, AntiAffinityTerms []affTerm
 }
 
 func (pd *PodData) topo() bool { return len(pd.groups) > 0 || len(pd.inverseSel) > 0 }
 
 // canRelax applies the next relaxation; false when nothing is left.
-func (sv *Solvers) nextRelax(spec *cluster.PodSpec, r Relax, anyPNS bool) (Relax, bool) {
-	if sv.Settings.PreferencePolicy == apis.PreferencesIgnore {
-		if spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.Terms) > 1 {
-			r.Terms++
+func (sv *Solvers) nextRelax(spec *cluster.PodSpec, r Relaxation, anyPNS bool) (Relaxation, bool) {
+	if sv.settings.PreferencePolicy == apis.PreferencesIgnore {
+		if spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.DroppedRequiredTerms) > 1 {
+			r.DroppedRequiredTerms++
 			return r, true
 		}
 		return r, false
 	}
 	switch {
-	case spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.Terms) > 1:
-		r.Terms++
-	case int(r.PrefAff) < len(spec.PreferredPodAffinity):
-		r.PrefAff++
-	case int(r.PrefAnti) < len(spec.PreferredPodAntiAffinity):
-		r.PrefAnti++
-	case int(r.PrefNode) < len(spec.Preferred):
-		r.PrefNode++
-	case int(r.Spread) < countSoftSpread(spec):
-		r.Spread++
-	case anyPNS && !r.Pns:
-		r.Pns = true
+	case spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.DroppedRequiredTerms) > 1:
+		r.DroppedRequiredTerms++
+	case int(r.DroppedPreferredAffinity) < len(spec.PreferredPodAffinity):
+		r.DroppedPreferredAffinity++
+	case int(r.DroppedPreferredAntiAffinity) < len(spec.PreferredPodAntiAffinity):
+		r.DroppedPreferredAntiAffinity++
+	case int(r.DroppedPreferredNodeAffinity) < len(spec.Preferred):
+		r.DroppedPreferredNodeAffinity++
+	case int(r.DroppedSpread) < countSoftSpread(spec):
+		r.DroppedSpread++
+	case anyPNS && !r.ToleratePreferNoSchedule:
+		r.ToleratePreferNoSchedule = true
 	default:
 		return r, false
 	}
@@ -133,9 +149,9 @@ func byWeight(terms []cluster.AffinityTerm, dropped int) []affTerm {
 	return out
 }
 
-// termReqs converts a node selector term (matchExpressions only, as
+// TermRequirements converts a node selector term (matchExpressions only, as
 // Karpenter does) into requirements.
-func (sv *Solvers) TermReqs(t *cluster.Term) []Requirement {
+func (sv *Solvers) TermRequirements(t *cluster.Term) []Requirement {
 	var out []Requirement
 	for i := range t.Reqs {
 		if t.Reqs[i].Field {
@@ -148,7 +164,8 @@ func (sv *Solvers) TermReqs(t *cluster.Term) []Requirement {
 	return out
 }
 
-func (sv *Solvers) SelectorReqs(spec *cluster.PodSpec) []Requirement {
+// SelectorRequirements are the requirements of a pod's nodeSelector.
+func (sv *Solvers) SelectorRequirements(spec *cluster.PodSpec) []Requirement {
 	var out []Requirement
 	for i := range spec.NodeSelector {
 		r := fromRequirement(&spec.NodeSelector[i])
@@ -161,45 +178,45 @@ func (sv *Solvers) SelectorReqs(spec *cluster.PodSpec) []Requirement {
 // filterTerms are the node filter of a spread constraint: nodeSelector with
 // each required term (ORed).
 func (sv *Solvers) filterTerms(spec *cluster.PodSpec) []Requirements {
-	syms := sv.Cl.Syms
-	base := sv.SelectorReqs(spec)
+	syms := sv.cl.Syms
+	base := sv.SelectorRequirements(spec)
 	if spec.Affinity == nil || len(spec.Affinity.Terms) == 0 {
 		if len(base) == 0 {
 			return nil
 		}
-		return []Requirements{SortReqs(syms, base)}
+		return []Requirements{SortRequirements(syms, base)}
 	}
 	var out []Requirements
 	for i := range spec.Affinity.Terms {
-		rs := append(append([]Requirement(nil), base...), sv.TermReqs(&spec.Affinity.Terms[i])...)
-		out = append(out, SortReqs(syms, rs))
+		rs := append(append([]Requirement(nil), base...), sv.TermRequirements(&spec.Affinity.Terms[i])...)
+		out = append(out, SortRequirements(syms, rs))
 	}
 	return out
 }
 
-// podData returns the derived data of a pod spec in a relaxation state,
+// PodData returns the derived data of a pod spec in a relaxation state,
 // creating its topology groups on first use.
-func (s *Solver) PodData(spec *cluster.PodSpec, ns cluster.Sym, r Relax) *PodData {
+func (s *Solver) PodData(spec *cluster.PodSpec, ns cluster.Sym, r Relaxation) *PodData {
 	key := PodKey{spec, ns, r}
 	// Consecutive pods are mostly replicas of one template.
 	if s.lastPD != nil && s.lastKey == key {
 		return s.lastPD
 	}
 	st := s.Shared.podStatic(key)
-	if int(st.Idx) >= len(s.pds) {
+	if int(st.Index) >= len(s.pds) {
 		if s.pds == nil {
 			s.pds, s.Shared.pdsFree = s.Shared.pdsFree, nil
 		}
-		for int(st.Idx) >= len(s.pds) {
+		for int(st.Index) >= len(s.pds) {
 			s.pds = append(s.pds, nil)
 		}
 	}
-	pd := s.pds[st.Idx]
+	pd := s.pds[st.Index]
 	if pd == nil {
 		pd = s.Shared.newPodData(st, len(s.Pools))
-		pd.groups = s.Topo.addSpecGroups(pd)
-		pd.inverseOwn = s.Topo.addInverse(spec, ns)
-		s.pds[st.Idx] = pd
+		pd.groups = s.Topology.addSpecGroups(pd)
+		pd.inverseOwn = s.Topology.addInverse(spec, ns)
+		s.pds[st.Index] = pd
 	}
 	s.lastKey, s.lastPD = key, pd
 	return pd
@@ -225,45 +242,45 @@ func (sv *Solvers) newPodData(st *PodStatic, pools int) *PodData {
 // podStatic returns the solve-independent data of a pod spec in a
 // relaxation state, cached for the current instant.
 func (sv *Solvers) podStatic(key PodKey) *PodStatic {
-	if now := sv.Eng.Now(); sv.StaticsAt != now || sv.PodStatics == nil {
+	if now := sv.eng.Now(); sv.PodStaticsAt != now || sv.PodStatics == nil {
 		sv.PodStatics = map[PodKey]*PodStatic{}
-		sv.StaticsAt = now
+		sv.PodStaticsAt = now
 	}
 	if st, ok := sv.PodStatics[key]; ok {
 		return st
 	}
 	st := sv.DerivePodStatic(key, sv.specClass(key.Spec))
-	st.Idx = int32(len(sv.PodStatics))
+	st.Index = int32(len(sv.PodStatics))
 	sv.PodStatics[key] = st
 	return st
 }
 
-// derivePodStatic works out the solve-independent data of a pod spec in a
+// DerivePodStatic works out the solve-independent data of a pod spec in a
 // relaxation state, of spec class class, without caching it (idx left 0).
 // It changes nothing: CheckIndexes recomputes the cache with it.
 func (sv *Solvers) DerivePodStatic(key PodKey, class int32) *PodStatic {
-	spec, r := key.Spec, key.R
-	syms := sv.Cl.Syms
-	pd := &PodStatic{Spec: spec, Ns: key.Ns, Relax: r, Requests: spec.Requests, TolPNS: r.Pns, Class: class}
-	strict := sv.SelectorReqs(spec)
+	spec, r := key.Spec, key.Relaxation
+	syms := sv.cl.Syms
+	pd := &PodStatic{Spec: spec, Namespace: key.Namespace, Relaxation: r, Requests: spec.Requests, ToleratesPreferNoSchedule: r.ToleratePreferNoSchedule, Class: class}
+	strict := sv.SelectorRequirements(spec)
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
-		ti := min(int(r.Terms), len(spec.Affinity.Terms)-1)
-		strict = append(strict, sv.TermReqs(&spec.Affinity.Terms[ti])...)
+		ti := min(int(r.DroppedRequiredTerms), len(spec.Affinity.Terms)-1)
+		strict = append(strict, sv.TermRequirements(&spec.Affinity.Terms[ti])...)
 		if len(spec.Affinity.Terms) > 1 {
-			pd.Term = &spec.Affinity.Terms[ti]
+			pd.RequiredTerm = &spec.Affinity.Terms[ti]
 		}
 	}
-	pd.Strict = SortReqs(syms, strict)
-	pd.Reqs = pd.Strict
-	if sv.Settings.PreferencePolicy == apis.PreferencesRespect && int(r.PrefNode) < len(spec.Preferred) {
+	pd.StrictRequirements = SortRequirements(syms, strict)
+	pd.Requirements = pd.StrictRequirements
+	if sv.settings.PreferencePolicy == apis.PreferencesRespect && int(r.DroppedPreferredNodeAffinity) < len(spec.Preferred) {
 		// The heaviest preferred term still in force acts as required.
 		idx := make([]int, len(spec.Preferred))
 		for i := range idx {
 			idx[i] = i
 		}
 		sort.SliceStable(idx, func(a, b int) bool { return spec.Preferred[idx[a]].Weight > spec.Preferred[idx[b]].Weight })
-		pd.Pref = &spec.Preferred[idx[r.PrefNode]].Term
-		pd.Reqs = Merge(syms, pd.Strict, SortReqs(syms, sv.TermReqs(pd.Pref)))
+		pd.PreferredTerm = &spec.Preferred[idx[r.DroppedPreferredNodeAffinity]].Term
+		pd.Requirements = MergeRequirements(syms, pd.StrictRequirements, SortRequirements(syms, sv.TermRequirements(pd.PreferredTerm)))
 	}
 	if v := spec.Volume; v != nil {
 		// The zones of the pod's volumes (bound ones, or an unbound
@@ -271,7 +288,7 @@ func (sv *Solvers) DerivePodStatic(key PodKey, class int32) *PodStatic {
 		// requirements, not the strict ones that topology spread counts
 		// domains by (KC volumetopology.go).
 		if zones, ok := v.Zones(); ok {
-			pd.Reqs = Merge(syms, pd.Reqs, Requirements{{Key: sv.Cl.KeyZone, Vals: zones}})
+			pd.Requirements = MergeRequirements(syms, pd.Requirements, Requirements{{Key: sv.cl.KeyZone, Values: zones}})
 		}
 	}
 	req := func(ts []cluster.AffinityTerm) []affTerm {
@@ -281,11 +298,11 @@ func (sv *Solvers) DerivePodStatic(key PodKey, class int32) *PodStatic {
 		}
 		return out
 	}
-	pd.AffTerms = req(spec.PodAffinity)
-	pd.AntiTerms = req(spec.PodAntiAffinity)
-	if sv.Settings.PreferencePolicy == apis.PreferencesRespect {
-		pd.AffTerms = append(pd.AffTerms, byWeight(spec.PreferredPodAffinity, int(r.PrefAff))...)
-		pd.AntiTerms = append(pd.AntiTerms, byWeight(spec.PreferredPodAntiAffinity, int(r.PrefAnti))...)
+	pd.AffinityTerms = req(spec.PodAffinity)
+	pd.AntiAffinityTerms = req(spec.PodAntiAffinity)
+	if sv.settings.PreferencePolicy == apis.PreferencesRespect {
+		pd.AffinityTerms = append(pd.AffinityTerms, byWeight(spec.PreferredPodAffinity, int(r.DroppedPreferredAffinity))...)
+		pd.AntiAffinityTerms = append(pd.AntiAffinityTerms, byWeight(spec.PreferredPodAntiAffinity, int(r.DroppedPreferredAntiAffinity))...)
 	}
 	return pd
 }
@@ -297,8 +314,8 @@ func (s *Solver) resolveInverse(pd *PodData) {
 		return
 	}
 	pd.inverseDone = true
-	for _, g := range s.Topo.Inverse {
-		if s.Topo.selects(g, pd.Ns, pd.Spec.Labels) {
+	for _, g := range s.Topology.Inverse {
+		if s.Topology.selects(g, pd.Namespace, pd.Spec.Labels) {
 			pd.inverseSel = append(pd.inverseSel, g)
 		}
 	}

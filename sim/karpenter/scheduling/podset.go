@@ -6,91 +6,100 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
-// podSet is a run of the pods a solve reschedules (solveOpts.sets),
+// PodSet is a run of the pods a solve reschedules (solveOpts.sets),
 // prepared once for many solves: the pods, the same in queue order, and
 // their distinct templates (relaxation zero) in order of first appearance.
 type PodSet struct {
+	// Pods are the set's pods, in the order given.
 	Pods []cluster.PodID
-	// qkeys are the pods' queue keys, sorted on first use (queueKeys).
-	Qkeys  []QueueKey
-	Sorted bool
-	Keys   []PodKey
-	Counts []int32         // pods per template in keys
-	First  []cluster.PodID // a pod of each template in keys
-	// namesCapacityType: some template requires or prefers a capacity
+	// QueueKeys are the pods' queue keys, sorted on first use (queueKeys).
+	QueueKeys []QueueKey
+	// QueueKeysSorted: QueueKeys are in queue order.
+	QueueKeysSorted bool
+	// Templates are the pods' templates, in order of first appearance;
+	// TemplateCounts and TemplateFirstPods are per template.
+	Templates         []PodKey
+	TemplateCounts    []int32         // pods per template in keys
+	TemplateFirstPods []cluster.PodID // a pod of each template in keys
+	// NamesCapacityType: some template requires or prefers a capacity
 	// type (or spreads over capacity types) in some relaxation state, so
 	// a NodeClaim holding its pods may lose its spot offerings.
 	NamesCapacityType bool
-	// topology: some template has topology spread or pod (anti-)affinity
+	// HasTopology: some template has topology spread or pod (anti-)affinity
 	// (only such templates have groups to register before a solve).
-	Topology bool
-	// classes: pods per spec class of the templates without topology
+	HasTopology bool
+	// Classes: pods per spec class of the templates without topology
 	// constraints (doomed), made on first use.
 	Classes []ClassCount
 }
 
+// ClassCount is how many pods of a set share a spec class.
 type ClassCount struct {
+	// Class is the spec class (PodStatic.Class).
 	Class int32
 	Key   PodKey // a template of the class
+	// Count is the number of the set's pods of the class.
 	Count int64
 }
 
-// setBuilder gathers a pod set in one read of its pods.
+// SetBuilder gathers a pod set in one read of its pods.
 type SetBuilder struct {
-	Ps   *PodSet
+	// Set is the set being built.
+	Set  *PodSet
 	seen map[PodKey]int // position in keys
 }
 
+// Add appends a pod (its queue key) to the set.
 func (b *SetBuilder) Add(sv *Solvers, e QueueKey) {
-	ps := b.Ps
-	ps.Qkeys = append(ps.Qkeys, e)
-	key := PodKey{Spec: e.Spec, Ns: e.Ns}
+	ps := b.Set
+	ps.QueueKeys = append(ps.QueueKeys, e)
+	key := PodKey{Spec: e.Spec, Namespace: e.Namespace}
 	// Nodes hold few templates: a scan beats a map until they are many.
 	if b.seen == nil {
-		for i := range ps.Keys {
-			if ps.Keys[i] == key {
-				ps.Counts[i]++
+		for i := range ps.Templates {
+			if ps.Templates[i] == key {
+				ps.TemplateCounts[i]++
 				return
 			}
 		}
-		if len(ps.Keys) >= 16 {
-			b.seen = make(map[PodKey]int, 2*len(ps.Keys))
-			for i, k := range ps.Keys {
+		if len(ps.Templates) >= 16 {
+			b.seen = make(map[PodKey]int, 2*len(ps.Templates))
+			for i, k := range ps.Templates {
 				b.seen[k] = i
 			}
 		}
 	} else if i, ok := b.seen[key]; ok {
-		ps.Counts[i]++
+		ps.TemplateCounts[i]++
 		return
 	}
 	if b.seen != nil {
-		b.seen[key] = len(ps.Keys)
+		b.seen[key] = len(ps.Templates)
 	}
-	ps.Keys = append(ps.Keys, key)
-	ps.Counts = append(ps.Counts, 1)
-	ps.First = append(ps.First, e.ID)
-	ps.NamesCapacityType = ps.NamesCapacityType || SpecNamesKey(e.Spec, sv.Cl.KeyCapacityType)
-	ps.Topology = ps.Topology || HasTopology(e.Spec)
+	ps.Templates = append(ps.Templates, key)
+	ps.TemplateCounts = append(ps.TemplateCounts, 1)
+	ps.TemplateFirstPods = append(ps.TemplateFirstPods, e.ID)
+	ps.NamesCapacityType = ps.NamesCapacityType || SpecUsesKey(e.Spec, sv.cl.KeyCapacityType)
+	ps.HasTopology = ps.HasTopology || HasTopology(e.Spec)
 }
 
 // queueOrder returns the set's pods in queue order.
 func (ps *PodSet) queueOrder() []QueueKey {
-	if !ps.Sorted {
+	if !ps.QueueKeysSorted {
 		// The order is total (ids differ): any sort gives the same result.
-		slices.SortFunc(ps.Qkeys, CompareQ)
-		ps.Sorted = true
+		slices.SortFunc(ps.QueueKeys, CompareQueueKeys)
+		ps.QueueKeysSorted = true
 	}
-	return ps.Qkeys
+	return ps.QueueKeys
 }
 
-// classCounts returns the set's pods per spec class, leaving out the
+// ClassCounts returns the set's pods per spec class, leaving out the
 // templates with topology constraints.
 func (ps *PodSet) ClassCounts(sv *Solvers) []ClassCount {
-	if ps.Classes != nil || len(ps.Keys) == 0 {
+	if ps.Classes != nil || len(ps.Templates) == 0 {
 		return ps.Classes
 	}
 	out := make([]ClassCount, 0, 1)
-	for i, key := range ps.Keys {
+	for i, key := range ps.Templates {
 		if HasTopology(key.Spec) {
 			continue
 		}
@@ -100,22 +109,22 @@ func (ps *PodSet) ClassCounts(sv *Solvers) []ClassCount {
 			out = append(out, ClassCount{Class: c, Key: key})
 			j = len(out) - 1
 		}
-		out[j].Count += int64(ps.Counts[i])
+		out[j].Count += int64(ps.TemplateCounts[i])
 	}
 	ps.Classes = out
 	return out
 }
 
-// hasTopology reports whether the spec has topology spread constraints or
+// HasTopology reports whether the spec has topology spread constraints or
 // pod affinity or anti-affinity terms (required or preferred).
 func HasTopology(spec *cluster.PodSpec) bool {
 	return len(spec.Spread)+len(spec.PodAffinity)+len(spec.PodAntiAffinity)+
 		len(spec.PreferredPodAffinity)+len(spec.PreferredPodAntiAffinity) > 0
 }
 
-// specNamesKey reports whether any node requirement (selector, required
+// SpecUsesKey reports whether any node requirement (selector, required
 // or preferred node affinity term) or topology key of the spec uses key.
-func SpecNamesKey(spec *cluster.PodSpec, key cluster.Sym) bool {
+func SpecUsesKey(spec *cluster.PodSpec, key cluster.Sym) bool {
 	inReqs := func(rs []cluster.Requirement) bool {
 		for i := range rs {
 			if rs[i].Key == key {

@@ -4,72 +4,84 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 )
 
-// rq is one requirement in Karpenter's set form (KC pkg/scheduling
+// Requirement is one requirement in Karpenter's set form (KC pkg/scheduling
 // requirement.go): a set of values or, with comp, the complement of one,
 // optionally bounded for integer values. In = {vals}; NotIn = comp{vals};
 // Exists = comp{}; DoesNotExist = {} (empty, not comp). Bounds are
 // exclusive, as cluster.Requirement's Gt and Lt.
 type Requirement struct {
-	Key          cluster.Sym
-	Comp         bool
-	Vals         []cluster.Sym // sorted
-	HasGt, HasLt bool
-	Gt, Lt       int64
-	MinValues    int32
+	// Key is the label key.
+	Key cluster.Sym
+	// Complement: the set is every value but Values (NotIn, Exists), else
+	// exactly Values (In, DoesNotExist).
+	Complement bool
+	Values     []cluster.Sym // sorted
+	// Bounds of Gt and Lt requirements (exclusive), when set.
+	HasGreaterThan, HasLessThan bool
+	GreaterThan, LessThan       int64
+	// MinValues is the requirement's minValues (0: none).
+	MinValues int32
 }
 
-// reqSet is a set of requirements sorted by key, at most one per key.
+// Requirements is a set of requirements sorted by key, at most one per key.
 // Sets are treated as immutable: operations return new slices.
 type Requirements []Requirement
 
-type opKind uint8
+// Operator is a requirement's operator as Kubernetes spells it, derived from
+// Complement and Values.
+type Operator uint8
 
+// The operators a Requirement can have (Gt and Lt are bounds on top).
 const (
-	OpIn opKind = iota
-	OpNotIn
-	OpExists
-	OpDoesNotExist
+	OperatorIn Operator = iota
+	OperatorNotIn
+	OperatorExists
+	OperatorDoesNotExist
 )
 
-func (r *Requirement) Op() opKind {
-	if r.Comp {
-		if len(r.Vals) > 0 {
-			return OpNotIn
+// Operator is the requirement's operator (Gt and Lt bounds aside).
+func (r *Requirement) Operator() Operator {
+	if r.Complement {
+		if len(r.Values) > 0 {
+			return OperatorNotIn
 		}
-		return OpExists
+		return OperatorExists
 	}
-	if len(r.Vals) > 0 {
-		return OpIn
+	if len(r.Values) > 0 {
+		return OperatorIn
 	}
-	return OpDoesNotExist
+	return OperatorDoesNotExist
 }
 
-// negative reports whether the requirement is NotIn or DoesNotExist: such
+// Negative reports whether the requirement is NotIn or DoesNotExist: such
 // requirements are satisfied by nodes that lack the label.
 func (r *Requirement) Negative() bool {
-	o := r.Op()
-	return o == OpNotIn || o == OpDoesNotExist
+	o := r.Operator()
+	return o == OperatorNotIn || o == OperatorDoesNotExist
 }
 
-func exists(key cluster.Sym) Requirement { return Requirement{Key: key, Comp: true} }
+func exists(key cluster.Sym) Requirement { return Requirement{Key: key, Complement: true} }
 
-func Single(key, v cluster.Sym) Requirement { return Requirement{Key: key, Vals: []cluster.Sym{v}} }
+// RequirementIn is the requirement key In [v].
+func RequirementIn(key, v cluster.Sym) Requirement {
+	return Requirement{Key: key, Values: []cluster.Sym{v}}
+}
 
 // fromRequirement converts a compiled node selector requirement.
 func fromRequirement(r *cluster.Requirement) Requirement {
 	out := Requirement{Key: r.Key}
 	switch r.Op {
 	case cluster.OpIn:
-		out.Vals = r.Values
+		out.Values = r.Values
 	case cluster.OpNotIn:
-		out.Comp, out.Vals = true, r.Values
+		out.Complement, out.Values = true, r.Values
 	case cluster.OpExists:
-		out.Comp = true
+		out.Complement = true
 	case cluster.OpDoesNotExist:
 	case cluster.OpGt:
-		out.Comp, out.HasGt, out.Gt = true, true, r.Num
+		out.Complement, out.HasGreaterThan, out.GreaterThan = true, true, r.Num
 	case cluster.OpLt:
-		out.Comp, out.HasLt, out.Lt = true, true, r.Num
+		out.Complement, out.HasLessThan, out.LessThan = true, true, r.Num
 	}
 	return out
 }
@@ -109,21 +121,21 @@ func withinBounds(syms *cluster.Symbols, v cluster.Sym, hasGt bool, gt int64, ha
 
 // has reports whether the requirement allows value v.
 func (r *Requirement) has(syms *cluster.Symbols, v cluster.Sym) bool {
-	in := hasSym(r.Vals, v)
-	if r.Comp {
+	in := hasSym(r.Values, v)
+	if r.Complement {
 		in = !in
 	}
-	return in && withinBounds(syms, v, r.HasGt, r.Gt, r.HasLt, r.Lt)
+	return in && withinBounds(syms, v, r.HasGreaterThan, r.GreaterThan, r.HasLessThan, r.LessThan)
 }
 
 func mergeBounds(a, b *Requirement) (hasGt bool, gt int64, hasLt bool, lt int64) {
-	hasGt, gt = a.HasGt, a.Gt
-	if b.HasGt && (!hasGt || b.Gt > gt) {
-		hasGt, gt = true, b.Gt
+	hasGt, gt = a.HasGreaterThan, a.GreaterThan
+	if b.HasGreaterThan && (!hasGt || b.GreaterThan > gt) {
+		hasGt, gt = true, b.GreaterThan
 	}
-	hasLt, lt = a.HasLt, a.Lt
-	if b.HasLt && (!hasLt || b.Lt < lt) {
-		hasLt, lt = true, b.Lt
+	hasLt, lt = a.HasLessThan, a.LessThan
+	if b.HasLessThan && (!hasLt || b.LessThan < lt) {
+		hasLt, lt = true, b.LessThan
 	}
 	return
 }
@@ -133,7 +145,7 @@ func emptyBounds(hasGt bool, gt int64, hasLt bool, lt int64) bool {
 	return hasGt && hasLt && lt-gt <= 1
 }
 
-// hasIntersection reports whether some value satisfies both (KC
+// HasIntersection reports whether some value satisfies both (KC
 // Requirement.HasIntersection).
 func HasIntersection(syms *cluster.Symbols, a, b *Requirement) bool {
 	hasGt, gt, hasLt, lt := mergeBounds(a, b)
@@ -141,25 +153,25 @@ func HasIntersection(syms *cluster.Symbols, a, b *Requirement) bool {
 		return false
 	}
 	switch {
-	case a.Comp && b.Comp:
+	case a.Complement && b.Complement:
 		return true
-	case a.Comp:
-		for _, v := range b.Vals {
-			if !hasSym(a.Vals, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
+	case a.Complement:
+		for _, v := range b.Values {
+			if !hasSym(a.Values, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
 				return true
 			}
 		}
 		return false
-	case b.Comp:
-		for _, v := range a.Vals {
-			if !hasSym(b.Vals, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
+	case b.Complement:
+		for _, v := range a.Values {
+			if !hasSym(b.Values, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
 				return true
 			}
 		}
 		return false
 	}
-	for _, v := range a.Vals {
-		if hasSym(b.Vals, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
+	for _, v := range a.Values {
+		if hasSym(b.Values, v) && withinBounds(syms, v, hasGt, gt, hasLt, lt) {
 			return true
 		}
 	}
@@ -173,26 +185,26 @@ func intersect(syms *cluster.Symbols, a, b *Requirement) Requirement {
 	if emptyBounds(hasGt, gt, hasLt, lt) {
 		return out // DoesNotExist
 	}
-	out.Comp = a.Comp && b.Comp
+	out.Complement = a.Complement && b.Complement
 	var vals []cluster.Sym
 	switch {
-	case a.Comp && b.Comp:
-		vals = unionSyms(a.Vals, b.Vals)
-	case a.Comp:
-		for _, v := range b.Vals {
-			if !hasSym(a.Vals, v) {
+	case a.Complement && b.Complement:
+		vals = unionSyms(a.Values, b.Values)
+	case a.Complement:
+		for _, v := range b.Values {
+			if !hasSym(a.Values, v) {
 				vals = append(vals, v)
 			}
 		}
-	case b.Comp:
-		for _, v := range a.Vals {
-			if !hasSym(b.Vals, v) {
+	case b.Complement:
+		for _, v := range a.Values {
+			if !hasSym(b.Values, v) {
 				vals = append(vals, v)
 			}
 		}
 	default:
-		for _, v := range a.Vals {
-			if hasSym(b.Vals, v) {
+		for _, v := range a.Values {
+			if hasSym(b.Values, v) {
 				vals = append(vals, v)
 			}
 		}
@@ -206,9 +218,9 @@ func intersect(syms *cluster.Symbols, a, b *Requirement) Requirement {
 		}
 		vals = kept
 	}
-	out.Vals = vals
-	if out.Comp {
-		out.HasGt, out.Gt, out.HasLt, out.Lt = hasGt, gt, hasLt, lt
+	out.Values = vals
+	if out.Complement {
+		out.HasGreaterThan, out.GreaterThan, out.HasLessThan, out.LessThan = hasGt, gt, hasLt, lt
 	}
 	return out
 }
@@ -233,7 +245,7 @@ func unionSyms(a, b []cluster.Sym) []cluster.Sym {
 	return out
 }
 
-// get returns the requirement on key, or nil.
+// Get returns the requirement on key, or nil.
 func (s Requirements) Get(key cluster.Sym) *Requirement {
 	for i := range s {
 		if s[i].Key == key {
@@ -246,7 +258,7 @@ func (s Requirements) Get(key cluster.Sym) *Requirement {
 	return nil
 }
 
-// with returns s with r intersected in.
+// With returns s with r intersected in.
 func (s Requirements) With(syms *cluster.Symbols, r Requirement) Requirements {
 	out := make(Requirements, 0, len(s)+1)
 	done := false
@@ -268,8 +280,8 @@ func (s Requirements) With(syms *cluster.Symbols, r Requirement) Requirements {
 	return out
 }
 
-// merge returns a ∩ b, key by key. It returns a itself when b is empty.
-func Merge(syms *cluster.Symbols, a, b Requirements) Requirements {
+// MergeRequirements returns a ∩ b, key by key. It returns a itself when b is empty.
+func MergeRequirements(syms *cluster.Symbols, a, b Requirements) Requirements {
 	if len(b) == 0 {
 		return a
 	}
@@ -303,25 +315,25 @@ func absorbs(a, b Requirements) bool {
 	for j := range b {
 		r := &b[j]
 		x := a.Get(r.Key)
-		if x == nil || len(x.Vals) == 0 || x.HasGt || x.HasLt || r.HasGt || r.HasLt || r.MinValues > x.MinValues {
+		if x == nil || len(x.Values) == 0 || x.HasGreaterThan || x.HasLessThan || r.HasGreaterThan || r.HasLessThan || r.MinValues > x.MinValues {
 			return false
 		}
 		switch {
-		case !x.Comp && !r.Comp: // In ∩ In keeps x when x ⊆ r
-			for _, v := range x.Vals {
-				if !hasSym(r.Vals, v) {
+		case !x.Complement && !r.Complement: // In ∩ In keeps x when x ⊆ r
+			for _, v := range x.Values {
+				if !hasSym(r.Values, v) {
 					return false
 				}
 			}
-		case !x.Comp: // In ∩ NotIn/Exists keeps x when they are disjoint
-			for _, v := range x.Vals {
-				if hasSym(r.Vals, v) {
+		case !x.Complement: // In ∩ NotIn/Exists keeps x when they are disjoint
+			for _, v := range x.Values {
+				if hasSym(r.Values, v) {
 					return false
 				}
 			}
-		case r.Comp: // NotIn ∩ NotIn keeps x when r's values are in x's
-			for _, v := range r.Vals {
-				if !hasSym(x.Vals, v) {
+		case r.Complement: // NotIn ∩ NotIn keeps x when r's values are in x's
+			for _, v := range r.Values {
+				if !hasSym(x.Values, v) {
 					return false
 				}
 			}
@@ -332,12 +344,12 @@ func absorbs(a, b Requirements) bool {
 	return true
 }
 
-// compatible reports whether node requirements can loosely meet pod
+// RequirementsCompatible reports whether node requirements can loosely meet pod
 // requirements (KC Requirements.Compatible): a key the node side does not
 // define is allowed only if it is well known (wellKnown) or the pod side is
 // NotIn/DoesNotExist; keys both define must intersect, unless both are
 // negative.
-func Compatible(syms *cluster.Symbols, node, pod Requirements, wellKnown func(cluster.Sym) bool) bool {
+func RequirementsCompatible(syms *cluster.Symbols, node, pod Requirements, wellKnown func(cluster.Sym) bool) bool {
 	for i := range pod {
 		p := &pod[i]
 		n := node.Get(p.Key)
@@ -354,17 +366,17 @@ func Compatible(syms *cluster.Symbols, node, pod Requirements, wellKnown func(cl
 	return true
 }
 
-// fromLabels turns node labels into In requirements.
-func FromLabels(ls cluster.Labels) Requirements {
+// RequirementsFromLabels turns node labels into In requirements.
+func RequirementsFromLabels(ls cluster.Labels) Requirements {
 	out := make(Requirements, 0, len(ls))
 	for _, l := range ls {
-		out = append(out, Single(l.Key, l.Value))
+		out = append(out, RequirementIn(l.Key, l.Value))
 	}
 	return out
 }
 
-// sortReqs sorts by key and merges duplicates.
-func SortReqs(syms *cluster.Symbols, in []Requirement) Requirements {
+// SortRequirements sorts by key and merges duplicates.
+func SortRequirements(syms *cluster.Symbols, in []Requirement) Requirements {
 	var out Requirements
 	for _, r := range in {
 		out = out.With(syms, r)

@@ -30,23 +30,23 @@ func TestRequirementAlgebra(t *testing.T) {
 		a, b        Requirement
 		intersects  bool
 		has, hasNot []string // values the intersection allows / refuses
-		wantOp      opKind
+		wantOp      Operator
 	}{
-		{"In ∩ In", mkReq(t, syms, "k", in, "a", "b"), mkReq(t, syms, "k", in, "b", "c"), true, []string{"b"}, []string{"a", "c"}, OpIn},
-		{"In ∩ In disjoint", mkReq(t, syms, "k", in, "a"), mkReq(t, syms, "k", in, "b"), false, nil, []string{"a", "b"}, OpDoesNotExist},
-		{"In ∩ NotIn", mkReq(t, syms, "k", in, "a", "b"), mkReq(t, syms, "k", notIn, "a"), true, []string{"b"}, []string{"a"}, OpIn},
-		{"NotIn ∩ NotIn", mkReq(t, syms, "k", notIn, "a"), mkReq(t, syms, "k", notIn, "b"), true, []string{"c"}, []string{"a", "b"}, OpNotIn},
-		{"Exists ∩ In", mkReq(t, syms, "k", ex), mkReq(t, syms, "k", in, "a"), true, []string{"a"}, []string{"b"}, OpIn},
-		{"DoesNotExist ∩ In", mkReq(t, syms, "k", dne), mkReq(t, syms, "k", in, "a"), false, nil, []string{"a"}, OpDoesNotExist},
-		{"Gt ∩ In", mkReq(t, syms, "k", gt, "2"), mkReq(t, syms, "k", in, "1", "3", "x"), true, []string{"3"}, []string{"1", "x"}, OpIn},
-		{"Gt ∩ Lt", mkReq(t, syms, "k", gt, "2"), mkReq(t, syms, "k", lt, "5"), true, []string{"3", "4"}, []string{"2", "5", "x"}, OpExists},
-		{"Gt ∩ Lt empty", mkReq(t, syms, "k", gt, "4"), mkReq(t, syms, "k", lt, "5"), false, nil, []string{"4", "5"}, OpDoesNotExist},
+		{"In ∩ In", mkReq(t, syms, "k", in, "a", "b"), mkReq(t, syms, "k", in, "b", "c"), true, []string{"b"}, []string{"a", "c"}, OperatorIn},
+		{"In ∩ In disjoint", mkReq(t, syms, "k", in, "a"), mkReq(t, syms, "k", in, "b"), false, nil, []string{"a", "b"}, OperatorDoesNotExist},
+		{"In ∩ NotIn", mkReq(t, syms, "k", in, "a", "b"), mkReq(t, syms, "k", notIn, "a"), true, []string{"b"}, []string{"a"}, OperatorIn},
+		{"NotIn ∩ NotIn", mkReq(t, syms, "k", notIn, "a"), mkReq(t, syms, "k", notIn, "b"), true, []string{"c"}, []string{"a", "b"}, OperatorNotIn},
+		{"Exists ∩ In", mkReq(t, syms, "k", ex), mkReq(t, syms, "k", in, "a"), true, []string{"a"}, []string{"b"}, OperatorIn},
+		{"DoesNotExist ∩ In", mkReq(t, syms, "k", dne), mkReq(t, syms, "k", in, "a"), false, nil, []string{"a"}, OperatorDoesNotExist},
+		{"Gt ∩ In", mkReq(t, syms, "k", gt, "2"), mkReq(t, syms, "k", in, "1", "3", "x"), true, []string{"3"}, []string{"1", "x"}, OperatorIn},
+		{"Gt ∩ Lt", mkReq(t, syms, "k", gt, "2"), mkReq(t, syms, "k", lt, "5"), true, []string{"3", "4"}, []string{"2", "5", "x"}, OperatorExists},
+		{"Gt ∩ Lt empty", mkReq(t, syms, "k", gt, "4"), mkReq(t, syms, "k", lt, "5"), false, nil, []string{"4", "5"}, OperatorDoesNotExist},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.intersects, HasIntersection(syms, &tc.a, &tc.b))
 			require.Equal(t, tc.intersects, HasIntersection(syms, &tc.b, &tc.a), "symmetric")
 			x := intersect(syms, &tc.a, &tc.b)
-			require.Equal(t, tc.wantOp, x.Op())
+			require.Equal(t, tc.wantOp, x.Operator())
 			for _, v := range tc.has {
 				require.True(t, x.has(syms, syms.Intern(v)), v)
 			}
@@ -64,7 +64,7 @@ func TestRequirementCompatible(t *testing.T) {
 	syms := cluster.NewSymbols()
 	wk := syms.Intern("topology.kubernetes.io/zone")
 	wellKnown := func(s cluster.Sym) bool { return s == wk }
-	node := SortReqs(syms, []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpIn, "a")})
+	node := SortRequirements(syms, []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpIn, "a")})
 	for _, tc := range []struct {
 		name string
 		pod  []Requirement
@@ -79,22 +79,22 @@ func TestRequirementCompatible(t *testing.T) {
 		{"both negative", []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpNotIn, "a")}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, Compatible(syms, node, SortReqs(syms, tc.pod), wellKnown))
+			require.Equal(t, tc.want, RequirementsCompatible(syms, node, SortRequirements(syms, tc.pod), wellKnown))
 		})
 	}
-	neg := SortReqs(syms, []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpDoesNotExist)})
-	require.True(t, Compatible(syms, neg, SortReqs(syms, []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpNotIn, "a")}), nil), "two negative requirements are compatible")
+	neg := SortRequirements(syms, []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpDoesNotExist)})
+	require.True(t, RequirementsCompatible(syms, neg, SortRequirements(syms, []Requirement{mkReq(t, syms, "team", corev1.NodeSelectorOpNotIn, "a")}), nil), "two negative requirements are compatible")
 }
 
 func TestMergeKeepsOrder(t *testing.T) {
 	syms := cluster.NewSymbols()
-	a := SortReqs(syms, []Requirement{mkReq(t, syms, "b", corev1.NodeSelectorOpIn, "1"), mkReq(t, syms, "a", corev1.NodeSelectorOpExists)})
-	b := SortReqs(syms, []Requirement{mkReq(t, syms, "c", corev1.NodeSelectorOpIn, "x"), mkReq(t, syms, "a", corev1.NodeSelectorOpIn, "y")})
-	m := Merge(syms, a, b)
+	a := SortRequirements(syms, []Requirement{mkReq(t, syms, "b", corev1.NodeSelectorOpIn, "1"), mkReq(t, syms, "a", corev1.NodeSelectorOpExists)})
+	b := SortRequirements(syms, []Requirement{mkReq(t, syms, "c", corev1.NodeSelectorOpIn, "x"), mkReq(t, syms, "a", corev1.NodeSelectorOpIn, "y")})
+	m := MergeRequirements(syms, a, b)
 	require.Len(t, m, 3)
 	for i := 1; i < len(m); i++ {
 		require.Less(t, m[i-1].Key, m[i].Key)
 	}
-	require.Equal(t, OpIn, m.Get(syms.Intern("a")).Op())
-	require.Same(t, &a[0], &Merge(syms, a, nil)[0], "merging nothing returns the set itself")
+	require.Equal(t, OperatorIn, m.Get(syms.Intern("a")).Operator())
+	require.Same(t, &a[0], &MergeRequirements(syms, a, nil)[0], "merging nothing returns the set itself")
 }

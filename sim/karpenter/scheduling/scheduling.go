@@ -16,14 +16,21 @@ import (
 // the compiled NodePools and the settings, and what the controller knows
 // besides (DaemonSet overhead, namespace labels), nil for none.
 type Inputs struct {
-	Engine    *engine.Engine
-	Cluster   *cluster.Cluster
-	Catalog   *catalog.Catalog
-	Prices    Prices
-	Region    string
-	Zones     []string
+	// Engine gives the clock and the seed.
+	Engine *engine.Engine
+	// Cluster holds the pods and the existing nodes.
+	Cluster *cluster.Cluster
+	// Catalog is the instance-type catalogue.
+	Catalog *catalog.Catalog
+	// Prices prices the offerings.
+	Prices Prices
+	// Region and Zones are where nodes launch.
+	Region string
+	Zones  []string
+	// NodePools are the compiled NodePools.
 	NodePools []apis.NodePool
-	Settings  apis.Settings
+	// Settings are Karpenter's settings.
+	Settings apis.Settings
 	// DaemonOverhead, if set, says what DaemonSet pods would run on a new
 	// node.
 	DaemonOverhead DaemonOverheadFunc
@@ -39,12 +46,17 @@ type Inputs struct {
 // the cluster's changes; a standalone Scheduler solves the cluster as it
 // is when New builds it (existing nodes added later are not seen).
 type Scheduler struct {
-	Env       Env
+	env env
+	// Offerings are the instance types and offerings with prices.
 	Offerings *Offerings
-	Nodes     *NodeIndex
-	Pools     *NodePools
-	Base      *ExistingBase
-	Solvers   *Solvers
+	// Nodes are Karpenter's nodes as solves read them.
+	Nodes *NodeIndex
+	// Pools are the NodePools in force.
+	Pools *NodePools
+	// Base is the existing nodes' snapshot.
+	Base *ExistingBase
+	// Solvers make the solvers of batches and what-ifs.
+	Solvers *Solvers
 }
 
 // New builds the solve's parts. Symbols are interned in a fixed order
@@ -56,7 +68,7 @@ func New(in Inputs) (*Scheduler, error) {
 	if len(in.Zones) == 0 {
 		return nil, fmt.Errorf("karpenter: no zones")
 	}
-	if len(in.Zones)*NumCT > 64 {
+	if len(in.Zones)*NumCapacityTypes > 64 {
 		return nil, fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(in.Zones))
 	}
 	cl := in.Cluster
@@ -65,14 +77,14 @@ func New(in Inputs) (*Scheduler, error) {
 	for _, z := range in.Zones {
 		zoneSyms = append(zoneSyms, syms.Intern(z))
 	}
-	var ctSyms [NumCT]cluster.Sym
-	ctSyms[CtOnDemand] = syms.Intern("on-demand")
-	ctSyms[CtSpot] = syms.Intern("spot")
-	e := Env{Eng: in.Engine, Cl: cl, Cat: in.Catalog, Cloud: in.Prices, Settings: in.Settings,
-		KeyNodePool: syms.Intern(apis.LabelNodePool), WellKnownSet: map[cluster.Sym]bool{}, Normalized: map[cluster.Sym]cluster.Sym{}}
+	var ctSyms [NumCapacityTypes]cluster.Sym
+	ctSyms[OnDemandIndex] = syms.Intern("on-demand")
+	ctSyms[SpotIndex] = syms.Intern("spot")
+	e := env{eng: in.Engine, cl: cl, cat: in.Catalog, cloud: in.Prices, settings: in.Settings,
+		keyNodePool: syms.Intern(apis.LabelNodePool), wellKnownSet: map[cluster.Sym]bool{}, normalized: map[cluster.Sym]cluster.Sym{}}
 	syms.Intern(apis.TaintDisrupted) // the controller's next key
 	for _, w := range apis.WellKnownLabels {
-		e.WellKnownSet[syms.Intern(w)] = true
+		e.wellKnownSet[syms.Intern(w)] = true
 	}
 	froms := make([]string, 0, len(apis.NormalizedLabels))
 	for from := range apis.NormalizedLabels {
@@ -80,21 +92,21 @@ func New(in Inputs) (*Scheduler, error) {
 	}
 	sort.Strings(froms) // intern in a fixed order: symbols must not depend on map order
 	for _, from := range froms {
-		e.Normalized[syms.Intern(from)] = syms.Intern(apis.NormalizedLabels[from])
+		e.normalized[syms.Intern(from)] = syms.Intern(apis.NormalizedLabels[from])
 	}
 	// The beta labels Karpenter puts on its nodes, interned here in the
 	// controller's order.
 	for _, key := range BetaKeys {
 		syms.Intern(key)
 	}
-	off := NewOfferings(e, in.Region, in.Zones, zoneSyms, ctSyms)
-	idx := &NodeIndex{Cl: cl}
-	pools := &NodePools{Env: e, Offerings: off, Nodes: idx, ByName: map[string]*Pool{}, DaemonOverhead: in.DaemonOverhead}
-	base := &ExistingBase{Env: e, Nodes: idx, Pools: pools}
-	pools.Base = base
-	sv := &Solvers{Env: e, Offerings: off, Nodes: idx, Pools: pools, Base: base, NsLabels: in.NamespaceLabels,
-		Specs: cluster.SpecClasses{WithScoring: true}, Statics: map[StaticKey]*cluster.NodeVerdicts{}}
-	sc := &Scheduler{Env: e, Offerings: off, Nodes: idx, Pools: pools, Base: base, Solvers: sv}
+	off := newOfferings(e, in.Region, in.Zones, zoneSyms, ctSyms)
+	idx := &NodeIndex{cl: cl}
+	pools := &NodePools{env: e, Offerings: off, nodes: idx, ByName: map[string]*Pool{}, daemonOverhead: in.DaemonOverhead}
+	base := &ExistingBase{env: e, nodes: idx, pools: pools}
+	pools.base = base
+	sv := &Solvers{env: e, offerings: off, nodes: idx, pools: pools, base: base, NamespaceLabels: in.NamespaceLabels,
+		SpecClasses: cluster.SpecClasses{WithScoring: true}, Verdicts: map[VerdictKey]*cluster.NodeVerdicts{}}
+	sc := &Scheduler{env: e, Offerings: off, Nodes: idx, Pools: pools, Base: base, Solvers: sv}
 	seen := map[string]bool{}
 	for i := range in.NodePools {
 		if seen[in.NodePools[i].Name] {
@@ -111,6 +123,15 @@ func New(in Inputs) (*Scheduler, error) {
 	return sc, nil
 }
 
+// WellKnownLabels are the label keys Karpenter treats as well known
+// (apis.WellKnownLabels, interned): requirements on them need not be
+// matched by a NodePool's labels.
+func (sc *Scheduler) WellKnownLabels() map[cluster.Sym]bool { return sc.env.wellKnownSet }
+
+// NormalizedLabels maps each deprecated label key to the key Karpenter
+// normalizes it to (apis.NormalizedLabels, interned).
+func (sc *Scheduler) NormalizedLabels() map[cluster.Sym]cluster.Sym { return sc.env.normalized }
+
 // BetaKeys are the deprecated beta labels Karpenter's nodes carry
 // (instance type, arch, os, zone, region).
 var BetaKeys = [5]string{"beta.kubernetes.io/instance-type", "beta.kubernetes.io/arch", "beta.kubernetes.io/os",
@@ -118,8 +139,10 @@ var BetaKeys = [5]string{"beta.kubernetes.io/instance-type", "beta.kubernetes.io
 
 // NewClaim is one new NodeClaim of a solve.
 type NewClaim struct {
+	// NodePool is the name of the claim's pool.
 	NodePool string
-	Pods     []cluster.PodID
+	// Pods are the pods placed on it, in placement order.
+	Pods []cluster.PodID
 	// InstanceTypes are the claim's options, cheapest first (KC
 	// InstanceTypes.OrderByPrice), ties by name.
 	InstanceTypes []string
@@ -132,14 +155,19 @@ type NewClaim struct {
 
 // ExistingPlacement is an existing node that received pods.
 type ExistingPlacement struct {
+	// Node is the existing node.
 	Node cluster.NodeID
+	// Pods are the pods placed on it, in placement order.
 	Pods []cluster.PodID
 }
 
 // Result is the outcome of one solve.
 type Result struct {
+	// NodeClaims are the new NodeClaims, in creation order.
 	NodeClaims []NewClaim
-	Existing   []ExistingPlacement
+	// Existing are the existing nodes that received pods, in the existing
+	// nodes' order.
+	Existing []ExistingPlacement
 	// Unschedulable are the pods placed nowhere, by id.
 	Unschedulable []cluster.PodID
 }
@@ -159,33 +187,69 @@ func (sc *Scheduler) Result(s *Solver) Result {
 	for _, c := range s.Claims {
 		sc.Solvers.SortedOptions(c)
 		nc := NewClaim{NodePool: c.Pool.Spec.Name, Pods: append([]cluster.PodID(nil), c.Pods...)}
-		for i, pos := range c.Opts {
+		for i, pos := range c.Options {
 			t := c.Pool.Types[pos].Type
 			nc.InstanceTypes = append(nc.InstanceTypes, t.Name)
 			if i == 0 {
-				nc.CheapestUSDPerHour = sc.Offerings.Cheapest(t, c.Mask)
+				nc.CheapestUSDPerHour = sc.Offerings.Cheapest(t, c.OfferingMask)
 			}
 		}
 		for z, zone := range sc.Offerings.Zones {
-			for ct := 0; ct < NumCT; ct++ {
-				if c.Mask&(1<<uint(z*NumCT+ct)) == 0 {
+			for ct := 0; ct < NumCapacityTypes; ct++ {
+				if c.OfferingMask&(1<<uint(z*NumCapacityTypes+ct)) == 0 {
 					continue
 				}
 				nc.Zones = appendNew(nc.Zones, zone)
-				nc.CapacityTypes = appendNew(nc.CapacityTypes, CtOf(ct).String())
+				nc.CapacityTypes = appendNew(nc.CapacityTypes, CapacityTypeOf(ct).String())
 			}
 		}
 		sort.Strings(nc.CapacityTypes)
 		res.NodeClaims = append(res.NodeClaims, nc)
 	}
-	for _, ex := range s.Exists {
-		if len(ex.Got) > 0 {
-			res.Existing = append(res.Existing, ExistingPlacement{Node: ex.ID, Pods: append([]cluster.PodID(nil), ex.Got...)})
+	for _, ex := range s.Existing {
+		if len(ex.Placed) > 0 {
+			res.Existing = append(res.Existing, ExistingPlacement{Node: ex.ID, Pods: append([]cluster.PodID(nil), ex.Placed...)})
 		}
 	}
 	res.Unschedulable = append(res.Unschedulable, s.Failed...)
 	sort.Slice(res.Unschedulable, func(i, j int) bool { return res.Unschedulable[i] < res.Unschedulable[j] })
 	return res
+}
+
+// PoolInstanceType is an instance type as a NodePool would launch it.
+type PoolInstanceType struct {
+	// Name is the instance type's name.
+	Name string
+	// Labels are the instance type's labels (instance-type, arch, os,
+	// region, karpenter.k8s.aws/instance-*), by key.
+	Labels map[string]string
+	// Capacity and Allocatable under the pool's node class.
+	Capacity, Allocatable cluster.Resources
+}
+
+// InstanceTypes lists every instance type of the catalogue as the
+// NodePool's node class would launch it, in catalogue order, whether or
+// not the pool's requirements allow it (a reference solver does its own
+// filtering); nil for an unknown pool.
+func (sc *Scheduler) InstanceTypes(pool string) []PoolInstanceType {
+	p, ok := sc.Pools.ByName[pool]
+	if !ok {
+		return nil
+	}
+	syms := sc.env.cl.Syms
+	off := sc.Offerings
+	out := make([]PoolInstanceType, 0, len(off.Types))
+	for _, t := range off.Types {
+		labels := map[string]string{}
+		for tk, v := range t.LabelValues {
+			if v != cluster.NoSym {
+				labels[off.typeKeyLabels[tk]] = syms.Name(v)
+			}
+		}
+		capacity, alloc := off.nodeResources(t.catalogType, &p.Spec.NodeClass)
+		out = append(out, PoolInstanceType{Name: t.Name, Labels: labels, Capacity: capacity, Allocatable: alloc})
+	}
+	return out
 }
 
 func appendNew(s []string, v string) []string {

@@ -19,47 +19,55 @@ import (
 // the back of the queue, and the solve stops when a whole pass of the
 // queue places nothing.
 
-// claim is a NodeClaim being built by a solve.
+// Claim is a NodeClaim being built by a solve.
 type Claim struct {
-	Seq      int
+	// Sequence numbers the solve's claims in creation order.
+	Sequence int
+	// Pool is the NodePool the claim launches from.
 	Pool     *Pool
 	ppos     int // position of pool in the solve's template order
 	hostname cluster.Sym
-	Reqs     Requirements
-	Mask     uint64 // offering bits allowed by reqs
-	requests cluster.Resources
-	Opts     []int32 // positions in pool.types
-	Pods     []cluster.PodID
+	// Requirements are the claim's requirements (the pool's and its pods').
+	Requirements Requirements
+	OfferingMask uint64 // offering bits allowed by reqs
+	requests     cluster.Resources
+	Options      []int32 // positions in pool.types
+	// Pods are the pods placed on the claim, in order.
+	Pods []cluster.PodID
 }
 
+// Solver is one solve: its pods' data, the existing nodes as it changes them,
+// its NodeClaims.
 type Solver struct {
 	Shared *Solvers // the solvers part that made it: what solves share
 	Pools  []*Pool  // templates, weight order
-	Topo   *topology
-	pds    []*PodData // by podStatic.idx
+	// Topology is the solve's topology spread and pod (anti-)affinity groups.
+	Topology *topology
+	pds      []*PodData // by podStatic.idx
 	// lastKey and lastPD memoize the last podData lookup.
-	lastKey PodKey
-	lastPD  *PodData
-	Sets    []*PodSet // solveOpts.sets
-	Avail   []uint64  // per itype: available offering bits
-	// exists are the existing nodes the solve placed pods on, in base
+	lastKey   PodKey
+	lastPD    *PodData
+	Sets      []*PodSet // solveOpts.sets
+	Available []uint64  // per itype: available offering bits
+	// Existing are the existing nodes the solve placed pods on, in base
 	// order (filled when the solve ends).
-	Exists []*ExNode
-	// ec and base are the shared snapshot of existing nodes; stamp marks
+	Existing []*ExistingNode
+	// Snapshot and base are the shared snapshot of existing nodes; stamp marks
 	// this solve's overlay entries; touched are its copies of the nodes
 	// it changed.
-	Ec      *exCache
-	Base    []ExNode
-	stamp   uint32
-	touched []*ExNode
-	Claims  []*Claim
-	Order   []*Claim // claims in KC's try order (see add)
-	// unsorted: order is not sorted by pod count (add sorts it first).
+	Snapshot *exCache
+	Base     []ExistingNode
+	stamp    uint32
+	touched  []*ExistingNode
+	// Claims are the solve's NodeClaims, in creation order.
+	Claims []*Claim
+	Order  []*Claim // claims in KC's try order (see add)
+	// Unsorted: order is not sorted by pod count (add sorts it first).
 	Unsorted bool
-	// remaining resources per pool position (limits), has: limits set.
+	// Remaining resources per pool position (limits), has: limits set.
 	Remaining []cluster.Resources
 	hasLimit  [][cluster.MaxResources]bool
-	// nodesLeft is per pool position its node limit minus its existing
+	// NodesLeft is per pool position its node limit minus its existing
 	// nodes (0: no new NodeClaim; < 0: no node limit). The solve's own
 	// NodeClaims do not count: KC's subtractMax subtracts instance-type
 	// capacity, which has no "nodes" entry, so one batch may overshoot a
@@ -67,48 +75,53 @@ type Solver struct {
 	// the NodeClaims, against the usage before the batch: launchAllowed).
 	NodesLeft  []int64
 	consolidat bool
-	Failed     []cluster.PodID
-	retry      []QueueKey // the solve's failed pods, in order
-	scratch    []int32
-	newOpts    []int32 // addNew's options before a claim keeps them
-	checks     []typeCheck
-	lchecks    []typeCheck
-	seq        int
-	anyPNS     bool
-	Now        engine.Time
+	// Failed are the pods placed nowhere.
+	Failed  []cluster.PodID
+	retry   []QueueKey // the solve's failed pods, in order
+	scratch []int32
+	newOpts []int32 // addNew's options before a claim keeps them
+	checks  []typeCheck
+	lchecks []typeCheck
+	seq     int
+	anyPNS  bool
+	// Now is the time of the solve.
+	Now engine.Time
 	// A consolidation what-if may stop as soon as its answer is
 	// known to be "no" (decided): stopAtTwo once it has two NodeClaims,
 	// stopAtSpot once its first NodeClaim can launch spot (see
 	// Karpenter.earlyNo).
 	StopAtTwo, StopAtSpot bool
-	SpotBits              uint64
-	Decided               bool
+	// SpotBits are the spot offerings' bits (StopAtSpot); Decided: the what-if
+	// stopped early with the answer no.
+	SpotBits uint64
+	Decided  bool
 }
 
+// SolveOpts are a solve's options; the zero value is a provisioning batch.
 type SolveOpts struct {
-	// exclude are nodes that must not receive pods (consolidation
+	// Exclude are nodes that must not receive pods (consolidation
 	// candidates).
 	Exclude []cluster.NodeID
-	// consolidation: a what-if for disruption (pods being moved may not
+	// Consolidation: a what-if for disruption (pods being moved may not
 	// land on nodes under consolidateAfter).
 	Consolidation bool
-	// sets, if any, are the solve's pods (in order) prepared in runs that
+	// Sets, if any, are the solve's pods (in order) prepared in runs that
 	// many solves share (a disruption pass's candidates and provisionable
 	// pods).
 	Sets []*PodSet
-	// universe, if set, is the pools' domains (domainUniverse) that a
+	// Universe, if set, is the pools' domains (domainUniverse) that a
 	// disruption pass shares.
 	Universe map[cluster.Sym][]cluster.Sym
 }
 
 func (s *Solver) addExistingInverse(n *cluster.Node) {
-	cl := s.Shared.Cl
+	cl := s.Shared.cl
 	for _, pid := range n.Pods {
 		p := &cl.Pods[pid]
 		if len(p.Spec.PodAntiAffinity) == 0 || p.Terminating || s.moves(pid) {
 			continue
 		}
-		for _, g := range s.Topo.addInverse(p.Spec, p.Namespace) {
+		for _, g := range s.Topology.addInverse(p.Spec, p.Namespace) {
 			if d, ok := domainOf(cl, n, g.Key); ok {
 				g.record(d)
 			}
@@ -121,9 +134,9 @@ func (s *Solver) moves(id cluster.PodID) bool {
 	return int(id) < len(s.Shared.podMark) && s.Shared.podMark[id] == s.stamp
 }
 
-// pending reports whether a pod of the solve is pending (not bound).
+// Pending reports whether a pod of the solve is pending (not bound).
 func (s *Solver) Pending(id cluster.PodID) bool {
-	return s.moves(id) && s.Shared.Cl.Pods[id].Phase == cluster.Pending
+	return s.moves(id) && s.Shared.cl.Pods[id].Phase == cluster.Pending
 }
 
 func withoutTaints(taints, drop []cluster.Taint) []cluster.Taint {
@@ -143,22 +156,26 @@ func withoutTaints(taints, drop []cluster.Taint) []cluster.Taint {
 	return out
 }
 
-// qkey is a pod's place in KC's Queue order: cpu desc, memory desc,
+// QueueKey is a pod's place in KC's Queue order: cpu desc, memory desc,
 // creation time, then id (for the uid). Kept beside pod lists so sorting
 // and merging read no pod records.
 type QueueKey struct {
-	Cpu, Mem int64
-	Created  engine.Time
-	ID       cluster.PodID
+	// CPU (millicores) and Memory (bytes) are the pod's requests, sorted
+	// descending.
+	CPU, Memory int64
+	// Created is the pod's creation time.
+	Created engine.Time
+	// ID is the pod, the last tie-break (for the uid).
+	ID cluster.PodID
 	// What placing the pod reads, so a solve does not touch pod records
 	// (random reads over every pod ever created): its template, and
 	// whether it is pending, on a deleting node, or neither (origin).
-	Ns     cluster.Sym
-	Origin PodOrigin
-	Spec   *cluster.PodSpec
+	Namespace cluster.Sym
+	Origin    PodOrigin
+	Spec      *cluster.PodSpec
 }
 
-// podOrigin says where a pod of a solve comes from; it decides which
+// PodOrigin says where a pod of a solve comes from; it decides which
 // existing nodes may take it.
 type PodOrigin uint8
 
@@ -168,23 +185,23 @@ const (
 	fromDeleting // bound on a node being deleted
 )
 
-// originOf is the origin of a pod of a solve.
+// OriginOf is the origin of a pod of a solve.
 func (sv *Solvers) OriginOf(id cluster.PodID) PodOrigin {
 	switch {
-	case sv.Cl.Pods[id].Phase == cluster.Pending:
+	case sv.cl.Pods[id].Phase == cluster.Pending:
 		return fromPending
-	case sv.Nodes.PodOnDeletingNode(id):
+	case sv.nodes.PodOnDeletingNode(id):
 		return fromDeleting
 	}
 	return FromCandidate
 }
 
 func (a *QueueKey) before(b *QueueKey) bool {
-	if a.Cpu != b.Cpu {
-		return a.Cpu > b.Cpu
+	if a.CPU != b.CPU {
+		return a.CPU > b.CPU
 	}
-	if a.Mem != b.Mem {
-		return a.Mem > b.Mem
+	if a.Memory != b.Memory {
+		return a.Memory > b.Memory
 	}
 	if a.Created != b.Created {
 		return a.Created < b.Created
@@ -192,7 +209,8 @@ func (a *QueueKey) before(b *QueueKey) bool {
 	return a.ID < b.ID
 }
 
-func CompareQ(a, b QueueKey) int {
+// CompareQueueKeys orders queue keys as the queue does (-1, 0, 1).
+func CompareQueueKeys(a, b QueueKey) int {
 	switch {
 	case a.before(&b):
 		return -1
@@ -202,20 +220,20 @@ func CompareQ(a, b QueueKey) int {
 	return 0
 }
 
-// queueKey is a pod's queue key.
+// QueueKey is a pod's queue key.
 func (sv *Solvers) QueueKey(id cluster.PodID, p *cluster.Pod) QueueKey {
-	return QueueKey{Cpu: p.Spec.Requests[cluster.CPU], Mem: p.Spec.Requests[cluster.Memory], Created: p.Created, ID: id,
-		Ns: p.Namespace, Origin: sv.OriginOf(id), Spec: p.Spec}
+	return QueueKey{CPU: p.Spec.Requests[cluster.CPU], Memory: p.Spec.Requests[cluster.Memory], Created: p.Created, ID: id,
+		Namespace: p.Namespace, Origin: sv.OriginOf(id), Spec: p.Spec}
 }
 
 // queueKeys returns the pods' keys in queue order.
 func (sv *Solvers) queueKeys(pods []cluster.PodID) []QueueKey {
 	keys := make([]QueueKey, len(pods))
 	for i, id := range pods {
-		keys[i] = sv.QueueKey(id, &sv.Cl.Pods[id])
+		keys[i] = sv.QueueKey(id, &sv.cl.Pods[id])
 	}
 	// The order is total (ids differ): any sort gives the same result.
-	slices.SortFunc(keys, CompareQ)
+	slices.SortFunc(keys, CompareQueueKeys)
 	return keys
 }
 
@@ -231,6 +249,8 @@ type podQueue struct {
 	n    int // pods left
 }
 
+// Queue is the solve's pods in queue order (merged from the prepared sets when
+// there are some).
 func (s *Solver) Queue(pods []cluster.PodID) podQueue {
 	if s.Sets == nil {
 		keys := s.Shared.queueKeys(pods)
@@ -239,9 +259,9 @@ func (s *Solver) Queue(pods []cluster.PodID) podQueue {
 	var q podQueue
 	runs := make([][]QueueKey, 0, len(s.Sets))
 	for _, ps := range s.Sets {
-		if len(ps.Qkeys) > 0 {
+		if len(ps.QueueKeys) > 0 {
 			runs = append(runs, ps.queueOrder())
-			q.n += len(ps.Qkeys)
+			q.n += len(ps.QueueKeys)
 		}
 	}
 	switch len(runs) {
@@ -263,6 +283,7 @@ func (s *Solver) Queue(pods []cluster.PodID) podQueue {
 	return q
 }
 
+// Len is the number of pods left.
 func (q *podQueue) Len() int { return q.n }
 
 // less orders heap entries by their runs' first pods.
@@ -293,7 +314,7 @@ func (q *podQueue) fromB() bool {
 	return len(q.b) > 0 && (len(q.a) == 0 || q.b[0].before(&q.a[0]))
 }
 
-// peek returns the next pod; next drops it. Both need len() > 0.
+// Peek returns the next pod; next drops it. Both need len() > 0.
 func (q *podQueue) Peek() *QueueKey {
 	if q.heap != nil {
 		return &q.runs[q.heap[0]][0]
@@ -304,6 +325,7 @@ func (q *podQueue) Peek() *QueueKey {
 	return &q.a[0]
 }
 
+// Next drops the first pod (Peek).
 func (q *podQueue) Next() {
 	q.n--
 	if q.heap != nil {
@@ -323,7 +345,7 @@ func (q *podQueue) Next() {
 	q.a = q.a[1:]
 }
 
-// solve places the pods; those it could not place are left in s.failed.
+// Solve places the pods; those it could not place are left in s.failed.
 // The queue is the pods in queue order followed by the pods that failed,
 // in the order they failed; the solve stops when a pod comes round again
 // with no pod placed since it failed (a full pass without progress).
@@ -387,13 +409,13 @@ func (s *Solver) settled() bool {
 	case n >= 2:
 		return s.StopAtTwo
 	}
-	return s.StopAtSpot && s.Claims[0].Mask&s.SpotBits != 0
+	return s.StopAtSpot && s.Claims[0].OfferingMask&s.SpotBits != 0
 }
 
 func (s *Solver) trySchedule(e *QueueKey) bool {
-	var r Relax
+	var r Relaxation
 	for {
-		pd := s.PodData(e.Spec, e.Ns, r)
+		pd := s.PodData(e.Spec, e.Namespace, r)
 		s.resolveInverse(pd)
 		if s.add(e.ID, e.Origin, pd) {
 			return true
@@ -411,7 +433,7 @@ func (s *Solver) add(id cluster.PodID, origin PodOrigin, pd *PodData) bool {
 		return true
 	}
 	for i, c := range s.TryOrder() {
-		if reqs, mask, ok := s.canAdd(c, pd, c.Reqs, c.Mask); ok {
+		if reqs, mask, ok := s.canAdd(c, pd, c.Requirements, c.OfferingMask); ok {
 			s.commit(c, id, pd, reqs, mask)
 			s.Joined(i)
 			return true
@@ -420,7 +442,7 @@ func (s *Solver) add(id cluster.PodID, origin PodOrigin, pd *PodData) bool {
 	return s.addNew(id, pd)
 }
 
-// tryOrder returns the solve's NodeClaims in the order KC's add tries
+// TryOrder returns the solve's NodeClaims in the order KC's add tries
 // them. KC re-sorts its one slice of NodeClaims by pod count, in place,
 // with sort.Slice before every pod it tries on them, appends new ones, and
 // takes the first that fits. sort.Slice is not stable (pdqsort): ties keep
@@ -441,14 +463,14 @@ func (s *Solver) TryOrder() []*Claim {
 	return s.Order
 }
 
-// joined notes that a pod joined s.order[i].
+// Joined notes that a pod joined s.order[i].
 func (s *Solver) Joined(i int) {
 	if i+1 < len(s.Order) && len(s.Order[i+1].Pods) < len(s.Order[i].Pods) {
 		s.Unsorted = true
 	}
 }
 
-// appendClaim adds a new NodeClaim after the others, as KC appends it to
+// AppendClaim adds a new NodeClaim after the others, as KC appends it to
 // its sorted slice.
 func (s *Solver) AppendClaim(c *Claim) {
 	s.Order = append(s.Order, c)
@@ -469,10 +491,10 @@ func (s *Solver) addExisting(id cluster.PodID, origin PodOrigin, pd *PodData) bo
 	ci := int(origin)
 	// Nodes under consolidateAfter take no pods a consolidation moves.
 	uca := s.consolidat && origin == FromCandidate
-	jt := pd.Jts[B2i(uca)]
+	jt := pd.JumpTables[boolToInt(uca)]
 	if jt == nil {
-		jt = s.Ec.Jump(FitClass{Spec: pd.Class, Relax: pd.Relax, Uca: uca})
-		pd.Jts[B2i(uca)] = jt
+		jt = s.Snapshot.JumpTable(FitClass{SpecClass: pd.Class, Relaxation: pd.Relaxation, UnderConsolidateAfter: uca})
+		pd.JumpTables[boolToInt(uca)] = jt
 	}
 	n := len(s.Base)
 	start := 0
@@ -495,19 +517,19 @@ func (s *Solver) addExisting(id cluster.PodID, origin PodOrigin, pd *PodData) bo
 		}
 		v := nodeView{node: ex.View}
 		if pd.topo() {
-			if _, ok := s.Topo.addRequirements(pd, &v); !ok {
+			if _, ok := s.Topology.addRequirements(pd, &v); !ok {
 				continue
 			}
 		} else {
 			pd.exCursor[ci] = i
 		}
-		if len(s.Topo.groups) > 0 || len(pd.inverseOwn) > 0 {
-			s.Topo.record(pd, &v)
+		if len(s.Topology.groups) > 0 || len(pd.inverseOwn) > 0 {
+			s.Topology.record(pd, &v)
 		}
 		t := s.touch(i)
 		t.Free = t.Free.Sub(pd.Requests)
-		t.Got = append(t.Got, id)
-		t.GotPending = t.GotPending || pending
+		t.Placed = append(t.Placed, id)
+		t.PlacedPending = t.PlacedPending || pending
 		return true
 	}
 	if !pd.topo() {
@@ -520,11 +542,11 @@ func (s *Solver) addExisting(id cluster.PodID, origin PodOrigin, pd *PodData) bo
 // volumes after those of the pods this solve put there (KC ExistingNode's
 // VolumeUsage check against the node's CSINode limit). New NodeClaims
 // count no volume limits, as in KC.
-func (s *Solver) attachFits(pos int, ex *ExNode, n int32) bool {
-	cl := s.Shared.Cl
+func (s *Solver) attachFits(pos int, ex *ExistingNode, n int32) bool {
+	cl := s.Shared.cl
 	used := cl.AttachedVolumes(ex.ID)
 	if sl := s.slot(pos); sl != nil && sl.touched >= 0 {
-		for _, id := range s.touched[sl.touched].Got {
+		for _, id := range s.touched[sl.touched].Placed {
 			if v := cl.Pods[id].Spec.Volume; v != nil {
 				used += v.Attach
 			}
@@ -548,10 +570,10 @@ func pnsOnly(ts []cluster.Taint) []cluster.Taint {
 // instance types are left in s.scratch.
 func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint64) (Requirements, uint64, bool) {
 	k := s.Shared
-	syms := k.Cl.Syms
+	syms := k.cl.Syms
 	switch pd.tmplTol[c.ppos] {
 	case 0:
-		if tolerates(pd.Spec.Tolerations, c.Pool.Spec.Taints, pd.TolPNS) {
+		if tolerates(pd.Spec.Tolerations, c.Pool.Spec.Taints, pd.ToleratesPreferNoSchedule) {
 			pd.tmplTol[c.ppos] = 1
 		} else {
 			pd.tmplTol[c.ppos] = 2
@@ -561,26 +583,26 @@ func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint6
 		return nil, 0, false
 	}
 	reqs := base
-	if len(pd.Reqs) > 0 {
-		if !Compatible(syms, base, pd.Reqs, k.wellKnown) {
+	if len(pd.Requirements) > 0 {
+		if !RequirementsCompatible(syms, base, pd.Requirements, k.wellKnown) {
 			return nil, 0, false
 		}
-		if !absorbs(base, pd.Reqs) {
-			reqs = Merge(syms, base, pd.Reqs)
+		if !absorbs(base, pd.Requirements) {
+			reqs = MergeRequirements(syms, base, pd.Requirements)
 		}
 	}
 	if pd.topo() {
 		v := nodeView{reqs: reqs, taints: c.Pool.Spec.Taints, claim: c}
-		tr, ok := s.Topo.addRequirements(pd, &v)
+		tr, ok := s.Topology.addRequirements(pd, &v)
 		if !ok {
 			return nil, 0, false
 		}
 		if len(tr) > 0 {
-			trs := SortReqs(syms, tr)
-			if !Compatible(syms, reqs, trs, k.wellKnown) {
+			trs := SortRequirements(syms, tr)
+			if !RequirementsCompatible(syms, reqs, trs, k.wellKnown) {
 				return nil, 0, false
 			}
-			reqs = Merge(syms, reqs, trs)
+			reqs = MergeRequirements(syms, reqs, trs)
 		}
 	}
 	// Instance types: requirements (only keys that changed), resources
@@ -588,21 +610,21 @@ func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint6
 	mask := baseMask
 	var checks []typeCheck
 	if len(reqs) != len(base) || (len(reqs) > 0 && &reqs[0] != &base[0]) {
-		mask = k.Offerings.OfferMask(reqs)
-		s.checks = k.Offerings.typeChecks(base, reqs, s.checks)
+		mask = k.offerings.OfferingMask(reqs)
+		s.checks = k.offerings.typeChecks(base, reqs, s.checks)
 		checks = s.checks
 	}
 	total := c.requests.Add(pd.Requests)
 	s.scratch = s.scratch[:0]
-	for _, pos := range c.Opts {
+	for _, pos := range c.Options {
 		pt := &c.Pool.Types[pos]
-		if !fitsWith(&total, &pt.Daemon, &pt.Alloc) {
+		if !fitsWith(&total, &pt.DaemonOverhead, &pt.Allocatable) {
 			continue
 		}
-		if s.Avail[pt.Type.Idx]&mask == 0 {
+		if s.Available[pt.Type.Index]&mask == 0 {
 			continue
 		}
-		if len(checks) > 0 && !k.Offerings.typeMeets(pt.Type, checks) {
+		if len(checks) > 0 && !k.offerings.typeMeets(pt.Type, checks) {
 			continue
 		}
 		s.scratch = append(s.scratch, pos)
@@ -622,32 +644,32 @@ func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint6
 // breaks ties between topology domains (topology.launchable).
 func (s *Solver) launchBits(c *Claim, pd *PodData, reqs Requirements) uint64 {
 	k := s.Shared
-	mask := k.Offerings.OfferMask(reqs)
-	s.lchecks = k.Offerings.typeChecks(c.Reqs, reqs, s.lchecks)
+	mask := k.offerings.OfferingMask(reqs)
+	s.lchecks = k.offerings.typeChecks(c.Requirements, reqs, s.lchecks)
 	total := c.requests.Add(pd.Requests)
 	var u uint64
-	for _, pos := range c.Opts {
+	for _, pos := range c.Options {
 		pt := &c.Pool.Types[pos]
 		if u == mask {
 			break // every allowed bit is launchable already
 		}
-		if !fitsWith(&total, &pt.Daemon, &pt.Alloc) {
+		if !fitsWith(&total, &pt.DaemonOverhead, &pt.Allocatable) {
 			continue
 		}
-		if len(s.lchecks) > 0 && !k.Offerings.typeMeets(pt.Type, s.lchecks) {
+		if len(s.lchecks) > 0 && !k.offerings.typeMeets(pt.Type, s.lchecks) {
 			continue
 		}
-		u |= s.Avail[pt.Type.Idx] & mask
+		u |= s.Available[pt.Type.Index] & mask
 	}
 	return u
 }
 
-// minValuesOK checks minValues requirements against the instance types
+// MinValuesOK checks minValues requirements against the instance types
 // left (KC InstanceTypes.SatisfiesMinValues), unless the policy is
 // BestEffort.
 func (s *Solver) MinValuesOK(p *Pool, reqs Requirements, opts []int32) bool {
 	k := s.Shared
-	if k.Settings.MinValuesBestEffort {
+	if k.settings.MinValuesBestEffort {
 		return true
 	}
 	for i := range reqs {
@@ -655,13 +677,13 @@ func (s *Solver) MinValuesOK(p *Pool, reqs Requirements, opts []int32) bool {
 		if r.MinValues == 0 {
 			continue
 		}
-		tk, ok := k.Offerings.TypeKeyIndex(r.Key)
+		tk, ok := k.offerings.TypeKeyIndex(r.Key)
 		if !ok {
 			continue
 		}
 		seen := map[cluster.Sym]bool{}
 		for _, pos := range opts {
-			if v := p.Types[pos].Type.Lab[tk]; v != cluster.NoSym {
+			if v := p.Types[pos].Type.LabelValues[tk]; v != cluster.NoSym {
 				seen[v] = true
 			}
 		}
@@ -673,13 +695,13 @@ func (s *Solver) MinValuesOK(p *Pool, reqs Requirements, opts []int32) bool {
 }
 
 func (s *Solver) commit(c *Claim, id cluster.PodID, pd *PodData, reqs Requirements, mask uint64) {
-	c.Reqs, c.Mask = reqs, mask
-	c.Opts = append(c.Opts[:0], s.scratch...)
+	c.Requirements, c.OfferingMask = reqs, mask
+	c.Options = append(c.Options[:0], s.scratch...)
 	c.requests = c.requests.Add(pd.Requests)
 	c.Pods = append(c.Pods, id)
-	if len(s.Topo.groups) > 0 || len(pd.inverseOwn) > 0 {
-		v := nodeView{reqs: c.Reqs, taints: c.Pool.Spec.Taints}
-		s.Topo.record(pd, &v)
+	if len(s.Topology.groups) > 0 || len(pd.inverseOwn) > 0 {
+		v := nodeView{reqs: c.Requirements, taints: c.Pool.Spec.Taints}
+		s.Topology.record(pd, &v)
 	}
 }
 
@@ -691,14 +713,14 @@ func (s *Solver) addNew(id cluster.PodID, pd *PodData) bool {
 	}
 	p := c.Pool
 	s.seq++
-	s.Topo.registerHost(c.hostname)
-	c.Opts = nil // commit gives the claim its own options list
+	s.Topology.registerHost(c.hostname)
+	c.Options = nil // commit gives the claim its own options list
 	s.commit(c, id, pd, reqs, mask)
 	s.Claims = append(s.Claims, c)
 	s.AppendClaim(c)
 	// Assume the largest instance type will launch (KC subtractMax).
 	var maxCap cluster.Resources
-	for _, pos := range c.Opts {
+	for _, pos := range c.Options {
 		for r, v := range p.Types[pos].Capacity {
 			maxCap[r] = max(maxCap[r], v)
 		}
@@ -707,7 +729,7 @@ func (s *Solver) addNew(id cluster.PodID, pd *PodData) bool {
 	return true
 }
 
-// startClaim finds the first pool, in weight order, that would start a
+// StartClaim finds the first pool, in weight order, that would start a
 // new NodeClaim for the pod, without keeping it: the claim (its options
 // are scratch), the pool's position, and the requirements and offering
 // mask with the pod (its instance types left in s.scratch).
@@ -732,16 +754,18 @@ func (s *Solver) StartClaim(pd *PodData) (c *Claim, i int, reqs Requirements, ma
 		}
 		// Placeholder hostnames only need to be unique within a solve.
 		h := k.placeholder(s.seq + 1)
-		c := &Claim{Seq: s.seq + 1, Pool: p, ppos: i, hostname: h, Opts: opts}
+		c := &Claim{Sequence: s.seq + 1, Pool: p, ppos: i, hostname: h, Options: opts}
 		st := k.claimStart(p, s.seq+1, h)
-		c.Reqs, c.Mask = st.Reqs, st.Mask
-		if reqs, mask, ok := s.canAdd(c, pd, c.Reqs, c.Mask); ok {
+		c.Requirements, c.OfferingMask = st.Requirements, st.OfferingMask
+		if reqs, mask, ok := s.canAdd(c, pd, c.Requirements, c.OfferingMask); ok {
 			return c, i, reqs, mask, true
 		}
 	}
 	return nil, 0, nil, 0, false
 }
 
+// WithinLimits reports whether a node of pt fits the limits left for the pool
+// at position i.
 func (s *Solver) WithinLimits(i int, pt *PoolType) bool {
 	for r, has := range s.hasLimit[i] {
 		if has && pt.Capacity[r] > s.Remaining[i][r] {

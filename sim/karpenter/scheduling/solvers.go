@@ -15,16 +15,16 @@ import (
 // schedEnv is what every part of the solve reads: the engine, the
 // cluster, the catalogue, the price list, the settings and the label keys
 // interned once.
-type Env struct {
-	Eng      *engine.Engine
-	Cl       *cluster.Cluster
-	Cat      *catalog.Catalog
-	Cloud    Prices
-	Settings apis.Settings
+type env struct {
+	eng      *engine.Engine
+	cl       *cluster.Cluster
+	cat      *catalog.Catalog
+	cloud    Prices
+	settings apis.Settings
 
-	KeyNodePool  cluster.Sym
-	WellKnownSet map[cluster.Sym]bool
-	Normalized   map[cluster.Sym]cluster.Sym
+	keyNodePool  cluster.Sym
+	wellKnownSet map[cluster.Sym]bool
+	normalized   map[cluster.Sym]cluster.Sym
 }
 
 // Prices is the price list of EC2's offerings (sim/spotmarket's Market
@@ -35,51 +35,57 @@ type Prices interface {
 	Price(o cloud.Offering) (float64, bool)
 }
 
-func (e *Env) wellKnown(key cluster.Sym) bool { return e.WellKnownSet[key] }
+func (e *env) wellKnown(key cluster.Sym) bool { return e.wellKnownSet[key] }
 
-func (e *Env) normalize(key cluster.Sym) cluster.Sym {
-	if n, ok := e.Normalized[key]; ok {
+func (e *env) normalize(key cluster.Sym) cluster.Sym {
+	if n, ok := e.normalized[key]; ok {
 		return n
 	}
 	return key
 }
 
-// solvers makes the solvers of provisioning batches and disruption
+// Solvers makes the solvers of provisioning batches and disruption
 // what-ifs (KC provisioner.NewScheduler), and keeps what solves share:
 // pod templates, the pod-independent filters' answers, free lists.
 type Solvers struct {
-	Env
-	Offerings *Offerings
-	Nodes     *NodeIndex
-	Pools     *NodePools
-	Base      *ExistingBase
+	env
+	offerings *Offerings
+	nodes     *NodeIndex
+	pools     *NodePools
+	base      *ExistingBase
 
-	NsLabels map[cluster.Sym]cluster.Labels
-	solveSeq uint32
-	podMark  []uint32 // per PodID: stamp of the last solve that moved it
+	// NamespaceLabels are the namespaces' labels, for affinity terms with
+	// namespace selectors.
+	NamespaceLabels map[cluster.Sym]cluster.Labels
+	solveSeq        uint32
+	podMark         []uint32 // per PodID: stamp of the last solve that moved it
 	// Free lists of what-ifs' pod data, node copies and solvers (recycle).
 	pdFree     []*PodData
 	pdsFree    []*PodData
-	exFree     []*ExNode
+	exFree     []*ExistingNode
 	solverFree []*Solver
+	// PodStatics caches the templates' static data at PodStaticsAt.
 	PodStatics map[PodKey]*PodStatic
-	// placeholders are the interned placeholder hostnames by number.
+	// Placeholders are the interned placeholder hostnames by number.
 	Placeholders []cluster.Sym
-	StaticsAt    engine.Time
-	Specs        cluster.SpecClasses
-	Statics      map[StaticKey]*cluster.NodeVerdicts
+	PodStaticsAt engine.Time
+	// SpecClasses numbers pod specs by content (PodStatic.Class).
+	SpecClasses cluster.SpecClasses
+	// Verdicts caches static fit verdicts of existing nodes, per spec class
+	// and relaxation.
+	Verdicts map[VerdictKey]*cluster.NodeVerdicts
 }
 
-// newSolver snapshots the cluster for one solve.
+// NewSolver snapshots the cluster for one solve.
 func (sv *Solvers) NewSolver(pods []cluster.PodID, o SolveOpts) *Solver {
-	sv.Offerings.RefreshPrices()
-	cl := sv.Cl
+	sv.offerings.RefreshPrices()
+	cl := sv.cl
 	s := sv.freshSolver(o.Consolidation)
-	s.Avail = sv.Offerings.AvailMasks()
-	s.Now = sv.Eng.Now()
-	s.Pools = sv.Pools.Ordered()
+	s.Available = sv.offerings.AvailableMasks()
+	s.Now = sv.eng.Now()
+	s.Pools = sv.pools.Ordered()
 	for _, p := range s.Pools {
-		s.anyPNS = s.anyPNS || p.HasPNS
+		s.anyPNS = s.anyPNS || p.HasPreferNoSchedule
 	}
 	// The pods this solve moves carry its stamp (a slice by PodID instead
 	// of a map per solve: the what-ifs of a disruption pass are many).
@@ -102,20 +108,20 @@ func (sv *Solvers) NewSolver(pods []cluster.PodID, o SolveOpts) *Solver {
 	if universe == nil {
 		universe = sv.DomainUniverse(s.Pools)
 	}
-	s.Topo = &topology{k: sv, universe: universe}
+	s.Topology = &topology{k: sv, universe: universe}
 
 	// Existing nodes: every live node not being deleted, initialized
 	// first, then by name. The snapshot is shared while nothing changes
 	// (the what-ifs of one disruption pass share it); the solve keeps its
 	// changes in an overlay.
-	s.Ec = sv.Base.Current()
-	s.Base = s.Ec.List
+	s.Snapshot = sv.base.Current()
+	s.Base = s.Snapshot.Nodes
 	for _, id := range o.Exclude {
-		if pos := s.BasePos(id); pos >= 0 {
-			s.Ec.slots[pos] = exSlot{stamp: s.stamp, excluded: true, touched: -1}
+		if pos := s.BasePosition(id); pos >= 0 {
+			s.Snapshot.slots[pos] = exSlot{stamp: s.stamp, excluded: true, touched: -1}
 		}
 	}
-	s.Topo.s = s
+	s.Topology.s = s
 
 	// Limits: what each pool's active nodes already use.
 	n := len(s.Pools)
@@ -124,10 +130,10 @@ func (sv *Solvers) NewSolver(pods []cluster.PodID, o SolveOpts) *Solver {
 	s.NodesLeft = slices.Grow(s.NodesLeft[:0], n)[:n]
 	for i, p := range s.Pools {
 		l := p.Spec.Limits
-		used, n := s.Ec.PoolCap[p], s.Ec.PoolNodes[p]
+		used, n := s.Snapshot.PoolCapacity[p], s.Snapshot.PoolNodes[p]
 		for _, id := range o.Exclude {
-			if pos := s.BasePos(id); pos >= 0 {
-				if kn := sv.Nodes.get(id); kn != nil && kn.Pool == p {
+			if pos := s.BasePosition(id); pos >= 0 {
+				if kn := sv.nodes.get(id); kn != nil && kn.Pool == p {
 					used = used.Sub(kn.Capacity)
 					n--
 				}
@@ -142,13 +148,13 @@ func (sv *Solvers) NewSolver(pods []cluster.PodID, o SolveOpts) *Solver {
 	}
 
 	// Inverse anti-affinity of pods already running.
-	if sv.Nodes.AntiBound > 0 {
+	if sv.nodes.BoundAntiAffinityPods > 0 {
 		for i := range s.Base {
 			if !s.excludedPos(i) {
 				s.addExistingInverse(s.Base[i].Node)
 			}
 		}
-		for _, kn := range sv.Nodes.live {
+		for _, kn := range sv.nodes.live {
 			if kn.Deleting || kn.InCommand {
 				s.addExistingInverse(&cl.Nodes[kn.ID])
 			}
@@ -158,18 +164,18 @@ func (sv *Solvers) NewSolver(pods []cluster.PodID, o SolveOpts) *Solver {
 	// calls Update for each pod first), in order of first appearance.
 	if s.Sets = o.Sets; s.Sets != nil {
 		for _, ps := range s.Sets {
-			if !ps.Topology {
+			if !ps.HasTopology {
 				continue // no groups: its podData can wait until used
 			}
-			for _, key := range ps.Keys {
-				s.PodData(key.Spec, key.Ns, Relax{})
+			for _, key := range ps.Templates {
+				s.PodData(key.Spec, key.Namespace, Relaxation{})
 			}
 		}
 		return s
 	}
 	for _, id := range pods {
 		p := &cl.Pods[id]
-		s.PodData(p.Spec, p.Namespace, Relax{})
+		s.PodData(p.Spec, p.Namespace, Relaxation{})
 	}
 	return s
 }
@@ -190,7 +196,7 @@ func (sv *Solvers) freshSolver(consolidation bool) *Solver {
 	return s
 }
 
-// recycle takes back the pod data and node copies of a what-if whose
+// Recycle takes back the pod data and node copies of a what-if whose
 // solver is done with (only its NodeClaims may still be used).
 func (sv *Solvers) Recycle(s *Solver) {
 	for _, ex := range s.touched {
@@ -203,7 +209,7 @@ func (sv *Solvers) Recycle(s *Solver) {
 		}
 	}
 	sv.pdsFree = s.pds[:0]
-	s.touched, s.Exists, s.pds = s.touched[:0], nil, nil
+	s.touched, s.Existing, s.pds = s.touched[:0], nil, nil
 	s.lastPD = nil
 	// Its NodeClaims (and the slice listing them) may live on in a
 	// command: never reused.
@@ -211,7 +217,7 @@ func (sv *Solvers) Recycle(s *Solver) {
 	sv.solverFree = append(sv.solverFree, s)
 }
 
-// domainUniverse lists, per topology key, the domains the pools could
+// DomainUniverse lists, per topology key, the domains the pools could
 // launch into: zones and capacity types from the offerings they allow, and
 // the values of In requirements for other keys.
 func (sv *Solvers) DomainUniverse(pools []*Pool) map[cluster.Sym][]cluster.Sym {
@@ -225,21 +231,21 @@ func (sv *Solvers) DomainUniverse(pools []*Pool) map[cluster.Sym][]cluster.Sym {
 		u[key] = append(u[key], v)
 	}
 	for _, p := range pools {
-		m := sv.Offerings.OfferMask(p.Reqs)
-		for z, zs := range sv.Offerings.zoneSyms {
-			for ct := 0; ct < NumCT; ct++ {
-				if m&(1<<uint(z*NumCT+ct)) != 0 {
-					add(sv.Cl.KeyZone, zs)
-					add(sv.Cl.KeyCapacityType, sv.Offerings.CtSyms[ct])
+		m := sv.offerings.OfferingMask(p.Requirements)
+		for z, zs := range sv.offerings.zoneSyms {
+			for ct := 0; ct < NumCapacityTypes; ct++ {
+				if m&(1<<uint(z*NumCapacityTypes+ct)) != 0 {
+					add(sv.cl.KeyZone, zs)
+					add(sv.cl.KeyCapacityType, sv.offerings.CapacityTypeSyms[ct])
 				}
 			}
 		}
-		for i := range p.Reqs {
-			r := &p.Reqs[i]
-			if r.Key == sv.Cl.KeyZone || r.Key == sv.Cl.KeyCapacityType || r.Comp {
+		for i := range p.Requirements {
+			r := &p.Requirements[i]
+			if r.Key == sv.cl.KeyZone || r.Key == sv.cl.KeyCapacityType || r.Complement {
 				continue
 			}
-			for _, v := range r.Vals {
+			for _, v := range r.Values {
 				add(r.Key, v)
 			}
 		}
@@ -250,15 +256,15 @@ func (sv *Solvers) DomainUniverse(pools []*Pool) map[cluster.Sym][]cluster.Sym {
 // claimStart returns the requirements and offering mask of a solve's
 // n-th NodeClaim from pool p, whose placeholder hostname is h.
 func (sv *Solvers) claimStart(p *Pool, n int, h cluster.Sym) claimStart {
-	for len(p.NewClaim) <= n {
-		p.NewClaim = append(p.NewClaim, claimStart{})
+	for len(p.ClaimStarts) <= n {
+		p.ClaimStarts = append(p.ClaimStarts, claimStart{})
 	}
-	if st := p.NewClaim[n]; st.Reqs != nil {
+	if st := p.ClaimStarts[n]; st.Requirements != nil {
 		return st
 	}
-	reqs := p.Reqs.With(sv.Cl.Syms, Single(sv.Cl.KeyHostname, h))
-	p.NewClaim[n] = claimStart{Reqs: reqs, Mask: sv.Offerings.OfferMask(reqs)}
-	return p.NewClaim[n]
+	reqs := p.Requirements.With(sv.cl.Syms, RequirementIn(sv.cl.KeyHostname, h))
+	p.ClaimStarts[n] = claimStart{Requirements: reqs, OfferingMask: sv.offerings.OfferingMask(reqs)}
+	return p.ClaimStarts[n]
 }
 
 // placeholder returns the placeholder hostname of a solve's n-th
@@ -269,12 +275,12 @@ func (sv *Solvers) placeholder(n int) cluster.Sym {
 		sv.Placeholders = append(sv.Placeholders, cluster.NoSym) // no 0th
 	}
 	for len(sv.Placeholders) <= n {
-		sv.Placeholders = append(sv.Placeholders, sv.Cl.Syms.Intern("hostname-placeholder-"+strconv.Itoa(len(sv.Placeholders))))
+		sv.Placeholders = append(sv.Placeholders, sv.cl.Syms.Intern("hostname-placeholder-"+strconv.Itoa(len(sv.Placeholders))))
 	}
 	return sv.Placeholders[n]
 }
 
-// sortedOptions orders a claim's instance types by their cheapest
+// SortedOptions orders a claim's instance types by their cheapest
 // available offering the claim allows (KC InstanceTypes.OrderByPrice),
 // then by name.
 func (sv *Solvers) SortedOptions(c *Claim) {
@@ -282,9 +288,9 @@ func (sv *Solvers) SortedOptions(c *Claim) {
 		pos   int32
 		price float64
 	}
-	opts := make([]opt, len(c.Opts))
-	for i, pos := range c.Opts {
-		opts[i] = opt{pos, sv.Offerings.Cheapest(c.Pool.Types[pos].Type, c.Mask)}
+	opts := make([]opt, len(c.Options))
+	for i, pos := range c.Options {
+		opts[i] = opt{pos, sv.offerings.Cheapest(c.Pool.Types[pos].Type, c.OfferingMask)}
 	}
 	sort.Slice(opts, func(i, j int) bool {
 		if opts[i].price != opts[j].price {
@@ -293,22 +299,23 @@ func (sv *Solvers) SortedOptions(c *Claim) {
 		return c.Pool.Types[opts[i].pos].Type.Name < c.Pool.Types[opts[j].pos].Type.Name
 	})
 	for i := range opts {
-		c.Opts[i] = opts[i].pos
+		c.Options[i] = opts[i].pos
 	}
 }
 
+// NewPodSet prepares pods for solves that share them.
 func (sv *Solvers) NewPodSet(pods []cluster.PodID) *PodSet {
-	b := SetBuilder{Ps: &PodSet{Pods: pods, Qkeys: make([]QueueKey, 0, len(pods))}}
+	b := SetBuilder{Set: &PodSet{Pods: pods, QueueKeys: make([]QueueKey, 0, len(pods))}}
 	for _, id := range pods {
-		b.Add(sv, sv.QueueKey(id, &sv.Cl.Pods[id]))
+		b.Add(sv, sv.QueueKey(id, &sv.cl.Pods[id]))
 	}
-	return b.Ps
+	return b.Set
 }
 
 // specClass numbers pod specs by the content the existing-node filters
 // read: tolerations, node name, node selector and affinity, preferred
 // node affinity and requests. Specs with equal content share a class.
 func (sv *Solvers) specClass(spec *cluster.PodSpec) int32 {
-	id, _ := sv.Specs.Of(spec)
+	id, _ := sv.SpecClasses.Of(spec)
 	return id
 }

@@ -106,8 +106,9 @@ func filterKey(spec *cluster.PodSpec, c *cluster.SpreadConstraint) string {
 }
 
 type tgroup struct {
-	idx        int // position in topology.groups (-1 for inverse groups)
-	kind       tkind
+	idx  int // position in topology.groups (-1 for inverse groups)
+	kind tkind
+	// Key is the group's topology key.
 	Key        cluster.Sym
 	hostname   bool
 	sel        *cluster.LabelSelector
@@ -132,9 +133,11 @@ type tgroup struct {
 
 // topology is the per-solve topology state.
 type topology struct {
-	k       *Solvers // the solvers part of the solve
-	groups  []*tgroup
-	byKey   map[tgroupKey]*tgroup
+	k      *Solvers // the solvers part of the solve
+	groups []*tgroup
+	byKey  map[tgroupKey]*tgroup
+	// Inverse are the inverse anti-affinity groups (of the pods already
+	// placed).
 	Inverse []*tgroup
 	invKey  map[tgroupKey]*tgroup
 	// universe holds, per key, the domains the NodePools could create
@@ -175,7 +178,7 @@ func (t *topology) nsMatches(g *tgroup, ns cluster.Sym) bool {
 				return true
 			}
 		}
-		return g.nsSel.Matches(t.k.Cl.Syms, t.k.NsLabels[ns])
+		return g.nsSel.Matches(t.k.cl.Syms, t.k.NamespaceLabels[ns])
 	case len(g.namespaces) > 0:
 		for _, n := range g.namespaces {
 			if n == ns {
@@ -189,7 +192,7 @@ func (t *topology) nsMatches(g *tgroup, ns cluster.Sym) bool {
 
 // selects reports whether the group counts pods like this one.
 func (t *topology) selects(g *tgroup, ns cluster.Sym, labels cluster.Labels) bool {
-	return t.nsMatches(g, ns) && g.sel.Matches(t.k.Cl.Syms, labels)
+	return t.nsMatches(g, ns) && g.sel.Matches(t.k.cl.Syms, labels)
 }
 
 // filterExisting applies a spread group's node filter to an existing node.
@@ -197,7 +200,7 @@ func (t *topology) filterExisting(g *tgroup, n *cluster.Node) bool {
 	if g.kind != tSpread {
 		return true
 	}
-	if g.honorAffinity && g.filterSpec != nil && !cluster.MatchesNodeSelectors(t.k.Cl.Syms, g.filterSpec, n) {
+	if g.honorAffinity && g.filterSpec != nil && !cluster.MatchesNodeSelectors(t.k.cl.Syms, g.filterSpec, n) {
 		return false
 	}
 	if g.honorTaints && g.filterSpec != nil {
@@ -216,7 +219,7 @@ func (t *topology) filterClaim(g *tgroup, reqs Requirements, taints []cluster.Ta
 	if g.honorAffinity && len(g.filterTerms) > 0 {
 		ok := false
 		for _, term := range g.filterTerms {
-			if Compatible(t.k.Cl.Syms, reqs, term, t.k.wellKnown) {
+			if RequirementsCompatible(t.k.cl.Syms, reqs, term, t.k.wellKnown) {
 				ok = true
 				break
 			}
@@ -245,7 +248,7 @@ func (t *topology) group(gk tgroupKey, mk func() *tgroup, inverse bool) *tgroup 
 	}
 	g := mk()
 	g.counts = map[cluster.Sym]int32{}
-	g.hostname = g.Key == t.k.Cl.KeyHostname
+	g.hostname = g.Key == t.k.cl.KeyHostname
 	m[gk] = g
 	g.idx = -1
 	if inverse {
@@ -268,7 +271,7 @@ func (t *topology) countDomains(g *tgroup) {
 	for _, d := range t.universe[g.Key] {
 		g.register(d)
 	}
-	cl := t.k.Cl
+	cl := t.k.cl
 	for i := range t.s.Base {
 		if t.s.excludedPos(i) {
 			continue
@@ -321,7 +324,7 @@ func domainOf(cl *cluster.Cluster, n *cluster.Node, key cluster.Sym) (cluster.Sy
 func (t *topology) addSpecGroups(pd *PodData) []*tgroup {
 	spec := pd.Spec
 	var out []*tgroup
-	ignore := t.k.Settings.PreferencePolicy != 0
+	ignore := t.k.settings.PreferencePolicy != 0
 	dropped := 0
 	for i := range spec.Spread {
 		c := &spec.Spread[i]
@@ -329,14 +332,14 @@ func (t *topology) addSpecGroups(pd *PodData) []*tgroup {
 			if ignore {
 				continue
 			}
-			if dropped < int(pd.Relax.Spread) {
+			if dropped < int(pd.Relaxation.DroppedSpread) {
 				dropped++
 				continue
 			}
 		}
-		gk := tgroupKey{kind: tSpread, key: c.TopologyKey, sel: selectorKey(&c.Selector), ns: nsKey(pd.Ns, nil, nil), maxSkew: c.MaxSkew, minDomains: c.MinDomains, filter: filterKey(spec, c)}
+		gk := tgroupKey{kind: tSpread, key: c.TopologyKey, sel: selectorKey(&c.Selector), ns: nsKey(pd.Namespace, nil, nil), maxSkew: c.MaxSkew, minDomains: c.MinDomains, filter: filterKey(spec, c)}
 		out = append(out, t.group(gk, func() *tgroup {
-			g := &tgroup{kind: tSpread, Key: c.TopologyKey, sel: &c.Selector, ns: pd.Ns, maxSkew: c.MaxSkew, minDomains: c.MinDomains,
+			g := &tgroup{kind: tSpread, Key: c.TopologyKey, sel: &c.Selector, ns: pd.Namespace, maxSkew: c.MaxSkew, minDomains: c.MinDomains,
 				filterSpec: spec, honorAffinity: c.HonorNodeAffinity, honorTaints: c.HonorTaints}
 			g.filterTerms = t.k.filterTerms(spec)
 			return g
@@ -345,14 +348,14 @@ func (t *topology) addSpecGroups(pd *PodData) []*tgroup {
 	affinity := func(kind tkind, terms []affTerm) {
 		for _, term := range terms {
 			a := term.t
-			gk := tgroupKey{kind: kind, key: a.TopologyKey, sel: selectorKey(&a.Selector), ns: nsKey(pd.Ns, a.Namespaces, a.NamespaceSelector), maxSkew: math.MaxInt32}
+			gk := tgroupKey{kind: kind, key: a.TopologyKey, sel: selectorKey(&a.Selector), ns: nsKey(pd.Namespace, a.Namespaces, a.NamespaceSelector), maxSkew: math.MaxInt32}
 			out = append(out, t.group(gk, func() *tgroup {
-				return &tgroup{kind: kind, Key: a.TopologyKey, sel: &a.Selector, ns: pd.Ns, namespaces: a.Namespaces, nsSel: a.NamespaceSelector, maxSkew: math.MaxInt32}
+				return &tgroup{kind: kind, Key: a.TopologyKey, sel: &a.Selector, ns: pd.Namespace, namespaces: a.Namespaces, nsSel: a.NamespaceSelector, maxSkew: math.MaxInt32}
 			}, false))
 		}
 	}
-	affinity(tAffinity, pd.AffTerms)
-	affinity(tAnti, pd.AntiTerms)
+	affinity(tAffinity, pd.AffinityTerms)
+	affinity(tAnti, pd.AntiAffinityTerms)
 	return out
 }
 
@@ -386,8 +389,8 @@ type nodeView struct {
 
 func (t *topology) nodeDomains(v *nodeView, key cluster.Sym) Requirement {
 	if v.node != nil {
-		if d, ok := domainOf(t.k.Cl, v.node, key); ok {
-			return Single(key, d)
+		if d, ok := domainOf(t.k.cl, v.node, key); ok {
+			return RequirementIn(key, d)
 		}
 		return Requirement{Key: key} // DoesNotExist
 	}
@@ -410,7 +413,7 @@ func (t *topology) filter(g *tgroup, v *nodeView) bool {
 func (t *topology) addRequirements(pd *PodData, v *nodeView) (out []Requirement, ok bool) {
 	check := func(g *tgroup) bool {
 		podDom := exists(g.Key)
-		if r := pd.Strict.Get(g.Key); r != nil {
+		if r := pd.StrictRequirements.Get(g.Key); r != nil {
 			podDom = *r
 		}
 		nodeDom := t.nodeDomains(v, g.Key)
@@ -449,8 +452,8 @@ func (t *topology) next(g *tgroup, pd *PodData, podDom, nodeDom *Requirement, v 
 }
 
 func singleHost(r *Requirement) (cluster.Sym, bool) {
-	if !r.Comp && len(r.Vals) == 1 {
-		return r.Vals[0], true
+	if !r.Complement && len(r.Values) == 1 {
+		return r.Values[0], true
 	}
 	return cluster.NoSym, false
 }
@@ -458,7 +461,7 @@ func singleHost(r *Requirement) (cluster.Sym, bool) {
 // selectsPod is selects for a pod's data, cached per group.
 func (t *topology) selectsPod(g *tgroup, pd *PodData) bool {
 	if g.idx < 0 {
-		return t.selects(g, pd.Ns, pd.Spec.Labels)
+		return t.selects(g, pd.Namespace, pd.Spec.Labels)
 	}
 	for len(pd.sel) <= g.idx {
 		pd.sel = append(pd.sel, 0)
@@ -469,7 +472,7 @@ func (t *topology) selectsPod(g *tgroup, pd *PodData) bool {
 	case 2:
 		return false
 	}
-	ok := t.selects(g, pd.Ns, pd.Spec.Labels)
+	ok := t.selects(g, pd.Namespace, pd.Spec.Labels)
 	pd.sel[g.idx] = 2
 	if ok {
 		pd.sel[g.idx] = 1
@@ -478,7 +481,7 @@ func (t *topology) selectsPod(g *tgroup, pd *PodData) bool {
 }
 
 func (t *topology) nextSpread(g *tgroup, pd *PodData, podDom, nodeDom *Requirement, v *nodeView) (Requirement, bool) {
-	syms := t.k.Cl.Syms
+	syms := t.k.cl.Syms
 	self := t.selectsPod(g, pd)
 	if g.hostname {
 		if h, ok := singleHost(nodeDom); ok {
@@ -489,7 +492,7 @@ func (t *topology) nextSpread(g *tgroup, pd *PodData, podDom, nodeDom *Requireme
 				c++
 			}
 			if c <= g.maxSkew {
-				return Single(g.Key, h), true
+				return RequirementIn(g.Key, h), true
 			}
 			return Requirement{}, false
 		}
@@ -507,7 +510,7 @@ func (t *topology) nextSpread(g *tgroup, pd *PodData, podDom, nodeDom *Requireme
 			best, bestCount, bestLaunch = d, c, -1
 		case c == bestCount && v.claim != nil:
 			if bestLaunch < 0 {
-				bestLaunch = B2i(t.launchable(v, pd, g.Key, best))
+				bestLaunch = boolToInt(t.launchable(v, pd, g.Key, best))
 			}
 			if bestLaunch == 0 && t.launchable(v, pd, g.Key, d) {
 				best, bestLaunch = d, 1
@@ -528,7 +531,7 @@ func (t *topology) nextSpread(g *tgroup, pd *PodData, podDom, nodeDom *Requireme
 	if bestCount == math.MaxInt32 {
 		return Requirement{}, false
 	}
-	return Single(g.Key, best), true
+	return RequirementIn(g.Key, best), true
 }
 
 func (g *tgroup) minCount(syms *cluster.Symbols, podDom *Requirement) int32 {
@@ -552,7 +555,7 @@ func (g *tgroup) minCount(syms *cluster.Symbols, podDom *Requirement) int32 {
 }
 
 func (t *topology) anyCompatible(g *tgroup, podDom *Requirement) bool {
-	syms := t.k.Cl.Syms
+	syms := t.k.cl.Syms
 	for _, d := range g.domains {
 		if g.counts[d] > 0 && podDom.has(syms, d) {
 			return true
@@ -562,7 +565,7 @@ func (t *topology) anyCompatible(g *tgroup, podDom *Requirement) bool {
 }
 
 func (t *topology) nextAffinity(g *tgroup, pd *PodData, podDom, nodeDom *Requirement, v *nodeView) (Requirement, bool) {
-	syms := t.k.Cl.Syms
+	syms := t.k.cl.Syms
 	self := t.selectsPod(g, pd)
 	bootstrap := func() bool {
 		return self && (g.nEmpty == len(g.domains) || !t.anyCompatible(g, podDom))
@@ -573,14 +576,14 @@ func (t *topology) nextAffinity(g *tgroup, pd *PodData, podDom, nodeDom *Require
 				return Requirement{}, false
 			}
 			if g.counts[h] > 0 || bootstrap() {
-				return Single(g.Key, h), true
+				return RequirementIn(g.Key, h), true
 			}
 			return Requirement{}, false
 		}
 	}
 	var opts []cluster.Sym
-	if nodeDom.Op() == OpIn {
-		for _, d := range nodeDom.Vals {
+	if nodeDom.Operator() == OperatorIn {
+		for _, d := range nodeDom.Values {
 			if c, ok := g.counts[d]; ok && c > 0 && podDom.has(syms, d) {
 				opts = append(opts, d)
 			}
@@ -593,7 +596,7 @@ func (t *topology) nextAffinity(g *tgroup, pd *PodData, podDom, nodeDom *Require
 		}
 	}
 	if len(opts) > 0 {
-		return Requirement{Key: g.Key, Vals: sortedSyms(opts)}, true
+		return Requirement{Key: g.Key, Values: sortedSyms(opts)}, true
 	}
 	if bootstrap() {
 		// Pick a domain to start in: one the node already allows if
@@ -613,22 +616,22 @@ func (t *topology) nextAffinity(g *tgroup, pd *PodData, podDom, nodeDom *Require
 	if len(opts) == 0 {
 		return Requirement{}, false
 	}
-	return Requirement{Key: g.Key, Vals: sortedSyms(opts)}, true
+	return Requirement{Key: g.Key, Values: sortedSyms(opts)}, true
 }
 
 func (t *topology) nextAnti(g *tgroup, podDom, nodeDom *Requirement) (Requirement, bool) {
-	syms := t.k.Cl.Syms
+	syms := t.k.cl.Syms
 	if g.hostname {
 		if h, ok := singleHost(nodeDom); ok {
 			if g.counts[h] == 0 {
-				return Single(g.Key, h), true
+				return RequirementIn(g.Key, h), true
 			}
 			return Requirement{}, false
 		}
 	}
 	var opts []cluster.Sym
-	if nodeDom.Op() == OpIn && len(nodeDom.Vals) < g.nEmpty {
-		for _, d := range nodeDom.Vals {
+	if nodeDom.Operator() == OperatorIn && len(nodeDom.Values) < g.nEmpty {
+		for _, d := range nodeDom.Values {
 			if c, ok := g.counts[d]; ok && c == 0 && podDom.has(syms, d) {
 				opts = append(opts, d)
 			}
@@ -643,7 +646,7 @@ func (t *topology) nextAnti(g *tgroup, podDom, nodeDom *Requirement) (Requiremen
 	if len(opts) == 0 {
 		return Requirement{}, false
 	}
-	return Requirement{Key: g.Key, Vals: sortedSyms(opts)}, true
+	return Requirement{Key: g.Key, Values: sortedSyms(opts)}, true
 }
 
 // record counts a placed pod in every group that selects it (KC
@@ -656,19 +659,19 @@ func (t *topology) record(pd *PodData, v *nodeView) {
 		}
 		d := t.nodeDomains(v, g.Key)
 		if g.kind == tAnti {
-			if !d.Comp {
-				for _, x := range d.Vals {
+			if !d.Complement {
+				for _, x := range d.Values {
 					g.record(x)
 				}
 			}
-		} else if !d.Comp && len(d.Vals) == 1 {
-			g.record(d.Vals[0])
+		} else if !d.Complement && len(d.Values) == 1 {
+			g.record(d.Values[0])
 		}
 	}
 	for _, g := range pd.inverseOwn {
 		d := t.nodeDomains(v, g.Key)
-		if !d.Comp {
-			for _, x := range d.Vals {
+		if !d.Complement {
+			for _, x := range d.Values {
 				g.record(x)
 			}
 		}
@@ -678,7 +681,7 @@ func (t *topology) record(pd *PodData, v *nodeView) {
 // registerHost makes a new NodeClaim's hostname a domain of hostname
 // groups.
 func (t *topology) registerHost(h cluster.Sym) {
-	key := t.k.Cl.KeyHostname
+	key := t.k.cl.KeyHostname
 	for _, g := range t.groups {
 		if g.Key == key {
 			g.register(h)
@@ -717,16 +720,16 @@ func (t *topology) launchable(v *nodeView, pd *PodData, key, d cluster.Sym) bool
 	k := t.k
 	var bits uint64
 	switch key {
-	case k.Cl.KeyZone:
-		for z, zs := range k.Offerings.zoneSyms {
+	case k.cl.KeyZone:
+		for z, zs := range k.offerings.zoneSyms {
 			if zs == d {
-				bits = (1<<NumCT - 1) << uint(z*NumCT)
+				bits = (1<<NumCapacityTypes - 1) << uint(z*NumCapacityTypes)
 			}
 		}
-	case k.Cl.KeyCapacityType:
-		for ct, cs := range k.Offerings.CtSyms {
+	case k.cl.KeyCapacityType:
+		for ct, cs := range k.offerings.CapacityTypeSyms {
 			if cs == d {
-				bits = k.Offerings.CtBits(ct)
+				bits = k.offerings.CapacityTypeBits(ct)
 			}
 		}
 	default:
@@ -738,7 +741,7 @@ func (t *topology) launchable(v *nodeView, pd *PodData, key, d cluster.Sym) bool
 	return v.launch&bits != 0
 }
 
-func B2i(b bool) int {
+func boolToInt(b bool) int {
 	if b {
 		return 1
 	}
