@@ -90,7 +90,6 @@ type env struct {
 
 	keyNodePool, keyDisrupted cluster.Sym
 	wellKnownSet              map[cluster.Sym]bool
-	normalized                map[cluster.Sym]cluster.Sym
 }
 
 // Karpenter is the Karpenter controller: an engine handler, a cluster
@@ -197,7 +196,7 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.wellKnownSet, e.normalized = sc.WellKnownLabels(), sc.NormalizedLabels()
+	e.wellKnownSet = sc.WellKnownLabels()
 	var betaKeys [5]cluster.Sym
 	for i, key := range scheduling.BetaKeys {
 		betaKeys[i] = syms.Intern(key)
@@ -293,13 +292,6 @@ func (k *Karpenter) addPool(spec NodePool) *scheduling.Pool {
 func (e *env) poolStat(p *scheduling.Pool) *PoolStats { return e.poolStats[p.Spec.Name] }
 
 func (e *env) wellKnown(key cluster.Sym) bool { return e.wellKnownSet[key] }
-
-func (e *env) normalize(key cluster.Sym) cluster.Sym {
-	if n, ok := e.normalized[key]; ok {
-		return n
-	}
-	return key
-}
 
 // wall maps simulated time to the wall clock of budget schedules.
 func (e *env) wall(t engine.Time) time.Time { return e.settings.Epoch.Add(t) }

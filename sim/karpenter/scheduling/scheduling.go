@@ -128,10 +128,6 @@ func New(in Inputs) (*Scheduler, error) {
 // matched by a NodePool's labels.
 func (sc *Scheduler) WellKnownLabels() map[cluster.Sym]bool { return sc.env.wellKnownSet }
 
-// NormalizedLabels maps each deprecated label key to the key Karpenter
-// normalizes it to (apis.NormalizedLabels, interned).
-func (sc *Scheduler) NormalizedLabels() map[cluster.Sym]cluster.Sym { return sc.env.normalized }
-
 // BetaKeys are the deprecated beta labels Karpenter's nodes carry
 // (instance type, arch, os, zone, region).
 var BetaKeys = [5]string{"beta.kubernetes.io/instance-type", "beta.kubernetes.io/arch", "beta.kubernetes.io/os",
