@@ -289,6 +289,9 @@ func (c *caCompiler) terminationHandler(settings *config.Settings) {
 	}
 }
 
+// LaunchesInstances: an autoscaler.
+func (caComponent) LaunchesInstances() bool { return true }
+
 // Build makes the Cluster Autoscaler.
 func (caComponent) Build(deps component.Deps, cfg component.Config) (component.Model, error) {
 	c, ok := deps.Cloud.(Cloud)

@@ -195,6 +195,24 @@ type Late struct {
 // Later is a model that needs Late, given before the first event.
 type Later interface{ Late(Late) }
 
+// Launcher is a component whose model launches instances through the
+// cloud (an autoscaler): a run builds the EC2 market when one runs, and
+// sim explain tells a scenario without one that only static nodes take
+// pods.
+type Launcher interface{ LaunchesInstances() bool }
+
+// Launching reports whether a compiled component launches instances.
+func Launching(cs Configs) bool {
+	for _, c := range cs {
+		if comp, ok := Lookup(c.Name); ok {
+			if l, ok := comp.(Launcher); ok && l.LaunchesInstances() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Claimer takes documents of kinds it does not list, before the loader
 // looks at their kind: the Deployment that runs the Cluster Autoscaler is
 // its configuration, not a workload.

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"github.com/clustersim/clustersim/sim/component"
 	"slices"
 	"sort"
 	"strings"
@@ -23,7 +24,7 @@ func waited(story []trace.Entry) bool {
 // karpenterNoLaunch and caNoScaleUp entries of the story), and the launch
 // failures, with their EC2 codes, while the pod waited.
 func whyNothingCame(b *strings.Builder, sc *scenario.Scenario, story, all []trace.Entry) {
-	if len(sc.Components) == 0 {
+	if !component.Launching(sc.Components) {
 		b.WriteString("The scenario has no autoscaler (no NodePool, no Cluster Autoscaler node group): only its static nodes take pods.\n")
 		return
 	}

@@ -94,6 +94,9 @@ func (karpenterComponent) Epoch(settings any) (time.Time, bool) {
 	return t.UTC(), err == nil
 }
 
+// LaunchesInstances: an autoscaler.
+func (karpenterComponent) LaunchesInstances() bool { return true }
+
 // Build makes the controller.
 func (karpenterComponent) Build(deps component.Deps, cfg component.Config) (component.Model, error) {
 	c, ok := deps.Cloud.(Cloud)

@@ -2,8 +2,7 @@ package scenario
 
 import (
 	"reflect"
-	"strings"
-	"unicode"
+	"strconv"
 
 	"github.com/clustersim/clustersim/sim/component"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,7 +45,7 @@ func documentType(fields []settingsField) reflect.Type {
 		sf = append(sf, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag})
 	}
 	for i, f := range fields {
-		sf = append(sf, reflect.StructField{Name: goName(i, f.name), Type: f.typ, Tag: reflect.StructTag(`json:"` + f.name + `,omitempty"`)})
+		sf = append(sf, reflect.StructField{Name: goName(i), Type: f.typ, Tag: reflect.StructTag(`json:"` + f.name + `,omitempty"`)})
 	}
 	specType := reflect.StructOf(sf)
 	return reflect.StructOf([]reflect.StructField{
@@ -57,19 +56,9 @@ func documentType(fields []settingsField) reflect.Type {
 	})
 }
 
-// goName is an exported Go field name for a component's field.
-func goName(i int, json string) string {
-	var b strings.Builder
-	b.WriteString("Component")
-	for _, r := range json {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
-		}
-	}
-	b.WriteString("_")
-	b.WriteRune(rune('a' + i%26))
-	return b.String()
-}
+// goName is the Go name of the i-th component's field in the document
+// type (exported, as reflect.StructOf requires; only JSON names are seen).
+func goName(i int) string { return "Component" + strconv.Itoa(i) }
 
 // decodeInto decodes the Scenario document into l.doc and the components'
 // settings into l.settings (by component name; nil when not set).

@@ -4,19 +4,25 @@
 // line and field path, and compiles the objects into the forms the models
 // run on.
 //
-// Supported kinds: apps/v1 Deployment, StatefulSet, ReplicaSet, DaemonSet;
-// batch/v1 Job, CronJob (cronjob.go: its schedule becomes Job arrivals, read
-// on the wall clock of the Karpenter settings' Epoch in its time zone);
-// autoscaling/v2 and v1 HorizontalPodAutoscaler (hpa.go: bounds of its
-// target's replica plan); v1 Pod, Node, Namespace, PersistentVolume,
-// PersistentVolumeClaim and storage.k8s.io/v1 StorageClass (storage.go,
-// with pod volumes and a StatefulSet's volumeClaimTemplates); policy/v1
-// PodDisruptionBudget; scheduling.k8s.io/v1 PriorityClass;
-// KubeSchedulerConfiguration; Karpenter's NodePool and EC2NodeClass (and
-// the legacy Provisioner and AWSNodeTemplate); eksctl's ClusterConfig; the
-// priority expander's ConfigMap. A Deployment that runs the Cluster
-// Autoscaler is its configuration, not a workload: its flags configure the
-// simulated Cluster Autoscaler unless spec.clusterAutoscaler.args sets them.
+// Kinds it compiles itself, the cluster's shared state: apps/v1
+// Deployment, StatefulSet, ReplicaSet, DaemonSet; batch/v1 Job, CronJob
+// (cronjob.go: its schedule becomes Job arrivals, read on the wall clock
+// of spec.epoch in its time zone); autoscaling/v2 and v1
+// HorizontalPodAutoscaler (hpa.go: bounds of its target's replica plan);
+// v1 Pod, Node, Namespace, PersistentVolume, PersistentVolumeClaim and
+// storage.k8s.io/v1 StorageClass (storage.go, with pod volumes and a
+// StatefulSet's volumeClaimTemplates); policy/v1 PodDisruptionBudget;
+// scheduling.k8s.io/v1 PriorityClass; KubeSchedulerConfiguration.
+//
+// Every other document goes to the registered component (sim/component)
+// that claims it or reads its API group and kind (Karpenter's NodePools
+// and node classes, eksctl's ClusterConfig, the Cluster Autoscaler's own
+// Deployment and priority ConfigMap), with the component's field of the
+// Scenario spec (spec.karpenter, spec.clusterAutoscaler): the component
+// compiles them into its configuration (Scenario.Components), which only
+// it reads. A component's kind under an API group a typo away from its
+// own is an error; under an unrelated group, another product's kind,
+// skipped.
 //
 // Every other kind a real bundle carries (Services, RBAC, Secrets,
 // webhooks, CRDs and their objects, ...) is skipped, with one info line

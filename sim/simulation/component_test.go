@@ -60,6 +60,7 @@ spec:
 		names = append(names, p.name)
 	}
 	require.Contains(t, names, componenttest.Name, "built where its line is")
+	require.NotContains(t, names, "EC2 market", "the census launches nothing: no market")
 	rep, err := Run(sc, Options{})
 	require.NoError(t, err)
 	var got *componenttest.Stats

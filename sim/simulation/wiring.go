@@ -116,8 +116,8 @@ func (s *Sim) checkStructures() error {
 func checking(s *Sim) bool { return s.opts.Check }
 func tracing(s *Sim) bool  { return s.opts.Trace != nil }
 
-// autoscaled: a component runs (an autoscaler, which launches instances).
-func autoscaled(s *Sim) bool { return len(s.sc.Components) > 0 }
+// autoscaled: a component that launches instances runs (an autoscaler).
+func autoscaled(s *Sim) bool { return comp.Launching(s.sc.Components) }
 
 func (s *Sim) buildChecker() error {
 	s.checker = invariants.New(s.eng, s.cl)
