@@ -258,10 +258,15 @@ type Adopter interface {
 }
 
 // NodeTaintWarner warns of taints its model manages on nodes it did not
-// launch (a Node manifest, a static pool, another autoscaler's group).
+// launch (a Node manifest, a static pool, another autoscaler's group):
+// taints it does not act on there. The loader gives these warnings
+// CodeNodeTaint.
 type NodeTaintWarner interface {
 	NodeTaintWarning(key string) string
 }
+
+// CodeNodeTaint is the code of a NodeTaintWarner's warnings.
+const CodeNodeTaint = "ineffective.node-taint"
 
 // NodeBounder bounds the nodes a compiled component may add over a run,
 // for the load-time estimate of DaemonSet pods: fixed (the sum of

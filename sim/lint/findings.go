@@ -6,10 +6,8 @@ import (
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
-	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
-	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/statedump"
 	"github.com/clustersim/clustersim/sim/workload"
 )
@@ -491,40 +489,24 @@ func (c *checker) checkFlexibility(r *row, hosts []landing) {
 	}
 }
 
-// loaderFindings turns the loader's warnings into findings.
+// loaderFindings turns the loader's warnings into findings, by their
+// codes (codeFindings); the message is only shown, never read.
 func (c *checker) loaderFindings() {
 	for _, w := range c.sc.Warnings {
 		path, msg := splitPath(w.Msg)
-		f := Finding{Severity: Info, Kind: KindInput, File: w.File, Line: w.Line, Path: path, Message: msg}
-		switch {
-		case w.Info:
-			// a note (a skipped kind, a copy read once): info as it is
-		case strings.Contains(msg, caconfig.PriceExpanderExits):
-			// The real Cluster Autoscaler exits (klog.Fatalf): not a run.
-			f.Severity, f.Kind = Error, KindStartupFailure
-		case strings.Contains(msg, caconfig.RemovedFlag):
-			f.Severity, f.Kind = Warning, KindObsolete
-		case noSuchKind(msg):
-			// The API server refuses it ("no matches for kind"): an error,
-			// although the simulator reads it as the version it resembles.
-			f.Severity, f.Kind = Error, KindObsolete
-		case c.inLegacyKarpenterDoc(w) || legacy(msg):
-			f.Severity, f.Kind = Warning, KindObsolete
-		case strings.Contains(msg, "is not a label of any instance type"):
-			f.Severity, f.Kind = Warning, KindUnknownLabel
-		case ineffective(msg):
-			f.Severity, f.Kind = Warning, KindIneffective
+		f := Finding{Severity: Info, Kind: KindInput, File: w.File, Line: w.Line, Path: path, Message: msg, Fix: w.Fix}
+		if cf, ok := classify(w.Code); ok && !w.Info {
+			// A note (Info: a skipped kind, a copy read once) is info as
+			// it is.
+			f.Severity, f.Kind = cf.sev, cf.kind
 		}
-		f.Fix = fixIn(msg)
-		if f.Kind == KindStartupFailure || (f.Kind == KindObsolete && strings.Contains(msg, caconfig.RemovedFlag)) {
-			// The Cluster Autoscaler's warnings end with their fix.
-			if i := strings.LastIndex(msg, "; "); i >= 0 {
-				f.Message, f.Fix = msg[:i], msg[i+2:]
+		if f.Fix != "" {
+			// The Cluster Autoscaler's warnings end with their fix
+			// ("; fix"), an unknown label's in parentheses: say it once.
+			f.Message = strings.TrimSuffix(f.Message, "; "+f.Fix)
+			if f.Kind == KindUnknownLabel {
+				f.Message = strings.TrimSuffix(f.Message, " ("+f.Fix+")")
 			}
-		}
-		if f.Kind == KindUnknownLabel && f.Fix != "" {
-			// The message ends with its fix in parentheses: say it once.
-			f.Message = strings.TrimSuffix(f.Message, " ("+f.Fix+")")
 		}
 		if f.Fix == "" && f.Kind == KindObsolete {
 			f.Fix = "rewrite it as a karpenter.sh/v1 NodePool (sim run lists each conversion)"
@@ -533,39 +515,45 @@ func (c *checker) loaderFindings() {
 	}
 }
 
-// inLegacyKarpenterDoc: the warning points into a NodePool read from a
-// v1alpha5 Provisioner or v1beta1 NodePool.
-func (c *checker) inLegacyKarpenterDoc(w scenario.Warning) bool {
-	var owner *apis.NodePool
-	for i := range kpConfig(c.sc).NodePools {
-		p := &kpConfig(c.sc).NodePools[i]
-		if p.File == w.File && p.Line <= w.Line && (owner == nil || p.Line > owner.Line) {
-			owner = p
-		}
+// codeFinding is the severity and kind a warning or error code makes.
+type codeFinding struct {
+	sev  Severity
+	kind string
+}
+
+// codeFindings are the codes lint raises above an input-warning (info),
+// as the components and the loader name them (their Code constants);
+// every other code, and none, is an input-warning. A code under
+// "ineffective." is an ineffective-setting warning.
+var codeFindings = map[string]codeFinding{
+	// The Cluster Autoscaler (sim/clusterautoscaler/config).
+	"ca.price-expander-exits": {Error, KindStartupFailure}, // the real one exits (klog.Fatalf): not a run
+	"ca.removed-flag":         {Warning, KindObsolete},
+	// Karpenter (sim/karpenter/apis). The API server refuses a kind that
+	// never existed in its apiVersion ("no matches for kind"): an error,
+	// although the simulator reads it as the version it resembles.
+	"karpenter.no-such-kind":  {Error, KindObsolete},
+	"karpenter.legacy":        {Warning, KindObsolete},
+	"karpenter.unknown-label": {Warning, KindUnknownLabel},
+}
+
+// ineffectivePrefix starts the codes of settings that do nothing.
+const ineffectivePrefix = "ineffective."
+
+// classify maps a code to its finding; false for an input-warning.
+func classify(code string) (codeFinding, bool) {
+	if cf, ok := codeFindings[code]; ok {
+		return cf, true
 	}
-	return owner != nil && owner.Source != "karpenter.sh/v1 NodePool"
-}
-
-// noSuchKind: the loader's warning about a kind that never existed in its
-// apiVersion (a karpenter.sh/v1beta1 Provisioner), which the simulator
-// reads as the version it resembles but no cluster accepts.
-func noSuchKind(msg string) bool {
-	return strings.HasPrefix(msg, "there is no karpenter.sh/") && strings.Contains(msg, " Provisioner:")
-}
-
-func legacy(msg string) bool {
-	return strings.Contains(msg, "v1alpha5") || strings.Contains(msg, "v1beta1")
-}
-
-func ineffective(msg string) bool {
-	for _, s := range []string{"do-not-consolidate", "do-not-evict", "not read by", "ignores it", "ignores this one",
-		"cannot scale it up from zero", "does not know the taints", "has no effect", "creates no pods", "covers no pods", "stay Pending"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
+	if strings.HasPrefix(code, ineffectivePrefix) {
+		return codeFinding{Warning, KindIneffective}, true
 	}
-	return false
+	return codeFinding{}, false
 }
+
+// obsoleteErrors are the load-error codes that make an obsolete-setting
+// finding rather than invalid.
+var obsoleteErrors = map[string]bool{"karpenter.legacy": true, "karpenter.legacy-field": true, "api.removed-version": true}
 
 // splitPath splits "spec.x: message" into the field path and the message.
 func splitPath(msg string) (string, string) {
@@ -576,23 +564,10 @@ func splitPath(msg string) (string, string) {
 	return p, rest
 }
 
-// fixIn finds the fix a loader message carries: "(write ...)", "(v1: ...)",
-// or the hint after "; " that the Cluster Autoscaler's warnings end with.
-func fixIn(msg string) string {
-	for _, open := range []string{"(write ", "(v1: "} {
-		if i := strings.LastIndex(msg, open); i >= 0 {
-			if j := strings.LastIndex(msg, ")"); j > i {
-				return msg[i+1 : j]
-			}
-		}
-	}
-	return ""
-}
-
 // FromLoadError turns a scenario's load errors (manifest.Error or
 // manifest.Errors) into a Result with one error finding each: an obsolete
-// Karpenter field in a karpenter.sh/v1 NodePool is an obsolete-setting,
-// the rest invalid. ok is false for other errors (a missing file).
+// Karpenter field in a karpenter.sh/v1 NodePool, or a legacy Karpenter API
+// (by their codes), is an obsolete-setting, the rest invalid. ok is false for other errors (a missing file).
 func FromLoadError(name string, err error) (Result, bool) {
 	errs, ok := manifest.AsErrors(err)
 	if !ok {
@@ -601,8 +576,7 @@ func FromLoadError(name string, err error) (Result, bool) {
 	res := Result{SchemaVersion: SchemaVersion, Scenario: name, Sources: []Source{}, Placements: []Placement{}, Findings: []Finding{}}
 	for _, e := range errs {
 		f := Finding{Severity: Error, Kind: KindInvalid, File: e.File, Line: e.Line, Path: e.Path, Message: e.Msg, Fix: e.Hint}
-		if legacy(e.Msg) || strings.Contains(e.Msg, "is not a karpenter.sh/v1 field") || strings.Contains(e.Msg, "cannot be turned off in karpenter.sh/v1") ||
-			strings.Contains(e.Msg, "moved from") {
+		if obsoleteErrors[e.Code] {
 			f.Kind = KindObsolete
 		}
 		res.Findings = append(res.Findings, f)
