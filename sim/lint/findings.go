@@ -2,11 +2,11 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/statedump"
 	"github.com/clustersim/clustersim/sim/workload"
@@ -132,7 +132,7 @@ func (c *checker) nearest(r *row, keep func(*source) bool) (*cell, *source) {
 		if cl.CanLand || !keep(s) {
 			continue
 		}
-		k, ok := rank[cl.why.kind]
+		k, ok := rank[cl.why.Kind]
 		if !ok {
 			k = 4
 		}
@@ -152,8 +152,8 @@ func (c *checker) checkUnhostable(r *row) {
 		return
 	}
 	fix := "make one capacity source accept its pods"
-	if cl, s := c.nearest(r, func(*source) bool { return true }); cl != nil && cl.why.fix != "" {
-		fix = fmt.Sprintf("for example, let %s take it (%s): %s", s.ID, cl.why.text, cl.why.fix)
+	if cl, s := c.nearest(r, func(*source) bool { return true }); cl != nil && cl.why.Fix != "" {
+		fix = fmt.Sprintf("for example, let %s take it (%s): %s", s.ID, cl.why.Text, cl.why.Fix)
 	}
 	if fr := c.fbRow[r.w]; fr != nil {
 		if ls := c.landings(fr); len(ls) > 0 {
@@ -219,54 +219,86 @@ func (c *checker) checkSpotOnly(r *row, hosts []landing) {
 	}
 	var fixes []string
 	for _, h := range hosts {
-		if h.s.owner == byKarpenter {
-			fixes = append(fixes, fmt.Sprintf("allow on-demand in NodePool/%s (karpenter.sh/capacity-type In [spot, on-demand]): Karpenter then falls back to on-demand by itself", h.s.pool))
+		if h.s.lint != nil && h.s.lint.OnDemandFix != "" {
+			fixes = append(fixes, h.s.lint.OnDemandFix)
 			break
 		}
 	}
 	fixes = append(fixes, "resubmit pods still pending after a timeout with a spec that on-demand capacity accepts (spec.workloads[].resubmit, as hybrid-isolated does)")
-	if cl, s := c.nearest(r, func(s *source) bool { return !s.spot && s.CapacityType != "none" }); cl != nil && cl.why.fix != "" {
+	if cl, s := c.nearest(r, func(s *source) bool { return !s.spot && s.CapacityType != "none" }); cl != nil && cl.why.Fix != "" {
 		note := ""
-		if s.owner != byStatic && c.hasOtherAutoscaler(hosts, s) {
+		if !s.static() && c.hasOtherAutoscaler(hosts, s) {
 			note = ", which makes the two autoscalers race for it"
 		}
-		fixes = append(fixes, fmt.Sprintf("let %s take it too (%s): %s%s", s.ID, cl.why.text, cl.why.fix, note))
+		fixes = append(fixes, fmt.Sprintf("let %s take it too (%s): %s%s", s.ID, cl.why.Text, cl.why.Fix, note))
 	}
 	c.add(c.workloadFinding(r.w, Warning, KindSpotOnly,
 		fmt.Sprintf("only spot capacity can host %s (%s) and it has no fallback: when spot runs dry its pods strand%s", w.Ref(), strings.Join(spot, ", "), fbNote),
 		strings.Join(fixes, "; or "), spot))
 }
 
-// hasOtherAutoscaler: some host is provisioned by the other autoscaler
+// hasOtherAutoscaler: some host is provisioned by another autoscaler
 // than s's.
 func (c *checker) hasOtherAutoscaler(hosts []landing, s *source) bool {
 	for _, h := range hosts {
-		if h.s.owner != byStatic && h.s.owner != s.owner {
+		if !h.s.static() && h.s.Autoscaler != s.Autoscaler {
 			return true
 		}
 	}
 	return false
 }
 
-// checkRace reports a row both autoscalers would provision for.
+// byAutoscaler groups sources by their autoscaler, in matrix order (the
+// components' registration order).
+type byAutoscaler struct {
+	names  []string // LintName of each, in order
+	ids    [][]string
+	labels [][]string
+	first  []*source
+}
+
+func (b *byAutoscaler) add(s *source, id string, dedupe bool) {
+	i := slices.Index(b.names, s.by)
+	if i < 0 {
+		b.names, b.ids, b.labels, b.first = append(b.names, s.by), append(b.ids, nil), append(b.labels, nil), append(b.first, s)
+		i = len(b.names) - 1
+	}
+	if !dedupe || len(b.ids[i]) == 0 || b.ids[i][len(b.ids[i])-1] != id {
+		b.ids[i] = append(b.ids[i], id)
+	}
+	b.labels[i] = append(b.labels[i], s.labels...)
+}
+
+// list words the groups: "Karpenter (a, b) and the Cluster Autoscaler
+// (c)".
+func (b *byAutoscaler) list() string {
+	parts := make([]string, len(b.names))
+	for i, n := range b.names {
+		parts[i] = fmt.Sprintf("%s (%s)", n, strings.Join(b.ids[i], ", "))
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+func (b *byAutoscaler) allIDs() []string {
+	var out []string
+	for _, ids := range b.ids {
+		out = append(out, ids...)
+	}
+	return out
+}
+
+// checkRace reports a row two autoscalers would provision for.
 func (c *checker) checkRace(r *row) bool {
-	var kp, ca []string
-	var kpLabels, caLabels []string
+	var by byAutoscaler
 	for i := range r.cells {
-		if !r.cells[i].Provisions {
-			continue
-		}
-		s := c.sources[i]
-		switch s.owner {
-		case byKarpenter:
-			kp = append(kp, s.ID)
-			kpLabels = append(kpLabels, s.labels...)
-		case byCA:
-			ca = append(ca, s.ID)
-			caLabels = append(caLabels, s.labels...)
+		if s := c.sources[i]; r.cells[i].Provisions && !s.static() {
+			by.add(s, s.ID, false)
 		}
 	}
-	if len(kp) == 0 || len(ca) == 0 {
+	if len(by.names) < 2 {
 		return false
 	}
 	who := c.sc.Workloads[r.w].Ref()
@@ -274,58 +306,50 @@ func (c *checker) checkRace(r *row) bool {
 		who = "the resubmitted pods of " + who
 	}
 	fix := "let one autoscaler own it: require a label only one side's nodes carry"
-	if l := append(uniqueSorted(kpLabels), uniqueSorted(caLabels)...); len(l) > 0 {
+	var l []string
+	for _, ls := range by.labels {
+		l = append(l, uniqueSorted(ls)...)
+	}
+	if len(l) > 0 {
 		fix += " (e.g. " + strings.Join(l, " or ") + ")"
 	}
 	fix += ", or taint one side's nodes and tolerate that taint only in the workloads meant for it"
 	c.add(c.workloadFinding(r.w, Warning, KindRace,
-		fmt.Sprintf("both Karpenter (%s) and the Cluster Autoscaler (%s) can provision nodes for %s: they race for its pending pods and may both launch",
-			strings.Join(kp, ", "), strings.Join(ca, ", "), who), fix, append(kp, ca...)))
+		fmt.Sprintf("both %s can provision nodes for %s: they race for its pending pods and may both launch", by.list(), who), fix, by.allIDs()))
 	return true
 }
 
 func (c *checker) checkSeparated(anyRace bool) {
-	var kp, ca []string
-	var file string
-	var line int
+	var by byAutoscaler
 	for _, s := range c.sources {
-		switch s.owner {
-		case byKarpenter:
-			if len(kp) == 0 || kp[len(kp)-1] != "NodePool/"+s.pool {
-				kp = append(kp, "NodePool/"+s.pool)
-			}
-			if file == "" {
-				file, line = s.File, s.Line
-			}
-		case byCA:
-			ca = append(ca, s.ID)
+		if !s.static() {
+			by.add(s, s.pool, true)
 		}
 	}
-	if anyRace || len(kp) == 0 || len(ca) == 0 || len(c.rows) == 0 {
+	if anyRace || len(by.names) < 2 || len(c.rows) == 0 {
 		return
 	}
-	c.add(Finding{Severity: Info, Kind: KindSeparated, Sources: append(kp, ca...), File: file, Line: line,
-		Message: fmt.Sprintf("Karpenter (%s) and the Cluster Autoscaler (%s) never provision for the same workload: they do not race",
-			strings.Join(kp, ", "), strings.Join(ca, ", "))})
+	first := by.first[0]
+	c.add(Finding{Severity: Info, Kind: KindSeparated, Sources: by.allIDs(), File: first.File, Line: first.Line,
+		Message: fmt.Sprintf("%s never provision for the same workload: they do not race", by.list())})
 }
 
-// checkTemplates reports node groups the Cluster Autoscaler would grow for
-// pods that cannot run on the nodes it adds.
+// checkTemplates reports sources that would grow for pods that cannot run
+// on the nodes they add (a Cluster Autoscaler node group whose template
+// does not match its nodes).
 func (c *checker) checkTemplates(r *row) {
 	for i := range r.cells {
 		cl := &r.cells[i]
 		s := c.sources[i]
-		if s.owner != byCA || !cl.Provisions || cl.fitsNodes {
+		if !cl.unfit || s.lint.Unfit == nil {
 			continue
 		}
 		who := c.sc.Workloads[r.w].Ref()
 		if r.variant != "" {
 			who = "the resubmitted pods of " + who
 		}
-		f := c.workloadFinding(r.w, Warning, KindTemplateMismatch,
-			fmt.Sprintf("the Cluster Autoscaler scales %s up for %s (its template matches) but the pods cannot run on the nodes it adds: %s", s.ID, who, cl.why.text),
-			"make the group's template match its nodes: the ASG's node-template label and taint tags (eksctl propagateASGTags: true) must carry the group's labels and taints",
-			[]string{s.ID})
+		msg, fix := s.lint.Unfit(who, cl.why.Text)
+		f := c.workloadFinding(r.w, Warning, KindTemplateMismatch, msg, fix, []string{s.ID})
 		f.File, f.Line, f.Path = s.File, s.Line, s.path
 		c.add(f)
 	}
@@ -346,14 +370,14 @@ func intentKey(k string) bool {
 func (c *checker) checkOverlap(r *row, hosts []landing, raced bool) {
 	w := &c.sc.Workloads[r.w]
 	spec := r.spec
-	kinds := map[ownerKind]bool{}
+	kinds := map[string]bool{} // by autoscaler; "" for static capacity
 	for _, h := range hosts {
-		kinds[h.s.owner] = true
+		kinds[h.s.Autoscaler] = true
 	}
 	if len(kinds) < 2 {
 		return
 	}
-	if raced && !kinds[byStatic] {
+	if raced && !kinds[""] {
 		return // the race finding says it
 	}
 	// Labels it selects: every host carries them.
@@ -401,13 +425,13 @@ func (c *checker) checkOverlap(r *row, hosts []landing, raced bool) {
 	if len(meant) == 0 || len(other) == 0 {
 		return
 	}
-	meantKinds := map[ownerKind]bool{}
+	meantKinds := map[string]bool{}
 	for _, m := range meant {
-		meantKinds[m.s.owner] = true
+		meantKinds[m.s.Autoscaler] = true
 	}
 	var cross []landing
 	for _, o := range other {
-		if !meantKinds[o.s.owner] {
+		if !meantKinds[o.s.Autoscaler] {
 			cross = append(cross, o)
 		}
 	}
@@ -449,40 +473,25 @@ func (c *checker) checkFlexibility(r *row, hosts []landing) {
 	types = uniqueSorted(types)
 	if first != nil && len(types) < AWSMinSpotTypes {
 		fix := fmt.Sprintf("allow more instance types in %s", first.ID)
-		switch first.owner {
-		case byKarpenter:
-			fix = fmt.Sprintf("allow more instance types in NodePool/%s: several families and sizes (karpenter.k8s.aws/instance-family, karpenter.k8s.aws/instance-size) rather than a list of types", first.pool)
-		case byCA:
-			fix = fmt.Sprintf("list more instance types of similar size in %s's instanceTypes", first.ID)
+		path := first.path
+		switch {
+		case first.lint != nil:
+			fix, path = first.lint.FlexibilityFix, first.lint.FlexibilityPath
+		case first.path != "":
+			path = first.path + ".instanceType"
 		}
 		f := c.workloadFinding(r.w, Warning, KindSpotFlexibility,
 			fmt.Sprintf("%s can use only %d spot instance type(s) (%s): AWS recommends at least %d per workload, so that one capacity pool running dry does not stop it",
 				w.Ref(), len(types), strings.Join(types, ", "), AWSMinSpotTypes), fix, []string{first.ID})
-		f.File, f.Line, f.Path = first.File, first.Line, first.path
-		if first.owner == byCA {
-			f.Path = first.path + ".instanceTypes"
-		} else if first.owner == byStatic && first.path != "" {
-			f.Path = first.path + ".instanceType"
-		}
+		f.File, f.Line, f.Path = first.File, first.Line, path
 		c.add(f)
 	}
-	st := kpConfig(c.sc).Settings
-	if !st.SpotToSpotConsolidation {
-		return
-	}
 	for _, h := range hosts {
-		if h.s.owner != byKarpenter || !h.s.spot {
+		if h.s.lint == nil || h.s.lint.SpotToSpot == nil || !h.s.spot {
 			continue
 		}
-		np := &kpConfig(c.sc).NodePools[h.s.np]
-		if np.Disruption.ConsolidateNever || np.Disruption.Policy != apis.WhenEmptyOrUnderutilized {
-			continue
-		}
-		if n := len(h.c.InstanceTypes); n < st.SpotToSpotMinTypes {
-			f := c.workloadFinding(r.w, Warning, KindSpotToSpot,
-				fmt.Sprintf("NodePool/%s offers %s only %d spot instance type(s): spot-to-spot consolidation (feature gate on) needs at least %d, so Karpenter never replaces its spot nodes with cheaper ones",
-					h.s.pool, w.Ref(), n, st.SpotToSpotMinTypes),
-				fmt.Sprintf("allow at least %d instance types in NodePool/%s", st.SpotToSpotMinTypes, h.s.pool), []string{h.s.ID})
+		if msg, fix, ok := h.s.lint.SpotToSpot(w.Ref(), len(h.c.InstanceTypes)); ok {
+			f := c.workloadFinding(r.w, Warning, KindSpotToSpot, msg, fix, []string{h.s.ID})
 			f.File, f.Line, f.Path = h.s.File, h.s.Line, h.s.path
 			c.add(f)
 		}
