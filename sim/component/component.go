@@ -9,7 +9,10 @@
 // cluster's location (Locator), start nodes they adopt (Adopter), taints
 // they warn of on nodes they did not launch (NodeTaintWarner), the nodes
 // they may add (NodeBounder), the pool names a market join failure may
-// name (PoolNamer).
+// name (PoolNamer), what sim explain says of a node that never joined
+// (JoinExplainer), the capacity sources of sim lint's placement matrix
+// (CapacityLinter, lint.go: each source's row, facts and a judge whose
+// reasons the component words).
 //
 // The scenario loader reads only the Scenario document, includes,
 // overrides and the common spec (seed, duration, region, zones, epoch), and

@@ -27,11 +27,8 @@ func (karpenterComponent) LintSources(cfg component.Config, env *component.LintE
 	if err != nil {
 		return nil, fmt.Errorf("the EC2 offerings: %w", err)
 	}
-	var daemon DaemonOverheadFunc
-	if env.DaemonSetOverhead != nil {
-		daemon = env.DaemonSetOverhead
-	}
-	l, err := NewLinter(env.Syms, env.Resources, env.Catalog, PriceFunc(prices), env.Region, env.Zones, c.NodePools, c.Settings, daemon)
+	l, err := NewLinter(env.Syms, env.Resources, env.Catalog, PriceFunc(prices), env.Region, env.Zones, c.NodePools, c.Settings,
+		DaemonOverheadFunc(env.DaemonSetOverhead))
 	if err != nil {
 		return nil, fmt.Errorf("the Karpenter NodePools: %w", err)
 	}
@@ -55,7 +52,6 @@ func (karpenterComponent) LintSources(cfg component.Config, env *component.LintE
 				s.OnDemandFix = fmt.Sprintf("allow on-demand in %s (karpenter.sh/capacity-type In [spot, on-demand]): Karpenter then falls back to on-demand by itself", pool)
 				s.SpotToSpot = spotToSpot(c.Settings, np)
 			}
-			ct := ct
 			s.Judge = func(spec *cluster.PodSpec) component.LintVerdict {
 				chk := l.Check(np.Name, spec, ct)
 				v := component.LintVerdict{CanLand: chk.Fits, Provisions: chk.Fits, InstanceTypes: chk.InstanceTypes}

@@ -504,6 +504,7 @@ func (c *checker) loaderFindings() {
 	for _, w := range c.sc.Warnings {
 		path, msg := splitPath(w.Msg)
 		f := Finding{Severity: Info, Kind: KindInput, File: w.File, Line: w.Line, Path: path, Message: msg, Fix: w.Fix}
+		codeSeen(w.Code)
 		if cf, ok := classify(w.Code); ok && !w.Info {
 			// A note (Info: a skipped kind, a copy read once) is info as
 			// it is.
@@ -546,6 +547,10 @@ var codeFindings = map[string]codeFinding{
 	"karpenter.unknown-label": {Warning, KindUnknownLabel},
 }
 
+// codeSeen hears every code lint reads (the tests check that each code
+// of codeFindings and obsoleteErrors comes from some input).
+var codeSeen = func(string) {}
+
 // ineffectivePrefix starts the codes of settings that do nothing.
 const ineffectivePrefix = "ineffective."
 
@@ -585,6 +590,7 @@ func FromLoadError(name string, err error) (Result, bool) {
 	res := Result{SchemaVersion: SchemaVersion, Scenario: name, Sources: []Source{}, Placements: []Placement{}, Findings: []Finding{}}
 	for _, e := range errs {
 		f := Finding{Severity: Error, Kind: KindInvalid, File: e.File, Line: e.Line, Path: e.Path, Message: e.Msg, Fix: e.Hint}
+		codeSeen(e.Code)
 		if obsoleteErrors[e.Code] {
 			f.Kind = KindObsolete
 		}
