@@ -67,10 +67,23 @@ type PodSpecInput struct {
 	Priority func(className string) (value int32, preemptNever bool, ok bool)
 }
 
+// SpecWarning is accepted pod-spec input that behaves differently from
+// what its author may expect; Code names it for programs (sim lint), ""
+// for most.
+type SpecWarning struct {
+	Code, Msg string
+}
+
+func (w SpecWarning) String() string { return w.Msg }
+
+// CodeRemovedAnnotation is the code of the warning on a pod annotation
+// Karpenter v1 removed (karpenter.sh/do-not-evict, do-not-consolidate).
+const CodeRemovedAnnotation = "ineffective.removed-annotation"
+
 // CompilePodSpec compiles a pod template once; every pod made from it shares
 // the result. Warnings are for accepted input that behaves differently from
 // what its author may expect.
-func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpec, []string, error) {
+func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpec, []SpecWarning, error) {
 	spec := in.Spec
 	out := &PodSpec{
 		Labels:        CompileLabels(syms, in.Labels),
@@ -100,7 +113,7 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 	if out.SchedulerName == "" {
 		out.SchedulerName = corev1.DefaultSchedulerName
 	}
-	var warns []string
+	var warns []SpecWarning
 	for _, k := range slices.Sorted(maps.Keys(spec.NodeSelector)) {
 		if err := validateKey(k); err != nil {
 			return nil, nil, fieldErr("nodeSelector", err)
@@ -136,7 +149,7 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 			return nil, nil, &FieldError{Path: fmt.Sprintf("tolerations[%d]", i), Msg: err.Error()}
 		}
 		if warn != "" {
-			warns = append(warns, fmt.Sprintf("tolerations[%d]: %s", i, warn))
+			warns = append(warns, SpecWarning{Msg: fmt.Sprintf("tolerations[%d]: %s", i, warn)})
 		}
 		out.Tolerations = append(out.Tolerations, tol)
 	}
@@ -208,7 +221,8 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 	}
 	for _, old := range []string{"karpenter.sh/do-not-evict", "karpenter.sh/do-not-consolidate"} {
 		if _, ok := in.Annotations[old]; ok {
-			warns = append(warns, fmt.Sprintf("annotation %s was removed in Karpenter v1 and is ignored: use karpenter.sh/do-not-disrupt: \"true\"", old))
+			warns = append(warns, SpecWarning{Code: CodeRemovedAnnotation,
+				Msg: fmt.Sprintf("annotation %s was removed in Karpenter v1 and is ignored: use karpenter.sh/do-not-disrupt: \"true\"", old)})
 		}
 	}
 	return out, warns, nil

@@ -145,7 +145,11 @@ func (c *caCompiler) configWarnings(ws []*manifest.Error) {
 		if w.Hint != "" {
 			msg += "; " + w.Hint
 		}
-		c.warns = append(c.warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: msg, Fix: w.Hint})
+		fix := w.Hint
+		if fix == "" {
+			fix = w.Fix
+		}
+		c.warns = append(c.warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: msg, Fix: fix})
 	}
 }
 

@@ -9,7 +9,10 @@
 // cluster's location (Locator), start nodes they adopt (Adopter), taints
 // they warn of on nodes they did not launch (NodeTaintWarner), the nodes
 // they may add (NodeBounder), the pool names a market join failure may
-// name (PoolNamer).
+// name (PoolNamer), what sim explain says of a node that never joined
+// (JoinExplainer), the capacity sources of sim lint's placement matrix
+// (CapacityLinter, lint.go: each source's row, facts and a judge whose
+// reasons the component words).
 //
 // The scenario loader reads only the Scenario document, includes,
 // overrides and the common spec (seed, duration, region, zones, epoch), and
@@ -285,10 +288,15 @@ type Adopter interface {
 }
 
 // NodeTaintWarner warns of taints its model manages on nodes it did not
-// launch (a Node manifest, a static pool, another autoscaler's group).
+// launch (a Node manifest, a static pool, another autoscaler's group):
+// taints it does not act on there. The loader gives these warnings
+// CodeNodeTaint.
 type NodeTaintWarner interface {
 	NodeTaintWarning(key string) string
 }
+
+// CodeNodeTaint is the code of a NodeTaintWarner's warnings.
+const CodeNodeTaint = "ineffective.node-taint"
 
 // NodeBounder bounds the nodes a compiled component may add over a run,
 // for the load-time estimate of DaemonSet pods: fixed (the sum of

@@ -75,7 +75,7 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 		return nil, warns, errs.Add(err).Err()
 	}
 	for _, w := range res.Warnings {
-		warns = append(warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: w.Message()})
+		warns = append(warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: w.Message(), Fix: w.Fix})
 	}
 	if err := errs.Err(); err != nil {
 		return nil, warns, err

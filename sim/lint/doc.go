@@ -6,7 +6,13 @@
 // # Placement matrix
 //
 // Every workload (its pod template; a resubmit fallback's spec gets a row
-// of its own) is checked against every capacity source:
+// of its own) is checked against every capacity source.
+//
+// The sources of autoscaled capacity come from the components
+// (component.CapacityLinter, asked in registration order): each gives its
+// sources' rows, the facts the findings below read (spot, taints, labels,
+// zones, fixes), and a judge that says in its own words why a source
+// cannot host a pod; lint imports no component. The built-in ones:
 //
 //   - each Karpenter NodePool, once per capacity type its requirements
 //     allow (spot, on-demand): the verdict is Karpenter's own provisioning
@@ -67,16 +73,21 @@
 //   - A split twin counts as a fallback of the workload that drives it and
 //     the other way round, although the split does not move replicas when
 //     one side cannot run.
-//   - Loader warnings are classified by where they point and what they say:
-//     warnings inside a legacy Karpenter document (v1alpha5 Provisioner,
-//     v1beta1 NodePool) are obsolete settings (an error for a kind that
-//     never existed in its apiVersion, the karpenter.sh/v1beta1
-//     Provisioner); warnings about settings a component ignores are
-//     ineffective settings; a NodePool requirement on a key no instance
-//     type has, not well-known and not a template label, is unknown-label;
+//   - Loader warnings are classified by their codes (findings.go's
+//     codeFindings), never by their text: karpenter.legacy (every warning
+//     inside a legacy Karpenter document, a v1alpha5 Provisioner or v1beta1
+//     NodePool, and other legacy forms) and ca.removed-flag are obsolete
+//     settings; karpenter.no-such-kind (a kind that never existed in its
+//     apiVersion, the karpenter.sh/v1beta1 Provisioner) an obsolete-setting
+//     error; ca.price-expander-exits a startup-failure; codes under
+//     ineffective. (settings a component ignores) ineffective settings;
+//     karpenter.unknown-label (a NodePool requirement on a key no instance
+//     type has, not well-known and not a template label) unknown-label;
 //     the loader's notes (skipped kinds, identical copies, flags read from
 //     the Cluster Autoscaler's Deployment) and the rest are input-warning
-//     (info). A scenario that fails to load gets one error
-//     finding per load error (FromLoadError), obsolete-setting when it
-//     names a legacy API.
+//     (info). A fix the message words comes with the warning (Warning.Fix).
+//     A scenario that fails to load gets one error finding per load error
+//     (FromLoadError), obsolete-setting for the codes karpenter.legacy,
+//     karpenter.legacy-field and api.removed-version (a legacy API or a
+//     legacy field of karpenter.sh/v1).
 package lint

@@ -2,14 +2,12 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
-	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
-	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/statedump"
 	"github.com/clustersim/clustersim/sim/workload"
 )
@@ -134,7 +132,7 @@ func (c *checker) nearest(r *row, keep func(*source) bool) (*cell, *source) {
 		if cl.CanLand || !keep(s) {
 			continue
 		}
-		k, ok := rank[cl.why.kind]
+		k, ok := rank[cl.why.Kind]
 		if !ok {
 			k = 4
 		}
@@ -154,8 +152,8 @@ func (c *checker) checkUnhostable(r *row) {
 		return
 	}
 	fix := "make one capacity source accept its pods"
-	if cl, s := c.nearest(r, func(*source) bool { return true }); cl != nil && cl.why.fix != "" {
-		fix = fmt.Sprintf("for example, let %s take it (%s): %s", s.ID, cl.why.text, cl.why.fix)
+	if cl, s := c.nearest(r, func(*source) bool { return true }); cl != nil && cl.why.Fix != "" {
+		fix = fmt.Sprintf("for example, let %s take it (%s): %s", s.ID, cl.why.Text, cl.why.Fix)
 	}
 	if fr := c.fbRow[r.w]; fr != nil {
 		if ls := c.landings(fr); len(ls) > 0 {
@@ -221,54 +219,86 @@ func (c *checker) checkSpotOnly(r *row, hosts []landing) {
 	}
 	var fixes []string
 	for _, h := range hosts {
-		if h.s.owner == byKarpenter {
-			fixes = append(fixes, fmt.Sprintf("allow on-demand in NodePool/%s (karpenter.sh/capacity-type In [spot, on-demand]): Karpenter then falls back to on-demand by itself", h.s.pool))
+		if h.s.lint != nil && h.s.lint.OnDemandFix != "" {
+			fixes = append(fixes, h.s.lint.OnDemandFix)
 			break
 		}
 	}
 	fixes = append(fixes, "resubmit pods still pending after a timeout with a spec that on-demand capacity accepts (spec.workloads[].resubmit, as hybrid-isolated does)")
-	if cl, s := c.nearest(r, func(s *source) bool { return !s.spot && s.CapacityType != "none" }); cl != nil && cl.why.fix != "" {
+	if cl, s := c.nearest(r, func(s *source) bool { return !s.spot && s.CapacityType != "none" }); cl != nil && cl.why.Fix != "" {
 		note := ""
-		if s.owner != byStatic && c.hasOtherAutoscaler(hosts, s) {
+		if !s.static() && c.hasOtherAutoscaler(hosts, s) {
 			note = ", which makes the two autoscalers race for it"
 		}
-		fixes = append(fixes, fmt.Sprintf("let %s take it too (%s): %s%s", s.ID, cl.why.text, cl.why.fix, note))
+		fixes = append(fixes, fmt.Sprintf("let %s take it too (%s): %s%s", s.ID, cl.why.Text, cl.why.Fix, note))
 	}
 	c.add(c.workloadFinding(r.w, Warning, KindSpotOnly,
 		fmt.Sprintf("only spot capacity can host %s (%s) and it has no fallback: when spot runs dry its pods strand%s", w.Ref(), strings.Join(spot, ", "), fbNote),
 		strings.Join(fixes, "; or "), spot))
 }
 
-// hasOtherAutoscaler: some host is provisioned by the other autoscaler
+// hasOtherAutoscaler: some host is provisioned by another autoscaler
 // than s's.
 func (c *checker) hasOtherAutoscaler(hosts []landing, s *source) bool {
 	for _, h := range hosts {
-		if h.s.owner != byStatic && h.s.owner != s.owner {
+		if !h.s.static() && h.s.Autoscaler != s.Autoscaler {
 			return true
 		}
 	}
 	return false
 }
 
-// checkRace reports a row both autoscalers would provision for.
+// byAutoscaler groups sources by their autoscaler, in matrix order (the
+// components' registration order).
+type byAutoscaler struct {
+	names  []string // LintName of each, in order
+	ids    [][]string
+	labels [][]string
+	first  []*source
+}
+
+func (b *byAutoscaler) add(s *source, id string, dedupe bool) {
+	i := slices.Index(b.names, s.by)
+	if i < 0 {
+		b.names, b.ids, b.labels, b.first = append(b.names, s.by), append(b.ids, nil), append(b.labels, nil), append(b.first, s)
+		i = len(b.names) - 1
+	}
+	if !dedupe || len(b.ids[i]) == 0 || b.ids[i][len(b.ids[i])-1] != id {
+		b.ids[i] = append(b.ids[i], id)
+	}
+	b.labels[i] = append(b.labels[i], s.labels...)
+}
+
+// list words the groups: "Karpenter (a, b) and the Cluster Autoscaler
+// (c)".
+func (b *byAutoscaler) list() string {
+	parts := make([]string, len(b.names))
+	for i, n := range b.names {
+		parts[i] = fmt.Sprintf("%s (%s)", n, strings.Join(b.ids[i], ", "))
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+func (b *byAutoscaler) allIDs() []string {
+	var out []string
+	for _, ids := range b.ids {
+		out = append(out, ids...)
+	}
+	return out
+}
+
+// checkRace reports a row two autoscalers would provision for.
 func (c *checker) checkRace(r *row) bool {
-	var kp, ca []string
-	var kpLabels, caLabels []string
+	var by byAutoscaler
 	for i := range r.cells {
-		if !r.cells[i].Provisions {
-			continue
-		}
-		s := c.sources[i]
-		switch s.owner {
-		case byKarpenter:
-			kp = append(kp, s.ID)
-			kpLabels = append(kpLabels, s.labels...)
-		case byCA:
-			ca = append(ca, s.ID)
-			caLabels = append(caLabels, s.labels...)
+		if s := c.sources[i]; r.cells[i].Provisions && !s.static() {
+			by.add(s, s.ID, false)
 		}
 	}
-	if len(kp) == 0 || len(ca) == 0 {
+	if len(by.names) < 2 {
 		return false
 	}
 	who := c.sc.Workloads[r.w].Ref()
@@ -276,58 +306,50 @@ func (c *checker) checkRace(r *row) bool {
 		who = "the resubmitted pods of " + who
 	}
 	fix := "let one autoscaler own it: require a label only one side's nodes carry"
-	if l := append(uniqueSorted(kpLabels), uniqueSorted(caLabels)...); len(l) > 0 {
+	var l []string
+	for _, ls := range by.labels {
+		l = append(l, uniqueSorted(ls)...)
+	}
+	if len(l) > 0 {
 		fix += " (e.g. " + strings.Join(l, " or ") + ")"
 	}
 	fix += ", or taint one side's nodes and tolerate that taint only in the workloads meant for it"
 	c.add(c.workloadFinding(r.w, Warning, KindRace,
-		fmt.Sprintf("both Karpenter (%s) and the Cluster Autoscaler (%s) can provision nodes for %s: they race for its pending pods and may both launch",
-			strings.Join(kp, ", "), strings.Join(ca, ", "), who), fix, append(kp, ca...)))
+		fmt.Sprintf("both %s can provision nodes for %s: they race for its pending pods and may both launch", by.list(), who), fix, by.allIDs()))
 	return true
 }
 
 func (c *checker) checkSeparated(anyRace bool) {
-	var kp, ca []string
-	var file string
-	var line int
+	var by byAutoscaler
 	for _, s := range c.sources {
-		switch s.owner {
-		case byKarpenter:
-			if len(kp) == 0 || kp[len(kp)-1] != "NodePool/"+s.pool {
-				kp = append(kp, "NodePool/"+s.pool)
-			}
-			if file == "" {
-				file, line = s.File, s.Line
-			}
-		case byCA:
-			ca = append(ca, s.ID)
+		if !s.static() {
+			by.add(s, s.pool, true)
 		}
 	}
-	if anyRace || len(kp) == 0 || len(ca) == 0 || len(c.rows) == 0 {
+	if anyRace || len(by.names) < 2 || len(c.rows) == 0 {
 		return
 	}
-	c.add(Finding{Severity: Info, Kind: KindSeparated, Sources: append(kp, ca...), File: file, Line: line,
-		Message: fmt.Sprintf("Karpenter (%s) and the Cluster Autoscaler (%s) never provision for the same workload: they do not race",
-			strings.Join(kp, ", "), strings.Join(ca, ", "))})
+	first := by.first[0]
+	c.add(Finding{Severity: Info, Kind: KindSeparated, Sources: by.allIDs(), File: first.File, Line: first.Line,
+		Message: fmt.Sprintf("%s never provision for the same workload: they do not race", by.list())})
 }
 
-// checkTemplates reports node groups the Cluster Autoscaler would grow for
-// pods that cannot run on the nodes it adds.
+// checkTemplates reports sources that would grow for pods that cannot run
+// on the nodes they add (a Cluster Autoscaler node group whose template
+// does not match its nodes).
 func (c *checker) checkTemplates(r *row) {
 	for i := range r.cells {
 		cl := &r.cells[i]
 		s := c.sources[i]
-		if s.owner != byCA || !cl.Provisions || cl.fitsNodes {
+		if !cl.unfit || s.lint.Unfit == nil {
 			continue
 		}
 		who := c.sc.Workloads[r.w].Ref()
 		if r.variant != "" {
 			who = "the resubmitted pods of " + who
 		}
-		f := c.workloadFinding(r.w, Warning, KindTemplateMismatch,
-			fmt.Sprintf("the Cluster Autoscaler scales %s up for %s (its template matches) but the pods cannot run on the nodes it adds: %s", s.ID, who, cl.why.text),
-			"make the group's template match its nodes: the ASG's node-template label and taint tags (eksctl propagateASGTags: true) must carry the group's labels and taints",
-			[]string{s.ID})
+		msg, fix := s.lint.Unfit(who, cl.why.Text)
+		f := c.workloadFinding(r.w, Warning, KindTemplateMismatch, msg, fix, []string{s.ID})
 		f.File, f.Line, f.Path = s.File, s.Line, s.path
 		c.add(f)
 	}
@@ -348,14 +370,14 @@ func intentKey(k string) bool {
 func (c *checker) checkOverlap(r *row, hosts []landing, raced bool) {
 	w := &c.sc.Workloads[r.w]
 	spec := r.spec
-	kinds := map[ownerKind]bool{}
+	kinds := map[string]bool{} // by autoscaler; "" for static capacity
 	for _, h := range hosts {
-		kinds[h.s.owner] = true
+		kinds[h.s.Autoscaler] = true
 	}
 	if len(kinds) < 2 {
 		return
 	}
-	if raced && !kinds[byStatic] {
+	if raced && !kinds[""] {
 		return // the race finding says it
 	}
 	// Labels it selects: every host carries them.
@@ -403,13 +425,13 @@ func (c *checker) checkOverlap(r *row, hosts []landing, raced bool) {
 	if len(meant) == 0 || len(other) == 0 {
 		return
 	}
-	meantKinds := map[ownerKind]bool{}
+	meantKinds := map[string]bool{}
 	for _, m := range meant {
-		meantKinds[m.s.owner] = true
+		meantKinds[m.s.Autoscaler] = true
 	}
 	var cross []landing
 	for _, o := range other {
-		if !meantKinds[o.s.owner] {
+		if !meantKinds[o.s.Autoscaler] {
 			cross = append(cross, o)
 		}
 	}
@@ -451,80 +473,50 @@ func (c *checker) checkFlexibility(r *row, hosts []landing) {
 	types = uniqueSorted(types)
 	if first != nil && len(types) < AWSMinSpotTypes {
 		fix := fmt.Sprintf("allow more instance types in %s", first.ID)
-		switch first.owner {
-		case byKarpenter:
-			fix = fmt.Sprintf("allow more instance types in NodePool/%s: several families and sizes (karpenter.k8s.aws/instance-family, karpenter.k8s.aws/instance-size) rather than a list of types", first.pool)
-		case byCA:
-			fix = fmt.Sprintf("list more instance types of similar size in %s's instanceTypes", first.ID)
+		path := first.path
+		switch {
+		case first.lint != nil:
+			fix, path = first.lint.FlexibilityFix, first.lint.FlexibilityPath
+		case first.path != "":
+			path = first.path + ".instanceType"
 		}
 		f := c.workloadFinding(r.w, Warning, KindSpotFlexibility,
 			fmt.Sprintf("%s can use only %d spot instance type(s) (%s): AWS recommends at least %d per workload, so that one capacity pool running dry does not stop it",
 				w.Ref(), len(types), strings.Join(types, ", "), AWSMinSpotTypes), fix, []string{first.ID})
-		f.File, f.Line, f.Path = first.File, first.Line, first.path
-		if first.owner == byCA {
-			f.Path = first.path + ".instanceTypes"
-		} else if first.owner == byStatic && first.path != "" {
-			f.Path = first.path + ".instanceType"
-		}
+		f.File, f.Line, f.Path = first.File, first.Line, path
 		c.add(f)
 	}
-	st := kpConfig(c.sc).Settings
-	if !st.SpotToSpotConsolidation {
-		return
-	}
 	for _, h := range hosts {
-		if h.s.owner != byKarpenter || !h.s.spot {
+		if h.s.lint == nil || h.s.lint.SpotToSpot == nil || !h.s.spot {
 			continue
 		}
-		np := &kpConfig(c.sc).NodePools[h.s.np]
-		if np.Disruption.ConsolidateNever || np.Disruption.Policy != apis.WhenEmptyOrUnderutilized {
-			continue
-		}
-		if n := len(h.c.InstanceTypes); n < st.SpotToSpotMinTypes {
-			f := c.workloadFinding(r.w, Warning, KindSpotToSpot,
-				fmt.Sprintf("NodePool/%s offers %s only %d spot instance type(s): spot-to-spot consolidation (feature gate on) needs at least %d, so Karpenter never replaces its spot nodes with cheaper ones",
-					h.s.pool, w.Ref(), n, st.SpotToSpotMinTypes),
-				fmt.Sprintf("allow at least %d instance types in NodePool/%s", st.SpotToSpotMinTypes, h.s.pool), []string{h.s.ID})
+		if msg, fix, ok := h.s.lint.SpotToSpot(w.Ref(), len(h.c.InstanceTypes)); ok {
+			f := c.workloadFinding(r.w, Warning, KindSpotToSpot, msg, fix, []string{h.s.ID})
 			f.File, f.Line, f.Path = h.s.File, h.s.Line, h.s.path
 			c.add(f)
 		}
 	}
 }
 
-// loaderFindings turns the loader's warnings into findings.
+// loaderFindings turns the loader's warnings into findings, by their
+// codes (codeFindings); the message is only shown, never read.
 func (c *checker) loaderFindings() {
 	for _, w := range c.sc.Warnings {
 		path, msg := splitPath(w.Msg)
-		f := Finding{Severity: Info, Kind: KindInput, File: w.File, Line: w.Line, Path: path, Message: msg}
-		switch {
-		case w.Info:
-			// a note (a skipped kind, a copy read once): info as it is
-		case strings.Contains(msg, caconfig.PriceExpanderExits):
-			// The real Cluster Autoscaler exits (klog.Fatalf): not a run.
-			f.Severity, f.Kind = Error, KindStartupFailure
-		case strings.Contains(msg, caconfig.RemovedFlag):
-			f.Severity, f.Kind = Warning, KindObsolete
-		case noSuchKind(msg):
-			// The API server refuses it ("no matches for kind"): an error,
-			// although the simulator reads it as the version it resembles.
-			f.Severity, f.Kind = Error, KindObsolete
-		case c.inLegacyKarpenterDoc(w) || legacy(msg):
-			f.Severity, f.Kind = Warning, KindObsolete
-		case strings.Contains(msg, "is not a label of any instance type"):
-			f.Severity, f.Kind = Warning, KindUnknownLabel
-		case ineffective(msg):
-			f.Severity, f.Kind = Warning, KindIneffective
+		f := Finding{Severity: Info, Kind: KindInput, File: w.File, Line: w.Line, Path: path, Message: msg, Fix: w.Fix}
+		codeSeen(w.Code)
+		if cf, ok := classify(w.Code); ok && !w.Info {
+			// A note (Info: a skipped kind, a copy read once) is info as
+			// it is.
+			f.Severity, f.Kind = cf.sev, cf.kind
 		}
-		f.Fix = fixIn(msg)
-		if f.Kind == KindStartupFailure || (f.Kind == KindObsolete && strings.Contains(msg, caconfig.RemovedFlag)) {
-			// The Cluster Autoscaler's warnings end with their fix.
-			if i := strings.LastIndex(msg, "; "); i >= 0 {
-				f.Message, f.Fix = msg[:i], msg[i+2:]
+		if f.Fix != "" {
+			// The Cluster Autoscaler's warnings end with their fix
+			// ("; fix"), an unknown label's in parentheses: say it once.
+			f.Message = strings.TrimSuffix(f.Message, "; "+f.Fix)
+			if f.Kind == KindUnknownLabel {
+				f.Message = strings.TrimSuffix(f.Message, " ("+f.Fix+")")
 			}
-		}
-		if f.Kind == KindUnknownLabel && f.Fix != "" {
-			// The message ends with its fix in parentheses: say it once.
-			f.Message = strings.TrimSuffix(f.Message, " ("+f.Fix+")")
 		}
 		if f.Fix == "" && f.Kind == KindObsolete {
 			f.Fix = "rewrite it as a karpenter.sh/v1 NodePool (sim run lists each conversion)"
@@ -533,39 +525,49 @@ func (c *checker) loaderFindings() {
 	}
 }
 
-// inLegacyKarpenterDoc: the warning points into a NodePool read from a
-// v1alpha5 Provisioner or v1beta1 NodePool.
-func (c *checker) inLegacyKarpenterDoc(w scenario.Warning) bool {
-	var owner *apis.NodePool
-	for i := range kpConfig(c.sc).NodePools {
-		p := &kpConfig(c.sc).NodePools[i]
-		if p.File == w.File && p.Line <= w.Line && (owner == nil || p.Line > owner.Line) {
-			owner = p
-		}
+// codeFinding is the severity and kind a warning or error code makes.
+type codeFinding struct {
+	sev  Severity
+	kind string
+}
+
+// codeFindings are the codes lint raises above an input-warning (info),
+// as the components and the loader name them (their Code constants);
+// every other code, and none, is an input-warning. A code under
+// "ineffective." is an ineffective-setting warning.
+var codeFindings = map[string]codeFinding{
+	// The Cluster Autoscaler (sim/clusterautoscaler/config).
+	"ca.price-expander-exits": {Error, KindStartupFailure}, // the real one exits (klog.Fatalf): not a run
+	"ca.removed-flag":         {Warning, KindObsolete},
+	// Karpenter (sim/karpenter/apis). The API server refuses a kind that
+	// never existed in its apiVersion ("no matches for kind"): an error,
+	// although the simulator reads it as the version it resembles.
+	"karpenter.no-such-kind":  {Error, KindObsolete},
+	"karpenter.legacy":        {Warning, KindObsolete},
+	"karpenter.unknown-label": {Warning, KindUnknownLabel},
+}
+
+// codeSeen hears every code lint reads (the tests check that each code
+// of codeFindings and obsoleteErrors comes from some input).
+var codeSeen = func(string) {}
+
+// ineffectivePrefix starts the codes of settings that do nothing.
+const ineffectivePrefix = "ineffective."
+
+// classify maps a code to its finding; false for an input-warning.
+func classify(code string) (codeFinding, bool) {
+	if cf, ok := codeFindings[code]; ok {
+		return cf, true
 	}
-	return owner != nil && owner.Source != "karpenter.sh/v1 NodePool"
-}
-
-// noSuchKind: the loader's warning about a kind that never existed in its
-// apiVersion (a karpenter.sh/v1beta1 Provisioner), which the simulator
-// reads as the version it resembles but no cluster accepts.
-func noSuchKind(msg string) bool {
-	return strings.HasPrefix(msg, "there is no karpenter.sh/") && strings.Contains(msg, " Provisioner:")
-}
-
-func legacy(msg string) bool {
-	return strings.Contains(msg, "v1alpha5") || strings.Contains(msg, "v1beta1")
-}
-
-func ineffective(msg string) bool {
-	for _, s := range []string{"do-not-consolidate", "do-not-evict", "not read by", "ignores it", "ignores this one",
-		"cannot scale it up from zero", "does not know the taints", "has no effect", "creates no pods", "covers no pods", "stay Pending"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
+	if strings.HasPrefix(code, ineffectivePrefix) {
+		return codeFinding{Warning, KindIneffective}, true
 	}
-	return false
+	return codeFinding{}, false
 }
+
+// obsoleteErrors are the load-error codes that make an obsolete-setting
+// finding rather than invalid.
+var obsoleteErrors = map[string]bool{"karpenter.legacy": true, "karpenter.legacy-field": true, "api.removed-version": true}
 
 // splitPath splits "spec.x: message" into the field path and the message.
 func splitPath(msg string) (string, string) {
@@ -576,23 +578,10 @@ func splitPath(msg string) (string, string) {
 	return p, rest
 }
 
-// fixIn finds the fix a loader message carries: "(write ...)", "(v1: ...)",
-// or the hint after "; " that the Cluster Autoscaler's warnings end with.
-func fixIn(msg string) string {
-	for _, open := range []string{"(write ", "(v1: "} {
-		if i := strings.LastIndex(msg, open); i >= 0 {
-			if j := strings.LastIndex(msg, ")"); j > i {
-				return msg[i+1 : j]
-			}
-		}
-	}
-	return ""
-}
-
 // FromLoadError turns a scenario's load errors (manifest.Error or
 // manifest.Errors) into a Result with one error finding each: an obsolete
-// Karpenter field in a karpenter.sh/v1 NodePool is an obsolete-setting,
-// the rest invalid. ok is false for other errors (a missing file).
+// Karpenter field in a karpenter.sh/v1 NodePool, or a legacy Karpenter API
+// (by their codes), is an obsolete-setting, the rest invalid. ok is false for other errors (a missing file).
 func FromLoadError(name string, err error) (Result, bool) {
 	errs, ok := manifest.AsErrors(err)
 	if !ok {
@@ -601,8 +590,8 @@ func FromLoadError(name string, err error) (Result, bool) {
 	res := Result{SchemaVersion: SchemaVersion, Scenario: name, Sources: []Source{}, Placements: []Placement{}, Findings: []Finding{}}
 	for _, e := range errs {
 		f := Finding{Severity: Error, Kind: KindInvalid, File: e.File, Line: e.Line, Path: e.Path, Message: e.Msg, Fix: e.Hint}
-		if legacy(e.Msg) || strings.Contains(e.Msg, "is not a karpenter.sh/v1 field") || strings.Contains(e.Msg, "cannot be turned off in karpenter.sh/v1") ||
-			strings.Contains(e.Msg, "moved from") {
+		codeSeen(e.Code)
+		if obsoleteErrors[e.Code] {
 			f.Kind = KindObsolete
 		}
 		res.Findings = append(res.Findings, f)

@@ -2,15 +2,12 @@ package lint
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/clusterautoscaler"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/engine"
-	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/spotmarket"
 	"github.com/clustersim/clustersim/sim/statedump"
@@ -105,32 +102,28 @@ func (r *Result) Count(sev Severity) int {
 	return n
 }
 
-// owner kinds of sources.
-type ownerKind uint8
-
-const (
-	byKarpenter ownerKind = iota
-	byCA
-	byStatic
-)
-
-// source is a Source with what the checks need.
+// source is a Source with what the checks need: a component's
+// (component.LintSource) or a static pool's.
 type source struct {
 	Source
-	owner ownerKind
-	spot  bool // every node it adds is spot
-	path  string
+	// lint is the component's view; nil for static capacity.
+	lint *component.LintSource
+	// by names the component in messages ("Karpenter"); "" for static
+	// capacity.
+	by   string
+	spot bool // every node it adds is spot
+	path string
 	// taints its nodes carry (every node of a source carries the same).
 	taints []cluster.Taint
 	// labels: user labels that identify it (for fix suggestions).
 	labels []string
-
+	// pool is what findings name for the pool ("NodePool/x").
 	pool  string
-	ct    cluster.CapacityType
-	np    int // index in kpConfig(sc).NodePools
-	group *clusterautoscaler.LintGroup
-	nodes []cluster.Node // static nodes, or the group's nodes
+	nodes []cluster.Node // static nodes
 }
+
+// static: the source is static capacity (no autoscaler).
+func (s *source) static() bool { return s.lint == nil }
 
 // row is a Placement with what the checks need.
 type row struct {
@@ -142,16 +135,17 @@ type row struct {
 
 type cell struct {
 	Cell
-	why why
-	// fitsNodes: a node group's nodes accept the pods (template aside).
-	fitsNodes bool
+	why component.LintWhy
+	// unfit: the source would add a node for the pods that they cannot
+	// run on (component.LintVerdict.Unfit).
+	unfit bool
 }
 
 // checker holds one Check.
 type checker struct {
 	sc      *scenario.Scenario
 	syms    *cluster.Symbols
-	linter  *karpenter.Linter
+	env     *component.LintEnv
 	sources []*source
 	rows    []*row
 	byW     map[int]*row // primary row of each workload
@@ -188,43 +182,39 @@ func Check(sc *scenario.Scenario) Result {
 	return c.res
 }
 
-// buildSources lists the capacity sources in matrix order.
+// buildSources lists the capacity sources in matrix order: the
+// components' (CapacityLinter) in registration order, then static pools
+// and Node manifests.
 func (c *checker) buildSources() {
 	sc := c.sc
-	if len(kpConfig(sc).NodePools) > 0 {
-		c.buildKarpenter()
-	}
-	if len(caConfig(sc).NodeGroups) > 0 {
-		groups, err := clusterautoscaler.LintGroups(c.syms, sc.Resources, sc.Catalog, sc.Region, sc.Zones, caConfig(sc).NodeGroups, caConfig(sc).Settings)
-		if err != nil {
-			c.internal("the Cluster Autoscaler's node groups", err)
+	c.env = c.lintEnv()
+	for _, comp := range sc.Components {
+		reg, ok := component.Lookup(comp.Name)
+		if !ok {
+			continue
 		}
-		for i := range groups {
-			g := &groups[i]
-			cfg := g.Config
-			ct := "on-demand"
-			switch {
-			case cfg.Spot():
-				ct = "spot"
-			case cfg.OnDemandPercent < 100:
-				ct = "mixed"
+		cl, ok := reg.(component.CapacityLinter)
+		if !ok {
+			continue
+		}
+		srcs, err := cl.LintSources(comp.Config, c.env)
+		if err != nil {
+			c.internal(err)
+		}
+		for i := range srcs {
+			ls := &srcs[i]
+			pool := ls.Pool
+			if pool == "" {
+				pool = ls.ID
 			}
-			s := &source{Source: Source{ID: "NodeGroup/" + cfg.Name, Kind: "NodeGroup", Name: cfg.Name, Autoscaler: "cluster-autoscaler",
-				CapacityType: ct, File: cfg.File, Line: cfg.Line}, owner: byCA, spot: cfg.Spot(), group: g, nodes: g.Nodes, path: cfg.Path}
-			if len(g.Nodes) > 0 {
-				s.taints = g.Nodes[0].Taints
-			}
-			for _, k := range slices.Sorted(maps.Keys(cfg.Labels)) {
-				if !strings.HasPrefix(k, "alpha.eksctl.io/") && !strings.HasPrefix(k, "eks.amazonaws.com/") {
-					s.labels = append(s.labels, k+"="+cfg.Labels[k])
-				}
-			}
-			c.sources = append(c.sources, s)
+			c.sources = append(c.sources, &source{Source: Source{ID: ls.ID, Kind: ls.Kind, Name: ls.Name, Autoscaler: comp.Name,
+				CapacityType: ls.CapacityType, File: ls.File, Line: ls.Line}, lint: ls, by: cl.LintName(), spot: ls.Spot,
+				path: ls.Path, taints: ls.Taints, labels: ls.Labels, pool: pool})
 		}
 	}
 	host := c.syms.Intern("kubernetes.io/hostname")
 	static := func(id, kind, name, file string, line int, path, owner string) {
-		s := &source{Source: Source{ID: id, Kind: kind, Name: name, File: file, Line: line}, owner: byStatic, path: path}
+		s := &source{Source: Source{ID: id, Kind: kind, Name: name, File: file, Line: line}, path: path, pool: id}
 		spot, od := 0, 0
 		for i := range sc.Nodes {
 			n := sc.Nodes[i]
@@ -267,41 +257,32 @@ func (c *checker) buildSources() {
 	}
 }
 
-func (c *checker) buildKarpenter() {
+// lintEnv is what the components' sources are built with: the market's
+// prices (built once, when first asked) and the DaemonSet overhead.
+func (c *checker) lintEnv() *component.LintEnv {
 	sc := c.sc
-	eng := engine.New(sc.Seed)
-	market, err := spotmarket.New(eng, sc.Catalog, sc.Region, sc.Zones, sc.Market)
-	if err != nil {
-		c.internal("the EC2 offerings", err)
-		return
-	}
-	daemons := c.daemonOverhead()
-	c.linter, err = karpenter.NewLinter(c.syms, sc.Resources, sc.Catalog, market.Price, sc.Region, sc.Zones,
-		kpConfig(sc).NodePools, kpConfig(sc).Settings, daemons)
-	if err != nil {
-		c.internal("the Karpenter NodePools", err)
-		return
-	}
-	for i := range kpConfig(sc).NodePools {
-		np := &kpConfig(sc).NodePools[i]
-		var labels []string
-		for _, l := range np.Labels {
-			labels = append(labels, c.syms.Name(l.Key)+"="+c.syms.Name(l.Value))
-		}
-		sort.Strings(labels)
-		for _, ct := range c.linter.CapacityTypes(np.Name) {
-			c.sources = append(c.sources, &source{
-				Source: Source{ID: fmt.Sprintf("NodePool/%s (%s)", np.Name, ct), Kind: "NodePool", Name: np.Name,
-					Autoscaler: "karpenter", CapacityType: ct.String(), File: np.File, Line: np.Line},
-				owner: byKarpenter, spot: ct == cluster.Spot, pool: np.Name, ct: ct, np: i, taints: np.Taints,
-				labels: labels, path: "spec.template.spec.requirements"})
-		}
-	}
+	var prices component.PriceFunc
+	var perr error
+	built := false
+	return &component.LintEnv{Syms: c.syms, Resources: sc.Resources, Catalog: sc.Catalog, Region: sc.Region, Zones: sc.Zones,
+		Prices: func() (component.PriceFunc, error) {
+			if !built {
+				built = true
+				market, err := spotmarket.New(engine.New(sc.Seed), sc.Catalog, sc.Region, sc.Zones, sc.Market)
+				if err != nil {
+					perr = err
+				} else {
+					prices = market.Price
+				}
+			}
+			return prices, perr
+		},
+		DaemonSetOverhead: c.daemonOverhead()}
 }
 
 // daemonOverhead is workload.Controllers.DaemonSetOverhead for the
 // scenario's DaemonSets: the requests of those that would run on a node.
-func (c *checker) daemonOverhead() karpenter.DaemonOverheadFunc {
+func (c *checker) daemonOverhead() func(*cluster.Node) cluster.Resources {
 	var ds []*cluster.PodSpec
 	for i := range c.sc.Workloads {
 		if w := &c.sc.Workloads[i]; w.Kind == workload.DaemonSet {
@@ -346,37 +327,14 @@ func (c *checker) buildRows() {
 // judge fills one cell.
 func (c *checker) judge(spec *cluster.PodSpec, s *source) cell {
 	out := cell{Cell: Cell{Source: s.ID}}
-	switch s.owner {
-	case byKarpenter:
-		chk := c.linter.Check(s.pool, spec, s.ct)
-		out.CanLand, out.Provisions, out.InstanceTypes = chk.Fits, chk.Fits, chk.InstanceTypes
-		if !chk.Fits {
-			out.why = c.karpenterWhy(chk, s, spec)
+	if s.lint != nil {
+		v := s.lint.Judge(spec)
+		out.CanLand, out.Provisions, out.InstanceTypes, out.unfit = v.CanLand, v.Provisions, v.InstanceTypes, v.Unfit
+		if !v.CanLand {
+			out.why = v.Why
 		}
-	case byCA:
-		g := s.group
-		fits, w := c.onNodes(spec, s.nodes)
-		out.InstanceTypes = fits
-		out.fitsNodes = len(fits) > 0
-		scale, m, t := g.ScalesUpFor(c.syms, spec)
-		out.Provisions = scale
-		switch {
-		case !out.fitsNodes:
-			out.why = w
-		case g.Config.DesiredCapacity > 0 || scale:
-			out.CanLand = true
-		case !g.CanGrow():
-			out.why = why{kind: "not-autoscaled", text: "starts with no nodes and " + c.noGrowth(g)}
-		case m == cluster.Fits:
-			out.why = why{kind: "not-autoscaled", text: "starts with no nodes and the Cluster Autoscaler ignores these pods (priority below --expendable-pods-priority-cutoff)",
-				fix: "give the pods a higher priority, or lower --expendable-pods-priority-cutoff"}
-		default:
-			tw := c.mismatchWhy(spec, []*cluster.Node{&g.Template}, m, t)
-			out.why = why{kind: "template", text: "starts with no nodes and the Cluster Autoscaler never scales it up for these pods (its template: " + tw.text + ")",
-				fix: "make the group's ASG tags carry its labels and taints (eksctl propagateASGTags: true, or k8s.io/cluster-autoscaler/node-template/ tags)"}
-		}
-	case byStatic:
-		fits, w := c.onNodes(spec, s.nodes)
+	} else {
+		fits, w := c.env.OnNodes(spec, s.nodes)
 		out.InstanceTypes = fits
 		out.CanLand = len(fits) > 0
 		if !out.CanLand {
@@ -384,28 +342,15 @@ func (c *checker) judge(spec *cluster.PodSpec, s *source) cell {
 		}
 	}
 	if !out.CanLand {
-		out.Reason, out.ReasonKind = out.why.text, out.why.kind
+		out.Reason, out.ReasonKind = out.why.Text, out.why.Kind
 	} else {
 		out.InstanceTypes = uniqueSorted(out.InstanceTypes)
 	}
 	return out
 }
 
-// noGrowth says why a node group never grows.
-func (c *checker) noGrowth(g *clusterautoscaler.LintGroup) string {
-	switch {
-	case !g.Autoscaled:
-		return "the Cluster Autoscaler does not manage it (no --nodes entry or auto-discovery tags match its ASG)"
-	case g.Max <= 0:
-		return "its maximum size is 0"
-	case !g.ScaleUpFromZero:
-		return "--scale-up-from-zero is off"
-	}
-	return "the Cluster Autoscaler never grows it"
-}
-
-func (c *checker) internal(what string, err error) {
-	c.failed = append(c.failed, Finding{Severity: Error, Kind: KindInvalid, Message: fmt.Sprintf("cannot check %s: %v", what, err),
+func (c *checker) internal(err error) {
+	c.failed = append(c.failed, Finding{Severity: Error, Kind: KindInvalid, Message: fmt.Sprintf("cannot check %v", err),
 		Fix: "fix the error above; sim run reports it too"})
 }
 

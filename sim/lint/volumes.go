@@ -160,15 +160,14 @@ func (c *checker) sourceZones(s *source) []cluster.Sym {
 			out = append(out, z)
 		}
 	}
-	switch s.owner {
-	case byCA:
-		for _, z := range s.group.Config.Zones {
+	if s.lint != nil {
+		for _, z := range s.lint.Zones {
 			add(c.syms.Intern(z))
 		}
-	case byStatic:
-		for i := range s.nodes {
-			add(s.nodes[i].Zone)
-		}
+		return out
+	}
+	for i := range s.nodes {
+		add(s.nodes[i].Zone)
 	}
 	return out
 }
@@ -192,7 +191,7 @@ func (c *checker) checkVolumeZones(r *row) bool {
 		for i, s := range c.sources {
 			cl := r.cells[i]
 			switch {
-			case s.owner == byKarpenter:
+			case s.lint != nil && s.lint.AnyZone:
 				// Judged per zone below: a pool lands it where it allows.
 				for _, z := range possible {
 					landable[z] = true
@@ -213,11 +212,11 @@ func (c *checker) checkVolumeZones(r *row) bool {
 		var zw []string
 		for _, s := range c.sources {
 			cl := c.judge(spec, s)
-			if cl.Provisions || (s.owner == byStatic && cl.CanLand) {
+			if cl.Provisions || (s.static() && cl.CanLand) {
 				reached = true
 				break
 			}
-			if s.owner == byCA && c.judge(r.spec, s).Provisions {
+			if c.templateZone(s) != "" && c.judge(r.spec, s).Provisions {
 				zw = append(zw, fmt.Sprintf("%s's template node is in %s", s.ID, c.templateZone(s)))
 			}
 		}
@@ -269,12 +268,13 @@ func (c *checker) landsUnpinned(r *row) bool {
 	return false
 }
 
-// templateZone names a node group's template zone.
+// templateZone names the zone of the node a source simulates scale-ups
+// with (a node group's template), or "" for a source without one.
 func (c *checker) templateZone(s *source) string {
-	if z := s.group.Template.Zone; z != cluster.NoSym {
-		return c.syms.Name(z)
+	if s.lint == nil {
+		return ""
 	}
-	return "another zone"
+	return s.lint.TemplateZone
 }
 
 // ZoneCells judges a workload's pods (Kind/namespace/name) with their
@@ -293,10 +293,10 @@ func ZoneCells(sc *scenario.Scenario, workload, zone string) []Cell {
 		var out []Cell
 		for _, s := range c.sources {
 			cl := c.judge(spec, s)
-			if cl.CanLand && !cl.Provisions && s.owner != byStatic && cl.Reason == "" {
+			if cl.CanLand && !cl.Provisions && !s.static() && cl.Reason == "" {
 				// Its nodes there take the pods, but it adds none for them.
 				cl.Reason = "adds no node there for these pods"
-				if s.owner == byCA {
+				if c.templateZone(s) != "" {
 					cl.Reason = "adds no node there for these pods (its template node is in " + c.templateZone(s) + ")"
 				}
 			}

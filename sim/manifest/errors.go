@@ -36,6 +36,10 @@ type Error struct {
 	// Code names the finding for programs (sim lint reads codes, never
 	// the prose), e.g. "ca.removed-flag"; "" for most errors.
 	Code string
+	// Fix, for a warning, is the fix its Msg already words (in
+	// parentheses), for programs that show it apart (sim lint); unlike
+	// Hint it is not appended to the message.
+	Fix string
 }
 
 // Error renders e as "FILE:LINE: PATH: MESSAGE; HINT", the values echoed in

@@ -320,7 +320,7 @@ func (l *loader) compileStaticPools() {
 		var taints []cluster.Taint
 		for j, t := range p.Taints {
 			if w := nodeTaintWarning(t.Key); w != "" {
-				l.warn(d, fmt.Sprintf("%s.taints[%d]", base, j), "%s", w)
+				l.warnc(d, component.CodeNodeTaint, fmt.Sprintf("%s.taints[%d]", base, j), "%s", w)
 			}
 			ct, err := l.taint(t)
 			if err != nil {
@@ -491,7 +491,7 @@ func (l *loader) compileNodes() {
 		var taints []cluster.Taint
 		for i, t := range n.Spec.Taints {
 			if w := nodeTaintWarning(t.Key); w != "" {
-				l.warn(d, fmt.Sprintf("spec.taints[%d]", i), "%s", w)
+				l.warnc(d, component.CodeNodeTaint, fmt.Sprintf("spec.taints[%d]", i), "%s", w)
 			}
 			c, err := cluster.CompileTaint(l.out.Syms, t)
 			if err != nil {
@@ -585,7 +585,7 @@ func (l *loader) compilePDBs() {
 		}
 		out.Selector = sel
 		if pdb.Spec.Selector == nil {
-			l.warn(d, "spec.selector", "no selector: this budget covers no pods")
+			l.warnc(d, CodeEmptyBudget, "spec.selector", "no selector: this budget covers no pods")
 		}
 		switch {
 		case pdb.Spec.MinAvailable != nil && pdb.Spec.MaxUnavailable != nil:
@@ -765,7 +765,7 @@ func (l *loader) compileTemplate(o podObject, spec *corev1.PodSpec, specPath str
 		return nil
 	}
 	for _, w := range warns {
-		l.warn(o.doc, specPath, "%s", w)
+		l.warnc(o.doc, w.Code, specPath, "%s", w.Msg)
 	}
 	return out
 }
@@ -934,7 +934,7 @@ func (l *loader) warnUnmodelled(o podObject, spec *cluster.PodSpec) {
 		served = served || p.SchedulerName == spec.SchedulerName
 	}
 	if !served {
-		l.warn(o.doc, o.specPath+".schedulerName", "no scheduler profile is named %q: these pods stay Pending", spec.SchedulerName)
+		l.warnc(o.doc, CodeNoScheduler, o.specPath+".schedulerName", "no scheduler profile is named %q: these pods stay Pending", spec.SchedulerName)
 	}
 }
 

@@ -107,7 +107,7 @@ func (l *loader) decodeJobSpec(d *manifest.Document, o podObject, spec *batchv1.
 		return o, false
 	}
 	if o.parallelism == 0 {
-		l.warn(d, base+".parallelism", "parallelism 0: the Job is suspended and creates no pods")
+		l.warnc(d, CodeSuspendedJob, base+".parallelism", "parallelism 0: the Job is suspended and creates no pods")
 	}
 	o.backoffLimit = workload.DefaultBackoffLimit
 	if spec.BackoffLimit != nil {

@@ -174,7 +174,12 @@ func (l *loader) fail(e *manifest.Error) {
 func (l *loader) failErr(err error) { l.errs = l.errs.Add(err) }
 
 func (l *loader) warn(d *manifest.Document, path, format string, args ...any) {
-	w := Warning{Msg: fmt.Sprintf(format, args...)}
+	l.warnc(d, "", path, format, args...)
+}
+
+// warnc is warn with a code (one of the Code constants).
+func (l *loader) warnc(d *manifest.Document, code, path, format string, args ...any) {
+	w := Warning{Code: code, Msg: fmt.Sprintf(format, args...)}
 	if d != nil {
 		w.File, w.Line = d.File, d.LineOf(path)
 		if path != "" {
@@ -381,7 +386,12 @@ func (l *loader) addObject(d *manifest.Document) {
 		if k.note != "" {
 			hint = k.note + "; " + hint
 		}
-		l.fail(d.Errorf("apiVersion", hint, "%s is not a served version of %s", d.APIVersion, d.Kind))
+		e := d.Errorf("apiVersion", hint, "%s is not a served version of %s", d.APIVersion, d.Kind)
+		if _, v, _ := strings.Cut(d.APIVersion, "/"); strings.Contains(v, "alpha") || strings.Contains(v, "beta") {
+			// A pre-release version that the served one replaced.
+			e.Code = CodeRemovedVersion
+		}
+		l.fail(e)
 		return
 	}
 	if d.Name == "" && d.Kind == "KubeSchedulerConfiguration" {

@@ -136,3 +136,31 @@ type StaticPool struct {
 // Warning is accepted input that may not do what its author expects, or a
 // note (Info); its Code names it for sim lint.
 type Warning = component.Warning
+
+// Codes of the loader's own warnings (Warning.Code), for settings that do
+// nothing or keep pods Pending; sim lint reads them as ineffective
+// settings.
+const (
+	// CodeUnbindableClaim: a claim with storageClassName "" that no
+	// PersistentVolume names.
+	CodeUnbindableClaim = "ineffective.unbindable-claim"
+	// CodeMultiAttach: a ReadWriteMany/ReadWriteOncePod-style multi-attach
+	// claim on EBS the CSI driver refuses.
+	CodeMultiAttach = "ineffective.multi-attach"
+	// CodeEmptyBudget: a PodDisruptionBudget without a selector.
+	CodeEmptyBudget = "ineffective.empty-budget"
+	// CodeNoScheduler: pods naming a scheduler profile that does not
+	// exist.
+	CodeNoScheduler = "ineffective.no-scheduler"
+	// CodeSuspendedJob: a Job with parallelism 0.
+	CodeSuspendedJob = "ineffective.suspended-job"
+	// CodeSchedulerPlugin: a scheduler plugin or extension point the
+	// simulator does not run.
+	CodeSchedulerPlugin = "ineffective.scheduler-plugin"
+)
+
+// CodeRemovedVersion is the code of the load error for a document of an
+// alpha or beta apiVersion the served version replaced
+// (policy/v1beta1 PodDisruptionBudget): sim lint reads it as an obsolete
+// setting.
+const CodeRemovedVersion = "api.removed-version"

@@ -246,7 +246,7 @@ func (l *loader) compileProfile(d *manifest.Document, path string, pc profileCon
 			}
 		}
 		if why, ok := upstreamPlugins[name]; ok {
-			l.warn(d, p, "plugin %s has no effect in the simulator: %s", name, why)
+			l.warnc(d, CodeSchedulerPlugin, p, "plugin %s has no effect in the simulator: %s", name, why)
 			return false
 		}
 		l.fail(d.Errorf(p, "the simulator models the in-tree plugins: "+strings.Join(scheduler.KnownPlugins(), ", "), "unknown or out-of-tree plugin %q", name))
@@ -322,7 +322,7 @@ func (l *loader) compileProfile(d *manifest.Document, path string, pc profileCon
 		}{{"preEnqueue", ps.PreEnqueue}, {"queueSort", ps.QueueSort}, {"reserve", ps.Reserve},
 			{"permit", ps.Permit}, {"preBind", ps.PreBind}, {"bind", ps.Bind}, {"postBind", ps.PostBind}} {
 			if x.set != nil && len(x.set.Enabled) > 0 {
-				l.warn(d, path+".plugins."+x.name, "extension point %s has no effect in the simulator", x.name)
+				l.warnc(d, CodeSchedulerPlugin, path+".plugins."+x.name, "extension point %s has no effect in the simulator", x.name)
 			}
 		}
 	}

@@ -188,7 +188,7 @@ func (l *loader) checkClass(d *manifest.Document, path, class string, noClass bo
 	switch {
 	case static:
 	case noClass:
-		l.warn(d, path, "storageClassName \"\" binds only to a PersistentVolume that names the claim: none does, so its pods stay Pending")
+		l.warnc(d, CodeUnbindableClaim, path, "storageClassName \"\" binds only to a PersistentVolume that names the claim: none does, so its pods stay Pending")
 	case class == "" && st.Default < 0:
 		l.warn(d, path, "no storageClassName and no default StorageClass (annotation %s: \"true\"): the claim stays unbound and its pods Pending", defaultClassAnnotation)
 	case class != "" && st.ClassIndex(class) < 0:
@@ -218,7 +218,7 @@ func (l *loader) checkAccessModes(d *manifest.Document, path string, modes []cor
 		if volumeMode != nil && *volumeMode == corev1.PersistentVolumeBlock {
 			l.warn(d, path, "%s on EBS (StorageClass %s) is io2 Multi-Attach: several nodes in one zone may attach the volume, but the simulator attaches it to one node at a time (ReadWriteOnce)", m, st.Classes[i].Name)
 		} else {
-			l.warn(d, path, "%s on EBS (StorageClass %s) without volumeMode: Block is refused by the EBS CSI driver (Multi-Attach is io2 Block only): in a cluster the claim never provisions and its pods stay Pending; the simulator provisions it as ReadWriteOnce", m, st.Classes[i].Name)
+			l.warnc(d, CodeMultiAttach, path, "%s on EBS (StorageClass %s) without volumeMode: Block is refused by the EBS CSI driver (Multi-Attach is io2 Block only): in a cluster the claim never provisions and its pods stay Pending; the simulator provisions it as ReadWriteOnce", m, st.Classes[i].Name)
 		}
 		return
 	}

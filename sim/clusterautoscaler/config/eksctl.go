@@ -311,6 +311,13 @@ func (c *compiler) warn(path, format string, a ...any) {
 	c.warns = append(c.warns, c.d.Errorf(path, "", format, a...))
 }
 
+// warnc is warn with a code, and the fix the message words (fix).
+func (c *compiler) warnc(code, fix, path, format string, a ...any) {
+	w := c.d.Errorf(path, "", format, a...)
+	w.Code, w.Fix = code, fix
+	c.warns = append(c.warns, w)
+}
+
 // autoMode warns that EKS Auto Mode is not simulated: its built-in
 // NodePools are AWS's Karpenter, run by EKS with its own NodeClass, node
 // image, overheads and a management fee on the price, none of which the
@@ -327,12 +334,14 @@ func (c *compiler) autoMode(a *autoModeConfig) {
 		pools = *a.NodePools
 	}
 	if len(pools) == 0 {
-		c.warn("autoModeConfig.enabled", "EKS Auto Mode is not simulated: NodePools that use its eks.amazonaws.com NodeClass launch no nodes here, so pods that only they would host stay Pending (write them with a karpenter.k8s.aws EC2NodeClass to simulate them)")
+		c.warnc(CodeAutoMode, "write them with a karpenter.k8s.aws EC2NodeClass to simulate them", "autoModeConfig.enabled",
+			"EKS Auto Mode is not simulated: NodePools that use its eks.amazonaws.com NodeClass launch no nodes here, so pods that only they would host stay Pending (write them with a karpenter.k8s.aws EC2NodeClass to simulate them)")
 		return
 	}
-	c.warn("autoModeConfig.enabled", "EKS Auto Mode is not simulated: its built-in NodePools (%s) launch no nodes here, so pods that only they would host stay Pending "+
-		"(write them as karpenter.sh/v1 NodePools with an EC2NodeClass to simulate them: on-demand, karpenter.k8s.aws/instance-category In [c, m, r], "+
-		"karpenter.k8s.aws/instance-generation Gt 4; general-purpose amd64; system amd64 and arm64 with the taint CriticalAddonsOnly=true:NoSchedule)", strings.Join(pools, ", "))
+	fix := "write them as karpenter.sh/v1 NodePools with an EC2NodeClass to simulate them: on-demand, karpenter.k8s.aws/instance-category In [c, m, r], " +
+		"karpenter.k8s.aws/instance-generation Gt 4; general-purpose amd64; system amd64 and arm64 with the taint CriticalAddonsOnly=true:NoSchedule"
+	c.warnc(CodeAutoMode, fix, "autoModeConfig.enabled", "EKS Auto Mode is not simulated: its built-in NodePools (%s) launch no nodes here, so pods that only they would host stay Pending (%s)",
+		strings.Join(pools, ", "), fix)
 }
 
 func (c *compiler) checkName(seen map[string]string, name, path string) {
@@ -736,13 +745,13 @@ func (c *compiler) managed(m *managedNodeGroup, path string) (NodeGroup, bool) {
 				tpl.Capacity[name] = q
 			}
 			for _, w := range w2 {
-				c.warn(path+".tags", "%s", w.Msg)
+				c.warnc(w.Code, "", path+".tags", "%s", w.Msg)
 			}
 		}
 	}
 	for _, w := range warns {
 		if !generated[w.Tag] {
-			c.warn(path+".tags", "%s", w.Msg)
+			c.warnc(w.Code, "", path+".tags", "%s", w.Msg)
 		}
 	}
 	g.Template = tpl
@@ -838,7 +847,7 @@ func (c *compiler) unmanaged(n *nodeGroup, path string) (NodeGroup, bool) {
 	tpl, warns := BuildTemplate(it, c.env.Region, g.Zones, g.Tags, nil, nil)
 	for _, w := range warns {
 		if !generated[w.Tag] {
-			c.warn(path+".tags", "%s", w.Msg)
+			c.warnc(w.Code, "", path+".tags", "%s", w.Msg)
 		}
 	}
 	g.Template = tpl
@@ -851,7 +860,7 @@ func (c *compiler) unmanaged(n *nodeGroup, path string) (NodeGroup, bool) {
 			}
 		}
 		if len(missing) > 0 {
-			c.warn(path+".labels", "while the group is empty the Cluster Autoscaler sees only its ASG tags, which lack the labels %s: pods that select them cannot scale it up from zero; set propagateASGTags: true or add %s<key> tags",
+			c.warnc(CodeZeroLabels, "", path+".labels", "while the group is empty the Cluster Autoscaler sees only its ASG tags, which lack the labels %s: pods that select them cannot scale it up from zero; set propagateASGTags: true or add %s<key> tags",
 				strings.Join(missing, ", "), TagPrefixLabel)
 		}
 		var lost []string
@@ -861,7 +870,7 @@ func (c *compiler) unmanaged(n *nodeGroup, path string) (NodeGroup, bool) {
 			}
 		}
 		if len(lost) > 0 {
-			c.warn(path+".taints", "while the group is empty the Cluster Autoscaler does not know the taints %s (taint tags need the value <value>:<Effect>, which eksctl does not write): it may scale this group up for pods that do not tolerate them",
+			c.warnc(CodeZeroTaints, "", path+".taints", "while the group is empty the Cluster Autoscaler does not know the taints %s (taint tags need the value <value>:<Effect>, which eksctl does not write): it may scale this group up for pods that do not tolerate them",
 				strings.Join(lost, ", "))
 		}
 	}

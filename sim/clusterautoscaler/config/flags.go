@@ -263,7 +263,8 @@ func labelListFlag(f func(o *Options) *[]string) flagDef {
 	}}
 }
 
-// Phrases of warnings sim lint raises to findings (sim/lint matches them).
+// Phrases of the warnings sim lint raises to findings (it reads their
+// codes, below).
 const (
 	// PriceExpanderExits: the AWS provider's Pricing() is not implemented
 	// and the expander factory calls klog.Fatalf for the price expander
@@ -273,6 +274,30 @@ const (
 	PriceExpanderFix = "use --expander=least-waste (the default), or priority with a priority ConfigMap that ranks the cheaper groups first"
 	// RemovedFlag: a flag the Cluster Autoscaler no longer defines.
 	RemovedFlag = "was removed in Cluster Autoscaler 1.33 (deprecated in favour of --max-scale-down-parallelism since 1.28): a 1.33+ Cluster Autoscaler stops at startup on it as an unknown flag"
+)
+
+// Codes of the Cluster Autoscaler's warnings (manifest.Error.Code,
+// component.Warning.Code): stable names sim lint reads.
+const (
+	// CodePriceExpanderExits: --expander=price, which the real Cluster
+	// Autoscaler on AWS exits on at startup.
+	CodePriceExpanderExits = "ca.price-expander-exits"
+	// CodeRemovedFlag: a flag a current Cluster Autoscaler no longer
+	// defines.
+	CodeRemovedFlag = "ca.removed-flag"
+	// CodeTaintTag: a node-template taint tag it skips (its value is not
+	// <value>:<Effect>).
+	CodeTaintTag = "ineffective.taint-tag"
+	// CodeResourceTag: a node-template resources tag that is not a
+	// quantity.
+	CodeResourceTag = "ineffective.resource-tag"
+	// CodeZeroLabels: labels of a group that may be empty that its ASG
+	// tags lack, so pods selecting them cannot scale it up from zero.
+	CodeZeroLabels = "ineffective.scale-from-zero-labels"
+	// CodeZeroTaints: taints of such a group its tags cannot carry.
+	CodeZeroTaints = "ineffective.scale-from-zero-taints"
+	// CodeAutoMode: EKS Auto Mode, which is not simulated.
+	CodeAutoMode = "ineffective.auto-mode"
 )
 
 // modelledFlags are the flags the simulation acts on.
@@ -526,15 +551,19 @@ func parseFlags(args []string, d *manifest.Document, path string, at func(i int)
 		if name == "expander" {
 			for _, e := range o.Expanders {
 				if e == ExpanderPrice {
-					o.Warnings = append(o.Warnings, errorAt(d, at(i), PriceExpanderFix,
-						"--expander=price: %s; the simulation prices nodes from the EC2 catalogue", PriceExpanderExits))
+					w := errorAt(d, at(i), PriceExpanderFix,
+						"--expander=price: %s; the simulation prices nodes from the EC2 catalogue", PriceExpanderExits)
+					w.Code = CodePriceExpanderExits
+					o.Warnings = append(o.Warnings, w)
 				}
 			}
 		}
 		if name == "max-empty-bulk-delete" {
-			o.Warnings = append(o.Warnings, errorAt(d, at(i), "write --max-scale-down-parallelism="+value+" instead",
+			w := errorAt(d, at(i), "write --max-scale-down-parallelism="+value+" instead",
 				"--max-empty-bulk-delete %s; --max-scale-down-parallelism (default %d) replaced it and bounds the deletion of empty and drained nodes alike (the simulation reads this value as --max-scale-down-parallelism unless that is given, as 1.28 to 1.32 did)",
-				RemovedFlag, DefaultMaxScaleDownParallelism))
+				RemovedFlag, DefaultMaxScaleDownParallelism)
+			w.Code = CodeRemovedFlag
+			o.Warnings = append(o.Warnings, w)
 		}
 	}
 	if _, given := seen["max-scale-down-parallelism"]; o.emptyBulkDelete > 0 && !given {

@@ -124,6 +124,8 @@ type Template struct {
 // TagWarning is a tag the provider skips, and why.
 type TagWarning struct {
 	Tag, Msg string
+	// Code names it (CodeTaintTag, CodeResourceTag).
+	Code string
 }
 
 // BuildTemplate derives the template of a group from its instance type,
@@ -162,7 +164,7 @@ func BuildTemplate(it *catalog.InstanceType, region string, zones []string, tags
 			key := strings.TrimPrefix(k, TagPrefixTaint)
 			taint, ok := parseTaintTag(key, v)
 			if !ok {
-				warns = append(warns, TagWarning{k, fmt.Sprintf("tag %s=%q: the Cluster Autoscaler reads only taint tags whose value is <value>:<Effect> (NoSchedule, PreferNoSchedule or NoExecute), so it ignores this one", k, v)})
+				warns = append(warns, TagWarning{k, fmt.Sprintf("tag %s=%q: the Cluster Autoscaler reads only taint tags whose value is <value>:<Effect> (NoSchedule, PreferNoSchedule or NoExecute), so it ignores this one", k, v), CodeTaintTag})
 				continue
 			}
 			t.Taints = append(t.Taints, taint)
@@ -170,7 +172,7 @@ func BuildTemplate(it *catalog.InstanceType, region string, zones []string, tags
 			name := strings.TrimPrefix(k, TagPrefixResources)
 			q, err := resource.ParseQuantity(v)
 			if name == "" || err != nil {
-				warns = append(warns, TagWarning{k, fmt.Sprintf("tag %s=%q: not a resource quantity, so the Cluster Autoscaler ignores it", k, v)})
+				warns = append(warns, TagWarning{k, fmt.Sprintf("tag %s=%q: not a resource quantity, so the Cluster Autoscaler ignores it", k, v), CodeResourceTag})
 				continue
 			}
 			t.Capacity[name] = q

@@ -159,7 +159,30 @@ func (c *compiler) named(d *manifest.Document, name, hint string) bool {
 }
 
 func (c *compiler) warn(d *manifest.Document, path, format string, args ...any) {
-	c.warns = append(c.warns, Warning{File: d.File, Line: d.LineOf(path), Path: path, Msg: fmt.Sprintf(format, args...)})
+	c.warnc(d, "", "", path, format, args...)
+}
+
+// warnc is warn with a code and the fix the message words. Every warning
+// inside a legacy NodePool document (a Provisioner, a v1beta1 NodePool) is
+// CodeLegacy, except CodeNoSuchKind.
+func (c *compiler) warnc(d *manifest.Document, code, fix, path, format string, args ...any) {
+	if code != CodeNoSuchKind && legacyPoolDoc(d) {
+		code = CodeLegacy
+	}
+	c.warns = append(c.warns, Warning{Code: code, File: d.File, Line: d.LineOf(path), Path: path, Msg: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// failc is fail with a code.
+func (c *compiler) failc(d *manifest.Document, code, path, hint, format string, args ...any) {
+	e := d.Errorf(path, hint, format, args...)
+	e.Code = code
+	c.errs = append(c.errs, e)
+}
+
+// legacyPoolDoc: d is a Provisioner (of any apiVersion) or a v1beta1
+// NodePool.
+func legacyPoolDoc(d *manifest.Document) bool {
+	return d.Kind == KindProvisioner || d.Kind == KindNodePool && d.APIVersion == APIVersionV1beta1
 }
 
 // --- node classes ---
@@ -187,7 +210,7 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindEC2NodeClass, File: d.File, Line: d.Line}
 	s := &obj.Spec
 	if d.APIVersion == APIVersionAWSV1beta1 && s.Kubelet != nil {
-		c.warn(d, "spec.kubelet", "kubelet is a karpenter.k8s.aws/v1 field (v1beta1 kept it in the NodePool's spec.template.spec.kubelet): read anyway")
+		c.warnc(d, CodeLegacy, "", "spec.kubelet", "kubelet is a karpenter.k8s.aws/v1 field (v1beta1 kept it in the NodePool's spec.template.spec.kubelet): read anyway")
 	}
 	nc.AMIFamily = c.amiFamily(d, s.AMIFamily, s.AMISelectorTerms)
 	if s.Kubelet != nil {
@@ -233,10 +256,10 @@ func (c *compiler) awsNodeTemplate(d *manifest.Document) {
 	if !ok || !c.named(d, obj.Metadata.Name, "name the AWSNodeTemplate; Provisioners refer to it by providerRef.name") {
 		return
 	}
-	c.warn(d, "kind", "karpenter.k8s.aws/v1alpha1 AWSNodeTemplate was replaced by EC2NodeClass in karpenter.k8s.aws/v1beta1 and removed in v1: read as an EC2NodeClass (its subnet, security group and AMI selectors do not change where pods land and are ignored)")
+	c.warnc(d, CodeLegacy, "", "kind", "karpenter.k8s.aws/v1alpha1 AWSNodeTemplate was replaced by EC2NodeClass in karpenter.k8s.aws/v1beta1 and removed in v1: read as an EC2NodeClass (its subnet, security group and AMI selectors do not change where pods land and are ignored)")
 	s := &obj.Spec
 	if s.LaunchTemplateName != nil {
-		c.warn(d, "spec.launchTemplate", "custom launch templates were removed in v1beta1: ignored (nodes get the default kubelet settings unless the Provisioner's kubeletConfiguration sets them)")
+		c.warnc(d, CodeLegacy, "", "spec.launchTemplate", "custom launch templates were removed in v1beta1: ignored (nodes get the default kubelet settings unless the Provisioner's kubeletConfiguration sets them)")
 	}
 	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindAWSNodeTemplate, File: d.File, Line: d.Line}
 	nc.AMIFamily = c.amiFamily(d, s.AMIFamily, nil)
@@ -437,7 +460,7 @@ func (c *compiler) taints(d *manifest.Document, path string, in []taint, gen api
 		effect := t.Effect
 		if right, ok := effectSpellings[effect]; ok {
 			if legacy {
-				c.warn(d, p+".effect", "%q is the EKS API and eksctl spelling, not a Kubernetes taint effect: read as %s (write effect: %s)", effect, right, right)
+				c.warnc(d, CodeEffectSpelling, "write effect: "+right, p+".effect", "%q is the EKS API and eksctl spelling, not a Kubernetes taint effect: read as %s (write effect: %s)", effect, right, right)
 				effect = right
 			} else {
 				c.fail(d, p+".effect", "write effect: "+right, "%q is the EKS API and eksctl spelling, not a Kubernetes taint effect", effect)
@@ -453,7 +476,7 @@ func (c *compiler) taints(d *manifest.Document, path string, in []taint, gen api
 			continue
 		}
 		if t.Key == "karpenter.sh/do-not-consolidate" {
-			c.warn(d, p+".key", "taint karpenter.sh/do-not-consolidate means nothing to Karpenter: it is an ordinary taint that pods must tolerate to run on these nodes; to keep Karpenter from disrupting nodes use the karpenter.sh/do-not-disrupt: \"true\" annotation in spec.template.metadata.annotations (nodes Karpenter did not launch are never disrupted by it)")
+			c.warnc(d, CodeDoNotConsolidateTaint, "", p+".key", "taint karpenter.sh/do-not-consolidate means nothing to Karpenter: it is an ordinary taint that pods must tolerate to run on these nodes; to keep Karpenter from disrupting nodes use the karpenter.sh/do-not-disrupt: \"true\" annotation in spec.template.metadata.annotations (nodes Karpenter did not launch are never disrupted by it)")
 		}
 		ct, err := cluster.CompileTaint(c.env.Syms, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(effect)})
 		if err != nil {
@@ -557,7 +580,7 @@ func (c *compiler) annotations(d *manifest.Document, path string, in map[string]
 		p := fmt.Sprintf("%s[%q]", path, k)
 		switch k {
 		case "karpenter.sh/do-not-consolidate", "karpenter.sh/do-not-evict":
-			c.warn(d, p, "annotation %s was removed in Karpenter v1 and is ignored: use karpenter.sh/do-not-disrupt: \"true\"", k)
+			c.warnc(d, CodeRemovedAnnotation, "", p, "annotation %s was removed in Karpenter v1 and is ignored: use karpenter.sh/do-not-disrupt: \"true\"", k)
 		case AnnotationDoNotDisrupt:
 			dnd = v == "true"
 		}
@@ -604,8 +627,9 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 			if sug := closestWellKnown(key); sug != "" {
 				mean = "the well-known " + sug
 			}
-			c.warn(d, p+".key", "requirement key %s is not a label of any instance type nor a well-known label: it does not narrow the instance types, Karpenter only puts it on the node (write %s if you meant an instance property, or set %s in the template's labels if it is a label of your own)",
-				key, mean, key)
+			fix := fmt.Sprintf("write %s if you meant an instance property, or set %s in the template's labels if it is a label of your own", mean, key)
+			c.warnc(d, CodeUnknownLabel, fix, p+".key", "requirement key %s is not a label of any instance type nor a well-known label: it does not narrow the instance types, Karpenter only puts it on the node (%s)",
+				key, fix)
 		}
 		op := r.Operator
 		vals := r.Values

@@ -324,8 +324,8 @@ func (p *NodePool) HasPreferNoScheduleTaint() bool {
 
 // Warning is accepted input that may not do what its author expects.
 type Warning struct {
-	// Code names the finding for programs (sim lint), e.g.
-	// "karpenter.legacy"; "" for most.
+	// Code names the finding for programs (sim lint), one of the Code
+	// constants; "" for most.
 	Code string
 	File string
 	Line int
@@ -333,7 +333,36 @@ type Warning struct {
 	// document).
 	Path string
 	Msg  string
+	// Fix is the fix Msg words in parentheses ("write ...", "v1: ..."),
+	// for programs that show it apart; "" for none.
+	Fix string
 }
+
+// Codes of Karpenter's warnings and errors (Warning.Code,
+// manifest.Error.Code): stable names sim lint reads.
+const (
+	// CodeLegacy: a warning about a v1alpha5 Provisioner or a v1beta1
+	// NodePool (every warning inside one), or another legacy form; as an
+	// error, a legacy API the loader refuses.
+	CodeLegacy = "karpenter.legacy"
+	// CodeLegacyField: an error for a legacy field in a karpenter.sh/v1
+	// NodePool.
+	CodeLegacyField = "karpenter.legacy-field"
+	// CodeNoSuchKind: a kind that never existed in its apiVersion (a
+	// karpenter.sh/v1beta1 Provisioner), read as the one it resembles.
+	CodeNoSuchKind = "karpenter.no-such-kind"
+	// CodeUnknownLabel: a requirement on a key no instance type has,
+	// neither well known nor a template label.
+	CodeUnknownLabel = "karpenter.unknown-label"
+	// CodeDoNotConsolidateTaint: the karpenter.sh/do-not-consolidate
+	// taint, which Karpenter does not read.
+	CodeDoNotConsolidateTaint = "ineffective.do-not-consolidate-taint"
+	// CodeRemovedAnnotation: karpenter.sh/do-not-evict or
+	// do-not-consolidate, removed in v1.
+	CodeRemovedAnnotation = "ineffective.removed-annotation"
+	// CodeEffectSpelling: a taint effect in the EKS API's spelling.
+	CodeEffectSpelling = "karpenter.effect-spelling"
+)
 
 // Message is "path: msg", or msg alone for document-level warnings.
 func (w Warning) Message() string {

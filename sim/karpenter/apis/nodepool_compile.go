@@ -12,6 +12,9 @@ type obsolete struct {
 	path []string
 	msg  string
 	hint func(d *manifest.Document) string
+	// code is the error's code: CodeLegacyField for a field of an older
+	// API, "" for one misplaced.
+	code string
 }
 
 func fixed(s string) func(*manifest.Document) string {
@@ -26,51 +29,51 @@ var obsoleteV1 = []obsolete{
 				return "to turn consolidation off write spec.disruption.consolidateAfter: Never"
 			}
 			return "consolidation is on by default in v1 (consolidationPolicy: WhenEmptyOrUnderutilized): remove the field"
-		}},
+		}, CodeLegacyField},
 	{[]string{"spec", "disruption", "drift"},
 		"drift cannot be turned off in karpenter.sh/v1, and drift: {enabled: ...} never was a NodePool or Provisioner field",
-		fixed(`to block drift add a budget: spec.disruption.budgets: [{nodes: "0", reasons: [Drifted]}]`)},
+		fixed(`to block drift add a budget: spec.disruption.budgets: [{nodes: "0", reasons: [Drifted]}]`), CodeLegacyField},
 	{[]string{"spec", "disruption", "expireAfter"},
 		"expireAfter moved from spec.disruption to spec.template.spec.expireAfter in karpenter.sh/v1",
-		fixed("move it to spec.template.spec.expireAfter")},
+		fixed("move it to spec.template.spec.expireAfter"), CodeLegacyField},
 	{[]string{"spec", "template", "spec", "kubelet"},
 		"kubelet moved from the NodePool to the EC2NodeClass in karpenter.sh/v1",
-		fixed("move it to the EC2NodeClass's spec.kubelet")},
+		fixed("move it to the EC2NodeClass's spec.kubelet"), CodeLegacyField},
 	{[]string{"spec", "template", "spec", "resources"},
 		"resources is not a NodePool field in karpenter.sh/v1",
-		fixed("remove it; NodeClaims get their requests from the pods scheduled to them")},
+		fixed("remove it; NodeClaims get their requests from the pods scheduled to them"), ""},
 	{[]string{"spec", "ttlSecondsAfterEmpty"},
 		"ttlSecondsAfterEmpty is a v1alpha5 Provisioner field",
 		func(d *manifest.Document) string {
 			return fmt.Sprintf("write spec.disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: %ss}", orDefault(scalar(lookup(d.Node, "spec", "ttlSecondsAfterEmpty")), "30"))
-		}},
+		}, CodeLegacyField},
 	{[]string{"spec", "ttlSecondsUntilExpired"},
 		"ttlSecondsUntilExpired is a v1alpha5 Provisioner field",
-		fixed("write spec.template.spec.expireAfter, e.g. 720h")},
+		fixed("write spec.template.spec.expireAfter, e.g. 720h"), CodeLegacyField},
 	{[]string{"spec", "consolidation"},
 		"consolidation is a v1alpha5 Provisioner field",
-		fixed("write spec.disruption.consolidationPolicy: WhenEmptyOrUnderutilized (or consolidateAfter: Never to turn it off)")},
+		fixed("write spec.disruption.consolidationPolicy: WhenEmptyOrUnderutilized (or consolidateAfter: Never to turn it off)"), CodeLegacyField},
 	{[]string{"spec", "consolidationPolicy"},
 		"consolidationPolicy belongs under spec.disruption",
-		fixed("move it to spec.disruption.consolidationPolicy")},
+		fixed("move it to spec.disruption.consolidationPolicy"), ""},
 	{[]string{"spec", "consolidateAfter"},
 		"consolidateAfter belongs under spec.disruption",
-		fixed("move it to spec.disruption.consolidateAfter")},
+		fixed("move it to spec.disruption.consolidateAfter"), ""},
 	{[]string{"spec", "requirements"},
 		"requirements belong under spec.template.spec in a NodePool",
-		fixed("move them to spec.template.spec.requirements")},
+		fixed("move them to spec.template.spec.requirements"), ""},
 	{[]string{"spec", "taints"},
 		"taints belong under spec.template.spec in a NodePool",
-		fixed("move them to spec.template.spec.taints")},
+		fixed("move them to spec.template.spec.taints"), ""},
 	{[]string{"spec", "labels"},
 		"labels belong under spec.template.metadata in a NodePool",
-		fixed("move them to spec.template.metadata.labels")},
+		fixed("move them to spec.template.metadata.labels"), ""},
 	{[]string{"spec", "providerRef"},
 		"providerRef is a v1alpha5 Provisioner field",
-		fixed("write spec.template.spec.nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}")},
+		fixed("write spec.template.spec.nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}"), CodeLegacyField},
 	{[]string{"spec", "template", "spec", "nodeClassRef", "apiVersion"},
 		"nodeClassRef.apiVersion is v1beta1; karpenter.sh/v1 names the group",
-		fixed("write group: karpenter.k8s.aws (with kind and name)")},
+		fixed("write group: karpenter.k8s.aws (with kind and name)"), CodeLegacyField},
 }
 
 func orDefault(s, def string) string {
@@ -98,9 +101,9 @@ func (c *compiler) nodePool(d *manifest.Document) {
 	case APIVersionV1beta1:
 		c.nodePoolV1beta1(d)
 	case APIVersionV1alpha5:
-		c.fail(d, "kind", "write apiVersion: karpenter.sh/v1 (or kind: Provisioner for a v1alpha5 object)", "karpenter.sh/v1alpha5 has no NodePool (it had Provisioner)")
+		c.failc(d, CodeLegacy, "kind", "write apiVersion: karpenter.sh/v1 (or kind: Provisioner for a v1alpha5 object)", "karpenter.sh/v1alpha5 has no NodePool (it had Provisioner)")
 	default:
-		c.fail(d, "apiVersion", "use apiVersion: karpenter.sh/v1", "NodePool is served as karpenter.sh/v1 (formerly karpenter.sh/v1beta1), not %q", d.APIVersion)
+		c.failc(d, CodeLegacy, "apiVersion", "use apiVersion: karpenter.sh/v1", "NodePool is served as karpenter.sh/v1 (formerly karpenter.sh/v1beta1), not %q", d.APIVersion)
 	}
 }
 
@@ -112,7 +115,7 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 		if lookup(d.Node, o.path...) == nil {
 			continue
 		}
-		c.fail(d, joinPath(o.path), o.hint(d), "%s", o.msg)
+		c.failc(d, o.code, joinPath(o.path), o.hint(d), "%s", o.msg)
 		if work == d {
 			work = cloneDoc(d)
 		}
@@ -180,7 +183,7 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 		p.Disruption.Policy = WhenEmptyOrUnderutilized
 		c.warn(d, "spec.disruption.consolidationPolicy", "Balanced is simulated as WhenEmptyOrUnderutilized: its savings-versus-disruption scoring is not modelled")
 	case "WhenUnderutilized":
-		c.fail(d, "spec.disruption.consolidationPolicy", "in karpenter.sh/v1 use WhenEmptyOrUnderutilized", `"WhenUnderutilized" is v1beta1`)
+		c.failc(d, CodeLegacy, "spec.disruption.consolidationPolicy", "in karpenter.sh/v1 use WhenEmptyOrUnderutilized", `"WhenUnderutilized" is v1beta1`)
 	default:
 		c.fail(d, "spec.disruption.consolidationPolicy", "use WhenEmpty or WhenEmptyOrUnderutilized", "unknown consolidation policy %q", dis.ConsolidationPolicy)
 	}
@@ -232,7 +235,7 @@ func (c *compiler) nodePoolV1beta1(d *manifest.Document) {
 		}
 		p.NodeClassRef = NodeClassRef{Group: GroupAWS, Kind: kind, Name: ref.Name}
 		if ref.APIVersion != "" {
-			c.warn(d, "spec.template.spec.nodeClassRef.apiVersion", "nodeClassRef.apiVersion is v1beta1: read as group: karpenter.k8s.aws")
+			c.warnc(d, CodeLegacy, "", "spec.template.spec.nodeClassRef.apiVersion", "nodeClassRef.apiVersion is v1beta1: read as group: karpenter.k8s.aws")
 		}
 	}
 	dis := s.Disruption
@@ -264,7 +267,7 @@ func (c *compiler) nodePoolV1beta1(d *manifest.Document) {
 			c.warn(d, "spec.disruption", "v1beta1 required consolidateAfter with consolidationPolicy: WhenEmpty: read as consolidateAfter: 0s")
 		}
 	case "WhenEmptyOrUnderutilized":
-		c.warn(d, "spec.disruption.consolidationPolicy", "WhenEmptyOrUnderutilized is the v1 spelling (v1beta1 wrote WhenUnderutilized): read as is")
+		c.warnc(d, CodeLegacy, "", "spec.disruption.consolidationPolicy", "WhenEmptyOrUnderutilized is the v1 spelling (v1beta1 wrote WhenUnderutilized): read as is")
 	default:
 		c.fail(d, "spec.disruption.consolidationPolicy", "use WhenEmpty or WhenUnderutilized (v1: WhenEmptyOrUnderutilized)", "unknown consolidation policy %q", dis.ConsolidationPolicy)
 	}

@@ -22,9 +22,9 @@ func (c *compiler) provisioner(d *manifest.Document) {
 	case APIVersionV1alpha5:
 		c.warn(d, "kind", "karpenter.sh/v1alpha5 Provisioner was replaced by the NodePool (karpenter.sh/v1beta1, now karpenter.sh/v1) and is not served since Karpenter v0.33: converted to a karpenter.sh/v1 NodePool, each change listed below")
 	case APIVersionV1beta1, APIVersionV1:
-		c.warn(d, "kind", "there is no %s Provisioner: v1beta1 renamed Provisioner to NodePool, and Provisioner existed only in karpenter.sh/v1alpha5: read as the v1alpha5 Provisioner it resembles and converted to a karpenter.sh/v1 NodePool, each change listed below (write it as apiVersion: karpenter.sh/v1, kind: NodePool)", d.APIVersion)
+		c.warnc(d, CodeNoSuchKind, "write it as apiVersion: karpenter.sh/v1, kind: NodePool", "kind", "there is no %s Provisioner: v1beta1 renamed Provisioner to NodePool, and Provisioner existed only in karpenter.sh/v1alpha5: read as the v1alpha5 Provisioner it resembles and converted to a karpenter.sh/v1 NodePool, each change listed below (write it as apiVersion: karpenter.sh/v1, kind: NodePool)", d.APIVersion)
 	default:
-		c.fail(d, "apiVersion", "write a karpenter.sh/v1 NodePool", "Provisioner existed only in karpenter.sh/v1alpha5, not %q", d.APIVersion)
+		c.failc(d, CodeLegacy, "apiVersion", "write a karpenter.sh/v1 NodePool", "Provisioner existed only in karpenter.sh/v1alpha5, not %q", d.APIVersion)
 		return
 	}
 	obj, ok := decode[provisioner](c, d)
@@ -211,8 +211,9 @@ func (c *compiler) provisionerDisruption(d *manifest.Document, s *provisionerSpe
 			if p.Disruption.Policy == WhenEmptyOrUnderutilized {
 				what = "which in v1 also delays the consolidation of underutilized nodes"
 			}
-			c.warn(d, "spec.ttlSecondsAfterEmpty", "ttlSecondsAfterEmpty: %d next to consolidationPolicy: %s: read as disruption.consolidateAfter: %s, %s (v1: consolidationPolicy: %s, consolidateAfter: %s)",
-				*ttl, p.Disruption.Policy, secondsText(*ttl), what, p.Disruption.Policy, secondsText(*ttl))
+			fix := fmt.Sprintf("v1: consolidationPolicy: %s, consolidateAfter: %s", p.Disruption.Policy, secondsText(*ttl))
+			c.warnc(d, "", fix, "spec.ttlSecondsAfterEmpty", "ttlSecondsAfterEmpty: %d next to consolidationPolicy: %s: read as disruption.consolidateAfter: %s, %s (%s)",
+				*ttl, p.Disruption.Policy, secondsText(*ttl), what, fix)
 			if after != nil {
 				c.warn(d, afterPath, "consolidateAfter and ttlSecondsAfterEmpty are both given: ttlSecondsAfterEmpty wins")
 			}
