@@ -174,6 +174,80 @@ type Observers struct {
 	// NoCapacity, set when the run records a timeline, hears why pods got
 	// no node: kind is the timeline entry's kind (karpenterNoLaunch).
 	NoCapacity func(kind string, pods []cluster.PodID, class, message string)
+	// Disruption, set when the run records a timeline, hears of each
+	// moment of a disruption command (the --events timeline's
+	// disruptionCommand entries). A model builds the value only when it
+	// is set: runs without a timeline pay nothing.
+	Disruption func(DisruptionCommand)
+}
+
+// DisruptionCommand is one moment of an autoscaler's disruption command
+// (Karpenter's disruption controller): a decision to delete or replace
+// nodes, what it would launch, and the budget that let it.
+type DisruptionCommand struct {
+	// Phase is the moment: decided (a method found the command), started
+	// (its replacements launched and its candidates tainted, or its
+	// candidates' deletion begun when it has none), invalidated (the
+	// re-check after the validation delay turned it down), aborted (a
+	// replacement did not launch, went away or did not initialize in
+	// time: the candidates stay), completed (the replacements are
+	// initialized and the candidates' deletion begins).
+	Phase string
+	// Why says why a command was invalidated or aborted.
+	Why string
+	// Method is the disruption method, as the autoscaler names it
+	// ("emptiness", "drift", "multi-node consolidation", "single-node
+	// consolidation"); Reason the disruption reason in upstream's words
+	// ("empty", "underutilized", "drifted").
+	Method, Reason string
+	// Candidates are the nodes the command disrupts.
+	Candidates []DisruptionNode
+	// Replacements are the nodes it launches in their place (none: the
+	// candidates' pods fit on the rest of the cluster).
+	Replacements []DisruptionReplacement
+	// Budgets are the disruption budgets that allowed it, one per pool of
+	// the candidates.
+	Budgets []DisruptionBudget
+}
+
+// DisruptionNode is a candidate of a disruption command.
+type DisruptionNode struct {
+	Node, Pool, InstanceType, CapacityType string
+	// Pods is how many of its pods must move.
+	Pods int
+}
+
+// DisruptionReplacement is a node a disruption command launches.
+type DisruptionReplacement struct {
+	Pool string
+	// CapacityType is what the replacement may launch as ("spot",
+	// "on-demand", or "spot,on-demand" when both are allowed).
+	CapacityType string
+	// InstanceTypes are its instance types, cheapest first, at most
+	// MaxReplacementTypes of them; Options is how many it has in all.
+	InstanceTypes []string
+	Options       int
+}
+
+// MaxReplacementTypes is how many of a replacement's instance types a
+// DisruptionReplacement names.
+const MaxReplacementTypes = 10
+
+// DisruptionBudget is the budget of one pool that allowed a command: the
+// one that sets the pool's allowance for the command's reason.
+type DisruptionBudget struct {
+	Pool string
+	// Nodes is the budget's value as written ("10%", "1"); "" when no
+	// budget applies to the reason.
+	Nodes string
+	// Reasons are the reasons the budget names (none: all of them).
+	Reasons []string
+	// Schedule is the budget's schedule and duration, "" when always
+	// active.
+	Schedule string
+	// Allowed is how many more of the pool's nodes it let be disrupted
+	// when the command was decided, -1 when no budget applies.
+	Allowed int
 }
 
 // Wirer is a model that reports to the run's observers.

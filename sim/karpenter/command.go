@@ -2,6 +2,7 @@ package karpenter
 
 import (
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
@@ -22,12 +23,19 @@ type command struct {
 	// optTypes: the replacement's instance types, for re-validation.
 	optTypes []int32
 	deadline engine.Time
+	// told: what the disruptionCommand entries say of the command that
+	// does not change with its phase, set at the decision when someone
+	// listens (commandevents.go).
+	told *component.DisruptionCommand
 }
 
 // start executes a command.
 func (d *disrupter) start(cmd *command) {
 	reason := cmd.method.stat()
 	if len(cmd.replacements) == 0 {
+		if d.onCommand != nil {
+			d.tell(cmd, phaseStarted, "")
+		}
 		for _, c := range cmd.cands {
 			d.term.startDeletion(c.kn, reason)
 		}
@@ -47,10 +55,16 @@ func (d *disrupter) start(cmd *command) {
 			id = d.prov.launchClaim(r, cmd)
 		}
 		if id == cluster.NoNode {
+			if d.onCommand != nil {
+				d.tell(cmd, phaseAborted, launchFailedWords(r))
+			}
 			d.abort(cmd)
 			return
 		}
 		cmd.replNodes = append(cmd.replNodes, id)
+	}
+	if d.onCommand != nil {
+		d.tell(cmd, phaseStarted, "")
 	}
 	cmd.deadline = d.eng.Now() + d.settings.ReplacementTimeout
 	d.running = append(d.running, cmd)
@@ -75,8 +89,14 @@ func (d *disrupter) checkCommands() {
 		}
 		switch {
 		case gone || (!ready && now >= cmd.deadline):
+			if d.onCommand != nil {
+				d.tell(cmd, phaseAborted, d.abortWords(gone))
+			}
 			d.release(cmd)
 		case ready:
+			if d.onCommand != nil {
+				d.tell(cmd, phaseCompleted, "")
+			}
 			for _, c := range cmd.cands {
 				if c.kn.cmd == cmd {
 					d.term.startDeletion(c.kn, cmd.method.stat())

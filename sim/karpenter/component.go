@@ -161,10 +161,14 @@ func (karpenterComponent) PoolNames(cfg component.Config) (string, []string) {
 }
 
 // Wire connects the controller to the run's observers: node deletions for
-// the report's timeline, and pods it launched nothing for (the
-// --events timeline's karpenterNoLaunch entries) when one is recorded.
+// the report's timeline, and pods it launched nothing for and its
+// disruption commands (the --events timeline's karpenterNoLaunch and
+// disruptionCommand entries) when one is recorded.
 func (k *Karpenter) Wire(o component.Observers) {
 	k.OnDisruption(o.NodeDeletion)
+	if o.Disruption != nil {
+		k.OnDisruptionCommand(o.Disruption)
+	}
 	if o.NoCapacity != nil {
 		k.OnNoLaunch(func(pods []cluster.PodID, class, message string) {
 			o.NoCapacity("karpenterNoLaunch", pods, class, message)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
@@ -46,6 +47,9 @@ type disrupter struct {
 	// waiting for their replacements.
 	pending *command
 	running []*command
+	// onCommand, when set, hears of each moment of a command
+	// (Karpenter.OnDisruptionCommand, commandevents.go).
+	onCommand func(component.DisruptionCommand)
 }
 
 func (d *disrupter) stateChanged() { d.version++ }
@@ -79,6 +83,9 @@ func (d *disrupter) disruptionPass() {
 		}
 	}
 	d.endPass()
+	if cmd != nil && d.onCommand != nil {
+		d.tell(cmd, phaseDecided, "")
+	}
 	switch {
 	case cmd == nil:
 		d.schedulePass(d.passTime(d.work) + d.settings.DisruptionPollInterval)

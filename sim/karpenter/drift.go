@@ -46,6 +46,7 @@ func (dr *drift) computeCommand(budget map[*scheduling.Pool]int, cs []*candidate
 
 func (dr *drift) reason() apis.Reason                { return apis.ReasonDrifted }
 func (dr *drift) stat() string                       { return reasonDrifted }
+func (dr *drift) name() string                       { return "drift" }
 func (dr *drift) class() disruptionClass             { return eventual }
 func (dr *drift) consolidationState() *consolidation { return nil }
 

@@ -30,3 +30,4 @@ func (e *emptiness) validate(*command, []*candidate) bool { return true }
 
 func (e *emptiness) reason() apis.Reason { return apis.ReasonEmpty }
 func (e *emptiness) stat() string        { return reasonEmpty }
+func (e *emptiness) name() string        { return "emptiness" }

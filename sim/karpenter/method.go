@@ -23,6 +23,8 @@ type method interface {
 	// reason the report counts the disrupted nodes under.
 	reason() apis.Reason
 	stat() string
+	// name is the method as the disruptionCommand entries name it.
+	name() string
 	// class: eventual methods may take nodes that do-not-disrupt pods or
 	// PodDisruptionBudgets block when their pool has a
 	// terminationGracePeriod (KC EventualDisruptionClass).

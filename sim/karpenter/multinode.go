@@ -8,6 +8,8 @@ import "github.com/clustersim/clustersim/sim/karpenter/scheduling"
 // search (KC MultiNodeConsolidation).
 type multiNode struct{ underutilization }
 
+func (mn *multiNode) name() string { return "multi-node consolidation" }
+
 // validate: the consolidation still holds, and a replacement is still
 // cheaper than the candidates of its own type.
 func (mn *multiNode) validate(cmd *command, fresh []*candidate) bool {

@@ -17,6 +17,8 @@ type singleNode struct {
 	unseenPools map[*scheduling.Pool]bool
 }
 
+func (sn *singleNode) name() string { return "single-node consolidation" }
+
 // validate: the consolidation still holds.
 func (sn *singleNode) validate(cmd *command, fresh []*candidate) bool {
 	return sn.d.stillConsolidates(cmd, fresh, false)

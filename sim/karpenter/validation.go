@@ -11,15 +11,22 @@ func (d *disrupter) validatePending() {
 	cmd := d.pending
 	d.pending = nil
 	d.work = 0
-	if cmd != nil && d.stillValid(cmd) {
-		d.start(cmd)
+	if cmd != nil {
+		if ok, why := d.stillValid(cmd); ok {
+			if d.onCommand != nil {
+				d.decideBudgets(cmd) // as the validation found them
+			}
+			d.start(cmd)
+		} else if d.onCommand != nil {
+			d.tell(cmd, phaseInvalidated, why.words(d, cmd))
+		}
 	}
 	d.schedulePass(d.passTime(d.work))
 }
 
 // stillValid re-checks a command's candidates and budgets, then asks its
-// method.
-func (d *disrupter) stillValid(cmd *command) bool {
+// method; why says what turned it down.
+func (d *disrupter) stillValid(cmd *command) (ok bool, why invalidation) {
 	cur := map[*knode]*candidate{}
 	for _, c := range d.candidates(cmd.method) {
 		cur[c.kn] = c
@@ -28,13 +35,19 @@ func (d *disrupter) stillValid(cmd *command) bool {
 	var fresh []*candidate
 	for _, c := range cmd.cands {
 		nc, ok := cur[c.kn]
-		if !ok || budget[c.kn.Pool] == 0 {
-			return false
+		if !ok {
+			return false, invalidation{notCandidate, c.kn}
+		}
+		if budget[c.kn.Pool] == 0 {
+			return false, invalidation{noBudget, c.kn}
 		}
 		budget[c.kn.Pool]--
 		fresh = append(fresh, nc)
 	}
-	return cmd.method.validate(cmd, fresh)
+	if !cmd.method.validate(cmd, fresh) {
+		return false, invalidation{methodDisagrees, nil}
+	}
+	return true, invalidation{}
 }
 
 // stillConsolidates re-checks a consolidation command: consolidating the

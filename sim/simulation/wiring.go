@@ -278,6 +278,7 @@ func (s *Sim) buildComponent(name string) error {
 			o.NoCapacity = func(kind string, pods []cluster.PodID, class, message string) {
 				s.rec.NoLaunch(kind, name, pods, class, message)
 			}
+			o.Disruption = func(c comp.DisruptionCommand) { s.rec.Disruption(name, c) }
 		}
 		w.Wire(o)
 	}

@@ -2,7 +2,8 @@
 // unschedulable with the scheduler's message, bound, started, finished,
 // deleted with cause; node launched, ready, cordoned or tainted, removed;
 // launches and their capacity errors; spot signals; why an autoscaler
-// launched nothing for a waiting pod), for `--events` and `sim explain`. It only observes: it never changes what happens.
+// launched nothing for a waiting pod; disruption commands), for `--events`
+// and `sim explain`. It only observes: it never changes what happens.
 package trace
 
 import (
@@ -10,6 +11,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
@@ -29,6 +31,45 @@ type Entry struct {
 	CapacityType string  `json:"capacityType,omitempty"`
 	Cause        string  `json:"cause,omitempty"`
 	Message      string  `json:"message,omitempty"`
+	// The fields of a disruptionCommand entry (Disruption).
+	Phase        string               `json:"phase,omitempty"`
+	Method       string               `json:"method,omitempty"`
+	Reason       string               `json:"reason,omitempty"`
+	Candidates   []CommandNode        `json:"candidates,omitempty"`
+	Replacements []CommandReplacement `json:"replacements,omitempty"`
+	Budgets      []CommandBudget      `json:"budgets,omitempty"`
+}
+
+// CommandNode is a candidate of a disruption command.
+type CommandNode struct {
+	Node         string `json:"node"`
+	NodePool     string `json:"nodePool,omitempty"`
+	InstanceType string `json:"instanceType,omitempty"`
+	CapacityType string `json:"capacityType,omitempty"`
+	// Pods is how many of its pods must move.
+	Pods int `json:"pods"`
+}
+
+// CommandReplacement is a node a disruption command launches: its
+// NodePool, capacity type(s), instance types cheapest first (at most
+// component.MaxReplacementTypes) and how many types it has in all.
+type CommandReplacement struct {
+	NodePool      string   `json:"nodePool"`
+	CapacityType  string   `json:"capacityType,omitempty"`
+	InstanceTypes []string `json:"instanceTypes,omitempty"`
+	Options       int      `json:"options"`
+}
+
+// CommandBudget is the disruption budget of a NodePool that allowed a
+// command: its nodes value ("10%"; "" when no budget applies to the
+// reason), the reasons it names (none: all), its schedule, and how many
+// more of the pool's nodes it allowed (-1: no limit).
+type CommandBudget struct {
+	NodePool string   `json:"nodePool"`
+	Nodes    string   `json:"nodes,omitempty"`
+	Reasons  []string `json:"reasons,omitempty"`
+	Schedule string   `json:"schedule,omitempty"`
+	Allowed  int      `json:"allowed"`
 }
 
 // Sink receives entries in event order.
@@ -276,4 +317,22 @@ func (r *Recorder) NoLaunch(kind, owner string, pods []cluster.PodID, class, mes
 		r.pod(id, &e)
 		r.sink(e)
 	}
+}
+
+// Disruption records a moment of an autoscaler's disruption command (kind
+// disruptionCommand): its phase (decided, started, invalidated, aborted,
+// completed; the message says why it was invalidated or aborted), method
+// and reason, candidates, replacements and budgets.
+func (r *Recorder) Disruption(owner string, c component.DisruptionCommand) {
+	e := Entry{T: secs(r.cl.Now()), Kind: "disruptionCommand", Owner: owner, Phase: c.Phase, Method: c.Method, Reason: c.Reason, Message: c.Why}
+	for _, n := range c.Candidates {
+		e.Candidates = append(e.Candidates, CommandNode{Node: n.Node, NodePool: n.Pool, InstanceType: n.InstanceType, CapacityType: n.CapacityType, Pods: n.Pods})
+	}
+	for _, p := range c.Replacements {
+		e.Replacements = append(e.Replacements, CommandReplacement{NodePool: p.Pool, CapacityType: p.CapacityType, InstanceTypes: p.InstanceTypes, Options: p.Options})
+	}
+	for _, b := range c.Budgets {
+		e.Budgets = append(e.Budgets, CommandBudget{NodePool: b.Pool, Nodes: b.Nodes, Reasons: b.Reasons, Schedule: b.Schedule, Allowed: b.Allowed})
+	}
+	r.sink(e)
 }

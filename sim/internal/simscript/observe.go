@@ -197,6 +197,29 @@ func entryLine(e trace.Entry) string {
 	if e.Cause != "" {
 		add("cause=" + e.Cause)
 	}
+	if e.Kind == "disruptionCommand" {
+		add(e.Phase)
+		add(fmt.Sprintf("%q", e.Method))
+		add("reason=" + e.Reason)
+		var cands []string
+		for _, c := range e.Candidates {
+			cands = append(cands, fmt.Sprintf("%s(%s,%s,%s,pods=%d)", c.Node, c.NodePool, c.InstanceType, c.CapacityType, c.Pods))
+		}
+		add("candidates=" + strings.Join(cands, ","))
+		for _, r := range e.Replacements {
+			add(fmt.Sprintf("replacement=%s/%s/%s(of %d)", r.NodePool, r.CapacityType, strings.Join(r.InstanceTypes, ","), r.Options))
+		}
+		for _, b := range e.Budgets {
+			bs := fmt.Sprintf("budget=%s:%s", b.NodePool, b.Nodes)
+			if len(b.Reasons) > 0 {
+				bs += "[" + strings.Join(b.Reasons, ",") + "]"
+			}
+			if b.Schedule != "" {
+				bs += "@" + b.Schedule
+			}
+			add(fmt.Sprintf("%s,allowed=%d", bs, b.Allowed))
+		}
+	}
 	if e.Message != "" {
 		add("(" + e.Message + ")")
 	}

@@ -214,6 +214,24 @@ func (d *Disruption) AllowedDisruptions(t time.Time, numNodes int, reason Reason
 	return allowed
 }
 
+// Binding is the budget whose allowance AllowedDisruptions returns for
+// reason at t (the first of the smallest), nil when none applies or
+// none is active.
+func (d *Disruption) Binding(t time.Time, numNodes int, reason Reason) *Budget {
+	var out *Budget
+	allowed := 1<<31 - 1
+	for i := range d.Budgets {
+		b := &d.Budgets[i]
+		if !b.Applies(reason) {
+			continue
+		}
+		if a := b.Allowed(t, numNodes); a < allowed {
+			out, allowed = b, a
+		}
+	}
+	return out
+}
+
 // Reserved is a set of reserved resources (kubeReserved, systemReserved):
 // Set marks the values given.
 type Reserved struct {
