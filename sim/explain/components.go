@@ -1,6 +1,8 @@
 package explain
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -21,6 +23,79 @@ import (
 // karpenterNoLaunch tells Karpenter's reason for launching nothing for
 // the pod (a karpenterNoLaunch entry of the trace).
 func karpenterNoLaunch(e trace.Entry) string { return "Karpenter: " + e.Message }
+
+// karpenterDisruption tells why Karpenter removed node: the command of a
+// disruptionCommand entry that took it (commandThatTook), its method and
+// reason, where the pods went, and the budget that allowed it.
+func karpenterDisruption(e trace.Entry, node string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "node %s was removed by Karpenter's %s (%s)", node, e.Method, e.Reason)
+	var others []string
+	for _, c := range e.Candidates {
+		if c.Node != node {
+			others = append(others, c.Node)
+		}
+	}
+	with := ""
+	if len(others) > 0 {
+		with = " and those of " + strings.Join(others, ", ")
+	}
+	switch {
+	case e.Reason == "empty":
+		b.WriteString(": it had no pods to move")
+	case len(e.Replacements) == 0:
+		fmt.Fprintf(&b, ": its pods%s fit on the rest of the cluster", with)
+	default:
+		if e.Reason == "drifted" {
+			b.WriteString(": it no longer matched its NodePool; its pods went to ")
+		} else {
+			fmt.Fprintf(&b, ": its pods%s fit on ", with)
+		}
+		for i, r := range e.Replacements {
+			if i > 0 {
+				b.WriteString(" and ")
+			}
+			if e.Reason != "drifted" {
+				b.WriteString("a cheaper ")
+			}
+			b.WriteString("replacement")
+			if len(r.InstanceTypes) > 0 {
+				fmt.Fprintf(&b, " %s (%s", r.InstanceTypes[0], r.CapacityType)
+				if r.Options > 1 {
+					fmt.Fprintf(&b, ", or one of %d more types", r.Options-1)
+				}
+				b.WriteString(")")
+			}
+			fmt.Fprintf(&b, " from NodePool %s", r.NodePool)
+		}
+	}
+	for _, bud := range e.Budgets {
+		for _, c := range e.Candidates {
+			if c.Node == node && c.NodePool == bud.NodePool {
+				b.WriteString("; " + budgetWords(bud, e.Reason))
+			}
+		}
+	}
+	return b.String()
+}
+
+// budgetWords says which budget of a NodePool allowed a command.
+func budgetWords(bud trace.CommandBudget, reason string) string {
+	if bud.Nodes == "" {
+		return fmt.Sprintf("no budget of NodePool %s limits reason %s", bud.NodePool, reason)
+	}
+	s := fmt.Sprintf("allowed by NodePool %s's budget %s", bud.NodePool, bud.Nodes)
+	if len(bud.Reasons) > 0 {
+		s += " for " + strings.Join(bud.Reasons, ", ")
+	}
+	if bud.Schedule != "" {
+		s += " (scheduled " + bud.Schedule + ")"
+	}
+	if bud.Allowed >= 0 {
+		s += fmt.Sprintf(", which let %d more of its nodes be disrupted then", bud.Allowed)
+	}
+	return s
+}
 
 // The Cluster Autoscaler.
 

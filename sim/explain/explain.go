@@ -2,7 +2,7 @@
 // follows the pod through the timeline (created, unschedulable, bound,
 // running, deleted), and asks each component what it had to do with the
 // pod: which nodes the autoscalers launched for it and what became of
-// them, why none came (what each capacity source can do for the pod, what
+// them and why a disruption took them, why none came (what each capacity source can do for the pod, what
 // the autoscalers said, the launches that failed), what its volumes and
 // its StatefulSet's ordering held back.
 //
@@ -111,7 +111,7 @@ func Pod(sc *scenario.Scenario, opts Options, want string) (*Story, error) {
 					node := &cl.Nodes[n]
 					launchedFor = append(launchedFor, fmt.Sprintf("%s launched %s (%s, %s, %s) for it at %s",
 						node.Owner, node.Name, node.InstanceType, cl.Syms.Name(node.Zone), node.CapacityType, fmtTime(node.Launched.Seconds()))+
-						joinNote(sc, node, entries))
+						joinNote(sc, node, entries)+goneNote(node, entries))
 				}
 			}
 		},
@@ -163,7 +163,7 @@ func Pod(sc *scenario.Scenario, opts Options, want string) (*Story, error) {
 		case "podFinished":
 			line = "finished: " + e.Cause
 		case "podDeleted":
-			line = "deleted: " + e.Cause + spotCause(entries, e)
+			line = "deleted: " + e.Cause + spotCause(entries, e) + disruptedNote(entries, e)
 		case "volumeProvisioned":
 			line = "volume provisioned for " + strings.TrimPrefix(e.Message, "claim ") + zoneIn(e.Zone)
 		case "volumeAttached":

@@ -115,3 +115,46 @@ func TestSpotCause(t *testing.T) {
 		spotCause([]trace.Entry{reclaim}, trace.Entry{T: 180, Node: "n", Cause: "nodeGone"}))
 	require.Equal(t, "", spotCause([]trace.Entry{notice}, trace.Entry{T: 90, Cause: "evicted"}))
 }
+
+// The story says why a disruption command took a pod's node: the command
+// that began the deletion, not one invalidated or aborted.
+func TestDisruptedNote(t *testing.T) {
+	cand := []trace.CommandNode{{Node: "n", NodePool: "default", InstanceType: "m5.xlarge", CapacityType: "spot", Pods: 3}}
+	repl := []trace.CommandReplacement{{NodePool: "default", CapacityType: "spot", InstanceTypes: []string{"c6g.large", "c7g.large"}, Options: 12}}
+	bud := []trace.CommandBudget{{NodePool: "default", Nodes: "10%", Allowed: 1}}
+	cmd := func(tm float64, phase string, r []trace.CommandReplacement) trace.Entry {
+		return trace.Entry{T: tm, Kind: "disruptionCommand", Phase: phase, Method: "single-node consolidation", Reason: "underutilized", Candidates: cand, Replacements: r, Budgets: bud}
+	}
+	del := trace.Entry{T: 100, Kind: "podDeleted", Node: "n", Cause: "evicted"}
+	want := "; node n was removed by Karpenter's single-node consolidation (underutilized): its pods fit on a cheaper replacement c6g.large (spot, or one of 11 more types) from NodePool default; allowed by NodePool default's budget 10%, which let 1 more of its nodes be disrupted then"
+	require.Equal(t, want, disruptedNote([]trace.Entry{cmd(10, "decided", repl), cmd(25, "started", repl), cmd(60, "completed", repl)}, del))
+	// Started but not completed: the replacement is not up, the deletion
+	// did not begin; aborted: the node was released.
+	require.Equal(t, "", disruptedNote([]trace.Entry{cmd(10, "decided", repl), cmd(25, "started", repl)}, del))
+	require.Equal(t, "", disruptedNote([]trace.Entry{cmd(25, "started", repl), cmd(60, "completed", repl), cmd(70, "aborted", repl)}, del))
+	require.Equal(t, "", disruptedNote([]trace.Entry{cmd(10, "decided", nil), cmd(25, "invalidated", nil)}, del))
+	// Without replacements the deletion begins when the command starts.
+	require.Equal(t, "; node n was removed by Karpenter's single-node consolidation (underutilized): its pods fit on the rest of the cluster; allowed by NodePool default's budget 10%, which let 1 more of its nodes be disrupted then",
+		disruptedNote([]trace.Entry{cmd(25, "started", nil)}, del))
+	// A scale-down is not the node's story; a command after it is not either.
+	require.Equal(t, "", disruptedNote([]trace.Entry{cmd(25, "started", nil)}, trace.Entry{T: 100, Node: "n", Cause: "scaleDown"}))
+	require.Equal(t, "", disruptedNote([]trace.Entry{cmd(125, "started", nil)}, del))
+
+	empty := trace.Entry{Kind: "disruptionCommand", Phase: "started", Method: "emptiness", Reason: "empty",
+		Candidates: []trace.CommandNode{{Node: "a", NodePool: "p"}, {Node: "b", NodePool: "q"}},
+		Budgets:    []trace.CommandBudget{{NodePool: "p", Nodes: "2", Reasons: []string{"Empty"}, Allowed: 2}, {NodePool: "q", Allowed: -1}}}
+	require.Equal(t, "node b was removed by Karpenter's emptiness (empty): it had no pods to move; no budget of NodePool q limits reason empty", karpenterDisruption(empty, "b"))
+	require.Equal(t, "node a was removed by Karpenter's emptiness (empty): it had no pods to move; allowed by NodePool p's budget 2 for Empty, which let 2 more of its nodes be disrupted then", karpenterDisruption(empty, "a"))
+
+	gone := cluster.Node{Name: "n", State: cluster.NodeGone, Deleted: 100 * time.Second}
+	require.Equal(t, "; at 1m00s"+want[1:], goneNote(&gone, []trace.Entry{cmd(60, "completed", repl)}))
+}
+
+// End to end: a pod drained off a node Karpenter consolidated says so.
+func TestPodOfConsolidatedNode(t *testing.T) {
+	s, err := Pod(load(t, "karpenter-mixed"), Options{}, "batch/render-110")
+	require.NoError(t, err)
+	last := s.Timeline[len(s.Timeline)-1]
+	require.Equal(t, "podDeleted", last.Kind)
+	require.Contains(t, last.Text, "deleted: evicted; node batch-mixed-bbbbh was removed by Karpenter's single-node consolidation (underutilized): its pods fit on the rest of the cluster; allowed by NodePool batch-mixed's budget 10%")
+}

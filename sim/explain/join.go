@@ -69,3 +69,60 @@ func keptNote(sc *scenario.Scenario, n *cluster.Node) string {
 	}
 	return ""
 }
+
+// commandThatTook is the disruption command (disruptionCommand entry) that
+// began node's deletion by t: the last of its commands to start deleting
+// (a command without replacements when it starts, one with them when it
+// completes), unless a later one of them was aborted; ok false if none.
+func commandThatTook(entries []trace.Entry, node string, t float64) (trace.Entry, bool) {
+	var last trace.Entry
+	found := false
+	for _, e := range entries {
+		if e.T > t {
+			break
+		}
+		if e.Kind != "disruptionCommand" || !hasCandidate(e, node) {
+			continue
+		}
+		switch {
+		case e.Phase == "completed", e.Phase == "started" && len(e.Replacements) == 0:
+			last, found = e, true
+		case e.Phase == "aborted":
+			found = false
+		}
+	}
+	return last, found
+}
+
+func hasCandidate(e trace.Entry, node string) bool {
+	for _, c := range e.Candidates {
+		if c.Node == node {
+			return true
+		}
+	}
+	return false
+}
+
+// disruptedNote says why the pod's node went, when a disruption command
+// took it (a pod deleted with it, drained or gone).
+func disruptedNote(entries []trace.Entry, del trace.Entry) string {
+	if del.Node == "" || del.Cause != "evicted" && del.Cause != "nodeGone" && del.Cause != "taintEvicted" {
+		return ""
+	}
+	if e, ok := commandThatTook(entries, del.Node, del.T); ok {
+		return "; " + karpenterDisruption(e, del.Node)
+	}
+	return ""
+}
+
+// goneNote says why a node launched for the pod went, when a disruption
+// command took it.
+func goneNote(n *cluster.Node, entries []trace.Entry) string {
+	if n.State != cluster.NodeGone {
+		return ""
+	}
+	if e, ok := commandThatTook(entries, n.Name, n.Deleted.Seconds()); ok {
+		return fmt.Sprintf("; at %s %s", fmtTime(e.T), karpenterDisruption(e, n.Name))
+	}
+	return ""
+}

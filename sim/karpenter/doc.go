@@ -61,7 +61,9 @@
 //     (method.go), one file each: emptiness.go, drift.go, multinode.go,
 //     singlenode.go, sharing consolidation.go; command.go starts, checks,
 //     releases and aborts commands; validation.go re-checks them after
-//     the validation delay.
+//     the validation delay; commandevents.go tells each moment of a
+//     command (the --events timeline's disruptionCommand entries,
+//     OnDisruptionCommand), only when someone listens.
 //   - terminator (terminator.go): deletions (taint, drain, grace periods,
 //     terminate) and the forceful ones, expiration and interruption, which
 //     are not disruption methods.

@@ -278,7 +278,7 @@ func (s *Sim) buildComponent(name string) error {
 			o.NoCapacity = func(kind string, pods []cluster.PodID, class, message string) {
 				s.rec.NoLaunch(kind, name, pods, class, message)
 			}
-			o.Disruption = func(c comp.DisruptionCommand) { s.rec.Disruption(name, c) }
+			o.Disruption = func(c comp.DisruptionCommand) { s.rec.Disruption(name, traceCommand(c)) }
 		}
 		w.Wire(o)
 	}
@@ -397,3 +397,19 @@ func (c *tracedCloud) Terminate(id cloud.InstanceID)          { c.m.Terminate(id
 func (c *tracedCloud) Price(o cloud.Offering) (float64, bool) { return c.m.Price(o) }
 func (c *tracedCloud) Available(o cloud.Offering) bool        { return c.m.Available(o) }
 func (c *tracedCloud) Subscribe(s cloud.Subscriber)           { c.m.Subscribe(s) }
+
+// traceCommand is a component's disruption command as the timeline's
+// disruptionCommand entry tells it.
+func traceCommand(c comp.DisruptionCommand) trace.Command {
+	tc := trace.Command{Phase: c.Phase, Why: c.Why, Method: c.Method, Reason: c.Reason}
+	for _, n := range c.Candidates {
+		tc.Candidates = append(tc.Candidates, trace.CommandNode{Node: n.Node, NodePool: n.Pool, InstanceType: n.InstanceType, CapacityType: n.CapacityType, Pods: n.Pods})
+	}
+	for _, p := range c.Replacements {
+		tc.Replacements = append(tc.Replacements, trace.CommandReplacement{NodePool: p.Pool, CapacityType: p.CapacityType, InstanceTypes: p.InstanceTypes, Options: p.Options})
+	}
+	for _, b := range c.Budgets {
+		tc.Budgets = append(tc.Budgets, trace.CommandBudget{NodePool: b.Pool, Nodes: b.Nodes, Reasons: b.Reasons, Schedule: b.Schedule, Allowed: b.Allowed})
+	}
+	return tc
+}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
-	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
@@ -52,7 +51,7 @@ type CommandNode struct {
 
 // CommandReplacement is a node a disruption command launches: its
 // NodePool, capacity type(s), instance types cheapest first (at most
-// component.MaxReplacementTypes) and how many types it has in all.
+// 10) and how many types it has in all.
 type CommandReplacement struct {
 	NodePool      string   `json:"nodePool"`
 	CapacityType  string   `json:"capacityType,omitempty"`
@@ -319,20 +318,23 @@ func (r *Recorder) NoLaunch(kind, owner string, pods []cluster.PodID, class, mes
 	}
 }
 
+// Command is a moment of an autoscaler's disruption command, as a
+// disruptionCommand entry tells it (the run converts the component's
+// value: this package imports no contract).
+type Command struct {
+	// Phase: decided, started, invalidated, aborted, completed; Why says
+	// why it was invalidated or aborted.
+	Phase, Why     string
+	Method, Reason string
+	Candidates     []CommandNode
+	Replacements   []CommandReplacement
+	Budgets        []CommandBudget
+}
+
 // Disruption records a moment of an autoscaler's disruption command (kind
-// disruptionCommand): its phase (decided, started, invalidated, aborted,
-// completed; the message says why it was invalidated or aborted), method
-// and reason, candidates, replacements and budgets.
-func (r *Recorder) Disruption(owner string, c component.DisruptionCommand) {
-	e := Entry{T: secs(r.cl.Now()), Kind: "disruptionCommand", Owner: owner, Phase: c.Phase, Method: c.Method, Reason: c.Reason, Message: c.Why}
-	for _, n := range c.Candidates {
-		e.Candidates = append(e.Candidates, CommandNode{Node: n.Node, NodePool: n.Pool, InstanceType: n.InstanceType, CapacityType: n.CapacityType, Pods: n.Pods})
-	}
-	for _, p := range c.Replacements {
-		e.Replacements = append(e.Replacements, CommandReplacement{NodePool: p.Pool, CapacityType: p.CapacityType, InstanceTypes: p.InstanceTypes, Options: p.Options})
-	}
-	for _, b := range c.Budgets {
-		e.Budgets = append(e.Budgets, CommandBudget{NodePool: b.Pool, Nodes: b.Nodes, Reasons: b.Reasons, Schedule: b.Schedule, Allowed: b.Allowed})
-	}
-	r.sink(e)
+// disruptionCommand): its phase (the message says why it was invalidated
+// or aborted), method and reason, candidates, replacements and budgets.
+func (r *Recorder) Disruption(owner string, c Command) {
+	r.sink(Entry{T: secs(r.cl.Now()), Kind: "disruptionCommand", Owner: owner, Phase: c.Phase, Method: c.Method, Reason: c.Reason, Message: c.Why,
+		Candidates: c.Candidates, Replacements: c.Replacements, Budgets: c.Budgets})
 }
