@@ -9,8 +9,9 @@
 // cluster's location (Locator), start nodes they adopt (Adopter), taints
 // they warn of on nodes they did not launch (NodeTaintWarner), the nodes
 // they may add (NodeBounder), the pool names a market join failure may
-// name (PoolNamer), what sim explain says of a node that never joined
-// (JoinExplainer), the capacity sources of sim lint's placement matrix
+// name (PoolNamer), whether it launches instances (Launcher), the
+// container whose flags it reads (ContainerReader), what sim explain says
+// of a node that never joined (JoinExplainer), the capacity sources of sim lint's placement matrix
 // (CapacityLinter, lint.go: each source's row, facts and a judge whose
 // reasons the component words).
 //
@@ -19,9 +20,10 @@
 // hands every other document it does not compile itself to the component
 // registered for its API group and kind (never the kind alone). The order
 // in which components are built is behaviour, and is the one commented
-// list in package simulation; registration order only numbers node owners
-// (cluster.RegisterOwner) and fixes the order the loader asks components
-// in.
+// list in package simulation; registration order fixes only the order the
+// loader asks components in (a start node labelled for two components'
+// pools goes to the first). Node owners are names (cluster.RegisterOwner;
+// the numbers behind them never reach an output).
 package component
 
 import (
