@@ -55,13 +55,13 @@ type CheckCounts struct {
 //   - static-fit verdicts (Solvers.Verdicts): an entry is used only while
 //     its node's epoch is the one stored, so only the entries of live
 //     nodes at their current epoch are checked, against a fresh
-//     StaticFitsNow of the node for the class's representative spec;
+//     staticFitsNow of the node for the class's representative spec;
 //   - pod statics (Solvers.PodStatics): kept for one instant, so checked
-//     only at the instant they were made, against DerivePodStatic; their
+//     only at the instant they were made, against derivePodStatic; their
 //     indexes number them 0..n-1;
 //   - placeholder hostnames: number n is "hostname-placeholder-n";
 //   - node pools: all sorted by name and ByName agree; the weight order,
-//     when kept, is OrderPools of them; each pool's derived data
+//     when kept, is orderPools of them; each pool's derived data
 //     (requirements, instance types with their capacity, allocatable and
 //     daemon overhead, TypePositions, PreferNoSchedule) equals a fresh
 //     build; its stats are kept (hasStats); each cached NodeClaim start
@@ -80,7 +80,7 @@ func (s *Scheduler) CheckIndexes(pools bool, hasStats func(pool string) bool) (C
 		{"node order", ck.nodeOrder},
 		{"dirty marks", ck.dirtyMarks},
 		{"existing-node snapshot", ck.snapshot},
-		{"spec classes", s.Solvers.SpecClasses.Check},
+		{"spec classes", s.Solvers.specClasses.Check},
 		{"jump tables", ck.jumpTables},
 		{"static-fit verdicts", ck.staticVerdicts},
 		{"pod statics", ck.podStatics},
@@ -143,7 +143,7 @@ func (ck *indexCheck) podSet(ps *PodSet, pods []cluster.PodID, fromCand bool) er
 	}
 	b := SetBuilder{Set: &PodSet{Pods: pods}}
 	for _, id := range pods {
-		e := sv.QueueKey(id, &ck.cl.Pods[id])
+		e := sv.queueKey(id, &ck.cl.Pods[id])
 		if fromCand {
 			e.Origin = FromCandidate
 		}
@@ -175,27 +175,27 @@ func (ck *indexCheck) podSet(ps *PodSet, pods []cluster.PodID, fromCand bool) er
 	case ps.HasTopology != fresh.HasTopology:
 		return fmt.Errorf("topology %v, want %v", ps.HasTopology, fresh.HasTopology)
 	}
-	if ps.Classes == nil {
+	if ps.classes == nil {
 		return nil
 	}
-	var classes []ClassCount
+	var classes []classCount
 	for i, key := range fresh.Templates {
-		if HasTopology(key.Spec) {
+		if hasTopology(key.Spec) {
 			continue
 		}
-		c, ok := sv.SpecClasses.Lookup(key.Spec)
+		c, ok := sv.specClasses.Lookup(key.Spec)
 		if !ok {
 			return fmt.Errorf("classes counted for a template of %s without a spec class", ck.pod(fresh.TemplateFirstPods[i]))
 		}
-		j := slices.IndexFunc(classes, func(cc ClassCount) bool { return cc.Class == c })
+		j := slices.IndexFunc(classes, func(cc classCount) bool { return cc.Class == c })
 		if j < 0 {
-			classes = append(classes, ClassCount{Class: c, Key: key})
+			classes = append(classes, classCount{Class: c, Key: key})
 			j = len(classes) - 1
 		}
 		classes[j].Count += int64(fresh.TemplateCounts[i])
 	}
-	if !slices.Equal(ps.Classes, classes) {
-		return fmt.Errorf("pods per class %v, want %v", ps.Classes, classes)
+	if !slices.Equal(ps.classes, classes) {
+		return fmt.Errorf("pods per class %v, want %v", ps.classes, classes)
 	}
 	return nil
 }
@@ -214,7 +214,7 @@ func (ck *indexCheck) freshOrder() []cluster.NodeID {
 	var ns []named
 	for i := range ck.cl.Nodes {
 		if ck.cl.Nodes[i].State != cluster.NodeGone {
-			ns = append(ns, named{cluster.NodeID(i), b.DeriveOrderName(cluster.NodeID(i))})
+			ns = append(ns, named{cluster.NodeID(i), b.deriveOrderName(cluster.NodeID(i))})
 		}
 	}
 	sort.Slice(ns, func(i, j int) bool {
@@ -235,7 +235,7 @@ func (ck *indexCheck) nodeOrder() error {
 	b := ck.s.Base
 	for id, name := range b.OrderNames {
 		if name != "" {
-			if want := b.DeriveOrderName(cluster.NodeID(id)); name != want {
+			if want := b.deriveOrderName(cluster.NodeID(id)); name != want {
 				return fmt.Errorf("%s: order name %q, want %q", ck.node(cluster.NodeID(id)), name, want)
 			}
 		}
@@ -279,7 +279,7 @@ func (ck *indexCheck) freshBase() []ExistingNode {
 	b := ck.s.Base
 	var ready, notReady []cluster.NodeID
 	for _, id := range ck.freshOrder() {
-		switch member, r := b.Wants(id); {
+		switch member, r := b.wants(id); {
 		case !member:
 		case r:
 			ready = append(ready, id)
@@ -290,7 +290,7 @@ func (ck *indexCheck) freshBase() []ExistingNode {
 	list := make([]ExistingNode, 0, len(ready)+len(notReady))
 	for i, id := range append(ready, notReady...) {
 		ex := ExistingNode{BasePosition: int32(len(list))}
-		b.Fill(&ex, id, i < len(ready))
+		b.fill(&ex, id, i < len(ready))
 		list = append(list, ex)
 	}
 	return list
@@ -331,7 +331,7 @@ func (ck *indexCheck) snapshot() error {
 	// The pools' sums are those of the entries.
 	capacity, count := map[*Pool]cluster.Resources{}, map[*Pool]int64{}
 	for i := range c.Nodes {
-		if kn := c.Nodes[i].Record; kn != nil {
+		if kn := c.Nodes[i].record; kn != nil {
 			capacity[kn.Pool] = capacity[kn.Pool].Add(kn.Capacity)
 			count[kn.Pool]++
 		}
@@ -380,8 +380,8 @@ func (ck *indexCheck) snapshot() error {
 // sameEntry compares a snapshot entry with a fresh fill of its node.
 func (ck *indexCheck) sameEntry(ex, f *ExistingNode) error {
 	switch {
-	case ex.Record != f.Record:
-		return fmt.Errorf("entry's NodeClaim record %p, the node's %p", ex.Record, f.Record)
+	case ex.record != f.record:
+		return fmt.Errorf("entry's NodeClaim record %p, the node's %p", ex.record, f.record)
 	case ex.Initialized != f.Initialized:
 		return fmt.Errorf("entry initialized %v, node Ready %v", ex.Initialized, f.Initialized)
 	case ex.Free != f.Free:
@@ -390,16 +390,16 @@ func (ck *indexCheck) sameEntry(ex, f *ExistingNode) error {
 		return fmt.Errorf("entry daemon room %v, now %v", ex.DaemonReserve, f.DaemonReserve)
 	case ex.ConsolidateAfterUntil != f.ConsolidateAfterUntil:
 		return fmt.Errorf("entry protected by consolidateAfter until %v, now until %v", ex.ConsolidateAfterUntil, f.ConsolidateAfterUntil)
-	case (ex.View == ex.Node) != (f.View == f.Node):
-		return fmt.Errorf("entry's filters see a copy: %v, now %v", ex.View != ex.Node, f.View != f.Node)
+	case (ex.View == ex.node) != (f.View == f.node):
+		return fmt.Errorf("entry's filters see a copy: %v, now %v", ex.View != ex.node, f.View != f.node)
 	}
 	// After the cluster's node table grew, the entry may point at the
 	// node's old record: the same as long as the node did not change.
-	if ex.Node != f.Node && !reflect.DeepEqual(*ex.Node, *f.Node) {
+	if ex.node != f.node && !reflect.DeepEqual(*ex.node, *f.node) {
 		return fmt.Errorf("entry reads a stale node record (labels %v taints %v cordoned %v pods %v; now %v %v %v %v)",
-			ex.Node.Labels, ex.Node.Taints, ex.Node.Unschedulable, ex.Node.Pods, f.Node.Labels, f.Node.Taints, f.Node.Unschedulable, f.Node.Pods)
+			ex.node.Labels, ex.node.Taints, ex.node.Unschedulable, ex.node.Pods, f.node.Labels, f.node.Taints, f.node.Unschedulable, f.node.Pods)
 	}
-	if ex.View != ex.Node && !reflect.DeepEqual(*ex.View, *f.View) {
+	if ex.View != ex.node && !reflect.DeepEqual(*ex.View, *f.View) {
 		return fmt.Errorf("entry's view has taints %v, now %v", ex.View.Taints, f.View.Taints)
 	}
 	return nil
@@ -409,21 +409,21 @@ func (ck *indexCheck) sameEntry(ex, f *ExistingNode) error {
 // relaxation state, for recomputing answers cached per class.
 func (ck *indexCheck) repStatic(class int32, r Relaxation) (*PodData, error) {
 	sv := ck.s.Solvers
-	spec := sv.SpecClasses.Spec(class)
+	spec := sv.specClasses.Spec(class)
 	if spec == nil {
 		return nil, fmt.Errorf("an answer cached for spec class %d, which has no spec", class)
 	}
-	return &PodData{PodStatic: *sv.DerivePodStatic(PodKey{Spec: spec, Relaxation: r}, class)}, nil
+	return &PodData{podStatic: *sv.derivePodStatic(PodKey{Spec: spec, relaxation: r}, class)}, nil
 }
 
 func (ck *indexCheck) staticFitsNow(pd *PodData, n *cluster.Node) bool {
-	return (&Solver{Shared: ck.s.Solvers}).StaticFitsNow(pd, n)
+	return (&Solver{Shared: ck.s.Solvers}).staticFitsNow(pd, n)
 }
 
 func (ck *indexCheck) jumpTables() error {
 	b := ck.s.Base
 	c := &b.Snapshot
-	if !c.Valid || c.MembershipVersion != b.MembershipVersion || c.At != ck.s.env.eng.Now() || len(b.DirtyNodes) > 0 {
+	if !c.Valid || c.MembershipVersion != b.MembershipVersion || c.at != ck.s.env.eng.Now() || len(b.DirtyNodes) > 0 {
 		return nil // reset before any use
 	}
 	fcs := make([]FitClass, 0, len(c.JumpTables))
@@ -497,22 +497,22 @@ func lessFitClass(a, b FitClass) bool {
 }
 
 func lessRelax(a, b Relaxation) bool {
-	x := [...]int{int(a.DroppedRequiredTerms), int(a.DroppedPreferredAffinity), int(a.DroppedPreferredAntiAffinity), int(a.DroppedPreferredNodeAffinity), int(a.DroppedSpread), boolToInt(a.ToleratePreferNoSchedule)}
-	y := [...]int{int(b.DroppedRequiredTerms), int(b.DroppedPreferredAffinity), int(b.DroppedPreferredAntiAffinity), int(b.DroppedPreferredNodeAffinity), int(b.DroppedSpread), boolToInt(b.ToleratePreferNoSchedule)}
+	x := [...]int{int(a.droppedRequiredTerms), int(a.droppedPreferredAffinity), int(a.droppedPreferredAntiAffinity), int(a.droppedPreferredNodeAffinity), int(a.droppedSpread), boolToInt(a.toleratePreferNoSchedule)}
+	y := [...]int{int(b.droppedRequiredTerms), int(b.droppedPreferredAffinity), int(b.droppedPreferredAntiAffinity), int(b.droppedPreferredNodeAffinity), int(b.droppedSpread), boolToInt(b.toleratePreferNoSchedule)}
 	return slices.Compare(x[:], y[:]) < 0
 }
 
 func (ck *indexCheck) staticVerdicts() error {
 	sv := ck.s.Solvers
-	keys := make([]VerdictKey, 0, len(sv.Verdicts))
+	keys := make([]verdictKey, 0, len(sv.Verdicts))
 	for sk := range sv.Verdicts {
 		keys = append(keys, sk)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].SpecClass != keys[j].SpecClass {
-			return keys[i].SpecClass < keys[j].SpecClass
+		if keys[i].specClass != keys[j].specClass {
+			return keys[i].specClass < keys[j].specClass
 		}
-		return lessRelax(keys[i].Relaxation, keys[j].Relaxation)
+		return lessRelax(keys[i].relaxation, keys[j].relaxation)
 	})
 	var live []cluster.NodeID
 	for i := range ck.cl.Nodes {
@@ -531,13 +531,13 @@ func (ck *indexCheck) staticVerdicts() error {
 			}
 			if pd == nil {
 				var err error
-				if pd, err = ck.repStatic(sk.SpecClass, sk.Relaxation); err != nil {
+				if pd, err = ck.repStatic(sk.specClass, sk.relaxation); err != nil {
 					return err
 				}
 			}
 			ck.counts.Verdicts++
 			if fresh := ck.staticFitsNow(pd, n); fresh != yes {
-				return fmt.Errorf("class %d %+v on %s at epoch %d: cached %v, the filters %v", sk.SpecClass, sk.Relaxation, ck.node(id), ck.cl.NodeEpoch(id), yes, fresh)
+				return fmt.Errorf("class %d %+v on %s at epoch %d: cached %v, the filters %v", sk.specClass, sk.relaxation, ck.node(id), ck.cl.NodeEpoch(id), yes, fresh)
 			}
 		}
 	}
@@ -546,10 +546,10 @@ func (ck *indexCheck) staticVerdicts() error {
 
 func (ck *indexCheck) podStatics() error {
 	sv := ck.s.Solvers
-	if sv.PodStatics == nil || sv.PodStaticsAt != ck.s.env.eng.Now() {
+	if sv.PodStatics == nil || sv.podStaticsAt != ck.s.env.eng.Now() {
 		return nil // dropped before any use
 	}
-	byIdx := make([]*PodStatic, len(sv.PodStatics))
+	byIdx := make([]*podStatic, len(sv.PodStatics))
 	keys := make([]PodKey, len(sv.PodStatics))
 	for key, st := range sv.PodStatics {
 		if st.Index < 0 || int(st.Index) >= len(byIdx) || byIdx[st.Index] != nil {
@@ -559,37 +559,37 @@ func (ck *indexCheck) podStatics() error {
 	}
 	for i, st := range byIdx {
 		key := keys[i]
-		class, ok := sv.SpecClasses.Lookup(key.Spec)
+		class, ok := sv.specClasses.Lookup(key.Spec)
 		if !ok {
 			return fmt.Errorf("entry %d: spec without a class", i)
 		}
-		fresh := sv.DerivePodStatic(key, class)
+		fresh := sv.derivePodStatic(key, class)
 		fresh.Index = st.Index
 		ck.counts.PodStatics++
 		if err := samePodStatic(st, fresh); err != nil {
-			return fmt.Errorf("entry %d (relaxation %+v): %w", i, key.Relaxation, err)
+			return fmt.Errorf("entry %d (relaxation %+v): %w", i, key.relaxation, err)
 		}
 	}
 	return nil
 }
 
-func samePodStatic(a, b *PodStatic) error {
+func samePodStatic(a, b *podStatic) error {
 	switch {
-	case a.Spec != b.Spec || a.Namespace != b.Namespace || a.Relaxation != b.Relaxation:
+	case a.spec != b.spec || a.namespace != b.namespace || a.Relaxation != b.Relaxation:
 		return fmt.Errorf("keyed by another spec, namespace or relaxation")
 	case a.Class != b.Class:
 		return fmt.Errorf("class %d, want %d", a.Class, b.Class)
 	case a.Requests != b.Requests:
 		return fmt.Errorf("requests %v, want %v", a.Requests, b.Requests)
-	case !sameReqSet(a.Requirements, b.Requirements):
-		return fmt.Errorf("requirements %+v, want %+v", a.Requirements, b.Requirements)
-	case !sameReqSet(a.StrictRequirements, b.StrictRequirements):
-		return fmt.Errorf("strict requirements %+v, want %+v", a.StrictRequirements, b.StrictRequirements)
-	case a.RequiredTerm != b.RequiredTerm || a.PreferredTerm != b.PreferredTerm:
+	case !sameReqSet(a.requirements, b.requirements):
+		return fmt.Errorf("requirements %+v, want %+v", a.requirements, b.requirements)
+	case !sameReqSet(a.strictRequirements, b.strictRequirements):
+		return fmt.Errorf("strict requirements %+v, want %+v", a.strictRequirements, b.strictRequirements)
+	case a.requiredTerm != b.requiredTerm || a.preferredTerm != b.preferredTerm:
 		return fmt.Errorf("node affinity terms in force differ")
-	case a.ToleratesPreferNoSchedule != b.ToleratesPreferNoSchedule:
-		return fmt.Errorf("tolPNS %v, want %v", a.ToleratesPreferNoSchedule, b.ToleratesPreferNoSchedule)
-	case !slices.Equal(a.AffinityTerms, b.AffinityTerms) || !slices.Equal(a.AntiAffinityTerms, b.AntiAffinityTerms):
+	case a.toleratesPreferNoSchedule != b.toleratesPreferNoSchedule:
+		return fmt.Errorf("tolPNS %v, want %v", a.toleratesPreferNoSchedule, b.toleratesPreferNoSchedule)
+	case !slices.Equal(a.affinityTerms, b.affinityTerms) || !slices.Equal(a.antiAffinityTerms, b.antiAffinityTerms):
 		return fmt.Errorf("pod (anti-)affinity terms in force differ")
 	}
 	return nil
@@ -601,7 +601,7 @@ func sameReqSet(a, b Requirements) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Key != b[i].Key || a[i].MinValues != b[i].MinValues || !SameRequirement(&a[i], &b[i]) {
+		if a[i].Key != b[i].Key || a[i].MinValues != b[i].MinValues || !sameRequirement(&a[i], &b[i]) {
 			return false
 		}
 	}
@@ -628,7 +628,7 @@ func (ck *indexCheck) nodePools() error {
 			return fmt.Errorf("pool %s: %w", name, err)
 		}
 		for n, st := range p.ClaimStarts {
-			if st.Requirements == nil {
+			if st.requirements == nil {
 				continue
 			}
 			sv := ck.s.Solvers
@@ -637,14 +637,14 @@ func (ck *indexCheck) nodePools() error {
 			}
 			reqs := p.Requirements.With(ck.cl.Syms, RequirementIn(ck.cl.KeyHostname, sv.Placeholders[n]))
 			ck.counts.ClaimStarts++
-			if !sameReqSet(st.Requirements, reqs) || st.OfferingMask != ck.s.Offerings.OfferingMask(reqs) {
-				return fmt.Errorf("pool %s: NodeClaim start %d has %+v mask %b, want %+v mask %b", name, n, st.Requirements, st.OfferingMask, reqs, ck.s.Offerings.OfferingMask(reqs))
+			if !sameReqSet(st.requirements, reqs) || st.OfferingMask != ck.s.Offerings.OfferingMask(reqs) {
+				return fmt.Errorf("pool %s: NodeClaim start %d has %+v mask %b, want %+v mask %b", name, n, st.requirements, st.OfferingMask, reqs, ck.s.Offerings.OfferingMask(reqs))
 			}
 		}
 	}
-	if np.WeightOrder != nil {
-		want := OrderPools(np.All)
-		if !slices.Equal(np.WeightOrder, want) {
+	if np.weightOrder != nil {
+		want := orderPools(np.All)
+		if !slices.Equal(np.weightOrder, want) {
 			return fmt.Errorf("weight order kept is not the pools' weight order")
 		}
 	}
@@ -655,19 +655,19 @@ func (ck *indexCheck) nodePools() error {
 // afresh, as build would (without building it: checks run often).
 func (ck *indexCheck) samePool(p *Pool) error {
 	np := ck.s.Pools
-	reqs := np.PoolRequirements(p.Spec)
+	reqs := np.poolRequirements(p.Spec)
 	switch {
 	case !sameReqSet(p.Requirements, reqs):
 		return fmt.Errorf("requirements %+v, want %+v", p.Requirements, reqs)
 	case p.HasPreferNoSchedule != p.Spec.HasPreferNoScheduleTaint():
 		return fmt.Errorf("PreferNoSchedule taint %v, want %v", p.HasPreferNoSchedule, !p.HasPreferNoSchedule)
-	case len(p.TypePositions) != len(np.Offerings.Types):
-		return fmt.Errorf("positions of %d instance types, want %d", len(p.TypePositions), len(np.Offerings.Types))
+	case len(p.TypePositions) != len(np.offerings.types):
+		return fmt.Errorf("positions of %d instance types, want %d", len(p.TypePositions), len(np.offerings.types))
 	}
-	mask := np.Offerings.OfferingMask(reqs)
+	mask := np.offerings.OfferingMask(reqs)
 	n := 0
-	for _, t := range np.Offerings.Types {
-		pt, ok := np.PoolType(p, t, mask)
+	for _, t := range np.offerings.types {
+		pt, ok := np.poolType(p, t, mask)
 		pos := p.TypePositions[t.Index]
 		switch {
 		case ok != (pos >= 0):
@@ -706,15 +706,15 @@ func (ck *indexCheck) placeholders() error {
 func (ck *indexCheck) availability() error {
 	o := ck.s.Offerings
 	now := ck.s.env.eng.Now()
-	if !o.AvailableCacheValid || o.AvailableCacheAt != now || o.AvailableCacheVersion != o.Offers.Version {
+	if !o.availableCacheValid || o.availableCacheAt != now || o.availableCacheVersion != o.Offers.version {
 		return nil // recomputed before any use
 	}
-	if len(o.AvailableCache) < len(o.Types) {
-		return fmt.Errorf("%d masks for %d instance types", len(o.AvailableCache), len(o.Types))
+	if len(o.AvailableCache) < len(o.types) {
+		return fmt.Errorf("%d masks for %d instance types", len(o.AvailableCache), len(o.types))
 	}
 	ck.counts.Masks++
-	for _, t := range o.Types {
-		if got, want := o.AvailableCache[t.Index], o.AvailableMask(t, now); got != want {
+	for _, t := range o.types {
+		if got, want := o.AvailableCache[t.Index], o.availableMask(t, now); got != want {
 			return fmt.Errorf("instance type %s: available offerings %b, now %b", t.Name, got, want)
 		}
 	}
