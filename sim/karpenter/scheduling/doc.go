@@ -28,8 +28,8 @@
 //
 // Package karpenter, the controller, uses more, because it keeps the
 // solve's parts up to date between solves, launches what a solve
-// decides, runs the disruption what-ifs on the same solvers, and checks
-// the parts' caches:
+// decides, runs the disruption what-ifs on the same solvers, and has the
+// parts' caches checked:
 //
 //   - The parts, as fields of [Scheduler]: [Offerings] (offering table,
 //     prices, the insufficient-capacity cache it fills on launches:
@@ -44,9 +44,14 @@
 //   - Requirements ([Requirement], [Requirements], [RequirementIn],
 //     [MergeRequirements], [RequirementsCompatible], [Operator]) for
 //     drift, lint and explain, which reason about the same sets.
-//   - The caches' fields (ExistingBase's snapshot, [ExistingNode],
-//     [PodStatic], [FitClass], [VerdictKey], the jump tables): only for
-//     CheckIndexes (checkindexes.go), which recomputes every cache from
-//     scratch and compares, and for the doomed-pod test (doomed.go),
-//     which reads the jump tables.
+//   - Checks: [Scheduler.CheckIndexes] recomputes the parts' caches and
+//     indexes from scratch and compares (the snapshot, jump tables,
+//     verdicts, pod statics, node order, pools, offerings), returning
+//     [CheckCounts]; [Scheduler.CheckBoundAntiAffinity] and
+//     [Scheduler.CheckPodSet] check the node index's count and a prepared
+//     [PodSet]. The controller's CheckIndexes (checkindexes.go) calls
+//     them between its own records' checks.
+//   - A few caches' fields stay exported for the doomed-pod test
+//     (doomed.go), which reads the jump tables, and for the controller's
+//     tests, which corrupt them to see the checks fire (indexes_test.go).
 package scheduling

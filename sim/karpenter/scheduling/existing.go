@@ -136,8 +136,8 @@ type ExistingBase struct {
 type ExistingNode struct {
 	// ID is the node's cluster id.
 	ID cluster.NodeID
-	// Node is the cluster's record of the node.
-	Node *cluster.Node
+	// node is the cluster's record of the node.
+	node *cluster.Node
 	// View is what filters see: the node itself, or a copy without the
 	// startup taints while one of Karpenter's nodes initializes (KC
 	// ignores ephemeral and startup taints on uninitialized nodes).
@@ -159,7 +159,7 @@ type ExistingNode struct {
 	Placed        []cluster.PodID
 	PlacedPending bool
 	BasePosition  int32 // position in the base
-	Record        *Node // Karpenter's record of the node, nil for others
+	record        *Node // Karpenter's record of the node, nil for others
 }
 
 // exCache is the base: the live nodes not being deleted, in solve order,
@@ -172,7 +172,7 @@ type exCache struct {
 	// Valid: the snapshot is up to date as of At with membership
 	// MembershipVersion.
 	Valid             bool
-	At                engine.Time
+	at                engine.Time
 	MembershipVersion uint64
 	// Nodes are the snapshot's existing nodes, in base order.
 	Nodes []ExistingNode
@@ -205,7 +205,7 @@ type exSlot struct {
 // same static constraints and requests (spec content), the same
 // relaxation, and whether nodes under consolidateAfter are skipped.
 type FitClass struct {
-	// SpecClass is the pods' spec class (PodStatic.Class).
+	// SpecClass is the pods' spec class (podStatic.Class).
 	SpecClass int32
 	// Relaxation is the pods' relaxation state.
 	Relaxation Relaxation
@@ -214,12 +214,12 @@ type FitClass struct {
 	UnderConsolidateAfter bool
 }
 
-// VerdictKey identifies the pod-independent filters' answer for a class.
-type VerdictKey struct {
-	// SpecClass is the pods' spec class (PodStatic.Class).
-	SpecClass int32
-	// Relaxation is the pods' relaxation state.
-	Relaxation Relaxation
+// verdictKey identifies the pod-independent filters' answer for a class.
+type verdictKey struct {
+	// specClass is the pods' spec class (podStatic.Class).
+	specClass int32
+	// relaxation is the pods' relaxation state.
+	relaxation Relaxation
 }
 
 // jumpTable: nxt[i] is the first base position >= i that fits the class
@@ -267,7 +267,7 @@ func (b *ExistingBase) OrderName(id cluster.NodeID) string {
 	if int(id) < len(b.OrderNames) && b.OrderNames[id] != "" {
 		return b.OrderNames[id]
 	}
-	name := b.DeriveOrderName(id)
+	name := b.deriveOrderName(id)
 	if int(id) >= len(b.OrderNames) {
 		b.OrderNames = append(b.OrderNames, make([]string, int(id)+1-len(b.OrderNames))...)
 	}
@@ -275,9 +275,9 @@ func (b *ExistingBase) OrderName(id cluster.NodeID) string {
 	return name
 }
 
-// DeriveOrderName works out orderName without caching it (CheckIndexes
+// deriveOrderName works out orderName without caching it (CheckIndexes
 // recomputes the cache with it).
-func (b *ExistingBase) DeriveOrderName(id cluster.NodeID) string {
+func (b *ExistingBase) deriveOrderName(id cluster.NodeID) string {
 	n := &b.cl.Nodes[id]
 	name := n.Name
 	if n.Owner == Owner && !n.Adopted {
@@ -316,19 +316,19 @@ func (b *ExistingBase) Current() *exCache {
 	c := &b.Snapshot
 	if !c.Valid || c.MembershipVersion != b.MembershipVersion {
 		b.rebuild(c)
-	} else if c.At == now && len(b.DirtyNodes) == 0 {
+	} else if c.at == now && len(b.DirtyNodes) == 0 {
 		return c
 	} else {
 		b.update(c)
 	}
-	c.At = now
+	c.at = now
 	c.resetOverlays()
 	return c
 }
 
-// Wants reports whether node id belongs in the base (live, not being
+// wants reports whether node id belongs in the base (live, not being
 // deleted, in no command) and whether it is Ready.
-func (b *ExistingBase) Wants(id cluster.NodeID) (member, ready bool) {
+func (b *ExistingBase) wants(id cluster.NodeID) (member, ready bool) {
 	st := b.cl.Nodes[id].State
 	if st == cluster.NodeGone {
 		return false, false
@@ -349,18 +349,18 @@ func (b *ExistingBase) update(c *exCache) {
 	}
 	moved := false
 	for _, id := range b.DirtyNodes {
-		member, ready := b.Wants(id)
+		member, ready := b.wants(id)
 		pos := c.Positions[id]
 		// Pool sums: the node out as it was, in as it is.
 		if pos >= 0 {
-			c.subPoolNode(c.Nodes[pos].Record)
+			c.subPoolNode(c.Nodes[pos].record)
 		}
 		if member {
 			c.addPoolNode(b.nodes.get(id))
 		}
 		switch {
 		case pos >= 0 && member && c.Nodes[pos].Initialized == ready:
-			b.Fill(&c.Nodes[pos], id, ready)
+			b.fill(&c.Nodes[pos], id, ready)
 		case pos < 0 && !member:
 		default:
 			moved = true
@@ -388,14 +388,14 @@ func (b *ExistingBase) remerge(c *exCache) {
 			list = append(list, old[c.Positions[id]])
 		} else {
 			list = append(list, ExistingNode{})
-			b.Fill(&list[pos], id, ready)
+			b.fill(&list[pos], id, ready)
 		}
 		list[pos].BasePosition = pos
 	}
 	for _, id := range b.ByOrderName {
 		var member, ready bool
 		if b.DirtyMarks[id] {
-			member, ready = b.Wants(id)
+			member, ready = b.wants(id)
 		} else if pos := c.Positions[id]; pos >= 0 {
 			member, ready = true, old[pos].Initialized
 		}
@@ -496,18 +496,18 @@ func (b *ExistingBase) appendNode(c *exCache, list []ExistingNode, id cluster.No
 		return list
 	}
 	list = append(list, ExistingNode{BasePosition: int32(len(list))})
-	b.Fill(&list[len(list)-1], id, ready)
+	b.fill(&list[len(list)-1], id, ready)
 	c.addPoolNode(kn)
 	c.Positions[id] = int32(len(list) - 1)
 	return list
 }
 
-// Fill sets a base entry from its node (all but its position).
-func (b *ExistingBase) Fill(ex *ExistingNode, id cluster.NodeID, ready bool) {
+// fill sets a base entry from its node (all but its position).
+func (b *ExistingBase) fill(ex *ExistingNode, id cluster.NodeID, ready bool) {
 	n := &b.cl.Nodes[id]
 	kn := b.nodes.get(id)
 	got := ex.Placed[:0]
-	*ex = ExistingNode{ID: id, Node: n, View: n, Initialized: ready, BasePosition: ex.BasePosition, Placed: got, Record: kn}
+	*ex = ExistingNode{ID: id, node: n, View: n, Initialized: ready, BasePosition: ex.BasePosition, Placed: got, record: kn}
 	if kn != nil && !kn.Initialized {
 		if len(kn.Pool.Spec.StartupTaints) > 0 {
 			v := *n
@@ -584,10 +584,10 @@ func (c *exCache) JumpTable(fc FitClass) *jumpTable {
 // in force.
 func (s *Solver) StaticFits(pd *PodData, ex *ExistingNode) bool {
 	k := s.Shared
-	if ex.View != ex.Node {
-		return s.StaticFitsNow(pd, ex.View)
+	if ex.View != ex.node {
+		return s.staticFitsNow(pd, ex.View)
 	}
-	sk := VerdictKey{SpecClass: pd.Class, Relaxation: pd.Relaxation}
+	sk := verdictKey{specClass: pd.Class, relaxation: pd.Relaxation}
 	sc := k.Verdicts[sk]
 	if sc == nil {
 		sc = &cluster.NodeVerdicts{}
@@ -597,27 +597,27 @@ func (s *Solver) StaticFits(pd *PodData, ex *ExistingNode) bool {
 	if ok, known := sc.Get(ex.ID, ep); known {
 		return ok
 	}
-	ok := s.StaticFitsNow(pd, ex.View)
+	ok := s.staticFitsNow(pd, ex.View)
 	sc.Set(ex.ID, ep, ok, len(k.cl.Nodes))
 	return ok
 }
 
-// StaticFitsNow reports whether a pod of pd fits node v as it is now,
+// staticFitsNow reports whether a pod of pd fits node v as it is now,
 // resources aside: StaticFits on the live node instead of the snapshot.
-func (s *Solver) StaticFitsNow(pd *PodData, v *cluster.Node) bool {
+func (s *Solver) staticFitsNow(pd *PodData, v *cluster.Node) bool {
 	syms := s.Shared.cl.Syms
 	// Without spec.nodeName: the pods a solve places on existing nodes are
 	// pending pods without it or bound pods being moved (StaticFitAnyNode).
-	if m, _ := cluster.StaticFitAnyNode(syms, pd.Spec, v, nil); m != cluster.Fits {
+	if m, _ := cluster.StaticFitAnyNode(syms, pd.spec, v, nil); m != cluster.Fits {
 		return false
 	}
-	if !pd.ToleratesPreferNoSchedule && !tolerates(pd.Spec.Tolerations, pnsOnly(v.Taints), false) {
+	if !pd.toleratesPreferNoSchedule && !tolerates(pd.spec.Tolerations, pnsOnly(v.Taints), false) {
 		return false
 	}
-	if pd.RequiredTerm != nil && !pd.RequiredTerm.Matches(syms, v.Labels, v.NameSym) {
+	if pd.requiredTerm != nil && !pd.requiredTerm.Matches(syms, v.Labels, v.NameSym) {
 		return false
 	}
-	if pd.PreferredTerm != nil && !pd.PreferredTerm.Matches(syms, v.Labels, v.NameSym) {
+	if pd.preferredTerm != nil && !pd.preferredTerm.Matches(syms, v.Labels, v.NameSym) {
 		return false
 	}
 	return true

@@ -11,15 +11,15 @@ import (
 // from them, and their counters.
 type NodePools struct {
 	env
-	// Offerings are the instance types and offerings the pools draw from.
-	Offerings *Offerings
+	// offerings are the instance types and offerings the pools draw from.
+	offerings *Offerings
 	nodes     *NodeIndex
 	base      *ExistingBase
 	All       []*Pool // by name
 	// ByName has the pools by name.
 	ByName map[string]*Pool
-	// WeightOrder: the pools in weight order (ordered), nil when stale.
-	WeightOrder    []*Pool
+	// weightOrder: the pools in weight order (ordered), nil when stale.
+	weightOrder    []*Pool
 	daemonOverhead DaemonOverheadFunc
 }
 
@@ -52,22 +52,22 @@ type Pool struct {
 }
 
 type claimStart struct {
-	// Requirements are the NodeClaim's requirements before any pod joins.
-	Requirements Requirements
+	// requirements are the NodeClaim's requirements before any pod joins.
+	requirements Requirements
 	// OfferingMask is the offering bits those requirements allow.
 	OfferingMask uint64
 }
 
 func (np *NodePools) build(spec *apis.NodePool) *Pool {
 	p := &Pool{Spec: spec, HasPreferNoSchedule: spec.HasPreferNoScheduleTaint()}
-	p.Requirements = np.PoolRequirements(spec)
-	mask := np.Offerings.OfferingMask(p.Requirements)
-	p.TypePositions = make([]int32, len(np.Offerings.Types))
+	p.Requirements = np.poolRequirements(spec)
+	mask := np.offerings.OfferingMask(p.Requirements)
+	p.TypePositions = make([]int32, len(np.offerings.types))
 	for i := range p.TypePositions {
 		p.TypePositions[i] = -1
 	}
-	for _, t := range np.Offerings.Types {
-		pt, ok := np.PoolType(p, t, mask)
+	for _, t := range np.offerings.types {
+		pt, ok := np.poolType(p, t, mask)
 		if !ok {
 			continue
 		}
@@ -77,8 +77,8 @@ func (np *NodePools) build(spec *apis.NodePool) *Pool {
 	return p
 }
 
-// PoolRequirements are the requirements of a pool of spec (pool.reqs).
-func (np *NodePools) PoolRequirements(spec *apis.NodePool) Requirements {
+// poolRequirements are the requirements of a pool of spec (pool.reqs).
+func (np *NodePools) poolRequirements(spec *apis.NodePool) Requirements {
 	syms := np.cl.Syms
 	var rs []Requirement
 	for i := range spec.Requirements {
@@ -93,17 +93,17 @@ func (np *NodePools) PoolRequirements(spec *apis.NodePool) Requirements {
 	return SortRequirements(syms, rs)
 }
 
-// PoolType is instance type t as pool p launches it (p.reqs set; mask:
+// poolType is instance type t as pool p launches it (p.reqs set; mask:
 // the offerings they allow), false when the pool cannot: t does not meet
 // the requirements or has no offering in mask.
-func (np *NodePools) PoolType(p *Pool, t *InstanceType, mask uint64) (PoolType, bool) {
-	if !np.Offerings.TypeCompatible(t, p.Requirements) {
+func (np *NodePools) poolType(p *Pool, t *InstanceType, mask uint64) (PoolType, bool) {
+	if !np.offerings.TypeCompatible(t, p.Requirements) {
 		return PoolType{}, false
 	}
 	has := false
-	base := np.Offerings.Offers.Index(t.Index, 0, 0)
-	for b := 0; b < np.Offerings.Offers.NumZones*NumCapacityTypes; b++ {
-		if mask&(1<<uint(b)) != 0 && np.Offerings.Offers.Price[base+b] >= 0 {
+	base := np.offerings.Offers.Index(t.Index, 0, 0)
+	for b := 0; b < np.offerings.Offers.NumZones*NumCapacityTypes; b++ {
+		if mask&(1<<uint(b)) != 0 && np.offerings.Offers.Price[base+b] >= 0 {
 			has = true
 			break
 		}
@@ -112,7 +112,7 @@ func (np *NodePools) PoolType(p *Pool, t *InstanceType, mask uint64) (PoolType, 
 		return PoolType{}, false
 	}
 	pt := PoolType{Type: t}
-	pt.Capacity, pt.Allocatable = np.Offerings.nodeResources(t.catalogType, &p.Spec.NodeClass)
+	pt.Capacity, pt.Allocatable = np.offerings.nodeResources(t.catalogType, &p.Spec.NodeClass)
 	if np.daemonOverhead != nil {
 		pt.DaemonOverhead = np.daemonOverhead(np.templateNode(p, t))
 	}
@@ -122,15 +122,15 @@ func (np *NodePools) PoolType(p *Pool, t *InstanceType, mask uint64) (PoolType, 
 // Ordered returns the pools in weight order, kept until a pool
 // changes (add, setDaemonOverhead).
 func (np *NodePools) Ordered() []*Pool {
-	if np.WeightOrder == nil {
-		np.WeightOrder = OrderPools(np.All)
+	if np.weightOrder == nil {
+		np.weightOrder = orderPools(np.All)
 	}
-	return np.WeightOrder
+	return np.weightOrder
 }
 
-// OrderPools sorts pools as KC nodepoolutils.OrderByWeight: weight
+// orderPools sorts pools as KC nodepoolutils.OrderByWeight: weight
 // descending, then name descending (upstream compares names with ">").
-func OrderPools(ps []*Pool) []*Pool {
+func orderPools(ps []*Pool) []*Pool {
 	out := append([]*Pool(nil), ps...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Spec, out[j].Spec
@@ -170,7 +170,7 @@ func (np *NodePools) templateNode(p *Pool, t *InstanceType) *cluster.Node {
 	}
 	for tk, v := range t.LabelValues {
 		if v != cluster.NoSym {
-			labels = labels.With(np.Offerings.TypeKeys[tk], v)
+			labels = labels.With(np.offerings.TypeKeys[tk], v)
 		}
 	}
 	return &cluster.Node{Name: p.Spec.Name + "-template", Labels: labels, Taints: p.Spec.Taints, State: cluster.NodeReady,
@@ -182,7 +182,7 @@ func (np *NodePools) templateNode(p *Pool, t *InstanceType) *cluster.Node {
 func (np *NodePools) Add(spec apis.NodePool) *Pool {
 	s := spec
 	p := np.build(&s)
-	np.WeightOrder = nil
+	np.weightOrder = nil
 	np.base.Invalidate()
 	if old, ok := np.ByName[spec.Name]; ok {
 		// Replace in place so nodes keep pointing at the pool in force.
@@ -199,7 +199,7 @@ func (np *NodePools) Add(spec apis.NodePool) *Pool {
 // pools with it.
 func (np *NodePools) SetDaemonOverhead(f DaemonOverheadFunc) {
 	np.daemonOverhead = f
-	np.WeightOrder = nil
+	np.weightOrder = nil
 	np.base.Invalidate()
 	for _, p := range np.All {
 		*p = *np.build(p.Spec)

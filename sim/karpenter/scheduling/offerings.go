@@ -76,9 +76,9 @@ type Offerings struct {
 	// CapacityTypeSyms are the capacity types' label values, by index.
 	CapacityTypeSyms [NumCapacityTypes]cluster.Sym
 
-	// Types are the catalogue's instance types in catalogue order; TypeByName
+	// types are the catalogue's instance types in catalogue order; TypeByName
 	// has them by name.
-	Types      []*InstanceType
+	types      []*InstanceType
 	TypeByName map[string]*InstanceType
 	// typeKeyLabels and TypeKeys are the instance-type label keys, by index
 	// (the TypeKey* constants, then the catalogue's keys); InstanceType.LabelValues holds a value per key.
@@ -91,9 +91,9 @@ type Offerings struct {
 	// AvailableCache is availMasks' answer, kept while the time and the table's
 	// version stay the same.
 	AvailableCache        []uint64
-	AvailableCacheValid   bool
-	AvailableCacheAt      engine.Time
-	AvailableCacheVersion uint64
+	availableCacheValid   bool
+	availableCacheAt      engine.Time
+	availableCacheVersion uint64
 	// DeferCapacityErrors: a batch is launching; capacity errors wait in iceQueue
 	// until it is done (flushICE).
 	DeferCapacityErrors bool
@@ -106,7 +106,7 @@ func newOfferings(e env, region string, zones []string, zoneSyms []cluster.Sym, 
 	o := &Offerings{env: e, region: region, Zones: append([]string(nil), zones...), zoneSyms: zoneSyms, CapacityTypeSyms: ctSyms,
 		TypeByName: map[string]*InstanceType{}}
 	o.buildTypes()
-	for _, t := range o.Types {
+	for _, t := range o.types {
 		o.TypeByName[t.Name] = t
 	}
 	o.RefreshPrices()
@@ -142,8 +142,8 @@ type offers struct {
 	UnavailableUntil []engine.Time
 	priceAt          engine.Time
 	priced           bool
-	// Version changes with every price refresh and cache entry.
-	Version uint64
+	// version changes with every price refresh and cache entry.
+	version uint64
 }
 
 // Index is the table position of type t's offering in zone and capacity type
@@ -172,7 +172,7 @@ func (o *Offerings) buildTypes() {
 	labs := make([]cluster.Sym, len(catTypes)*nk)
 	region := syms.Intern(o.region)
 	for _, it := range catTypes {
-		t := &InstanceType{Index: int32(len(o.Types)), Name: it.Name, catalogType: it}
+		t := &InstanceType{Index: int32(len(o.types)), Name: it.Name, catalogType: it}
 		t.LabelValues, labs = labs[:nk:nk], labs[nk:]
 		t.LabelValues[TypeKeyInstanceType] = syms.Intern(it.Name)
 		t.LabelValues[TypeKeyArch] = syms.Intern(it.Arch)
@@ -187,9 +187,9 @@ func (o *Offerings) buildTypes() {
 		for _, r := range exoticResources {
 			t.Exotic = t.Exotic || it.ExtendedCount(r) > 0
 		}
-		o.Types = append(o.Types, t)
+		o.types = append(o.types, t)
 	}
-	n := len(o.Types) * len(o.Zones) * NumCapacityTypes
+	n := len(o.types) * len(o.Zones) * NumCapacityTypes
 	o.Offers = offers{NumZones: len(o.Zones), Price: make([]float64, n), UnavailableUntil: make([]engine.Time, n)}
 	o.typeKeyOf = make([]int8, syms.Len())
 	for i := range o.typeKeyOf {
@@ -209,8 +209,8 @@ func (o *Offerings) RefreshPrices() {
 		return
 	}
 	o.Offers.priced, o.Offers.priceAt = true, now
-	o.Offers.Version++
-	for _, t := range o.Types {
+	o.Offers.version++
+	for _, t := range o.types {
 		for z, zone := range o.Zones {
 			for ct := 0; ct < NumCapacityTypes; ct++ {
 				p, ok := o.cloud.Price(cloud.Offering{InstanceType: t.Name, Zone: zone, CapacityType: CapacityTypeOf(ct)})
@@ -227,22 +227,22 @@ func (o *Offerings) RefreshPrices() {
 // of its available offerings now.
 func (o *Offerings) AvailableMasks() []uint64 {
 	now := o.eng.Now()
-	if o.AvailableCacheValid && o.AvailableCacheAt == now && o.AvailableCacheVersion == o.Offers.Version {
+	if o.availableCacheValid && o.availableCacheAt == now && o.availableCacheVersion == o.Offers.version {
 		return o.AvailableCache
 	}
-	o.AvailableCacheValid, o.AvailableCacheAt, o.AvailableCacheVersion = true, now, o.Offers.Version
-	if cap(o.AvailableCache) < len(o.Types) {
-		o.AvailableCache = make([]uint64, len(o.Types))
+	o.availableCacheValid, o.availableCacheAt, o.availableCacheVersion = true, now, o.Offers.version
+	if cap(o.AvailableCache) < len(o.types) {
+		o.AvailableCache = make([]uint64, len(o.types))
 	}
-	masks := o.AvailableCache[:len(o.Types)]
-	for _, t := range o.Types {
-		masks[t.Index] = o.AvailableMask(t, now)
+	masks := o.AvailableCache[:len(o.types)]
+	for _, t := range o.types {
+		masks[t.Index] = o.availableMask(t, now)
 	}
 	return masks
 }
 
-// AvailableMask is the bits of type t's offerings available at now.
-func (o *Offerings) AvailableMask(t *InstanceType, now engine.Time) uint64 {
+// availableMask is the bits of type t's offerings available at now.
+func (o *Offerings) availableMask(t *InstanceType, now engine.Time) uint64 {
 	var m uint64
 	base := o.Offers.Index(t.Index, 0, 0)
 	for b := 0; b < o.Offers.NumZones*NumCapacityTypes; b++ {
@@ -276,7 +276,7 @@ func (o *Offerings) MarkUnavailable(of cloud.Offering) {
 		return
 	}
 	o.Offers.UnavailableUntil[o.Offers.Index(t.Index, z, ct)] = o.eng.Now() + o.settings.UnavailableOfferingsTTL
-	o.Offers.Version++
+	o.Offers.version++
 }
 
 // FlushCapacityErrors ends a batch's launches: the capacity errors they met
@@ -336,7 +336,7 @@ func (o *Offerings) typeChecks(base, reqs Requirements, buf []typeCheck) []typeC
 		if !ok {
 			continue
 		}
-		if b := base.Get(r.Key); b != nil && SameRequirement(b, r) {
+		if b := base.Get(r.Key); b != nil && sameRequirement(b, r) {
 			continue
 		}
 		buf = append(buf, typeCheck{tk: tk, r: r})
@@ -349,8 +349,8 @@ type typeCheck struct {
 	r  *Requirement
 }
 
-// SameRequirement reports whether two requirements are equal (key aside).
-func SameRequirement(a, b *Requirement) bool {
+// sameRequirement reports whether two requirements are equal (key aside).
+func sameRequirement(a, b *Requirement) bool {
 	if a.Complement != b.Complement || a.HasGreaterThan != b.HasGreaterThan || a.HasLessThan != b.HasLessThan || a.GreaterThan != b.GreaterThan || a.LessThan != b.LessThan || len(a.Values) != len(b.Values) {
 		return false
 	}

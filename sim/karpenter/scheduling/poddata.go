@@ -17,10 +17,10 @@ type Relaxation struct {
 	// Steps of each kind taken: required node-affinity terms dropped, then
 	// preferred pod affinity, pod anti-affinity and node affinity terms, and
 	// ScheduleAnyway spread constraints.
-	DroppedRequiredTerms, DroppedPreferredAffinity, DroppedPreferredAntiAffinity, DroppedPreferredNodeAffinity, DroppedSpread uint8
-	// ToleratePreferNoSchedule: the last step, PreferNoSchedule taints
+	droppedRequiredTerms, droppedPreferredAffinity, droppedPreferredAntiAffinity, droppedPreferredNodeAffinity, droppedSpread uint8
+	// toleratePreferNoSchedule: the last step, PreferNoSchedule taints
 	// tolerated.
-	ToleratePreferNoSchedule bool
+	toleratePreferNoSchedule bool
 }
 
 // PodKey identifies a pod template in a relaxation state: what placing its
@@ -30,8 +30,8 @@ type PodKey struct {
 	Spec *cluster.PodSpec
 	// Namespace is the pods' namespace.
 	Namespace cluster.Sym
-	// Relaxation is the preferences relaxed so far.
-	Relaxation Relaxation
+	// relaxation is the preferences relaxed so far.
+	relaxation Relaxation
 }
 
 type affTerm struct{ t *cluster.AffinityTerm }
@@ -39,7 +39,7 @@ type affTerm struct{ t *cluster.AffinityTerm }
 // PodData is what scheduling derives from a pod spec in one relaxation
 // state; replicas of a template share it.
 type PodData struct {
-	PodStatic
+	podStatic
 	groups      []*tgroup // topology groups it owns
 	inverseOwn  []*tgroup // inverse anti-affinity groups it owns
 	inverseSel  []*tgroup // inverse groups that select it
@@ -61,37 +61,37 @@ type PodData struct {
 	JumpTables [2]*jumpTable
 }
 
-// PodStatic is the part of podData that depends only on the spec, the
+// podStatic is the part of podData that depends only on the spec, the
 // namespace and the relaxation, not on the solve: the solves of one
 // instant (a disruption pass) share it.
-type PodStatic struct {
-	// Spec is the template's compiled spec.
-	Spec *cluster.PodSpec
-	// Namespace is the pods' namespace.
-	Namespace cluster.Sym
+type podStatic struct {
+	// spec is the template's compiled spec.
+	spec *cluster.PodSpec
+	// namespace is the pods' namespace.
+	namespace cluster.Sym
 	// Relaxation is the preferences relaxed so far.
 	Relaxation Relaxation
 	// Requests are a pod's resource requests.
 	Requests cluster.Resources
-	// Requirements include the heaviest preferred node-affinity term in force;
+	// requirements include the heaviest preferred node-affinity term in force;
 	// strict are the required ones only (nodeSelector and the node
 	// affinity term in force).
-	Requirements, StrictRequirements Requirements
-	// RequiredTerm is the required node affinity term in force when the pod has
+	requirements, strictRequirements Requirements
+	// requiredTerm is the required node affinity term in force when the pod has
 	// several (nil otherwise); pref the preferred term treated as
 	// required (nil if none).
-	RequiredTerm  *cluster.Term
-	PreferredTerm *cluster.Term
-	// ToleratesPreferNoSchedule: PreferNoSchedule taints are tolerated.
-	ToleratesPreferNoSchedule bool
+	requiredTerm  *cluster.Term
+	preferredTerm *cluster.Term
+	// toleratesPreferNoSchedule: PreferNoSchedule taints are tolerated.
+	toleratesPreferNoSchedule bool
 	// Class numbers the spec's content for the existing-node scan.
 	Class int32
 	// Index numbers the static data of the instant (the solver's index).
 	Index int32
 
-	// AffinityTerms and AntiAffinityTerms are the required and preferred pod
+	// affinityTerms and antiAffinityTerms are the required and preferred pod
 	// (anti-)affinity terms in force.
-	AffinityTerms, AntiAffinityTerms []affTerm
+	affinityTerms, antiAffinityTerms []affTerm
 }
 
 func (pd *PodData) topo() bool { return len(pd.groups) > 0 || len(pd.inverseSel) > 0 }
@@ -99,25 +99,25 @@ func (pd *PodData) topo() bool { return len(pd.groups) > 0 || len(pd.inverseSel)
 // canRelax applies the next relaxation; false when nothing is left.
 func (sv *Solvers) nextRelax(spec *cluster.PodSpec, r Relaxation, anyPNS bool) (Relaxation, bool) {
 	if sv.settings.PreferencePolicy == apis.PreferencesIgnore {
-		if spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.DroppedRequiredTerms) > 1 {
-			r.DroppedRequiredTerms++
+		if spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.droppedRequiredTerms) > 1 {
+			r.droppedRequiredTerms++
 			return r, true
 		}
 		return r, false
 	}
 	switch {
-	case spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.DroppedRequiredTerms) > 1:
-		r.DroppedRequiredTerms++
-	case int(r.DroppedPreferredAffinity) < len(spec.PreferredPodAffinity):
-		r.DroppedPreferredAffinity++
-	case int(r.DroppedPreferredAntiAffinity) < len(spec.PreferredPodAntiAffinity):
-		r.DroppedPreferredAntiAffinity++
-	case int(r.DroppedPreferredNodeAffinity) < len(spec.Preferred):
-		r.DroppedPreferredNodeAffinity++
-	case int(r.DroppedSpread) < countSoftSpread(spec):
-		r.DroppedSpread++
-	case anyPNS && !r.ToleratePreferNoSchedule:
-		r.ToleratePreferNoSchedule = true
+	case spec.Affinity != nil && len(spec.Affinity.Terms)-int(r.droppedRequiredTerms) > 1:
+		r.droppedRequiredTerms++
+	case int(r.droppedPreferredAffinity) < len(spec.PreferredPodAffinity):
+		r.droppedPreferredAffinity++
+	case int(r.droppedPreferredAntiAffinity) < len(spec.PreferredPodAntiAffinity):
+		r.droppedPreferredAntiAffinity++
+	case int(r.droppedPreferredNodeAffinity) < len(spec.Preferred):
+		r.droppedPreferredNodeAffinity++
+	case int(r.droppedSpread) < countSoftSpread(spec):
+		r.droppedSpread++
+	case anyPNS && !r.toleratePreferNoSchedule:
+		r.toleratePreferNoSchedule = true
 	default:
 		return r, false
 	}
@@ -224,10 +224,10 @@ func (s *Solver) PodData(spec *cluster.PodSpec, ns cluster.Sym, r Relaxation) *P
 
 // newPodData returns a podData for st, reusing one a finished what-if
 // gave back (solvers.recycle).
-func (sv *Solvers) newPodData(st *PodStatic, pools int) *PodData {
+func (sv *Solvers) newPodData(st *podStatic, pools int) *PodData {
 	n := len(sv.pdFree)
 	if n == 0 {
-		return &PodData{PodStatic: *st, tmplTol: make([]uint8, pools)}
+		return &PodData{podStatic: *st, tmplTol: make([]uint8, pools)}
 	}
 	pd := sv.pdFree[n-1]
 	sv.pdFree = sv.pdFree[:n-1]
@@ -235,52 +235,52 @@ func (sv *Solvers) newPodData(st *PodStatic, pools int) *PodData {
 	for range pools {
 		tol = append(tol, 0)
 	}
-	*pd = PodData{PodStatic: *st, tmplTol: tol, sel: pd.sel[:0]}
+	*pd = PodData{podStatic: *st, tmplTol: tol, sel: pd.sel[:0]}
 	return pd
 }
 
 // podStatic returns the solve-independent data of a pod spec in a
 // relaxation state, cached for the current instant.
-func (sv *Solvers) podStatic(key PodKey) *PodStatic {
-	if now := sv.eng.Now(); sv.PodStaticsAt != now || sv.PodStatics == nil {
-		sv.PodStatics = map[PodKey]*PodStatic{}
-		sv.PodStaticsAt = now
+func (sv *Solvers) podStatic(key PodKey) *podStatic {
+	if now := sv.eng.Now(); sv.podStaticsAt != now || sv.PodStatics == nil {
+		sv.PodStatics = map[PodKey]*podStatic{}
+		sv.podStaticsAt = now
 	}
 	if st, ok := sv.PodStatics[key]; ok {
 		return st
 	}
-	st := sv.DerivePodStatic(key, sv.specClass(key.Spec))
+	st := sv.derivePodStatic(key, sv.specClass(key.Spec))
 	st.Index = int32(len(sv.PodStatics))
 	sv.PodStatics[key] = st
 	return st
 }
 
-// DerivePodStatic works out the solve-independent data of a pod spec in a
+// derivePodStatic works out the solve-independent data of a pod spec in a
 // relaxation state, of spec class class, without caching it (idx left 0).
 // It changes nothing: CheckIndexes recomputes the cache with it.
-func (sv *Solvers) DerivePodStatic(key PodKey, class int32) *PodStatic {
-	spec, r := key.Spec, key.Relaxation
+func (sv *Solvers) derivePodStatic(key PodKey, class int32) *podStatic {
+	spec, r := key.Spec, key.relaxation
 	syms := sv.cl.Syms
-	pd := &PodStatic{Spec: spec, Namespace: key.Namespace, Relaxation: r, Requests: spec.Requests, ToleratesPreferNoSchedule: r.ToleratePreferNoSchedule, Class: class}
+	pd := &podStatic{spec: spec, namespace: key.Namespace, Relaxation: r, Requests: spec.Requests, toleratesPreferNoSchedule: r.toleratePreferNoSchedule, Class: class}
 	strict := sv.SelectorRequirements(spec)
 	if spec.Affinity != nil && len(spec.Affinity.Terms) > 0 {
-		ti := min(int(r.DroppedRequiredTerms), len(spec.Affinity.Terms)-1)
+		ti := min(int(r.droppedRequiredTerms), len(spec.Affinity.Terms)-1)
 		strict = append(strict, sv.TermRequirements(&spec.Affinity.Terms[ti])...)
 		if len(spec.Affinity.Terms) > 1 {
-			pd.RequiredTerm = &spec.Affinity.Terms[ti]
+			pd.requiredTerm = &spec.Affinity.Terms[ti]
 		}
 	}
-	pd.StrictRequirements = SortRequirements(syms, strict)
-	pd.Requirements = pd.StrictRequirements
-	if sv.settings.PreferencePolicy == apis.PreferencesRespect && int(r.DroppedPreferredNodeAffinity) < len(spec.Preferred) {
+	pd.strictRequirements = SortRequirements(syms, strict)
+	pd.requirements = pd.strictRequirements
+	if sv.settings.PreferencePolicy == apis.PreferencesRespect && int(r.droppedPreferredNodeAffinity) < len(spec.Preferred) {
 		// The heaviest preferred term still in force acts as required.
 		idx := make([]int, len(spec.Preferred))
 		for i := range idx {
 			idx[i] = i
 		}
 		sort.SliceStable(idx, func(a, b int) bool { return spec.Preferred[idx[a]].Weight > spec.Preferred[idx[b]].Weight })
-		pd.PreferredTerm = &spec.Preferred[idx[r.DroppedPreferredNodeAffinity]].Term
-		pd.Requirements = MergeRequirements(syms, pd.StrictRequirements, SortRequirements(syms, sv.TermRequirements(pd.PreferredTerm)))
+		pd.preferredTerm = &spec.Preferred[idx[r.droppedPreferredNodeAffinity]].Term
+		pd.requirements = MergeRequirements(syms, pd.strictRequirements, SortRequirements(syms, sv.TermRequirements(pd.preferredTerm)))
 	}
 	if v := spec.Volume; v != nil {
 		// The zones of the pod's volumes (bound ones, or an unbound
@@ -288,7 +288,7 @@ func (sv *Solvers) DerivePodStatic(key PodKey, class int32) *PodStatic {
 		// requirements, not the strict ones that topology spread counts
 		// domains by (KC volumetopology.go).
 		if zones, ok := v.Zones(); ok {
-			pd.Requirements = MergeRequirements(syms, pd.Requirements, Requirements{{Key: sv.cl.KeyZone, Values: zones}})
+			pd.requirements = MergeRequirements(syms, pd.requirements, Requirements{{Key: sv.cl.KeyZone, Values: zones}})
 		}
 	}
 	req := func(ts []cluster.AffinityTerm) []affTerm {
@@ -298,11 +298,11 @@ func (sv *Solvers) DerivePodStatic(key PodKey, class int32) *PodStatic {
 		}
 		return out
 	}
-	pd.AffinityTerms = req(spec.PodAffinity)
-	pd.AntiAffinityTerms = req(spec.PodAntiAffinity)
+	pd.affinityTerms = req(spec.PodAffinity)
+	pd.antiAffinityTerms = req(spec.PodAntiAffinity)
 	if sv.settings.PreferencePolicy == apis.PreferencesRespect {
-		pd.AffinityTerms = append(pd.AffinityTerms, byWeight(spec.PreferredPodAffinity, int(r.DroppedPreferredAffinity))...)
-		pd.AntiAffinityTerms = append(pd.AntiAffinityTerms, byWeight(spec.PreferredPodAntiAffinity, int(r.DroppedPreferredAntiAffinity))...)
+		pd.affinityTerms = append(pd.affinityTerms, byWeight(spec.PreferredPodAffinity, int(r.droppedPreferredAffinity))...)
+		pd.antiAffinityTerms = append(pd.antiAffinityTerms, byWeight(spec.PreferredPodAntiAffinity, int(r.droppedPreferredAntiAffinity))...)
 	}
 	return pd
 }
@@ -315,7 +315,7 @@ func (s *Solver) resolveInverse(pd *PodData) {
 	}
 	pd.inverseDone = true
 	for _, g := range s.Topology.Inverse {
-		if s.Topology.selects(g, pd.Namespace, pd.Spec.Labels) {
+		if s.Topology.selects(g, pd.namespace, pd.spec.Labels) {
 			pd.inverseSel = append(pd.inverseSel, g)
 		}
 	}

@@ -28,14 +28,14 @@ type PodSet struct {
 	// HasTopology: some template has topology spread or pod (anti-)affinity
 	// (only such templates have groups to register before a solve).
 	HasTopology bool
-	// Classes: pods per spec class of the templates without topology
+	// classes: pods per spec class of the templates without topology
 	// constraints (doomed), made on first use.
-	Classes []ClassCount
+	classes []classCount
 }
 
-// ClassCount is how many pods of a set share a spec class.
-type ClassCount struct {
-	// Class is the spec class (PodStatic.Class).
+// classCount is how many pods of a set share a spec class.
+type classCount struct {
+	// Class is the spec class (podStatic.Class).
 	Class int32
 	Key   PodKey // a template of the class
 	// Count is the number of the set's pods of the class.
@@ -79,7 +79,7 @@ func (b *SetBuilder) Add(sv *Solvers, e QueueKey) {
 	ps.TemplateCounts = append(ps.TemplateCounts, 1)
 	ps.TemplateFirstPods = append(ps.TemplateFirstPods, e.ID)
 	ps.NamesCapacityType = ps.NamesCapacityType || SpecUsesKey(e.Spec, sv.cl.KeyCapacityType)
-	ps.HasTopology = ps.HasTopology || HasTopology(e.Spec)
+	ps.HasTopology = ps.HasTopology || hasTopology(e.Spec)
 }
 
 // queueOrder returns the set's pods in queue order.
@@ -94,30 +94,30 @@ func (ps *PodSet) queueOrder() []QueueKey {
 
 // ClassCounts returns the set's pods per spec class, leaving out the
 // templates with topology constraints.
-func (ps *PodSet) ClassCounts(sv *Solvers) []ClassCount {
-	if ps.Classes != nil || len(ps.Templates) == 0 {
-		return ps.Classes
+func (ps *PodSet) ClassCounts(sv *Solvers) []classCount {
+	if ps.classes != nil || len(ps.Templates) == 0 {
+		return ps.classes
 	}
-	out := make([]ClassCount, 0, 1)
+	out := make([]classCount, 0, 1)
 	for i, key := range ps.Templates {
-		if HasTopology(key.Spec) {
+		if hasTopology(key.Spec) {
 			continue
 		}
 		c := sv.specClass(key.Spec)
-		j := slices.IndexFunc(out, func(cc ClassCount) bool { return cc.Class == c })
+		j := slices.IndexFunc(out, func(cc classCount) bool { return cc.Class == c })
 		if j < 0 {
-			out = append(out, ClassCount{Class: c, Key: key})
+			out = append(out, classCount{Class: c, Key: key})
 			j = len(out) - 1
 		}
 		out[j].Count += int64(ps.TemplateCounts[i])
 	}
-	ps.Classes = out
+	ps.classes = out
 	return out
 }
 
-// HasTopology reports whether the spec has topology spread constraints or
+// hasTopology reports whether the spec has topology spread constraints or
 // pod affinity or anti-affinity terms (required or preferred).
-func HasTopology(spec *cluster.PodSpec) bool {
+func hasTopology(spec *cluster.PodSpec) bool {
 	return len(spec.Spread)+len(spec.PodAffinity)+len(spec.PodAntiAffinity)+
 		len(spec.PreferredPodAffinity)+len(spec.PreferredPodAntiAffinity) > 0
 }

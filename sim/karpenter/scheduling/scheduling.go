@@ -101,11 +101,11 @@ func New(in Inputs) (*Scheduler, error) {
 	}
 	off := newOfferings(e, in.Region, in.Zones, zoneSyms, ctSyms)
 	idx := &NodeIndex{cl: cl}
-	pools := &NodePools{env: e, Offerings: off, nodes: idx, ByName: map[string]*Pool{}, daemonOverhead: in.DaemonOverhead}
+	pools := &NodePools{env: e, offerings: off, nodes: idx, ByName: map[string]*Pool{}, daemonOverhead: in.DaemonOverhead}
 	base := &ExistingBase{env: e, nodes: idx, pools: pools}
 	pools.base = base
 	sv := &Solvers{env: e, offerings: off, nodes: idx, pools: pools, base: base, NamespaceLabels: in.NamespaceLabels,
-		SpecClasses: cluster.SpecClasses{WithScoring: true}, Verdicts: map[VerdictKey]*cluster.NodeVerdicts{}}
+		specClasses: cluster.SpecClasses{WithScoring: true}, Verdicts: map[verdictKey]*cluster.NodeVerdicts{}}
 	sc := &Scheduler{env: e, Offerings: off, Nodes: idx, Pools: pools, Base: base, Solvers: sv}
 	seen := map[string]bool{}
 	for i := range in.NodePools {
@@ -234,8 +234,8 @@ func (sc *Scheduler) InstanceTypes(pool string) []PoolInstanceType {
 	}
 	syms := sc.env.cl.Syms
 	off := sc.Offerings
-	out := make([]PoolInstanceType, 0, len(off.Types))
-	for _, t := range off.Types {
+	out := make([]PoolInstanceType, 0, len(off.types))
+	for _, t := range off.types {
 		labels := map[string]string{}
 		for tk, v := range t.LabelValues {
 			if v != cluster.NoSym {

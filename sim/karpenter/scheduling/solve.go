@@ -220,8 +220,8 @@ func CompareQueueKeys(a, b QueueKey) int {
 	return 0
 }
 
-// QueueKey is a pod's queue key.
-func (sv *Solvers) QueueKey(id cluster.PodID, p *cluster.Pod) QueueKey {
+// queueKey is a pod's queue key.
+func (sv *Solvers) queueKey(id cluster.PodID, p *cluster.Pod) QueueKey {
 	return QueueKey{CPU: p.Spec.Requests[cluster.CPU], Memory: p.Spec.Requests[cluster.Memory], Created: p.Created, ID: id,
 		Namespace: p.Namespace, Origin: sv.OriginOf(id), Spec: p.Spec}
 }
@@ -230,7 +230,7 @@ func (sv *Solvers) QueueKey(id cluster.PodID, p *cluster.Pod) QueueKey {
 func (sv *Solvers) queueKeys(pods []cluster.PodID) []QueueKey {
 	keys := make([]QueueKey, len(pods))
 	for i, id := range pods {
-		keys[i] = sv.QueueKey(id, &sv.cl.Pods[id])
+		keys[i] = sv.queueKey(id, &sv.cl.Pods[id])
 	}
 	// The order is total (ids differ): any sort gives the same result.
 	slices.SortFunc(keys, CompareQueueKeys)
@@ -512,7 +512,7 @@ func (s *Solver) addExisting(id cluster.PodID, origin PodOrigin, pd *PodData) bo
 			}
 		}
 		ex := &s.Base[i]
-		if vp := pd.Spec.Volume; vp != nil && vp.Attach > 0 && !s.attachFits(i, ex, vp.Attach) {
+		if vp := pd.spec.Volume; vp != nil && vp.Attach > 0 && !s.attachFits(i, ex, vp.Attach) {
 			continue
 		}
 		v := nodeView{node: ex.View}
@@ -552,7 +552,7 @@ func (s *Solver) attachFits(pos int, ex *ExistingNode, n int32) bool {
 			}
 		}
 	}
-	return used+n <= cl.AttachLimit(ex.Node)
+	return used+n <= cl.AttachLimit(ex.node)
 }
 
 func pnsOnly(ts []cluster.Taint) []cluster.Taint {
@@ -573,7 +573,7 @@ func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint6
 	syms := k.cl.Syms
 	switch pd.tmplTol[c.ppos] {
 	case 0:
-		if tolerates(pd.Spec.Tolerations, c.Pool.Spec.Taints, pd.ToleratesPreferNoSchedule) {
+		if tolerates(pd.spec.Tolerations, c.Pool.Spec.Taints, pd.toleratesPreferNoSchedule) {
 			pd.tmplTol[c.ppos] = 1
 		} else {
 			pd.tmplTol[c.ppos] = 2
@@ -583,12 +583,12 @@ func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint6
 		return nil, 0, false
 	}
 	reqs := base
-	if len(pd.Requirements) > 0 {
-		if !RequirementsCompatible(syms, base, pd.Requirements, k.wellKnown) {
+	if len(pd.requirements) > 0 {
+		if !RequirementsCompatible(syms, base, pd.requirements, k.wellKnown) {
 			return nil, 0, false
 		}
-		if !absorbs(base, pd.Requirements) {
-			reqs = MergeRequirements(syms, base, pd.Requirements)
+		if !absorbs(base, pd.requirements) {
+			reqs = MergeRequirements(syms, base, pd.requirements)
 		}
 	}
 	if pd.topo() {
@@ -756,7 +756,7 @@ func (s *Solver) StartClaim(pd *PodData) (c *Claim, i int, reqs Requirements, ma
 		h := k.placeholder(s.seq + 1)
 		c := &Claim{Sequence: s.seq + 1, Pool: p, ppos: i, hostname: h, Options: opts}
 		st := k.claimStart(p, s.seq+1, h)
-		c.Requirements, c.OfferingMask = st.Requirements, st.OfferingMask
+		c.Requirements, c.OfferingMask = st.requirements, st.OfferingMask
 		if reqs, mask, ok := s.canAdd(c, pd, c.Requirements, c.OfferingMask); ok {
 			return c, i, reqs, mask, true
 		}

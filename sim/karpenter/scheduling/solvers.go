@@ -65,15 +65,15 @@ type Solvers struct {
 	exFree     []*ExistingNode
 	solverFree []*Solver
 	// PodStatics caches the templates' static data at PodStaticsAt.
-	PodStatics map[PodKey]*PodStatic
+	PodStatics map[PodKey]*podStatic
 	// Placeholders are the interned placeholder hostnames by number.
 	Placeholders []cluster.Sym
-	PodStaticsAt engine.Time
-	// SpecClasses numbers pod specs by content (PodStatic.Class).
-	SpecClasses cluster.SpecClasses
+	podStaticsAt engine.Time
+	// specClasses numbers pod specs by content (podStatic.Class).
+	specClasses cluster.SpecClasses
 	// Verdicts caches static fit verdicts of existing nodes, per spec class
 	// and relaxation.
-	Verdicts map[VerdictKey]*cluster.NodeVerdicts
+	Verdicts map[verdictKey]*cluster.NodeVerdicts
 }
 
 // NewSolver snapshots the cluster for one solve.
@@ -151,7 +151,7 @@ func (sv *Solvers) NewSolver(pods []cluster.PodID, o SolveOpts) *Solver {
 	if sv.nodes.BoundAntiAffinityPods > 0 {
 		for i := range s.Base {
 			if !s.excludedPos(i) {
-				s.addExistingInverse(s.Base[i].Node)
+				s.addExistingInverse(s.Base[i].node)
 			}
 		}
 		for _, kn := range sv.nodes.live {
@@ -259,11 +259,11 @@ func (sv *Solvers) claimStart(p *Pool, n int, h cluster.Sym) claimStart {
 	for len(p.ClaimStarts) <= n {
 		p.ClaimStarts = append(p.ClaimStarts, claimStart{})
 	}
-	if st := p.ClaimStarts[n]; st.Requirements != nil {
+	if st := p.ClaimStarts[n]; st.requirements != nil {
 		return st
 	}
 	reqs := p.Requirements.With(sv.cl.Syms, RequirementIn(sv.cl.KeyHostname, h))
-	p.ClaimStarts[n] = claimStart{Requirements: reqs, OfferingMask: sv.offerings.OfferingMask(reqs)}
+	p.ClaimStarts[n] = claimStart{requirements: reqs, OfferingMask: sv.offerings.OfferingMask(reqs)}
 	return p.ClaimStarts[n]
 }
 
@@ -307,7 +307,7 @@ func (sv *Solvers) SortedOptions(c *Claim) {
 func (sv *Solvers) NewPodSet(pods []cluster.PodID) *PodSet {
 	b := SetBuilder{Set: &PodSet{Pods: pods, QueueKeys: make([]QueueKey, 0, len(pods))}}
 	for _, id := range pods {
-		b.Add(sv, sv.QueueKey(id, &sv.cl.Pods[id]))
+		b.Add(sv, sv.queueKey(id, &sv.cl.Pods[id]))
 	}
 	return b.Set
 }
@@ -316,6 +316,6 @@ func (sv *Solvers) NewPodSet(pods []cluster.PodID) *PodSet {
 // read: tolerations, node name, node selector and affinity, preferred
 // node affinity and requests. Specs with equal content share a class.
 func (sv *Solvers) specClass(spec *cluster.PodSpec) int32 {
-	id, _ := sv.SpecClasses.Of(spec)
+	id, _ := sv.specClasses.Of(spec)
 	return id
 }

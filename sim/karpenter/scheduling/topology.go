@@ -276,7 +276,7 @@ func (t *topology) countDomains(g *tgroup) {
 		if t.s.excludedPos(i) {
 			continue
 		}
-		n := t.s.Base[i].Node
+		n := t.s.Base[i].node
 		if !t.filterExisting(g, n) {
 			continue
 		}
@@ -322,7 +322,7 @@ func domainOf(cl *cluster.Cluster, n *cluster.Node, key cluster.Sym) (cluster.Sy
 // addSpecGroups creates the groups a pod owns in a relaxation state and
 // returns them.
 func (t *topology) addSpecGroups(pd *PodData) []*tgroup {
-	spec := pd.Spec
+	spec := pd.spec
 	var out []*tgroup
 	ignore := t.k.settings.PreferencePolicy != 0
 	dropped := 0
@@ -332,14 +332,14 @@ func (t *topology) addSpecGroups(pd *PodData) []*tgroup {
 			if ignore {
 				continue
 			}
-			if dropped < int(pd.Relaxation.DroppedSpread) {
+			if dropped < int(pd.Relaxation.droppedSpread) {
 				dropped++
 				continue
 			}
 		}
-		gk := tgroupKey{kind: tSpread, key: c.TopologyKey, sel: selectorKey(&c.Selector), ns: nsKey(pd.Namespace, nil, nil), maxSkew: c.MaxSkew, minDomains: c.MinDomains, filter: filterKey(spec, c)}
+		gk := tgroupKey{kind: tSpread, key: c.TopologyKey, sel: selectorKey(&c.Selector), ns: nsKey(pd.namespace, nil, nil), maxSkew: c.MaxSkew, minDomains: c.MinDomains, filter: filterKey(spec, c)}
 		out = append(out, t.group(gk, func() *tgroup {
-			g := &tgroup{kind: tSpread, Key: c.TopologyKey, sel: &c.Selector, ns: pd.Namespace, maxSkew: c.MaxSkew, minDomains: c.MinDomains,
+			g := &tgroup{kind: tSpread, Key: c.TopologyKey, sel: &c.Selector, ns: pd.namespace, maxSkew: c.MaxSkew, minDomains: c.MinDomains,
 				filterSpec: spec, honorAffinity: c.HonorNodeAffinity, honorTaints: c.HonorTaints}
 			g.filterTerms = t.k.filterTerms(spec)
 			return g
@@ -348,14 +348,14 @@ func (t *topology) addSpecGroups(pd *PodData) []*tgroup {
 	affinity := func(kind tkind, terms []affTerm) {
 		for _, term := range terms {
 			a := term.t
-			gk := tgroupKey{kind: kind, key: a.TopologyKey, sel: selectorKey(&a.Selector), ns: nsKey(pd.Namespace, a.Namespaces, a.NamespaceSelector), maxSkew: math.MaxInt32}
+			gk := tgroupKey{kind: kind, key: a.TopologyKey, sel: selectorKey(&a.Selector), ns: nsKey(pd.namespace, a.Namespaces, a.NamespaceSelector), maxSkew: math.MaxInt32}
 			out = append(out, t.group(gk, func() *tgroup {
-				return &tgroup{kind: kind, Key: a.TopologyKey, sel: &a.Selector, ns: pd.Namespace, namespaces: a.Namespaces, nsSel: a.NamespaceSelector, maxSkew: math.MaxInt32}
+				return &tgroup{kind: kind, Key: a.TopologyKey, sel: &a.Selector, ns: pd.namespace, namespaces: a.Namespaces, nsSel: a.NamespaceSelector, maxSkew: math.MaxInt32}
 			}, false))
 		}
 	}
-	affinity(tAffinity, pd.AffinityTerms)
-	affinity(tAnti, pd.AntiAffinityTerms)
+	affinity(tAffinity, pd.affinityTerms)
+	affinity(tAnti, pd.antiAffinityTerms)
 	return out
 }
 
@@ -413,7 +413,7 @@ func (t *topology) filter(g *tgroup, v *nodeView) bool {
 func (t *topology) addRequirements(pd *PodData, v *nodeView) (out []Requirement, ok bool) {
 	check := func(g *tgroup) bool {
 		podDom := exists(g.Key)
-		if r := pd.StrictRequirements.Get(g.Key); r != nil {
+		if r := pd.strictRequirements.Get(g.Key); r != nil {
 			podDom = *r
 		}
 		nodeDom := t.nodeDomains(v, g.Key)
@@ -461,7 +461,7 @@ func singleHost(r *Requirement) (cluster.Sym, bool) {
 // selectsPod is selects for a pod's data, cached per group.
 func (t *topology) selectsPod(g *tgroup, pd *PodData) bool {
 	if g.idx < 0 {
-		return t.selects(g, pd.Namespace, pd.Spec.Labels)
+		return t.selects(g, pd.namespace, pd.spec.Labels)
 	}
 	for len(pd.sel) <= g.idx {
 		pd.sel = append(pd.sel, 0)
@@ -472,7 +472,7 @@ func (t *topology) selectsPod(g *tgroup, pd *PodData) bool {
 	case 2:
 		return false
 	}
-	ok := t.selects(g, pd.Namespace, pd.Spec.Labels)
+	ok := t.selects(g, pd.namespace, pd.spec.Labels)
 	pd.sel[g.idx] = 2
 	if ok {
 		pd.sel[g.idx] = 1
