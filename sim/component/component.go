@@ -93,6 +93,12 @@ func (w Warning) String() string {
 	return w.Msg
 }
 
+// DefaultEpoch is the wall-clock time of simulated time 0 unless the
+// Scenario's spec.epoch sets it (Env.Epoch): Monday 2026-01-05 00:00 UTC,
+// so that CronJob and budget schedules by weekday read simply from the
+// start of a run. A simulator's choice, not an upstream default.
+var DefaultEpoch = time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC)
+
 // Env is what a compile step gets besides its documents: the scenario's
 // common spec as compiled, the symbols and resource names every model
 // shares, and the catalogue.
@@ -155,7 +161,10 @@ type Component interface {
 	// spec.karpenter) and a new pointer to decode it into; "" for none.
 	Settings() (field string, spec any)
 	// Compile turns the component's documents and settings into its
-	// configuration, with warnings. A nil Config means the component
+	// configuration, with warnings. It checks each document's apiVersion:
+	// the loader also hands it its kinds under an API group that is a
+	// mistake for its own (none, or a letter or two off), so that the
+	// error names the served versions. A nil Config means the component
 	// does not run in this scenario (no NodePool, no node group).
 	Compile(env Env, in Input) (Config, []Warning, error)
 	// Build makes the model for a run.

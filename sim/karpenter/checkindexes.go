@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // CheckIndexes recomputes, from the cluster and from Karpenter's own
@@ -115,16 +116,9 @@ type indexCheck struct {
 	counts indexCounts
 }
 
-func (ck *indexCheck) node(id cluster.NodeID) string {
-	if int(id) < 0 || int(id) >= len(ck.cl.Nodes) {
-		return fmt.Sprintf("node #%d", id)
-	}
-	return fmt.Sprintf("node %s (#%d)", ck.cl.Nodes[id].Name, id)
-}
+func (ck *indexCheck) node(id cluster.NodeID) string { return scheduling.DescribeNode(ck.cl, id) }
 
-func (ck *indexCheck) pod(id cluster.PodID) string {
-	return fmt.Sprintf("pod %s (#%d)", ck.cl.Pods[id].Name, id)
-}
+func (ck *indexCheck) pod(id cluster.PodID) string { return scheduling.DescribePod(ck.cl, id) }
 
 func (ck *indexCheck) nodeRecords() error {
 	nt := ck.k.nodes

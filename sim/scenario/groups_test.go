@@ -10,7 +10,8 @@ import (
 
 // Documents go to components by API group and kind, never by kind alone:
 // a NodePool in the core group or in a group a typo away from karpenter.sh
-// is an error at its line (it must not be dropped); one of an unrelated
+// goes to Karpenter, whose compile step makes it an error at its line
+// with the served version (it must not be dropped); one of an unrelated
 // API group is another product's kind, skipped with a line saying so.
 func TestComponentKindsByGroup(t *testing.T) {
 	const head = `apiVersion: clustersim.dev/v1alpha1
@@ -27,7 +28,7 @@ spec:
 	for _, apiVersion := range []string{"v1", "karpenter.io/v1", "karpenter.s/v1"} {
 		_, err := load("apiVersion: " + apiVersion + "\nkind: NodePool\nmetadata: {name: p}\nspec: {}\n")
 		require.ErrorContains(t, err, "s.yaml:8: apiVersion: ", apiVersion)
-		require.ErrorContains(t, err, "NodePool is read in API group karpenter.sh", apiVersion)
+		require.ErrorContains(t, err, `NodePool is served as karpenter.sh/v1 (formerly karpenter.sh/v1beta1), not "`+apiVersion+`"; use apiVersion: karpenter.sh/v1`, apiVersion)
 	}
 	sc, err := load("apiVersion: nodes.example.com/v1\nkind: NodePool\nmetadata: {name: p}\nspec: {}\n")
 	require.NoError(t, err)

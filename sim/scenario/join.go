@@ -79,16 +79,16 @@ func (l *loader) joinFailure(path string, e *marketEvent, out *spotmarket.Script
 			l.joinRefs = append(l.joinRefs, joinRef{path: fmt.Sprintf("%s.joinFailure.%s[%d]", path, field, i), owner: owner, name: n})
 		}
 	}
-	add(jf.NodePools, "nodePools", joinOwners["nodePools"].owner)
-	add(jf.NodeGroups, "nodeGroups", joinOwners["nodeGroups"].owner)
+	add(jf.NodePools, "nodePools", joinOwners[0].owner)
+	add(jf.NodeGroups, "nodeGroups", joinOwners[1].owner)
 }
 
 // joinOwners are the launchers a join failure's fields name, in the
-// market's vocabulary: the owner its launch requests carry and what its
-// pools are called.
-var joinOwners = map[string]struct{ owner, what string }{
-	"nodePools":  {"karpenter", "NodePool"},
-	"nodeGroups": {"cluster-autoscaler", "node group"},
+// market's vocabulary: the field, the owner its launch requests carry and
+// what its pools are called.
+var joinOwners = [...]struct{ field, owner, what string }{
+	{"nodePools", "karpenter", "NodePool"},
+	{"nodeGroups", "cluster-autoscaler", "node group"},
 }
 
 // checkJoinRefs checks the NodePools and node groups join failures name.
@@ -99,10 +99,10 @@ func (l *loader) checkJoinRefs() {
 	for _, r := range l.joinRefs {
 		var known []string
 		what := "pool"
-		for field, o := range joinOwners {
+		for _, o := range joinOwners {
 			if o.owner == r.owner {
 				what = o.what
-				known = l.poolNames(field)
+				known = l.poolNames(o.field)
 			}
 		}
 		if containsString(known, r.name) {

@@ -170,13 +170,19 @@ func componentOf(d *manifest.Document) component.Component {
 	if c, ok := component.ForKind(component.KindOf(d)); ok {
 		return c
 	}
+	// A group that is a mistake for the component's (none, or a letter or
+	// two off) is the component's too: its compile step checks
+	// apiVersion and says what the served versions are, as it does for a
+	// wrong version in its own group.
+	if c, _, typo, ok := foreignGroup(d); ok && typo {
+		return c
+	}
 	return nil
 }
 
 // ownNames: d's component checks its documents' names itself (eksctl
 // names its clusters and node groups by rules of its own).
-func ownNames(d *manifest.Document) bool {
-	c := componentOf(d)
+func ownNames(c component.Component, d *manifest.Document) bool {
 	nc, ok := c.(component.NameChecker)
 	return ok && nc.ChecksNames(d)
 }
@@ -200,58 +206,38 @@ func (l *loader) replaceComponentDoc(c component.Component, d *manifest.Document
 	}
 }
 
-// otherGroup handles a document whose kind a component reads under
-// another API group (a NodePool of apiVersion v1, or of karpenter.io):
-// an error when the group is none or one or two letters off the
-// component's (a typo must not drop a NodePool), else skipped with a line
-// that says whose kind it is not. It reports whether it handled d.
+// otherGroup skips a document whose kind a component reads under an
+// unrelated API group (a NodePool of nodes.example.com: another product's
+// kind), with a line that says whose kind it is not; a group that is a
+// mistake for the component's went to the component (componentOf). It
+// reports whether it handled d.
 func (l *loader) otherGroup(d *manifest.Document) bool {
+	c, want, typo, ok := foreignGroup(d)
+	if !ok || typo {
+		return false
+	}
+	g := component.KindOf(d).Group
+	key := d.Kind + "." + g
+	l.skipped[key] = append(l.skipped[key], d)
+	if l.groupReasons == nil {
+		l.groupReasons = map[string]string{}
+	}
+	l.groupReasons[key] = fmt.Sprintf("the simulator reads %s of API group %s (%s), not of %s", d.Kind, want.Group, c.Name(), g)
+	return true
+}
+
+// foreignGroup finds the first registered component that reads d's kind
+// in another API group (want), and whether d's group is a mistake for
+// want's (typo: none, or one or two letters off) rather than another
+// API's kind of the same name.
+func foreignGroup(d *manifest.Document) (c component.Component, want component.Kind, typo, ok bool) {
 	g := component.KindOf(d).Group
 	for _, c := range component.Registered() {
 		for _, k := range c.Kinds() {
-			if k.Kind != d.Kind || k.Group == g {
-				continue
-			}
-			if groupTypo(g, k.Group) {
-				l.fail(d.Errorf("apiVersion", fmt.Sprintf("%s is read in API group %s, e.g. apiVersion: %s/v1", d.Kind, k.Group, k.Group),
-					"%s is not an API group of %s (apiVersion %s)", groupName(g), d.Kind, d.APIVersion))
-				return true
-			}
-			key := d.Kind + "." + g
-			l.skipped[key] = append(l.skipped[key], d)
-			if l.groupReasons == nil {
-				l.groupReasons = map[string]string{}
-			}
-			l.groupReasons[key] = fmt.Sprintf("the simulator reads %s of API group %s (%s), not of %s", d.Kind, k.Group, c.Name(), g)
-			return true
-		}
-	}
-	return false
-}
-
-// groupTypo: group g, of a kind a component reads in group want, is a
-// mistake rather than another API's kind of the same name.
-func groupTypo(g, want string) bool {
-	return g == "" || suggest.Closest(g, []string{want}, 2) != ""
-}
-
-// misgrouped reports whether d is a kind a component reads, under a group
-// that is a mistake for the component's (an error the loader reports).
-func misgrouped(d *manifest.Document) bool {
-	g := component.KindOf(d).Group
-	for _, c := range component.Registered() {
-		for _, k := range c.Kinds() {
-			if k.Kind == d.Kind && k.Group != g && groupTypo(g, k.Group) {
-				return true
+			if k.Kind == d.Kind && k.Group != g {
+				return c, k, g == "" || suggest.Closest(g, []string{k.Group}, 2) != "", true
 			}
 		}
 	}
-	return false
-}
-
-func groupName(g string) string {
-	if g == "" {
-		return "the core group"
-	}
-	return g
+	return nil, component.Kind{}, false, false
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/internal/suggest"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
@@ -331,8 +332,11 @@ func (l *loader) override(paths []string) {
 // they claim), not those it skips (Secrets,
 // ConfigMaps, Services, RBAC, unknown kinds), which change nothing in a
 // run. sim sweep --emit-job ships only what it reads.
-func Reads(d *manifest.Document) bool {
-	if d.Kind == Kind || componentOf(d) != nil || misgrouped(d) {
+func Reads(d *manifest.Document) bool { return reads(d, componentOf(d)) }
+
+// reads is Reads of d, whose component (nil: none) is c.
+func reads(d *manifest.Document, c component.Component) bool {
+	if d.Kind == Kind || c != nil {
 		return true
 	}
 	k, ok := kinds[d.Kind]
@@ -345,7 +349,8 @@ func Reads(d *manifest.Document) bool {
 // addObject checks the kind and remembers the object. An object repeated
 // identically is read once; a kind the simulator does not read is skipped.
 func (l *loader) addObject(d *manifest.Document) {
-	if !ownNames(d) && Reads(d) {
+	c := componentOf(d)
+	if !ownNames(c, d) && reads(d, c) {
 		// (eksctl names its clusters and node groups by rules of its own,
 		// checked where they are compiled.)
 		if errs := nameErrors(d); len(errs) > 0 {
@@ -355,7 +360,7 @@ func (l *loader) addObject(d *manifest.Document) {
 			return
 		}
 	}
-	if c := componentOf(d); c != nil {
+	if c != nil {
 		if !l.duplicateOf(d, l.compDocs[c.Name()]) {
 			l.compDocs[c.Name()] = append(l.compDocs[c.Name()], d)
 		}

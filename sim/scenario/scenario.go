@@ -63,8 +63,8 @@ const (
 )
 
 // DefaultEpoch is the wall-clock time of simulated time 0 unless
-// spec.epoch sets it: a Monday, so that schedules by weekday read simply.
-var DefaultEpoch = time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC)
+// spec.epoch sets it (component.DefaultEpoch).
+var DefaultEpoch = component.DefaultEpoch
 
 // Scenario is a loaded, validated scenario, ready to run.
 type Scenario struct {

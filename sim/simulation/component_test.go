@@ -76,6 +76,9 @@ spec:
 	// A mistake in its document is reported at its line, like any other.
 	_, err = scenario.LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(replaceOnce(scenarioYAML, "every: 10m", "every: soon"))}}, "s.yaml")
 	require.ErrorContains(t, err, `s.yaml:12: spec.every: "soon" is not a positive duration`)
+	// A group a letter off reaches it too, and it names the served version.
+	_, err = scenario.LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(replaceOnce(scenarioYAML, "test.clustersim.dev/v1", "test.clustersim.de/v1"))}}, "s.yaml")
+	require.ErrorContains(t, err, `s.yaml:9: apiVersion: "test.clustersim.de/v1" is not a served version of Census; use apiVersion: test.clustersim.dev/v1`)
 	// And its settings field is checked strictly too.
 	_, err = scenario.LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(replaceOnce(scenarioYAML, "label: web pods", "lable: web pods"))}}, "s.yaml")
 	require.ErrorContains(t, err, `spec.census.lable`)

@@ -19,6 +19,9 @@ import (
 // Census is the component; register it with component.Register.
 var Census component.Component = census{}
 
+// APIVersion is the one served version of kind Census.
+const APIVersion = "test.clustersim.dev/v1"
+
 // Name is its registered name.
 const Name = "census"
 
@@ -73,6 +76,12 @@ func (census) Compile(env component.Env, in component.Input) (component.Config, 
 		cfg.Label = s.Label
 	}
 	for _, d := range in.Docs {
+		// The loader hands over a group a letter or two off too: the
+		// version is the component's to check.
+		if d.APIVersion != APIVersion {
+			errs = append(errs, d.Errorf("apiVersion", "use apiVersion: "+APIVersion, "%q is not a served version of Census", d.APIVersion))
+			continue
+		}
 		var doc censusDoc
 		if err := d.Decode(&doc); err != nil {
 			errs = errs.Add(err)

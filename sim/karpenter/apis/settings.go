@@ -2,6 +2,7 @@ package apis
 
 import (
 	"fmt"
+	"github.com/clustersim/clustersim/sim/component"
 	"math"
 	"time"
 
@@ -61,10 +62,10 @@ const (
 // run would never end.
 const MinDisruptionPollInterval = time.Second
 
-// DefaultEpoch is the wall-clock time of simulated time 0, used only to
-// evaluate budget schedules (cron, UTC): Monday 2026-01-05 00:00 UTC, so
-// that weekday schedules read naturally from the start of a run.
-var DefaultEpoch = time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC)
+// DefaultEpoch is the wall-clock time of simulated time 0 budget
+// schedules (cron, UTC) are read on when neither spec.epoch nor
+// startTime is set: the house's (component.DefaultEpoch).
+var DefaultEpoch = component.DefaultEpoch
 
 // PreferencePolicy is Karpenter's PREFERENCE_POLICY option.
 type PreferencePolicy uint8

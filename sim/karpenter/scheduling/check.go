@@ -740,15 +740,22 @@ func (ck *indexCheck) antiBound() error {
 	return nil
 }
 
-func (ck *indexCheck) node(id cluster.NodeID) string {
-	if int(id) < 0 || int(id) >= len(ck.cl.Nodes) {
+func (ck *indexCheck) node(id cluster.NodeID) string { return DescribeNode(ck.cl, id) }
+
+func (ck *indexCheck) pod(id cluster.PodID) string { return DescribePod(ck.cl, id) }
+
+// DescribeNode names a node in a check's error: "node NAME (#ID)", or
+// "node #ID" for an ID out of range.
+func DescribeNode(cl *cluster.Cluster, id cluster.NodeID) string {
+	if int(id) < 0 || int(id) >= len(cl.Nodes) {
 		return fmt.Sprintf("node #%d", id)
 	}
-	return fmt.Sprintf("node %s (#%d)", ck.cl.Nodes[id].Name, id)
+	return fmt.Sprintf("node %s (#%d)", cl.Nodes[id].Name, id)
 }
 
-func (ck *indexCheck) pod(id cluster.PodID) string {
-	return fmt.Sprintf("pod %s (#%d)", ck.cl.Pods[id].Name, id)
+// DescribePod names a pod in a check's error: "pod NAME (#ID)".
+func DescribePod(cl *cluster.Cluster, id cluster.PodID) string {
+	return fmt.Sprintf("pod %s (#%d)", cl.Pods[id].Name, id)
 }
 
 // canFilter reports whether the static filters of n can be evaluated
