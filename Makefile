@@ -12,7 +12,10 @@
 # make fidelity - our Karpenter solve against upstream Karpenter's, and our scheduler
 #                 against upstream's framework, on generated cases (nested modules
 #                 fidelity/ and fidelity/scheduler/; vet, their tests, then the comparisons),
-#                 then fidelity-ca
+#                 then fidelity-disruption and fidelity-ca
+# make fidelity-disruption - our Karpenter disruption decisions against upstream
+#                 v1.15.0's through sim import + sim run (nested module fidelity/disruption;
+#                 fetches Go 1.27.3 through the module proxy for it, see below)
 # make fidelity-ca - our Cluster Autoscaler's scale-up decision against upstream's
 #                 (nested module fidelity/ca; needs a checkout of upstream, see below)
 GO       ?= go
@@ -30,7 +33,7 @@ FUZZ_TARGETS := FuzzQueue:./sim/engine/ FuzzReadBytes:./sim/manifest/ FuzzLoad:.
 	FuzzMessage:./sim/internal/clip/ FuzzParse:./sim/internal/duration/ FuzzKarpenterIndexes:./sim/karpenter/ \
 	FuzzCron:./sim/internal/cron/
 
-.PHONY: build run test unit race fuzz fuzz-short check-scale bench bench-scale bench-scale-week fmt vet clean fidelity fidelity-ca properties
+.PHONY: build run test unit race fuzz fuzz-short check-scale bench bench-scale bench-scale-week fmt vet clean fidelity fidelity-disruption fidelity-ca properties
 
 build:
 	$(GO) build -o $(BIN) ./cmd/sim
@@ -98,7 +101,20 @@ fidelity:
 	cd fidelity && $(GO) run ./cmd/fidelity
 	cd fidelity/scheduler && $(GO) vet ./... && $(GO) test ./...
 	cd fidelity/scheduler && $(GO) run ./cmd/fidelity-scheduler
+	@$(MAKE) --no-print-directory fidelity-disruption
 	@$(MAKE) --no-print-directory fidelity-ca
+
+# Karpenter's disruption against upstream v1.15.0, through sim import and
+# sim run. sigs.k8s.io/karpenter v1.15.0 needs Go 1.26.9, newer than the
+# machine's: GOTOOLCHAIN=go1.27.3 makes the go command fetch that
+# toolchain from the module proxy (for this module only; the simulator
+# builds with the machine's Go). It exits 1 when a target of issue 32 is
+# missed.
+DISRUPTION_GO := GOTOOLCHAIN=go1.27.3 $(GO)
+fidelity-disruption:
+	@out=$$(cd fidelity/disruption && gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change in fidelity/disruption:"; echo "$$out"; exit 1; fi
+	cd fidelity/disruption && $(DISRUPTION_GO) vet ./... && $(DISRUPTION_GO) test ./...
+	cd fidelity/disruption && $(DISRUPTION_GO) run ./cmd/fidelity-disruption
 
 # The Cluster Autoscaler's harness imports sigs.k8s.io/cluster-autoscaler,
 # which the Go module proxy does not serve: fidelity/ca/go.mod replaces it

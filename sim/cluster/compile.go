@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -214,6 +215,18 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 
 	if v, ok := in.Annotations["karpenter.sh/do-not-disrupt"]; ok && v == "true" {
 		out.DoNotDisrupt = true
+	}
+	// Karpenter's disruption cost: its own annotation first, else the
+	// ReplicaSet controller's deletion cost (KC disruption.EvictionCost,
+	// with the PodDeletionCostManagement gate off, its default). A value
+	// that is no int32 is ignored, as upstream logs and skips it.
+	for _, k := range []string{"karpenter.sh/disruption-cost", "controller.kubernetes.io/pod-deletion-cost"} {
+		if v, ok := in.Annotations[k]; ok {
+			if n, err := strconv.ParseInt(v, 10, 32); err == nil {
+				out.DisruptionCost, out.HasDisruptionCost = int32(n), true
+			}
+			break
+		}
 	}
 	if v, ok := in.Annotations["cluster-autoscaler.kubernetes.io/safe-to-evict"]; ok {
 		b := v == "true"

@@ -156,6 +156,15 @@ type Node struct {
 	// consolidateAfter from the start.
 	LastPodEventAgo engine.Time
 	HasLastPodEvent bool
+	// DriftedAgo is, with HasDriftedAt, how long before the start an
+	// imported Karpenter node's NodeClaim turned Drifted (its condition's
+	// lastTransitionTime).
+	DriftedAgo   engine.Time
+	HasDriftedAt bool
+	// Annotations are a start node's manifest annotations (an imported
+	// node carries its NodeClaim's hash annotations, which Karpenter's
+	// adoption compares with its NodePool's for drift); nil otherwise.
+	Annotations map[string]string
 
 	Launched engine.Time
 	Ready    engine.Time

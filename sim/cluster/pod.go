@@ -140,6 +140,12 @@ type PodSpec struct {
 	// when absent).
 	DoNotDisrupt bool
 	SafeToEvict  *bool
+	// DisruptionCost is karpenter.sh/disruption-cost, else
+	// controller.kubernetes.io/pod-deletion-cost (an int32), which
+	// Karpenter adds to a pod's eviction cost (/2^27); HasDisruptionCost
+	// says one was set.
+	DisruptionCost    int32
+	HasDisruptionCost bool
 
 	// Claims are the PersistentVolumeClaims the pod's volumes use (nil:
 	// none). Volume is set only on the per-pod variants the cluster makes

@@ -152,9 +152,9 @@ func TestDisruptedNote(t *testing.T) {
 
 // End to end: a pod drained off a node Karpenter consolidated says so.
 func TestPodOfConsolidatedNode(t *testing.T) {
-	s, err := Pod(load(t, "karpenter-mixed"), Options{}, "batch/render-110")
+	s, err := Pod(load(t, "karpenter-mixed"), Options{}, "batch/render-94")
 	require.NoError(t, err)
 	last := s.Timeline[len(s.Timeline)-1]
 	require.Equal(t, "podDeleted", last.Kind)
-	require.Contains(t, last.Text, "deleted: evicted; node batch-mixed-bbbbh was removed by Karpenter's single-node consolidation (underutilized): its pods fit on the rest of the cluster; allowed by NodePool batch-mixed's budget 10%")
+	require.Contains(t, last.Text, "deleted: evicted; node batch-mixed-bbbbg was removed by Karpenter's single-node consolidation (underutilized): its pods fit on the rest of the cluster; allowed by NodePool batch-mixed's budget 10%")
 }

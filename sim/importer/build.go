@@ -350,7 +350,9 @@ func (im *Importer) podAnnotationNotices(pl *placement, wl *workload) {
 }
 
 // lastPodEvents writes each Karpenter node's NodeClaim
-// status.lastPodEventTime on its Node (scenario.LastPodEventAnnotation),
+// status.lastPodEventTime on its Node (scenario.LastPodEventAnnotation)
+// its hash annotations (claimHashAnnotations) and the time its Drifted
+// condition turned true (scenario.DriftedSinceAnnotation),
 // so that consolidateAfter goes on from it; a notice names the nodes of a
 // NodePool without one, whose timers start over at the run's start.
 func (im *Importer) lastPodEvents() {
@@ -360,6 +362,26 @@ func (im *Importer) lastPodEvents() {
 		n := im.nodes[name]
 		if !strings.HasPrefix(n.owner, "NodePool ") {
 			continue
+		}
+		if hs := im.claimHashes[name]; len(hs) > 0 {
+			md := n.out["metadata"].(map[string]any)
+			a, _ := md["annotations"].(map[string]string)
+			if a == nil {
+				a = map[string]string{}
+			}
+			for k, v := range hs {
+				a[k] = v
+			}
+			md["annotations"] = a
+		}
+		if t, ok := im.claimDrifted[name]; ok {
+			md := n.out["metadata"].(map[string]any)
+			a, _ := md["annotations"].(map[string]string)
+			if a == nil {
+				a = map[string]string{}
+			}
+			a[driftedSinceAnnotation] = t.UTC().Format(time.RFC3339)
+			md["annotations"] = a
 		}
 		t, ok := im.claimPodEvent[name]
 		if !ok {

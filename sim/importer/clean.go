@@ -21,6 +21,19 @@ var modelAnnotations = []string{
 	"cluster-autoscaler.kubernetes.io/safe-to-evict",
 	"cluster-autoscaler.kubernetes.io/scale-down-disabled",
 	"controller.kubernetes.io/pod-deletion-cost", // which pod a scale-down removes first
+	"karpenter.sh/disruption-cost",               // Karpenter's eviction cost of a pod
+	// Karpenter's hash annotations (NodePools, EC2NodeClasses, and a
+	// NodeClaim's on its Node): drift when they differ.
+	"karpenter.sh/nodepool-hash", "karpenter.sh/nodepool-hash-version",
+	"karpenter.k8s.aws/ec2nodeclass-hash", "karpenter.k8s.aws/ec2nodeclass-hash-version",
+}
+
+// claimHashAnnotations are the NodeClaim annotations sim import writes on
+// its Node: Karpenter's hash annotations, against which adoption checks
+// drift.
+var claimHashAnnotations = []string{
+	"karpenter.sh/nodepool-hash", "karpenter.sh/nodepool-hash-version",
+	"karpenter.k8s.aws/ec2nodeclass-hash", "karpenter.k8s.aws/ec2nodeclass-hash-version",
 }
 
 // podAnnotations are the annotations that change what happens to one pod
@@ -29,6 +42,7 @@ var modelAnnotations = []string{
 // not each pod: one of them set on a pod itself is named in a notice.
 var podAnnotations = []string{
 	"karpenter.sh/do-not-disrupt",
+	"karpenter.sh/disruption-cost",
 	"cluster-autoscaler.kubernetes.io/safe-to-evict",
 	"controller.kubernetes.io/pod-deletion-cost",
 }
@@ -36,6 +50,9 @@ var podAnnotations = []string{
 // lastPodEventAnnotation is scenario.LastPodEventAnnotation (the importer
 // does not import the loader).
 const lastPodEventAnnotation = "clustersim.dev/last-pod-event-time"
+
+// driftedSinceAnnotation is scenario.DriftedSinceAnnotation.
+const driftedSinceAnnotation = "clustersim.dev/drifted-since"
 
 // controllerLabels are labels the API server and controllers add to pods
 // and templates that name one object (a Job's uid, a ReplicaSet's hash):

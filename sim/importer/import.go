@@ -146,6 +146,12 @@ type Importer struct {
 	passthru   []map[string]any // NodePools, node classes, ClusterConfigs, ...
 	others     []any            // PDBs, HPAs, PriorityClasses, Namespaces (typed, cleaned)
 	claimPool  map[string]string
+	// claimDrifted is, by node name, when its NodeClaim's Drifted
+	// condition turned true.
+	claimDrifted map[string]metav1.Time
+	// claimHashes are, by node name, its NodeClaim's hash annotations
+	// (claimHashAnnotations).
+	claimHashes map[string]map[string]string
 	// claimPodEvent is, by node name, its NodeClaim's
 	// status.lastPodEventTime.
 	claimPodEvent map[string]metav1.Time
@@ -441,6 +447,11 @@ func (im *Importer) nodeClaim(it *item) error {
 		Status   struct {
 			NodeName         string       `json:"nodeName"`
 			LastPodEventTime *metav1.Time `json:"lastPodEventTime"`
+			Conditions       []struct {
+				Type               string      `json:"type"`
+				Status             string      `json:"status"`
+				LastTransitionTime metav1.Time `json:"lastTransitionTime"`
+			} `json:"conditions"`
 		} `json:"status"`
 	}
 	if err := it.decode(&c); err != nil {
@@ -448,6 +459,25 @@ func (im *Importer) nodeClaim(it *item) error {
 	}
 	if p := c.Metadata.Labels["karpenter.sh/nodepool"]; p != "" && c.Status.NodeName != "" {
 		im.claimPool[c.Status.NodeName] = p
+	}
+	for _, k := range claimHashAnnotations {
+		if v, ok := c.Metadata.Annotations[k]; ok && c.Status.NodeName != "" {
+			if im.claimHashes == nil {
+				im.claimHashes = map[string]map[string]string{}
+			}
+			if im.claimHashes[c.Status.NodeName] == nil {
+				im.claimHashes[c.Status.NodeName] = map[string]string{}
+			}
+			im.claimHashes[c.Status.NodeName][k] = v
+		}
+	}
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == "Drifted" && cond.Status == "True" && !cond.LastTransitionTime.IsZero() && c.Status.NodeName != "" {
+			if im.claimDrifted == nil {
+				im.claimDrifted = map[string]metav1.Time{}
+			}
+			im.claimDrifted[c.Status.NodeName] = cond.LastTransitionTime
+		}
 	}
 	if t := c.Status.LastPodEventTime; t != nil && !t.IsZero() && c.Status.NodeName != "" {
 		if im.claimPodEvent == nil {
@@ -797,14 +827,16 @@ func (im *Importer) controller(w where, it *item) error {
 		return nil
 	}
 	wl.namespace, wl.name, wl.obj = nsOr(meta.Namespace), meta.Name, obj
+	// obj holds values, not pointers (a pointer case never matched, so
+	// every annotated template's pods were reported as lacking it).
 	switch o := obj.(type) {
-	case *appsv1.Deployment:
+	case appsv1.Deployment:
 		wl.tmplAnnotations = o.Spec.Template.Annotations
-	case *appsv1.ReplicaSet:
+	case appsv1.ReplicaSet:
 		wl.tmplAnnotations = o.Spec.Template.Annotations
-	case *appsv1.StatefulSet:
+	case appsv1.StatefulSet:
 		wl.tmplAnnotations = o.Spec.Template.Annotations
-	case *batchv1.Job:
+	case batchv1.Job:
 		wl.tmplAnnotations = o.Spec.Template.Annotations
 	}
 	im.workloads = append(im.workloads, wl)

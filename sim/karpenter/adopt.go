@@ -6,6 +6,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
@@ -42,6 +43,12 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 	n.PriceUSDPerHour = inst.PriceUSDPerHour
 	if k.nodes.adopted == nil {
 		k.nodes.adopted = map[string]bool{}
+		// A cluster imported from a live one: Karpenter restarts on it,
+		// and its disruption loop runs as soon as the start state's pods
+		// are bound (made at time 0, bound just after: the first look is
+		// a second in), not one poll interval later.
+		k.dis.awaitingStart = true
+		k.dis.schedulePass(startSyncRequeue)
 	}
 	k.nodes.adopted[n.Name] = true
 	id := k.cl.AddNode(n)
@@ -53,6 +60,22 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 		// upstream: consolidateAfter goes on from it. Without it (the
 		// export had no NodeClaims), it counts from the run's start.
 		kn.LastPodEvent, kn.podEventSet = now-n.LastPodEventAgo, true
+	}
+	// Drift by the hash annotations of an export: the NodeClaim was made
+	// from another version of its NodePool or EC2NodeClass than the one
+	// the export holds (KC areStaticFieldsDrifted; KA's node class hash).
+	if spec.Exported.DriftedFrom(apis.ExportedHash{Hash: n.Annotations[apis.NodePoolHashAnnotation], Version: n.Annotations[apis.NodePoolHashVersionAnnotation]}) ||
+		spec.NodeClass.Exported.DriftedFrom(apis.ExportedHash{Hash: n.Annotations[apis.NodeClassHashAnnotation], Version: n.Annotations[apis.NodeClassHashVersionAnnotation]}) {
+		kn.drifted, kn.driftedAt = true, now
+	}
+	kn.doNotDisrupt = n.Annotations["karpenter.sh/do-not-disrupt"] == "true"
+	if n.HasDriftedAt {
+		// The NodeClaim's Drifted condition of the export: upstream
+		// replaces drifted nodes oldest drift first.
+		kn.exportDrift, kn.exportDriftAt = true, now-n.DriftedAgo
+		if kn.drifted {
+			kn.driftedAt = kn.exportDriftAt
+		}
 	}
 	k.nodes.add(kn)
 	if spec.ExpireAfter > 0 {

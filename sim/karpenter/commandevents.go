@@ -186,6 +186,8 @@ func (d *disrupter) whyNotCandidate(kn *knode) string {
 		return "it is being deleted"
 	case kn.Pool.Spec.DoNotDisrupt:
 		return "its NodePool no longer lets Karpenter disrupt it"
+	case kn.doNotDisrupt:
+		return "it carries karpenter.sh/do-not-disrupt"
 	case !pa.ConsolidateNever && d.eng.Now()-kn.LastPodEvent < pa.ConsolidateAfter:
 		return fmt.Sprintf("a pod event at %s restarted its consolidateAfter (%s)", fmtSecs(kn.LastPodEvent), pa.ConsolidateAfter)
 	}

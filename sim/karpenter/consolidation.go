@@ -46,14 +46,15 @@ func (u *underutilization) reason() apis.Reason { return apis.ReasonUnderutilize
 func (u *underutilization) stat() string        { return reasonUnderutilized }
 
 // consolidatable: consolidateAfter has passed since the node's last pod
-// event (KC Consolidatable condition). A node that just became so changes
-// the consolidation state.
+// event (KC Consolidatable condition). A node that just became so does
+// not change the consolidation state: upstream's cluster state marks
+// itself unconsolidated on node, pod and NodePool changes, not on the
+// condition (KC Cluster.triggerConsolidationOnChange), so a pass that
+// found nothing is not repeated for it before the state's 5-minute
+// expiry or another change.
 func (d *disrupter) consolidatable(kn *knode) bool {
 	pa := kn.Pool.Spec.Disruption
 	ok := !pa.ConsolidateNever && d.eng.Now()-kn.LastPodEvent >= pa.ConsolidateAfter
-	if ok && !kn.consolidatable {
-		d.stateChanged()
-	}
 	kn.consolidatable = ok
 	return ok
 }

@@ -36,6 +36,11 @@ type disrupter struct {
 	earlyStops int64
 
 	nextPass engine.Timer
+	// awaitingStart: the cluster started from an imported state whose
+	// pods are not all bound yet; the first pass waits for them (KC
+	// Controller.Reconcile requeues until cluster state is synced), then
+	// runs at once, as a restarted Karpenter's does.
+	awaitingStart bool
 	// work counts the pods placed by scheduling simulations since the
 	// pass (or validation) began; it sets how long the pass takes
 	// (passTime).
@@ -54,6 +59,26 @@ type disrupter struct {
 
 func (d *disrupter) stateChanged() { d.version++ }
 
+// startSyncRequeue is how soon a pass waiting for the imported start
+// state to be bound looks again (KC's requeue while state is not synced:
+// 1 s).
+const startSyncRequeue = time.Second
+
+// startNotRunning reports whether a pod of the imported start state (made at
+// time 0, pinned to a node: sim import's startOn) is not running yet: it
+// ran at the export. A pass before they are bound would find the imported
+// nodes empty; before they run, it would count them as pods still
+// starting, which they are not upstream.
+func (d *disrupter) startNotRunning() bool {
+	for i := range d.cl.Pods {
+		p := &d.cl.Pods[i]
+		if p.Created == 0 && p.Spec.NodeName != "" && (p.Phase == cluster.Pending || p.Phase == cluster.Bound) {
+			return true
+		}
+	}
+	return false
+}
+
 // candidate is a node a method may disrupt (KC Candidate).
 type candidate struct {
 	kn    *knode
@@ -70,6 +95,15 @@ func (d *disrupter) schedulePass(after engine.Time) {
 func (d *disrupter) disruptionPass() {
 	if d.pending != nil {
 		return // validation in progress; it schedules the next pass
+	}
+	if d.awaitingStart {
+		// A start pod that never binds (its node is not in the export)
+		// does not hold the loop past its usual first pass.
+		if d.eng.Now() < d.settings.DisruptionPollInterval && d.startNotRunning() {
+			d.schedulePass(startSyncRequeue)
+			return
+		}
+		d.awaitingStart = false
 	}
 	d.offerings.RefreshPrices()
 	// The methods' what-ifs share what does not depend on the candidates
@@ -126,10 +160,14 @@ func (d *disrupter) timedOut(work0 int64, timeout time.Duration) bool {
 	return true
 }
 
-// evictionCost is KC disruption.EvictionCost without the deletion-cost
-// annotation: 1 + priority/2^25, clamped to [-10, 10].
+// evictionCost is KC disruption.EvictionCost: 1 + the disruption (or
+// deletion) cost annotation/2^27 + priority/2^25, clamped to [-10, 10].
 func evictionCost(spec *cluster.PodSpec) float64 {
-	c := 1 + float64(spec.Priority)/(1<<25)
+	c := 1.0
+	if spec.HasDisruptionCost {
+		c += float64(spec.DisruptionCost) / (1 << 27)
+	}
+	c += float64(spec.Priority) / (1 << 25)
 	return max(-10, min(10, c))
 }
 

@@ -221,3 +221,13 @@ func TestQueueKeysMatchPods(t *testing.T) {
 	require.Positive(t, provisionable)
 	require.Positive(t, candidates)
 }
+
+// A pod's eviction cost (KC disruption.EvictionCost): 1 + its
+// disruption cost/2^27 + priority/2^25, clamped to [-10, 10].
+func TestEvictionCost(t *testing.T) {
+	require.Equal(t, 1.0, evictionCost(&cluster.PodSpec{}))
+	require.InDelta(t, 1+1000.0/(1<<27), evictionCost(&cluster.PodSpec{DisruptionCost: 1000, HasDisruptionCost: true}), 1e-15)
+	require.InDelta(t, 1+1000.0/(1<<25), evictionCost(&cluster.PodSpec{Priority: 1000}), 1e-15)
+	require.Equal(t, 10.0, evictionCost(&cluster.PodSpec{Priority: 1 << 30}))
+	require.Equal(t, -10.0, evictionCost(&cluster.PodSpec{DisruptionCost: -1 << 31, HasDisruptionCost: true, Priority: -1 << 30}))
+}

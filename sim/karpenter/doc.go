@@ -323,8 +323,12 @@
 //     no time. Disruption what-ifs are paced by SolverPodsPerSecond (see
 //     Disruption) whatever ComputeTime says.
 //   - Prices are read from the cloud every PriceRefreshInterval (12 h).
-//   - A pod's eviction cost uses its priority but not the
-//     controller.kubernetes.io/pod-deletion-cost annotation.
+//   - A pod's eviction cost uses its priority and its
+//     karpenter.sh/disruption-cost (else
+//     controller.kubernetes.io/pod-deletion-cost) annotation, as v1.15
+//     does with PodDeletionCostManagement off (its default); with the
+//     gate on Karpenter writes deletion costs itself, which is not
+//     modelled.
 //   - Drains evict all evictable pods at once (KC evicts non-critical pods
 //     first) and retry refused evictions after 1 s, doubling to 10 s (KC's
 //     eviction queue backs off per pod from 100 ms).

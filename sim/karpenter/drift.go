@@ -69,6 +69,9 @@ func (dr *drift) drifted(kn *knode) bool {
 		!scheduling.RequirementsCompatible(dr.d.cl.Syms, scheduling.RequirementsFromLabels(dr.d.cl.Nodes[kn.ID].Labels), p.Requirements, dr.d.wellKnown)
 	if drift {
 		kn.drifted, kn.driftedAt = true, dr.d.eng.Now()
+		if kn.exportDrift {
+			kn.driftedAt = kn.exportDriftAt
+		}
 	}
 	return drift
 }

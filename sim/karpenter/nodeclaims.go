@@ -22,6 +22,14 @@ type NodeClaimView struct {
 	// an adopted node's before the run), when one was recorded.
 	LastPodEvent    engine.Time
 	HasLastPodEvent bool
+	// Drifted since DriftedAt (engine time; negative for an export's).
+	Drifted   bool
+	DriftedAt engine.Time
+	// Hashes are Karpenter's hash annotations of the NodeClaim
+	// (karpenter.sh/nodepool-hash, the EC2NodeClass's, and their
+	// versions): an adopted node's from its export, a launched one's its
+	// pool's and class's as the export had them (none without).
+	Hashes map[string]string
 }
 
 // NodeClaim returns the NodeClaim behind node id, if Karpenter owns it.
@@ -30,9 +38,30 @@ func (k *Karpenter) NodeClaim(id cluster.NodeID) (NodeClaimView, bool) {
 		return NodeClaimView{}, false
 	}
 	kn := k.nodes.byID[id]
-	return NodeClaimView{NodePool: kn.Pool.Spec.Name, NodeClassRef: kn.Pool.Spec.NodeClassRef,
+	v := NodeClaimView{NodePool: kn.Pool.Spec.Name, NodeClassRef: kn.Pool.Spec.NodeClassRef,
 		Capacity: kn.Capacity, Initialized: kn.Initialized, Deleting: kn.Deleting,
-		LastPodEvent: kn.LastPodEvent, HasLastPodEvent: kn.podEventSet}, true
+		LastPodEvent: kn.LastPodEvent, HasLastPodEvent: kn.podEventSet,
+		Drifted: kn.drifted, DriftedAt: kn.driftedAt}
+	v.Hashes = map[string]string{}
+	if n := &k.cl.Nodes[id]; n.Adopted {
+		for _, key := range []string{apis.NodePoolHashAnnotation, apis.NodePoolHashVersionAnnotation, apis.NodeClassHashAnnotation, apis.NodeClassHashVersionAnnotation} {
+			if val, ok := n.Annotations[key]; ok {
+				v.Hashes[key] = val
+			}
+		}
+	} else {
+		spec := kn.Pool.Spec
+		for key, val := range map[string]string{apis.NodePoolHashAnnotation: spec.Exported.Hash, apis.NodePoolHashVersionAnnotation: spec.Exported.Version,
+			apis.NodeClassHashAnnotation: spec.NodeClass.Exported.Hash, apis.NodeClassHashVersionAnnotation: spec.NodeClass.Exported.Version} {
+			if val != "" {
+				v.Hashes[key] = val
+			}
+		}
+	}
+	if len(v.Hashes) == 0 {
+		v.Hashes = nil
+	}
+	return v, true
 }
 
 // NodePools returns the NodePools in force (after any scripted update),

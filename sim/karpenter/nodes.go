@@ -46,9 +46,18 @@ type knode struct {
 	poolHash, classHash uint64
 	driftedAt           engine.Time
 	drifted             bool
-	driftChecked        *apis.NodePool
-	nominatedUntil      engine.Time
-	tgpDeadline         engine.Time
+	// exportDrift: an adopted node's NodeClaim was Drifted in the export
+	// since exportDriftAt (before the start, so negative): the drift
+	// order goes on from it.
+	exportDrift   bool
+	exportDriftAt engine.Time
+	// doNotDisrupt: the node itself carries karpenter.sh/do-not-disrupt:
+	// "true" (an imported node annotated by hand; a NodePool's template
+	// annotation is its Spec.DoNotDisrupt).
+	doNotDisrupt   bool
+	driftChecked   *apis.NodePool
+	nominatedUntil engine.Time
+	tgpDeadline    engine.Time
 	// cmd is the disruption command the node is a candidate of, waiting
 	// for its replacements (schedNode.inCommand says whether there is one).
 	cmd *command

@@ -137,7 +137,7 @@ func (d *disrupter) nodeScans() []nodeScan {
 	budgets := d.evictor.HasBudgets()
 	out := make([]nodeScan, 0, len(d.nodes.live))
 	for _, kn := range d.nodes.live {
-		if kn.Deleting || kn.cmd != nil || !kn.Initialized || now < kn.nominatedUntil || kn.Pool.Spec.DoNotDisrupt {
+		if kn.Deleting || kn.cmd != nil || !kn.Initialized || now < kn.nominatedUntil || kn.Pool.Spec.DoNotDisrupt || kn.doNotDisrupt {
 			continue
 		}
 		sc := d.podScan(kn)

@@ -125,7 +125,9 @@ func (l *loader) compileSpec() {
 
 // compileEpoch sets the wall clock of simulated time 0: spec.epoch, else
 // a component's own setting of it (spec.karpenter.startTime, which came
-// first), else DefaultEpoch.
+// first), else spec.importedAt (an imported cluster goes on from its
+// export's time: its budget schedules and CronJobs read that clock), else
+// DefaultEpoch.
 func (l *loader) compileEpoch() {
 	l.out.Epoch = DefaultEpoch
 	if e := l.doc.Spec.Epoch; e != "" {
@@ -144,6 +146,9 @@ func (l *loader) compileEpoch() {
 				return
 			}
 		}
+	}
+	if !l.importedAt.IsZero() {
+		l.out.Epoch = l.importedAt.UTC()
 	}
 }
 
@@ -516,7 +521,8 @@ func (l *loader) compileNodes() {
 				age = 0
 			}
 		}
-		podEventAgo, hasPodEvent := l.lastPodEvent(d, n.Annotations)
+		podEventAgo, hasPodEvent := l.exportTime(d, n.Annotations, LastPodEventAnnotation, "consolidateAfter counts from the start")
+		driftedAgo, hasDrifted := l.exportTime(d, n.Annotations, DriftedSinceAnnotation, "its drift counts from the start")
 		l.startNodes = append(l.startNodes, startNode{idx: len(l.out.Nodes), doc: d, labels: labels,
 			priced: known && price > 0})
 		l.out.Nodes = append(l.out.Nodes, cluster.Node{
@@ -535,6 +541,9 @@ func (l *loader) compileNodes() {
 			AgeAtStart:      age,
 			LastPodEventAgo: podEventAgo,
 			HasLastPodEvent: hasPodEvent,
+			DriftedAgo:      driftedAgo,
+			HasDriftedAt:    hasDrifted,
+			Annotations:     n.Annotations,
 		})
 	}
 }
@@ -545,27 +554,33 @@ func (l *loader) compileNodes() {
 // start.
 const LastPodEventAnnotation = "clustersim.dev/last-pod-event-time"
 
-// lastPodEvent reads a Node's LastPodEventAnnotation: how long before
-// spec.importedAt it was; ok false when absent or unusable (with an error
-// or warning).
-func (l *loader) lastPodEvent(d *manifest.Document, annotations map[string]string) (time.Duration, bool) {
-	v, ok := annotations[LastPodEventAnnotation]
+// DriftedSinceAnnotation carries, on a Node of an imported state, the
+// lastTransitionTime of its NodeClaim's Drifted condition (sim import
+// writes it): Karpenter replaces drifted nodes oldest drift first.
+const DriftedSinceAnnotation = "clustersim.dev/drifted-since"
+
+// exportTime reads a Node's time annotation key (LastPodEventAnnotation,
+// DriftedSinceAnnotation): how long before spec.importedAt it was; ok
+// false when absent or unusable (with an error or warning; without
+// importedAt, the warning says what follows: without).
+func (l *loader) exportTime(d *manifest.Document, annotations map[string]string, key, without string) (time.Duration, bool) {
+	v, ok := annotations[key]
 	if !ok {
 		return 0, false
 	}
-	path := "metadata.annotations." + LastPodEventAnnotation
+	path := "metadata.annotations." + key
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
 		l.fail(d.Errorf(path, "write a time as kubectl prints it, e.g. 2026-03-01T12:00:00Z", "not an RFC 3339 time: %q", v))
 		return 0, false
 	}
 	if l.importedAt.IsZero() {
-		l.warn(d, path, "ignored without spec.importedAt, which it is counted back from: consolidateAfter counts from the start")
+		l.warn(d, path, "ignored without spec.importedAt, which it is counted back from: %s", without)
 		return 0, false
 	}
 	ago := l.importedAt.Sub(t)
 	if ago < 0 {
-		l.warn(d, path, "after spec.importedAt (%s): counted as a pod event at the start", l.importedAt.UTC().Format(time.RFC3339))
+		l.warn(d, path, "after spec.importedAt (%s): counted as at the start", l.importedAt.UTC().Format(time.RFC3339))
 		ago = 0
 	}
 	return ago, true

@@ -50,6 +50,16 @@ spec:
 	require.Equal(t, monday, sc.Epoch)
 	require.Equal(t, friday, kpConfig(sc).Settings.Epoch)
 
+	// An imported cluster's clock goes on from its export: a budget
+	// schedule of the live cluster holds at the same wall-clock times.
+	sc, err = load("  importedAt: \"2026-03-06T18:00:00Z\"\n")
+	require.NoError(t, err)
+	require.Equal(t, friday, sc.Epoch)
+	require.Equal(t, friday, kpConfig(sc).Settings.Epoch)
+	sc, err = load("  epoch: 2026-03-02T00:00:00Z\n  importedAt: \"2026-03-06T18:00:00Z\"\n")
+	require.NoError(t, err)
+	require.Equal(t, monday, sc.Epoch, "spec.epoch, when given, wins")
+
 	_, err = load("  epoch: next monday\n")
 	require.ErrorContains(t, err, `s.yaml:6: spec.epoch: "next monday" is not a time`)
 }

@@ -46,7 +46,9 @@ func (s *Sim) WriteState(w io.Writer) (err error) {
 			return statedump.NodeClaim{NodePool: nc.NodePool, Capacity: nc.Capacity,
 				NodeClassRef:    statedump.NodeClassRef{Group: r.Group, Kind: r.Kind, Name: r.Name},
 				LastPodEvent:    nc.LastPodEvent,
-				HasLastPodEvent: nc.HasLastPodEvent}, ok
+				HasLastPodEvent: nc.HasLastPodEvent,
+				Drifted:         nc.Drifted, DriftedAt: nc.DriftedAt, Deleting: nc.Deleting,
+				Annotations: nc.Hashes}, ok
 		}
 		for _, p := range kp.NodePools() {
 			in.NodePools = append(in.NodePools, dumpNodePool(s.cl, p))

@@ -194,6 +194,14 @@ func (d *dumper) nodeClaims() {
 		}
 		o.Status.Conditions = []metav1.Condition{cond("Launched", true, n.Launched), cond("Registered", ready, n.Ready),
 			cond("Initialized", ready, n.Ready), cond("Ready", ready, n.Ready)}
+		if nc.Drifted {
+			o.Status.Conditions = append(o.Status.Conditions, cond("Drifted", true, nc.DriftedAt))
+		}
+		o.Annotations = nc.Annotations
+		if nc.Deleting {
+			now := metav1.NewTime(d.now)
+			o.DeletionTimestamp = &now
+		}
 		d.item(o)
 	}
 }

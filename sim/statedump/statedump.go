@@ -51,8 +51,11 @@
 //     its zone again. Access modes are ReadWriteOnce and sizes are not
 //     written (the model keeps neither).
 //   - Karpenter's NodeClaims (karpenter.sh/v1) with their NodePool label
-//     and owner, nodeClassRef, requirements, and status.providerID,
-//     nodeName, capacity and allocatable; and the NodePools in force.
+//     and owner, nodeClassRef, requirements, Karpenter's hash
+//     annotations (as an import had them), a deletionTimestamp while
+//     deleting, and status.providerID, nodeName, capacity, allocatable,
+//     lastPodEventTime and conditions (Drifted on a drifted node); and the
+//     NodePools in force.
 //
 // UIDs are stable hashes of kind, namespace and name, so that the same run
 // dumps the same bytes.
@@ -139,6 +142,13 @@ type NodeClaim struct {
 	// LastPodEvent is status.lastPodEventTime when HasLastPodEvent.
 	LastPodEvent    time.Duration
 	HasLastPodEvent bool
+	// Drifted: its Drifted condition is true since DriftedAt.
+	Drifted   bool
+	DriftedAt time.Duration
+	// Deleting: the NodeClaim is being deleted (deletionTimestamp).
+	Deleting bool
+	// Annotations are its metadata annotations (Karpenter's hashes).
+	Annotations map[string]string
 }
 
 // NodeClassRef names a NodePool's node class.

@@ -207,7 +207,8 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 	if !ok || !c.named(d, obj.Metadata.Name, "name the EC2NodeClass; NodePools refer to it by name") {
 		return
 	}
-	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindEC2NodeClass, File: d.File, Line: d.Line}
+	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindEC2NodeClass, File: d.File, Line: d.Line,
+		Exported: ExportedHash{obj.Metadata.Annotations[NodeClassHashAnnotation], obj.Metadata.Annotations[NodeClassHashVersionAnnotation]}}
 	s := &obj.Spec
 	if d.APIVersion == APIVersionAWSV1beta1 && s.Kubelet != nil {
 		c.warnc(d, CodeLegacy, "", "spec.kubelet", "kubelet is a karpenter.k8s.aws/v1 field (v1beta1 kept it in the NodePool's spec.template.spec.kubelet): read anyway")
@@ -807,8 +808,13 @@ func (c *compiler) budgets(d *manifest.Document, path string, in []budgetV1) []B
 				nb.Reasons = append(nb.Reasons, ReasonUnderutilized)
 			case "Drifted":
 				nb.Reasons = append(nb.Reasons, ReasonDrifted)
+			case "Unhealthy":
+				// v1.15: node repair's budgets. Repair is not modelled, so
+				// the budget paces nothing here.
+				nb.Reasons = append(nb.Reasons, ReasonUnhealthy)
+				c.warn(d, fmt.Sprintf("%s.reasons[%d]", p, j), "Unhealthy paces Karpenter v1.15's node repair (feature gate NodeRepair, off by default), which is not simulated: this budget limits nothing here")
 			default:
-				c.fail(d, fmt.Sprintf("%s.reasons[%d]", p, j), "use Empty, Underutilized or Drifted", "%q is not a disruption reason", r)
+				c.fail(d, fmt.Sprintf("%s.reasons[%d]", p, j), "use Empty, Underutilized, Drifted or Unhealthy", "%q is not a disruption reason", r)
 			}
 		}
 		if (b.Schedule == nil) != (b.Duration == nil) {

@@ -232,7 +232,7 @@ func TestV1Errors(t *testing.T) {
 		{"bad cron", pool("  disruption: {budgets: [{nodes: \"0\", schedule: \"0 25 * * *\", duration: 1h}]}\n"),
 			`p.yaml:9: spec.disruption.budgets[0].schedule: hour: "25" is not a value from 0 to 23; write a cron expression such as "0 9 * * mon-fri" (UTC)`},
 		{"budget reason", pool("  disruption: {budgets: [{nodes: \"0\", reasons: [Expired]}]}\n"),
-			`p.yaml:9: spec.disruption.budgets[0].reasons[0]: "Expired" is not a disruption reason; use Empty, Underutilized or Drifted`},
+			`p.yaml:9: spec.disruption.budgets[0].reasons[0]: "Expired" is not a disruption reason; use Empty, Underutilized, Drifted or Unhealthy`},
 		{"operator case", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: [{key: kubernetes.io/arch, operator: in, values: [amd64]}]\n",
 			`p.yaml:8: spec.template.spec.requirements[0].operator: "in" is not a requirement operator; write operator: In`},
 		{"capacity type spelling", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [SPOT]}]\n",
@@ -324,4 +324,28 @@ spec:
 	s, err := compileSettings(t, "apiVersion: x/v1\nkind: Scenario\nspec:\n  karpenter:\n    unavailableOfferingsTTL: 2562047h\n")
 	require.NoError(t, err)
 	require.Equal(t, duration.Saturated, s.UnavailableOfferingsTTL)
+}
+
+// A v1.15 NodePool may pace node repair with a budget for reason
+// Unhealthy: it is read (not refused), said to limit nothing, and the
+// other reasons' allowances are not touched by it.
+func TestUnhealthyBudgetReason(t *testing.T) {
+	res, _, err := compileYAML(t, "p.yaml", `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  disruption:
+    budgets:
+      - {nodes: "0", reasons: [Unhealthy]}
+      - {nodes: "5"}
+`)
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(warningTexts(res), "\n"), "Unhealthy paces Karpenter v1.15's node repair")
+	d := res.NodePools[0].Disruption
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	require.Equal(t, 5, d.AllowedDisruptions(now, 100, ReasonUnderutilized))
+	require.Equal(t, 0, d.AllowedDisruptions(now, 100, ReasonUnhealthy))
 }

@@ -100,10 +100,14 @@ const (
 	ReasonEmpty Reason = iota
 	ReasonUnderutilized
 	ReasonDrifted
+	// ReasonUnhealthy is v1.15's node repair (the NodeRepair feature
+	// gate, off by default): a budget may name it; no modelled method
+	// disrupts for it (nodes do not turn unhealthy here).
+	ReasonUnhealthy
 	numReasons
 )
 
-var reasonNames = [...]string{"Empty", "Underutilized", "Drifted"}
+var reasonNames = [...]string{"Empty", "Underutilized", "Drifted", "Unhealthy"}
 
 func (r Reason) String() string {
 	if r < numReasons {
@@ -278,7 +282,36 @@ type NodeClass struct {
 	InstanceStoreRAID0 bool
 	// Hash covers the fields that make nodes drift when changed.
 	Hash uint64
+	// Exported is the class's hash annotation as Karpenter wrote it on a
+	// live cluster (karpenter.k8s.aws/ec2nodeclass-hash and its
+	// version), kept by sim import: an adopted node whose NodeClaim
+	// carries another hash of the same version has drifted.
+	Exported ExportedHash
 }
+
+// ExportedHash is one of Karpenter's hash annotations (on a NodePool, an
+// EC2NodeClass or a NodeClaim) and its hash version; empty when absent.
+type ExportedHash struct{ Hash, Version string }
+
+// DriftedFrom says whether a NodeClaim that carries claim was made from
+// another version of the object that carries h: Karpenter's static drift
+// (KC areStaticFieldsDrifted, KA's node class hash): both hashes and
+// versions present, the versions equal, the hashes different. A version
+// change is no drift (upstream rehashes on upgrade).
+func (h ExportedHash) DriftedFrom(claim ExportedHash) bool {
+	if h.Hash == "" || h.Version == "" || claim.Hash == "" || claim.Version == "" || h.Version != claim.Version {
+		return false
+	}
+	return h.Hash != claim.Hash
+}
+
+// Upstream's hash annotations.
+const (
+	NodePoolHashAnnotation         = "karpenter.sh/nodepool-hash"
+	NodePoolHashVersionAnnotation  = "karpenter.sh/nodepool-hash-version"
+	NodeClassHashAnnotation        = "karpenter.k8s.aws/ec2nodeclass-hash"
+	NodeClassHashVersionAnnotation = "karpenter.k8s.aws/ec2nodeclass-hash-version"
+)
 
 // NodeClassRef names a node class.
 type NodeClassRef struct {
@@ -324,6 +357,9 @@ type NodePool struct {
 	// terminationGracePeriod and nodeClassRef (not requirements, which
 	// drift by value, nor weight, limits or disruption).
 	TemplateHash uint64
+	// Exported is the pool's karpenter.sh/nodepool-hash annotation and
+	// its version, as a live cluster's export has them.
+	Exported ExportedHash
 }
 
 // String names the pool for messages.

@@ -133,6 +133,7 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 	dr := &draft{d: d, refPath: "spec.template.spec.nodeClassRef"}
 	p := &dr.pool
 	p.Name, p.File, p.Line, p.Source = obj.Metadata.Name, d.File, d.Line, "karpenter.sh/v1 NodePool"
+	p.Exported = ExportedHash{obj.Metadata.Annotations[NodePoolHashAnnotation], obj.Metadata.Annotations[NodePoolHashVersionAnnotation]}
 	p.Weight = c.weight(d, "spec.weight", s.Weight)
 	t := &s.Template.Spec
 	labels := c.labels(d, "spec.template.metadata.labels", s.Template.Metadata.Labels, v1API)

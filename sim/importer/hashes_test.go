@@ -1,0 +1,158 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/simulation"
+	"github.com/clustersim/clustersim/sim/trace"
+
+	_ "github.com/clustersim/clustersim/sim/component/builtin"
+)
+
+// driftExport is a live cluster with two Karpenter nodes: one made from
+// the NodePool's current template (its NodeClaim's nodepool-hash equals
+// the pool's), one from an older one; and a Deployment whose template
+// carries the pod-deletion-cost annotation, which its pod carries too.
+var driftExport = `apiVersion: v1
+kind: List
+metadata: {resourceVersion: ""}
+items:
+- apiVersion: karpenter.k8s.aws/v1
+  kind: EC2NodeClass
+  metadata: {name: default, annotations: {karpenter.k8s.aws/ec2nodeclass-hash: "111", karpenter.k8s.aws/ec2nodeclass-hash-version: v4}}
+  spec: {amiSelectorTerms: [{alias: al2023@latest}], role: r, subnetSelectorTerms: [{tags: {a: b}}], securityGroupSelectorTerms: [{tags: {a: b}}]}
+- apiVersion: karpenter.sh/v1
+  kind: NodePool
+  metadata: {name: default, annotations: {karpenter.sh/nodepool-hash: "222", karpenter.sh/nodepool-hash-version: v3}}
+  spec:
+    template:
+      spec:
+        nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+        requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}]
+    disruption: {consolidateAfter: Never}
+- apiVersion: karpenter.sh/v1
+  kind: NodeClaim
+  metadata: {name: default-aaaaa, labels: {karpenter.sh/nodepool: default}, annotations: {karpenter.sh/nodepool-hash: "222", karpenter.sh/nodepool-hash-version: v3, karpenter.k8s.aws/ec2nodeclass-hash: "111", karpenter.k8s.aws/ec2nodeclass-hash-version: v4}}
+  status: {nodeName: current}
+- apiVersion: karpenter.sh/v1
+  kind: NodeClaim
+  metadata: {name: default-bbbbb, labels: {karpenter.sh/nodepool: default}, annotations: {karpenter.sh/nodepool-hash: "999", karpenter.sh/nodepool-hash-version: v3, karpenter.k8s.aws/ec2nodeclass-hash: "111", karpenter.k8s.aws/ec2nodeclass-hash-version: v4}}
+  status: {nodeName: older, conditions: [{type: Drifted, status: "True", lastTransitionTime: "2026-11-30T11:00:00Z"}]}
+` + driftNode("current") + driftNode("older") + `- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: default}
+  spec:
+    replicas: 1
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}, annotations: {controller.kubernetes.io/pod-deletion-cost: "100"}}
+      spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-1, namespace: default, labels: {app: web}, annotations: {controller.kubernetes.io/pod-deletion-cost: "100"}, ownerReferences: [{kind: Deployment, name: web, controller: true}]}
+  spec: {nodeName: current, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+  status: {phase: Running}
+`
+
+func driftNode(name string) string {
+	return `- apiVersion: v1
+  kind: Node
+  metadata:
+    name: ` + name + `
+    creationTimestamp: "2026-11-30T10:00:00Z"
+    labels: {karpenter.sh/nodepool: default, node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a, karpenter.sh/capacity-type: on-demand, kubernetes.io/hostname: ` + name + `}
+  status:
+    allocatable: {cpu: 1930m, memory: 7140Mi, pods: "29"}
+    conditions: [{type: Ready, status: "True", lastHeartbeatTime: "2026-11-30T12:00:00Z"}]
+`
+}
+
+// Karpenter's hash annotations go through sim import: a NodeClaim made
+// from an older NodePool template (another nodepool-hash, the same hash
+// version) is drifted when the run starts, and Karpenter replaces it;
+// the one made from the current template is not. And a pod that carries
+// its template's annotation gets no notice that it would be lost.
+func TestImportedHashDrift(t *testing.T) {
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	im := New(Options{}, cat)
+	require.NoError(t, im.Add("cluster.yaml", strings.NewReader(driftExport)))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	require.NotContains(t, strings.Join(notices(im), "\n"), "which its pod template does not")
+	require.Contains(t, out.String(), `karpenter.sh/nodepool-hash: "999"`, "the older NodeClaim's hash is on its Node")
+	require.Contains(t, out.String(), `clustersim.dev/drifted-since: "2026-11-30T11:00:00Z"`, "and when it drifted")
+	require.Equal(t, scenario.DriftedSinceAnnotation, driftedSinceAnnotation)
+	require.Equal(t, scenario.LastPodEventAnnotation, lastPodEventAnnotation)
+
+	require.Equal(t, []string{"drift older"}, decided(t, out.Bytes()))
+
+	// The same older node carrying karpenter.sh/do-not-disrupt itself is
+	// no candidate (KC ValidateNodeDisruptable), drifted or not.
+	annotated := strings.Replace(driftExport, "    name: older\n", "    name: older\n    annotations: {karpenter.sh/do-not-disrupt: \"true\"}\n", 1)
+	require.NotEqual(t, driftExport, annotated)
+	im = New(Options{}, cat)
+	require.NoError(t, im.Add("cluster.yaml", strings.NewReader(annotated)))
+	out.Reset()
+	require.NoError(t, im.Write(&out))
+	require.Empty(t, decided(t, out.Bytes()))
+}
+
+// decided runs an imported scenario for two minutes and lists the
+// disruption commands decided: method and candidate.
+func decided(t *testing.T, scenarioYAML []byte) []string {
+	t.Helper()
+	sc, err := scenario.LoadManifests("imported.yaml", scenarioYAML, nil)
+	require.NoError(t, err)
+	var out []string
+	s, err := simulation.Start(sc, simulation.Options{Trace: func(e trace.Entry) {
+		if e.Kind == "disruptionCommand" && e.Phase == "decided" {
+			for _, c := range e.Candidates {
+				out = append(out, e.Method+" "+c.Node)
+			}
+		}
+	}})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(2*time.Minute))
+	return out
+}
+
+// Karpenter restarted on an imported cluster runs its first disruption
+// pass once the export's pods run again (upstream's first pass runs as
+// soon as its state has synced), not a poll interval later,
+// and never on the nodes before their pods are back: the empty node goes,
+// the one running a pod stays.
+func TestFirstPassAfterTheStartState(t *testing.T) {
+	export := strings.Replace(driftExport, "disruption: {consolidateAfter: Never}", "disruption: {consolidateAfter: 0s}", 1)
+	export = strings.Replace(export, `karpenter.sh/nodepool-hash: "999"`, `karpenter.sh/nodepool-hash: "222"`, 1) // no drift
+	require.NotEqual(t, driftExport, export)
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	im := New(Options{}, cat)
+	require.NoError(t, im.Add("cluster.yaml", strings.NewReader(export)))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	require.NoError(t, err)
+	var got []string
+	s, err := simulation.Start(sc, simulation.Options{Trace: func(e trace.Entry) {
+		if e.Kind == "disruptionCommand" && e.Phase == "decided" {
+			for _, c := range e.Candidates {
+				got = append(got, fmt.Sprintf("%gs %s %s", e.T, e.Method, c.Node))
+			}
+		}
+	}})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(5*time.Second))
+	// The pods restart with the pod start delay (2 s): the first look at
+	// 1 s waits, the second runs the pass.
+	require.Equal(t, []string{"2s emptiness older"}, got)
+}
