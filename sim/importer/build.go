@@ -363,25 +363,8 @@ func (im *Importer) lastPodEvents() {
 		if !strings.HasPrefix(n.owner, "NodePool ") {
 			continue
 		}
-		if hs := im.claimHashes[name]; len(hs) > 0 {
-			md := n.out["metadata"].(map[string]any)
-			a, _ := md["annotations"].(map[string]string)
-			if a == nil {
-				a = map[string]string{}
-			}
-			for k, v := range hs {
-				a[k] = v
-			}
-			md["annotations"] = a
-		}
-		if t, ok := im.claimDrifted[name]; ok {
-			md := n.out["metadata"].(map[string]any)
-			a, _ := md["annotations"].(map[string]string)
-			if a == nil {
-				a = map[string]string{}
-			}
-			a[driftedSinceAnnotation] = t.UTC().Format(time.RFC3339)
-			md["annotations"] = a
+		for k, v := range im.claimNotes[name] {
+			n.annotate(k, v)
 		}
 		t, ok := im.claimPodEvent[name]
 		if !ok {
@@ -391,13 +374,7 @@ func (im *Importer) lastPodEvents() {
 			without = append(without, im.nodeName(name))
 			continue
 		}
-		md := n.out["metadata"].(map[string]any)
-		a, _ := md["annotations"].(map[string]string)
-		if a == nil {
-			a = map[string]string{}
-		}
-		a[lastPodEventAnnotation] = t.UTC().Format(time.RFC3339)
-		md["annotations"] = a
+		n.annotate(lastPodEventAnnotation, t.UTC().Format(time.RFC3339))
 	}
 	if len(without) > 0 {
 		im.notice(at, "Node/"+without[0], "%d Karpenter node(s) without a NodeClaim status.lastPodEventTime in the export (%s): their consolidateAfter counts from the run's start, as if a pod had just come or gone (export nodeclaims with the nodes to keep it)", len(without), strings.Join(without, ", "))

@@ -94,6 +94,17 @@ type node struct {
 	owner string // "NodePool x", "node group y", "" (static)
 }
 
+// annotate sets an annotation on the cleaned Node.
+func (n *node) annotate(k, v string) {
+	md := n.out["metadata"].(map[string]any)
+	a, _ := md["annotations"].(map[string]string)
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[k] = v
+	md["annotations"] = a
+}
+
 // placement collects where one controller's pods run: node names as
 // exported ("" pending), and a StatefulSet's by ordinal.
 type placement struct {
@@ -146,12 +157,11 @@ type Importer struct {
 	passthru   []map[string]any // NodePools, node classes, ClusterConfigs, ...
 	others     []any            // PDBs, HPAs, PriorityClasses, Namespaces (typed, cleaned)
 	claimPool  map[string]string
-	// claimDrifted is, by node name, when its NodeClaim's Drifted
-	// condition turned true.
-	claimDrifted map[string]metav1.Time
-	// claimHashes are, by node name, its NodeClaim's hash annotations
-	// (claimHashAnnotations).
-	claimHashes map[string]map[string]string
+	// claimNotes are, by node name, what its NodeClaim says that goes on
+	// the Node as annotations: its hash annotations
+	// (claimHashAnnotations) and when its Drifted condition turned true
+	// (driftedSinceAnnotation).
+	claimNotes map[string]map[string]string
 	// claimPodEvent is, by node name, its NodeClaim's
 	// status.lastPodEventTime.
 	claimPodEvent map[string]metav1.Time
@@ -460,23 +470,26 @@ func (im *Importer) nodeClaim(it *item) error {
 	if p := c.Metadata.Labels["karpenter.sh/nodepool"]; p != "" && c.Status.NodeName != "" {
 		im.claimPool[c.Status.NodeName] = p
 	}
+	note := func(k, v string) {
+		if c.Status.NodeName == "" {
+			return
+		}
+		if im.claimNotes == nil {
+			im.claimNotes = map[string]map[string]string{}
+		}
+		if im.claimNotes[c.Status.NodeName] == nil {
+			im.claimNotes[c.Status.NodeName] = map[string]string{}
+		}
+		im.claimNotes[c.Status.NodeName][k] = v
+	}
 	for _, k := range claimHashAnnotations {
-		if v, ok := c.Metadata.Annotations[k]; ok && c.Status.NodeName != "" {
-			if im.claimHashes == nil {
-				im.claimHashes = map[string]map[string]string{}
-			}
-			if im.claimHashes[c.Status.NodeName] == nil {
-				im.claimHashes[c.Status.NodeName] = map[string]string{}
-			}
-			im.claimHashes[c.Status.NodeName][k] = v
+		if v, ok := c.Metadata.Annotations[k]; ok {
+			note(k, v)
 		}
 	}
 	for _, cond := range c.Status.Conditions {
-		if cond.Type == "Drifted" && cond.Status == "True" && !cond.LastTransitionTime.IsZero() && c.Status.NodeName != "" {
-			if im.claimDrifted == nil {
-				im.claimDrifted = map[string]metav1.Time{}
-			}
-			im.claimDrifted[c.Status.NodeName] = cond.LastTransitionTime
+		if cond.Type == "Drifted" && cond.Status == "True" && !cond.LastTransitionTime.IsZero() {
+			note(driftedSinceAnnotation, cond.LastTransitionTime.UTC().Format(time.RFC3339))
 		}
 	}
 	if t := c.Status.LastPodEventTime; t != nil && !t.IsZero() && c.Status.NodeName != "" {
