@@ -15,6 +15,7 @@ package disruptionfidelity
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,6 +69,10 @@ type Case struct {
 	// drift and expiring: the generator's knobs (some nodes drifted; a
 	// pool with a short expireAfter).
 	drift, expiring bool
+	// side draws the knobs added after the pinned cases were chosen
+	// (pinned_test.go), so that the main stream, and so every earlier
+	// case, stays as it was.
+	side *rand.Rand
 
 	Pools       []*karpv1.NodePool
 	NodeClaims  []*karpv1.NodeClaim
@@ -126,7 +131,8 @@ func Generate(cat *Catalogue, seed uint64, n int) []*Case {
 	var out []*Case
 	for i := 0; i < n; i++ {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)+1))
-		out = append(out, generateOne(cat, rng, fmt.Sprintf("case-%03d", i)))
+		side := rand.New(rand.NewPCG(seed^sideSeed, uint64(i)+1))
+		out = append(out, generateOne(cat, rng, side, fmt.Sprintf("case-%03d", i)))
 	}
 	return out
 }
@@ -139,10 +145,21 @@ type pool struct {
 	// driftTypes: when the pool's requirements were narrowed after some
 	// nodes launched (drift by requirements), the types it had before.
 	driftTypes []string
+	// oldExpire: when the pool's expireAfter was changed oldExpireAgo
+	// before the export, the value before; the NodeClaims launched
+	// earlier keep it in their spec.expireAfter (upstream expires each by
+	// its own) and carry the template's hash of then, oldHash (drift:
+	// expireAfter is part of the template's hash).
+	oldExpire    string
+	oldExpireAgo time.Duration
+	oldHash      string
 }
 
-func generateOne(cat *Catalogue, rng *rand.Rand, name string) *Case {
-	c := &Case{Name: name, NodeClassHash: strconv.FormatUint(rng.Uint64(), 10)}
+// sideSeed sets Case.side's stream apart from the main one.
+const sideSeed = 0x5eed5eed
+
+func generateOne(cat *Catalogue, rng, side *rand.Rand, name string) *Case {
+	c := &Case{Name: name, NodeClassHash: strconv.FormatUint(rng.Uint64(), 10), side: side}
 	c.SpotToSpot = rng.IntN(3) == 0
 	// Case-level knobs, so that every method gets cases where it is the
 	// first to act: the share of empty nodes, whether anything drifted or
@@ -554,6 +571,12 @@ func genPool(c *Case, cat *Catalogue, rng *rand.Rand, p int, shape func(string))
 		shape("expiration")
 	}
 	np.Spec.Template.Spec.ExpireAfter = karpv1.MustParseNillableDuration(expire)
+	if c.side.IntN(5) == 0 {
+		others := slices.DeleteFunc([]string{"24h", "168h", "720h", "Never"}, func(v string) bool { return v == expire })
+		pl.oldExpire = others[c.side.IntN(len(others))]
+		pl.oldExpireAgo = time.Duration(1+c.side.IntN(72)) * time.Hour
+		pl.oldHash = strconv.FormatUint(c.side.Uint64(), 10)
+	}
 	if rng.IntN(3) == 0 {
 		np.Spec.Weight = int32Ptr(int32(10 * (p + 1)))
 	}
@@ -604,6 +627,14 @@ func genNode(rng *rand.Rand, c *Case, p *pool, it InstanceType, off Offering, i 
 	labels[karpv1.NodeInitializedLabelKey] = "true"
 	hashDrift := false
 	poolHash := p.np.Annotations[NodePoolHashKey]
+	expireAfter := p.np.Spec.Template.Spec.ExpireAfter
+	if p.oldExpire != "" && age > p.oldExpireAgo {
+		// Launched before the pool's expireAfter changed.
+		expireAfter = karpv1.MustParseNillableDuration(p.oldExpire)
+		poolHash = p.oldHash
+		c.Shape = appendOnce(c.Shape, "expire-after-changed")
+		hashDrift = true
+	}
 	if c.drift && rng.IntN(10) == 0 {
 		poolHash = strconv.FormatUint(rng.Uint64(), 10)
 		c.Shape = appendOnce(c.Shape, "drift-nodepool-hash")
@@ -630,7 +661,7 @@ func genNode(rng *rand.Rand, c *Case, p *pool, it InstanceType, off Offering, i 
 				{Key: karpv1.NodePoolLabelKey, Operator: corev1.NodeSelectorOpIn, Values: []string{p.np.Name}},
 			}, p.np.Spec.Template.Spec.Requirements...),
 			Taints:      p.np.Spec.Template.Spec.Taints,
-			ExpireAfter: p.np.Spec.Template.Spec.ExpireAfter,
+			ExpireAfter: expireAfter,
 		},
 		Status: karpv1.NodeClaimStatus{ProviderID: providerID, NodeName: nodeName, ImageID: "ami-0123456789abcdef0",
 			Capacity: it.Capacity, Allocatable: it.Allocatable},

@@ -25,6 +25,7 @@ var pinned = map[string]string{
 	"case-009": "an imported scenario's clock was DefaultEpoch: a budget schedule active at the export was not",
 	"case-012": "drift order: the export's Drifted condition times, not the run's start",
 	"case-027": "the first pass on an imported cluster came 10 s in: consolidateAfter had ended by then",
+	"case-068": "expireAfter changed after launch: ours expired by the pool's value, not the NodeClaims' own; and a PDB on a pod that tolerates karpenter.sh/disrupted (never evicted) blocked drift",
 }
 
 func TestPinnedCases(t *testing.T) {

@@ -77,6 +77,10 @@ type SpecWarning struct {
 
 func (w SpecWarning) String() string { return w.Msg }
 
+// CodeInvalidDoNotDisrupt is the code of the warning on a
+// karpenter.sh/do-not-disrupt value Karpenter ignores.
+const CodeInvalidDoNotDisrupt = "ineffective.do-not-disrupt-value"
+
 // CodeRemovedAnnotation is the code of the warning on a pod annotation
 // Karpenter v1 removed (karpenter.sh/do-not-evict, do-not-consolidate).
 const CodeRemovedAnnotation = "ineffective.removed-annotation"
@@ -213,8 +217,18 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		out.PreemptNever = true
 	}
 
-	if v, ok := in.Annotations["karpenter.sh/do-not-disrupt"]; ok && v == "true" {
-		out.DoNotDisrupt = true
+	if v, ok := in.Annotations["karpenter.sh/do-not-disrupt"]; ok {
+		// "true", or since Karpenter v1.12 a positive duration that
+		// protects the pod until it has run that long. Anything else
+		// Karpenter ignores (with an event): so does the model, and says so.
+		if v == "true" {
+			out.DoNotDisrupt = true
+		} else if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			out.DoNotDisruptFor = d
+		} else {
+			warns = append(warns, SpecWarning{Code: CodeInvalidDoNotDisrupt,
+				Msg: fmt.Sprintf("annotation karpenter.sh/do-not-disrupt: %q is neither \"true\" nor a positive duration such as \"10m\": Karpenter ignores it, and this pod is not protected", v)})
+		}
 	}
 	// Karpenter's disruption cost: its own annotation first, else the
 	// ReplicaSet controller's deletion cost (KC disruption.EvictionCost,

@@ -161,6 +161,14 @@ type Node struct {
 	// lastTransitionTime).
 	DriftedAgo   engine.Time
 	HasDriftedAt bool
+	// ExpiresIn is, with HasExpiry, when an imported Karpenter node's
+	// NodeClaim expires, from the start (its creationTimestamp plus its
+	// own spec.expireAfter, less spec.importedAt; 0 or less: at once);
+	// NeverExpires: its spec.expireAfter is Never. Without HasExpiry,
+	// its NodePool's expireAfter counts from AgeAtStart.
+	ExpiresIn    engine.Time
+	HasExpiry    bool
+	NeverExpires bool
 	// Annotations are a start node's manifest annotations (an imported
 	// node carries its NodeClaim's hash annotations, which Karpenter's
 	// adoption compares with its NodePool's for drift); nil otherwise.

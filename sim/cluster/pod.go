@@ -136,10 +136,13 @@ type PodSpec struct {
 	TerminationGrace time.Duration
 
 	// DoNotDisrupt is the karpenter.sh/do-not-disrupt: "true" annotation;
-	// SafeToEvict is cluster-autoscaler.kubernetes.io/safe-to-evict (nil
-	// when absent).
-	DoNotDisrupt bool
-	SafeToEvict  *bool
+	// DoNotDisruptFor is the annotation given as a duration (Karpenter
+	// v1.12+: "10m"), which protects the pod until it has run that long
+	// (Pod.DoNotDisruptActive). SafeToEvict is
+	// cluster-autoscaler.kubernetes.io/safe-to-evict (nil when absent).
+	DoNotDisrupt    bool
+	DoNotDisruptFor time.Duration
+	SafeToEvict     *bool
 	// DisruptionCost is karpenter.sh/disruption-cost, else
 	// controller.kubernetes.io/pod-deletion-cost (an int32), which
 	// Karpenter adds to a pod's eviction cost (/2^27); HasDisruptionCost
@@ -174,6 +177,11 @@ type Pod struct {
 	Ended   engine.Time
 	// Ran is set once the pod has started: its Started time is valid.
 	Ran bool
+	// StartedBefore is how long before the run's start a pod of an
+	// imported state had started (sim import's startedAgo; 0: not
+	// given). Its start time is then -StartedBefore (StartTime), not the
+	// moment it runs again in the simulation.
+	StartedBefore time.Duration
 	// RunFor is how long the pod runs once started; 0 runs until deleted.
 	RunFor time.Duration
 
@@ -184,4 +192,36 @@ type Pod struct {
 	// preemption) and keeps its room until it is deleted.
 	Terminating bool
 	Cause       DeleteCause
+}
+
+// StartTime is the pod's status.startTime: when it started, or for a pod
+// of an imported state, when it had started before the run. Valid once
+// Ran.
+func (p *Pod) StartTime() engine.Time {
+	if p.StartedBefore > 0 {
+		return -p.StartedBefore
+	}
+	return p.Started
+}
+
+// DoNotDisruptActive reports whether karpenter.sh/do-not-disrupt protects
+// the pod at now, and until when a duration protects it (0: "true", or
+// not protected). A duration counts from the pod's start time (KC
+// pod.IsDoNotDisruptActive: pod.status.startTime); a pod not started yet
+// is protected, as upstream fails safe without a start time.
+func (p *Pod) DoNotDisruptActive(now engine.Time) (active bool, until engine.Time) {
+	if p.Spec.DoNotDisrupt {
+		return true, 0
+	}
+	if p.Spec.DoNotDisruptFor <= 0 {
+		return false, 0
+	}
+	if !p.Ran {
+		return true, 0
+	}
+	until = p.StartTime() + p.Spec.DoNotDisruptFor
+	if now < until {
+		return true, until
+	}
+	return false, 0
 }

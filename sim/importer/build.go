@@ -44,6 +44,9 @@ type workloadEntry struct {
 	Ref     string            `json:"ref"`
 	Runtime map[string]string `json:"runtime,omitempty"`
 	StartOn []string          `json:"startOn,omitempty"`
+	// StartedAgo: how long each startOn pod had run (written when a
+	// do-not-disrupt duration counts from it).
+	StartedAgo []string `json:"startedAgo,omitempty"`
 	// StartTerminating: pods terminating at the export.
 	StartTerminating []termEntry `json:"startTerminating,omitempty"`
 }
@@ -70,7 +73,7 @@ func (im *Importer) Write(w io.Writer) error {
 	im.missingClasses()
 	im.ownerNotices()
 	im.groupSizes()
-	starts, terms := im.resolvePlacements()
+	starts, ages, terms := im.resolvePlacements()
 	im.skipNotices()
 
 	doc := scenarioDoc{APIVersion: "clustersim.dev/v1alpha1", Kind: "Scenario",
@@ -102,7 +105,7 @@ func (im *Importer) Write(w io.Writer) error {
 			e.Runtime = map[string]string{"fixed": JobRuntime}
 			im.notice(wl.where, wl.ref(), "how long its pods run is not in the export: each runs %s (set runtime in spec.workloads)", JobRuntime)
 		}
-		e.StartOn = starts[wl]
+		e.StartOn, e.StartedAgo = starts[wl], ages[wl]
 		e.StartTerminating = terms[wl]
 		if e.Runtime != nil || len(e.StartOn) > 0 || len(e.StartTerminating) > 0 {
 			doc.Spec.Workloads = append(doc.Spec.Workloads, e)
@@ -197,8 +200,9 @@ func (im *Importer) outRef(wl *workload) string {
 
 // resolvePlacements gives each workload the nodes its pods run on: pods
 // of a ReplicaSet a Deployment owns count for the Deployment.
-func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][]termEntry) {
-	running := map[*workload][]string{}
+func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][]string, map[*workload][]termEntry) {
+	running := map[*workload][]startPod{}
+	startedByOrdinal := map[*workload]map[int]time.Time{}
 	terminating := map[*workload][]termPod{}
 	ordinals := map[*workload]map[int]string{}
 	for _, key := range sortedKeys(im.placements) {
@@ -224,13 +228,16 @@ func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][
 			continue
 		}
 		im.podAnnotationNotices(pl, wl)
-		running[wl] = append(running[wl], pl.nodes...)
+		for i, n := range pl.nodes {
+			running[wl] = append(running[wl], startPod{n, pl.started[i]})
+		}
 		terminating[wl] = append(terminating[wl], pl.terminating...)
 		if pl.byOrdinal != nil {
-			ordinals[wl] = pl.byOrdinal
+			ordinals[wl], startedByOrdinal[wl] = pl.byOrdinal, pl.startedByOrdinal
 		}
 	}
 	out := map[*workload][]string{}
+	ages := map[*workload][]string{}
 	terms := map[*workload][]termEntry{}
 	for _, wl := range im.workloads {
 		var missing []string
@@ -245,6 +252,7 @@ func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][
 			return im.nodeName(n)
 		}
 		var list []string
+		var started []time.Time
 		if wl.statefulSet {
 			// Up to the highest ordinal a pod holds: a pending pod is
 			// listed ("") so that it exists at the start, as it does in
@@ -259,23 +267,32 @@ func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][
 			}
 			for o := 0; o <= last; o++ {
 				list = append(list, mapNode(ordinals[wl][o]))
+				started = append(started, startedByOrdinal[wl][o])
 			}
 		} else {
-			var bound []string
-			for _, n := range running[wl] {
-				if m := mapNode(n); m != "" {
-					bound = append(bound, m)
+			var bound []startPod
+			for _, sp := range running[wl] {
+				if m := mapNode(sp.node); m != "" {
+					bound = append(bound, startPod{m, sp.started})
 				}
 			}
-			slices.Sort(bound)
+			slices.SortFunc(bound, func(a, b startPod) int {
+				if c := strings.Compare(a.node, b.node); c != 0 {
+					return c
+				}
+				return a.started.Compare(b.started)
+			})
 			if len(bound) > int(wl.startMax) {
 				im.notice(wl.where, wl.ref(), "%d pods run but it keeps %d (a rollout or scale-down in progress): the first %d start bound", len(bound), wl.startMax, wl.startMax)
 				bound = bound[:wl.startMax]
 			}
-			list = bound
+			for _, sp := range bound {
+				list = append(list, sp.node)
+				started = append(started, sp.started)
+			}
 		}
 		for !wl.statefulSet && len(list) > 0 && list[len(list)-1] == "" {
-			list = list[:len(list)-1]
+			list, started = list[:len(list)-1], started[:len(started)-1]
 		}
 		if len(missing) > 0 {
 			slices.Sort(missing)
@@ -284,6 +301,9 @@ func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][
 		}
 		if len(list) > 0 {
 			out[wl] = list
+			if wl.doNotDisruptFor() {
+				ages[wl] = im.startedAgo(started)
+			}
 		}
 		for _, tp := range terminating[wl] {
 			m := mapNode(tp.node)
@@ -295,7 +315,41 @@ func (im *Importer) resolvePlacements() (map[*workload][]string, map[*workload][
 			terms[wl] = append(terms[wl], termEntry{Node: m, For: left.String()})
 		}
 	}
-	return out, terms
+	return out, ages, terms
+}
+
+// startPod is a running pod of a controller: its node and its
+// status.startTime (zero: none).
+type startPod struct {
+	node    string
+	started time.Time
+}
+
+// doNotDisruptFor says whether the workload's pod template carries
+// karpenter.sh/do-not-disrupt as a duration, which counts from each pod's
+// start: then its startOn pods need their ages (startedAgo).
+func (wl *workload) doNotDisruptFor() bool {
+	v, ok := wl.tmplAnnotations["karpenter.sh/do-not-disrupt"]
+	if !ok || v == "true" {
+		return false
+	}
+	d, err := time.ParseDuration(v)
+	return err == nil && d > 0
+}
+
+// startedAgo is how long each pod had run at the export (importedAt less
+// its startTime, in whole seconds, at least 0); a pod without a start
+// time (pending) gets 0s.
+func (im *Importer) startedAgo(started []time.Time) []string {
+	out := make([]string, len(started))
+	for i, t := range started {
+		age := time.Duration(0)
+		if !t.IsZero() && !im.now.IsZero() {
+			age = max(im.now.Sub(t), 0).Round(time.Second)
+		}
+		out[i] = age.String()
+	}
+	return out
 }
 
 func firstN(s []string, n int) []string {

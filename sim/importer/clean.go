@@ -54,6 +54,9 @@ const lastPodEventAnnotation = "clustersim.dev/last-pod-event-time"
 // driftedSinceAnnotation is scenario.DriftedSinceAnnotation.
 const driftedSinceAnnotation = "clustersim.dev/drifted-since"
 
+// expiresAtAnnotation is scenario.ExpiresAtAnnotation.
+const expiresAtAnnotation = "clustersim.dev/expires-at"
+
 // controllerLabels are labels the API server and controllers add to pods
 // and templates that name one object (a Job's uid, a ReplicaSet's hash):
 // they select nothing in a scenario and change with every object.

@@ -35,7 +35,11 @@
 // node goes to spec.workloads[].startTerminating with the grace period left
 // (deletionTimestamp, which the API server sets to the deletion's time plus
 // the grace period, minus spec.importedAt, at least 0); finished and other
-// terminating pods are left out.
+// terminating pods are left out. A workload whose template carries
+// karpenter.sh/do-not-disrupt as a duration gets startedAgo, each startOn
+// pod's age at the export (status.startTime), from which the duration
+// counts. A NodeClaim's expiry (creationTimestamp plus its own
+// spec.expireAfter) goes on its Node as clustersim.dev/expires-at.
 //
 // Volumes (storage.go): StorageClasses, PersistentVolumes (zone labels,
 // node affinity, claimRef) and PersistentVolumeClaims (class,

@@ -156,3 +156,40 @@ func TestFirstPassAfterTheStartState(t *testing.T) {
 	// 1 s waits, the second runs the pass.
 	require.Equal(t, []string{"2s emptiness older"}, got)
 }
+
+// Karpenter expires a NodeClaim by its own spec.expireAfter, set when it
+// was made, from its creation, not by its NodePool's value now
+// (KC nodeclaim expiration): sim import carries it (expires-at) and the
+// run follows it. Here the pool says 24h; one NodeClaim was made with 1h
+// two hours ago (expired), the other with Never.
+func TestImportedNodeClaimExpireAfter(t *testing.T) {
+	export := strings.Replace(driftExport, "    template:\n      spec:\n        nodeClassRef", "    template:\n      spec:\n        expireAfter: 24h\n        nodeClassRef", 1)
+	export = strings.Replace(export, `karpenter.sh/nodepool-hash: "999"`, `karpenter.sh/nodepool-hash: "222"`, 1) // no drift
+	export = strings.Replace(export, "  status: {nodeName: current}", "  spec: {expireAfter: 1h}\n  status: {nodeName: current}", 1)
+	export = strings.Replace(export, "  status: {nodeName: older,", "  spec: {expireAfter: Never}\n  status: {nodeName: older,", 1)
+	export = strings.ReplaceAll(export, "  kind: NodeClaim\n  metadata: {", "  kind: NodeClaim\n  metadata: {creationTimestamp: \"2026-11-30T10:00:00Z\", ")
+	require.Contains(t, export, "expireAfter: 24h\n        nodeClassRef")
+	require.Equal(t, 2, strings.Count(export, "creationTimestamp: \"2026-11-30T10:00:00Z\", "))
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	im := New(Options{}, cat)
+	require.NoError(t, im.Add("cluster.yaml", strings.NewReader(export)))
+	var out bytes.Buffer
+	require.NoError(t, im.Write(&out))
+	require.Contains(t, out.String(), `clustersim.dev/expires-at: "2026-11-30T11:00:00Z"`)
+	require.Contains(t, out.String(), `clustersim.dev/expires-at: Never`)
+	require.Equal(t, scenario.ExpiresAtAnnotation, expiresAtAnnotation)
+
+	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	require.NoError(t, err)
+	removed := map[string]bool{}
+	s, err := simulation.Start(sc, simulation.Options{Trace: func(e trace.Entry) {
+		if e.Kind == "nodeRemoved" {
+			removed[e.Node] = true
+		}
+	}})
+	require.NoError(t, err)
+	// 25 h: past the pool's 24h for both nodes, were it used.
+	require.NoError(t, s.RunUntil(25*time.Hour))
+	require.Equal(t, map[string]bool{"current": true}, removed)
+}

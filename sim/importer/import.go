@@ -111,6 +111,10 @@ type placement struct {
 	where
 	nodes     []string
 	byOrdinal map[int]string
+	// started are the pods' status.startTime (zero: none), same order as
+	// nodes; startedByOrdinal a StatefulSet's.
+	started          []time.Time
+	startedByOrdinal map[int]time.Time
 	// terminating are its pods with a deletionTimestamp, bound to a node.
 	terminating []termPod
 	// annotated are, by "key=value" of a podAnnotations annotation, the
@@ -454,7 +458,10 @@ func (im *Importer) node(w where, it *item) error {
 func (im *Importer) nodeClaim(it *item) error {
 	var c struct {
 		Metadata metav1.ObjectMeta `json:"metadata"`
-		Status   struct {
+		Spec     struct {
+			ExpireAfter *string `json:"expireAfter"`
+		} `json:"spec"`
+		Status struct {
 			NodeName         string       `json:"nodeName"`
 			LastPodEventTime *metav1.Time `json:"lastPodEventTime"`
 			Conditions       []struct {
@@ -485,6 +492,17 @@ func (im *Importer) nodeClaim(it *item) error {
 	for _, k := range claimHashAnnotations {
 		if v, ok := c.Metadata.Annotations[k]; ok {
 			note(k, v)
+		}
+	}
+	// Upstream expires a NodeClaim by its own spec.expireAfter, set from
+	// its NodePool when it was made, counted from its creation: not by the
+	// pool's value now.
+	if e := c.Spec.ExpireAfter; e != nil {
+		switch d, err := time.ParseDuration(*e); {
+		case *e == "Never":
+			note(expiresAtAnnotation, "Never")
+		case err == nil && !c.Metadata.CreationTimestamp.IsZero():
+			note(expiresAtAnnotation, c.Metadata.CreationTimestamp.Add(d).UTC().Format(time.RFC3339))
 		}
 	}
 	for _, cond := range c.Status.Conditions {
@@ -531,7 +549,8 @@ type podLite struct {
 		Priority          *int32 `json:"priority"`
 	} `json:"spec"`
 	Status struct {
-		Phase string `json:"phase"`
+		Phase     string  `json:"phase"`
+		StartTime *string `json:"startTime"`
 	} `json:"status"`
 }
 
@@ -644,6 +663,10 @@ func liteOf(p *corev1.Pod) podLite {
 		l.Metadata.OwnerReferences = append(l.Metadata.OwnerReferences, ownerLite{Kind: r.Kind, Name: r.Name, Controller: r.Controller})
 	}
 	l.Spec.NodeName, l.Status.Phase = p.Spec.NodeName, string(p.Status.Phase)
+	if p.Status.StartTime != nil {
+		st := p.Status.StartTime.UTC().Format(time.RFC3339)
+		l.Status.StartTime = &st
+	}
 	l.Spec.PriorityClassName, l.Spec.Priority = p.Spec.PriorityClassName, p.Spec.Priority
 	return l
 }
@@ -683,16 +706,23 @@ func (im *Importer) podOwned(w where, p *podLite) {
 			pl.annotated[kv] = append(pl.annotated[kv], ns+"/"+name)
 		}
 	}
+	var started time.Time
+	if st := p.Status.StartTime; st != nil {
+		if t, err := time.Parse(time.RFC3339, *st); err == nil {
+			started = t
+		}
+	}
 	if kind == "StatefulSet" {
 		if o := ordinal(name, owner); o >= 0 {
 			if pl.byOrdinal == nil {
-				pl.byOrdinal = map[int]string{}
+				pl.byOrdinal, pl.startedByOrdinal = map[int]string{}, map[int]time.Time{}
 			}
-			pl.byOrdinal[o] = node
+			pl.byOrdinal[o], pl.startedByOrdinal[o] = node, started
 		}
 		return
 	}
 	pl.nodes = append(pl.nodes, node)
+	pl.started = append(pl.started, started)
 }
 
 // podTerminating records a pod with a deletionTimestamp: a Deployment's

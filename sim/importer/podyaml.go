@@ -121,6 +121,12 @@ func (p *podLite) fromYAML(text []byte) bool {
 				if p.Status.Phase, ok = scalar(val); !ok {
 					return false
 				}
+			} else if ok && key == "startTime" {
+				st, good := scalar(val)
+				if !good {
+					return false
+				}
+				p.Status.StartTime = &st
 			}
 		}
 	}

@@ -17,9 +17,10 @@ import (
 // instance behind it (the market's Adopt). The node is Ready and
 // initialized, and from now on consolidation, emptiness, drift (against
 // its labels, as for any node), expiration and the pool's limits see it.
-// expireAfter counts from its real launch, n.AgeAtStart before now: a
-// node already older than expireAfter expires right away, as Karpenter
-// expires it after a restart. Its capacity is its instance type's in the pool, else its
+// It expires when its NodeClaim does (n.ExpiresIn: the NodeClaim's own
+// expireAfter from its creation), else by the pool's expireAfter counted
+// from its real launch, n.AgeAtStart before now: a node already past it
+// expires right away, as Karpenter expires it after a restart. Its capacity is its instance type's in the pool, else its
 // allocatable. It returns the node, or an error (and adds nothing) when
 // the pool or the instance type is unknown.
 func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.NodeID, error) {
@@ -78,8 +79,18 @@ func (k *Karpenter) Adopt(n cluster.Node, inst cloud.LaunchResult) (cluster.Node
 		}
 	}
 	k.nodes.add(kn)
-	if spec.ExpireAfter > 0 {
-		kn.expireTimer = k.eng.After(max(spec.ExpireAfter-n.AgeAtStart, 0), engine.Event{Handler: k.id, Kind: evExpire, Obj: int32(id)})
+	switch {
+	case n.HasExpiry:
+		// The NodeClaim's own expireAfter (KC expiration controller reads
+		// nodeClaim.Spec.ExpireAfter, set when it was made).
+		if !n.NeverExpires {
+			kn.expiresAt, kn.expires = now+n.ExpiresIn, true
+		}
+	case spec.ExpireAfter > 0:
+		kn.expiresAt, kn.expires = now+spec.ExpireAfter-n.AgeAtStart, true
+	}
+	if kn.expires {
+		kn.expireTimer = k.eng.After(max(kn.expiresAt-now, 0), engine.Event{Handler: k.id, Kind: evExpire, Obj: int32(id)})
 	}
 	k.base.NodeDirty(id)
 	k.poolStat(p).NodeClaimsAdopted++

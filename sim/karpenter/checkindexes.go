@@ -240,7 +240,7 @@ func (ck *indexCheck) freshScan(kn *knode) podScan {
 	sc := podScan{cost: 1, pods: []cluster.PodID{}}
 	for _, pid := range n.Pods {
 		p := &ck.cl.Pods[pid]
-		if p.Spec.DoNotDisrupt && !p.Terminating {
+		if active, _ := p.DoNotDisruptActive(ck.k.eng.Now()); active && !p.Terminating {
 			sc.doNotDisrupt = true
 		}
 		if !reschedulable(p) {
@@ -254,8 +254,8 @@ func (ck *indexCheck) freshScan(kn *knode) podScan {
 
 func (ck *indexCheck) scans() error {
 	for _, kn := range ck.k.nodes.live {
-		if !kn.scanValid {
-			continue
+		if !kn.scanValid || (kn.scan.expires != 0 && ck.k.eng.Now() >= kn.scan.expires) {
+			continue // read again at its next use
 		}
 		fresh := ck.freshScan(kn)
 		sc := &kn.scan

@@ -191,9 +191,11 @@
 // registered with the cloud beforehand (billed from time 0 at the
 // offering's price), its capacity the pool's for its type, and its
 // template and node class hashes the pool's, so it drifts only when its
-// labels stop meeting the pool's requirements or the pool changes.
-// Simplification: it counts as launched at time 0 (its real age is not
-// used), so expireAfter runs from the start of the run.
+// labels stop meeting the pool's requirements or the pool changes (or
+// its exported hash annotations differ from the pool's). It expires when
+// its NodeClaim does: creationTimestamp plus the NodeClaim's own
+// expireAfter (Node.ExpiresIn), else the pool's expireAfter from the
+// node's creation (Node.AgeAtStart).
 //
 // A launched node is added Launching with the pool's labels, the
 // single-valued requirements, the instance's labels (instance-type,
@@ -228,6 +230,7 @@
 // not in a running command, not nominated (a node that received pending
 // pods is protected for max(2 x BatchMaxDuration, 10 s)), whose pool does
 // not carry karpenter.sh/do-not-disrupt, with no active pod carrying it
+// ("true", or a duration the pod has not yet run: cluster.Pod.DoNotDisruptActive)
 // and no pod a PodDisruptionBudget keeps from eviction (drift with a
 // terminationGracePeriod ignores the pod checks). Emptiness and
 // consolidation need consolidateAfter since the node's last pod event

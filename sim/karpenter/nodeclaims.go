@@ -30,6 +30,10 @@ type NodeClaimView struct {
 	// versions): an adopted node's from its export, a launched one's its
 	// pool's and class's as the export had them (none without).
 	Hashes map[string]string
+	// ExpiresAt is when it expires (engine time; its own expireAfter from
+	// its creation), if Expires.
+	ExpiresAt engine.Time
+	Expires   bool
 }
 
 // NodeClaim returns the NodeClaim behind node id, if Karpenter owns it.
@@ -41,7 +45,7 @@ func (k *Karpenter) NodeClaim(id cluster.NodeID) (NodeClaimView, bool) {
 	v := NodeClaimView{NodePool: kn.Pool.Spec.Name, NodeClassRef: kn.Pool.Spec.NodeClassRef,
 		Capacity: kn.Capacity, Initialized: kn.Initialized, Deleting: kn.Deleting,
 		LastPodEvent: kn.LastPodEvent, HasLastPodEvent: kn.podEventSet,
-		Drifted: kn.drifted, DriftedAt: kn.driftedAt}
+		Drifted: kn.drifted, DriftedAt: kn.driftedAt, ExpiresAt: kn.expiresAt, Expires: kn.expires}
 	v.Hashes = map[string]string{}
 	if n := &k.cl.Nodes[id]; n.Adopted {
 		for _, key := range []string{apis.NodePoolHashAnnotation, apis.NodePoolHashVersionAnnotation, apis.NodeClassHashAnnotation, apis.NodeClassHashVersionAnnotation} {

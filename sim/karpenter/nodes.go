@@ -67,6 +67,10 @@ type knode struct {
 	drainBackoff  time.Duration
 	regTimer      engine.Timer
 	expireTimer   engine.Timer
+	// expiresAt is when its NodeClaim expires, if expires (its own
+	// expireAfter from its creation).
+	expiresAt engine.Time
+	expires   bool
 }
 
 func (nt *nodeTracker) get(id cluster.NodeID) *knode {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
@@ -68,11 +69,16 @@ type podScan struct {
 	cost float64 // 1 + the pods' eviction costs
 	// doNotDisrupt: an active pod carries karpenter.sh/do-not-disrupt.
 	doNotDisrupt bool
+	// expires is when a do-not-disrupt duration that protects a pod runs
+	// out, or a pod it protects starts (the scan is read again then); 0:
+	// never.
+	expires engine.Time
 }
 
 // podScan returns the node's pod scan, rescanning after a pod change.
 func (d *disrupter) podScan(kn *knode) *podScan {
-	if kn.scanValid {
+	now := d.eng.Now()
+	if kn.scanValid && (kn.scan.expires == 0 || now < kn.scan.expires) {
 		return &kn.scan
 	}
 	// The node's pods are bound (never terminal: finished and deleted pods
@@ -87,6 +93,18 @@ func (d *disrupter) podScan(kn *knode) *podScan {
 		r := &n.PodRefs[i]
 		if r.Spec.DoNotDisrupt && !r.Terminating {
 			sc.doNotDisrupt = true // KC: do-not-disrupt counts for every active pod
+		} else if r.Spec.DoNotDisruptFor > 0 && !r.Terminating {
+			// A duration: until the pod has run that long.
+			p := &d.cl.Pods[pid]
+			if active, until := p.DoNotDisruptActive(now); active {
+				sc.doNotDisrupt = true
+				if !p.Ran {
+					until = now + 1 // read again once it may have started
+				}
+				if sc.expires == 0 || until < sc.expires {
+					sc.expires = until
+				}
+			}
 		}
 		if r.Terminating || !movableSpec(r.Spec) { // not reschedulable (reschedulable)
 			continue
@@ -135,6 +153,7 @@ func (d *disrupter) nodeScans() []nodeScan {
 		return b
 	}
 	budgets := d.evictor.HasBudgets()
+	disrupted := cluster.Taint{Key: d.keyDisrupted, Effect: cluster.EffectNoSchedule}
 	out := make([]nodeScan, 0, len(d.nodes.live))
 	for _, kn := range d.nodes.live {
 		if kn.Deleting || kn.cmd != nil || !kn.Initialized || now < kn.nominatedUntil || kn.Pool.Spec.DoNotDisrupt || kn.doNotDisrupt {
@@ -148,6 +167,12 @@ func (d *disrupter) nodeScans() []nodeScan {
 		for i, key := range sc.set.Templates {
 			if ns.blocked || !budgets {
 				break
+			}
+			if key.Spec.Tolerations.Tolerate(disrupted) {
+				// Not evicted (the drain leaves it to die with the node),
+				// so no budget of its blocks (KC pdb.isEvictable:
+				// pod.IsEvictable).
+				continue
 			}
 			ns.blocked = isBlocked(key, sc.set.TemplateFirstPods[i])
 		}

@@ -431,6 +431,7 @@ func (pr *provisioner) createNode(c *scheduling.Claim, res cloud.LaunchResult, r
 	}
 	kn.regTimer = pr.eng.After(pr.settings.RegistrationTimeout, engine.Event{Handler: pr.id, Kind: evRegistration, Obj: int32(id)})
 	if spec.ExpireAfter > 0 {
+		kn.expiresAt, kn.expires = pr.eng.Now()+spec.ExpireAfter, true
 		kn.expireTimer = pr.eng.After(spec.ExpireAfter, engine.Event{Handler: pr.id, Kind: evExpire, Obj: int32(id)})
 	}
 	pr.stats.NodeClaimsLaunched++

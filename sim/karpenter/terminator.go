@@ -106,8 +106,11 @@ func (tm *terminator) drain(id cluster.NodeID) {
 			progress = true
 			continue
 		}
-		if p.Spec.DoNotDisrupt {
-			continue // waits for the pod to finish, or for the deadline
+		if active, _ := p.DoNotDisruptActive(now); active {
+			// Waits for the pod to finish, its do-not-disrupt duration to
+			// run out (the drain retries every 10 s at most), or the
+			// deadline (KC pod.IsEvictable).
+			continue
 		}
 		if tm.evictor.Evict(pid, cluster.CauseEvicted) {
 			tm.stats.PodsEvicted++

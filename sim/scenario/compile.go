@@ -523,6 +523,7 @@ func (l *loader) compileNodes() {
 		}
 		podEventAgo, hasPodEvent := l.exportTime(d, n.Annotations, LastPodEventAnnotation, "consolidateAfter counts from the start")
 		driftedAgo, hasDrifted := l.exportTime(d, n.Annotations, DriftedSinceAnnotation, "its drift counts from the start")
+		expiresIn, hasExpiry, never := l.expiresAt(d, n.Annotations)
 		l.startNodes = append(l.startNodes, startNode{idx: len(l.out.Nodes), doc: d, labels: labels,
 			priced: known && price > 0})
 		l.out.Nodes = append(l.out.Nodes, cluster.Node{
@@ -543,6 +544,9 @@ func (l *loader) compileNodes() {
 			HasLastPodEvent: hasPodEvent,
 			DriftedAgo:      driftedAgo,
 			HasDriftedAt:    hasDrifted,
+			ExpiresIn:       expiresIn,
+			HasExpiry:       hasExpiry,
+			NeverExpires:    never,
 			Annotations:     n.Annotations,
 		})
 	}
@@ -558,6 +562,37 @@ const LastPodEventAnnotation = "clustersim.dev/last-pod-event-time"
 // lastTransitionTime of its NodeClaim's Drifted condition (sim import
 // writes it): Karpenter replaces drifted nodes oldest drift first.
 const DriftedSinceAnnotation = "clustersim.dev/drifted-since"
+
+// ExpiresAtAnnotation carries, on a Node of an imported state, when its
+// NodeClaim expires: its creationTimestamp plus its own spec.expireAfter
+// (RFC 3339), or Never (sim import writes it). Karpenter expires a
+// NodeClaim by the expireAfter it was made with, not by its NodePool's
+// value now.
+const ExpiresAtAnnotation = "clustersim.dev/expires-at"
+
+// expiresAt reads a Node's ExpiresAtAnnotation: how long after the start
+// it expires (0 or less: at once), or never; ok false when absent or
+// unusable (with an error or warning).
+func (l *loader) expiresAt(d *manifest.Document, annotations map[string]string) (in time.Duration, ok, never bool) {
+	v, has := annotations[ExpiresAtAnnotation]
+	if !has {
+		return 0, false, false
+	}
+	if v == "Never" {
+		return 0, true, true
+	}
+	path := "metadata.annotations." + ExpiresAtAnnotation
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		l.fail(d.Errorf(path, "write a time as kubectl prints it, e.g. 2026-03-01T12:00:00Z, or Never", "not an RFC 3339 time: %q", v))
+		return 0, false, false
+	}
+	if l.importedAt.IsZero() {
+		l.warn(d, path, "ignored without spec.importedAt, which it is counted from: the NodePool's expireAfter counts from the node's creation")
+		return 0, false, false
+	}
+	return t.Sub(l.importedAt), true, false
+}
 
 // exportTime reads a Node's time annotation key (LastPodEventAnnotation,
 // DriftedSinceAnnotation): how long before spec.importedAt it was; ok

@@ -127,6 +127,7 @@ func (l *loader) applyTiming(o podObject, te timingEntry, ws *workload.Spec, pri
 		ws.Fallback = l.fallback(o, base+".resubmit", t.Resubmit, priority)
 	}
 	l.startOn(o, base+".startOn", t.StartOn, ws)
+	l.startedAgo(base+".startedAgo", t.StartedAgo, t.StartOn, ws)
 	l.startTerminating(o, base+".startTerminating", t.StartTerminating, ws)
 	plans := 0
 	for _, set := range []bool{len(t.Replicas) > 0, t.Daily != nil, t.HPA != nil} {
@@ -554,6 +555,30 @@ func (l *loader) startTerminating(o podObject, path string, pods []startTerminat
 		}
 		ws.StartTerminating = append(ws.StartTerminating, workload.TerminatingPod{Node: p.Node, Left: left})
 	}
+}
+
+// startedAgo checks a workload's startedAgo list: one duration, 0s or
+// more, per startOn entry.
+func (l *loader) startedAgo(path string, ages, nodes []string, ws *workload.Spec) {
+	if len(ages) == 0 {
+		return
+	}
+	d := l.scenarioDoc
+	if len(ages) != len(nodes) {
+		l.fail(d.Errorf(path, "give one duration per startOn entry, or remove startedAgo", "%d durations for %d startOn entries", len(ages), len(nodes)))
+		return
+	}
+	out := make([]time.Duration, len(ages))
+	for i, a := range ages {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		v := l.dur(at, a, 0)
+		if v < 0 {
+			l.fail(d.Errorf(at, "give how long the pod had run at the export, 0s or more", "negative duration %q", a))
+			return
+		}
+		out[i] = v
+	}
+	ws.StartedAgo = out
 }
 
 // hasNode says whether the scenario starts with a node of that name.

@@ -109,6 +109,11 @@ type timing struct {
 	// the start, one entry per pod ("" for a pod that starts pending; a
 	// StatefulSet's by ordinal).
 	StartOn []string `json:"startOn,omitempty"`
+	// StartedAgo (sim import) is how long each startOn pod had been
+	// running at the export, same order; written when the pods carry a
+	// karpenter.sh/do-not-disrupt duration, which counts from a pod's
+	// start.
+	StartedAgo []string `json:"startedAgo,omitempty"`
 	// StartTerminating (sim import) lists the workload's pods that were
 	// terminating at the export: their node and the grace period left.
 	StartTerminating []startTerminating `json:"startTerminating,omitempty"`

@@ -48,7 +48,7 @@ func (s *Sim) WriteState(w io.Writer) (err error) {
 				LastPodEvent:    nc.LastPodEvent,
 				HasLastPodEvent: nc.HasLastPodEvent,
 				Drifted:         nc.Drifted, DriftedAt: nc.DriftedAt, Deleting: nc.Deleting,
-				Annotations: nc.Hashes}, ok
+				Annotations: nc.Hashes, ExpiresAt: nc.ExpiresAt, Expires: nc.Expires}, ok
 		}
 		for _, p := range kp.NodePools() {
 			in.NodePools = append(in.NodePools, dumpNodePool(s.cl, p))

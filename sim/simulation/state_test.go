@@ -23,6 +23,7 @@ import (
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
+	"github.com/clustersim/clustersim/sim/statedump"
 	"github.com/clustersim/clustersim/sim/workload"
 )
 
@@ -82,6 +83,9 @@ type nodeClaim struct {
 			Kind  string `json:"kind"`
 			Name  string `json:"name"`
 		} `json:"nodeClassRef"`
+		// ExpireAfter as upstream's NodeClaimSpec has it: the NodeClaim's
+		// own, from its creation.
+		ExpireAfter string `json:"expireAfter"`
 	} `json:"spec"`
 	Status struct {
 		ProviderID  string              `json:"providerID"`
@@ -167,6 +171,7 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 	}
 	gotNodes, gotPods := map[string]bool{}, map[string]string{}
 	var pools []*manifest.Document
+	claimExpiry := map[string][]string{} // a pool's NodeClaims' spec.expireAfter
 	kinds := map[string]int{}
 	for _, d := range docs {
 		kinds[d.Kind]++
@@ -240,6 +245,7 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 			require.True(t, strings.HasPrefix(o.Status.ProviderID, "aws:///"))
 			require.Equal(t, want.State == cluster.NodeReady, o.Status.NodeName == o.Name)
 			require.False(t, o.Status.Capacity.Cpu().IsZero())
+			claimExpiry[o.Labels["karpenter.sh/nodepool"]] = append(claimExpiry[o.Labels["karpenter.sh/nodepool"]], o.Spec.ExpireAfter)
 		case "NodePool":
 			pools = append(pools, d)
 		case "HorizontalPodAutoscaler":
@@ -319,6 +325,14 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, want.Weight, got.Weight)
 			require.Equal(t, want.Limits, got.Limits)
 			require.Equal(t, want.ExpireAfter, got.ExpireAfter)
+			// Its NodeClaims, launched in the run, were made with it.
+			for _, e := range claimExpiry[got.Name] {
+				if want.ExpireAfter == 0 {
+					require.Equal(t, "Never", e)
+				} else {
+					require.Equal(t, statedump.Duration(want.ExpireAfter), e)
+				}
+			}
 			require.Equal(t, want.NodeClassRef, got.NodeClassRef)
 			require.Equal(t, want.Disruption.Policy, got.Disruption.Policy)
 			require.Equal(t, want.Disruption.ConsolidateAfter, got.Disruption.ConsolidateAfter)

@@ -157,9 +157,10 @@ func (d *dumper) nodeClaims() {
 			continue
 		}
 		t := true
+		created := n.Launched - n.AgeAtStart
 		o := &nodeClaimObject{TypeMeta: metav1.TypeMeta{APIVersion: KarpenterAPIVersion, Kind: "NodeClaim"},
 			ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: UID("NodeClaim", "", n.Name), Labels: d.labels(n.Labels),
-				CreationTimestamp: d.time(n.Launched - n.AgeAtStart),
+				CreationTimestamp: d.time(created),
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: KarpenterAPIVersion, Kind: "NodePool", Name: nc.NodePool,
 					UID: UID("NodePool", "", nc.NodePool), BlockOwnerDeletion: &t}}}}
 		if o.Labels == nil {
@@ -175,6 +176,12 @@ func (d *dumper) nodeClaims() {
 			req(d.cl.KeyInstanceType, n.InstanceType), req(d.cl.KeyZone, syms.Name(n.Zone)),
 			req(d.cl.KeyCapacityType, n.CapacityType.String()),
 		}}
+		// Its own expireAfter (upstream expires a NodeClaim by it), from
+		// its creation; at least a second (0 would read as Never).
+		o.Spec.ExpireAfter = "Never"
+		if nc.Expires {
+			o.Spec.ExpireAfter = Duration(max(nc.ExpiresAt-created, time.Second).Round(time.Second))
+		}
 		o.Status = nodeClaimStatus{ProviderID: d.providerID(n, id),
 			Capacity: ResourceList(d.cl.Resources, nc.Capacity), Allocatable: ResourceList(d.cl.Resources, n.Allocatable)}
 		cond := func(typ string, ok bool, at time.Duration) metav1.Condition {

@@ -240,6 +240,8 @@ func annotations(s *cluster.PodSpec) map[string]string {
 	}
 	if s.DoNotDisrupt {
 		set("karpenter.sh/do-not-disrupt", "true")
+	} else if s.DoNotDisruptFor > 0 {
+		set("karpenter.sh/do-not-disrupt", s.DoNotDisruptFor.String())
 	}
 	if s.SafeToEvict != nil {
 		set("cluster-autoscaler.kubernetes.io/safe-to-evict", strconv.FormatBool(*s.SafeToEvict))
@@ -325,7 +327,9 @@ func (d *dumper) pods() {
 			}
 		case cluster.Running:
 			pod.Status.Phase = corev1.PodRunning
-			st := d.time(p.Started)
+			// An imported pod keeps the start time of the export
+			// (do-not-disrupt durations count from it).
+			st := d.time(p.StartTime())
 			pod.Status.StartTime = &st
 		}
 		pod.Status.Conditions = []corev1.PodCondition{scheduled}

@@ -149,6 +149,10 @@ type NodeClaim struct {
 	Deleting bool
 	// Annotations are its metadata annotations (Karpenter's hashes).
 	Annotations map[string]string
+	// ExpiresAt is when it expires, if Expires: its spec.expireAfter is
+	// that less its creation (else Never).
+	ExpiresAt time.Duration
+	Expires   bool
 }
 
 // NodeClassRef names a NodePool's node class.

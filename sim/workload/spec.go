@@ -189,6 +189,10 @@ type Spec struct {
 	// reconcile at the same instant, so every pinned pod is queued
 	// before them. Replacements are not pinned.
 	StartOn []string
+	// StartedAgo, when set, is how long each StartOn pod had been running
+	// at the export (same order): a do-not-disrupt duration counts from
+	// a pod's start (cluster.Pod.StartedBefore).
+	StartedAgo []time.Duration
 	// StartTerminating are pods of an imported state that were already
 	// terminating at the export: created at the start, pinned to their
 	// node as StartOn pods, marked terminating once bound and deleted

@@ -519,9 +519,15 @@ func (c *Controllers) startLimit(w, k int32, want int32) int32 {
 func (c *Controllers) createPod(w, k int32, in *instance, spec *cluster.PodSpec) cluster.PodID {
 	ctl := c.ctrls[w]
 	if k == 0 && ctl.holdStart && int(in.created) < len(ctl.spec.StartOn) && spec == ctl.spec.Pod {
-		if node := ctl.spec.StartOn[in.created]; node != "" {
+		i := int(in.created)
+		if node := ctl.spec.StartOn[i]; node != "" {
 			spec = ctl.pinnedSpec(node)
 		}
+		id := c.createNamedPod(w, k, in, spec, "")
+		if i < len(ctl.spec.StartedAgo) {
+			c.cl.Pods[id].StartedBefore = ctl.spec.StartedAgo[i]
+		}
+		return id
 	}
 	return c.createNamedPod(w, k, in, spec, "")
 }
