@@ -253,18 +253,22 @@ func cheapest(c *Case, types []string, capacityTypes string) float64 {
 
 func secs(t float64) time.Duration { return time.Duration(math.Round(t * 1e9)) }
 
-// InFlightAt lists the nodes that commands started by at hold at that
-// time: their candidates (expired nodes too) not removed yet, but those
-// of decision skip (the one decided at at, whose own start at that
-// instant a dump may already show).
-func (r *OursResult) InFlightAt(at time.Duration, skip int) []string {
+// InFlightBefore lists the nodes that the commands before decision k
+// hold when it is decided, at decidedAt, in a state dumped at dumpAt
+// (just before decidedAt): the candidates (expired nodes too) of the
+// commands started by decidedAt, the same instant included, that the dump
+// still has (not removed by dumpAt). A command that started at the very
+// instant of decision k shows in no dump (a dump comes after an instant's
+// events, or before them), so its nodes are marked instead, as upstream's
+// queue marks them.
+func (r *OursResult) InFlightBefore(k int, dumpAt, decidedAt time.Duration) []string {
 	var out []string
 	for i, d := range r.Decisions {
-		if i == skip || r.Started[i] < 0 || r.Started[i] > at {
+		if i >= k || r.Started[i] < 0 || r.Started[i] > decidedAt {
 			continue
 		}
 		for _, n := range d.Candidates {
-			if t, gone := r.Removed[n]; gone && t <= at {
+			if t, gone := r.Removed[n]; gone && t <= dumpAt {
 				continue
 			}
 			out = append(out, n)

@@ -236,13 +236,11 @@ func evalCase(c *df.Case, ours *df.Ours, k int, horizon time.Duration, rounds in
 				r.skipped[round]++
 				continue
 			}
-			// The state just before the decision (a command that starts
-			// at once, drift, would show in a dump at its own time),
-			// unless the one before it started at that very instant.
-			dumpAt := at
-			if prev := or.Started[round-1]; prev >= 0 && at-time.Microsecond > prev {
-				dumpAt = at - time.Microsecond
-			}
+			// The state just before the decision's instant (a command
+			// that starts at once, drift, would show in a dump at its own
+			// time); the commands before it that started at that instant
+			// are marked in flight (InFlightBefore).
+			dumpAt := max(at-time.Microsecond, 0)
 			path, err := ours.DumpAt(or.Scenario, dumpAt, fmt.Sprintf("%s-%d", c.Name, round+1))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Name, err)
@@ -250,7 +248,7 @@ func evalCase(c *df.Case, ours *df.Ours, k int, horizon time.Duration, rounds in
 			if state, err = dumpedState(c, path); err != nil {
 				return nil, err
 			}
-			inFlight = or.InFlightAt(dumpAt, round)
+			inFlight = or.InFlightBefore(round, dumpAt, at)
 		}
 		var ups []df.Decision
 		for i := 0; i < k; i++ {
