@@ -2,6 +2,7 @@ package disruptionfidelity
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -44,4 +45,25 @@ func TestScore(t *testing.T) {
 	require.Equal(t, CaseScore{Self: 1, Vs: 0, Within: false}, s)
 	m := Summarise([]CaseScore{{Self: 1, Vs: 1, Within: true}, {Self: 0.5, Vs: 0, Within: false}})
 	require.Equal(t, Measures{Cases: 2, UpstreamSelf: 0.75, OursVsUpstream: 0.5, Envelope: 0.5}, m)
+}
+
+// The nodes a later decision finds in flight (case-016): those of every
+// earlier command started by its instant, the same instant included, that
+// the dump taken just before that instant still has; not its own, nor
+// later ones decided at the same instant.
+func TestInFlightBefore(t *testing.T) {
+	drift := func(n string) Decision { return Decision{Method: MethodDrift, Candidates: []string{n}} }
+	r := &OursResult{
+		Decisions: []Decision{drift("empty"), drift("busy"), drift("next"), drift("late")},
+		Started:   []time.Duration{3 * time.Second, 3 * time.Second, 3014 * time.Millisecond, -1},
+		Removed:   map[string]time.Duration{"empty": 3 * time.Second},
+	}
+	// The second decision, at 3 s: the dump (at 3 s less 1 µs) still has
+	// the empty node the first command removed at 3 s.
+	require.Equal(t, []string{"empty"}, r.InFlightBefore(1, 3*time.Second-time.Microsecond, 3*time.Second))
+	// The third, at 3.014 s: the empty node is gone from that dump; the
+	// second's is in flight.
+	require.Equal(t, []string{"busy"}, r.InFlightBefore(2, 3014*time.Millisecond-time.Microsecond, 3014*time.Millisecond))
+	// A command that never started holds nothing.
+	require.Equal(t, []string{"busy", "next"}, r.InFlightBefore(4, time.Minute, time.Minute))
 }

@@ -584,6 +584,11 @@ func (c *compiler) annotations(d *manifest.Document, path string, in map[string]
 			c.warnc(d, CodeRemovedAnnotation, "", p, "annotation %s was removed in Karpenter v1 and is ignored: use karpenter.sh/do-not-disrupt: \"true\"", k)
 		case AnnotationDoNotDisrupt:
 			dnd = v == "true"
+			if !dnd {
+				// A duration is for pods (v1.12+): on a node only "true"
+				// counts (KC StateNode.ValidateNodeDisruptable).
+				c.warn(d, p, "karpenter.sh/do-not-disrupt: %q on a node means nothing: Karpenter reads only \"true\" there (a duration such as \"10m\" applies to pods): these nodes are not protected", v)
+			}
 		}
 		out[k] = v
 	}
