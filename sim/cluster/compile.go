@@ -223,7 +223,7 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		// Karpenter ignores (with an event): so does the model, and says so.
 		if v == "true" {
 			out.DoNotDisrupt = true
-		} else if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		} else if d, ok := DoNotDisruptDuration(v); ok {
 			out.DoNotDisruptFor = d
 		} else {
 			warns = append(warns, SpecWarning{Code: CodeInvalidDoNotDisrupt,
@@ -253,6 +253,14 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		}
 	}
 	return out, warns, nil
+}
+
+// DoNotDisruptDuration reads a karpenter.sh/do-not-disrupt value given as
+// a duration (Karpenter v1.12+, KC pod.parseDoNotDisrupt): ok for a
+// positive Go duration such as "10m".
+func DoNotDisruptDuration(v string) (time.Duration, bool) {
+	d, err := time.ParseDuration(v)
+	return d, err == nil && d > 0
 }
 
 // fieldErr turns an error of the form "rel.path: message" into a FieldError

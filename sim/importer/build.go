@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/cluster"
 )
 
 // JobRuntime is how long each pod of an imported Job or CronJob runs: an
@@ -329,12 +330,8 @@ type startPod struct {
 // karpenter.sh/do-not-disrupt as a duration, which counts from each pod's
 // start: then its startOn pods need their ages (startedAgo).
 func (wl *workload) doNotDisruptFor() bool {
-	v, ok := wl.tmplAnnotations["karpenter.sh/do-not-disrupt"]
-	if !ok || v == "true" {
-		return false
-	}
-	d, err := time.ParseDuration(v)
-	return err == nil && d > 0
+	_, ok := cluster.DoNotDisruptDuration(wl.tmplAnnotations["karpenter.sh/do-not-disrupt"])
+	return ok
 }
 
 // startedAgo is how long each pod had run at the export (importedAt less

@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
 	"github.com/clustersim/clustersim/sim/trace"
@@ -42,15 +40,10 @@ func dndExport(currentStarted, olderStarted string) string {
 // leaves a node alone while a pod on it is younger than the duration,
 // then takes it; an age past the duration protects nothing.
 func TestImportedDoNotDisruptDuration(t *testing.T) {
-	cat, err := catalog.Default()
-	require.NoError(t, err)
 	run := func(export string, until time.Duration) (string, []string) {
 		t.Helper()
-		im := New(Options{}, cat)
-		require.NoError(t, im.Add("cluster.yaml", strings.NewReader(export)))
-		var out bytes.Buffer
-		require.NoError(t, im.Write(&out))
-		sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+		out, _ := importFile(t, "cluster.yaml", strings.NewReader(export), Options{})
+		sc, err := scenario.LoadManifests("imported.yaml", out, nil)
 		require.NoError(t, err)
 		var got []string
 		s, err := simulation.Start(sc, simulation.Options{Trace: func(e trace.Entry) {
@@ -64,7 +57,7 @@ func TestImportedDoNotDisruptDuration(t *testing.T) {
 		}})
 		require.NoError(t, err)
 		require.NoError(t, s.RunUntil(until))
-		return out.String(), got
+		return string(out), got
 	}
 
 	// Both pods started 3 h before the export: nothing protects them, and

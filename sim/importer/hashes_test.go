@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
 	"github.com/clustersim/clustersim/sim/trace"
@@ -81,29 +79,21 @@ func driftNode(name string) string {
 // the one made from the current template is not. And a pod that carries
 // its template's annotation gets no notice that it would be lost.
 func TestImportedHashDrift(t *testing.T) {
-	cat, err := catalog.Default()
-	require.NoError(t, err)
-	im := New(Options{}, cat)
-	require.NoError(t, im.Add("cluster.yaml", strings.NewReader(driftExport)))
-	var out bytes.Buffer
-	require.NoError(t, im.Write(&out))
+	out, im := importFile(t, "cluster.yaml", strings.NewReader(driftExport), Options{})
 	require.NotContains(t, strings.Join(notices(im), "\n"), "which its pod template does not")
-	require.Contains(t, out.String(), `karpenter.sh/nodepool-hash: "999"`, "the older NodeClaim's hash is on its Node")
-	require.Contains(t, out.String(), `clustersim.dev/drifted-since: "2026-11-30T11:00:00Z"`, "and when it drifted")
+	require.Contains(t, string(out), `karpenter.sh/nodepool-hash: "999"`, "the older NodeClaim's hash is on its Node")
+	require.Contains(t, string(out), `clustersim.dev/drifted-since: "2026-11-30T11:00:00Z"`, "and when it drifted")
 	require.Equal(t, scenario.DriftedSinceAnnotation, driftedSinceAnnotation)
 	require.Equal(t, scenario.LastPodEventAnnotation, lastPodEventAnnotation)
 
-	require.Equal(t, []string{"drift older"}, decided(t, out.Bytes()))
+	require.Equal(t, []string{"drift older"}, decided(t, out))
 
 	// The same older node carrying karpenter.sh/do-not-disrupt itself is
 	// no candidate (KC ValidateNodeDisruptable), drifted or not.
 	annotated := strings.Replace(driftExport, "    name: older\n", "    name: older\n    annotations: {karpenter.sh/do-not-disrupt: \"true\"}\n", 1)
 	require.NotEqual(t, driftExport, annotated)
-	im = New(Options{}, cat)
-	require.NoError(t, im.Add("cluster.yaml", strings.NewReader(annotated)))
-	out.Reset()
-	require.NoError(t, im.Write(&out))
-	require.Empty(t, decided(t, out.Bytes()))
+	out, _ = importFile(t, "cluster.yaml", strings.NewReader(annotated), Options{})
+	require.Empty(t, decided(t, out))
 }
 
 // decided runs an imported scenario for two minutes and lists the
@@ -134,13 +124,8 @@ func TestFirstPassAfterTheStartState(t *testing.T) {
 	export := strings.Replace(driftExport, "disruption: {consolidateAfter: Never}", "disruption: {consolidateAfter: 0s}", 1)
 	export = strings.Replace(export, `karpenter.sh/nodepool-hash: "999"`, `karpenter.sh/nodepool-hash: "222"`, 1) // no drift
 	require.NotEqual(t, driftExport, export)
-	cat, err := catalog.Default()
-	require.NoError(t, err)
-	im := New(Options{}, cat)
-	require.NoError(t, im.Add("cluster.yaml", strings.NewReader(export)))
-	var out bytes.Buffer
-	require.NoError(t, im.Write(&out))
-	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	out, _ := importFile(t, "cluster.yaml", strings.NewReader(export), Options{})
+	sc, err := scenario.LoadManifests("imported.yaml", out, nil)
 	require.NoError(t, err)
 	var got []string
 	s, err := simulation.Start(sc, simulation.Options{Trace: func(e trace.Entry) {
@@ -170,17 +155,12 @@ func TestImportedNodeClaimExpireAfter(t *testing.T) {
 	export = strings.ReplaceAll(export, "  kind: NodeClaim\n  metadata: {", "  kind: NodeClaim\n  metadata: {creationTimestamp: \"2026-11-30T10:00:00Z\", ")
 	require.Contains(t, export, "expireAfter: 24h\n        nodeClassRef")
 	require.Equal(t, 2, strings.Count(export, "creationTimestamp: \"2026-11-30T10:00:00Z\", "))
-	cat, err := catalog.Default()
-	require.NoError(t, err)
-	im := New(Options{}, cat)
-	require.NoError(t, im.Add("cluster.yaml", strings.NewReader(export)))
-	var out bytes.Buffer
-	require.NoError(t, im.Write(&out))
-	require.Contains(t, out.String(), `clustersim.dev/expires-at: "2026-11-30T11:00:00Z"`)
-	require.Contains(t, out.String(), `clustersim.dev/expires-at: Never`)
+	out, _ := importFile(t, "cluster.yaml", strings.NewReader(export), Options{})
+	require.Contains(t, string(out), `clustersim.dev/expires-at: "2026-11-30T11:00:00Z"`)
+	require.Contains(t, string(out), `clustersim.dev/expires-at: Never`)
 	require.Equal(t, scenario.ExpiresAtAnnotation, expiresAtAnnotation)
 
-	sc, err := scenario.LoadManifests("imported.yaml", out.Bytes(), nil)
+	sc, err := scenario.LoadManifests("imported.yaml", out, nil)
 	require.NoError(t, err)
 	removed := map[string]bool{}
 	s, err := simulation.Start(sc, simulation.Options{Trace: func(e trace.Entry) {

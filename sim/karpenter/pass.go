@@ -133,27 +133,29 @@ func (d *disrupter) nodeScans() []nodeScan {
 		return d.pass.scan
 	}
 	now := d.eng.Now()
-	// Whether a budget blocks a pod depends only on its namespace and
-	// labels: ask once per pod template (its first pod), and not at all
-	// without budgets.
+	// Whether a budget blocks a pod depends only on its namespace, labels
+	// and tolerations: ask once per pod template (its first pod), and not
+	// at all without budgets. A pod that tolerates the disruption taint is
+	// never evicted (the drain leaves it to end with its node), so no
+	// budget of its blocks (KC pdb.isEvictable: pod.IsEvictable).
 	type memo struct {
 		ns      cluster.Sym
 		blocked bool
 	}
 	blockedMemo := map[*cluster.PodSpec]memo{}
+	disrupted := cluster.Taint{Key: d.keyDisrupted, Effect: cluster.EffectNoSchedule}
 	isBlocked := func(key scheduling.PodKey, pod cluster.PodID) bool {
 		m, ok := blockedMemo[key.Spec]
 		if ok && m.ns == key.Namespace {
 			return m.blocked
 		}
-		b := d.evictor.Blocked(pod)
+		b := !key.Spec.Tolerations.Tolerate(disrupted) && d.evictor.Blocked(pod)
 		if !ok {
 			blockedMemo[key.Spec] = memo{key.Namespace, b}
 		}
 		return b
 	}
 	budgets := d.evictor.HasBudgets()
-	disrupted := cluster.Taint{Key: d.keyDisrupted, Effect: cluster.EffectNoSchedule}
 	out := make([]nodeScan, 0, len(d.nodes.live))
 	for _, kn := range d.nodes.live {
 		if kn.Deleting || kn.cmd != nil || !kn.Initialized || now < kn.nominatedUntil || kn.Pool.Spec.DoNotDisrupt || kn.doNotDisrupt {
@@ -167,12 +169,6 @@ func (d *disrupter) nodeScans() []nodeScan {
 		for i, key := range sc.set.Templates {
 			if ns.blocked || !budgets {
 				break
-			}
-			if key.Spec.Tolerations.Tolerate(disrupted) {
-				// Not evicted (the drain leaves it to die with the node),
-				// so no budget of its blocks (KC pdb.isEvictable:
-				// pod.IsEvictable).
-				continue
 			}
 			ns.blocked = isBlocked(key, sc.set.TemplateFirstPods[i])
 		}

@@ -574,21 +574,11 @@ const ExpiresAtAnnotation = "clustersim.dev/expires-at"
 // it expires (0 or less: at once), or never; ok false when absent or
 // unusable (with an error or warning).
 func (l *loader) expiresAt(d *manifest.Document, annotations map[string]string) (in time.Duration, ok, never bool) {
-	v, has := annotations[ExpiresAtAnnotation]
-	if !has {
-		return 0, false, false
-	}
-	if v == "Never" {
+	if annotations[ExpiresAtAnnotation] == "Never" {
 		return 0, true, true
 	}
-	path := "metadata.annotations." + ExpiresAtAnnotation
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		l.fail(d.Errorf(path, "write a time as kubectl prints it, e.g. 2026-03-01T12:00:00Z, or Never", "not an RFC 3339 time: %q", v))
-		return 0, false, false
-	}
-	if l.importedAt.IsZero() {
-		l.warn(d, path, "ignored without spec.importedAt, which it is counted from: the NodePool's expireAfter counts from the node's creation")
+	t, _, ok := l.annotatedTime(d, annotations, ExpiresAtAnnotation, ", or Never", "the NodePool's expireAfter counts from the node's creation")
+	if !ok {
 		return 0, false, false
 	}
 	return t.Sub(l.importedAt), true, false
@@ -599,18 +589,8 @@ func (l *loader) expiresAt(d *manifest.Document, annotations map[string]string) 
 // false when absent or unusable (with an error or warning; without
 // importedAt, the warning says what follows: without).
 func (l *loader) exportTime(d *manifest.Document, annotations map[string]string, key, without string) (time.Duration, bool) {
-	v, ok := annotations[key]
+	t, path, ok := l.annotatedTime(d, annotations, key, "", without)
 	if !ok {
-		return 0, false
-	}
-	path := "metadata.annotations." + key
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		l.fail(d.Errorf(path, "write a time as kubectl prints it, e.g. 2026-03-01T12:00:00Z", "not an RFC 3339 time: %q", v))
-		return 0, false
-	}
-	if l.importedAt.IsZero() {
-		l.warn(d, path, "ignored without spec.importedAt, which it is counted back from: %s", without)
 		return 0, false
 	}
 	ago := l.importedAt.Sub(t)
@@ -619,6 +599,28 @@ func (l *loader) exportTime(d *manifest.Document, annotations map[string]string,
 		ago = 0
 	}
 	return ago, true
+}
+
+// annotatedTime reads a Node's time annotation key (RFC 3339), which
+// counts against spec.importedAt; ok false when absent, not a time (an
+// error: hint ends its advice) or without importedAt (a warning saying
+// what follows: without).
+func (l *loader) annotatedTime(d *manifest.Document, annotations map[string]string, key, hint, without string) (t time.Time, path string, ok bool) {
+	v, has := annotations[key]
+	if !has {
+		return time.Time{}, "", false
+	}
+	path = "metadata.annotations." + key
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		l.fail(d.Errorf(path, "write a time as kubectl prints it, e.g. 2026-03-01T12:00:00Z"+hint, "not an RFC 3339 time: %q", v))
+		return time.Time{}, path, false
+	}
+	if l.importedAt.IsZero() {
+		l.warn(d, path, "ignored without spec.importedAt, which it is counted from: %s", without)
+		return time.Time{}, path, false
+	}
+	return t, path, true
 }
 
 func (l *loader) compilePDBs() {
