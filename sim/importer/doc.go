@@ -38,7 +38,7 @@
 // terminating pods are left out. A workload whose template carries
 // karpenter.sh/do-not-disrupt as a duration gets startedAgo, each startOn
 // pod's age at the export (status.startTime), from which the duration
-// counts. A NodeClaim's expiry (creationTimestamp plus its own
+// counts; a bare Pod with a duration keeps its own status.startTime. A NodeClaim's expiry (creationTimestamp plus its own
 // spec.expireAfter) goes on its Node as clustersim.dev/expires-at.
 //
 // Volumes (storage.go): StorageClasses, PersistentVolumes (zone labels,

@@ -83,3 +83,41 @@ func TestImportedDoNotDisruptDuration(t *testing.T) {
 	require.Contains(t, written, "startedAgo:\n    - 5m0s\n    - 3h0m0s\n")
 	require.Equal(t, []string{"2s older"}, got)
 }
+
+// Bare pods' do-not-disrupt durations count from their status.startTime
+// too (sim import keeps it on the Pod): upstream's drift test "should not
+// drift nodes until the longest duration-based do-not-disrupt grace
+// period expires", with the pods started before the export. The drifted
+// node's pods (1m, started at the export; 3m, started a minute before)
+// hold it until 2 minutes into the run, not 3.
+func TestImportedBarePodDoNotDisruptDuration(t *testing.T) {
+	i := strings.Index(driftExport, "- apiVersion: apps/v1\n  kind: Deployment\n")
+	export := driftExport[:i]
+	for _, p := range []struct{ name, dur, started string }{{"short", "1m", "2026-11-30T12:00:00Z"}, {"long", "3m", "2026-11-30T11:59:00Z"}} {
+		export += fmt.Sprintf(`- apiVersion: v1
+  kind: Pod
+  metadata: {name: %s, namespace: default, annotations: {karpenter.sh/do-not-disrupt: %q}}
+  spec: {nodeName: older, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+  status: {phase: Running, startTime: %q}
+`, p.name, p.dur, p.started)
+	}
+	out, _ := importFile(t, "cluster.yaml", strings.NewReader(export), Options{})
+	require.Contains(t, string(out), "startTime: \"2026-11-30T11:59:00Z\"")
+	sc, err := scenario.LoadManifests("imported.yaml", out, nil)
+	require.NoError(t, err)
+	var got []string
+	s, err := simulation.Start(sc, simulation.Options{Trace: func(e trace.Entry) {
+		if e.Kind == "disruptionCommand" && e.Phase == "decided" {
+			got = append(got, fmt.Sprintf("%s %s %s", time.Duration(e.T*float64(time.Second)).Round(time.Second), e.Reason, e.Candidates[0].Node))
+		}
+	}})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(5*time.Minute))
+	require.NotEmpty(t, got)
+	f := strings.Fields(got[0])
+	first, err := time.ParseDuration(f[0])
+	require.NoError(t, err)
+	require.Equal(t, []string{"drifted", "older"}, f[1:], got)
+	require.GreaterOrEqual(t, first, 2*time.Minute, got)
+	require.LessOrEqual(t, first, 2*time.Minute+10*time.Second, got)
+}

@@ -632,6 +632,11 @@ func (im *Importer) pod(w where, it *item) error {
 	if err != nil {
 		return err
 	}
+	if _, ok := cluster.DoNotDisruptDuration(p.Annotations["karpenter.sh/do-not-disrupt"]); ok && p.Status.StartTime != nil {
+		// Its do-not-disrupt duration counts from its start at the export,
+		// not from its restart in the run: the loader reads startTime.
+		m["status"] = map[string]any{"startTime": p.Status.StartTime.UTC().Format(time.RFC3339)}
+	}
 	m["_node"] = node
 	m["_where"] = w
 	m["_ns"] = nsOr(p.Namespace)

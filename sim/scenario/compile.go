@@ -701,6 +701,28 @@ type podObject struct {
 	ignoreDisruptions bool
 	// cron is set on a CronJob (kind Job: its jobTemplate).
 	cron *cronObject
+	// startedAgo is how long a bare Pod had run at spec.importedAt (its
+	// status.startTime, which sim import keeps when a do-not-disrupt
+	// duration counts from it); 0: not given.
+	startedAgo time.Duration
+}
+
+// podStartedAgo reads a bare Pod's status.startTime: how long before
+// spec.importedAt it started (0 when not given, or later).
+func (l *loader) podStartedAgo(d *manifest.Document, start *metav1.Time) time.Duration {
+	if start == nil || start.IsZero() {
+		return 0
+	}
+	if l.importedAt.IsZero() {
+		l.warn(d, "status.startTime", "ignored without spec.importedAt, which it is counted from: the pod counts as started at the run's start")
+		return 0
+	}
+	ago := l.importedAt.Sub(start.Time)
+	if ago < 0 {
+		l.warn(d, "status.startTime", "after spec.importedAt (%s): counted as at the start", l.importedAt.UTC().Format(time.RFC3339))
+		return 0
+	}
+	return ago
 }
 
 func (l *loader) compileWorkloads(classes map[string]priorityClass) {
@@ -780,6 +802,13 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 			TwinOf: -1, File: o.doc.File, Line: o.doc.Line}
 		t := timings[l.refOf(o.doc)]
 		estimate += l.applyTiming(o, t, &ws, priority)
+		if o.startedAgo > 0 {
+			if a := ws.Arrivals.Times; len(a) > 0 && a[0] > 0 {
+				l.warn(o.doc, "status.startTime", "the pod is created at %s, after the start: its startTime (before the export) is ignored", a[0])
+			} else {
+				ws.StartedAgo = []time.Duration{o.startedAgo}
+			}
+		}
 		l.out.Workloads = append(l.out.Workloads, ws)
 		refs = append(refs, l.refOf(o.doc))
 		entries = append(entries, t)
@@ -931,6 +960,7 @@ func (l *loader) decodeWorkload(d *manifest.Document) (podObject, bool) {
 		}
 		o.kind, o.specPath = workload.BarePod, "spec"
 		o.template = &corev1.PodTemplateSpec{ObjectMeta: obj.ObjectMeta, Spec: obj.Spec}
+		o.startedAgo = l.podStartedAgo(d, obj.Status.StartTime)
 		return o, true
 	}
 	return o, false

@@ -190,7 +190,8 @@ type Spec struct {
 	// before them. Replacements are not pinned.
 	StartOn []string
 	// StartedAgo, when set, is how long each StartOn pod had been running
-	// at the export (same order): a do-not-disrupt duration counts from
+	// at the export (same order; a bare Pod's one entry is its own,
+	// from its status.startTime): a do-not-disrupt duration counts from
 	// a pod's start (cluster.Pod.StartedBefore).
 	StartedAgo []time.Duration
 	// StartTerminating are pods of an imported state that were already

@@ -529,7 +529,12 @@ func (c *Controllers) createPod(w, k int32, in *instance, spec *cluster.PodSpec)
 		}
 		return id
 	}
-	return c.createNamedPod(w, k, in, spec, "")
+	id := c.createNamedPod(w, k, in, spec, "")
+	if ctl.spec.Kind == BarePod && len(ctl.spec.StartedAgo) > 0 && c.eng.Now() == 0 {
+		// An imported bare Pod: it had run since its status.startTime.
+		c.cl.Pods[id].StartedBefore = ctl.spec.StartedAgo[0]
+	}
+	return id
 }
 
 // pinnedSpec is the workload's pod spec bound to one node (spec.nodeName),
