@@ -277,8 +277,11 @@
 // are not evicted (KC pod.IsWaitingEviction); DaemonSet pods are not
 // either (upstream evicts them last): they end with the node. Every other
 // pod is drained, however it came to the node (spec.nodeName is set on
-// every bound pod). The instance is terminated and the node removed once
-// it is empty.
+// every bound pod). Once it is empty, and at least 5 s after the drain
+// began (KC MinDrainTime), the instance is terminated; the node is removed
+// 5 s later, when the termination controller's requeue finds the instance
+// gone (KC awaitInstanceTermination), and counts against its pool's
+// budgets until then.
 //
 // Interruption (with Settings.InterruptionQueue, an SQS queue configured):
 // a spot interruption notice deletes the node as above (its replacement is

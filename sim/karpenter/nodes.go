@@ -58,6 +58,11 @@ type knode struct {
 	driftChecked   *apis.NodePool
 	nominatedUntil engine.Time
 	tgpDeadline    engine.Time
+	// deletingSince is when its deletion started (the drain's minimum
+	// time counts from it); instanceEnded: drained, its instance
+	// terminated, the node waits for the termination to be seen.
+	deletingSince engine.Time
+	instanceEnded bool
 	// cmd is the disruption command the node is a candidate of, waiting
 	// for its replacements (schedNode.inCommand says whether there is one).
 	cmd *command

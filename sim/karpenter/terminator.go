@@ -43,6 +43,7 @@ func (tm *terminator) startDeletion(kn *knode, reason string) {
 	kn.cmd, kn.InCommand = nil, false
 	tm.base.NodeDirty(kn.ID)
 	now := tm.eng.Now()
+	kn.deletingSince = now
 	if tgp := kn.Pool.Spec.TerminationGracePeriod; tgp > 0 {
 		kn.tgpDeadline = now + tgp
 	}
@@ -74,7 +75,7 @@ func (tm *terminator) drain(id cluster.NodeID) {
 	now := tm.eng.Now()
 	forced := kn.tgpDeadline > 0
 	if forced && now >= kn.tgpDeadline {
-		tm.removeNode(kn, terminateInstance)
+		tm.endDrained(kn)
 		return
 	}
 	// Copy: evictions of pending pods would change the slice.
@@ -120,8 +121,14 @@ func (tm *terminator) drain(id cluster.NodeID) {
 	}
 	if !waiting {
 		// Empty, or only pods that tolerate the disruption taint are left:
-		// those die with the node.
-		tm.removeNode(kn, terminateInstance)
+		// those die with the node. The drain counts as done only once it
+		// has run MinDrainTime (pods bound just after the taint are
+		// drained too).
+		if until := kn.deletingSince + MinDrainTime; now < until && !kn.instanceEnded {
+			kn.drainTimer = tm.eng.After(until-now, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(id)})
+			return
+		}
+		tm.endDrained(kn)
 		return
 	}
 	// Refused evictions are retried with backoff up to 10s (KC eviction
@@ -140,13 +147,41 @@ func (tm *terminator) drain(id cluster.NodeID) {
 	kn.drainTimer = tm.eng.After(next, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(id)})
 }
 
+// endDrained goes on from a drained node (or one past its deadline): its
+// instance is terminated (EC2 bills no more), and the node stays,
+// deleting, until the termination controller's next poll finds the
+// instance gone (KC awaitInstanceTermination requeues 5 s after its
+// TerminateInstances call; KA reports a shutting-down instance as gone);
+// its budget slot is taken until then. That poll drains again first (KC
+// runs awaitDrain on every reconcile): a pod bound meanwhile by
+// spec.nodeName is evicted before the node goes.
+func (tm *terminator) endDrained(kn *knode) {
+	if kn.instanceEnded {
+		tm.removeNode(kn, instanceGone)
+		return
+	}
+	tm.eng.Cancel(kn.drainTimer)
+	tm.cloud.Terminate(kn.instance)
+	kn.instanceEnded = true
+	kn.drainTimer = tm.eng.After(InstanceTerminationPoll, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(kn.ID)})
+}
+
+// MinDrainTime is the least time a drain takes (KC termination
+// MinDrainTime); InstanceTerminationPoll is how long after the instance's
+// termination call its node is removed (KC awaitInstanceTermination's
+// requeue).
+const (
+	MinDrainTime            = 5 * time.Second
+	InstanceTerminationPoll = 5 * time.Second
+)
+
 // maxDrainBackoff caps the retry interval of refused evictions (KC
 // terminator evictionQueueMaxDelay).
 const maxDrainBackoff = 10 * time.Second
 
 // wakeDrain re-runs a deleting node's drain now (a pod left it).
 func (tm *terminator) wakeDrain(kn *knode) {
-	if !kn.Deleting || !tm.eng.Pending(kn.drainTimer) {
+	if !kn.Deleting || kn.instanceEnded || !tm.eng.Pending(kn.drainTimer) {
 		return
 	}
 	tm.eng.Cancel(kn.drainTimer)
@@ -161,7 +196,7 @@ func (tm *terminator) handleSignal(s cloud.Signal) {
 		return
 	}
 	kn := tm.nodes.get(id)
-	if kn == nil {
+	if kn == nil || kn.instanceEnded {
 		return
 	}
 	switch s.Kind {

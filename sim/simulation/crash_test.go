@@ -30,7 +30,7 @@ func TestPanicIsAnInternalError(t *testing.T) {
 		if check {
 			// The events dispatched before the one that panicked.
 			// (an adopted cluster: Karpenter's first pass runs at the start)
-			require.Len(t, ie.Recent, 14, "the 14 events before it")
+			require.Len(t, ie.Recent, 17, "the 17 events before it")
 			require.True(t, strings.HasPrefix(ie.Recent[len(ie.Recent)-1], "t=1m"), ie.Recent[len(ie.Recent)-1])
 		} else {
 			require.Empty(t, ie.Recent)

@@ -166,12 +166,14 @@ func goneAt(cl *cluster.Cluster, name string) float64 {
 // is not empty); the node with only a static pod is empty, and Karpenter
 // deletes it when consolidateAfter has passed since its NodeClaim's last
 // pod event, which the import carries (9m before the export: at 1m), or
-// from the run's start when the export has none (at 10m).
+// from the run's start when the export has none (at 10m): the pass after
+// that (every 10 s from 2 s) decides, 15 s of validation, 5 s of the
+// drain's minimum and 5 s until the instance's termination is seen.
 func TestImportedNodesKeepTheirPodsAndTheirTimers(t *testing.T) {
 	for _, c := range []struct {
 		lastEvent string
 		gone      float64 // when ip-b goes, about
-	}{{"2026-12-01T09:51:00Z", 60}, {"", 600}} {
+	}{{"2026-12-01T09:51:00Z", 87}, {"", 627}} {
 		s, text, notices := importAndRun(t, clusterExport(c.lastEvent))
 		cl := s.Cluster()
 		require.Contains(t, text, "clustersim.dev/last-pod-event-time: \"2026-12-01T09:30:00Z\"", "ip-a keeps its NodeClaim's lastPodEventTime")
@@ -190,7 +192,7 @@ func TestImportedNodesKeepTheirPodsAndTheirTimers(t *testing.T) {
 			}
 		}
 		require.Equal(t, 2, running)
-		require.InDelta(t, c.gone, goneAt(cl, "ip-b"), 20, "ip-b is empty: deleted consolidateAfter after its last pod event")
+		require.InDelta(t, c.gone, goneAt(cl, "ip-b"), 1, "ip-b is empty: deleted consolidateAfter after its last pod event")
 		var said []string
 		for _, n := range notices {
 			said = append(said, n.String())
@@ -209,15 +211,16 @@ func TestImportedNodesKeepTheirPodsAndTheirTimers(t *testing.T) {
 // kubernetes.io/config.mirror only) is imported as a mirror pod: the node
 // that holds only it is empty, and Karpenter deletes it at consolidateAfter
 // (1m: the passes run from 2 s, when the imported pods run again, every
-// 10 s; the one at 62 s decides, 15 s of validation: 77 s). Imported as a
-// bare pod it kept the node all run.
+// 10 s; the one at 62 s decides, 15 s of validation, then 5 s of the
+// drain's minimum and 5 s until the instance's termination is seen: 87 s).
+// Imported as a bare pod it kept the node all run.
 func TestAnnotationOnlyMirrorPodImportsAsMirror(t *testing.T) {
 	export, err := os.ReadFile("testdata/mirror-annotation-export.yaml")
 	require.NoError(t, err)
 	s, text, _ := importAndRun(t, string(export))
 	require.Contains(t, text, "kubernetes.io/config.mirror: static")
 	cl := s.Cluster()
-	require.InDelta(t, 77.0, goneAt(cl, "minikube"), 1)
+	require.InDelta(t, 87.0, goneAt(cl, "minikube"), 1)
 	for i := range cl.Pods {
 		if p := &cl.Pods[i]; p.Name == "etcd-minikube" {
 			require.True(t, p.Spec.Mirror)

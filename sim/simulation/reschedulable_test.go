@@ -193,8 +193,10 @@ func TestMirrorPodNeedsItsNode(t *testing.T) {
 // at 20:18:04 set lastPodEventTime to 20:18:05, and node-a-app deleted 6 s
 // later left it there. The same timeline here: the node is empty at 126 s
 // but consolidatable from 120 s + 10 s, so Karpenter's 10 s disruption
-// poll removes it at 145 s; counting the second deletion (no dedupe) would
-// wait until 136 s and remove it at 155 s. (The log's custom
+// poll decides at 130 s and, after 15 s of validation, 5 s of the drain's
+// minimum and 5 s until the instance's termination is seen, removes it at
+// 155 s; counting the second deletion (no dedupe) would wait until 136 s
+// and remove it at 165 s. (The log's custom
 // consolidationGracePeriod is not upstream's and is left out.)
 func TestPodEventDedupeAsObserved(t *testing.T) {
 	sc, err := scenario.LoadFile("testdata/podevent-dedupe.yaml")
@@ -207,6 +209,6 @@ func TestPodEventDedupeAsObserved(t *testing.T) {
 	n := &cl.Nodes[0]
 	require.Equal(t, "t3a.medium", n.InstanceType, "the log's instance type")
 	require.Equal(t, cluster.NodeGone, n.State)
-	require.InDelta(t, 145.0, n.Deleted.Seconds(), 0.1)
+	require.InDelta(t, 155.0, n.Deleted.Seconds(), 0.1)
 	require.Equal(t, int64(1), s.karpenter().Stats().Disruptions.Empty)
 }
