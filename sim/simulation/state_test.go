@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/clustersim/clustersim/scenarios"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -117,6 +119,20 @@ func TestWriteStateDecodesStrictly(t *testing.T) {
 		require.NoError(t, err)
 		checkDump(t, sc)
 	})
+	// An adopted node annotated karpenter.sh/do-not-disrupt keeps it.
+	t.Run("node-annotations", func(t *testing.T) {
+		labels := map[string]string{"karpenter.sh/nodepool": "general-purpose", "karpenter.sh/capacity-type": "on-demand",
+			"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"}
+		node := fixtures.Node("ip-10-0-2-4.ec2.internal", "m5.2xlarge", "us-east-1a", "", `{cpu: 7910m, memory: 28000Mi, pods: "58"}`, labels)
+		node = strings.Replace(node, "  name: ip-10-0-2-4.ec2.internal\n", "  name: ip-10-0-2-4.ec2.internal\n  annotations: {karpenter.sh/do-not-disrupt: \"true\"}\n", 1)
+		doc := "apiVersion: clustersim.dev/v1alpha1\nkind: Scenario\nmetadata: {name: n}\nspec:\n  duration: 1h\n  zones: [us-east-1a]\n" +
+			fixtures.GeneralPurposeNodePool + "      requirements:\n        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n" +
+			fixtures.EC2NodeClassDemo + node
+		sc, err := scenario.LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(doc)}}, "s.yaml")
+		require.NoError(t, err)
+		require.Equal(t, "true", sc.Nodes[0].Annotations["karpenter.sh/do-not-disrupt"])
+		checkDump(t, sc)
+	})
 	// A StatefulSet's readinessProbe that stands for its probes' delay.
 	t.Run("readiness", func(t *testing.T) {
 		sc, err := scenario.LoadFile("testdata/readiness.yaml")
@@ -192,6 +208,10 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, sc.Epoch.Add(want.Launched).Unix(), n.CreationTimestamp.Unix())
 			require.Len(t, n.Status.Conditions, 1)
 			require.Equal(t, want.State == cluster.NodeReady, n.Status.Conditions[0].Status == corev1.ConditionTrue)
+			v, ok := want.Annotations["karpenter.sh/do-not-disrupt"]
+			got, gotOK := n.Annotations["karpenter.sh/do-not-disrupt"]
+			require.Equal(t, ok, gotOK, "node %s: its do-not-disrupt annotation", n.Name)
+			require.Equal(t, v, got)
 			if want.Owner == cluster.RegisterOwner("karpenter") {
 				require.Equal(t, want.OwnerName, n.Labels["karpenter.sh/nodepool"])
 			}

@@ -13,7 +13,8 @@
 // What it writes (docs/commands.md, "sim run --dump-state"):
 //
 //   - Nodes that are launching or Ready (not gone): labels, taints,
-//     cordon, capacity and allocatable, a providerID
+//     cordon, a start node's karpenter.sh/do-not-disrupt annotation,
+//     capacity and allocatable, a providerID
 //     aws:///ZONE/i-<17 hex digits> (the EC2 instance behind it; static
 //     nodes, which have none, get an ID made from their node number with
 //     bit 60 set), creationTimestamp at the launch, and a Ready
@@ -354,6 +355,11 @@ func (d *dumper) capacity(id cluster.NodeID) cluster.Resources {
 	return d.cl.Nodes[id].Allocatable
 }
 
+// nodeAnnotations are the annotations of a start node the models read
+// from the Node itself (a NodeClaim's hashes go on the NodeClaim):
+// Karpenter leaves a node annotated do-not-disrupt alone.
+var nodeAnnotations = []string{"karpenter.sh/do-not-disrupt"}
+
 func (d *dumper) nodes() {
 	for i := range d.cl.Nodes {
 		n := &d.cl.Nodes[i]
@@ -379,6 +385,14 @@ func (d *dumper) nodes() {
 			node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 		}
 		node.Status.Conditions = []corev1.NodeCondition{ready}
+		for _, key := range nodeAnnotations {
+			if v, ok := n.Annotations[key]; ok {
+				if node.Annotations == nil {
+					node.Annotations = map[string]string{}
+				}
+				node.Annotations[key] = v
+			}
+		}
 		if n.CapacityType != cluster.OnDemand && !n.Labels.Has(d.cl.KeyCapacityType) {
 			// A static spot node: no label says what it is; the one EKS
 			// puts on managed node groups' nodes tells an import.
