@@ -214,6 +214,14 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, v, got)
 			if want.Owner == cluster.RegisterOwner("karpenter") {
 				require.Equal(t, want.OwnerName, n.Labels["karpenter.sh/nodepool"])
+				// Upstream's cluster state counts a Karpenter node as
+				// registered and initialized by these labels alone.
+				ready := fmt.Sprint(want.State == cluster.NodeReady)
+				if ready == "false" {
+					ready = ""
+				}
+				require.Equal(t, ready, n.Labels["karpenter.sh/registered"], n.Name)
+				require.Equal(t, ready, n.Labels["karpenter.sh/initialized"], n.Name)
 			}
 		case "Pod":
 			p := decodeAs[corev1.Pod](t, d)

@@ -14,6 +14,9 @@
 //
 //   - Nodes that are launching or Ready (not gone): labels, taints,
 //     cordon, a start node's karpenter.sh/do-not-disrupt annotation,
+//     karpenter.sh/registered and initialized labels on a Ready
+//     Karpenter node (upstream's cluster state reads those, not the
+//     NodeClaim's conditions),
 //     capacity and allocatable, a providerID
 //     aws:///ZONE/i-<17 hex digits> (the EC2 instance behind it; static
 //     nodes, which have none, get an ID made from their node number with
@@ -165,8 +168,10 @@ type NodeClassRef struct {
 
 // The karpenter.sh/v1 API group's spellings.
 const (
-	KarpenterAPIVersion = "karpenter.sh/v1"
-	LabelNodePool       = "karpenter.sh/nodepool"
+	KarpenterAPIVersion  = "karpenter.sh/v1"
+	LabelNodePool        = "karpenter.sh/nodepool"
+	LabelNodeRegistered  = "karpenter.sh/registered"
+	LabelNodeInitialized = "karpenter.sh/initialized"
 )
 
 // Write writes the List. Objects come in the order kubectl would list
@@ -385,6 +390,17 @@ func (d *dumper) nodes() {
 			node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 		}
 		node.Status.Conditions = []corev1.NodeCondition{ready}
+		if d.in.NodeClaims != nil && n.State == cluster.NodeReady {
+			if _, ok := d.in.NodeClaims(id); ok {
+				// Karpenter labels the Nodes it registered and
+				// initialized; its cluster state reads those labels,
+				// not the NodeClaim's conditions.
+				if node.Labels == nil {
+					node.Labels = map[string]string{}
+				}
+				node.Labels[LabelNodeRegistered], node.Labels[LabelNodeInitialized] = "true", "true"
+			}
+		}
 		for _, key := range nodeAnnotations {
 			if v, ok := n.Annotations[key]; ok {
 				if node.Annotations == nil {
