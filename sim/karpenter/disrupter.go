@@ -204,7 +204,9 @@ func (d *disrupter) budgets(reason apis.Reason) map[*scheduling.Pool]int {
 	num := map[*scheduling.Pool]int{}
 	disrupting := map[*scheduling.Pool]int{}
 	for _, kn := range d.nodes.live {
-		if !kn.Initialized {
+		if !kn.Initialized || kn.instanceEnded {
+			// A node whose instance is terminating counts neither way
+			// (KC NodePoolStatsFromNodes skips InstanceTerminating).
 			continue
 		}
 		num[kn.Pool]++

@@ -280,8 +280,9 @@
 // every bound pod). Once it is empty, and at least 5 s after the drain
 // began (KC MinDrainTime), the instance is terminated; the node is removed
 // 5 s later, when the termination controller's requeue finds the instance
-// gone (KC awaitInstanceTermination), and counts against its pool's
-// budgets until then.
+// gone (KC awaitInstanceTermination). It counts against its pool's
+// budgets while it drains, not once its instance is terminating (KC
+// NodePoolStatsFromNodes).
 //
 // Interruption (with Settings.InterruptionQueue, an SQS queue configured):
 // a spot interruption notice deletes the node as above (its replacement is

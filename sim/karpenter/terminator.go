@@ -151,8 +151,9 @@ func (tm *terminator) drain(id cluster.NodeID) {
 // instance is terminated (EC2 bills no more), and the node stays,
 // deleting, until the termination controller's next poll finds the
 // instance gone (KC awaitInstanceTermination requeues 5 s after its
-// TerminateInstances call; KA reports a shutting-down instance as gone);
-// its budget slot is taken until then. That poll drains again first (KC
+// TerminateInstances call; KA reports a shutting-down instance as gone).
+// It takes a budget slot while it drains, not once its instance is
+// terminating (KC NodePoolStatsFromNodes). That poll drains again first (KC
 // runs awaitDrain on every reconcile): a pod bound meanwhile by
 // spec.nodeName is evicted before the node goes.
 func (tm *terminator) endDrained(kn *knode) {

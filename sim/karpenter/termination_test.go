@@ -1,0 +1,62 @@
+package karpenter
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// A deleted node holds a slot of its pool's budget while it drains (at
+// least MinDrainTime), none once its instance is terminating (KC
+// NodePoolStatsFromNodes skips InstanceTerminating), and is removed
+// InstanceTerminationPoll after the termination call.
+func TestTerminatingNodeFreesItsBudget(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("1500m", "512Mi", nil), time.Duration(0), 3, 10*time.Minute, 0)
+	h.start(`apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+  disruption:
+    consolidationPolicy: WhenEmpty
+    consolidateAfter: 0s
+    budgets: [{nodes: "1"}]
+`)
+	allowed := func() int {
+		for p, n := range h.k.dis.budgets(apis.ReasonEmpty) {
+			if p.Spec.Name == "p" {
+				return n
+			}
+		}
+		t.Fatal("no pool p")
+		return 0
+	}
+	h.run(10 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 3)
+	require.Equal(t, 1, allowed())
+
+	// The first empty node's command starts at 10m15s (decided at 10m,
+	// 15 s of validation): tainted and draining, it takes the one slot.
+	h.run(10*time.Minute + 17*time.Second)
+	require.Len(t, h.karpenterNodes(), 3)
+	require.Equal(t, 0, allowed(), "a draining node takes its slot")
+
+	// Its drain ends at 10m20s (MinDrainTime) and its instance is
+	// terminated: the slot is free, the node still there until 10m25s.
+	h.run(10*time.Minute + 22*time.Second)
+	require.Len(t, h.karpenterNodes(), 3)
+	require.Equal(t, 1, allowed(), "a terminating instance takes no slot")
+	h.run(10*time.Minute + 25*time.Second - time.Millisecond)
+	require.Len(t, h.karpenterNodes(), 3)
+	h.run(10*time.Minute + 25*time.Second)
+	require.Len(t, h.karpenterNodes(), 2)
+}
