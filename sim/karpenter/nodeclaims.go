@@ -18,6 +18,11 @@ type NodeClaimView struct {
 	Initialized bool
 	// Deleting: the NodeClaim is being deleted (tainted, draining).
 	Deleting bool
+	// InstanceTerminating: drained, its instance terminated since
+	// InstanceTerminatingAt (the NodeClaim's InstanceTerminating
+	// condition); the node goes at the next termination poll.
+	InstanceTerminating   bool
+	InstanceTerminatingAt engine.Time
 	// LastPodEvent is status.lastPodEventTime (engine time; negative for
 	// an adopted node's before the run), when one was recorded.
 	LastPodEvent    engine.Time
@@ -44,6 +49,7 @@ func (k *Karpenter) NodeClaim(id cluster.NodeID) (NodeClaimView, bool) {
 	kn := k.nodes.byID[id]
 	v := NodeClaimView{NodePool: kn.Pool.Spec.Name, NodeClassRef: kn.Pool.Spec.NodeClassRef,
 		Capacity: kn.Capacity, Initialized: kn.Initialized, Deleting: kn.Deleting,
+		InstanceTerminating: kn.instanceEnded, InstanceTerminatingAt: kn.instanceEndedAt,
 		LastPodEvent: kn.LastPodEvent, HasLastPodEvent: kn.podEventSet,
 		Drifted: kn.drifted, DriftedAt: kn.driftedAt, ExpiresAt: kn.expiresAt, Expires: kn.expires}
 	v.Hashes = map[string]string{}

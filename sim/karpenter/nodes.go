@@ -61,8 +61,9 @@ type knode struct {
 	// deletingSince is when its deletion started (the drain's minimum
 	// time counts from it); instanceEnded: drained, its instance
 	// terminated, the node waits for the termination to be seen.
-	deletingSince engine.Time
-	instanceEnded bool
+	deletingSince   engine.Time
+	instanceEnded   bool
+	instanceEndedAt engine.Time
 	// cmd is the disruption command the node is a candidate of, waiting
 	// for its replacements (schedNode.inCommand says whether there is one).
 	cmd *command

@@ -163,7 +163,7 @@ func (tm *terminator) endDrained(kn *knode) {
 	}
 	tm.eng.Cancel(kn.drainTimer)
 	tm.cloud.Terminate(kn.instance)
-	kn.instanceEnded = true
+	kn.instanceEnded, kn.instanceEndedAt = true, tm.eng.Now()
 	kn.drainTimer = tm.eng.After(InstanceTerminationPoll, engine.Event{Handler: tm.id, Kind: evDrain, Obj: int32(kn.ID)})
 }
 

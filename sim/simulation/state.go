@@ -48,6 +48,7 @@ func (s *Sim) WriteState(w io.Writer) (err error) {
 				LastPodEvent:    nc.LastPodEvent,
 				HasLastPodEvent: nc.HasLastPodEvent,
 				Drifted:         nc.Drifted, DriftedAt: nc.DriftedAt, Deleting: nc.Deleting,
+				InstanceTerminating: nc.InstanceTerminating, InstanceTerminatingAt: nc.InstanceTerminatingAt,
 				Annotations: nc.Hashes, ExpiresAt: nc.ExpiresAt, Expires: nc.Expires}, ok
 		}
 		for _, p := range kp.NodePools() {

@@ -204,6 +204,9 @@ func (d *dumper) nodeClaims() {
 		if nc.Drifted {
 			o.Status.Conditions = append(o.Status.Conditions, cond("Drifted", true, nc.DriftedAt))
 		}
+		if nc.InstanceTerminating {
+			o.Status.Conditions = append(o.Status.Conditions, cond("InstanceTerminating", true, nc.InstanceTerminatingAt))
+		}
 		o.Annotations = nc.Annotations
 		if nc.Deleting {
 			now := metav1.NewTime(d.now)

@@ -58,7 +58,8 @@
 //     and owner, nodeClassRef, requirements, Karpenter's hash
 //     annotations (as an import had them), a deletionTimestamp while
 //     deleting, and status.providerID, nodeName, capacity, allocatable,
-//     lastPodEventTime and conditions (Drifted on a drifted node); and the
+//     lastPodEventTime and conditions (Drifted on a drifted node,
+//     InstanceTerminating once a deleted node's instance is terminated); and the
 //     NodePools in force.
 //
 // UIDs are stable hashes of kind, namespace and name, so that the same run
@@ -149,8 +150,13 @@ type NodeClaim struct {
 	// Drifted: its Drifted condition is true since DriftedAt.
 	Drifted   bool
 	DriftedAt time.Duration
-	// Deleting: the NodeClaim is being deleted (deletionTimestamp).
-	Deleting bool
+	// Deleting: the NodeClaim is being deleted (deletionTimestamp);
+	// InstanceTerminating, since InstanceTerminatingAt, once it is
+	// drained and its instance terminated (Karpenter's budgets no longer
+	// count it).
+	Deleting              bool
+	InstanceTerminating   bool
+	InstanceTerminatingAt time.Duration
 	// Annotations are its metadata annotations (Karpenter's hashes).
 	Annotations map[string]string
 	// ExpiresAt is when it expires, if Expires: its spec.expireAfter is

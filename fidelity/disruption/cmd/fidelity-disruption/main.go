@@ -20,8 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	df "github.com/clustersim/clustersim/fidelity/disruption"
 	"github.com/clustersim/clustersim/fidelity/disruption/upstream"
 	"github.com/clustersim/clustersim/sim/catalog"
@@ -168,29 +166,6 @@ func run(seed uint64, n, k int, horizon time.Duration, later int, only string, v
 	return nil
 }
 
-// dumpedState reads the state our run dumped as the case's upstream
-// input: its objects, with the case's NodePools (a dump writes budgets
-// without their schedules and no hash annotations: the pools did not
-// change during the run) and PodDisruptionBudget status as the
-// disruption controller would keep it (a dump writes none).
-func dumpedState(c *df.Case, path string) (*df.Case, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	js, err := yaml.YAMLToJSON(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading %s: %w", c.Name, path, err)
-	}
-	state, err := upstream.FromList(c, js)
-	if err != nil {
-		return nil, err
-	}
-	state.Pools = c.Pools
-	df.FillPDBStatus(state)
-	return state, nil
-}
-
 // caseResult is one case's figures and report lines.
 type caseResult struct {
 	scores               []df.CaseScore
@@ -214,54 +189,25 @@ func evalCase(c *df.Case, ours *df.Ours, k int, horizon time.Duration, rounds in
 		// state our run reached when it decided it (after the ones
 		// before it started), dumped as kubectl lists it, with the
 		// commands in progress held as upstream's queue holds them.
-		state, at, inFlight := c, time.Duration(0), []string(nil)
 		ourDecision := df.Decision{Method: df.MethodNone}
 		if round < len(or.Decisions) {
 			ourDecision = or.Decisions[round]
 		}
-		if round > 0 {
-			switch {
-			case round-1 >= len(or.Decisions):
-				r.skipped[round]++ // ours decided nothing before
-				continue
-			case round < len(or.Decisions):
-				at = or.Decisions[round].At
-			case or.Started[round-1] >= 0:
-				at = or.Started[round-1]
-			default:
-				r.skipped[round]++ // the previous one never started
-				continue
-			}
-			if at >= horizon {
-				r.skipped[round]++
-				continue
-			}
-			// The state just before the decision's instant (a command
-			// that starts at once, drift, would show in a dump at its own
-			// time); the commands before it that started at that instant
-			// are marked in flight (InFlightBefore).
-			dumpAt := max(at-time.Microsecond, 0)
-			path, err := ours.DumpAt(or.Scenario, dumpAt, fmt.Sprintf("%s-%d", c.Name, round+1))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Name, err)
-			}
-			if state, err = dumpedState(c, path); err != nil {
-				return nil, err
-			}
-			inFlight = or.InFlightBefore(round, dumpAt, at)
+		rd, ok, err := upstream.LaterRound(c, ours, or, round, horizon)
+		if err != nil {
+			return nil, err
 		}
+		if !ok {
+			r.skipped[round]++
+			continue
+		}
+		state, inFlight := rd.State, rd.InFlight
 		var ups []df.Decision
 		for i := 0; i < k; i++ {
-			h, err := upstream.NewAt(state, df.ExportTime.Add(at))
+			d, h, err := rd.Decide(horizon)
 			if err != nil {
 				return nil, fmt.Errorf("%s: upstream: %w", c.Name, err)
 			}
-			h.MarkInFlight(state, inFlight)
-			d, err := h.First(horizon - at)
-			if err != nil {
-				return nil, fmt.Errorf("%s: upstream: %w", c.Name, err)
-			}
-			d.At += at
 			if round == 0 {
 				r.upTime += h.Elapsed()
 				r.upRuns++
