@@ -3,8 +3,10 @@ package upstream
 import (
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	df "github.com/clustersim/clustersim/fidelity/disruption"
@@ -29,7 +31,9 @@ type Round struct {
 // lists it, with the case's NodePools (a dump writes budgets without
 // their schedules and no hash annotations: the pools did not change
 // during the run) and PodDisruptionBudget status as the disruption
-// controller would keep it (a dump writes none).
+// controller would keep it (a dump writes none); the nodes of earlier
+// commands started by then are in flight, and those of earlier
+// expirations deleting.
 func LaterRound(c *df.Case, ours *df.Ours, or *df.OursResult, round int, horizon time.Duration) (Round, bool, error) {
 	if round == 0 {
 		return Round{State: c}, true, nil
@@ -67,7 +71,24 @@ func LaterRound(c *df.Case, ours *df.Ours, or *df.OursResult, round int, horizon
 	}
 	state.Pools = c.Pools
 	df.FillPDBStatus(state)
-	return Round{State: state, At: at, InFlight: or.InFlightBefore(round, dumpAt, at)}, true, nil
+	inFlight := or.InFlightBefore(round, dumpAt, at)
+	// An expiration started by then deleted its NodeClaim (it does not go
+	// through the queue): the dump, just before, cannot show it.
+	expiring := map[string]metav1.Time{}
+	for i, d := range or.Decisions[:round] {
+		if d.Method == df.MethodExpiration && or.Started[i] >= 0 && or.Started[i] <= at {
+			for _, n := range d.Candidates {
+				expiring[n] = metav1.NewTime(df.ExportTime.Add(or.Started[i]))
+			}
+		}
+	}
+	for _, nc := range state.NodeClaims {
+		if t, ok := expiring[nc.Status.NodeName]; ok && nc.DeletionTimestamp == nil {
+			nc.DeletionTimestamp = &t
+		}
+	}
+	inFlight = slices.DeleteFunc(inFlight, func(n string) bool { _, ok := expiring[n]; return ok })
+	return Round{State: state, At: at, InFlight: inFlight}, true, nil
 }
 
 // Decide runs upstream once on the round: its first decision within the
