@@ -236,7 +236,9 @@
 // consolidation need consolidateAfter since the node's last pod event
 // (Never disables both); WhenEmpty pools are never consolidated while
 // pods run. Consolidation simulates the candidates' pods (with the
-// pending pods and the pods of deleting nodes) on the other nodes: delete
+// pending pods and the pods of nodes marked for deletion: deleting, or
+// candidates of a started command waiting for its replacements, which
+// upstream's orchestration queue marks) on the other nodes: delete
 // when they all fit, replace when exactly one new NodeClaim whose worst
 // launch price is below the candidates' total price would do; a
 // replacement for a pool allowing spot and on-demand is spot only; all-spot

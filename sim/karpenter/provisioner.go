@@ -139,11 +139,14 @@ func unbindable(p *cluster.Pod) bool {
 	return p.Spec.Volume != nil && p.Spec.Volume.Unbindable
 }
 
-// deletingNodePods are the reschedulable pods on nodes being deleted.
+// deletingNodePods are the reschedulable pods on nodes marked for
+// deletion: being deleted, or candidates of a started command waiting for
+// its replacements (KC Cluster.DeletingNodes: MarkedForDeletion, which the
+// orchestration queue sets when it starts a command).
 func (pr *provisioner) deletingNodePods() []cluster.PodID {
 	var out []cluster.PodID
 	for _, kn := range pr.nodes.live {
-		if !kn.Deleting {
+		if !kn.Deleting && !kn.InCommand {
 			continue
 		}
 		for _, pid := range pr.cl.Nodes[kn.ID].Pods {

@@ -60,3 +60,35 @@ spec:
 	h.run(10*time.Minute + 25*time.Second)
 	require.Len(t, h.karpenterNodes(), 2)
 }
+
+// The pods of a started command's candidates (tainted, waiting for their
+// replacement) are rescheduled with the pending pods in every solve, as
+// those of deleting nodes are: upstream's orchestration queue marks the
+// candidates for deletion (KC Cluster.DeletingNodes).
+func TestCommandCandidatesPodsAreRescheduled(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("1500m", "512Mi", nil), time.Duration(0), 2)
+	h.start(`apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+  disruption:
+    consolidateAfter: Never
+`)
+	h.run(5 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 2)
+	require.Empty(t, h.k.prov.provisionable())
+	kn := h.k.nodes.live[0]
+	kn.InCommand = true // as start() marks a command's candidates
+	got := h.k.prov.provisionable()
+	require.NotEmpty(t, got)
+	require.Equal(t, h.cl.Nodes[kn.ID].Pods, got, "the candidate's pods join the solve")
+	require.True(t, h.k.nodes.idx.PodOnDeletingNode(got[0]), "and may land on an uninitialized replacement")
+	kn.InCommand = false
+}

@@ -98,14 +98,16 @@ func (ni *NodeIndex) Remove(n *Node) {
 }
 
 // PodOnDeletingNode reports whether a pod is bound to one of Karpenter's
-// nodes being deleted.
+// nodes marked for deletion: being deleted, or a candidate of a started
+// command waiting for its replacements (KC StateNode.MarkedForDeletion:
+// the orchestration queue marks them).
 func (ni *NodeIndex) PodOnDeletingNode(id cluster.PodID) bool {
 	p := &ni.cl.Pods[id]
 	if p.Node == cluster.NoNode {
 		return false
 	}
 	kn := ni.get(p.Node)
-	return kn != nil && kn.Deleting
+	return kn != nil && (kn.Deleting || kn.InCommand)
 }
 
 // ExistingBase keeps the existing nodes as solves see them: their order,

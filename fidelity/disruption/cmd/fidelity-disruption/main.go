@@ -155,13 +155,19 @@ func run(seed uint64, n, k int, horizon time.Duration, later int, only string, v
 			}
 		} else {
 			line += fmt.Sprintf(" skipped=%d", skipped[round])
+			// A regression guard on the later decisions: within the
+			// envelope in 90% of cases (97-98% when this was set; the
+			// remaining ones are explained in docs/fidelity.md).
+			if m.Cases > 0 && only == "" && m.Envelope < 0.90 {
+				missed = true
+			}
 		}
 		fmt.Println(line)
 	}
 	fmt.Printf("fidelity-disruption: time: ours %.0f ms per sim run (the whole process), upstream %.0f ms per deciding run (k=%d)\n",
 		1000*oursTime.Seconds()/float64(max(oursRuns, 1)), 1000*upTime.Seconds()/float64(max(upRuns, 1)), k)
 	if missed {
-		return fmt.Errorf("the first decision misses its target (envelope 97%%, ours_vs_upstream at least upstream_self - 2 points)")
+		return fmt.Errorf("a target is missed (first decision: envelope 97%%, ours_vs_upstream at least upstream_self - 2 points; second and third: envelope 90%%)")
 	}
 	return nil
 }
