@@ -35,6 +35,7 @@ var pinnedLater = map[string]map[int]string{
 	"case-038": {2: "a drained node was removed at once, so its budget slot was free again at once; upstream's stays taken while it drains"},
 	"case-018": {2: "the state dump dropped a node's karpenter.sh/do-not-disrupt: upstream drifted it"},
 	"case-056": {3: "a harness defect: the node our expiration had started deleting was dumped just before, not deleting, and upstream expired it again"},
+	"case-074": {2: "the state dump wrote a node's Drifted condition only once our drift method had looked at it (the check is lazy): upstream found the drift itself, newest, and took another node"},
 	"case-072": {2: "the state dump left out karpenter.sh/registered and initialized on nodes launched in the run: upstream never took them"},
 }
 

@@ -173,3 +173,31 @@ func TestImportedNodeClaimExpireAfter(t *testing.T) {
 	require.NoError(t, s.RunUntil(25*time.Hour))
 	require.Equal(t, map[string]bool{"current": true}, removed)
 }
+
+// A drifted node's Drifted condition is in a state dump taken before
+// Karpenter's first pass looked at it (the drift check is lazy; upstream's
+// nodeclaim disruption controller keeps the condition all the time), with
+// the export's time: a dump read back keeps the drift order.
+func TestDumpKeepsExportDrift(t *testing.T) {
+	// Drift by requirements (the pool now wants m5.xlarge), which is
+	// checked when the drift method looks, not at adoption.
+	export := strings.Replace(driftExport, `karpenter.sh/nodepool-hash: "999"`, `karpenter.sh/nodepool-hash: "222"`, 1)
+	export = strings.Replace(export, "requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}]",
+		"requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}, {key: node.kubernetes.io/instance-type, operator: In, values: [m5.xlarge]}]", 1)
+	require.Contains(t, export, "values: [m5.xlarge]")
+	out, _ := importFile(t, "cluster.yaml", strings.NewReader(export), Options{})
+	sc, err := scenario.LoadManifests("imported.yaml", out, nil)
+	require.NoError(t, err)
+	s, err := simulation.Start(sc, simulation.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(time.Second)) // Karpenter's first pass is at 2 s
+	var buf strings.Builder
+	require.NoError(t, s.WriteState(&buf))
+	dump := buf.String()
+	i := strings.Index(dump, "nodeName: older")
+	require.Positive(t, i)
+	j := strings.LastIndex(dump[:i], "kind: NodeClaim")
+	require.Positive(t, j)
+	claim := dump[j:i]
+	require.Contains(t, claim, "lastTransitionTime: \"2026-11-30T11:00:00Z\"\n      message: \"\"\n      reason: Drifted\n      status: \"True\"\n      type: Drifted", claim)
+}

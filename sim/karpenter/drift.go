@@ -3,6 +3,7 @@ package karpenter
 import (
 	"sort"
 
+	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
@@ -52,6 +53,28 @@ func (dr *drift) consolidationState() *consolidation { return nil }
 
 // validate is never asked: drift commands start at once.
 func (dr *drift) validate(*command, []*candidate) bool { return true }
+
+// driftNow is what drifted would say now, without recording it (the check
+// is lazy: a node is asked when the drift method looks for candidates), and
+// since when: an export's Drifted time, or now for a drift found now.
+// For views (the state dump), which must not change the run.
+func (dr *drift) driftNow(kn *knode) (bool, engine.Time) {
+	if kn.drifted {
+		return true, kn.driftedAt
+	}
+	p := kn.Pool
+	if kn.driftChecked == p.Spec {
+		return false, 0
+	}
+	if p.Spec.TemplateHash != kn.poolHash || p.Spec.NodeClass.Hash != kn.classHash ||
+		!scheduling.RequirementsCompatible(dr.d.cl.Syms, scheduling.RequirementsFromLabels(dr.d.cl.Nodes[kn.ID].Labels), p.Requirements, dr.d.wellKnown) {
+		if kn.exportDrift {
+			return true, kn.exportDriftAt
+		}
+		return true, dr.d.eng.Now()
+	}
+	return false, 0
+}
 
 // drifted reports whether the node no longer matches its NodePool: the
 // template hash or node class hash changed, the pool is gone, or the

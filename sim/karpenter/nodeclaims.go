@@ -51,7 +51,8 @@ func (k *Karpenter) NodeClaim(id cluster.NodeID) (NodeClaimView, bool) {
 		Capacity: kn.Capacity, Initialized: kn.Initialized, Deleting: kn.Deleting,
 		InstanceTerminating: kn.instanceEnded, InstanceTerminatingAt: kn.instanceEndedAt,
 		LastPodEvent: kn.LastPodEvent, HasLastPodEvent: kn.podEventSet,
-		Drifted: kn.drifted, DriftedAt: kn.driftedAt, ExpiresAt: kn.expiresAt, Expires: kn.expires}
+		ExpiresAt: kn.expiresAt, Expires: kn.expires}
+	v.Drifted, v.DriftedAt = k.driftView(kn)
 	v.Hashes = map[string]string{}
 	if n := &k.cl.Nodes[id]; n.Adopted {
 		for _, key := range []string{apis.NodePoolHashAnnotation, apis.NodePoolHashVersionAnnotation, apis.NodeClassHashAnnotation, apis.NodeClassHashVersionAnnotation} {
@@ -82,4 +83,16 @@ func (k *Karpenter) NodePools() []*apis.NodePool {
 		out[i] = p.Spec
 	}
 	return out
+}
+
+// driftView is a node's Drifted condition as upstream's nodeclaim
+// disruption controller keeps it, reconciling all the time: ours is
+// checked when the drift method looks, so a view asks without recording.
+func (k *Karpenter) driftView(kn *knode) (bool, engine.Time) {
+	for _, m := range k.dis.methods {
+		if dr, ok := m.(*drift); ok {
+			return dr.driftNow(kn)
+		}
+	}
+	return kn.drifted, kn.driftedAt
 }
