@@ -39,6 +39,16 @@ var pinnedLater = map[string]map[int]string{
 	"case-072": {2: "the state dump left out karpenter.sh/registered and initialized on nodes launched in the run: upstream never took them"},
 }
 
+// knownLater are later decisions that still differ from every upstream
+// run, each with what is known of why (docs/fidelity.md, Disruption, "What
+// remains"); upstream decides each the same way in every run.
+// TestPinnedLaterDecisions fails when one agrees: the disagreement is then
+// fixed, and the case moves to pinnedLater.
+var knownLater = map[string]map[int]string{
+	"case-028": {3: "ours replaces one node, upstream three together (multi-node), with commands in flight: not explained yet"},
+	"case-088": {3: "our ReplicaSet replaces an evicted pod only once it is gone (Kubernetes: at once), so two replacements bound to the node upstream consolidated"},
+}
+
 func TestPinnedCases(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds sim and runs upstream")
@@ -103,31 +113,44 @@ func TestPinnedLaterDecisions(t *testing.T) {
 	seen := 0
 	for _, c := range df.Generate(cc, 1, 100) {
 		rounds, ok := pinnedLater[c.Name]
-		if !ok {
+		known, isKnown := knownLater[c.Name]
+		if !ok && !isKnown {
 			continue
 		}
 		seen++
 		t.Run(c.Name, func(t *testing.T) {
 			or, err := ours.Run(c)
 			require.NoError(t, err)
+			for round, why := range known {
+				s, _, _ := scoreLater(t, c, ours, or, round, horizon)
+				if s.Within {
+					t.Fatalf("%s decision %d now agrees with upstream: the known difference (%s) is fixed; move it to pinnedLater and update docs/fidelity.md", c.Name, round, why)
+				}
+			}
 			for round, why := range rounds {
-				rd, ok, err := upstream.LaterRound(c, ours, or, round-1, horizon)
-				require.NoError(t, err)
-				require.True(t, ok, "decision %d is compared", round)
-				mine := df.Decision{Method: df.MethodNone}
-				if round-1 < len(or.Decisions) {
-					mine = or.Decisions[round-1]
-				}
-				var ups []df.Decision
-				for i := 0; i < 3; i++ {
-					d, _, err := rd.Decide(horizon)
-					require.NoError(t, err)
-					ups = append(ups, d)
-				}
-				s := df.Score(mine, ups, df.InfosOf(rd.State.Nodes, rd.State.Pods))
+				s, mine, ups := scoreLater(t, c, ours, or, round, horizon)
 				require.True(t, s.Within, "%s decision %d (was: %s)\nours: %s\nupstream: %s", c.Name, round, why, mine, ups[0])
 			}
 		})
 	}
-	require.Equal(t, len(pinnedLater), seen, "every pinned case is generated")
+	require.Equal(t, len(pinnedLater)+len(knownLater), seen, "every pinned case is generated")
+}
+
+// scoreLater runs upstream three times on decision round (2 is the second)
+// of our run or, and scores our decision (mine) against theirs (ups).
+func scoreLater(t *testing.T, c *df.Case, ours *df.Ours, or *df.OursResult, round int, horizon time.Duration) (s df.CaseScore, mine df.Decision, ups []df.Decision) {
+	t.Helper()
+	rd, ok, err := upstream.LaterRound(c, ours, or, round-1, horizon)
+	require.NoError(t, err)
+	require.True(t, ok, "decision %d is compared", round)
+	mine = df.Decision{Method: df.MethodNone}
+	if round-1 < len(or.Decisions) {
+		mine = or.Decisions[round-1]
+	}
+	for i := 0; i < 3; i++ {
+		d, _, err := rd.Decide(horizon)
+		require.NoError(t, err)
+		ups = append(ups, d)
+	}
+	return df.Score(mine, ups, df.InfosOf(rd.State.Nodes, rd.State.Pods)), mine, ups
 }
