@@ -50,21 +50,9 @@ var knownLater = map[string]map[int]string{
 }
 
 func TestPinnedCases(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds sim and runs upstream")
-	}
-	dir := t.TempDir()
-	sim := filepath.Join(dir, "sim")
-	build := exec.Command("go", "build", "-o", sim, "./cmd/sim")
-	build.Dir, build.Stderr = "../..", os.Stderr
-	require.NoError(t, build.Run())
-	cat, err := catalog.Default()
-	require.NoError(t, err)
-	cc, err := df.BuildCatalogue(cat)
-	require.NoError(t, err)
-	ours := &df.Ours{Sim: sim, Dir: dir, Horizon: 10 * time.Minute}
+	ours := newOurs(t, 10*time.Minute)
 	seen := 0
-	for _, c := range df.Generate(cc, 1, 100) {
+	for _, c := range generated(t) {
 		why, ok := pinned[c.Name]
 		if !ok {
 			continue
@@ -96,22 +84,10 @@ func TestPinnedCases(t *testing.T) {
 // each must agree with at least one of three upstream runs on the state
 // our run reached.
 func TestPinnedLaterDecisions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds sim and runs upstream")
-	}
-	dir := t.TempDir()
-	sim := filepath.Join(dir, "sim")
-	build := exec.Command("go", "build", "-o", sim, "./cmd/sim")
-	build.Dir, build.Stderr = "../..", os.Stderr
-	require.NoError(t, build.Run())
-	cat, err := catalog.Default()
-	require.NoError(t, err)
-	cc, err := df.BuildCatalogue(cat)
-	require.NoError(t, err)
 	const horizon = 10 * time.Minute
-	ours := &df.Ours{Sim: sim, Dir: dir, Horizon: horizon}
+	ours := newOurs(t, horizon)
 	seen := 0
-	for _, c := range df.Generate(cc, 1, 100) {
+	for _, c := range generated(t) {
 		rounds, ok := pinnedLater[c.Name]
 		known, isKnown := knownLater[c.Name]
 		if !ok && !isKnown {
@@ -134,6 +110,31 @@ func TestPinnedLaterDecisions(t *testing.T) {
 		})
 	}
 	require.Equal(t, len(pinnedLater)+len(knownLater), seen, "every pinned case is generated")
+}
+
+// newOurs builds sim from this checkout into a temporary directory, for
+// our side (skipped with -short).
+func newOurs(t *testing.T, horizon time.Duration) *df.Ours {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds sim and runs upstream")
+	}
+	dir := t.TempDir()
+	sim := filepath.Join(dir, "sim")
+	build := exec.Command("go", "build", "-o", sim, "./cmd/sim")
+	build.Dir, build.Stderr = "../..", os.Stderr
+	require.NoError(t, build.Run())
+	return &df.Ours{Sim: sim, Dir: dir, Horizon: horizon}
+}
+
+// generated are the command's cases (seed 1, 100 cases).
+func generated(t *testing.T) []*df.Case {
+	t.Helper()
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	cc, err := df.BuildCatalogue(cat)
+	require.NoError(t, err)
+	return df.Generate(cc, 1, 100)
 }
 
 // scoreLater runs upstream three times on decision round (2 is the second)

@@ -64,37 +64,26 @@ func (dr *drift) driftNow(kn *knode) (bool, engine.Time) {
 	}
 	p := kn.Pool
 	if kn.driftChecked == p.Spec {
+		return false, 0 // checked against this version of the pool already
+	}
+	if p.Spec.TemplateHash == kn.poolHash && p.Spec.NodeClass.Hash == kn.classHash &&
+		scheduling.RequirementsCompatible(dr.d.cl.Syms, scheduling.RequirementsFromLabels(dr.d.cl.Nodes[kn.ID].Labels), p.Requirements, dr.d.wellKnown) {
 		return false, 0
 	}
-	if p.Spec.TemplateHash != kn.poolHash || p.Spec.NodeClass.Hash != kn.classHash ||
-		!scheduling.RequirementsCompatible(dr.d.cl.Syms, scheduling.RequirementsFromLabels(dr.d.cl.Nodes[kn.ID].Labels), p.Requirements, dr.d.wellKnown) {
-		if kn.exportDrift {
-			return true, kn.exportDriftAt
-		}
-		return true, dr.d.eng.Now()
+	if kn.exportDrift {
+		return true, kn.exportDriftAt // the drift order goes on from the export's
 	}
-	return false, 0
+	return true, dr.d.eng.Now()
 }
 
 // drifted reports whether the node no longer matches its NodePool: the
 // template hash or node class hash changed, the pool is gone, or the
 // node's labels no longer meet the pool's requirements (KC drift).
 func (dr *drift) drifted(kn *knode) bool {
-	if kn.drifted {
-		return true
-	}
-	p := kn.Pool
-	if kn.driftChecked == p.Spec {
-		return false // checked against this version of the pool already
-	}
-	kn.driftChecked = p.Spec
-	drift := p.Spec.TemplateHash != kn.poolHash || p.Spec.NodeClass.Hash != kn.classHash ||
-		!scheduling.RequirementsCompatible(dr.d.cl.Syms, scheduling.RequirementsFromLabels(dr.d.cl.Nodes[kn.ID].Labels), p.Requirements, dr.d.wellKnown)
-	if drift {
-		kn.drifted, kn.driftedAt = true, dr.d.eng.Now()
-		if kn.exportDrift {
-			kn.driftedAt = kn.exportDriftAt
-		}
+	drift, at := dr.driftNow(kn)
+	if !kn.drifted {
+		kn.driftChecked = kn.Pool.Spec
+		kn.drifted, kn.driftedAt = drift, at
 	}
 	return drift
 }

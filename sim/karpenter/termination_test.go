@@ -16,21 +16,7 @@ import (
 func TestTerminatingNodeFreesItsBudget(t *testing.T) {
 	h := newHarness(t)
 	h.deploy("web", h.podSpec("1500m", "512Mi", nil), time.Duration(0), 3, 10*time.Minute, 0)
-	h.start(`apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: p}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
-  disruption:
-    consolidationPolicy: WhenEmpty
-    consolidateAfter: 0s
-    budgets: [{nodes: "1"}]
-`)
+	h.start(poolWith("p", odLarge, "  disruption:\n    consolidationPolicy: WhenEmpty\n    consolidateAfter: 0s\n    budgets: [{nodes: \"1\"}]"))
 	allowed := func() int {
 		for p, n := range h.k.dis.budgets(apis.ReasonEmpty) {
 			if p.Spec.Name == "p" {
@@ -68,19 +54,7 @@ spec:
 func TestCommandCandidatesPodsAreRescheduled(t *testing.T) {
 	h := newHarness(t)
 	h.deploy("web", h.podSpec("1500m", "512Mi", nil), time.Duration(0), 2)
-	h.start(`apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: p}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
-  disruption:
-    consolidateAfter: Never
-`)
+	h.start(poolWith("p", odLarge, "  disruption:\n    consolidateAfter: Never"))
 	h.run(5 * time.Minute)
 	require.Len(t, h.karpenterNodes(), 2)
 	require.Empty(t, h.k.prov.provisionable())

@@ -593,12 +593,18 @@ func (l *loader) exportTime(d *manifest.Document, annotations map[string]string,
 	if !ok {
 		return 0, false
 	}
+	return l.beforeImport(d, path, t), true
+}
+
+// beforeImport is how long before spec.importedAt (set) t was, the field
+// at path; a time after it counts as the start, with a warning.
+func (l *loader) beforeImport(d *manifest.Document, path string, t time.Time) time.Duration {
 	ago := l.importedAt.Sub(t)
 	if ago < 0 {
 		l.warn(d, path, "after spec.importedAt (%s): counted as at the start", l.importedAt.UTC().Format(time.RFC3339))
-		ago = 0
+		return 0
 	}
-	return ago, true
+	return ago
 }
 
 // annotatedTime reads a Node's time annotation key (RFC 3339), which
@@ -717,12 +723,7 @@ func (l *loader) podStartedAgo(d *manifest.Document, start *metav1.Time) time.Du
 		l.warn(d, "status.startTime", "ignored without spec.importedAt, which it is counted from: the pod counts as started at the run's start")
 		return 0
 	}
-	ago := l.importedAt.Sub(start.Time)
-	if ago < 0 {
-		l.warn(d, "status.startTime", "after spec.importedAt (%s): counted as at the start", l.importedAt.UTC().Format(time.RFC3339))
-		return 0
-	}
-	return ago
+	return l.beforeImport(d, "status.startTime", start.Time)
 }
 
 func (l *loader) compileWorkloads(classes map[string]priorityClass) {

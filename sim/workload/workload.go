@@ -518,21 +518,19 @@ func (c *Controllers) startLimit(w, k int32, want int32) int32 {
 
 func (c *Controllers) createPod(w, k int32, in *instance, spec *cluster.PodSpec) cluster.PodID {
 	ctl := c.ctrls[w]
-	if k == 0 && ctl.holdStart && int(in.created) < len(ctl.spec.StartOn) && spec == ctl.spec.Pod {
-		i := int(in.created)
-		if node := ctl.spec.StartOn[i]; node != "" {
+	start := -1 // the pod's entry in StartedAgo, if it has one
+	switch {
+	case k == 0 && ctl.holdStart && int(in.created) < len(ctl.spec.StartOn) && spec == ctl.spec.Pod:
+		start = int(in.created)
+		if node := ctl.spec.StartOn[start]; node != "" {
 			spec = ctl.pinnedSpec(node)
 		}
-		id := c.createNamedPod(w, k, in, spec, "")
-		if i < len(ctl.spec.StartedAgo) {
-			c.cl.Pods[id].StartedBefore = ctl.spec.StartedAgo[i]
-		}
-		return id
+	case ctl.spec.Kind == BarePod:
+		start = 0 // an imported bare Pod's own status.startTime (created at 0: the loader sees to it)
 	}
 	id := c.createNamedPod(w, k, in, spec, "")
-	if ctl.spec.Kind == BarePod && len(ctl.spec.StartedAgo) > 0 && c.eng.Now() == 0 {
-		// An imported bare Pod: it had run since its status.startTime.
-		c.cl.Pods[id].StartedBefore = ctl.spec.StartedAgo[0]
+	if start >= 0 && start < len(ctl.spec.StartedAgo) {
+		c.cl.Pods[id].StartedBefore = ctl.spec.StartedAgo[start]
 	}
 	return id
 }
