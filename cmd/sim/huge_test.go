@@ -9,9 +9,13 @@ import (
 
 // Huge but valid values saturate instead of overflowing: no internal
 // error, and a NodePool limit of 1e16 cores limits nothing (it acted as 0,
-// and the 30 batch pods stranded).
+// and the 30 batch pods stranded). In grace.yaml the web pods, evicted
+// every 60 s by the taint they tolerate for 60 s, terminate for ~292
+// years and keep their room; their ReplicaSet replaces each at once, until
+// the terminating pods fill the only node they may run on and the last 3
+// replacements strand.
 func TestHugeValuesSaturate(t *testing.T) {
-	for _, f := range []string{"testdata/huge/huge.yaml", "testdata/huge/grace.yaml"} {
+	for f, stranded := range map[string]int{"testdata/huge/huge.yaml": 0, "testdata/huge/grace.yaml": 3} {
 		out, stderr, code := sim(t, "run", f, "-o", "json", "--check")
 		require.Equal(t, 0, code, "%s: %s", f, stderr)
 		require.NotContains(t, stderr, "internal error")
@@ -19,7 +23,7 @@ func TestHugeValuesSaturate(t *testing.T) {
 			Pods struct{ Total, Stranded int }
 		}
 		require.NoError(t, json.Unmarshal([]byte(out), &r))
-		require.Equal(t, 0, r.Pods.Stranded, f)
+		require.Equal(t, stranded, r.Pods.Stranded, f)
 		require.GreaterOrEqual(t, r.Pods.Total, 33, f)
 	}
 }

@@ -37,6 +37,7 @@ var pinnedLater = map[string]map[int]string{
 	"case-056": {3: "a harness defect: the node our expiration had started deleting was dumped just before, not deleting, and upstream expired it again"},
 	"case-074": {2: "the state dump wrote a node's Drifted condition only once our drift method had looked at it (the check is lazy): upstream found the drift itself, newest, and took another node"},
 	"case-072": {2: "the state dump left out karpenter.sh/registered and initialized on nodes launched in the run: upstream never took them"},
+	"case-088": {3: "our ReplicaSet replaced an evicted pod only once it was gone (Kubernetes: at once), so two replacements bound to the node upstream consolidated"},
 }
 
 // knownLater are later decisions that still differ from every upstream
@@ -46,7 +47,6 @@ var pinnedLater = map[string]map[int]string{
 // fixed, and the case moves to pinnedLater.
 var knownLater = map[string]map[int]string{
 	"case-028": {3: "ours replaces one node, upstream three together (multi-node), with commands in flight: not explained yet"},
-	"case-088": {3: "our ReplicaSet replaces an evicted pod only once it is gone (Kubernetes: at once), so two replacements bound to the node upstream consolidated"},
 }
 
 func TestPinnedCases(t *testing.T) {

@@ -307,6 +307,22 @@ func (c *Cluster) MarkUnschedulable(id PodID) {
 	}
 }
 
+// SetPreempting records or clears the pod's nominated node (the scheduler
+// preempted pods for it). Clearing it on a pod still unschedulable makes
+// it the autoscalers' to help again, so watchers see PodUnschedulable
+// anew, as upstream's pod watchers see the status update.
+func (c *Cluster) SetPreempting(id PodID, on bool) {
+	c.changing("SetPreempting")
+	p := &c.Pods[id]
+	if p.Preempting == on {
+		return
+	}
+	p.Preempting = on
+	if !on && p.Phase == Pending && p.Unschedulable {
+		c.notify(Change{Kind: PodUnschedulable, Pod: id, Node: NoNode})
+	}
+}
+
 // Bind places a pending pod on a Ready node. The caller (the scheduler) has
 // checked that it fits; Bind panics on a model bug that would overcommit.
 func (c *Cluster) Bind(id PodID, node NodeID) {

@@ -191,7 +191,12 @@ type Pod struct {
 	// Terminating is set when the pod was told to stop (eviction,
 	// preemption) and keeps its room until it is deleted.
 	Terminating bool
-	Cause       DeleteCause
+	// Preempting mirrors status.nominatedNodeName: the scheduler evicted
+	// pods for this one and it waits for their room. The autoscalers
+	// leave it alone (KC IsProvisionable: !IsPreempting; CA
+	// FilterOutExpendableAndSplit), as the room is already being made.
+	Preempting bool
+	Cause      DeleteCause
 }
 
 // StartTime is the pod's status.startTime: when it started, or for a pod

@@ -106,7 +106,9 @@ func (o *orchestrator) scaleUpOptions(now engine.Time, waitNew bool) (groups []*
 
 // collectPending returns the pods the Cluster Autoscaler tries to help:
 // unbound, marked unschedulable by the scheduler, not terminating, not
-// below --expendable-pods-priority-cutoff, older than
+// waiting for a preemption's room (FilterOutExpendableAndSplit; upstream
+// also adds such a pod to its nominated node in the snapshot, which we
+// do not), not below --expendable-pods-priority-cutoff, older than
 // --new-pod-scale-up-delay; sorted by priority, highest first, then by
 // creation.
 func (o *orchestrator) collectPending(now engine.Time) []cluster.PodID {
@@ -119,7 +121,7 @@ func (o *orchestrator) collectPending(now engine.Time) []cluster.PodID {
 			continue
 		}
 		keep = append(keep, id)
-		if p.Terminating || p.Spec.Priority < o.s.ExpendablePodsPriorityCutoff || p.Created+o.s.NewPodScaleUpDelay > now {
+		if p.Terminating || p.Preempting || p.Spec.Priority < o.s.ExpendablePodsPriorityCutoff || p.Created+o.s.NewPodScaleUpDelay > now {
 			continue
 		}
 		out = append(out, id)

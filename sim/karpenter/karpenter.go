@@ -335,9 +335,11 @@ func (k *Karpenter) HandleEvent(ev engine.Event) {
 func (k *Karpenter) OnChange(c cluster.Change) {
 	switch c.Kind {
 	case cluster.PodUnschedulable:
-		if awaitsProvisioning(&k.cl.Pods[c.Pod]) {
+		if p := &k.cl.Pods[c.Pod]; awaitsProvisioning(p) {
 			k.prov.pending[c.Pod] = true
-			k.prov.trigger()
+			if !p.Preempting { // not provisionable: no batch for it (KC pod controller)
+				k.prov.trigger()
+			}
 		}
 		k.dis.stateChanged()
 	case cluster.PodBound:

@@ -118,13 +118,14 @@ func (pr *provisioner) solveDone() {
 }
 
 // provisionable returns the pods a batch schedules: pending pods the
-// scheduler marked unschedulable, and the pods of nodes being deleted
+// scheduler marked unschedulable and did not nominate to a node it
+// preempted pods on (KC IsProvisionable: !IsPreempting), and the pods of nodes being deleted
 // (their replacements are provisioned while they drain).
 func (pr *provisioner) provisionable() []cluster.PodID {
 	pods := make([]cluster.PodID, 0, len(pr.pending))
 	for id := range pr.pending {
 		p := &pr.cl.Pods[id]
-		if p.Phase == cluster.Pending && p.Unschedulable && p.Spec.NodeName == "" && !unbindable(p) {
+		if p.Phase == cluster.Pending && p.Unschedulable && p.Spec.NodeName == "" && !p.Preempting && !unbindable(p) {
 			pods = append(pods, id)
 		}
 	}
@@ -161,7 +162,7 @@ func (pr *provisioner) deletingNodePods() []cluster.PodID {
 
 func (pr *provisioner) hasProvisionable() bool {
 	for id := range pr.pending {
-		if p := &pr.cl.Pods[id]; p.Phase == cluster.Pending && p.Unschedulable && !unbindable(p) {
+		if p := &pr.cl.Pods[id]; p.Phase == cluster.Pending && p.Unschedulable && !p.Preempting && !unbindable(p) {
 			return true
 		}
 	}

@@ -66,3 +66,21 @@ func TestCommandCandidatesPodsAreRescheduled(t *testing.T) {
 	require.True(t, h.k.nodes.idx.PodOnDeletingNode(got[0]), "and may land on an uninitialized replacement")
 	kn.InCommand = false
 }
+
+// A pod the scheduler nominated to a node it preempted pods on is not
+// provisionable (KC IsProvisionable: !IsPreempting): the room is being
+// made. Once the nomination is cleared it is again.
+func TestPreemptingPodIsNotProvisionable(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("huge", h.podSpec("500", "512Mi", nil), time.Duration(0), 1) // fits no instance type
+	h.start(poolWith("p", odLarge, ""))
+	h.run(time.Minute)
+	got := h.k.prov.provisionable()
+	require.Len(t, got, 1, "pending, unschedulable")
+	require.True(t, h.k.prov.hasProvisionable())
+	h.cl.SetPreempting(got[0], true)
+	require.Empty(t, h.k.prov.provisionable())
+	require.False(t, h.k.prov.hasProvisionable())
+	h.cl.SetPreempting(got[0], false)
+	require.Equal(t, got, h.k.prov.provisionable())
+}

@@ -59,7 +59,8 @@
 //     scheduler is infinitely fast.
 //   - Preemption re-evaluates only resource fit with victims removed, so
 //     room made for topology spread or anti-affinity is not found; the
-//     nominated node is not reserved against other pods.
+//     nominated node is not reserved against other pods. The nomination
+//     is on the pod too (cluster.Pod.Preempting), for the autoscalers.
 //   - Upstream checks the unschedulable queue every 30 s for pods due to
 //     leave it after 5 minutes; here they leave at exactly 5 minutes.
 //     Backoff expiries are not rounded to upstream's one-second windows.

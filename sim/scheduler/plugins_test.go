@@ -336,12 +336,15 @@ func TestPreemption(t *testing.T) {
 	require.False(t, h.cl.Pods[lowB].Terminating)
 	require.False(t, h.cl.Pods[mid].Terminating)
 	require.Equal(t, uint64(1), h.s.Stats().Preemptions)
+	require.True(t, h.cl.Pods[high].Preempting, "nominated: the autoscalers leave it alone")
 	// The victim keeps its room for its 30s grace; then the pod lands.
 	h.eng.Run(29 * time.Second)
 	require.Equal(t, cluster.Pending, h.cl.Pods[high].Phase)
+	require.True(t, h.cl.Pods[high].Preempting)
 	require.Equal(t, uint64(1), h.s.Stats().Preemptions, "no second preemption while victims terminate")
 	h.eng.Run(32 * time.Second)
 	require.Equal(t, "n1", h.nodeOf(high))
+	require.False(t, h.cl.Pods[high].Preempting, "bound: the nomination is cleared")
 	require.Equal(t, cluster.CausePreempted, h.cl.Pods[lowA].Cause)
 
 	// preemptionPolicy: Never waits instead.
@@ -351,7 +354,41 @@ func TestPreemption(t *testing.T) {
 	waiter := h.podWithPriority("waiter", spec, 1000)
 	h.eng.Run(40 * time.Second)
 	require.Equal(t, cluster.Pending, h.cl.Pods[waiter].Phase)
+	require.False(t, h.cl.Pods[waiter].Preempting)
 	require.Equal(t, uint64(1), h.s.Stats().Preemptions)
+}
+
+// A nomination is cleared when a later attempt finds nothing to preempt
+// (upstream's PostFilter returns an empty nominated node), and the pod is
+// then the autoscalers' again: they see PodUnschedulable anew.
+func TestNominationClearedWhenNothingToPreempt(t *testing.T) {
+	h := newHarness(t, 1, Config{})
+	h.node("n1", 2000, 8192, nil)
+	low := h.podWithPriority("low", podSpec("2", "1Gi"), 1)
+	h.bindTo(low, "n1")
+	high := h.podWithPriority("high", podSpec("2", "1Gi"), 100)
+	h.eng.Run(time.Second)
+	require.True(t, h.cl.Pods[low].Terminating)
+	require.True(t, h.cl.Pods[high].Preempting)
+	// Before high retries, an equally important pod takes the room freed
+	// by the victim: nothing of lower priority is left to preempt.
+	rival := h.podWithPriority("rival", podSpec("2", "1Gi"), 100)
+	h.cl.DeletePod(low, cluster.CausePreempted)
+	h.bindTo(rival, "n1")
+	seen := &unschedulableSeen{}
+	h.cl.Watch(seen)
+	h.eng.Run(10 * time.Minute)
+	require.Equal(t, cluster.Pending, h.cl.Pods[high].Phase)
+	require.False(t, h.cl.Pods[high].Preempting, "no candidate: the nomination is cleared")
+	require.Contains(t, seen.pods, high, "and the autoscalers are told")
+}
+
+type unschedulableSeen struct{ pods []cluster.PodID }
+
+func (u *unschedulableSeen) OnChange(c cluster.Change) {
+	if c.Kind == cluster.PodUnschedulable {
+		u.pods = append(u.pods, c.Pod)
+	}
 }
 
 func TestPreemptionRespectsPDB(t *testing.T) {

@@ -23,22 +23,27 @@ import (
 // Simplifications: only resource fit is re-evaluated with victims removed;
 // a candidate must pass every other filter as the cluster is, so room made
 // for topology spread or anti-affinity is not found by preemption; the
-// nominated node is not reserved against other pods.
+// nominated node is not reserved against other pods. The nomination is
+// also on the pod (cluster.Pod.Preempting, for the autoscalers) and, as
+// upstream, is cleared when the pod binds or a later attempt finds no
+// candidate.
 func (s *Scheduler) preempt(fw *framework, cs *CycleState) {
 	spec := cs.Spec
 	st := s.q.at(cs.Pod)
-	if spec.PreemptNever || fw.profile.NoPreemption || len(s.candidates) == 0 {
+	if spec.PreemptNever || fw.profile.NoPreemption {
 		return
 	}
 	if st.nominated != cluster.NoNode && s.victimsTerminating(st.nominated) {
-		return
+		return // not eligible: the nomination stands
 	}
 	lower := false
 	for pr := range s.boundPriorities {
 		lower = lower || pr < spec.Priority
 	}
-	if !lower {
-		return // no bound pod anywhere has a lower priority: nothing to preempt
+	if !lower || len(s.candidates) == 0 {
+		// No candidate: upstream's PostFilter clears the nomination.
+		s.nominate(cs.Pod, cluster.NoNode)
+		return
 	}
 	allowed := make([]int, len(s.cfg.PDBs))
 	for i := range s.cfg.PDBs {
@@ -59,15 +64,23 @@ func (s *Scheduler) preempt(fw *framework, cs *CycleState) {
 		}
 	}
 	if bestNode == cluster.NoNode {
+		s.nominate(cs.Pod, cluster.NoNode)
 		return
 	}
 	s.stats.Preemptions++
-	st.nominated = bestNode
+	s.nominate(cs.Pod, bestNode)
 	for _, v := range bestVictims {
 		s.stats.Victims++
 		s.cl.MarkTerminating(v)
 		s.eng.After(s.cl.Pods[v].Spec.TerminationGrace, engine.Event{Handler: s.id, Kind: evVictimGone, Obj: int32(v)})
 	}
+}
+
+// nominate records the pod's nominated node in the scheduler's state and,
+// as status.nominatedNodeName, on the pod (NoNode clears both).
+func (s *Scheduler) nominate(id cluster.PodID, nid cluster.NodeID) {
+	s.q.at(id).nominated = nid
+	s.cl.SetPreempting(id, nid != cluster.NoNode)
 }
 
 func (s *Scheduler) victimsTerminating(nid cluster.NodeID) bool {

@@ -538,9 +538,12 @@ func (s *Scheduler) scheduleOne(id cluster.PodID) (evaluated int) {
 				st.hints |= f.Events()
 			}
 		}
+		// Preemption first: the nomination and the condition are one
+		// status update upstream, so the autoscalers never see the pod
+		// unschedulable and not yet preempting.
 		version := s.version
-		s.cl.MarkUnschedulable(id)
 		s.preempt(fw, &cs)
+		s.cl.MarkUnschedulable(id)
 		if s.version == version {
 			s.failedAt[p.Spec] = classFailure{version: version, failure: st.failure, hints: st.hints}
 		}
@@ -577,11 +580,11 @@ func (s *Scheduler) canPreempt(spec *cluster.PodSpec) bool {
 
 func (s *Scheduler) bind(id cluster.PodID, node cluster.NodeID) {
 	s.stats.Bound++
-	s.q.at(id).nominated = cluster.NoNode
 	// VolumeBinding's PreBind: unbound WaitForFirstConsumer claims are
 	// provisioned in the chosen node's zone before the pod binds.
 	s.cl.BindVolumes(id, node)
 	s.cl.Bind(id, node)
+	s.nominate(id, cluster.NoNode) // bound: no longer the autoscalers' concern
 }
 
 // numFeasibleNodesToFind is how many feasible nodes a cycle looks for before

@@ -11,7 +11,10 @@
 //
 // Simplifications (see docs/models.md, "Pods and controllers"): controllers
 // react at once (no reconcile latency); a Deployment's rollout strategy is not
-// modelled (replicas are replaced one for one); scale-down deletes pending
+// modelled (replicas are replaced one for one, a pod told to stop at once,
+// as its ReplicaSet does not count a terminating pod; other kinds replace a
+// pod once it is gone, a Job too though its default podReplacementPolicy
+// would not wait); scale-down deletes pending
 // pods first, then the newest bound ones, the gist of the ReplicaSet
 // controller's ranking; StatefulSets keep ordinals and follow their
 // podManagementPolicy (statefulset.go: OrderedReady creates one ordinal at a
@@ -625,6 +628,15 @@ func (c *Controllers) setOwner(id cluster.PodID, o ownerRef) {
 	c.owner[id] = o
 }
 
+// ownedBy reports whether the pod is an instance's pod of a kind-k
+// workload.
+func (c *Controllers) ownedBy(id cluster.PodID, k Kind) bool {
+	if int(id) >= len(c.owner) || c.owner[id].ctrl < 0 {
+		return false
+	}
+	return c.ctrls[c.owner[id].ctrl].spec.Kind == k
+}
+
 func (c *Controllers) removeLive(in *instance, id cluster.PodID) bool {
 	for i, have := range in.live {
 		if have == id {
@@ -644,6 +656,13 @@ func (c *Controllers) OnChange(ch cluster.Change) {
 		c.eng.Schedule(c.eng.Now(), engine.Event{Handler: c.id, Kind: evDaemonSet, Obj: int32(ch.Node)})
 		return
 	case cluster.PodFinished, cluster.PodDeleted:
+	case cluster.PodTerminating:
+		// A ReplicaSet does not count a terminating pod
+		// (controller.FilterActivePods): it replaces it at once, while
+		// the pod still holds its room. Other kinds wait for it to go.
+		if !c.ownedBy(ch.Pod, Deployment) {
+			return
+		}
 	case cluster.PodBound:
 		if len(c.startTerm) > 0 && c.startTerm[ch.Pod] {
 			c.eng.Schedule(c.eng.Now(), engine.Event{Handler: c.id, Kind: evMarkTerminating, Obj: int32(ch.Pod)})
@@ -673,7 +692,7 @@ func (c *Controllers) OnChange(ch cluster.Change) {
 		return // already forgotten (resubmitted)
 	}
 	p := &c.cl.Pods[ch.Pod]
-	lost := p.Phase == cluster.Deleted && p.Cause != cluster.CauseScaleDown &&
+	lost := ch.Kind == cluster.PodTerminating || p.Phase == cluster.Deleted && p.Cause != cluster.CauseScaleDown &&
 		p.Cause != cluster.CauseResubmitted && p.Cause != cluster.CauseJobFailed
 	switch ctl.spec.Kind {
 	case DaemonSet:

@@ -76,6 +76,35 @@ func TestReplacesLostPods(t *testing.T) {
 	require.Equal(t, uint64(1), c.Stats().PodsReplaced)
 }
 
+// TestReplicaSetReplacesTerminatingPodAtOnce: a ReplicaSet does not count
+// a terminating pod (controller.FilterActivePods), so an evicted pod's
+// replacement is created while it still terminates, and its deletion
+// later replaces nothing more. A StatefulSet waits for the pod to go.
+func TestReplicaSetReplacesTerminatingPodAtOnce(t *testing.T) {
+	for _, kind := range []Kind{Deployment, StatefulSet} {
+		eng, cl, c := setup(t, Spec{Kind: kind, Namespace: "default", Name: "web", Pod: &cluster.PodSpec{},
+			Replicas: ReplicaPlan{Steps: []Step{{0, 2}}}, TwinOf: -1})
+		var alloc cluster.Resources
+		alloc[cluster.Pods] = 10
+		n := cl.AddNode(cluster.Node{Name: "n", Allocatable: alloc, State: cluster.NodeReady})
+		eng.Run(time.Second)
+		cl.Bind(0, n)
+		cl.StartPod(0)
+		cl.MarkTerminating(0)
+		eng.Run(2 * time.Second)
+		if kind == Deployment {
+			require.Len(t, livePods(cl), 3, "the terminating pod and two replicas")
+			require.Equal(t, cluster.Pending, cl.Pods[2].Phase, "its replacement")
+		} else {
+			require.Len(t, livePods(cl), 2, "%s: no replacement while the pod terminates", kind)
+		}
+		cl.DeletePod(0, cluster.CauseEvicted)
+		eng.Run(3 * time.Second)
+		require.Len(t, livePods(cl), 2, "%s", kind)
+		require.Equal(t, uint64(1), c.Stats().PodsReplaced, "%s: replaced once", kind)
+	}
+}
+
 func TestJobArrivalsMakeNamedInstances(t *testing.T) {
 	spec := &cluster.PodSpec{}
 	eng, cl, c := setup(t, Spec{Kind: Job, Namespace: "batch", Name: "etl", Pod: spec, Parallelism: 2, Completions: 2,
