@@ -73,6 +73,9 @@ type Case struct {
 	// (pinned_test.go), so that the main stream, and so every earlier
 	// case, stays as it was.
 	side *rand.Rand
+	// policy draws which pools are Balanced (v1.14), a stream of its own
+	// so that side's knobs stay as they were too.
+	policy *rand.Rand
 
 	Pools       []*karpv1.NodePool
 	NodeClaims  []*karpv1.NodeClaim
@@ -132,7 +135,8 @@ func Generate(cat *Catalogue, seed uint64, n int) []*Case {
 	for i := 0; i < n; i++ {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)+1))
 		side := rand.New(rand.NewPCG(seed^sideSeed, uint64(i)+1))
-		out = append(out, generateOne(cat, rng, side, fmt.Sprintf("case-%03d", i)))
+		c := generateOne(cat, rng, side, rand.New(rand.NewPCG(seed^policySeed, uint64(i)+1)), fmt.Sprintf("case-%03d", i))
+		out = append(out, c)
 	}
 	return out
 }
@@ -158,8 +162,11 @@ type pool struct {
 // sideSeed sets Case.side's stream apart from the main one.
 const sideSeed = 0x5eed5eed
 
-func generateOne(cat *Catalogue, rng, side *rand.Rand, name string) *Case {
-	c := &Case{Name: name, NodeClassHash: strconv.FormatUint(rng.Uint64(), 10), side: side}
+// policySeed sets Case.policy's stream apart.
+const policySeed = 0xba1a
+
+func generateOne(cat *Catalogue, rng, side, policy *rand.Rand, name string) *Case {
+	c := &Case{Name: name, NodeClassHash: strconv.FormatUint(rng.Uint64(), 10), side: side, policy: policy}
 	c.SpotToSpot = rng.IntN(3) == 0
 	// Case-level knobs, so that every method gets cases where it is the
 	// first to act: the share of empty nodes, whether anything drifted or
@@ -543,6 +550,10 @@ func genPool(c *Case, cat *Catalogue, rng *rand.Rand, p int, shape func(string))
 		shape("when-empty")
 	default:
 		np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized
+		if c.policy.IntN(3) == 0 {
+			np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyBalanced
+			shape("balanced")
+		}
 	}
 	after := []string{"0s", "0s", "30s", "5m"}[rng.IntN(4)]
 	np.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration(after)

@@ -219,6 +219,18 @@ type DisruptionCommand struct {
 	// Budgets are the disruption budgets that allowed it, one per pool of
 	// the candidates.
 	Budgets []DisruptionBudget
+	// Scores are a consolidation move's scores in the Balanced pools of
+	// its candidates (none under other policies).
+	Scores []DisruptionScore
+}
+
+// DisruptionScore is a Balanced pool's score of a consolidation move: the
+// move's savings and disruption as percentages of the pool's cost and
+// disruption cost, their ratio, and the threshold it had to reach.
+type DisruptionScore struct {
+	Pool                      string
+	Score, Threshold          float64
+	SavingsPct, DisruptionPct float64
 }
 
 // DisruptionNode is a candidate of a disruption command.

@@ -76,7 +76,25 @@ func karpenterDisruption(e trace.Entry, node string) string {
 			}
 		}
 	}
+	for _, sc := range e.Scores {
+		for _, c := range e.Candidates {
+			if c.Node == node && c.NodePool == sc.NodePool {
+				b.WriteString("; " + scoreWords(sc))
+			}
+		}
+	}
 	return b.String()
+}
+
+// scoreWords says how a Balanced NodePool scored the move that took a
+// node (a score of -1 stands for +Inf: the move disrupted nothing).
+func scoreWords(sc trace.CommandScore) string {
+	score := "infinite"
+	if sc.Score >= 0 {
+		score = fmt.Sprintf("%.2f", sc.Score)
+	}
+	return fmt.Sprintf("NodePool %s is Balanced: the move saves %.1f%% of its cost for %.1f%% of its disruption cost, a score of %s (at least %.2f approves it)",
+		sc.NodePool, sc.SavingsPct, sc.DisruptionPct, score, sc.Threshold)
 }
 
 // budgetWords says which budget of a NodePool allowed a command.

@@ -146,6 +146,14 @@ func TestDisruptedNote(t *testing.T) {
 	require.Equal(t, "node b was removed by Karpenter's emptiness (empty): it had no pods to move; no budget of NodePool q limits reason empty", karpenterDisruption(empty, "b"))
 	require.Equal(t, "node a was removed by Karpenter's emptiness (empty): it had no pods to move; allowed by NodePool p's budget 2 for Empty, which let 2 more of its nodes be disrupted then", karpenterDisruption(empty, "a"))
 
+	// A Balanced pool's score is said; -1 stands for +Inf.
+	scored := cmd(25, "started", nil)
+	scored.Scores = []trace.CommandScore{{NodePool: "default", Score: 1.25, Threshold: 0.5, SavingsPct: 50, DisruptionPct: 40}}
+	require.Equal(t, "node n was removed by Karpenter's single-node consolidation (underutilized): its pods fit on the rest of the cluster; allowed by NodePool default's budget 10%, which let 1 more of its nodes be disrupted then; NodePool default is Balanced: the move saves 50.0% of its cost for 40.0% of its disruption cost, a score of 1.25 (at least 0.50 approves it)",
+		karpenterDisruption(scored, "n"))
+	scored.Scores[0].Score = -1
+	require.Contains(t, karpenterDisruption(scored, "n"), "a score of infinite")
+
 	gone := cluster.Node{Name: "n", State: cluster.NodeGone, Deleted: 100 * time.Second}
 	require.Equal(t, "; at 1m00s"+want[1:], goneNote(&gone, []trace.Entry{cmd(60, "completed", repl)}))
 }

@@ -27,6 +27,8 @@ type command struct {
 	// does not change with its phase, set at the decision when someone
 	// listens (commandevents.go).
 	told *component.DisruptionCommand
+	// scores are its Balanced pools' scores (approve), for its events.
+	scores []poolScore
 }
 
 // start executes a command.

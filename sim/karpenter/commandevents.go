@@ -7,6 +7,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/component"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
@@ -57,6 +58,10 @@ func (d *disrupter) describe(cmd *command) {
 		cmd.told.Replacements = append(cmd.told.Replacements, d.replacementOf(r))
 	}
 	d.decideBudgets(cmd)
+	for _, sc := range cmd.scores {
+		cmd.told.Scores = append(cmd.told.Scores, component.DisruptionScore{Pool: sc.pool.Spec.Name, Score: sc.score(),
+			Threshold: 1.0 / apis.BalancedK, SavingsPct: 100 * sc.savings, DisruptionPct: 100 * sc.disruption})
+	}
 }
 
 // replacementOf describes a replacement NodeClaim: its pool, capacity

@@ -39,8 +39,8 @@ func (c *consolidation) markConsolidated() {
 // underutilized nodes, for the reason Underutilized.
 type underutilization struct{ consolidation }
 
-func (u *underutilization) shouldDisrupt(kn *knode, pods int) bool {
-	return pods > 0 && kn.Pool.Spec.Disruption.Policy == apis.WhenEmptyOrUnderutilized && u.d.consolidatable(kn)
+func (u *underutilization) shouldDisrupt(kn *knode, empty bool) bool {
+	return !empty && kn.Pool.Spec.Disruption.Policy.ConsolidatesUnderutilized() && u.d.consolidatable(kn)
 }
 func (u *underutilization) reason() apis.Reason { return apis.ReasonUnderutilized }
 func (u *underutilization) stat() string        { return reasonUnderutilized }

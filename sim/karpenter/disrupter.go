@@ -83,9 +83,16 @@ func (d *disrupter) startNotRunning() bool {
 type candidate struct {
 	kn    *knode
 	pods  []cluster.PodID // reschedulable pods
-	price float64
+	price float64         // $/h
+	// cost is its disruption cost: baseDisruptionCost plus its pods'
+	// positive eviction costs (KC RescheduleDisruptionCost).
+	cost  float64
 	ratio float64 // price per unit of disruption (KC SavingsRatio)
 }
+
+// baseDisruptionCost is a node's disruption cost without pods (KC
+// PerNodeBaseDisruptionCost).
+const baseDisruptionCost = 1.0
 
 func (d *disrupter) schedulePass(after engine.Time) {
 	d.eng.Cancel(d.nextPass)
@@ -184,7 +191,7 @@ func (d *disrupter) candidates(m method) []*candidate {
 		}
 		// Every scanned node is checked (consolidatable may change the
 		// consolidation state); only those that pass become candidates.
-		if !m.shouldDisrupt(ns.kn, len(ns.pods)) {
+		if !m.shouldDisrupt(ns.kn, ns.cost <= baseDisruptionCost) {
 			continue
 		}
 		price := d.offerings.NodePrice(&ns.kn.Node)
@@ -192,7 +199,7 @@ func (d *disrupter) candidates(m method) []*candidate {
 			slab = make([]candidate, 0, len(scans))
 			out = make([]*candidate, 0, len(scans))
 		}
-		slab = append(slab, candidate{kn: ns.kn, pods: ns.pods, price: price, ratio: price / ns.cost})
+		slab = append(slab, candidate{kn: ns.kn, pods: ns.pods, price: price, cost: ns.cost, ratio: price / ns.cost})
 		out = append(out, &slab[len(slab)-1])
 	}
 	return out

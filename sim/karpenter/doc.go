@@ -325,8 +325,8 @@
 //     registration timeouts set upstream, is not kept and changes nothing
 //     here.
 //   - Reserved capacity (capacity reservations), static NodePools
-//     (replicas), volumes and their topology, host ports, DRA and the
-//     Balanced consolidation policy's scoring are not modelled.
+//     (replicas), volumes and their topology, host ports and DRA are not
+//     modelled. The Balanced policy's scoring is (balanced.go).
 //   - A provisioning solve's 1 min timeout is not applied (with
 //     ComputeTime a solve may take longer); without ComputeTime solves take
 //     no time. Disruption what-ifs are paced by SolverPodsPerSecond (see

@@ -14,7 +14,7 @@ import (
 // starts at once, without validation.
 type drift struct{ d *disrupter }
 
-func (dr *drift) shouldDisrupt(kn *knode, _ int) bool { return dr.drifted(kn) }
+func (dr *drift) shouldDisrupt(kn *knode, _ bool) bool { return dr.drifted(kn) }
 
 // computeCommand takes the first candidate within budget whose pods all
 // fit elsewhere or on new NodeClaims.

@@ -10,8 +10,8 @@ import (
 // many as the budgets allow, best savings first (KC Emptiness).
 type emptiness struct{ consolidation }
 
-func (e *emptiness) shouldDisrupt(kn *knode, pods int) bool {
-	return pods == 0 && e.d.consolidatable(kn)
+func (e *emptiness) shouldDisrupt(kn *knode, empty bool) bool {
+	return empty && e.d.consolidatable(kn)
 }
 
 func (e *emptiness) computeCommand(budget map[*scheduling.Pool]int, cs []*candidate) *command {

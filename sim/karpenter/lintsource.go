@@ -7,7 +7,6 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/component"
-	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
 // This file is Karpenter as sim lint's capacity sources
@@ -72,7 +71,7 @@ func (karpenterComponent) LintSources(cfg component.Config, env *component.LintE
 // one only with enough instance types to choose from; nil when that does
 // not apply.
 func spotToSpot(st Settings, np *NodePool) func(string, int) (string, string, bool) {
-	if !st.SpotToSpotConsolidation || np.Disruption.ConsolidateNever || np.Disruption.Policy != apis.WhenEmptyOrUnderutilized {
+	if !st.SpotToSpotConsolidation || np.Disruption.ConsolidateNever || !np.Disruption.Policy.ConsolidatesUnderutilized() {
 		return nil
 	}
 	return func(workload string, n int) (string, string, bool) {

@@ -13,9 +13,11 @@ import (
 // methods: they delete nodes forcefully, outside the disruption loop and
 // its budgets (terminator.go).
 type method interface {
-	// shouldDisrupt reports whether a scanned node holding that many
-	// reschedulable pods is a candidate of the method.
-	shouldDisrupt(kn *knode, pods int) bool
+	// shouldDisrupt reports whether a scanned node is a candidate of the
+	// method; empty: no reschedulable pod of it adds to its disruption
+	// cost (KC Candidate.IsEmpty: a pod whose eviction cost clamps to 0,
+	// a very negative priority or deletion cost, leaves a node empty).
+	shouldDisrupt(kn *knode, empty bool) bool
 	// computeCommand picks the method's command among its candidates
 	// within the budgets (per pool, consumed as it goes); nil: none.
 	computeCommand(budget map[*scheduling.Pool]int, cs []*candidate) *command

@@ -38,6 +38,9 @@ func (mn *multiNode) computeCommand(budget map[*scheduling.Pool]int, cs []*candi
 			if cmd != nil && len(cmd.replacements) == 1 && !d.filterOutSameType(cmd) {
 				cmd = nil
 			}
+			if cmd != nil && !d.approve(cmd) { // Balanced pools score the move
+				cmd = nil
+			}
 			if cmd != nil {
 				best = cmd
 				lo = mid + 1

@@ -24,6 +24,8 @@ type passCache struct {
 	prov     *scheduling.PodSet
 	universe map[cluster.Sym][]cluster.Sym
 	doom     *doomState
+	// totals are the Balanced pools' (balancedTotals).
+	totals map[*scheduling.Pool]poolTotals
 }
 
 // nodeScan is the method-independent part of a disruption candidate.

@@ -46,7 +46,12 @@ func (sn *singleNode) computeCommand(budget map[*scheduling.Pool]int, cs []*cand
 			constrained = true
 			continue
 		}
-		if cmd := d.consolidate(sn, []*candidate{c}); cmd != nil {
+		// A Balanced pool's candidate whose outright deletion would not
+		// score enough is not tried (KC CanPassThreshold).
+		if !d.canPassThreshold(c) {
+			continue
+		}
+		if cmd := d.consolidate(sn, []*candidate{c}); cmd != nil && d.approve(cmd) {
 			return cmd
 		}
 	}

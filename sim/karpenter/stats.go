@@ -30,6 +30,11 @@ type Stats struct {
 	// after their timeout (SingleNodeConsolidationTimeout, 3 min;
 	// MultiNodeConsolidationTimeout, 1 min) of simulated computing.
 	ConsolidationTimeouts int64 `json:"consolidationTimeouts"`
+	// BalancedApproved and BalancedRejected count the consolidation
+	// moves of Balanced pools their score approved or turned down, each
+	// try of the multi-node search included; absent when none was scored.
+	BalancedApproved int64 `json:"balancedApproved,omitempty"`
+	BalancedRejected int64 `json:"balancedRejected,omitempty"`
 	// Batches counts provisioning batches that had pods to schedule.
 	Batches     int64            `json:"batches"`
 	Disruptions DisruptionCounts `json:"disruptions"`

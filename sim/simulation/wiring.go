@@ -2,6 +2,7 @@ package simulation
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -398,6 +399,9 @@ func (c *tracedCloud) Price(o cloud.Offering) (float64, bool) { return c.m.Price
 func (c *tracedCloud) Available(o cloud.Offering) bool        { return c.m.Available(o) }
 func (c *tracedCloud) Subscribe(s cloud.Subscriber)           { c.m.Subscribe(s) }
 
+// round3 rounds to three decimals, so the timeline stays short and stable.
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
 // traceCommand is a component's disruption command as the timeline's
 // disruptionCommand entry tells it.
 func traceCommand(c comp.DisruptionCommand) trace.Command {
@@ -410,6 +414,14 @@ func traceCommand(c comp.DisruptionCommand) trace.Command {
 	}
 	for _, b := range c.Budgets {
 		tc.Budgets = append(tc.Budgets, trace.CommandBudget{NodePool: b.Pool, Nodes: b.Nodes, Reasons: b.Reasons, Schedule: b.Schedule, Allowed: b.Allowed})
+	}
+	for _, s := range c.Scores {
+		score := s.Score
+		if math.IsInf(score, 1) {
+			score = -1
+		}
+		tc.Scores = append(tc.Scores, trace.CommandScore{NodePool: s.Pool, Score: round3(score), Threshold: s.Threshold,
+			SavingsPct: round3(s.SavingsPct), DisruptionPct: round3(s.DisruptionPct)})
 	}
 	return tc
 }

@@ -24,7 +24,7 @@ type NodePool struct {
 	NodeClassRef  NodeClassRef
 	// ExpireAfter 0 is Never; TerminationGracePeriod 0 is unset.
 	ExpireAfter, TerminationGracePeriod time.Duration
-	// ConsolidationPolicy is WhenEmpty or WhenEmptyOrUnderutilized;
+	// ConsolidationPolicy is WhenEmpty, WhenEmptyOrUnderutilized or Balanced;
 	// ConsolidateAfter "Never" or a duration.
 	ConsolidationPolicy, ConsolidateAfter string
 	// Budgets are the disruption budgets without a schedule (those with

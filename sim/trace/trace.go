@@ -37,6 +37,7 @@ type Entry struct {
 	Candidates   []CommandNode        `json:"candidates,omitempty"`
 	Replacements []CommandReplacement `json:"replacements,omitempty"`
 	Budgets      []CommandBudget      `json:"budgets,omitempty"`
+	Scores       []CommandScore       `json:"scores,omitempty"`
 }
 
 // CommandNode is a candidate of a disruption command.
@@ -63,6 +64,18 @@ type CommandReplacement struct {
 // command: its nodes value ("10%"; "" when no budget applies to the
 // reason), the reasons it names (none: all), its schedule, and how many
 // more of the pool's nodes it allowed (-1: no limit).
+// CommandScore is a Balanced pool's score of a consolidation move: savings
+// and disruption in percent of the pool's, their ratio (score; JSON
+// cannot hold +Inf, so a move that disrupts nothing scores -1) and the
+// threshold it had to reach.
+type CommandScore struct {
+	NodePool      string  `json:"nodePool"`
+	Score         float64 `json:"score"`
+	Threshold     float64 `json:"threshold"`
+	SavingsPct    float64 `json:"savingsPct"`
+	DisruptionPct float64 `json:"disruptionPct"`
+}
+
 type CommandBudget struct {
 	NodePool string   `json:"nodePool"`
 	Nodes    string   `json:"nodes,omitempty"`
@@ -329,6 +342,7 @@ type Command struct {
 	Candidates     []CommandNode
 	Replacements   []CommandReplacement
 	Budgets        []CommandBudget
+	Scores         []CommandScore
 }
 
 // Disruption records a moment of an autoscaler's disruption command (kind
@@ -336,5 +350,5 @@ type Command struct {
 // or aborted), method and reason, candidates, replacements and budgets.
 func (r *Recorder) Disruption(owner string, c Command) {
 	r.sink(Entry{T: secs(r.cl.Now()), Kind: "disruptionCommand", Owner: owner, Phase: c.Phase, Method: c.Method, Reason: c.Reason, Message: c.Why,
-		Candidates: c.Candidates, Replacements: c.Replacements, Budgets: c.Budgets})
+		Candidates: c.Candidates, Replacements: c.Replacements, Budgets: c.Budgets, Scores: c.Scores})
 }

@@ -210,7 +210,7 @@ func (p *plan) cluster() {
 
 func (p *plan) newPool(name string) *pool {
 	pl := &pool{name: name,
-		policy:          pick(p.r, "WhenEmpty", "WhenEmptyOrUnderutilized"),
+		policy:          pick(p.r, "WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"),
 		after:           pick(p.r, "0s", "30s", "1m", "3m", "Never"),
 		capacity:        pick(p.r, []string{"on-demand"}, []string{"spot"}, []string{"spot", "on-demand"}),
 		requireCategory: true, requireGenAbove: true,

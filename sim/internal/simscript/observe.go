@@ -219,6 +219,9 @@ func entryLine(e trace.Entry) string {
 			}
 			add(fmt.Sprintf("%s,allowed=%d", bs, b.Allowed))
 		}
+		for _, sc := range e.Scores {
+			add(fmt.Sprintf("score=%s:%g(savings=%g%%,disruption=%g%%,threshold=%g)", sc.NodePool, sc.Score, sc.SavingsPct, sc.DisruptionPct, sc.Threshold))
+		}
 	}
 	if e.Message != "" {
 		add("(" + e.Message + ")")

@@ -177,7 +177,6 @@ func TestLegacyConversionWarnings(t *testing.T) {
 		{"missing node class", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gone}\n      requirements: []\n", `spec.template.spec.nodeClassRef: no EC2NodeClass named "gone" among the manifests: nodes get the default settings (in a cluster the NodePool would stay NotReady and launch nothing until it exists)`},
 		{"unknown instance type", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.larg]}]\n", `spec.template.spec.requirements[0].values[0]: instance type "m5.larg" is not in the EC2 catalogue: no node can have it`},
 		{"node do-not-disrupt duration", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    metadata: {annotations: {karpenter.sh/do-not-disrupt: 10m}}\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n", `spec.template.metadata.annotations["karpenter.sh/do-not-disrupt"]: karpenter.sh/do-not-disrupt: "10m" on a node means nothing: Karpenter reads only "true" there (a duration such as "10m" applies to pods): these nodes are not protected`},
-		{"Balanced", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n  disruption: {consolidationPolicy: Balanced}\n", "spec.disruption.consolidationPolicy: Balanced is simulated as WhenEmptyOrUnderutilized: its savings-versus-disruption scoring is not modelled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, _, err := compileYAML(t, "p.yaml", tc.yaml)
@@ -349,4 +348,25 @@ spec:
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	require.Equal(t, 5, d.AllowedDisruptions(now, 100, ReasonUnderutilized))
 	require.Equal(t, 0, d.AllowedDisruptions(now, 100, ReasonUnhealthy))
+}
+
+// Balanced (v1.14) is a policy of its own (upstream's docs,
+// concepts/disruption: "consolidationPolicy: Balanced"), read without a
+// warning; an unknown policy names the three.
+func TestBalancedPolicy(t *testing.T) {
+	pool := func(policy string) string {
+		return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n  disruption: {consolidationPolicy: " + policy + ", consolidateAfter: 1m}\n"
+	}
+	res, _, err := compileYAML(t, "p.yaml", pool("Balanced"))
+	require.NoError(t, err)
+	for _, w := range res.Warnings {
+		require.NotContains(t, w.Message(), "consolidationPolicy")
+	}
+	require.Len(t, res.NodePools, 1)
+	require.Equal(t, Balanced, res.NodePools[0].Disruption.Policy)
+	require.True(t, Balanced.ConsolidatesUnderutilized())
+	require.False(t, WhenEmpty.ConsolidatesUnderutilized())
+	require.Equal(t, "Balanced", Balanced.String())
+	_, _, err = compileYAML(t, "p.yaml", pool("Balance"))
+	require.ErrorContains(t, err, "use WhenEmpty, WhenEmptyOrUnderutilized or Balanced")
 }

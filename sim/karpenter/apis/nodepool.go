@@ -83,14 +83,29 @@ const (
 	WhenEmptyOrUnderutilized ConsolidationPolicy = iota
 	// WhenEmpty removes only nodes without pods.
 	WhenEmpty
+	// Balanced (v1.14) is WhenEmptyOrUnderutilized with each move of an
+	// underutilized node scored: savings against disruption, both as
+	// fractions of the pool's (KC disruption/balanced.go).
+	Balanced
 )
 
+// BalancedK is Balanced's scoring parameter: a move is approved when its
+// score is at least 1/BalancedK (KC v1.BalancedK).
+const BalancedK = 2
+
 func (p ConsolidationPolicy) String() string {
-	if p == WhenEmpty {
+	switch p {
+	case WhenEmpty:
 		return "WhenEmpty"
+	case Balanced:
+		return "Balanced"
 	}
 	return "WhenEmptyOrUnderutilized"
 }
+
+// ConsolidatesUnderutilized reports whether the policy replaces or
+// removes nodes that still have pods (every policy but WhenEmpty).
+func (p ConsolidationPolicy) ConsolidatesUnderutilized() bool { return p != WhenEmpty }
 
 // Reason is a disruption reason budgets can name.
 type Reason uint8

@@ -181,12 +181,11 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 	case "WhenEmpty":
 		p.Disruption.Policy = WhenEmpty
 	case "Balanced":
-		p.Disruption.Policy = WhenEmptyOrUnderutilized
-		c.warn(d, "spec.disruption.consolidationPolicy", "Balanced is simulated as WhenEmptyOrUnderutilized: its savings-versus-disruption scoring is not modelled")
+		p.Disruption.Policy = Balanced
 	case "WhenUnderutilized":
 		c.failc(d, CodeLegacy, "spec.disruption.consolidationPolicy", "in karpenter.sh/v1 use WhenEmptyOrUnderutilized", `"WhenUnderutilized" is v1beta1`)
 	default:
-		c.fail(d, "spec.disruption.consolidationPolicy", "use WhenEmpty or WhenEmptyOrUnderutilized", "unknown consolidation policy %q", dis.ConsolidationPolicy)
+		c.fail(d, "spec.disruption.consolidationPolicy", "use WhenEmpty, WhenEmptyOrUnderutilized or Balanced", "unknown consolidation policy %q", dis.ConsolidationPolicy)
 	}
 	if dis.ConsolidateAfter != nil {
 		if v, never, ok := c.durationOrNever(d, "spec.disruption.consolidateAfter", *dis.ConsolidateAfter, neverAllowed); ok {
