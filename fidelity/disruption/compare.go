@@ -178,6 +178,30 @@ func Score(ours Decision, ups []Decision, infos NodeInfos) CaseScore {
 	return s
 }
 
+// Widen samples upstream further where k runs sample it thinly: when
+// ours matches none of the k runs and those runs split among themselves
+// (upstream breaks ties between equal candidates at random, and with m
+// tied choices five runs miss a given one with probability (1-1/m)^5,
+// 46% for m = 7), it draws up to n more runs and counts ours within the
+// envelope if one of them agrees. A unanimous upstream is not sampled
+// again: ours differs from what upstream always does. Self and Vs stay
+// the first k runs' figures; the extra runs are returned.
+func Widen(s CaseScore, ours Decision, n int, draw func() (Decision, error), infos NodeInfos) (CaseScore, []Decision, error) {
+	if s.Within || s.Self >= 1 {
+		return s, nil, nil
+	}
+	var more []Decision
+	for len(more) < n && !s.Within {
+		d, err := draw()
+		if err != nil {
+			return s, more, err
+		}
+		more = append(more, d)
+		s.Within = Compare(ours, d, infos).Agree
+	}
+	return s, more, nil
+}
+
 // Summarise averages case scores.
 func Summarise(scores []CaseScore) Measures {
 	m := Measures{Cases: len(scores)}

@@ -47,6 +47,41 @@ func TestScore(t *testing.T) {
 	require.Equal(t, Measures{Cases: 2, UpstreamSelf: 0.75, OursVsUpstream: 0.5, Envelope: 0.5}, m)
 }
 
+// Widen draws more upstream runs only where upstream split and ours
+// matched none, stops at the first that agrees, and keeps Self and Vs.
+func TestWiden(t *testing.T) {
+	infos := NodeInfos{"a": {Pool: "p"}, "b": {Pool: "q"}, "c": {Pool: "r"}}
+	dec := func(n string) Decision { return Decision{Method: MethodEmptiness, Candidates: []string{n}} }
+	queue := func(ns ...string) (func() (Decision, error), *int) {
+		drawn := 0
+		return func() (Decision, error) { d := dec(ns[drawn]); drawn++; return d, nil }, &drawn
+	}
+
+	split := Score(dec("a"), []Decision{dec("b"), dec("c")}, infos)
+	draw, drawn := queue("b", "a", "c")
+	s, more, err := Widen(split, dec("a"), 10, draw, infos)
+	require.NoError(t, err)
+	require.True(t, s.Within, "the second extra run agrees")
+	require.Equal(t, 2, *drawn)
+	require.Len(t, more, 2)
+	require.Equal(t, split.Self, s.Self)
+	require.Equal(t, split.Vs, s.Vs)
+
+	draw, drawn = queue("b", "c", "b")
+	s, _, err = Widen(split, dec("a"), 3, draw, infos)
+	require.NoError(t, err)
+	require.False(t, s.Within, "no extra run agrees")
+	require.Equal(t, 3, *drawn, "at most n more")
+
+	unanimous := Score(dec("a"), []Decision{dec("b"), dec("b")}, infos)
+	draw, drawn = queue("a")
+	s, more, err = Widen(unanimous, dec("a"), 10, draw, infos)
+	require.NoError(t, err)
+	require.False(t, s.Within, "a unanimous upstream is not sampled again")
+	require.Zero(t, *drawn)
+	require.Empty(t, more)
+}
+
 // The nodes a later decision finds in flight (case-016): those of every
 // earlier command started by its instant, the same instant included, that
 // the dump taken just before that instant still has; not its own, nor

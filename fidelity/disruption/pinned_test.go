@@ -25,6 +25,7 @@ var pinned = map[string]string{
 	"case-009": "an imported scenario's clock was DefaultEpoch: a budget schedule active at the export was not",
 	"case-012": "drift order: the export's Drifted condition times, not the run's start",
 	"case-027": "the first pass on an imported cluster came 10 s in: consolidateAfter had ended by then",
+	"case-085": "a harness defect: upstream's cluster state drops a node's pods' disruption costs when its NodeClaim changes, and the harness reconciled pods only before the first condition writes, so the Balanced pool's total disruption was 39 for 151 and upstream rejected the move ours took",
 	"case-068": "expireAfter changed after launch: ours expired by the pool's value, not the NodeClaims' own; and a PDB on a pod that tolerates karpenter.sh/disrupted (never evicted) blocked drift",
 }
 
@@ -37,6 +38,7 @@ var pinnedLater = map[string]map[int]string{
 	"case-056": {3: "a harness defect: the node our expiration had started deleting was dumped just before, not deleting, and upstream expired it again"},
 	"case-074": {2: "the state dump wrote a node's Drifted condition only once our drift method had looked at it (the check is lazy): upstream found the drift itself, newest, and took another node"},
 	"case-072": {2: "the state dump left out karpenter.sh/registered and initialized on nodes launched in the run: upstream never took them"},
+	"case-039": {2: "the harness defect of case-085 (a Balanced pool's totals without the pods of nodes whose NodeClaim had changed): upstream rejected the move"},
 	"case-088": {3: "our ReplicaSet replaced an evicted pod only once it was gone (Kubernetes: at once), so two replacements bound to the node upstream consolidated"},
 }
 

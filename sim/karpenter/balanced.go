@@ -18,6 +18,11 @@ import (
 // and deletion cost, evictionCost); the pool's sums are over all its
 // nodes, candidates or not. Emptiness does not score: empty nodes go
 // under every policy. Other policies approve every move.
+//
+// Simplified: upstream v1.15.0's cluster state leaves a node's pods out
+// of its disruption cost for up to a minute after its NodeClaim changes
+// (newStateFromNodeClaim drops podDisruptionCosts until each pod's next
+// reconcile); ours always counts every pod, the settled state.
 
 // poolTotals are a pool's denominators: the price of all its nodes ($/h)
 // and the sum of their disruption costs.

@@ -16,11 +16,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
 	opstatus "github.com/awslabs/operatorpkg/status"
+	"github.com/go-logr/logr"
 	"github.com/samber/lo"
+	"go.uber.org/zap/zapcore"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -36,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
@@ -59,6 +63,16 @@ func init() {
 	log.SetLogger(logging.NopLogger)
 	karpv1.WellKnownLabels.Insert(awsLabels...)
 	registerNodeClass()
+}
+
+// upstreamLogger is where upstream's logs go: nowhere, unless
+// FIDELITY_UPSTREAM_LOG=1, then to stderr at V(1), where its Balanced
+// scores ("consolidation score") are, to compare with ours.
+func upstreamLogger() logr.Logger {
+	if os.Getenv("FIDELITY_UPSTREAM_LOG") != "1" {
+		return logging.NopLogger
+	}
+	return zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.Level(-1)))
 }
 
 // PollingPeriod is how often upstream's disruption controller looks for
@@ -94,7 +108,10 @@ type Harness struct {
 	// last saw, so that a poll re-informs only what changed (the watch
 	// events the operator would receive).
 	informed map[objectKey]string
-	loaded   bool
+	// podsInformed is when the pod state controller last reconciled
+	// every pod (it requeues each one every stateRetryPeriod).
+	podsInformed time.Time
+	loaded       bool
 	// inFlight are the provider IDs of nodes a command in progress holds
 	// (MarkInFlight).
 	inFlight []string
@@ -118,7 +135,7 @@ func NewAt(c *disruptionfidelity.Case, now time.Time) (*Harness, error) {
 	// test.Options() as upstream's suites use them; NodeRepair stays off
 	// (its default: NewMethods registers no Repair), reserved capacity on.
 	opts := test.Options(test.OptionsFields{FeatureGates: test.FeatureGates{SpotToSpotConsolidation: lo.ToPtr(c.SpotToSpot)}})
-	ctx := options.ToContext(log.IntoContext(context.Background(), logging.NopLogger), opts)
+	ctx := options.ToContext(log.IntoContext(context.Background(), upstreamLogger()), opts)
 
 	clk := clocktesting.NewFakeClock(now)
 	objs, err := caseObjects(c, clk)
@@ -224,7 +241,63 @@ func (h *Harness) load() error {
 	if _, err := h.pricing.Reconcile(h.ctx); err != nil {
 		return fmt.Errorf("pricing: %w", err)
 	}
-	return h.inform(true)
+	if err := h.inform(true); err != nil {
+		return err
+	}
+	// A settled start: the export comes from a running cluster, where the
+	// nodeclaim disruption controller has already set the conditions it
+	// would set now and the pod state controller has reconciled every pod
+	// since (each one every stateRetryPeriod). Without this the first
+	// poll's condition writes would be newer than every pod's reconcile,
+	// and upstream's cluster state drops a node's pods' disruption costs
+	// when its NodeClaim changes (newStateFromNodeClaim does not carry
+	// podDisruptionCosts over; they come back at the pod's next
+	// reconcile), leaving the Balanced pools' totals without them.
+	if err := h.nodeClaimConditions(); err != nil {
+		return err
+	}
+	if err := h.inform(false); err != nil {
+		return err
+	}
+	return h.informPods()
+}
+
+// informPods reconciles every pod, as the pod state controller's requeue
+// (stateRetryPeriod) does whether or not the pod changed.
+func (h *Harness) informPods() error {
+	pods := &corev1.PodList{}
+	if err := h.kube.List(h.ctx, pods); err != nil {
+		return err
+	}
+	for i := range pods.Items {
+		req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&pods.Items[i])}
+		if _, err := h.podState.Reconcile(h.ctx, req); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("informing Pod %s: %w", req.NamespacedName, err)
+		}
+	}
+	h.podsInformed = h.clk.Now()
+	return nil
+}
+
+// podRetryPeriod is the pod state controller's requeue of every pod
+// (informer/pod.go stateRetryPeriod).
+const podRetryPeriod = time.Minute
+
+// nodeClaimConditions runs the nodeclaim disruption controller on every
+// NodeClaim: the Consolidatable and Drifted conditions at the clock's
+// time.
+func (h *Harness) nodeClaimConditions() error {
+	ncs := &karpv1.NodeClaimList{}
+	if err := h.kube.List(h.ctx, ncs); err != nil {
+		return err
+	}
+	for i := range ncs.Items {
+		req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&ncs.Items[i])}
+		if _, err := h.ncDisruption.Reconcile(h.ctx, req); err != nil {
+			return fmt.Errorf("nodeclaim disruption %s: %w", req.Name, err)
+		}
+	}
+	return nil
 }
 
 // inform runs the state informers for the objects that changed since they
@@ -241,6 +314,9 @@ func (h *Harness) inform(all bool) error {
 		return err
 	}
 	if !all {
+		if h.clk.Since(h.podsInformed) >= podRetryPeriod {
+			return h.informPods()
+		}
 		return nil
 	}
 	if err := h.informKind(&appsv1.DaemonSetList{}, "DaemonSet", h.daemonSetState, false); err != nil {
@@ -248,7 +324,11 @@ func (h *Harness) inform(all bool) error {
 	}
 	// A pod bound to a node cluster state does not track (unmanaged,
 	// not exported) stays out of it, as upstream's requeues would leave it.
-	return h.informKind(&corev1.PodList{}, "Pod", h.podState, true)
+	if err := h.informKind(&corev1.PodList{}, "Pod", h.podState, true); err != nil {
+		return err
+	}
+	h.podsInformed = h.clk.Now()
+	return nil
 }
 
 func (h *Harness) informKind(list client.ObjectList, kind string, r reconcile.Reconciler, ignoreNotFound bool) error {
@@ -292,11 +372,8 @@ func (h *Harness) poll() (disruptionfidelity.Decision, bool, error) {
 		return disruptionfidelity.Decision{}, false, err
 	}
 	// Consolidatable and Drifted conditions.
-	for i := range ncs.Items {
-		req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&ncs.Items[i])}
-		if _, err := h.ncDisruption.Reconcile(h.ctx, req); err != nil {
-			return disruptionfidelity.Decision{}, false, fmt.Errorf("nodeclaim disruption %s: %w", req.Name, err)
-		}
+	if err := h.nodeClaimConditions(); err != nil {
+		return disruptionfidelity.Decision{}, false, err
 	}
 	// Expiration.
 	var expired []string

@@ -3,7 +3,12 @@
 // through the user's path (sim import, then sim run), and prints one
 // line per decision:
 //
-//	fidelity-disruption: cases=N upstream_self=P% ours_vs_upstream=P% envelope=P% speedup=Fx
+//	fidelity-disruption: cases=N upstream_self=P% ours_vs_upstream=P% envelope=P% extra_runs=N speedup=Fx
+//
+// The envelope is the share of cases where ours agrees with one of
+// upstream's runs: k runs per decision, and up to -extra more where those
+// k split among themselves and ours matches none (Widen); upstream_self
+// and ours_vs_upstream are the first k runs' figures.
 //
 // Run it from fidelity/disruption with GOTOOLCHAIN=go1.27.3 (make
 // fidelity does).
@@ -30,6 +35,7 @@ func main() {
 		seed    = flag.Uint64("seed", 1, "the generator's seed")
 		cases   = flag.Int("cases", 100, "how many cases")
 		k       = flag.Int("k", 5, "upstream runs per case (it breaks ties at random)")
+		extra   = flag.Int("extra", 15, "more upstream runs, at most, where the k split and ours matches none of them")
 		horizon = flag.Duration("horizon", 10*time.Minute, "how long each side may take to decide")
 		later   = flag.Int("later", 2, "decisions after the first to compare (second, third)")
 		only    = flag.String("only", "", "run only this case, printing both sides in full")
@@ -39,13 +45,13 @@ func main() {
 		workers = flag.Int("workers", runtime.NumCPU(), "cases run in parallel")
 	)
 	flag.Parse()
-	if err := run(*seed, *cases, *k, *horizon, *later, *only, *verbose, *keep, *simBin, *workers); err != nil {
+	if err := run(*seed, *cases, *k, *extra, *horizon, *later, *only, *verbose, *keep, *simBin, *workers); err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity-disruption:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seed uint64, n, k int, horizon time.Duration, later int, only string, verbose bool, dir, simBin string, workers int) error {
+func run(seed uint64, n, k, extra int, horizon time.Duration, later int, only string, verbose bool, dir, simBin string, workers int) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "fidelity-disruption-")
 		if err != nil {
@@ -79,6 +85,7 @@ func run(seed uint64, n, k int, horizon time.Duration, later int, only string, v
 	var oursRuns, upRuns int
 	var disagreements []string
 	skipped := make([]int, rounds)
+	extraRuns := make([]int, rounds) // Widen's runs, per decision
 	var todo []*df.Case
 	for _, c := range all {
 		if only == "" || c.Name == only {
@@ -96,7 +103,7 @@ func run(seed uint64, n, k int, horizon time.Duration, later int, only string, v
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i], errs[i] = evalCase(todo[i], ours, k, horizon, rounds, verbose || only != "")
+				results[i], errs[i] = evalCase(todo[i], ours, k, extra, horizon, rounds, verbose || only != "")
 			}
 		}()
 	}
@@ -122,6 +129,7 @@ func run(seed uint64, n, k int, horizon time.Duration, later int, only string, v
 				scores[round] = append(scores[round], r.scores[round])
 			}
 			skipped[round] += r.skipped[round]
+			extraRuns[round] += r.extraRuns[round]
 		}
 	}
 	for _, d := range disagreements {
@@ -137,8 +145,8 @@ func run(seed uint64, n, k int, horizon time.Duration, later int, only string, v
 		} else {
 			name += fmt.Sprintf("-%d", round+1)
 		}
-		line := fmt.Sprintf("%s: cases=%d upstream_self=%.1f%% ours_vs_upstream=%.1f%% envelope=%.1f%%", name,
-			m.Cases, 100*m.UpstreamSelf, 100*m.OursVsUpstream, 100*m.Envelope)
+		line := fmt.Sprintf("%s: cases=%d upstream_self=%.1f%% ours_vs_upstream=%.1f%% envelope=%.1f%% extra_runs=%d", name,
+			m.Cases, 100*m.UpstreamSelf, 100*m.OursVsUpstream, 100*m.Envelope, extraRuns[round])
 		if round == 0 {
 			speed := 0.0
 			if oursRuns > 0 && upRuns > 0 {
@@ -176,15 +184,15 @@ func run(seed uint64, n, k int, horizon time.Duration, later int, only string, v
 type caseResult struct {
 	scores               []df.CaseScore
 	scored               []bool
-	skipped              []int
+	skipped, extraRuns   []int
 	lines, disagreements []string
 	oursTime, upTime     time.Duration
 	upRuns               int
 }
 
 // evalCase runs our side once and upstream k times per decision.
-func evalCase(c *df.Case, ours *df.Ours, k int, horizon time.Duration, rounds int, verbose bool) (*caseResult, error) {
-	r := &caseResult{scores: make([]df.CaseScore, rounds), scored: make([]bool, rounds), skipped: make([]int, rounds)}
+func evalCase(c *df.Case, ours *df.Ours, k, extra int, horizon time.Duration, rounds int, verbose bool) (*caseResult, error) {
+	r := &caseResult{scores: make([]df.CaseScore, rounds), scored: make([]bool, rounds), skipped: make([]int, rounds), extraRuns: make([]int, rounds)}
 	or, err := ours.Run(c)
 	if err != nil {
 		return nil, err
@@ -222,14 +230,26 @@ func evalCase(c *df.Case, ours *df.Ours, k int, horizon time.Duration, rounds in
 		}
 		infos := df.InfosOf(state.Nodes, state.Pods)
 		s := df.Score(ourDecision, ups, infos)
+		s, more, err := df.Widen(s, ourDecision, extra, func() (df.Decision, error) {
+			d, _, err := rd.Decide(horizon)
+			return d, err
+		}, infos)
+		if err != nil {
+			return nil, fmt.Errorf("%s: upstream: %w", c.Name, err)
+		}
+		r.extraRuns[round] += len(more)
 		r.scores[round], r.scored[round] = s, true
 		if verbose || !s.Within {
 			line := fmt.Sprintf("%s decision %d [%s]\n  ours:      %s\n", c.Name, round+1, state.ShapeString(), ourDecision)
 			if len(inFlight) > 0 {
 				line += fmt.Sprintf("  in flight: %s\n", strings.Join(inFlight, " "))
 			}
-			for i, u := range ups {
-				line += fmt.Sprintf("  upstream%d: %s  (%s)\n", i, u, verdict(df.Compare(ourDecision, u, infos)))
+			for i, u := range append(ups, more...) {
+				extraMark := ""
+				if i >= len(ups) {
+					extraMark = " [extra]"
+				}
+				line += fmt.Sprintf("  upstream%d: %s  (%s)%s\n", i, u, verdict(df.Compare(ourDecision, u, infos)), extraMark)
 			}
 			if !s.Within {
 				r.disagreements = append(r.disagreements, line)
