@@ -109,7 +109,7 @@ func TestExplainWhyNothingCameNoNodePool(t *testing.T) {
 // A burst into one spot pool that holds 10 instances: the pods left over
 // are told apart from a dry regime, the pool's depth is named.
 func TestExplainWhyNothingCamePoolDepth(t *testing.T) {
-	out := explainOf(t, filepath.Join("testdata", "explain", "depth-burst.yaml"), "web-59")
+	out := explainOf(t, filepath.Join("testdata", "explain", "depth-burst.yaml"), "web-58")
 	require.Contains(t, out, "No autoscaler launched a node for it.")
 	require.Regexp(t, `karpenter's launches failed \d+ x InsufficientInstanceCapacity \(pool depth used up: partial fulfilment\) on c5.xlarge/us-east-1a/spot`, out)
 }

@@ -851,15 +851,35 @@ func (c *Case) ShapeString() string {
 }
 
 // FillPDBStatus sets each PodDisruptionBudget's status as the disruption
-// controller keeps it: every pod it selects that runs and is not being
-// deleted counts as healthy. A state dump writes PDBs without status.
+// controller keeps it (kubernetes pkg/controller/disruption): every pod it
+// selects that runs and is not being deleted counts as healthy; the
+// expected count is the scale of the pods' controllers (each counted once:
+// a ReplicaSet owned by a Deployment counts the Deployment's replicas) for
+// maxUnavailable and a percentage minAvailable, and the number of pods
+// for an integer minAvailable (getExpectedPodCount). Pods being deleted
+// still count toward the number of pods, not toward the scale. A state
+// dump writes PDBs without status.
 func FillPDBStatus(c *Case) {
+	rsOwner := map[string]*appsv1.Deployment{} // ReplicaSet namespace/name -> its Deployment
+	deps := map[string]*appsv1.Deployment{}
+	for _, d := range c.Deployments {
+		deps[d.Namespace+"/"+d.Name] = d
+	}
+	rsByName := map[string]*appsv1.ReplicaSet{}
+	for _, rs := range c.ReplicaSets {
+		rsByName[rs.Namespace+"/"+rs.Name] = rs
+		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" {
+			rsOwner[rs.Namespace+"/"+rs.Name] = deps[rs.Namespace+"/"+ref.Name]
+		}
+	}
 	for _, pdb := range c.PDBs {
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 		if err != nil {
 			continue
 		}
 		n, healthy := int32(0), int32(0)
+		scale, scaled := int32(0), true
+		counted := map[string]bool{}
 		for _, p := range c.Pods {
 			if p.Namespace != pdb.Namespace || !sel.Matches(labels.Set(p.Labels)) {
 				continue
@@ -868,16 +888,48 @@ func FillPDBStatus(c *Case) {
 			if p.Spec.NodeName != "" && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
 				healthy++
 			}
+			ref := metav1.GetControllerOf(p)
+			if ref == nil {
+				scaled = false // upstream: "found no controllers": no status
+				continue
+			}
+			key := p.Namespace + "/" + ref.Name
+			var replicas *int32
+			switch {
+			case ref.Kind == "ReplicaSet" && rsOwner[key] != nil:
+				key = p.Namespace + "/deployment/" + rsOwner[key].Name
+				replicas = rsOwner[p.Namespace+"/"+ref.Name].Spec.Replicas
+			case ref.Kind == "ReplicaSet" && rsByName[key] != nil:
+				replicas = rsByName[key].Spec.Replicas
+			default:
+				scaled = false
+				continue
+			}
+			if !counted[key] {
+				counted[key] = true
+				if replicas != nil {
+					scale += *replicas
+				} else {
+					scale++ // replicas defaults to 1
+				}
+			}
+		}
+		expected := scale
+		if !scaled {
+			expected = n
 		}
 		desired := n
-		if pdb.Spec.MinAvailable != nil {
-			v, _ := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MinAvailable, int(n), true)
+		switch {
+		case pdb.Spec.MaxUnavailable != nil:
+			v, _ := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MaxUnavailable, int(expected), true)
+			desired = expected - int32(v)
+		case pdb.Spec.MinAvailable != nil && pdb.Spec.MinAvailable.Type == intstr.Int:
+			desired, expected = pdb.Spec.MinAvailable.IntVal, n
+		case pdb.Spec.MinAvailable != nil:
+			v, _ := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MinAvailable, int(expected), true)
 			desired = int32(v)
-		} else if pdb.Spec.MaxUnavailable != nil {
-			v, _ := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MaxUnavailable, int(n), true)
-			desired = n - int32(v)
 		}
 		pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, CurrentHealthy: healthy, DesiredHealthy: desired,
-			ExpectedPods: n, DisruptionsAllowed: max(healthy-desired, 0)}
+			ExpectedPods: expected, DisruptionsAllowed: max(healthy-desired, 0)}
 	}
 }

@@ -84,7 +84,7 @@ func (c *Cluster) checkNodes() error {
 			if int(p.nodeSlot) != slot {
 				return fmt.Errorf("cluster: Pod.nodeSlot: %s: have %d, want %d (its index in %s's Pods)", c.podName(pid), p.nodeSlot, slot, c.nodeName(id))
 			}
-			want := PodRef{Spec: p.Spec, Created: p.Created, Namespace: p.Namespace, Terminating: p.Terminating}
+			want := PodRef{Spec: p.Spec, Created: p.Created, UIDRank: p.UIDRank, Namespace: p.Namespace, Terminating: p.Terminating}
 			if n.PodRefs[slot] != want {
 				return fmt.Errorf("cluster: Node.PodRefs: %s slot %d (%s): have %+v, want %+v", c.nodeName(id), slot, c.podName(pid), n.PodRefs[slot], want)
 			}

@@ -283,6 +283,7 @@ func (c *Cluster) CreatePod(p Pod) PodID {
 	p.Node = NoNode
 	p.nodeSlot = -1
 	p.Created = c.Now()
+	p.UIDRank = PodUIDRank(c.Syms.Name(p.Namespace), p.Name)
 	p.Unschedulable = false
 	p.Cause = CauseNone
 	c.Pods = append(c.Pods, p)
@@ -344,7 +345,7 @@ func (c *Cluster) Bind(id PodID, node NodeID) {
 	p.Unschedulable = false
 	p.nodeSlot = int32(len(n.Pods))
 	n.Pods = append(n.Pods, id)
-	n.PodRefs = append(n.PodRefs, PodRef{Spec: p.Spec, Created: p.Created, Namespace: p.Namespace, Terminating: p.Terminating})
+	n.PodRefs = append(n.PodRefs, PodRef{Spec: p.Spec, Created: p.Created, UIDRank: p.UIDRank, Namespace: p.Namespace, Terminating: p.Terminating})
 	n.Requested = n.Requested.Add(p.Spec.Requests)
 	n.ScoreRequested[CPU] += p.Spec.ScoreCPU
 	n.ScoreRequested[Memory] += p.Spec.ScoreMemory

@@ -183,6 +183,7 @@ type Node struct {
 type PodRef struct {
 	Spec        *PodSpec
 	Created     engine.Time
+	UIDRank     uint64
 	Namespace   Sym
 	Terminating bool
 }

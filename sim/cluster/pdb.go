@@ -25,6 +25,19 @@ func (v IntOrPercent) scaled(total int) int {
 	return (int(v.Value)*total + 99) / 100
 }
 
+// FullyBlocking reports whether the budget allows no eviction by its spec,
+// whatever the pods' health: maxUnavailable 0 or 0%, minAvailable 100%
+// (KC pdb newPdb isFullyBlocking; minAvailable as a count is not).
+func (b *PDB) FullyBlocking() bool {
+	switch {
+	case b.MaxUnavailable != nil:
+		return b.MaxUnavailable.Value == 0
+	case b.MinAvailable != nil:
+		return b.MinAvailable.Percent && b.MinAvailable.Value == 100
+	}
+	return false
+}
+
 // Covers reports whether the budget selects the pod.
 func (b *PDB) Covers(c *Cluster, p *Pod) bool {
 	return p.Namespace == b.Namespace && b.Selector.Matches(c.Syms, p.Spec.Labels)

@@ -172,6 +172,10 @@ type Pod struct {
 	nodeSlot int32
 
 	Created engine.Time
+	// UIDRank orders the pod's metadata.uid as the state dump writes it
+	// (PodUIDRank): upstream Karpenter's queue breaks ties between pods
+	// of equal requests created in the same second by uid.
+	UIDRank uint64
 	BoundAt engine.Time
 	Started engine.Time
 	Ended   engine.Time

@@ -46,7 +46,7 @@ func TestPodRefsMirrorPods(t *testing.T) {
 			require.Len(t, node.PodRefs, len(node.Pods))
 			for i, pid := range node.Pods {
 				p := &c.Pods[pid]
-				require.Equal(t, PodRef{Spec: p.Spec, Created: p.Created, Namespace: p.Namespace, Terminating: p.Terminating}, node.PodRefs[i])
+				require.Equal(t, PodRef{Spec: p.Spec, Created: p.Created, UIDRank: p.UIDRank, Namespace: p.Namespace, Terminating: p.Terminating}, node.PodRefs[i])
 				checked++
 			}
 		}

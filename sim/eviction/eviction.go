@@ -85,6 +85,26 @@ func (e *Evictor) HandleEvent(ev engine.Event) {
 	e.cl.DeletePod(cluster.PodID(ev.Obj), cluster.DeleteCause(ev.Kind))
 }
 
+// FullyBlocked reports whether no eviction of the pod can ever pass: a
+// budget that allows none by its spec selects it (maxUnavailable 0 or
+// 0%, minAvailable 100%: KC pdb isFullyBlocking), or more than one does
+// (the eviction API refuses a pod under two budgets).
+func (e *Evictor) FullyBlocked(id cluster.PodID) bool {
+	p := &e.cl.Pods[id]
+	covering := 0
+	for i := range e.pdbs {
+		b := &e.pdbs[i]
+		if !b.Covers(e.cl, p) {
+			continue
+		}
+		covering++
+		if b.FullyBlocking() || covering > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // Covered reports whether some PodDisruptionBudget selects the pod (the
 // Cluster Autoscaler lets kube-system pods with a budget be drained).
 func (e *Evictor) Covered(id cluster.PodID) bool {

@@ -48,6 +48,7 @@ type nopEvictor struct{}
 func (nopEvictor) Evict(cluster.PodID, cluster.DeleteCause) bool { return true }
 func (nopEvictor) Blocked(cluster.PodID) bool                    { return false }
 func (nopEvictor) HasBudgets() bool                              { return false }
+func (nopEvictor) FullyBlocked(cluster.PodID) bool               { return false }
 
 // diversePods creates count pending pods, a quarter of each kind.
 func diversePods(h *harness, count int) []cluster.PodID {

@@ -43,6 +43,10 @@ type Evictor interface {
 	// HasBudgets reports whether any budget exists (none: nothing is
 	// blocked).
 	HasBudgets() bool
+	// FullyBlocked reports whether no eviction of the pod can ever pass:
+	// a budget allowing none by its spec covers it (maxUnavailable 0 or
+	// 0%, minAvailable 100%), or more than one budget does.
+	FullyBlocked(pod cluster.PodID) bool
 }
 
 // DaemonOverheadFunc returns the requests of the DaemonSet pods that would

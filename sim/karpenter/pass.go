@@ -112,7 +112,7 @@ func (d *disrupter) podScan(kn *knode) *podScan {
 			continue
 		}
 		sc.pods = append(sc.pods, pid)
-		b.Add(d.solvers, scheduling.QueueKey{CPU: r.Spec.Requests[cluster.CPU], Memory: r.Spec.Requests[cluster.Memory], Created: r.Created, ID: pid,
+		b.Add(d.solvers, scheduling.QueueKey{CPU: r.Spec.Requests[cluster.CPU], Memory: r.Spec.Requests[cluster.Memory], Created: r.Created, UIDRank: r.UIDRank, ID: pid,
 			Namespace: r.Namespace, Origin: scheduling.FromCandidate, Spec: r.Spec})
 		sc.cost += max(0, evictionCost(r.Spec))
 	}

@@ -140,10 +140,11 @@ func unbindable(p *cluster.Pod) bool {
 	return p.Spec.Volume != nil && p.Spec.Volume.Unbindable
 }
 
-// deletingNodePods are the reschedulable pods on nodes marked for
-// deletion: being deleted, or candidates of a started command waiting for
-// its replacements (KC Cluster.DeletingNodes: MarkedForDeletion, which the
-// orchestration queue sets when it starts a command).
+// deletingNodePods are the pods on nodes marked for deletion (being
+// deleted, or candidates of a started command waiting for its
+// replacements: KC Cluster.DeletingNodes, MarkedForDeletion, which the
+// orchestration queue sets when it starts a command) that are currently
+// reschedulable (currentlyReschedulable).
 func (pr *provisioner) deletingNodePods() []cluster.PodID {
 	var out []cluster.PodID
 	for _, kn := range pr.nodes.live {
@@ -151,13 +152,37 @@ func (pr *provisioner) deletingNodePods() []cluster.PodID {
 			continue
 		}
 		for _, pid := range pr.cl.Nodes[kn.ID].Pods {
-			if reschedulable(&pr.cl.Pods[pid]) {
+			if pr.currentlyReschedulable(pid) {
 				out = append(out, pid)
 			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// currentlyReschedulable: a pod of a deleting node that provisioning and
+// every disruption what-if plan room for (KC
+// GetCurrentlyReschedulablePods, pdb.IsCurrentlyReschedulable):
+// reschedulable, no active karpenter.sh/do-not-disrupt (its drain waits
+// for it), and not fully blocked by a budget (it may never leave) unless
+// it tolerates the disruption taint (never evicted, so no budget
+// applies: KC isEvictable).
+func (pr *provisioner) currentlyReschedulable(pid cluster.PodID) bool {
+	p := &pr.cl.Pods[pid]
+	if !reschedulable(p) {
+		return false
+	}
+	if p.Spec.DoNotDisrupt || p.Spec.DoNotDisruptFor > 0 {
+		if active, _ := p.DoNotDisruptActive(pr.eng.Now()); active {
+			return false
+		}
+	}
+	if pr.evictor.HasBudgets() && pr.evictor.FullyBlocked(pid) &&
+		!p.Spec.Tolerations.Tolerate(cluster.Taint{Key: pr.keyDisrupted, Effect: cluster.EffectNoSchedule}) {
+		return false
+	}
+	return true
 }
 
 func (pr *provisioner) hasProvisionable() bool {
@@ -171,7 +196,7 @@ func (pr *provisioner) hasProvisionable() bool {
 			continue
 		}
 		for _, pid := range pr.cl.Nodes[kn.ID].Pods {
-			if reschedulable(&pr.cl.Pods[pid]) {
+			if pr.currentlyReschedulable(pid) {
 				return true
 			}
 		}

@@ -99,6 +99,7 @@ type noEvictions struct{}
 func (noEvictions) Evict(cluster.PodID, cluster.DeleteCause) bool { return false }
 func (noEvictions) Blocked(cluster.PodID) bool                    { return true }
 func (noEvictions) HasBudgets() bool                              { return true }
+func (noEvictions) FullyBlocked(cluster.PodID) bool               { return false }
 
 // PoolInstanceType is an instance type as a NodePool would launch it.
 type PoolInstanceType = scheduling.PoolInstanceType

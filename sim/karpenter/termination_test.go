@@ -1,11 +1,14 @@
 package karpenter
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
@@ -83,4 +86,48 @@ func TestPreemptingPodIsNotProvisionable(t *testing.T) {
 	require.False(t, h.k.prov.hasProvisionable())
 	h.cl.SetPreempting(got[0], false)
 	require.Equal(t, got, h.k.prov.provisionable())
+}
+
+// The pods of a deleting node that provisioning and the what-ifs plan
+// room for are those currently reschedulable (KC
+// GetCurrentlyReschedulablePods): not a pod with an active
+// karpenter.sh/do-not-disrupt (its node's drain waits for it), nor one a
+// budget blocks for good (maxUnavailable 0), unless that one tolerates
+// karpenter.sh/disrupted (never evicted). case-017's third decision in
+// fidelity-disruption: ours planned a second replacement for two
+// do-not-disrupt pods of draining nodes.
+func TestDeletingNodesPodsThatCannotLeaveGetNoRoom(t *testing.T) {
+	h := newHarness(t)
+	sel, err := cluster.CompileLabelSelector(h.cl.Syms, &metav1.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}})
+	require.NoError(t, err)
+	h.pdbs = []cluster.PDB{{Namespace: h.cl.Syms.Intern("default"), Name: "guarded", Selector: sel, MaxUnavailable: &cluster.IntOrPercent{Value: 0}}}
+	h.deploy("web", h.podSpec("200m", "128Mi", map[string]string{"app": "web"}), time.Duration(0), 2)
+	h.deploy("pinned", h.podSpec("200m", "128Mi", map[string]string{"app": "pinned"}, withDoNotDisrupt()), time.Duration(0), 1)
+	h.deploy("guarded", h.podSpec("200m", "128Mi", map[string]string{"app": "guarded"}), time.Duration(0), 1)
+	h.deploy("tolerant", h.podSpec("200m", "128Mi", map[string]string{"app": "guarded"}, withToleration("karpenter.sh/disrupted")), time.Duration(0), 1)
+	h.start(poolWith("p", odLarge, "  disruption:\n    consolidateAfter: Never"))
+	h.run(5 * time.Minute)
+	require.Empty(t, h.k.prov.provisionable())
+	want := map[string]bool{}
+	for _, kn := range h.k.nodes.live {
+		kn.InCommand = true
+		for _, pid := range h.cl.Nodes[kn.ID].Pods {
+			if p := &h.cl.Pods[pid]; !p.Spec.DaemonSet {
+				want[p.Name] = true
+			}
+		}
+	}
+	require.Len(t, want, 5, "every pod is on a node of the command")
+	var got []string
+	for _, pid := range h.k.prov.provisionable() {
+		got = append(got, h.cl.Pods[pid].Name)
+	}
+	require.Len(t, got, 3, "%v", got)
+	for _, name := range got {
+		require.NotContains(t, name, "pinned")
+		require.False(t, strings.HasPrefix(name, "guarded"), name)
+	}
+	for _, kn := range h.k.nodes.live {
+		kn.InCommand = false
+	}
 }

@@ -68,7 +68,6 @@ package statedump
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -257,7 +256,7 @@ func (d *dumper) time(t time.Duration) metav1.Time {
 
 // UID is a stable UUID-shaped hash of an object's identity.
 func UID(kind, namespace, name string) types.UID {
-	b := sha256.Sum256([]byte(kind + "/" + namespace + "/" + name))
+	b := cluster.ObjectUIDHash(kind, namespace, name)
 	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]))
 }
 

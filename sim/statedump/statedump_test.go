@@ -48,3 +48,18 @@ func TestEmptyClusterAndWriteErrors(t *testing.T) {
 	require.Equal(t, "apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n", buf.String())
 	require.EqualError(t, statedump.Write(failing{}, in), "disk full")
 }
+
+// The Karpenter queue's tie-break (cluster.PodUIDRank) orders pods as
+// upstream orders the uids this dump writes (as strings).
+func TestPodUIDRankOrdersAsDumpedUIDs(t *testing.T) {
+	names := []string{"web-1", "web-2", "web-3", "app-2-1", "app-2-2", "a", "b", "job-7-x", "db-0", "db-1"}
+	for _, ns := range []string{"default", "shop"} {
+		for _, a := range names {
+			for _, b := range names {
+				ua, ub := string(statedump.UID("Pod", ns, a)), string(statedump.UID("Pod", ns, b))
+				ra, rb := cluster.PodUIDRank(ns, a), cluster.PodUIDRank(ns, b)
+				require.Equal(t, ua < ub, ra < rb, "%s/%s (%s) vs %s (%s)", ns, a, ua, b, ub)
+			}
+		}
+	}
+}

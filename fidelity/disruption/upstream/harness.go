@@ -451,11 +451,20 @@ func (h *Harness) disrupt(m disruption.Method) ([]disruption.Command, error) {
 	}
 	if setter, ok := m.(disruption.NodePoolTotalsSetter); ok {
 		setter.SetNodePoolTotals(totals)
+		for pool, t := range totals {
+			log.FromContext(h.ctx).V(1).Info("nodepool totals (harness)", "method", m.Reason(), "nodepool", pool,
+				"total_cost", t.TotalCost, "total_disruption_cost", t.TotalDisruptionCost)
+		}
+		for _, c := range candidates {
+			log.FromContext(h.ctx).V(1).Info("candidate (harness)", "method", m.Reason(), "node", c.Name(), "nodepool", c.NodePool.Name,
+				"price", c.Price, "reschedule_disruption_cost", c.RescheduleDisruptionCost)
+		}
 	}
 	budgets, err := disruption.BuildDisruptionBudgetMapping(h.ctx, h.cluster, h.clk, h.kube, h.cp, h.recorder, m.Reason())
 	if err != nil {
 		return nil, fmt.Errorf("building disruption budgets, %w", err)
 	}
+	log.FromContext(h.ctx).V(1).Info("budgets (harness)", "method", m.Reason(), "allowed", budgets)
 	cmds, err := m.ComputeCommands(h.ctx, budgets, candidates...)
 	if err != nil {
 		return nil, fmt.Errorf("computing disruption decision, %w", err)
@@ -478,10 +487,21 @@ type noSleep struct{ clock.Clock }
 func (noSleep) Sleep(time.Duration) {}
 
 // nopRecorder drops upstream's events (they do not feed back into
-// decisions).
+// decisions); with FIDELITY_UPSTREAM_LOG=1 it prints them.
 type nopRecorder struct{}
 
-func (nopRecorder) Publish(...events.Event) {}
+func (nopRecorder) Publish(evts ...events.Event) {
+	if os.Getenv("FIDELITY_UPSTREAM_LOG") != "1" {
+		return
+	}
+	for _, e := range evts {
+		name := ""
+		if o, ok := e.InvolvedObject.(client.Object); ok {
+			name = o.GetName()
+		}
+		fmt.Fprintf(os.Stderr, "upstream event: %s %s %s: %s\n", e.Type, e.Reason, name, e.Message)
+	}
+}
 
 var (
 	schemeOnce sync.Once

@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -97,4 +98,24 @@ func TestMergeKeepsOrder(t *testing.T) {
 	}
 	require.Equal(t, OperatorIn, m.Get(syms.Intern("a")).Operator())
 	require.Same(t, &a[0], &MergeRequirements(syms, a, nil)[0], "merging nothing returns the set itself")
+}
+
+// The queue orders pods of equal requests by creationTimestamp, which
+// keeps whole seconds, then by uid (KC byCPUAndMemoryDescending).
+func TestQueueOrderWithinASecondIsByUID(t *testing.T) {
+	key := func(id cluster.PodID, created time.Duration, rank uint64) QueueKey {
+		return QueueKey{CPU: 1000, Memory: 1 << 30, Created: created, UIDRank: rank, ID: id}
+	}
+	// Created 0.2 s apart in one second: the uid decides, not the time.
+	require.Equal(t, 1, CompareQueueKeys(key(1, 100*time.Millisecond, 9), key(2, 300*time.Millisecond, 3)))
+	// A second apart: the older first, whatever the uid.
+	require.Equal(t, -1, CompareQueueKeys(key(1, 900*time.Millisecond, 9), key(2, time.Second, 3)))
+	// Before the run's start (imported pods): -0.5 s is in the second before 0.
+	require.Equal(t, -1, CompareQueueKeys(key(1, -500*time.Millisecond, 9), key(2, 0, 3)))
+	// Larger requests first, whatever the rest.
+	big := key(3, time.Hour, 99)
+	big.CPU = 2000
+	require.Equal(t, -1, CompareQueueKeys(big, key(1, 0, 0)))
+	// Same uid rank: the pod ID.
+	require.Equal(t, -1, CompareQueueKeys(key(1, 0, 5), key(2, 0, 5)))
 }

@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"time"
+
 	"slices"
 	"sort"
 
@@ -163,10 +165,13 @@ type QueueKey struct {
 	// CPU (millicores) and Memory (bytes) are the pod's requests, sorted
 	// descending.
 	CPU, Memory int64
-	// Created is the pod's creation time.
+	// Created is the pod's creation time; the queue compares whole
+	// seconds, as creationTimestamp keeps them.
 	Created engine.Time
-	// ID is the pod, the last tie-break (for the uid).
-	ID cluster.PodID
+	// UIDRank is the pod's uid order (cluster.PodUIDRank), the tie-break
+	// within a second; ID the last one.
+	UIDRank uint64
+	ID      cluster.PodID
 	// What placing the pod reads, so a solve does not touch pod records
 	// (random reads over every pod ever created): its template, and
 	// whether it is pending, on a deleting node, or neither (origin).
@@ -203,10 +208,25 @@ func (a *QueueKey) before(b *QueueKey) bool {
 	if a.Memory != b.Memory {
 		return a.Memory > b.Memory
 	}
-	if a.Created != b.Created {
-		return a.Created < b.Created
+	// KC byCPUAndMemoryDescending: creationTimestamp (1 s resolution),
+	// then uid.
+	if as, bs := wholeSeconds(a.Created), wholeSeconds(b.Created); as != bs {
+		return as < bs
+	}
+	if a.UIDRank != b.UIDRank {
+		return a.UIDRank < b.UIDRank
 	}
 	return a.ID < b.ID
+}
+
+// wholeSeconds is t rounded down to the second (creationTimestamp's
+// resolution; the run's clock starts on a whole second).
+func wholeSeconds(t engine.Time) int64 {
+	s := int64(t / time.Second)
+	if t < 0 && t%time.Second != 0 {
+		s--
+	}
+	return s
 }
 
 // CompareQueueKeys orders queue keys as the queue does (-1, 0, 1).
@@ -222,7 +242,7 @@ func CompareQueueKeys(a, b QueueKey) int {
 
 // queueKey is a pod's queue key.
 func (sv *Solvers) queueKey(id cluster.PodID, p *cluster.Pod) QueueKey {
-	return QueueKey{CPU: p.Spec.Requests[cluster.CPU], Memory: p.Spec.Requests[cluster.Memory], Created: p.Created, ID: id,
+	return QueueKey{CPU: p.Spec.Requests[cluster.CPU], Memory: p.Spec.Requests[cluster.Memory], Created: p.Created, UIDRank: p.UIDRank, ID: id,
 		Namespace: p.Namespace, Origin: sv.OriginOf(id), Spec: p.Spec}
 }
 
