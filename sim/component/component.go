@@ -334,6 +334,29 @@ type ContainerReader interface {
 	ReadsContainer(d *manifest.Document) (index int, ok bool)
 }
 
+// EnvReader reads some environment variables of one container of a
+// document it claims (Karpenter's settings): what sim sweep --emit-job
+// keeps of that container's env, while it drops every other variable
+// (the cluster's endpoint, credentials) and every other container's.
+type EnvReader interface {
+	// ReadsEnv returns the container's index in
+	// spec.template.spec.containers and the variables read.
+	ReadsEnv(d *manifest.Document) (index int, names []string, ok bool)
+}
+
+// ReadEnv is the container of d and the variables of its env a
+// registered component reads (EnvReader), if any.
+func ReadEnv(d *manifest.Document) (int, []string, bool) {
+	for _, c := range Registered() {
+		if er, ok := c.(EnvReader); ok {
+			if i, names, ok := er.ReadsEnv(d); ok {
+				return i, names, true
+			}
+		}
+	}
+	return 0, nil, false
+}
+
 // Replacer says whether an override document next replaces the earlier
 // document prev of the component (one of the same kind and name, a
 // NodePool that replaces a legacy Provisioner of its name), and the

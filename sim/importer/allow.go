@@ -12,6 +12,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 
 	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	kpapis "github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
 // Allow lists. Every object the import writes keeps only the fields the
@@ -427,6 +428,53 @@ func (im *Importer) caContainer(w where, ref string, dep *caconfig.Deployment, c
 	if len(dropped) > 0 {
 		slices.Sort(dropped)
 		im.notice(w, ref, "%d argument(s) of the Cluster Autoscaler that the simulation does not read left out: %s", len(dropped), strings.Join(slices.Compact(dropped), ", "))
+	}
+	return out
+}
+
+// karpenterContainer is Karpenter's controller container as the loader
+// reads it: its name, the public image at its version (tag; the registry
+// is not kept: a private mirror names whose it is), and of its env only
+// the plain values of Karpenter's settings (apis.EnvNames); the cluster's
+// name and endpoint, credentials, variables from ConfigMaps and Secrets,
+// flags and other containers are left out. With --redact the interruption
+// queue's name (often the cluster's) is redacted (a queue stays named).
+func (im *Importer) karpenterContainer(w where, ref string, dep *kpapis.Deployment, cs []corev1.Container) corev1.Container {
+	i := 0
+	if n, err := fmt.Sscanf(dep.Path, "spec.template.spec.containers[%d]", &i); n != 1 || err != nil || i >= len(cs) {
+		i = 0
+	}
+	c := cs[i]
+	image := "public.ecr.aws/karpenter/controller"
+	if at := strings.LastIndexByte(c.Image, '@'); at >= 0 {
+		c.Image = c.Image[:at]
+	}
+	if colon := strings.LastIndexByte(c.Image, ':'); colon > strings.LastIndexByte(c.Image, '/') {
+		image += c.Image[colon:]
+	}
+	out := corev1.Container{Name: c.Name, Image: image, Resources: c.Resources}
+	if im.opts.Redact {
+		out.Name = "c0"
+	}
+	read := kpapis.EnvNames()
+	for _, e := range c.Env {
+		if e.ValueFrom != nil || !slices.Contains(read, e.Name) {
+			continue
+		}
+		v := e.Value
+		if e.Name == "INTERRUPTION_QUEUE" && im.opts.Redact && v != "" {
+			v = im.redactText(v)
+			if v == e.Value {
+				v = "redacted-queue"
+			}
+		}
+		out.Env = append(out.Env, corev1.EnvVar{Name: e.Name, Value: v})
+	}
+	if len(cs) > 1 {
+		im.notice(w, ref, "%d other container(s) of Karpenter's Deployment left out (it is not simulated as a workload)", len(cs)-1)
+	}
+	if len(c.Args) > 0 {
+		im.notice(w, ref, "the arguments of Karpenter's controller are left out: only its environment's settings are kept (set flags' settings in spec.karpenter)")
 	}
 	return out
 }

@@ -98,8 +98,8 @@ func (im *Importer) Write(w io.Writer) error {
 		doc.Spec.Zones = im.groupZones(o, doc.Spec.Region, doc.Spec.Zones)
 	}
 	for _, wl := range im.workloads {
-		if wl.ca {
-			continue // the Cluster Autoscaler is not a workload: the loader refuses an entry for it
+		if wl.ca || wl.karpenter {
+			continue // the autoscalers' Deployments are not workloads: the loader refuses an entry for them
 		}
 		e := workloadEntry{Ref: im.outRef(wl)}
 		if wl.runtime || wl.kind == "CronJob" {

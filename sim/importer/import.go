@@ -19,6 +19,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/internal/duration"
+	kpapis "github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -138,6 +139,7 @@ type workload struct {
 	runtime               bool // a Job: the entry needs a runtime
 	statefulSet           bool
 	ca                    bool  // the Cluster Autoscaler's Deployment: not a workload
+	karpenter             bool  // Karpenter's Deployment: its settings, not a workload
 	startMax              int32 // pods it starts with (replicas, or a Job's running pods at most)
 	// tmplAnnotations are the kept annotations of its pod template.
 	tmplAnnotations map[string]string
@@ -782,7 +784,17 @@ func (im *Importer) controller(w where, it *item) error {
 		if isCAImage(d.Spec.Template.Spec.Containers) {
 			ca = im.caDeployment(w, it)
 		}
+		var kp *kpapis.Deployment
+		if ca == nil {
+			kp = im.karpenterDeployment(w, it)
+		}
 		tmpl := im.template(d.Spec.Template)
+		if kp != nil {
+			// Karpenter's controller: its settings, not a workload.
+			c := im.karpenterContainer(w, "Deployment/"+nsOr(meta.Namespace)+"/"+meta.Name, kp, d.Spec.Template.Spec.Containers)
+			tmpl = corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmpl.Labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
+			wl.karpenter = true
+		}
 		if ca != nil {
 			// The Cluster Autoscaler: its configuration, not a workload.
 			c := im.caContainer(w, "Deployment/"+nsOr(meta.Namespace)+"/"+meta.Name, ca, d.Spec.Template.Spec.Containers)
@@ -952,6 +964,24 @@ func isCAImage(cs []corev1.Container) bool {
 		}
 	}
 	return false
+}
+
+// karpenterDeployment asks the scenario loader's own test (a container
+// of Karpenter's controller image) and returns what it finds, or nil.
+func (im *Importer) karpenterDeployment(w where, it *item) *kpapis.Deployment {
+	data := it.json
+	if data == nil {
+		data = it.yamlText
+	}
+	docs, err := manifest.ReadBytes(w.file, data)
+	if err != nil || len(docs) != 1 {
+		return nil
+	}
+	dep, ok := kpapis.FindDeployment(docs[0])
+	if !ok {
+		return nil
+	}
+	return dep
 }
 
 // caDeployment asks the scenario loader's own test (the Cluster

@@ -2,6 +2,8 @@ package karpenter
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cloud"
@@ -43,8 +45,37 @@ func (karpenterComponent) Name() string { return OwnerName }
 
 func (karpenterComponent) Settings() (string, any) { return "karpenter", new(apis.SettingsSpec) }
 
-// Compile reads the NodePools, node classes and legacy Provisioners, and
-// spec.karpenter. No NodePool: Karpenter does not run (nil config).
+// Claims the Deployment that runs Karpenter's controller: its
+// environment and flags are Karpenter's settings, not a workload.
+func (karpenterComponent) Claims(d *manifest.Document) bool {
+	_, ok := apis.FindDeployment(d)
+	return ok
+}
+
+// NotAWorkload: the Deployment configures the simulated Karpenter.
+func (karpenterComponent) NotAWorkload(d *manifest.Document) (string, string) {
+	return fmt.Sprintf("runs Karpenter's controller (%s:%d): its settings configure the simulated Karpenter and it is not simulated as a workload", d.File, d.Line),
+		"remove this entry; Karpenter's settings go in spec.karpenter"
+}
+
+// ReadsEnv: the controller container's variables that are Karpenter's
+// settings (sim sweep --emit-job keeps those and drops the rest).
+func (karpenterComponent) ReadsEnv(d *manifest.Document) (int, []string, bool) {
+	dep, ok := apis.FindDeployment(d)
+	if !ok {
+		return 0, nil, false
+	}
+	i := 0
+	if _, err := fmt.Sscanf(dep.Path, "spec.template.spec.containers[%d]", &i); err != nil {
+		return 0, nil, false
+	}
+	return i, apis.EnvNames(), true
+}
+
+// Compile reads the NodePools, node classes and legacy Provisioners,
+// Karpenter's own Deployment and spec.karpenter (which wins over the
+// Deployment's settings). No NodePool: Karpenter does not run (nil
+// config).
 func (karpenterComponent) Compile(env component.Env, in component.Input) (component.Config, []component.Warning, error) {
 	spec, _ := in.Settings.(*apis.SettingsSpec)
 	var errs manifest.Errors
@@ -52,6 +83,55 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 	warn := func(code, path, msg string) {
 		warns = append(warns, component.Warning{Code: code, File: env.Scenario.File, Line: env.Scenario.LineOf(path),
 			Path: path, Msg: path + ": " + msg})
+	}
+	var dep *apis.Deployment
+	var docs []*manifest.Document
+	for _, d := range in.Docs {
+		found, ok := apis.FindDeployment(d)
+		switch {
+		case !ok:
+			docs = append(docs, d)
+		case dep != nil:
+			warns = append(warns, component.Warning{Code: "karpenter.second-deployment", File: d.File, Line: d.Line,
+				Msg: fmt.Sprintf("a second Deployment running Karpenter's controller (the first is %s at %s:%d): its settings are ignored, and it is not simulated as a workload", dep.Doc.Ref(), dep.Doc.File, dep.Doc.Line)})
+		default:
+			dep = found
+		}
+	}
+	in.Docs = docs
+	if dep != nil {
+		errs = append(errs, dep.Errs...)
+		for _, w := range dep.Warnings {
+			warns = append(warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: w.Path + ": " + w.Msg})
+		}
+		var used []string
+		spec, used = dep.Under(spec)
+		fields := make([]string, 0, len(dep.Given))
+		for field := range dep.Given {
+			fields = append(fields, field)
+		}
+		slices.Sort(fields)
+		var from, over []string
+		for _, field := range fields {
+			if slices.Contains(used, field) {
+				from = append(from, field+" ("+dep.Given[field]+")")
+			} else {
+				over = append(over, field+" ("+dep.Given[field]+")")
+			}
+		}
+		msg := fmt.Sprintf("%s runs Karpenter's controller: it is not simulated as a workload", dep.Doc.Ref())
+		if len(from) > 0 {
+			msg += "; these settings come from it: " + strings.Join(from, ", ") + " (spec.karpenter overrides any of them)"
+		}
+		if len(over) > 0 {
+			msg += "; spec.karpenter overrides its " + strings.Join(over, ", ")
+		}
+		warns = append(warns, component.Warning{Code: "karpenter.deployment-settings", File: dep.Doc.File, Line: dep.Doc.Line, Info: true, Msg: msg})
+		if len(docs) == 0 {
+			warns = append(warns, component.Warning{Code: "karpenter.not-running", File: dep.Doc.File, Line: dep.Doc.Line,
+				Msg: fmt.Sprintf("%s runs Karpenter's controller, but the scenario has no NodePool or Provisioner: Karpenter does not run (add the cluster's NodePools)", dep.Doc.Ref())})
+			return nil, warns, errs.Err()
+		}
 	}
 	settings, err := spec.Compile(env.Scenario, in.SettingsPath)
 	if err != nil {

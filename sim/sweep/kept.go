@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -136,7 +137,8 @@ var podSpecPaths = map[string][]string{
 
 // stripUnread removes from n, the copy of d, what no run reads: the
 // containers' environment, commands and args (the Cluster Autoscaler's
-// container keeps its command and args) and the last-applied annotation.
+// container keeps its command and args, Karpenter's the variables that
+// are its settings, plain values only) and the last-applied annotation.
 func stripUnread(d *manifest.Document, n *yaml.Node) {
 	deleteKey(childNode(n, "metadata", "annotations"), lastApplied)
 	path, ok := podSpecPaths[d.Kind]
@@ -150,6 +152,7 @@ func stripUnread(d *manifest.Document, n *yaml.Node) {
 	if i, ok := component.ReadContainer(d); ok {
 		ca = i
 	}
+	envAt, envNames, envRead := component.ReadEnv(d)
 	spec := childNode(n, path...)
 	for _, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
 		cs := childNode(spec, list)
@@ -157,11 +160,37 @@ func stripUnread(d *manifest.Document, n *yaml.Node) {
 			continue
 		}
 		for i, c := range cs.Content {
-			deleteKey(c, "env", "envFrom")
+			if envRead && list == "containers" && i == envAt {
+				keepEnv(c, envNames)
+				deleteKey(c, "envFrom")
+			} else {
+				deleteKey(c, "env", "envFrom")
+			}
 			if list != "containers" || i != ca {
 				deleteKey(c, "command", "args")
 			}
 		}
+	}
+}
+
+// keepEnv keeps of container c's env the variables named with a plain
+// value (a valueFrom reference is dropped: what it names is not shipped).
+func keepEnv(c *yaml.Node, names []string) {
+	env := childNode(c, "env")
+	if env == nil || env.Kind != yaml.SequenceNode {
+		deleteKey(c, "env")
+		return
+	}
+	out := env.Content[:0]
+	for _, e := range env.Content {
+		name := childNode(e, "name")
+		if name != nil && slices.Contains(names, name.Value) && childNode(e, "valueFrom") == nil {
+			out = append(out, e)
+		}
+	}
+	env.Content = out
+	if len(out) == 0 {
+		deleteKey(c, "env")
 	}
 }
 

@@ -137,3 +137,40 @@ func TestKeptPriorityConfigMap(t *testing.T) {
 	require.Contains(t, string(kept), "cluster-autoscaler-priority-expander")
 	require.Contains(t, string(kept), ".*spot.*")
 }
+
+// Karpenter's Deployment keeps, of its controller container's env, the
+// plain values of its settings (what the run reads), and nothing else:
+// not the cluster's endpoint, not a sidecar's token, not a variable from
+// a Secret.
+func TestKeptKarpenterSettings(t *testing.T) {
+	in := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: karpenter, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: karpenter}}
+  template:
+    metadata: {labels: {app: karpenter}}
+    spec:
+      containers:
+      - {name: sidecar, image: vault, env: [{name: INTERRUPTION_QUEUE, value: xleakx01}]}
+      - name: controller
+        image: public.ecr.aws/karpenter/controller:1.15.0
+        env:
+        - {name: CLUSTER_ENDPOINT, value: "https://xleakx02.eks.amazonaws.com"}
+        - {name: INTERRUPTION_QUEUE, value: demo-queue}
+        - {name: BATCH_MAX_DURATION, value: 30s}
+        - {name: AWS_SECRET_ACCESS_KEY, value: xleakx03}
+        - name: FEATURE_GATES
+          valueFrom: {secretKeyRef: {name: gates, key: xleakx04}}
+        envFrom: [{secretRef: {name: xleakx05}}]
+`
+	kept, err := Kept("k.yaml", []byte(in), readsAll)
+	require.NoError(t, err)
+	require.Empty(t, leakRE.FindAllString(string(kept), -1), "%s", kept)
+	require.Contains(t, string(kept), "demo-queue")
+	require.Contains(t, string(kept), "30s")
+	require.NotContains(t, string(kept), "FEATURE_GATES")
+	again, err := Kept("k.yaml", kept, readsAll)
+	require.NoError(t, err)
+	require.Equal(t, string(kept), string(again), "Kept is its own fixed point")
+}
