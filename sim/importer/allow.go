@@ -473,8 +473,21 @@ func (im *Importer) karpenterContainer(w where, ref string, dep *kpapis.Deployme
 	if len(cs) > 1 {
 		im.notice(w, ref, "%d other container(s) of Karpenter's Deployment left out (it is not simulated as a workload)", len(cs)-1)
 	}
-	if len(c.Args) > 0 {
-		im.notice(w, ref, "the arguments of Karpenter's controller are left out: only its environment's settings are kept (set flags' settings in spec.karpenter)")
+	// Flags of the settings read become the variables they stand for (a
+	// flag overrides the variable upstream, so it comes after it).
+	fromArgs, other := kpapis.SettingArgs(c.Args)
+	for _, kv := range fromArgs {
+		v := kv[1]
+		if kv[0] == "INTERRUPTION_QUEUE" && im.opts.Redact && v != "" {
+			if v = im.redactText(v); v == kv[1] {
+				v = "redacted-queue"
+			}
+		}
+		out.Env = slices.DeleteFunc(out.Env, func(e corev1.EnvVar) bool { return e.Name == kv[0] })
+		out.Env = append(out.Env, corev1.EnvVar{Name: kv[0], Value: v})
+	}
+	if len(other) > 0 {
+		im.notice(w, ref, "%d argument(s) of Karpenter's controller that the simulation does not read left out", len(other))
 	}
 	return out
 }

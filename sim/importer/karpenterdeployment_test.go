@@ -30,10 +30,11 @@ const karpenterDeploymentItem = `- apiVersion: apps/v1
           - {name: CLUSTER_NAME, value: secretcluster}
           - {name: CLUSTER_ENDPOINT, value: "https://SECRETENDPOINT.gr7.us-east-1.eks.amazonaws.com"}
           - {name: INTERRUPTION_QUEUE, value: secretcluster}
-          - {name: BATCH_MAX_DURATION, value: 30s}
+          - {name: BATCH_MAX_DURATION, value: 10s}
           - {name: FEATURE_GATES, value: "SpotToSpotConsolidation=true"}
           - name: AWS_ROLE_ARN
             valueFrom: {secretKeyRef: {name: creds, key: role}}
+          args: [--log-level=debug, --batch-max-duration, 30s]
           resources: {requests: {cpu: "1", memory: 1Gi}}
         - {name: sidecar, image: vault, env: [{name: TOKEN, value: SECRETTOKEN}]}
 - apiVersion: v1
@@ -45,7 +46,8 @@ const karpenterDeploymentItem = `- apiVersion: apps/v1
 
 // sim import of a cluster with Karpenter's Deployment: the imported
 // scenario configures the simulated Karpenter from the Deployment's
-// settings (INTERRUPTION_QUEUE, BATCH_MAX_DURATION, FEATURE_GATES), does
+// settings (INTERRUPTION_QUEUE, FEATURE_GATES, and BATCH_MAX_DURATION as
+// its flag gives it, over the variable), does
 // not simulate it as a workload, and carries nothing else of it: not the
 // cluster's name or endpoint, not the mirror's account, not the sidecar.
 func TestImportedKarpenterDeployment(t *testing.T) {

@@ -281,6 +281,32 @@ func (dep *Deployment) Under(spec *SettingsSpec) (*SettingsSpec, []string) {
 	return &out, used
 }
 
+// SettingArgs reads a controller's args as Karpenter's flag parser does
+// (--name=value or --name value) and returns, for the flags of the
+// settings the simulation reads, the environment variable each stands for
+// with its value, in order; the other args are returned apart.
+func SettingArgs(args []string) (env [][2]string, other []string) {
+	byFlag := map[string]string{}
+	for _, s := range settings {
+		byFlag[s.flag] = s.env
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		v, ok := byFlag[name]
+		if !strings.HasPrefix(a, "-") || !ok {
+			other = append(other, a)
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			i++
+			value = args[i]
+		}
+		env = append(env, [2]string{v, value})
+	}
+	return env, other
+}
+
 // EnvNames are the environment variables of Karpenter's container the
 // simulation reads (what sim sweep --emit-job keeps of it; every other
 // variable, the cluster's endpoint and credentials included, is dropped).
