@@ -785,7 +785,7 @@ func (im *Importer) controller(w where, it *item) error {
 			ca = im.caDeployment(w, it)
 		}
 		var kp *kpapis.Deployment
-		if ca == nil {
+		if ca == nil && isKarpenterImage(d.Spec.Template.Spec.Containers) {
 			kp = im.karpenterDeployment(w, it)
 		}
 		tmpl := im.template(d.Spec.Template)
@@ -957,6 +957,17 @@ func jobDone(j *batchv1.Job) bool {
 	return false
 }
 
+// isKarpenterImage: a container's image names Karpenter's controller (the
+// loader's test, apis.FindDeployment, decides).
+func isKarpenterImage(cs []corev1.Container) bool {
+	for _, c := range cs {
+		if strings.Contains(c.Image, "karpenter/controller") {
+			return true
+		}
+	}
+	return false
+}
+
 func isCAImage(cs []corev1.Container) bool {
 	for _, c := range cs {
 		if strings.Contains(c.Image, "cluster-autoscaler") || (len(c.Command) > 0 && strings.Contains(c.Command[0], "cluster-autoscaler")) {
@@ -966,9 +977,10 @@ func isCAImage(cs []corev1.Container) bool {
 	return false
 }
 
-// karpenterDeployment asks the scenario loader's own test (a container
-// of Karpenter's controller image) and returns what it finds, or nil.
-func (im *Importer) karpenterDeployment(w where, it *item) *kpapis.Deployment {
+// itemDocument is the item as the scenario loader reads it, so that the
+// loader's own tests decide what it is; nil if it does not read as one
+// document.
+func itemDocument(w where, it *item) *manifest.Document {
 	data := it.json
 	if data == nil {
 		data = it.yamlText
@@ -977,30 +989,30 @@ func (im *Importer) karpenterDeployment(w where, it *item) *kpapis.Deployment {
 	if err != nil || len(docs) != 1 {
 		return nil
 	}
-	dep, ok := kpapis.FindDeployment(docs[0])
-	if !ok {
-		return nil
+	return docs[0]
+}
+
+// karpenterDeployment asks the scenario loader's own test (a container
+// of Karpenter's controller image) and returns what it finds, or nil.
+func (im *Importer) karpenterDeployment(w where, it *item) *kpapis.Deployment {
+	if d := itemDocument(w, it); d != nil {
+		if dep, ok := kpapis.FindDeployment(d); ok {
+			return dep
+		}
 	}
-	return dep
+	return nil
 }
 
 // caDeployment asks the scenario loader's own test (the Cluster
 // Autoscaler's Deployment configures the simulated one by its flags) and
 // returns what it finds, or nil.
 func (im *Importer) caDeployment(w where, it *item) *caconfig.Deployment {
-	data := it.json
-	if data == nil {
-		data = it.yamlText
+	if d := itemDocument(w, it); d != nil {
+		if dep, ok := caconfig.FindDeployment(d); ok {
+			return dep
+		}
 	}
-	docs, err := manifest.ReadBytes(w.file, data)
-	if err != nil || len(docs) != 1 {
-		return nil
-	}
-	dep, ok := caconfig.FindDeployment(docs[0])
-	if !ok {
-		return nil
-	}
-	return dep
+	return nil
 }
 
 // clusterConfig keeps what the Cluster Autoscaler's compiler reads of an

@@ -90,3 +90,20 @@ func TestKarpenterDeploymentFindings(t *testing.T) {
 	require.Error(t, err)
 	require.Regexp(t, `karpenter\.yaml:\d+: spec\.template\.spec\.containers\[0\]\.env\[\d+\]\.value: "30 seconds"`, err.Error())
 }
+
+// A rendering of the chart that we did not write (karpenter-1.0.1, from
+// a public repository): its settings are read, its controller is not a
+// workload, and without INTERRUPTION_QUEUE interruption handling is off.
+func TestKarpenterDeploymentRealChart(t *testing.T) {
+	sc, err := LoadFile("testdata/karpenter-deployment-1.0.1/scenario.yaml")
+	require.NoError(t, err)
+	require.Empty(t, sc.Workloads)
+	s := kpConfig(sc).Settings
+	require.Equal(t, 10*time.Second, s.BatchMaxDuration)
+	require.Equal(t, time.Second, s.BatchIdleDuration)
+	require.False(t, s.SpotToSpotConsolidation)
+	require.False(t, s.InterruptionQueue)
+	all := warningsOf(sc)
+	require.Contains(t, all, "these settings come from it: batchIdleDuration (BATCH_IDLE_DURATION, line 85), batchMaxDuration (BATCH_MAX_DURATION, line 83), featureGates (FEATURE_GATES, line 81), vmMemoryOverheadPercent (VM_MEMORY_OVERHEAD_PERCENT, line 89)")
+	require.NotContains(t, all, "app-eks-cluster")
+}

@@ -3,6 +3,7 @@ package apis
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,10 +204,8 @@ func (dep *Deployment) featureGates(v, at string) {
 // the variable: upstream's flags default to the environment).
 func (dep *Deployment) read(c *yaml.Node) {
 	byEnv := map[string]*setting{}
-	byFlag := map[string]*setting{}
 	for i := range settings {
 		byEnv[settings[i].env] = &settings[i]
-		byFlag[settings[i].flag] = &settings[i]
 	}
 	if env := yamlChild(c, "env"); env != nil && env.Kind == yaml.SequenceNode {
 		for i, e := range env.Content {
@@ -227,23 +226,41 @@ func (dep *Deployment) read(c *yaml.Node) {
 		dep.warn(dep.Path+".envFrom", "karpenter.setting-unreadable", "envFrom: variables from a ConfigMap or Secret cannot be read; Karpenter's settings there take their defaults (give them in spec.karpenter instead)")
 	}
 	args, _ := yamlScalars(yamlChild(c, "args"))
+	for _, a := range settingArgs(args) {
+		dep.apply(a.setting, a.value, fmt.Sprintf("%s.args[%d]", dep.Path, a.index), "--"+a.setting.flag)
+	}
+}
+
+// settingArg is a flag of a setting in a container's args: the setting,
+// its value and the index of the arg that names it.
+type settingArg struct {
+	setting *setting
+	value   string
+	index   int
+}
+
+// settingArgs reads args as Karpenter's flag parser does (--name=value
+// or --name value) and returns the flags of the settings read, in order.
+func settingArgs(args []string) []settingArg {
+	var out []settingArg
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a, "-") {
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		s, ok := byFlag[name]
-		if !ok {
+		k := slices.IndexFunc(settings, func(s setting) bool { return s.flag == name })
+		if k < 0 {
 			continue
 		}
-		at := fmt.Sprintf("%s.args[%d]", dep.Path, i)
+		at := i
 		if !hasValue && i+1 < len(args) {
 			i++
 			value = args[i]
 		}
-		dep.apply(s, value, at, "--"+name)
+		out = append(out, settingArg{&settings[k], value, at})
 	}
+	return out
 }
 
 func (dep *Deployment) apply(s *setting, value, at, source string) {
@@ -281,28 +298,23 @@ func (dep *Deployment) Under(spec *SettingsSpec) (*SettingsSpec, []string) {
 	return &out, used
 }
 
-// SettingArgs reads a controller's args as Karpenter's flag parser does
-// (--name=value or --name value) and returns, for the flags of the
+// SettingArgs returns, for the flags in a controller's args of the
 // settings the simulation reads, the environment variable each stands for
-// with its value, in order; the other args are returned apart.
+// with its value, in order, and the other args apart (one flag's value
+// goes with it).
 func SettingArgs(args []string) (env [][2]string, other []string) {
-	byFlag := map[string]string{}
-	for _, s := range settings {
-		byFlag[s.flag] = s.env
+	used := make([]bool, len(args))
+	for _, a := range settingArgs(args) {
+		env = append(env, [2]string{a.setting.env, a.value})
+		used[a.index] = true
+		if !strings.Contains(args[a.index], "=") && a.index+1 < len(args) {
+			used[a.index+1] = true
+		}
 	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		v, ok := byFlag[name]
-		if !strings.HasPrefix(a, "-") || !ok {
+	for i, a := range args {
+		if !used[i] {
 			other = append(other, a)
-			continue
 		}
-		if !hasValue && i+1 < len(args) {
-			i++
-			value = args[i]
-		}
-		env = append(env, [2]string{v, value})
 	}
 	return env, other
 }
