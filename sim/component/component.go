@@ -207,7 +207,7 @@ type DisruptionCommand struct {
 	// Why says why a command was invalidated or aborted.
 	Why string
 	// Method is the disruption method, as the autoscaler names it
-	// ("emptiness", "drift", "multi-node consolidation", "single-node
+	// ("emptiness", "static drift", "drift", "multi-node consolidation", "single-node
 	// consolidation"); Reason the disruption reason in upstream's words
 	// ("empty", "underutilized", "drifted").
 	Method, Reason string

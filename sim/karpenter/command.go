@@ -29,6 +29,9 @@ type command struct {
 	told *component.DisruptionCommand
 	// scores are its Balanced pools' scores (approve), for its events.
 	scores []poolScore
+	// siblings are the other commands its method decided in the same
+	// pass (staticDrift: one per candidate), started with it.
+	siblings []*command
 }
 
 // start executes a command.

@@ -157,10 +157,62 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 	for _, w := range res.Warnings {
 		warns = append(warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: w.Message(), Fix: w.Fix})
 	}
+	warns = append(warns, staticWarnings(res.NodePools, settings)...)
+	scale, err := spec.CompileScale(env.Scenario, in.SettingsPath, res.NodePools)
+	if err != nil {
+		errs = errs.Add(err)
+	}
+	for i, sc := range scale {
+		for _, p := range res.NodePools {
+			if p.Name == sc.NodePool && p.Limits.Nodes >= 0 && sc.Replicas > p.Limits.Nodes {
+				warn("ineffective.static-node-limit", fmt.Sprintf("%s.scale[%d].replicas", in.SettingsPath, i),
+					fmt.Sprintf("%d is more than NodePool/%s's limits.nodes %d (%s:%d): it grows to %d nodes only", sc.Replicas, p.Name, p.Limits.Nodes, p.File, p.Line, p.Limits.Nodes))
+			}
+		}
+	}
 	if err := errs.Err(); err != nil {
 		return nil, warns, err
 	}
-	return &Config{Region: env.Region, Zones: env.Zones, NodePools: res.NodePools, Settings: settings}, warns, nil
+	return &Config{Region: env.Region, Zones: env.Zones, NodePools: res.NodePools, Settings: settings, Scale: scale}, warns, nil
+}
+
+// staticWarnings are the findings on static NodePools: the gate that
+// leaves them off, and a node limit that keeps a pool from its replicas
+// or its drifted nodes from being replaced.
+func staticWarnings(pools []NodePool, st Settings) []component.Warning {
+	var out []component.Warning
+	for i := range pools {
+		p := &pools[i]
+		if !p.Static {
+			continue
+		}
+		at := component.Warning{File: p.File, Line: p.Line, Path: "spec.replicas"}
+		if !st.StaticCapacity {
+			w := at
+			w.Code, w.Info = "karpenter.gate-off", true
+			w.Msg = fmt.Sprintf("spec.replicas: %s is a static NodePool, but the StaticCapacity feature gate is off (its default in v1.15): Karpenter keeps none of its %d nodes and launches nothing from it for pods either",
+				p, p.Replicas)
+			w.Fix = "turn the gate on: FEATURE_GATES=StaticCapacity=true on Karpenter's controller (Helm: settings.featureGates.staticCapacity=true), or spec.karpenter.featureGates.staticCapacity: true"
+			out = append(out, w)
+			continue
+		}
+		switch l := p.Limits.Nodes; {
+		case l >= 0 && l < p.Replicas:
+			w := at
+			w.Code = "ineffective.static-node-limit"
+			w.Msg = fmt.Sprintf("spec.replicas: %s keeps %d nodes but limits.nodes is %d: it never has more than %d", p, p.Replicas, l, l)
+			w.Fix = fmt.Sprintf("raise limits.nodes above %d (one more per node drift may replace at once)", p.Replicas)
+			out = append(out, w)
+		case l >= 0 && l == p.Replicas && p.Replicas > 0:
+			w := at
+			w.Code = "ineffective.static-node-limit"
+			w.Msg = fmt.Sprintf("spec.replicas: %s keeps %d nodes and limits.nodes is %d too: a drifted node is never replaced (drift launches its replacement first and the limit leaves no room; TerminateFirstDrift is not simulated), and an expired or interrupted node is refilled only once it is gone",
+				p, p.Replicas, l)
+			w.Fix = fmt.Sprintf("set limits.nodes above %d, e.g. %d", p.Replicas, p.Replicas+max(1, p.Replicas/10))
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // Epoch is spec.karpenter.startTime when set: the wall clock of the

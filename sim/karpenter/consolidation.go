@@ -53,6 +53,12 @@ func (u *underutilization) stat() string        { return reasonUnderutilized }
 // found nothing is not repeated for it before the state's 5-minute
 // expiry or another change.
 func (d *disrupter) consolidatable(kn *knode) bool {
+	if kn.Pool.Spec.Static {
+		// Never consolidated (KC: static NodeClaims are not marked
+		// Consolidatable, and every consolidation method skips them).
+		kn.consolidatable = false
+		return false
+	}
 	pa := kn.Pool.Spec.Disruption
 	ok := !pa.ConsolidateNever && d.eng.Now()-kn.LastPodEvent >= pa.ConsolidateAfter
 	kn.consolidatable = ok

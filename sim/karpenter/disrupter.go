@@ -126,6 +126,9 @@ func (d *disrupter) disruptionPass() {
 	d.endPass()
 	if cmd != nil && d.onCommand != nil {
 		d.tell(cmd, phaseDecided, "")
+		for _, sib := range cmd.siblings {
+			d.tell(sib, phaseDecided, "")
+		}
 	}
 	switch {
 	case cmd == nil:
@@ -133,6 +136,9 @@ func (d *disrupter) disruptionPass() {
 	case cmd.method.consolidationState() == nil:
 		// Drift: no validation.
 		d.start(cmd)
+		for _, sib := range cmd.siblings {
+			d.start(sib)
+		}
 		d.schedulePass(d.passTime(d.work))
 	default:
 		// The decision exists once the pass has computed it; validation

@@ -219,11 +219,22 @@
 // neuroncore, vpc.amazonaws.com/efa, pod-eni) are capacity and
 // allocatable when some pod requests them (the cluster has a slot).
 //
+// # Static NodePools
+//
+// With the StaticCapacity feature gate, a NodePool with spec.replicas
+// keeps that many nodes whatever the pods (static.go: KC
+// pkg/controllers/static): missing NodeClaims are created, of the pool's
+// requirements only (scheduling.StaticClaim), within limits.nodes;
+// surplus ones deleted, empty first. Solves never make NodeClaims from a
+// static pool (scheduling.NodePools.Ordered); consolidation and emptiness
+// skip its nodes, and drift of them is the staticDrift method
+// (staticdrift.go), one launched-first replacement per drifted node.
+//
 // # Disruption
 //
 // The disruption loop (KC disruption controller) runs 10 s after a pass
 // that found nothing, at once after an action, and tries in order: emptiness,
-// drift, multi-node consolidation (budget-filtered candidates sorted by
+// static drift, drift, multi-node consolidation (budget-filtered candidates sorted by
 // price per unit of eviction cost, at most 100, binary search on the
 // prefix), single-node consolidation (candidates interleaved by pool).
 // Candidates are Karpenter's initialized nodes that are not being deleted,
@@ -324,9 +335,11 @@
 //     NodePool's NodeRegistrationHealthy condition, which repeated
 //     registration timeouts set upstream, is not kept and changes nothing
 //     here.
-//   - Reserved capacity (capacity reservations), static NodePools
-//     (replicas), volumes and their topology, host ports and DRA are not
-//     modelled. The Balanced policy's scoring is (balanced.go).
+//   - Reserved capacity (capacity reservations), volumes and their
+//     topology, host ports and DRA are not modelled. The Balanced
+//     policy's scoring is (balanced.go); static NodePools are (static.go,
+//     staticdrift.go), without TerminateFirstDrift, and with launches
+//     answering at once a scale-down never finds an unlaunched NodeClaim.
 //   - A provisioning solve's 1 min timeout is not applied (with
 //     ComputeTime a solve may take longer); without ComputeTime solves take
 //     no time. Disruption what-ifs are paced by SolverPodsPerSecond (see

@@ -14,7 +14,8 @@ import (
 // starts at once, without validation.
 type drift struct{ d *disrupter }
 
-func (dr *drift) shouldDisrupt(kn *knode, _ bool) bool { return dr.drifted(kn) }
+// shouldDisrupt: static pools' drifted nodes are staticDrift's.
+func (dr *drift) shouldDisrupt(kn *knode, _ bool) bool { return !kn.Pool.Spec.Static && dr.drifted(kn) }
 
 // computeCommand takes the first candidate within budget whose pods all
 // fit elsewhere or on new NodeClaims.

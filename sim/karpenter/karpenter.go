@@ -74,6 +74,7 @@ const (
 	evCommandCheck
 	evForceDelete
 	evSolveDone
+	evStatic
 )
 
 // env is what every part of the controller reads: the models it talks to,
@@ -127,6 +128,7 @@ type parts struct {
 	prov      *provisioner
 	dis       *disrupter
 	term      *terminator
+	static    *staticPools
 }
 
 // reschedulable: a pod Karpenter moves when it disrupts a node: active and
@@ -170,6 +172,8 @@ type Config struct {
 	Zones     []string
 	NodePools []NodePool
 	Settings  Settings
+	// Scale are the static pools' replica changes (spec.karpenter.scale).
+	Scale []apis.Scale
 }
 
 // New builds the controller. It registers the controller with the engine,
@@ -213,6 +217,17 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	cl.Watch(k)
 	deps.Cloud.Subscribe(k)
 	k.dis.nextPass = eng.After(settings.DisruptionPollInterval, engine.Event{Handler: k.id, Kind: evDisruption})
+	// Static pools fill at the start (after the start state is adopted:
+	// upstream waits for its cluster state to sync).
+	k.static.poke()
+	for _, sc := range cfg.Scale {
+		for _, p := range cfg.NodePools {
+			if p.Name == sc.NodePool {
+				p.Replicas = sc.Replicas
+				k.UpdateNodePool(sc.At, p)
+			}
+		}
+	}
 	return k, nil
 }
 
@@ -248,8 +263,9 @@ func (k *Karpenter) wire(sc *scheduling.Scheduler, betaKeys [5]cluster.Sym) {
 	prov := &provisioner{env: e, betaKeys: betaKeys, pending: map[cluster.PodID]bool{}}
 	dis := &disrupter{env: e}
 	term := &terminator{env: e}
-	ps := parts{offerings: off, nodes: nodes, pools: pools, base: base, solvers: sv, prov: prov, dis: dis, term: term}
-	k.parts, prov.parts, dis.parts, term.parts = ps, ps, ps, ps
+	static := &staticPools{env: e}
+	ps := parts{offerings: off, nodes: nodes, pools: pools, base: base, solvers: sv, prov: prov, dis: dis, term: term, static: static}
+	k.parts, prov.parts, dis.parts, term.parts, static.parts = ps, ps, ps, ps, ps
 	dis.methods = newMethods(dis)
 }
 
@@ -281,6 +297,7 @@ func (k *Karpenter) applyPoolUpdate(i int) {
 	k.offerings.RefreshPrices()
 	k.addPool(u)
 	k.dis.stateChanged()
+	k.static.poke()
 }
 
 // addPool puts a NodePool in force (replacing one of the same name), with
@@ -331,6 +348,8 @@ func (k *Karpenter) HandleEvent(ev engine.Event) {
 		k.dis.checkCommands()
 	case evForceDelete:
 		k.cl.DeletePod(cluster.PodID(ev.Obj), cluster.CauseEvicted)
+	case evStatic:
+		k.static.reconcile()
 	}
 }
 

@@ -2,6 +2,7 @@ package karpenter
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,6 +29,21 @@ import (
 type Linter struct {
 	k  *Karpenter
 	cl *cluster.Cluster
+	// static are the static pools' nodes: their pools are built as
+	// dynamic ones here, so the solver judges a pod on exactly the nodes
+	// the static controller would launch.
+	static map[string]staticNodes
+}
+
+// staticNodes are what a static pool launches: the instance types its
+// launch may answer with per capacity type (on-demand: the cheapest;
+// spot: any the request lists, as price-capacity-optimized may pick),
+// spot when offered, on-demand when the pool allows it and spot runs dry.
+type staticNodes struct {
+	types    map[cluster.CapacityType][]string
+	replicas int64
+	// gateOff: the StaticCapacity gate is off, the pool keeps nothing.
+	gateOff bool
 }
 
 // PriceFunc is an offering's price in USD/hour; false when EC2 does not
@@ -42,15 +58,76 @@ func NewLinter(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.C
 	region string, zones []string, pools []NodePool, settings Settings, daemon DaemonOverheadFunc) (*Linter, error) {
 	eng := engine.New(0)
 	cl := cluster.New(eng, syms, res)
+	dynamic := make([]NodePool, len(pools))
+	for i, p := range pools {
+		dynamic[i] = p
+		dynamic[i].Static = false
+	}
 	k, err := New(Deps{Engine: eng, Cluster: cl, Catalog: cat, Cloud: priceCloud(prices), Evictor: noEvictions{}},
-		Config{Region: region, Zones: zones, NodePools: pools, Settings: settings})
+		Config{Region: region, Zones: zones, NodePools: dynamic, Settings: settings})
 	if err != nil {
 		return nil, err
 	}
 	if daemon != nil {
 		k.SetDaemonOverhead(daemon)
 	}
-	return &Linter{k: k, cl: cl}, nil
+	l := &Linter{k: k, cl: cl, static: map[string]staticNodes{}}
+	for _, p := range pools {
+		if p.Static {
+			st := l.staticNodes(k.pools.ByName[p.Name], p.Replicas)
+			st.gateOff = !settings.StaticCapacity
+			l.static[p.Name] = st
+		}
+	}
+	return l, nil
+}
+
+// staticNodes is what the launch of a static NodeClaim of p asks for,
+// for each capacity type the pool allows.
+func (l *Linter) staticNodes(p *scheduling.Pool, replicas int64) staticNodes {
+	out := staticNodes{types: map[cluster.CapacityType][]string{}, replicas: replicas}
+	for _, cti := range []int{scheduling.SpotIndex, scheduling.OnDemandIndex} {
+		c := l.k.pools.StaticClaim(p)
+		c.OfferingMask &= l.k.offerings.CapacityTypeBits(cti)
+		if c.OfferingMask == 0 {
+			continue
+		}
+		offerings, ct := l.k.prov.launchChoice(c)
+		if len(offerings) == 0 || ct != cti {
+			continue
+		}
+		var types []string
+		best := -1
+		for i, o := range offerings {
+			if ct == scheduling.SpotIndex {
+				if !slices.Contains(types, o.InstanceType) {
+					types = append(types, o.InstanceType)
+				}
+				continue
+			}
+			if pr, ok := l.k.cloud.Price(o); ok && (best < 0 || pr < mustPrice(l.k.cloud, offerings[best])) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			types = []string{offerings[best].InstanceType}
+		}
+		sort.Strings(types)
+		out.types[scheduling.CapacityTypeOf(ct)] = types
+	}
+	return out
+}
+
+func mustPrice(c Cloud, o cloud.Offering) float64 {
+	p, _ := c.Price(o)
+	return p
+}
+
+// Static says whether pool is a static pool, its node count, and whether
+// the StaticCapacity gate leaves it off.
+func (l *Linter) Static(pool string) (replicas int64, gateOff, ok bool) {
+	s, ok := l.static[pool]
+	return s.replicas, s.gateOff, ok
 }
 
 // priceCloud is a Cloud that only knows prices: the linter never launches.
@@ -70,6 +147,15 @@ func (l *Linter) CapacityTypes(pool string) []cluster.CapacityType {
 	p := l.k.pools.ByName[pool]
 	if p == nil {
 		return nil
+	}
+	if s, ok := l.static[pool]; ok {
+		var out []cluster.CapacityType
+		for _, ct := range []cluster.CapacityType{cluster.Spot, cluster.OnDemand} {
+			if len(s.types[ct]) > 0 {
+				out = append(out, ct)
+			}
+		}
+		return out
 	}
 	mask := l.k.offerings.OfferingMask(p.Requirements)
 	var out []cluster.CapacityType
@@ -176,6 +262,15 @@ func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityTy
 	lintSpec.NodeSelector = append(append([]cluster.Requirement(nil), spec.NodeSelector...),
 		cluster.Requirement{Key: k.keyNodePool, Op: cluster.OpIn, Values: []cluster.Sym{syms.Intern(pool)}},
 		cluster.Requirement{Key: k.cl.KeyCapacityType, Op: cluster.OpIn, Values: []cluster.Sym{ctSym}})
+	if st, ok := l.static[pool]; ok {
+		// A static pool's nodes are of the types its launch takes.
+		r := cluster.Requirement{Key: k.cl.KeyInstanceType, Op: cluster.OpIn}
+		for _, t := range st.types[ct] {
+			r.Values = append(r.Values, syms.Intern(t))
+		}
+		lintSpec.NodeSelector = append(lintSpec.NodeSelector, r)
+		spec = &lintSpec
+	}
 	id := l.cl.CreatePod(cluster.Pod{Name: fmt.Sprintf("lint-%d", len(l.cl.Pods)), Spec: &lintSpec, Workload: -1})
 	s := k.solvers.NewSolver([]cluster.PodID{id}, scheduling.SolveOpts{})
 	s.Solve([]cluster.PodID{id})

@@ -40,7 +40,9 @@ func (karpenterComponent) LintSources(cfg component.Config, env *component.LintE
 		}
 		sort.Strings(labels)
 		pool := "NodePool/" + np.Name
+		replicas, gateOff, static := l.Static(np.Name)
 		for _, ct := range l.CapacityTypes(np.Name) {
+			// A static pool's row says "adds nodes: no" (Provisions).
 			s := component.LintSource{ID: fmt.Sprintf("%s (%s)", pool, ct), Kind: "NodePool", Name: np.Name,
 				CapacityType: ct.String(), File: np.File, Line: np.Line, Path: "spec.template.spec.requirements",
 				Spot: ct == cluster.Spot, Taints: np.Taints, Labels: labels, Pool: pool, AnyZone: true,
@@ -49,13 +51,24 @@ func (karpenterComponent) LintSources(cfg component.Config, env *component.LintE
 			}
 			if s.Spot {
 				s.OnDemandFix = fmt.Sprintf("allow on-demand in %s (karpenter.sh/capacity-type In [spot, on-demand]): Karpenter then falls back to on-demand by itself", pool)
-				s.SpotToSpot = spotToSpot(c.Settings, np)
+				if !static { // static pools are never consolidated
+					s.SpotToSpot = spotToSpot(c.Settings, np)
+				}
 			}
 			s.Judge = func(spec *cluster.PodSpec) component.LintVerdict {
 				chk := l.Check(np.Name, spec, ct)
-				v := component.LintVerdict{CanLand: chk.Fits, Provisions: chk.Fits, InstanceTypes: chk.InstanceTypes}
-				if !chk.Fits {
+				// A static pool's nodes are there whatever the pods, and
+				// Karpenter never launches from it for a pod.
+				v := component.LintVerdict{CanLand: chk.Fits && (!static || replicas > 0 && !gateOff), Provisions: chk.Fits && !static, InstanceTypes: chk.InstanceTypes}
+				switch {
+				case !chk.Fits:
 					v.Why = launchWhy(env, chk, np.Name, ct, spec)
+				case gateOff:
+					v.Why = component.LintWhy{Kind: "not-autoscaled", Text: fmt.Sprintf("%s is static (spec.replicas) and the StaticCapacity feature gate is off: it keeps no nodes", pool),
+						Fix: "turn on the StaticCapacity feature gate"}
+				case replicas == 0:
+					v.Why = component.LintWhy{Kind: "no-nodes", Text: fmt.Sprintf("%s is static with spec.replicas 0: it keeps no nodes, and Karpenter launches none from it for pods", pool),
+						Fix: "raise spec.replicas"}
 				}
 				return v
 			}

@@ -8,7 +8,7 @@ import (
 
 // method is one disruption method (KC disruption.Method). The disrupter
 // tries its methods in order (disrupter.methods): emptiness (emptiness.go),
-// drift (drift.go), multi-node and single-node consolidation
+// static drift (staticdrift.go), drift (drift.go), multi-node and single-node consolidation
 // (multinode.go, singlenode.go). Expiration and interruption are not
 // methods: they delete nodes forcefully, outside the disruption loop and
 // its budgets (terminator.go).
@@ -55,6 +55,7 @@ const (
 func newMethods(d *disrupter) []method {
 	return []method{
 		&emptiness{consolidation{d: d}},
+		&staticDrift{d: d},
 		&drift{d: d},
 		&multiNode{underutilization{consolidation{d: d}}},
 		&singleNode{underutilization: underutilization{consolidation{d: d}}},

@@ -291,14 +291,45 @@ func (pr *provisioner) launchClaim(c *scheduling.Claim, replacementOf *command) 
 			pr.explainLaunch(c, res, err)
 		}
 	}
+	offerings, ct := pr.launchChoice(c)
+	if len(offerings) == 0 {
+		failed(cloud.LaunchResult{}, nil)
+		return cluster.NoNode
+	}
+	strategy := cloud.LowestPrice
+	if ct == scheduling.SpotIndex {
+		strategy = cloud.PriceCapacityOptimized
+	}
+	pr.stats.LaunchRequests++
+	res, err := pr.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Group: p.Spec.Name, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
+	for _, e := range res.Errors {
+		if e.IsCapacityError() {
+			pr.offerings.MarkUnavailable(e.Offering)
+		}
+	}
+	if err != nil || res.Instance == cloud.NoInstance {
+		failed(res, err)
+		pr.dis.stateChanged()
+		return cluster.NoNode
+	}
+	return pr.createNode(c, res, replacementOf)
+}
+
+// launchChoice is what a launch of c asks EC2 for (KA instance provider
+// Create): its instance types ordered by price and cut to 600, filtered
+// (launchFilter), and the offerings of the capacity type it picks, spot
+// when an allowed spot offering no dearer than the cheapest on-demand
+// one is left (KA SpotOfferingFilter, getCapacityType: reserved, spot,
+// on-demand), else on-demand. No offering: nothing to launch.
+func (pr *provisioner) launchChoice(c *scheduling.Claim) ([]cloud.Offering, int) {
+	p := c.Pool
 	pr.solvers.SortedOptions(c)
 	if len(c.Options) > pr.settings.MaxInstanceTypes {
 		c.Options = c.Options[:pr.settings.MaxInstanceTypes]
 	}
 	opts := pr.launchFilter(c)
 	if len(opts) == 0 {
-		failed(cloud.LaunchResult{}, nil)
-		return cluster.NoNode
+		return nil, scheduling.OnDemandIndex
 	}
 	// Spot offerings dearer than the cheapest on-demand one are dropped
 	// when both are allowed (KA SpotOfferingFilter); then the capacity
@@ -333,27 +364,7 @@ func (pr *provisioner) launchClaim(c *scheduling.Claim, replacementOf *command) 
 			}
 		}
 	}
-	if len(offerings) == 0 {
-		failed(cloud.LaunchResult{}, nil)
-		return cluster.NoNode
-	}
-	strategy := cloud.LowestPrice
-	if ct == scheduling.SpotIndex {
-		strategy = cloud.PriceCapacityOptimized
-	}
-	pr.stats.LaunchRequests++
-	res, err := pr.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Group: p.Spec.Name, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
-	for _, e := range res.Errors {
-		if e.IsCapacityError() {
-			pr.offerings.MarkUnavailable(e.Offering)
-		}
-	}
-	if err != nil || res.Instance == cloud.NoInstance {
-		failed(res, err)
-		pr.dis.stateChanged()
-		return cluster.NoNode
-	}
-	return pr.createNode(c, res, replacementOf)
+	return offerings, ct
 }
 
 // launchFilter keeps the instance types a launch would send (KA

@@ -62,6 +62,9 @@ type DisruptionCounts struct {
 	Drifted       int64 `json:"drifted"`
 	Expired       int64 `json:"expired"`
 	Interrupted   int64 `json:"interrupted"`
+	// Overprovisioned: nodes of a static NodePool scaled down below its
+	// count (KC static deprovisioning's reason).
+	Overprovisioned int64 `json:"overprovisioned,omitempty"`
 }
 
 func (d *DisruptionCounts) add(reason string) {
@@ -76,12 +79,14 @@ func (d *DisruptionCounts) add(reason string) {
 		d.Expired++
 	case reasonInterrupted:
 		d.Interrupted++
+	case reasonOverprovisioned:
+		d.Overprovisioned++
 	}
 }
 
 // Total is the sum over reasons.
 func (d DisruptionCounts) Total() int64 {
-	return d.Empty + d.Underutilized + d.Drifted + d.Expired + d.Interrupted
+	return d.Empty + d.Underutilized + d.Drifted + d.Expired + d.Interrupted + d.Overprovisioned
 }
 
 // PoolStats are one NodePool's counters.

@@ -27,6 +27,8 @@ const (
 	reasonDrifted       = "drifted"
 	reasonExpired       = "expired"
 	reasonInterrupted   = "interrupted"
+	// reasonOverprovisioned: a static pool scaled down (static.go).
+	reasonOverprovisioned = "overprovisioned"
 )
 
 // startDeletion deletes a NodeClaim (KC termination controller): taint the
@@ -49,6 +51,9 @@ func (tm *terminator) startDeletion(kn *knode, reason string) {
 	}
 	tm.stats.Disruptions.add(reason)
 	tm.poolStat(kn.Pool).Disruptions.add(reason)
+	if kn.Pool.Spec.Static {
+		tm.static.poke() // a NodeClaim of its is being deleted: refill
+	}
 	if tm.onDisruption != nil {
 		tm.onDisruption(kn.ID, reason)
 	}
@@ -260,6 +265,9 @@ func (tm *terminator) removeNode(kn *knode, fate instanceFate) {
 		tm.cloud.Terminate(kn.instance)
 	}
 	tm.nodes.remove(kn)
+	if kn.Pool.Spec.Static {
+		tm.static.poke()
+	}
 	if kn.replacementOf != nil {
 		tm.eng.After(0, engine.Event{Handler: tm.id, Kind: evCommandCheck})
 	}

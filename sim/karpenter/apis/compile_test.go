@@ -370,3 +370,41 @@ func TestBalancedPolicy(t *testing.T) {
 	_, _, err = compileYAML(t, "p.yaml", pool("Balance"))
 	require.ErrorContains(t, err, "use WhenEmpty, WhenEmptyOrUnderutilized or Balanced")
 }
+
+// Static NodePools (spec.replicas): the v1 CRD's rules on them (KC
+// pkg/apis/v1/nodepool.go, v1.15.0) are errors at their fields; the
+// consolidation fields they ignore are warnings.
+func TestStaticNodePoolRules(t *testing.T) {
+	pool := func(extra string) string {
+		return `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: fixed}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+` + extra
+	}
+	res, _, err := compileYAML(t, "np.yaml", pool("  replicas: 3\n  limits: {nodes: 4}\n"))
+	require.NoError(t, err)
+	require.True(t, res.NodePools[0].Static)
+	require.Equal(t, int64(3), res.NodePools[0].Replicas)
+	require.Equal(t, int64(4), res.NodePools[0].Limits.Nodes)
+
+	for extra, want := range map[string]string{
+		"  replicas: -1\n":                      "np.yaml:10: spec.replicas: replicas -1 must not be negative",
+		"  replicas: 2\n  limits: {cpu: 100}\n": `np.yaml:11: spec.limits["cpu"]: only 'limits.nodes' is supported on static NodePools`,
+		"  replicas: 2\n  weight: 10\n":         "np.yaml:11: spec.weight: 'weight' is not supported on static NodePools",
+	} {
+		_, _, err := compileYAML(t, "np.yaml", pool(extra))
+		require.Error(t, err, extra)
+		require.Contains(t, err.Error(), want)
+	}
+	res, _, err = compileYAML(t, "np.yaml", pool("  replicas: 2\n  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 1m}\n"))
+	require.NoError(t, err)
+	w := strings.Join(warningTexts(res), "\n")
+	require.Contains(t, w, "spec.disruption.consolidationPolicy: ignored on a static NodePool (spec.replicas): Karpenter never consolidates its nodes, it keeps 2 of them")
+	require.Contains(t, w, "spec.disruption.consolidateAfter: ignored on a static NodePool")
+}

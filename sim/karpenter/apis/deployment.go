@@ -136,7 +136,7 @@ var gates = map[string]string{
 	"ReservedCapacity":          "", // on by default; no reservation is simulated
 	"NodeRepair":                "nodes never turn unhealthy in the simulation, so repair has nothing to do",
 	"NodeOverlay":               "NodeOverlays are not read",
-	"StaticCapacity":            "static NodePools (spec.replicas) are refused",
+	"StaticCapacity":            "",
 	"CapacityBuffer":            "CapacityBuffers are not read",
 	"TerminateFirstDrift":       "drift always launches the replacement first",
 	"TerminateFirstRepair":      "repair is not simulated",
@@ -172,7 +172,8 @@ func (dep *Deployment) oneOf(v, at string, values ...string) bool {
 }
 
 // featureGates reads "Name=true,Other=false" as upstream's
-// ParseFeatureGates: SpotToSpotConsolidation is modelled; another gate
+// ParseFeatureGates: SpotToSpotConsolidation and StaticCapacity are
+// modelled; another gate
 // turned on that the simulation does not model gets a warning; an unknown
 // name is ignored upstream, and named here.
 func (dep *Deployment) featureGates(v, at string) {
@@ -192,8 +193,16 @@ func (dep *Deployment) featureGates(v, at string) {
 		switch {
 		case !known:
 			dep.warn(at, "karpenter.unknown-feature-gate", "unknown feature gate %q: Karpenter v1.15 ignores it", name)
-		case name == "SpotToSpotConsolidation":
-			dep.Spec.FeatureGates = &FeatureGatesSpec{SpotToSpotConsolidation: &on}
+		case name == "SpotToSpotConsolidation" || name == "StaticCapacity":
+			if dep.Spec.FeatureGates == nil {
+				dep.Spec.FeatureGates = &FeatureGatesSpec{}
+			}
+			v := on
+			if name == "StaticCapacity" {
+				dep.Spec.FeatureGates.StaticCapacity = &v
+			} else {
+				dep.Spec.FeatureGates.SpotToSpotConsolidation = &v
+			}
 		case on && why != "":
 			dep.warn(at, "karpenter.gate-not-modelled", "feature gate %s=true: %s", name, why)
 		}
@@ -289,7 +298,8 @@ func (dep *Deployment) Under(spec *SettingsSpec) (*SettingsSpec, []string) {
 	d := &dep.Spec
 	take("batchMaxDuration", out.BatchMaxDuration == "", func() { out.BatchMaxDuration = d.BatchMaxDuration })
 	take("batchIdleDuration", out.BatchIdleDuration == "", func() { out.BatchIdleDuration = d.BatchIdleDuration })
-	take("featureGates", out.FeatureGates == nil || out.FeatureGates.SpotToSpotConsolidation == nil, func() { out.FeatureGates = d.FeatureGates })
+	take("featureGates", out.FeatureGates == nil || out.FeatureGates.SpotToSpotConsolidation == nil || out.FeatureGates.StaticCapacity == nil,
+		func() { out.FeatureGates = out.FeatureGates.merge(d.FeatureGates) })
 	take("preferencePolicy", out.PreferencePolicy == "", func() { out.PreferencePolicy = d.PreferencePolicy })
 	take("minValuesPolicy", out.MinValuesPolicy == "", func() { out.MinValuesPolicy = d.MinValuesPolicy })
 	take("interruptionQueue", out.InterruptionQueue == nil, func() { out.InterruptionQueue = d.InterruptionQueue })

@@ -343,6 +343,13 @@ type NodePool struct {
 	Source string
 
 	Weight int32
+	// Static is a static NodePool (spec.replicas, KC v1.8+, feature gate
+	// StaticCapacity): Karpenter keeps Replicas nodes of it whatever the
+	// pods, never provisions for pods through it and never consolidates
+	// it; only limits.nodes applies, and drift replaces its nodes one for
+	// one (sim/karpenter static.go).
+	Static   bool
+	Replicas int64
 	// Labels are spec.template.metadata.labels; Annotations its
 	// annotations. DoNotDisrupt is the karpenter.sh/do-not-disrupt
 	// annotation, which every node of the pool carries.

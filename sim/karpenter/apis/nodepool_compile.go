@@ -2,6 +2,8 @@ package apis
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/clustersim/clustersim/sim/manifest"
 )
@@ -126,13 +128,12 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 		return
 	}
 	s := &obj.Spec
-	if s.Replicas != nil {
-		c.fail(d, "spec.replicas", "remove replicas to let Karpenter scale the pool", "static NodePools (spec.replicas, alpha) are not modelled")
-		return
-	}
 	dr := &draft{d: d, refPath: "spec.template.spec.nodeClassRef"}
 	p := &dr.pool
 	p.Name, p.File, p.Line, p.Source = obj.Metadata.Name, d.File, d.Line, "karpenter.sh/v1 NodePool"
+	if s.Replicas != nil {
+		c.static(d, s, p)
+	}
 	p.Exported = ExportedHash{obj.Metadata.Annotations[NodePoolHashAnnotation], obj.Metadata.Annotations[NodePoolHashVersionAnnotation]}
 	p.Weight = c.weight(d, "spec.weight", s.Weight)
 	t := &s.Template.Spec
@@ -194,6 +195,33 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 	}
 	p.Disruption.Budgets = c.budgets(d, "spec.disruption.budgets", dis.Budgets)
 	c.finish(dr, labels, annotations)
+}
+
+// static reads spec.replicas with the rules the v1 CRD puts on a static
+// NodePool (KC pkg/apis/v1/nodepool.go, v1.15.0): replicas >= 0, no
+// limit but limits.nodes, no weight; consolidationPolicy and
+// consolidateAfter are ignored.
+func (c *compiler) static(d *manifest.Document, s *nodePoolSpecV1, p *NodePool) {
+	p.Static, p.Replicas = true, *s.Replicas
+	if p.Replicas < 0 {
+		c.fail(d, "spec.replicas", "write the number of nodes the pool keeps, 0 or more", "replicas %d must not be negative", p.Replicas)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Limits)) {
+		if k != "nodes" {
+			c.fail(d, fmt.Sprintf("spec.limits[%q]", k), "remove it: a static NodePool's size is spec.replicas, bounded by limits.nodes only", "only 'limits.nodes' is supported on static NodePools")
+		}
+	}
+	if s.Weight != nil {
+		c.fail(d, "spec.weight", "remove spec.weight: static NodePools take no part in provisioning for pods, so no order among pools applies", "'weight' is not supported on static NodePools")
+	}
+	if dis := s.Disruption; dis != nil {
+		if dis.ConsolidationPolicy != "" {
+			c.warnc(d, "ineffective.static-consolidation", "remove it: a static NodePool's size is spec.replicas", "spec.disruption.consolidationPolicy", "ignored on a static NodePool (spec.replicas): Karpenter never consolidates its nodes, it keeps %d of them", p.Replicas)
+		}
+		if dis.ConsolidateAfter != nil {
+			c.warnc(d, "ineffective.static-consolidation", "remove it: a static NodePool's size is spec.replicas", "spec.disruption.consolidateAfter", "ignored on a static NodePool (spec.replicas): Karpenter never consolidates its nodes, it keeps %d of them", p.Replicas)
+		}
+	}
 }
 
 func (c *compiler) nodePoolV1beta1(d *manifest.Document) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/clustersim/clustersim/sim/component"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/internal/duration"
@@ -87,6 +88,9 @@ type Settings struct {
 	// SpotToSpotConsolidation is the SpotToSpotConsolidation feature gate
 	// (off by default).
 	SpotToSpotConsolidation bool
+	// StaticCapacity is the StaticCapacity feature gate (off by default):
+	// only with it do static NodePools (spec.replicas) keep nodes.
+	StaticCapacity bool
 	// InterruptionQueue says whether an SQS interruption queue is
 	// configured (off by default): only then are spot interruption
 	// notices handled (cordon, drain, replace).
@@ -199,6 +203,66 @@ type SettingsSpec struct {
 	// SolverPodsPerSecond is the controller's scheduling-simulation speed
 	// that paces disruption passes. Default 1000; 0 makes them instant.
 	SolverPodsPerSecond *float64 `json:"solverPodsPerSecond,omitempty"`
+	// Scale changes a static NodePool's replicas at a time, as
+	// `kubectl scale nodepool <name> --replicas=<n>` would.
+	Scale []ScaleSpec `json:"scale,omitempty"`
+}
+
+// ScaleSpec is one `kubectl scale nodepool` of spec.karpenter.scale.
+type ScaleSpec struct {
+	// NodePool names a static NodePool (one with spec.replicas).
+	NodePool string `json:"nodePool"`
+	// At is when, from the start ("2h").
+	At string `json:"at"`
+	// Replicas is the new count, 0 or more.
+	Replicas *int64 `json:"replicas"`
+}
+
+// Scale is a compiled ScaleSpec.
+type Scale struct {
+	NodePool string
+	At       time.Duration
+	Replicas int64
+}
+
+// CompileScale reads spec.karpenter.scale against the compiled NodePools:
+// each entry names a static pool, a time and a count.
+func (s *SettingsSpec) CompileScale(d *manifest.Document, path string, pools []NodePool) ([]Scale, error) {
+	if s == nil {
+		return nil, nil
+	}
+	var errs manifest.Errors
+	var out []Scale
+	for i, e := range s.Scale {
+		at := fmt.Sprintf("%s.scale[%d]", path, i)
+		k := slices.IndexFunc(pools, func(p NodePool) bool { return p.Name == e.NodePool })
+		switch {
+		case e.NodePool == "":
+			errs = append(errs, d.Errorf(at+".nodePool", "name the static NodePool to scale", "missing nodePool"))
+			continue
+		case k < 0:
+			errs = append(errs, d.Errorf(at+".nodePool", "name one of the scenario's NodePools", "no NodePool %q", e.NodePool))
+			continue
+		case !pools[k].Static:
+			errs = append(errs, d.Errorf(at+".nodePool", "only a NodePool with spec.replicas scales (the API refuses to turn a dynamic NodePool static)",
+				"NodePool %q is not static (%s:%d has no spec.replicas)", e.NodePool, pools[k].File, pools[k].Line))
+			continue
+		}
+		v, err := duration.Parse(e.At)
+		if err == nil && v < 0 {
+			err = fmt.Errorf("must not be negative")
+		}
+		if err != nil {
+			errs = append(errs, d.Errorf(at+".at", "write a time from the start like 30m or 2h", "%q: %v", e.At, err))
+			continue
+		}
+		if e.Replicas == nil || *e.Replicas < 0 {
+			errs = append(errs, d.Errorf(at+".replicas", "give the new number of nodes, 0 or more", "replicas must be given and not negative"))
+			continue
+		}
+		out = append(out, Scale{NodePool: e.NodePool, At: duration.Cap(v), Replicas: *e.Replicas})
+	}
+	return out, errs.Err()
 }
 
 // FeatureGatesSpec are Karpenter's feature gates that change behaviour
@@ -207,6 +271,28 @@ type FeatureGatesSpec struct {
 	// SpotToSpotConsolidation lets single-node consolidation replace a
 	// spot node with a cheaper spot node. Default false.
 	SpotToSpotConsolidation *bool `json:"spotToSpotConsolidation,omitempty"`
+	// StaticCapacity makes NodePools with spec.replicas keep that many
+	// nodes (alpha since v1.8). Default false: such a pool then keeps
+	// none and launches nothing.
+	StaticCapacity *bool `json:"staticCapacity,omitempty"`
+}
+
+// merge fills the gates g leaves unset with under's.
+func (g *FeatureGatesSpec) merge(under *FeatureGatesSpec) *FeatureGatesSpec {
+	if under == nil {
+		return g
+	}
+	out := FeatureGatesSpec{}
+	if g != nil {
+		out = *g
+	}
+	if out.SpotToSpotConsolidation == nil {
+		out.SpotToSpotConsolidation = under.SpotToSpotConsolidation
+	}
+	if out.StaticCapacity == nil {
+		out.StaticCapacity = under.StaticCapacity
+	}
+	return &out
 }
 
 // zeroRule says whether a setting's duration may be 0.
@@ -260,6 +346,9 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 	}
 	if s.FeatureGates != nil && s.FeatureGates.SpotToSpotConsolidation != nil {
 		out.SpotToSpotConsolidation = *s.FeatureGates.SpotToSpotConsolidation
+	}
+	if s.FeatureGates != nil && s.FeatureGates.StaticCapacity != nil {
+		out.StaticCapacity = *s.FeatureGates.StaticCapacity
 	}
 	if s.InterruptionQueue != nil {
 		out.InterruptionQueue = *s.InterruptionQueue

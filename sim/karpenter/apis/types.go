@@ -50,7 +50,8 @@ type nodePoolSpecV1 struct {
 	Disruption *disruptionV1                `json:"disruption,omitempty"`
 	Limits     map[string]resource.Quantity `json:"limits,omitempty"`
 	Weight     *int32                       `json:"weight,omitempty"`
-	// Replicas makes a static NodePool (alpha in v1.14); refused.
+	// Replicas makes a static NodePool (alpha since v1.8, feature gate
+	// StaticCapacity): that many nodes whatever the pods.
 	Replicas *int64 `json:"replicas,omitempty"`
 }
 

@@ -119,8 +119,11 @@ func (np *NodePools) poolType(p *Pool, t *InstanceType, mask uint64) (PoolType, 
 	return pt, true
 }
 
-// Ordered returns the pools in weight order, kept until a pool
-// changes (add, setDaemonOverhead).
+// Ordered returns the pools solves make NodeClaims from, in weight
+// order, kept until a pool changes (add, setDaemonOverhead). Static pools
+// are left out (KC Provisioner.NewScheduler skips IsStatic pools): their
+// nodes are existing nodes to a solve, and only the static controller
+// launches for them.
 func (np *NodePools) Ordered() []*Pool {
 	if np.weightOrder == nil {
 		np.weightOrder = orderPools(np.All)
@@ -131,7 +134,12 @@ func (np *NodePools) Ordered() []*Pool {
 // orderPools sorts pools as KC nodepoolutils.OrderByWeight: weight
 // descending, then name descending (upstream compares names with ">").
 func orderPools(ps []*Pool) []*Pool {
-	out := append([]*Pool(nil), ps...)
+	out := make([]*Pool, 0, len(ps))
+	for _, p := range ps {
+		if !p.Spec.Static {
+			out = append(out, p)
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Spec, out[j].Spec
 		if a.Weight != b.Weight {
@@ -204,4 +212,19 @@ func (np *NodePools) SetDaemonOverhead(f DaemonOverheadFunc) {
 	for _, p := range np.All {
 		*p = *np.build(p.Spec)
 	}
+}
+
+// StaticClaim is a NodeClaim of a static pool (KC NewNodeClaimTemplate
+// for a pool with replicas): no pods, the pool's requirements only, and
+// every instance type the pool allows as its options (KC leaves the
+// instance-type requirement out for static NodeClaims; the cloud
+// provider's Create then takes every compatible type, and nothing needs
+// to fit).
+func (np *NodePools) StaticClaim(p *Pool) *Claim {
+	c := &Claim{Pool: p, Requirements: p.Requirements, OfferingMask: np.offerings.OfferingMask(p.Requirements)}
+	c.Options = make([]int32, len(p.Types))
+	for i := range c.Options {
+		c.Options[i] = int32(i)
+	}
+	return c
 }

@@ -152,6 +152,10 @@ func (o *offers) Index(t int32, zone, ct int) int {
 	return (int(t)*o.NumZones+zone)*NumCapacityTypes + ct
 }
 
+// Version changes with every price refresh and insufficient-capacity
+// cache entry.
+func (o *offers) Version() uint64 { return o.version }
+
 // Available reports whether offering i exists and is not in the insufficient-
 // capacity cache at now.
 func (o *offers) Available(i int, now engine.Time) bool {

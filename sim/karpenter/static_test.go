@@ -1,0 +1,158 @@
+package karpenter
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
+)
+
+// withStatic turns the StaticCapacity feature gate on.
+func withStatic(h *harness) *harness {
+	st := apis.DefaultSettings()
+	st.StaticCapacity = true
+	h.settings = &st
+	return h
+}
+
+// A static pool keeps its replicas with no pod at all, each of the
+// cheapest type its requirements allow (nothing needs to fit), and never
+// consolidates them, empty as they are.
+func TestStaticPoolKeepsReplicas(t *testing.T) {
+	h := withStatic(newHarness(t))
+	h.start(poolWith("fixed", onDemand+cmr+newerThan4+amd64, "  replicas: 3\n  disruption: {consolidateAfter: 0s}"))
+	h.run(2 * time.Hour)
+	nodes := h.karpenterNodes()
+	require.Len(t, nodes, 3)
+	cheapest := h.k.pools.StaticClaim(h.k.pools.ByName["fixed"])
+	h.k.solvers.SortedOptions(cheapest)
+	want := cheapest.Pool.Types[cheapest.Options[0]].Type.Name
+	for _, n := range nodes {
+		require.Equal(t, want, n.InstanceType)
+		require.Equal(t, cluster.OnDemand, n.CapacityType)
+	}
+	st := h.k.Stats()
+	require.Equal(t, int64(3), st.NodeClaimsLaunched)
+	require.Zero(t, st.Disruptions.Empty)
+}
+
+// With the gate off (its default) the pool keeps nothing, and launches
+// nothing for pods either.
+func TestStaticPoolNeedsTheGate(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 2)
+	h.start(poolWith("fixed", odLarge, "  replicas: 3"))
+	h.run(30 * time.Minute)
+	require.Empty(t, h.karpenterNodes())
+	require.Equal(t, 2, h.podsIn(cluster.Pending))
+}
+
+// Pods that only a static pool could host stay pending once its nodes are
+// full: Karpenter provisions for pods from dynamic pools only.
+func TestStaticPoolDoesNotProvisionForPods(t *testing.T) {
+	h := withStatic(newHarness(t))
+	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 10)
+	h.start(poolWith("fixed", odLarge, "  replicas: 1"))
+	h.run(30 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 1)
+	running := h.podsIn(cluster.Running)
+	require.Positive(t, running)
+	require.Equal(t, 10-running, h.podsIn(cluster.Pending))
+}
+
+// An expired node is refilled as soon as its deletion starts (running
+// nodes fall short), while it drains; the pool's nodes count stays.
+func TestStaticPoolRefillsExpiredNodes(t *testing.T) {
+	h := withStatic(newHarness(t))
+	h.start(poolWith("fixed", odLarge, "      expireAfter: 1h\n  replicas: 2"))
+	h.run(59 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 2)
+	h.run(90 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 2)
+	st := h.k.Stats()
+	require.Equal(t, int64(2), st.Disruptions.Expired)
+	require.Equal(t, int64(4), st.NodeClaimsLaunched)
+}
+
+// limits.nodes bounds the pool: active, deleting and pending-disruption
+// nodes count.
+func TestStaticPoolNodeLimit(t *testing.T) {
+	h := withStatic(newHarness(t))
+	h.start(poolWith("fixed", odLarge, "  replicas: 5\n  limits: {nodes: 2}"))
+	h.run(time.Hour)
+	require.Len(t, h.karpenterNodes(), 2)
+}
+
+// Scaling down deletes empty nodes first (then the cheapest to disrupt):
+// the node with the pod stays and the pod never moves. No budget applies.
+func TestStaticPoolScaleDown(t *testing.T) {
+	h := withStatic(newHarness(t))
+	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 1)
+	extra := "  disruption: {budgets: [{nodes: \"0\"}]}"
+	h.start(poolWith("fixed", odLarge, "  replicas: 3\n"+extra))
+	h.run(10 * time.Minute)
+	require.Len(t, h.karpenterNodes(), 3)
+	with := ""
+	for _, n := range h.karpenterNodes() {
+		if len(n.Pods) > 0 {
+			with = n.Name
+		}
+	}
+	require.NotEmpty(t, with)
+	smaller := h.pools(poolWith("fixed", odLarge, "  replicas: 1\n"+extra))
+	h.k.UpdateNodePool(11*time.Minute, smaller[0])
+	h.run(20 * time.Minute)
+	nodes := h.karpenterNodes()
+	require.Len(t, nodes, 1)
+	require.Equal(t, with, nodes[0].Name)
+	require.Equal(t, int64(2), h.k.Stats().Disruptions.Overprovisioned)
+	require.Zero(t, h.k.Stats().PodsEvicted)
+	require.Equal(t, 1, h.podsIn(cluster.Running))
+}
+
+// Drift of a static pool launches one replacement per drifted node first
+// (no pods simulated) within the Drifted budget and limits.nodes, then
+// deletes the old node: the pool never drops below its replicas.
+func TestStaticDriftReplacesFirst(t *testing.T) {
+	h := withStatic(newHarness(t))
+	extra := "  replicas: 2\n  limits: {nodes: 3}\n  disruption: {budgets: [{nodes: \"100%\"}]}"
+	h.start(poolWith("fixed", odLarge, extra))
+	h.run(10 * time.Minute)
+	old := h.karpenterNodes()
+	require.Len(t, old, 2)
+	changed := h.pools(poolWith("fixed", odLarge, "      startupTaints: [{key: init, effect: NoSchedule}]\n"+extra))
+	h.k.UpdateNodePool(11*time.Minute, changed[0])
+	peak := 0
+	for at := 11 * time.Minute; at < 40*time.Minute; at += 5 * time.Second {
+		h.run(at)
+		live := len(h.karpenterNodes())
+		peak = max(peak, live)
+		require.GreaterOrEqual(t, live, 2, "at %s", at)
+	}
+	require.Equal(t, 3, peak) // the limit leaves room for one replacement at a time
+	nodes := h.karpenterNodes()
+	require.Len(t, nodes, 2)
+	for _, n := range nodes {
+		require.NotEqual(t, old[0].Name, n.Name)
+		require.NotEqual(t, old[1].Name, n.Name)
+	}
+	require.Equal(t, int64(2), h.k.Stats().Disruptions.Drifted)
+}
+
+// At limits.nodes = replicas no replacement can be staged: drifted
+// static nodes stay (TerminateFirstDrift, not modelled, would delete
+// them first).
+func TestStaticDriftBlockedAtNodeLimit(t *testing.T) {
+	h := withStatic(newHarness(t))
+	extra := "  replicas: 2\n  limits: {nodes: 2}"
+	h.start(poolWith("fixed", odLarge, extra))
+	h.run(10 * time.Minute)
+	changed := h.pools(poolWith("fixed", odLarge, "      startupTaints: [{key: init, effect: NoSchedule}]\n"+extra))
+	h.k.UpdateNodePool(11*time.Minute, changed[0])
+	h.run(time.Hour)
+	require.Len(t, h.karpenterNodes(), 2)
+	require.Zero(t, h.k.Stats().Disruptions.Drifted)
+}
