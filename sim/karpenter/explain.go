@@ -73,10 +73,35 @@ func (pr *provisioner) whyNoNode(s *scheduling.Solver, spec *cluster.PodSpec) (c
 		classes = append(classes, c+"/"+p.Spec.Name)
 		texts = append(texts, t)
 	}
+	// Static pools take no part in the solve (KC NewScheduler leaves them
+	// out): name those whose nodes the pod could use, so a pod waiting on
+	// a full static pool is not told there is no NodePool.
+	for _, p := range pr.pools.All {
+		if p.Spec.Static && l.compatible(p, spec) {
+			classes = append(classes, "static/"+p.Spec.Name)
+			text := fmt.Sprintf("nodepool %q is static (spec.replicas %d): Karpenter launches nothing from it for pods", p.Spec.Name, p.Spec.Replicas)
+			if !pr.settings.StaticCapacity {
+				text += ", and with the StaticCapacity feature gate off it keeps no nodes"
+			}
+			texts = append(texts, text)
+		}
+	}
 	if len(classes) == 0 {
 		return "no-pool", "could not schedule pod: no NodePool"
 	}
 	return strings.Join(classes, "+"), "could not schedule pod, " + strings.Join(texts, "; ")
+}
+
+// compatible: some capacity type of p passes every static step of lint's
+// walk for the pod (FailOther: the walk finds nothing against it).
+func (l *Linter) compatible(p *scheduling.Pool, spec *cluster.PodSpec) bool {
+	for _, ct := range []int{scheduling.SpotIndex, scheduling.OnDemandIndex} {
+		if l.k.offerings.OfferingMask(p.Requirements)&l.k.offerings.CapacityTypeBits(ct) != 0 &&
+			l.why(p, spec, scheduling.CapacityTypeOf(ct)).Fail == FailOther {
+			return true
+		}
+	}
+	return false
 }
 
 func (pr *provisioner) poolWhy(l *Linter, s *scheduling.Solver, i int, p *scheduling.Pool, spec *cluster.PodSpec) (class, text string) {

@@ -2,6 +2,7 @@ package karpenter
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -97,30 +98,28 @@ func (l *Linter) staticNodes(p *scheduling.Pool, replicas int64) staticNodes {
 			continue
 		}
 		var types []string
-		best := -1
-		for i, o := range offerings {
-			if ct == scheduling.SpotIndex {
+		if ct == scheduling.SpotIndex {
+			for _, o := range offerings {
 				if !slices.Contains(types, o.InstanceType) {
 					types = append(types, o.InstanceType)
 				}
-				continue
 			}
-			if pr, ok := l.k.cloud.Price(o); ok && (best < 0 || pr < mustPrice(l.k.cloud, offerings[best])) {
-				best = i
+			sort.Strings(types)
+		} else {
+			// Lowest-price: the cheapest offering, the first of equals.
+			cheapest, best := math.Inf(1), ""
+			for _, o := range offerings {
+				if pr, ok := l.k.cloud.Price(o); ok && pr < cheapest {
+					cheapest, best = pr, o.InstanceType
+				}
+			}
+			if best != "" {
+				types = []string{best}
 			}
 		}
-		if best >= 0 {
-			types = []string{offerings[best].InstanceType}
-		}
-		sort.Strings(types)
 		out.types[scheduling.CapacityTypeOf(ct)] = types
 	}
 	return out
-}
-
-func mustPrice(c Cloud, o cloud.Offering) float64 {
-	p, _ := c.Price(o)
-	return p
 }
 
 // Static says whether pool is a static pool, its node count, and whether

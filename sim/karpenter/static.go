@@ -43,8 +43,12 @@ type staticPools struct {
 	nextAt engine.Time
 }
 
-// staticRequeue is upstream's RequeueAfter of a reconcile that is done.
-const staticRequeue = time.Minute
+// Upstream's requeues (KC static provisioning Reconcile): a minute after
+// a reconcile that is done, 30 s after one that met limits.nodes.
+const (
+	staticRequeue      = time.Minute
+	staticLimitRequeue = 30 * time.Second
+)
 
 // hasAny reports whether a static pool is in force and the gate is on.
 func (sp *staticPools) hasAny() bool {
@@ -140,9 +144,8 @@ func (sp *staticPools) reconcilePool(p *scheduling.Pool) (engine.Time, bool) {
 	}
 	n := min(want-c.active, nodeLimit(p)-(c.active+c.deleting+c.pending))
 	if n <= 0 {
-		// "nodepool node limit reached": upstream requeues in 30 s; a
-		// deletion pokes it sooner.
-		return now + 30*time.Second, true
+		// "nodepool node limit reached"; a deletion pokes it sooner.
+		return now + staticLimitRequeue, true
 	}
 	version := sp.offerings.Offers.Version()
 	usage := sp.pools.Usages()

@@ -1,6 +1,7 @@
 package karpenter
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -155,4 +156,78 @@ func TestStaticDriftBlockedAtNodeLimit(t *testing.T) {
 	h.run(time.Hour)
 	require.Len(t, h.karpenterNodes(), 2)
 	require.Zero(t, h.k.Stats().Disruptions.Drifted)
+}
+
+// Upstream's "scales down in disruption cost order" (KC v1.15.0
+// pkg/controllers/static/deprovisioning/suite_test.go): eight nodes, two
+// each holding one pod (low), two pods (high), a do-not-disrupt pod (dnd)
+// and a DaemonSet pod only (ds). Scaling down drops the DaemonSet-only
+// nodes first, then low, then high, do-not-disrupt last.
+func TestStaticScaleDownInDisruptionCostOrder(t *testing.T) {
+	kinds := []string{"low", "high", "dnd", "ds", "low", "high", "dnd", "ds"}
+	for _, tc := range []struct {
+		replicas int
+		keep     []int
+	}{
+		{6, []int{0, 1, 2, 4, 5, 6}}, // drops DS-only first
+		{4, []int{1, 2, 5, 6}},       // drops low next
+		{2, []int{2, 6}},             // drops high next
+		{0, nil},                     // drops do-not-disrupt last
+	} {
+		h := withStatic(newHarness(t))
+		pool := func(n int) string { return poolWith("fixed", odLarge, fmt.Sprintf("  replicas: %d", n)) }
+		h.start(pool(8))
+		h.run(5 * time.Minute)
+		nodes := h.karpenterNodes()
+		require.Len(t, nodes, 8)
+		ids := make([]cluster.NodeID, len(h.k.nodes.live))
+		for i, kn := range h.k.nodes.live {
+			ids[i] = kn.ID
+		}
+		for i, n := range nodes {
+			pin := func(spec *cluster.PodSpec) {
+				spec.NodeName = n.Name
+				h.cl.CreatePod(cluster.Pod{Name: fmt.Sprintf("%s-%d-%d", kinds[i], i, len(h.cl.Pods)), Namespace: h.cl.Syms.Intern("default"), Spec: spec, Workload: -1})
+			}
+			switch kinds[i] {
+			case "low":
+				pin(h.podSpec("100m", "64Mi", nil))
+			case "high":
+				pin(h.podSpec("100m", "64Mi", nil))
+				pin(h.podSpec("100m", "64Mi", nil))
+			case "dnd":
+				pin(h.podSpec("100m", "64Mi", nil, withDoNotDisrupt()))
+			case "ds":
+				spec := h.podSpec("100m", "64Mi", nil)
+				spec.DaemonSet = true
+				pin(spec)
+			}
+		}
+		h.run(6 * time.Minute)
+		require.Equal(t, 10, h.podsIn(cluster.Running))
+		smaller := h.pools(pool(tc.replicas))
+		h.k.UpdateNodePool(7*time.Minute, smaller[0])
+		h.run(7*time.Minute + time.Second)
+		var kept []int
+		for i, id := range ids {
+			if kn := h.k.nodes.get(id); kn != nil && !kn.Deleting {
+				kept = append(kept, i)
+			}
+		}
+		require.Equal(t, tc.keep, kept, "to %d", tc.replicas)
+		require.Equal(t, int64(8-tc.replicas), h.k.Stats().Disruptions.Overprovisioned)
+	}
+}
+
+// A pod that only a full static pool could host is told so, not that
+// there is no NodePool.
+func TestStaticPoolExplainsWaitingPods(t *testing.T) {
+	h := withStatic(newHarness(t))
+	var msgs []string
+	h.deploy("web", h.podSpec("1500m", "512Mi", nil), time.Duration(0), 3)
+	h.start(poolWith("fixed", odLarge, "  replicas: 1"))
+	h.k.OnNoLaunch(func(_ []cluster.PodID, class, message string) { msgs = append(msgs, class+": "+message) })
+	h.run(5 * time.Minute)
+	require.NotEmpty(t, msgs)
+	require.Contains(t, msgs[len(msgs)-1], `static/fixed: could not schedule pod, nodepool "fixed" is static (spec.replicas 1): Karpenter launches nothing from it for pods`)
 }

@@ -90,6 +90,51 @@ func MappingValue(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
+// Lookup follows mapping keys from n, starting inside a document node,
+// through aliases (merge keys are not followed); nil when a key is missing
+// or a step is not a mapping. The node returned is resolved too (with no
+// keys, n itself resolved). For
+// reading a document's tree as data (a controller's env and args), not for
+// positions: an alias's value has its anchor's line.
+func Lookup(n *yaml.Node, keys ...string) *yaml.Node {
+	n = resolve(n)
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = resolve(n.Content[0])
+	}
+	for _, k := range keys {
+		n = resolve(MappingValue(n, k))
+	}
+	return n
+}
+
+// Scalar is n's value when it is (or aliases) a scalar, else "".
+func Scalar(n *yaml.Node) string {
+	if n = resolve(n); n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
+}
+
+// Scalars reads a sequence of scalars (through aliases). No node or null
+// is an empty list; ok is false for anything else.
+func Scalars(n *yaml.Node) (values []string, ok bool) {
+	n = resolve(n)
+	if n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
+		return nil, true
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, false
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, e := range n.Content {
+		if e = resolve(e); e == nil || e.Kind != yaml.ScalarNode {
+			return nil, false
+		}
+		out = append(out, e.Value)
+	}
+	return out, true
+}
+
 // isMergeKey reports whether k is the YAML merge key "<<" (unquoted).
 func isMergeKey(k *yaml.Node) bool {
 	return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge"

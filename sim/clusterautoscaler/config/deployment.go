@@ -38,15 +38,15 @@ func FindDeployment(d *manifest.Document) (*Deployment, bool) {
 	if d.Kind != "Deployment" {
 		return nil, false
 	}
-	containers := child(d.Node, "spec", "template", "spec", "containers")
+	containers := manifest.Lookup(d.Node, "spec", "template", "spec", "containers")
 	if containers == nil || containers.Kind != yaml.SequenceNode {
 		return nil, false
 	}
 	for i, c := range containers.Content {
-		c = resolveAlias(c)
-		image := scalar(child(c, "image"))
-		command, cmdOK := scalars(child(c, "command"))
-		args, argsOK := scalars(child(c, "args"))
+		c = manifest.Lookup(c)
+		image := manifest.Scalar(manifest.Lookup(c, "image"))
+		command, cmdOK := manifest.Scalars(manifest.Lookup(c, "command"))
+		args, argsOK := manifest.Scalars(manifest.Lookup(c, "args"))
 		byImage := isAutoscalerImage(image)
 		byCommand := len(command) > 0 && isAutoscalerProgram(command[0])
 		if !byImage && !byCommand {
@@ -108,55 +108,4 @@ func isAutoscalerImage(image string) bool {
 // isAutoscalerProgram: ./cluster-autoscaler, /cluster-autoscaler.
 func isAutoscalerProgram(cmd string) bool {
 	return path.Base(strings.TrimSpace(cmd)) == "cluster-autoscaler"
-}
-
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-// child follows mapping keys from n (nil when one is missing).
-func child(n *yaml.Node, keys ...string) *yaml.Node {
-	for _, k := range keys {
-		n = resolveAlias(n)
-		if n == nil || n.Kind != yaml.MappingNode {
-			return nil
-		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == k {
-				next = n.Content[i+1]
-			}
-		}
-		n = next
-	}
-	return resolveAlias(n)
-}
-
-func scalar(n *yaml.Node) string {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return ""
-	}
-	return n.Value
-}
-
-// scalars reads a list of strings; ok is false when n is something else.
-func scalars(n *yaml.Node) ([]string, bool) {
-	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
-		return nil, true
-	}
-	if n.Kind != yaml.SequenceNode {
-		return nil, false
-	}
-	out := make([]string, 0, len(n.Content))
-	for _, e := range n.Content {
-		e = resolveAlias(e)
-		if e == nil || e.Kind != yaml.ScalarNode {
-			return nil, false
-		}
-		out = append(out, e.Value)
-	}
-	return out, true
 }

@@ -85,19 +85,19 @@ func FindTerminationHandler(d *manifest.Document) (TerminationHandler, bool) {
 	if d.Kind != "DaemonSet" && d.Kind != "Deployment" {
 		return TerminationHandler{}, false
 	}
-	containers := child(d.Node, "spec", "template", "spec", "containers")
+	containers := manifest.Lookup(d.Node, "spec", "template", "spec", "containers")
 	if containers == nil || containers.Kind != yaml.SequenceNode {
 		return TerminationHandler{}, false
 	}
 	for _, c := range containers.Content {
-		c = resolveAlias(c)
-		if !isTerminationHandlerImage(scalar(child(c, "image"))) {
+		c = manifest.Lookup(c)
+		if !isTerminationHandlerImage(manifest.Scalar(manifest.Lookup(c, "image"))) {
 			continue
 		}
 		env := map[string]string{}
-		if e := child(c, "env"); e != nil && e.Kind == yaml.SequenceNode {
+		if e := manifest.Lookup(c, "env"); e != nil && e.Kind == yaml.SequenceNode {
 			for _, v := range e.Content {
-				env[scalar(child(v, "name"))] = strings.ToLower(scalar(child(v, "value")))
+				env[manifest.Scalar(manifest.Lookup(v, "name"))] = strings.ToLower(manifest.Scalar(manifest.Lookup(v, "value")))
 			}
 		}
 		h := TerminationHandler{Mode: NTHIMDS, DrainOnInterruption: env["ENABLE_SPOT_INTERRUPTION_DRAINING"] != "false",

@@ -45,12 +45,12 @@ func FindDeployment(d *manifest.Document) (*Deployment, bool) {
 	if d.Kind != "Deployment" {
 		return nil, false
 	}
-	containers := yamlChild(d.Node, "spec", "template", "spec", "containers")
+	containers := manifest.Lookup(d.Node, "spec", "template", "spec", "containers")
 	if containers == nil || containers.Kind != yaml.SequenceNode {
 		return nil, false
 	}
 	for i, c := range containers.Content {
-		if !isControllerImage(yamlScalar(yamlChild(c, "image"))) {
+		if !isControllerImage(manifest.Scalar(manifest.Lookup(c, "image"))) {
 			continue
 		}
 		dep := &Deployment{Doc: d, Path: fmt.Sprintf("spec.template.spec.containers[%d]", i), Given: map[string]string{}}
@@ -173,9 +173,8 @@ func (dep *Deployment) oneOf(v, at string, values ...string) bool {
 
 // featureGates reads "Name=true,Other=false" as upstream's
 // ParseFeatureGates: SpotToSpotConsolidation and StaticCapacity are
-// modelled; another gate
-// turned on that the simulation does not model gets a warning; an unknown
-// name is ignored upstream, and named here.
+// modelled; another gate turned on that the simulation does not model
+// gets a warning; an unknown name is ignored upstream, and named here.
 func (dep *Deployment) featureGates(v, at string) {
 	for _, kv := range strings.Split(v, ",") {
 		kv = strings.TrimSpace(kv)
@@ -197,11 +196,10 @@ func (dep *Deployment) featureGates(v, at string) {
 			if dep.Spec.FeatureGates == nil {
 				dep.Spec.FeatureGates = &FeatureGatesSpec{}
 			}
-			v := on
 			if name == "StaticCapacity" {
-				dep.Spec.FeatureGates.StaticCapacity = &v
+				dep.Spec.FeatureGates.StaticCapacity = &on
 			} else {
-				dep.Spec.FeatureGates.SpotToSpotConsolidation = &v
+				dep.Spec.FeatureGates.SpotToSpotConsolidation = &on
 			}
 		case on && why != "":
 			dep.warn(at, "karpenter.gate-not-modelled", "feature gate %s=true: %s", name, why)
@@ -216,25 +214,25 @@ func (dep *Deployment) read(c *yaml.Node) {
 	for i := range settings {
 		byEnv[settings[i].env] = &settings[i]
 	}
-	if env := yamlChild(c, "env"); env != nil && env.Kind == yaml.SequenceNode {
+	if env := manifest.Lookup(c, "env"); env != nil && env.Kind == yaml.SequenceNode {
 		for i, e := range env.Content {
-			name := yamlScalar(yamlChild(e, "name"))
+			name := manifest.Scalar(manifest.Lookup(e, "name"))
 			s, ok := byEnv[name]
 			if !ok {
 				continue
 			}
 			at := fmt.Sprintf("%s.env[%d]", dep.Path, i)
-			if yamlChild(e, "valueFrom") != nil {
+			if manifest.Lookup(e, "valueFrom") != nil {
 				dep.warn(at+".valueFrom", "karpenter.setting-unreadable", "%s comes from a ConfigMap, Secret or field the simulation cannot read: its default applies (give it in spec.karpenter instead)", name)
 				continue
 			}
-			dep.apply(s, yamlScalar(yamlChild(e, "value")), at+".value", name)
+			dep.apply(s, manifest.Scalar(manifest.Lookup(e, "value")), at+".value", name)
 		}
 	}
-	if yamlChild(c, "envFrom") != nil {
+	if manifest.Lookup(c, "envFrom") != nil {
 		dep.warn(dep.Path+".envFrom", "karpenter.setting-unreadable", "envFrom: variables from a ConfigMap or Secret cannot be read; Karpenter's settings there take their defaults (give them in spec.karpenter instead)")
 	}
-	args, _ := yamlScalars(yamlChild(c, "args"))
+	args, _ := manifest.Scalars(manifest.Lookup(c, "args"))
 	for _, a := range settingArgs(args) {
 		dep.apply(a.setting, a.value, fmt.Sprintf("%s.args[%d]", dep.Path, a.index), "--"+a.setting.flag)
 	}
@@ -338,56 +336,4 @@ func EnvNames() []string {
 		out = append(out, s.env)
 	}
 	return out
-}
-
-func yamlResolve(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-// yamlChild follows mapping keys from n (nil when one is missing).
-func yamlChild(n *yaml.Node, keys ...string) *yaml.Node {
-	n = yamlResolve(n)
-	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = yamlResolve(n.Content[0])
-	}
-	for _, k := range keys {
-		if n == nil || n.Kind != yaml.MappingNode {
-			return nil
-		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == k {
-				next = yamlResolve(n.Content[i+1])
-			}
-		}
-		n = next
-	}
-	return n
-}
-
-func yamlScalar(n *yaml.Node) string {
-	if n = yamlResolve(n); n == nil || n.Kind != yaml.ScalarNode {
-		return ""
-	}
-	return n.Value
-}
-
-func yamlScalars(n *yaml.Node) ([]string, bool) {
-	if n = yamlResolve(n); n == nil {
-		return nil, true
-	}
-	if n.Kind != yaml.SequenceNode {
-		return nil, false
-	}
-	var out []string
-	for _, c := range n.Content {
-		if c = yamlResolve(c); c.Kind != yaml.ScalarNode {
-			return nil, false
-		}
-		out = append(out, c.Value)
-	}
-	return out, true
 }
