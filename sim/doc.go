@@ -49,6 +49,10 @@
 //     nodes, topology, requirements, pod data, offerings), which the
 //     controller and its disruption what-ifs call, and tests without a
 //     controller; part of the Karpenter model, imported by karpenter.
+//   - karpenter/overlay: what NodeOverlays do to each NodePool's instance
+//     types (which overlay sets which offering's price or resource, and
+//     which conflict); part of the Karpenter model, imported by
+//     karpenter and karpenter/scheduling.
 //   - clusterautoscaler: the Cluster Autoscaler (node groups, scale-up with
 //     estimator and expanders, back-off, scale-down).
 //   - spotmarket: EC2 (capacity pools, launches, the spot market and its
@@ -123,7 +127,8 @@
 //     the state, the contract (its component: compile and build) and the
 //     compiled form of its own input (karpenter/apis,
 //     clusterautoscaler/config); karpenter also imports its solve,
-//     karpenter/scheduling, which imports karpenter/apis. The cloud
+//     karpenter/scheduling, which imports karpenter/apis, and both
+//     import karpenter/overlay (which imports karpenter/apis). The cloud
 //     interface belongs to the autoscalers that call it, in the
 //     vocabulary of cloud; spotmarket satisfies it and tests fake it.
 //   - Only the engine owns time. No model reads the wall clock, starts a

@@ -19,7 +19,7 @@ var tiers = map[string]string{
 	"engine": "core", "dist": "core",
 	"component": "contract", "component/builtin": "driver", "component/componenttest": "test",
 	"cluster": "state", "catalog": "state", "cloud": "state", "invariants": "state",
-	"scheduler": "model", "karpenter": "model", "karpenter/scheduling": "model", "clusterautoscaler": "model", "spotmarket": "model",
+	"scheduler": "model", "karpenter": "model", "karpenter/scheduling": "model", "karpenter/overlay": "model", "clusterautoscaler": "model", "spotmarket": "model",
 	"workload": "model", "kubelet": "model", "taintmanager": "model", "eviction": "model",
 	"manifest": "input", "scenario": "input", "karpenter/apis": "input",
 	"clusterautoscaler/config": "input", "scalegen": "input", "importer": "input",
@@ -48,8 +48,9 @@ var allowed = map[string][]string{
 // doc names: a model reads the compiled form of its own input, and the
 // scenario compiler builds the models' configuration.
 var allowedPackage = map[string][]string{
-	"karpenter":            {"karpenter/apis", "karpenter/scheduling", "manifest"},
-	"karpenter/scheduling": {"karpenter/apis"},
+	"karpenter":            {"karpenter/apis", "karpenter/scheduling", "karpenter/overlay", "manifest"},
+	"karpenter/scheduling": {"karpenter/apis", "karpenter/overlay"},
+	"karpenter/overlay":    {"karpenter/apis"},
 	"clusterautoscaler":    {"clusterautoscaler/config", "manifest"},
 	"component":            {"manifest"},
 	"scenario":             {"kubelet", "scheduler", "spotmarket", "workload"},

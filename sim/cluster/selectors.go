@@ -48,6 +48,12 @@ func (r *Requirement) Matches(syms *Symbols, ls Labels) bool {
 	return r.matchValue(syms, v, ok)
 }
 
+// MatchesValue evaluates the requirement against one label's value v
+// (ok false: the label is absent), as Matches does.
+func (r *Requirement) MatchesValue(syms *Symbols, v Sym, ok bool) bool {
+	return r.matchValue(syms, v, ok)
+}
+
 func (r *Requirement) matchValue(syms *Symbols, v Sym, ok bool) bool {
 	switch r.Op {
 	case OpIn:

@@ -148,6 +148,11 @@ var nodePoolKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta
 		"disruption": all, "limits": all, "weight": all, "replicas": all,
 	}.keep}
 
+// nodeOverlayKept is a karpenter.sh/v1alpha1 NodeOverlay: all of its
+// spec (requirements, price, priceAdjustment, capacity, weight).
+var nodeOverlayKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta.keep,
+	"spec": fields{"requirements": requirements, "price": all, "priceAdjustment": all, "capacity": all, "weight": all}.keep}
+
 // provisionerKept is a karpenter.sh/v1alpha5 Provisioner, with the
 // NodePool fields mixed manifests put at its spec level; the inline
 // provider (subnets, security groups, instance profile, tags) is not read.

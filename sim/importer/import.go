@@ -267,6 +267,7 @@ var readVersions = map[string][]string{
 	"PriorityClass":           {"scheduling.k8s.io/v1"},
 	"NodePool":                {"karpenter.sh/v1", "karpenter.sh/v1beta1"},
 	"NodeClaim":               {"karpenter.sh/v1", "karpenter.sh/v1beta1"},
+	"NodeOverlay":             {"karpenter.sh/v1alpha1"},
 	"EC2NodeClass":            {"karpenter.k8s.aws/v1", "karpenter.k8s.aws/v1beta1"},
 	"Provisioner":             {"karpenter.sh/v1alpha5"},
 	"AWSNodeTemplate":         {"karpenter.k8s.aws/v1alpha1"},
@@ -315,6 +316,8 @@ func (im *Importer) item(file string, it *item) {
 		err = im.nodeClaim(it)
 	case "NodePool":
 		err = im.mapKept(w, it, nodePoolKept)
+	case "NodeOverlay":
+		err = im.mapKept(w, it, nodeOverlayKept)
 	case "Provisioner":
 		err = im.mapKept(w, it, provisionerKept)
 	case "EC2NodeClass":

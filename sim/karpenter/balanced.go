@@ -195,7 +195,7 @@ func (d *disrupter) replacementPrice(cmd *command) float64 {
 		if len(c.Options) == 0 {
 			continue
 		}
-		if v := d.offerings.Cheapest(c.Pool.Types[c.Options[0]].Type, c.OfferingMask); !math.IsInf(v, 1) {
+		if v := d.offerings.Cheapest(c.Pool, c.Pool.Types[c.Options[0]].Type, c.OfferingMask); !math.IsInf(v, 1) {
 			p += v
 		}
 	}

@@ -81,7 +81,7 @@ func (d *disrupter) replacementOf(c *scheduling.Claim) component.DisruptionRepla
 	opts := make([]opt, len(c.Options))
 	for i, pos := range c.Options {
 		t := c.Pool.Types[pos].Type
-		opts[i] = opt{t.Name, d.offerings.Cheapest(t, c.OfferingMask)}
+		opts[i] = opt{t.Name, d.offerings.Cheapest(c.Pool, t, c.OfferingMask)}
 	}
 	sort.Slice(opts, func(i, j int) bool {
 		if opts[i].price != opts[j].price {

@@ -38,6 +38,7 @@ func (karpenterComponent) Kinds() []component.Kind {
 		{Group: apis.GroupKarpenter, Kind: apis.KindProvisioner},
 		{Group: apis.GroupAWS, Kind: apis.KindEC2NodeClass},
 		{Group: apis.GroupAWS, Kind: apis.KindAWSNodeTemplate},
+		{Group: apis.GroupKarpenter, Kind: apis.KindNodeOverlay},
 	}
 }
 
@@ -158,6 +159,7 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 		warns = append(warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: w.Message(), Fix: w.Fix})
 	}
 	warns = append(warns, staticWarnings(res.NodePools, settings)...)
+	warns = append(warns, overlayWarnings(env, res.NodePools, res.NodeOverlays, settings)...)
 	scale, err := spec.CompileScale(env.Scenario, in.SettingsPath, res.NodePools)
 	if err != nil {
 		errs = errs.Add(err)
@@ -173,7 +175,7 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 	if err := errs.Err(); err != nil {
 		return nil, warns, err
 	}
-	return &Config{Region: env.Region, Zones: env.Zones, NodePools: res.NodePools, Settings: settings, Scale: scale}, warns, nil
+	return &Config{Region: env.Region, Zones: env.Zones, NodePools: res.NodePools, NodeOverlays: res.NodeOverlays, Settings: settings, Scale: scale}, warns, nil
 }
 
 // staticWarnings are the findings on static NodePools: the gate that

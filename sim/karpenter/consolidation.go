@@ -200,7 +200,7 @@ func (d *disrupter) optTypes(c *scheduling.Claim) []int32 {
 func (d *disrupter) filterByPrice(c *scheduling.Claim, price float64) {
 	kept := c.Options[:0]
 	for _, pos := range c.Options {
-		if d.offerings.WorstLaunchPrice(c.Pool.Types[pos].Type, c.OfferingMask) < price {
+		if d.offerings.WorstLaunchPrice(c.Pool, c.Pool.Types[pos].Type, c.OfferingMask) < price {
 			kept = append(kept, pos)
 		}
 	}
@@ -212,7 +212,7 @@ func (d *disrupter) restrictToSpot(c *scheduling.Claim) {
 	c.OfferingMask &= d.offerings.CapacityTypeBits(scheduling.SpotIndex)
 	kept := c.Options[:0]
 	for _, pos := range c.Options {
-		if d.offerings.Cheapest(c.Pool.Types[pos].Type, c.OfferingMask) < math.Inf(1) {
+		if d.offerings.Cheapest(c.Pool, c.Pool.Types[pos].Type, c.OfferingMask) < math.Inf(1) {
 			kept = append(kept, pos)
 		}
 	}

@@ -230,6 +230,18 @@
 // skip its nodes, and drift of them is the staticDrift method
 // (staticdrift.go), one launched-first replacement per drifted node.
 //
+// # NodeOverlays
+//
+// With the NodeOverlay feature gate, karpenter.sh/v1alpha1 NodeOverlays
+// change each pool's view of its instance types (package overlay works
+// out which overlay sets what; scheduling.NodePools.SetOverlays applies
+// it): Pool.Price is an offering's price as the pool's solves, launches
+// and disruption decisions see it, and overlaid extended resources are
+// in the pool's types' capacity and allocatable. A NodeClaim with an
+// overlaid price launches with EC2 Fleet priorities (prioritized,
+// capacity-optimized for spot, offerings in overlaid-price order). The
+// cloud bills its own prices.
+//
 // # Disruption
 //
 // The disruption loop (KC disruption controller) runs 10 s after a pass

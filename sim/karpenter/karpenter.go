@@ -174,6 +174,9 @@ type Config struct {
 	Settings  Settings
 	// Scale are the static pools' replica changes (spec.karpenter.scale).
 	Scale []apis.Scale
+	// NodeOverlays in the order they apply; in force with
+	// Settings.NodeOverlay.
+	NodeOverlays []apis.NodeOverlay
 }
 
 // New builds the controller. It registers the controller with the engine,
@@ -200,7 +203,7 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	e.keyNodePool = syms.Intern(apis.LabelNodePool)
 	e.keyDisrupted = syms.Intern(apis.TaintDisrupted)
 	sc, err := scheduling.New(scheduling.Inputs{Engine: eng, Cluster: cl, Catalog: deps.Catalog, Prices: deps.Cloud,
-		Region: cfg.Region, Zones: zones, NodePools: cfg.NodePools, Settings: settings})
+		Region: cfg.Region, Zones: zones, NodePools: cfg.NodePools, NodeOverlays: cfg.NodeOverlays, Settings: settings})
 	if err != nil {
 		return nil, err
 	}

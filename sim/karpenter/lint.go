@@ -11,6 +11,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
@@ -52,11 +53,12 @@ type staticNodes struct {
 type PriceFunc func(o cloud.Offering) (float64, bool)
 
 // NewLinter builds a Karpenter controller for the pools on a cluster of its
-// own, at time 0, with every offering that prices knows available. syms is
+// own, at time 0, with every offering that prices knows available, and
+// the NodeOverlays in force as in a run (with the gate on). syms is
 // interned into (give a clone of the scenario's); daemon, when set, is the
 // DaemonSet overhead of a new node, as in a run.
 func NewLinter(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.Catalog, prices PriceFunc,
-	region string, zones []string, pools []NodePool, settings Settings, daemon DaemonOverheadFunc) (*Linter, error) {
+	region string, zones []string, pools []NodePool, overlays []apis.NodeOverlay, settings Settings, daemon DaemonOverheadFunc) (*Linter, error) {
 	eng := engine.New(0)
 	cl := cluster.New(eng, syms, res)
 	dynamic := make([]NodePool, len(pools))
@@ -65,7 +67,7 @@ func NewLinter(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.C
 		dynamic[i].Static = false
 	}
 	k, err := New(Deps{Engine: eng, Cluster: cl, Catalog: cat, Cloud: priceCloud(prices), Evictor: noEvictions{}},
-		Config{Region: region, Zones: zones, NodePools: dynamic, Settings: settings})
+		Config{Region: region, Zones: zones, NodePools: dynamic, NodeOverlays: overlays, Settings: settings})
 	if err != nil {
 		return nil, err
 	}

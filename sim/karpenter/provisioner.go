@@ -1,7 +1,9 @@
 package karpenter
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -300,6 +302,18 @@ func (pr *provisioner) launchClaim(c *scheduling.Claim, replacementOf *command) 
 	if ct == scheduling.SpotIndex {
 		strategy = cloud.PriceCapacityOptimized
 	}
+	if pr.priceOverlaid(c) {
+		// A NodeClaim with an overlaid price asks EC2 to follow the
+		// overlaid prices as priorities (KA CreateFleetInputBuilder
+		// WithOverlay, getOverrides Priority = offering price):
+		// on-demand prioritized, spot capacity-optimized-prioritized,
+		// which is capacity-optimized with the priorities breaking ties.
+		strategy = cloud.Prioritized
+		if ct == scheduling.SpotIndex {
+			strategy = cloud.CapacityOptimized
+		}
+		pr.byOverlaidPrice(p, offerings)
+	}
 	pr.stats.LaunchRequests++
 	res, err := pr.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Group: p.Spec.Name, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
 	for _, e := range res.Errors {
@@ -340,12 +354,12 @@ func (pr *provisioner) launchChoice(c *scheduling.Claim) ([]cloud.Offering, int)
 	spotCap := math.Inf(1)
 	if odMask != 0 && spotMask != 0 {
 		for _, pos := range opts {
-			spotCap = min(spotCap, pr.offerings.Cheapest(p.Types[pos].Type, odMask))
+			spotCap = min(spotCap, pr.offerings.Cheapest(p, p.Types[pos].Type, odMask))
 		}
 	}
 	usable := func(t *scheduling.InstanceType, z, ct int) bool {
 		i := pr.offerings.Offers.Index(t.Index, z, ct)
-		return c.OfferingMask&(1<<uint(z*scheduling.NumCapacityTypes+ct)) != 0 && pr.offerings.Offers.Available(i, now) && (ct != scheduling.SpotIndex || pr.offerings.Offers.Price[i] <= spotCap)
+		return c.OfferingMask&(1<<uint(z*scheduling.NumCapacityTypes+ct)) != 0 && pr.offerings.Offers.Available(i, now) && (ct != scheduling.SpotIndex || p.Price(pr.offerings, i) <= spotCap)
 	}
 	ct := scheduling.OnDemandIndex
 	for _, pos := range opts {
@@ -365,6 +379,38 @@ func (pr *provisioner) launchChoice(c *scheduling.Claim) ([]cloud.Offering, int)
 		}
 	}
 	return offerings, ct
+}
+
+// priceOverlaid reports whether a NodeOverlay changes the price of one
+// of c's instance types (KC NodeClaimTemplate.ToNodeClaim annotates the
+// NodeClaim karpenter.sh/price-overlay-applied).
+func (pr *provisioner) priceOverlaid(c *scheduling.Claim) bool {
+	for _, pos := range c.Options {
+		if c.Pool.PriceOverlaid(c.Pool.Types[pos].Type) {
+			return true
+		}
+	}
+	return false
+}
+
+// byOverlaidPrice orders a launch's offerings by their price as pool p
+// sees it, cheapest first (the priorities KA gives EC2), keeping the
+// order of equal ones.
+func (pr *provisioner) byOverlaidPrice(p *scheduling.Pool, offerings []cloud.Offering) {
+	price := func(of cloud.Offering) float64 {
+		t := pr.offerings.TypeByName[of.InstanceType]
+		ct := scheduling.OnDemandIndex
+		if of.CapacityType == cluster.Spot {
+			ct = scheduling.SpotIndex
+		}
+		for z, zone := range pr.offerings.Zones {
+			if zone == of.Zone {
+				return p.Price(pr.offerings, pr.offerings.Offers.Index(t.Index, z, ct))
+			}
+		}
+		return math.Inf(1)
+	}
+	slices.SortStableFunc(offerings, func(a, b cloud.Offering) int { return cmp.Compare(price(a), price(b)) })
 }
 
 // launchFilter keeps the instance types a launch would send (KA

@@ -58,16 +58,22 @@ func TestStaticBlueprintNodePool(t *testing.T) {
 	}
 	sc, err = scenario.LoadFile(filepath.Join(dir, "scenario.yaml"))
 	require.NoError(t, err)
-	var info []string
-	for _, w := range sc.Warnings {
-		if w.Code == "karpenter.gate-off" {
-			info = append(info, w.Msg)
-		}
-	}
+	info := warningsCoded(sc, "karpenter.gate-off")
 	require.Len(t, info, 1)
 	require.Contains(t, info[0], "StaticCapacity feature gate is off")
 	nodes, _ = staticGPUNodes(t, sc)
 	require.Empty(t, nodes)
+}
+
+// warningsCoded are the messages of the scenario's warnings with code.
+func warningsCoded(sc *scenario.Scenario, code string) []string {
+	var out []string
+	for _, w := range sc.Warnings {
+		if w.Code == code {
+			out = append(out, w.Msg)
+		}
+	}
+	return out
 }
 
 // spec.karpenter.scale names a static pool, a time and a count; anything

@@ -39,7 +39,10 @@ type Result struct {
 	NodePools []NodePool
 	// NodeClasses sorted by kind and name.
 	NodeClasses []NodeClass
-	Warnings    []Warning
+	// NodeOverlays in the order Karpenter applies them (OrderOverlays),
+	// those its runtime validation refuses left out.
+	NodeOverlays []NodeOverlay
+	Warnings     []Warning
 }
 
 // Handles reports whether the document is a kind this package reads
@@ -47,7 +50,7 @@ type Result struct {
 // apiVersion: a wrong version gets a precise error from Compile.
 func Handles(d *manifest.Document) bool {
 	switch d.Kind {
-	case KindNodePool, KindProvisioner, KindEC2NodeClass, KindAWSNodeTemplate:
+	case KindNodePool, KindProvisioner, KindEC2NodeClass, KindAWSNodeTemplate, KindNodeOverlay:
 		return true
 	}
 	return false
@@ -80,6 +83,8 @@ func Compile(docs []*manifest.Document, env Env) (Result, error) {
 			c.nodeClass(d)
 		case KindAWSNodeTemplate:
 			c.awsNodeTemplate(d)
+		case KindNodeOverlay:
+			c.nodeOverlay(d)
 		}
 	}
 	for _, d := range docs {
@@ -99,6 +104,8 @@ func Compile(docs []*manifest.Document, env Env) (Result, error) {
 	for _, k := range slices.Sorted(maps.Keys(c.classes)) {
 		res.NodeClasses = append(res.NodeClasses, *c.classes[k])
 	}
+	res.NodeOverlays = c.overlays
+	OrderOverlays(res.NodeOverlays)
 	sort.SliceStable(c.warns, func(i, j int) bool {
 		if c.warns[i].File != c.warns[j].File {
 			return c.warns[i].File < c.warns[j].File
@@ -119,6 +126,7 @@ type compiler struct {
 	classes  map[string]*NodeClass // "Kind/name"
 	pools    []*draft
 	poolDocs map[string]*manifest.Document
+	overlays []NodeOverlay
 }
 
 // draft is a compiled pool waiting for its node class.
@@ -654,12 +662,7 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 				c.fail(d, p+".values[0]", "give a non-negative integer", "operator %s needs a non-negative integer, got %q", op, vals[0])
 				continue
 			}
-			switch op {
-			case "Gte":
-				op, vals = "Gt", []string{strconv.FormatInt(n-1, 10)}
-			case "Lte":
-				op, vals = "Lt", []string{strconv.FormatInt(n+1, 10)}
-			}
+			op, vals = strictBound(op, n)
 		case "In", "NotIn", "Exists", "DoesNotExist":
 		default:
 			hint := "use In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte or Lte"
@@ -709,6 +712,18 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 		out = append(out, req)
 	}
 	return out
+}
+
+// strictBound writes a requirement Op n with Op one of Gt, Lt, Gte and
+// Lte as Gt or Lt (integer values: Gte n is Gt n-1).
+func strictBound(op string, n int64) (string, []string) {
+	switch op {
+	case "Gte":
+		return "Gt", []string{strconv.FormatInt(n-1, 10)}
+	case "Lte":
+		return "Lt", []string{strconv.FormatInt(n+1, 10)}
+	}
+	return op, []string{strconv.FormatInt(n, 10)}
 }
 
 // checkKnownValues warns about instance types and zones that cannot exist.

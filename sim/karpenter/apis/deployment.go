@@ -135,7 +135,7 @@ var gates = map[string]string{
 	"SpotToSpotConsolidation":   "",
 	"ReservedCapacity":          "", // on by default; no reservation is simulated
 	"NodeRepair":                "nodes never turn unhealthy in the simulation, so repair has nothing to do",
-	"NodeOverlay":               "NodeOverlays are not read",
+	"NodeOverlay":               "",
 	"StaticCapacity":            "",
 	"CapacityBuffer":            "CapacityBuffers are not read",
 	"TerminateFirstDrift":       "drift always launches the replacement first",
@@ -172,7 +172,7 @@ func (dep *Deployment) oneOf(v, at string, values ...string) bool {
 }
 
 // featureGates reads "Name=true,Other=false" as upstream's
-// ParseFeatureGates: SpotToSpotConsolidation and StaticCapacity are
+// ParseFeatureGates: SpotToSpotConsolidation, StaticCapacity and NodeOverlay are
 // modelled; another gate turned on that the simulation does not model
 // gets a warning; an unknown name is ignored upstream, and named here.
 func (dep *Deployment) featureGates(v, at string) {
@@ -192,13 +192,16 @@ func (dep *Deployment) featureGates(v, at string) {
 		switch {
 		case !known:
 			dep.warn(at, "karpenter.unknown-feature-gate", "unknown feature gate %q: Karpenter v1.15 ignores it", name)
-		case name == "SpotToSpotConsolidation" || name == "StaticCapacity":
+		case name == "SpotToSpotConsolidation" || name == "StaticCapacity" || name == "NodeOverlay":
 			if dep.Spec.FeatureGates == nil {
 				dep.Spec.FeatureGates = &FeatureGatesSpec{}
 			}
-			if name == "StaticCapacity" {
+			switch name {
+			case "StaticCapacity":
 				dep.Spec.FeatureGates.StaticCapacity = &on
-			} else {
+			case "NodeOverlay":
+				dep.Spec.FeatureGates.NodeOverlay = &on
+			default:
 				dep.Spec.FeatureGates.SpotToSpotConsolidation = &on
 			}
 		case on && why != "":
@@ -296,7 +299,7 @@ func (dep *Deployment) Under(spec *SettingsSpec) (*SettingsSpec, []string) {
 	d := &dep.Spec
 	take("batchMaxDuration", out.BatchMaxDuration == "", func() { out.BatchMaxDuration = d.BatchMaxDuration })
 	take("batchIdleDuration", out.BatchIdleDuration == "", func() { out.BatchIdleDuration = d.BatchIdleDuration })
-	take("featureGates", out.FeatureGates == nil || out.FeatureGates.SpotToSpotConsolidation == nil || out.FeatureGates.StaticCapacity == nil,
+	take("featureGates", out.FeatureGates.anyUnset(),
 		func() { out.FeatureGates = out.FeatureGates.merge(d.FeatureGates) })
 	take("preferencePolicy", out.PreferencePolicy == "", func() { out.PreferencePolicy = d.PreferencePolicy })
 	take("minValuesPolicy", out.MinValuesPolicy == "", func() { out.MinValuesPolicy = d.MinValuesPolicy })

@@ -4,7 +4,9 @@
 // Supported documents: karpenter.sh/v1 NodePool and karpenter.k8s.aws/v1
 // EC2NodeClass (KC and KA v1.14); the legacy karpenter.sh/v1beta1 NodePool
 // and karpenter.k8s.aws/v1beta1 EC2NodeClass (v0.37), karpenter.sh/v1alpha5
-// Provisioner and karpenter.k8s.aws/v1alpha1 AWSNodeTemplate (v0.31). The
+// Provisioner and karpenter.k8s.aws/v1alpha1 AWSNodeTemplate (v0.31); and
+// karpenter.sh/v1alpha1 NodeOverlay (v1.15.0, its CRD's rules errors, its
+// runtime validation a warning that it is never applied). The
 // decoding structs mirror the upstream types field for field, so the
 // strict decoder of sim/manifest reports unknown fields with their line
 // and a did-you-mean. Network, AMI, IAM and user-data fields are accepted

@@ -438,6 +438,12 @@ const (
 	CodeRemovedAnnotation = "ineffective.removed-annotation"
 	// CodeEffectSpelling: a taint effect in the EKS API's spelling.
 	CodeEffectSpelling = "karpenter.effect-spelling"
+	// CodeOverlayInert: a NodeOverlay that sets neither a price nor
+	// capacity.
+	CodeOverlayInert = "ineffective.node-overlay-inert"
+	// CodeOverlayInvalid: a NodeOverlay the controller's runtime
+	// validation refuses, so it is never applied.
+	CodeOverlayInvalid = "ineffective.node-overlay-invalid"
 )
 
 // Message is "path: msg", or msg alone for document-level warnings.

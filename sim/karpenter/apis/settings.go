@@ -91,6 +91,9 @@ type Settings struct {
 	// StaticCapacity is the StaticCapacity feature gate (off by default):
 	// only with it do static NodePools (spec.replicas) keep nodes.
 	StaticCapacity bool
+	// NodeOverlay is the NodeOverlay feature gate (off by default): only
+	// with it are NodeOverlays applied to the instance types.
+	NodeOverlay bool
 	// InterruptionQueue says whether an SQS interruption queue is
 	// configured (off by default): only then are spot interruption
 	// notices handled (cordon, drain, replace).
@@ -275,6 +278,14 @@ type FeatureGatesSpec struct {
 	// nodes (alpha since v1.8). Default false: such a pool then keeps
 	// none and launches nothing.
 	StaticCapacity *bool `json:"staticCapacity,omitempty"`
+	// NodeOverlay applies karpenter.sh/v1alpha1 NodeOverlays (alpha since
+	// v1.7). Default false: overlays change nothing.
+	NodeOverlay *bool `json:"nodeOverlay,omitempty"`
+}
+
+// anyUnset reports whether some gate is left unset (nil: all are).
+func (g *FeatureGatesSpec) anyUnset() bool {
+	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil
 }
 
 // merge fills the gates g leaves unset with under's.
@@ -291,6 +302,9 @@ func (g *FeatureGatesSpec) merge(under *FeatureGatesSpec) *FeatureGatesSpec {
 	}
 	if out.StaticCapacity == nil {
 		out.StaticCapacity = under.StaticCapacity
+	}
+	if out.NodeOverlay == nil {
+		out.NodeOverlay = under.NodeOverlay
 	}
 	return &out
 }
@@ -349,6 +363,9 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 	}
 	if s.FeatureGates != nil && s.FeatureGates.StaticCapacity != nil {
 		out.StaticCapacity = *s.FeatureGates.StaticCapacity
+	}
+	if s.FeatureGates != nil && s.FeatureGates.NodeOverlay != nil {
+		out.NodeOverlay = *s.FeatureGates.NodeOverlay
 	}
 	if s.InterruptionQueue != nil {
 		out.InterruptionQueue = *s.InterruptionQueue

@@ -5,6 +5,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/karpenter/overlay"
 )
 
 // NodePools holds the NodePools in force, with what the solver derives
@@ -21,6 +22,12 @@ type NodePools struct {
 	// weightOrder: the pools in weight order (ordered), nil when stale.
 	weightOrder    []*Pool
 	daemonOverhead DaemonOverheadFunc
+	// overlays are the NodeOverlays in force (SetOverlays), in the order
+	// they apply; overlayByPool what they do to each pool, by name;
+	// overlayStatus what became of each.
+	overlays      []apis.NodeOverlay
+	overlayByPool map[string]*poolOverlay
+	overlayStatus []overlay.Status
 }
 
 // DaemonOverheadFunc returns the requests of the DaemonSet pods that would
@@ -49,6 +56,8 @@ type Pool struct {
 	// pod joins (reqs plus its placeholder hostname): every solve starts
 	// its NodeClaims alike.
 	ClaimStarts []claimStart
+	// overlay is what the NodeOverlays do to the pool, nil for nothing.
+	overlay *poolOverlay
 }
 
 type claimStart struct {
@@ -59,7 +68,7 @@ type claimStart struct {
 }
 
 func (np *NodePools) build(spec *apis.NodePool) *Pool {
-	p := &Pool{Spec: spec, HasPreferNoSchedule: spec.HasPreferNoScheduleTaint()}
+	p := &Pool{Spec: spec, HasPreferNoSchedule: spec.HasPreferNoScheduleTaint(), overlay: np.overlayByPool[spec.Name]}
 	p.Requirements = np.poolRequirements(spec)
 	mask := np.offerings.OfferingMask(p.Requirements)
 	p.TypePositions = make([]int32, len(np.offerings.types))
@@ -113,6 +122,7 @@ func (np *NodePools) poolType(p *Pool, t *InstanceType, mask uint64) (PoolType, 
 	}
 	pt := PoolType{Type: t}
 	pt.Capacity, pt.Allocatable = np.offerings.nodeResources(t.catalogType, &p.Spec.NodeClass)
+	np.overlayCapacity(p.overlay, &pt)
 	if np.daemonOverhead != nil {
 		pt.DaemonOverhead = np.daemonOverhead(np.templateNode(p, t))
 	}
@@ -195,11 +205,13 @@ func (np *NodePools) Add(spec apis.NodePool) *Pool {
 	if old, ok := np.ByName[spec.Name]; ok {
 		// Replace in place so nodes keep pointing at the pool in force.
 		*old = *p
+		np.evaluateOverlays()
 		return old
 	}
 	np.All = append(np.All, p)
 	np.ByName[spec.Name] = p
 	sort.SliceStable(np.All, func(i, j int) bool { return np.All[i].Spec.Name < np.All[j].Spec.Name })
+	np.evaluateOverlays()
 	return p
 }
 

@@ -417,8 +417,8 @@ func (o *Offerings) CapacityTypeBits(ct int) uint64 {
 }
 
 // Cheapest returns the cheapest available offering price of type t within
-// mask, +Inf if none.
-func (o *Offerings) Cheapest(t *InstanceType, mask uint64) float64 {
+// mask as pool p sees it (nil: the cloud's prices), +Inf if none.
+func (o *Offerings) Cheapest(p *Pool, t *InstanceType, mask uint64) float64 {
 	best := math.Inf(1)
 	now := o.eng.Now()
 	base := o.Offers.Index(t.Index, 0, 0)
@@ -426,8 +426,8 @@ func (o *Offerings) Cheapest(t *InstanceType, mask uint64) float64 {
 		if mask&(1<<uint(b)) == 0 || !o.Offers.Available(base+b, now) {
 			continue
 		}
-		if p := o.Offers.Price[base+b]; p < best {
-			best = p
+		if v := p.Price(o, base+b); v < best {
+			best = v
 		}
 	}
 	return best
@@ -435,8 +435,8 @@ func (o *Offerings) Cheapest(t *InstanceType, mask uint64) float64 {
 
 // WorstLaunchPrice is the most expensive available offering within mask
 // of the capacity type a launch would use (reserved, then spot, then
-// on-demand): KC Offerings.WorstLaunchPrice.
-func (o *Offerings) WorstLaunchPrice(t *InstanceType, mask uint64) float64 {
+// on-demand), as pool p sees it: KC Offerings.WorstLaunchPrice.
+func (o *Offerings) WorstLaunchPrice(p *Pool, t *InstanceType, mask uint64) float64 {
 	now := o.eng.Now()
 	base := o.Offers.Index(t.Index, 0, 0)
 	for _, ct := range []int{SpotIndex, OnDemandIndex} {
@@ -447,7 +447,7 @@ func (o *Offerings) WorstLaunchPrice(t *InstanceType, mask uint64) float64 {
 				continue
 			}
 			found = true
-			worst = max(worst, o.Offers.Price[base+b])
+			worst = max(worst, p.Price(o, base+b))
 		}
 		if found {
 			return worst
@@ -517,8 +517,9 @@ func (o *Offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 	return capacity, alloc
 }
 
-// NodePrice is what a node of Karpenter's costs now: its offering's
-// price, or the price it launched at when the offering is no longer sold.
+// NodePrice is what a node of Karpenter's costs now as its pool sees it:
+// its offering's price (overlaid), or the price it launched at when the
+// offering is no longer sold.
 func (o *Offerings) NodePrice(kn *Node) float64 {
 	z := o.zoneIndex(kn.Offering.Zone)
 	ct := OnDemandIndex
@@ -526,7 +527,7 @@ func (o *Offerings) NodePrice(kn *Node) float64 {
 		ct = SpotIndex
 	}
 	if z >= 0 {
-		if p := o.Offers.Price[o.Offers.Index(kn.InstanceType.Index, z, ct)]; p >= 0 {
+		if p := kn.Pool.Price(o, o.Offers.Index(kn.InstanceType.Index, z, ct)); p >= 0 {
 			return p
 		}
 	}

@@ -29,6 +29,9 @@ type Inputs struct {
 	Zones  []string
 	// NodePools are the compiled NodePools.
 	NodePools []apis.NodePool
+	// NodeOverlays are the compiled NodeOverlays in the order they apply;
+	// they are in force only with Settings.NodeOverlay.
+	NodeOverlays []apis.NodeOverlay
 	// Settings are Karpenter's settings.
 	Settings apis.Settings
 	// DaemonOverhead, if set, says what DaemonSet pods would run on a new
@@ -115,6 +118,9 @@ func New(in Inputs) (*Scheduler, error) {
 		seen[in.NodePools[i].Name] = true
 		pools.Add(in.NodePools[i])
 	}
+	if in.Settings.NodeOverlay && len(in.NodeOverlays) > 0 {
+		pools.SetOverlays(in.NodeOverlays)
+	}
 	for i := range cl.Nodes {
 		if cl.Nodes[i].State != cluster.NodeGone {
 			base.NodeOrderAdd(cluster.NodeID(i))
@@ -187,7 +193,7 @@ func (sc *Scheduler) Result(s *Solver) Result {
 			t := c.Pool.Types[pos].Type
 			nc.InstanceTypes = append(nc.InstanceTypes, t.Name)
 			if i == 0 {
-				nc.CheapestUSDPerHour = sc.Offerings.Cheapest(t, c.OfferingMask)
+				nc.CheapestUSDPerHour = sc.Offerings.Cheapest(c.Pool, t, c.OfferingMask)
 			}
 		}
 		for z, zone := range sc.Offerings.Zones {

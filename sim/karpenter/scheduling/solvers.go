@@ -290,7 +290,7 @@ func (sv *Solvers) SortedOptions(c *Claim) {
 	}
 	opts := make([]opt, len(c.Options))
 	for i, pos := range c.Options {
-		opts[i] = opt{pos, sv.offerings.Cheapest(c.Pool.Types[pos].Type, c.OfferingMask)}
+		opts[i] = opt{pos, sv.offerings.Cheapest(c.Pool, c.Pool.Types[pos].Type, c.OfferingMask)}
 	}
 	sort.Slice(opts, func(i, j int) bool {
 		if opts[i].price != opts[j].price {
