@@ -91,26 +91,27 @@ clean:
 # (Karpenter; also 22) or 23 (scheduler) is missed. fidelity/jobvalidation runs
 # sim sweep --emit-job's manifests through the API server's validation.
 FIDELITY_MODULES := fidelity fidelity/scheduler fidelity/jobvalidation
+# sigs.k8s.io/karpenter v1.15.0 (fidelity/ and fidelity/disruption/) needs
+# Go 1.26.9, newer than the machine's: GOTOOLCHAIN=go1.27.3 makes the go
+# command fetch that toolchain from the module proxy (for those modules
+# only; the simulator builds with the machine's Go).
+KARPENTER_GO := GOTOOLCHAIN=go1.27.3 $(GO)
 fidelity:
 	@for m in $(FIDELITY_MODULES); do \
 		out=$$(cd $$m && gofmt -l .); \
 		if [ -n "$$out" ]; then echo "gofmt would change in $$m:"; echo "$$out"; exit 1; fi; \
 	done
-	cd fidelity && $(GO) vet ./... && $(GO) test ./...
+	cd fidelity && $(KARPENTER_GO) vet ./... && $(KARPENTER_GO) test ./...
 	cd fidelity/jobvalidation && $(GO) vet ./... && $(GO) test ./...
-	cd fidelity && $(GO) run ./cmd/fidelity
+	cd fidelity && $(KARPENTER_GO) run ./cmd/fidelity
 	cd fidelity/scheduler && $(GO) vet ./... && $(GO) test ./...
 	cd fidelity/scheduler && $(GO) run ./cmd/fidelity-scheduler
 	@$(MAKE) --no-print-directory fidelity-disruption
 	@$(MAKE) --no-print-directory fidelity-ca
 
 # Karpenter's disruption against upstream v1.15.0, through sim import and
-# sim run. sigs.k8s.io/karpenter v1.15.0 needs Go 1.26.9, newer than the
-# machine's: GOTOOLCHAIN=go1.27.3 makes the go command fetch that
-# toolchain from the module proxy (for this module only; the simulator
-# builds with the machine's Go). It exits 1 when a target of issue 32 is
-# missed.
-DISRUPTION_GO := GOTOOLCHAIN=go1.27.3 $(GO)
+# sim run. It exits 1 when a target of issue 32 is missed.
+DISRUPTION_GO := $(KARPENTER_GO)
 fidelity-disruption:
 	@out=$$(cd fidelity/disruption && gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change in fidelity/disruption:"; echo "$$out"; exit 1; fi
 	cd fidelity/disruption && $(DISRUPTION_GO) vet ./... && $(DISRUPTION_GO) test ./...

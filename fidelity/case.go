@@ -16,8 +16,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/apis/v1alpha1"
 
 	"github.com/clustersim/clustersim/sim/catalog"
+	"github.com/clustersim/clustersim/sim/statedump"
 )
 
 // Region and Zones of every case (the catalogue's prices are us-east-1's).
@@ -54,6 +56,9 @@ type Case struct {
 	// solves them with the first round's pods, still pending, against
 	// the NodeClaims in flight.
 	Arrivals []*corev1.Pod
+	// Overlays are NodeOverlays, applied with the NodeOverlay gate on
+	// (the overlay set only).
+	Overlays []*v1alpha1.NodeOverlay
 }
 
 // podTemplate is a group of identical pods.
@@ -366,15 +371,18 @@ func requesting(cpu, mem string) []corev1.Container {
 }
 
 // makePod builds pod n of a template. Every pod is created at the same
-// time; its UID sorts as its index, so both solvers break ties alike.
-func makePod(name string, n int, t podTemplate) *corev1.Pod {
+// time; its UID is the one our state dump gives a pod of its name
+// (statedump.UID), whose order is our queue's tie-break (cluster
+// PodUIDRank), so both solvers break ties between equal pods alike, of
+// one template or of two.
+func makePod(name string, _ int, t podTemplate) *corev1.Pod {
 	labels := map[string]string{}
 	for k, v := range t.lbls {
 		labels[k] = v
 	}
 	return &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(fmt.Sprintf("uid-%06d", n)),
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: statedump.UID("Pod", "default", name),
 			Labels: labels, CreationTimestamp: metav1.Unix(1700000000, 0)},
 		Spec:   *t.spec.DeepCopy(),
 		Status: corev1.PodStatus{Phase: corev1.PodPending},

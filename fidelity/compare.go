@@ -195,13 +195,19 @@ func (t *Tally) add(ours, up Outcome) {
 }
 
 // setOf names a case's set: "pinned" for the original generator's
-// cases (case-NNN), "wide" for GenerateWide's, "hand" otherwise.
+// cases (case-NNN), "wide" for GenerateWide's, "overlay" for
+// GenerateOverlays', "minValues" for GenerateMinValues', "hand"
+// otherwise.
 func setOf(c *Case) string {
 	switch {
 	case strings.HasPrefix(c.Name, "case-"):
 		return "pinned"
 	case strings.HasPrefix(c.Name, "wide-"):
 		return "wide"
+	case strings.HasPrefix(c.Name, "overlay-"):
+		return "overlay"
+	case strings.HasPrefix(c.Name, "minvalues-"):
+		return "minValues"
 	}
 	return "hand"
 }

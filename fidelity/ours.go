@@ -102,6 +102,11 @@ func buildOurs(cat *catalog.Catalog, c *Case, controller bool) (*Ours, error) {
 		}
 		data = append(append(append(data, "---\n"...), b...), '\n')
 	}
+	ovs, err := overlayDocs(c)
+	if err != nil {
+		return nil, err
+	}
+	data = append(data, ovs...)
 	docs, err := manifest.ReadBytes(c.Name+"-pools.yaml", data)
 	if err != nil {
 		return nil, err
@@ -118,12 +123,23 @@ func buildOurs(cat *catalog.Catalog, c *Case, controller bool) (*Ours, error) {
 		}
 	}
 	o := &Ours{Names: map[cluster.PodID]string{}, cl: cl}
+	settings := apis.DefaultSettings()
+	settings.NodeOverlay = len(res.NodeOverlays) > 0
+	// The pods' extended resources have their slots before the pools
+	// are built, as the loader registers them first.
+	for _, p := range append(append([]*corev1.Pod(nil), c.Pods...), c.Arrivals...) {
+		for name := range p.Spec.Containers[0].Resources.Requests {
+			if _, err := cl.Resources.Index(name); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if controller {
 		o.controller, err = karpenter.NewSolver(karpenter.SolveInput{Engine: eng, Cluster: cl, Catalog: cat, Cloud: pc, Region: Region,
-			Zones: Zones, NodePools: res.NodePools, Settings: apis.DefaultSettings()})
+			Zones: Zones, NodePools: res.NodePools, NodeOverlays: res.NodeOverlays, Settings: settings})
 	} else {
 		o.Scheduler, err = scheduling.New(scheduling.Inputs{Engine: eng, Cluster: cl, Catalog: cat, Prices: pc, Region: Region,
-			Zones: Zones, NodePools: res.NodePools, Settings: apis.DefaultSettings()})
+			Zones: Zones, NodePools: res.NodePools, NodeOverlays: res.NodeOverlays, Settings: settings})
 	}
 	if err != nil {
 		return nil, err

@@ -73,6 +73,9 @@ type Upstream struct {
 	nodes []*state.StateNode
 	// arrivals are the second round's new pods.
 	arrivals []*corev1.Pod
+	// refusedOverlays are the overlays upstream's controller did not
+	// apply, with the reason.
+	refusedOverlays []string
 }
 
 // BuildUpstream makes upstream's inputs: the case's NodePools ordered by
@@ -112,6 +115,11 @@ func BuildUpstream(c *Case, ours *Ours) (*Upstream, error) {
 	}
 	u.pods = c.Pods
 	u.arrivals = c.Arrivals
+	if len(c.Overlays) > 0 {
+		if err := u.applyUpstreamOverlays(c); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+	}
 	return u, nil
 }
 

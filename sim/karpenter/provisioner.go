@@ -2,6 +2,7 @@ package karpenter
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -47,6 +48,9 @@ type provisioner struct {
 	triggered   bool
 	busy        time.Duration
 	maxWait     time.Duration
+	// solveBudget is the solve in progress's, when it runs into
+	// SolveTimeout.
+	solveBudget solveBudget
 }
 
 // trigger starts a batching window or extends it (KC Batcher): the batch
@@ -84,17 +88,22 @@ func (pr *provisioner) closeBatch() {
 	pr.eng.Cancel(pr.idleTimer)
 	pr.eng.Cancel(pr.maxTimer)
 	if !pr.settings.ComputeTime {
-		pr.provision(nil)
+		pr.provision(nil, solveBudget{})
 		return
 	}
 	// The solve takes its time; the batch's pods are those pending now
 	// (upstream's Schedule lists them when it starts).
 	pods := pr.provisionable()
 	if len(pods) == 0 {
-		pr.provision(pods)
+		pr.provision(pods, solveBudget{})
 		return
 	}
-	cost := pr.solveTime(pods)
+	cost, perPod := pr.solveCosts(pods)
+	pr.solveBudget = solveBudget{}
+	if cost > SolveTimeout {
+		// The solve stops at the timeout with what it placed.
+		cost, pr.solveBudget = SolveTimeout, solveBudget{over: true, perPod: perPod}
+	}
 	now := pr.eng.Now()
 	pr.solving, pr.solvePods, pr.busyUntil = true, pods, now+cost
 	pr.busy += cost
@@ -111,7 +120,7 @@ func (pr *provisioner) closeBatch() {
 func (pr *provisioner) solveDone() {
 	pods := pr.solvePods
 	pr.solving, pr.solvePods = false, nil
-	pr.provision(pr.stillProvisionable(pods))
+	pr.provision(pr.stillProvisionable(pods), pr.solveBudget)
 	if pr.triggered {
 		pr.triggered = false
 		pr.solveWait = pr.eng.Now() - pr.busyTrigger
@@ -208,7 +217,7 @@ func (pr *provisioner) hasProvisionable() bool {
 
 // provision runs one batch: solve, nominate, launch. pods are the batch's
 // pods; nil: those provisionable now.
-func (pr *provisioner) provision(pods []cluster.PodID) {
+func (pr *provisioner) provision(pods []cluster.PodID, b solveBudget) {
 	if pods == nil {
 		pods = pr.provisionable()
 	}
@@ -216,11 +225,18 @@ func (pr *provisioner) provision(pods []cluster.PodID) {
 		pr.stats.Batches++
 	}
 	if len(pods) > 0 && !pr.sameAsLastBatch(pods) {
-		s := pr.solvers.NewSolver(pods, scheduling.SolveOpts{})
+		s := pr.solvers.NewSolver(pods, pr.budgetOpts(b))
 		s.Solve(pods)
+		if s.TimedOut {
+			pr.stats.SolveTimeouts++
+		}
 		pr.lastBatch.allFailed = len(s.Failed) == len(pods)
 		if pr.noLaunch != nil && len(s.Failed) > 0 {
 			pr.explainFailed(s)
+		}
+		if pr.noLaunch != nil && len(s.Unsolved) > 0 {
+			pr.noLaunch(append([]cluster.PodID(nil), s.Unsolved...), "solve-timeout",
+				fmt.Sprintf("Karpenter's solve of this batch of %d pods ran into its one-minute timeout before it tried these: they wait for the next batch", len(pods)))
 		}
 		now := pr.eng.Now()
 		nominate := pr.nomination()

@@ -4,6 +4,7 @@ import (
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
@@ -23,7 +24,9 @@ type SolveInput struct {
 	Region    string
 	Zones     []string
 	NodePools []NodePool
-	Settings  Settings
+	// NodeOverlays apply with Settings.NodeOverlay.
+	NodeOverlays []apis.NodeOverlay
+	Settings     Settings
 }
 
 // Solver runs provisioning solves on a fixed configuration.
@@ -34,7 +37,7 @@ type Solver struct{ k *Karpenter }
 // caller runs the engine.
 func NewSolver(in SolveInput) (*Solver, error) {
 	k, err := New(Deps{Engine: in.Engine, Cluster: in.Cluster, Catalog: in.Catalog, Cloud: in.Cloud, Evictor: noEvictions{}},
-		Config{Region: in.Region, Zones: in.Zones, NodePools: in.NodePools, Settings: in.Settings})
+		Config{Region: in.Region, Zones: in.Zones, NodePools: in.NodePools, NodeOverlays: in.NodeOverlays, Settings: in.Settings})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
 // The solve-time model of the provisioner (Settings.ComputeTime),
@@ -44,6 +45,13 @@ const (
 
 // solveTime is the virtual time upstream's solve of these pods takes.
 func (pr *provisioner) solveTime(pods []cluster.PodID) time.Duration {
+	total, _ := pr.solveCosts(pods)
+	return total
+}
+
+// solveCosts is solveTime and what one try of each class of pod takes
+// in that solve (perPod, by solveClass).
+func (pr *provisioner) solveCosts(pods []cluster.PodID) (total time.Duration, perPod [3]time.Duration) {
 	types := 0
 	for _, p := range pr.pools.Ordered() {
 		types += len(p.Types)
@@ -53,16 +61,38 @@ func (pr *provisioner) solveTime(pods []cluster.PodID) time.Duration {
 		n[solveClass(pr.cl.Pods[id].Spec)]++
 	}
 	t, p, e := time.Duration(types), time.Duration(len(pods)), time.Duration(pr.cl.LiveNodes())
-	perPod := [3]time.Duration{
+	perPod = [3]time.Duration{
 		SolvePlainPerPod + t*SolvePlainPerPodType + p*SolvePlainPerPodPair + e*SolvePerPodNode,
 		SolveSpreadPerPod + t*SolveSpreadPerPodType + p*SolveSpreadPerPodPair + e*SolveConstrainedPerPodNode,
 		SolveAffinityPerPod + t*SolveAffinityPerPodType + p*SolveAffinityPerPodPair + e*SolveConstrainedPerPodNode,
 	}
-	var d time.Duration
 	for c, k := range n {
-		d += time.Duration(k) * perPod[c]
+		total += time.Duration(k) * perPod[c]
 	}
-	return d
+	return total, perPod
+}
+
+// SolveTimeout is how long the provisioner lets a solve run (KC
+// Provisioner.Schedule: Solve under a one-minute context timeout since
+// v1.4); what it placed by then launches, the pods it never tried wait
+// for the next batch.
+const SolveTimeout = time.Minute
+
+// solveBudget is a batch's solve under the timeout: its per-pod costs
+// when it would run longer than SolveTimeout, zero otherwise.
+type solveBudget struct {
+	over   bool
+	perPod [3]time.Duration
+}
+
+// opts are the solve options of a batch under budget b.
+func (pr *provisioner) budgetOpts(b solveBudget) scheduling.SolveOpts {
+	if !b.over {
+		return scheduling.SolveOpts{}
+	}
+	return scheduling.SolveOpts{Budget: SolveTimeout, Cost: func(id cluster.PodID) time.Duration {
+		return b.perPod[solveClass(pr.cl.Pods[id].Spec)]
+	}}
 }
 
 // solveClass is the model's class of a pod: 2 with pod affinity or

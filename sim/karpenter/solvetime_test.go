@@ -120,3 +120,57 @@ func TestSolveTimeByClass(t *testing.T) {
 	require.Equal(t, 10*(SolvePlainPerPod+T*SolvePlainPerPodType+10*SolvePlainPerPodPair+2*SolvePerPodNode), h.k.prov.solveTime(plain))
 	require.Equal(t, 10*(SolveSpreadPerPod+T*SolveSpreadPerPodType+10*SolveSpreadPerPodPair+2*SolveConstrainedPerPodNode), h.k.prov.solveTime(spread))
 }
+
+// A batch whose solve would run past a minute is cut there (KC
+// Provisioner.Schedule's one-minute Solve timeout): the NodeClaims of the
+// pods it tried launch at the minute, the pods it never tried are left
+// for the next batch, and every pod gets a node in the end.
+func TestSolveTimeout(t *testing.T) {
+	pool := poolWith("p", onDemand, "")
+	probe := newHarness(t)
+	probe.start(pool)
+	// The smallest batch of small pods whose solve takes over 90 s.
+	n := 1000
+	for probe.expectedSolve(n, 0) < 90*time.Second {
+		n += 1000
+	}
+	h := newHarness(t)
+	st := apis.DefaultSettings()
+	st.ComputeTime = true
+	h.settings = &st
+	h.deploy("web", h.podSpec("100m", "128Mi", nil), time.Duration(0), n)
+	h.start(pool)
+	untried := 0
+	h.k.OnNoLaunch(func(pods []cluster.PodID, class, _ string) {
+		if class == "solve-timeout" {
+			untried += len(pods)
+		}
+	})
+	h.run(time.Second + SolveTimeout + time.Millisecond)
+
+	times := h.launchTimes()
+	require.NotEmpty(t, times)
+	require.Equal(t, time.Second+SolveTimeout, times[0], "the solve stops at the timeout and launches what it placed")
+	require.Equal(t, int64(1), h.k.Stats().SolveTimeouts)
+	// A try costs the same for every pod of the batch: the solve tried
+	// as many as fit in the minute, and launched for them.
+	launchedFor := 0
+	for i := range h.cl.Pods {
+		if len(h.cl.LaunchedFor(cluster.PodID(i))) > 0 {
+			launchedFor++
+		}
+	}
+	perTry := h.expectedSolve(n, 0) / time.Duration(n)
+	require.Equal(t, int(SolveTimeout/perTry), launchedFor)
+	require.Less(t, launchedFor, n)
+	require.Equal(t, n-launchedFor, untried, "sim explain says the rest were never tried")
+
+	h.run(30 * time.Minute)
+	pending := 0
+	for i := range h.cl.Pods {
+		if h.cl.Pods[i].Phase == cluster.Pending {
+			pending++
+		}
+	}
+	require.Zero(t, pending, "the pods the first solve never tried got nodes from later batches")
+}

@@ -36,8 +36,12 @@ type Stats struct {
 	BalancedApproved int64 `json:"balancedApproved,omitempty"`
 	BalancedRejected int64 `json:"balancedRejected,omitempty"`
 	// Batches counts provisioning batches that had pods to schedule.
-	Batches     int64            `json:"batches"`
-	Disruptions DisruptionCounts `json:"disruptions"`
+	Batches int64 `json:"batches"`
+	// SolveTimeouts counts provisioning solves that ran into the
+	// one-minute timeout (SolveTimeout) and launched what they had
+	// placed; absent when none did.
+	SolveTimeouts int64            `json:"solveTimeouts,omitempty"`
+	Disruptions   DisruptionCounts `json:"disruptions"`
 	// PodsEvicted counts evictions the eviction API accepted for
 	// Karpenter's drains.
 	PodsEvicted int64 `json:"podsEvicted"`

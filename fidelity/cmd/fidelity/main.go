@@ -1,11 +1,13 @@
 // Command fidelity runs clustersim's Karpenter provisioning solve and
 // upstream Karpenter's on the same generated cases (the pinned set of the
-// first generator and the wide set of GenerateWide, whose cases also have
-// a second round) and prints how often they agree. It exits 1 when a
+// first generator, the wide set of GenerateWide, whose cases also have
+// a second round, the overlay set of GenerateOverlays, with NodeOverlays,
+// and the minValues set of GenerateMinValues) and prints how often they
+// agree. It exits 1 when a
 // target of issues 10 and 22 is missed (unless -check=false), 2 on an
 // error.
 //
-//	go run ./cmd/fidelity [-cases 240] [-wide 20] [-seed 1] [-k 6] [-v]
+//	go run ./cmd/fidelity [-cases 240] [-wide 20] [-overlays 60] [-minvalues 40] [-seed 1] [-k 6] [-v]
 //	                      [-only case-004] [-workers 5] [-check=false]
 //	go run ./cmd/fidelity -timing [-runs 2] [-workers 5] > timing.txt
 //	go run ./cmd/fidelity -fit timing.txt [more.txt ...]
@@ -24,6 +26,8 @@ import (
 func main() {
 	n := flag.Int("cases", 240, "number of cases of the pinned set (the first generator)")
 	nWide := flag.Int("wide", 20, "number of cases of the wide set (whole catalogue, up to 1,000 pods, second round)")
+	nOverlay := flag.Int("overlays", 60, "number of cases of the overlay set (NodeOverlays on the first generator's kind of case)")
+	nMinValues := flag.Int("minvalues", 40, "number of cases of the minValues set (NodePools with minValues, Strict)")
 	seed := flag.Uint64("seed", 1, "seed of the case generator")
 	check := flag.Bool("check", true, "exit 1 when a target is missed")
 	verbose := flag.Bool("v", false, "print one line per case")
@@ -89,6 +93,18 @@ func main() {
 		os.Exit(2)
 	}
 	cases = append(cases, wide...)
+	overlays, err := fidelity.GenerateOverlays(cat, *seed, *nOverlay)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fidelity:", err)
+		os.Exit(2)
+	}
+	cases = append(cases, overlays...)
+	minValues, err := fidelity.GenerateMinValues(cat, *seed, *nMinValues)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fidelity:", err)
+		os.Exit(2)
+	}
+	cases = append(cases, minValues...)
 	var results []*fidelity.Result
 	for _, c := range cases {
 		if *only != "" && c.Name != *only {

@@ -24,8 +24,19 @@ func (np *NodePools) SetOverlays(ovs []apis.NodeOverlay) {
 	np.evaluateOverlays()
 }
 
-// OverlayStatus is what became of each overlay in force, in their order.
+// OverlayStatus is what became of each overlay in force, in their order
+// (OverlayNames).
 func (np *NodePools) OverlayStatus() []overlay.Status { return np.overlayStatus }
+
+// OverlayNames are the names of the overlays in force, in the order they
+// apply.
+func (np *NodePools) OverlayNames() []string {
+	out := make([]string, len(np.overlays))
+	for i := range np.overlays {
+		out[i] = np.overlays[i].Name
+	}
+	return out
+}
 
 // evaluateOverlays works out the overlays' updates over every pool and
 // rebuilds the pools whose updates changed.

@@ -78,14 +78,21 @@ type Solver struct {
 	NodesLeft  []int64
 	consolidat bool
 	// Failed are the pods placed nowhere.
-	Failed  []cluster.PodID
-	retry   []QueueKey // the solve's failed pods, in order
-	scratch []int32
-	newOpts []int32 // addNew's options before a claim keeps them
-	checks  []typeCheck
-	lchecks []typeCheck
-	seq     int
-	anyPNS  bool
+	Failed []cluster.PodID
+	// Unsolved are the pods a solve out of budget never tried (KC's
+	// timed-out Solve leaves them out of its results: they wait for the
+	// next batch); TimedOut says the budget ran out.
+	Unsolved []cluster.PodID
+	TimedOut bool
+	budget   time.Duration
+	cost     func(cluster.PodID) time.Duration
+	retry    []QueueKey // the solve's failed pods, in order
+	scratch  []int32
+	newOpts  []int32 // addNew's options before a claim keeps them
+	checks   []typeCheck
+	lchecks  []typeCheck
+	seq      int
+	anyPNS   bool
 	// Now is the time of the solve.
 	Now engine.Time
 	// A consolidation what-if may stop as soon as its answer is
@@ -114,6 +121,11 @@ type SolveOpts struct {
 	// Universe, if set, is the pools' domains (domainUniverse) that a
 	// disruption pass shares.
 	Universe map[cluster.Sym][]cluster.Sym
+	// Budget, when positive, is how long the solve may run (KC's
+	// provisioner gives Solve one minute); Cost is what one try of a pod
+	// takes. The pods not tried when it runs out are Unsolved.
+	Budget time.Duration
+	Cost   func(cluster.PodID) time.Duration
 }
 
 func (s *Solver) addExistingInverse(n *cluster.Node) {
@@ -373,6 +385,8 @@ func (s *Solver) Solve(pods []cluster.PodID) {
 	q := s.Queue(pods)
 	retry := s.retry[:0]
 	rhead := 0
+	s.Unsolved, s.TimedOut = s.Unsolved[:0], false
+	var spent time.Duration
 	// lastLen: per failed pod, the queue length left when it failed.
 	var lastLen map[cluster.PodID]int
 	for {
@@ -389,6 +403,18 @@ func (s *Solver) Solve(pods []cluster.PodID) {
 		id := e.ID
 		if n, ok := lastLen[id]; ok && n == live {
 			break
+		}
+		if s.budget > 0 {
+			// KC Scheduler.Solve: a try that starts after the deadline
+			// ends the solve; the pods never tried are in no result.
+			if spent += s.cost(id); spent > s.budget {
+				s.TimedOut = true
+				for q.Len() > 0 {
+					s.Unsolved = append(s.Unsolved, q.Peek().ID)
+					q.Next()
+				}
+				break
+			}
 		}
 		if q.Len() > 0 {
 			q.Next()
@@ -409,7 +435,8 @@ func (s *Solver) Solve(pods []cluster.PodID) {
 		}
 		lastLen[id] = q.Len() + len(retry) - rhead
 	}
-	// A break happens only on a retried pod, after the whole queue.
+	// A break happens on a retried pod, after the whole queue, or when
+	// the budget runs out.
 	s.Failed = s.Failed[:0]
 	for _, e := range retry[rhead:] {
 		s.Failed = append(s.Failed, e.ID)
