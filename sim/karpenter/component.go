@@ -205,12 +205,12 @@ func staticWarnings(pools []NodePool, st Settings) []component.Warning {
 			w.Msg = fmt.Sprintf("spec.replicas: %s keeps %d nodes but limits.nodes is %d: it never has more than %d", p, p.Replicas, l, l)
 			w.Fix = fmt.Sprintf("raise limits.nodes above %d (one more per node drift may replace at once)", p.Replicas)
 			out = append(out, w)
-		case l >= 0 && l == p.Replicas && p.Replicas > 0:
+		case l >= 0 && l == p.Replicas && p.Replicas > 0 && !st.TerminateFirstDrift:
 			w := at
 			w.Code = "ineffective.static-node-limit"
-			w.Msg = fmt.Sprintf("spec.replicas: %s keeps %d nodes and limits.nodes is %d too: a drifted node is never replaced (drift launches its replacement first and the limit leaves no room; TerminateFirstDrift is not simulated), and an expired or interrupted node is refilled only once it is gone",
+			w.Msg = fmt.Sprintf("spec.replicas: %s keeps %d nodes and limits.nodes is %d too: a drifted node is never replaced (drift launches its replacement first and the limit leaves no room), and an expired or interrupted node is refilled only once it is gone",
 				p, p.Replicas, l)
-			w.Fix = fmt.Sprintf("set limits.nodes above %d, e.g. %d", p.Replicas, p.Replicas+max(1, p.Replicas/10))
+			w.Fix = fmt.Sprintf("set limits.nodes above %d, e.g. %d, or turn on the TerminateFirstDrift gate (FEATURE_GATES=TerminateFirstDrift=true, or spec.karpenter.featureGates.terminateFirstDrift: true) to delete drifted nodes first, the pool one node short until each refill is up", p.Replicas, p.Replicas+max(1, p.Replicas/10))
 			out = append(out, w)
 		}
 	}

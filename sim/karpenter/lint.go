@@ -107,6 +107,10 @@ func (l *Linter) staticNodes(p *scheduling.Pool, replicas int64) staticNodes {
 				}
 			}
 			sort.Strings(types)
+		} else if l.k.prov.priceOverlaid(c) {
+			// Prioritized by the overlaid prices: the first offering.
+			l.k.prov.byOverlaidPrice(p, offerings)
+			types = []string{offerings[0].InstanceType}
 		} else {
 			// Lowest-price: the cheapest offering, the first of equals.
 			cheapest, best := math.Inf(1), ""

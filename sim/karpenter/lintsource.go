@@ -5,8 +5,11 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/component"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
 // This file is Karpenter as sim lint's capacity sources
@@ -63,6 +66,12 @@ func (karpenterComponent) LintSources(cfg component.Config, env *component.LintE
 				switch {
 				case !chk.Fits:
 					v.Why = launchWhy(env, chk, np.Name, ct, spec)
+					if chk.Fail == FailTooBig && !c.Settings.NodeOverlay {
+						if ov, res := gatedOverlayFor(env, c.NodeOverlays, spec); ov != nil {
+							v.Why.Text += fmt.Sprintf("; %s gives %s, but the NodeOverlay feature gate is off", ov, res)
+							v.Why.Fix = "turn on the NodeOverlay feature gate (FEATURE_GATES=NodeOverlay=true, or spec.karpenter.featureGates.nodeOverlay: true)"
+						}
+					}
 				case gateOff:
 					v.Why = component.LintWhy{Kind: "not-autoscaled", Text: fmt.Sprintf("%s is static (spec.replicas) and the StaticCapacity feature gate is off: it keeps no nodes", pool),
 						Fix: "turn on the StaticCapacity feature gate"}
@@ -76,6 +85,20 @@ func (karpenterComponent) LintSources(cfg component.Config, env *component.LintE
 		}
 	}
 	return out, nil
+}
+
+// gatedOverlayFor returns an overlay that gives an extended resource the
+// pod asks for (and the resource), nil when none does: with the gate off,
+// it is what would have made the pod fit.
+func gatedOverlayFor(env *component.LintEnv, ovs []apis.NodeOverlay, spec *cluster.PodSpec) (*apis.NodeOverlay, string) {
+	for i := range ovs {
+		for _, r := range ovs[i].Capacity {
+			if slot, ok := env.Resources.Lookup(corev1.ResourceName(r.Name)); ok && spec.Requests[slot] > 0 {
+				return &ovs[i], r.Name
+			}
+		}
+	}
+	return nil, ""
 }
 
 // spotToSpot words the spot-to-spot-flexibility finding for a spot pool:

@@ -144,8 +144,7 @@ func TestStaticDriftReplacesFirst(t *testing.T) {
 }
 
 // At limits.nodes = replicas no replacement can be staged: drifted
-// static nodes stay (TerminateFirstDrift, not modelled, would delete
-// them first).
+// static nodes stay (without TerminateFirstDrift, its default).
 func TestStaticDriftBlockedAtNodeLimit(t *testing.T) {
 	h := withStatic(newHarness(t))
 	extra := "  replicas: 2\n  limits: {nodes: 2}"
@@ -156,6 +155,43 @@ func TestStaticDriftBlockedAtNodeLimit(t *testing.T) {
 	h.run(time.Hour)
 	require.Len(t, h.karpenterNodes(), 2)
 	require.Zero(t, h.k.Stats().Disruptions.Drifted)
+}
+
+// With TerminateFirstDrift a static pool at its node limit deletes its
+// drifted nodes first (KC StaticDrift unreplaceableCommands: delete-only
+// commands, as many as the Drifted budget allows) and the static
+// controller refills it once each node is gone: the pool dips below its
+// replicas, never above its limit, and ends with new nodes only.
+func TestStaticDriftTerminateFirstAtNodeLimit(t *testing.T) {
+	h := withStatic(newHarness(t))
+	h.settings.TerminateFirstDrift = true
+	extra := "  replicas: 2\n  limits: {nodes: 2}"
+	h.start(poolWith("fixed", odLarge, extra))
+	h.run(10 * time.Minute)
+	old := h.karpenterNodes()
+	require.Len(t, old, 2)
+	changed := h.pools(poolWith("fixed", odLarge, "      startupTaints: [{key: init, effect: NoSchedule}]\n"+extra))
+	h.k.UpdateNodePool(11*time.Minute, changed[0])
+	low := 2
+	for at := 11 * time.Minute; at < time.Hour; at += 5 * time.Second {
+		h.run(at)
+		ready := 0
+		for _, n := range h.karpenterNodes() {
+			if n.State == cluster.NodeReady {
+				ready++
+			}
+		}
+		low = min(low, ready)
+		require.LessOrEqual(t, len(h.karpenterNodes()), 2, "at %s: never above limits.nodes", at)
+	}
+	require.Less(t, low, 2, "terminate-first leaves the pool short while a refill comes up")
+	nodes := h.karpenterNodes()
+	require.Len(t, nodes, 2)
+	for _, n := range nodes {
+		require.NotEqual(t, old[0].Name, n.Name)
+		require.NotEqual(t, old[1].Name, n.Name)
+	}
+	require.Equal(t, int64(2), h.k.Stats().Disruptions.Drifted)
 }
 
 // Upstream's "scales down in disruption cost order" (KC v1.15.0

@@ -10,10 +10,12 @@ import (
 // (active and pending-disruption nodes), as many as its Drifted budget
 // and limits.nodes allow, each by one new NodeClaim of the pool launched
 // first (scheduling.StaticClaim: no pods are simulated, the pool keeps
-// its count). A pool at its node limit cannot stage a replacement and its
-// drifted nodes wait (TerminateFirstDrift, which would delete them first,
-// is not modelled). Its commands start at once, without validation, one
-// per candidate, all those of a pass together.
+// its count). A pool at its node limit cannot stage a replacement: its
+// drifted nodes wait, or, with the TerminateFirstDrift gate, as many as
+// the budget allows are deleted first (delete-only commands, KC
+// unreplaceableCommands) and the static controller refills the pool once
+// each is gone. Its commands start at once, without validation, one per
+// candidate, all those of a pass together.
 type staticDrift struct{ d *disrupter }
 
 func (sd *staticDrift) shouldDisrupt(kn *knode, _ bool) bool {
@@ -37,9 +39,18 @@ func (sd *staticDrift) computeCommand(budget map[*scheduling.Pool]int, cs []*can
 		if n.active+n.pending > p.Spec.Replicas {
 			continue // a scale-down is still under way
 		}
-		take := min(int64(budget[p]), int64(len(cands)), nodeLimit(p)-(n.active+n.deleting+n.pending))
+		maxDrifts := min(int64(budget[p]), int64(len(cands)))
+		room := nodeLimit(p) - (n.active + n.deleting + n.pending)
+		terminateFirst := room <= 0 && d.settings.TerminateFirstDrift
+		take := min(maxDrifts, room)
+		if terminateFirst {
+			take = maxDrifts
+		}
 		for _, c := range cands[:max(take, 0)] {
-			cmd := &command{method: sd, cands: []*candidate{c}, replacements: []*scheduling.Claim{d.pools.StaticClaim(p)}}
+			cmd := &command{method: sd, cands: []*candidate{c}}
+			if !terminateFirst {
+				cmd.replacements = []*scheduling.Claim{d.pools.StaticClaim(p)}
+			}
 			if first == nil {
 				first = cmd
 			} else {

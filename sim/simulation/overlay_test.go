@@ -11,6 +11,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/lint"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
@@ -95,6 +96,15 @@ func TestOverlayBlueprintGPUSlices(t *testing.T) {
 	nodes, rep = runNodes(t, sc, "nvidia.com/gpu-slice")
 	require.Empty(t, nodes)
 	require.Equal(t, 17, rep.Pods.PendingAtEnd)
+	// sim lint calls the Deployment unhostable and says what would fix it.
+	var unhostable []string
+	for _, f := range lint.Check(sc).Findings {
+		if f.Kind == "unhostable" {
+			unhostable = append(unhostable, f.Fix)
+		}
+	}
+	require.Len(t, unhostable, 1)
+	require.Contains(t, unhostable[0], "gives nvidia.com/gpu-slice, but the NodeOverlay feature gate is off): turn on the NodeOverlay feature gate")
 }
 
 // The blueprint's overlays targeted at NodePool/team-alpha raise the
@@ -198,4 +208,82 @@ spec:
 	require.Len(t, byCode["ineffective.node-overlay-unmatched"], 1)
 	require.Contains(t, byCode["ineffective.node-overlay-unmatched"][0], "NodeOverlay/team-a matches no instance type of any NodePool (default)")
 	require.Len(t, byCode["karpenter.overlay-prices"], 1, "savings-plan is applied")
+}
+
+// A static pool's on-demand NodeClaim under a price overlay launches
+// prioritized by the overlaid prices: the overlay's m7i.large although
+// m5.large is cheaper at EC2's price; sim lint names the same type.
+func TestOverlayStaticPoolLaunchAndLint(t *testing.T) {
+	dir := t.TempDir()
+	src := `apiVersion: clustersim.dev/v1alpha1
+kind: Scenario
+metadata: {name: static-overlay}
+spec:
+  duration: 10m
+  region: us-east-1
+  zones: [us-east-1a]
+  karpenter: {featureGates: {staticCapacity: true, nodeOverlay: true}}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: fixed}
+spec:
+  replicas: 1
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m7i.large]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: r
+  subnetSelectorTerms: [{tags: {k: v}}]
+  securityGroupSelectorTerms: [{tags: {k: v}}]
+---
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: savings-plan}
+spec:
+  requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [m7i]}]
+  priceAdjustment: "-50%"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: w, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(src), 0o644))
+	sc, err := scenario.LoadFile(filepath.Join(dir, "scenario.yaml"))
+	require.NoError(t, err)
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	m5, _, _ := cat.OnDemandPrice("us-east-1", "m5.large")
+	m7i, _, _ := cat.OnDemandPrice("us-east-1", "m7i.large")
+	require.Less(t, m5, m7i, "m5.large is the cheaper at EC2's price")
+	require.Less(t, m7i/2, m5, "and m7i.large at the overlay's")
+	nodes, _ := runNodes(t, sc, "")
+	require.Len(t, nodes, 1)
+	require.Equal(t, "m7i.large", nodes[0].typ)
+
+	res := lint.Check(sc)
+	var types []string
+	for _, p := range res.Placements {
+		for _, c := range p.Cells {
+			if strings.HasPrefix(c.Source, "NodePool/fixed") {
+				types = append(types, c.InstanceTypes...)
+			}
+		}
+	}
+	require.Equal(t, []string{"m7i.large"}, types)
 }

@@ -98,3 +98,67 @@ func TestStaticScaleErrors(t *testing.T) {
 		require.Contains(t, err.Error(), want)
 	}
 }
+
+// A static pool at limits.nodes = replicas can stage no drift
+// replacement: the loader says so and names both fixes, unless the
+// TerminateFirstDrift gate is on (in spec.karpenter or in Karpenter's own
+// FEATURE_GATES), with which drifted nodes are deleted first.
+func TestStaticNodeLimitAndTerminateFirstDrift(t *testing.T) {
+	load := func(gates, deployment string) []string {
+		t.Helper()
+		dir := t.TempDir()
+		src := `apiVersion: clustersim.dev/v1alpha1
+kind: Scenario
+metadata: {name: limit}
+spec:
+  duration: 10m
+  region: us-east-1
+  zones: [us-east-1a]
+  karpenter: {featureGates: {staticCapacity: true` + gates + `}}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: fixed}
+spec:
+  replicas: 3
+  limits: {nodes: 3}
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}]
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: r
+  subnetSelectorTerms: [{tags: {k: v}}]
+  securityGroupSelectorTerms: [{tags: {k: v}}]
+` + deployment
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(src), 0o644))
+		sc, err := scenario.LoadFile(filepath.Join(dir, "scenario.yaml"))
+		require.NoError(t, err)
+		return warningsCoded(sc, "ineffective.static-node-limit")
+	}
+	w := load("", "")
+	require.Len(t, w, 1)
+	require.Contains(t, w[0], "keeps 3 nodes and limits.nodes is 3 too: a drifted node is never replaced")
+	require.Empty(t, load(", terminateFirstDrift: true", ""))
+	dep := `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: karpenter, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: karpenter}}
+  template:
+    metadata: {labels: {app: karpenter}}
+    spec:
+      containers:
+        - name: controller
+          image: public.ecr.aws/karpenter/controller:1.15.0
+          env:
+            - {name: FEATURE_GATES, value: "StaticCapacity=true,TerminateFirstDrift=true"}
+`
+	require.Empty(t, load("", dep), "the gate from Karpenter's Deployment")
+}

@@ -94,6 +94,10 @@ type Settings struct {
 	// NodeOverlay is the NodeOverlay feature gate (off by default): only
 	// with it are NodeOverlays applied to the instance types.
 	NodeOverlay bool
+	// TerminateFirstDrift is the TerminateFirstDrift feature gate (off by
+	// default): a drifted node of a static NodePool at its node limit is
+	// deleted first, the pool refilled once it is gone.
+	TerminateFirstDrift bool
 	// InterruptionQueue says whether an SQS interruption queue is
 	// configured (off by default): only then are spot interruption
 	// notices handled (cordon, drain, replace).
@@ -281,11 +285,15 @@ type FeatureGatesSpec struct {
 	// NodeOverlay applies karpenter.sh/v1alpha1 NodeOverlays (alpha since
 	// v1.7). Default false: overlays change nothing.
 	NodeOverlay *bool `json:"nodeOverlay,omitempty"`
+	// TerminateFirstDrift deletes a drifted node before its replacement
+	// when none can be staged (alpha since v1.15; here: a static NodePool
+	// at its node limit). Default false: such nodes stay.
+	TerminateFirstDrift *bool `json:"terminateFirstDrift,omitempty"`
 }
 
 // anyUnset reports whether some gate is left unset (nil: all are).
 func (g *FeatureGatesSpec) anyUnset() bool {
-	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil
+	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil || g.TerminateFirstDrift == nil
 }
 
 // merge fills the gates g leaves unset with under's.
@@ -305,6 +313,9 @@ func (g *FeatureGatesSpec) merge(under *FeatureGatesSpec) *FeatureGatesSpec {
 	}
 	if out.NodeOverlay == nil {
 		out.NodeOverlay = under.NodeOverlay
+	}
+	if out.TerminateFirstDrift == nil {
+		out.TerminateFirstDrift = under.TerminateFirstDrift
 	}
 	return &out
 }
@@ -366,6 +377,9 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 	}
 	if s.FeatureGates != nil && s.FeatureGates.NodeOverlay != nil {
 		out.NodeOverlay = *s.FeatureGates.NodeOverlay
+	}
+	if s.FeatureGates != nil && s.FeatureGates.TerminateFirstDrift != nil {
+		out.TerminateFirstDrift = *s.FeatureGates.TerminateFirstDrift
 	}
 	if s.InterruptionQueue != nil {
 		out.InterruptionQueue = *s.InterruptionQueue
