@@ -135,6 +135,11 @@ type Node struct {
 	// PriceUSDPerHour is what the node costs while it exists, billed per
 	// second from launch to deletion.
 	PriceUSDPerHour float64
+	// OverlaidUSDPerHour is the price its autoscaler decided on when a
+	// NodeOverlay changed it (PriceOverlaid): Karpenter's view, not the
+	// bill (the report's cost.overlaidUSD).
+	OverlaidUSDPerHour float64
+	PriceOverlaid      bool
 
 	Owner     OwnerKind
 	OwnerName string // static pool, NodePool or node group name

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clustersim/clustersim/sim/report"
+
 	"github.com/clustersim/clustersim/sim/scenario"
 )
 
@@ -126,4 +128,28 @@ func TestAggregateMetrics(t *testing.T) {
 	require.Equal(t, Summarize("c", []float64{3, 5}), sums[1])
 	_, err = AggregateMetrics(nil)
 	require.Error(t, err)
+}
+
+// cost.overlaidUSD is the cost at NodeOverlay prices; a report without
+// any (no overlay, or no overlaid node in that run) costs its total at
+// them, within a configuration's runs and across a comparison.
+func TestOverlaidCostFallsBackToTotal(t *testing.T) {
+	rep := func(total, overlaid float64) *report.Report {
+		r := &report.Report{}
+		r.Cost.TotalUSD, r.Cost.OverlaidUSD = total, overlaid
+		return r
+	}
+	base := []*report.Report{rep(10, 0), rep(12, 0)}
+	other := []*report.Report{rep(13, 8), rep(14, 0)} // the second run launched nothing overlaid
+	d, err := Compare(base, other)
+	require.NoError(t, err)
+	byPath := map[string]Delta{}
+	for _, x := range d {
+		byPath[x.Path] = x
+	}
+	o, ok := byPath["cost.overlaidUSD"]
+	require.True(t, ok, "compared although the base has none")
+	require.InDelta(t, 11, o.Base, 1e-9)
+	require.InDelta(t, (8+14)/2.0, o.Other, 1e-9)
+	require.InDelta(t, 11, byPath["cost.totalUSD"].Base, 1e-9)
 }

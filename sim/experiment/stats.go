@@ -64,12 +64,45 @@ func align(flat [][]Metric) [][]Metric {
 		for j, p := range paths {
 			row[j].Path = p
 		}
+		has := make([]bool, len(paths))
 		for _, m := range ms {
 			row[index[m.Path]].Value = m.Value
+			has[index[m.Path]] = true
+		}
+		for j, p := range paths {
+			if fb, ok := fallbacks[p]; ok && !has[j] {
+				if k, ok := index[fb]; ok {
+					row[j].Value = row[k].Value
+				}
+			}
 		}
 		out[i] = row
 	}
 	return out
+}
+
+// fallbacks are metrics whose absence from a report means another's
+// value rather than 0: a run without NodeOverlay prices costs, at them,
+// what it costs (report.Cost.OverlaidUSD).
+var fallbacks = map[string]string{"cost.overlaidUSD": "cost.totalUSD"}
+
+// column is path's values over a configuration's runs, or its fallback's
+// when the configuration has no such metric; false when neither.
+func column(ms [][]Metric, index map[string]int, path string) ([]float64, bool) {
+	j, ok := index[path]
+	if !ok {
+		if fb, has := fallbacks[path]; has {
+			j, ok = index[fb]
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	out := make([]float64, len(ms))
+	for i := range ms {
+		out[i] = ms[i][j].Value
+	}
+	return out, true
 }
 
 // Aggregate summarises every metric over the runs.
@@ -170,7 +203,8 @@ type Delta struct {
 }
 
 // Compare pairs two configurations' runs by seed and tests each metric's
-// difference. Metrics present in only one of them are skipped.
+// difference. Metrics present in only one of them are skipped, but for a
+// fallback (cost.overlaidUSD: the other's cost.totalUSD).
 func Compare(base, other []*report.Report) ([]Delta, error) {
 	if len(base) != len(other) || len(base) == 0 {
 		return nil, fmt.Errorf("compare needs the same number of runs on both sides")
@@ -183,26 +217,41 @@ func Compare(base, other []*report.Report) ([]Delta, error) {
 	if err != nil {
 		return nil, err
 	}
-	index := map[string]int{}
+	ia, ib := map[string]int{}, map[string]int{}
+	for j, m := range a[0] {
+		ia[m.Path] = j
+	}
 	for j, m := range b[0] {
-		index[m.Path] = j
+		ib[m.Path] = j
+	}
+	// The base's paths, then the other's it lacks (a fallback may stand
+	// in for them).
+	var paths []string
+	for _, m := range a[0] {
+		paths = append(paths, m.Path)
+	}
+	for _, m := range b[0] {
+		if _, ok := ia[m.Path]; !ok {
+			paths = append(paths, m.Path)
+		}
 	}
 	n := len(base)
 	var out []Delta
 	diffs := make([]float64, n)
-	for j, m := range a[0] {
-		k, ok := index[m.Path]
-		if !ok {
+	for _, path := range paths {
+		va, okA := column(a, ia, path)
+		vb, okB := column(b, ib, path)
+		if !okA || !okB {
 			continue
 		}
 		var ma, mb float64
 		for i := range n {
-			ma += a[i][j].Value
-			mb += b[i][k].Value
-			diffs[i] = b[i][k].Value - a[i][j].Value
+			ma += va[i]
+			mb += vb[i]
+			diffs[i] = vb[i] - va[i]
 		}
 		ma, mb = ma/float64(n), mb/float64(n)
-		d := Delta{Path: m.Path, Base: ma, Other: mb, Diff: mb - ma}
+		d := Delta{Path: path, Base: ma, Other: mb, Diff: mb - ma}
 		if ma != 0 {
 			d.DiffPct = 100 * d.Diff / math.Abs(ma)
 		}

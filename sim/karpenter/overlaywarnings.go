@@ -69,7 +69,7 @@ func overlayWarnings(env component.Env, pools []NodePool, ovs []apis.NodeOverlay
 	}
 	if priced {
 		out = append(out, component.Warning{Code: "karpenter.overlay-prices", File: first.File, Line: first.Line, Info: true,
-			Msg: "NodeOverlay prices steer Karpenter (its instance-type order, EC2 Fleet priorities, consolidation's savings); the report's cost is what EC2 bills, at its own prices"})
+			Msg: "NodeOverlay prices steer Karpenter (its instance-type order, EC2 Fleet priorities, consolidation's savings); the report's cost is what EC2 bills, at its own prices, and cost.overlaidUSD (\"cost at NodeOverlay prices\") has the overlaid nodes at the overlays' prices"})
 	}
 	return out
 }

@@ -414,17 +414,8 @@ func (pr *provisioner) priceOverlaid(c *scheduling.Claim) bool {
 // order of equal ones.
 func (pr *provisioner) byOverlaidPrice(p *scheduling.Pool, offerings []cloud.Offering) {
 	price := func(of cloud.Offering) float64 {
-		t := pr.offerings.TypeByName[of.InstanceType]
-		ct := scheduling.OnDemandIndex
-		if of.CapacityType == cluster.Spot {
-			ct = scheduling.SpotIndex
-		}
-		for z, zone := range pr.offerings.Zones {
-			if zone == of.Zone {
-				return p.Price(pr.offerings, pr.offerings.Offers.Index(t.Index, z, ct))
-			}
-		}
-		return math.Inf(1)
+		v, _ := pr.offerings.PoolOfferingPrice(p, of)
+		return v
 	}
 	slices.SortStableFunc(offerings, func(a, b cloud.Offering) int { return cmp.Compare(price(a), price(b)) })
 }
@@ -509,11 +500,15 @@ func (pr *provisioner) createNode(c *scheduling.Claim, res cloud.LaunchResult, r
 	set(pr.betaKeys[3], zone)
 	set(pr.betaKeys[4], t.LabelValues[scheduling.TypeKeyRegion])
 	taints := append(append([]cluster.Taint(nil), spec.Taints...), spec.StartupTaints...)
-	id := cl.AddNode(cluster.Node{
+	node := cluster.Node{
 		Name: name, Labels: labels, Taints: taints, Allocatable: pt.Allocatable, State: cluster.NodeLaunching,
 		InstanceType: t.Name, Zone: zone, CapacityType: res.Offering.CapacityType, PriceUSDPerHour: res.PriceUSDPerHour,
 		Owner: ownedByKarpenter, OwnerName: spec.Name, Instance: int32(res.Instance),
-	})
+	}
+	if p.PriceOverlaid(t) {
+		node.OverlaidUSDPerHour, node.PriceOverlaid = pr.offerings.PoolOfferingPrice(p, res.Offering)
+	}
+	id := cl.AddNode(node)
 	now := pr.eng.Now()
 	kn := &knode{Node: scheduling.Node{ID: id, Pool: p, InstanceType: t, Offering: res.Offering, Capacity: pt.Capacity,
 		LastPodEvent: now}, instance: res.Instance, poolHash: spec.TemplateHash, classHash: spec.NodeClass.Hash,

@@ -135,6 +135,10 @@ type Cost struct {
 	// IdleUSD is what the unrequested part of the nodes cost: price x (1 -
 	// the larger of the requested cpu and memory shares) over time.
 	IdleUSD float64 `json:"idleUSD"`
+	// OverlaidUSD is the total with each node whose price a NodeOverlay
+	// changed at that price instead of EC2's (what a Savings Plan or
+	// licence overlay says the node costs); absent when no node's was.
+	OverlaidUSD float64 `json:"overlaidUSD,omitempty"`
 	// PodHours is the time pods spent bound to nodes; PerPodHourUSD and
 	// PerRequestedCPUHourUSD divide the total by it and by requested
 	// CPU-core-hours.
@@ -391,12 +395,17 @@ func (c *Collector) Build(in Inputs) *Report {
 	r.Cost.OnDemandUSD = round6(c.costUSD[cluster.OnDemand] + c.costUSD[cluster.Reserved])
 	total := c.costUSD[cluster.Spot] + c.costUSD[cluster.OnDemand] + c.costUSD[cluster.Reserved]
 	r.Cost.TotalUSD = round6(total)
-	var equivalent, podSecs, cpuSecs float64
+	var equivalent, podSecs, cpuSecs, overlaid float64
+	anyOverlaid := false
 	for i := range c.cl.Nodes {
 		n := &c.cl.Nodes[i]
 		until := in.End
 		if n.State == cluster.NodeGone {
 			until = n.Deleted
+		}
+		if n.PriceOverlaid {
+			anyOverlaid = true
+			overlaid += (until - n.Launched).Seconds() * (n.OverlaidUSDPerHour - n.PriceUSDPerHour) / 3600
 		}
 		price := n.PriceUSDPerHour
 		if in.OnDemandPrice != nil {
@@ -420,6 +429,9 @@ func (c *Collector) Build(in Inputs) *Report {
 		cpuSecs += secs * float64(p.Spec.Requests[cluster.CPU]) / 1000
 	}
 	r.Cost.OnDemandEquivalentUSD = round6(equivalent)
+	if anyOverlaid {
+		r.Cost.OverlaidUSD = round6(max(total+overlaid, 0))
+	}
 	if equivalent > 0 {
 		r.Cost.SavingsPct = round3(100 * (1 - total/equivalent))
 	}

@@ -175,6 +175,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 		{"nodes peak / at end", fmt.Sprintf("%d / %d", r.Nodes.Peak, r.Nodes.AtEnd)},
 		{"engine events", fmt.Sprint(r.Engine.Events)},
 	}
+	if r.Cost.OverlaidUSD > 0 {
+		// Only with NodeOverlay prices, so other tables keep their rows.
+		rows = append(rows[:9], append([][]string{{"cost at NodeOverlay prices", fmt.Sprintf("$%.2f", r.Cost.OverlaidUSD)}}, rows[9:]...)...)
+	}
 	if p.WaitedOnIPs > 0 || r.Provisioning.InsufficientAddressErrors > 0 {
 		// Only with spec.network's subnets, so other tables keep their rows.
 		rows = append(rows[:len(rows)-1],

@@ -272,9 +272,13 @@ spec:
 	m7i, _, _ := cat.OnDemandPrice("us-east-1", "m7i.large")
 	require.Less(t, m5, m7i, "m5.large is the cheaper at EC2's price")
 	require.Less(t, m7i/2, m5, "and m7i.large at the overlay's")
-	nodes, _ := runNodes(t, sc, "")
+	nodes, rep := runNodes(t, sc, "")
 	require.Len(t, nodes, 1)
 	require.Equal(t, "m7i.large", nodes[0].typ)
+	// The bill is EC2's; cost.overlaidUSD is the node at the overlay's
+	// price, half of it.
+	require.InDelta(t, m7i*10/60, rep.Cost.TotalUSD, 1e-3)
+	require.InDelta(t, rep.Cost.TotalUSD/2, rep.Cost.OverlaidUSD, 1e-5)
 
 	res := lint.Check(sc)
 	var types []string

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/karpenter/overlay"
@@ -127,6 +128,25 @@ func (p *Pool) Price(o *Offerings, i int) float64 {
 		}
 	}
 	return pr
+}
+
+// PoolOfferingPrice is offering of's price as pool p sees it, and
+// whether an overlay changed it.
+func (o *Offerings) PoolOfferingPrice(p *Pool, of cloud.Offering) (float64, bool) {
+	t, ok := o.TypeByName[of.InstanceType]
+	z := o.zoneIndex(of.Zone)
+	if !ok || z < 0 {
+		return 0, false
+	}
+	ct := OnDemandIndex
+	if of.CapacityType == cluster.Spot {
+		ct = SpotIndex
+	}
+	i := o.Offers.Index(t.Index, z, ct)
+	if p == nil || p.overlay == nil || p.overlay.prices == nil || p.overlay.prices[i] == nil || o.Offers.Price[i] < 0 {
+		return o.Offers.Price[i], false
+	}
+	return p.Price(o, i), true
 }
 
 // PriceOverlaid reports whether an overlay changes the price of some
