@@ -7,7 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/clustersim/clustersim/sim/catalog"
-	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
+	"github.com/clustersim/clustersim/sim/cloud"
+	"github.com/clustersim/clustersim/sim/cluster"
 )
 
 // Our NodeOverlay evaluation against upstream's controller and store
@@ -46,17 +47,8 @@ func TestOverlaysAsUpstreamApplies(t *testing.T) {
 			for _, it := range up.its[np.Name] {
 				typ := sc.Offerings.TypeByName[it.Name]
 				for _, of := range it.Offerings {
-					z := -1
-					for i, zone := range sc.Offerings.Zones {
-						if zone == of.Zone() {
-							z = i
-						}
-					}
-					ct := scheduling.OnDemandIndex
-					if of.CapacityType() == "spot" {
-						ct = scheduling.SpotIndex
-					}
-					got := p.Price(sc.Offerings, sc.Offerings.Offers.Index(typ.Index, z, ct))
+					ct, _ := cluster.ParseCapacityType(of.CapacityType())
+					got, _ := sc.Offerings.PoolOfferingPrice(p, cloud.Offering{InstanceType: it.Name, Zone: of.Zone(), CapacityType: ct})
 					require.InDelta(t, of.Price, got, 1e-9, "%s: pool %s %s %s %s", c.Name, np.Name, it.Name, of.Zone(), of.CapacityType())
 					if of.IsPriceOverlaid() {
 						pricedOfferings++

@@ -50,12 +50,12 @@ func overlayWarnings(env component.Env, pools []NodePool, ovs []apis.NodeOverlay
 		case s.ConflictWith >= 0:
 			other := &ovs[s.ConflictWith]
 			what := "the price of"
-			if o.Price == nil || !sharesPrice(o, other) {
+			if s.ConflictOn == "capacity" {
 				what = "an extended resource of"
 			}
 			w.Code = "ineffective.node-overlay-conflict"
 			w.Msg = fmt.Sprintf("NodeOverlay/%s is never applied: it has the weight (%d) of NodeOverlay/%s (%s:%d), which already sets %s %s in NodePool/%s (upstream: ValidationSucceeded=False, reason Conflict)",
-				o.Name, o.Weight, other.Name, other.File, other.Line, what, overlay.Name(types, s.ConflictType), ps[s.ConflictPool].Name)
+				o.Name, o.Weight, other.Name, other.File, other.Line, what, types.Name(s.ConflictType), ps[s.ConflictPool].Name)
 			w.Fix = "give the two overlays different weights (the higher wins), or requirements that do not overlap"
 		case s.Types == 0:
 			w.Code = "ineffective.node-overlay-unmatched"
@@ -73,9 +73,6 @@ func overlayWarnings(env component.Env, pools []NodePool, ovs []apis.NodeOverlay
 	}
 	return out
 }
-
-// sharesPrice: both overlays set a price.
-func sharesPrice(a, b *apis.NodeOverlay) bool { return a.Price != nil && b.Price != nil }
 
 func poolNames(pools []NodePool) string {
 	names := make([]string, len(pools))

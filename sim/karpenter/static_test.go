@@ -114,26 +114,24 @@ func TestStaticPoolScaleDown(t *testing.T) {
 	require.Equal(t, 1, h.podsIn(cluster.Running))
 }
 
-// Drift of a static pool launches one replacement per drifted node first
-// (no pods simulated) within the Drifted budget and limits.nodes, then
-// deletes the old node: the pool never drops below its replicas.
-func TestStaticDriftReplacesFirst(t *testing.T) {
-	h := withStatic(newHarness(t))
-	extra := "  replicas: 2\n  limits: {nodes: 3}\n  disruption: {budgets: [{nodes: \"100%\"}]}"
+// driftStatic starts a static pool of two m5.large with the spec lines
+// extra, lets it fill, and drifts it at 11 minutes (a new startup taint);
+// it returns the nodes it had.
+func driftStatic(t *testing.T, h *harness, extra string) []*cluster.Node {
+	t.Helper()
 	h.start(poolWith("fixed", odLarge, extra))
 	h.run(10 * time.Minute)
 	old := h.karpenterNodes()
 	require.Len(t, old, 2)
 	changed := h.pools(poolWith("fixed", odLarge, "      startupTaints: [{key: init, effect: NoSchedule}]\n"+extra))
 	h.k.UpdateNodePool(11*time.Minute, changed[0])
-	peak := 0
-	for at := 11 * time.Minute; at < 40*time.Minute; at += 5 * time.Second {
-		h.run(at)
-		live := len(h.karpenterNodes())
-		peak = max(peak, live)
-		require.GreaterOrEqual(t, live, 2, "at %s", at)
-	}
-	require.Equal(t, 3, peak) // the limit leaves room for one replacement at a time
+	return old
+}
+
+// requireAllReplaced checks that the pool ends with two nodes, none of
+// old, both drifted away.
+func requireAllReplaced(t *testing.T, h *harness, old []*cluster.Node) {
+	t.Helper()
 	nodes := h.karpenterNodes()
 	require.Len(t, nodes, 2)
 	for _, n := range nodes {
@@ -143,15 +141,28 @@ func TestStaticDriftReplacesFirst(t *testing.T) {
 	require.Equal(t, int64(2), h.k.Stats().Disruptions.Drifted)
 }
 
+// Drift of a static pool launches one replacement per drifted node first
+// (no pods simulated) within the Drifted budget and limits.nodes, then
+// deletes the old node: the pool never drops below its replicas.
+func TestStaticDriftReplacesFirst(t *testing.T) {
+	h := withStatic(newHarness(t))
+	old := driftStatic(t, h, "  replicas: 2\n  limits: {nodes: 3}\n  disruption: {budgets: [{nodes: \"100%\"}]}")
+	peak := 0
+	for at := 11 * time.Minute; at < 40*time.Minute; at += 5 * time.Second {
+		h.run(at)
+		live := len(h.karpenterNodes())
+		peak = max(peak, live)
+		require.GreaterOrEqual(t, live, 2, "at %s", at)
+	}
+	require.Equal(t, 3, peak) // the limit leaves room for one replacement at a time
+	requireAllReplaced(t, h, old)
+}
+
 // At limits.nodes = replicas no replacement can be staged: drifted
 // static nodes stay (without TerminateFirstDrift, its default).
 func TestStaticDriftBlockedAtNodeLimit(t *testing.T) {
 	h := withStatic(newHarness(t))
-	extra := "  replicas: 2\n  limits: {nodes: 2}"
-	h.start(poolWith("fixed", odLarge, extra))
-	h.run(10 * time.Minute)
-	changed := h.pools(poolWith("fixed", odLarge, "      startupTaints: [{key: init, effect: NoSchedule}]\n"+extra))
-	h.k.UpdateNodePool(11*time.Minute, changed[0])
+	driftStatic(t, h, "  replicas: 2\n  limits: {nodes: 2}")
 	h.run(time.Hour)
 	require.Len(t, h.karpenterNodes(), 2)
 	require.Zero(t, h.k.Stats().Disruptions.Drifted)
@@ -165,13 +176,7 @@ func TestStaticDriftBlockedAtNodeLimit(t *testing.T) {
 func TestStaticDriftTerminateFirstAtNodeLimit(t *testing.T) {
 	h := withStatic(newHarness(t))
 	h.settings.TerminateFirstDrift = true
-	extra := "  replicas: 2\n  limits: {nodes: 2}"
-	h.start(poolWith("fixed", odLarge, extra))
-	h.run(10 * time.Minute)
-	old := h.karpenterNodes()
-	require.Len(t, old, 2)
-	changed := h.pools(poolWith("fixed", odLarge, "      startupTaints: [{key: init, effect: NoSchedule}]\n"+extra))
-	h.k.UpdateNodePool(11*time.Minute, changed[0])
+	old := driftStatic(t, h, "  replicas: 2\n  limits: {nodes: 2}")
 	low := 2
 	for at := 11 * time.Minute; at < time.Hour; at += 5 * time.Second {
 		h.run(at)
@@ -185,13 +190,7 @@ func TestStaticDriftTerminateFirstAtNodeLimit(t *testing.T) {
 		require.LessOrEqual(t, len(h.karpenterNodes()), 2, "at %s: never above limits.nodes", at)
 	}
 	require.Less(t, low, 2, "terminate-first leaves the pool short while a refill comes up")
-	nodes := h.karpenterNodes()
-	require.Len(t, nodes, 2)
-	for _, n := range nodes {
-		require.NotEqual(t, old[0].Name, n.Name)
-		require.NotEqual(t, old[1].Name, n.Name)
-	}
-	require.Equal(t, int64(2), h.k.Stats().Disruptions.Drifted)
+	requireAllReplaced(t, h, old)
 }
 
 // Upstream's "scales down in disruption cost order" (KC v1.15.0

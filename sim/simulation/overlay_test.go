@@ -11,6 +11,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/lint"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -142,7 +143,6 @@ func TestOverlayBlueprintTargetedGenerations(t *testing.T) {
 // on a custom label that only the pool's requirements, not its template
 // labels, set).
 func TestOverlayFindings(t *testing.T) {
-	dir := t.TempDir()
 	scenarioYAML := `apiVersion: clustersim.dev/v1alpha1
 kind: Scenario
 metadata: {name: findings}
@@ -161,16 +161,7 @@ spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
       requirements:
         - {key: team, operator: In, values: [a]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: r
-  subnetSelectorTerms: [{tags: {k: v}}]
-  securityGroupSelectorTerms: [{tags: {k: v}}]
----
+` + fixtures.EC2NodeClassDemo + `---
 apiVersion: karpenter.sh/v1alpha1
 kind: NodeOverlay
 metadata: {name: savings-plan}
@@ -194,8 +185,7 @@ spec:
   requirements: [{key: team, operator: In, values: [a]}]
   priceAdjustment: "-1%"
 `
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(scenarioYAML), 0o644))
-	sc, err := scenario.LoadFile(filepath.Join(dir, "scenario.yaml"))
+	sc, err := scenario.LoadManifests("scenario.yaml", []byte(scenarioYAML), nil)
 	require.NoError(t, err)
 	byCode := map[string][]string{}
 	for _, w := range sc.Warnings {
@@ -214,7 +204,6 @@ spec:
 // prioritized by the overlaid prices: the overlay's m7i.large although
 // m5.large is cheaper at EC2's price; sim lint names the same type.
 func TestOverlayStaticPoolLaunchAndLint(t *testing.T) {
-	dir := t.TempDir()
 	src := `apiVersion: clustersim.dev/v1alpha1
 kind: Scenario
 metadata: {name: static-overlay}
@@ -235,16 +224,7 @@ spec:
       requirements:
         - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
         - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m7i.large]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: r
-  subnetSelectorTerms: [{tags: {k: v}}]
-  securityGroupSelectorTerms: [{tags: {k: v}}]
----
+` + fixtures.EC2NodeClassDemo + `---
 apiVersion: karpenter.sh/v1alpha1
 kind: NodeOverlay
 metadata: {name: savings-plan}
@@ -263,8 +243,7 @@ spec:
     spec:
       containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
 `
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(src), 0o644))
-	sc, err := scenario.LoadFile(filepath.Join(dir, "scenario.yaml"))
+	sc, err := scenario.LoadManifests("scenario.yaml", []byte(src), nil)
 	require.NoError(t, err)
 	cat, err := catalog.Default()
 	require.NoError(t, err)
@@ -290,4 +269,23 @@ spec:
 		}
 	}
 	require.Equal(t, []string{"m7i.large"}, types)
+}
+
+// The karpenter-blueprints MIG overlays, as published: a capacity
+// overlay replaces the type's own nvidia.com/gpu count (1 H100 in 4
+// partitions: 4). The blueprint expects its 4 replicas on one p5.4xlarge;
+// without the gate Karpenter needs 4 GPUs and takes an 8-GPU p4d.24xlarge.
+func TestOverlayBlueprintMIG(t *testing.T) {
+	sc, err := scenario.LoadFile("testdata/overlay-mig/scenario.yaml")
+	require.NoError(t, err)
+	nodes, rep := runNodes(t, sc, "nvidia.com/gpu")
+	require.Len(t, nodes, 1)
+	require.Equal(t, "p5.4xlarge", nodes[0].typ)
+	require.Equal(t, int64(4), nodes[0].alloc, "the overlay's 4 partitions, not the type's 1 GPU")
+	require.Zero(t, rep.Pods.PendingAtEnd)
+
+	nodes, _ = runNodes(t, copyWith(t, "testdata/overlay-mig", "nodeOverlay: true", "nodeOverlay: false"), "nvidia.com/gpu")
+	require.Len(t, nodes, 1)
+	require.Equal(t, "p4d.24xlarge", nodes[0].typ)
+	require.Equal(t, int64(8), nodes[0].alloc)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/karpenter"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
@@ -106,7 +107,6 @@ func TestStaticScaleErrors(t *testing.T) {
 func TestStaticNodeLimitAndTerminateFirstDrift(t *testing.T) {
 	load := func(gates, deployment string) []string {
 		t.Helper()
-		dir := t.TempDir()
 		src := `apiVersion: clustersim.dev/v1alpha1
 kind: Scenario
 metadata: {name: limit}
@@ -126,18 +126,8 @@ spec:
     spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
       requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}]
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: r
-  subnetSelectorTerms: [{tags: {k: v}}]
-  securityGroupSelectorTerms: [{tags: {k: v}}]
-` + deployment
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(src), 0o644))
-		sc, err := scenario.LoadFile(filepath.Join(dir, "scenario.yaml"))
+` + fixtures.EC2NodeClassDemo + deployment
+		sc, err := scenario.LoadManifests("scenario.yaml", []byte(src), nil)
 		require.NoError(t, err)
 		return warningsCoded(sc, "ineffective.static-node-limit")
 	}

@@ -54,10 +54,4 @@ func (c *catalogTypes) Label(t int, key cluster.Sym) (cluster.Sym, bool) { retur
 
 func (c *catalogTypes) Offerings(t int) []Offering { return c.offers[t] }
 
-// Name is type t's name, for messages.
-func Name(types Types, t int) string {
-	if c, ok := types.(*catalogTypes); ok {
-		return c.names[t]
-	}
-	return ""
-}
+func (c *catalogTypes) Name(t int) string { return c.names[t] }

@@ -32,6 +32,8 @@ import (
 // Types are the instance types the overlays are evaluated over.
 type Types interface {
 	Len() int
+	// Name is type t's name, for messages.
+	Name(t int) string
 	// Label is type t's value of a label key, false when it has none.
 	Label(t int, key cluster.Sym) (cluster.Sym, bool)
 	// Offerings are type t's offerings that exist.
@@ -73,8 +75,10 @@ type Status struct {
 	// ConflictWith is the overlay of the same weight it conflicts with,
 	// -1 for none; a conflicting overlay applies nowhere (Types 0).
 	ConflictWith int
-	// ConflictPool and ConflictType say where (pool and type indexes).
+	// ConflictPool and ConflictType say where (pool and type indexes),
+	// ConflictOn on what: "price" or "capacity".
 	ConflictPool, ConflictType int
+	ConflictOn                 string
 }
 
 // Result is the evaluation of a set of overlays.
@@ -139,8 +143,8 @@ func Evaluate(syms *cluster.Symbols, keys Keys, overlays []apis.NodeOverlay, poo
 				if ts == nil {
 					continue
 				}
-				if by := conflict(ov, ts, offBuf); by >= 0 {
-					st.ConflictWith, st.ConflictPool, st.ConflictType = by, pi, t
+				if by, on := conflict(ov, ts, offBuf); by >= 0 {
+					st.ConflictWith, st.ConflictPool, st.ConflictType, st.ConflictOn = by, pi, t, on
 				}
 			}
 		}
@@ -239,26 +243,25 @@ func matching(syms *cluster.Symbols, keys Keys, ov *apis.NodeOverlay, p *Pool, t
 }
 
 // conflict returns the overlay ov conflicts with on a type it matches
-// (offers: its matching offerings), -1 for none: one of the same weight
-// already set a matching offering's price, or one of ov's resources.
-func conflict(ov *apis.NodeOverlay, ts *typeState, offers []int) int {
+// (offers: its matching offerings) and on what, -1 for none: one of the
+// same weight already set a matching offering's price, or one of ov's
+// resources.
+func conflict(ov *apis.NodeOverlay, ts *typeState, offers []int) (int, string) {
 	if ov.Price != nil && ts.price != nil {
 		for _, i := range offers {
 			if p := ts.price[i]; p.overlay >= 0 && p.lowestWeight == ov.Weight {
-				return p.lastBy
+				return p.lastBy, "price"
 			}
 		}
 	}
 	if len(ov.Capacity) > 0 && ts.cap.set && ts.cap.lowestWeight == ov.Weight {
 		for _, r := range ov.Capacity {
-			for _, have := range ts.cap.lowestRes {
-				if have == r.Name {
-					return ts.cap.lastBy
-				}
+			if slices.Contains(ts.cap.lowestRes, r.Name) {
+				return ts.cap.lastBy, "capacity"
 			}
 		}
 	}
-	return -1
+	return -1, ""
 }
 
 // store records overlay oi on a type (KC updateInstanceTypeOffering and

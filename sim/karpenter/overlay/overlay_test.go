@@ -19,6 +19,7 @@ type fakeTypes struct {
 }
 
 func (f *fakeTypes) Len() int                                       { return len(f.names) }
+func (f *fakeTypes) Name(t int) string                              { return f.names[t] }
 func (f *fakeTypes) Label(t int, k cluster.Sym) (cluster.Sym, bool) { return f.labels[t].Get(k) }
 func (f *fakeTypes) Offerings(t int) []Offering                     { return f.offers[t] }
 
@@ -143,6 +144,7 @@ func TestSameWeightPriceConflict(t *testing.T) {
 	res := Evaluate(f.syms, f.keys, ovs, []Pool{f.pool("default", nil)}, f.types)
 	a, b := statusOf(ovs, res, "overlay-a"), statusOf(ovs, res, "overlay-b")
 	require.Equal(t, "overlay-b", ovs[a.ConflictWith].Name)
+	require.Equal(t, "price", a.ConflictOn)
 	require.Zero(t, a.Types)
 	require.Equal(t, -1, b.ConflictWith)
 	require.Equal(t, 2, b.Types)
@@ -163,6 +165,7 @@ func TestCapacityConflictOnSharedResource(t *testing.T) {
 		ovSpec{name: "conflicting-overlay-2", weight: 10, key: apis.LabelInstanceType, values: []string{"default-instance-type"}, capacity: map[string]int64{"hugepage-1Gi": 3}})
 	res := Evaluate(f.syms, f.keys, ovs, []Pool{f.pool("default", nil)}, f.types)
 	require.Equal(t, "conflicting-overlay-2", ovs[statusOf(ovs, res, "conflicting-overlay-1").ConflictWith].Name)
+	require.Equal(t, "capacity", statusOf(ovs, res, "conflicting-overlay-1").ConflictOn)
 	require.Equal(t, -1, statusOf(ovs, res, "good-overlay-1").ConflictWith)
 	require.Equal(t, -1, statusOf(ovs, res, "conflicting-overlay-2").ConflictWith)
 	require.Equal(t, []apis.ExtendedResource{{Name: "hugepage-1Gi", Count: 3}, {Name: "smarter-devices/fuse", Count: 1}}, res.Updates[0][0].Capacity)

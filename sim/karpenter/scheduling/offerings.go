@@ -521,15 +521,8 @@ func (o *Offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 // its offering's price (overlaid), or the price it launched at when the
 // offering is no longer sold.
 func (o *Offerings) NodePrice(kn *Node) float64 {
-	z := o.zoneIndex(kn.Offering.Zone)
-	ct := OnDemandIndex
-	if kn.Offering.CapacityType == cluster.Spot {
-		ct = SpotIndex
-	}
-	if z >= 0 {
-		if p := kn.Pool.Price(o, o.Offers.Index(kn.InstanceType.Index, z, ct)); p >= 0 {
-			return p
-		}
+	if p, _, ok := o.poolOfferingPrice(kn.Pool, kn.Offering); ok && p >= 0 {
+		return p
 	}
 	return o.cl.Nodes[kn.ID].PriceUSDPerHour
 }

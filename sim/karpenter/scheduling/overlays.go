@@ -130,23 +130,28 @@ func (p *Pool) Price(o *Offerings, i int) float64 {
 	return pr
 }
 
-// PoolOfferingPrice is offering of's price as pool p sees it, and
-// whether an overlay changed it.
+// PoolOfferingPrice is offering of's price as pool p sees it (negative:
+// not sold), and whether an overlay changed it.
 func (o *Offerings) PoolOfferingPrice(p *Pool, of cloud.Offering) (float64, bool) {
-	t, ok := o.TypeByName[of.InstanceType]
+	v, overlaid, _ := o.poolOfferingPrice(p, of)
+	return v, overlaid
+}
+
+// poolOfferingPrice is PoolOfferingPrice; ok is false when the offering
+// is not in the table (a type or zone the run does not have).
+func (o *Offerings) poolOfferingPrice(p *Pool, of cloud.Offering) (price float64, overlaid, ok bool) {
+	t, known := o.TypeByName[of.InstanceType]
 	z := o.zoneIndex(of.Zone)
-	if !ok || z < 0 {
-		return 0, false
+	if !known || z < 0 {
+		return -1, false, false
 	}
 	ct := OnDemandIndex
 	if of.CapacityType == cluster.Spot {
 		ct = SpotIndex
 	}
 	i := o.Offers.Index(t.Index, z, ct)
-	if p == nil || p.overlay == nil || p.overlay.prices == nil || p.overlay.prices[i] == nil || o.Offers.Price[i] < 0 {
-		return o.Offers.Price[i], false
-	}
-	return p.Price(o, i), true
+	overlaid = p != nil && p.overlay != nil && p.overlay.prices != nil && p.overlay.prices[i] != nil && o.Offers.Price[i] >= 0
+	return p.Price(o, i), overlaid, true
 }
 
 // PriceOverlaid reports whether an overlay changes the price of some
@@ -182,6 +187,8 @@ func (o *Offerings) overlayView() *overlayView {
 }
 
 func (v *overlayView) Len() int { return len(v.o.types) }
+
+func (v *overlayView) Name(t int) string { return v.o.types[t].Name }
 
 func (v *overlayView) Label(t int, key cluster.Sym) (cluster.Sym, bool) {
 	tk, ok := v.o.TypeKeyIndex(key)
