@@ -21,11 +21,19 @@ type Offering struct {
 	InstanceType string // e.g. "c5.large"
 	Zone         string // e.g. "us-east-1a"
 	CapacityType cluster.CapacityType
+	// Reservation is the capacity reservation (cr-...) a reserved offering
+	// launches into; empty for spot and on-demand.
+	Reservation string
 }
 
-// String is "c5.large/us-east-1a/spot", the pool syntax of traces.
+// String is "c5.large/us-east-1a/spot", the pool syntax of traces, with
+// the reservation after a reserved offering ("/reserved/cr-0123").
 func (o Offering) String() string {
-	return o.InstanceType + "/" + o.Zone + "/" + o.CapacityType.String()
+	s := o.InstanceType + "/" + o.Zone + "/" + o.CapacityType.String()
+	if o.Reservation != "" {
+		s += "/" + o.Reservation
+	}
+	return s
 }
 
 // Strategy is how a launch picks among its candidate offerings (the EC2
@@ -128,6 +136,10 @@ const (
 	// market's, or the capacity type is not sold here. Not a capacity
 	// error: the caller asked for something that does not exist.
 	CodeUnsupported = "Unsupported"
+	// CodeReservationCapacityExceeded: the capacity reservation a reserved
+	// offering names has no free instance (or is not active). Karpenter
+	// treats it as a capacity error (KA pkg/errors).
+	CodeReservationCapacityExceeded = "ReservationCapacityExceeded"
 )
 
 // OfferingError is one offering a launch tried and could not get.
@@ -143,7 +155,8 @@ type OfferingError struct {
 // IsCapacityError reports whether the code is one that Karpenter caches as
 // an unavailable offering (ICE, spot quota, unfulfillable).
 func (e OfferingError) IsCapacityError() bool {
-	return e.Code == CodeInsufficientCapacity || e.Code == CodeSpotLimit || e.Code == CodeUnfulfillable || e.Code == CodeInsufficientAddresses
+	return e.Code == CodeInsufficientCapacity || e.Code == CodeSpotLimit || e.Code == CodeUnfulfillable || e.Code == CodeInsufficientAddresses ||
+		e.Code == CodeReservationCapacityExceeded
 }
 
 // LaunchResult is the answer to a [LaunchRequest].

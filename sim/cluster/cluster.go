@@ -258,6 +258,16 @@ func (c *Cluster) SetLabel(id NodeID, key, value Sym) {
 	c.nodeChanged(id, NodeUpdated)
 }
 
+// SetCapacityType changes how a node's instance is bought, with its
+// labels and price (a reserved instance whose reservation ended runs on
+// demand from then on).
+func (c *Cluster) SetCapacityType(id NodeID, ct CapacityType, labels Labels, priceUSDPerHour float64) {
+	c.changing("SetCapacityType")
+	n := &c.Nodes[id]
+	n.CapacityType, n.Labels, n.PriceUSDPerHour = ct, labels, priceUSDPerHour
+	c.nodeChanged(id, NodeUpdated)
+}
+
 // RemoveNode deletes a node. Pods still on it are deleted with CauseNodeGone
 // first (their controllers recreate them).
 func (c *Cluster) RemoveNode(id NodeID) {

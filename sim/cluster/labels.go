@@ -62,6 +62,17 @@ func (ls Labels) With(key, value Sym) Labels {
 	return out
 }
 
+// Without returns a copy without the given keys.
+func (ls Labels) Without(keys ...Sym) Labels {
+	out := make(Labels, 0, len(ls))
+	for _, l := range ls {
+		if !slices.Contains(keys, l.Key) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // Map renders the labels back to strings (for reports and messages).
 func (ls Labels) Map(syms *Symbols) map[string]string {
 	m := make(map[string]string, len(ls))

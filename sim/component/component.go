@@ -116,6 +116,9 @@ type Env struct {
 	// Scenario is the Scenario document: settings errors are reported at
 	// its lines (SettingsPath within it).
 	Scenario *manifest.Document
+	// Reservations are the account's capacity reservations
+	// (spec.market.reservations).
+	Reservations []cloud.Reservation
 }
 
 // Input is a component's share of a scenario.

@@ -46,6 +46,8 @@ type LintEnv struct {
 	// DaemonSetOverhead is the requests of the scenario's DaemonSet pods
 	// on a node like template; nil without DaemonSets.
 	DaemonSetOverhead func(template *cluster.Node) cluster.Resources
+	// Reservations are the account's capacity reservations.
+	Reservations []cloud.Reservation
 }
 
 // LintSource is one capacity source: its row of the matrix, the facts

@@ -82,9 +82,10 @@ func align(flat [][]Metric) [][]Metric {
 }
 
 // fallbacks are metrics whose absence from a report means another's
-// value rather than 0: a run without NodeOverlay prices costs, at them,
-// what it costs (report.Cost.OverlaidUSD).
-var fallbacks = map[string]string{"cost.overlaidUSD": "cost.totalUSD"}
+// value: a run without NodeOverlay prices costs, at them, what it costs
+// (report.Cost.OverlaidUSD); "" means 0 (a run without capacity
+// reservations pays nothing for them).
+var fallbacks = map[string]string{"cost.overlaidUSD": "cost.totalUSD", "cost.reservationsUSD": ""}
 
 // column is path's values over a configuration's runs, or its fallback's
 // when the configuration has no such metric; false when neither.
@@ -92,6 +93,9 @@ func column(ms [][]Metric, index map[string]int, path string) ([]float64, bool) 
 	j, ok := index[path]
 	if !ok {
 		if fb, has := fallbacks[path]; has {
+			if fb == "" {
+				return make([]float64, len(ms)), true
+			}
 			j, ok = index[fb]
 		}
 	}

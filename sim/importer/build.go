@@ -38,6 +38,7 @@ type scenarioSpec struct {
 	ImportedAt string          `json:"importedAt,omitempty"`
 	Region     string          `json:"region,omitempty"`
 	Zones      []string        `json:"zones,omitempty"`
+	Market     *marketEntry    `json:"market,omitempty"`
 	Workloads  []workloadEntry `json:"workloads,omitempty"`
 }
 
@@ -85,6 +86,9 @@ func (im *Importer) Write(w io.Writer) error {
 		doc.Spec.ImportedAt = im.now.UTC().Format(time.RFC3339)
 	}
 	doc.Spec.Region, doc.Spec.Zones = im.location()
+	if rs := im.inferReservations(); len(rs) > 0 {
+		doc.Spec.Market = &marketEntry{Reservations: rs}
+	}
 	for _, o := range im.passthru {
 		if o["kind"] != "ClusterConfig" {
 			continue

@@ -300,7 +300,7 @@ func (d *disrupter) simulate(cs []*candidate, purpose whatIfPurpose) *scheduling
 	sets = append(sets, prov)
 	d.work += int64(len(prov.Pods))
 	// The sets are the pods (newSolver stamps them, the queue merges them).
-	s := d.solvers.NewSolver(nil, scheduling.SolveOpts{Exclude: exclude, Consolidation: consolidation, Sets: sets, Universe: d.universe()})
+	s := d.solvers.NewSolver(nil, scheduling.SolveOpts{Exclude: exclude, Consolidation: consolidation, Sets: sets, Universe: d.universe(), ReservedFallback: true})
 	if consolidation {
 		d.earlyNo(s, cs, sets)
 	}

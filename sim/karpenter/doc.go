@@ -171,10 +171,12 @@
 // metal) unless nothing else is left,
 // drops spot offerings dearer than the cheapest on-demand one when both
 // are allowed, keeps the cheapest 60 types, and picks the capacity type:
-// spot when an allowed spot offering is left, else on-demand (reserved
-// capacity is not modelled). One request goes to the cloud with every
+// reserved when a reservation the NodePool's EC2NodeClass selects has room
+// for one of its types (then only those reservations are asked, lowest
+// price, the types in on-demand price order), else spot when an allowed
+// spot offering is left, else on-demand. One request goes to the cloud with every
 // remaining offering of that capacity type, price-capacity-optimized for
-// spot and lowest-price for on-demand. Offerings that fail with
+// spot and lowest-price for on-demand and reserved. Offerings that fail with
 // InsufficientInstanceCapacity, MaxSpotInstanceCountExceeded,
 // UnfulfillableCapacity or InsufficientFreeAddressesInSubnet (a zone whose
 // subnets are out of addresses, spec.network) are skipped for 3 minutes (KA
@@ -347,8 +349,20 @@
 //     NodePool's NodeRegistrationHealthy condition, which repeated
 //     registration timeouts set upstream, is not kept and changes nothing
 //     here.
-//   - Reserved capacity (capacity reservations), volumes and their
-//     topology, host ports and DRA are not modelled. The Balanced
+//   - Capacity reservations are (reservations.go, scheduling's
+//     reservations.go), simplified: Karpenter reads a reservation's free
+//     count exactly when it solves (KA's availability cache, synced every
+//     minute, can be a launch behind); a reserved offering of a type in a
+//     zone stands for all the reservations of it that some EC2NodeClass
+//     selects, so two classes selecting different reservations of one type
+//     and zone see each other's room (a launch then fails and the offering
+//     is skipped); the consolidation what-ifs do not credit a candidate's
+//     slot back (KC CreditReservationCapacity, the TerminateFirst pass);
+//     NodePool and pod requirements on the capacity-reservation-id,
+//     -type and -interruptible labels narrow nothing (a warning says so);
+//     an ODCR's nodes become on-demand at its end (upstream within a
+//     minute). Volumes and their topology, host ports and DRA are not
+//     modelled. The Balanced
 //     policy's scoring is (balanced.go); static NodePools are (static.go,
 //     staticdrift.go), without TerminateFirstDrift, and with launches
 //     answering at once a scale-down never finds an unlaunched NodeClaim.

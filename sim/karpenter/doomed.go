@@ -45,7 +45,7 @@ func (d *disrupter) passDoom() *doomState {
 	}
 	ds := &doomState{}
 	d.pass.doom = ds
-	s := d.solvers.NewSolver(nil, scheduling.SolveOpts{Consolidation: true, Universe: d.universe()})
+	s := d.solvers.NewSolver(nil, scheduling.SolveOpts{Consolidation: true, Universe: d.universe(), ReservedFallback: true})
 	ds.probe = s
 	spotBits := d.offerings.CapacityTypeBits(scheduling.SpotIndex)
 	for _, p := range s.Pools {

@@ -75,6 +75,7 @@ const (
 	evForceDelete
 	evSolveDone
 	evStatic
+	evReservation // Obj: index in Offerings.Reservations; its end or a Capacity Block's expiry
 )
 
 // env is what every part of the controller reads: the models it talks to,
@@ -200,6 +201,7 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	}
 	syms.Intern("on-demand")
 	syms.Intern("spot")
+	syms.Intern("reserved")
 	e.keyNodePool = syms.Intern(apis.LabelNodePool)
 	e.keyDisrupted = syms.Intern(apis.TaintDisrupted)
 	sc, err := scheduling.New(scheduling.Inputs{Engine: eng, Cluster: cl, Catalog: deps.Catalog, Prices: deps.Cloud,
@@ -223,6 +225,7 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	// Static pools fill at the start (after the start state is adopted:
 	// upstream waits for its cluster state to sync).
 	k.static.poke()
+	k.scheduleReservations()
 	for _, sc := range cfg.Scale {
 		for _, p := range cfg.NodePools {
 			if p.Name == sc.NodePool {
@@ -240,7 +243,7 @@ func (cfg *Config) check() error {
 		return fmt.Errorf("karpenter: no zones")
 	}
 	if len(cfg.Zones)*scheduling.NumCapacityTypes > 64 {
-		return fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(cfg.Zones))
+		return fmt.Errorf("karpenter: %d zones; at most %d are supported", len(cfg.Zones), 64/scheduling.NumCapacityTypes)
 	}
 	s := &cfg.Settings
 	if s.BatchIdleDuration <= 0 || s.BatchMaxDuration <= 0 || s.DisruptionPollInterval <= 0 {
@@ -353,6 +356,8 @@ func (k *Karpenter) HandleEvent(ev engine.Event) {
 		k.cl.DeletePod(cluster.PodID(ev.Obj), cluster.CauseEvicted)
 	case evStatic:
 		k.static.reconcile()
+	case evReservation:
+		k.reservationEvent(int(ev.Obj))
 	}
 }
 

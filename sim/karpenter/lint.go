@@ -58,7 +58,8 @@ type PriceFunc func(o cloud.Offering) (float64, bool)
 // interned into (give a clone of the scenario's); daemon, when set, is the
 // DaemonSet overhead of a new node, as in a run.
 func NewLinter(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.Catalog, prices PriceFunc,
-	region string, zones []string, pools []NodePool, overlays []apis.NodeOverlay, settings Settings, daemon DaemonOverheadFunc) (*Linter, error) {
+	region string, zones []string, pools []NodePool, overlays []apis.NodeOverlay, settings Settings, daemon DaemonOverheadFunc,
+	reservations ...cloud.Reservation) (*Linter, error) {
 	eng := engine.New(0)
 	cl := cluster.New(eng, syms, res)
 	dynamic := make([]NodePool, len(pools))
@@ -66,7 +67,11 @@ func NewLinter(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.C
 		dynamic[i] = p
 		dynamic[i].Static = false
 	}
-	k, err := New(Deps{Engine: eng, Cluster: cl, Catalog: cat, Cloud: priceCloud(prices), Evictor: noEvictions{}},
+	var lc Cloud = priceCloud(prices)
+	if len(reservations) > 0 {
+		lc = reservedCloud{priceCloud(prices), reservations}
+	}
+	k, err := New(Deps{Engine: eng, Cluster: cl, Catalog: cat, Cloud: lc, Evictor: noEvictions{}},
 		Config{Region: region, Zones: zones, NodePools: dynamic, NodeOverlays: overlays, Settings: settings})
 	if err != nil {
 		return nil, err
@@ -141,13 +146,30 @@ type priceCloud PriceFunc
 func (c priceCloud) Launch(cloud.LaunchRequest) (cloud.LaunchResult, error) {
 	return cloud.LaunchResult{}, fmt.Errorf("karpenter: the linter does not launch")
 }
-func (c priceCloud) Terminate(cloud.InstanceID)             {}
-func (c priceCloud) Subscribe(cloud.Subscriber)             {}
+func (c priceCloud) Terminate(cloud.InstanceID) {}
+func (c priceCloud) Subscribe(cloud.Subscriber) {}
+
+// reservedCloud is priceCloud with the scenario's capacity reservations,
+// each with all its instances free (what lint asks: could a pod land).
+type reservedCloud struct {
+	priceCloud
+	rs []cloud.Reservation
+}
+
+func (c reservedCloud) Reservations() []cloud.Reservation { return c.rs }
+func (c reservedCloud) ReservationFree(id string) (int, bool) {
+	for _, r := range c.rs {
+		if r.ID == id {
+			return r.Count, true
+		}
+	}
+	return 0, false
+}
 func (c priceCloud) Price(o cloud.Offering) (float64, bool) { return c(o) }
 
 // CapacityTypes returns the capacity types the pool's requirements allow
-// in the scenario's zones, spot first (Karpenter's preference). Reserved
-// capacity is not modelled.
+// in the scenario's zones, spot first, then on-demand, then reserved when
+// its EC2NodeClass selects a reservation of one of its types.
 func (l *Linter) CapacityTypes(pool string) []cluster.CapacityType {
 	p := l.k.pools.ByName[pool]
 	if p == nil {
@@ -167,6 +189,13 @@ func (l *Linter) CapacityTypes(pool string) []cluster.CapacityType {
 	for _, ct := range []int{scheduling.SpotIndex, scheduling.OnDemandIndex} {
 		if mask&l.k.offerings.CapacityTypeBits(ct) != 0 {
 			out = append(out, scheduling.CapacityTypeOf(ct))
+		}
+	}
+	rbits := mask & l.k.offerings.CapacityTypeBits(scheduling.ReservedIndex)
+	for i := range p.Types {
+		if p.Types[i].Offer&rbits != 0 {
+			out = append(out, cluster.Reserved)
+			break
 		}
 	}
 	return out
@@ -292,8 +321,11 @@ func (l *Linter) Check(pool string, spec *cluster.PodSpec, ct cluster.CapacityTy
 }
 
 func ctIndex(ct cluster.CapacityType) int {
-	if ct == cluster.Spot {
+	switch ct {
+	case cluster.Spot:
 		return scheduling.SpotIndex
+	case cluster.Reserved:
+		return scheduling.ReservedIndex
 	}
 	return scheduling.OnDemandIndex
 }

@@ -30,7 +30,7 @@ func (karpenterComponent) LintSources(cfg component.Config, env *component.LintE
 		return nil, fmt.Errorf("the EC2 offerings: %w", err)
 	}
 	l, err := NewLinter(env.Syms, env.Resources, env.Catalog, PriceFunc(prices), env.Region, env.Zones, c.NodePools, c.NodeOverlays, c.Settings,
-		DaemonOverheadFunc(env.DaemonSetOverhead))
+		DaemonOverheadFunc(env.DaemonSetOverhead), env.Reservations...)
 	if err != nil {
 		return nil, fmt.Errorf("the Karpenter NodePools: %w", err)
 	}

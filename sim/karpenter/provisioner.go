@@ -6,11 +6,13 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
+	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
 )
 
@@ -332,6 +334,10 @@ func (pr *provisioner) launchClaim(c *scheduling.Claim, replacementOf *command) 
 	}
 	pr.stats.LaunchRequests++
 	res, err := pr.cloud.Launch(cloud.LaunchRequest{Owner: OwnerName, Group: p.Spec.Name, Offerings: offerings, Strategy: strategy, Latency: cloud.FleetLaunch})
+	if ct == scheduling.ReservedIndex {
+		// KA's availability cache counts the launch (MarkLaunched).
+		pr.offerings.SyncReservations()
+	}
 	for _, e := range res.Errors {
 		if e.IsCapacityError() {
 			pr.offerings.MarkUnavailable(e.Offering)
@@ -377,6 +383,22 @@ func (pr *provisioner) launchChoice(c *scheduling.Claim) ([]cloud.Offering, int)
 		i := pr.offerings.Offers.Index(t.Index, z, ct)
 		return c.OfferingMask&(1<<uint(z*scheduling.NumCapacityTypes+ct)) != 0 && pr.offerings.Offers.Available(i, now) && (ct != scheduling.SpotIndex || p.Price(pr.offerings, i) <= spotCap)
 	}
+	// A NodeClaim that can launch into a reservation does, into nothing
+	// else (KA getCapacityType and filterReservedInstanceTypes): its
+	// types' reservations with room, the types in price order.
+	var offerings []cloud.Offering
+	for _, pos := range opts {
+		pt := &p.Types[pos]
+		for z := range pr.offerings.Zones {
+			if pt.Offer&c.OfferingMask&(1<<uint(z*scheduling.NumCapacityTypes+scheduling.ReservedIndex)) != 0 &&
+				pr.offerings.Offers.Available(pr.offerings.Offers.Index(pt.Type.Index, z, scheduling.ReservedIndex), now) {
+				offerings = pr.offerings.ReservedOfferings(p, pt.Type, z, offerings)
+			}
+		}
+	}
+	if len(offerings) > 0 {
+		return offerings, scheduling.ReservedIndex
+	}
 	ct := scheduling.OnDemandIndex
 	for _, pos := range opts {
 		for z := range pr.offerings.Zones {
@@ -385,7 +407,6 @@ func (pr *provisioner) launchChoice(c *scheduling.Claim) ([]cloud.Offering, int)
 			}
 		}
 	}
-	var offerings []cloud.Offering
 	for _, pos := range opts {
 		t := p.Types[pos].Type
 		for z := range pr.offerings.Zones {
@@ -493,6 +514,13 @@ func (pr *provisioner) createNode(c *scheduling.Claim, res cloud.LaunchResult, r
 	set(cl.KeyZone, zone)
 	set(cl.KeyCapacityType, syms.Intern(res.Offering.CapacityType.String()))
 	set(pr.keyNodePool, syms.Intern(spec.Name))
+	if ro, ok := pr.offerings.Reservation(res.Offering.Reservation); ok {
+		// KA's reserved offering requirements become the node's labels.
+		r := &ro.Reservation
+		set(syms.Intern(apis.LabelCapacityReservationID), syms.Intern(r.ID))
+		set(syms.Intern(apis.LabelCapacityReservationType), syms.Intern(r.Kind.String()))
+		set(syms.Intern(apis.LabelCapacityReservationInterruptible), syms.Intern(strconv.FormatBool(r.Interruptible)))
+	}
 	// The deprecated beta labels the kubelet and cloud controller still set.
 	set(pr.betaKeys[0], t.LabelValues[scheduling.TypeKeyInstanceType])
 	set(pr.betaKeys[1], t.LabelValues[scheduling.TypeKeyArch])
@@ -532,6 +560,9 @@ func (pr *provisioner) createNode(c *scheduling.Claim, res cloud.LaunchResult, r
 		kn.expireTimer = pr.eng.After(spec.ExpireAfter, engine.Event{Handler: pr.id, Kind: evExpire, Obj: int32(id)})
 	}
 	pr.stats.NodeClaimsLaunched++
+	if res.Offering.Reservation != "" {
+		pr.stats.ReservedLaunches++
+	}
 	pr.poolStat(p).NodeClaimsLaunched++
 	pr.poolStat(p).addCapacityType(res.Offering.CapacityType.String())
 	pr.poolStat(p).addInstanceType(t.Name)

@@ -40,8 +40,15 @@ type Stats struct {
 	// SolveTimeouts counts provisioning solves that ran into the
 	// one-minute timeout (SolveTimeout) and launched what they had
 	// placed; absent when none did.
-	SolveTimeouts int64            `json:"solveTimeouts,omitempty"`
-	Disruptions   DisruptionCounts `json:"disruptions"`
+	SolveTimeouts int64 `json:"solveTimeouts,omitempty"`
+	// ReservedLaunches counts NodeClaims launched into capacity
+	// reservations; CapacityBlockExpirations the nodes deleted because
+	// their Capacity Block was expiring; ReservationsDemoted the nodes
+	// that became on-demand when their reservation ended. Absent when 0.
+	ReservedLaunches         int64            `json:"reservedLaunches,omitempty"`
+	CapacityBlockExpirations int64            `json:"capacityBlockExpirations,omitempty"`
+	ReservationsDemoted      int64            `json:"reservationsDemoted,omitempty"`
+	Disruptions              DisruptionCounts `json:"disruptions"`
 	// PodsEvicted counts evictions the eviction API accepted for
 	// Karpenter's drains.
 	PodsEvicted int64 `json:"podsEvicted"`

@@ -264,7 +264,7 @@ func (c *checker) lintEnv() *component.LintEnv {
 	var prices component.PriceFunc
 	var perr error
 	built := false
-	return &component.LintEnv{Syms: c.syms, Resources: sc.Resources, Catalog: sc.Catalog, Region: sc.Region, Zones: sc.Zones,
+	return &component.LintEnv{Syms: c.syms, Resources: sc.Resources, Catalog: sc.Catalog, Region: sc.Region, Zones: sc.Zones, Reservations: sc.Market.Reservations,
 		Prices: func() (component.PriceFunc, error) {
 			if !built {
 				built = true

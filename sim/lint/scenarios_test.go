@@ -101,6 +101,12 @@ func TestAgreesWithSimulation(t *testing.T) {
 				}
 				return Cell{}, false
 			}
+			// A reserved node whose reservation ended runs on demand
+			// (until drift replaces it) in a pool that need not allow
+			// on-demand: no source of lint's.
+			demoted := func(id string) bool {
+				return strings.HasSuffix(id, "(on-demand)") && len(sc.Market.Reservations) > 0
+			}
 			checkedStatic, checkedNodes, checkedPlaced := 0, 0, 0
 			rep, err := simulation.Run(sc, simulation.Options{Inspect: func(cl *cluster.Cluster) {
 				// The scheduler's filters on every node of the run: for static
@@ -117,6 +123,9 @@ func TestAgreesWithSimulation(t *testing.T) {
 					}
 					for id, ok := range fits {
 						c, found := cellFor(row, id)
+						if !found && demoted(id) {
+							continue
+						}
 						require.True(t, found, id)
 						if strings.HasPrefix(id, "Node/") || strings.HasPrefix(id, "StaticPool/") {
 							require.Equal(t, ok, c.CanLand, "%s on %s: lint says %v (%s), StaticFit says %v", row.Workload, id, c.CanLand, c.Reason, ok)
@@ -136,6 +145,9 @@ func TestAgreesWithSimulation(t *testing.T) {
 					}
 					id := sourceOf(&cl.Nodes[p.Node])
 					c, found := cellFor(row, id)
+					if !found && demoted(id) {
+						continue
+					}
 					require.True(t, found, "pod %s landed on %s, which lint does not list", p.Name, id)
 					require.True(t, c.CanLand, "pod %s of %s landed on %s, where lint says it cannot: %s", p.Name, row.Workload, id, c.Reason)
 					checkedPlaced++

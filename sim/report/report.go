@@ -48,6 +48,25 @@ type Summary struct {
 	Controllers  Controllers  `json:"controllers"`
 	Provisioning Provisioning `json:"provisioning"`
 	Spot         Spot         `json:"spot"`
+	// Reservations are the capacity reservations, billed used or not;
+	// absent when there are none.
+	Reservations []Reservation `json:"reservations,omitempty"`
+}
+
+// Reservation is one capacity reservation's books over the run.
+type Reservation struct {
+	ID           string `json:"id"`
+	InstanceType string `json:"instanceType"`
+	Zone         string `json:"zone"`
+	// Type is default (an ODCR) or capacity-block.
+	Type  string `json:"type"`
+	Count int    `json:"count"`
+	// ReservedHours are the instance-hours billed, UsedHours those
+	// instances ran in it; UtilizationPct is 100 x used / reserved.
+	ReservedHours  float64 `json:"reservedHours"`
+	UsedHours      float64 `json:"usedHours"`
+	UtilizationPct float64 `json:"utilizationPct"`
+	CostUSD        float64 `json:"costUSD"`
 }
 
 // Details are the figures written after the models' sections: races,
@@ -139,6 +158,10 @@ type Cost struct {
 	// changed at that price instead of EC2's (what a Savings Plan or
 	// licence overlay says the node costs); absent when no node's was.
 	OverlaidUSD float64 `json:"overlaidUSD,omitempty"`
+	// ReservationsUSD is what the capacity reservations cost, used or not
+	// (their instances themselves cost nothing while reserved); part of
+	// totalUSD, absent without reservations.
+	ReservationsUSD float64 `json:"reservationsUSD,omitempty"`
 	// PodHours is the time pods spent bound to nodes; PerPodHourUSD and
 	// PerRequestedCPUHourUSD divide the total by it and by requested
 	// CPU-core-hours.
@@ -297,6 +320,8 @@ type Inputs struct {
 	Warnings       []string
 	Provisioning   Provisioning
 	Spot           Spot
+	// Reservations are the capacity reservations' books.
+	Reservations []Reservation
 	// Models are the models with figures of their own, in the order the
 	// run built them: each gives its section as of the build.
 	Models []Section
@@ -345,6 +370,7 @@ func (c *Collector) Build(in Inputs) *Report {
 			Controllers:     in.Controllers,
 			Provisioning:    in.Provisioning,
 			Spot:            in.Spot,
+			Reservations:    in.Reservations,
 			Scheduler:       Scheduler{Attempts: in.Attempts, Failed: in.Failed, BusySeconds: round3(in.SchedulerBusy.Seconds()), MaxWaitSeconds: round3(in.SchedulerMaxWait.Seconds())},
 		},
 		Details: Details{
@@ -394,6 +420,11 @@ func (c *Collector) Build(in Inputs) *Report {
 	r.Cost.SpotUSD = round6(c.costUSD[cluster.Spot])
 	r.Cost.OnDemandUSD = round6(c.costUSD[cluster.OnDemand] + c.costUSD[cluster.Reserved])
 	total := c.costUSD[cluster.Spot] + c.costUSD[cluster.OnDemand] + c.costUSD[cluster.Reserved]
+	for _, rs := range in.Reservations {
+		r.Cost.ReservationsUSD += rs.CostUSD
+	}
+	total += r.Cost.ReservationsUSD
+	r.Cost.ReservationsUSD = round6(r.Cost.ReservationsUSD)
 	r.Cost.TotalUSD = round6(total)
 	var equivalent, podSecs, cpuSecs, overlaid float64
 	anyOverlaid := false

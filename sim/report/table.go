@@ -179,6 +179,18 @@ func (r *Report) WriteTable(w io.Writer) error {
 		// Only with NodeOverlay prices, so other tables keep their rows.
 		rows = append(rows[:9], append([][]string{{"cost at NodeOverlay prices", fmt.Sprintf("$%.2f", r.Cost.OverlaidUSD)}}, rows[9:]...)...)
 	}
+	if len(r.Reservations) > 0 {
+		// Only with capacity reservations, so other tables keep their rows.
+		var reserved, used float64
+		for _, rs := range r.Reservations {
+			reserved, used = reserved+rs.ReservedHours, used+rs.UsedHours
+		}
+		util := 0.0
+		if reserved > 0 {
+			util = 100 * used / reserved
+		}
+		rows = append(rows[:9], append([][]string{{"cost of reservations (used or not) / used", fmt.Sprintf("$%.2f / %.1f%%", r.Cost.ReservationsUSD, util)}}, rows[9:]...)...)
+	}
 	if p.WaitedOnIPs > 0 || r.Provisioning.InsufficientAddressErrors > 0 {
 		// Only with spec.network's subnets, so other tables keep their rows.
 		rows = append(rows[:len(rows)-1],
@@ -199,6 +211,20 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	if err := t.Render(); err != nil {
 		return err
+	}
+	if len(r.Reservations) > 0 {
+		fmt.Fprintln(w)
+		rt := NewTable(w)
+		rt.Header("Reservation", "Type", "Instance type", "Zone", "Count", "Reserved h", "Used h", "Used", "Cost")
+		for _, rs := range r.Reservations {
+			if err := rt.Append(rs.ID, rs.Type, rs.InstanceType, rs.Zone, fmt.Sprint(rs.Count), fmt.Sprintf("%.1f", rs.ReservedHours),
+				fmt.Sprintf("%.1f", rs.UsedHours), fmt.Sprintf("%.1f%%", rs.UtilizationPct), fmt.Sprintf("$%.2f", rs.CostUSD)); err != nil {
+				return err
+			}
+		}
+		if err := rt.Render(); err != nil {
+			return err
+		}
 	}
 	if len(r.Workloads) > 0 {
 		fmt.Fprintln(w)

@@ -26,7 +26,8 @@ type startNode struct {
 // alpha.eksctl.io/nodegroup-name label and a node group of that name)
 // becomes its owner (Owner the component's, OwnerName the pool). Only when
 // its instance type is known and priced, its zone is one of spec.zones
-// and it is bought on demand or as spot. The others stay static; a
+// and it is bought on demand, as spot, or in a reservation of
+// spec.market.reservations (its capacity-reservation-id label). The others stay static; a
 // warning says why for a node whose owner is in the scenario, and an info
 // line per pool counts the nodes it adopts.
 func (l *loader) adoptNodes() {
@@ -67,8 +68,10 @@ func (l *loader) adoptNodes() {
 		switch {
 		case !sn.priced:
 			why = "its instance type is not in the catalogue or has no price"
-		case n.CapacityType != cluster.OnDemand && n.CapacityType != cluster.Spot:
-			why = fmt.Sprintf("the autoscalers launch on-demand and spot only, not %s", n.CapacityType)
+		case n.CapacityType == cluster.Reserved && !l.inReservation(n):
+			why = "its " + labelReservationID + " label names no reservation of its type and zone in spec.market.reservations"
+		case n.CapacityType != cluster.OnDemand && n.CapacityType != cluster.Spot && n.CapacityType != cluster.Reserved:
+			why = fmt.Sprintf("the autoscalers launch on-demand, spot and reserved only, not %s", n.CapacityType)
 		case !l.hasZone(l.out.Syms.Name(n.Zone)):
 			why = "its zone is not in spec.zones"
 		}
@@ -91,6 +94,25 @@ func (l *loader) adoptNodes() {
 		l.warns = append(l.warns, Warning{File: t.doc.File, Line: t.doc.Line, Info: true, Code: "adopted-start-nodes",
 			Msg: fmt.Sprintf("%s adopts the %d start node(s) labelled with its name "+t.what, key, len(t.nodes), abbreviate(t.nodes))})
 	}
+}
+
+// labelReservationID names a reserved node's capacity reservation.
+const labelReservationID = "karpenter.k8s.aws/capacity-reservation-id"
+
+// inReservation reports whether reserved node n names a reservation of
+// spec.market.reservations of its type and zone.
+func (l *loader) inReservation(n *cluster.Node) bool {
+	v, ok := n.Labels.Get(l.out.Syms.Intern(labelReservationID))
+	if !ok {
+		return false
+	}
+	id := l.out.Syms.Name(v)
+	for _, r := range l.out.Market.Reservations {
+		if r.ID == id && r.InstanceType == n.InstanceType && r.Zone == l.out.Syms.Name(n.Zone) {
+			return true
+		}
+	}
+	return false
 }
 
 // abbreviate lists the first names and how many more there are.

@@ -68,6 +68,6 @@ func TestNodesAdoptedByTheirNodePool(t *testing.T) {
 	require.Contains(t, infos, "scenario.yaml:26: NodePool general-purpose adopts the 2 start node(s) labelled with its name as its NodeClaims (a, b): Karpenter may consolidate, expire and drift them, and they count toward its limits")
 	require.Contains(t, warns, "scenario.yaml:66: metadata.labels: node d belongs to NodePool general-purpose but its zone is not in spec.zones: it is simulated as a static node")
 	require.Contains(t, warns, "scenario.yaml:78: metadata.labels: node e belongs to NodePool general-purpose but its instance type is not in the catalogue or has no price: it is simulated as a static node")
-	require.Contains(t, warns, "scenario.yaml:90: metadata.labels: node f belongs to NodePool general-purpose but the autoscalers launch on-demand and spot only, not reserved: it is simulated as a static node")
+	require.Contains(t, warns, "scenario.yaml:90: metadata.labels: node f belongs to NodePool general-purpose but its karpenter.k8s.aws/capacity-reservation-id label names no reservation of its type and zone in spec.market.reservations: it is simulated as a static node")
 	require.Equal(t, cluster.RegisterOwner("karpenter"), sc.Nodes[0].Owner)
 }

@@ -1026,7 +1026,7 @@ func (l *loader) warnUnmodelled(o podObject, spec *cluster.PodSpec) {
 // returned) go into Scenario.Components.
 func (l *loader) compileComponents() {
 	env := component.Env{Syms: l.out.Syms, Resources: l.out.Resources, Catalog: l.cat, Region: l.out.Region,
-		Zones: l.out.Zones, ComputeTime: l.out.ComputeTime, Epoch: l.out.Epoch, Scenario: l.scenarioDoc}
+		Zones: l.out.Zones, ComputeTime: l.out.ComputeTime, Epoch: l.out.Epoch, Scenario: l.scenarioDoc, Reservations: l.out.Market.Reservations}
 	for _, c := range component.Registered() {
 		in := component.Input{Docs: l.compDocs[c.Name()], Settings: l.settings[c.Name()], SettingsPath: l.settingsPath[c.Name()], Others: l.order}
 		cfg, warns, err := c.Compile(env, in)

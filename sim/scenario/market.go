@@ -35,6 +35,9 @@ type marketSpec struct {
 	} `json:"launchLatency,omitempty"`
 	Join   *joinSpec     `json:"join,omitempty"`
 	Events []marketEvent `json:"events,omitempty"`
+	// Reservations are the account's capacity reservations
+	// (reservations.go).
+	Reservations []reservationSpec `json:"reservations,omitempty"`
 }
 
 // depthSpec is spec.market.depth: how many instances a pool gives at once
@@ -157,6 +160,7 @@ func (l *loader) compileMarket(path string) {
 		}
 	}
 	l.compileJoin(ms, &cfg)
+	l.compileReservations(ms, &cfg)
 	if ms != nil {
 		for i, e := range ms.Events {
 			cfg.Events = append(cfg.Events, l.marketEvent(fmt.Sprintf("spec.market.events[%d]", i), e))

@@ -228,6 +228,15 @@ func (s *Sim) reportMarket(in *report.Inputs) {
 	}
 	in.IPWaitPods, in.IPWaitSeconds = s.kubelet.IPWaits()
 	in.Spot = report.Spot{Interruptions: ms.Interruptions, RebalanceRecommendations: ms.RebalanceRecommendations, Reclaims: ms.Reclaims}
+	for _, rs := range s.market.ReservationStats(s.eng.Now()) {
+		r := rs.Reservation
+		use := report.Reservation{ID: r.ID, InstanceType: r.InstanceType, Zone: r.Zone, Type: r.Kind.String(), Count: r.Count,
+			ReservedHours: round3(rs.ReservedHours), UsedHours: round3(rs.UsedHours), CostUSD: math.Round(rs.CostUSD*1e6) / 1e6}
+		if rs.ReservedHours > 0 {
+			use.UtilizationPct = round3(100 * rs.UsedHours / rs.ReservedHours)
+		}
+		in.Reservations = append(in.Reservations, use)
+	}
 	in.NodeCost = func(n *cluster.Node, until engine.Time) (float64, bool) {
 		if n.Instance == 0 {
 			return 0, false
@@ -307,6 +316,13 @@ func (s *Sim) adopt(name string, n cluster.Node) error {
 		return fmt.Errorf("node %s belongs to %s, which does not adopt start nodes", n.Name, name)
 	}
 	o := cloud.Offering{InstanceType: n.InstanceType, Zone: s.cl.Syms.Name(n.Zone), CapacityType: n.CapacityType}
+	if n.CapacityType == cluster.Reserved {
+		// The loader adopts a reserved node only in a reservation of the
+		// scenario's (its capacity-reservation-id label).
+		if v, ok := n.Labels.Get(s.cl.Syms.Intern("karpenter.k8s.aws/capacity-reservation-id")); ok {
+			o.Reservation = s.cl.Syms.Name(v)
+		}
+	}
 	res, err := s.market.Adopt(name, n.OwnerName, o)
 	if err != nil {
 		return err
@@ -398,6 +414,13 @@ func (c *tracedCloud) Terminate(id cloud.InstanceID)          { c.m.Terminate(id
 func (c *tracedCloud) Price(o cloud.Offering) (float64, bool) { return c.m.Price(o) }
 func (c *tracedCloud) Available(o cloud.Offering) bool        { return c.m.Available(o) }
 func (c *tracedCloud) Subscribe(s cloud.Subscriber)           { c.m.Subscribe(s) }
+
+// Reservations and ReservationFree are EC2's capacity reservations
+// (scheduling.ReservationSource).
+func (c *tracedCloud) Reservations() []cloud.Reservation { return c.m.Reservations() }
+func (c *tracedCloud) ReservationFree(id string) (int, bool) {
+	return c.m.ReservationFree(id)
+}
 
 // round3 rounds to three decimals, so the timeline stays short and stable.
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

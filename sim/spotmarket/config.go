@@ -243,6 +243,9 @@ type Config struct {
 	// Trace drives the market when Model is ModelReplay (required then,
 	// refused otherwise).
 	Trace *Trace
+	// Reservations are the account's capacity reservations
+	// (reservation.go).
+	Reservations []Reservation
 }
 
 // RegimeConfig is the capacity-regime process of spot pools.
@@ -450,6 +453,7 @@ func (c Config) Validate() error {
 	if int(c.Model) >= len(modelNames) {
 		bad("model", "unknown model %d; want stochastic, replay or off", c.Model)
 	}
+	validateReservations(c.Reservations, bad)
 	nonNeg("hazardMultiplier", c.HazardMultiplier)
 	for i, f := range c.BandReclaim {
 		if !finite(f) || f < 0 || f >= 1 {

@@ -211,7 +211,9 @@
 //     is the same for every spot pool.
 //   - Pool depths are assumptions (see Pool depth); a pool's full depth
 //     changes only with its regime and trace lines, pools of one family or
-//     zone do not share capacity, and reserved capacity (ODCR) has no size.
+//     zone do not share capacity. A capacity reservation (Config.Reservations,
+//     reservation.go) takes exactly its count; an offering of capacity type
+//     reserved that names none has no size (the start state's).
 //     A Launch asks for one instance; a fleet of N is N launches at one
 //     instant.
 //   - Regions are independent (the observed 0.14 region correlation, docs/models.md, is not

@@ -16,16 +16,18 @@ import (
 
 // Event kinds of the market's handler.
 const (
-	evBackground  uint16 = iota // Obj: pool; a background reclaim decision or false alarm
-	evRegime                    // Obj: pool; the lazy regime chain moves on
-	evNotice                    // Obj: instance; interruption notice
-	evReclaim                   // Obj: instance; the reclaim itself
-	evRebalance                 // Obj: instance; rebalance recommendation
-	evShock                     // Obj: shock process; a shock starts
-	evShockEnd                  // Obj: shock
-	evScriptStart               // Obj: scripted event
-	evScriptEnd                 // Obj: scripted event
-	evTrace                     // Obj: trace line index
+	evBackground   uint16 = iota // Obj: pool; a background reclaim decision or false alarm
+	evRegime                     // Obj: pool; the lazy regime chain moves on
+	evNotice                     // Obj: instance; interruption notice
+	evReclaim                    // Obj: instance; the reclaim itself
+	evRebalance                  // Obj: instance; rebalance recommendation
+	evShock                      // Obj: shock process; a shock starts
+	evShockEnd                   // Obj: shock
+	evScriptStart                // Obj: scripted event
+	evScriptEnd                  // Obj: scripted event
+	evTrace                      // Obj: trace line index
+	evBlockReclaim               // Obj: reservation; EC2 reclaims a Capacity Block's instances
+	evResInterrupt               // Obj: index in resInterrupts; an interruptible reservation shrinks
 )
 
 // Instance life stages inside the market. A doomed instance has a notice
@@ -98,6 +100,12 @@ type Market struct {
 
 	trace *Trace
 
+	// res are the capacity reservations (reservation.go), resIdx them by
+	// id, resInterrupts their scripted interruptions.
+	res           []reservation
+	resIdx        map[string]int32
+	resInterrupts []resInterrupt
+
 	batches   []batch // by owner: the launches of the current instant
 	cands     []cand
 	poolsTmp  []int32
@@ -167,8 +175,12 @@ func New(eng *engine.Engine, cat *catalog.Catalog, region string, zones []string
 	if err := m.checkTrace(); err != nil {
 		return nil, err
 	}
+	if err := m.checkReservations(); err != nil {
+		return nil, err
+	}
 	m.derive()
 	m.id = eng.Register(m)
+	m.initReservations()
 	m.scheduleStart()
 	return m, nil
 }
@@ -269,6 +281,10 @@ func (m *Market) create(o Offering) (int32, string) {
 	if z < 0 || o.CapacityType > cluster.Reserved {
 		return -1, CodeUnsupported
 	}
+	res := m.reservationOf(o)
+	if o.Reservation != "" && (res == nil || res.cfg.InstanceType != o.InstanceType || res.cfg.Zone != o.Zone) {
+		return -1, CodeUnsupported
+	}
 	od, _, ok := m.cat.OnDemandPrice(m.region, it.Name)
 	if !ok {
 		return -1, CodeUnsupported
@@ -308,6 +324,9 @@ func (m *Market) create(o Offering) (int32, string) {
 		p.pts[0].price = m.driftPrice(&p)
 	}
 	i := int32(len(m.pools))
+	if res != nil {
+		m.reservedPool(&p, res, i)
+	}
 	m.pools = append(m.pools, p)
 	m.poolIdx[o] = i
 	return i, ""
@@ -476,6 +495,8 @@ func (m *Market) Launch(req LaunchRequest) (LaunchResult, error) {
 			switch {
 			case p.spot() && m.cfg.SpotVCPUQuota > 0 && m.spotVCPUs+p.it.VCPU > m.cfg.SpotVCPUQuota:
 				code = CodeSpotLimit
+			case p.off.Reservation != "" && m.resFree(m.reservationOf(p.off)) < 1:
+				code = CodeReservationCapacityExceeded
 			case c.reg == RegimeExhausted:
 				code = CodeInsufficientCapacity
 			case m.depthNow(p, c.reg) < 1:
@@ -756,6 +777,10 @@ func (m *Market) HandleEvent(ev engine.Event) {
 		m.endScript(ev.Obj)
 	case evTrace:
 		m.replay(ev.Obj)
+	case evBlockReclaim:
+		m.blockReclaim(ev.Obj)
+	case evResInterrupt:
+		m.resInterrupt(ev.Obj)
 	}
 }
 

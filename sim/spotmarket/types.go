@@ -66,10 +66,11 @@ const NoInstance = cloud.NoInstance
 
 // Offering error codes, spelled as EC2 returns them (see the cloud package).
 const (
-	CodeInsufficientCapacity = cloud.CodeInsufficientCapacity // exhausted pool, or a constrained one that lost the draw
-	CodeSpotLimit            = cloud.CodeSpotLimit            // Config.SpotVCPUQuota would be exceeded
-	CodeUnfulfillable        = cloud.CodeUnfulfillable        // spot offering of a type with no Spot Advisor data
-	CodeUnsupported          = cloud.CodeUnsupported          // unknown type, zone not in the market, capacity type not sold
+	CodeInsufficientCapacity        = cloud.CodeInsufficientCapacity        // exhausted pool, or a constrained one that lost the draw
+	CodeSpotLimit                   = cloud.CodeSpotLimit                   // Config.SpotVCPUQuota would be exceeded
+	CodeUnfulfillable               = cloud.CodeUnfulfillable               // spot offering of a type with no Spot Advisor data
+	CodeUnsupported                 = cloud.CodeUnsupported                 // unknown type, zone not in the market, capacity type not sold
+	CodeReservationCapacityExceeded = cloud.CodeReservationCapacityExceeded // the reservation is full or not active
 )
 
 // Signal kinds.
@@ -186,8 +187,12 @@ type Stats struct {
 	// RebalanceRecommendations counts them (report: spot.rebalanceRecommendations).
 	RebalanceRecommendations uint64
 	Reclaims                 uint64 // instances EC2 took back (Terminated signals)
-	Terminations             uint64 // instances their owners terminated
-	Shocks                   uint64 // correlated shocks that started (stochastic model)
+	// ReservationReclaims are the instances EC2 took back at a Capacity
+	// Block's end; ReservationInterruptions the notices of interruptible
+	// reservations (both also in Reclaims and Interruptions).
+	ReservationReclaims, ReservationInterruptions uint64
+	Terminations                                  uint64 // instances their owners terminated
+	Shocks                                        uint64 // correlated shocks that started (stochastic model)
 	// PartialFulfilments counts requests (one owner's launches at one
 	// instant) in which some launches got an instance and some got none
 	// (report: provisioning.partialFulfilments).

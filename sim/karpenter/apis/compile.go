@@ -235,7 +235,7 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 		}
 	}
 	if len(s.CapacityReservationSelectorTerms) > 0 {
-		c.warn(d, "spec.capacityReservationSelectorTerms", "capacity reservations are not modelled: reserved offerings never exist, so NodePools allowing reserved launch spot or on-demand")
+		nc.ReservationTerms = c.reservationTerms(d, "spec.capacityReservationSelectorTerms", s.CapacityReservationSelectorTerms)
 	}
 	if d.APIVersion == APIVersionAWSV1 && len(s.AMISelectorTerms) == 0 {
 		c.warn(d, "spec", "no amiSelectorTerms: the API server requires them in %s (e.g. [{alias: al2023@latest}]); accepted here, AMIs are not modelled", APIVersionAWSV1)

@@ -133,7 +133,7 @@ var settings = []setting{
 // KarpenterFeatureGates) and what the simulation does with each when on.
 var gates = map[string]string{
 	"SpotToSpotConsolidation":   "",
-	"ReservedCapacity":          "", // on by default; no reservation is simulated
+	"ReservedCapacity":          "",
 	"NodeRepair":                "nodes never turn unhealthy in the simulation, so repair has nothing to do",
 	"NodeOverlay":               "",
 	"StaticCapacity":            "",
@@ -172,7 +172,7 @@ func (dep *Deployment) oneOf(v, at string, values ...string) bool {
 }
 
 // featureGates reads "Name=true,Other=false" as upstream's
-// ParseFeatureGates: SpotToSpotConsolidation, StaticCapacity, NodeOverlay and TerminateFirstDrift are
+// ParseFeatureGates: SpotToSpotConsolidation, StaticCapacity, NodeOverlay, TerminateFirstDrift and ReservedCapacity are
 // modelled; another gate turned on that the simulation does not model
 // gets a warning; an unknown name is ignored upstream, and named here.
 func (dep *Deployment) featureGates(v, at string) {
@@ -192,7 +192,7 @@ func (dep *Deployment) featureGates(v, at string) {
 		switch {
 		case !known:
 			dep.warn(at, "karpenter.unknown-feature-gate", "unknown feature gate %q: Karpenter v1.15 ignores it", name)
-		case name == "SpotToSpotConsolidation" || name == "StaticCapacity" || name == "NodeOverlay" || name == "TerminateFirstDrift":
+		case name == "SpotToSpotConsolidation" || name == "StaticCapacity" || name == "NodeOverlay" || name == "TerminateFirstDrift" || name == "ReservedCapacity":
 			if dep.Spec.FeatureGates == nil {
 				dep.Spec.FeatureGates = &FeatureGatesSpec{}
 			}
@@ -203,6 +203,8 @@ func (dep *Deployment) featureGates(v, at string) {
 				dep.Spec.FeatureGates.NodeOverlay = &on
 			case "TerminateFirstDrift":
 				dep.Spec.FeatureGates.TerminateFirstDrift = &on
+			case "ReservedCapacity":
+				dep.Spec.FeatureGates.ReservedCapacity = &on
 			default:
 				dep.Spec.FeatureGates.SpotToSpotConsolidation = &on
 			}

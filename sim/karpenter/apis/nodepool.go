@@ -38,6 +38,12 @@ const (
 	LabelInstanceMemory   = "karpenter.k8s.aws/instance-memory"
 	LabelInstanceGPUCount = "karpenter.k8s.aws/instance-gpu-count"
 
+	// The labels of a node in a capacity reservation (KA
+	// cloudprovider.ReservedCapacityLabels).
+	LabelCapacityReservationID            = "karpenter.k8s.aws/capacity-reservation-id"
+	LabelCapacityReservationType          = "karpenter.k8s.aws/capacity-reservation-type"
+	LabelCapacityReservationInterruptible = "karpenter.k8s.aws/capacity-reservation-interruptible"
+
 	// AnnotationDoNotDisrupt on a pod or node blocks voluntary disruption.
 	AnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt"
 	// TaintDisrupted is put on nodes Karpenter is about to remove.
@@ -49,8 +55,8 @@ const (
 // the AWS provider's instance labels.
 var WellKnownLabels = []string{
 	LabelNodePool, LabelZone, LabelRegion, LabelInstanceType, LabelArch, LabelOS, LabelCapacityType, LabelWindowsBuild,
-	"karpenter.k8s.aws/capacity-reservation-id", "karpenter.k8s.aws/capacity-reservation-type",
-	"karpenter.k8s.aws/capacity-reservation-interruptible", "karpenter.k8s.aws/instance-hypervisor",
+	LabelCapacityReservationID, LabelCapacityReservationType,
+	LabelCapacityReservationInterruptible, "karpenter.k8s.aws/instance-hypervisor",
 	"karpenter.k8s.aws/instance-encryption-in-transit-supported", LabelInstanceCategory,
 	"karpenter.k8s.aws/instance-capability-flex", LabelInstanceFamily, LabelInstanceGen, LabelInstanceSize,
 	"karpenter.k8s.aws/instance-local-nvme", LabelInstanceCPU, "karpenter.k8s.aws/instance-cpu-manufacturer",
@@ -295,6 +301,9 @@ type NodeClass struct {
 	// InstanceStoreRAID0 is instanceStorePolicy: RAID0: the NVMe instance
 	// stores hold ephemeral storage instead of the root volume.
 	InstanceStoreRAID0 bool
+	// ReservationTerms are spec.capacityReservationSelectorTerms: the
+	// capacity reservations the class's nodes may launch into.
+	ReservationTerms []ReservationTerm
 	// Hash covers the fields that make nodes drift when changed.
 	Hash uint64
 	// Exported is the class's hash annotation as Karpenter wrote it on a

@@ -94,6 +94,9 @@ type Settings struct {
 	// NodeOverlay is the NodeOverlay feature gate (off by default): only
 	// with it are NodeOverlays applied to the instance types.
 	NodeOverlay bool
+	// ReservedCapacity is the ReservedCapacity feature gate (on by default
+	// since v1.6): only with it are capacity reservations offered.
+	ReservedCapacity bool
 	// TerminateFirstDrift is the TerminateFirstDrift feature gate (off by
 	// default): a drifted node of a static NodePool at its node limit is
 	// deleted first, the pool refilled once it is gone.
@@ -147,6 +150,7 @@ func DefaultSettings() Settings {
 	return Settings{
 		BatchIdleDuration:       DefaultBatchIdleDuration,
 		BatchMaxDuration:        DefaultBatchMaxDuration,
+		ReservedCapacity:        true,
 		LaunchTimeout:           DefaultLaunchTimeout,
 		RegistrationTimeout:     DefaultRegistrationTimeout,
 		DisruptionPollInterval:  DefaultDisruptionPollInterval,
@@ -289,11 +293,14 @@ type FeatureGatesSpec struct {
 	// when none can be staged (alpha since v1.15; here: a static NodePool
 	// at its node limit). Default false: such nodes stay.
 	TerminateFirstDrift *bool `json:"terminateFirstDrift,omitempty"`
+	// ReservedCapacity offers the capacity reservations EC2NodeClasses
+	// select (beta, on by default since v1.6). Default true.
+	ReservedCapacity *bool `json:"reservedCapacity,omitempty"`
 }
 
 // anyUnset reports whether some gate is left unset (nil: all are).
 func (g *FeatureGatesSpec) anyUnset() bool {
-	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil || g.TerminateFirstDrift == nil
+	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil || g.TerminateFirstDrift == nil || g.ReservedCapacity == nil
 }
 
 // merge fills the gates g leaves unset with under's.
@@ -316,6 +323,9 @@ func (g *FeatureGatesSpec) merge(under *FeatureGatesSpec) *FeatureGatesSpec {
 	}
 	if out.TerminateFirstDrift == nil {
 		out.TerminateFirstDrift = under.TerminateFirstDrift
+	}
+	if out.ReservedCapacity == nil {
+		out.ReservedCapacity = under.ReservedCapacity
 	}
 	return &out
 }
@@ -380,6 +390,9 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 	}
 	if s.FeatureGates != nil && s.FeatureGates.TerminateFirstDrift != nil {
 		out.TerminateFirstDrift = *s.FeatureGates.TerminateFirstDrift
+	}
+	if s.FeatureGates != nil && s.FeatureGates.ReservedCapacity != nil {
+		out.ReservedCapacity = *s.FeatureGates.ReservedCapacity
 	}
 	if s.InterruptionQueue != nil {
 		out.InterruptionQueue = *s.InterruptionQueue

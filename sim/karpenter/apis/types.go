@@ -125,27 +125,27 @@ type ec2NodeClassV1 struct {
 // kubelet in the NodePool; the compiler refuses v1-only fields in v1beta1
 // documents).
 type ec2NodeClassSpec struct {
-	SubnetSelectorTerms              []selectorTerm       `json:"subnetSelectorTerms,omitempty"`
-	SecurityGroupSelectorTerms       []selectorTerm       `json:"securityGroupSelectorTerms,omitempty"`
-	CapacityReservationSelectorTerms []json.RawMessage    `json:"capacityReservationSelectorTerms,omitempty"`
-	PlacementGroupSelector           json.RawMessage      `json:"placementGroupSelector,omitempty"`
-	AssociatePublicIPAddress         *bool                `json:"associatePublicIPAddress,omitempty"`
-	IPPrefixCount                    *int32               `json:"ipPrefixCount,omitempty"`
-	AMISelectorTerms                 []amiSelectorTerm    `json:"amiSelectorTerms,omitempty"`
-	AMIFamily                        *string              `json:"amiFamily,omitempty"`
-	UserData                         *string              `json:"userData,omitempty"`
-	Role                             string               `json:"role,omitempty"`
-	InstanceProfile                  *string              `json:"instanceProfile,omitempty"`
-	Tags                             map[string]string    `json:"tags,omitempty"`
-	Kubelet                          *kubeletConfig       `json:"kubelet,omitempty"`
-	BlockDeviceMappings              []blockDeviceMapping `json:"blockDeviceMappings,omitempty"`
-	InstanceStorePolicy              *string              `json:"instanceStorePolicy,omitempty"`
-	NetworkInterfaces                []json.RawMessage    `json:"networkInterfaces,omitempty"`
-	DetailedMonitoring               *bool                `json:"detailedMonitoring,omitempty"`
-	MetadataOptions                  *metadataOptions     `json:"metadataOptions,omitempty"`
-	ConnectionTracking               json.RawMessage      `json:"connectionTracking,omitempty"`
-	Context                          *string              `json:"context,omitempty"`
-	CPUOptions                       json.RawMessage      `json:"cpuOptions,omitempty"`
+	SubnetSelectorTerms              []selectorTerm        `json:"subnetSelectorTerms,omitempty"`
+	SecurityGroupSelectorTerms       []selectorTerm        `json:"securityGroupSelectorTerms,omitempty"`
+	CapacityReservationSelectorTerms []reservationTermSpec `json:"capacityReservationSelectorTerms,omitempty"`
+	PlacementGroupSelector           json.RawMessage       `json:"placementGroupSelector,omitempty"`
+	AssociatePublicIPAddress         *bool                 `json:"associatePublicIPAddress,omitempty"`
+	IPPrefixCount                    *int32                `json:"ipPrefixCount,omitempty"`
+	AMISelectorTerms                 []amiSelectorTerm     `json:"amiSelectorTerms,omitempty"`
+	AMIFamily                        *string               `json:"amiFamily,omitempty"`
+	UserData                         *string               `json:"userData,omitempty"`
+	Role                             string                `json:"role,omitempty"`
+	InstanceProfile                  *string               `json:"instanceProfile,omitempty"`
+	Tags                             map[string]string     `json:"tags,omitempty"`
+	Kubelet                          *kubeletConfig        `json:"kubelet,omitempty"`
+	BlockDeviceMappings              []blockDeviceMapping  `json:"blockDeviceMappings,omitempty"`
+	InstanceStorePolicy              *string               `json:"instanceStorePolicy,omitempty"`
+	NetworkInterfaces                []json.RawMessage     `json:"networkInterfaces,omitempty"`
+	DetailedMonitoring               *bool                 `json:"detailedMonitoring,omitempty"`
+	MetadataOptions                  *metadataOptions      `json:"metadataOptions,omitempty"`
+	ConnectionTracking               json.RawMessage       `json:"connectionTracking,omitempty"`
+	Context                          *string               `json:"context,omitempty"`
+	CPUOptions                       json.RawMessage       `json:"cpuOptions,omitempty"`
 }
 
 type selectorTerm struct {

@@ -58,6 +58,9 @@ type Pool struct {
 	ClaimStarts []claimStart
 	// overlay is what the NodeOverlays do to the pool, nil for nothing.
 	overlay *poolOverlay
+	// reservations are the indices in Offerings.Reservations of the
+	// reservations the pool's node class selects for its types.
+	reservations []int
 }
 
 type claimStart struct {
@@ -82,6 +85,12 @@ func (np *NodePools) build(spec *apis.NodePool) *Pool {
 		}
 		p.TypePositions[t.Index] = int32(len(p.Types))
 		p.Types = append(p.Types, pt)
+	}
+	for i := range np.offerings.Reservations {
+		r := &np.offerings.Reservations[i]
+		if p.TypePositions[r.Type.Index] >= 0 && spec.NodeClass.SelectsReservation(&r.Reservation) {
+			p.reservations = append(p.reservations, i)
+		}
 	}
 	return p
 }
@@ -110,6 +119,8 @@ func (np *NodePools) poolType(p *Pool, t *InstanceType, mask uint64) (PoolType, 
 		return PoolType{}, false
 	}
 	has := false
+	offer := np.offerings.unreservedBits() | np.offerings.reservedBits(t, &p.Spec.NodeClass)
+	mask &= offer
 	base := np.offerings.Offers.Index(t.Index, 0, 0)
 	for b := 0; b < np.offerings.Offers.NumZones*NumCapacityTypes; b++ {
 		if mask&(1<<uint(b)) != 0 && np.offerings.Offers.Price[base+b] >= 0 {
@@ -120,7 +131,7 @@ func (np *NodePools) poolType(p *Pool, t *InstanceType, mask uint64) (PoolType, 
 	if !has {
 		return PoolType{}, false
 	}
-	pt := PoolType{Type: t}
+	pt := PoolType{Type: t, Offer: offer}
 	pt.Capacity, pt.Allocatable = np.offerings.nodeResources(t.catalogType, &p.Spec.NodeClass)
 	np.overlayCapacity(p.overlay, &pt)
 	if np.daemonOverhead != nil {

@@ -46,19 +46,24 @@ func typeKeyNames(cat *catalog.Catalog) []string {
 // (KA's instance-type filter: GPUs, Neuron devices, Gaudis).
 var exoticResources = []string{catalog.ResourceNVIDIAGPU, catalog.ResourceAMDGPU, catalog.ResourceNeuron, catalog.ResourceHabanaGaudi}
 
-// Capacity types with offerings. Reserved offerings (capacity
-// reservations) are not modelled.
+// Capacity types with offerings. A reserved offering of a type in a zone
+// exists when an EC2NodeClass selects a capacity reservation of it
+// (reservations.go).
 const (
 	OnDemandIndex    = 0
 	SpotIndex        = 1
-	NumCapacityTypes = 2
+	ReservedIndex    = 2
+	NumCapacityTypes = 3
 )
 
 // CapacityTypeOf is the capacity type of a capacity-type index (OnDemandIndex,
-// SpotIndex).
+// SpotIndex, ReservedIndex).
 func CapacityTypeOf(i int) cluster.CapacityType {
-	if i == SpotIndex {
+	switch i {
+	case SpotIndex:
 		return cluster.Spot
+	case ReservedIndex:
+		return cluster.Reserved
 	}
 	return cluster.OnDemand
 }
@@ -98,6 +103,10 @@ type Offerings struct {
 	// until it is done (flushICE).
 	DeferCapacityErrors bool
 	iceQueue            []cloud.Offering
+	// Reservations are the capacity reservations EC2NodeClasses select
+	// (reservations.go).
+	Reservations []ReservationOffer
+	reservations ReservationSource
 }
 
 // newOfferings builds the instance-type table of the catalogue and prices
@@ -130,7 +139,7 @@ type InstanceType struct {
 }
 
 // offers holds the offering table: instance type x zone x capacity type.
-// Offering o = (type*zones + zone)*2 + capacity type.
+// Offering o = (type*zones + zone)*NumCapacityTypes + capacity type.
 type offers struct {
 	// NumZones is the number of zones (a row of the table is
 	// NumZones*NumCapacityTypes offerings).
@@ -208,6 +217,7 @@ func (o *Offerings) buildTypes() {
 // per PriceRefreshInterval (Karpenter's pricing controller). An offering
 // the cloud has no price for does not exist.
 func (o *Offerings) RefreshPrices() {
+	o.SyncReservations()
 	now := o.eng.Now()
 	if o.Offers.priced && now-o.Offers.priceAt < o.settings.PriceRefreshInterval {
 		return
@@ -217,6 +227,10 @@ func (o *Offerings) RefreshPrices() {
 	for _, t := range o.types {
 		for z, zone := range o.Zones {
 			for ct := 0; ct < NumCapacityTypes; ct++ {
+				if ct == ReservedIndex {
+					o.Offers.Price[o.Offers.Index(t.Index, z, ct)] = o.reservedPrice(t, z, zone)
+					continue
+				}
 				p, ok := o.cloud.Price(cloud.Offering{InstanceType: t.Name, Zone: zone, CapacityType: CapacityTypeOf(ct)})
 				if !ok || math.IsNaN(p) || p < 0 {
 					p = -1
@@ -227,7 +241,7 @@ func (o *Offerings) RefreshPrices() {
 	}
 }
 
-// AvailableMasks returns, per instance type, the bits (zone*2 + capacity type)
+// AvailableMasks returns, per instance type, the bits (zone*NumCapacityTypes + capacity type)
 // of its available offerings now.
 func (o *Offerings) AvailableMasks() []uint64 {
 	now := o.eng.Now()
@@ -277,6 +291,9 @@ func (o *Offerings) MarkUnavailable(of cloud.Offering) {
 	case cluster.Spot:
 		ct = SpotIndex
 	case cluster.Reserved:
+		// A reservation that refused a launch is full: its free count
+		// says so (KA's availability cache MarkUnavailable).
+		o.SyncReservations()
 		return
 	}
 	o.Offers.UnavailableUntil[o.Offers.Index(t.Index, z, ct)] = o.eng.Now() + o.settings.UnavailableOfferingsTTL
@@ -387,8 +404,8 @@ func labelMeets(syms *cluster.Symbols, v cluster.Sym, r *Requirement) bool {
 	return r.has(syms, v)
 }
 
-// OfferingMask is the bits (zone*2 + capacity type) that requirements s
-// allow. Reserved is never allowed (no reserved offerings).
+// OfferingMask is the bits (zone*NumCapacityTypes + capacity type) that
+// requirements s allow.
 func (o *Offerings) OfferingMask(s Requirements) uint64 {
 	zr := s.Get(o.cl.KeyZone)
 	cr := s.Get(o.cl.KeyCapacityType)
@@ -419,6 +436,7 @@ func (o *Offerings) CapacityTypeBits(ct int) uint64 {
 // Cheapest returns the cheapest available offering price of type t within
 // mask as pool p sees it (nil: the cloud's prices), +Inf if none.
 func (o *Offerings) Cheapest(p *Pool, t *InstanceType, mask uint64) float64 {
+	mask &= p.OfferBits(t)
 	best := math.Inf(1)
 	now := o.eng.Now()
 	base := o.Offers.Index(t.Index, 0, 0)
@@ -437,9 +455,10 @@ func (o *Offerings) Cheapest(p *Pool, t *InstanceType, mask uint64) float64 {
 // of the capacity type a launch would use (reserved, then spot, then
 // on-demand), as pool p sees it: KC Offerings.WorstLaunchPrice.
 func (o *Offerings) WorstLaunchPrice(p *Pool, t *InstanceType, mask uint64) float64 {
+	mask &= p.OfferBits(t)
 	now := o.eng.Now()
 	base := o.Offers.Index(t.Index, 0, 0)
-	for _, ct := range []int{SpotIndex, OnDemandIndex} {
+	for _, ct := range launchOrder {
 		worst, found := 0.0, false
 		for z := 0; z < o.Offers.NumZones; z++ {
 			b := z*NumCapacityTypes + ct
@@ -456,11 +475,19 @@ func (o *Offerings) WorstLaunchPrice(p *Pool, t *InstanceType, mask uint64) floa
 	return math.Inf(1)
 }
 
+// launchOrder is the order in which a launch picks its capacity type (KA
+// getCapacityType): reserved, spot, on-demand.
+var launchOrder = [...]int{ReservedIndex, SpotIndex, OnDemandIndex}
+
 // PoolType is an instance type as a NodePool would launch it: capacity and
 // allocatable under the pool's node class.
 type PoolType struct {
 	// Type is the instance type.
 	Type *InstanceType
+	// Offer is the offering bits the pool may use for the type: every
+	// spot and on-demand bit, and the reserved bits of the zones where
+	// its node class selects a reservation of the type.
+	Offer uint64
 	// Capacity and Allocatable are the node's under the pool's node class.
 	Capacity    cluster.Resources
 	Allocatable cluster.Resources

@@ -146,8 +146,11 @@ func (o *Offerings) poolOfferingPrice(p *Pool, of cloud.Offering) (price float64
 		return -1, false, false
 	}
 	ct := OnDemandIndex
-	if of.CapacityType == cluster.Spot {
+	switch of.CapacityType {
+	case cluster.Spot:
 		ct = SpotIndex
+	case cluster.Reserved:
+		ct = ReservedIndex
 	}
 	i := o.Offers.Index(t.Index, z, ct)
 	overlaid = p != nil && p.overlay != nil && p.overlay.prices != nil && p.overlay.prices[i] != nil && o.Offers.Price[i] >= 0

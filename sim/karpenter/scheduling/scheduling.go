@@ -72,7 +72,7 @@ func New(in Inputs) (*Scheduler, error) {
 		return nil, fmt.Errorf("karpenter: no zones")
 	}
 	if len(in.Zones)*NumCapacityTypes > 64 {
-		return nil, fmt.Errorf("karpenter: %d zones; at most 32 are supported", len(in.Zones))
+		return nil, fmt.Errorf("karpenter: %d zones; at most %d are supported", len(in.Zones), 64/NumCapacityTypes)
 	}
 	cl := in.Cluster
 	syms := cl.Syms
@@ -83,6 +83,7 @@ func New(in Inputs) (*Scheduler, error) {
 	var ctSyms [NumCapacityTypes]cluster.Sym
 	ctSyms[OnDemandIndex] = syms.Intern("on-demand")
 	ctSyms[SpotIndex] = syms.Intern("spot")
+	ctSyms[ReservedIndex] = syms.Intern("reserved")
 	e := env{eng: in.Engine, cl: cl, cat: in.Catalog, cloud: in.Prices, settings: in.Settings,
 		keyNodePool: syms.Intern(apis.LabelNodePool), wellKnownSet: map[cluster.Sym]bool{}, normalized: map[cluster.Sym]cluster.Sym{}}
 	syms.Intern(apis.TaintDisrupted) // the controller's next key
@@ -110,6 +111,9 @@ func New(in Inputs) (*Scheduler, error) {
 	sv := &Solvers{env: e, offerings: off, nodes: idx, pools: pools, base: base, NamespaceLabels: in.NamespaceLabels,
 		specClasses: cluster.SpecClasses{WithScoring: true}, Verdicts: map[verdictKey]*cluster.NodeVerdicts{}}
 	sc := &Scheduler{env: e, Offerings: off, Nodes: idx, Pools: pools, Base: base, Solvers: sv}
+	if src, ok := in.Prices.(ReservationSource); ok {
+		off.setReservations(src, in.NodePools)
+	}
 	seen := map[string]bool{}
 	for i := range in.NodePools {
 		if seen[in.NodePools[i].Name] {

@@ -36,6 +36,9 @@ type Claim struct {
 	Options      []int32 // positions in pool.types
 	// Pods are the pods placed on the claim, in order.
 	Pods []cluster.PodID
+	// reserved are the reservations (indices in Offerings.Reservations)
+	// the claim holds a slot of (KC ReservationManager).
+	reserved []int
 }
 
 // Solver is one solve: its pods' data, the existing nodes as it changes them,
@@ -77,6 +80,12 @@ type Solver struct {
 	// the NodeClaims, against the usage before the batch: launchAllowed).
 	NodesLeft  []int64
 	consolidat bool
+	// resHeld counts, per offered reservation, the slots the solve's
+	// claims hold; resScratch is reservationsOK's answer;
+	// reservedFallback is SolveOpts.ReservedFallback.
+	resHeld          []int
+	resScratch       []int
+	reservedFallback bool
 	// Failed are the pods placed nowhere.
 	Failed []cluster.PodID
 	// Unsolved are the pods a solve out of budget never tried (KC's
@@ -126,6 +135,11 @@ type SolveOpts struct {
 	// takes. The pods not tried when it runs out are Unsolved.
 	Budget time.Duration
 	Cost   func(cluster.PodID) time.Duration
+	// ReservedFallback lets a pod join a NodeClaim although that removes
+	// all its reserved offerings (KC ReservedOfferingModeFallback, the
+	// disruption what-ifs); provisioning is strict (KC
+	// DisableReservedCapacityFallback).
+	ReservedFallback bool
 }
 
 func (s *Solver) addExistingInverse(n *cluster.Node) {
@@ -668,7 +682,7 @@ func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint6
 		if !fitsWith(&total, &pt.DaemonOverhead, &pt.Allocatable) {
 			continue
 		}
-		if s.Available[pt.Type.Index]&mask == 0 {
+		if s.Available[pt.Type.Index]&pt.Offer&mask == 0 {
 			continue
 		}
 		if len(checks) > 0 && !k.offerings.typeMeets(pt.Type, checks) {
@@ -680,6 +694,9 @@ func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint6
 		return nil, 0, false
 	}
 	if !s.MinValuesOK(c.Pool, reqs, s.scratch) {
+		return nil, 0, false
+	}
+	if len(c.Pool.reservations) > 0 && !s.reservationsOK(c, mask) {
 		return nil, 0, false
 	}
 	return reqs, mask, true
@@ -706,7 +723,7 @@ func (s *Solver) launchBits(c *Claim, pd *PodData, reqs Requirements) uint64 {
 		if len(s.lchecks) > 0 && !k.offerings.typeMeets(pt.Type, s.lchecks) {
 			continue
 		}
-		u |= s.Available[pt.Type.Index] & mask
+		u |= s.Available[pt.Type.Index] & pt.Offer & mask
 	}
 	return u
 }
@@ -746,6 +763,9 @@ func (s *Solver) commit(c *Claim, id cluster.PodID, pd *PodData, reqs Requiremen
 	c.Options = append(c.Options[:0], s.scratch...)
 	c.requests = c.requests.Add(pd.Requests)
 	c.Pods = append(c.Pods, id)
+	if len(c.Pool.reservations) > 0 {
+		s.holdReservations(c)
+	}
 	if len(s.Topology.groups) > 0 || len(pd.inverseOwn) > 0 {
 		v := nodeView{reqs: c.Requirements, taints: c.Pool.Spec.Taints}
 		s.Topology.record(pd, &v)

@@ -82,6 +82,7 @@ func (sv *Solvers) NewSolver(pods []cluster.PodID, o SolveOpts) *Solver {
 	cl := sv.cl
 	s := sv.freshSolver(o.Consolidation)
 	s.budget, s.cost = o.Budget, o.Cost
+	s.reservedFallback = o.ReservedFallback
 	s.Available = sv.offerings.AvailableMasks()
 	s.Now = sv.eng.Now()
 	s.Pools = sv.pools.Ordered()
