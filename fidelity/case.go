@@ -59,6 +59,9 @@ type Case struct {
 	// Overlays are NodeOverlays, applied with the NodeOverlay gate on
 	// (the overlay set only).
 	Overlays []*v1alpha1.NodeOverlay
+	// Reservations are capacity reservations every pool's EC2NodeClass
+	// selects (the reservation set only).
+	Reservations []Reservation
 }
 
 // podTemplate is a group of identical pods.

@@ -196,7 +196,8 @@ func (t *Tally) add(ours, up Outcome) {
 
 // setOf names a case's set: "pinned" for the original generator's
 // cases (case-NNN), "wide" for GenerateWide's, "overlay" for
-// GenerateOverlays', "minValues" for GenerateMinValues', "hand"
+// GenerateOverlays', "minValues" for GenerateMinValues', "reservation"
+// for GenerateReservations', "hand"
 // otherwise.
 func setOf(c *Case) string {
 	switch {
@@ -208,6 +209,8 @@ func setOf(c *Case) string {
 		return "overlay"
 	case strings.HasPrefix(c.Name, "minvalues-"):
 		return "minValues"
+	case strings.HasPrefix(c.Name, "reserved-"):
+		return "reservation"
 	}
 	return "hand"
 }

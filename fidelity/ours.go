@@ -35,13 +35,18 @@ spec:
 // always gets the cheapest offering asked for (the first among equals);
 // its node is never Ready (the engine is not run).
 type priceCloud struct {
-	price    map[cloud.Offering]float64
-	launched int32
+	price        map[cloud.Offering]float64
+	launched     int32
+	reservations []cloud.Reservation
 }
 
 func (p *priceCloud) Launch(req cloud.LaunchRequest) (cloud.LaunchResult, error) {
 	best := -1
 	for i, o := range req.Offerings {
+		if o.Reservation != "" {
+			// A reservation: free (the market's reserved pool).
+			p.price[o] = 0
+		}
 		if v, ok := p.price[o]; ok && (best < 0 || v < p.price[req.Offerings[best]]) {
 			best = i
 		}
@@ -90,7 +95,7 @@ func BuildOursTwoRounds(cat *catalog.Catalog, c *Case) (*Ours, error) { return b
 func buildOurs(cat *catalog.Catalog, c *Case, controller bool) (*Ours, error) {
 	eng := engine.New(1)
 	cl := cluster.New(eng, cluster.NewSymbols(), cluster.NewResourceNames())
-	data := []byte(nodeClassYAML)
+	data := []byte(nodeClassYAML + c.reservationTermsYAML())
 	for _, np := range c.Pools {
 		doc, err := poolDoc(np)
 		if err != nil {
@@ -115,7 +120,7 @@ func buildOurs(cat *catalog.Catalog, c *Case, controller bool) (*Ours, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: compiling NodePools: %w", c.Name, err)
 	}
-	pc := &priceCloud{price: map[cloud.Offering]float64{}}
+	pc := &priceCloud{price: map[cloud.Offering]float64{}, reservations: c.cloudReservations()}
 	for _, t := range c.Types {
 		for _, o := range t.Offerings {
 			ct, _ := cluster.ParseCapacityType(o.CapacityType)

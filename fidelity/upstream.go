@@ -108,7 +108,7 @@ func BuildUpstream(c *Case, ours *Ours) (*Upstream, error) {
 		if !ok {
 			continue
 		}
-		list = append(list, upstreamType(t, pit))
+		list = append(list, upstreamType(t, pit, c.reservationsOf(t.Name)))
 	}
 	for _, np := range u.pools {
 		u.its[np.Name] = list
@@ -127,7 +127,7 @@ func BuildUpstream(c *Case, ours *Ours) (*Upstream, error) {
 // our catalogue entry: requirements from its labels plus zone and
 // capacity type from the available offerings, region, and
 // DoesNotExist for the keys it leaves empty; allocatable equal to ours.
-func upstreamType(t InstanceType, pit oursched.PoolInstanceType) *cloudprovider.InstanceType {
+func upstreamType(t InstanceType, pit oursched.PoolInstanceType, rs []Reservation) *cloudprovider.InstanceType {
 	var zones, cts []string
 	var offs cloudprovider.Offerings
 	for _, o := range t.Offerings {
@@ -140,11 +140,35 @@ func upstreamType(t InstanceType, pit oursched.PoolInstanceType) *cloudprovider.
 			Price: o.Price, Available: true,
 		})
 	}
+	// KA ReservedCapacityResolver: an offering per reservation of the
+	// type, at the on-demand price / 10,000,000, its count as capacity;
+	// computeRequirements adds reserved and the reservations' ids.
+	var ids []string
+	for _, r := range rs {
+		od, ok := t.onDemandPrice(r.Zone)
+		if !ok {
+			continue
+		}
+		ids = append(ids, r.ID)
+		offs = append(offs, &cloudprovider.Offering{
+			Requirements: scheduling2.NewRequirements(
+				scheduling2.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, karpv1.CapacityTypeReserved),
+				scheduling2.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, r.Zone),
+				scheduling2.NewRequirement(cloudprovider.ReservationIDLabel, corev1.NodeSelectorOpIn, r.ID)),
+			Price: od / reservedPriceDivisor, Available: true, ReservationCapacity: r.Count,
+		})
+	}
+	if len(ids) > 0 {
+		cts = append(cts, karpv1.CapacityTypeReserved)
+	}
 	reqs := scheduling2.NewRequirements(
 		scheduling2.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones...),
 		scheduling2.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, cts...),
 		scheduling2.NewRequirement(corev1.LabelWindowsBuild, corev1.NodeSelectorOpDoesNotExist),
 	)
+	if len(ids) > 0 {
+		reqs.Add(scheduling2.NewRequirement(cloudprovider.ReservationIDLabel, corev1.NodeSelectorOpIn, ids...))
+	}
 	keys := make([]string, 0, len(pit.Labels))
 	for k := range pit.Labels {
 		keys = append(keys, k)
@@ -197,7 +221,10 @@ func (u *Upstream) Run() (Outcome, error) {
 }
 
 func (u *Upstream) solve(cl *state.Cluster, nodes []*state.StateNode, pods []*corev1.Pod) (scheduling.Results, error) {
-	opts := []scheduling.Options{scheduling.NumConcurrentReconciles(Workers), scheduling.MinValuesPolicy(options.MinValuesPolicyStrict)}
+	// Strict reserved offerings, as the provisioner solves
+	// (DisableReservedCapacityFallback; no reserved offering elsewhere).
+	opts := []scheduling.Options{scheduling.NumConcurrentReconciles(Workers), scheduling.MinValuesPolicy(options.MinValuesPolicyStrict),
+		scheduling.DisableReservedCapacityFallback}
 	pods = append([]*corev1.Pod(nil), pods...)
 	topo, err := scheduling.NewTopology(u.ctx, u.client, cl, nodes, u.pools, u.its, pods, opts...)
 	if err != nil {

@@ -387,6 +387,19 @@ func (pr *provisioner) launchChoice(c *scheduling.Claim) ([]cloud.Offering, int)
 	// else (KA getCapacityType and filterReservedInstanceTypes): its
 	// types' reservations with room, the types in price order.
 	var offerings []cloud.Offering
+	if held := c.Reserved(); len(held) > 0 {
+		// A claim that holds reservation slots launches into one of
+		// those reservations or not at all (KC FinalizeScheduling's
+		// requirements: reserved, their ids).
+		for _, ri := range held {
+			r := &pr.offerings.Reservations[ri]
+			if r.Free > 0 && slices.Contains(opts, p.TypePositions[r.Type.Index]) {
+				offerings = append(offerings, cloud.Offering{InstanceType: r.Type.Name, Zone: pr.offerings.Zones[r.Zone], CapacityType: cluster.Reserved, Reservation: r.Reservation.ID})
+			}
+		}
+		pr.byOverlaidPrice(p, offerings) // lowest price first: the on-demand order
+		return offerings, scheduling.ReservedIndex
+	}
 	for _, pos := range opts {
 		pt := &p.Types[pos]
 		for z := range pr.offerings.Zones {

@@ -28,6 +28,7 @@ func main() {
 	nWide := flag.Int("wide", 20, "number of cases of the wide set (whole catalogue, up to 1,000 pods, second round)")
 	nOverlay := flag.Int("overlays", 60, "number of cases of the overlay set (NodeOverlays on the first generator's kind of case)")
 	nMinValues := flag.Int("minvalues", 40, "number of cases of the minValues set (NodePools with minValues, Strict)")
+	nReserved := flag.Int("reservations", 40, "number of cases of the reservation set (ODCRs selected by id, pools allowing reserved)")
 	seed := flag.Uint64("seed", 1, "seed of the case generator")
 	check := flag.Bool("check", true, "exit 1 when a target is missed")
 	verbose := flag.Bool("v", false, "print one line per case")
@@ -105,6 +106,12 @@ func main() {
 		os.Exit(2)
 	}
 	cases = append(cases, minValues...)
+	reserved, err := fidelity.GenerateReservations(cat, *seed, *nReserved)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fidelity:", err)
+		os.Exit(2)
+	}
+	cases = append(cases, reserved...)
 	var results []*fidelity.Result
 	for _, c := range cases {
 		if *only != "" && c.Name != *only {

@@ -228,9 +228,27 @@ func (s *Solver) reservationsOK(c *Claim, mask uint64) bool {
 		return true
 	}
 	if withRoom && len(s.resScratch) == 0 {
+		// KC ReservedOfferingError: the pod waits for the next loop,
+		// without trying lower-weight pools or relaxing.
+		s.resDeferred = true
 		return false
 	}
 	return len(c.reserved) == 0 || len(s.resScratch) > 0
+}
+
+// Reserved are the reservations (indices in Offerings.Reservations) the
+// claim holds slots of: a launch goes into one of them only (KC
+// FinalizeScheduling tightens its requirements to reserved and their
+// ids).
+func (c *Claim) Reserved() []int { return c.reserved }
+
+// heldCheapest is the cheapest price of the reservations c holds.
+func (o *Offerings) heldCheapest(c *Claim) float64 {
+	best := math.Inf(1)
+	for _, ri := range c.reserved {
+		best = min(best, c.Pool.Price(o, o.Reservations[ri].Offer))
+	}
+	return best
 }
 
 // holdReservations makes claim c hold the reservations reservationsOK

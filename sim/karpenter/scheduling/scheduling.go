@@ -200,6 +200,17 @@ func (sc *Scheduler) Result(s *Solver) Result {
 				nc.CheapestUSDPerHour = sc.Offerings.Cheapest(c.Pool, t, c.OfferingMask)
 			}
 		}
+		if len(c.reserved) > 0 {
+			// KC FinalizeScheduling: reserved, in the held reservations.
+			nc.CheapestUSDPerHour = sc.Offerings.heldCheapest(c)
+			for _, ri := range c.reserved {
+				nc.Zones = appendNew(nc.Zones, sc.Offerings.Zones[sc.Offerings.Reservations[ri].Zone])
+			}
+			sort.Strings(nc.Zones)
+			nc.CapacityTypes = []string{cluster.Reserved.String()}
+			res.NodeClaims = append(res.NodeClaims, nc)
+			continue
+		}
 		for z, zone := range sc.Offerings.Zones {
 			for ct := 0; ct < NumCapacityTypes; ct++ {
 				if c.OfferingMask&(1<<uint(z*NumCapacityTypes+ct)) == 0 {

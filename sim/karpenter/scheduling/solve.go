@@ -86,6 +86,9 @@ type Solver struct {
 	resHeld          []int
 	resScratch       []int
 	reservedFallback bool
+	// resDeferred: the last new claim failed because every compatible
+	// reservation's slots are held (KC ReservedOfferingError).
+	resDeferred bool
 	// Failed are the pods placed nowhere.
 	Failed []cluster.PodID
 	// Unsolved are the pods a solve out of budget never tried (KC's
@@ -481,6 +484,9 @@ func (s *Solver) trySchedule(e *QueueKey) bool {
 		if s.add(e.ID, e.Origin, pd) {
 			return true
 		}
+		if s.resDeferred {
+			return false // KC trySchedule: no relaxation for a reserved offering error
+		}
 		next, ok := s.Shared.nextRelax(e.Spec, r, s.anyPNS)
 		if !ok {
 			return false
@@ -802,6 +808,7 @@ func (s *Solver) addNew(id cluster.PodID, pd *PodData) bool {
 // mask with the pod (its instance types left in s.scratch).
 func (s *Solver) StartClaim(pd *PodData) (c *Claim, i int, reqs Requirements, mask uint64, ok bool) {
 	k := s.Shared
+	s.resDeferred = false
 	for i, p := range s.Pools {
 		if len(p.Types) == 0 || s.NodesLeft[i] == 0 {
 			continue
@@ -826,6 +833,9 @@ func (s *Solver) StartClaim(pd *PodData) (c *Claim, i int, reqs Requirements, ma
 		c.Requirements, c.OfferingMask = st.requirements, st.OfferingMask
 		if reqs, mask, ok := s.canAdd(c, pd, c.Requirements, c.OfferingMask); ok {
 			return c, i, reqs, mask, true
+		}
+		if s.resDeferred {
+			break // KC: no fallback to a lower-weight pool
 		}
 	}
 	return nil, 0, nil, 0, false
