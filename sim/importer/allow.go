@@ -196,7 +196,15 @@ func amiTerm(im *Importer, v any) (any, bool) {
 // block devices (the root volume's size) and instance store policy.
 var ec2NodeClassKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta.keep,
 	"spec": fields{"amiFamily": all, "amiSelectorTerms": each(amiTerm), "kubelet": all,
-		"blockDeviceMappings": blockDevices, "instanceStorePolicy": all}.keep}
+		"blockDeviceMappings": blockDevices, "instanceStorePolicy": all, "capacityReservationSelectorTerms": reservationTerms}.keep}
+
+// reservationTerms drops an EC2NodeClass's capacity reservation terms
+// (their tags and owners are the account's), noting that there were
+// some: finishReservationTerms writes the ids its nodes run in instead.
+func reservationTerms(im *Importer, v any) (any, bool) {
+	im.sawReservationTerms = true
+	return nil, false
+}
 
 // awsNodeTemplateKept is a karpenter.k8s.aws/v1alpha1 AWSNodeTemplate.
 var awsNodeTemplateKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta.keep,

@@ -155,6 +155,9 @@ type Importer struct {
 	errs    []Notice
 
 	nodes      map[string]*node
+	// sawReservationTerms: an EC2NodeClass had
+	// capacityReservationSelectorTerms (reservations.go).
+	sawReservationTerms bool
 	workloads  []*workload
 	byRef      map[string]*workload
 	rsOwner    map[string]string // "ns/rs" -> "ns/deployment" of ReplicaSets a Deployment owns

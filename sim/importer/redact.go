@@ -56,6 +56,7 @@ var publicLabels = map[string]bool{
 	"karpenter.sh/capacity-type": true, "eks.amazonaws.com/capacityType": true,
 	"karpenter.sh/nodepool": true, "karpenter.sh/provisioner-name": true, "karpenter.k8s.aws/ec2nodeclass": true,
 	"karpenter.sh/registered": true, "karpenter.sh/initialized": true,
+	"karpenter.k8s.aws/capacity-reservation-type": true, "karpenter.k8s.aws/capacity-reservation-interruptible": true,
 	"eks.amazonaws.com/nodegroup": true, "alpha.eksctl.io/nodegroup-name": true, "eks.amazonaws.com/compute-type": true,
 }
 
@@ -89,6 +90,8 @@ func (im *Importer) nodeLabelValue(key, v string) string {
 		return v
 	}
 	switch {
+	case key == labelReservationID:
+		return im.redactID("cr-", v) // still an id the scenario's reservations name
 	case nodeNameLabels[key]:
 		return im.nodeName(v)
 	case clusterLabels[key]:

@@ -49,7 +49,6 @@ func (k *Karpenter) reservationEvent(i int) {
 			if kn.cmd != nil {
 				k.dis.abort(kn.cmd)
 			}
-			k.stats.CapacityBlockExpirations++
 			k.term.startDeletion(kn, reasonReservationExpiring)
 			continue
 		}

@@ -42,13 +42,12 @@ type Stats struct {
 	// placed; absent when none did.
 	SolveTimeouts int64 `json:"solveTimeouts,omitempty"`
 	// ReservedLaunches counts NodeClaims launched into capacity
-	// reservations; CapacityBlockExpirations the nodes deleted because
-	// their Capacity Block was expiring; ReservationsDemoted the nodes
-	// that became on-demand when their reservation ended. Absent when 0.
-	ReservedLaunches         int64            `json:"reservedLaunches,omitempty"`
-	CapacityBlockExpirations int64            `json:"capacityBlockExpirations,omitempty"`
-	ReservationsDemoted      int64            `json:"reservationsDemoted,omitempty"`
-	Disruptions              DisruptionCounts `json:"disruptions"`
+	// reservations; ReservationsDemoted the nodes that became on-demand
+	// when their reservation ended (a Capacity Block's deleted nodes are
+	// disruptions.capacityBlockExpiring). Absent when 0.
+	ReservedLaunches    int64            `json:"reservedLaunches,omitempty"`
+	ReservationsDemoted int64            `json:"reservationsDemoted,omitempty"`
+	Disruptions         DisruptionCounts `json:"disruptions"`
 	// PodsEvicted counts evictions the eviction API accepted for
 	// Karpenter's drains.
 	PodsEvicted int64 `json:"podsEvicted"`
@@ -76,6 +75,9 @@ type DisruptionCounts struct {
 	// Overprovisioned: nodes of a static NodePool scaled down below its
 	// count (KC static deprovisioning's reason).
 	Overprovisioned int64 `json:"overprovisioned,omitempty"`
+	// CapacityBlockExpiring: nodes of a Capacity Block deleted 40 minutes
+	// before its end (KA capacityreservation.expiration).
+	CapacityBlockExpiring int64 `json:"capacityBlockExpiring,omitempty"`
 }
 
 func (d *DisruptionCounts) add(reason string) {
@@ -92,12 +94,14 @@ func (d *DisruptionCounts) add(reason string) {
 		d.Interrupted++
 	case reasonOverprovisioned:
 		d.Overprovisioned++
+	case reasonReservationExpiring:
+		d.CapacityBlockExpiring++
 	}
 }
 
 // Total is the sum over reasons.
 func (d DisruptionCounts) Total() int64 {
-	return d.Empty + d.Underutilized + d.Drifted + d.Expired + d.Interrupted + d.Overprovisioned
+	return d.Empty + d.Underutilized + d.Drifted + d.Expired + d.Interrupted + d.Overprovisioned + d.CapacityBlockExpiring
 }
 
 // PoolStats are one NodePool's counters.

@@ -188,7 +188,7 @@ func TestCapacityBlockExpires(t *testing.T) {
 	require.Len(t, nodes, 1)
 	assert.True(t, nodes[0].gone)
 	assert.InDelta(t, (80 * 60), nodes[0].deleted, 60, "deleted at 1h20m, drained in seconds")
-	assert.Equal(t, int64(1), stats.CapacityBlockExpirations)
+	assert.Equal(t, int64(1), stats.Disruptions.CapacityBlockExpiring)
 	assert.Equal(t, 2, rep.Pods.PendingAtEnd, "reserved only: nothing else hosts them")
 	assert.InDelta(t, 2, rep.Reservations[0].ReservedHours, 1e-9)
 }
