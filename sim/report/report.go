@@ -156,6 +156,9 @@ type Nodes struct {
 	AtEnd         int     `json:"atEnd"`
 	SpotHours     float64 `json:"spotHours"`
 	OnDemandHours float64 `json:"onDemandHours"`
+	// Failed counts the nodes the scenario's node failures made unhealthy
+	// (spec.nodeFailures); absent when none.
+	Failed int `json:"failed,omitempty"`
 }
 
 // Scheduler counts scheduling work.
@@ -306,6 +309,8 @@ type Inputs struct {
 	// their node's subnet, and how long in all.
 	IPWaitPods    int
 	IPWaitSeconds float64
+	// NodeFailures: nodes spec.nodeFailures made unhealthy.
+	NodeFailures int
 	// Volumes is the storage model's counters (nil without storage).
 	Volumes *Volumes
 	// NodeCost, when set, bills a node from launch until a time (e.g. along
@@ -451,6 +456,7 @@ func (c *Collector) Build(in Inputs) *Report {
 		AtEnd:         c.live,
 		SpotHours:     round3(c.nodeSeconds[cluster.Spot] / 3600),
 		OnDemandHours: round3((c.nodeSeconds[cluster.OnDemand] + c.nodeSeconds[cluster.Reserved]) / 3600),
+		Failed:        in.NodeFailures,
 	}
 
 	pendingByWL := make([]int, len(c.byWL))

@@ -179,6 +179,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 		// Only with NodeOverlay prices, so other tables keep their rows.
 		rows = append(rows[:9], append([][]string{{"cost at NodeOverlay prices", fmt.Sprintf("$%.2f", r.Cost.OverlaidUSD)}}, rows[9:]...)...)
 	}
+	if r.Nodes.Failed > 0 {
+		// Only with spec.nodeFailures, so other tables keep their rows.
+		rows = append(rows[:len(rows)-1], []string{"nodes failed (spec.nodeFailures)", fmt.Sprint(r.Nodes.Failed)}, rows[len(rows)-1])
+	}
 	if p.WaitedOnIPs > 0 || r.Provisioning.InsufficientAddressErrors > 0 {
 		// Only with spec.network's subnets, so other tables keep their rows.
 		rows = append(rows[:len(rows)-1],

@@ -176,6 +176,7 @@ func (s *Sim) buildRecorder() error {
 
 func (s *Sim) buildKubelet() error {
 	s.kubelet = kubelet.New(s.eng, s.cl, s.sc.PodStartDelay)
+	s.kubelet.SetNodeFailures(s.sc.NodeFailures)
 	return nil
 }
 
@@ -227,6 +228,7 @@ func (s *Sim) reportMarket(in *report.Inputs) {
 		}
 	}
 	in.IPWaitPods, in.IPWaitSeconds = s.kubelet.IPWaits()
+	in.NodeFailures = s.kubelet.NodeFailures()
 	in.Spot = report.Spot{Interruptions: ms.Interruptions, RebalanceRecommendations: ms.RebalanceRecommendations, Reclaims: ms.Reclaims}
 	in.NodeCost = func(n *cluster.Node, until engine.Time) (float64, bool) {
 		if n.Instance == 0 {
