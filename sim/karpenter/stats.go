@@ -42,6 +42,10 @@ type Stats struct {
 	// placed; absent when none did.
 	SolveTimeouts int64            `json:"solveTimeouts,omitempty"`
 	Disruptions   DisruptionCounts `json:"disruptions"`
+	// RepairsBlocked counts the unhealthy nodes node repair left because
+	// more than 20% of their NodePool was unhealthy (each node once);
+	// absent when none.
+	RepairsBlocked int64 `json:"repairsBlocked,omitempty"`
 	// PodsEvicted counts evictions the eviction API accepted for
 	// Karpenter's drains.
 	PodsEvicted int64 `json:"podsEvicted"`
@@ -69,6 +73,8 @@ type DisruptionCounts struct {
 	// Overprovisioned: nodes of a static NodePool scaled down below its
 	// count (KC static deprovisioning's reason).
 	Overprovisioned int64 `json:"overprovisioned,omitempty"`
+	// Unhealthy: nodes node repair replaced (the NodeRepair gate).
+	Unhealthy int64 `json:"unhealthy,omitempty"`
 }
 
 func (d *DisruptionCounts) add(reason string) {
@@ -85,12 +91,14 @@ func (d *DisruptionCounts) add(reason string) {
 		d.Interrupted++
 	case reasonOverprovisioned:
 		d.Overprovisioned++
+	case reasonUnhealthy:
+		d.Unhealthy++
 	}
 }
 
 // Total is the sum over reasons.
 func (d DisruptionCounts) Total() int64 {
-	return d.Empty + d.Underutilized + d.Drifted + d.Expired + d.Interrupted + d.Overprovisioned
+	return d.Empty + d.Underutilized + d.Drifted + d.Expired + d.Interrupted + d.Overprovisioned + d.Unhealthy
 }
 
 // PoolStats are one NodePool's counters.
@@ -108,6 +116,8 @@ type PoolStats struct {
 	// RegistrationTimeouts counts the pool's NodeClaims deleted because
 	// their node did not register within the registration timeout.
 	RegistrationTimeouts int64 `json:"registrationTimeouts"`
+	// RepairsBlocked: the pool's nodes repair left for the 20% rule.
+	RepairsBlocked int64 `json:"repairsBlocked,omitempty"`
 }
 
 // NameCount is one count in a list sorted by name.
