@@ -42,8 +42,13 @@ type faults struct {
 	list []NodeFailure
 	rng  interface{ IntN(int) int }
 	// exp draws the rate failures' waits.
-	exp    func() float64
+	exp func() float64
+	// armed: the rate failure's next event fails a node (else it looks
+	// for matching nodes again), by index.
+	armed  []bool
 	failed int
+	// recovered sums the unhealthy time of conditions that cleared.
+	recovered time.Duration
 }
 
 const (
@@ -61,7 +66,7 @@ func (k *Kubelet) SetNodeFailures(list []NodeFailure) {
 		return
 	}
 	r := k.eng.Stream("node-failures")
-	k.faults = &faults{list: list, rng: r, exp: r.ExpFloat64}
+	k.faults = &faults{list: list, rng: r, exp: r.ExpFloat64, armed: make([]bool, len(list))}
 	for i := range list {
 		k.eng.Schedule(list[i].At, engine.Event{Handler: k.id, Kind: evFailure, Obj: int32(i)})
 	}
@@ -73,6 +78,28 @@ func (k *Kubelet) NodeFailures() int {
 		return 0
 	}
 	return k.faults.failed
+}
+
+// UnhealthyHours is the node-hours nodes spent unhealthy so far: billed
+// capacity whose pods are evicted (NotReady) or run on broken hardware.
+func (k *Kubelet) UnhealthyHours() float64 {
+	if k.faults == nil {
+		return 0
+	}
+	total := k.faults.recovered
+	now := k.eng.Now()
+	for i := range k.cl.Nodes {
+		n := &k.cl.Nodes[i]
+		if n.Condition == cluster.Healthy {
+			continue
+		}
+		end := now
+		if n.State == cluster.NodeGone {
+			end = n.Deleted
+		}
+		total += end - n.ConditionSince
+	}
+	return total.Hours()
 }
 
 // matching lists the healthy Ready nodes a failure may hit, by ID.
@@ -101,6 +128,10 @@ func (k *Kubelet) handleFault(ev engine.Event) {
 	fs := k.faults
 	switch ev.Kind {
 	case evRecover:
+		n := &k.cl.Nodes[ev.Obj]
+		if n.State != cluster.NodeGone && n.Condition != cluster.Healthy {
+			fs.recovered += k.eng.Now() - n.ConditionSince
+		}
 		k.cl.SetNodeCondition(cluster.NodeID(ev.Obj), cluster.Healthy)
 	case evFailure:
 		f := &fs.list[ev.Obj]
@@ -124,8 +155,8 @@ func (k *Kubelet) handleFault(ev engine.Event) {
 	}
 }
 
-// rateFailure fails one matching node (none at the window's first event)
-// and schedules the next failure of a rate.
+// rateFailure fails one matching node when the event was drawn as a
+// failure, and draws the next.
 func (k *Kubelet) rateFailure(i int, nodes []cluster.NodeID) {
 	fs := k.faults
 	f := &fs.list[i]
@@ -133,16 +164,19 @@ func (k *Kubelet) rateFailure(i int, nodes []cluster.NodeID) {
 	if f.For > 0 && now >= f.At+f.For {
 		return
 	}
-	if now > f.At && len(nodes) > 0 {
+	if fs.armed[i] && len(nodes) > 0 {
 		j := fs.rng.IntN(len(nodes))
 		k.fail(f, nodes[j])
 		nodes = append(nodes[:j], nodes[j+1:]...)
 	}
-	wait := rateRecheck
-	if len(nodes) > 0 {
+	// A failure is drawn while nodes match; without any the rate looks
+	// again later, failing nothing then.
+	wait, armed := rateRecheck, len(nodes) > 0
+	if armed {
 		perSecond := f.RatePerNodeHour * float64(len(nodes)) / 3600
 		wait = time.Duration(fs.exp() / perSecond * float64(time.Second))
 	}
+	fs.armed[i] = armed
 	wait = max(wait, time.Nanosecond) // the next failure is after this one
 	k.eng.After(wait, engine.Event{Handler: k.id, Kind: evFailure, Obj: int32(i)})
 }

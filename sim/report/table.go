@@ -181,7 +181,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	if r.Nodes.Failed > 0 {
 		// Only with spec.nodeFailures, so other tables keep their rows.
-		rows = append(rows[:len(rows)-1], []string{"nodes failed (spec.nodeFailures)", fmt.Sprint(r.Nodes.Failed)}, rows[len(rows)-1])
+		rows = append(rows[:len(rows)-1], []string{"nodes failed / unhealthy node-hours", fmt.Sprintf("%d / %.1f", r.Nodes.Failed, r.Nodes.UnhealthyHours)}, rows[len(rows)-1])
 	}
 	if p.WaitedOnIPs > 0 || r.Provisioning.InsufficientAddressErrors > 0 {
 		// Only with spec.network's subnets, so other tables keep their rows.

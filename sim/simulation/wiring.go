@@ -57,7 +57,7 @@ var parts = []part{
 	// An observer too; after the scheduler, whose last message for a pod
 	// it writes, and before the market, which it subscribes to first.
 	{name: "timeline recorder", needed: tracing, build: (*Sim).buildRecorder},
-	{name: "kubelet", build: (*Sim).buildKubelet},
+	{name: "kubelet", build: (*Sim).buildKubelet, report: (*Sim).reportKubelet},
 	{name: "taint manager", build: (*Sim).buildTaintManager},
 	{name: "eviction API", build: (*Sim).buildEvictor, report: (*Sim).reportEvictions},
 	// EC2 exists when an autoscaler launches instances, so before them.
@@ -180,6 +180,10 @@ func (s *Sim) buildKubelet() error {
 	return nil
 }
 
+func (s *Sim) reportKubelet(in *report.Inputs) {
+	in.NodeFailures, in.UnhealthyHours = s.kubelet.NodeFailures(), s.kubelet.UnhealthyHours()
+}
+
 func (s *Sim) buildTaintManager() error {
 	taintmanager.New(s.eng, s.cl)
 	return nil
@@ -228,7 +232,6 @@ func (s *Sim) reportMarket(in *report.Inputs) {
 		}
 	}
 	in.IPWaitPods, in.IPWaitSeconds = s.kubelet.IPWaits()
-	in.NodeFailures = s.kubelet.NodeFailures()
 	in.Spot = report.Spot{Interruptions: ms.Interruptions, RebalanceRecommendations: ms.RebalanceRecommendations, Reclaims: ms.Reclaims}
 	in.NodeCost = func(n *cluster.Node, until engine.Time) (float64, bool) {
 		if n.Instance == 0 {
