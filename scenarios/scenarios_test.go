@@ -197,6 +197,51 @@ func TestFallbacksAvoidStranding(t *testing.T) {
 	require.True(t, launchedByCA(iso.cluster, "render"), "and the Cluster Autoscaler scaled up for them")
 }
 
+// TestGPURepair: the GPU faults of gpu-repair are replaced by Karpenter's
+// node repair (none blocked: no fault takes more than 20% of the pool),
+// and the failed nodes spend a fraction of the unhealthy node-hours they
+// spend with the gate off (gpu/repair-off.yaml), where they stay until
+// consolidation takes them, and the loader names the gate.
+func TestGPURepair(t *testing.T) {
+	r := runScenario(t, "gpu-repair")
+	figures, _ := r.rep.Figures(karpenter.ReportKey)
+	st := figures.(karpenter.Stats)
+	require.Greater(t, r.rep.Nodes.Failed, 2)
+	// Nearly all are repaired; one may fail too late, or consolidation
+	// take it first at night.
+	require.LessOrEqual(t, st.Disruptions.Unhealthy+countUnhealthyAtEnd(r.cluster), int64(r.rep.Nodes.Failed))
+	require.GreaterOrEqual(t, st.Disruptions.Unhealthy, int64(r.rep.Nodes.Failed*3/4))
+	require.Zero(t, st.RepairsBlocked)
+
+	file, _ := scenarios.File("gpu-repair")
+	sc, err := scenario.LoadFSOverrides(scenarios.FS, file, "gpu/repair-off.yaml")
+	require.NoError(t, err)
+	var gateOff []string
+	for _, w := range sc.Warnings {
+		if w.Code == "karpenter.gate-off" {
+			gateOff = append(gateOff, w.Msg)
+		}
+	}
+	require.Len(t, gateOff, 1)
+	require.Contains(t, gateOff[0], "NodeRepair feature gate is off")
+	off, err := simulation.Run(sc, simulation.Options{})
+	require.NoError(t, err)
+	offFigures, _ := off.Figures(karpenter.ReportKey)
+	require.Zero(t, offFigures.(karpenter.Stats).Disruptions.Unhealthy)
+	require.Greater(t, off.Nodes.UnhealthyHours, 5*r.rep.Nodes.UnhealthyHours)
+}
+
+// countUnhealthyAtEnd counts the nodes still unhealthy and alive at the end.
+func countUnhealthyAtEnd(cl *cluster.Cluster) int64 {
+	var n int64
+	for i := range cl.Nodes {
+		if cl.Nodes[i].Condition != cluster.Healthy && cl.Nodes[i].State != cluster.NodeGone {
+			n++
+		}
+	}
+	return n
+}
+
 func TestCAPriorityFallbackDelay(t *testing.T) {
 	r := runScenario(t, "ca-priority-fallback")
 	// The fallback delay: from the spot group's first failed launch to the
