@@ -68,7 +68,7 @@ func repairWarnings(env component.Env, pools []NodePool, st Settings) []componen
 		}
 		out = append(out, component.Warning{Code: "ineffective.repair-threshold", File: env.Scenario.File, Line: f.Line,
 			Path: fmt.Sprintf("spec.nodeFailures[%d].share", i),
-			Msg: fmt.Sprintf("share %v fails more than 20%% of %s at once: node repair stops for a NodePool with more than 20%% of its nodes unhealthy (KC repairUnhealthyThreshold, against correlated failures), so it replaces none of them",
+			Msg: fmt.Sprintf("share %v fails more than 20%% of %s at once: node repair stops for a NodePool with more than 20%% of its nodes unhealthy (KC repairUnhealthyThreshold, against correlated failures), so it replaces none of them while they stay more than 20%% (nodes launched for pods evicted from NotReady ones count towards the pool too)",
 				share, what),
 			Fix: "this is upstream's safety rule: expect the failed nodes to stay until fewer than 20% of the pool is unhealthy; a share of 0.2 or less is repaired"})
 	}
