@@ -40,3 +40,96 @@ func TestRepairThreshold(t *testing.T) {
 		require.Equal(t, c.threshold, repairThreshold(c.nodes), c.nodes)
 	}
 }
+
+// withRepair turns the NodeRepair feature gate on (and StaticCapacity,
+// for the static pools' tests).
+func withRepair(h *harness) *harness {
+	st := apis.DefaultSettings()
+	st.NodeRepair, st.StaticCapacity = true, true
+	h.settings = &st
+	return h
+}
+
+// failAt runs to at and sets cond on the first of Karpenter's nodes.
+func failAt(h *harness, at time.Duration, cond cluster.NodeCondition) *cluster.Node {
+	h.run(at)
+	n := h.karpenterNodes()[0]
+	for _, kn := range h.k.nodes.live {
+		if h.cl.Nodes[kn.ID].Name == n.Name {
+			h.cl.SetNodeCondition(kn.ID, cond)
+		}
+	}
+	return n
+}
+
+func nodeNamed(h *harness, name string) *cluster.Node {
+	for i := range h.cl.Nodes {
+		if h.cl.Nodes[i].Name == name {
+			return &h.cl.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// A do-not-disrupt pod blocks repair while its pool has no
+// terminationGracePeriod (KC Repair.ShouldDisrupt: "repair requires a
+// termination grace period to bypass blocking pods"); with one, repair
+// replaces the node and the drain ends at the grace period.
+func TestRepairBlockedByDoNotDisruptPod(t *testing.T) {
+	for _, c := range []struct {
+		extra    string
+		repaired int64
+	}{
+		{"  disruption: {consolidateAfter: Never}", 0},
+		{"      terminationGracePeriod: 30m\n  disruption: {consolidateAfter: Never}", 1},
+	} {
+		h := withRepair(newHarness(t))
+		h.deploy("pin", h.podSpec("500m", "512Mi", map[string]string{"app": "pin"}, withDoNotDisrupt()), time.Duration(0), 1)
+		h.start(poolWith("p", odLarge, c.extra))
+		failed := failAt(h, 10*time.Minute, cluster.AcceleratedHardwareNotReady)
+		h.run(2 * time.Hour)
+		require.Equal(t, c.repaired, h.k.Stats().Disruptions.Unhealthy, c.extra)
+		if c.repaired == 0 {
+			require.Equal(t, cluster.NodeReady, nodeNamed(h, failed.Name).State)
+		} else {
+			gone := nodeNamed(h, failed.Name)
+			require.Equal(t, cluster.NodeGone, gone.State)
+			// Eligible at 20 min; its replacement first, then a drain the
+			// do-not-disrupt pod holds until the 30 min grace period.
+			require.Greater(t, gone.Deleted, 50*time.Minute)
+			require.Less(t, gone.Deleted, time.Hour)
+		}
+	}
+}
+
+// An unhealthy node of a static pool is replaced as static drift
+// replaces: one NodeClaim of the pool launched first where limits.nodes
+// leaves room; at the limit it stays, unless TerminateFirstRepair deletes
+// it first and the pool refills.
+func TestRepairStaticPool(t *testing.T) {
+	for _, c := range []struct {
+		limit          string
+		terminateFirst bool
+		repaired       int64
+	}{{"3", false, 1}, {"2", false, 0}, {"2", true, 1}} {
+		h := withRepair(newHarness(t))
+		h.settings.TerminateFirstRepair = c.terminateFirst
+		h.start(poolWith("fixed", odLarge, "  replicas: 2\n  limits: {nodes: "+c.limit+"}"))
+		failed := failAt(h, 10*time.Minute, cluster.KernelNotReady)
+		peak := 0
+		for at := 10 * time.Minute; at < 2*time.Hour; at += 10 * time.Second {
+			h.run(at)
+			peak = max(peak, len(h.karpenterNodes()))
+		}
+		what := "limit " + c.limit
+		require.Equal(t, c.repaired, h.k.Stats().Disruptions.Unhealthy, what)
+		require.Len(t, h.karpenterNodes(), 2, what)
+		if c.repaired == 1 {
+			require.Equal(t, cluster.NodeGone, nodeNamed(h, failed.Name).State, what)
+		}
+		require.LessOrEqual(t, peak, 3)
+		if c.limit == "2" {
+			require.Equal(t, 2, peak, "never above limits.nodes")
+		}
+	}
+}
