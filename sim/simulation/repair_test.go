@@ -157,6 +157,12 @@ func TestRepairUnhealthyBudget(t *testing.T) {
 	require.Len(t, w, 1, strings.Join(w, "\n"))
 	_, st, _ := runRepair(t, sc)
 	require.Equal(t, int64(0), st.Disruptions.Unhealthy)
+
+	// With the gate off and no failure, the budget gets one info line.
+	info := warningsCoded(repairScenario(t, "", "", budget), "karpenter.gate-off")
+	require.Len(t, info, 1)
+	require.Contains(t, info[0], `budget "{nodes: 0, reasons: [Unhealthy]}" paces node repair`)
+	require.Contains(t, info[0], "it limits nothing")
 }
 
 // Bad input is refused at its field.
