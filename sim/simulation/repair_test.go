@@ -1,6 +1,7 @@
 package simulation_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -205,4 +206,22 @@ spec:
 	again, err := simulation.Run(sc, simulation.Options{})
 	require.NoError(t, err)
 	require.Equal(t, rep.Nodes.Failed, again.Nodes.Failed)
+}
+
+// The state dump shows a failed node as kubectl would: Ready Unknown
+// since the failure, the unreachable taint; a node monitoring agent's
+// condition beside a True Ready.
+func TestRepairStateDump(t *testing.T) {
+	sc := repairScenario(t, "", "  nodeFailures: [{at: 1h, condition: Ready=Unknown, count: 1},"+
+		" {at: 1h, condition: AcceleratedHardwareReady=False, count: 1}]\n", "")
+	s, err := simulation.Start(sc, simulation.Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.RunUntil(2*time.Hour))
+	var buf bytes.Buffer
+	require.NoError(t, s.WriteState(&buf))
+	out := buf.String()
+	require.Equal(t, 1, strings.Count(out, "status: Unknown"), "one Ready=Unknown")
+	require.Contains(t, out, "reason: NodeStatusUnknown")
+	require.Contains(t, out, "key: node.kubernetes.io/unreachable")
+	require.Equal(t, 1, strings.Count(out, "type: AcceleratedHardwareReady"))
 }
