@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -229,6 +232,43 @@ func TestGPURepair(t *testing.T) {
 	offFigures, _ := off.Figures(karpenter.ReportKey)
 	require.Zero(t, offFigures.(karpenter.Stats).Disruptions.Unhealthy)
 	require.Greater(t, off.Nodes.UnhealthyHours, 5*r.rep.Nodes.UnhealthyHours)
+}
+
+// TestNodeGroupFailure: web-steady's Cluster Autoscaler group with two
+// nodes whose kubelet fails (Ready=False) at 10h: their pods are evicted
+// after the admission default of 300 s and run elsewhere, and the CA,
+// which repairs nothing, scales the emptied nodes down as unneeded.
+func TestNodeGroupFailure(t *testing.T) {
+	base, err := fs.ReadFile(scenarios.FS, "web-steady.yaml")
+	require.NoError(t, err)
+	doc := strings.Replace(string(base), "  workloads:\n",
+		"  nodeFailures: [{at: 10h, condition: Ready=False, count: 2, nodeGroups: [core-on-demand]}]\n  workloads:\n", 1)
+	fsys := fstest.MapFS{"web-steady.yaml": {Data: []byte(doc)}}
+	for _, f := range []string{"hybrid/eksctl-cluster.yaml", "web/web.yaml"} {
+		b, err := fs.ReadFile(scenarios.FS, f)
+		require.NoError(t, err)
+		fsys[f] = &fstest.MapFile{Data: b}
+	}
+	sc, err := scenario.LoadFS(fsys, "web-steady.yaml")
+	require.NoError(t, err)
+	var failed []cluster.Node
+	rep, err := simulation.Run(sc, simulation.Options{Check: true, Inspect: func(cl *cluster.Cluster) {
+		for i := range cl.Nodes {
+			if cl.Nodes[i].Condition != cluster.Healthy {
+				failed = append(failed, cl.Nodes[i])
+			}
+		}
+	}})
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.Nodes.Failed)
+	require.Len(t, failed, 2)
+	for _, n := range failed {
+		require.Equal(t, "core-on-demand", n.OwnerName)
+		require.Equal(t, cluster.NodeGone, n.State, "scaled down once empty")
+		require.Greater(t, n.Deleted-n.ConditionSince, 5*time.Minute, "its pods left after 300 s, then it was unneeded")
+	}
+	require.Equal(t, 0, rep.Pods.PendingAtEnd)
+	require.Zero(t, rep.Pods.Stranded)
 }
 
 // countUnhealthyAtEnd counts the nodes still unhealthy and alive at the end.
