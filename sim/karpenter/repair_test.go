@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 )
 
@@ -132,4 +133,22 @@ func TestRepairStaticPool(t *testing.T) {
 			require.Equal(t, 2, peak, "never above limits.nodes")
 		}
 	}
+}
+
+// A static pool at limits.nodes = replicas cannot stage a repair's
+// replacement: a finding names TerminateFirstRepair, which turns it off.
+func TestRepairWarningStaticAtLimit(t *testing.T) {
+	h := newHarness(t)
+	pools := h.pools(poolWith("fixed", odLarge, "  replicas: 2\n  limits: {nodes: 2}"))
+	st := apis.DefaultSettings()
+	st.NodeRepair, st.StaticCapacity = true, true
+	ws := repairWarnings(component.Env{}, pools, st)
+	require.Len(t, ws, 1)
+	require.Equal(t, "ineffective.static-node-limit", ws[0].Code)
+	require.Contains(t, ws[0].Msg, "node repair never replaces an unhealthy node of it")
+	require.Contains(t, ws[0].Fix, "TerminateFirstRepair")
+	st.TerminateFirstRepair = true
+	require.Empty(t, repairWarnings(component.Env{}, pools, st))
+	st.NodeRepair = false
+	require.Empty(t, repairWarnings(component.Env{}, pools, st), "no failure, no Unhealthy budget: nothing to say with the gate off")
 }

@@ -13,9 +13,10 @@ import (
 // repairWarnings are the findings on node repair: with the NodeRepair gate
 // off, one info line naming it when the scenario makes nodes fail
 // (spec.nodeFailures) or a budget names the Unhealthy reason (it paces
-// nothing then); with it on, an Unhealthy budget of 0 nodes that stops
-// repair for its pool, and a scripted failure of more than 20% of a
-// NodePool's nodes, which the 20% rule leaves unrepaired.
+// nothing then); with it on, a static pool at its node limit without
+// TerminateFirstRepair, an Unhealthy budget of 0 nodes that stops repair
+// for its pool, and a scripted failure of more than 20% of a NodePool's
+// nodes, which the 20% rule leaves unrepaired.
 func repairWarnings(env component.Env, pools []NodePool, st Settings) []component.Warning {
 	var failures *yaml.Node
 	if env.Scenario != nil {
@@ -39,6 +40,11 @@ func repairWarnings(env component.Env, pools []NodePool, st Settings) []componen
 	}
 	for i := range pools {
 		p := &pools[i]
+		if p.Static && st.StaticCapacity && p.Replicas > 0 && p.Limits.Nodes == p.Replicas && !st.TerminateFirstRepair {
+			out = append(out, component.Warning{Code: "ineffective.static-node-limit", File: p.File, Line: p.Line, Path: "spec.limits.nodes",
+				Msg: fmt.Sprintf("%s keeps %d nodes and limits.nodes is %d too: node repair never replaces an unhealthy node of it (repair launches the replacement first and the limit leaves no room)", p, p.Replicas, p.Limits.Nodes),
+				Fix: fmt.Sprintf("set limits.nodes above %d, or turn on the TerminateFirstRepair gate (FEATURE_GATES=TerminateFirstRepair=true, or spec.karpenter.featureGates.terminateFirstRepair: true) to delete unhealthy nodes first", p.Replicas)})
+		}
 		for j := range p.Disruption.Budgets {
 			b := &p.Disruption.Budgets[j]
 			if b.Schedule == nil && !b.Nodes.Percent && b.Nodes.Value == 0 && b.Applies(apis.ReasonUnhealthy) {
