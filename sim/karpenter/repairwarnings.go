@@ -27,8 +27,9 @@ func repairWarnings(env component.Env, pools []NodePool, st Settings) []componen
 		w := component.Warning{Code: "karpenter.gate-off", Info: true,
 			Fix: "turn the gate on: FEATURE_GATES=NodeRepair=true on Karpenter's controller (Helm: settings.featureGates.nodeRepair=true), or spec.karpenter.featureGates.nodeRepair: true"}
 		switch p, b := unhealthyBudget(pools); {
-		case failures != nil && failures.Kind == yaml.SequenceNode && len(failures.Content) > 0:
-			w.File, w.Line, w.Path = env.Scenario.File, failures.Line, "spec.nodeFailures"
+		case hitsKarpenter(failures) >= 0:
+			i := hitsKarpenter(failures)
+			w.File, w.Line, w.Path = env.Scenario.File, failures.Content[i].Line, fmt.Sprintf("spec.nodeFailures[%d]", i)
 			w.Msg = "spec.nodeFailures make nodes unhealthy, but the NodeRepair feature gate is off (its default in v1.15): Karpenter replaces none of its unhealthy nodes (they stay, billed; a NotReady one takes from its pool's other disruption budgets)"
 		case p != nil:
 			w.File, w.Line, w.Path = p.File, p.Line, "spec.disruption.budgets"
@@ -64,10 +65,10 @@ func repairWarnings(env component.Env, pools []NodePool, st Settings) []componen
 		if err != nil || share*100 <= repairUnhealthyPercent {
 			continue
 		}
-		names, _ := manifest.Scalars(manifest.Lookup(f, "nodePools"))
-		if manifest.Lookup(f, "nodeGroups") != nil && len(names) == 0 {
-			continue // node groups only: not Karpenter's nodes
+		if !failureHitsKarpenter(f) {
+			continue
 		}
+		names, _ := manifest.Scalars(manifest.Lookup(f, "nodePools"))
 		what := "every NodePool's nodes"
 		if len(names) > 0 {
 			what = fmt.Sprintf("the nodes of NodePool %v", names)
@@ -95,4 +96,26 @@ func unhealthyBudget(pools []NodePool) (*NodePool, *apis.Budget) {
 		}
 	}
 	return nil, nil
+}
+
+// hitsKarpenter is the index of the first failure that may hit
+// Karpenter's nodes, -1 for none (or no list).
+func hitsKarpenter(failures *yaml.Node) int {
+	if failures == nil || failures.Kind != yaml.SequenceNode {
+		return -1
+	}
+	for i, f := range failures.Content {
+		if failureHitsKarpenter(f) {
+			return i
+		}
+	}
+	return -1
+}
+
+// failureHitsKarpenter: the failure names NodePools, or no node group
+// (it may hit any node).
+func failureHitsKarpenter(f *yaml.Node) bool {
+	pools, _ := manifest.Scalars(manifest.Lookup(f, "nodePools"))
+	groups, _ := manifest.Scalars(manifest.Lookup(f, "nodeGroups"))
+	return len(pools) > 0 || len(groups) == 0
 }
