@@ -9,6 +9,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
+	"github.com/clustersim/clustersim/sim/manifest"
 )
 
 // A NotReady node takes from its pool's budget for every reason but
@@ -151,4 +152,26 @@ func TestRepairWarningStaticAtLimit(t *testing.T) {
 	require.Empty(t, repairWarnings(component.Env{}, pools, st))
 	st.NodeRepair = false
 	require.Empty(t, repairWarnings(component.Env{}, pools, st), "no failure, no Unhealthy budget: nothing to say with the gate off")
+}
+
+// With the gate off, failures that may hit Karpenter's nodes get the one
+// info line naming the gate, at the first such failure; failures of node
+// groups alone get none.
+func TestRepairGateOffLine(t *testing.T) {
+	h := newHarness(t)
+	pools := h.pools(poolWith("p", odLarge, ""))
+	scenarioWith := func(failures string) component.Env {
+		docs, err := manifest.ReadBytes("s.yaml", []byte("apiVersion: clustersim.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n  nodeFailures:\n"+failures))
+		require.NoError(t, err)
+		return component.Env{Scenario: docs[0]}
+	}
+	st := apis.DefaultSettings()
+	require.Empty(t, repairWarnings(scenarioWith("    - {at: 1h, condition: Ready=False, count: 1, nodeGroups: [ng]}\n"), pools, st))
+	ws := repairWarnings(scenarioWith("    - {at: 1h, condition: Ready=False, count: 1, nodeGroups: [ng]}\n    - {at: 2h, condition: Ready=False, count: 1}\n"), pools, st)
+	require.Len(t, ws, 1)
+	require.True(t, ws[0].Info)
+	require.Equal(t, "karpenter.gate-off", ws[0].Code)
+	require.Equal(t, "spec.nodeFailures[1]", ws[0].Path)
+	require.Equal(t, 7, ws[0].Line)
+	require.Contains(t, ws[0].Msg, "NodeRepair feature gate is off")
 }
