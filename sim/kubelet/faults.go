@@ -15,7 +15,7 @@ import (
 // those matching at At; a rate failure (RatePerNodeHour > 0) from At for
 // For (0: to the end) sets it on each matching node at that rate, a
 // Poisson process whose total rate is re-read from the matching nodes at
-// each failure. With RecoverAfter the condition clears that long after it
+// each failure and every 10 minutes. With RecoverAfter the condition clears that long after it
 // was set; without, it lasts until the node is gone.
 type NodeFailure struct {
 	Condition       cluster.NodeCondition
@@ -56,9 +56,8 @@ const (
 	evRecover                     // Obj: node whose condition clears
 )
 
-// rateRecheck is how soon a rate failure with no matching node looks
-// again.
-const rateRecheck = time.Minute
+// rateRecheck is how often a rate failure re-reads the matching nodes.
+const rateRecheck = 10 * time.Minute
 
 // SetNodeFailures schedules the failures (nil: none; nothing changes).
 func (k *Kubelet) SetNodeFailures(list []NodeFailure) {
@@ -169,12 +168,16 @@ func (k *Kubelet) rateFailure(i int, nodes []cluster.NodeID) {
 		k.fail(f, nodes[j])
 		nodes = append(nodes[:j], nodes[j+1:]...)
 	}
-	// A failure is drawn while nodes match; without any the rate looks
-	// again later, failing nothing then.
-	wait, armed := rateRecheck, len(nodes) > 0
-	if armed {
+	// The next failure is drawn at the rate of the nodes matching now. A
+	// draw beyond rateRecheck is not kept: the rate looks again then (the
+	// process is memoryless, so redrawing is exact for a node count that
+	// holds between looks), failing nothing.
+	wait, armed := rateRecheck, false
+	if len(nodes) > 0 {
 		perSecond := f.RatePerNodeHour * float64(len(nodes)) / 3600
-		wait = time.Duration(fs.exp() / perSecond * float64(time.Second))
+		if d := time.Duration(fs.exp() / perSecond * float64(time.Second)); d < rateRecheck {
+			wait, armed = d, true
+		}
 	}
 	fs.armed[i] = armed
 	wait = max(wait, time.Nanosecond) // the next failure is after this one
