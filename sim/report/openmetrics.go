@@ -89,7 +89,7 @@ func eventKeys(tl *Timeline, match func(e TimelineEvent) bool, key func(e Timeli
 // lower-case reasons; the AWS provider's interruption controller uses
 // spot_interrupted).
 var karpenterReasons = map[string]string{"empty": "empty", "underutilized": "underutilized", "drifted": "drifted",
-	"expired": "expired", "interrupted": "spot_interrupted", "overprovisioned": "overprovisioned"}
+	"expired": "expired", "interrupted": "spot_interrupted", "overprovisioned": "overprovisioned", "unhealthy": "unhealthy"}
 
 // cloudProviderError is Karpenter's error label of a failed Create:
 // InsufficientCapacityError when every offering had no capacity.
