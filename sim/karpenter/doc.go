@@ -58,7 +58,8 @@
 //     batch's solve and launches, registration.
 //   - disrupter (disrupter.go, pass.go, doomed.go): the disruption loop,
 //     its candidates and budgets. Its methods are values of one interface
-//     (method.go), one file each: repair.go (repairwarnings.go its findings), emptiness.go, drift.go, multinode.go,
+//     (method.go), one file each: repair.go (its findings in
+//     repairwarnings.go), emptiness.go, drift.go, multinode.go,
 //     singlenode.go, sharing consolidation.go; command.go starts, checks,
 //     releases and aborts commands; validation.go re-checks them after
 //     the validation delay; commandevents.go tells each moment of a
