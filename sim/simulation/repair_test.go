@@ -126,8 +126,7 @@ func TestRepairAcceleratedHardwareReplacesFirst(t *testing.T) {
 // up to 2) stops repair for the pool (KC repairUnhealthyThreshold): none
 // is replaced, each counted once as blocked (AcceleratedHardwareReady:
 // the pods stay, so no new node grows the pool). 2 of 10 are repaired,
-// one at a time as the Unhealthy budget (the default 10% of 10: 1)
-// allows. A scripted share above 20% gets a lint finding.
+// (one command a pass). A scripted share above 20% gets a lint finding.
 func TestRepairTwentyPercentRule(t *testing.T) {
 	failed, st, _ := runRepair(t, repairScenario(t, repairOn, "  nodeFailures: [{at: 1h, condition: AcceleratedHardwareReady=False, count: 3}]\n", ""))
 	require.Len(t, failed, 3)
@@ -164,6 +163,23 @@ func TestRepairUnhealthyBudget(t *testing.T) {
 	require.Len(t, info, 1)
 	require.Contains(t, info[0], `budget "{nodes: 0, reasons: [Unhealthy]}" paces node repair`)
 	require.Contains(t, info[0], "it limits nothing")
+}
+
+// The Unhealthy budget paces repair: two NotReady nodes (emptied by the
+// taint manager, so delete-only commands) go in one pass after another
+// with a budget of 100%, and a pass apart (10 s, the first no longer
+// draining) with a budget of 1 for Unhealthy.
+func TestRepairBudgetPaces(t *testing.T) {
+	failure := "  nodeFailures: [{at: 1h, condition: Ready=False, count: 2}]\n"
+	gap := func(budgets string) time.Duration {
+		failed, st, _ := runRepair(t, repairScenario(t, repairOn, failure, budgets))
+		require.Len(t, failed, 2)
+		require.Equal(t, int64(2), st.Disruptions.Unhealthy)
+		d := failed[1].gone - failed[0].gone
+		return max(d, -d)
+	}
+	require.Less(t, gap("    budgets: [{nodes: \"100%\"}]\n"), time.Second)
+	require.GreaterOrEqual(t, gap("    budgets: [{nodes: \"1\", reasons: [Unhealthy]}]\n"), 10*time.Second)
 }
 
 // Bad input is refused at its field.
