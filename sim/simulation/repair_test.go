@@ -125,8 +125,8 @@ func TestRepairAcceleratedHardwareReplacesFirst(t *testing.T) {
 // More than 20% of a NodePool unhealthy (3 of 10; the threshold rounds
 // up to 2) stops repair for the pool (KC repairUnhealthyThreshold): none
 // is replaced, each counted once as blocked (AcceleratedHardwareReady:
-// the pods stay, so no new node grows the pool). 2 of 10 are repaired,
-// (one command a pass). A scripted share above 20% gets a lint finding.
+// the pods stay, so no new node grows the pool). 2 of 10 are repaired.
+// A scripted share above 20% gets a lint finding.
 func TestRepairTwentyPercentRule(t *testing.T) {
 	failed, st, _ := runRepair(t, repairScenario(t, repairOn, "  nodeFailures: [{at: 1h, condition: AcceleratedHardwareReady=False, count: 3}]\n", ""))
 	require.Len(t, failed, 3)
