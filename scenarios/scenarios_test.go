@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -195,6 +198,88 @@ func TestFallbacksAvoidStranding(t *testing.T) {
 	iso := runScenario(t, "hybrid-isolated")
 	require.Greater(t, iso.rep.Controllers.Resubmissions, uint64(0), "the job-queue controller moved waiting pods")
 	require.True(t, launchedByCA(iso.cluster, "render"), "and the Cluster Autoscaler scaled up for them")
+}
+
+// TestGPURepair: the GPU faults of gpu-repair are replaced by Karpenter's
+// node repair (none blocked: no fault takes more than 20% of the pool),
+// and the failed nodes spend a fraction of the unhealthy node-hours they
+// spend with the gate off (gpu/repair-off.yaml), where they stay until
+// consolidation takes them, and the loader names the gate.
+func TestGPURepair(t *testing.T) {
+	r := runScenario(t, "gpu-repair")
+	figures, _ := r.rep.Figures(karpenter.ReportKey)
+	st := figures.(karpenter.Stats)
+	require.Greater(t, r.rep.Nodes.Failed, 2)
+	// Nearly all are repaired; one may fail too late, or consolidation
+	// take it first at night.
+	require.LessOrEqual(t, st.Disruptions.Unhealthy+countUnhealthyAtEnd(r.cluster), int64(r.rep.Nodes.Failed))
+	require.GreaterOrEqual(t, st.Disruptions.Unhealthy, int64(r.rep.Nodes.Failed*3/4))
+	require.Zero(t, st.RepairsBlocked)
+
+	file, _ := scenarios.File("gpu-repair")
+	sc, err := scenario.LoadFSOverrides(scenarios.FS, file, "gpu/repair-off.yaml")
+	require.NoError(t, err)
+	var gateOff []string
+	for _, w := range sc.Warnings {
+		if w.Code == "karpenter.gate-off" {
+			gateOff = append(gateOff, w.Msg)
+		}
+	}
+	require.Len(t, gateOff, 1)
+	require.Contains(t, gateOff[0], "NodeRepair feature gate is off")
+	off, err := simulation.Run(sc, simulation.Options{})
+	require.NoError(t, err)
+	offFigures, _ := off.Figures(karpenter.ReportKey)
+	require.Zero(t, offFigures.(karpenter.Stats).Disruptions.Unhealthy)
+	require.Greater(t, off.Nodes.UnhealthyHours, 5*r.rep.Nodes.UnhealthyHours)
+}
+
+// TestNodeGroupFailure: web-steady's Cluster Autoscaler group with two
+// nodes whose kubelet fails (Ready=False) at 10h: their pods are evicted
+// after the admission default of 300 s and run elsewhere, and the CA,
+// which repairs nothing, scales the emptied nodes down as unneeded.
+func TestNodeGroupFailure(t *testing.T) {
+	base, err := fs.ReadFile(scenarios.FS, "web-steady.yaml")
+	require.NoError(t, err)
+	doc := strings.Replace(string(base), "  workloads:\n",
+		"  nodeFailures: [{at: 10h, condition: Ready=False, count: 2, nodeGroups: [core-on-demand]}]\n  workloads:\n", 1)
+	fsys := fstest.MapFS{"web-steady.yaml": {Data: []byte(doc)}}
+	for _, f := range []string{"hybrid/eksctl-cluster.yaml", "web/web.yaml"} {
+		b, err := fs.ReadFile(scenarios.FS, f)
+		require.NoError(t, err)
+		fsys[f] = &fstest.MapFile{Data: b}
+	}
+	sc, err := scenario.LoadFS(fsys, "web-steady.yaml")
+	require.NoError(t, err)
+	var failed []cluster.Node
+	rep, err := simulation.Run(sc, simulation.Options{Check: true, Inspect: func(cl *cluster.Cluster) {
+		for i := range cl.Nodes {
+			if cl.Nodes[i].Condition != cluster.Healthy {
+				failed = append(failed, cl.Nodes[i])
+			}
+		}
+	}})
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.Nodes.Failed)
+	require.Len(t, failed, 2)
+	for _, n := range failed {
+		require.Equal(t, "core-on-demand", n.OwnerName)
+		require.Equal(t, cluster.NodeGone, n.State, "scaled down once empty")
+		require.Greater(t, n.Deleted-n.ConditionSince, 5*time.Minute, "its pods left after 300 s, then it was unneeded")
+	}
+	require.Equal(t, 0, rep.Pods.PendingAtEnd)
+	require.Zero(t, rep.Pods.Stranded)
+}
+
+// countUnhealthyAtEnd counts the nodes still unhealthy and alive at the end.
+func countUnhealthyAtEnd(cl *cluster.Cluster) int64 {
+	var n int64
+	for i := range cl.Nodes {
+		if cl.Nodes[i].Condition != cluster.Healthy && cl.Nodes[i].State != cluster.NodeGone {
+			n++
+		}
+	}
+	return n
 }
 
 func TestCAPriorityFallbackDelay(t *testing.T) {

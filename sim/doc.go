@@ -59,7 +59,8 @@
 //     signals, billing).
 //   - workload: the controllers that own pods (Deployment, StatefulSet, Job,
 //     DaemonSet, bare Pods, HPA, fallbacks).
-//   - kubelet: pod start delay and run time.
+//   - kubelet: pod start delay and run time; the node failures the
+//     scenario scripts (node conditions its agents report).
 //   - taintmanager: NoExecute taint eviction.
 //   - eviction: the eviction API that drains go through (PodDisruptionBudgets).
 //

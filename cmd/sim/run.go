@@ -467,7 +467,8 @@ func means(sums []experiment.Summary) []experiment.Metric {
 func headline(path string) bool {
 	for _, p := range []string{"pods.total", "pods.scheduled", "pods.pendingAtEnd", "pods.stranded", "pods.pendingSeconds.",
 		"cost.totalUSD", "cost.spotUSD", "cost.onDemandUSD", "cost.onDemandEquivalentUSD", "cost.savingsPct", "cost.idleUSD",
-		"cost.overlaidUSD", "cost.reservationsUSD", "nodes.launched", "nodes.terminated", "nodes.peak", "controllers.resubmissions", "controllers.lostPodSeconds",
+		"cost.overlaidUSD", "cost.reservationsUSD", "nodes.launched", "nodes.terminated", "nodes.peak", "nodes.failed", "nodes.unhealthyHours",
+		"controllers.resubmissions", "controllers.lostPodSeconds", "karpenter.disruptions.unhealthy", "karpenter.repairsBlocked",
 		"provisioning.", "spot.", "karpenter.nodeClaimsLaunched", "karpenter.launchFailures", "clusterAutoscaler.scaleUps",
 		"clusterAutoscaler.failedScaleUps", "clusterAutoscaler.raceNodes", "complexity."} {
 		if path == p || strings.HasSuffix(p, ".") && strings.HasPrefix(path, p) {

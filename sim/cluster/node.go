@@ -179,6 +179,12 @@ type Node struct {
 	// adoption compares with its NodePool's for drift); nil otherwise.
 	Annotations map[string]string
 
+	// Condition is the node's unhealthy condition (Healthy: none), set
+	// since ConditionSince (its lastTransitionTime): a fault the scenario
+	// injects (spec.nodeFailures); SetNodeCondition.
+	Condition      NodeCondition
+	ConditionSince engine.Time
+
 	Launched engine.Time
 	Ready    engine.Time
 	Deleted  engine.Time

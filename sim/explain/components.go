@@ -43,19 +43,24 @@ func karpenterDisruption(e trace.Entry, node string) string {
 	switch {
 	case e.Reason == "empty":
 		b.WriteString(": it had no pods to move")
+	case e.Reason == "unhealthy" && len(e.Replacements) == 0:
+		fmt.Fprintf(&b, ": its condition stayed unhealthy past its toleration, and its pods%s fit on the rest of the cluster", with)
 	case len(e.Replacements) == 0:
 		fmt.Fprintf(&b, ": its pods%s fit on the rest of the cluster", with)
 	default:
-		if e.Reason == "drifted" {
+		switch e.Reason {
+		case "drifted":
 			b.WriteString(": it no longer matched its NodePool; its pods went to ")
-		} else {
+		case "unhealthy":
+			b.WriteString(": its condition stayed unhealthy past its toleration; its pods went to ")
+		default:
 			fmt.Fprintf(&b, ": its pods%s fit on ", with)
 		}
 		for i, r := range e.Replacements {
 			if i > 0 {
 				b.WriteString(" and ")
 			}
-			if e.Reason != "drifted" {
+			if e.Reason != "drifted" && e.Reason != "unhealthy" {
 				b.WriteString("a cheaper ")
 			}
 			b.WriteString("replacement")

@@ -154,6 +154,17 @@ func TestDisruptedNote(t *testing.T) {
 	scored.Scores[0].Score = -1
 	require.Contains(t, karpenterDisruption(scored, "n"), "a score of infinite")
 
+	// Node repair says why the node went, and calls its replacement none
+	// the cheaper.
+	repaired := trace.Entry{Kind: "disruptionCommand", Phase: "started", Method: "repair", Reason: "unhealthy",
+		Candidates:   []trace.CommandNode{{Node: "g", NodePool: "gpu", Pods: 1}},
+		Replacements: []trace.CommandReplacement{{NodePool: "gpu", CapacityType: "on-demand", InstanceTypes: []string{"g5.xlarge"}, Options: 1}}}
+	require.Equal(t, "node g was removed by Karpenter's repair (unhealthy): its condition stayed unhealthy past its toleration; its pods went to replacement g5.xlarge (on-demand) from NodePool gpu",
+		karpenterDisruption(repaired, "g"))
+	repaired.Replacements = nil
+	require.Equal(t, "node g was removed by Karpenter's repair (unhealthy): its condition stayed unhealthy past its toleration, and its pods fit on the rest of the cluster",
+		karpenterDisruption(repaired, "g"))
+
 	gone := cluster.Node{Name: "n", State: cluster.NodeGone, Deleted: 100 * time.Second}
 	require.Equal(t, "; at 1m00s"+want[1:], goneNote(&gone, []trace.Entry{cmd(60, "completed", repl)}))
 }

@@ -154,18 +154,18 @@ type Importer struct {
 	notices []Notice
 	errs    []Notice
 
-	nodes      map[string]*node
+	nodes map[string]*node
 	// sawReservationTerms: an EC2NodeClass had
 	// capacityReservationSelectorTerms (reservations.go).
 	sawReservationTerms bool
-	workloads  []*workload
-	byRef      map[string]*workload
-	rsOwner    map[string]string // "ns/rs" -> "ns/deployment" of ReplicaSets a Deployment owns
-	placements map[string]*placement
-	barePods   []map[string]any
-	passthru   []map[string]any // NodePools, node classes, ClusterConfigs, ...
-	others     []any            // PDBs, HPAs, PriorityClasses, Namespaces (typed, cleaned)
-	claimPool  map[string]string
+	workloads           []*workload
+	byRef               map[string]*workload
+	rsOwner             map[string]string // "ns/rs" -> "ns/deployment" of ReplicaSets a Deployment owns
+	placements          map[string]*placement
+	barePods            []map[string]any
+	passthru            []map[string]any // NodePools, node classes, ClusterConfigs, ...
+	others              []any            // PDBs, HPAs, PriorityClasses, Namespaces (typed, cleaned)
+	claimPool           map[string]string
 	// claimNotes are, by node name, what its NodeClaim says that goes on
 	// the Node as annotations: its hash annotations
 	// (claimHashAnnotations) and when its Drifted condition turned true

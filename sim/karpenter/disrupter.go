@@ -187,10 +187,15 @@ func evictionCost(spec *cluster.PodSpec) float64 {
 // candidates lists the nodes a method may disrupt now (KC GetCandidates,
 // NewCandidate and the method's ShouldDisrupt).
 func (d *disrupter) candidates(m method) []*candidate {
-	scans := d.nodeScans()
+	var scans []nodeScan
+	if m.class() == repairClass {
+		scans = d.scanNodes(true)
+	} else {
+		scans = d.nodeScans()
+	}
 	var out []*candidate
 	var slab []candidate // one allocation for the method's candidates
-	evenBlocked := m.class() == eventual
+	evenBlocked := m.class() != graceful
 	for _, ns := range scans {
 		if ns.blocked && !(evenBlocked && ns.kn.Pool.Spec.TerminationGracePeriod > 0) {
 			continue
@@ -223,7 +228,10 @@ func (d *disrupter) budgets(reason apis.Reason) map[*scheduling.Pool]int {
 			continue
 		}
 		num[kn.Pool]++
-		if kn.Deleting || kn.cmd != nil {
+		// A NotReady node takes from every budget but repair's (KC
+		// NodePoolStatsFromNodes: it is repair's trigger).
+		notReady := d.cl.Nodes[kn.ID].Condition.NotReady() && reason != apis.ReasonUnhealthy
+		if kn.Deleting || kn.cmd != nil || notReady {
 			disrupting[kn.Pool]++
 		}
 	}

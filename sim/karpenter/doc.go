@@ -58,7 +58,8 @@
 //     batch's solve and launches, registration.
 //   - disrupter (disrupter.go, pass.go, doomed.go): the disruption loop,
 //     its candidates and budgets. Its methods are values of one interface
-//     (method.go), one file each: emptiness.go, drift.go, multinode.go,
+//     (method.go), one file each: repair.go (its findings in
+//     repairwarnings.go), emptiness.go, drift.go, multinode.go,
 //     singlenode.go, sharing consolidation.go; command.go starts, checks,
 //     releases and aborts commands; validation.go re-checks them after
 //     the validation delay; commandevents.go tells each moment of a
@@ -247,7 +248,9 @@
 // # Disruption
 //
 // The disruption loop (KC disruption controller) runs 10 s after a pass
-// that found nothing, at once after an action, and tries in order: emptiness,
+// that found nothing, at once after an action, and tries in order: repair
+// (with the NodeRepair gate; repair.go says how it picks and replaces
+// unhealthy nodes), emptiness,
 // static drift, drift, multi-node consolidation (budget-filtered candidates sorted by
 // price per unit of eviction cost, at most 100, binary search on the
 // prefix), single-node consolidation (candidates interleaved by pool).
@@ -271,9 +274,10 @@
 // one at least 15 cheaper types, of which the 15 cheapest are kept; a
 // multi-node replacement is dropped when it is no cheaper than the
 // cheapest candidate of the same type. Budgets (default 10%, rounded up;
-// reasons Empty, Underutilized, Drifted; cron schedules in UTC from
+// reasons Empty, Underutilized, Drifted, Unhealthy; cron schedules in UTC from
 // Settings.Epoch, active for their duration) limit the nodes of a pool
-// disrupting at once, counting those already deleting. A pass takes the
+// disrupting at once, counting those already deleting and, for every
+// reason but Unhealthy, those NotReady (KC NodePoolStatsFromNodes). A pass takes the
 // controller's computing time: every pod its what-ifs place costs
 // 1/Settings.SolverPodsPerSecond (default 1,000 pods/s, Karpenter's own
 // scheduling benchmark), and its decision, or the next pass, comes that
@@ -383,5 +387,12 @@
 //   - Ties in spread domains go to the first domain in registration order
 //     where the NodeClaim can launch (KC: map order).
 //   - Disruption reasons counted: empty, underutilized, drifted, expired,
-//     interrupted (reclaims without the queue count as instancesReclaimed).
+//     interrupted (reclaims without the queue count as instancesReclaimed),
+//     unhealthy (repair).
+//   - Node repair reads the AWS provider's policies as fixed (one
+//     toleration per condition, all replace, no drain bound, one
+//     priority); reboot policies, reason regexes, the do-not-repair
+//     annotation and --legacy-node-repair are not modelled. Drains of a
+//     NotReady node evict as on any node (upstream's kubelet would not
+//     confirm them; the pods were evicted by the taint manager first).
 package karpenter

@@ -7,7 +7,8 @@ import (
 )
 
 // method is one disruption method (KC disruption.Method). The disrupter
-// tries its methods in order (disrupter.methods): emptiness (emptiness.go),
+// tries its methods in order (disrupter.methods): repair (repair.go, with
+// the NodeRepair gate), emptiness (emptiness.go),
 // static drift (staticdrift.go), drift (drift.go), multi-node and single-node consolidation
 // (multinode.go, singlenode.go). Expiration and interruption are not
 // methods: they delete nodes forcefully, outside the disruption loop and
@@ -49,15 +50,24 @@ type disruptionClass uint8
 const (
 	graceful disruptionClass = iota
 	eventual
+	// repairClass: repair takes blocked nodes when a grace period bounds
+	// the wait, as eventual, and ignores the node's and its pool's
+	// do-not-disrupt (KC RepairDisruptionClass).
+	repairClass
 )
 
 // newMethods returns the methods in the order a pass tries them.
 func newMethods(d *disrupter) []method {
-	return []method{
+	var ms []method
+	if d.settings.NodeRepair {
+		// Repair runs first (KC NewMethods), only with its gate.
+		ms = append(ms, &repair{d: d})
+	}
+	return append(ms,
 		&emptiness{consolidation{d: d}},
 		&staticDrift{d: d},
 		&drift{d: d},
 		&multiNode{underutilization{consolidation{d: d}}},
 		&singleNode{underutilization: underutilization{consolidation{d: d}}},
-	}
+	)
 }

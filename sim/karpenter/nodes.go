@@ -54,7 +54,9 @@ type knode struct {
 	// doNotDisrupt: the node itself carries karpenter.sh/do-not-disrupt:
 	// "true" (an imported node annotated by hand; a NodePool's template
 	// annotation is its Spec.DoNotDisrupt).
-	doNotDisrupt   bool
+	doNotDisrupt bool
+	// repairBlocked: repair left the node for the 20% rule (counted once).
+	repairBlocked  bool
 	driftChecked   *apis.NodePool
 	nominatedUntil engine.Time
 	tgpDeadline    engine.Time

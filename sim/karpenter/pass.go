@@ -134,6 +134,18 @@ func (d *disrupter) nodeScans() []nodeScan {
 	if d.pass.on && d.pass.scanned {
 		return d.pass.scan
 	}
+	out := d.scanNodes(false)
+	if d.pass.on {
+		d.pass.scan, d.pass.scanned = out, true
+	}
+	return out
+}
+
+// scanNodes scans the nodes nodeScans takes or, for repair, the unhealthy
+// ones among them, whatever do-not-disrupt their pool or the node carry
+// (KC NewCandidate ignores the node's do-not-disrupt for the repair
+// class: it was never meant to strand a broken node).
+func (d *disrupter) scanNodes(repair bool) []nodeScan {
 	now := d.eng.Now()
 	// Whether a budget blocks a pod depends only on its namespace, labels
 	// and tolerations: ask once per pod template (its first pod), and not
@@ -160,7 +172,14 @@ func (d *disrupter) nodeScans() []nodeScan {
 	budgets := d.evictor.HasBudgets()
 	out := make([]nodeScan, 0, len(d.nodes.live))
 	for _, kn := range d.nodes.live {
-		if kn.Deleting || kn.cmd != nil || !kn.Initialized || now < kn.nominatedUntil || kn.Pool.Spec.DoNotDisrupt || kn.doNotDisrupt {
+		if kn.Deleting || kn.cmd != nil || !kn.Initialized || now < kn.nominatedUntil {
+			continue
+		}
+		if repair {
+			if d.cl.Nodes[kn.ID].Condition == cluster.Healthy {
+				continue
+			}
+		} else if kn.Pool.Spec.DoNotDisrupt || kn.doNotDisrupt {
 			continue
 		}
 		sc := d.podScan(kn)
@@ -175,9 +194,6 @@ func (d *disrupter) nodeScans() []nodeScan {
 			ns.blocked = isBlocked(key, sc.set.TemplateFirstPods[i])
 		}
 		out = append(out, ns)
-	}
-	if d.pass.on {
-		d.pass.scan, d.pass.scanned = out, true
 	}
 	return out
 }

@@ -48,6 +48,10 @@ type Stats struct {
 	ReservedLaunches    int64            `json:"reservedLaunches,omitempty"`
 	ReservationsDemoted int64            `json:"reservationsDemoted,omitempty"`
 	Disruptions         DisruptionCounts `json:"disruptions"`
+	// RepairsBlocked counts the unhealthy nodes node repair left because
+	// more than 20% of their NodePool was unhealthy (each node once);
+	// absent when none.
+	RepairsBlocked int64 `json:"repairsBlocked,omitempty"`
 	// PodsEvicted counts evictions the eviction API accepted for
 	// Karpenter's drains.
 	PodsEvicted int64 `json:"podsEvicted"`
@@ -78,6 +82,8 @@ type DisruptionCounts struct {
 	// CapacityBlockExpiring: nodes of a Capacity Block deleted 40 minutes
 	// before its end (KA capacityreservation.expiration).
 	CapacityBlockExpiring int64 `json:"capacityBlockExpiring,omitempty"`
+	// Unhealthy: nodes node repair replaced (the NodeRepair gate).
+	Unhealthy int64 `json:"unhealthy,omitempty"`
 }
 
 func (d *DisruptionCounts) add(reason string) {
@@ -96,12 +102,14 @@ func (d *DisruptionCounts) add(reason string) {
 		d.Overprovisioned++
 	case reasonReservationExpiring:
 		d.CapacityBlockExpiring++
+	case reasonUnhealthy:
+		d.Unhealthy++
 	}
 }
 
 // Total is the sum over reasons.
 func (d DisruptionCounts) Total() int64 {
-	return d.Empty + d.Underutilized + d.Drifted + d.Expired + d.Interrupted + d.Overprovisioned + d.CapacityBlockExpiring
+	return d.Empty + d.Underutilized + d.Drifted + d.Expired + d.Interrupted + d.Overprovisioned + d.CapacityBlockExpiring + d.Unhealthy
 }
 
 // PoolStats are one NodePool's counters.
@@ -119,6 +127,8 @@ type PoolStats struct {
 	// RegistrationTimeouts counts the pool's NodeClaims deleted because
 	// their node did not register within the registration timeout.
 	RegistrationTimeouts int64 `json:"registrationTimeouts"`
+	// RepairsBlocked: the pool's nodes repair left for the 20% rule.
+	RepairsBlocked int64 `json:"repairsBlocked,omitempty"`
 }
 
 // NameCount is one count in a list sorted by name.

@@ -29,6 +29,8 @@ const (
 	reasonInterrupted   = "interrupted"
 	// reasonOverprovisioned: a static pool scaled down (static.go).
 	reasonOverprovisioned = "overprovisioned"
+	// reasonUnhealthy: node repair (repair.go).
+	reasonUnhealthy = "unhealthy"
 )
 
 // startDeletion deletes a NodeClaim (KC termination controller): taint the

@@ -23,6 +23,16 @@
 // readiness. No probe runs as an event: every probe is taken to succeed
 // the first time it runs.
 //
+// With node failures (SetNodeFailures, faults.go: the scenario's
+// spec.nodeFailures) the node's agents report an unhealthy condition
+// (cluster.SetNodeCondition): the kubelet's Ready=False or Unknown, or
+// one of the EKS node monitoring agent's (AcceleratedHardwareReady and
+// the rest). The node stays, billed; a Ready condition that is not True
+// taints it NoExecute and the taint manager evicts its pods after their
+// toleration (300 s by default); under any other condition its pods keep
+// running (a simplification: a GPU pod on a failed accelerator would
+// fail or hang). Karpenter's node repair replaces such nodes.
+//
 // Simplifications: one start delay for every pod (no per-image pulls);
 // pods never fail or restart on their own; DaemonSet pods take no address
 // (host network).
@@ -57,6 +67,8 @@ type Kubelet struct {
 	ip         *ips           // nil: addresses are unlimited (ips.go)
 	// volWait holds bound pods waiting for a volume, since when.
 	volWait map[cluster.PodID]engine.Time
+	// faults: the scenario's node failures (faults.go); nil: none.
+	faults *faults
 }
 
 // New registers the kubelet model. A negative start delay is treated as 0.
@@ -101,6 +113,10 @@ func (k *Kubelet) OnChange(c cluster.Change) {
 
 // HandleEvent implements engine.Handler.
 func (k *Kubelet) HandleEvent(ev engine.Event) {
+	if ev.Kind >= evFailure {
+		k.handleFault(ev)
+		return
+	}
 	if ev.Kind == evForceDetach {
 		k.cl.ForceDetach(cluster.ClaimID(ev.Obj))
 		return

@@ -90,7 +90,7 @@ func eventKeys(tl *Timeline, match func(e TimelineEvent) bool, key func(e Timeli
 // spot_interrupted).
 var karpenterReasons = map[string]string{"empty": "empty", "underutilized": "underutilized", "drifted": "drifted",
 	"expired": "expired", "interrupted": "spot_interrupted", "overprovisioned": "overprovisioned",
-	"capacityBlockExpiring": "capacity_block_expiring"}
+	"capacityBlockExpiring": "capacity_block_expiring", "unhealthy": "unhealthy"}
 
 // cloudProviderError is Karpenter's error label of a failed Create:
 // InsufficientCapacityError when every offering had no capacity.

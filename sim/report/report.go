@@ -179,6 +179,12 @@ type Nodes struct {
 	AtEnd         int     `json:"atEnd"`
 	SpotHours     float64 `json:"spotHours"`
 	OnDemandHours float64 `json:"onDemandHours"`
+	// Failed counts the nodes the scenario's node failures made unhealthy
+	// (spec.nodeFailures); absent when none.
+	Failed int `json:"failed,omitempty"`
+	// UnhealthyHours is the node-hours those nodes spent unhealthy;
+	// absent when none failed.
+	UnhealthyHours float64 `json:"unhealthyHours,omitempty"`
 }
 
 // Scheduler counts scheduling work.
@@ -331,6 +337,9 @@ type Inputs struct {
 	// their node's subnet, and how long in all.
 	IPWaitPods    int
 	IPWaitSeconds float64
+	// NodeFailures: nodes spec.nodeFailures made unhealthy.
+	NodeFailures   int
+	UnhealthyHours float64
 	// Volumes is the storage model's counters (nil without storage).
 	Volumes *Volumes
 	// NodeCost, when set, bills a node from launch until a time (e.g. along
@@ -475,13 +484,15 @@ func (c *Collector) Build(in Inputs) *Report {
 		r.Cost.PerRequestedCPUHourUSD = round6(total / (cpuSecs / 3600))
 	}
 	r.Nodes = Nodes{
-		Initial:       c.initialNodes,
-		Launched:      c.launched,
-		Terminated:    c.terminated,
-		Peak:          c.peak,
-		AtEnd:         c.live,
-		SpotHours:     round3(c.nodeSeconds[cluster.Spot] / 3600),
-		OnDemandHours: round3((c.nodeSeconds[cluster.OnDemand] + c.nodeSeconds[cluster.Reserved]) / 3600),
+		Initial:        c.initialNodes,
+		Launched:       c.launched,
+		Terminated:     c.terminated,
+		Peak:           c.peak,
+		AtEnd:          c.live,
+		SpotHours:      round3(c.nodeSeconds[cluster.Spot] / 3600),
+		OnDemandHours:  round3((c.nodeSeconds[cluster.OnDemand] + c.nodeSeconds[cluster.Reserved]) / 3600),
+		Failed:         in.NodeFailures,
+		UnhealthyHours: round3(in.UnhealthyHours),
 	}
 
 	pendingByWL := make([]int, len(c.byWL))

@@ -191,6 +191,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		rows = append(rows[:9], append([][]string{{"cost of reservations (used or not) / used", fmt.Sprintf("$%.2f / %.1f%%", r.Cost.ReservationsUSD, util)}}, rows[9:]...)...)
 	}
+	if r.Nodes.Failed > 0 {
+		// Only with spec.nodeFailures, so other tables keep their rows.
+		rows = append(rows[:len(rows)-1], []string{"nodes failed / unhealthy node-hours", fmt.Sprintf("%d / %.1f", r.Nodes.Failed, r.Nodes.UnhealthyHours)}, rows[len(rows)-1])
+	}
 	if p.WaitedOnIPs > 0 || r.Provisioning.InsufficientAddressErrors > 0 {
 		// Only with spec.network's subnets, so other tables keep their rows.
 		rows = append(rows[:len(rows)-1],

@@ -47,6 +47,7 @@ type priorityClass struct {
 func (l *loader) compile() {
 	l.compileSpec()
 	l.compileMarket(l.out.File)
+	l.compileNodeFailures()
 	classes := l.compilePriorityClasses()
 	l.compileStaticPools()
 	l.compileNodes()

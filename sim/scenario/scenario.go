@@ -42,6 +42,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/component"
+	"github.com/clustersim/clustersim/sim/kubelet"
 	"github.com/clustersim/clustersim/sim/scheduler"
 	"github.com/clustersim/clustersim/sim/spotmarket"
 	"github.com/clustersim/clustersim/sim/workload"
@@ -78,6 +79,8 @@ type Scenario struct {
 	Zones         []string
 	StrandedAfter time.Duration
 	PodStartDelay time.Duration
+	// NodeFailures are spec.nodeFailures, for the kubelet model.
+	NodeFailures []kubelet.NodeFailure
 	// Subnets are spec.network's subnets (nil: addresses are unlimited),
 	// IPsPerNode what a node takes of one.
 	Subnets    []cloud.Subnet

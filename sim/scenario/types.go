@@ -52,6 +52,8 @@ type spec struct {
 	Workloads []timing `json:"workloads,omitempty"`
 	// Market configures the EC2 side: capacity, the spot market, replay.
 	Market *marketSpec `json:"market,omitempty"`
+	// NodeFailures make nodes unhealthy (faults.go).
+	NodeFailures []nodeFailureSpec `json:"nodeFailures,omitempty"`
 	// Epoch is the wall-clock time of simulated time 0 (RFC 3339): the
 	// clock CronJob schedules and Karpenter's budget schedules read.
 	// Default DefaultEpoch, or spec.karpenter.startTime when only that is

@@ -57,7 +57,7 @@ var parts = []part{
 	// An observer too; after the scheduler, whose last message for a pod
 	// it writes, and before the market, which it subscribes to first.
 	{name: "timeline recorder", needed: tracing, build: (*Sim).buildRecorder},
-	{name: "kubelet", build: (*Sim).buildKubelet},
+	{name: "kubelet", build: (*Sim).buildKubelet, report: (*Sim).reportKubelet},
 	{name: "taint manager", build: (*Sim).buildTaintManager},
 	{name: "eviction API", build: (*Sim).buildEvictor, report: (*Sim).reportEvictions},
 	// EC2 exists when an autoscaler launches instances, so before them.
@@ -176,7 +176,12 @@ func (s *Sim) buildRecorder() error {
 
 func (s *Sim) buildKubelet() error {
 	s.kubelet = kubelet.New(s.eng, s.cl, s.sc.PodStartDelay)
+	s.kubelet.SetNodeFailures(s.sc.NodeFailures)
 	return nil
+}
+
+func (s *Sim) reportKubelet(in *report.Inputs) {
+	in.NodeFailures, in.UnhealthyHours = s.kubelet.NodeFailures(), s.kubelet.UnhealthyHours()
 }
 
 func (s *Sim) buildTaintManager() error {

@@ -21,7 +21,10 @@
 //     aws:///ZONE/i-<17 hex digits> (the EC2 instance behind it; static
 //     nodes, which have none, get an ID made from their node number with
 //     bit 60 set), creationTimestamp at the launch, and a Ready
-//     condition (False while launching, with the not-ready taint). A
+//     condition (False while launching, with the not-ready taint; False
+//     or Unknown under a node failure, whose other conditions, such as
+//     AcceleratedHardwareReady=False, are added as the agent reports
+//     them). A
 //     spot node no label calls spot (a static pool's) gets
 //     eks.amazonaws.com/capacityType: SPOT, so that an import keeps it.
 //   - Pods that are pending, bound or running (finished and deleted pods
@@ -395,6 +398,21 @@ func (d *dumper) nodes() {
 			node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 		}
 		node.Status.Conditions = []corev1.NodeCondition{ready}
+		switch c := n.Condition; {
+		case c == cluster.ReadyFalse || c == cluster.ReadyUnknown:
+			ready.Status, ready.Reason, ready.Message = corev1.ConditionFalse, "KubeletNotReady", "the scenario's node failure"
+			if c == cluster.ReadyUnknown {
+				ready.Status, ready.Reason, ready.Message = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
+			}
+			ready.LastTransitionTime = d.time(n.ConditionSince)
+			node.Status.Conditions[0] = ready
+		case c != cluster.Healthy:
+			// The node monitoring agent's condition, as it reports it.
+			typ, _, _ := strings.Cut(c.String(), "=")
+			node.Status.Conditions = append(node.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeConditionType(typ),
+				Status: corev1.ConditionFalse, Reason: "NodeFailure", Message: "the scenario's node failure",
+				LastTransitionTime: d.time(n.ConditionSince), LastHeartbeatTime: metav1.NewTime(d.now)})
+		}
 		if d.in.NodeClaims != nil && n.State == cluster.NodeReady {
 			if _, ok := d.in.NodeClaims(id); ok {
 				// Karpenter labels the Nodes it registered and

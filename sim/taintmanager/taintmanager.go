@@ -6,6 +6,10 @@
 // room for its termination grace period, and is then deleted; its
 // controller replaces it.
 //
+// Pods that do not tolerate the node lifecycle controller's not-ready or
+// unreachable NoExecute taints themselves get the DefaultTolerationSeconds
+// admission plugin's: 300 s (cluster.DefaultNotReadyToleration).
+//
 // Simplification: the countdown starts when the manager sees the taint (or
 // the pod bound to the tainted node), not at the taint's timeAdded.
 package taintmanager
@@ -29,6 +33,9 @@ type Manager struct {
 	id     engine.HandlerID
 	timers []engine.Timer // by PodID: a pending evEvict
 	due    []engine.Time  // by PodID: when that evEvict fires
+	// notReady and unreachable are the lifecycle controller's taint keys
+	// (admissionDefault).
+	notReady, unreachable cluster.Sym
 	// Evictions counts pods evicted for NoExecute taints.
 	Evictions uint64
 }
@@ -70,7 +77,7 @@ func (m *Manager) reconsider(id cluster.PodID) {
 	if p.Terminating || !p.Phase.OnNode() {
 		return
 	}
-	wait, evict := evictionDelay(p.Spec.Tolerations, m.cl.Nodes[p.Node].Taints)
+	wait, evict := m.evictionDelay(p.Spec.Tolerations, m.cl.Nodes[p.Node].Taints)
 	if m.eng.Pending(*t) {
 		// A countdown already runs; a taint change restarts it only if it
 		// makes eviction sooner or cancels it.
@@ -91,7 +98,7 @@ func (m *Manager) reconsider(id cluster.PodID) {
 
 // evictionDelay says whether a pod must leave a node with these taints, and
 // after how long (k8s taint_eviction.go getMinTolerationTime).
-func evictionDelay(tols cluster.Tolerations, taints []cluster.Taint) (time.Duration, bool) {
+func (m *Manager) evictionDelay(tols cluster.Tolerations, taints []cluster.Taint) (time.Duration, bool) {
 	wait := cluster.Forever
 	any := false
 	for _, t := range taints {
@@ -106,6 +113,11 @@ func evictionDelay(tols cluster.Tolerations, taints []cluster.Taint) (time.Durat
 				wait = min(wait, tols[i].Seconds)
 			}
 		}
+		if !tolerated && m.admissionDefault(t.Key) {
+			// DefaultTolerationSeconds added the pod this toleration.
+			tolerated = true
+			wait = min(wait, cluster.DefaultNotReadyToleration)
+		}
 		if !tolerated {
 			return 0, true
 		}
@@ -114,6 +126,16 @@ func evictionDelay(tols cluster.Tolerations, taints []cluster.Taint) (time.Durat
 		return 0, false
 	}
 	return wait, true
+}
+
+// admissionDefault: the taint is one DefaultTolerationSeconds gives every
+// pod a toleration for (not-ready, unreachable). Interned on first use: a
+// run with no such taint never asks.
+func (m *Manager) admissionDefault(key cluster.Sym) bool {
+	if m.notReady == cluster.NoSym {
+		m.notReady, m.unreachable = m.cl.Syms.Intern(cluster.TaintNotReady), m.cl.Syms.Intern(cluster.TaintUnreachable)
+	}
+	return key == m.notReady || key == m.unreachable
 }
 
 // HandleEvent implements engine.Handler.

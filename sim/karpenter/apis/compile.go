@@ -829,10 +829,9 @@ func (c *compiler) budgets(d *manifest.Document, path string, in []budgetV1) []B
 			case "Drifted":
 				nb.Reasons = append(nb.Reasons, ReasonDrifted)
 			case "Unhealthy":
-				// v1.15: node repair's budgets. Repair is not modelled, so
-				// the budget paces nothing here.
+				// v1.15: node repair's budgets (with the NodeRepair gate
+				// off it paces nothing: package karpenter says so).
 				nb.Reasons = append(nb.Reasons, ReasonUnhealthy)
-				c.warn(d, fmt.Sprintf("%s.reasons[%d]", p, j), "Unhealthy paces Karpenter v1.15's node repair (feature gate NodeRepair, off by default), which is not simulated: this budget limits nothing here")
 			default:
 				c.fail(d, fmt.Sprintf("%s.reasons[%d]", p, j), "use Empty, Underutilized, Drifted or Unhealthy", "%q is not a disruption reason", r)
 			}

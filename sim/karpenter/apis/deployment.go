@@ -134,12 +134,12 @@ var settings = []setting{
 var gates = map[string]string{
 	"SpotToSpotConsolidation":   "",
 	"ReservedCapacity":          "",
-	"NodeRepair":                "nodes never turn unhealthy in the simulation, so repair has nothing to do",
+	"NodeRepair":                "",
 	"NodeOverlay":               "",
 	"StaticCapacity":            "",
 	"CapacityBuffer":            "CapacityBuffers are not read",
 	"TerminateFirstDrift":       "",
-	"TerminateFirstRepair":      "repair is not simulated",
+	"TerminateFirstRepair":      "",
 	"PodDeletionCostManagement": "Karpenter's management of pod-deletion-cost is not simulated (eviction costs read the annotation as with the gate off)",
 }
 
@@ -172,7 +172,8 @@ func (dep *Deployment) oneOf(v, at string, values ...string) bool {
 }
 
 // featureGates reads "Name=true,Other=false" as upstream's
-// ParseFeatureGates: SpotToSpotConsolidation, StaticCapacity, NodeOverlay, TerminateFirstDrift and ReservedCapacity are
+// ParseFeatureGates: SpotToSpotConsolidation, StaticCapacity, NodeOverlay, TerminateFirstDrift,
+// ReservedCapacity, NodeRepair and TerminateFirstRepair are
 // modelled; another gate turned on that the simulation does not model
 // gets a warning; an unknown name is ignored upstream, and named here.
 func (dep *Deployment) featureGates(v, at string) {
@@ -192,7 +193,8 @@ func (dep *Deployment) featureGates(v, at string) {
 		switch {
 		case !known:
 			dep.warn(at, "karpenter.unknown-feature-gate", "unknown feature gate %q: Karpenter v1.15 ignores it", name)
-		case name == "SpotToSpotConsolidation" || name == "StaticCapacity" || name == "NodeOverlay" || name == "TerminateFirstDrift" || name == "ReservedCapacity":
+		case name == "SpotToSpotConsolidation" || name == "StaticCapacity" || name == "NodeOverlay" || name == "TerminateFirstDrift" ||
+			name == "ReservedCapacity" || name == "NodeRepair" || name == "TerminateFirstRepair":
 			if dep.Spec.FeatureGates == nil {
 				dep.Spec.FeatureGates = &FeatureGatesSpec{}
 			}
@@ -205,6 +207,10 @@ func (dep *Deployment) featureGates(v, at string) {
 				dep.Spec.FeatureGates.TerminateFirstDrift = &on
 			case "ReservedCapacity":
 				dep.Spec.FeatureGates.ReservedCapacity = &on
+			case "NodeRepair":
+				dep.Spec.FeatureGates.NodeRepair = &on
+			case "TerminateFirstRepair":
+				dep.Spec.FeatureGates.TerminateFirstRepair = &on
 			default:
 				dep.Spec.FeatureGates.SpotToSpotConsolidation = &on
 			}

@@ -101,6 +101,13 @@ type Settings struct {
 	// default): a drifted node of a static NodePool at its node limit is
 	// deleted first, the pool refilled once it is gone.
 	TerminateFirstDrift bool
+	// NodeRepair is the NodeRepair feature gate (off by default): only
+	// with it does the repair method replace unhealthy nodes.
+	NodeRepair bool
+	// TerminateFirstRepair is the TerminateFirstRepair feature gate (off
+	// by default): an unhealthy node of a static NodePool at its node
+	// limit is deleted first, the pool refilled once it is gone.
+	TerminateFirstRepair bool
 	// InterruptionQueue says whether an SQS interruption queue is
 	// configured (off by default): only then are spot interruption
 	// notices handled (cordon, drain, replace).
@@ -296,11 +303,20 @@ type FeatureGatesSpec struct {
 	// ReservedCapacity offers the capacity reservations EC2NodeClasses
 	// select (beta, on by default since v1.6). Default true.
 	ReservedCapacity *bool `json:"reservedCapacity,omitempty"`
+	// NodeRepair replaces nodes whose conditions stay unhealthy past the
+	// cloud provider's toleration (alpha since v1.1; a disruption method
+	// in v1.15). Default false: unhealthy nodes stay.
+	NodeRepair *bool `json:"nodeRepair,omitempty"`
+	// TerminateFirstRepair deletes an unhealthy node before its
+	// replacement when none can be staged (alpha since v1.15; here: a
+	// static NodePool at its node limit). Default false: such nodes stay.
+	TerminateFirstRepair *bool `json:"terminateFirstRepair,omitempty"`
 }
 
 // anyUnset reports whether some gate is left unset (nil: all are).
 func (g *FeatureGatesSpec) anyUnset() bool {
-	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil || g.TerminateFirstDrift == nil || g.ReservedCapacity == nil
+	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil || g.TerminateFirstDrift == nil ||
+		g.ReservedCapacity == nil || g.NodeRepair == nil || g.TerminateFirstRepair == nil
 }
 
 // merge fills the gates g leaves unset with under's.
@@ -326,6 +342,12 @@ func (g *FeatureGatesSpec) merge(under *FeatureGatesSpec) *FeatureGatesSpec {
 	}
 	if out.ReservedCapacity == nil {
 		out.ReservedCapacity = under.ReservedCapacity
+	}
+	if out.NodeRepair == nil {
+		out.NodeRepair = under.NodeRepair
+	}
+	if out.TerminateFirstRepair == nil {
+		out.TerminateFirstRepair = under.TerminateFirstRepair
 	}
 	return &out
 }
@@ -393,6 +415,12 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 	}
 	if s.FeatureGates != nil && s.FeatureGates.ReservedCapacity != nil {
 		out.ReservedCapacity = *s.FeatureGates.ReservedCapacity
+	}
+	if s.FeatureGates != nil && s.FeatureGates.NodeRepair != nil {
+		out.NodeRepair = *s.FeatureGates.NodeRepair
+	}
+	if s.FeatureGates != nil && s.FeatureGates.TerminateFirstRepair != nil {
+		out.TerminateFirstRepair = *s.FeatureGates.TerminateFirstRepair
 	}
 	if s.InterruptionQueue != nil {
 		out.InterruptionQueue = *s.InterruptionQueue
