@@ -75,6 +75,7 @@ const (
 	evForceDelete
 	evSolveDone
 	evStatic
+	evBufferResync
 )
 
 // env is what every part of the controller reads: the models it talks to,
@@ -113,6 +114,8 @@ type Karpenter struct {
 	// evPoolUpdate events, by the event's Obj.
 	signals     []cloud.Signal
 	poolUpdates []NodePool
+	// buffers is the CapacityBuffer controller, nil with the gate off.
+	buffers *buffers
 }
 
 // parts are the controller's parts (doc.go, Structure). The controller
@@ -177,6 +180,8 @@ type Config struct {
 	// NodeOverlays in the order they apply; in force with
 	// Settings.NodeOverlay.
 	NodeOverlays []apis.NodeOverlay
+	// CapacityBuffers are kept with Settings.CapacityBuffer.
+	CapacityBuffers []apis.CapacityBuffer
 }
 
 // New builds the controller. It registers the controller with the engine,
@@ -223,6 +228,11 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	// Static pools fill at the start (after the start state is adopted:
 	// upstream waits for its cluster state to sync).
 	k.static.poke()
+	if settings.CapacityBuffer {
+		k.buffers = newBuffers(k.env, cfg.CapacityBuffers)
+		k.buffers.parts = k.parts
+		k.buffers.start()
+	}
 	for _, sc := range cfg.Scale {
 		for _, p := range cfg.NodePools {
 			if p.Name == sc.NodePool {
@@ -353,6 +363,8 @@ func (k *Karpenter) HandleEvent(ev engine.Event) {
 		k.cl.DeletePod(cluster.PodID(ev.Obj), cluster.CauseEvicted)
 	case evStatic:
 		k.static.reconcile()
+	case evBufferResync:
+		k.buffers.resync()
 	}
 }
 

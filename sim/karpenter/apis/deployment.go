@@ -137,7 +137,7 @@ var gates = map[string]string{
 	"NodeRepair":                "nodes never turn unhealthy in the simulation, so repair has nothing to do",
 	"NodeOverlay":               "",
 	"StaticCapacity":            "",
-	"CapacityBuffer":            "CapacityBuffers are not read",
+	"CapacityBuffer":            "",
 	"TerminateFirstDrift":       "",
 	"TerminateFirstRepair":      "repair is not simulated",
 	"PodDeletionCostManagement": "Karpenter's management of pod-deletion-cost is not simulated (eviction costs read the annotation as with the gate off)",
@@ -172,7 +172,7 @@ func (dep *Deployment) oneOf(v, at string, values ...string) bool {
 }
 
 // featureGates reads "Name=true,Other=false" as upstream's
-// ParseFeatureGates: SpotToSpotConsolidation, StaticCapacity, NodeOverlay and TerminateFirstDrift are
+// ParseFeatureGates: SpotToSpotConsolidation, StaticCapacity, NodeOverlay, CapacityBuffer and TerminateFirstDrift are
 // modelled; another gate turned on that the simulation does not model
 // gets a warning; an unknown name is ignored upstream, and named here.
 func (dep *Deployment) featureGates(v, at string) {
@@ -192,7 +192,7 @@ func (dep *Deployment) featureGates(v, at string) {
 		switch {
 		case !known:
 			dep.warn(at, "karpenter.unknown-feature-gate", "unknown feature gate %q: Karpenter v1.15 ignores it", name)
-		case name == "SpotToSpotConsolidation" || name == "StaticCapacity" || name == "NodeOverlay" || name == "TerminateFirstDrift":
+		case name == "SpotToSpotConsolidation" || name == "StaticCapacity" || name == "NodeOverlay" || name == "TerminateFirstDrift" || name == "CapacityBuffer":
 			if dep.Spec.FeatureGates == nil {
 				dep.Spec.FeatureGates = &FeatureGatesSpec{}
 			}
@@ -203,6 +203,8 @@ func (dep *Deployment) featureGates(v, at string) {
 				dep.Spec.FeatureGates.NodeOverlay = &on
 			case "TerminateFirstDrift":
 				dep.Spec.FeatureGates.TerminateFirstDrift = &on
+			case "CapacityBuffer":
+				dep.Spec.FeatureGates.CapacityBuffer = &on
 			default:
 				dep.Spec.FeatureGates.SpotToSpotConsolidation = &on
 			}

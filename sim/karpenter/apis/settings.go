@@ -94,6 +94,9 @@ type Settings struct {
 	// NodeOverlay is the NodeOverlay feature gate (off by default): only
 	// with it are NodeOverlays applied to the instance types.
 	NodeOverlay bool
+	// CapacityBuffer is the CapacityBuffer feature gate (off by default):
+	// only with it does Karpenter keep the capacity CapacityBuffers ask for.
+	CapacityBuffer bool
 	// TerminateFirstDrift is the TerminateFirstDrift feature gate (off by
 	// default): a drifted node of a static NodePool at its node limit is
 	// deleted first, the pool refilled once it is gone.
@@ -285,6 +288,10 @@ type FeatureGatesSpec struct {
 	// NodeOverlay applies karpenter.sh/v1alpha1 NodeOverlays (alpha since
 	// v1.7). Default false: overlays change nothing.
 	NodeOverlay *bool `json:"nodeOverlay,omitempty"`
+	// CapacityBuffer keeps the spare capacity of autoscaling.x-k8s.io
+	// CapacityBuffers (alpha since v1.14). Default false: buffers keep
+	// nothing.
+	CapacityBuffer *bool `json:"capacityBuffer,omitempty"`
 	// TerminateFirstDrift deletes a drifted node before its replacement
 	// when none can be staged (alpha since v1.15; here: a static NodePool
 	// at its node limit). Default false: such nodes stay.
@@ -293,7 +300,7 @@ type FeatureGatesSpec struct {
 
 // anyUnset reports whether some gate is left unset (nil: all are).
 func (g *FeatureGatesSpec) anyUnset() bool {
-	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil || g.TerminateFirstDrift == nil
+	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil || g.CapacityBuffer == nil || g.TerminateFirstDrift == nil
 }
 
 // merge fills the gates g leaves unset with under's.
@@ -316,6 +323,9 @@ func (g *FeatureGatesSpec) merge(under *FeatureGatesSpec) *FeatureGatesSpec {
 	}
 	if out.TerminateFirstDrift == nil {
 		out.TerminateFirstDrift = under.TerminateFirstDrift
+	}
+	if out.CapacityBuffer == nil {
+		out.CapacityBuffer = under.CapacityBuffer
 	}
 	return &out
 }
@@ -380,6 +390,9 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 	}
 	if s.FeatureGates != nil && s.FeatureGates.TerminateFirstDrift != nil {
 		out.TerminateFirstDrift = *s.FeatureGates.TerminateFirstDrift
+	}
+	if s.FeatureGates != nil && s.FeatureGates.CapacityBuffer != nil {
+		out.CapacityBuffer = *s.FeatureGates.CapacityBuffer
 	}
 	if s.InterruptionQueue != nil {
 		out.InterruptionQueue = *s.InterruptionQueue

@@ -1,0 +1,120 @@
+package simulation_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
+	"github.com/clustersim/clustersim/sim/report"
+	"github.com/clustersim/clustersim/sim/scenario"
+	"github.com/clustersim/clustersim/sim/simulation"
+)
+
+// bufferScenario: Deployment production/web-app (1 cpu pods) steps from
+// 4 to 9 replicas at 1h, on one Karpenter on-demand NodePool; gates are
+// the Karpenter gates line. The CapacityBuffer is the User Experience
+// example of Karpenter's design (kubernetes-sigs/karpenter v1.15.0
+// designs/capacity-buffers.md), verbatim: capacity for 5 more web-app
+// pods.
+func bufferScenario(gates string) string {
+	return `apiVersion: clustersim.dev/v1alpha1
+kind: Scenario
+metadata: {name: buffer}
+spec:
+  seed: 1
+  duration: 3h
+  region: us-east-1
+  zones: [us-east-1a, us-east-1b, us-east-1c]
+  karpenter: {featureGates: {` + gates + `}}
+  workloads:
+    - ref: Deployment/production/web-app
+      replicas: [{at: 0s, count: 4}, {at: 1h, count: 9}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web-app, namespace: production}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web-app}}
+  template:
+    metadata: {labels: {app: web-app}}
+    spec:
+      containers:
+        - {name: web, image: example.com/web:1.0, resources: {requests: {cpu: "1", memory: 2Gi}}}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}
+  disruption:
+    consolidationPolicy: WhenEmptyOrUnderutilized
+    consolidateAfter: 1m
+---
+` + fixtures.EC2NodeClassDemo + `---
+# User creates a CapacityBuffer resource
+apiVersion: autoscaling.x-k8s.io/v1alpha1
+kind: CapacityBuffer
+metadata:
+  name: web-app-buffer
+  namespace: production
+spec:
+  # Reference existing workload to derive capacity requirements
+  scalableRef:
+    apiGroup: apps
+    kind: Deployment
+    name: web-app
+  replicas: 5  # Maintain capacity for 5 additional replicas
+`
+}
+
+func runBuffer(t *testing.T, gates string) (*scenario.Scenario, *report.Report) {
+	t.Helper()
+	sc, err := scenario.LoadManifests("buffer.yaml", []byte(bufferScenario(gates)), nil)
+	require.NoError(t, err)
+	rep, err := simulation.Run(sc, simulation.Options{Check: true})
+	require.NoError(t, err)
+	return sc, rep
+}
+
+func warningsWith(sc *scenario.Scenario, code string) []string {
+	var out []string
+	for _, w := range sc.Warnings {
+		if w.Code == code {
+			out = append(out, w.Msg)
+		}
+	}
+	return out
+}
+
+// With the gate on, Karpenter keeps room for 5 more web-app pods: the 5
+// pods of the step at 1h bind at once, where without the buffer they wait
+// for a node. The buffer's virtual pods are no pods of the run.
+func TestCapacityBufferDesignExample(t *testing.T) {
+	scOn, on := runBuffer(t, "capacityBuffer: true")
+	scOff, off := runBuffer(t, "capacityBuffer: false")
+	require.Len(t, warningsWith(scOn, "karpenter.buffer-version"), 1, "v1alpha1 is read with a warning")
+	require.Empty(t, warningsWith(scOn, "karpenter.gate-off"))
+	gateOff := warningsWith(scOff, "karpenter.gate-off")
+	require.Len(t, gateOff, 1)
+	require.True(t, strings.Contains(gateOff[0], "CapacityBuffer feature gate"), gateOff[0])
+
+	require.Equal(t, 9, on.Pods.Total, "virtual pods are not pods of the run")
+	require.Zero(t, on.Pods.Stranded)
+	require.Zero(t, on.Pods.PendingAtEnd)
+	t.Logf("pending p50/p99/max: on %.1f/%.1f/%.1f s, off %.1f/%.1f/%.1f s; cost on %.3f off %.3f USD",
+		on.Pods.PendingSeconds.P50, on.Pods.PendingSeconds.P99, on.Pods.PendingSeconds.Max,
+		off.Pods.PendingSeconds.P50, off.Pods.PendingSeconds.P99, off.Pods.PendingSeconds.Max, on.Cost.TotalUSD, off.Cost.TotalUSD)
+	// 9 pods: the first 4 wait for the first node in both runs; the
+	// median is a pod of the step.
+	require.Less(t, on.Pods.PendingSeconds.P50, 5.0, "the step's pods land on the buffer's room at once")
+	require.Greater(t, off.Pods.PendingSeconds.P50, 20.0, "without the buffer the step waits for a node")
+	require.Greater(t, on.Cost.TotalUSD, off.Cost.TotalUSD, "the headroom costs")
+}
