@@ -118,3 +118,57 @@ func TestCapacityBufferDesignExample(t *testing.T) {
 	require.Greater(t, off.Pods.PendingSeconds.P50, 20.0, "without the buffer the step waits for a node")
 	require.Greater(t, on.Cost.TotalUSD, off.Cost.TotalUSD, "the headroom costs")
 }
+
+// A buffer in a cluster without Karpenter NodePools (a Cluster
+// Autoscaler cluster) is said to be read by Karpenter only.
+func TestCapacityBufferWithoutKarpenter(t *testing.T) {
+	doc := bufferScenario("capacityBuffer: true")
+	start := strings.Index(doc, "apiVersion: karpenter.sh/v1\nkind: NodePool")
+	end := strings.Index(doc, "# User creates")
+	doc = doc[:start] + doc[end:]
+	doc = strings.Replace(doc, "  karpenter: {featureGates: {capacityBuffer: true}}\n", "", 1)
+	sc, err := scenario.LoadManifests("buffer.yaml", []byte(doc), nil)
+	require.NoError(t, err)
+	w := warningsWith(sc, "karpenter.buffer-no-karpenter")
+	require.Len(t, w, 1)
+	require.Contains(t, w[0], "read by Karpenter only")
+}
+
+// Settings that cannot do what their author expects are findings at
+// the buffer: a strategy Karpenter does not read, a scalableRef kind the
+// controller cannot resolve, a buffer of 0 chunks.
+func TestCapacityBufferFindings(t *testing.T) {
+	extra := `---
+apiVersion: autoscaling.x-k8s.io/v1beta1
+kind: CapacityBuffer
+metadata: {name: standby, namespace: production}
+spec:
+  provisioningStrategy: buffer.x-k8s.io/standby-capacity
+  scalableRef: {apiGroup: apps, kind: Deployment, name: web-app}
+  replicas: 1
+---
+apiVersion: autoscaling.x-k8s.io/v1beta1
+kind: CapacityBuffer
+metadata: {name: by-job, namespace: production}
+spec:
+  scalableRef: {apiGroup: batch, kind: Job, name: nightly}
+  replicas: 2
+---
+apiVersion: autoscaling.x-k8s.io/v1beta1
+kind: CapacityBuffer
+metadata: {name: none, namespace: production}
+spec:
+  scalableRef: {apiGroup: apps, kind: Deployment, name: web-app}
+`
+	sc, err := scenario.LoadManifests("buffer.yaml", []byte(bufferScenario("capacityBuffer: true")+extra), nil)
+	require.NoError(t, err)
+	strategy := warningsWith(sc, "karpenter.buffer-strategy")
+	require.Len(t, strategy, 1)
+	require.Contains(t, strategy[0], `provisioningStrategy "buffer.x-k8s.io/standby-capacity" is not read by Karpenter v1.15`)
+	unres := warningsWith(sc, "ineffective.buffer-unresolvable")
+	require.Len(t, unres, 1)
+	require.Contains(t, unres[0], `unsupported scalableRef API group "batch"`)
+	empty := warningsWith(sc, "ineffective.buffer-empty")
+	require.Len(t, empty, 1)
+	require.Contains(t, empty[0], "production/none")
+}

@@ -38,11 +38,15 @@ type capacityBufferDoc struct {
 
 type capacityBufferSpec struct {
 	ProvisioningStrategy *string                      `json:"provisioningStrategy,omitempty"`
-	PodTemplateRef       *struct{ Name string }       `json:"podTemplateRef,omitempty"`
+	PodTemplateRef       *localObjectRef              `json:"podTemplateRef,omitempty"`
 	ScalableRef          *scalableRef                 `json:"scalableRef,omitempty"`
 	Replicas             *int32                       `json:"replicas,omitempty"`
 	Percentage           *int32                       `json:"percentage,omitempty"`
 	Limits               map[string]resource.Quantity `json:"limits,omitempty"`
+}
+
+type localObjectRef struct {
+	Name string `json:"name"`
 }
 
 type scalableRef struct {
