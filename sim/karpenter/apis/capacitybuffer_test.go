@@ -44,7 +44,7 @@ spec:
 	}
 	for spec, want := range map[string]string{
 		"  podTemplateRef: {name: t}\n  scalableRef: {kind: Deployment, name: web}\n  replicas: 1\n": "cb.yaml:6: spec.scalableRef: You must define either PodTemplateRef or ScalableRef, but not both",
-		"  podTemplateRef: {name: t}\n":                        "cb.yaml:5: spec.podTemplateRef: If podTemplateRef is set, replicas or limits must also be set",
+		"  podTemplateRef: {name: t}\n":                                    "cb.yaml:5: spec.podTemplateRef: If podTemplateRef is set, replicas or limits must also be set",
 		"  scalableRef: {kind: Deployment, name: web}\n  replicas: -1\n":   "cb.yaml:6: spec.replicas: spec.replicas -1: should be greater than or equal to 0",
 		"  scalableRef: {kind: Deployment, name: web}\n  percentage: -5\n": "spec.percentage -5: should be greater than or equal to 0",
 		"  scalableRef: {kind: Deployment, name: web}\n  replica: 2\n":     `unknown field "replica"`,
