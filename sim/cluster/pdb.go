@@ -194,7 +194,7 @@ func (t *pdbTracker) update(c *Cluster, id PodID) {
 // ScaleSource gives a workload's pod template and its desired replicas
 // (a Deployment's, StatefulSet's or ReplicaSet's spec.replicas), by
 // namespace, kind and name; ok false when there is none.
-type ScaleSource func(namespace Sym, kind, name string) (spec *PodSpec, replicas int32, ok bool)
+type ScaleSource func(namespace, kind, name string) (spec *PodSpec, replicas int32, ok bool)
 
 // SetScaleSource gives the cluster its controllers' workloads, for readers
 // that follow a workload by reference (a CapacityBuffer's scalableRef).
@@ -202,7 +202,7 @@ func (c *Cluster) SetScaleSource(f ScaleSource) { c.scaleSource = f }
 
 // ScaleOf is the workload's pod template and desired replicas
 // (SetScaleSource); ok false without a source or such a workload.
-func (c *Cluster) ScaleOf(namespace Sym, kind, name string) (*PodSpec, int32, bool) {
+func (c *Cluster) ScaleOf(namespace, kind, name string) (*PodSpec, int32, bool) {
 	if c.scaleSource == nil {
 		return nil, 0, false
 	}

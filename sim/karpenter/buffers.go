@@ -40,6 +40,8 @@ type buffers struct {
 	// Chunks is each buffer's status.replicas at the last reconcile (-1:
 	// not ready for provisioning).
 	Chunks []int32
+	// ns are the buffers' namespaces, interned when built.
+	ns []cluster.Sym
 }
 
 type bufferTemplate struct {
@@ -47,7 +49,10 @@ type bufferTemplate struct {
 }
 
 func newBuffers(e env, specs []apis.CapacityBuffer) *buffers {
-	b := &buffers{env: e, specs: specs, tmpl: make([]bufferTemplate, len(specs)), Chunks: make([]int32, len(specs))}
+	b := &buffers{env: e, specs: specs, tmpl: make([]bufferTemplate, len(specs)), Chunks: make([]int32, len(specs)), ns: make([]cluster.Sym, len(specs))}
+	for i := range specs {
+		b.ns[i] = e.cl.Syms.Intern(specs[i].Namespace)
+	}
 	return b
 }
 
@@ -70,8 +75,7 @@ func (b *buffers) resync() {
 		if n <= 0 {
 			continue
 		}
-		bs := &b.specs[i]
-		ns := b.cl.Syms.Intern(bs.Namespace)
+		bs, ns := &b.specs[i], b.ns[i]
 		for j := 1; j <= int(n); j++ {
 			name := fmt.Sprintf("capacity-buffer-%s-%d", bs.Name, j)
 			b.pods = append(b.pods, cluster.Pod{Name: name, Namespace: ns, Spec: spec, Phase: cluster.Pending,
@@ -92,12 +96,16 @@ func (b *buffers) resync() {
 // capacity.
 func (b *buffers) resolve(i int) (*cluster.PodSpec, int32) {
 	bs := &b.specs[i]
-	if bs.Unresolvable != "" || bs.ScalableName == "" {
+	if bs.Unresolvable != "" {
 		return nil, -1
 	}
-	from, replicas, ok := b.cl.ScaleOf(b.cl.Syms.Intern(bs.Namespace), bs.ScalableKind, bs.ScalableName)
+	kind, name := bs.ScalableKind, bs.ScalableName
+	if bs.PodTemplate != "" {
+		kind, name = "PodTemplate", bs.PodTemplate
+	}
+	from, replicas, ok := b.cl.ScaleOf(bs.Namespace, kind, name)
 	if !ok {
-		return nil, -1 // ScalableRefNotFound
+		return nil, -1 // ScalableRefNotFound, PodTemplateNotFound
 	}
 	t := &b.tmpl[i]
 	if t.from != from {
@@ -191,9 +199,6 @@ func bufferWarnings(bs []apis.CapacityBuffer, st Settings) []component.Warning {
 		case b.Unresolvable != "":
 			w("ineffective.buffer-unresolvable", b.Unresolvable+": the buffer controller never resolves it (ReadyForProvisioning=False) and it keeps no capacity",
 				"point scalableRef at a Deployment, StatefulSet or ReplicaSet (apiGroup apps), or use podTemplateRef")
-		case b.PodTemplate != "":
-			w("karpenter.buffer-not-modelled", "podTemplateRef is not simulated yet: this buffer keeps no capacity in the run",
-				"size the buffer from a workload with scalableRef")
 		}
 		if b.Strategy != apis.ActiveCapacity {
 			w("karpenter.buffer-strategy", fmt.Sprintf("provisioningStrategy %q is not read by Karpenter v1.15: it provisions the buffer as %s", b.Strategy, apis.ActiveCapacity),

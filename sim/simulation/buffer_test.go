@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
@@ -171,4 +172,62 @@ spec:
 	empty := warningsWith(sc, "ineffective.buffer-empty")
 	require.Len(t, empty, 1)
 	require.Contains(t, empty[0], "production/none")
+}
+
+// Example 4 of Karpenter's design (KC designs/capacity-buffers.md,
+// v1.15.0; its tab indentation written as spaces, which YAML requires): a
+// PodTemplate buffer sized by its limits alone, 20 cpu / 2 cpu and 40Gi /
+// 4Gi: 10 chunks. With no pod at all, Karpenter keeps nodes with room
+// for them, for the whole run.
+func TestCapacityBufferPodTemplateLimits(t *testing.T) {
+	example := `apiVersion: v1
+kind: PodTemplate
+metadata:
+  name: worker-template
+  namespace: workers
+template:
+  spec:
+    containers:
+    - name: worker
+      image: worker:latest
+      resources:
+        requests:
+          cpu: "2"
+          memory: "4Gi"
+---
+apiVersion: autoscaling.x-k8s.io/v1alpha1
+kind: CapacityBuffer
+metadata:
+  name: worker-buffer
+  namespace: workers
+spec:
+  provisioningStrategy: "buffer.x-k8s.io/active-capacity"
+  podTemplateRef:
+    name: worker-template
+  limits:
+    cpu: "20"
+    memory: "40Gi"
+`
+	doc := bufferScenario("capacityBuffer: true")
+	doc = doc[:strings.Index(doc, "# User creates")] + example
+	doc = strings.Replace(doc, "  workloads:\n    - ref: Deployment/production/web-app\n      replicas: [{at: 0s, count: 4}, {at: 1h, count: 9}]\n", "", 1)
+	doc = strings.Replace(doc, "  replicas: 4\n", "  replicas: 0\n", 1)
+	sc, err := scenario.LoadManifests("buffer.yaml", []byte(doc), nil)
+	require.NoError(t, err)
+	var freeCPU int64
+	rep, err := simulation.Run(sc, simulation.Options{Check: true, Inspect: func(cl *cluster.Cluster) {
+		for i := range cl.Nodes {
+			if n := &cl.Nodes[i]; n.State != cluster.NodeGone {
+				freeCPU += n.Allocatable[cluster.CPU]
+			}
+		}
+	}})
+	if ie, ok := err.(*simulation.InternalError); ok {
+		t.Log(ie.Stack)
+	}
+	require.NoError(t, err)
+	require.Zero(t, rep.Pods.Total, "the buffer's pods are virtual")
+	require.GreaterOrEqual(t, freeCPU, int64(20000), "room for 10 chunks of 2 cpu at the end")
+	require.Less(t, freeCPU, int64(40000), "and not much more")
+	require.Positive(t, rep.Cost.TotalUSD, "the headroom is paid for")
 }

@@ -63,7 +63,7 @@ func (c *Controllers) InstanceOf(id cluster.PodID) int32 {
 // scalableRef; a ReplicaSet is compiled as a Deployment and found as one.
 // ok false when no such workload exists (yet: a workload created later
 // has no instance before then).
-func (c *Controllers) ScaleOf(ns cluster.Sym, kind, name string) (*cluster.PodSpec, int32, bool) {
+func (c *Controllers) ScaleOf(namespace, kind, name string) (*cluster.PodSpec, int32, bool) {
 	want := Deployment
 	switch kind {
 	case "Deployment", "ReplicaSet":
@@ -74,7 +74,7 @@ func (c *Controllers) ScaleOf(ns cluster.Sym, kind, name string) (*cluster.PodSp
 	}
 	for _, ctl := range c.ctrls {
 		s := &ctl.spec
-		if s.Kind != want || ctl.ns != ns || s.Name != name || s.Pod == nil || len(ctl.instances) == 0 {
+		if s.Kind != want || s.Namespace != namespace || s.Name != name || s.Pod == nil || len(ctl.instances) == 0 {
 			continue
 		}
 		return s.Pod, ctl.instances[len(ctl.instances)-1].desired, true
