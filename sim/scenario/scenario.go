@@ -94,7 +94,7 @@ type Scenario struct {
 	Workloads   []workload.Spec
 	// PodTemplates are the v1 PodTemplates, in document order.
 	PodTemplates []PodTemplate
-	PDBs        []cluster.PDB
+	PDBs         []cluster.PDB
 	// NamespaceLabels holds the labels of Namespace manifests.
 	NamespaceLabels map[cluster.Sym]cluster.Labels
 	// SchedulerProfiles from a KubeSchedulerConfiguration (empty: the
