@@ -76,13 +76,25 @@ spec:
 `
 }
 
-func runBuffer(t *testing.T, gates string) (*scenario.Scenario, *report.Report) {
+// runBuffer runs bufferScenario and counts the web-app pods (1 cpu, 2Gi)
+// that would still fit in the nodes' free room at the end.
+func runBuffer(t *testing.T, gates string) (*scenario.Scenario, *report.Report, int64) {
 	t.Helper()
 	sc, err := scenario.LoadManifests("buffer.yaml", []byte(bufferScenario(gates)), nil)
 	require.NoError(t, err)
-	rep, err := simulation.Run(sc, simulation.Options{Check: true})
+	var room int64
+	rep, err := simulation.Run(sc, simulation.Options{Check: true, Inspect: func(cl *cluster.Cluster) {
+		for i := range cl.Nodes {
+			n := &cl.Nodes[i]
+			if n.State == cluster.NodeGone {
+				continue
+			}
+			free := n.Allocatable.Sub(n.Requested)
+			room += min(free[cluster.CPU]/1000, free[cluster.Memory]/(2<<30))
+		}
+	}})
 	require.NoError(t, err)
-	return sc, rep
+	return sc, rep, room
 }
 
 func warningsWith(sc *scenario.Scenario, code string) []string {
@@ -99,8 +111,8 @@ func warningsWith(sc *scenario.Scenario, code string) []string {
 // pods of the step at 1h bind at once, where without the buffer they wait
 // for a node. The buffer's virtual pods are no pods of the run.
 func TestCapacityBufferDesignExample(t *testing.T) {
-	scOn, on := runBuffer(t, "capacityBuffer: true")
-	scOff, off := runBuffer(t, "capacityBuffer: false")
+	scOn, on, roomOn := runBuffer(t, "capacityBuffer: true")
+	scOff, off, roomOff := runBuffer(t, "capacityBuffer: false")
 	require.Len(t, warningsWith(scOn, "karpenter.buffer-version"), 1, "v1alpha1 is read with a warning")
 	require.Empty(t, warningsWith(scOn, "karpenter.gate-off"))
 	gateOff := warningsWith(scOff, "karpenter.gate-off")
@@ -118,6 +130,12 @@ func TestCapacityBufferDesignExample(t *testing.T) {
 	require.Less(t, on.Pods.PendingSeconds.P50, 5.0, "the step's pods land on the buffer's room at once")
 	require.Greater(t, off.Pods.PendingSeconds.P50, 20.0, "without the buffer the step waits for a node")
 	require.Greater(t, on.Cost.TotalUSD, off.Cost.TotalUSD, "the headroom costs")
+	// The step took the buffer's room; the next reconcile refilled it,
+	// and consolidation kept it for the 2 hours after.
+	t.Logf("room for %d more pods at the end with the buffer, %d without; launched %d / %d", roomOn, roomOff, on.Nodes.Launched, off.Nodes.Launched)
+	require.GreaterOrEqual(t, roomOn, int64(5))
+	require.Less(t, roomOff, int64(5))
+	require.Greater(t, on.Nodes.Launched, off.Nodes.Launched)
 }
 
 // A buffer in a cluster without Karpenter NodePools (a Cluster
@@ -230,4 +248,6 @@ spec:
 	require.GreaterOrEqual(t, freeCPU, int64(20000), "room for 10 chunks of 2 cpu at the end")
 	require.Less(t, freeCPU, int64(40000), "and not much more")
 	require.Positive(t, rep.Cost.TotalUSD, "the headroom is paid for")
+	t.Logf("nodes launched %d, terminated %d, room %d mcpu, cost %.3f USD", rep.Nodes.Launched, rep.Nodes.Terminated, freeCPU, rep.Cost.TotalUSD)
+	require.Zero(t, rep.Nodes.Terminated, "emptiness leaves nodes with buffer pods alone (KC HasBufferPods)")
 }
