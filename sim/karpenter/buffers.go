@@ -175,7 +175,7 @@ func onlyBuffers(docs []*manifest.Document) (*manifest.Document, bool) {
 // bufferWarnings are the loader's findings on CapacityBuffers: the gate
 // off (one info line naming it), and settings that cannot do what their
 // author expects.
-func bufferWarnings(bs []apis.CapacityBuffer, st Settings) []component.Warning {
+func bufferWarnings(bs []apis.CapacityBuffer, st Settings, others []*manifest.Document) []component.Warning {
 	if len(bs) == 0 {
 		return nil
 	}
@@ -199,6 +199,13 @@ func bufferWarnings(bs []apis.CapacityBuffer, st Settings) []component.Warning {
 		case b.Unresolvable != "":
 			w("ineffective.buffer-unresolvable", b.Unresolvable+": the buffer controller never resolves it (ReadyForProvisioning=False) and it keeps no capacity",
 				"point scalableRef at a Deployment, StatefulSet or ReplicaSet (apiGroup apps), or use podTemplateRef")
+		case !refFound(others, &b):
+			kind, name, reason := b.ScalableKind, b.ScalableName, "ScalableRefNotFound"
+			if b.PodTemplate != "" {
+				kind, name, reason = "PodTemplate", b.PodTemplate, "PodTemplateNotFound"
+			}
+			w("ineffective.buffer-ref-missing", fmt.Sprintf("%s %s/%s is not in the scenario: the buffer controller never resolves it (ReadyForProvisioning=False, reason %s) and it keeps no capacity", kind, b.Namespace, name, reason),
+				fmt.Sprintf("add the %s to the scenario, or name one in namespace %s (references are namespace-local)", kind, b.Namespace))
 		}
 		if b.Strategy != apis.ActiveCapacity {
 			w("karpenter.buffer-strategy", fmt.Sprintf("provisioningStrategy %q is not read by Karpenter v1.15: it provisions the buffer as %s", b.Strategy, apis.ActiveCapacity),
@@ -215,4 +222,23 @@ func bufferWarnings(bs []apis.CapacityBuffer, st Settings) []component.Warning {
 		}
 	}
 	return out
+}
+
+// refFound reports whether the object b refers to is among the
+// scenario's objects (same namespace, as upstream resolves it).
+func refFound(others []*manifest.Document, b *apis.CapacityBuffer) bool {
+	kind, name := b.ScalableKind, b.ScalableName
+	if b.PodTemplate != "" {
+		kind, name = "PodTemplate", b.PodTemplate
+	}
+	for _, d := range others {
+		ns := d.Namespace
+		if ns == "" {
+			ns = "default"
+		}
+		if d.Kind == kind && d.Name == name && ns == b.Namespace {
+			return true
+		}
+	}
+	return false
 }

@@ -167,7 +167,7 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 	}
 	warns = append(warns, staticWarnings(res.NodePools, settings)...)
 	warns = append(warns, overlayWarnings(env, res.NodePools, res.NodeOverlays, settings)...)
-	warns = append(warns, bufferWarnings(res.CapacityBuffers, settings)...)
+	warns = append(warns, bufferWarnings(res.CapacityBuffers, settings, in.Others)...)
 	scale, err := spec.CompileScale(env.Scenario, in.SettingsPath, res.NodePools)
 	if err != nil {
 		errs = errs.Add(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/internal/fixtures"
+	"github.com/clustersim/clustersim/sim/lint"
 	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
@@ -232,6 +233,7 @@ spec:
 	doc = strings.Replace(doc, "  replicas: 4\n", "  replicas: 0\n", 1)
 	sc, err := scenario.LoadManifests("buffer.yaml", []byte(doc), nil)
 	require.NoError(t, err)
+	require.Empty(t, warningsWith(sc, "ineffective.buffer-ref-missing"), "the PodTemplate is found")
 	var freeCPU int64
 	rep, err := simulation.Run(sc, simulation.Options{Check: true, Inspect: func(cl *cluster.Cluster) {
 		for i := range cl.Nodes {
@@ -250,4 +252,26 @@ spec:
 	require.Positive(t, rep.Cost.TotalUSD, "the headroom is paid for")
 	t.Logf("nodes launched %d, terminated %d, room %d mcpu, cost %.3f USD", rep.Nodes.Launched, rep.Nodes.Terminated, freeCPU, rep.Cost.TotalUSD)
 	require.Zero(t, rep.Nodes.Terminated, "emptiness leaves nodes with buffer pods alone (KC HasBufferPods)")
+}
+
+// A reference to an object the scenario does not have (here a
+// Deployment in another namespace: references are namespace-local) is a
+// finding: upstream's controller reports ScalableRefNotFound and keeps
+// nothing, and so does the run.
+func TestCapacityBufferMissingRef(t *testing.T) {
+	doc := strings.Replace(bufferScenario("capacityBuffer: true"), "  namespace: production\nspec:\n  # Reference", "  namespace: staging\nspec:\n  # Reference", 1)
+	sc, err := scenario.LoadManifests("buffer.yaml", []byte(doc), nil)
+	require.NoError(t, err)
+	w := warningsWith(sc, "ineffective.buffer-ref-missing")
+	require.Len(t, w, 1)
+	require.Contains(t, w[0], "Deployment staging/web-app is not in the scenario")
+	// sim lint reports it as an ineffective setting.
+	found := false
+	for _, f := range lint.Check(sc).Findings {
+		found = found || f.Kind == "ineffective-setting" && strings.Contains(f.Message, "staging/web-app is not in the scenario")
+	}
+	require.True(t, found, "a lint finding")
+	rep, err := simulation.Run(sc, simulation.Options{Check: true})
+	require.NoError(t, err)
+	require.Greater(t, rep.Pods.PendingSeconds.P50, 20.0, "no room is kept: the step waits for nodes")
 }
