@@ -87,6 +87,12 @@ func (b *buffers) resync() {
 	b.dis.stateChanged()
 	if len(b.pods) > 0 {
 		b.prov.trigger()
+	} else {
+		// No virtual pods: the next pass places none (upstream's
+		// UpdateBufferPodCounts after an empty Schedule).
+		for _, kn := range b.nodes.live {
+			kn.bufferPods = 0
+		}
 	}
 	b.eng.After(BufferResync, engine.Event{Handler: b.id, Kind: evBufferResync})
 }
@@ -114,7 +120,7 @@ func (b *buffers) resolve(i int) (*cluster.PodSpec, int32) {
 		v := *from
 		v.Priority, v.PriorityClassName = math.MinInt32, ""
 		v.NodeName = ""
-		v.Volume = nil
+		v.Volume, v.Claims = nil, nil
 		t.from, t.virtual = from, &v
 	}
 	n := bs.Chunks(replicas, func(name string) int64 { return milliRequest(b.cl, t.virtual, name) })
