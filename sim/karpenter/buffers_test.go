@@ -58,3 +58,20 @@ func TestBufferVirtualPods(t *testing.T) {
 	}
 	require.Less(t, free2, free)
 }
+
+// A percentage buffer follows its workload's desired replicas at the
+// next reconcile (KC calculatePercentageReplicas: ceil, at least 1).
+func TestBufferPercentageFollowsWorkload(t *testing.T) {
+	h := newHarness(t)
+	h.deploy("web", h.podSpec("500m", "512Mi", nil), time.Duration(0), 3, 5*time.Minute, 10)
+	st := apis.DefaultSettings()
+	st.CapacityBuffer = true
+	h.settings = &st
+	pct := int32(25)
+	h.buffers = []apis.CapacityBuffer{{Name: "web-headroom", Namespace: "default", ScalableKind: "Deployment", ScalableName: "web", Percentage: &pct, Strategy: apis.ActiveCapacity}}
+	h.start(poolWith("p", odM5, ""))
+	h.run(4 * time.Minute)
+	require.Equal(t, []int32{1}, h.k.buffers.Chunks, "ceil(3 x 25%) = 1")
+	h.run(6 * time.Minute)
+	require.Equal(t, []int32{3}, h.k.buffers.Chunks, "ceil(10 x 25%) = 3")
+}
