@@ -128,10 +128,15 @@ func (b *buffers) resolve(i int) (*cluster.PodSpec, int32) {
 }
 
 // milliRequest is a spec's request of a resource in milli-units (cpu in
-// millicores; memory and the others in thousandths of their unit).
+// millicores; memory and the others in thousandths of their unit). A pod
+// requests no "pods" (KC RequestsForSpec sums the containers' requests),
+// so a limit on pods constrains nothing.
 func milliRequest(cl *cluster.Cluster, s *cluster.PodSpec, name string) int64 {
-	if name == "cpu" {
+	switch name {
+	case "cpu":
 		return s.Requests[cluster.CPU]
+	case "pods":
+		return 0
 	}
 	i, ok := cl.Resources.Lookup(corev1.ResourceName(name))
 	if !ok {
@@ -144,7 +149,7 @@ func milliRequest(cl *cluster.Cluster, s *cluster.PodSpec, name string) int64 {
 	return v * 1000
 }
 
-// bufferPodsOn counts the virtual pods a provisioning solve placed on
+// noteBufferPods counts the virtual pods a provisioning solve placed on
 // each existing node (KC bufferPodCountsFromResults): emptiness leaves
 // those nodes alone (KC Emptiness.ShouldDisrupt HasBufferPods).
 func (pr *provisioner) noteBufferPods(s *scheduling.Solver) {

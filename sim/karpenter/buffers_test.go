@@ -75,3 +75,20 @@ func TestBufferPercentageFollowsWorkload(t *testing.T) {
 	h.run(6 * time.Minute)
 	require.Equal(t, []int32{3}, h.k.buffers.Chunks, "ceil(10 x 25%) = 3")
 }
+
+// Limits count the containers' requests only (KC RequestsForSpec): a
+// limit on pods constrains nothing, one on cpu does.
+func TestBufferLimitsReadRequests(t *testing.T) {
+	h := newHarness(t)
+	spec := h.podSpec("500m", "512Mi", nil)
+	h.start(poolWith("p", odM5, ""))
+	require.Zero(t, milliRequest(h.cl, spec, "pods"))
+	require.Equal(t, int64(500), milliRequest(h.cl, spec, "cpu"))
+	require.Equal(t, int64(512<<20)*1000, milliRequest(h.cl, spec, "memory"))
+	five := int32(5)
+	b := apis.CapacityBuffer{ScalableName: "web", Replicas: &five, Limits: []apis.BufferLimit{{Resource: "pods", Milli: 2000}}}
+	req := func(name string) int64 { return milliRequest(h.cl, spec, name) }
+	require.Equal(t, int32(5), b.Chunks(1, req))
+	b.Limits = append(b.Limits, apis.BufferLimit{Resource: "cpu", Milli: 1500})
+	require.Equal(t, int32(3), b.Chunks(1, req))
+}
