@@ -103,6 +103,8 @@ type Cluster struct {
 	vol *volumes
 	// pdbScale gives a budget's controllers' scale (SetPDBScale).
 	pdbScale func(b *PDB) (int, bool)
+	// scaleSource gives workloads' templates and scale (SetScaleSource).
+	scaleSource ScaleSource
 	// attachLimit gives an instance type's attachable EBS volumes.
 	attachLimit func(instanceType string) int32
 }

@@ -190,3 +190,21 @@ func (t *pdbTracker) update(c *Cluster, id PodID) {
 		}
 	}
 }
+
+// ScaleSource gives a workload's pod template and its desired replicas
+// (a Deployment's, StatefulSet's or ReplicaSet's spec.replicas), by
+// namespace, kind and name; ok false when there is none.
+type ScaleSource func(namespace, kind, name string) (spec *PodSpec, replicas int32, ok bool)
+
+// SetScaleSource gives the cluster its controllers' workloads, for readers
+// that follow a workload by reference (a CapacityBuffer's scalableRef).
+func (c *Cluster) SetScaleSource(f ScaleSource) { c.scaleSource = f }
+
+// ScaleOf is the workload's pod template and desired replicas
+// (SetScaleSource); ok false without a source or such a workload.
+func (c *Cluster) ScaleOf(namespace, kind, name string) (*PodSpec, int32, bool) {
+	if c.scaleSource == nil {
+		return nil, 0, false
+	}
+	return c.scaleSource(namespace, kind, name)
+}

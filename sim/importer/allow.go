@@ -153,6 +153,16 @@ var nodePoolKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta
 var nodeOverlayKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta.keep,
 	"spec": fields{"requirements": requirements, "price": all, "priceAdjustment": all, "capacity": all, "weight": all}.keep}
 
+// capacityBufferKept is an autoscaling.x-k8s.io CapacityBuffer: all of
+// its spec (the references, replicas, percentage, limits, strategy); its
+// status is the buffer controller's and is worked out again.
+var capacityBufferKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta.keep,
+	"spec": fields{"provisioningStrategy": all, "podTemplateRef": all, "scalableRef": all, "replicas": all, "percentage": all, "limits": all}.keep}
+
+// podTemplateKept is a v1 PodTemplate (a CapacityBuffer's
+// podTemplateRef): its template as written.
+var podTemplateKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta.keep, "template": all}
+
 // provisionerKept is a karpenter.sh/v1alpha5 Provisioner, with the
 // NodePool fields mixed manifests put at its spec level; the inline
 // provider (subnets, security groups, instance profile, tags) is not read.

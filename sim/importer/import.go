@@ -271,6 +271,8 @@ var readVersions = map[string][]string{
 	"NodePool":                {"karpenter.sh/v1", "karpenter.sh/v1beta1"},
 	"NodeClaim":               {"karpenter.sh/v1", "karpenter.sh/v1beta1"},
 	"NodeOverlay":             {"karpenter.sh/v1alpha1"},
+	"CapacityBuffer":          {"autoscaling.x-k8s.io/v1beta1", "autoscaling.x-k8s.io/v1alpha1"},
+	"PodTemplate":             {"v1"},
 	"EC2NodeClass":            {"karpenter.k8s.aws/v1", "karpenter.k8s.aws/v1beta1"},
 	"Provisioner":             {"karpenter.sh/v1alpha5"},
 	"AWSNodeTemplate":         {"karpenter.k8s.aws/v1alpha1"},
@@ -321,6 +323,10 @@ func (im *Importer) item(file string, it *item) {
 		err = im.mapKept(w, it, nodePoolKept)
 	case "NodeOverlay":
 		err = im.mapKept(w, it, nodeOverlayKept)
+	case "CapacityBuffer":
+		err = im.mapKept(w, it, capacityBufferKept)
+	case "PodTemplate":
+		err = im.mapKept(w, it, podTemplateKept)
 	case "Provisioner":
 		err = im.mapKept(w, it, provisionerKept)
 	case "EC2NodeClass":

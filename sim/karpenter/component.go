@@ -39,6 +39,7 @@ func (karpenterComponent) Kinds() []component.Kind {
 		{Group: apis.GroupAWS, Kind: apis.KindEC2NodeClass},
 		{Group: apis.GroupAWS, Kind: apis.KindAWSNodeTemplate},
 		{Group: apis.GroupKarpenter, Kind: apis.KindNodeOverlay},
+		{Group: apis.GroupAutoscaling, Kind: apis.KindCapacityBuffer},
 	}
 }
 
@@ -145,6 +146,12 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 	if spec != nil && spec.LaunchTimeout != "" {
 		warn("karpenter.setting-inert", in.SettingsPath+".launchTimeout", "launches answer at once in the simulation, so the launch timeout never fires: this setting changes nothing")
 	}
+	if buf, ok := onlyBuffers(in.Docs); ok {
+		warns = append(warns, component.Warning{Code: "karpenter.buffer-no-karpenter", File: buf.File, Line: buf.Line,
+			Msg: fmt.Sprintf("%s: CapacityBuffers are read by Karpenter only here, and the scenario has no NodePool: no spare capacity is kept (the Cluster Autoscaler's CapacityBuffer support is not simulated)", buf.Ref()),
+			Fix: "add Karpenter NodePools with the CapacityBuffer gate on, or drop the buffer"})
+		in.Docs = nil
+	}
 	if len(in.Docs) == 0 {
 		if spec != nil {
 			warn("karpenter.not-running", in.SettingsPath, "no NodePool or Provisioner in the scenario: Karpenter does not run")
@@ -162,6 +169,7 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 	warns = append(warns, overlayWarnings(env, res.NodePools, res.NodeOverlays, settings)...)
 	warns = append(warns, reservationWarnings(env, res.NodePools, settings)...)
 	warns = append(warns, repairWarnings(env, res.NodePools, settings)...)
+	warns = append(warns, bufferWarnings(res.CapacityBuffers, settings, in.Others)...)
 	scale, err := spec.CompileScale(env.Scenario, in.SettingsPath, res.NodePools)
 	if err != nil {
 		errs = errs.Add(err)
@@ -177,7 +185,7 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 	if err := errs.Err(); err != nil {
 		return nil, warns, err
 	}
-	return &Config{Region: env.Region, Zones: env.Zones, NodePools: res.NodePools, NodeOverlays: res.NodeOverlays, Settings: settings, Scale: scale}, warns, nil
+	return &Config{Region: env.Region, Zones: env.Zones, NodePools: res.NodePools, NodeOverlays: res.NodeOverlays, CapacityBuffers: res.CapacityBuffers, Settings: settings, Scale: scale}, warns, nil
 }
 
 // staticWarnings are the findings on static NodePools: the gate that

@@ -245,6 +245,22 @@
 // capacity-optimized for spot, offerings in overlaid-price order). The
 // cloud bills its own prices.
 //
+// # CapacityBuffers
+//
+// With the CapacityBuffer feature gate, the buffer controller
+// (buffers.go; KC controllers/capacitybuffer, state/virtualpods)
+// reconciles every 30 s: it resolves each buffer's pod (a workload's or a
+// PodTemplate's, through cluster.ScaleOf), computes its chunks
+// (apis.CapacityBuffer.Chunks) and hands that many virtual pods to the
+// solvers (scheduling.Solvers.SetVirtual: PodIDs from
+// scheduling.VirtualBase, records outside the cluster). provisionable
+// appends them, so provisioning batches and every disruption what-if
+// place them with the pending pods (KC GetPendingPods); they never bind,
+// nominate no node, and a node the last provisioning solve put one on is
+// not empty (KC HasBufferPods). The gate off leaves buffers unread but
+// for one info line. Simplified: a buffer follows its workload at the
+// reconcile only; its status conditions are not reported.
+//
 // # Disruption
 //
 // The disruption loop (KC disruption controller) runs 10 s after a pass

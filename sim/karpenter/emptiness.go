@@ -11,7 +11,9 @@ import (
 type emptiness struct{ consolidation }
 
 func (e *emptiness) shouldDisrupt(kn *knode, empty bool) bool {
-	return empty && e.d.consolidatable(kn)
+	// A node the last provisioning solve put virtual buffer pods on is
+	// not empty (KC Emptiness.ShouldDisrupt: HasBufferPods).
+	return empty && kn.bufferPods == 0 && e.d.consolidatable(kn)
 }
 
 func (e *emptiness) computeCommand(budget map[*scheduling.Pool]int, cs []*candidate) *command {

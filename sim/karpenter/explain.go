@@ -42,7 +42,7 @@ func (pr *provisioner) explainFailed(s *scheduling.Solver) {
 	}
 	var groups []*group
 	bySpec := map[*cluster.PodSpec]*group{}
-	for _, id := range s.Failed {
+	for _, id := range realPods(s.Failed) {
 		p := &pr.cl.Pods[id]
 		if p.Phase != cluster.Pending || p.Node != cluster.NoNode {
 			continue
@@ -253,7 +253,7 @@ func staticWords(syms *cluster.Symbols, pool string, chk *LaunchCheck) (class, t
 // explainLimit: a NodeClaim of the batch was not created because its
 // pool's usage exceeds a limit (KC Provisioner.Create).
 func (pr *provisioner) explainLimit(c *scheduling.Claim) {
-	pr.noLaunch(c.Pods, "limit/"+c.Pool.Spec.Name,
+	pr.noLaunch(realPods(c.Pods), "limit/"+c.Pool.Spec.Name,
 		fmt.Sprintf("all available instance types exceed limits for nodepool: %q (its nodes' usage exceeds spec.limits)", c.Pool.Spec.Name))
 }
 
@@ -262,7 +262,7 @@ func (pr *provisioner) explainLimit(c *scheduling.Claim) {
 func (pr *provisioner) explainLaunch(c *scheduling.Claim, res cloud.LaunchResult, err error) {
 	name := c.Pool.Spec.Name
 	if err == nil && len(res.Errors) == 0 {
-		pr.noLaunch(c.Pods, "unavailable-offerings/"+name,
+		pr.noLaunch(realPods(c.Pods), "unavailable-offerings/"+name,
 			fmt.Sprintf("nodepool %q: every offering of the NodeClaim's instance types is in the unavailable-offerings cache (insufficient capacity)", name))
 		return
 	}
@@ -285,7 +285,7 @@ func (pr *provisioner) explainLaunch(c *scheduling.Claim, res cloud.LaunchResult
 	if len(parts) == 0 && err != nil {
 		msg = fmt.Sprintf("failed launching nodeclaim of nodepool %q: %v", name, err)
 	}
-	pr.noLaunch(c.Pods, "launch-failed/"+name+"/"+strings.Join(codes, ","), msg)
+	pr.noLaunch(realPods(c.Pods), "launch-failed/"+name+"/"+strings.Join(codes, ","), msg)
 }
 
 // summarizeList joins at most n items and says how many more.

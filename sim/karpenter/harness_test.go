@@ -35,6 +35,8 @@ type harness struct {
 	pdbs  []cluster.PDB
 	// settings, when set, replace the default settings.
 	settings *apis.Settings
+	// buffers are the CapacityBuffers (with settings' gate on).
+	buffers []apis.CapacityBuffer
 }
 
 // newHarness makes the harness; benchmarks pass their *testing.B.
@@ -73,9 +75,10 @@ func (h *harness) start(poolsYAML string) {
 		settings = *h.settings
 	}
 	h.k, err = New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: h.ev},
-		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: settings})
+		Config{Region: "us-east-1", Zones: testZones, NodePools: pools, Settings: settings, CapacityBuffers: h.buffers})
 	require.NoError(h.t, err)
 	h.ctrls = workload.New(h.eng, h.cl, h.specs)
+	h.cl.SetScaleSource(h.ctrls.ScaleOf)
 }
 
 // deploy adds a Deployment with replica steps (at, count, at, count...).

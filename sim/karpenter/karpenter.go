@@ -76,6 +76,7 @@ const (
 	evSolveDone
 	evStatic
 	evReservation // Obj: index in Offerings.Reservations; its end or a Capacity Block's expiry
+	evBufferResync
 )
 
 // env is what every part of the controller reads: the models it talks to,
@@ -114,6 +115,8 @@ type Karpenter struct {
 	// evPoolUpdate events, by the event's Obj.
 	signals     []cloud.Signal
 	poolUpdates []NodePool
+	// buffers is the CapacityBuffer controller, nil with the gate off.
+	buffers *buffers
 }
 
 // parts are the controller's parts (doc.go, Structure). The controller
@@ -178,6 +181,8 @@ type Config struct {
 	// NodeOverlays in the order they apply; in force with
 	// Settings.NodeOverlay.
 	NodeOverlays []apis.NodeOverlay
+	// CapacityBuffers are kept with Settings.CapacityBuffer.
+	CapacityBuffers []apis.CapacityBuffer
 }
 
 // New builds the controller. It registers the controller with the engine,
@@ -226,6 +231,11 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 	// upstream waits for its cluster state to sync).
 	k.static.poke()
 	k.scheduleReservations()
+	if settings.CapacityBuffer {
+		k.buffers = newBuffers(k.env, cfg.CapacityBuffers)
+		k.buffers.parts = k.parts
+		k.buffers.start()
+	}
 	for _, sc := range cfg.Scale {
 		for _, p := range cfg.NodePools {
 			if p.Name == sc.NodePool {
@@ -358,6 +368,8 @@ func (k *Karpenter) HandleEvent(ev engine.Event) {
 		k.static.reconcile()
 	case evReservation:
 		k.reservationEvent(int(ev.Obj))
+	case evBufferResync:
+		k.buffers.resync()
 	}
 }
 

@@ -60,6 +60,9 @@ type knode struct {
 	driftChecked   *apis.NodePool
 	nominatedUntil engine.Time
 	tgpDeadline    engine.Time
+	// bufferPods: virtual CapacityBuffer pods the last provisioning solve
+	// placed here (buffers.go).
+	bufferPods int32
 	// deletingSince is when its deletion started (the drain's minimum
 	// time counts from it); instanceEnded: drained, its instance
 	// terminated, the node waits for the termination to be seen.

@@ -143,7 +143,40 @@ func (pr *provisioner) provisionable() []cluster.PodID {
 		}
 	}
 	sort.Slice(pods, func(i, j int) bool { return pods[i] < pods[j] })
-	return append(pods, pr.deletingNodePods()...)
+	pods = append(pods, pr.deletingNodePods()...)
+	if pr.settings.CapacityBuffer {
+		// KC GetPendingPods appends the buffers' virtual pods.
+		pods = append(pods, pr.solvers.VirtualIDs()...)
+	}
+	return pods
+}
+
+// podRec is a pod of a batch's record, real or virtual.
+func (pr *provisioner) podRec(id cluster.PodID) *cluster.Pod {
+	if scheduling.IsVirtual(id) {
+		return pr.solvers.Virtual(id)
+	}
+	return &pr.cl.Pods[id]
+}
+
+// realPods drops the virtual pods (a copy when there are some).
+func realPods(ids []cluster.PodID) []cluster.PodID {
+	n := 0
+	for _, id := range ids {
+		if !scheduling.IsVirtual(id) {
+			n++
+		}
+	}
+	if n == len(ids) {
+		return ids
+	}
+	out := make([]cluster.PodID, 0, n)
+	for _, id := range ids {
+		if !scheduling.IsVirtual(id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // unbindable reports a pod with a claim nothing can bind (an Immediate
@@ -223,7 +256,7 @@ func (pr *provisioner) provision(pods []cluster.PodID, b solveBudget) {
 	if pods == nil {
 		pods = pr.provisionable()
 	}
-	if len(pods) > 0 {
+	if len(realPods(pods)) > 0 {
 		pr.stats.Batches++
 	}
 	if len(pods) > 0 && !pr.sameAsLastBatch(pods) {
@@ -236,9 +269,12 @@ func (pr *provisioner) provision(pods []cluster.PodID, b solveBudget) {
 		if pr.noLaunch != nil && len(s.Failed) > 0 {
 			pr.explainFailed(s)
 		}
-		if pr.noLaunch != nil && len(s.Unsolved) > 0 {
-			pr.noLaunch(append([]cluster.PodID(nil), s.Unsolved...), "solve-timeout",
+		if unsolved := realPods(s.Unsolved); pr.noLaunch != nil && len(unsolved) > 0 {
+			pr.noLaunch(append([]cluster.PodID(nil), unsolved...), "solve-timeout",
 				fmt.Sprintf("Karpenter's solve of this batch of %d pods ran into its one-minute timeout before it tried these: they wait for the next batch", len(pods)))
+		}
+		if pr.settings.CapacityBuffer {
+			pr.noteBufferPods(s)
 		}
 		now := pr.eng.Now()
 		nominate := pr.nomination()
@@ -558,7 +594,7 @@ func (pr *provisioner) createNode(c *scheduling.Claim, res cloud.LaunchResult, r
 	pr.nodes.add(kn)
 	if replacementOf == nil {
 		for _, pid := range c.Pods {
-			if pr.cl.Pods[pid].Phase == cluster.Pending {
+			if !scheduling.IsVirtual(pid) && pr.cl.Pods[pid].Phase == cluster.Pending {
 				cl.NoteLaunchFor(pid, id)
 			}
 		}

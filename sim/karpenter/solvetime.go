@@ -58,7 +58,7 @@ func (pr *provisioner) solveCosts(pods []cluster.PodID) (total time.Duration, pe
 	}
 	var n [3]int // pods by class: plain, spread, affinity
 	for _, id := range pods {
-		n[solveClass(pr.cl.Pods[id].Spec)]++
+		n[solveClass(pr.podRec(id).Spec)]++
 	}
 	t, p, e := time.Duration(types), time.Duration(len(pods)), time.Duration(pr.cl.LiveNodes())
 	perPod = [3]time.Duration{
@@ -91,7 +91,7 @@ func (pr *provisioner) budgetOpts(b solveBudget) scheduling.SolveOpts {
 		return scheduling.SolveOpts{}
 	}
 	return scheduling.SolveOpts{Budget: SolveTimeout, Cost: func(id cluster.PodID) time.Duration {
-		return b.perPod[solveClass(pr.cl.Pods[id].Spec)]
+		return b.perPod[solveClass(pr.podRec(id).Spec)]
 	}}
 }
 

@@ -59,6 +59,7 @@ func (l *loader) compile() {
 	l.adoptNodes()
 	l.checkJoinRefs()
 	l.compileWorkloads(classes)
+	l.compilePodTemplates()
 }
 
 func (l *loader) dur(path, s string, def time.Duration) time.Duration {

@@ -109,3 +109,22 @@ func TestKarpenterDeploymentRealChart(t *testing.T) {
 	require.Contains(t, all, "these settings come from it: batchIdleDuration (BATCH_IDLE_DURATION, line 85), batchMaxDuration (BATCH_MAX_DURATION, line 83), featureGates (FEATURE_GATES, line 81), vmMemoryOverheadPercent (VM_MEMORY_OVERHEAD_PERCENT, line 89)")
 	require.NotContains(t, all, "app-eks-cluster")
 }
+
+// FEATURE_GATES in Karpenter's Deployment turns the CapacityBuffer gate
+// on (Helm: settings.featureGates.capacityBuffer renders it); without it
+// the gate keeps its default, off.
+func TestKarpenterDeploymentCapacityBufferGate(t *testing.T) {
+	sc, err := LoadFile("testdata/karpenter-deployment/scenario.yaml")
+	require.NoError(t, err)
+	require.False(t, kpConfig(sc).Settings.CapacityBuffer, "off by default")
+	dir := copyKarpenterDeployment(t, func(f string, b []byte) []byte {
+		if f == "karpenter.yaml" {
+			return []byte(strings.Replace(string(b), "StaticCapacity=false", "StaticCapacity=false,CapacityBuffer=true", 1))
+		}
+		return b
+	})
+	sc, err = LoadFile(filepath.Join(dir, "scenario.yaml"))
+	require.NoError(t, err)
+	require.True(t, kpConfig(sc).Settings.CapacityBuffer)
+	require.NotContains(t, warningsOf(sc), "CapacityBuffer=true", "the gate is modelled: no not-modelled warning")
+}

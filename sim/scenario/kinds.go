@@ -39,7 +39,6 @@ var otherKinds = map[string]string{
 	"Lease":                            "leases do not affect scheduling",
 	"Event":                            "events do not affect scheduling",
 	"PodSecurityPolicy":                "pod security policies do not affect scheduling",
-	"PodTemplate":                      "pod templates are used only by the objects that copy them",
 	"ControllerRevision":               "controller revisions do not affect scheduling",
 	"VerticalPodAutoscaler":            "VPA recommendations are not applied: pods keep the requests they are written with",
 	"NodeClaim":                        "NodeClaims are Karpenter's record of the nodes it launched: the simulated Karpenter launches its own",

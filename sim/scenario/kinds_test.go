@@ -87,7 +87,7 @@ func TestNearMissKindIsAnError(t *testing.T) {
 		_, err := LoadFS(fsys, "s.yaml")
 		require.Error(t, err, kind)
 		require.Contains(t, err.Error(), "unknown kind", kind)
-		require.Contains(t, err.Error(), "supported kinds: AWSNodeTemplate, ClusterConfig, CronJob, DaemonSet, Deployment, EC2NodeClass")
+		require.Contains(t, err.Error(), "supported kinds: AWSNodeTemplate, CapacityBuffer, ClusterConfig, CronJob, DaemonSet, Deployment, EC2NodeClass")
 	}
 	// A kind far from any we read is skipped.
 	fsys := fstest.MapFS{"s.yaml": {Data: []byte(minimal + "---\napiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: x}\n")}}

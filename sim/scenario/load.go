@@ -460,6 +460,9 @@ var kinds = map[string]kindInfo{
 	"StorageClass":          {apiVersion: "storage.k8s.io/v1", clusterScoped: true},
 	"PersistentVolume":      {apiVersion: "v1", clusterScoped: true},
 	"PersistentVolumeClaim": {apiVersion: "v1"},
+	// PodTemplate: the pod a CapacityBuffer's podTemplateRef keeps room
+	// for (podtemplate.go).
+	"PodTemplate": {apiVersion: "v1"},
 	"KubeSchedulerConfiguration": {apiVersion: schedulerConfigAPIVersion, clusterScoped: true,
 		note: "v1beta2 and v1beta3 were removed in Kubernetes 1.28 and 1.29"},
 

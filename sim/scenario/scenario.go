@@ -95,7 +95,9 @@ type Scenario struct {
 	// StaticPools locate spec.staticNodes entries, for messages.
 	StaticPools []StaticPool
 	Workloads   []workload.Spec
-	PDBs        []cluster.PDB
+	// PodTemplates are the v1 PodTemplates, in document order.
+	PodTemplates []PodTemplate
+	PDBs         []cluster.PDB
 	// NamespaceLabels holds the labels of Namespace manifests.
 	NamespaceLabels map[cluster.Sym]cluster.Labels
 	// SchedulerProfiles from a KubeSchedulerConfiguration (empty: the

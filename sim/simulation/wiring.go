@@ -357,6 +357,7 @@ func (s *Sim) addInitialNodes() error {
 func (s *Sim) buildControllers() error {
 	s.ctrls = workload.New(s.eng, s.cl, s.sc.Workloads)
 	s.cl.SetPDBScale(s.ctrls.PDBScale)
+	s.cl.SetScaleSource(s.sc.ScaleSource(s.ctrls.ScaleOf))
 	return nil
 }
 

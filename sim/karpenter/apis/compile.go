@@ -42,7 +42,9 @@ type Result struct {
 	// NodeOverlays in the order Karpenter applies them (OrderOverlays),
 	// those its runtime validation refuses left out.
 	NodeOverlays []NodeOverlay
-	Warnings     []Warning
+	// CapacityBuffers sorted by namespace and name.
+	CapacityBuffers []CapacityBuffer
+	Warnings        []Warning
 }
 
 // Handles reports whether the document is a kind this package reads
@@ -50,7 +52,7 @@ type Result struct {
 // apiVersion: a wrong version gets a precise error from Compile.
 func Handles(d *manifest.Document) bool {
 	switch d.Kind {
-	case KindNodePool, KindProvisioner, KindEC2NodeClass, KindAWSNodeTemplate, KindNodeOverlay:
+	case KindNodePool, KindProvisioner, KindEC2NodeClass, KindAWSNodeTemplate, KindNodeOverlay, KindCapacityBuffer:
 		return true
 	}
 	return false
@@ -85,6 +87,8 @@ func Compile(docs []*manifest.Document, env Env) (Result, error) {
 			c.awsNodeTemplate(d)
 		case KindNodeOverlay:
 			c.nodeOverlay(d)
+		case KindCapacityBuffer:
+			c.capacityBuffer(d)
 		}
 	}
 	for _, d := range docs {
@@ -106,6 +110,14 @@ func Compile(docs []*manifest.Document, env Env) (Result, error) {
 	}
 	res.NodeOverlays = c.overlays
 	OrderOverlays(res.NodeOverlays)
+	res.CapacityBuffers = c.buffers
+	sort.Slice(res.CapacityBuffers, func(i, j int) bool {
+		a, b := &res.CapacityBuffers[i], &res.CapacityBuffers[j]
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
 	sort.SliceStable(c.warns, func(i, j int) bool {
 		if c.warns[i].File != c.warns[j].File {
 			return c.warns[i].File < c.warns[j].File
@@ -127,6 +139,7 @@ type compiler struct {
 	pools    []*draft
 	poolDocs map[string]*manifest.Document
 	overlays []NodeOverlay
+	buffers  []CapacityBuffer
 }
 
 // draft is a compiled pool waiting for its node class.

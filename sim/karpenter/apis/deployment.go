@@ -137,7 +137,7 @@ var gates = map[string]string{
 	"NodeRepair":                "",
 	"NodeOverlay":               "",
 	"StaticCapacity":            "",
-	"CapacityBuffer":            "CapacityBuffers are not read",
+	"CapacityBuffer":            "",
 	"TerminateFirstDrift":       "",
 	"TerminateFirstRepair":      "",
 	"PodDeletionCostManagement": "Karpenter's management of pod-deletion-cost is not simulated (eviction costs read the annotation as with the gate off)",
@@ -172,8 +172,8 @@ func (dep *Deployment) oneOf(v, at string, values ...string) bool {
 }
 
 // featureGates reads "Name=true,Other=false" as upstream's
-// ParseFeatureGates: SpotToSpotConsolidation, StaticCapacity, NodeOverlay, TerminateFirstDrift,
-// ReservedCapacity, NodeRepair and TerminateFirstRepair are
+// ParseFeatureGates: SpotToSpotConsolidation, StaticCapacity, NodeOverlay, CapacityBuffer,
+// TerminateFirstDrift, ReservedCapacity, NodeRepair and TerminateFirstRepair are
 // modelled; another gate turned on that the simulation does not model
 // gets a warning; an unknown name is ignored upstream, and named here.
 func (dep *Deployment) featureGates(v, at string) {
@@ -194,7 +194,7 @@ func (dep *Deployment) featureGates(v, at string) {
 		case !known:
 			dep.warn(at, "karpenter.unknown-feature-gate", "unknown feature gate %q: Karpenter v1.15 ignores it", name)
 		case name == "SpotToSpotConsolidation" || name == "StaticCapacity" || name == "NodeOverlay" || name == "TerminateFirstDrift" ||
-			name == "ReservedCapacity" || name == "NodeRepair" || name == "TerminateFirstRepair":
+			name == "ReservedCapacity" || name == "NodeRepair" || name == "TerminateFirstRepair" || name == "CapacityBuffer":
 			if dep.Spec.FeatureGates == nil {
 				dep.Spec.FeatureGates = &FeatureGatesSpec{}
 			}
@@ -211,6 +211,8 @@ func (dep *Deployment) featureGates(v, at string) {
 				dep.Spec.FeatureGates.NodeRepair = &on
 			case "TerminateFirstRepair":
 				dep.Spec.FeatureGates.TerminateFirstRepair = &on
+			case "CapacityBuffer":
+				dep.Spec.FeatureGates.CapacityBuffer = &on
 			default:
 				dep.Spec.FeatureGates.SpotToSpotConsolidation = &on
 			}

@@ -6,7 +6,9 @@
 // and karpenter.k8s.aws/v1beta1 EC2NodeClass (v0.37), karpenter.sh/v1alpha5
 // Provisioner and karpenter.k8s.aws/v1alpha1 AWSNodeTemplate (v0.31); and
 // karpenter.sh/v1alpha1 NodeOverlay (v1.15.0, its CRD's rules errors, its
-// runtime validation a warning that it is never applied). The
+// runtime validation a warning that it is never applied); and
+// autoscaling.x-k8s.io/v1beta1 CapacityBuffer (KC v1.15.0; v1alpha1, which
+// Karpenter's CRD does not serve, read with a warning). The
 // decoding structs mirror the upstream types field for field, so the
 // strict decoder of sim/manifest reports unknown fields with their line
 // and a did-you-mean. Network, AMI, IAM and user-data fields are accepted

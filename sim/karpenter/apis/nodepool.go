@@ -436,6 +436,9 @@ const (
 	// CodeNoSuchKind: a kind that never existed in its apiVersion (a
 	// karpenter.sh/v1beta1 Provisioner), read as the one it resembles.
 	CodeNoSuchKind = "karpenter.no-such-kind"
+	// CodeBufferVersion: a CapacityBuffer in autoscaling.x-k8s.io/v1alpha1,
+	// which Karpenter v1.15's CRD does not serve.
+	CodeBufferVersion = "karpenter.buffer-version"
 	// CodeUnknownLabel: a requirement on a key no instance type has,
 	// neither well known nor a template label.
 	CodeUnknownLabel = "karpenter.unknown-label"

@@ -97,6 +97,9 @@ type Settings struct {
 	// ReservedCapacity is the ReservedCapacity feature gate (on by default
 	// since v1.6): only with it are capacity reservations offered.
 	ReservedCapacity bool
+	// CapacityBuffer is the CapacityBuffer feature gate (off by default):
+	// only with it does Karpenter keep the capacity CapacityBuffers ask for.
+	CapacityBuffer bool
 	// TerminateFirstDrift is the TerminateFirstDrift feature gate (off by
 	// default): a drifted node of a static NodePool at its node limit is
 	// deleted first, the pool refilled once it is gone.
@@ -296,6 +299,10 @@ type FeatureGatesSpec struct {
 	// NodeOverlay applies karpenter.sh/v1alpha1 NodeOverlays (alpha since
 	// v1.7). Default false: overlays change nothing.
 	NodeOverlay *bool `json:"nodeOverlay,omitempty"`
+	// CapacityBuffer keeps the spare capacity of autoscaling.x-k8s.io
+	// CapacityBuffers (alpha since v1.14). Default false: buffers keep
+	// nothing.
+	CapacityBuffer *bool `json:"capacityBuffer,omitempty"`
 	// TerminateFirstDrift deletes a drifted node before its replacement
 	// when none can be staged (alpha since v1.15; here: a static NodePool
 	// at its node limit). Default false: such nodes stay.
@@ -315,7 +322,7 @@ type FeatureGatesSpec struct {
 
 // anyUnset reports whether some gate is left unset (nil: all are).
 func (g *FeatureGatesSpec) anyUnset() bool {
-	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil || g.TerminateFirstDrift == nil ||
+	return g == nil || g.SpotToSpotConsolidation == nil || g.StaticCapacity == nil || g.NodeOverlay == nil || g.CapacityBuffer == nil || g.TerminateFirstDrift == nil ||
 		g.ReservedCapacity == nil || g.NodeRepair == nil || g.TerminateFirstRepair == nil
 }
 
@@ -348,6 +355,9 @@ func (g *FeatureGatesSpec) merge(under *FeatureGatesSpec) *FeatureGatesSpec {
 	}
 	if out.TerminateFirstRepair == nil {
 		out.TerminateFirstRepair = under.TerminateFirstRepair
+	}
+	if out.CapacityBuffer == nil {
+		out.CapacityBuffer = under.CapacityBuffer
 	}
 	return &out
 }
@@ -421,6 +431,9 @@ func (s *SettingsSpec) Compile(d *manifest.Document, path string) (Settings, err
 	}
 	if s.FeatureGates != nil && s.FeatureGates.TerminateFirstRepair != nil {
 		out.TerminateFirstRepair = *s.FeatureGates.TerminateFirstRepair
+	}
+	if s.FeatureGates != nil && s.FeatureGates.CapacityBuffer != nil {
+		out.CapacityBuffer = *s.FeatureGates.CapacityBuffer
 	}
 	if s.InterruptionQueue != nil {
 		out.InterruptionQueue = *s.InterruptionQueue

@@ -143,7 +143,7 @@ func (ck *indexCheck) podSet(ps *PodSet, pods []cluster.PodID, fromCand bool) er
 	}
 	b := SetBuilder{Set: &PodSet{Pods: pods}}
 	for _, id := range pods {
-		e := sv.queueKey(id, &ck.cl.Pods[id])
+		e := sv.queueKey(id, sv.pod(id))
 		if fromCand {
 			e.Origin = FromCandidate
 		}
@@ -755,6 +755,9 @@ func DescribeNode(cl *cluster.Cluster, id cluster.NodeID) string {
 
 // DescribePod names a pod in a check's error: "pod NAME (#ID)".
 func DescribePod(cl *cluster.Cluster, id cluster.PodID) string {
+	if IsVirtual(id) {
+		return fmt.Sprintf("virtual pod #%d", id-VirtualBase)
+	}
 	return fmt.Sprintf("pod %s (#%d)", cl.Pods[id].Name, id)
 }
 

@@ -157,9 +157,11 @@ type ExistingNode struct {
 	// DaemonReserve is the room kept for DaemonSet pods not yet on the node.
 	DaemonReserve cluster.Resources
 	// Placed are the pods the solve put on the node, in order; PlacedPending:
-	// some of them are pending pods.
+	// some of them are pending pods (real ones); PlacedVirtual: how many
+	// are CapacityBuffers' virtual pods.
 	Placed        []cluster.PodID
 	PlacedPending bool
+	PlacedVirtual int32
 	BasePosition  int32 // position in the base
 	record        *Node // Karpenter's record of the node, nil for others
 }

@@ -162,12 +162,16 @@ func (s *Solver) addExistingInverse(n *cluster.Node) {
 
 // moves reports whether the solve reschedules the pod.
 func (s *Solver) moves(id cluster.PodID) bool {
+	if IsVirtual(id) {
+		i := int(id - VirtualBase)
+		return i < len(s.Shared.virtualMark) && s.Shared.virtualMark[i] == s.stamp
+	}
 	return int(id) < len(s.Shared.podMark) && s.Shared.podMark[id] == s.stamp
 }
 
 // Pending reports whether a pod of the solve is pending (not bound).
 func (s *Solver) Pending(id cluster.PodID) bool {
-	return s.moves(id) && s.Shared.cl.Pods[id].Phase == cluster.Pending
+	return s.moves(id) && s.Shared.pod(id).Phase == cluster.Pending
 }
 
 func withoutTaints(taints, drop []cluster.Taint) []cluster.Taint {
@@ -222,7 +226,7 @@ const (
 // OriginOf is the origin of a pod of a solve.
 func (sv *Solvers) OriginOf(id cluster.PodID) PodOrigin {
 	switch {
-	case sv.cl.Pods[id].Phase == cluster.Pending:
+	case IsVirtual(id) || sv.cl.Pods[id].Phase == cluster.Pending:
 		return fromPending
 	case sv.nodes.PodOnDeletingNode(id):
 		return fromDeleting
@@ -279,7 +283,7 @@ func (sv *Solvers) queueKey(id cluster.PodID, p *cluster.Pod) QueueKey {
 func (sv *Solvers) queueKeys(pods []cluster.PodID) []QueueKey {
 	keys := make([]QueueKey, len(pods))
 	for i, id := range pods {
-		keys[i] = sv.queueKey(id, &sv.cl.Pods[id])
+		keys[i] = sv.queueKey(id, sv.pod(id))
 	}
 	// The order is total (ids differ): any sort gives the same result.
 	slices.SortFunc(keys, CompareQueueKeys)
@@ -596,7 +600,13 @@ func (s *Solver) addExisting(id cluster.PodID, origin PodOrigin, pd *PodData) bo
 		t := s.touch(i)
 		t.Free = t.Free.Sub(pd.Requests)
 		t.Placed = append(t.Placed, id)
-		t.PlacedPending = t.PlacedPending || pending
+		if IsVirtual(id) {
+			// A virtual pod nominates nothing (KC Results.Record
+			// nominates for real pods only).
+			t.PlacedVirtual++
+		} else {
+			t.PlacedPending = t.PlacedPending || pending
+		}
 		return true
 	}
 	if !pd.topo() {
@@ -614,7 +624,7 @@ func (s *Solver) attachFits(pos int, ex *ExistingNode, n int32) bool {
 	used := cl.AttachedVolumes(ex.ID)
 	if sl := s.slot(pos); sl != nil && sl.touched >= 0 {
 		for _, id := range s.touched[sl.touched].Placed {
-			if v := cl.Pods[id].Spec.Volume; v != nil {
+			if v := s.Shared.pod(id).Spec.Volume; v != nil {
 				used += v.Attach
 			}
 		}

@@ -59,6 +59,10 @@ type Solvers struct {
 	NamespaceLabels map[cluster.Sym]cluster.Labels
 	solveSeq        uint32
 	podMark         []uint32 // per PodID: stamp of the last solve that moved it
+	// virtual are the CapacityBuffers' virtual pods (virtual.go) and
+	// virtualMark their stamps.
+	virtual     []cluster.Pod
+	virtualMark []uint32
 	// Free lists of what-ifs' pod data, node copies and solvers (recycle).
 	pdFree     []*PodData
 	pdsFree    []*PodData
@@ -97,12 +101,12 @@ func (sv *Solvers) NewSolver(pods []cluster.PodID, o SolveOpts) *Solver {
 		sv.podMark = append(sv.podMark, make([]uint32, n-len(sv.podMark))...)
 	}
 	for _, id := range pods {
-		sv.podMark[id] = s.stamp
+		*sv.mark(id) = s.stamp
 	}
 	if pods == nil {
 		for _, ps := range o.Sets {
 			for _, id := range ps.Pods {
-				sv.podMark[id] = s.stamp
+				*sv.mark(id) = s.stamp
 			}
 		}
 	}
@@ -176,7 +180,7 @@ func (sv *Solvers) NewSolver(pods []cluster.PodID, o SolveOpts) *Solver {
 		return s
 	}
 	for _, id := range pods {
-		p := &cl.Pods[id]
+		p := sv.pod(id)
 		s.PodData(p.Spec, p.Namespace, Relaxation{})
 	}
 	return s
@@ -309,7 +313,7 @@ func (sv *Solvers) SortedOptions(c *Claim) {
 func (sv *Solvers) NewPodSet(pods []cluster.PodID) *PodSet {
 	b := SetBuilder{Set: &PodSet{Pods: pods, QueueKeys: make([]QueueKey, 0, len(pods))}}
 	for _, id := range pods {
-		b.Add(sv, sv.queueKey(id, &sv.cl.Pods[id]))
+		b.Add(sv, sv.queueKey(id, sv.pod(id)))
 	}
 	return b.Set
 }
