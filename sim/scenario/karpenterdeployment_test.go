@@ -70,7 +70,7 @@ func TestKarpenterDeploymentFindings(t *testing.T) {
 		s := string(b)
 		s = strings.Replace(s, "            - name: INTERRUPTION_QUEUE\n              value: \"demo\"",
 			"            - name: INTERRUPTION_QUEUE\n              valueFrom: {configMapKeyRef: {name: karpenter-settings, key: queue}}", 1)
-		s = strings.Replace(s, "NodeRepair=false", "NodeRepair=true,CapacityBuffer=true", 1)
+		s = strings.Replace(s, "NodeRepair=false", "NodeRepair=true,PodDeletionCostManagement=true", 1)
 		return []byte(s)
 	})
 	sc, err := LoadFile(filepath.Join(dir, "scenario.yaml"))
@@ -78,7 +78,7 @@ func TestKarpenterDeploymentFindings(t *testing.T) {
 	require.False(t, kpConfig(sc).Settings.InterruptionQueue, "the default applies")
 	all := warningsOf(sc)
 	require.Contains(t, all, "INTERRUPTION_QUEUE comes from a ConfigMap, Secret or field the simulation cannot read: its default applies (give it in spec.karpenter instead)")
-	require.Contains(t, all, "feature gate CapacityBuffer=true: CapacityBuffers are not read")
+	require.Contains(t, all, "feature gate PodDeletionCostManagement=true: Karpenter's management of pod-deletion-cost is not simulated")
 	require.NotContains(t, all, "feature gate NodeRepair=true", "NodeRepair is simulated")
 	require.True(t, kpConfig(sc).Settings.NodeRepair, "FEATURE_GATES=NodeRepair=true turns repair on")
 

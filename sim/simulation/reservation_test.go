@@ -192,3 +192,33 @@ func TestCapacityBlockExpires(t *testing.T) {
 	assert.Equal(t, 2, rep.Pods.PendingAtEnd, "reserved only: nothing else hosts them")
 	assert.InDelta(t, 2, rep.Reservations[0].ReservedHours, 1e-9)
 }
+
+// The findings on a reservation setting that cannot do what the user
+// expects: a class selecting reservations no pool may launch into, a
+// pool allowing reserved whose class selects none, and terms selecting
+// none of spec.market.reservations.
+func TestReservationFindings(t *testing.T) {
+	codes := func(sc *scenario.Scenario) []string {
+		var out []string
+		for _, w := range sc.Warnings {
+			if strings.Contains(w.Code, "reserv") {
+				out = append(out, w.Code)
+			}
+		}
+		return out
+	}
+	// A pool of on-demand only: the selected reservation is billed, never used.
+	sc := reservationScenario(t, "1h", "", twoODCRs, "on-demand", 1)
+	assert.Contains(t, codes(sc), "ineffective.reservation-not-allowed")
+	// Terms that select none of the reservations: a pool allowing
+	// reserved finds none.
+	const other = "      - {id: cr-0a1b2c3d4e5f67890, instanceType: m5.xlarge, zone: us-east-1b, count: 1, tags: {team: other}}\n"
+	sc = reservationScenario(t, "1h", "", other, "reserved, on-demand", 1)
+	got := codes(sc)
+	assert.Contains(t, got, "ineffective.reservation-unmatched")
+	assert.Contains(t, got, "ineffective.reserved-without-reservation")
+	assert.Contains(t, got, "ineffective.reservation-unused")
+	// All in order: no finding.
+	sc = reservationScenario(t, "1h", "", "      - {id: cr-56fac701cc1951b03, instanceType: m5.xlarge, zone: us-east-1a, count: 2, tags: {team: web}}\n", "reserved, on-demand", 1)
+	assert.Empty(t, codes(sc))
+}
