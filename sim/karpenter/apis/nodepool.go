@@ -280,8 +280,10 @@ type Kubelet struct {
 // that shape nodes.
 type NodeClass struct {
 	Name string
-	// Kind is EC2NodeClass or AWSNodeTemplate.
-	Kind       string
+	// Kind is EC2NodeClass, AWSNodeTemplate or (EKS Auto Mode) NodeClass.
+	Kind string
+	// Group is eks.amazonaws.com for an Auto Mode NodeClass, else "".
+	Group      string
 	File       string
 	Line       int
 	Kubelet    Kubelet
@@ -295,6 +297,10 @@ type NodeClass struct {
 	// InstanceStoreRAID0 is instanceStorePolicy: RAID0: the NVMe instance
 	// stores hold ephemeral storage instead of the root volume.
 	InstanceStoreRAID0 bool
+	// AutoMode: an EKS Auto Mode NodeClass (eks.amazonaws.com/v1): AWS
+	// runs the Karpenter that launches its nodes, which carry
+	// eks.amazonaws.com instance labels and at most AutoModeMaxPods pods.
+	AutoMode bool
 	// Hash covers the fields that make nodes drift when changed.
 	Hash uint64
 	// Exported is the class's hash annotation as Karpenter wrote it on a

@@ -180,15 +180,25 @@ func tolerates(tols cluster.Tolerations, taints []cluster.Taint, tolPNS bool) bo
 // against.
 func (np *NodePools) templateNode(p *Pool, t *InstanceType) *cluster.Node {
 	labels := append(cluster.Labels(nil), p.Spec.Labels...)
+	auto := p.Spec.NodeClass.AutoMode
+	set := func(k, v cluster.Sym) {
+		if auto {
+			var ok bool
+			if k, ok = np.offerings.AutoModeKey(k); !ok {
+				return
+			}
+		}
+		labels = labels.With(k, v)
+	}
 	for i := range p.Requirements {
 		r := &p.Requirements[i]
 		if !r.Complement && len(r.Values) == 1 {
-			labels = labels.With(r.Key, r.Values[0])
+			set(r.Key, r.Values[0])
 		}
 	}
 	for tk, v := range t.LabelValues {
 		if v != cluster.NoSym {
-			labels = labels.With(np.offerings.TypeKeys[tk], v)
+			set(np.offerings.TypeKeys[tk], v)
 		}
 	}
 	return &cluster.Node{Name: p.Spec.Name + "-template", Labels: labels, Taints: p.Spec.Taints, State: cluster.NodeReady,

@@ -85,6 +85,9 @@ type Offerings struct {
 	typeKeyLabels []string
 	TypeKeys      []cluster.Sym
 	typeKeyOf     []int8 // Sym -> index in typeKey, -1 for other keys
+	// autoModeKeys maps each karpenter.k8s.aws key to the key an EKS
+	// Auto Mode node carries instead (apis.AutoModeNodeLabel; NoSym: none).
+	autoModeKeys map[cluster.Sym]cluster.Sym
 	// Offers is the offering table: price and availability per type, zone and
 	// capacity type.
 	Offers offers
@@ -195,6 +198,16 @@ func (o *Offerings) buildTypes() {
 	}
 	n := len(o.types) * len(o.Zones) * NumCapacityTypes
 	o.Offers = offers{NumZones: len(o.Zones), Price: make([]float64, n), UnavailableUntil: make([]engine.Time, n)}
+	o.autoModeKeys = map[cluster.Sym]cluster.Sym{}
+	for _, k := range append(append([]string(nil), apis.WellKnownLabels...), o.typeKeyLabels...) {
+		if ak := apis.AutoModeNodeLabel(k); ak != k {
+			v := cluster.NoSym
+			if ak != "" {
+				v = syms.Intern(ak)
+			}
+			o.autoModeKeys[syms.Intern(k)] = v
+		}
+	}
 	o.typeKeyOf = make([]int8, syms.Len())
 	for i := range o.typeKeyOf {
 		o.typeKeyOf[i] = -1
@@ -202,6 +215,16 @@ func (o *Offerings) buildTypes() {
 	for i, key := range o.TypeKeys {
 		o.typeKeyOf[key] = int8(i)
 	}
+}
+
+// AutoModeKey is the key an EKS Auto Mode node carries for label key
+// k: its eks.amazonaws.com counterpart for a karpenter.k8s.aws key
+// (false when Auto Mode has none), else k.
+func (o *Offerings) AutoModeKey(k cluster.Sym) (cluster.Sym, bool) {
+	if ak, ok := o.autoModeKeys[k]; ok {
+		return ak, ak != cluster.NoSym
+	}
+	return k, true
 }
 
 // RefreshPrices asks the cloud for every offering's price, at most once
@@ -476,6 +499,12 @@ func (o *Offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods,
 		InstanceStoreRAID0: nc.InstanceStoreRAID0}
 	c := it.Capacity(opts)
+	if nc.AutoMode && kl.MaxPods == 0 && c.Pods > apis.AutoModeMaxPods {
+		// EKS caps Auto Mode nodes at 110 pods after the ENI count;
+		// kube-reserved memory follows the capped count.
+		opts.MaxPods = apis.AutoModeMaxPods
+		c = it.Capacity(opts)
+	}
 	if kl.PodsPerCore > 0 {
 		c.Pods = min(c.Pods, int64(kl.PodsPerCore)*int64(it.VCPU))
 	}
