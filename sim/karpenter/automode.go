@@ -69,12 +69,12 @@ func autoModeWarnings(pools []NodePool, am *apis.AutoMode) []component.Warning {
 	if first == nil {
 		return nil
 	}
-	file, line := first.File, first.Line
+	file, line, path, at := first.File, first.Line, "", ""
 	if am != nil {
-		file, line = am.Doc.File, am.Doc.LineOf(am.Path)
+		file, line, path, at = am.Doc.File, am.Doc.LineOf(am.Path), am.Path, am.Path+": "
 	}
-	return []component.Warning{{Code: apis.CodeAutoModeFee, File: file, Line: line, Info: true,
-		Msg: fmt.Sprintf("EKS Auto Mode NodePools (%s): AWS runs their Karpenter (no controller Deployment in the cluster; its settings and feature gates are Karpenter's defaults here) and adds a management fee per instance-hour on top of the EC2 price, set per instance type; the simulator's price data has no such fee, so the cost of these nodes is their EC2 price only",
+	return []component.Warning{{Code: apis.CodeAutoModeFee, File: file, Line: line, Path: path, Info: true,
+		Msg: at + fmt.Sprintf("EKS Auto Mode NodePools (%s): AWS runs their Karpenter (no controller Deployment in the cluster; its settings and feature gates are Karpenter's defaults here) and adds a management fee per instance-hour on top of the EC2 price, set per instance type; the simulator's price data has no such fee, so the cost of these nodes is their EC2 price only",
 			strings.Join(names, ", ")),
 		Fix: "add Auto Mode's fee for your instance types from the Amazon EKS pricing page to the reported cost"}}
 }
