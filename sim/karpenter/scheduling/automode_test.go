@@ -97,4 +97,36 @@ spec:
 	require.Len(t, res.NodeClaims, 1)
 	require.Equal(t, "my-node-pool", res.NodeClaims[0].NodePool)
 	require.Equal(t, []string{"us-east-1a", "us-east-1b"}, res.NodeClaims[0].Zones)
+
+	// A pod selecting an eks.amazonaws.com instance label: Auto Mode's
+	// Karpenter knows it and narrows by it; a self-managed pool does not
+	// (the key is neither well known nor its own), so only the Auto Mode
+	// pool can take the pod.
+	m6g := w.pending(1, "1", "1Gi", map[string]string{"eks.amazonaws.com/instance-family": "m6g"})
+	res = sc.Solve(m6g)
+	require.Empty(t, res.Unschedulable)
+	require.Len(t, res.NodeClaims, 1)
+	require.Equal(t, "my-node-pool", res.NodeClaims[0].NodePool)
+	for _, it := range res.NodeClaims[0].InstanceTypes {
+		require.True(t, strings.HasPrefix(it, "m6g."), it)
+	}
+	w2 := newWorld(t)
+	ossOnly := w2.scheduler(oss)
+	res = ossOnly.Solve(w2.pending(1, "1", "1Gi", map[string]string{"eks.amazonaws.com/instance-family": "m6g"}))
+	require.Len(t, res.Unschedulable, 1)
+	require.Empty(t, res.NodeClaims)
+
+	// In a self-managed pool, a requirement on an eks.amazonaws.com key
+	// narrows nothing (apis warns so): the pool has the types it has
+	// without it.
+	w3 := newWorld(t)
+	narrowed := w3.scheduler(pool("a", "1", onDemand+"        - {key: eks.amazonaws.com/instance-family, operator: In, values: [m6g]}\n") + pool("b", "1", onDemand))
+	var a, b []string
+	for _, pt := range narrowed.Pools.ByName["a"].Types {
+		a = append(a, pt.Type.Name)
+	}
+	for _, pt := range narrowed.Pools.ByName["b"].Types {
+		b = append(b, pt.Type.Name)
+	}
+	require.Equal(t, b, a)
 }

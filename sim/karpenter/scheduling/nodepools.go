@@ -71,12 +71,13 @@ func (np *NodePools) build(spec *apis.NodePool) *Pool {
 	p := &Pool{Spec: spec, HasPreferNoSchedule: spec.HasPreferNoScheduleTaint(), overlay: np.overlayByPool[spec.Name]}
 	p.Requirements = np.poolRequirements(spec)
 	mask := np.offerings.OfferingMask(p.Requirements)
+	typeReqs := np.offerings.typeRequirements(spec, p.Requirements)
 	p.TypePositions = make([]int32, len(np.offerings.types))
 	for i := range p.TypePositions {
 		p.TypePositions[i] = -1
 	}
 	for _, t := range np.offerings.types {
-		pt, ok := np.poolType(p, t, mask)
+		pt, ok := np.poolType(p, t, typeReqs, mask)
 		if !ok {
 			continue
 		}
@@ -105,8 +106,8 @@ func (np *NodePools) poolRequirements(spec *apis.NodePool) Requirements {
 // poolType is instance type t as pool p launches it (p.reqs set; mask:
 // the offerings they allow), false when the pool cannot: t does not meet
 // the requirements or has no offering in mask.
-func (np *NodePools) poolType(p *Pool, t *InstanceType, mask uint64) (PoolType, bool) {
-	if !np.offerings.TypeCompatible(t, p.Requirements) {
+func (np *NodePools) poolType(p *Pool, t *InstanceType, typeReqs Requirements, mask uint64) (PoolType, bool) {
+	if !np.offerings.TypeCompatible(t, typeReqs) {
 		return PoolType{}, false
 	}
 	has := false

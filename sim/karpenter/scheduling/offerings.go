@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -88,6 +89,9 @@ type Offerings struct {
 	// autoModeKeys maps each karpenter.k8s.aws key to the key an EKS
 	// Auto Mode node carries instead (apis.AutoModeNodeLabel; NoSym: none).
 	autoModeKeys map[cluster.Sym]cluster.Sym
+	// autoModeTypeKeys are the eks.amazonaws.com keys typeKeyOf maps to
+	// their karpenter.k8s.aws counterparts' indexes.
+	autoModeTypeKeys map[cluster.Sym]bool
 	// Offers is the offering table: price and availability per type, zone and
 	// capacity type.
 	Offers offers
@@ -215,6 +219,44 @@ func (o *Offerings) buildTypes() {
 	for i, key := range o.TypeKeys {
 		o.typeKeyOf[key] = int8(i)
 	}
+	// An eks.amazonaws.com instance label reads its karpenter.k8s.aws
+	// counterpart's values (Auto Mode's instance types have them under
+	// that key; only pools of its NodeClass see them: wellKnownIn,
+	// typeRequirements).
+	o.autoModeTypeKeys = map[cluster.Sym]bool{}
+	for _, eks := range slices.Sorted(maps.Keys(apis.AutoModeLabels)) {
+		if i := slices.Index(o.typeKeyLabels, apis.AutoModeLabels[eks]); i >= 0 {
+			s := syms.Intern(eks)
+			o.typeKeyOf[s] = int8(i)
+			o.autoModeTypeKeys[s] = true
+		}
+	}
+}
+
+// typeRequirements are the requirements of pool spec that narrow its
+// instance types: for a pool of an EC2NodeClass, none on an
+// eks.amazonaws.com instance label (self-managed Karpenter's types do
+// not have them: such a requirement only labels the node).
+func (o *Offerings) typeRequirements(spec *apis.NodePool, reqs Requirements) Requirements {
+	if spec.NodeClass.AutoMode {
+		return reqs
+	}
+	var out Requirements
+	for i := range reqs {
+		if o.autoModeTypeKeys[reqs[i].Key] {
+			if out == nil {
+				out = append(Requirements(nil), reqs[:i]...)
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, reqs[i])
+		}
+	}
+	if out == nil {
+		return reqs
+	}
+	return out
 }
 
 // AutoModeKey is the key an EKS Auto Mode node carries for label key
