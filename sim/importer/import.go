@@ -269,6 +269,7 @@ var readVersions = map[string][]string{
 	"NodeClaim":               {"karpenter.sh/v1", "karpenter.sh/v1beta1"},
 	"NodeOverlay":             {"karpenter.sh/v1alpha1"},
 	"EC2NodeClass":            {"karpenter.k8s.aws/v1", "karpenter.k8s.aws/v1beta1"},
+	"NodeClass":               {"eks.amazonaws.com/v1"},
 	"Provisioner":             {"karpenter.sh/v1alpha5"},
 	"AWSNodeTemplate":         {"karpenter.k8s.aws/v1alpha1"},
 	"ClusterConfig":           {"eksctl.io/v1alpha5"},
@@ -322,6 +323,8 @@ func (im *Importer) item(file string, it *item) {
 		err = im.mapKept(w, it, provisionerKept)
 	case "EC2NodeClass":
 		err = im.mapKept(w, it, ec2NodeClassKept)
+	case "NodeClass":
+		err = im.mapKept(w, it, eksNodeClassKept)
 	case "AWSNodeTemplate":
 		err = im.mapKept(w, it, awsNodeTemplateKept)
 	case "ClusterConfig":

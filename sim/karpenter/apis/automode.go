@@ -179,12 +179,9 @@ func (c *compiler) eksNodeClass(d *manifest.Document) {
 	if !ok || !c.named(d, obj.Metadata.Name, "name the NodeClass; NodePools refer to it by name") {
 		return
 	}
-	if obj.Metadata.Name == BuiltinNodeClass && d.File != BuiltinFile {
-		if c.env.AutoMode != nil && len(c.env.AutoMode.NodePools) > 0 {
-			c.warn(d, "metadata.name", "EKS owns the NodeClass named default while a built-in NodePool is enabled and puts its own settings back: this one is ignored, the built-in default is simulated (give yours another name, as the EKS user guide says)")
-			return
-		}
-		c.warn(d, "metadata.name", "the EKS user guide says not to name a custom NodeClass default (EKS creates its own default with the built-in NodePools): read as written")
+	if obj.Metadata.Name == BuiltinNodeClass && d.File != BuiltinFile && c.env.AutoMode != nil && len(c.env.AutoMode.NodePools) > 0 {
+		c.warn(d, "metadata.name", "EKS owns the NodeClass named default while a built-in NodePool is enabled and puts its own settings back: this one is ignored, the built-in default is simulated (give yours another name, as the EKS user guide says)")
+		return
 	}
 	s := &obj.Spec
 	// Auto Mode nodes run Bottlerocket (AWS chooses the image); NVMe
