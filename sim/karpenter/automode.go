@@ -78,3 +78,43 @@ func autoModeWarnings(pools []NodePool, am *apis.AutoMode) []component.Warning {
 			strings.Join(names, ", ")),
 		Fix: "add Auto Mode's fee for your instance types from the Amazon EKS pricing page to the reported cost"}}
 }
+
+// autoModeStorageWarnings: in a cluster whose every node is EKS Auto
+// Mode's (all NodePools of its NodeClass, no eksctl node groups), a
+// StorageClass of the self-managed EBS CSI driver (ebs.csi.aws.com, or
+// the in-tree kubernetes.io/aws-ebs that migrates to it). Auto Mode's
+// storage is ebs.csi.eks.amazonaws.com ("You must create a StorageClass
+// referencing ebs.csi.eks.amazonaws.com to use the storage capability of
+// EKS Auto Mode", create-storage-class.adoc); the simulation provisions
+// the class's volumes all the same.
+func autoModeStorageWarnings(pools []NodePool, others, peers []*manifest.Document) []component.Warning {
+	auto := false
+	for i := range pools {
+		if !pools[i].NodeClass.AutoMode {
+			return nil
+		}
+		auto = true
+	}
+	if !auto {
+		return nil
+	}
+	for _, d := range peers {
+		if d.Kind == "ClusterConfig" && (manifest.Lookup(d.Node, "managedNodeGroups") != nil || manifest.Lookup(d.Node, "nodeGroups") != nil) {
+			return nil
+		}
+	}
+	var out []component.Warning
+	for _, d := range others {
+		if d.Kind != "StorageClass" {
+			continue
+		}
+		prov := manifest.Scalar(manifest.Lookup(d.Node, "provisioner"))
+		if prov != "ebs.csi.aws.com" && prov != "kubernetes.io/aws-ebs" {
+			continue
+		}
+		fix := "write provisioner: ebs.csi.eks.amazonaws.com, or install the EBS CSI driver (the aws-ebs-csi-driver add-on)"
+		out = append(out, component.Warning{Code: apis.CodeAutoModeStorage, File: d.File, Line: d.LineOf("provisioner"), Path: "provisioner", Fix: fix,
+			Msg: fmt.Sprintf("provisioner: every node of this cluster is EKS Auto Mode's, whose block storage is ebs.csi.eks.amazonaws.com: volumes of StorageClass %s (%s) are made only where the self-managed EBS CSI driver is installed, which nothing here shows; they are provisioned in the simulation as if it were (%s)", d.Name, prov, fix)})
+	}
+	return out
+}

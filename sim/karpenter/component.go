@@ -164,6 +164,7 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 		warns = append(warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: w.Message(), Fix: w.Fix})
 	}
 	warns = append(warns, autoModeWarnings(res.NodePools, am)...)
+	warns = append(warns, autoModeStorageWarnings(res.NodePools, in.Others, in.Peers)...)
 	warns = append(warns, staticWarnings(res.NodePools, settings)...)
 	warns = append(warns, overlayWarnings(env, res.NodePools, res.NodeOverlays, settings)...)
 	scale, err := spec.CompileScale(env.Scenario, in.SettingsPath, res.NodePools)

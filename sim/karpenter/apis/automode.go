@@ -118,7 +118,10 @@ const (
 	CodeAutoModeField = "karpenter.auto-mode-field"
 	// CodeAutoModeLabel: a requirement on a label Auto Mode does not
 	// support.
-	CodeAutoModeLabel = "karpenter.auto-mode-label"
+	CodeAutoModeLabel = "ineffective.auto-mode-label"
+	// CodeAutoModeStorage: a StorageClass of the self-managed EBS CSI
+	// driver in a cluster of Auto Mode nodes only.
+	CodeAutoModeStorage = "ineffective.auto-mode-storage"
 )
 
 // AutoMode says that EKS Auto Mode is on and which built-in NodePools
