@@ -20,12 +20,15 @@ func TestWindowsNodeGroupRefused(t *testing.T) {
 	require.Contains(t, stderr, "testdata/bad/windows-nodes.yaml:17: nodeGroups[0].amiFamily: Windows nodes are not simulated")
 }
 
-// eksctl's Auto Mode example gets a warning that the built-in NodePools
-// are not simulated (before: nothing).
+// eksctl's Auto Mode example runs its built-in NodePools (general-purpose,
+// system) on the Karpenter model, with the info line that their price
+// lacks Auto Mode's fee (before: a warning that Auto Mode was not
+// simulated).
 func TestAutoModeWarning(t *testing.T) {
 	out, _, code := simLint(t, "-f", "testdata/os/eksctl-auto-mode.yaml", "--fail-on", "warning")
-	require.Equal(t, exitGate, code, out)
+	require.Equal(t, 0, code, out)
 	out = strings.ReplaceAll(out, "\n  ", " ")
-	require.Contains(t, out, "warning  ineffective-setting  testdata/os/eksctl-auto-mode.yaml:11: autoModeConfig.enabled EKS Auto Mode is not simulated: its built-in NodePools (general-purpose, system) launch no nodes here")
-	require.Contains(t, out, "fix: write them as karpenter.sh/v1 NodePools with an EC2NodeClass to simulate them")
+	require.Contains(t, out, "2 capacity source(s)")
+	require.Contains(t, out, "info     input-warning  testdata/os/eksctl-auto-mode.yaml:11: autoModeConfig.enabled EKS Auto Mode NodePools (general-purpose, system): AWS runs their Karpenter")
+	require.Contains(t, out, "the simulator's price data has no such fee, so the cost of these nodes is their EC2 price only")
 }

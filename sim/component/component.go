@@ -135,6 +135,9 @@ type Input struct {
 	// loader compiles), read-only: a component may find its helpers
 	// among them (a termination handler's DaemonSet).
 	Others []*manifest.Document
+	// Peers are the other components' documents, read-only: Karpenter
+	// reads whether an eksctl ClusterConfig turns EKS Auto Mode on.
+	Peers []*manifest.Document
 }
 
 // Config is a component's compiled configuration; its own type, which

@@ -216,6 +216,12 @@ func reservationTerms(im *Importer, v any) (any, bool) {
 	return nil, false
 }
 
+// eksNodeClassKept is an EKS Auto Mode NodeClass: its ephemeral storage
+// (the KMS key left out) and network policy default; roles, subnets,
+// security groups, proxies, certificates and tags are not read.
+var eksNodeClassKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta.keep,
+	"spec": fields{"ephemeralStorage": fields{"size": all, "iops": all, "throughput": all}.keep, "networkPolicy": all}.keep}
+
 // awsNodeTemplateKept is a karpenter.k8s.aws/v1alpha1 AWSNodeTemplate.
 var awsNodeTemplateKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta.keep,
 	"spec": fields{"amiFamily": all, "blockDeviceMappings": blockDevices}.keep}

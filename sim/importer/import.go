@@ -274,6 +274,7 @@ var readVersions = map[string][]string{
 	"CapacityBuffer":          {"autoscaling.x-k8s.io/v1beta1", "autoscaling.x-k8s.io/v1alpha1"},
 	"PodTemplate":             {"v1"},
 	"EC2NodeClass":            {"karpenter.k8s.aws/v1", "karpenter.k8s.aws/v1beta1"},
+	"NodeClass":               {"eks.amazonaws.com/v1"},
 	"Provisioner":             {"karpenter.sh/v1alpha5"},
 	"AWSNodeTemplate":         {"karpenter.k8s.aws/v1alpha1"},
 	"ClusterConfig":           {"eksctl.io/v1alpha5"},
@@ -331,6 +332,8 @@ func (im *Importer) item(file string, it *item) {
 		err = im.mapKept(w, it, provisionerKept)
 	case "EC2NodeClass":
 		err = im.mapKept(w, it, ec2NodeClassKept)
+	case "NodeClass":
+		err = im.mapKept(w, it, eksNodeClassKept)
 	case "AWSNodeTemplate":
 		err = im.mapKept(w, it, awsNodeTemplateKept)
 	case "ClusterConfig":

@@ -40,6 +40,7 @@ func (karpenterComponent) Kinds() []component.Kind {
 		{Group: apis.GroupAWS, Kind: apis.KindAWSNodeTemplate},
 		{Group: apis.GroupKarpenter, Kind: apis.KindNodeOverlay},
 		{Group: apis.GroupAutoscaling, Kind: apis.KindCapacityBuffer},
+		{Group: apis.GroupEKS, Kind: apis.KindNodeClass},
 	}
 }
 
@@ -146,25 +147,31 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 	if spec != nil && spec.LaunchTimeout != "" {
 		warn("karpenter.setting-inert", in.SettingsPath+".launchTimeout", "launches answer at once in the simulation, so the launch timeout never fires: this setting changes nothing")
 	}
-	if buf, ok := onlyBuffers(in.Docs); ok {
+	am, err := autoModeOf(env, in, spec)
+	if err != nil {
+		errs = errs.Add(err)
+	}
+	if buf, ok := onlyBuffers(in.Docs); ok && (am == nil || len(am.NodePools) == 0) {
 		warns = append(warns, component.Warning{Code: "karpenter.buffer-no-karpenter", File: buf.File, Line: buf.Line,
 			Msg: fmt.Sprintf("%s: CapacityBuffers are read by Karpenter only here, and the scenario has no NodePool: no spare capacity is kept (the Cluster Autoscaler's CapacityBuffer support is not simulated)", buf.Ref()),
 			Fix: "add Karpenter NodePools with the CapacityBuffer gate on, or drop the buffer"})
 		in.Docs = nil
 	}
-	if len(in.Docs) == 0 {
+	if len(in.Docs) == 0 && (am == nil || len(am.NodePools) == 0) {
 		if spec != nil {
 			warn("karpenter.not-running", in.SettingsPath, "no NodePool or Provisioner in the scenario: Karpenter does not run")
 		}
 		return nil, warns, errs.Err()
 	}
-	res, err := apis.Compile(in.Docs, apis.Env{Syms: env.Syms, Resources: env.Resources, Catalog: env.Catalog, Zones: env.Zones})
+	res, err := apis.Compile(in.Docs, apis.Env{Syms: env.Syms, Resources: env.Resources, Catalog: env.Catalog, Zones: env.Zones, AutoMode: am})
 	if err != nil {
 		return nil, warns, errs.Add(err).Err()
 	}
 	for _, w := range res.Warnings {
 		warns = append(warns, component.Warning{Code: w.Code, File: w.File, Line: w.Line, Path: w.Path, Msg: w.Message(), Fix: w.Fix})
 	}
+	warns = append(warns, autoModeWarnings(res.NodePools, am)...)
+	warns = append(warns, autoModeStorageWarnings(res.NodePools, in.Others, in.Peers)...)
 	warns = append(warns, staticWarnings(res.NodePools, settings)...)
 	warns = append(warns, overlayWarnings(env, res.NodePools, res.NodeOverlays, settings)...)
 	warns = append(warns, reservationWarnings(env, res.NodePools, settings)...)

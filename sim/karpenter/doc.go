@@ -261,6 +261,18 @@
 // for one info line. Simplified: a buffer follows its workload at the
 // reconcile only; its status conditions are not reported.
 //
+// # EKS Auto Mode
+//
+// A pool of an eks.amazonaws.com NodeClass (apis, automode.go) is EKS
+// Auto Mode's: its nodes carry eks.amazonaws.com/instance-* labels
+// instead of karpenter.k8s.aws ones (scheduling.Offerings.AutoModeKey),
+// hold at most 110 pods, and its solves know the eks.amazonaws.com
+// labels as well known (wellKnownIn), so pods may select them; other
+// pools do not. Auto Mode is on with spec.karpenter.autoMode or an
+// eksctl ClusterConfig's autoModeConfig (autoModeOf, read from the
+// other components' documents); an info line says the management fee
+// is not in the prices (automode.go).
+//
 // # Disruption
 //
 // The disruption loop (KC disruption controller) runs 10 s after a pass

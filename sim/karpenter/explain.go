@@ -147,7 +147,7 @@ func (pr *provisioner) poolWhy(l *Linter, s *scheduling.Solver, i int, p *schedu
 	var cached []string
 	for _, term := range terms {
 		podReqs := scheduling.SortRequirements(syms, append(append([]scheduling.Requirement(nil), sel...), term...))
-		if !scheduling.RequirementsCompatible(syms, p.Requirements, podReqs, pr.wellKnown) {
+		if !scheduling.RequirementsCompatible(syms, p.Requirements, podReqs, pr.wellKnownIn(p)) {
 			continue
 		}
 		reqs := scheduling.MergeRequirements(syms, p.Requirements, podReqs)

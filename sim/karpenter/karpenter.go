@@ -97,6 +97,7 @@ type env struct {
 
 	keyNodePool, keyDisrupted cluster.Sym
 	wellKnownSet              map[cluster.Sym]bool
+	autoModeKnown             map[cluster.Sym]bool
 }
 
 // Karpenter is the Karpenter controller: an engine handler, a cluster
@@ -215,6 +216,7 @@ func New(deps Deps, cfg Config) (*Karpenter, error) {
 		return nil, err
 	}
 	e.wellKnownSet = sc.WellKnownLabels()
+	e.autoModeKnown = sc.AutoModeLabels()
 	var betaKeys [5]cluster.Sym
 	for i, key := range scheduling.BetaKeys {
 		betaKeys[i] = syms.Intern(key)
@@ -329,6 +331,17 @@ func (k *Karpenter) addPool(spec NodePool) *scheduling.Pool {
 func (e *env) poolStat(p *scheduling.Pool) *PoolStats { return e.poolStats[p.Spec.Name] }
 
 func (e *env) wellKnown(key cluster.Sym) bool { return e.wellKnownSet[key] }
+
+func (e *env) wellKnownAuto(key cluster.Sym) bool { return e.wellKnownSet[key] || e.autoModeKnown[key] }
+
+// wellKnownIn is pool p's well-known test: EKS Auto Mode's Karpenter
+// also knows its eks.amazonaws.com instance labels.
+func (e *env) wellKnownIn(p *scheduling.Pool) func(cluster.Sym) bool {
+	if p.Spec.NodeClass.AutoMode {
+		return e.wellKnownAuto
+	}
+	return e.wellKnown
+}
 
 // wall maps simulated time to the wall clock of budget schedules.
 func (e *env) wall(t engine.Time) time.Time { return e.settings.Epoch.Add(t) }

@@ -387,15 +387,15 @@ func (l *Linter) walk(p *scheduling.Pool, spec *cluster.PodSpec, base scheduling
 		if i >= len(sel) {
 			ti = termIdx
 		}
-		if c, bad := l.reqFailure(base, &r, ti); bad {
+		if c, bad := l.reqFailure(p, base, &r, ti); bad {
 			return c
 		}
 	}
 	podReqs := scheduling.SortRequirements(syms, append(append([]scheduling.Requirement(nil), sel...), term...))
-	if !scheduling.RequirementsCompatible(syms, base, podReqs, k.wellKnown) {
+	if !scheduling.RequirementsCompatible(syms, base, podReqs, k.wellKnownIn(p)) {
 		// Each requirement alone is fine but not together (two on one key).
 		for i := range podReqs {
-			if c, bad := l.reqFailure(base, &podReqs[i], termIdx); bad {
+			if c, bad := l.reqFailure(p, base, &podReqs[i], termIdx); bad {
 				return c
 			}
 		}
@@ -480,14 +480,14 @@ func (l *Linter) walk(p *scheduling.Pool, spec *cluster.PodSpec, base scheduling
 
 // reqFailure judges one pod requirement against the pool's as compatible()
 // does, and says how it fails.
-func (l *Linter) reqFailure(base scheduling.Requirements, r *scheduling.Requirement, term int) (LaunchCheck, bool) {
+func (l *Linter) reqFailure(p *scheduling.Pool, base scheduling.Requirements, r *scheduling.Requirement, term int) (LaunchCheck, bool) {
 	k := l.k
 	syms := k.cl.Syms
 	n := base.Get(r.Key)
 	c := LaunchCheck{Term: term, Key: syms.Name(r.Key), PodSide: describeReq(syms, r), PoolSide: describeReq(syms, n)}
 	switch {
 	case n == nil:
-		if k.wellKnown(r.Key) || r.Negative() {
+		if k.wellKnownIn(p)(r.Key) || r.Negative() {
 			return c, false
 		}
 		c.Fail = FailLabel

@@ -544,7 +544,17 @@ func (pr *provisioner) createNode(c *scheduling.Claim, res cloud.LaunchResult, r
 	name := pr.nodes.newName(spec.Name)
 
 	labels := append(cluster.Labels(nil), spec.Labels...)
-	set := func(key, v cluster.Sym) { labels = labels.With(key, v) }
+	auto := spec.NodeClass.AutoMode
+	set := func(key, v cluster.Sym) {
+		if auto {
+			// Auto Mode nodes carry eks.amazonaws.com instance labels.
+			var ok bool
+			if key, ok = pr.offerings.AutoModeKey(key); !ok {
+				return
+			}
+		}
+		labels = labels.With(key, v)
+	}
 	// Single-valued requirements become labels (KC Requirements.Labels),
 	// then the instance's own labels.
 	for i := range c.Requirements {

@@ -1030,7 +1030,13 @@ func (l *loader) compileComponents() {
 	env := component.Env{Syms: l.out.Syms, Resources: l.out.Resources, Catalog: l.cat, Region: l.out.Region,
 		Zones: l.out.Zones, ComputeTime: l.out.ComputeTime, Epoch: l.out.Epoch, Scenario: l.scenarioDoc, Reservations: l.out.Market.Reservations}
 	for _, c := range component.Registered() {
-		in := component.Input{Docs: l.compDocs[c.Name()], Settings: l.settings[c.Name()], SettingsPath: l.settingsPath[c.Name()], Others: l.order}
+		var peers []*manifest.Document
+		for _, o := range component.Registered() {
+			if o.Name() != c.Name() {
+				peers = append(peers, l.compDocs[o.Name()]...)
+			}
+		}
+		in := component.Input{Docs: l.compDocs[c.Name()], Settings: l.settings[c.Name()], SettingsPath: l.settingsPath[c.Name()], Others: l.order, Peers: peers}
 		cfg, warns, err := c.Compile(env, in)
 		l.warns = append(l.warns, warns...)
 		if err != nil {

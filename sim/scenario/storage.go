@@ -18,9 +18,9 @@ import (
 // volumeClaimTemplates here.
 
 // zonalProvisioners make volumes that live in one zone and attach to one
-// node at a time (EBS: the CSI driver and the in-tree name, which CSI
-// migration hands to it).
-var zonalProvisioners = map[string]bool{"ebs.csi.aws.com": true, "kubernetes.io/aws-ebs": true}
+// node at a time (EBS: the CSI driver, the in-tree name, which CSI
+// migration hands to it, and EKS Auto Mode's managed EBS driver).
+var zonalProvisioners = map[string]bool{"ebs.csi.aws.com": true, "kubernetes.io/aws-ebs": true, "ebs.csi.eks.amazonaws.com": true}
 
 // sharedProvisioners make file systems every zone can mount: no zone,
 // no attach limit.

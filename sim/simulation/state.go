@@ -94,14 +94,22 @@ func dumpNodePool(cl *cluster.Cluster, p *apis.NodePool) statedump.NodePool {
 		ExpireAfter:            p.ExpireAfter,
 		TerminationGracePeriod: p.TerminationGracePeriod,
 	}
-	if len(p.Labels) > 0 {
-		out.Labels = map[string]string{}
-		for _, l := range p.Labels {
-			out.Labels[syms.Name(l.Key)] = syms.Name(l.Value)
+	auto := p.NodeClass.AutoMode
+	for _, l := range p.Labels {
+		k := syms.Name(l.Key)
+		if auto && k == apis.LabelComputeType {
+			continue // EKS's label on every Auto Mode node, not the template's
 		}
+		if out.Labels == nil {
+			out.Labels = map[string]string{}
+		}
+		out.Labels[k] = syms.Name(l.Value)
 	}
 	for _, r := range p.Requirements {
 		req := statedump.NodePoolRequirement{NodeSelectorRequirement: statedump.Requirement(syms, r.Requirement)}
+		if k := apis.AutoModeNodeLabel(req.Key); auto && k != "" {
+			req.Key = k // as written: Auto Mode's eks.amazonaws.com key
+		}
 		if r.MinValues > 0 {
 			m := int(r.MinValues)
 			req.MinValues = &m

@@ -60,10 +60,9 @@ func (d *dumper) podSpec(s *cluster.PodSpec) corev1.PodSpec {
 		never := corev1.PreemptNever
 		out.PreemptionPolicy = &never
 	}
-	if s.TerminationGrace > 0 {
-		g := int64(s.TerminationGrace.Seconds())
-		out.TerminationGracePeriodSeconds = &g
-	}
+	// Always written: 0 (the EKS guide's inflate) is not the 30s default.
+	g := int64(s.TerminationGrace.Seconds())
+	out.TerminationGracePeriodSeconds = &g
 	if len(s.NodeSelector) > 0 {
 		out.NodeSelector = map[string]string{}
 		for _, r := range s.NodeSelector {

@@ -262,7 +262,6 @@ func CompileClusterConfig(d *manifest.Document, env Env) ([]NodeGroup, []*manife
 	if cfg.Metadata.Region != "" && env.Region != "" && cfg.Metadata.Region != env.Region {
 		c.warn("metadata.region", "region %s differs from the scenario's region %s: the scenario's region is used", cfg.Metadata.Region, env.Region)
 	}
-	c.autoMode(cfg.AutoModeConfig)
 	if len(cfg.LocalZones) > 0 {
 		c.warn("localZones", "local zones are not modelled: node groups use their availability zones only")
 	}
@@ -283,7 +282,7 @@ func CompileClusterConfig(d *manifest.Document, env Env) ([]NodeGroup, []*manife
 			c.out = append(c.out, g)
 		}
 	}
-	if len(cfg.ManagedNodeGroups)+len(cfg.NodeGroups) == 0 {
+	if len(cfg.ManagedNodeGroups)+len(cfg.NodeGroups) == 0 && !autoModeOn(cfg.AutoModeConfig) {
 		c.warn("", "no managedNodeGroups or nodeGroups: the Cluster Autoscaler has nothing to scale")
 	}
 	if len(c.errs) > 0 {
@@ -318,30 +317,12 @@ func (c *compiler) warnc(code, fix, path, format string, a ...any) {
 	c.warns = append(c.warns, w)
 }
 
-// autoMode warns that EKS Auto Mode is not simulated: its built-in
-// NodePools are AWS's Karpenter, run by EKS with its own NodeClass, node
-// image, overheads and a management fee on the price, none of which the
-// data has. They are described in the EKS user guide (Enable or Disable
-// Built-in NodePools) well enough to write as Karpenter NodePools, which
-// the hint says how to do; eksctl creates both unless nodePools lists
-// fewer.
-func (c *compiler) autoMode(a *autoModeConfig) {
-	if a == nil || a.Enabled == nil || !*a.Enabled {
-		return
-	}
-	pools := []string{"general-purpose", "system"}
-	if a.NodePools != nil {
-		pools = *a.NodePools
-	}
-	if len(pools) == 0 {
-		c.warnc(CodeAutoMode, "write them with a karpenter.k8s.aws EC2NodeClass to simulate them", "autoModeConfig.enabled",
-			"EKS Auto Mode is not simulated: NodePools that use its eks.amazonaws.com NodeClass launch no nodes here, so pods that only they would host stay Pending (write them with a karpenter.k8s.aws EC2NodeClass to simulate them)")
-		return
-	}
-	fix := "write them as karpenter.sh/v1 NodePools with an EC2NodeClass to simulate them: on-demand, karpenter.k8s.aws/instance-category In [c, m, r], " +
-		"karpenter.k8s.aws/instance-generation Gt 4; general-purpose amd64; system amd64 and arm64 with the taint CriticalAddonsOnly=true:NoSchedule"
-	c.warnc(CodeAutoMode, fix, "autoModeConfig.enabled", "EKS Auto Mode is not simulated: its built-in NodePools (%s) launch no nodes here, so pods that only they would host stay Pending (%s)",
-		strings.Join(pools, ", "), fix)
+// autoMode reports whether EKS Auto Mode is on. Its built-in NodePools
+// are simulated by the Karpenter model, which reads the same
+// autoModeConfig (sim/karpenter/apis, AutoMode): nothing for the Cluster
+// Autoscaler to do.
+func autoModeOn(a *autoModeConfig) bool {
+	return a != nil && a.Enabled != nil && *a.Enabled
 }
 
 func (c *compiler) checkName(seen map[string]string, name, path string) {

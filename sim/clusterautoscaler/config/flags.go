@@ -296,8 +296,6 @@ const (
 	CodeZeroLabels = "ineffective.scale-from-zero-labels"
 	// CodeZeroTaints: taints of such a group its tags cannot carry.
 	CodeZeroTaints = "ineffective.scale-from-zero-taints"
-	// CodeAutoMode: EKS Auto Mode, which is not simulated.
-	CodeAutoMode = "ineffective.auto-mode"
 )
 
 // modelledFlags are the flags the simulation acts on.

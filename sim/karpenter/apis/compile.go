@@ -31,6 +31,10 @@ type Env struct {
 	Catalog *catalog.Catalog
 	// Zones, when set, checks zones named in requirements.
 	Zones []string
+	// AutoMode, when set, says EKS Auto Mode is on: its enabled built-in
+	// NodePools and their default NodeClass are compiled with the
+	// documents.
+	AutoMode *AutoMode
 }
 
 // Result is the compiled Karpenter configuration of a scenario.
@@ -52,7 +56,7 @@ type Result struct {
 // apiVersion: a wrong version gets a precise error from Compile.
 func Handles(d *manifest.Document) bool {
 	switch d.Kind {
-	case KindNodePool, KindProvisioner, KindEC2NodeClass, KindAWSNodeTemplate, KindNodeOverlay, KindCapacityBuffer:
+	case KindNodePool, KindProvisioner, KindEC2NodeClass, KindAWSNodeTemplate, KindNodeOverlay, KindCapacityBuffer, KindNodeClass:
 		return true
 	}
 	return false
@@ -79,10 +83,13 @@ func NodeTaintWarning(key string) string {
 // The error, if any, is a manifest.Errors.
 func Compile(docs []*manifest.Document, env Env) (Result, error) {
 	c := &compiler{env: env, classes: map[string]*NodeClass{}, poolDocs: map[string]*manifest.Document{}}
+	docs = c.builtinDocs(docs)
 	for _, d := range docs {
 		switch d.Kind {
 		case KindEC2NodeClass:
 			c.nodeClass(d)
+		case KindNodeClass:
+			c.eksNodeClass(d)
 		case KindAWSNodeTemplate:
 			c.awsNodeTemplate(d)
 		case KindNodeOverlay:
@@ -140,6 +147,9 @@ type compiler struct {
 	poolDocs map[string]*manifest.Document
 	overlays []NodeOverlay
 	buffers  []CapacityBuffer
+	// autoMode: the NodePool being compiled names an EKS Auto Mode
+	// NodeClass (its eks.amazonaws.com labels narrow instance types).
+	autoMode bool
 }
 
 // draft is a compiled pool waiting for its node class.
@@ -633,6 +643,13 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 		if n, ok := NormalizedLabels[key]; ok {
 			key = n
 		}
+		if c.autoMode {
+			if key = c.autoModeRequirementKey(d, p+".key", key); key == "" {
+				continue
+			}
+		} else if c.nonAutoModeKey(d, p+".key", key) {
+			labels = withKey(labels, key)
+		}
 		if key == LabelHostname || key == LabelNodePool {
 			c.fail(d, p+".key", "remove it: Karpenter picks hostnames and sets karpenter.sh/nodepool itself", "requirement key %s is restricted", key)
 			continue
@@ -724,6 +741,17 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 		}
 		out = append(out, req)
 	}
+	return out
+}
+
+// withKey is labels with key set, so that a requirement on it gets no
+// second warning.
+func withKey(labels map[string]string, key string) map[string]string {
+	out := maps.Clone(labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[key] = ""
 	return out
 }
 
@@ -973,9 +1001,17 @@ func (c *compiler) resolve() {
 		if !ok && p.NodeClassRef.Kind == KindAWSNodeTemplate {
 			nc, ok = c.classes[KindEC2NodeClass+"/"+p.NodeClassRef.Name]
 		}
-		if ok {
+		switch {
+		case ok:
 			p.NodeClass = *nc
-		} else {
+		case p.NodeClassRef.Kind == KindNodeClass:
+			p.NodeClass = autoModeDefaults(p.NodeClassRef.Name)
+			why := "EKS creates the default NodeClass only while a built-in NodePool is enabled (spec.karpenter.autoMode.nodePools, or eksctl's autoModeConfig.nodePools)"
+			if p.NodeClassRef.Name != BuiltinNodeClass {
+				why = "add it"
+			}
+			c.warn(dr.d, dr.refPath, "no eks.amazonaws.com NodeClass named %q among the manifests: nodes get Auto Mode's default settings (in a cluster the NodePool would launch nothing until it exists: %s)", p.NodeClassRef.Name, why)
+		default:
 			p.NodeClass = NodeClass{Name: p.NodeClassRef.Name, Kind: p.NodeClassRef.Kind}
 			if !dr.quietRef {
 				c.warn(dr.d, dr.refPath, "no %s named %q among the manifests: nodes get the default settings (in a cluster the NodePool would stay NotReady and launch nothing until it exists)", p.NodeClassRef.Kind, p.NodeClassRef.Name)

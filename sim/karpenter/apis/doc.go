@@ -82,6 +82,19 @@
 // that say to remove them; Linux and Windows together (In [linux,
 // windows]) simulate the Linux nodes.
 //
+// EKS Auto Mode (automode.go, from the EKS user guide): the
+// eks.amazonaws.com/v1 NodeClass (ephemeralStorage.size is the node's
+// ephemeral storage, NVMe stores as RAID0, Bottlerocket nodes, at most
+// 110 pods; its other fields checked and ignored), NodePools naming it
+// (their eks.amazonaws.com/instance-* requirements compile to the
+// karpenter.k8s.aws keys of the same values, karpenter.k8s.aws keys are
+// errors, expireAfter 336h and terminationGracePeriod 24h by default,
+// the label eks.amazonaws.com/compute-type: auto), and, with
+// Env.AutoMode, the built-in general-purpose and system NodePools and
+// their default NodeClass as EKS creates them. Auto Mode's management
+// fee is not in the price data (package karpenter says so in an info
+// line).
+//
 // Defaults (KC pkg/apis/v1): expireAfter 720h, consolidationPolicy
 // WhenEmptyOrUnderutilized, consolidateAfter 0s, budgets [{nodes: 10%}],
 // weight 0, no terminationGracePeriod. Controller settings ([Settings],

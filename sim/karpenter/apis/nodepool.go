@@ -286,8 +286,10 @@ type Kubelet struct {
 // that shape nodes.
 type NodeClass struct {
 	Name string
-	// Kind is EC2NodeClass or AWSNodeTemplate.
-	Kind       string
+	// Kind is EC2NodeClass, AWSNodeTemplate or (EKS Auto Mode) NodeClass.
+	Kind string
+	// Group is eks.amazonaws.com for an Auto Mode NodeClass, else "".
+	Group      string
 	File       string
 	Line       int
 	Kubelet    Kubelet
@@ -304,6 +306,10 @@ type NodeClass struct {
 	// ReservationTerms are spec.capacityReservationSelectorTerms: the
 	// capacity reservations the class's nodes may launch into.
 	ReservationTerms []ReservationTerm
+	// AutoMode: an EKS Auto Mode NodeClass (eks.amazonaws.com/v1): AWS
+	// runs the Karpenter that launches its nodes, which carry
+	// eks.amazonaws.com instance labels and at most AutoModeMaxPods pods.
+	AutoMode bool
 	// Hash covers the fields that make nodes drift when changed.
 	Hash uint64
 	// Exported is the class's hash annotation as Karpenter wrote it on a

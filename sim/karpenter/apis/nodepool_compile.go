@@ -142,7 +142,14 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 	p.DoNotDisrupt = dnd
 	p.Taints = c.taints(d, "spec.template.spec.taints", t.Taints, v1API)
 	p.StartupTaints = c.taints(d, "spec.template.spec.startupTaints", t.StartupTaints, v1API)
+	auto := t.NodeClassRef != nil && t.NodeClassRef.Group == GroupEKS
+	if auto {
+		// Every Auto Mode node is labelled compute-type: auto.
+		labels[LabelComputeType] = "auto"
+	}
+	c.autoMode = auto
 	p.Requirements = c.requirements(d, "spec.template.spec.requirements", t.Requirements, v1API, labels)
+	c.autoMode = false
 	p.Limits = c.limits(d, "spec.limits", s.Limits)
 	if t.NodeClassRef == nil {
 		c.fail(d, "spec.template.spec.nodeClassRef", "add spec.template.spec.nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}", "nodeClassRef is required")
@@ -152,12 +159,17 @@ func (c *compiler) nodePoolV1(d *manifest.Document) {
 	if ref.Group == "" && lookup(d.Node, "spec", "template", "spec", "nodeClassRef", "apiVersion") != nil {
 		ref.Group = GroupAWS // the obsolete apiVersion was reported above
 	}
-	if ref.Group != GroupAWS || ref.Kind != KindEC2NodeClass || ref.Name == "" {
-		c.fail(d, "spec.template.spec.nodeClassRef", "write {group: karpenter.k8s.aws, kind: EC2NodeClass, name: <an EC2NodeClass>}", "nodeClassRef {group: %q, kind: %q, name: %q} does not name an EC2NodeClass", ref.Group, ref.Kind, ref.Name)
+	if !(ref.Group == GroupAWS && ref.Kind == KindEC2NodeClass || ref.Group == GroupEKS && ref.Kind == KindNodeClass) || ref.Name == "" {
+		c.fail(d, "spec.template.spec.nodeClassRef", "write {group: karpenter.k8s.aws, kind: EC2NodeClass, name: <an EC2NodeClass>}, or for EKS Auto Mode {group: eks.amazonaws.com, kind: NodeClass, name: default}",
+			"nodeClassRef {group: %q, kind: %q, name: %q} does not name an EC2NodeClass or an EKS Auto Mode NodeClass", ref.Group, ref.Kind, ref.Name)
 		return
 	}
 	p.NodeClassRef = NodeClassRef{Group: ref.Group, Kind: ref.Kind, Name: ref.Name}
 	p.ExpireAfter = DefaultExpireAfter
+	if auto {
+		// EKS's defaults for a pool of its NodeClass (create-node-pool.adoc).
+		p.ExpireAfter, p.TerminationGracePeriod = AutoModeExpireAfter, AutoModeTerminationGracePeriod
+	}
 	if t.ExpireAfter != nil {
 		v, never, ok := c.durationOrNever(d, "spec.template.spec.expireAfter", *t.ExpireAfter, neverAllowed)
 		if ok {

@@ -224,9 +224,24 @@ type SettingsSpec struct {
 	// SolverPodsPerSecond is the controller's scheduling-simulation speed
 	// that paces disruption passes. Default 1000; 0 makes them instant.
 	SolverPodsPerSecond *float64 `json:"solverPodsPerSecond,omitempty"`
+	// AutoMode turns EKS Auto Mode on: AWS runs Karpenter for the cluster
+	// and creates the built-in NodePools listed (general-purpose,
+	// system) with their default NodeClass. An eksctl ClusterConfig's
+	// autoModeConfig says the same; this field wins over it.
+	AutoMode *AutoModeSpec `json:"autoMode,omitempty"`
 	// Scale changes a static NodePool's replicas at a time, as
 	// `kubectl scale nodepool <name> --replicas=<n>` would.
 	Scale []ScaleSpec `json:"scale,omitempty"`
+}
+
+// AutoModeSpec is spec.karpenter.autoMode, as the EKS API's
+// computeConfig (and eksctl's autoModeConfig) write it.
+type AutoModeSpec struct {
+	// Enabled defaults to true.
+	Enabled *bool `json:"enabled,omitempty"`
+	// NodePools are the built-in NodePools to enable; unset: both
+	// (general-purpose and system), [] none.
+	NodePools *[]string `json:"nodePools,omitempty"`
 }
 
 // ScaleSpec is one `kubectl scale nodepool` of spec.karpenter.scale.

@@ -665,9 +665,10 @@ func (ck *indexCheck) samePool(p *Pool) error {
 		return fmt.Errorf("positions of %d instance types, want %d", len(p.TypePositions), len(np.offerings.types))
 	}
 	mask := np.offerings.OfferingMask(reqs)
+	typeReqs := np.offerings.typeRequirements(p.Spec, reqs)
 	n := 0
 	for _, t := range np.offerings.types {
-		pt, ok := np.poolType(p, t, mask)
+		pt, ok := np.poolType(p, t, typeReqs, mask)
 		pos := p.TypePositions[t.Index]
 		switch {
 		case ok != (pos >= 0):

@@ -74,12 +74,13 @@ func (np *NodePools) build(spec *apis.NodePool) *Pool {
 	p := &Pool{Spec: spec, HasPreferNoSchedule: spec.HasPreferNoScheduleTaint(), overlay: np.overlayByPool[spec.Name]}
 	p.Requirements = np.poolRequirements(spec)
 	mask := np.offerings.OfferingMask(p.Requirements)
+	typeReqs := np.offerings.typeRequirements(spec, p.Requirements)
 	p.TypePositions = make([]int32, len(np.offerings.types))
 	for i := range p.TypePositions {
 		p.TypePositions[i] = -1
 	}
 	for _, t := range np.offerings.types {
-		pt, ok := np.poolType(p, t, mask)
+		pt, ok := np.poolType(p, t, typeReqs, mask)
 		if !ok {
 			continue
 		}
@@ -114,8 +115,8 @@ func (np *NodePools) poolRequirements(spec *apis.NodePool) Requirements {
 // poolType is instance type t as pool p launches it (p.reqs set; mask:
 // the offerings they allow), false when the pool cannot: t does not meet
 // the requirements or has no offering in mask.
-func (np *NodePools) poolType(p *Pool, t *InstanceType, mask uint64) (PoolType, bool) {
-	if !np.offerings.TypeCompatible(t, p.Requirements) {
+func (np *NodePools) poolType(p *Pool, t *InstanceType, typeReqs Requirements, mask uint64) (PoolType, bool) {
+	if !np.offerings.TypeCompatible(t, typeReqs) {
 		return PoolType{}, false
 	}
 	has := false
@@ -191,15 +192,25 @@ func tolerates(tols cluster.Tolerations, taints []cluster.Taint, tolPNS bool) bo
 // against.
 func (np *NodePools) templateNode(p *Pool, t *InstanceType) *cluster.Node {
 	labels := append(cluster.Labels(nil), p.Spec.Labels...)
+	auto := p.Spec.NodeClass.AutoMode
+	set := func(k, v cluster.Sym) {
+		if auto {
+			var ok bool
+			if k, ok = np.offerings.AutoModeKey(k); !ok {
+				return
+			}
+		}
+		labels = labels.With(k, v)
+	}
 	for i := range p.Requirements {
 		r := &p.Requirements[i]
 		if !r.Complement && len(r.Values) == 1 {
-			labels = labels.With(r.Key, r.Values[0])
+			set(r.Key, r.Values[0])
 		}
 	}
 	for tk, v := range t.LabelValues {
 		if v != cluster.NoSym {
-			labels = labels.With(np.offerings.TypeKeys[tk], v)
+			set(np.offerings.TypeKeys[tk], v)
 		}
 	}
 	return &cluster.Node{Name: p.Spec.Name + "-template", Labels: labels, Taints: p.Spec.Taints, State: cluster.NodeReady,

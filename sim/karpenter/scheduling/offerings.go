@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -90,6 +91,12 @@ type Offerings struct {
 	typeKeyLabels []string
 	TypeKeys      []cluster.Sym
 	typeKeyOf     []int8 // Sym -> index in typeKey, -1 for other keys
+	// autoModeKeys maps each karpenter.k8s.aws key to the key an EKS
+	// Auto Mode node carries instead (apis.AutoModeNodeLabel; NoSym: none).
+	autoModeKeys map[cluster.Sym]cluster.Sym
+	// autoModeTypeKeys are the eks.amazonaws.com keys typeKeyOf maps to
+	// their karpenter.k8s.aws counterparts' indexes.
+	autoModeTypeKeys map[cluster.Sym]bool
 	// Offers is the offering table: price and availability per type, zone and
 	// capacity type.
 	Offers offers
@@ -204,6 +211,16 @@ func (o *Offerings) buildTypes() {
 	}
 	n := len(o.types) * len(o.Zones) * NumCapacityTypes
 	o.Offers = offers{NumZones: len(o.Zones), Price: make([]float64, n), UnavailableUntil: make([]engine.Time, n)}
+	o.autoModeKeys = map[cluster.Sym]cluster.Sym{}
+	for _, k := range append(append([]string(nil), apis.WellKnownLabels...), o.typeKeyLabels...) {
+		if ak := apis.AutoModeNodeLabel(k); ak != k {
+			v := cluster.NoSym
+			if ak != "" {
+				v = syms.Intern(ak)
+			}
+			o.autoModeKeys[syms.Intern(k)] = v
+		}
+	}
 	o.typeKeyOf = make([]int8, syms.Len())
 	for i := range o.typeKeyOf {
 		o.typeKeyOf[i] = -1
@@ -211,6 +228,54 @@ func (o *Offerings) buildTypes() {
 	for i, key := range o.TypeKeys {
 		o.typeKeyOf[key] = int8(i)
 	}
+	// An eks.amazonaws.com instance label reads its karpenter.k8s.aws
+	// counterpart's values (Auto Mode's instance types have them under
+	// that key; only pools of its NodeClass see them: wellKnownIn,
+	// typeRequirements).
+	o.autoModeTypeKeys = map[cluster.Sym]bool{}
+	for _, eks := range slices.Sorted(maps.Keys(apis.AutoModeLabels)) {
+		if i := slices.Index(o.typeKeyLabels, apis.AutoModeLabels[eks]); i >= 0 {
+			s := syms.Intern(eks)
+			o.typeKeyOf[s] = int8(i)
+			o.autoModeTypeKeys[s] = true
+		}
+	}
+}
+
+// typeRequirements are the requirements of pool spec that narrow its
+// instance types: for a pool of an EC2NodeClass, none on an
+// eks.amazonaws.com instance label (self-managed Karpenter's types do
+// not have them: such a requirement only labels the node).
+func (o *Offerings) typeRequirements(spec *apis.NodePool, reqs Requirements) Requirements {
+	if spec.NodeClass.AutoMode {
+		return reqs
+	}
+	var out Requirements
+	for i := range reqs {
+		if o.autoModeTypeKeys[reqs[i].Key] {
+			if out == nil {
+				out = append(Requirements(nil), reqs[:i]...)
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, reqs[i])
+		}
+	}
+	if out == nil {
+		return reqs
+	}
+	return out
+}
+
+// AutoModeKey is the key an EKS Auto Mode node carries for label key
+// k: its eks.amazonaws.com counterpart for a karpenter.k8s.aws key
+// (false when Auto Mode has none), else k.
+func (o *Offerings) AutoModeKey(k cluster.Sym) (cluster.Sym, bool) {
+	if ak, ok := o.autoModeKeys[k]; ok {
+		return ak, ak != cluster.NoSym
+	}
+	return k, true
 }
 
 // RefreshPrices asks the cloud for every offering's price, at most once
@@ -503,6 +568,12 @@ func (o *Offerings) nodeResources(it *catalog.InstanceType, nc *apis.NodeClass) 
 	opts := catalog.KubeletOptions{RootVolumeGiB: nc.RootVolumeGiB, VMMemoryOverheadPercent: o.settings.VMMemoryOverheadPercent, MaxPods: kl.MaxPods,
 		InstanceStoreRAID0: nc.InstanceStoreRAID0}
 	c := it.Capacity(opts)
+	if nc.AutoMode && kl.MaxPods == 0 && c.Pods > apis.AutoModeMaxPods {
+		// EKS caps Auto Mode nodes at 110 pods after the ENI count;
+		// kube-reserved memory follows the capped count.
+		opts.MaxPods = apis.AutoModeMaxPods
+		c = it.Capacity(opts)
+	}
 	if kl.PodsPerCore > 0 {
 		c.Pods = min(c.Pods, int64(kl.PodsPerCore)*int64(it.VCPU))
 	}

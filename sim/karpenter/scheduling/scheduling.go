@@ -2,6 +2,8 @@ package scheduling
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/clustersim/clustersim/sim/catalog"
@@ -85,10 +87,13 @@ func New(in Inputs) (*Scheduler, error) {
 	ctSyms[SpotIndex] = syms.Intern("spot")
 	ctSyms[ReservedIndex] = syms.Intern("reserved")
 	e := env{eng: in.Engine, cl: cl, cat: in.Catalog, cloud: in.Prices, settings: in.Settings,
-		keyNodePool: syms.Intern(apis.LabelNodePool), wellKnownSet: map[cluster.Sym]bool{}, normalized: map[cluster.Sym]cluster.Sym{}}
+		keyNodePool: syms.Intern(apis.LabelNodePool), wellKnownSet: map[cluster.Sym]bool{}, autoModeKnown: map[cluster.Sym]bool{}, normalized: map[cluster.Sym]cluster.Sym{}}
 	syms.Intern(apis.TaintDisrupted) // the controller's next key
 	for _, w := range apis.WellKnownLabels {
 		e.wellKnownSet[syms.Intern(w)] = true
+	}
+	for _, w := range slices.Sorted(maps.Keys(apis.AutoModeLabels)) {
+		e.autoModeKnown[syms.Intern(w)] = true
 	}
 	froms := make([]string, 0, len(apis.NormalizedLabels))
 	for from := range apis.NormalizedLabels {
@@ -137,6 +142,11 @@ func New(in Inputs) (*Scheduler, error) {
 // (apis.WellKnownLabels, interned): requirements on them need not be
 // matched by a NodePool's labels.
 func (sc *Scheduler) WellKnownLabels() map[cluster.Sym]bool { return sc.env.wellKnownSet }
+
+// AutoModeLabels are the label keys only EKS Auto Mode's Karpenter
+// treats as well known (apis.AutoModeLabels, interned): in pools of its
+// NodeClass.
+func (sc *Scheduler) AutoModeLabels() map[cluster.Sym]bool { return sc.env.autoModeKnown }
 
 // BetaKeys are the deprecated beta labels Karpenter's nodes carry
 // (instance type, arch, os, zone, region).

@@ -661,7 +661,7 @@ func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint6
 	}
 	reqs := base
 	if len(pd.requirements) > 0 {
-		if !RequirementsCompatible(syms, base, pd.requirements, k.wellKnown) {
+		if !RequirementsCompatible(syms, base, pd.requirements, k.wellKnownIn(c.Pool)) {
 			return nil, 0, false
 		}
 		if !absorbs(base, pd.requirements) {
@@ -676,7 +676,7 @@ func (s *Solver) canAdd(c *Claim, pd *PodData, base Requirements, baseMask uint6
 		}
 		if len(tr) > 0 {
 			trs := SortRequirements(syms, tr)
-			if !RequirementsCompatible(syms, reqs, trs, k.wellKnown) {
+			if !RequirementsCompatible(syms, reqs, trs, k.wellKnownIn(c.Pool)) {
 				return nil, 0, false
 			}
 			reqs = MergeRequirements(syms, reqs, trs)

@@ -24,7 +24,10 @@ type env struct {
 
 	keyNodePool  cluster.Sym
 	wellKnownSet map[cluster.Sym]bool
-	normalized   map[cluster.Sym]cluster.Sym
+	// autoModeKnown are the eks.amazonaws.com instance labels, well
+	// known to EKS Auto Mode's Karpenter only (pools of its NodeClass).
+	autoModeKnown map[cluster.Sym]bool
+	normalized    map[cluster.Sym]cluster.Sym
 }
 
 // Prices is the price list of EC2's offerings (sim/spotmarket's Market
@@ -36,6 +39,17 @@ type Prices interface {
 }
 
 func (e *env) wellKnown(key cluster.Sym) bool { return e.wellKnownSet[key] }
+
+func (e *env) wellKnownAuto(key cluster.Sym) bool { return e.wellKnownSet[key] || e.autoModeKnown[key] }
+
+// wellKnownIn is the well-known test of pool p: Auto Mode's Karpenter
+// also knows its eks.amazonaws.com instance labels.
+func (e *env) wellKnownIn(p *Pool) func(cluster.Sym) bool {
+	if p.Spec.NodeClass.AutoMode {
+		return e.wellKnownAuto
+	}
+	return e.wellKnown
+}
 
 func (e *env) normalize(key cluster.Sym) cluster.Sym {
 	if n, ok := e.normalized[key]; ok {
