@@ -1,6 +1,6 @@
 // Package disruptionfidelity compares what clustersim's Karpenter model
 // does to nodes after they launch (sim/karpenter's disruption: emptiness,
-// drift, multi- and single-node consolidation, expiration) with upstream
+// drift, multi- and single-node consolidation, expiration, repair) with upstream
 // Karpenter's disruption controller (sigs.k8s.io/karpenter v1.15.0
 // pkg/controllers/disruption), on the same generated clusters, through the
 // path a user takes: each case is written as the `kubectl get -o json`

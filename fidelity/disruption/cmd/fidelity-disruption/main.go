@@ -5,6 +5,10 @@
 //
 //	fidelity-disruption: cases=N upstream_self=P% ours_vs_upstream=P% envelope=P% extra_runs=N speedup=Fx
 //
+// and the same lines for the repair cases (-repair, fidelity-disruption-repair:
+// some nodes unhealthy, the NodeRepair gate on), a set of their own with no
+// target yet.
+//
 // The envelope is the share of cases where ours agrees with one of
 // upstream's runs: k runs per decision, and up to -extra more where those
 // k split among themselves and ours matches none (Widen); upstream_self
