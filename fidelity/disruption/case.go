@@ -1,6 +1,6 @@
 // Package disruptionfidelity compares what clustersim's Karpenter model
 // does to nodes after they launch (sim/karpenter's disruption: emptiness,
-// drift, multi- and single-node consolidation, expiration) with upstream
+// drift, multi- and single-node consolidation, expiration, repair) with upstream
 // Karpenter's disruption controller (sigs.k8s.io/karpenter v1.15.0
 // pkg/controllers/disruption), on the same generated clusters, through the
 // path a user takes: each case is written as the `kubectl get -o json`
@@ -64,6 +64,8 @@ type Case struct {
 	// Shape names what the case exercises, for the report.
 	Shape      []string
 	SpotToSpot bool
+	// NodeRepair is the NodeRepair feature gate (on in the repair cases).
+	NodeRepair bool
 	// NodeClassHash is the EC2NodeClass's hash annotation.
 	NodeClassHash string
 	// drift and expiring: the generator's knobs (some nodes drifted; a
@@ -141,6 +143,22 @@ func Generate(cat *Catalogue, seed uint64, n int) []*Case {
 	return out
 }
 
+// GenerateRepair makes n repair cases from seed, named repair-NNN: each
+// a cluster drawn as Generate draws one (from streams of their own, so
+// Generate's cases stay as they were) with some nodes unhealthy and the
+// NodeRepair gate on (markUnhealthy).
+func GenerateRepair(cat *Catalogue, seed uint64, n int) []*Case {
+	var out []*Case
+	for i := 0; i < n; i++ {
+		s := seed ^ repairSeed
+		c := generateOne(cat, rand.New(rand.NewPCG(s, uint64(i)+1)), rand.New(rand.NewPCG(s^sideSeed, uint64(i)+1)),
+			rand.New(rand.NewPCG(s^policySeed, uint64(i)+1)), fmt.Sprintf("repair-%03d", i))
+		markUnhealthy(c, rand.New(rand.NewPCG(s^0xbad, uint64(i)+1)))
+		out = append(out, c)
+	}
+	return out
+}
+
 // pool is a NodePool of a case with what the generator needs of it.
 type pool struct {
 	np    *karpv1.NodePool
@@ -164,6 +182,96 @@ const sideSeed = 0x5eed5eed
 
 // policySeed sets Case.policy's stream apart.
 const policySeed = 0xba1a
+
+// repairSeed sets GenerateRepair's streams apart.
+const repairSeed = 0x4e9a1
+
+// unhealthyConditions are the conditions the repair cases set: the
+// kubelet's Ready False or Unknown and the node monitoring agent's, which
+// the AWS provider's RepairPolicies tolerate 30 min (its
+// AcceleratedHardwareReady, 10 min, needs GPU types, which the cases'
+// families have none of).
+var unhealthyConditions = []corev1.NodeCondition{
+	{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady"},
+	{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Reason: "NodeStatusUnknown"},
+	{Type: "StorageReady", Status: corev1.ConditionFalse, Reason: "EBSVolumeIOError"},
+	{Type: "NetworkingReady", Status: corev1.ConditionFalse, Reason: "InterfaceNotUp"},
+	{Type: "KernelReady", Status: corev1.ConditionFalse, Reason: "KernelBug"},
+	{Type: "ContainerRuntimeReady", Status: corev1.ConditionFalse, Reason: "PodStuckTerminating"},
+}
+
+// repairToleration is the AWS provider's toleration of every condition of
+// unhealthyConditions.
+const repairToleration = 30 * time.Minute
+
+// markUnhealthy makes c a repair case (the NodeRepair gate on): some of
+// its nodes report an unhealthy condition, set before
+// the export by more than the toleration (due) or less (not yet), and a
+// pool with more than 20% of its nodes unhealthy now and then (node
+// repair's breaker: none of its nodes is repaired). A Ready condition
+// that is not True carries the node lifecycle controller's NoExecute
+// taint, as a live cluster shows it.
+func markUnhealthy(c *Case, r *rand.Rand) {
+	c.NodeRepair = true
+	if len(c.Nodes) == 0 {
+		return
+	}
+	c.Shape = append(c.Shape, "repair")
+	share := []float64{0.05, 0.12, 0.3}[r.IntN(3)]
+	picked := make([]bool, len(c.Nodes))
+	any := false
+	for i := range c.Nodes {
+		if r.Float64() < share {
+			picked[i], any = true, true
+		}
+	}
+	if !any {
+		picked[r.IntN(len(c.Nodes))] = true
+	}
+	unhealthy, total := map[string]int{}, map[string]int{}
+	for i, n := range c.Nodes {
+		pool := n.Labels[karpv1.NodePoolLabelKey]
+		total[pool]++
+		if !picked[i] {
+			continue
+		}
+		unhealthy[pool]++
+		cond := unhealthyConditions[r.IntN(len(unhealthyConditions))]
+		ago := time.Duration(1+r.IntN(int(repairToleration/time.Second)-1)) * time.Second
+		if r.IntN(2) == 0 {
+			ago = repairToleration + time.Duration(1+r.IntN(3*3600))*time.Second
+		}
+		at := ExportTime.Add(-ago)
+		if created := n.CreationTimestamp.Add(30 * time.Second); at.Before(created) {
+			at = created
+		}
+		cond.LastTransitionTime = metav1.NewTime(at)
+		if !at.Add(repairToleration).After(ExportTime) {
+			c.Shape = appendOnce(c.Shape, "repair-due")
+		} else {
+			c.Shape = appendOnce(c.Shape, "repair-not-due")
+		}
+		cond.LastHeartbeatTime = metav1.NewTime(ExportTime)
+		if cond.Type != corev1.NodeReady {
+			n.Status.Conditions = append(n.Status.Conditions, cond)
+			continue
+		}
+		taint := corev1.TaintNodeNotReady
+		if cond.Status == corev1.ConditionUnknown {
+			// The kubelet stopped posting: the heartbeat is the last it sent.
+			taint = corev1.TaintNodeUnreachable
+			cond.LastHeartbeatTime = metav1.NewTime(at.Add(-40 * time.Second))
+		}
+		n.Status.Conditions[0] = cond
+		n.Spec.Taints = append(append([]corev1.Taint(nil), n.Spec.Taints...), corev1.Taint{Key: taint, Effect: corev1.TaintEffectNoExecute, TimeAdded: &cond.LastTransitionTime})
+	}
+	for pool, u := range unhealthy {
+		// KC repairUnhealthyThreshold: more than 20% (rounded up).
+		if allowed := (total[pool]*20 + 99) / 100; u > allowed {
+			c.Shape = appendOnce(c.Shape, "repair-breaker")
+		}
+	}
+}
 
 func generateOne(cat *Catalogue, rng, side, policy *rand.Rand, name string) *Case {
 	c := &Case{Name: name, NodeClassHash: strconv.FormatUint(rng.Uint64(), 10), side: side, policy: policy}

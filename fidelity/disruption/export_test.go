@@ -2,6 +2,8 @@ package disruptionfidelity
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -80,4 +82,51 @@ func TestGenerateDeterministic(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, string(x), string(y))
 	}
+}
+
+// The repair cases are clusters of their own (not Generate's, which stay
+// as they were), deterministic, with the NodeRepair gate on and some
+// nodes unhealthy: due and not yet due, a pool past the 20% breaker now
+// and then, a Ready condition that is not True with its NoExecute taint.
+func TestGenerateRepair(t *testing.T) {
+	cat, err := catalog.Default()
+	require.NoError(t, err)
+	cc, err := BuildCatalogue(cat)
+	require.NoError(t, err)
+	a, b := GenerateRepair(cc, 1, 20), GenerateRepair(cc, 1, 20)
+	shapes := map[string]int{}
+	for i, c := range a {
+		require.Equal(t, fmt.Sprintf("repair-%03d", i), c.Name)
+		require.True(t, c.NodeRepair, c.Name)
+		x, err := c.Export()
+		require.NoError(t, err)
+		y, err := b[i].Export()
+		require.NoError(t, err)
+		require.Equal(t, string(x), string(y))
+		for _, s := range c.Shape {
+			shapes[s]++
+		}
+		unhealthy := 0
+		for _, n := range c.Nodes {
+			for _, cond := range n.Status.Conditions {
+				if cond.Status == corev1.ConditionTrue {
+					continue
+				}
+				unhealthy++
+				require.False(t, cond.LastTransitionTime.Before(&n.CreationTimestamp), "%s: a condition cannot predate its node", n.Name)
+				if cond.Type == corev1.NodeReady {
+					want := corev1.TaintNodeNotReady
+					if cond.Status == corev1.ConditionUnknown {
+						want = corev1.TaintNodeUnreachable
+					}
+					require.True(t, slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == want && t.Effect == corev1.TaintEffectNoExecute }), n.Name)
+				}
+			}
+		}
+		require.Positive(t, unhealthy, c.Name)
+	}
+	require.Equal(t, 20, shapes["repair"])
+	require.Positive(t, shapes["repair-due"])
+	require.Positive(t, shapes["repair-not-due"])
+	require.Positive(t, shapes["repair-breaker"])
 }

@@ -17,7 +17,8 @@ import (
 
 // Ours runs our side of a case through the user's path: the case's export
 // written as a file, `sim import` on it, the scenario's market turned off
-// (and the spot-to-spot feature gate set as the case has it), then `sim
+// (and the spot-to-spot and node repair feature gates set as the case has
+// them), then `sim
 // run --events` and the disruption commands read from the events file.
 type Ours struct {
 	// Sim is the sim binary.
@@ -63,7 +64,7 @@ func (o *Ours) Run(c *Case) (*OursResult, error) {
 		return nil, fmt.Errorf("%s: sim import: %v: %s", c.Name, err, out)
 	}
 	scenario := filepath.Join(o.Dir, c.Name+".yaml")
-	if err := setScenario(imported, scenario, c.SpotToSpot); err != nil {
+	if err := setScenario(imported, scenario, c.SpotToSpot, c.NodeRepair); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Name, err)
 	}
 	events := filepath.Join(o.Dir, c.Name+".events.jsonl")
@@ -98,7 +99,7 @@ func (o *Ours) DumpAt(scenario string, at time.Duration, name string) (string, e
 // setScenario writes the imported scenario with the market off and the
 // spot-to-spot gate as the case has it: the Scenario document's spec, as
 // a user edits it.
-func setScenario(in, out string, spotToSpot bool) error {
+func setScenario(in, out string, spotToSpot, nodeRepair bool) error {
 	b, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -117,7 +118,11 @@ func setScenario(in, out string, spotToSpot bool) error {
 			return fmt.Errorf("the imported Scenario has no spec")
 		}
 		spec["market"] = map[string]any{"model": "off"}
-		spec["karpenter"] = map[string]any{"featureGates": map[string]any{"spotToSpotConsolidation": spotToSpot}}
+		gates := map[string]any{"spotToSpotConsolidation": spotToSpot}
+		if nodeRepair {
+			gates["nodeRepair"] = true
+		}
+		spec["karpenter"] = map[string]any{"featureGates": gates}
 		nb, err := yaml.Marshal(m)
 		if err != nil {
 			return err
@@ -147,7 +152,7 @@ type event struct {
 }
 
 // upstreamReason is upstream's spelling of our events' reasons.
-var upstreamReason = map[string]string{"empty": "Empty", "drifted": "Drifted", "underutilized": "Underutilized", "expired": "Expired"}
+var upstreamReason = map[string]string{"empty": "Empty", "drifted": "Drifted", "underutilized": "Underutilized", "expired": "Expired", "unhealthy": "Unhealthy"}
 
 // readDecisions reads the decided commands and the expirations (a node
 // tainted karpenter.sh/disrupted by no command started at that time).

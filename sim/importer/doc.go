@@ -18,7 +18,11 @@
 // and capacity, creationTimestamp for their age), which the loader makes
 // start nodes; spec.importedAt is the export's time, the newest
 // creationTimestamp or condition time (lastHeartbeatTime,
-// lastTransitionTime) of its Nodes, against which their ages count; the NodePool or node group that owns a node (label
+// lastTransitionTime) of its Nodes, against which their ages count; a
+// Node's unhealthy condition (Ready False or Unknown, the node monitoring
+// agent's: the ones node repair acts on) is kept in its status.conditions
+// with its lastTransitionTime, and the node starts unhealthy since then;
+// the NodePool or node group that owns a node (label
 // karpenter.sh/nodepool or a NodeClaim, eks.amazonaws.com/nodegroup,
 // alpha.eksctl.io/nodegroup-name) is reported, and the loader has that
 // NodePool or node group adopt its nodes; a ClusterConfig node group's

@@ -418,9 +418,25 @@ func (im *Importer) node(w where, it *item) error {
 		}
 	}
 	im.seeTime(n.CreationTimestamp)
+	// An unhealthy condition node repair acts on (Ready False or Unknown,
+	// the node monitoring agent's) is kept, with its lastTransitionTime,
+	// so that the toleration counts from the real transition.
+	var unhealthy []map[string]any
 	for _, c := range n.Status.Conditions {
 		im.seeTime(c.LastHeartbeatTime)
 		im.seeTime(c.LastTransitionTime)
+		if _, ok := cluster.ParseNodeCondition(string(c.Type) + "=" + string(c.Status)); ok && len(unhealthy) == 0 {
+			uc := map[string]any{"type": string(c.Type), "status": string(c.Status)}
+			if c.Reason != "" {
+				uc["reason"] = c.Reason
+			}
+			if !c.LastTransitionTime.IsZero() {
+				uc["lastTransitionTime"] = c.LastTransitionTime.UTC().Format(time.RFC3339)
+			}
+			unhealthy = append(unhealthy, uc)
+			im.notice(w, obj, "%s was %s at the export (%s): simulated as unhealthy from its lastTransitionTime", c.Type, c.Status, c.Reason)
+			continue
+		}
 		if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
 			im.notice(w, obj, "Ready was %s at the export (%s): simulated as a Ready node", c.Status, c.Reason)
 		}
@@ -449,6 +465,9 @@ func (im *Importer) node(w where, it *item) error {
 	}
 	if len(n.Status.Capacity) > 0 {
 		status["capacity"] = n.Status.Capacity
+	}
+	if len(unhealthy) > 0 {
+		status["conditions"] = unhealthy
 	}
 	out := map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": md}
 	if len(spec) > 0 {

@@ -358,7 +358,7 @@ items:
   status:
     allocatable: {cpu: "4", memory: 16Gi, pods: "58"}
     conditions:
-    - {type: Ready, status: Unknown, reason: NodeStatusUnknown}
+    - {type: Ready, status: "True", reason: KubeletReady}
 - apiVersion: v1
   kind: Node
   metadata:
@@ -384,7 +384,6 @@ metadata:
 	out, im := importFile(t, "prod.yaml", strings.NewReader(export), Options{})
 	require.Equal(t, []string{
 		`prod.yaml:3: Node/odd: instance type "x9.mega" is not in the catalogue: sized from its status.allocatable, and it costs 0`,
-		`prod.yaml:3: Node/odd: Ready was Unknown at the export (NodeStatusUnknown): simulated as a Ready node`,
 		`prod.yaml:12: Node/win: a windows node: skipped (only Linux nodes are simulated); its pods start pending`,
 		`prod.yaml:82: Pod/shop/canary-x: owned by Rollout canary, a kind that is not read: imported as a bare Pod`,
 		`prod.yaml:68: StatefulSet/shop/api: 1 pod(s) owned by it, which is not in the export: skipped (export statefulsets too)`,

@@ -46,9 +46,11 @@ func repairToleration(c cluster.NodeCondition) time.Duration {
 }
 
 // eligibleAt is when the node's condition passes its toleration, counted
-// from its transition, no earlier than the node's creation (KC Match).
+// from its transition, no earlier than the node's creation (KC Match): a
+// start node was created AgeAtStart before the start, and its condition
+// may predate the start (an imported state).
 func (r *repair) eligibleAt(n *cluster.Node) engine.Time {
-	return max(n.ConditionSince, n.Launched) + repairToleration(n.Condition)
+	return max(n.ConditionSince, n.Launched-n.AgeAtStart) + repairToleration(n.Condition)
 }
 
 func (r *repair) shouldDisrupt(kn *knode, _ bool) bool {

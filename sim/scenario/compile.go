@@ -523,6 +523,10 @@ func (l *loader) compileNodes() {
 				age = 0
 			}
 		}
+		cond, condAgo := l.startCondition(d, n.Status.Conditions)
+		if cond.NotReady() {
+			taints = withNotReadyTaint(l.out.Syms, taints, cond)
+		}
 		podEventAgo, hasPodEvent := l.exportTime(d, n.Annotations, LastPodEventAnnotation, "consolidateAfter counts from the start")
 		driftedAgo, hasDrifted := l.exportTime(d, n.Annotations, DriftedSinceAnnotation, "its drift counts from the start")
 		expiresIn, hasExpiry, never := l.expiresAt(d, n.Annotations)
@@ -550,8 +554,48 @@ func (l *loader) compileNodes() {
 			HasExpiry:       hasExpiry,
 			NeverExpires:    never,
 			Annotations:     n.Annotations,
+			Condition:       cond,
+			ConditionSince:  -condAgo,
 		})
 	}
+}
+
+// startCondition reads a start node's unhealthy condition (the first of
+// status.conditions that is one, as sim import keeps it): its
+// lastTransitionTime before spec.importedAt is how long it has held at
+// the start, so that node repair's toleration counts from the real
+// transition (without importedAt or the time: from the start).
+func (l *loader) startCondition(d *manifest.Document, conds []corev1.NodeCondition) (cluster.NodeCondition, time.Duration) {
+	for i, c := range conds {
+		cond, ok := cluster.ParseNodeCondition(string(c.Type) + "=" + string(c.Status))
+		if !ok {
+			continue
+		}
+		var ago time.Duration
+		if at := c.LastTransitionTime.Time; !l.importedAt.IsZero() && !at.IsZero() {
+			if ago = l.importedAt.Sub(at); ago < 0 {
+				l.warn(d, fmt.Sprintf("status.conditions[%d].lastTransitionTime", i), "after spec.importedAt (%s): the condition counts from the start", l.importedAt.UTC().Format(time.RFC3339))
+				ago = 0
+			}
+		}
+		return cond, ago
+	}
+	return cluster.Healthy, 0
+}
+
+// withNotReadyTaint adds the node lifecycle controller's NoExecute taint
+// of a Ready condition that is not True, when the export lacks it.
+func withNotReadyTaint(syms *cluster.Symbols, taints []cluster.Taint, cond cluster.NodeCondition) []cluster.Taint {
+	key := syms.Intern(cluster.TaintNotReady)
+	if cond == cluster.ReadyUnknown {
+		key = syms.Intern(cluster.TaintUnreachable)
+	}
+	for _, t := range taints {
+		if t.Key == key && t.Effect == cluster.EffectNoExecute {
+			return taints
+		}
+	}
+	return append(taints, cluster.Taint{Key: key, Effect: cluster.EffectNoExecute})
 }
 
 // LastPodEventAnnotation carries, on a Node of an imported state, its

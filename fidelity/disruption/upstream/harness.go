@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/awslabs/operatorpkg/option"
 	opstatus "github.com/awslabs/operatorpkg/status"
 	"github.com/go-logr/logr"
 	"github.com/samber/lo"
@@ -44,6 +45,7 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
 	"sigs.k8s.io/karpenter/pkg/controllers/dynamicresources/deviceallocation"
+	"sigs.k8s.io/karpenter/pkg/controllers/node/health"
 	ncdisruption "sigs.k8s.io/karpenter/pkg/controllers/nodeclaim/disruption"
 	"sigs.k8s.io/karpenter/pkg/controllers/nodeclaim/expiration"
 	"sigs.k8s.io/karpenter/pkg/controllers/provisioning"
@@ -132,9 +134,10 @@ func New(c *disruptionfidelity.Case) (*Harness, error) {
 // kinds as a kubectl export (see FromObjects), deletionTimestamps and the
 // karpenter.sh/disrupted taint included. The case is not modified.
 func NewAt(c *disruptionfidelity.Case, now time.Time) (*Harness, error) {
-	// test.Options() as upstream's suites use them; NodeRepair stays off
-	// (its default: NewMethods registers no Repair), reserved capacity on.
-	opts := test.Options(test.OptionsFields{FeatureGates: test.FeatureGates{SpotToSpotConsolidation: lo.ToPtr(c.SpotToSpot)}})
+	// test.Options() as upstream's suites use them; NodeRepair as the
+	// case has it (off: its default, NewMethods registers no Repair),
+	// reserved capacity on.
+	opts := test.Options(test.OptionsFields{FeatureGates: test.FeatureGates{SpotToSpotConsolidation: lo.ToPtr(c.SpotToSpot), NodeRepair: lo.ToPtr(c.NodeRepair)}})
 	ctx := options.ToContext(log.IntoContext(context.Background(), upstreamLogger()), opts)
 
 	clk := clocktesting.NewFakeClock(now)
@@ -148,20 +151,35 @@ func NewAt(c *disruptionfidelity.Case, now time.Time) (*Harness, error) {
 	}
 	cp := newProvider(c)
 	rec := nopRecorder{}
-	cluster := state.NewCluster(clk, kube, cp)
+	// Node repair reads the provider's policies through cluster state's
+	// matcher (the operator builds it so when the gate is on).
+	var stateOpts []option.Function[state.ClusterOptions]
+	if c.NodeRepair {
+		matcher, err := health.NewRepairPolicyMatcher(ctx, cp)
+		if err != nil {
+			return nil, fmt.Errorf("%s: repair policies: %w", c.Name, err)
+		}
+		stateOpts = append(stateOpts, state.WithRepairPolicyMatcher(matcher))
+	}
+	cluster := state.NewCluster(clk, kube, cp, stateOpts...)
 	clusterCost := cost.NewClusterCost(ctx, cp, kube)
 	prov := provisioning.NewProvisioner(kube, rec, cp, cluster, clk, deviceallocation.NewController(kube), virtualpods.NewVirtualPodCache(kube))
 	queue := disruption.NewQueue(kube, rec, cluster, clk, prov)
 
 	// NewMethods' order, built by hand to swap the validators (below).
 	cons := disruption.MakeConsolidation(clk, cluster, kube, prov, cp, rec, queue)
-	methods := []disruption.Method{
+	var methods []disruption.Method
+	if c.NodeRepair {
+		// NewMethods registers Repair first with the gate on.
+		methods = append(methods, disruption.NewRepair(cons))
+	}
+	methods = append(methods,
 		disruption.NewEmptiness(cons, disruption.WithValidator(noWait{disruption.NewEmptinessValidator(cons)})),
 		disruption.NewStaticDrift(cluster, prov, cp, rec),
 		disruption.NewDrift(kube, cluster, prov, rec, clk),
 		disruption.NewMultiNodeConsolidation(cons, disruption.WithValidator(noWait{disruption.NewMultiConsolidationValidator(cons)})),
 		disruption.NewSingleNodeConsolidation(cons, disruption.WithValidator(noWait{disruption.NewSingleConsolidationValidator(cons)})),
-	}
+	)
 	return &Harness{
 		ctx: ctx, start: now, clk: clk, kube: kube, cp: cp,
 		cluster: cluster, clusterCost: clusterCost, queue: queue, methods: methods, recorder: rec,

@@ -16,10 +16,10 @@ import (
 )
 
 // FromObjects is base with its objects replaced by objs: the state the
-// other side reached, for NewAt. The settings (name, shape, SpotToSpot,
+// other side reached, for NewAt. The settings (name, shape, SpotToSpot, NodeRepair,
 // NodeClassHash, Types) are base's.
 func FromObjects(base *disruptionfidelity.Case, objs []client.Object) (*disruptionfidelity.Case, error) {
-	c := &disruptionfidelity.Case{Name: base.Name, Shape: base.Shape, SpotToSpot: base.SpotToSpot,
+	c := &disruptionfidelity.Case{Name: base.Name, Shape: base.Shape, SpotToSpot: base.SpotToSpot, NodeRepair: base.NodeRepair,
 		NodeClassHash: base.NodeClassHash, Types: base.Types}
 	for _, o := range objs {
 		switch o := o.(type) {

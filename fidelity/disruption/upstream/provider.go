@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"sort"
+	"time"
 
 	opstatus "github.com/awslabs/operatorpkg/status"
 	corev1 "k8s.io/api/core/v1"
@@ -193,5 +194,27 @@ func instanceType(t disruptionfidelity.InstanceType) *cloudprovider.InstanceType
 	return &cloudprovider.InstanceType{
 		Name: t.Name, Requirements: reqs, Offerings: offs, Capacity: capacity,
 		Overhead: &cloudprovider.InstanceTypeOverhead{KubeReserved: overhead, SystemReserved: corev1.ResourceList{}, EvictionThreshold: corev1.ResourceList{}},
+	}
+}
+
+// RepairPolicies are the AWS provider's (KA pkg/cloudprovider
+// cloudprovider.go RepairPolicies: Ready False or Unknown 30 min,
+// AcceleratedHardwareReady False 10 min, the node monitoring agent's
+// StorageReady, NetworkingReady, KernelReady, ContainerRuntimeReady False
+// 30 min; all replace the node, no drain bound, one priority) in v1.15's
+// form, which wants exactly one default fallback (no reason regex): Ready
+// False is that, the others match any reason.
+func (p *provider) RepairPolicies() []cloudprovider.RepairPolicy {
+	pol := func(t corev1.NodeConditionType, s corev1.ConditionStatus, regex string, tol time.Duration) cloudprovider.RepairPolicy {
+		return cloudprovider.RepairPolicy{ConditionType: t, ConditionStatus: s, ReasonRegex: regex, TolerationDuration: tol, Action: cloudprovider.ReplaceNode}
+	}
+	return []cloudprovider.RepairPolicy{
+		pol(corev1.NodeReady, corev1.ConditionFalse, "", 30*time.Minute),
+		pol(corev1.NodeReady, corev1.ConditionUnknown, ".*", 30*time.Minute),
+		pol("AcceleratedHardwareReady", corev1.ConditionFalse, ".*", 10*time.Minute),
+		pol("StorageReady", corev1.ConditionFalse, ".*", 30*time.Minute),
+		pol("NetworkingReady", corev1.ConditionFalse, ".*", 30*time.Minute),
+		pol("KernelReady", corev1.ConditionFalse, ".*", 30*time.Minute),
+		pol("ContainerRuntimeReady", corev1.ConditionFalse, ".*", 30*time.Minute),
 	}
 }

@@ -5,6 +5,10 @@
 //
 //	fidelity-disruption: cases=N upstream_self=P% ours_vs_upstream=P% envelope=P% extra_runs=N speedup=Fx
 //
+// and the same lines for the repair cases (-repair, fidelity-disruption-repair:
+// some nodes unhealthy, the NodeRepair gate on), a set of their own with no
+// target yet.
+//
 // The envelope is the share of cases where ours agrees with one of
 // upstream's runs: k runs per decision, and up to -extra more where those
 // k split among themselves and ours matches none (Widen); upstream_self
@@ -43,15 +47,16 @@ func main() {
 		keep    = flag.String("dir", "", "keep the cases' files here (default: a temporary directory, removed)")
 		simBin  = flag.String("sim", "", "the sim binary (default: built from ../../cmd/sim)")
 		workers = flag.Int("workers", runtime.NumCPU(), "cases run in parallel")
+		repair  = flag.Int("repair", 40, "how many repair cases (some nodes unhealthy, NodeRepair on), reported as their own set")
 	)
 	flag.Parse()
-	if err := run(*seed, *cases, *k, *extra, *horizon, *later, *only, *verbose, *keep, *simBin, *workers); err != nil {
+	if err := run(*seed, *cases, *repair, *k, *extra, *horizon, *later, *only, *verbose, *keep, *simBin, *workers); err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity-disruption:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seed uint64, n, k, extra int, horizon time.Duration, later int, only string, verbose bool, dir, simBin string, workers int) error {
+func run(seed uint64, n, nRepair, k, extra int, horizon time.Duration, later int, only string, verbose bool, dir, simBin string, workers int) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "fidelity-disruption-")
 		if err != nil {
@@ -77,15 +82,23 @@ func run(seed uint64, n, k, extra int, horizon time.Duration, later int, only st
 	if err != nil {
 		return err
 	}
-	all := df.Generate(cc, seed, n)
+	all := append(df.Generate(cc, seed, n), df.GenerateRepair(cc, seed, nRepair)...)
+	// The repair cases are a set of their own: the main set's figures
+	// stay comparable with earlier runs.
+	setOf := func(c *df.Case) int {
+		if strings.HasPrefix(c.Name, "repair-") {
+			return 1
+		}
+		return 0
+	}
 	ours := &df.Ours{Sim: simBin, Dir: dir, Horizon: horizon}
 	rounds := 1 + later
-	scores := make([][]df.CaseScore, rounds)
+	scores := [2][][]df.CaseScore{make([][]df.CaseScore, rounds), make([][]df.CaseScore, rounds)}
 	var oursTime, upTime time.Duration
 	var oursRuns, upRuns int
 	var disagreements []string
-	skipped := make([]int, rounds)
-	extraRuns := make([]int, rounds) // Widen's runs, per decision
+	skipped := [2][]int{make([]int, rounds), make([]int, rounds)}
+	extraRuns := [2][]int{make([]int, rounds), make([]int, rounds)} // Widen's runs, per decision
 	var todo []*df.Case
 	for _, c := range all {
 		if only == "" || c.Name == only {
@@ -124,12 +137,13 @@ func run(seed uint64, n, k, extra int, horizon time.Duration, later int, only st
 		oursRuns++
 		upTime += r.upTime
 		upRuns += r.upRuns
+		set := setOf(todo[i])
 		for round := range rounds {
 			if r.scored[round] {
-				scores[round] = append(scores[round], r.scores[round])
+				scores[set][round] = append(scores[set][round], r.scores[round])
 			}
-			skipped[round] += r.skipped[round]
-			extraRuns[round] += r.extraRuns[round]
+			skipped[set][round] += r.skipped[round]
+			extraRuns[set][round] += r.extraRuns[round]
 		}
 	}
 	for _, d := range disagreements {
@@ -137,40 +151,47 @@ func run(seed uint64, n, k, extra int, horizon time.Duration, later int, only st
 	}
 	missed := false
 	names := []string{"", "-second", "-third", "-fourth"}
-	for round := 0; round < rounds; round++ {
-		m := df.Summarise(scores[round])
-		name := "fidelity-disruption"
-		if round < len(names) {
-			name += names[round]
-		} else {
-			name += fmt.Sprintf("-%d", round+1)
+	for set, prefix := range []string{"fidelity-disruption", "fidelity-disruption-repair"} {
+		for round := 0; round < rounds; round++ {
+			m := df.Summarise(scores[set][round])
+			if set == 1 && m.Cases == 0 {
+				continue
+			}
+			name := prefix
+			if round < len(names) {
+				name += names[round]
+			} else {
+				name += fmt.Sprintf("-%d", round+1)
+			}
+			line := fmt.Sprintf("%s: cases=%d upstream_self=%.1f%% ours_vs_upstream=%.1f%% envelope=%.1f%% extra_runs=%d", name,
+				m.Cases, 100*m.UpstreamSelf, 100*m.OursVsUpstream, 100*m.Envelope, extraRuns[set][round])
+			if round == 0 && set == 0 {
+				speed := 0.0
+				if oursRuns > 0 && upRuns > 0 {
+					speed = (upTime.Seconds() / float64(upRuns)) / (oursTime.Seconds() / float64(oursRuns))
+				}
+				line += fmt.Sprintf(" speedup=%.1fx", speed)
+				// Targets (issue 32): within upstream's envelope in 97% of
+				// cases, and agreeing with a random upstream run at least as
+				// often as upstream agrees with itself, less 2 points: both
+				// move by a point between runs (upstream's random ties), and
+				// a gate on the noise would fail CI at random.
+				if m.Cases > 0 && only == "" && (m.Envelope < 0.97 || m.OursVsUpstream < m.UpstreamSelf-0.02) {
+					missed = true
+				}
+			} else if round == 0 {
+				// The repair set: reported, no target yet.
+			} else {
+				line += fmt.Sprintf(" skipped=%d", skipped[set][round])
+				// A regression guard on the later decisions: within the
+				// envelope in 90% of cases (97-98% when this was set; the
+				// remaining ones are explained in docs/fidelity.md).
+				if set == 0 && m.Cases > 0 && only == "" && m.Envelope < 0.90 {
+					missed = true
+				}
+			}
+			fmt.Println(line)
 		}
-		line := fmt.Sprintf("%s: cases=%d upstream_self=%.1f%% ours_vs_upstream=%.1f%% envelope=%.1f%% extra_runs=%d", name,
-			m.Cases, 100*m.UpstreamSelf, 100*m.OursVsUpstream, 100*m.Envelope, extraRuns[round])
-		if round == 0 {
-			speed := 0.0
-			if oursRuns > 0 && upRuns > 0 {
-				speed = (upTime.Seconds() / float64(upRuns)) / (oursTime.Seconds() / float64(oursRuns))
-			}
-			line += fmt.Sprintf(" speedup=%.1fx", speed)
-			// Targets (issue 32): within upstream's envelope in 97% of
-			// cases, and agreeing with a random upstream run at least as
-			// often as upstream agrees with itself, less 2 points: both
-			// move by a point between runs (upstream's random ties), and
-			// a gate on the noise would fail CI at random.
-			if m.Cases > 0 && only == "" && (m.Envelope < 0.97 || m.OursVsUpstream < m.UpstreamSelf-0.02) {
-				missed = true
-			}
-		} else {
-			line += fmt.Sprintf(" skipped=%d", skipped[round])
-			// A regression guard on the later decisions: within the
-			// envelope in 90% of cases (97-98% when this was set; the
-			// remaining ones are explained in docs/fidelity.md).
-			if m.Cases > 0 && only == "" && m.Envelope < 0.90 {
-				missed = true
-			}
-		}
-		fmt.Println(line)
 	}
 	fmt.Printf("fidelity-disruption: time: ours %.0f ms per sim run (the whole process), upstream %.0f ms per deciding run (k=%d)\n",
 		1000*oursTime.Seconds()/float64(max(oursRuns, 1)), 1000*upTime.Seconds()/float64(max(upRuns, 1)), k)
