@@ -64,6 +64,9 @@ type Case struct {
 	// Shape names what the case exercises, for the report.
 	Shape      []string
 	SpotToSpot bool
+	// Static: a pool is static (spec.replicas), the StaticCapacity gate
+	// on (the static set, static.go).
+	Static bool
 	// NodeClassHash is the EC2NodeClass's hash annotation.
 	NodeClassHash string
 	// drift and expiring: the generator's knobs (some nodes drifted; a

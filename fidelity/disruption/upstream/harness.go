@@ -134,7 +134,7 @@ func New(c *disruptionfidelity.Case) (*Harness, error) {
 func NewAt(c *disruptionfidelity.Case, now time.Time) (*Harness, error) {
 	// test.Options() as upstream's suites use them; NodeRepair stays off
 	// (its default: NewMethods registers no Repair), reserved capacity on.
-	opts := test.Options(test.OptionsFields{FeatureGates: test.FeatureGates{SpotToSpotConsolidation: lo.ToPtr(c.SpotToSpot)}})
+	opts := test.Options(test.OptionsFields{FeatureGates: test.FeatureGates{SpotToSpotConsolidation: lo.ToPtr(c.SpotToSpot), StaticCapacity: lo.ToPtr(c.Static)}})
 	ctx := options.ToContext(log.IntoContext(context.Background(), upstreamLogger()), opts)
 
 	clk := clocktesting.NewFakeClock(now)

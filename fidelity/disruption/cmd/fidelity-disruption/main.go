@@ -34,6 +34,7 @@ func main() {
 	var (
 		seed    = flag.Uint64("seed", 1, "the generator's seed")
 		cases   = flag.Int("cases", 100, "how many cases")
+		static  = flag.Int("static", 20, "how many cases of the static set (a static NodePool with drifted nodes, StaticCapacity on)")
 		k       = flag.Int("k", 5, "upstream runs per case (it breaks ties at random)")
 		extra   = flag.Int("extra", 15, "more upstream runs, at most, where the k split and ours matches none of them")
 		horizon = flag.Duration("horizon", 10*time.Minute, "how long each side may take to decide")
@@ -45,13 +46,13 @@ func main() {
 		workers = flag.Int("workers", runtime.NumCPU(), "cases run in parallel")
 	)
 	flag.Parse()
-	if err := run(*seed, *cases, *k, *extra, *horizon, *later, *only, *verbose, *keep, *simBin, *workers); err != nil {
+	if err := run(*seed, *cases, *static, *k, *extra, *horizon, *later, *only, *verbose, *keep, *simBin, *workers); err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity-disruption:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seed uint64, n, k, extra int, horizon time.Duration, later int, only string, verbose bool, dir, simBin string, workers int) error {
+func run(seed uint64, n, nStatic, k, extra int, horizon time.Duration, later int, only string, verbose bool, dir, simBin string, workers int) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "fidelity-disruption-")
 		if err != nil {
@@ -77,7 +78,7 @@ func run(seed uint64, n, k, extra int, horizon time.Duration, later int, only st
 	if err != nil {
 		return err
 	}
-	all := df.Generate(cc, seed, n)
+	all := append(df.Generate(cc, seed, n), df.GenerateStatic(cc, seed, nStatic)...)
 	ours := &df.Ours{Sim: simBin, Dir: dir, Horizon: horizon}
 	rounds := 1 + later
 	scores := make([][]df.CaseScore, rounds)
@@ -112,9 +113,13 @@ func run(seed uint64, n, k, extra int, horizon time.Duration, later int, only st
 	}
 	close(next)
 	wg.Wait()
+	var staticScores []df.CaseScore
 	for i, r := range results {
 		if errs[i] != nil {
 			return errs[i]
+		}
+		if todo[i].Static && r.scored[0] {
+			staticScores = append(staticScores, r.scores[0])
 		}
 		for _, l := range r.lines {
 			fmt.Print(l)
@@ -171,6 +176,11 @@ func run(seed uint64, n, k, extra int, horizon time.Duration, later int, only st
 			}
 		}
 		fmt.Println(line)
+	}
+	if len(staticScores) > 0 {
+		m := df.Summarise(staticScores)
+		fmt.Printf("fidelity-disruption-static (first decision, in the lines above): cases=%d upstream_self=%.1f%% ours_vs_upstream=%.1f%% envelope=%.1f%%\n",
+			m.Cases, 100*m.UpstreamSelf, 100*m.OursVsUpstream, 100*m.Envelope)
 	}
 	fmt.Printf("fidelity-disruption: time: ours %.0f ms per sim run (the whole process), upstream %.0f ms per deciding run (k=%d)\n",
 		1000*oursTime.Seconds()/float64(max(oursRuns, 1)), 1000*upTime.Seconds()/float64(max(upRuns, 1)), k)
