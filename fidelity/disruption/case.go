@@ -66,6 +66,9 @@ type Case struct {
 	SpotToSpot bool
 	// NodeRepair is the NodeRepair feature gate (on in the repair cases).
 	NodeRepair bool
+	// Static: a pool is static (spec.replicas), the StaticCapacity gate
+	// on (the static set, static.go).
+	Static bool
 	// NodeClassHash is the EC2NodeClass's hash annotation.
 	NodeClassHash string
 	// drift and expiring: the generator's knobs (some nodes drifted; a

@@ -64,7 +64,7 @@ func (o *Ours) Run(c *Case) (*OursResult, error) {
 		return nil, fmt.Errorf("%s: sim import: %v: %s", c.Name, err, out)
 	}
 	scenario := filepath.Join(o.Dir, c.Name+".yaml")
-	if err := setScenario(imported, scenario, c.SpotToSpot, c.NodeRepair); err != nil {
+	if err := setScenario(imported, scenario, c.SpotToSpot, c.NodeRepair, c.Static); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Name, err)
 	}
 	events := filepath.Join(o.Dir, c.Name+".events.jsonl")
@@ -99,7 +99,7 @@ func (o *Ours) DumpAt(scenario string, at time.Duration, name string) (string, e
 // setScenario writes the imported scenario with the market off and the
 // spot-to-spot gate as the case has it: the Scenario document's spec, as
 // a user edits it.
-func setScenario(in, out string, spotToSpot, nodeRepair bool) error {
+func setScenario(in, out string, spotToSpot, nodeRepair, static bool) error {
 	b, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -121,6 +121,9 @@ func setScenario(in, out string, spotToSpot, nodeRepair bool) error {
 		gates := map[string]any{"spotToSpotConsolidation": spotToSpot}
 		if nodeRepair {
 			gates["nodeRepair"] = true
+		}
+		if static {
+			gates["staticCapacity"] = true
 		}
 		spec["karpenter"] = map[string]any{"featureGates": gates}
 		nb, err := yaml.Marshal(m)
@@ -192,7 +195,23 @@ func readDecisions(path string, c *Case) (*OursResult, error) {
 				sort.Strings(d.Candidates)
 				for _, r := range e.Replacements {
 					rep := Replacement{Pool: r.NodePool, CapacityType: r.CapacityType, Types: r.InstanceTypes, Cheapest: cheapest(c, r.InstanceTypes, r.CapacityType)}
+					if e.Method == MethodStaticDrift {
+						// A static NodeClaim has no instance types in KC's
+						// decision (the AWS provider picks them at Create):
+						// compared by pool and capacity type only.
+						rep.Types, rep.Cheapest = nil, math.Inf(1)
+					}
 					d.Replacements = append(d.Replacements, rep)
+				}
+				if n := len(res.Decisions); e.Method == MethodStaticDrift && n > 0 && res.Decisions[n-1].Method == MethodStaticDrift && res.Decisions[n-1].At == d.At {
+					// Upstream's StaticDrift returns all its commands of
+					// a pass together: one decision.
+					last := &res.Decisions[n-1]
+					last.Candidates = append(last.Candidates, d.Candidates...)
+					sort.Strings(last.Candidates)
+					last.Replacements = append(last.Replacements, d.Replacements...)
+					open[key(e)] = n - 1
+					continue
 				}
 				open[key(e)] = len(res.Decisions)
 				res.Decisions = append(res.Decisions, d)

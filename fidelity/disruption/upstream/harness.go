@@ -136,8 +136,8 @@ func New(c *disruptionfidelity.Case) (*Harness, error) {
 func NewAt(c *disruptionfidelity.Case, now time.Time) (*Harness, error) {
 	// test.Options() as upstream's suites use them; NodeRepair as the
 	// case has it (off: its default, NewMethods registers no Repair),
-	// reserved capacity on.
-	opts := test.Options(test.OptionsFields{FeatureGates: test.FeatureGates{SpotToSpotConsolidation: lo.ToPtr(c.SpotToSpot), NodeRepair: lo.ToPtr(c.NodeRepair)}})
+	// StaticCapacity as the case has it, reserved capacity on.
+	opts := test.Options(test.OptionsFields{FeatureGates: test.FeatureGates{SpotToSpotConsolidation: lo.ToPtr(c.SpotToSpot), NodeRepair: lo.ToPtr(c.NodeRepair), StaticCapacity: lo.ToPtr(c.Static)}})
 	ctx := options.ToContext(log.IntoContext(context.Background(), upstreamLogger()), opts)
 
 	clk := clocktesting.NewFakeClock(now)

@@ -19,7 +19,7 @@ import (
 // other side reached, for NewAt. The settings (name, shape, SpotToSpot, NodeRepair,
 // NodeClassHash, Types) are base's.
 func FromObjects(base *disruptionfidelity.Case, objs []client.Object) (*disruptionfidelity.Case, error) {
-	c := &disruptionfidelity.Case{Name: base.Name, Shape: base.Shape, SpotToSpot: base.SpotToSpot, NodeRepair: base.NodeRepair,
+	c := &disruptionfidelity.Case{Name: base.Name, Shape: base.Shape, SpotToSpot: base.SpotToSpot, NodeRepair: base.NodeRepair, Static: base.Static,
 		NodeClassHash: base.NodeClassHash, Types: base.Types}
 	for _, o := range objs {
 		switch o := o.(type) {

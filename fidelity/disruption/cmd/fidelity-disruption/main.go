@@ -38,6 +38,7 @@ func main() {
 	var (
 		seed    = flag.Uint64("seed", 1, "the generator's seed")
 		cases   = flag.Int("cases", 100, "how many cases")
+		static  = flag.Int("static", 20, "how many cases of the static set (a static NodePool with drifted nodes, StaticCapacity on)")
 		k       = flag.Int("k", 5, "upstream runs per case (it breaks ties at random)")
 		extra   = flag.Int("extra", 15, "more upstream runs, at most, where the k split and ours matches none of them")
 		horizon = flag.Duration("horizon", 10*time.Minute, "how long each side may take to decide")
@@ -50,13 +51,13 @@ func main() {
 		repair  = flag.Int("repair", 40, "how many repair cases (some nodes unhealthy, NodeRepair on), reported as their own set")
 	)
 	flag.Parse()
-	if err := run(*seed, *cases, *repair, *k, *extra, *horizon, *later, *only, *verbose, *keep, *simBin, *workers); err != nil {
+	if err := run(*seed, *cases, *repair, *static, *k, *extra, *horizon, *later, *only, *verbose, *keep, *simBin, *workers); err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity-disruption:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seed uint64, n, nRepair, k, extra int, horizon time.Duration, later int, only string, verbose bool, dir, simBin string, workers int) error {
+func run(seed uint64, n, nRepair, nStatic, k, extra int, horizon time.Duration, later int, only string, verbose bool, dir, simBin string, workers int) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "fidelity-disruption-")
 		if err != nil {
@@ -83,22 +84,26 @@ func run(seed uint64, n, nRepair, k, extra int, horizon time.Duration, later int
 		return err
 	}
 	all := append(df.Generate(cc, seed, n), df.GenerateRepair(cc, seed, nRepair)...)
-	// The repair cases are a set of their own: the main set's figures
+	all = append(all, df.GenerateStatic(cc, seed, nStatic)...)
+	// The repair and static cases are sets of their own: the main set's figures
 	// stay comparable with earlier runs.
 	setOf := func(c *df.Case) int {
 		if strings.HasPrefix(c.Name, "repair-") {
 			return 1
 		}
+		if c.Static {
+			return 2
+		}
 		return 0
 	}
 	ours := &df.Ours{Sim: simBin, Dir: dir, Horizon: horizon}
 	rounds := 1 + later
-	scores := [2][][]df.CaseScore{make([][]df.CaseScore, rounds), make([][]df.CaseScore, rounds)}
+	scores := [3][][]df.CaseScore{make([][]df.CaseScore, rounds), make([][]df.CaseScore, rounds), make([][]df.CaseScore, rounds)}
 	var oursTime, upTime time.Duration
 	var oursRuns, upRuns int
 	var disagreements []string
-	skipped := [2][]int{make([]int, rounds), make([]int, rounds)}
-	extraRuns := [2][]int{make([]int, rounds), make([]int, rounds)} // Widen's runs, per decision
+	skipped := [3][]int{make([]int, rounds), make([]int, rounds), make([]int, rounds)}
+	extraRuns := [3][]int{make([]int, rounds), make([]int, rounds), make([]int, rounds)} // Widen's runs, per decision
 	var todo []*df.Case
 	for _, c := range all {
 		if only == "" || c.Name == only {
@@ -151,10 +156,10 @@ func run(seed uint64, n, nRepair, k, extra int, horizon time.Duration, later int
 	}
 	missed := false
 	names := []string{"", "-second", "-third", "-fourth"}
-	for set, prefix := range []string{"fidelity-disruption", "fidelity-disruption-repair"} {
+	for set, prefix := range []string{"fidelity-disruption", "fidelity-disruption-repair", "fidelity-disruption-static"} {
 		for round := 0; round < rounds; round++ {
 			m := df.Summarise(scores[set][round])
-			if set == 1 && m.Cases == 0 {
+			if set > 0 && m.Cases == 0 {
 				continue
 			}
 			name := prefix
@@ -180,7 +185,7 @@ func run(seed uint64, n, nRepair, k, extra int, horizon time.Duration, later int
 					missed = true
 				}
 			} else if round == 0 {
-				// The repair set: reported, no target yet.
+				// The repair and static sets: reported, no target yet.
 			} else {
 				line += fmt.Sprintf(" skipped=%d", skipped[set][round])
 				// A regression guard on the later decisions: within the
