@@ -14,10 +14,10 @@
 #                 fidelity/ and fidelity/scheduler/; vet, their tests, then the comparisons),
 #                 then fidelity-disruption and fidelity-ca
 # make fidelity-disruption - our Karpenter disruption decisions against upstream
-#                 (the 100 cases, and 12 repair and 10 static ones to keep CI short;
-#                 the command's defaults run 40 and 20)
 #                 v1.15.0's through sim import + sim run (nested module fidelity/disruption;
-#                 fetches Go 1.27.3 through the module proxy for it, see below)
+#                 fetches Go 1.27.3 through the module proxy for it, see below): the 100
+#                 cases, and 12 repair and 10 static ones to keep CI short (the command's
+#                 defaults run 40 and 20)
 # make fidelity-ca - our Cluster Autoscaler's scale-up decision against upstream's
 #                 (nested module fidelity/ca; needs a checkout of upstream, see below)
 GO       ?= go
