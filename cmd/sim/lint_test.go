@@ -50,7 +50,7 @@ func TestLintTable(t *testing.T) {
 		"Scenario hybrid-naive: 2 workload row(s), 2 capacity source(s)",
 		"NodePool/burst-spot (spot)",
 		"untolerated taint capacity-type=on-demand:NoSchedule",
-		"Findings: 0 error(s), 2 warning(s), 1 info",
+		"Findings: 0 error(s), 2 warning(s), 2 info",
 		"warning  spot-only-no-fallback  hybrid/workloads.yaml:27: spec.template.spec",
 		"info     autoscalers-separated",
 	} {
@@ -85,7 +85,7 @@ func TestLintJSON(t *testing.T) {
 	require.Equal(t, "hybrid-naive", res.Scenario)
 	require.Len(t, res.Sources, 2)
 	require.Len(t, res.Placements, 2)
-	require.Equal(t, lint.Summary{Errors: 0, Warnings: 2, Infos: 1}, res.Summary)
+	require.Equal(t, lint.Summary{Errors: 0, Warnings: 2, Infos: 2}, res.Summary)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
 	for _, k := range []string{"schemaVersion", "scenario", "sources", "placements", "findings", "summary"} {

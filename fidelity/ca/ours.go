@@ -70,6 +70,11 @@ func NodeGroups(cat *catalog.Catalog, c *Case) ([]config.NodeGroup, error) {
 func Settings(c *Case) (config.Settings, error) {
 	s := config.DefaultSettings()
 	s.Expanders = append([]string(nil), c.Expanders...)
+	// Every group is the Cluster Autoscaler's, as in upstream's test
+	// provider: --nodes=<min>:<max>:<name> each.
+	for _, g := range c.Groups {
+		s.Nodes = append(s.Nodes, config.NodesSpec{Min: g.Min, Max: g.Max, Name: g.Name})
+	}
 	if c.Priorities != nil {
 		p := &config.Priorities{File: c.Name, Line: 1}
 		var prios []int

@@ -315,7 +315,7 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 	a.parts = newParts(e)
 	a.orch.est = estimator{syms: syms, hostname: cl.KeyHostname}
 
-	sel := config.Select(groups, &settings.Options)
+	sel := config.Select(groups, &settings)
 	for i := range groups {
 		g, err := a.newGroup(&groups[i], i, sel[i])
 		if err != nil {
@@ -459,6 +459,9 @@ func (a *Autoscaler) OnSignal(s cloud.Signal) {
 
 // scheduleLoop makes the next loop run at t unless one is due earlier.
 func (a *Autoscaler) scheduleLoop(t engine.Time) {
+	if !a.s.Running {
+		return // plain ASGs: no autoscaler loop
+	}
 	if a.eng.Pending(a.loopTimer) {
 		if a.loopAt <= t {
 			return

@@ -2,6 +2,7 @@ package clusterautoscaler
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cloud"
@@ -223,14 +224,77 @@ func (c *caCompiler) compile(spec *config.SettingsSpec) component.Config {
 		return nil
 	}
 	c.terminationHandler(&settings)
+	c.running(spec, &settings)
 	warns, err := config.CrossCheck(groups, &settings)
 	c.configWarnings(warns)
 	if err != nil {
 		c.errs = c.errs.Add(err)
 		return nil
 	}
+	c.runningInfo(groups, &settings)
 	settings.ComputeTime = env.ComputeTime
 	return &Config{Region: env.Region, Zones: env.Zones, NodeGroups: groups, Settings: settings}
+}
+
+// running decides whether a Cluster Autoscaler runs: the scenario sets
+// spec.clusterAutoscaler or the manifests hold its Deployment. Without
+// one, eksctl's node groups are Auto Scaling groups nothing resizes.
+func (c *caCompiler) running(spec *config.SettingsSpec, settings *config.Settings) {
+	switch {
+	case spec != nil:
+		settings.Running, settings.RunningSource = true, c.in.SettingsPath
+	case c.dep != nil:
+		settings.Running, settings.RunningSource = true, fmt.Sprintf("%s (%s:%d)", c.dep.Doc.Ref(), c.dep.Doc.File, c.dep.Doc.Line)
+	default:
+		settings.Running, settings.RunningSource = false, ""
+	}
+}
+
+// runningInfo says on one info line whether a Cluster Autoscaler runs and
+// which node groups it autoscales.
+func (c *caCompiler) runningInfo(groups []config.NodeGroup, settings *config.Settings) {
+	if len(groups) == 0 {
+		return
+	}
+	d := c.configs[0]
+	names := config.GroupNames(groups)
+	if !settings.Running {
+		c.info(d, "ca.absent", fmt.Sprintf("no Cluster Autoscaler runs (the scenario sets no spec.clusterAutoscaler and the manifests hold no Deployment running it): node group(s) %s keep their desired capacity; their Auto Scaling groups replace reclaimed and failed instances and never scale for pods; set spec.clusterAutoscaler (with --node-group-auto-discovery) or include its Deployment to autoscale them",
+			strings.Join(names, ", ")))
+		return
+	}
+	sel := config.Select(groups, settings)
+	var on, off []string
+	for i := range groups {
+		if sel[i].Autoscaled {
+			on = append(on, groups[i].Name)
+		} else {
+			off = append(off, groups[i].Name)
+		}
+	}
+	msg := fmt.Sprintf("a Cluster Autoscaler runs (%s)", settings.RunningSource)
+	switch {
+	case len(on) == 0:
+		msg += ": its flags find no node group, so it autoscales none"
+	default:
+		msg += ": it autoscales node group(s) " + strings.Join(on, ", ") + " (found by " + findingFlags(&settings.Options) + ")"
+	}
+	if len(off) > 0 {
+		msg += "; " + strings.Join(off, ", ") + " keep(s) its desired capacity"
+	}
+	c.info(d, "ca.running", msg)
+}
+
+// findingFlags names the flags that found the groups.
+func findingFlags(o *config.Options) string {
+	var f []string
+	if len(o.Nodes) > 0 {
+		f = append(f, "--nodes")
+	}
+	if len(o.AutoDiscovery) > 0 {
+		f = append(f, "--node-group-auto-discovery")
+	}
+	return strings.Join(f, " and ")
 }
 
 // deploymentFlags reads the flags of the Cluster Autoscaler's Deployment,

@@ -98,6 +98,7 @@ func (h *harness) start(groups []NodeGroup, args []string, priorities map[string
 
 func (h *harness) startSettings(groups []NodeGroup, s Settings) {
 	h.t.Helper()
+	discoverAll(&s)
 	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
 	ca, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: h.ev}, Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups, Settings: s})
 	require.NoError(h.t, err)
@@ -217,7 +218,17 @@ func SettingsSpecFor(t *testing.T, args []string) Settings {
 	t.Helper()
 	s, err := (&config.SettingsSpec{Args: args}).Compile(nil, "spec.clusterAutoscaler")
 	require.NoError(t, err)
+	discoverAll(&s)
 	return s
+}
+
+// discoverAll gives settings without --nodes or auto-discovery a tag-less
+// auto-discovery spec, which finds every group: the tests without those
+// flags are about groups the Cluster Autoscaler manages.
+func discoverAll(s *Settings) {
+	if len(s.Nodes) == 0 && len(s.AutoDiscovery) == 0 {
+		s.AutoDiscovery = []map[string]string{{}}
+	}
 }
 
 func labelSelector(k, v string) *metav1.LabelSelector {

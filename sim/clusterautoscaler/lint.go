@@ -17,6 +17,8 @@ type LintGroup struct {
 	// flags (--nodes, --node-group-auto-discovery).
 	Autoscaled bool
 	Min, Max   int
+	// Running says a Cluster Autoscaler runs at all (config.Settings).
+	Running bool
 	// ScaleUpFromZero is --scale-up-from-zero; ExpendableCutoff is
 	// --expendable-pods-priority-cutoff (pods below it never trigger a
 	// scale-up).
@@ -48,7 +50,7 @@ func LintGroups(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.
 	a.symHostname = cl.KeyHostname
 	a.symToBeDeleted = syms.Intern(TaintToBeDeleted)
 	a.symDeletionCandidate = syms.Intern(TaintDeletionCandidate)
-	sel := config.Select(groups, &settings.Options)
+	sel := config.Select(groups, &settings)
 	out := make([]LintGroup, 0, len(groups))
 	for i := range groups {
 		cfg := &groups[i]
@@ -56,7 +58,7 @@ func LintGroups(syms *cluster.Symbols, res *cluster.ResourceNames, cat *catalog.
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %s: %w", cfg.File, cfg.Line, cfg.Path, err)
 		}
-		lg := LintGroup{Config: cfg, Autoscaled: sel[i].Autoscaled, Min: sel[i].Min, Max: sel[i].Max,
+		lg := LintGroup{Config: cfg, Autoscaled: sel[i].Autoscaled, Min: sel[i].Min, Max: sel[i].Max, Running: settings.Running,
 			ScaleUpFromZero: settings.ScaleUpFromZero, ExpendableCutoff: settings.ExpendablePodsPriorityCutoff}
 		ct := cluster.OnDemand
 		if cfg.Spot() {

@@ -39,7 +39,7 @@ func (caComponent) LintSources(cfg component.Config, env *component.LintEnv) ([]
 		}
 		id := "NodeGroup/" + ng.Name
 		s := component.LintSource{ID: id, Kind: "NodeGroup", Name: ng.Name, CapacityType: ct, File: ng.File, Line: ng.Line,
-			Path: ng.Path, Spot: ng.Spot(), Zones: ng.Zones, TemplateZone: "another zone",
+			Path: ng.Path, Spot: ng.Spot(), Zones: ng.Zones, TemplateZone: "another zone", Fixed: !g.Autoscaled,
 			FlexibilityFix:  fmt.Sprintf("list more instance types of similar size in %s's instanceTypes", id),
 			FlexibilityPath: ng.Path + ".instanceTypes",
 		}
@@ -95,6 +95,8 @@ func (g *LintGroup) judge(env *component.LintEnv, spec *cluster.PodSpec) compone
 // noGrowth says why a node group never grows.
 func (g *LintGroup) noGrowth() string {
 	switch {
+	case !g.Running:
+		return "no Cluster Autoscaler runs (set spec.clusterAutoscaler or include its Deployment)"
 	case !g.Autoscaled:
 		return "the Cluster Autoscaler does not manage it (no --nodes entry or auto-discovery tags match its ASG)"
 	case g.Max <= 0:

@@ -86,6 +86,9 @@ type LintSource struct {
 	// FlexibilityFix and FlexibilityPath are the fix and field path of a
 	// spot-flexibility finding about it.
 	FlexibilityFix, FlexibilityPath string
+	// Fixed: nothing resizes it (a node group no Cluster Autoscaler
+	// manages): its nodes are static capacity, it races with nobody.
+	Fixed bool
 	// OnDemandFix, when set, is how to let it take a spot-only
 	// workload's pods on on-demand capacity too.
 	OnDemandFix string

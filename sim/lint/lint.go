@@ -122,8 +122,9 @@ type source struct {
 	nodes []cluster.Node // static nodes
 }
 
-// static: the source is static capacity (no autoscaler).
-func (s *source) static() bool { return s.lint == nil }
+// static: the source is static capacity (no autoscaler): static nodes,
+// or a component's source nothing resizes (component.LintSource.Fixed).
+func (s *source) static() bool { return s.lint == nil || s.lint.Fixed }
 
 // row is a Placement with what the checks need.
 type row struct {

@@ -25,6 +25,10 @@ spec:
   zones: [us-east-1a, us-east-1b]
 `
 
+// caHeader is header with a Cluster Autoscaler that finds the node groups
+// of the tests' ClusterConfig (demo) by the tag eksctl gives all its ASGs.
+const caHeader = header + "  clusterAutoscaler: {args: [--node-group-auto-discovery=asg:tag=kubernetes.io/cluster/demo]}\n"
+
 // nodeClass is Karpenter's example EC2NodeClass with a role.
 const nodeClass = fixtures.EC2NodeClassAL2023 + "  role: r\n"
 
@@ -254,7 +258,7 @@ func TestReasons(t *testing.T) {
 		{
 			name: "label the Cluster Autoscaler's template lacks", source: "NodeGroup/batch", kind: "template",
 			reason: "starts with no nodes and the Cluster Autoscaler never scales it up for these pods (its template: missing label role=batch)",
-			docs: []string{header, `---
+			docs: []string{caHeader, `---
 apiVersion: eksctl.io/v1alpha5
 kind: ClusterConfig
 metadata: {name: demo, region: us-east-1}
@@ -469,7 +473,7 @@ nodeGroups:
 }
 
 func TestCanLandAndProvisions(t *testing.T) {
-	r := check(t, header, spotPool, caGroup,
+	r := check(t, caHeader, spotPool, caGroup,
 		deployment("api", "500m", tolerateOnDemand+"      nodeSelector: {node-group-type: ca-managed}\n"),
 		deployment("batch", "500m", tolerateSpot))
 	api := cellOf(t, r, "Deployment/default/api", "", "NodeGroup/core-on-demand")
@@ -481,8 +485,8 @@ func TestCanLandAndProvisions(t *testing.T) {
 	require.True(t, batch.Provisions)
 	require.Equal(t, []string{"c5.large", "c5a.large", "c6i.large"}, batch.InstanceTypes)
 	require.Equal(t, []Source{
-		{ID: "NodePool/burst-spot (spot)", Kind: "NodePool", Name: "burst-spot", Autoscaler: "karpenter", CapacityType: "spot", File: "s.yaml", Line: 8},
-		{ID: "NodeGroup/core-on-demand", Kind: "NodeGroup", Name: "core-on-demand", Autoscaler: "cluster-autoscaler", CapacityType: "on-demand", File: "s.yaml", Line: 34},
+		{ID: "NodePool/burst-spot (spot)", Kind: "NodePool", Name: "burst-spot", Autoscaler: "karpenter", CapacityType: "spot", File: "s.yaml", Line: 9},
+		{ID: "NodeGroup/core-on-demand", Kind: "NodeGroup", Name: "core-on-demand", Autoscaler: "cluster-autoscaler", CapacityType: "on-demand", File: "s.yaml", Line: 35},
 	}, r.Sources)
 }
 
@@ -576,7 +580,7 @@ func TestRace(t *testing.T) {
 	open := nodePool("general", "{provisioner-group: karpenter}", `      requirements:
         - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}
 `, "") + nodeClass
-	r := check(t, header, open, caGroup, deployment("web", "500m", tolerateOnDemand))
+	r := check(t, caHeader, open, caGroup, deployment("web", "500m", tolerateOnDemand))
 	fs := findingsOf(r, KindRace)
 	require.Len(t, fs, 1)
 	require.Equal(t, Warning, fs[0].Severity)
@@ -634,7 +638,7 @@ nodeGroups:
     taints:
       - {key: dedicated, value: db, effect: NoSchedule}
 `
-	r := check(t, header, group, deployment("web", "500m", ""))
+	r := check(t, caHeader, group, deployment("web", "500m", ""))
 	c := cellOf(t, r, "Deployment/default/web", "", "NodeGroup/tainted")
 	require.False(t, c.CanLand)
 	require.True(t, c.Provisions)
@@ -851,13 +855,13 @@ managedNodeGroups:
 	}
 	pinnedB := deployment("pinned", "500m", "      nodeSelector: {topology.kubernetes.io/zone: us-east-1b}\n")
 	pinnedA := deployment("first", "500m", "      nodeSelector: {topology.kubernetes.io/zone: us-east-1a}\n")
-	r := check(t, header, group(2), pinnedB, pinnedA)
+	r := check(t, caHeader, group(2), pinnedB, pinnedA)
 	require.True(t, cellOf(t, r, "Deployment/default/pinned", "", "NodeGroup/ng").Provisions, "a node in us-east-1b can be the template")
 	require.True(t, cellOf(t, r, "Deployment/default/first", "", "NodeGroup/ng").Provisions)
-	r = check(t, header, group(1), pinnedB, pinnedA)
+	r = check(t, caHeader, group(1), pinnedB, pinnedA)
 	require.False(t, cellOf(t, r, "Deployment/default/pinned", "", "NodeGroup/ng").Provisions, "its only node is in us-east-1a")
 	require.True(t, cellOf(t, r, "Deployment/default/first", "", "NodeGroup/ng").Provisions)
-	r = check(t, header, group(0), pinnedB, pinnedA)
+	r = check(t, caHeader, group(0), pinnedB, pinnedA)
 	require.False(t, cellOf(t, r, "Deployment/default/pinned", "", "NodeGroup/ng").Provisions, "from zero: the ASG's first zone")
 	require.True(t, cellOf(t, r, "Deployment/default/first", "", "NodeGroup/ng").Provisions)
 }

@@ -96,7 +96,7 @@ metadata: {name: demo, region: us-east-1}
 managedNodeGroups:
   - {name: ng, instanceType: m5.large, availabilityZones: [us-east-1a, us-east-1b], minSize: 0, maxSize: 3, desiredCapacity: 0}
 `
-	hdr := strings.Replace(header, "[us-east-1a, us-east-1b]", "[us-east-1a, us-east-1b, us-east-1c]", 1)
+	hdr := strings.Replace(caHeader, "[us-east-1a, us-east-1b]", "[us-east-1a, us-east-1b, us-east-1c]", 1)
 	r := check(t, hdr, group, realStaticPV)
 	c := cellOf(t, r, "Pod/default/app", "", "NodeGroup/ng")
 	require.False(t, c.CanLand, "%+v", c)
@@ -170,7 +170,7 @@ managedNodeGroups:
 `
 	}
 	pod := realStaticPV[strings.Index(realStaticPV, "---\napiVersion: v1\nkind: Pod"):]
-	hdr := strings.Replace(header, "[us-east-1a, us-east-1b]", "[us-east-1a, us-east-1b, us-east-1c]", 1)
+	hdr := strings.Replace(caHeader, "[us-east-1a, us-east-1b]", "[us-east-1a, us-east-1b, us-east-1c]", 1)
 	r := check(t, hdr, group("[us-east-1a, us-east-1b]"), realIo1Class, pod)
 	c := cellOf(t, r, "Pod/default/app", "", "NodeGroup/ng")
 	require.False(t, c.CanLand, "%+v", c)

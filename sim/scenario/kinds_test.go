@@ -109,7 +109,7 @@ func TestAutoscalerDeploymentConfiguresCA(t *testing.T) {
 	require.False(t, o.SkipNodesWithSystemPods)
 	require.False(t, o.SkipNodesWithLocalStorage)
 	require.Equal(t, []map[string]string{{"k8s.io/cluster-autoscaler/enabled": "", "k8s.io/cluster-autoscaler/demo": ""}}, o.AutoDiscovery)
-	sel := caconfig.Select(caConfig(sc).NodeGroups, &o)
+	sel := caconfig.Select(caConfig(sc).NodeGroups, &caConfig(sc).Settings)
 	require.Len(t, sel, 2)
 	require.True(t, sel[0].Autoscaled, "the tagged managed node group is discovered")
 	require.False(t, sel[1].Autoscaled, "the untagged one is not")

@@ -105,7 +105,7 @@ type Options struct {
 	FrequentLoops bool
 	// Nodes are the --nodes flags; AutoDiscovery the tag sets of the
 	// --node-group-auto-discovery=asg:tag=... flags (a value "" means any
-	// value). With neither, every node group is autoscaled (see
+	// value). With neither, no node group is autoscaled (see
 	// [CrossCheck]).
 	Nodes         []NodesSpec
 	AutoDiscovery []map[string]string

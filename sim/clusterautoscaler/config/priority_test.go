@@ -126,17 +126,26 @@ func TestCrossCheck(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `priority 1: regex "^nomatch$" matches no node group; regexes match ASG names: eks-spot-1, eksctl-demo-nodegroup-od-NodeGroup-X
 c.yaml:12: nodeGroups[0]: node group od is not autoscaled: no --nodes names it and its ASG lacks the tags --node-group-auto-discovery looks for (for eksctl nodeGroups set iam.withAddonPolicies.autoScaler: true)`, msgs(warns))
-	sel := Select(groups, &s.Options)
+	sel := Select(groups, &s)
 	require.Equal(t, []Selected{{true, 0, 5}, {false, 1, 3}}, sel)
 
 	s = mk([]string{"--nodes=2:8:od", "--nodes=1:2:nope"}, nil)
 	_, err = CrossCheck(groups, &s)
 	require.EqualError(t, err, "spec.clusterAutoscaler.args[1]: --nodes names no node group \"nope\"; name a node group or its ASG: od, spot")
 	s = mk([]string{"--nodes=2:8:od"}, nil)
-	require.Equal(t, []Selected{{false, 0, 5}, {true, 2, 8}}, Select(groups, &s.Options))
+	require.Equal(t, []Selected{{false, 0, 5}, {true, 2, 8}}, Select(groups, &s))
 
 	s = mk(nil, map[string][]string{"1": {".*"}})
 	warns, err = CrossCheck(groups, &s)
 	require.NoError(t, err)
-	require.Equal(t, "priorities are configured but --expander does not use priority: they are ignored\nspec.clusterAutoscaler.args: neither --nodes nor --node-group-auto-discovery is given: every node group is autoscaled (the real Cluster Autoscaler would find none)", msgs(warns))
+	require.Equal(t, "priorities are configured but --expander does not use priority: they are ignored\nspec.clusterAutoscaler.args: neither --nodes nor --node-group-auto-discovery is given: the Cluster Autoscaler finds no node group and autoscales none (the AWS provider discovers Auto Scaling groups only through these flags); add --node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/<cluster name> (the tags eksctl gives a node group with iam.withAddonPolicies.autoScaler: true), or --nodes=<min>:<max>:<ASG name> per group", msgs(warns))
+	require.Equal(t, []Selected{{false, 0, 5}, {false, 1, 3}}, Select(groups, &s), "a Cluster Autoscaler without --nodes or auto-discovery manages no group")
+
+	// No Cluster Autoscaler at all: plain ASGs, whatever the flags say.
+	s = mk([]string{"--nodes=2:8:od"}, nil)
+	s.Running = false
+	require.Equal(t, []Selected{{false, 0, 5}, {false, 1, 3}}, Select(groups, &s))
+	warns, err = CrossCheck(groups, &s)
+	require.NoError(t, err)
+	require.Empty(t, warns)
 }

@@ -64,6 +64,15 @@ type SettingsSpec struct {
 // Settings is the compiled configuration the model runs with.
 type Settings struct {
 	Options
+	// Running says a Cluster Autoscaler runs: the scenario sets
+	// spec.clusterAutoscaler or the manifests hold its Deployment. When
+	// false the node groups are plain Auto Scaling groups: each keeps its
+	// desired capacity, replacing reclaimed and failed instances, and
+	// nothing resizes it for pods. [DefaultSettings] has it true.
+	Running bool
+	// RunningSource says where Running comes from, for the info line:
+	// the scenario's field or the Deployment ("" when not running).
+	RunningSource string
 	// Priorities of the priority expander; nil when none are configured.
 	Priorities         *Priorities
 	ASGRefreshInterval time.Duration
@@ -123,6 +132,7 @@ func (s *Settings) argPath(i int) string {
 func DefaultSettings() Settings {
 	return Settings{
 		Options:            DefaultOptions(),
+		Running:            true,
 		ASGRefreshInterval: DefaultASGRefreshInterval,
 		PodTimeBuffer:      DefaultPodTimeBuffer,
 		GPUPodTimeBuffer:   DefaultGPUPodTimeBuffer,
@@ -213,16 +223,22 @@ type Selected struct {
 	Min, Max int
 }
 
-// Select decides which groups are autoscaled: with --nodes, the named
-// ones; with --node-group-auto-discovery, those whose ASG carries every
-// tag of a spec; with neither, every group (the real Cluster Autoscaler
-// would manage none).
-func Select(groups []NodeGroup, o *Options) []Selected {
+// Select decides which groups are autoscaled. Without a running Cluster
+// Autoscaler, none: each ASG keeps its desired capacity. A running one
+// autoscales the groups its flags find, as the AWS provider discovers
+// them: with --nodes, the named ones; with --node-group-auto-discovery,
+// those whose ASG carries every tag of a spec; with neither flag, none
+// (cloudprovider/aws/aws_manager.go: no explicit groups and no
+// discovery specs leave the ASG cache empty).
+func Select(groups []NodeGroup, s *Settings) []Selected {
 	out := make([]Selected, len(groups))
-	explicit := len(o.Nodes) > 0 || len(o.AutoDiscovery) > 0
+	o := &s.Options
 	for i := range groups {
 		g := &groups[i]
-		out[i] = Selected{Autoscaled: !explicit, Min: g.MinSize, Max: g.MaxSize}
+		out[i] = Selected{Min: g.MinSize, Max: g.MaxSize}
+		if !s.Running {
+			continue
+		}
 		for _, spec := range o.AutoDiscovery {
 			if hasTags(g.Tags, spec) {
 				out[i].Autoscaled = true
@@ -235,6 +251,22 @@ func Select(groups []NodeGroup, o *Options) []Selected {
 		}
 	}
 	return out
+}
+
+// discoveryFlagFor is the auto-discovery flag that finds groups tagged as
+// eksctl tags them, with the cluster name their tags give when one does.
+func discoveryFlagFor(groups []NodeGroup) string {
+	cluster := "<cluster name>"
+	for i := range groups {
+		for k := range groups[i].Tags {
+			if name, ok := strings.CutPrefix(k, "k8s.io/cluster-autoscaler/"); ok && name != "enabled" && !strings.Contains(name, "/") {
+				if cluster == "<cluster name>" || name < cluster {
+					cluster = name
+				}
+			}
+		}
+	}
+	return "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/" + cluster
 }
 
 func hasTags(tags, want map[string]string) bool {
@@ -308,13 +340,19 @@ func CrossCheck(groups []NodeGroup, s *Settings) ([]*manifest.Error, error) {
 		}
 		seen[g.Name] = g
 	}
-	sel := Select(groups, &s.Options)
-	if len(s.Nodes) == 0 && len(s.AutoDiscovery) == 0 && len(groups) > 0 {
-		warns = append(warns, errorAt(d, argsPath, "", "neither --nodes nor --node-group-auto-discovery is given: every node group is autoscaled (the real Cluster Autoscaler would find none)"))
+	sel := Select(groups, s)
+	if !s.Running {
+		// Plain ASGs: the component's info line says so.
+		return warns, errs.Err()
+	}
+	explicit := len(s.Nodes) > 0 || len(s.AutoDiscovery) > 0
+	if !explicit && len(groups) > 0 {
+		warns = append(warns, errorAt(d, argsPath, "add "+discoveryFlagFor(groups)+" (the tags eksctl gives a node group with iam.withAddonPolicies.autoScaler: true), or --nodes=<min>:<max>:<ASG name> per group",
+			"neither --nodes nor --node-group-auto-discovery is given: the Cluster Autoscaler finds no node group and autoscales none (the AWS provider discovers Auto Scaling groups only through these flags)"))
 	}
 	for i := range groups {
 		g := &groups[i]
-		if !sel[i].Autoscaled {
+		if explicit && !sel[i].Autoscaled {
 			warns = append(warns, &manifest.Error{File: g.File, Line: g.Line, Path: g.Path,
 				Msg: fmt.Sprintf("node group %s is not autoscaled: no --nodes names it and its ASG lacks the tags --node-group-auto-discovery looks for (for eksctl nodeGroups set iam.withAddonPolicies.autoScaler: true)", g.Name)})
 		}

@@ -56,6 +56,15 @@ func (s *Sim) scenarioFS() fstest.MapFS {
 	if len(s.workloads) > 0 {
 		spec["workloads"] = s.workloads
 	}
+	if _, set := spec["clusterAutoscaler"]; !set && len(s.autoscaled) > 0 {
+		// A Cluster Autoscaler that discovers the node groups by the tag
+		// eksctl gives every ASG of the cluster.
+		var args []any
+		for _, name := range s.autoscaled {
+			args = append(args, "--node-group-auto-discovery=asg:tag=kubernetes.io/cluster/"+name)
+		}
+		spec["clusterAutoscaler"] = map[string]any{"args": args}
+	}
 	if len(s.marketEvents) > 0 {
 		market := map[string]any{}
 		if m, ok := spec["market"].(map[string]any); ok {
@@ -166,10 +175,18 @@ func (s *Sim) nodegroup(b *testscript.Block) error {
 	if err := yaml.Unmarshal([]byte(b.Input), &v); err != nil {
 		return fmt.Errorf("input: %v", err)
 	}
+	if b.String("autoscaler", "") != "none" {
+		s.autoscaled = append(s.autoscaled, "sim")
+	}
 	var groups []any
 	switch g := v.(type) {
 	case map[string]any:
 		if _, ok := g["kind"]; ok {
+			if meta, ok := g["metadata"].(map[string]any); ok && b.String("autoscaler", "") != "none" {
+				if name, ok := meta["name"].(string); ok {
+					s.autoscaled[len(s.autoscaled)-1] = name
+				}
+			}
 			s.addFile(b, b.Input)
 			return nil
 		}

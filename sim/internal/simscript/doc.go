@@ -14,9 +14,14 @@
 //	nodepool
 //	    input: NodePools and EC2NodeClasses (karpenter.sh/v1 YAML); an
 //	    EC2NodeClass named default is added when none is given.
-//	nodegroup
+//	nodegroup [autoscaler=none]
 //	    input: an eksctl ClusterConfig, or managed node groups (one
-//	    mapping or a list) to wrap in one.
+//	    mapping or a list) to wrap in one (named sim). Unless the spec
+//	    sets clusterAutoscaler, a Cluster Autoscaler runs with
+//	    --node-group-auto-discovery=asg:tag=kubernetes.io/cluster/<name>
+//	    (a tag eksctl gives every ASG of the cluster), so it finds the
+//	    groups; with autoscaler=none it does not, and the groups are
+//	    plain ASGs.
 //	manifest
 //	    input: any other Kubernetes objects (PodDisruptionBudgets,
 //	    DaemonSets, PriorityClasses, Namespaces, Nodes).

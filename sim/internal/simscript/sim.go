@@ -26,6 +26,10 @@ type Sim struct {
 	// spec.market.events entries.
 	workloads    []any
 	marketEvents []any
+	// autoscaled are the ClusterConfigs of nodegroup blocks (without
+	// autoscaler=none) whose groups a default Cluster Autoscaler finds
+	// when the spec sets none.
+	autoscaled []string
 
 	sc  *scenario.Scenario
 	run *simulation.Sim
