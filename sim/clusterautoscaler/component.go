@@ -243,10 +243,12 @@ func (c *caCompiler) running(spec *config.SettingsSpec, settings *config.Setting
 	switch {
 	case spec != nil:
 		settings.Running, settings.RunningSource = true, c.in.SettingsPath
+	case c.dep != nil && c.dep.ScaledToZero:
+		settings.Running, settings.RunningSource = false, fmt.Sprintf("%s (%s:%d), which would run it, has spec.replicas 0", c.dep.Doc.Ref(), c.dep.Doc.File, c.dep.Doc.Line)
 	case c.dep != nil:
 		settings.Running, settings.RunningSource = true, fmt.Sprintf("%s (%s:%d)", c.dep.Doc.Ref(), c.dep.Doc.File, c.dep.Doc.Line)
 	default:
-		settings.Running, settings.RunningSource = false, ""
+		settings.Running, settings.RunningSource = false, "the scenario sets no spec.clusterAutoscaler and the manifests hold no Deployment running it"
 	}
 }
 
@@ -259,8 +261,8 @@ func (c *caCompiler) runningInfo(groups []config.NodeGroup, settings *config.Set
 	d := c.configs[0]
 	names := config.GroupNames(groups)
 	if !settings.Running {
-		c.info(d, "ca.absent", fmt.Sprintf("no Cluster Autoscaler runs (the scenario sets no spec.clusterAutoscaler and the manifests hold no Deployment running it): node group(s) %s keep their desired capacity; their Auto Scaling groups replace reclaimed and failed instances and never scale for pods; set spec.clusterAutoscaler (with --node-group-auto-discovery) or include its Deployment to autoscale them",
-			strings.Join(names, ", ")))
+		c.info(d, "ca.absent", fmt.Sprintf("no Cluster Autoscaler runs (%s): node group(s) %s keep their desired capacity; their Auto Scaling groups replace reclaimed and failed instances and never scale for pods; set spec.clusterAutoscaler (with --node-group-auto-discovery) or include its Deployment to autoscale them",
+			settings.RunningSource, strings.Join(names, ", ")))
 		return
 	}
 	sel := config.Select(groups, settings)
@@ -305,6 +307,9 @@ func (c *caCompiler) deploymentFlags(spec *config.SettingsSpec, settings *config
 	dep := c.dep
 	if dep == nil {
 		return
+	}
+	if dep.ScaledToZero && (spec == nil || len(spec.Args) == 0) {
+		return // no Cluster Autoscaler runs: the ca.absent line says why
 	}
 	d := dep.Doc
 	info := func(format string, args ...any) {

@@ -137,6 +137,32 @@ func TestAutoscalerDeploymentConfiguresCA(t *testing.T) {
 	require.Contains(t, warningsOf(sc), "its flags are not read, because the scenario's spec.clusterAutoscaler.args sets them")
 }
 
+// A Cluster Autoscaler Deployment scaled to zero runs nothing: its node
+// groups are plain ASGs, and the info line says why.
+func TestAutoscalerDeploymentScaledToZero(t *testing.T) {
+	require.Contains(t, warningsOf(mustLoad(t, "testdata/ca-deployment/scenario.yaml")), "a Cluster Autoscaler runs (Deployment/kube-system/cluster-autoscaler (testdata/ca-deployment/cluster-autoscaler-autodiscover.yaml:25)): it autoscales node group(s) general")
+	dir := copyCADeployment(t, func(f string, b []byte) []byte {
+		if f != "cluster-autoscaler-autodiscover.yaml" {
+			return b
+		}
+		return bytes.Replace(b, []byte("  replicas: 1"), []byte("  replicas: 0"), 1)
+	})
+	sc := mustLoad(t, filepath.Join(dir, "scenario.yaml"))
+	cfg := caConfig(sc)
+	require.False(t, cfg.Settings.Running)
+	for _, s := range caconfig.Select(cfg.NodeGroups, &cfg.Settings) {
+		require.False(t, s.Autoscaled)
+	}
+	require.Contains(t, warningsOf(sc), "cluster-autoscaler-autodiscover.yaml:25), which would run it, has spec.replicas 0): node group(s) fixed, general keep their desired capacity")
+}
+
+func mustLoad(t *testing.T, path string) *Scenario {
+	t.Helper()
+	sc, err := LoadFile(path)
+	require.NoError(t, err)
+	return sc
+}
+
 // TestAutoscalerDeploymentBadFlag: a wrong flag in the Deployment is an
 // error at its command entry.
 func TestAutoscalerDeploymentBadFlag(t *testing.T) {

@@ -23,6 +23,8 @@ type Deployment struct {
 	// args; ArgPaths gives the field path of each, for messages.
 	Args     []string
 	ArgPaths []string
+	// ScaledToZero: spec.replicas is 0, so no Cluster Autoscaler runs.
+	ScaledToZero bool
 	// OtherCommand is set when the container's command is not the
 	// cluster-autoscaler program (a shell wrapping it): its flags cannot be
 	// read, and the upstream defaults apply.
@@ -52,7 +54,8 @@ func FindDeployment(d *manifest.Document) (*Deployment, bool) {
 		if !byImage && !byCommand {
 			continue
 		}
-		dep := &Deployment{Doc: d, Path: fmt.Sprintf("spec.template.spec.containers[%d]", i), Image: image}
+		dep := &Deployment{Doc: d, Path: fmt.Sprintf("spec.template.spec.containers[%d]", i), Image: image,
+			ScaledToZero: manifest.Scalar(manifest.Lookup(d.Node, "spec", "replicas")) == "0"}
 		switch {
 		case !cmdOK || !argsOK:
 			dep.OtherCommand = "command or args that are not lists of strings"

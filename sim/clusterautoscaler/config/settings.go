@@ -70,8 +70,8 @@ type Settings struct {
 	// desired capacity, replacing reclaimed and failed instances, and
 	// nothing resizes it for pods. [DefaultSettings] has it true.
 	Running bool
-	// RunningSource says where Running comes from, for the info line:
-	// the scenario's field or the Deployment ("" when not running).
+	// RunningSource says why Running is what it is, for the info line:
+	// the scenario's field or the Deployment, or why none runs.
 	RunningSource string
 	// Priorities of the priority expander; nil when none are configured.
 	Priorities         *Priorities
