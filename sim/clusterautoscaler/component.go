@@ -263,6 +263,16 @@ func (c *caCompiler) runningInfo(groups []config.NodeGroup, settings *config.Set
 	if !settings.Running {
 		c.info(d, "ca.absent", fmt.Sprintf("no Cluster Autoscaler runs (%s): node group(s) %s keep their desired capacity; their Auto Scaling groups replace reclaimed and failed instances and never scale for pods; set spec.clusterAutoscaler (with --node-group-auto-discovery) or include its Deployment to autoscale them",
 			settings.RunningSource, strings.Join(names, ", ")))
+		for i := range groups {
+			g := &groups[i]
+			if _, tagged := g.Tags[config.TagEnabled]; tagged {
+				// The tags (eksctl's iam.withAddonPolicies.autoScaler) only
+				// let a Cluster Autoscaler find the group; they scale nothing.
+				c.warns = append(c.warns, component.Warning{Code: "ca.tagged-without-autoscaler", File: g.File, Line: g.Line, Path: g.Path,
+					Msg: fmt.Sprintf("%s: node group %s carries the Cluster Autoscaler's discovery tags (%s), but no Cluster Autoscaler runs: the tags alone never scale it", g.Path, g.Name, config.TagEnabled),
+					Fix: "install the Cluster Autoscaler (its Deployment, or spec.clusterAutoscaler with --node-group-auto-discovery), or size the group by hand"})
+			}
+		}
 		return
 	}
 	sel := config.Select(groups, settings)
