@@ -18,8 +18,9 @@ func TestEksctlClusterInEUWest2(t *testing.T) {
 	require.Equal(t, exitOK, code, out+stderr)
 	require.Equal(t, 1, strings.Count(out, onDemandUSEast1), out)
 	require.Contains(t, out, "testdata/regions/eksctl-eu-west-2.yaml:10: metadata.region")
-	require.Contains(t, out, "Findings: 0 error(s), 0 warning(s), 2 info")
+	require.Contains(t, out, "Findings: 0 error(s), 0 warning(s), 3 info")
 	require.Contains(t, out, "eksctl-eu-west-2.yaml:5 no Cluster Autoscaler runs", "a ClusterConfig alone installs no Cluster Autoscaler")
+	require.Contains(t, out, "node group ng1-public carries the Cluster Autoscaler's discovery tags", "its autoScaler addon policy tags it for one")
 
 	out, stderr, code = sim(t, "run", "testdata/regions/london.yaml")
 	require.Equal(t, exitOK, code, stderr)

@@ -589,7 +589,7 @@ func TestRace(t *testing.T) {
 	require.Empty(t, findingsOf(r, KindSeparated))
 	require.Empty(t, findingsOf(r, KindOverlap), "the race says it")
 
-	sep := check(t, header, spotPool, caGroup, deployment("web", "500m", tolerateOnDemand))
+	sep := check(t, caHeader, spotPool, caGroup, deployment("web", "500m", tolerateOnDemand))
 	require.Empty(t, findingsOf(sep, KindRace))
 	require.Len(t, findingsOf(sep, KindSeparated), 1)
 }
