@@ -230,7 +230,8 @@ func (c *caCompiler) compile(spec *config.SettingsSpec) component.Config {
 		return nil
 	}
 	settings.ComputeTime = env.ComputeTime
-	return &Config{Region: env.Region, Zones: env.Zones, NodeGroups: groups, Settings: settings}
+	bufs := c.capacityBuffers(&settings.Options)
+	return &Config{Region: env.Region, Zones: env.Zones, NodeGroups: groups, Settings: settings, CapacityBuffers: bufs}
 }
 
 // deploymentFlags reads the flags of the Cluster Autoscaler's Deployment,

@@ -269,6 +269,11 @@ func (pl *planner) findUnneeded(now engine.Time) []cluster.NodeID {
 			pl.noteBlocked(BlockScaleDownDisabled, id)
 			continue
 		}
+		if pl.bufs.keepsBuffer(id) {
+			// It holds a CapacityBuffer's room (buffers.go).
+			n.unneededSince = never
+			continue
+		}
 		if now < n.recheckAt {
 			// Recently unremovable: not simulated again before the
 			// recheck timeout (eligibility: RecentlyUnremovable).
@@ -308,6 +313,9 @@ func (pl *planner) findUnneeded(now engine.Time) []cluster.NodeID {
 	// The simulation's view of where pods can go.
 	dests := pl.destinations()
 	pl.startPass()
+	if pl.bufs.holdRoom(dests) {
+		pl.replay.on = false
+	}
 
 	// out is valid until the next call (scaleDown's use).
 	out := pl.scratch.out[:0]
