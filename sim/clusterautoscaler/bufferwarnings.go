@@ -69,15 +69,15 @@ func (c *caCompiler) capacityBuffers(o *config.Options) []capacitybuffer.Buffer 
 	switch {
 	case !o.CapacityBufferController && !o.CapacityBufferPodInjection:
 		ineffective("buffer-flags-off", fmt.Sprintf("%d CapacityBuffer(s), but %s and %s are off (their defaults): the Cluster Autoscaler keeps no spare capacity for them", n, ctl, inject),
-			"give the Cluster Autoscaler both "+ctl+"=true and "+inject+"=true")
+			"set both "+ctl+"=true and "+inject+"=true on the Cluster Autoscaler")
 		return nil
 	case !o.CapacityBufferPodInjection:
 		ineffective("buffer-no-injection", fmt.Sprintf("%s fills %d CapacityBuffer(s)' status, but %s is off: no fake pods join the scale-up, so no spare capacity is kept", ctl, n, inject),
-			"add "+inject+"=true")
+			"set "+inject+"=true")
 		return nil
 	case !o.CapacityBufferController:
 		ineffective("buffer-no-controller", fmt.Sprintf("%s is on, but %s is off: no controller marks the %d CapacityBuffer(s) ready for provisioning, so no fake pods are injected (Karpenter's buffer controller writes the same status when its gate is on; that is not simulated)", inject, ctl, n),
-			"add "+ctl+"=true")
+			"set "+ctl+"=true")
 		return nil
 	}
 	for i := range bs {
@@ -103,7 +103,7 @@ func (c *caCompiler) capacityBuffers(o *config.Options) []capacitybuffer.Buffer 
 		}
 	}
 	if karpenter {
-		w(first, true, "ca.buffer-both-autoscalers", fmt.Sprintf("the Cluster Autoscaler keeps spare capacity for %d CapacityBuffer(s), and so does Karpenter if its CapacityBuffer gate is on: each provisions for the same buffer on its own nodes, so the room may be kept twice", n),
+		w(first, true, "ca.buffer-both-autoscalers", fmt.Sprintf("the Cluster Autoscaler keeps spare capacity for %d CapacityBuffer(s), and so does Karpenter if its CapacityBuffer gate is on: each provisions for the same buffer, placing its pods in the free room of every node (the other's too), so room one keeps also serves the other; when there is none, both scale up for it at once, and the extra nodes stay until scale-down or consolidation finds them unneeded", n),
 			"let one autoscaler act on the buffers: turn the other's CapacityBuffer support off")
 	}
 	return bs

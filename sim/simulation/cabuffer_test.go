@@ -221,3 +221,31 @@ func TestCABufferProposalStory2(t *testing.T) {
 	require.Zero(t, rep.Nodes.Launched)
 	require.Zero(t, room)
 }
+
+// Karpenter (gate on) and the Cluster Autoscaler (both flags) read the
+// same buffer (Karpenter's design example, bufferScenario): an info line
+// says each provisions for it. Each places the buffer's pods in every
+// node's free room, so the room one keeps serves the other: the run ends
+// with room for the buffer's 5 pods, not twice that.
+func TestCABufferWithKarpenterToo(t *testing.T) {
+	doc := bufferScenario("capacityBuffer: true")
+	doc = strings.Replace(doc, "  karpenter: {featureGates: {capacityBuffer: true}}\n", `  karpenter: {featureGates: {capacityBuffer: true}}
+  clusterAutoscaler:
+    args: [--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled, --capacity-buffer-controller-enabled, --capacity-buffer-pod-injection-enabled]
+`, 1) + `---
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: demo, region: us-east-1}
+managedNodeGroups:
+  - {name: web, instanceType: m5.xlarge, minSize: 1, maxSize: 20, desiredCapacity: 1, tags: {k8s.io/cluster-autoscaler/enabled: "true"}}
+`
+	sc, err := scenario.LoadManifests("both.yaml", []byte(doc), nil)
+	require.NoError(t, err)
+	require.Len(t, warningsWith(sc, "ca.buffer-both-autoscalers"), 1)
+	var room int64
+	_, err = simulation.Run(sc, simulation.Options{Check: true, Inspect: func(cl *cluster.Cluster) { room = freeChunks(cl, 1000, 2<<30) }})
+	require.NoError(t, err)
+	t.Logf("room for %d web-app pods at the end", room)
+	require.GreaterOrEqual(t, room, int64(5))
+	require.Less(t, room, int64(10))
+}
