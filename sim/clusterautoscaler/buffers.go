@@ -30,11 +30,12 @@ import (
 //     wait out --new-pod-scale-up-delay nor make the loop wait for newer
 //     pods). They are never bound, never pending in the report, and the
 //     no-scale-up reasons leave them out (scale_up_status_processor.go).
-//   - scale-down: a node filter-out-schedulable put fake pods on is not
-//     unneeded. Upstream the fake pods stay in the loop's snapshot, count
-//     in the node's utilization and must move elsewhere in the removal
-//     simulation (their safe-to-evict annotation makes them movable);
-//     simplified here: their node is kept.
+//   - scale-down: the fake pods filter-out-schedulable put on existing
+//     nodes stay there for the loop's scale-down, as they stay in
+//     upstream's snapshot: they count in their node's utilization, take
+//     room from the removal simulation's destinations, and must move
+//     elsewhere for their node to go (their safe-to-evict annotation,
+//     forceSafeToEvictFakePods, makes them movable).
 //
 // Fake pods have PodIDs below fakePodBase, an index into pods.
 type buffers struct {
@@ -42,9 +43,9 @@ type buffers struct {
 	// tmpl caches, per buffer, the workload template last copied and its
 	// fake-pod copy, so the loop's equivalence groups keep one spec.
 	tmpl []bufferTemplate
-	// Replicas is each buffer's status.replicas at the last loop (-1: not
-	// ready for provisioning or not this controller's strategy).
-	Replicas []int32
+	// replicas is each buffer's status.replicas at the last loop (-1:
+	// not ready for provisioning, or not this controller's strategy).
+	replicas []int32
 	// ns are the buffers' namespaces, interned when built.
 	ns []cluster.Sym
 	// pods are this loop's fake pods (spec and namespace), by
@@ -53,13 +54,12 @@ type buffers struct {
 	pods   []placedPod
 	placed []bufferPlacement
 	hosts  []cluster.NodeID
-	// injected counts the fake pods injected over the run.
-	injected int64
 }
 
 type bufferPlacement struct {
 	node cluster.NodeID
 	spec *cluster.PodSpec
+	ns   cluster.Sym
 }
 
 type bufferTemplate struct {
@@ -74,7 +74,7 @@ func isFake(id cluster.PodID) bool   { return id <= fakePodBase }
 func fakeIndex(id cluster.PodID) int { return int(fakePodBase - id) }
 
 func newBuffers(cl *cluster.Cluster, specs []capacitybuffer.Buffer) *buffers {
-	b := &buffers{specs: specs, tmpl: make([]bufferTemplate, len(specs)), Replicas: make([]int32, len(specs)), ns: make([]cluster.Sym, len(specs))}
+	b := &buffers{specs: specs, tmpl: make([]bufferTemplate, len(specs)), replicas: make([]int32, len(specs)), ns: make([]cluster.Sym, len(specs))}
 	for i := range specs {
 		b.ns[i] = cl.Syms.Intern(specs[i].Namespace)
 	}
@@ -108,7 +108,7 @@ func (b *buffers) resolve(cl *cluster.Cluster, i int) (*cluster.PodSpec, int32) 
 	return t.fake, n
 }
 
-// inject adds this loop's fake pods to groups as their own pod groups,
+// injectBufferPods adds this loop's fake pods to groups as their own pod groups,
 // each after the real groups of its priority (filter-out-schedulable
 // sorts by priority only, and the fake pods come last in the list).
 func (o *orchestrator) injectBufferPods(groups []*podGroup) []*podGroup {
@@ -117,7 +117,7 @@ func (o *orchestrator) injectBufferPods(groups []*podGroup) []*podGroup {
 	real := len(groups)
 	for i := range b.specs {
 		spec, n := b.resolve(o.cl, i)
-		b.Replicas[i] = n
+		b.replicas[i] = n
 		if n <= 0 {
 			continue
 		}
@@ -132,7 +132,6 @@ func (o *orchestrator) injectBufferPods(groups []*podGroup) []*podGroup {
 			pg.pods = append(pg.pods, fakePodBase-cluster.PodID(len(b.pods)))
 			b.pods = append(b.pods, placedPod{spec, b.ns[i]})
 		}
-		b.injected += int64(n)
 		groups = append(groups, pg)
 	}
 	if len(groups) > real {
@@ -153,8 +152,8 @@ func (o *orchestrator) podOf(id cluster.PodID) (*cluster.PodSpec, cluster.Sym) {
 
 // notePlaced records a fake pod filter-out-schedulable put on an
 // existing node.
-func (b *buffers) notePlaced(id cluster.NodeID, spec *cluster.PodSpec) {
-	b.placed = append(b.placed, bufferPlacement{id, spec})
+func (b *buffers) notePlaced(id cluster.NodeID, spec *cluster.PodSpec, ns cluster.Sym) {
+	b.placed = append(b.placed, bufferPlacement{id, spec, ns})
 	if i, ok := slices.BinarySearch(b.hosts, id); !ok {
 		b.hosts = slices.Insert(b.hosts, i, id)
 	}
@@ -176,8 +175,36 @@ func (b *buffers) holdRoom(dests *destSet) bool {
 	return true
 }
 
-// keepsBuffer reports whether this loop put fake pods on node id (the
-// scale-down keeps it).
+// placedOn are the fake pods this loop put on node id (a fresh slice;
+// none without buffers).
+func (b *buffers) placedOn(id cluster.NodeID) []bufferPlacement {
+	if !b.keepsBuffer(id) {
+		return nil
+	}
+	var out []bufferPlacement
+	for _, p := range b.placed {
+		if p.node == id {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// heldOn sums the requests of the fake pods this loop put on node id.
+func (b *buffers) heldOn(id cluster.NodeID) (cluster.Resources, bool) {
+	var sum cluster.Resources
+	if !b.keepsBuffer(id) {
+		return sum, false
+	}
+	for _, p := range b.placed {
+		if p.node == id {
+			sum = sum.Add(p.spec.Requests)
+		}
+	}
+	return sum, true
+}
+
+// keepsBuffer reports whether this loop put fake pods on node id.
 func (b *buffers) keepsBuffer(id cluster.NodeID) bool {
 	if b == nil {
 		return false

@@ -220,7 +220,9 @@ func (o *orchestrator) filterSchedulable(groups []*podGroup) []*podGroup {
 		// upcoming ones, pod by pod.
 		for {
 			before := k
-			if !pg.podLevel || pg.hostOnly || pg.spreadOnly {
+			// Fake pods have no scheduler verdict: they try the existing
+			// nodes whatever their constraints.
+			if !pg.podLevel || pg.hostOnly || pg.spreadOnly || pg.fake {
 				k = o.onExisting(pg, k, ex)
 			}
 			if pg.spreads == nil {
@@ -290,7 +292,7 @@ func (o *orchestrator) onExisting(pg *podGroup, k int, ex *destSet) int {
 			o.countOn(pg, nd)
 		}
 		if pg.fake {
-			o.bufs.notePlaced(ex.ids[cursor], pg.spec)
+			o.bufs.notePlaced(ex.ids[cursor], pg.spec, pg.ns)
 		}
 		k++
 	}
