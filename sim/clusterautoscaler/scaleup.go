@@ -114,9 +114,19 @@ func (o *orchestrator) scaleUpOptions(now engine.Time, waitNew bool) (groups []*
 	groups = o.filterSchedulable(groups)
 	if fakes {
 		// Upstream asks allPodsAreNew of the pods left after
-		// filter-out-schedulable: fake pods left there (no creation
-		// time) are never new.
-		if allNew && !slices.ContainsFunc(groups, func(pg *podGroup) bool { return pg.fake }) {
+		// filter-out-schedulable: fake pods left there have no creation
+		// time, so the oldest pod is old, and so is the oldest GPU pod if
+		// a fake one is left.
+		left, leftGPU := false, false
+		for _, pg := range groups {
+			if pg.fake {
+				left, leftGPU = true, leftGPU || pg.gpu
+			}
+		}
+		if left {
+			allNew = waitNew && anyGPU && !leftGPU && oldestGPU+o.s.GPUPodTimeBuffer > now
+		}
+		if allNew {
 			return nil, nil, true
 		}
 	}
