@@ -77,6 +77,9 @@
 //     compiled to karpenter.sh/v1 for package karpenter.
 //   - clusterautoscaler/config: eksctl node groups, the CA's flags and the
 //     priority expander's configuration.
+//   - capacitybuffer: the autoscaling.x-k8s.io CapacityBuffer API both
+//     autoscalers read (decoding, the CRD's rules, the pod and
+//     status.replicas each upstream's buffer controller computes).
 //   - importer: sim import, a live cluster's kubectl exports (a List, read
 //     one object at a time) turned into a scenario that starts from that
 //     state; cmd/sim opens the files and hands it readers.
@@ -129,7 +132,9 @@
 //     compiled form of its own input (karpenter/apis,
 //     clusterautoscaler/config); karpenter also imports its solve,
 //     karpenter/scheduling, which imports karpenter/apis, and both
-//     import karpenter/overlay (which imports karpenter/apis). The cloud
+//     import karpenter/overlay (which imports karpenter/apis); karpenter
+//     and clusterautoscaler both import capacitybuffer, the input they
+//     share. The cloud
 //     interface belongs to the autoscalers that call it, in the
 //     vocabulary of cloud; spotmarket satisfies it and tests fake it.
 //   - Only the engine owns time. No model reads the wall clock, starts a

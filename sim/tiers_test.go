@@ -21,7 +21,7 @@ var tiers = map[string]string{
 	"cluster": "state", "catalog": "state", "cloud": "state", "invariants": "state",
 	"scheduler": "model", "karpenter": "model", "karpenter/scheduling": "model", "karpenter/overlay": "model", "clusterautoscaler": "model", "spotmarket": "model",
 	"workload": "model", "kubelet": "model", "taintmanager": "model", "eviction": "model",
-	"manifest": "input", "scenario": "input", "karpenter/apis": "input",
+	"manifest": "input", "scenario": "input", "karpenter/apis": "input", "capacitybuffer": "input",
 	"clusterautoscaler/config": "input", "scalegen": "input", "importer": "input",
 	"report": "output", "trace": "output", "statedump": "output",
 	"simulation": "driver", "experiment": "driver", "lint": "driver", "sweep": "driver", "explain": "driver",
@@ -48,10 +48,10 @@ var allowed = map[string][]string{
 // doc names: a model reads the compiled form of its own input, and the
 // scenario compiler builds the models' configuration.
 var allowedPackage = map[string][]string{
-	"karpenter":            {"karpenter/apis", "karpenter/scheduling", "karpenter/overlay", "manifest"},
+	"karpenter":            {"karpenter/apis", "karpenter/scheduling", "karpenter/overlay", "manifest", "capacitybuffer"},
 	"karpenter/scheduling": {"karpenter/apis", "karpenter/overlay"},
 	"karpenter/overlay":    {"karpenter/apis"},
-	"clusterautoscaler":    {"clusterautoscaler/config", "manifest"},
+	"clusterautoscaler":    {"clusterautoscaler/config", "manifest", "capacitybuffer"},
 	"component":            {"manifest"},
 	"scenario":             {"kubelet", "scheduler", "spotmarket", "workload"},
 }

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/clustersim/clustersim/sim/capacitybuffer"
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -176,6 +177,9 @@ type clusterState struct {
 
 	cache   caches
 	scratch stateScratch
+	// bufs is the CapacityBuffer support (buffers.go), nil unless both of
+	// its flags are on and the scenario has buffers.
+	bufs *buffers
 	// replay is the planner's replay state, told of every node change;
 	// act is the actuator, told of nodes gone while being deleted.
 	replay *replayState
@@ -277,6 +281,9 @@ type Config struct {
 	Zones      []string
 	NodeGroups []NodeGroup
 	Settings   Settings
+	// CapacityBuffers are the scenario's buffers, kept with both
+	// --capacity-buffer-* flags on.
+	CapacityBuffers []capacitybuffer.Buffer
 }
 
 // New builds the Cluster Autoscaler for the given node groups and
@@ -314,6 +321,9 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 	a.env = e
 	a.parts = newParts(e)
 	a.orch.est = estimator{syms: syms, hostname: cl.KeyHostname}
+	if s.CapacityBufferController && s.CapacityBufferPodInjection && len(cfg.CapacityBuffers) > 0 {
+		a.bufs = newBuffers(cl, cfg.CapacityBuffers)
+	}
 
 	sel := config.Select(groups, &settings)
 	for i := range groups {
@@ -667,6 +677,9 @@ func (cs *clusterState) launch(g *group, kind launchKind, pods []cluster.PodID) 
 func (cs *clusterState) noteLaunch(id cluster.NodeID, n *caNode, pods []cluster.PodID) {
 	race := false
 	for _, p := range pods {
+		if isFake(p) {
+			continue // a CapacityBuffer's: no pod to note
+		}
 		for _, other := range cs.cl.LaunchedFor(p) {
 			if cs.cl.Nodes[other].Owner != ownedByCA {
 				race = true

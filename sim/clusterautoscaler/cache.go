@@ -93,7 +93,9 @@ func (pl *planner) scanPrune(gi int) {
 	c := &pl.cache
 	keep := c.scan[:0]
 	for _, id := range c.scan {
-		if pl.quiet(id, gi) {
+		// A node a CapacityBuffer's fake pods fill stays: they leave it
+		// without a notification (buffers.go).
+		if pl.quiet(id, gi) && !pl.bufs.keepsBuffer(id) {
 			c.inScan[id] = false
 			continue
 		}

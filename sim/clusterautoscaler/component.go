@@ -233,7 +233,8 @@ func (c *caCompiler) compile(spec *config.SettingsSpec) component.Config {
 	}
 	c.runningInfo(groups, &settings)
 	settings.ComputeTime = env.ComputeTime
-	return &Config{Region: env.Region, Zones: env.Zones, NodeGroups: groups, Settings: settings}
+	bufs := c.capacityBuffers(&settings.Options)
+	return &Config{Region: env.Region, Zones: env.Zones, NodeGroups: groups, Settings: settings, CapacityBuffers: bufs}
 }
 
 // running decides whether a Cluster Autoscaler runs: the scenario sets

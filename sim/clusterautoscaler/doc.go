@@ -39,6 +39,11 @@
 //   - actuator (actuator.go, spotdrain.go): the scale-down actuator
 //     (core/scaledown/actuation): taints, cordons, drains through the
 //     eviction API, retries, deletions; and the drains of spot nodes.
+//   - buffers (buffers.go, bufferwarnings.go), on the cluster state, nil
+//     unless both --capacity-buffer-* flags are on: the CapacityBuffer
+//     controller and pod list processor (pkg/capacitybuffer,
+//     processors/capacitybuffer): each loop's fake pods for the
+//     orchestrator, the room they take for the planner.
 //
 // DecideScaleUp and PlanScaleDown are the entry points of the upstream
 // comparison (fidelity/ca): the orchestrator's decision and the planner's

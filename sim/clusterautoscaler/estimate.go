@@ -38,6 +38,8 @@ type podGroup struct {
 	// oldest is the earliest creation time of its pods.
 	oldest engine.Time
 	gpu    bool
+	// fake: the pods are a CapacityBuffer's fake pods (buffers.go).
+	fake bool
 }
 
 // placedPod is a pod on a (real or simulated) node, as the pod-level

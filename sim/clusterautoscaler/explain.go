@@ -42,6 +42,9 @@ var deleteReasons = [...]string{deleteScaleDown: "scaleDown", deleteRebalance: "
 func (o *orchestrator) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 	syms := o.cl.Syms
 	for _, pg := range groups {
+		if pg.fake {
+			continue // FakePodsScaleUpStatusProcessor: no pod's story
+		}
 		type reason struct {
 			text   string
 			groups []string

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/clustersim/clustersim/sim/capacitybuffer"
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cloud/cloudtest"
@@ -44,6 +45,8 @@ type harness struct {
 	cat   *catalog.Catalog
 	ca    *Autoscaler
 	pdbs  []cluster.PDB
+	// buffers are the CapacityBuffers the Cluster Autoscaler is built with.
+	buffers []capacitybuffer.Buffer
 }
 
 var testZones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
@@ -100,7 +103,7 @@ func (h *harness) startSettings(groups []NodeGroup, s Settings) {
 	h.t.Helper()
 	discoverAll(&s)
 	h.ev = eviction.New(h.eng, h.cl, h.pdbs)
-	ca, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: h.ev}, Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups, Settings: s})
+	ca, err := New(Deps{Engine: h.eng, Cluster: h.cl, Catalog: h.cat, Cloud: h.cloud, Evictor: h.ev}, Config{Region: "us-east-1", Zones: testZones, NodeGroups: groups, Settings: s, CapacityBuffers: h.buffers})
 	require.NoError(h.t, err)
 	h.ca = ca
 }

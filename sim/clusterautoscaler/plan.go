@@ -38,7 +38,9 @@ func (a *Autoscaler) DecideScaleUp() ScaleUpDecision {
 	var d ScaleUpDecision
 	groups, opts, _ := a.orch.scaleUpOptions(a.eng.Now(), false)
 	for _, pg := range groups {
-		d.Pending = append(d.Pending, pg.pods...)
+		if !pg.fake {
+			d.Pending = append(d.Pending, pg.pods...)
+		}
 	}
 	index := make(map[*option]int, len(opts))
 	for i, o := range opts {

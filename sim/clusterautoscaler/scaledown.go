@@ -154,6 +154,11 @@ func (cs *clusterState) onlyDaemons(id cluster.NodeID) bool {
 func (pl *planner) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu bool) {
 	st := pl.state(id)
 	free := &pl.cache.free[id]
+	if held, ok := pl.bufs.heldOn(id); ok {
+		// A CapacityBuffer's fake pods count (buffers.go).
+		f := free.Sub(held)
+		free = &f
+	}
 	if gi >= 0 && st.alloc[gi] > 0 {
 		return float64(st.alloc[gi]-free[gi]) / float64(st.alloc[gi]), true
 	}
@@ -280,7 +285,7 @@ func (pl *planner) findUnneeded(now engine.Time) []cluster.NodeID {
 			n.unneededSince = never
 			continue
 		}
-		cands = append(cands, cand{id: id, util: u, empty: pl.podsToMove(id) == 0, was: n.unneededSince != never})
+		cands = append(cands, cand{id: id, util: u, empty: pl.podsToMove(id) == 0 && !pl.bufs.keepsBuffer(id), was: n.unneededSince != never})
 	}
 	// A total order (IDs break ties): any sort gives the same result.
 	slices.SortFunc(cands, func(ci, cj cand) int {
@@ -308,6 +313,9 @@ func (pl *planner) findUnneeded(now engine.Time) []cluster.NodeID {
 	// The simulation's view of where pods can go.
 	dests := pl.destinations()
 	pl.startPass()
+	if pl.bufs.holdRoom(dests) {
+		pl.replay.on = false
+	}
 
 	// out is valid until the next call (scaleDown's use).
 	out := pl.scratch.out[:0]
@@ -408,6 +416,25 @@ func (pl *planner) canRemove(id cluster.NodeID, dests *destSet) string {
 			continue // expendable: just killed
 		}
 		dest := pl.findDestination(r, dests)
+		if dest < 0 {
+			undo()
+			if self != nil {
+				self.gone = false
+			}
+			pl.recordCall(id, nodeBlocked, nil, dests)
+			return BlockNoPlaceToMove
+		}
+		d := dests.at(dest)
+		d.free = d.free.Sub(r.spec.Requests)
+		d.extra = append(d.extra, placedPod{r.spec, r.ns})
+		moves = append(moves, move{r.spec, r.ns, int32(dest)})
+	}
+	// A CapacityBuffer's fake pods here must move too (buffers.go; they
+	// are safe to evict, nothing blocks them).
+	for _, p := range pl.bufs.placedOn(id) {
+		r := podRef{spec: p.spec, ns: p.ns, fit: pl.fitID(p.spec)}
+		r.has, _ = podConstraints(p.spec, pl.symHostname)
+		dest := pl.findDestination(&r, dests)
 		if dest < 0 {
 			undo()
 			if self != nil {

@@ -2,6 +2,7 @@ package clusterautoscaler
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -79,25 +80,56 @@ func (o *orchestrator) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
 func (o *orchestrator) scaleUpOptions(now engine.Time, waitNew bool) (groups []*podGroup, opts []*option, hold bool) {
 	o.refreshTemplates()
 	pods := o.collectPending(now)
-	if len(pods) == 0 {
+	if len(pods) == 0 && o.bufs == nil {
 		return nil, nil, false
 	}
 	groups = o.groupPods(pods)
+	fakes := false
+	if o.bufs != nil {
+		// The CapacityBuffer pod list processor runs first (buffers.go).
+		groups = o.injectBufferPods(groups)
+		fakes = len(groups) > 0 && slices.ContainsFunc(groups, func(pg *podGroup) bool { return pg.fake })
+		if len(groups) == 0 {
+			return nil, nil, false
+		}
+	}
 	// Pods that just arrived: wait for more (allPodsAreNew).
 	oldest, oldestGPU, anyGPU := engine.Time(math.MaxInt64), engine.Time(math.MaxInt64), false
 	for _, pg := range groups {
+		if pg.fake {
+			continue // told apart below
+		}
 		oldest = min(oldest, pg.oldest)
 		if pg.gpu {
 			anyGPU = true
 			oldestGPU = min(oldestGPU, pg.oldest)
 		}
 	}
-	if waitNew && (oldest+o.s.PodTimeBuffer > now || (anyGPU && oldestGPU+o.s.GPUPodTimeBuffer > now)) {
+	allNew := waitNew && oldest != math.MaxInt64 && (oldest+o.s.PodTimeBuffer > now || (anyGPU && oldestGPU+o.s.GPUPodTimeBuffer > now))
+	if allNew && !fakes {
 		return nil, nil, true
 	}
 	o.prepareSpreads(groups)
 	o.prepareHostSpreads(groups)
 	groups = o.filterSchedulable(groups)
+	if fakes {
+		// Upstream asks allPodsAreNew of the pods left after
+		// filter-out-schedulable: fake pods left there have no creation
+		// time, so the oldest pod is old, and so is the oldest GPU pod if
+		// a fake one is left.
+		left, leftGPU := false, false
+		for _, pg := range groups {
+			if pg.fake {
+				left, leftGPU = true, leftGPU || pg.gpu
+			}
+		}
+		if left {
+			allNew = waitNew && anyGPU && !leftGPU && oldestGPU+o.s.GPUPodTimeBuffer > now
+		}
+		if allNew {
+			return nil, nil, true
+		}
+	}
 	if len(groups) == 0 {
 		return nil, nil, false
 	}
@@ -198,7 +230,9 @@ func (o *orchestrator) filterSchedulable(groups []*podGroup) []*podGroup {
 		// upcoming ones, pod by pod.
 		for {
 			before := k
-			if !pg.podLevel || pg.hostOnly || pg.spreadOnly {
+			// Fake pods have no scheduler verdict: they try the existing
+			// nodes whatever their constraints.
+			if !pg.podLevel || pg.hostOnly || pg.spreadOnly || pg.fake {
 				k = o.onExisting(pg, k, ex)
 			}
 			if pg.spreads == nil {
@@ -266,6 +300,9 @@ func (o *orchestrator) onExisting(pg *podGroup, k int, ex *destSet) int {
 		pg.placeOne(&e.free, &e.extra)
 		if pg.feeds != nil {
 			o.countOn(pg, nd)
+		}
+		if pg.fake {
+			o.bufs.notePlaced(ex.ids[cursor], pg.spec, pg.ns)
 		}
 		k++
 	}

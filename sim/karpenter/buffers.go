@@ -5,8 +5,7 @@ import (
 	"math"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
+	"github.com/clustersim/clustersim/sim/capacitybuffer"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/engine"
@@ -31,7 +30,7 @@ const BufferResync = 30 * time.Second
 type buffers struct {
 	env
 	parts
-	specs []apis.CapacityBuffer
+	specs []capacitybuffer.Buffer
 	// tmpl caches, per buffer, the workload template last copied and its
 	// virtual copy, so the solves' pod data stays keyed on one spec.
 	tmpl []bufferTemplate
@@ -48,7 +47,7 @@ type bufferTemplate struct {
 	from, virtual *cluster.PodSpec
 }
 
-func newBuffers(e env, specs []apis.CapacityBuffer) *buffers {
+func newBuffers(e env, specs []capacitybuffer.Buffer) *buffers {
 	b := &buffers{env: e, specs: specs, tmpl: make([]bufferTemplate, len(specs)), Chunks: make([]int32, len(specs)), ns: make([]cluster.Sym, len(specs))}
 	for i := range specs {
 		b.ns[i] = e.cl.Syms.Intern(specs[i].Namespace)
@@ -102,14 +101,10 @@ func (b *buffers) resync() {
 // capacity.
 func (b *buffers) resolve(i int) (*cluster.PodSpec, int32) {
 	bs := &b.specs[i]
-	if bs.Unresolvable != "" {
+	if capacitybuffer.Karpenter.Unresolvable(bs) != "" {
 		return nil, -1
 	}
-	kind, name := bs.ScalableKind, bs.ScalableName
-	if bs.PodTemplate != "" {
-		kind, name = "PodTemplate", bs.PodTemplate
-	}
-	from, replicas, ok := b.cl.ScaleOf(bs.Namespace, kind, name)
+	from, replicas, ok := capacitybuffer.Source(b.cl, bs)
 	if !ok {
 		return nil, -1 // ScalableRefNotFound, PodTemplateNotFound
 	}
@@ -123,30 +118,8 @@ func (b *buffers) resolve(i int) (*cluster.PodSpec, int32) {
 		v.Volume, v.Claims = nil, nil
 		t.from, t.virtual = from, &v
 	}
-	n := bs.Chunks(replicas, func(name string) int64 { return milliRequest(b.cl, t.virtual, name) })
+	n, _ := capacitybuffer.Karpenter.Replicas(bs, replicas, func(name string) int64 { return capacitybuffer.MilliRequest(b.cl, t.virtual, name) })
 	return t.virtual, n
-}
-
-// milliRequest is a spec's request of a resource in milli-units (cpu in
-// millicores; memory and the others in thousandths of their unit). A pod
-// requests no "pods" (KC RequestsForSpec sums the containers' requests),
-// so a limit on pods constrains nothing.
-func milliRequest(cl *cluster.Cluster, s *cluster.PodSpec, name string) int64 {
-	switch name {
-	case "cpu":
-		return s.Requests[cluster.CPU]
-	case "pods":
-		return 0
-	}
-	i, ok := cl.Resources.Lookup(corev1.ResourceName(name))
-	if !ok {
-		return 0
-	}
-	v := s.Requests[i]
-	if v > math.MaxInt64/1000 {
-		return math.MaxInt64
-	}
-	return v * 1000
 }
 
 // noteBufferPods counts the virtual pods a provisioning solve placed on
@@ -186,7 +159,7 @@ func onlyBuffers(docs []*manifest.Document) (*manifest.Document, bool) {
 // bufferWarnings are the loader's findings on CapacityBuffers: the gate
 // off (one info line naming it), and settings that cannot do what their
 // author expects.
-func bufferWarnings(bs []apis.CapacityBuffer, st Settings, others []*manifest.Document) []component.Warning {
+func bufferWarnings(bs []capacitybuffer.Buffer, st Settings, others []*manifest.Document) []component.Warning {
 	if len(bs) == 0 {
 		return nil
 	}
@@ -206,9 +179,9 @@ func bufferWarnings(bs []apis.CapacityBuffer, st Settings, others []*manifest.Do
 		w := func(code, msg, fix string) {
 			out = append(out, component.Warning{Code: code, File: b.File, Line: b.Line, Msg: b.String() + ": " + msg, Fix: fix})
 		}
-		switch {
-		case b.Unresolvable != "":
-			w("ineffective.buffer-unresolvable", b.Unresolvable+": the buffer controller never resolves it (ReadyForProvisioning=False) and it keeps no capacity",
+		switch why := capacitybuffer.Karpenter.Unresolvable(&b); {
+		case why != "":
+			w("ineffective.buffer-unresolvable", why+": the buffer controller never resolves it (ReadyForProvisioning=False) and it keeps no capacity",
 				"point scalableRef at a Deployment, StatefulSet or ReplicaSet (apiGroup apps), or use podTemplateRef")
 		case !refFound(others, &b):
 			kind, name, reason := b.ScalableKind, b.ScalableName, "ScalableRefNotFound"
@@ -218,9 +191,9 @@ func bufferWarnings(bs []apis.CapacityBuffer, st Settings, others []*manifest.Do
 			w("ineffective.buffer-ref-missing", fmt.Sprintf("%s %s/%s is not in the scenario: the buffer controller never resolves it (ReadyForProvisioning=False, reason %s) and it keeps no capacity", kind, b.Namespace, name, reason),
 				fmt.Sprintf("add the %s to the scenario, or name one in namespace %s (references are namespace-local)", kind, b.Namespace))
 		}
-		if b.Strategy != apis.ActiveCapacity {
-			w("karpenter.buffer-strategy", fmt.Sprintf("provisioningStrategy %q is not read by Karpenter v1.15: it provisions the buffer as %s", b.Strategy, apis.ActiveCapacity),
-				"drop provisioningStrategy or write "+apis.ActiveCapacity)
+		if b.Strategy != capacitybuffer.ActiveCapacity {
+			w("karpenter.buffer-strategy", fmt.Sprintf("provisioningStrategy %q is not read by Karpenter v1.15: it provisions the buffer as %s", b.Strategy, capacitybuffer.ActiveCapacity),
+				"drop provisioningStrategy or write "+capacitybuffer.ActiveCapacity)
 		}
 		if b.PodTemplate != "" && b.Percentage != nil {
 			w("ineffective.buffer-percentage", "percentage counts only with scalableRef: with podTemplateRef it is ignored", "use scalableRef, or replicas")
@@ -237,11 +210,8 @@ func bufferWarnings(bs []apis.CapacityBuffer, st Settings, others []*manifest.Do
 
 // refFound reports whether the object b refers to is among the
 // scenario's objects (same namespace, as upstream resolves it).
-func refFound(others []*manifest.Document, b *apis.CapacityBuffer) bool {
-	kind, name := b.ScalableKind, b.ScalableName
-	if b.PodTemplate != "" {
-		kind, name = "PodTemplate", b.PodTemplate
-	}
+func refFound(others []*manifest.Document, b *capacitybuffer.Buffer) bool {
+	kind, name := b.Ref()
 	for _, d := range others {
 		ns := d.Namespace
 		if ns == "" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clustersim/clustersim/sim/capacitybuffer"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/karpenter/scheduling"
@@ -23,7 +24,7 @@ func TestBufferVirtualPods(t *testing.T) {
 	st.CapacityBuffer = true
 	h.settings = &st
 	three := int32(3)
-	h.buffers = []apis.CapacityBuffer{{Name: "web-headroom", Namespace: "default", ScalableKind: "Deployment", ScalableName: "web", Replicas: &three, Strategy: apis.ActiveCapacity}}
+	h.buffers = []capacitybuffer.Buffer{{Name: "web-headroom", Namespace: "default", ScalableKind: "Deployment", ScalableName: "web", Replicas: &three, Strategy: capacitybuffer.ActiveCapacity}}
 	h.start(poolWith("p", odM5, "  disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 0s}"))
 	// 5 s after a resync (every 30 s from the start): its batch (1 s)
 	// placed the virtual pods; a nomination would last 20 s.
@@ -68,7 +69,7 @@ func TestBufferPercentageFollowsWorkload(t *testing.T) {
 	st.CapacityBuffer = true
 	h.settings = &st
 	pct := int32(25)
-	h.buffers = []apis.CapacityBuffer{{Name: "web-headroom", Namespace: "default", ScalableKind: "Deployment", ScalableName: "web", Percentage: &pct, Strategy: apis.ActiveCapacity}}
+	h.buffers = []capacitybuffer.Buffer{{Name: "web-headroom", Namespace: "default", ScalableKind: "Deployment", ScalableName: "web", Percentage: &pct, Strategy: capacitybuffer.ActiveCapacity}}
 	h.start(poolWith("p", odM5, ""))
 	h.run(4 * time.Minute)
 	require.Equal(t, []int32{1}, h.k.buffers.Chunks, "ceil(3 x 25%) = 1")
@@ -82,13 +83,15 @@ func TestBufferLimitsReadRequests(t *testing.T) {
 	h := newHarness(t)
 	spec := h.podSpec("500m", "512Mi", nil)
 	h.start(poolWith("p", odM5, ""))
-	require.Zero(t, milliRequest(h.cl, spec, "pods"))
-	require.Equal(t, int64(500), milliRequest(h.cl, spec, "cpu"))
-	require.Equal(t, int64(512<<20)*1000, milliRequest(h.cl, spec, "memory"))
+	require.Zero(t, capacitybuffer.MilliRequest(h.cl, spec, "pods"))
+	require.Equal(t, int64(500), capacitybuffer.MilliRequest(h.cl, spec, "cpu"))
+	require.Equal(t, int64(512<<20)*1000, capacitybuffer.MilliRequest(h.cl, spec, "memory"))
 	five := int32(5)
-	b := apis.CapacityBuffer{ScalableName: "web", Replicas: &five, Limits: []apis.BufferLimit{{Resource: "pods", Milli: 2000}}}
-	req := func(name string) int64 { return milliRequest(h.cl, spec, name) }
-	require.Equal(t, int32(5), b.Chunks(1, req))
-	b.Limits = append(b.Limits, apis.BufferLimit{Resource: "cpu", Milli: 1500})
-	require.Equal(t, int32(3), b.Chunks(1, req))
+	b := capacitybuffer.Buffer{ScalableName: "web", Replicas: &five, Limits: []capacitybuffer.Limit{{Resource: "pods", Milli: 2000}}}
+	req := func(name string) int64 { return capacitybuffer.MilliRequest(h.cl, spec, name) }
+	require.Equal(t, int32(5), first(capacitybuffer.Karpenter.Replicas(&b, 1, req)))
+	b.Limits = append(b.Limits, capacitybuffer.Limit{Resource: "cpu", Milli: 1500})
+	require.Equal(t, int32(3), first(capacitybuffer.Karpenter.Replicas(&b, 1, req)))
 }
+
+func first(n int32, _ string) int32 { return n }

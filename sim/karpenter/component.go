@@ -152,9 +152,13 @@ func (karpenterComponent) Compile(env component.Env, in component.Input) (compon
 		errs = errs.Add(err)
 	}
 	if buf, ok := onlyBuffers(in.Docs); ok && (am == nil || len(am.NodePools) == 0) {
-		warns = append(warns, component.Warning{Code: "karpenter.buffer-no-karpenter", File: buf.File, Line: buf.Line,
-			Msg: fmt.Sprintf("%s: CapacityBuffers are read by Karpenter only here, and the scenario has no NodePool: no spare capacity is kept (the Cluster Autoscaler's CapacityBuffer support is not simulated)", buf.Ref()),
-			Fix: "add Karpenter NodePools with the CapacityBuffer gate on, or drop the buffer"})
+		// With eksctl node groups the Cluster Autoscaler reads the
+		// buffers (package capacitybuffer) and says what it does.
+		if !hasKind(in.Peers, "ClusterConfig") {
+			warns = append(warns, component.Warning{Code: "karpenter.buffer-no-karpenter", File: buf.File, Line: buf.Line,
+				Msg: fmt.Sprintf("%s: CapacityBuffers are read by Karpenter and the Cluster Autoscaler, and the scenario has neither a NodePool nor an eksctl node group: no spare capacity is kept", buf.Ref()),
+				Fix: "add Karpenter NodePools with the CapacityBuffer gate on, or eksctl node groups for the Cluster Autoscaler (--capacity-buffer-controller-enabled, --capacity-buffer-pod-injection-enabled), or drop the buffer"})
+		}
 		in.Docs = nil
 	}
 	if len(in.Docs) == 0 && (am == nil || len(am.NodePools) == 0) {
@@ -363,3 +367,13 @@ func (c karpenterComponent) GaveUp(cfg component.Config, n *cluster.Node, why st
 }
 
 func (karpenterComponent) KeptUnregistered(*cluster.Node) string { return "" }
+
+// hasKind reports whether docs hold a document of the kind.
+func hasKind(docs []*manifest.Document, kind string) bool {
+	for _, d := range docs {
+		if d.Kind == kind {
+			return true
+		}
+	}
+	return false
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/clustersim/clustersim/sim/capacitybuffer"
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cloud/cloudtest"
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -36,7 +37,7 @@ type harness struct {
 	// settings, when set, replace the default settings.
 	settings *apis.Settings
 	// buffers are the CapacityBuffers (with settings' gate on).
-	buffers []apis.CapacityBuffer
+	buffers []capacitybuffer.Buffer
 }
 
 // newHarness makes the harness; benchmarks pass their *testing.B.

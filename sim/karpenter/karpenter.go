@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/clustersim/clustersim/sim/capacitybuffer"
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -183,7 +184,7 @@ type Config struct {
 	// Settings.NodeOverlay.
 	NodeOverlays []apis.NodeOverlay
 	// CapacityBuffers are kept with Settings.CapacityBuffer.
-	CapacityBuffers []apis.CapacityBuffer
+	CapacityBuffers []capacitybuffer.Buffer
 }
 
 // New builds the controller. It registers the controller with the engine,

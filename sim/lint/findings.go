@@ -87,6 +87,7 @@ func (c *checker) findings() {
 		c.checkFlexibility(r, hosts)
 	}
 	c.checkSeparated(anyRace)
+	c.checkBuffers()
 	c.loaderFindings()
 	sortFindings(c.res.Findings)
 	for _, f := range c.res.Findings {

@@ -139,8 +139,8 @@ func TestCapacityBufferDesignExample(t *testing.T) {
 	require.Greater(t, on.Nodes.Launched, off.Nodes.Launched)
 }
 
-// A buffer in a cluster without Karpenter NodePools (a Cluster
-// Autoscaler cluster) is said to be read by Karpenter only.
+// A buffer in a cluster without Karpenter NodePools nor node groups
+// keeps nothing, and a warning says so.
 func TestCapacityBufferWithoutKarpenter(t *testing.T) {
 	doc := bufferScenario("capacityBuffer: true")
 	start := strings.Index(doc, "apiVersion: karpenter.sh/v1\nkind: NodePool")
@@ -151,7 +151,7 @@ func TestCapacityBufferWithoutKarpenter(t *testing.T) {
 	require.NoError(t, err)
 	w := warningsWith(sc, "karpenter.buffer-no-karpenter")
 	require.Len(t, w, 1)
-	require.Contains(t, w[0], "read by Karpenter only")
+	require.Contains(t, w[0], "neither a NodePool nor an eksctl node group")
 }
 
 // Settings that cannot do what their author expects are findings at

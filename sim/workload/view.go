@@ -59,23 +59,30 @@ func (c *Controllers) InstanceOf(id cluster.PodID) int32 {
 }
 
 // ScaleOf is a Deployment's or StatefulSet's pod template and desired
-// replicas (the HPA's latest, if one scales it), for a CapacityBuffer's
-// scalableRef; a ReplicaSet is compiled as a Deployment and found as one.
-// ok false when no such workload exists (yet: a workload created later
-// has no instance before then).
+// replicas (the HPA's latest, if one scales it), or a Job's template and
+// parallelism (the Cluster Autoscaler's job resolver reads
+// spec.parallelism), for a CapacityBuffer's scalableRef; a ReplicaSet is
+// compiled as a Deployment and found as one. ok false when no such
+// workload exists (yet: a workload created later has no instance before
+// then).
 func (c *Controllers) ScaleOf(namespace, kind, name string) (*cluster.PodSpec, int32, bool) {
 	want := Deployment
 	switch kind {
 	case "Deployment", "ReplicaSet":
 	case "StatefulSet":
 		want = StatefulSet
+	case "Job":
+		want = Job
 	default:
 		return nil, 0, false
 	}
 	for _, ctl := range c.ctrls {
 		s := &ctl.spec
-		if s.Kind != want || s.Namespace != namespace || s.Name != name || s.Pod == nil || len(ctl.instances) == 0 {
+		if s.Kind != want || s.Namespace != namespace || s.Name != name || s.Pod == nil || len(ctl.instances) == 0 || s.CronJob != nil {
 			continue
+		}
+		if want == Job {
+			return s.Pod, s.Parallelism, true
 		}
 		return s.Pod, ctl.instances[len(ctl.instances)-1].desired, true
 	}

@@ -193,3 +193,21 @@ func TestPoissonDailyCycle(t *testing.T) {
 	require.Greater(t, float64(noon)/float64(night), 4.0)
 	require.Less(t, float64(noon)/float64(night), 8.0)
 }
+
+// A CapacityBuffer's scalableRef to a Job reads its template and
+// parallelism (the Cluster Autoscaler's job resolver), once the Job
+// exists.
+func TestScaleOfJob(t *testing.T) {
+	spec := &cluster.PodSpec{}
+	eng, _, c := setup(t, Spec{Kind: Job, Namespace: "batch", Name: "etl", Pod: spec, Parallelism: 3, Completions: 6,
+		Runtime: dist.Fixed{D: time.Hour}, Arrivals: Arrivals{Times: []time.Duration{time.Minute}}, TwinOf: -1})
+	_, _, ok := c.ScaleOf("batch", "Job", "etl")
+	require.False(t, ok, "no Job before its arrival")
+	eng.Run(2 * time.Minute)
+	got, n, ok := c.ScaleOf("batch", "Job", "etl")
+	require.True(t, ok)
+	require.Same(t, spec, got)
+	require.Equal(t, int32(3), n)
+	_, _, ok = c.ScaleOf("other", "Job", "etl")
+	require.False(t, ok)
+}

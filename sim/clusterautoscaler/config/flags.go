@@ -103,6 +103,13 @@ type Options struct {
 	// FrequentLoops starts a loop as soon as a pod becomes unschedulable,
 	// and right after a productive loop (--frequent-loops-enabled).
 	FrequentLoops bool
+	// CapacityBufferController and CapacityBufferPodInjection are
+	// --capacity-buffer-controller-enabled (the CA's buffer controller
+	// fills the CapacityBuffers' status) and
+	// --capacity-buffer-pod-injection-enabled (each loop's scale-up gets
+	// the ready buffers' fake pods); both off by default (CA
+	// config/flags/flags.go).
+	CapacityBufferController, CapacityBufferPodInjection bool
 	// Nodes are the --nodes flags; AutoDiscovery the tag sets of the
 	// --node-group-auto-discovery=asg:tag=... flags (a value "" means any
 	// value). With neither, no node group is autoscaled (see
@@ -353,6 +360,12 @@ var modelledFlags = map[string]flagDef{
 		return &o.CordonNodeBeforeTerminating
 	}),
 	"frequent-loops-enabled": boolFlag(func(o *Options) *bool { return &o.FrequentLoops }),
+	"capacity-buffer-controller-enabled": boolFlag(func(o *Options) *bool {
+		return &o.CapacityBufferController
+	}),
+	"capacity-buffer-pod-injection-enabled": boolFlag(func(o *Options) *bool {
+		return &o.CapacityBufferPodInjection
+	}),
 	"nodes": {kind: kindString, list: true, set: func(o *Options, v string) error {
 		parts := strings.SplitN(v, ":", 3)
 		if len(parts) != 3 {
@@ -403,8 +416,8 @@ var modelledFlags = map[string]flagDef{
 // boolFlags without a modelled effect: they take no value when given alone.
 var boolNoEffect = map[string]bool{
 	"add-dir-header": true, "alsologtostderr": true, "async-node-groups": true, "aws-use-static-instance-list": true,
-	"bulk-mig-instances-listing-enabled": true, "capacity-buffer-controller-enabled": true, "capacity-buffer-pod-dry-run-enabled": true,
-	"capacity-buffer-pod-injection-enabled": true, "capacity-quotas-enabled": true, "check-capacity-batch-processing": true,
+	"bulk-mig-instances-listing-enabled": true, "capacity-buffer-pod-dry-run-enabled": true,
+	"capacity-quotas-enabled": true, "check-capacity-batch-processing": true,
 	"clusterapi-cloud-config-authoritative": true, "daemonset-eviction-for-empty-nodes": true, "daemonset-eviction-for-occupied-nodes": true,
 	"debugging-snapshot-enabled": true, "dynamic-node-delete-delay-after-taint-enabled": true, "emit-per-nodegroup-metrics": true,
 	"enable-csi-node-aware-scheduling": true, "enable-dynamic-resource-allocation": true, "enable-proactive-scaleup": true,

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/clustersim/clustersim/sim/capacitybuffer"
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/internal/duration"
@@ -47,7 +48,7 @@ type Result struct {
 	// those its runtime validation refuses left out.
 	NodeOverlays []NodeOverlay
 	// CapacityBuffers sorted by namespace and name.
-	CapacityBuffers []CapacityBuffer
+	CapacityBuffers []capacitybuffer.Buffer
 	Warnings        []Warning
 }
 
@@ -146,7 +147,7 @@ type compiler struct {
 	pools    []*draft
 	poolDocs map[string]*manifest.Document
 	overlays []NodeOverlay
-	buffers  []CapacityBuffer
+	buffers  []capacitybuffer.Buffer
 	// autoMode: the NodePool being compiled names an EKS Auto Mode
 	// NodeClass (its eks.amazonaws.com labels narrow instance types).
 	autoMode bool
