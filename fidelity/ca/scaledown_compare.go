@@ -2,6 +2,7 @@ package ca
 
 import (
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"sort"
@@ -114,7 +115,10 @@ func CompareScaleDown(cat *catalog.Catalog, c *SDCase) (*SDResult, error) {
 		return nil, fmt.Errorf("%s: %w", c.Name, err)
 	}
 	r.score()
-	rng := rand.New(rand.NewPCG(uint64(len(c.Name)), uint64(len(r.Nodes))))
+	// The shuffles are the case's own: the same on every run.
+	h := fnv.New64a()
+	h.Write([]byte(c.Name))
+	rng := rand.New(rand.NewPCG(h.Sum64(), uint64(len(r.Nodes))))
 	for i := 0; i < UpstreamRetries && !r.same(); i++ {
 		order := rng.Perm(len(r.Nodes))
 		up, err := BuildUpstreamScaleDown(cat, c, ours, order)
