@@ -18,8 +18,9 @@
 #                 fetches Go 1.27.3 through the module proxy for it, see below): the 100
 #                 cases, and 12 repair and 10 static ones to keep CI short (the command's
 #                 defaults run 40 and 20)
-# make fidelity-ca - our Cluster Autoscaler's scale-up decision against upstream's
-#                 (nested module fidelity/ca; needs a checkout of upstream, see below)
+# make fidelity-ca - our Cluster Autoscaler's scale-up decision, then its scale-down
+#                 plan, against upstream's (nested module fidelity/ca; needs a
+#                 checkout of upstream, see below)
 GO       ?= go
 BIN      := bin/sim
 SCENARIO ?= hybrid-naive
@@ -122,18 +123,23 @@ fidelity-disruption:
 # The Cluster Autoscaler's harness imports sigs.k8s.io/cluster-autoscaler,
 # which the Go module proxy does not serve: fidelity/ca/go.mod replaces it
 # with a checkout of kubernetes-sigs/cluster-autoscaler at the commit named
-# in fidelity/ca/UPSTREAM, placed in $(CA_UPSTREAM) (git-ignored). Without
-# it the comparison is skipped with a note. It exits 1 when a target of
-# issue 22 is missed.
+# in fidelity/ca/UPSTREAM, placed in $(CA_UPSTREAM) (git-ignored), and its
+# scale-down planner's k8s.io/autoscaler/cluster-autoscaler/apis (refused by
+# the proxy too) with kubernetes/autoscaler's cluster-autoscaler/apis tree at
+# the commit in fidelity/ca/UPSTREAM_APIS, in $(CA_APIS). Without them the
+# comparison is skipped with a note. The scale-up run exits 1 when a target
+# of issue 22 is missed, the scale-down run (fidelity-ca-scaledown) when one
+# of issue 34 is.
 CA_UPSTREAM := .upstream/cluster-autoscaler
+CA_APIS := .upstream/autoscaler-apis
 fidelity-ca:
-	@if [ ! -f $(CA_UPSTREAM)/go.mod ]; then \
-		echo "fidelity-ca: skipped: no upstream checkout in $(CA_UPSTREAM) (kubernetes-sigs/cluster-autoscaler at $$(cat fidelity/ca/UPSTREAM); the Go module proxy does not serve it)"; \
+	@if [ ! -f $(CA_UPSTREAM)/go.mod ] || [ ! -f $(CA_APIS)/go.mod ]; then \
+		echo "fidelity-ca: skipped: no upstream checkout in $(CA_UPSTREAM) (kubernetes-sigs/cluster-autoscaler at $$(cat fidelity/ca/UPSTREAM)) or $(CA_APIS) (kubernetes/autoscaler's cluster-autoscaler/apis at $$(cat fidelity/ca/UPSTREAM_APIS)); the Go module proxy does not serve them"; \
 		exit 0; \
 	fi; \
 	set -e; cd fidelity/ca; \
 	out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi; \
-	$(GO) vet ./...; $(GO) test ./...; $(GO) run ./cmd/fidelity-ca
+	$(GO) vet ./...; $(GO) test ./...; $(GO) run ./cmd/fidelity-ca; $(GO) run ./cmd/fidelity-ca-scaledown
 
 # make bench-scale - generated scale scenarios end to end (sizes in SCALE_SIZES as
 # nodes:pods:days), then 200 seeds of hybrid-naive; prints wall time, events/s

@@ -2,7 +2,11 @@
 // (sim/clusterautoscaler, Autoscaler.DecideScaleUp) with upstream's
 // (sigs.k8s.io/cluster-autoscaler pkg/core/scaleup/orchestrator, driven
 // with its test cloud provider as upstream's own scale-up tests do) on the
-// same generated node groups and pending pods.
+// same generated node groups and pending pods; and its scale-down plan
+// (Autoscaler.PlanScaleDown) with upstream's planner
+// (pkg/core/scaledown/planner with its eligibility checker, removal
+// simulator and default drainability rules) on the same generated
+// clusters (scaledown_*.go).
 //
 // Upstream is not served by the Go module proxy, so this nested module
 // builds against a checkout of kubernetes-sigs/cluster-autoscaler in

@@ -45,6 +45,20 @@ type PDBCoverer interface {
 	Covered(pod cluster.PodID) bool
 }
 
+// PDBBudgets is optionally implemented by the Evictor: the budgets that
+// select a pod (their indexes, appended to dst) and the disruptions
+// budget i allows now. The scale-down planner counts the pods of the
+// nodes a pass finds removable against them, so a budget that allows one
+// disruption lets one node of its pods be unneeded, not all (upstream's
+// RemainingPdbTracker, core/scaledown/pdb, as the planner's
+// categorizeNodes uses it). Without it every node is judged on the
+// budgets as they are (Blocked).
+type PDBBudgets interface {
+	HasBudgets() bool
+	CoveringBudgets(pod cluster.PodID, dst []int) []int
+	BudgetAllowed(i int) int
+}
+
 // NodeGroup and Settings are the compiled inputs (see package config).
 type (
 	NodeGroup = config.NodeGroup
@@ -98,19 +112,21 @@ var never = engine.Time(math.MinInt64 / 2)
 // well-known symbols interned once. Each part embeds a copy; what changes
 // (the counters, the settings tests adjust) is shared through pointers.
 type env struct {
-	eng    *engine.Engine
-	cl     *cluster.Cluster
-	cat    *catalog.Catalog
-	cloud  Cloud
-	ev     Evictor
-	pdbs   PDBCoverer
-	region string
-	zones  []string
-	s      *Settings
-	id     engine.HandlerID
-	rng    *rand.Rand // the expander's random choices
-	tplRng *rand.Rand // the template node's pick
-	stats  *statsState
+	eng   *engine.Engine
+	cl    *cluster.Cluster
+	cat   *catalog.Catalog
+	cloud Cloud
+	ev    Evictor
+	pdbs  PDBCoverer
+	// budgets is the Evictor's PDBBudgets when it has budgets, else nil.
+	budgets PDBBudgets
+	region  string
+	zones   []string
+	s       *Settings
+	id      engine.HandlerID
+	rng     *rand.Rand // the expander's random choices
+	tplRng  *rand.Rand // the template node's pick
+	stats   *statsState
 
 	// well-known symbols
 	symHostname, symKubeSystem, symToBeDeleted, symDeletionCandidate, symScaleDownDisabled, symTrue cluster.Sym
@@ -310,6 +326,9 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 	}
 	if p, ok := evictor.(PDBCoverer); ok {
 		e.pdbs = p
+	}
+	if b, ok := evictor.(PDBBudgets); ok && b.HasBudgets() {
+		e.budgets = b
 	}
 	syms := cl.Syms
 	e.symHostname = cl.KeyHostname

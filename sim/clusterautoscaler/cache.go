@@ -107,7 +107,7 @@ func (pl *planner) scanPrune(gi int) {
 // quiet reports whether findUnneeded has nothing to do for a node, ready
 // or not, deleting or not, whatever its recheck time, until its pods or
 // node change: it is not a node of an autoscaled group, or it is not
-// unneeded, is used at or above its threshold and is not a
+// unneeded, is used above its threshold and is not a
 // scale-down-disabled node yet to be recorded as blocked. What quiet
 // reads changes only with the node's pods and room (binds, unbinds),
 // its flags (node notifications), findUnneeded itself and gi.

@@ -76,7 +76,7 @@ type ScaleDownNode struct {
 	// compared with (cpu or memory, whichever is higher; GPUs on a GPU
 	// node).
 	Utilization float64
-	// Unneeded: below the threshold, no pod blocks it and its pods fit
+	// Unneeded: at or below the threshold, no pod blocks it and its pods fit
 	// on the other nodes. Delete: a loop would start deleting it now, its
 	// unneeded time and the cool-downs aside.
 	Unneeded, Delete bool
@@ -88,10 +88,14 @@ type ScaleDownNode struct {
 // ScaleDownPlan is what the scale-down planner would decide now: every
 // node of the autoscaled groups (by NodeID) with its verdict, the
 // unneeded nodes (oldest unneeded first) and those a loop would delete.
+// InCooldown: a scale-down cool-down (--scale-down-delay-after-add,
+// -after-delete, -after-failure) is running, so a loop would delete none
+// of ToDelete now.
 type ScaleDownPlan struct {
-	Nodes    []ScaleDownNode
-	Unneeded []cluster.NodeID
-	ToDelete []cluster.NodeID
+	Nodes      []ScaleDownNode
+	Unneeded   []cluster.NodeID
+	ToDelete   []cluster.NodeID
+	InCooldown bool
 }
 
 // PlanScaleDown runs the scale-down planner on the cluster as it is now,
@@ -102,7 +106,8 @@ type ScaleDownPlan struct {
 // earlier ones' pods) and the choice of the nodes to delete (empty ones
 // first, group minimums, --max-scale-down-parallelism,
 // --max-drain-parallelism). --scale-down-unneeded-time and the scale-down
-// cool-downs are not applied, nor are soft taints put on. It is the entry
+// cool-downs are not applied (InCooldown says whether one runs), nor are
+// soft taints put on. It is the entry
 // point of the upstream comparison of scale-down (fidelity/ca), as
 // DecideScaleUp is of scale-up; the simulation itself never calls it.
 func (a *Autoscaler) PlanScaleDown() ScaleDownPlan {
@@ -144,7 +149,7 @@ func (pl *planner) dryRun(now engine.Time) ScaleDownPlan {
 		c.scanGI = scanGI
 	}()
 
-	var plan ScaleDownPlan
+	plan := ScaleDownPlan{InCooldown: pl.inCooldown(now)}
 	unneeded := pl.findUnneeded(now)
 	plan.Unneeded = append([]cluster.NodeID(nil), unneeded...)
 	pl.nodesToDelete(unneeded, now, false, true)

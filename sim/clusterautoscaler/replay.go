@@ -94,6 +94,7 @@ func (pl *planner) removable(id cluster.NodeID, dests *destSet) string {
 	if r.on && pl.canReplay(id, k) {
 		if !r.verify {
 			pl.replayCall(k)
+			pl.useBudgets(id)
 			return ""
 		}
 		why := pl.canRemove(id, dests)

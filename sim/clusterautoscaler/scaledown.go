@@ -24,7 +24,7 @@ const (
 )
 
 // planner is the scale-down planner (core/scaledown/planner): it finds
-// the unneeded nodes (eligibility: utilization below the threshold; the
+// the unneeded nodes (eligibility: utilization at or below the threshold; the
 // removal simulation: every pod movable and fitting elsewhere), keeps the
 // soft taints, and outside the cool-downs picks the nodes to delete
 // (NodesToDelete), which the actuator deletes. It records why nodes were
@@ -54,10 +54,15 @@ type downScratch struct {
 	softRel      []cluster.NodeID // updateSoftTaints' nodes
 	room         []int            // nodesToDelete's room per group
 	picked       []cluster.NodeID // nodesToDelete's dry picks
+	// The disruptions a pass's removable nodes use, by budget index
+	// (useBudgets); pdbAny: some are used.
+	pdbUsed []int32
+	pdbIdx  []int
+	pdbAny  bool
 }
 
 // scaleDown runs the scale-down half of a loop: it finds the unneeded
-// nodes (utilization below the threshold, every pod movable and fitting
+// nodes (utilization at or below the threshold, every pod movable and fitting
 // elsewhere), soft-taints them, and outside the cool-downs removes those
 // unneeded for --scale-down-unneeded-time. It returns whether it started
 // a deletion.
@@ -106,13 +111,18 @@ func (pl *planner) nodesToDelete(unneeded []cluster.NodeID, now engine.Time, wai
 				pl.noteBlocked(BlockMinSize, id)
 				continue
 			}
+			// The minimum is checked for every unneeded node before the
+			// parallelism budgets crop the list (unneeded.Nodes.RemovableAt,
+			// then budgets.CropNodes): a node the budgets leave out still
+			// takes its group's room, so those past it are kept for the
+			// minimum. The nodes picked are the same.
+			room[n.group.idx]--
 			if inFlight >= pl.s.MaxScaleDownParallelism {
 				continue
 			}
 			if !empty && pl.act.drains+dryDrains >= pl.s.MaxDrainParallelism {
 				continue
 			}
-			room[n.group.idx]--
 			inFlight++
 			started++
 			if dry {
@@ -171,7 +181,7 @@ func (pl *planner) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu b
 	return u, false
 }
 
-// underutilized returns the node's utilization and whether it is below
+// underutilized returns the node's utilization and whether it is at or below
 // the scale-down threshold (the GPU one for GPU nodes).
 func (pl *planner) underutilized(id cluster.NodeID, gi int) (float64, bool) {
 	u, gpu := pl.utilizationOf(id, gi)
@@ -179,7 +189,9 @@ func (pl *planner) underutilized(id cluster.NodeID, gi int) (float64, bool) {
 	if gpu {
 		thr = pl.s.ScaleDownGPUUtilizationThreshold
 	}
-	return u, u < thr
+	// At the threshold counts as underutilized (eligibility
+	// isNodeAtOrBelowUtilizationThreshold: not above it).
+	return u, u <= thr
 }
 
 // gpuIndex is the resource index of nvidia.com/gpu, or -1.
@@ -265,6 +277,15 @@ func (pl *planner) findUnneeded(now engine.Time) []cluster.NodeID {
 		if n == nil || !n.group.sel.Autoscaled {
 			continue
 		}
+		if n.group.target <= n.group.sel.Min {
+			// Not a candidate while its group is at its minimum
+			// (processors/nodes PreFilteringScaleDownNodeProcessor, before
+			// any other check): not simulated, so it stays a place for
+			// other nodes' pods.
+			n.unneededSince = never
+			pl.noteBlocked(BlockMinSize, id)
+			continue
+		}
 		st := pl.nodeFlags(id)
 		if !st.ready || n.deleting {
 			continue
@@ -316,6 +337,8 @@ func (pl *planner) findUnneeded(now engine.Time) []cluster.NodeID {
 	if pl.bufs.holdRoom(dests) {
 		pl.replay.on = false
 	}
+	pl.resetBudgets()
+	defer pl.resetBudgets()
 
 	// out is valid until the next call (scaleDown's use).
 	out := pl.scratch.out[:0]
@@ -399,18 +422,26 @@ func (pl *planner) canRemove(id cluster.NodeID, dests *destSet) string {
 	// The node's pods, in its own order, from the mirror (bound pods are
 	// never terminal).
 	pods := pl.state(id).pods
+	// Every pod's blockers first, then their places (GetPodsToMove before
+	// findPlaceFor, simulator/cluster.go): a blocking pod is the reason
+	// even when an earlier pod fits nowhere.
 	for i := range pods {
 		r := &pods[i]
 		if r.term || r.daemon {
 			continue // DaemonSet pods are not rescheduled (drainability rule daemonset)
 		}
 		if why := pl.blockerRef(r); why != "" {
-			undo()
 			if self != nil {
 				self.gone = false
 			}
 			pl.recordCall(id, nodeBlocked, nil, dests)
 			return why
+		}
+	}
+	for i := range pods {
+		r := &pods[i]
+		if r.term || r.daemon {
+			continue
 		}
 		if r.spec.Priority < pl.s.ExpendablePodsPriorityCutoff {
 			continue // expendable: just killed
@@ -448,7 +479,28 @@ func (pl *planner) canRemove(id cluster.NodeID, dests *destSet) string {
 		d.extra = append(d.extra, placedPod{r.spec, r.ns})
 		moves = append(moves, move{r.spec, r.ns, int32(dest)})
 	}
+	// The pods earlier nodes of the pass moved here move on with it:
+	// upstream's removal simulations persist in the snapshot, so a node's
+	// pods there include them.
+	if self != nil {
+		for _, e := range self.extra {
+			has, _ := podConstraints(e.spec, pl.symHostname)
+			ref := podRef{spec: e.spec, ns: e.ns, fit: pl.fitID(e.spec), has: has}
+			dest := pl.findDestination(&ref, dests)
+			if dest < 0 {
+				undo()
+				self.gone = false
+				pl.recordCall(id, nodeBlocked, nil, dests)
+				return BlockNoPlaceToMove
+			}
+			d := dests.at(dest)
+			d.free = d.free.Sub(e.spec.Requests)
+			d.extra = append(d.extra, e)
+			moves = append(moves, move{e.spec, e.ns, int32(dest)})
+		}
+	}
 	pl.recordCall(id, nodeRemovable, moves, dests)
+	pl.useBudgets(id)
 	return ""
 }
 
@@ -523,10 +575,61 @@ func (pl *planner) blockerRef(r *podRef) string {
 	if r.spec.SafeToEvict != nil && !*r.spec.SafeToEvict {
 		return BlockNotSafeToEvict
 	}
-	if pl.ev.Blocked(r.id) {
+	if pl.ev.Blocked(r.id) || pl.budgetSpent(r.id) {
 		return BlockPDB
 	}
 	return ""
+}
+
+// resetBudgets starts (and ends) a pass's count of the disruptions its
+// removable nodes use.
+func (pl *planner) resetBudgets() {
+	if pl.scratch.pdbAny {
+		clear(pl.scratch.pdbUsed)
+		pl.scratch.pdbAny = false
+	}
+}
+
+// useBudgets counts the pods of a node found removable against their
+// budgets (RemainingPdbTracker.RemovePods): later nodes of the pass see
+// the disruptions left.
+func (pl *planner) useBudgets(id cluster.NodeID) {
+	if pl.budgets == nil {
+		return
+	}
+	pods := pl.state(id).pods
+	for i := range pods {
+		r := &pods[i]
+		if r.term || r.daemon {
+			continue
+		}
+		idx := pl.budgets.CoveringBudgets(r.id, pl.scratch.pdbIdx[:0])
+		pl.scratch.pdbIdx = idx
+		for _, b := range idx {
+			for len(pl.scratch.pdbUsed) <= b {
+				pl.scratch.pdbUsed = append(pl.scratch.pdbUsed, 0)
+			}
+			pl.scratch.pdbUsed[b]++
+			pl.scratch.pdbAny = true
+		}
+	}
+}
+
+// budgetSpent reports whether a budget of the pod has no disruption left
+// after the pass's removable nodes (the pdb rule reads the remaining
+// DisruptionsAllowed, drainability/rules/pdb).
+func (pl *planner) budgetSpent(id cluster.PodID) bool {
+	if !pl.scratch.pdbAny {
+		return false
+	}
+	idx := pl.budgets.CoveringBudgets(id, pl.scratch.pdbIdx[:0])
+	pl.scratch.pdbIdx = idx
+	for _, b := range idx {
+		if b < len(pl.scratch.pdbUsed) && pl.scratch.pdbUsed[b] > 0 && pl.budgets.BudgetAllowed(b)-int(pl.scratch.pdbUsed[b]) <= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // updateSoftTaints puts the DeletionCandidate taint (PreferNoSchedule) on

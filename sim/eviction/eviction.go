@@ -105,6 +105,22 @@ func (e *Evictor) FullyBlocked(id cluster.PodID) bool {
 	return false
 }
 
+// CoveringBudgets appends to dst the indexes of the budgets that select
+// the pod.
+func (e *Evictor) CoveringBudgets(id cluster.PodID, dst []int) []int {
+	p := &e.cl.Pods[id]
+	for i := range e.pdbs {
+		if e.pdbs[i].Covers(e.cl, p) {
+			dst = append(dst, i)
+		}
+	}
+	return dst
+}
+
+// BudgetAllowed is the disruptions budget i (an index CoveringBudgets
+// gave) allows now.
+func (e *Evictor) BudgetAllowed(i int) int { return e.pdbs[i].DisruptionsAllowed(e.cl) }
+
 // Covered reports whether some PodDisruptionBudget selects the pod (the
 // Cluster Autoscaler lets kube-system pods with a budget be drained).
 func (e *Evictor) Covered(id cluster.PodID) bool {
