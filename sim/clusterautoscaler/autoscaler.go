@@ -14,6 +14,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler/provreq"
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
@@ -144,6 +145,9 @@ type parts struct {
 	exp  *expander
 	plan *planner
 	act  *actuator
+	// prq are the ProvisioningRequests (provreqs.go); nil without
+	// --enable-provisioning-requests or without requests.
+	prq *provReqs
 }
 
 // clusterState is the cluster state registry (upstream's clusterstate
@@ -277,6 +281,9 @@ type Config struct {
 	Zones      []string
 	NodeGroups []NodeGroup
 	Settings   Settings
+	// ProvisioningRequests are the scenario's requests, when
+	// --enable-provisioning-requests is on (provreq.go).
+	ProvisioningRequests []provreq.Request
 }
 
 // New builds the Cluster Autoscaler for the given node groups and
@@ -314,6 +321,10 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 	a.env = e
 	a.parts = newParts(e)
 	a.orch.est = estimator{syms: syms, hostname: cl.KeyHostname}
+	if settings.ProvReq.Enabled && len(cfg.ProvisioningRequests) > 0 {
+		p := newProvReqs(a.clusterState, cfg.ProvisioningRequests)
+		a.parts.prq, a.orch.parts.prq, a.plan.parts.prq, a.act.parts.prq = p, p, p, p
+	}
 
 	sel := config.Select(groups, &settings.Options)
 	for i := range groups {
@@ -484,6 +495,9 @@ func (a *Autoscaler) loop() {
 	a.cleanBackoffs(now)
 
 	a.stats.loops++
+	if a.prq != nil {
+		a.prq.refresh(now, a.s.ProvReq.ProcessorInstance)
+	}
 	scaledUp, hold := a.orch.scaleUp(now)
 	productive := scaledUp
 	if a.s.ScaleDownEnabled {

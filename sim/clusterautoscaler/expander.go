@@ -242,15 +242,14 @@ func (o *orchestrator) balance(best *option, groups []*podGroup, n int, now engi
 func (o *orchestrator) takesPods(tpl *template, opt *option, groups []*podGroup) bool {
 	seen := map[*cluster.PodSpec]bool{}
 	for _, p := range opt.est.pods {
-		pod := &o.cl.Pods[p]
-		spec := pod.Spec
+		spec, ns := o.podOf(p)
 		if seen[spec] {
 			continue
 		}
 		seen[spec] = true
 		var pg *podGroup
 		for _, g := range groups {
-			if g.spec == spec && g.ns == pod.Namespace {
+			if g.spec == spec && g.ns == ns {
 				pg = g
 				break
 			}
