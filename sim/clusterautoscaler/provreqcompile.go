@@ -12,18 +12,18 @@ import (
 const (
 	// CodeProvReqDisabled: requests while --enable-provisioning-requests
 	// is off (its default): the Cluster Autoscaler ignores them.
-	CodeProvReqDisabled = "ca.provreq-disabled"
+	CodeProvReqDisabled = "ineffective.provreq-disabled"
 	// CodeProvReqNoReader: requests and no Cluster Autoscaler runs;
 	// Karpenter does not read ProvisioningRequests.
-	CodeProvReqNoReader = "ca.provreq-no-reader"
+	CodeProvReqNoReader = "ineffective.provreq-no-reader"
 	// CodeProvReqClass: a class this Cluster Autoscaler does not process.
-	CodeProvReqClass = "ca.provreq-unsupported-class"
+	CodeProvReqClass = "ineffective.provreq-unsupported-class"
 	// CodeProvReqTemplate: a pod set's PodTemplate is not in the
 	// manifests: the request fails (FailedToCreatePods).
-	CodeProvReqTemplate = "ca.provreq-missing-template"
+	CodeProvReqTemplate = "ineffective.provreq-missing-template"
 	// CodeProvReqAnnotation: a consume annotation on a controller's
 	// metadata, which its pods do not get, or naming no request.
-	CodeProvReqAnnotation = "ca.provreq-consumer"
+	CodeProvReqAnnotation = "ineffective.provreq-consumer"
 )
 
 // compileProvReqs decodes the ProvisioningRequests and checks them against the
