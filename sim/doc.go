@@ -77,6 +77,8 @@
 //     compiled to karpenter.sh/v1 for package karpenter.
 //   - clusterautoscaler/config: eksctl node groups, the CA's flags and the
 //     priority expander's configuration.
+//   - clusterautoscaler/provreq: the ProvisioningRequest API
+//     (autoscaling.x-k8s.io/v1), decoded and checked against its CRD.
 //   - importer: sim import, a live cluster's kubectl exports (a List, read
 //     one object at a time) turned into a scenario that starts from that
 //     state; cmd/sim opens the files and hands it readers.
@@ -127,7 +129,7 @@
 //     same nodes. A model never imports another model; it imports the core,
 //     the state, the contract (its component: compile and build) and the
 //     compiled form of its own input (karpenter/apis,
-//     clusterautoscaler/config); karpenter also imports its solve,
+//     clusterautoscaler/config, clusterautoscaler/provreq); karpenter also imports its solve,
 //     karpenter/scheduling, which imports karpenter/apis, and both
 //     import karpenter/overlay (which imports karpenter/apis). The cloud
 //     interface belongs to the autoscalers that call it, in the
