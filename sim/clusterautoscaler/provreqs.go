@@ -403,11 +403,15 @@ func (o *orchestrator) scaleUpWithProvReqs(now engine.Time) (scaled, holdScaleDo
 	ex := o.startDests(&o.scratch.existing)
 	ups := o.upcomingSets()
 	groups = o.filterOn(groups, ex, ups)
-	// pods_filter.go: consumers do not trigger a scale-up.
+	// pods_filter.go: consumers do not trigger a scale-up, and their
+	// event says so (LogIgnoredInScaleUpEvent).
 	keep := groups[:0]
 	for _, pg := range groups {
 		if pg.spec.ConsumesProvReq == "" {
 			keep = append(keep, pg)
+		} else if o.noScaleUp != nil {
+			o.noScaleUp(pg.pods, "consumes-provisioning-request",
+				"Unschedulable pod didn't trigger scale-up, because it's consuming ProvisioningRequest "+o.cl.Syms.Name(pg.ns)+"/"+pg.spec.ConsumesProvReq)
 		}
 	}
 	groups = keep
