@@ -210,13 +210,12 @@ type injected struct {
 	groups []*podGroup
 }
 
-// nextRequests is the injector's GetPodsFromNextRequest: the first
+// nextRequest is the injector's GetPodsFromNextRequest: the first
 // request that is due, its pods built (a missing PodTemplate fails it:
-// FailedToCreatePods), marked Accepted; with
-// --check-capacity-batch-processing a check-capacity request is not
-// marked here, and the check-capacity class takes a batch
-// (GetCheckCapacityBatch).
-func (o *orchestrator) nextRequests(now engine.Time) []injected {
+// FailedToCreatePods), marked Accepted, but for a check-capacity request
+// with --check-capacity-batch-processing, which the check-capacity class
+// marks as it takes its batch (GetCheckCapacityBatch). ok false: none.
+func (o *orchestrator) nextRequest(now engine.Time) (injected, bool) {
 	p, opt := o.prq, &o.s.ProvReq
 	for _, r := range p.reqs {
 		if !r.req.Supported(opt.ProcessorInstance) || !p.available(r, now, opt.InitialBackoff, opt.MaxBackoff) {
@@ -227,20 +226,19 @@ func (o *orchestrator) nextRequests(now engine.Time) []injected {
 			p.setCond(r, condFailed, true, provreq.ReasonFailedToCreatePods, "missing pod templates", now)
 			continue
 		}
-		batch := opt.BatchProcessing && r.req.CheckCapacity(opt.ProcessorInstance)
-		if !batch {
+		if !opt.BatchProcessing || !r.req.CheckCapacity(opt.ProcessorInstance) {
 			p.setCond(r, condAccepted, true, provreq.ReasonAccepted, "ProvisioningRequest is accepted by ClusterAutoscaler", now)
-			return []injected{{r, o.fakeGroups(r, specs)}}
 		}
-		return o.checkCapacityBatch(now)
+		return injected{r, o.fakeGroups(r, specs)}, true
 	}
-	return nil
+	return injected{}, false
 }
 
 // checkCapacityBatch is GetCheckCapacityBatch: up to
 // --check-capacity-provisioning-request-max-batch-size due check-capacity
-// requests (asking each whether it is due a second time, as upstream
-// does).
+// requests (asking the injected one whether it is due a second time, as
+// upstream does: a retry whose doubled back-off is not over yet is left
+// out of the batch).
 func (o *orchestrator) checkCapacityBatch(now engine.Time) []injected {
 	p, opt := o.prq, &o.s.ProvReq
 	var out []injected
@@ -415,7 +413,10 @@ func (o *orchestrator) scaleUpWithProvReqs(now engine.Time) (scaled, holdScaleDo
 		}
 	}
 	groups = keep
-	inj := o.nextRequests(now)
+	var inj []injected
+	if in, ok := o.nextRequest(now); ok {
+		inj = append(inj, in)
+	}
 	o.book(ex, ups, now)
 
 	// shouldScaleUp: nothing to help, or all of it too new (the
@@ -469,6 +470,9 @@ func (o *orchestrator) allNew(groups []*podGroup, now engine.Time) bool {
 func (o *orchestrator) provision(inj []injected, ex *destSet, ups []upcomingSet, now engine.Time) bool {
 	p := o.prq
 	if inj[0].r.req.CheckCapacity(o.s.ProvReq.ProcessorInstance) {
+		if o.s.ProvReq.BatchProcessing {
+			inj = o.checkCapacityBatch(now)
+		}
 		for _, in := range inj {
 			r := in.r
 			r.attempts++
