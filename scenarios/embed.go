@@ -16,7 +16,7 @@ import (
 
 // FS holds every embedded scenario and the manifests they include.
 //
-//go:embed *.yaml hybrid ca web gpu traces stateful sweeps automode
+//go:embed *.yaml hybrid ca web gpu traces stateful sweeps automode provreq
 var FS embed.FS
 
 // Default is the scenario `make run` runs.

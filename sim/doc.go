@@ -80,6 +80,8 @@
 //   - capacitybuffer: the autoscaling.x-k8s.io CapacityBuffer API both
 //     autoscalers read (decoding, the CRD's rules, the pod and
 //     status.replicas each upstream's buffer controller computes).
+//   - clusterautoscaler/provreq: the ProvisioningRequest API
+//     (autoscaling.x-k8s.io/v1), decoded and checked against its CRD.
 //   - importer: sim import, a live cluster's kubectl exports (a List, read
 //     one object at a time) turned into a scenario that starts from that
 //     state; cmd/sim opens the files and hands it readers.
@@ -130,7 +132,7 @@
 //     same nodes. A model never imports another model; it imports the core,
 //     the state, the contract (its component: compile and build) and the
 //     compiled form of its own input (karpenter/apis,
-//     clusterautoscaler/config); karpenter also imports its solve,
+//     clusterautoscaler/config, clusterautoscaler/provreq); karpenter also imports its solve,
 //     karpenter/scheduling, which imports karpenter/apis, and both
 //     import karpenter/overlay (which imports karpenter/apis); karpenter
 //     and clusterautoscaler both import capacitybuffer, the input they

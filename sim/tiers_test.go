@@ -22,7 +22,7 @@ var tiers = map[string]string{
 	"scheduler": "model", "karpenter": "model", "karpenter/scheduling": "model", "karpenter/overlay": "model", "clusterautoscaler": "model", "spotmarket": "model",
 	"workload": "model", "kubelet": "model", "taintmanager": "model", "eviction": "model",
 	"manifest": "input", "scenario": "input", "karpenter/apis": "input", "capacitybuffer": "input",
-	"clusterautoscaler/config": "input", "scalegen": "input", "importer": "input",
+	"clusterautoscaler/config": "input", "clusterautoscaler/provreq": "input", "scalegen": "input", "importer": "input",
 	"report": "output", "trace": "output", "statedump": "output",
 	"simulation": "driver", "experiment": "driver", "lint": "driver", "sweep": "driver", "explain": "driver",
 	"internal/suggest": "helper", "internal/duration": "helper", "internal/clip": "helper", "internal/choose": "test", "internal/fixtures": "helper",
@@ -51,7 +51,7 @@ var allowedPackage = map[string][]string{
 	"karpenter":            {"karpenter/apis", "karpenter/scheduling", "karpenter/overlay", "manifest", "capacitybuffer"},
 	"karpenter/scheduling": {"karpenter/apis", "karpenter/overlay"},
 	"karpenter/overlay":    {"karpenter/apis"},
-	"clusterautoscaler":    {"clusterautoscaler/config", "manifest", "capacitybuffer"},
+	"clusterautoscaler":    {"clusterautoscaler/config", "clusterautoscaler/provreq", "manifest", "capacitybuffer"},
 	"component":            {"manifest"},
 	"scenario":             {"kubelet", "scheduler", "spotmarket", "workload"},
 }

@@ -113,7 +113,7 @@ func TestReportFileIsWrittenAtomically(t *testing.T) {
 func TestErrors(t *testing.T) {
 	_, stderr, code := sim(t, "run", "no-such-scenario")
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "no-such-scenario: no such file, and no embedded scenario of that name (embedded: automode, ca-buffer, ca-priority-fallback, diversified-spot, gpu-capacity-block, gpu-inference, gpu-repair, gpu-timeslice, hybrid-isolated, hybrid-naive")
+	require.Contains(t, stderr, "no-such-scenario: no such file, and no embedded scenario of that name (embedded: automode, ca-buffer, ca-priority-fallback, ca-provisioning-request, diversified-spot, gpu-capacity-block, gpu-inference, gpu-repair, gpu-timeslice, hybrid-isolated, hybrid-naive")
 	_, stderr, code = sim(t, "run", "static-burst", "-o", "xml")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `--output "xml": use table, wide, json or csv`)

@@ -246,6 +246,14 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		b := v == "true"
 		out.SafeToEvict = &b
 	}
+	// cluster-autoscaler pkg/processors/provreq/pods_filter.go
+	// provisioningRequestName: the new key first, then the deprecated one.
+	for _, k := range []string{"autoscaling.x-k8s.io/consume-provisioning-request", "cluster-autoscaler.kubernetes.io/consume-provisioning-request"} {
+		if v, ok := in.Annotations[k]; ok {
+			out.ConsumesProvReq = v
+			break
+		}
+	}
 	for _, old := range []string{"karpenter.sh/do-not-evict", "karpenter.sh/do-not-consolidate"} {
 		if _, ok := in.Annotations[old]; ok {
 			warns = append(warns, SpecWarning{Code: CodeRemovedAnnotation,

@@ -149,6 +149,11 @@ type PodSpec struct {
 	// says one was set.
 	DisruptionCost    int32
 	HasDisruptionCost bool
+	// ConsumesProvReq is the name of the ProvisioningRequest the pod
+	// consumes (annotation autoscaling.x-k8s.io/consume-provisioning-request,
+	// else the older cluster-autoscaler.kubernetes.io/ one; "" for none):
+	// the Cluster Autoscaler does not scale up for it.
+	ConsumesProvReq string
 
 	// Claims are the PersistentVolumeClaims the pod's volumes use (nil:
 	// none). Volume is set only on the per-pod variants the cluster makes

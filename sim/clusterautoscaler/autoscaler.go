@@ -15,6 +15,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler/provreq"
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
@@ -161,6 +162,9 @@ type parts struct {
 	exp  *expander
 	plan *planner
 	act  *actuator
+	// prq are the ProvisioningRequests (provreqs.go); nil without
+	// --enable-provisioning-requests or without requests.
+	prq *provReqs
 }
 
 // clusterState is the cluster state registry (upstream's clusterstate
@@ -300,6 +304,9 @@ type Config struct {
 	// CapacityBuffers are the scenario's buffers, kept with both
 	// --capacity-buffer-* flags on.
 	CapacityBuffers []capacitybuffer.Buffer
+	// ProvisioningRequests are the scenario's requests, when
+	// --enable-provisioning-requests is on (provreq.go).
+	ProvisioningRequests []provreq.Request
 }
 
 // New builds the Cluster Autoscaler for the given node groups and
@@ -342,6 +349,10 @@ func New(deps Deps, cfg Config) (*Autoscaler, error) {
 	a.orch.est = estimator{syms: syms, hostname: cl.KeyHostname}
 	if s.CapacityBufferController && s.CapacityBufferPodInjection && len(cfg.CapacityBuffers) > 0 {
 		a.bufs = newBuffers(cl, cfg.CapacityBuffers)
+	}
+	if settings.ProvReq.Enabled && len(cfg.ProvisioningRequests) > 0 {
+		p := newProvReqs(a.clusterState, cfg.ProvisioningRequests)
+		a.parts.prq, a.orch.parts.prq, a.plan.parts.prq, a.act.parts.prq = p, p, p, p
 	}
 
 	sel := config.Select(groups, &settings)
@@ -516,6 +527,9 @@ func (a *Autoscaler) loop() {
 	a.cleanBackoffs(now)
 
 	a.stats.loops++
+	if a.prq != nil {
+		a.prq.refresh(now, a.s.ProvReq.ProcessorInstance)
+	}
 	scaledUp, hold := a.orch.scaleUp(now)
 	productive := scaledUp
 	if a.s.ScaleDownEnabled {
@@ -697,7 +711,7 @@ func (cs *clusterState) noteLaunch(id cluster.NodeID, n *caNode, pods []cluster.
 	race := false
 	for _, p := range pods {
 		if isFake(p) {
-			continue // a CapacityBuffer's: no pod to note
+			continue // a CapacityBuffer's or ProvisioningRequest's: no pod to note
 		}
 		for _, other := range cs.cl.LaunchedFor(p) {
 			if cs.cl.Nodes[other].Owner != ownedByCA {

@@ -66,11 +66,21 @@ type bufferTemplate struct {
 	from, fake *cluster.PodSpec
 }
 
-// fakePodBase: fake pod i has PodID fakePodBase-i (real PodIDs are 0 or
-// more, cluster.NoPod is -1).
-const fakePodBase cluster.PodID = -2
+// Fake pods, which only the Cluster Autoscaler's simulation sees, have
+// PodIDs below cluster.NoPod (-1; real PodIDs are 0 or more): a
+// CapacityBuffer's fake pod i is fakePodBase-i, a ProvisioningRequest's
+// provReqPodBase-i (provreqs.go fakePod).
+const (
+	fakePodBase    cluster.PodID = -2
+	provReqPodBase cluster.PodID = -(1 << 30)
+)
 
-func isFake(id cluster.PodID) bool   { return id <= fakePodBase }
+// isFake: a fake pod of either kind, no pod of the cluster.
+func isFake(id cluster.PodID) bool { return id <= fakePodBase }
+
+// isBufferPod: a CapacityBuffer's fake pod.
+func isBufferPod(id cluster.PodID) bool { return id <= fakePodBase && id > provReqPodBase }
+
 func fakeIndex(id cluster.PodID) int { return int(fakePodBase - id) }
 
 func newBuffers(cl *cluster.Cluster, specs []capacitybuffer.Buffer) *buffers {
@@ -140,11 +150,16 @@ func (o *orchestrator) injectBufferPods(groups []*podGroup) []*podGroup {
 	return groups
 }
 
-// podOf is a pending pod's spec and namespace, fake or real.
+// podOf is a pending pod's spec and namespace, fake (a CapacityBuffer's
+// or a ProvisioningRequest's) or real.
 func (o *orchestrator) podOf(id cluster.PodID) (*cluster.PodSpec, cluster.Sym) {
-	if isFake(id) {
+	switch {
+	case isBufferPod(id):
 		p := o.bufs.pods[fakeIndex(id)]
 		return p.spec, p.ns
+	case isFake(id):
+		f := o.prq.fake[int(provReqPodBase-id)]
+		return f.spec, f.ns
 	}
 	p := &o.cl.Pods[id]
 	return p.Spec, p.Namespace

@@ -8,6 +8,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cloud"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler/config"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler/provreq"
 	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
@@ -29,9 +30,9 @@ type caComponent struct{}
 
 func (caComponent) Name() string { return Owner }
 
-// Kinds: eksctl's ClusterConfig (its node groups).
+// Kinds: eksctl's ClusterConfig (its node groups) and ProvisioningRequests.
 func (caComponent) Kinds() []component.Kind {
-	return []component.Kind{{Group: "eksctl.io", Kind: "ClusterConfig"}}
+	return []component.Kind{{Group: "eksctl.io", Kind: "ClusterConfig"}, {Group: provreq.Group, Kind: provreq.Kind}}
 }
 
 func (caComponent) Settings() (string, any) { return "clusterAutoscaler", new(config.SettingsSpec) }
@@ -119,9 +120,10 @@ type caCompiler struct {
 	warns []component.Warning
 	// dep is the Deployment that runs the Cluster Autoscaler, priority the
 	// priority expander's ConfigMap.
-	dep      *config.Deployment
-	priority *manifest.Document
-	configs  []*manifest.Document
+	dep         *config.Deployment
+	priority    *manifest.Document
+	configs     []*manifest.Document
+	provReqDocs []*manifest.Document
 }
 
 func (c *caCompiler) info(d *manifest.Document, code, msg string) {
@@ -162,6 +164,8 @@ func (c *caCompiler) sort() {
 		switch {
 		case d.Kind == "ClusterConfig":
 			c.configs = append(c.configs, d)
+		case d.Kind == provreq.Kind:
+			c.provReqDocs = append(c.provReqDocs, d)
 		case isPriorityConfigMap(d):
 			if c.priority != nil {
 				c.errs = append(c.errs, d.Errorf("metadata.name", "keep one", "a second %s (the first is at %s:%d)", d.Name, c.priority.File, c.priority.Line))
@@ -214,6 +218,7 @@ func (c *caCompiler) compile(spec *config.SettingsSpec) component.Config {
 			settings.Priorities = &p
 		}
 	}
+	reqs := c.compileProvReqs(c.provReqDocs, &provreqOptions{running: len(groups) > 0, enabled: settings.ProvReq.Enabled, instance: settings.ProvReq.ProcessorInstance})
 	if len(groups) == 0 {
 		if d := c.dep; d != nil {
 			c.info(d.Doc, "ca.not-running", "no eksctl ClusterConfig node groups in the scenario: the Cluster Autoscaler this Deployment runs has nothing to scale and is not simulated")
@@ -234,7 +239,7 @@ func (c *caCompiler) compile(spec *config.SettingsSpec) component.Config {
 	c.runningInfo(groups, &settings)
 	settings.ComputeTime = env.ComputeTime
 	bufs := c.capacityBuffers(&settings.Options)
-	return &Config{Region: env.Region, Zones: env.Zones, NodeGroups: groups, Settings: settings, CapacityBuffers: bufs}
+	return &Config{Region: env.Region, Zones: env.Zones, NodeGroups: groups, Settings: settings, CapacityBuffers: bufs, ProvisioningRequests: reqs}
 }
 
 // running decides whether a Cluster Autoscaler runs: the scenario sets
@@ -431,6 +436,9 @@ func (caComponent) PoolNames(cfg component.Config) (string, []string) {
 // Wire connects the Cluster Autoscaler to the run's observers.
 func (a *Autoscaler) Wire(o component.Observers) {
 	a.OnDelete(o.NodeDeletion)
+	if a.prq != nil {
+		a.prq.observe = o.ProvReqCondition
+	}
 	if o.NoCapacity != nil {
 		a.OnNoScaleUp(func(pods []cluster.PodID, class, message string) {
 			o.NoCapacity("caNoScaleUp", pods, class, message)

@@ -36,6 +36,10 @@
 //     (core/scaledown/planner): eligibility, the removal simulation,
 //     unneeded nodes and their soft taints, the nodes to delete, why
 //     nodes are kept; PlanScaleDown runs it without acting.
+//   - provReqs (provreqs.go, provreqcompile.go): the ProvisioningRequest
+//     support (pkg/provisioningrequest, processors/provreq): conditions,
+//     the injected pods, bookings, the check-capacity and
+//     best-effort-atomic classes; package provreq decodes the API.
 //   - actuator (actuator.go, spotdrain.go): the scale-down actuator
 //     (core/scaledown/actuation): taints, cordons, drains through the
 //     eviction API, retries, deletions; and the drains of spot nodes.
@@ -255,8 +259,9 @@
 //     groups (where its DaemonSet's pods run is not checked); a node it
 //     drained for a rebalance recommendation that is never reclaimed
 //     stays cordoned and is not scaled down.
-//   - Cluster health (--max-total-unready-percentage), unready-node
-//     scale-down and provisioning requests are not modelled.
+//   - Cluster health (--max-total-unready-percentage) and unready-node
+//     scale-down are not modelled. ProvisioningRequests are
+//     (provreqs.go), simplified as docs/models.md says.
 //   - --force-delete-unregistered-nodes is accepted and changes nothing:
 //     long-unregistered nodes are always kept at a group's minimum, as the
 //     AWS provider's DeleteNodes does (whether a forced deletion reaches

@@ -290,6 +290,11 @@ func (pl *planner) findUnneeded(now engine.Time) []cluster.NodeID {
 		if !st.ready || n.deleting {
 			continue
 		}
+		if pl.prq.isBooked(id) {
+			// A ProvisioningRequest's booked pods hold it (provreqs.go).
+			n.unneededSince = never
+			continue
+		}
 		if st.sdDisabled {
 			n.unneededSince = never
 			pl.noteBlocked(BlockScaleDownDisabled, id)

@@ -53,6 +53,9 @@ type option struct {
 // launched anything, and whether scale-down must wait (all pending pods
 // are too new).
 func (o *orchestrator) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
+	if o.prq != nil {
+		return o.scaleUpWithProvReqs(now)
+	}
 	groups, opts, hold := o.scaleUpOptions(now, true)
 	if hold {
 		return false, true
@@ -70,7 +73,7 @@ func (o *orchestrator) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
 	if best == nil {
 		return false, false
 	}
-	return o.execute(best, groups, now), false
+	return o.execute(best, groups, now, false), false
 }
 
 // scaleUpOptions runs a scale-up up to the expander: the pending pods
@@ -205,8 +208,12 @@ func (o *orchestrator) groupPods(pods []cluster.PodID) []*podGroup {
 // with pods left.
 func (o *orchestrator) filterSchedulable(groups []*podGroup) []*podGroup {
 	// The existing nodes pods may go to, set up lazily.
-	ex := o.startDests(&o.scratch.existing)
+	return o.filterOn(groups, o.startDests(&o.scratch.existing), o.upcomingSets())
+}
 
+// upcomingSets are the nodes the groups are waiting for, simulated from
+// their templates, empty.
+func (o *orchestrator) upcomingSets() []upcomingSet {
 	var ups []upcomingSet
 	for _, g := range o.groups {
 		n := o.upcoming(g, false)
@@ -219,7 +226,12 @@ func (o *orchestrator) filterSchedulable(groups []*podGroup) []*podGroup {
 		}
 		ups = append(ups, set)
 	}
+	return ups
+}
 
+// filterOn is filterSchedulable on the existing nodes ex and the
+// upcoming ones ups, whose room it takes.
+func (o *orchestrator) filterOn(groups []*podGroup, ex *destSet, ups []upcomingSet) []*podGroup {
 	out := groups[:0]
 	for _, pg := range groups {
 		k := 0 // pods of pg placed so far
@@ -441,7 +453,15 @@ func (o *orchestrator) templateTakes(spec *cluster.PodSpec, pg *podGroup, tpl *t
 // the cluster's core and memory limits, balances it over similar groups
 // when asked, raises the ASGs' desired capacity and launches the
 // instances.
-func (o *orchestrator) execute(best *option, groups []*podGroup, now engine.Time) bool {
+//
+// atomic is the all-or-nothing scale-up of a best-effort-atomic
+// ProvisioningRequest (core/scaleup/orchestrator prepareScaleUp with
+// allOrNothing): it does nothing when a cap or the balancing leaves fewer
+// nodes than the estimate. The increases themselves are not atomic: the
+// AWS provider's AtomicIncreaseSize returns ErrNotImplemented, and the
+// executor (orchestrator/executor.go increaseSize) falls back to
+// IncreaseSize, group by group.
+func (o *orchestrator) execute(best *option, groups []*podGroup, now engine.Time, atomic bool) bool {
 	n := best.est.nodes
 	if o.s.MaxNodesTotal > 0 {
 		total := o.cl.LiveNodes()
@@ -451,7 +471,7 @@ func (o *orchestrator) execute(best *option, groups []*podGroup, now engine.Time
 		n = min(n, o.s.MaxNodesTotal-total)
 	}
 	n = min(n, o.limitByResources(best.tpl))
-	if n <= 0 {
+	if n <= 0 || (atomic && n < best.est.nodes) {
 		return false
 	}
 	plan := []struct {
@@ -467,10 +487,22 @@ func (o *orchestrator) execute(best *option, groups []*podGroup, now engine.Time
 			}{s.g, s.n})
 		}
 	}
-	// Pods per simulated node, so each launched node knows its pods.
+	if atomic {
+		total := 0
+		for _, step := range plan {
+			total += step.n
+		}
+		if total < n {
+			return false
+		}
+	}
+	// Pods per simulated node, so each launched node knows its pods (a
+	// ProvisioningRequest's pods are no pods of the cluster: fakePod).
 	byNode := make([][]cluster.PodID, best.est.nodes)
 	for i, p := range best.est.pods {
-		byNode[best.est.nodeOf[i]] = append(byNode[best.est.nodeOf[i]], p)
+		if p >= 0 {
+			byNode[best.est.nodeOf[i]] = append(byNode[best.est.nodeOf[i]], p)
+		}
 	}
 	k := 0
 	for _, step := range plan {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/clusterautoscaler/provreq"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -82,6 +83,71 @@ type Stats struct {
 	MaxWaitSeconds float64 `json:"maxWaitSeconds"`
 	// NodeGroups has one entry per node group, sorted by name.
 	NodeGroups []GroupStats `json:"nodeGroups"`
+	// ProvisioningRequests counts the ProvisioningRequests and their
+	// outcomes; omitted without --enable-provisioning-requests or
+	// requests.
+	ProvisioningRequests *ProvReqStats `json:"provisioningRequests,omitempty"`
+}
+
+// ProvReqStats are the ProvisioningRequests' figures at the end.
+type ProvReqStats struct {
+	// Requests counts them; Provisioned those ever Provisioned=True
+	// (BookingExpired since or not), Failed those Failed=True, Waiting
+	// the others (Provisioned=False or not yet tried).
+	Requests    int `json:"requests"`
+	Provisioned int `json:"provisioned"`
+	Failed      int `json:"failed"`
+	Waiting     int `json:"waiting"`
+	// BookingExpired counts those whose booking ended (10 min, or all
+	// their consumers scheduled).
+	BookingExpired int `json:"bookingExpired"`
+	// Each is one request's outcome, in the manifests' order.
+	Each []ProvReqOutcome `json:"each"`
+}
+
+// ProvReqOutcome is one ProvisioningRequest's outcome.
+type ProvReqOutcome struct {
+	Name  string `json:"name"` // namespace/name
+	Class string `json:"class"`
+	// Outcome is Provisioned, BookingExpired, Failed or Waiting; Reason
+	// the reason of that condition ("" for Waiting untried).
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+	// ProvisionedSeconds is when it became Provisioned (-1: never);
+	// Attempts how often its class ran for it.
+	ProvisionedSeconds float64 `json:"provisionedSeconds"`
+	Attempts           int     `json:"attempts"`
+}
+
+// provReqStats are the requests' figures.
+func (p *provReqs) stats() *ProvReqStats {
+	if p == nil {
+		return nil
+	}
+	s := &ProvReqStats{Requests: len(p.reqs), Each: []ProvReqOutcome{}}
+	for _, r := range p.reqs {
+		o := ProvReqOutcome{Name: r.req.String(), Class: r.req.Class, Outcome: "Waiting", ProvisionedSeconds: -1, Attempts: r.attempts}
+		if r.provisionedAt != never {
+			s.Provisioned++
+			o.ProvisionedSeconds = round3(r.provisionedAt.Seconds())
+		}
+		c := &r.cond[condProvisioned]
+		switch {
+		case r.is(condFailed):
+			s.Failed++
+			o.Outcome, c = provreq.Failed, &r.cond[condFailed]
+		case r.is(condBookingExpired):
+			s.BookingExpired++
+			o.Outcome, c = provreq.BookingExpired, &r.cond[condBookingExpired]
+		case r.is(condProvisioned):
+			o.Outcome = provreq.Provisioned
+		default:
+			s.Waiting++
+		}
+		o.Reason = c.reason
+		s.Each = append(s.Each, o)
+	}
+	return s
 }
 
 // GroupStats is one node group's part of the report.
@@ -168,6 +234,7 @@ func (a *Autoscaler) Stats() Stats {
 		all = append(all, g.stats.pendingToReady...)
 		s.NodeGroups = append(s.NodeGroups, gs)
 	}
+	s.ProvisioningRequests = a.prq.stats()
 	s.BackoffSeconds = round3(s.BackoffSeconds)
 	s.PendingToReadySeconds = quantiles(all)
 	sort.SliceStable(s.NodeGroups, func(i, j int) bool { return s.NodeGroups[i].Name < s.NodeGroups[j].Name })

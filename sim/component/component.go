@@ -196,6 +196,19 @@ type Observers struct {
 	// disruptionCommand entries). A model builds the value only when it
 	// is set: runs without a timeline pay nothing.
 	Disruption func(DisruptionCommand)
+	// ProvReqCondition, set when the run records a timeline, hears each
+	// change of a ProvisioningRequest's condition.
+	ProvReqCondition func(ProvReqCondition)
+}
+
+// ProvReqCondition is a change of a ProvisioningRequest's condition
+// (autoscaling.x-k8s.io/v1 status.conditions).
+type ProvReqCondition struct {
+	// Request is namespace/name; Class its provisioningClassName.
+	Request, Class string
+	// Type is Accepted, Provisioned, Failed or BookingExpired; Status
+	// "True" or "False".
+	Type, Status, Reason, Message string
 }
 
 // DisruptionCommand is one moment of an autoscaler's disruption command

@@ -124,7 +124,7 @@ func TestBadInput(t *testing.T) {
 		want  string
 	}{
 		{"unknown kind", map[string]string{"scenario.yaml": minimal + "---\napiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: x}\n"},
-			`scenario.yaml:8: kind: unknown kind "Deploymnet" (apiVersion apps/v1); did you mean Deployment? supported kinds: AWSNodeTemplate, CapacityBuffer, ClusterConfig, CronJob, DaemonSet, Deployment, EC2NodeClass, HorizontalPodAutoscaler, Job, KubeSchedulerConfiguration, Namespace, Node, NodeClass, NodeOverlay, NodePool, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PodTemplate, PriorityClass, Provisioner, ReplicaSet, StatefulSet, StorageClass`},
+			`scenario.yaml:8: kind: unknown kind "Deploymnet" (apiVersion apps/v1); did you mean Deployment? supported kinds: AWSNodeTemplate, CapacityBuffer, ClusterConfig, CronJob, DaemonSet, Deployment, EC2NodeClass, HorizontalPodAutoscaler, Job, KubeSchedulerConfiguration, Namespace, Node, NodeClass, NodeOverlay, NodePool, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PodTemplate, PriorityClass, Provisioner, ProvisioningRequest, ReplicaSet, StatefulSet, StorageClass`},
 		{"removed apiVersion", map[string]string{"scenario.yaml": minimal + "---\napiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: x}\n"},
 			`scenario.yaml:7: apiVersion: extensions/v1beta1 is not a served version of Deployment; extensions/v1beta1 and apps/v1beta* were removed in Kubernetes 1.16; use apiVersion: apps/v1`},
 		{"no scenario", map[string]string{"scenario.yaml": barePod},

@@ -294,6 +294,9 @@ func (s *Sim) buildComponent(name string) error {
 				s.rec.NoLaunch(kind, name, pods, class, message)
 			}
 			o.Disruption = func(c comp.DisruptionCommand) { s.rec.Disruption(name, traceCommand(c)) }
+			o.ProvReqCondition = func(c comp.ProvReqCondition) {
+				s.rec.ProvReq(name, c.Request, c.Class, c.Type, c.Status, c.Reason, c.Message)
+			}
 		}
 		w.Wire(o)
 	}

@@ -245,6 +245,9 @@ func annotations(s *cluster.PodSpec) map[string]string {
 	if s.SafeToEvict != nil {
 		set("cluster-autoscaler.kubernetes.io/safe-to-evict", strconv.FormatBool(*s.SafeToEvict))
 	}
+	if s.ConsumesProvReq != "" {
+		set("autoscaling.x-k8s.io/consume-provisioning-request", s.ConsumesProvReq)
+	}
 	return out
 }
 

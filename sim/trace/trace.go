@@ -2,7 +2,8 @@
 // unschedulable with the scheduler's message, bound, started, finished,
 // deleted with cause; node launched, ready, cordoned or tainted, removed;
 // launches and their capacity errors; spot signals; why an autoscaler
-// launched nothing for a waiting pod; disruption commands), for `--events`
+// launched nothing for a waiting pod; disruption commands;
+// ProvisioningRequests' conditions), for `--events`
 // and `sim explain`. It only observes: it never changes what happens.
 package trace
 
@@ -38,6 +39,13 @@ type Entry struct {
 	Replacements []CommandReplacement `json:"replacements,omitempty"`
 	Budgets      []CommandBudget      `json:"budgets,omitempty"`
 	Scores       []CommandScore       `json:"scores,omitempty"`
+	// The fields of a provisioningRequest entry (ProvReq): the request
+	// (namespace/name), its class, the condition and its status (Reason
+	// and Message are the condition's).
+	Request   string `json:"provisioningRequest,omitempty"`
+	Class     string `json:"class,omitempty"`
+	Condition string `json:"condition,omitempty"`
+	Status    string `json:"status,omitempty"`
 }
 
 // CommandNode is a candidate of a disruption command.
@@ -351,4 +359,12 @@ type Command struct {
 func (r *Recorder) Disruption(owner string, c Command) {
 	r.sink(Entry{T: secs(r.cl.Now()), Kind: "disruptionCommand", Owner: owner, Phase: c.Phase, Method: c.Method, Reason: c.Reason, Message: c.Why,
 		Candidates: c.Candidates, Replacements: c.Replacements, Budgets: c.Budgets, Scores: c.Scores})
+}
+
+// ProvReq records a change of a ProvisioningRequest's condition (kind
+// provisioningRequest): Accepted, Provisioned, Failed or BookingExpired,
+// True or False, with the condition's reason and message.
+func (r *Recorder) ProvReq(owner, request, class, condition, status, reason, message string) {
+	r.sink(Entry{T: secs(r.cl.Now()), Kind: "provisioningRequest", Owner: owner, Request: request, Class: class,
+		Condition: condition, Status: status, Reason: reason, Message: message})
 }

@@ -116,6 +116,8 @@ type Options struct {
 	// [CrossCheck]).
 	Nodes         []NodesSpec
 	AutoDiscovery []map[string]string
+	// ProvReq are the ProvisioningRequest flags (provreqflags.go).
+	ProvReq ProvReqOptions
 
 	// Warnings are accepted flags that may not do what their author
 	// expects.
@@ -159,6 +161,7 @@ func DefaultOptions() Options {
 		ScaleUpFromZero:                    true,
 		CordonNodeBeforeTerminating:        true,
 		FrequentLoops:                      true,
+		ProvReq:                            defaultProvReqOptions(),
 	}
 }
 
@@ -417,11 +420,11 @@ var modelledFlags = map[string]flagDef{
 var boolNoEffect = map[string]bool{
 	"add-dir-header": true, "alsologtostderr": true, "async-node-groups": true, "aws-use-static-instance-list": true,
 	"bulk-mig-instances-listing-enabled": true, "capacity-buffer-pod-dry-run-enabled": true,
-	"capacity-quotas-enabled": true, "check-capacity-batch-processing": true,
+	"capacity-quotas-enabled": true,
 	"clusterapi-cloud-config-authoritative": true, "daemonset-eviction-for-empty-nodes": true, "daemonset-eviction-for-occupied-nodes": true,
 	"debugging-snapshot-enabled": true, "dynamic-node-delete-delay-after-taint-enabled": true, "emit-per-nodegroup-metrics": true,
 	"enable-csi-node-aware-scheduling": true, "enable-dynamic-resource-allocation": true, "enable-proactive-scaleup": true,
-	"enable-provisioning-requests": true, "fastpath-binpacking-enabled": true, "force-delete-failed-nodes": true,
+	"fastpath-binpacking-enabled": true, "force-delete-failed-nodes": true,
 	"force-delete-unregistered-nodes": true, "force-ds": true, "ignore-daemonsets-utilization": true, "ignore-mirror-pods-utilization": true,
 	"leader-elect": true, "log-json-split-stream": true, "log-text-split-stream": true, "logtostderr": true,
 	"max-node-skip-eval-time-tracker-enabled": true, "node-removal-latency-tracking-enabled": true, "one-output": true,
@@ -440,8 +443,7 @@ var valueNoEffect = map[string]bool{
 	// Nodes are Ready or gone: unready-node scale-down does not arise.
 	"scale-down-unready-time": true,
 	"address":                 true, "allowed-scheduler-names": true, "bypassed-scheduler-names": true,
-	"check-capacity-processor-instance": true, "check-capacity-provisioning-request-batch-timebox": true,
-	"check-capacity-provisioning-request-max-batch-size": true, "cloud-config": true, "cloud-provider-gce-l7lb-src-cidrs": true,
+	"cloud-config": true, "cloud-provider-gce-l7lb-src-cidrs": true,
 	"cloud-provider-gce-lb-src-cidrs": true, "cluster-name": true, "cluster-snapshot-parallelism": true, "drain-priority-config": true,
 	"feature-gates": true, "gce-concurrent-refreshes": true, "gce-mig-instances-min-refresh-wait-time": true, "gpu-total": true,
 	"grpc-expander-cert": true, "grpc-expander-url": true, "ignore-taint": true, "kube-api-content-type": true, "kube-client-burst": true,
@@ -455,8 +457,7 @@ var valueNoEffect = map[string]bool{
 	"memory-difference-ratio": true, "min-replica-count": true, "namespace": true, "node-delete-delay-after-taint": true,
 	"node-deletion-batcher-interval": true, "node-deletion-candidate-ttl": true, "node-deletion-delay-timeout": true,
 	"node-info-cache-expire-time": true, "ok-total-unready-count": true, "pod-injection-limit": true, "predicate-parallelism": true,
-	"provisioning-request-initial-backoff-time": true, "provisioning-request-max-backoff-cache-size": true,
-	"provisioning-request-max-backoff-time": true, "scale-down-candidates-pool-min-count": true,
+	"provisioning-request-max-backoff-cache-size": true, "scale-down-candidates-pool-min-count": true,
 	"scale-down-candidates-pool-ratio": true, "scale-down-non-empty-candidates-count": true, "scale-down-simulation-timeout": true,
 	"scheduler-config-file": true, "startup-taint": true, "startup-taint-prefix": true, "status-config-map-name": true,
 	"status-taint": true, "stderrthreshold": true, "user-agent": true, "v": true,

@@ -223,6 +223,11 @@ func entryLine(e trace.Entry) string {
 			add(fmt.Sprintf("score=%s:%g(savings=%g%%,disruption=%g%%,threshold=%g)", sc.NodePool, sc.Score, sc.SavingsPct, sc.DisruptionPct, sc.Threshold))
 		}
 	}
+	if e.Kind == "provisioningRequest" {
+		add(e.Request)
+		add(e.Condition + "=" + e.Status)
+		add("reason=" + e.Reason)
+	}
 	if e.Message != "" {
 		add("(" + e.Message + ")")
 	}
