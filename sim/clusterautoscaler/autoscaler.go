@@ -65,15 +65,9 @@ const (
 	// cluster model keeps no node annotations): a node with this label
 	// set to "true" is never scaled down.
 	LabelScaleDownDisabled = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
-	// maxBulkSoftTaint is how many unneeded nodes get the soft taint per
-	// loop (--max-bulk-soft-taint-count).
-	maxBulkSoftTaint = 10
 	// podEvictionHeadroom is added to the longest grace period when a
 	// drain waits for its pods to go (utils/drain PodEvictionHeadroom).
 	podEvictionHeadroom = 30 * time.Second
-	// nodeDeleteDelayAfterTaint is the wait between tainting an empty
-	// node and deleting it (--node-delete-delay-after-taint).
-	nodeDeleteDelayAfterTaint = 5 * time.Second
 	// minLoopGap separates a productive loop from the next one when loops
 	// are set to take no time (SettingsSpec.loopDuration: 0s).
 	minLoopGap = time.Millisecond
@@ -487,7 +481,7 @@ func (a *Autoscaler) loop() {
 	scaledUp, hold := a.orch.scaleUp(now)
 	productive := scaledUp
 	if a.s.ScaleDownEnabled {
-		productive = a.plan.scaleDown(now, scaledUp || hold) || productive
+		productive = a.plan.scaleDown(now, hold) || productive
 	}
 	if a.s.EnforceNodeGroupMinSize {
 		productive = a.enforceMinSize(now) || productive

@@ -13,14 +13,13 @@ import (
 // (simulator/drain: BlockingPodReason, and the planner's unremovable
 // reasons).
 const (
-	BlockNotReplicated        = "NotReplicated"               // a pod without a controller
-	BlockKubeSystem           = "UnmovableKubeSystemPod"      // a kube-system pod without a PDB
-	BlockNotSafeToEvict       = "NotSafeToEvictAnnotation"    // safe-to-evict: "false"
-	BlockPDB                  = "NotEnoughPdb"                // a PDB allows no disruption
-	BlockNoPlaceToMove        = "NoPlaceToMovePods"           // the pods fit nowhere else
-	BlockScaleDownDisabled    = "ScaleDownDisabledAnnotation" // the node's scale-down-disabled label
-	BlockMinSize              = "NodeGroupMinSizeReached"     // the group is at its minimum
-	maxNonEmptyCandidatesLoop = 30                            // --scale-down-non-empty-candidates-count
+	BlockNotReplicated     = "NotReplicated"               // a pod without a controller
+	BlockKubeSystem        = "UnmovableKubeSystemPod"      // a kube-system pod without a PDB
+	BlockNotSafeToEvict    = "NotSafeToEvictAnnotation"    // safe-to-evict: "false"
+	BlockPDB               = "NotEnoughPdb"                // a PDB allows no disruption
+	BlockNoPlaceToMove     = "NoPlaceToMovePods"           // the pods fit nowhere else
+	BlockScaleDownDisabled = "ScaleDownDisabledAnnotation" // the node's scale-down-disabled label
+	BlockMinSize           = "NodeGroupMinSizeReached"     // the group is at its minimum
 )
 
 // planner is the scale-down planner (core/scaledown/planner): it finds
@@ -315,7 +314,8 @@ func (pl *planner) findUnneeded(now engine.Time) []cluster.NodeID {
 	for _, c := range cands {
 		n := pl.nodes.get(c.id)
 		if !c.empty && !c.was {
-			if nonEmpty >= maxNonEmptyCandidatesLoop {
+			// --scale-down-non-empty-candidates-count; 0 or less: no limit.
+			if lim := pl.s.ScaleDownNonEmptyCandidatesCount; lim > 0 && nonEmpty >= lim {
 				n.unneededSince = never
 				continue
 			}
@@ -503,7 +503,7 @@ func (pl *planner) blockerRef(r *podRef) string {
 }
 
 // updateSoftTaints puts the DeletionCandidate taint (PreferNoSchedule) on
-// up to maxBulkSoftTaint newly unneeded nodes per loop and takes it off
+// up to --max-bulk-soft-taint-count newly unneeded nodes per loop and takes it off
 // nodes needed again, so the scheduler avoids nodes about to go.
 func (pl *planner) updateSoftTaints(unneeded []cluster.NodeID) {
 	isUnneeded := pl.scratch.unneeded[:0]
@@ -529,7 +529,7 @@ func (pl *planner) updateSoftTaints(unneeded []cluster.NodeID) {
 	}
 	pl.sortByGroup(rel)
 	pl.scratch.softRel = rel
-	budget := maxBulkSoftTaint
+	budget := pl.s.MaxBulkSoftTaintCount
 	soft := pl.cache.soft[:0]
 	for _, id := range rel {
 		n := pl.nodes.get(id)
