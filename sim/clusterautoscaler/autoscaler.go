@@ -731,6 +731,14 @@ func (a *Autoscaler) nodeReady(id cluster.NodeID) {
 		return
 	}
 	a.cl.MarkNodeReady(id)
+	// Whatever puts a startup taint on (a CNI or CSI agent's, e.g. Cilium's
+	// node.cilium.io/agent-not-ready) takes it off once the node is up;
+	// those agents are not modelled, so it goes when the node is Ready.
+	for i := len(a.cl.Nodes[id].Taints) - 1; i >= 0; i-- {
+		if t := a.cl.Nodes[id].Taints[i]; a.startupTaint(a.cl.Syms.Name(t.Key)) {
+			a.cl.RemoveTaint(id, t.Key, t.Effect)
+		}
+	}
 	if n.firstPending != never {
 		n.group.stats.pendingToReady = append(n.group.stats.pendingToReady, (a.eng.Now() - n.firstPending).Seconds())
 	}

@@ -153,6 +153,10 @@ func (cs *clusterState) onlyDaemons(id cluster.NodeID) bool {
 func (pl *planner) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu bool) {
 	st := pl.state(id)
 	free := &pl.cache.free[id]
+	if pl.s.IgnoreDaemonSetsUtilization || pl.s.IgnoreMirrorPodsUtilization {
+		f := pl.freeIgnoring(st, *free)
+		free = &f
+	}
 	if gi >= 0 && st.alloc[gi] > 0 {
 		return float64(st.alloc[gi]-free[gi]) / float64(st.alloc[gi]), true
 	}
@@ -163,6 +167,20 @@ func (pl *planner) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu b
 		}
 	}
 	return u, false
+}
+
+// freeIgnoring is a node's free room with the requests of the pods
+// --ignore-daemonsets-utilization and --ignore-mirror-pods-utilization
+// leave out of its utilization given back (simulator/utilization
+// Calculate skips them).
+func (pl *planner) freeIgnoring(st *nodeState, free cluster.Resources) cluster.Resources {
+	for i := range st.pods {
+		p := &st.pods[i]
+		if (p.spec.Mirror && pl.s.IgnoreMirrorPodsUtilization) || (p.spec.DaemonSet && !p.spec.Mirror && pl.s.IgnoreDaemonSetsUtilization) {
+			free = free.Add(p.spec.Requests)
+		}
+	}
+	return free
 }
 
 // underutilized returns the node's utilization and whether it is below

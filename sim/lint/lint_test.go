@@ -837,12 +837,12 @@ func TestClusterAutoscalerStartupFlags(t *testing.T) {
 }
 
 // Cluster Autoscaler flags without a modelled effect: one that changes
-// the real one's decisions (--ignore-daemonsets-utilization) is an
+// the real one's decisions (--scale-down-delay-type-local) is an
 // ineffective-setting warning, one of the process (--v) an input note,
 // and a flag 1.37 no longer defines (--parallel-drain) an obsolete
 // setting.
 func TestClusterAutoscalerNoEffectFlags(t *testing.T) {
-	scn := header + "  clusterAutoscaler:\n    args: [--nodes=1:10:core-on-demand, --v=4, --ignore-daemonsets-utilization, --parallel-drain]\n"
+	scn := header + "  clusterAutoscaler:\n    args: [--nodes=1:10:core-on-demand, --v=4, --scale-down-delay-type-local, --parallel-drain]\n"
 	r := check(t, scn, caGroup)
 	find := func(flag string) Finding {
 		for _, f := range r.Findings {
@@ -853,7 +853,7 @@ func TestClusterAutoscalerNoEffectFlags(t *testing.T) {
 		t.Fatalf("no finding names %s: %+v", flag, r.Findings)
 		return Finding{}
 	}
-	ineff := find("--ignore-daemonsets-utilization")
+	ineff := find("--scale-down-delay-type-local")
 	require.Equal(t, Warning, ineff.Severity)
 	require.Equal(t, KindIneffective, ineff.Kind)
 	require.Equal(t, "spec.clusterAutoscaler.args[2]", ineff.Path)

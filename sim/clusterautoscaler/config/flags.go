@@ -126,6 +126,7 @@ type Options struct {
 	FrequentLoops bool
 	Salvo
 	ScaleDownPace
+	TemplateTaints
 	// ScaleUpSimulationForSkippedNodeGroups: a pod's NotTriggerScaleUp
 	// reasons name a skipped node group (back-off, maximum size) only when
 	// its template takes the pod, else the template's mismatch
@@ -168,8 +169,26 @@ type Salvo struct {
 	SalvoScaleUpBudget time.Duration
 }
 
-// ScaleDownPace bounds scale-down's work per loop.
+// TemplateTaints are the taints node templates leave out
+// (utils/taints SanitizeTaints): --startup-taint and the deprecated
+// --ignore-taint, --status-taint, and keys starting with a
+// --startup-taint-prefix (the built-in prefixes and the node condition
+// taints are left out whatever the flags).
+type TemplateTaints struct {
+	StartupTaints        []string
+	StatusTaints         []string
+	StartupTaintPrefixes []string
+}
+
+// ScaleDownPace bounds scale-down's work per loop, and says which pods a
+// node's utilization leaves out.
 type ScaleDownPace struct {
+	// IgnoreDaemonSetsUtilization and IgnoreMirrorPodsUtilization leave
+	// DaemonSet and mirror pods out of a node's utilization
+	// (--ignore-daemonsets-utilization, --ignore-mirror-pods-utilization;
+	// the per-group ASG tag override is not read).
+	IgnoreDaemonSetsUtilization bool
+	IgnoreMirrorPodsUtilization bool
 	// ScaleDownNonEmptyCandidatesCount: at most this many non-empty nodes
 	// are evaluated for scale-down per loop (0 or less: no limit).
 	ScaleDownNonEmptyCandidatesCount int
@@ -335,6 +354,17 @@ func labelListFlag(f func(o *Options) *[]string) flagDef {
 	}}
 }
 
+// taintListFlag is a repeatable flag of taint keys (or key prefixes).
+func taintListFlag(f func(o *Options) *[]string) flagDef {
+	return flagDef{kind: kindString, list: true, set: func(o *Options, v string) error {
+		if v == "" {
+			return fmt.Errorf("needs a taint key")
+		}
+		*f(o) = append(*f(o), v)
+		return nil
+	}}
+}
+
 // Phrases of the warnings sim lint raises to findings (it reads their
 // codes, below).
 const (
@@ -401,6 +431,12 @@ var modelledFlags = map[string]flagDef{
 	"balance-similar-node-groups":          boolFlag(func(o *Options) *bool { return &o.BalanceSimilarNodeGroups }),
 	"balancing-ignore-label":               labelListFlag(func(o *Options) *[]string { return &o.BalancingIgnoreLabels }),
 	"balancing-label":                      labelListFlag(func(o *Options) *[]string { return &o.BalancingLabels }),
+	// --ignore-taint is deprecated in favour of --startup-taint, which it
+	// equals (flags.go: StartupTaints = ignoreTaints + startupTaints).
+	"ignore-taint":         taintListFlag(func(o *Options) *[]string { return &o.StartupTaints }),
+	"startup-taint":        taintListFlag(func(o *Options) *[]string { return &o.StartupTaints }),
+	"status-taint":         taintListFlag(func(o *Options) *[]string { return &o.StatusTaints }),
+	"startup-taint-prefix": taintListFlag(func(o *Options) *[]string { return &o.StartupTaintPrefixes }),
 	"expendable-pods-priority-cutoff": intFlag(math.MinInt32, math.MaxInt32, func(o *Options, n int64) {
 		o.ExpendablePodsPriorityCutoff = int32(n)
 	}),
@@ -422,11 +458,17 @@ var modelledFlags = map[string]flagDef{
 	"max-graceful-termination-sec": intFlag(0, math.MaxInt32, func(o *Options, n int64) {
 		o.MaxGracefulTermination = time.Duration(n) * time.Second
 	}),
-	"max-pod-eviction-time":       durationFlag(func(o *Options) *time.Duration { return &o.MaxPodEvictionTime }),
-	"max-scale-down-parallelism":  intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxScaleDownParallelism = int(n) }),
-	"max-empty-bulk-delete":       intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.emptyBulkDelete = int(n) }),
-	"max-drain-parallelism":       intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxDrainParallelism = int(n) }),
-	"scale-up-from-zero":          boolFlag(func(o *Options) *bool { return &o.ScaleUpFromZero }),
+	"max-pod-eviction-time":      durationFlag(func(o *Options) *time.Duration { return &o.MaxPodEvictionTime }),
+	"max-scale-down-parallelism": intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxScaleDownParallelism = int(n) }),
+	"max-empty-bulk-delete":      intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.emptyBulkDelete = int(n) }),
+	"max-drain-parallelism":      intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxDrainParallelism = int(n) }),
+	"scale-up-from-zero":         boolFlag(func(o *Options) *bool { return &o.ScaleUpFromZero }),
+	"ignore-daemonsets-utilization": boolFlag(func(o *Options) *bool {
+		return &o.IgnoreDaemonSetsUtilization
+	}),
+	"ignore-mirror-pods-utilization": boolFlag(func(o *Options) *bool {
+		return &o.IgnoreMirrorPodsUtilization
+	}),
 	"enforce-node-group-min-size": boolFlag(func(o *Options) *bool { return &o.EnforceNodeGroupMinSize }),
 	"cordon-node-before-terminating": boolFlag(func(o *Options) *bool {
 		return &o.CordonNodeBeforeTerminating
@@ -514,7 +556,6 @@ var (
 	// one reaches when it has the time.
 	noEffectCompute = &noEffect{CodeFlagNoEffect, "a bound or shortcut of the real Cluster Autoscaler's computation (time limits, parallelism, caches, fast paths): the simulation completes every computation in virtual time, with the same decisions"}
 	noEffectUnready = &noEffect{CodeFlagNotModelled, "simulated nodes are Ready or not yet registered, never NotReady: unready nodes are neither scaled down nor counted towards halting the Cluster Autoscaler"}
-	noEffectTaints  = &noEffect{CodeFlagNotModelled, "startup and status taints are not modelled: node templates carry the taints their ASG tags or first node give, and none is ignored"}
 	noEffectProvReq = &noEffect{CodeFlagNotModelled, "ProvisioningRequests (autoscaling.x-k8s.io) are not modelled: no ProvisioningRequest is read and check-capacity or best-effort-atomic scale-ups never happen"}
 	noEffectBuffer  = &noEffect{CodeFlagNotModelled, "CapacityBuffers (autoscaling.x-k8s.io) are not modelled: no buffer is read and no headroom pods are injected"}
 	// noEffectDRA: pods' claims are ignored with a warning of their own
@@ -558,8 +599,6 @@ var boolNoEffect = map[string]*noEffect{
 	"force-delete-failed-nodes":                     {CodeFlagNotModelled, "failed instances are not modelled apart from those that never join, which are removed down to the group's minimum"},
 	"force-delete-unregistered-nodes":               {CodeFlagNotModelled, "long-unregistered nodes are removed only down to the group's minimum: forcing their removal below it is not modelled"},
 	"force-ds":                                      {CodeFlagNotModelled, "the check that a node group is large enough for its DaemonSets' pods is not modelled"},
-	"ignore-daemonsets-utilization":                 {CodeFlagNotModelled, "utilization always counts DaemonSet pods: ignoring them is not modelled, so nodes may look busier than the real Cluster Autoscaler finds them"},
-	"ignore-mirror-pods-utilization":                {CodeFlagNoEffect, "there are no mirror (static) pods in the simulation"},
 	"scale-down-delay-type-local":                   {CodeFlagNotModelled, "the --scale-down-delay-after-* delays apply to the whole cluster: per-node-group delays are not modelled"},
 	"scale-from-unschedulable":                      {CodeFlagNoEffect, "node templates are never cordoned here, so there is no spec.unschedulable to ignore"},
 	// Every pod's controller here is a built-in one (Deployment,
@@ -592,7 +631,6 @@ var valueNoEffect = map[string]*noEffect{
 	"cluster-snapshot-parallelism": noEffectCompute, "node-info-cache-expire-time": noEffectCompute,
 	"pending-pods-batching-timeout": noEffectCompute, "max-bulk-soft-taint-time": noEffectCompute,
 	"scale-down-unready-time": noEffectUnready, "max-total-unready-percentage": noEffectUnready, "ok-total-unready-count": noEffectUnready,
-	"ignore-taint": noEffectTaints, "startup-taint": noEffectTaints, "startup-taint-prefix": noEffectTaints, "status-taint": noEffectTaints,
 	"provisioning-request-initial-backoff-time": noEffectProvReq, "provisioning-request-max-backoff-time": noEffectProvReq,
 	"provisioning-request-max-backoff-cache-size": noEffectProvReq, "check-capacity-processor-instance": noEffectProvReq,
 	"check-capacity-provisioning-request-batch-timebox": noEffectProvReq, "check-capacity-provisioning-request-max-batch-size": noEffectProvReq,

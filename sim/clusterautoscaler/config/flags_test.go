@@ -92,7 +92,7 @@ func TestParseFlagsValues(t *testing.T) {
 // reason, at the first flag of the reason, coded for sim lint.
 func TestParseFlagsNoEffectWarning(t *testing.T) {
 	o, err := ParseFlags([]string{"--cloud-provider=aws", "--v=4", "--logtostderr=true", "--stderrthreshold=info", "--aws-use-static-instance-list",
-		"--leader-elect=false", "--v=2", "--kube-client-qps=50", "--ignore-daemonsets-utilization=true"}, nil, "spec.clusterAutoscaler.args")
+		"--leader-elect=false", "--v=2", "--kube-client-qps=50", "--scale-down-delay-type-local=true"}, nil, "spec.clusterAutoscaler.args")
 	require.NoError(t, err)
 	var got []string
 	for _, w := range o.Warnings {
@@ -102,7 +102,7 @@ func TestParseFlagsNoEffectWarning(t *testing.T) {
 		"ca.flag-no-effect spec.clusterAutoscaler.args[1]: --v, --logtostderr, --stderrthreshold: no effect in the simulation: " + noEffectLogging.Reason,
 		"ca.flag-no-effect spec.clusterAutoscaler.args[4]: --aws-use-static-instance-list: no effect in the simulation: the simulation's instance types come from its EC2 catalogue, not from the AWS API or the provider's static list",
 		"ca.flag-no-effect spec.clusterAutoscaler.args[5]: --leader-elect, --kube-client-qps: no effect in the simulation: " + noEffectProcess.Reason,
-		"ineffective.ca-flag spec.clusterAutoscaler.args[8]: --ignore-daemonsets-utilization: no effect in the simulation: utilization always counts DaemonSet pods: ignoring them is not modelled, so nodes may look busier than the real Cluster Autoscaler finds them",
+		"ineffective.ca-flag spec.clusterAutoscaler.args[8]: --scale-down-delay-type-local: no effect in the simulation: the --scale-down-delay-after-* delays apply to the whole cluster: per-node-group delays are not modelled",
 	}, got)
 }
 
