@@ -617,7 +617,8 @@ var valueNoEffect = map[string]*noEffect{
 	"leader-elect-resource-namespace": noEffectProcess, "leader-elect-retry-period": noEffectProcess,
 	"kubernetes": noEffectProcess, "kubeconfig": noEffectProcess, "kube-api-content-type": noEffectProcess,
 	"kube-client-burst": noEffectProcess, "kube-client-qps": noEffectProcess, "user-agent": noEffectProcess,
-	"namespace": noEffectProcess, "cluster-name": noEffectProcess, "cloud-config": noEffectProcess, "feature-gates": noEffectProcess,
+	"namespace": noEffectProcess, "cluster-name": noEffectProcess, "cloud-config": noEffectProcess,
+	"feature-gates": {CodeFlagNoEffect, "the real binary's feature gates (logging, the scheduler framework's): a feature the simulation models has a flag or a setting of its own"},
 	// Health checks: the real Cluster Autoscaler restarts itself when a
 	// loop has not succeeded for this long (metrics.NewHealthCheck).
 	"max-inactivity": noEffectProcess, "max-failing-time": noEffectProcess, "max-startup-time": noEffectProcess,
