@@ -81,6 +81,11 @@ func (w SpecWarning) String() string { return w.Msg }
 // karpenter.sh/do-not-disrupt value Karpenter ignores.
 const CodeInvalidDoNotDisrupt = "ineffective.do-not-disrupt-value"
 
+// CodeResourceClaims is the code of the warning on a pod that claims
+// devices through Dynamic Resource Allocation (spec.resourceClaims),
+// which is not modelled.
+const CodeResourceClaims = "ineffective.resource-claims"
+
 // CodeRemovedAnnotation is the code of the warning on a pod annotation
 // Karpenter v1 removed (karpenter.sh/do-not-evict, do-not-consolidate).
 const CodeRemovedAnnotation = "ineffective.removed-annotation"
@@ -119,6 +124,11 @@ func CompilePodSpec(syms *Symbols, res *ResourceNames, in PodSpecInput) (*PodSpe
 		out.SchedulerName = corev1.DefaultSchedulerName
 	}
 	var warns []SpecWarning
+	if len(spec.ResourceClaims) > 0 {
+		warns = append(warns, SpecWarning{Code: CodeResourceClaims, Msg: fmt.Sprintf("resourceClaims: Dynamic Resource Allocation is not modelled: "+
+			"the pod's %d claim(s) (their ResourceClaims or ResourceClaimTemplates, DeviceClasses and ResourceSlices) are ignored, so the scheduler places it and the autoscalers add nodes for it "+
+			"as if it claimed no device; to simulate the device, request it as an extended resource in resources.requests (e.g. nvidia.com/gpu: 1)", len(spec.ResourceClaims))})
+	}
 	for _, k := range slices.Sorted(maps.Keys(spec.NodeSelector)) {
 		if err := validateKey(k); err != nil {
 			return nil, nil, fieldErr("nodeSelector", err)

@@ -55,7 +55,7 @@ func (ac *actuator) startDelete(id cluster.NodeID, now engine.Time, kind deleteK
 	}
 	if ac.onlyDaemons(id) {
 		n.drain.empty = true
-		n.drain.timer = ac.eng.After(nodeDeleteDelayAfterTaint, engine.Event{Handler: ac.id, Kind: evDelete, Obj: int32(id)})
+		n.drain.timer = ac.eng.After(ac.s.NodeDeleteDelayAfterTaint, engine.Event{Handler: ac.id, Kind: evDelete, Obj: int32(id)})
 		return
 	}
 	if kind == deleteScaleDown {

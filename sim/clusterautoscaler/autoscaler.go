@@ -81,15 +81,9 @@ const (
 	// cluster model keeps no node annotations): a node with this label
 	// set to "true" is never scaled down.
 	LabelScaleDownDisabled = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
-	// maxBulkSoftTaint is how many unneeded nodes get the soft taint per
-	// loop (--max-bulk-soft-taint-count).
-	maxBulkSoftTaint = 10
 	// podEvictionHeadroom is added to the longest grace period when a
 	// drain waits for its pods to go (utils/drain PodEvictionHeadroom).
 	podEvictionHeadroom = 30 * time.Second
-	// nodeDeleteDelayAfterTaint is the wait between tainting an empty
-	// node and deleting it (--node-delete-delay-after-taint).
-	nodeDeleteDelayAfterTaint = 5 * time.Second
 	// minLoopGap separates a productive loop from the next one when loops
 	// are set to take no time (SettingsSpec.loopDuration: 0s).
 	minLoopGap = time.Millisecond
@@ -786,6 +780,14 @@ func (a *Autoscaler) nodeReady(id cluster.NodeID) {
 		return
 	}
 	a.cl.MarkNodeReady(id)
+	// Whatever puts a startup taint on (a CNI or CSI agent's, e.g. Cilium's
+	// node.cilium.io/agent-not-ready) takes it off once the node is up;
+	// those agents are not modelled, so it goes when the node is Ready.
+	for i := len(a.cl.Nodes[id].Taints) - 1; i >= 0; i-- {
+		if t := a.cl.Nodes[id].Taints[i]; a.startupTaint(a.cl.Syms.Name(t.Key)) {
+			a.cl.RemoveTaint(id, t.Key, t.Effect)
+		}
+	}
 	if n.firstPending != never {
 		n.group.stats.pendingToReady = append(n.group.stats.pendingToReady, (a.eng.Now() - n.firstPending).Seconds())
 	}

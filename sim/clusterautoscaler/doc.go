@@ -1,5 +1,6 @@
 // Package clusterautoscaler models the Kubernetes Cluster Autoscaler
-// (kubernetes/autoscaler cluster-autoscaler 1.3x) on AWS: node groups that
+// (kubernetes-sigs/cluster-autoscaler 1.37, formerly kubernetes/autoscaler
+// cluster-autoscaler) on AWS: node groups that
 // are Auto Scaling groups, most often built by eksctl (managed and
 // self-managed node groups), scaled up for pods the scheduler cannot place
 // and down when their nodes are underused. Package config compiles its
@@ -105,7 +106,10 @@
 //     (on-demand: prioritized; spot: capacity-optimized for managed groups,
 //     the instances distribution's for others, lowest-price by default);
 //     on-demand base and percentage of an instances distribution decide each
-//     instance's capacity type;
+//     instance's capacity type; with --salvo-scale-up (1.36+) further
+//     scale-ups follow in the same loop for the pods left, each seeing the
+//     nodes of those before as upcoming, within --salvo-scale-up-budget
+//     (1 min) of virtual time (scaleup.go salvo);
 //   - scale-down: nodes of autoscaled groups whose requests are below
 //     --scale-down-utilization-threshold (0.5; GPUs for GPU nodes) of
 //     allocatable and whose pods all move elsewhere (blockers below, and a
@@ -203,8 +207,8 @@
 //
 // # Defaults and their sources
 //
-// Flag defaults are those of cluster-autoscaler/FAQ.md ("What are the
-// parameters to CA?", generated from config/flags/flags.go), listed in
+// Flag defaults are those of Cluster Autoscaler 1.37
+// (pkg/config/flags/flags.go; config/testdata/upstream-flags.txt), listed in
 // docs/models.md "Cluster Autoscaler" under "Defaults and sources";
 // package config names each one. Constants
 // that are not flags upstream (ASG refresh 1 min, the 2 s and 30 s new-pod

@@ -270,23 +270,16 @@ var ignoredBalancingLabels = []string{
 	"eks.amazonaws.com/nodegroup", "k8s.amazonaws.com/eniConfig", "lifecycle", "topology.ebs.csi.aws.com/zone",
 }
 
-// Node group comparison tolerances (config: MaxCapacityMemoryDifferenceRatio,
-// MaxAllocatableDifferenceRatio).
-const (
-	maxCapacityMemoryDifferenceRatio = 0.015
-	maxAllocatableDifferenceRatio    = 0.05
-)
-
 // similar compares two templates as the AWS node info comparator does:
-// the same cpu capacity, memory capacity within 1.5%, allocatable within
-// 5%, and the same labels but for the ignored ones (or only the
+// the same cpu capacity, memory capacity within --memory-difference-ratio
+// (1.5%), allocatable within --max-allocatable-difference-ratio (5%), and the same labels but for the ignored ones (or only the
 // --balancing-label ones).
 func (o *orchestrator) similar(x, y *template) bool {
-	if x.capCPU != y.capCPU || !within(x.capMem, y.capMem, maxCapacityMemoryDifferenceRatio) {
+	if x.capCPU != y.capCPU || !within(x.capMem, y.capMem, o.s.MemoryDifferenceRatio) {
 		return false
 	}
 	for i := range x.node.Allocatable {
-		if !within(x.node.Allocatable[i], y.node.Allocatable[i], maxAllocatableDifferenceRatio) {
+		if !within(x.node.Allocatable[i], y.node.Allocatable[i], o.s.MaxAllocatableDifferenceRatio) {
 			return false
 		}
 	}

@@ -40,7 +40,6 @@ var deleteReasons = [...]string{deleteScaleDown: "scaleDown", deleteRebalance: "
 // the template's predicate failure. Groups the Cluster Autoscaler does
 // not manage are not part of its answer.
 func (o *orchestrator) explainNoScaleUp(groups []*podGroup, now engine.Time) {
-	syms := o.cl.Syms
 	for _, pg := range groups {
 		if pg.fake {
 			continue // FakePodsScaleUpStatusProcessor: no pod's story
@@ -59,7 +58,14 @@ func (o *orchestrator) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 			}
 			var text string
 			detail := g.cfg.Name
+			skipped := o.backedOff(g, now) || g.target >= g.sel.Max || (g.target == 0 && !o.s.ScaleUpFromZero)
 			switch {
+			case skipped && o.s.ScaleUpSimulationForSkippedNodeGroups && g.tpl != nil && o.rejects(pg, g.tpl) != "":
+				// --scaleup-simulation-for-skipped-node-groups-enabled:
+				// a skipped group whose template rejects the pod is named
+				// for the rejection (orchestrator.go
+				// getRemainingPodsConsideringSkippedNodeGroups).
+				text = o.rejects(pg, g.tpl)
 			case o.backedOff(g, now):
 				text = "in backoff after failed scale-up"
 				detail += " until " + fmtAt(g.bo.until)
@@ -71,12 +77,7 @@ func (o *orchestrator) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 			case g.tpl == nil:
 				text = "no node template"
 			default:
-				tpl := g.tpl
-				m, t := cluster.StaticFit(syms, pg.spec, &tpl.node, &tpl.node.Allocatable)
-				text = o.mismatchText(m, t, pg.spec, &tpl.node)
-				if text == "" && !o.templateTakes(pg.spec, pg, tpl) {
-					text = "node(s) didn't match pod topology spread constraints"
-				}
+				text = o.rejects(pg, g.tpl)
 			}
 			if text == "" {
 				helped = true
@@ -102,6 +103,17 @@ func (o *orchestrator) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 		sort.Strings(classes)
 		o.noScaleUp(pg.pods, strings.Join(classes, "; "), "pod didn't trigger scale-up: "+strings.Join(parts, ", "))
 	}
+}
+
+// rejects is the scheduler's reason for a group's template not taking a
+// pod group's pods ("" when it takes them).
+func (o *orchestrator) rejects(pg *podGroup, tpl *template) string {
+	m, t := cluster.StaticFit(o.cl.Syms, pg.spec, &tpl.node, &tpl.node.Allocatable)
+	text := o.mismatchText(m, t, pg.spec, &tpl.node)
+	if text == "" && !o.templateTakes(pg.spec, pg, tpl) {
+		text = "node(s) didn't match pod topology spread constraints"
+	}
+	return text
 }
 
 // mismatchText is the scheduler's reason for a template node that does

@@ -3,6 +3,7 @@ package clusterautoscaler
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -122,6 +123,7 @@ func (cs *clusterState) tagTemplate(cfg *config.NodeGroup) (*template, error) {
 	if err != nil {
 		return nil, err
 	}
+	taints = slices.DeleteFunc(taints, func(t cluster.Taint) bool { return cs.templateDrops(t.Key) })
 	t := &template{src: cluster.NoNode}
 	t.node = cluster.Node{
 		Name:         name,
@@ -159,7 +161,7 @@ func (cs *clusterState) templateFromNode(g *group, id cluster.NodeID) *template 
 	t := &template{src: id}
 	var taints []cluster.Taint
 	for _, tt := range nd.Taints {
-		if tt.Key != cs.symToBeDeleted && tt.Key != cs.symDeletionCandidate {
+		if tt.Key != cs.symToBeDeleted && tt.Key != cs.symDeletionCandidate && !cs.templateDrops(tt.Key) {
 			taints = append(taints, tt)
 		}
 	}
@@ -183,6 +185,48 @@ func (cs *clusterState) templateFromNode(g *group, id cluster.NodeID) *template 
 		t.capCPU, t.capMem = nd.Allocatable[cluster.CPU], nd.Allocatable[cluster.Memory]
 	}
 	return t
+}
+
+// Taint key prefixes of startup taints (utils/taints IgnoreTaintPrefix,
+// StartupTaintPrefix) and of status taints (StatusTaintPrefix), whatever
+// the flags, and the node condition taints (NodeConditionTaints: transient
+// node states), which templates leave out too.
+const (
+	statusTaintPrefix = "status-taint.cluster-autoscaler.kubernetes.io/"
+)
+
+var (
+	startupTaintPrefixes = [...]string{"ignore-taint.cluster-autoscaler.kubernetes.io/", "startup-taint.cluster-autoscaler.kubernetes.io/"}
+	nodeConditionTaints  = [...]string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, corev1.TaintNodeUnschedulable,
+		corev1.TaintNodeMemoryPressure, corev1.TaintNodeDiskPressure, corev1.TaintNodeNetworkUnavailable, corev1.TaintNodePIDPressure,
+		"node.cloudprovider.kubernetes.io/uninitialized", "node.cloudprovider.kubernetes.io/shutdown",
+		"cloud.google.com/impending-node-termination", "NodeWithImpairedVolumes"}
+)
+
+// templateDrops reports whether node templates leave out a taint of this
+// key (utils/taints SanitizeTaints): a startup or status taint, or a node
+// condition taint.
+func (cs *clusterState) templateDrops(key cluster.Sym) bool {
+	k := cs.cl.Syms.Name(key)
+	return cs.startupTaint(k) || strings.HasPrefix(k, statusTaintPrefix) || slices.Contains(cs.s.StatusTaints, k) ||
+		slices.Contains(nodeConditionTaints[:], k)
+}
+
+// startupTaint reports whether a taint key is a startup taint: one of
+// --startup-taint (or --ignore-taint), or with a built-in or
+// --startup-taint-prefix prefix (TaintConfig.IsStartupTaint).
+func (cs *clusterState) startupTaint(k string) bool {
+	for _, p := range startupTaintPrefixes {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	for _, p := range cs.s.StartupTaintPrefixes {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return slices.Contains(cs.s.StartupTaints, k)
 }
 
 // refreshTemplates picks each group's template for this loop: a copy of

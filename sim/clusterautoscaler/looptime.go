@@ -56,7 +56,7 @@ func (a *Autoscaler) loopDuration() time.Duration {
 			pending++
 		}
 	}
-	return loopTime(a.cl.LiveNodes(), a.boundPods, pending, len(a.groups))
+	return loopTime(a.cl.LiveNodes(), a.boundPods, pending, len(a.groups)) + a.orch.salvoTime
 }
 
 // loopTime is the model's loop duration.

@@ -129,3 +129,46 @@ func TestPlanScaleDownParallelism(t *testing.T) {
 	}
 	require.Equal(t, map[string]int{"": 2, ReasonParallelism: 2, ReasonNotUnderutilized: 1}, reasons)
 }
+
+// --scale-down-non-empty-candidates-count bounds the non-empty nodes a
+// loop evaluates for removal (30 by default, 0 or less: no limit): of
+// three lightly used nodes, a pass with a limit of 1 evaluates one and
+// the others are not unneeded (NotUnneededOtherReason); with 0 it
+// evaluates all three, and two are unneeded (the third's pod needs one
+// of them).
+func TestNonEmptyCandidatesCount(t *testing.T) {
+	for _, c := range []struct {
+		limit    string
+		unneeded int
+		other    int
+	}{{"1", 1, 2}, {"0", 2, 0}} {
+		t.Run(c.limit, func(t *testing.T) {
+			h := newManualHarness(t)
+			h.start(h.groups(managedNodeGroups("{name: ng, instanceType: m5.large, minSize: 0, maxSize: 5, desiredCapacity: 3}")),
+				append([]string{"--scale-down-non-empty-candidates-count=" + c.limit}, quickScaleDown...), nil)
+			h.at(time.Second)
+			nodes := h.nodesOf("ng")
+			require.Len(t, nodes, 3)
+			// Busy first, so that no node was unneeded before (those are
+			// evaluated whatever the limit), then lightly used.
+			var busy []cluster.PodID
+			for _, n := range nodes {
+				busy = append(busy, h.podOn(n, "1500m", "1Gi"))
+			}
+			h.at(30 * time.Second)
+			for i, n := range nodes {
+				h.cl.DeletePod(busy[i], cluster.CauseScaleDown)
+				h.podOn(n, "200m", "256Mi")
+			}
+			plan := h.ca.PlanScaleDown()
+			require.Len(t, plan.Unneeded, c.unneeded)
+			other := 0
+			for _, v := range plan.Nodes {
+				if v.Reason == ReasonNotUnneededOtherReason {
+					other++
+				}
+			}
+			require.Equal(t, c.other, other)
+		})
+	}
+}

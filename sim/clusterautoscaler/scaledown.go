@@ -13,14 +13,13 @@ import (
 // (simulator/drain: BlockingPodReason, and the planner's unremovable
 // reasons).
 const (
-	BlockNotReplicated        = "NotReplicated"               // a pod without a controller
-	BlockKubeSystem           = "UnmovableKubeSystemPod"      // a kube-system pod without a PDB
-	BlockNotSafeToEvict       = "NotSafeToEvictAnnotation"    // safe-to-evict: "false"
-	BlockPDB                  = "NotEnoughPdb"                // a PDB allows no disruption
-	BlockNoPlaceToMove        = "NoPlaceToMovePods"           // the pods fit nowhere else
-	BlockScaleDownDisabled    = "ScaleDownDisabledAnnotation" // the node's scale-down-disabled label
-	BlockMinSize              = "NodeGroupMinSizeReached"     // the group is at its minimum
-	maxNonEmptyCandidatesLoop = 30                            // --scale-down-non-empty-candidates-count
+	BlockNotReplicated     = "NotReplicated"               // a pod without a controller
+	BlockKubeSystem        = "UnmovableKubeSystemPod"      // a kube-system pod without a PDB
+	BlockNotSafeToEvict    = "NotSafeToEvictAnnotation"    // safe-to-evict: "false"
+	BlockPDB               = "NotEnoughPdb"                // a PDB allows no disruption
+	BlockNoPlaceToMove     = "NoPlaceToMovePods"           // the pods fit nowhere else
+	BlockScaleDownDisabled = "ScaleDownDisabledAnnotation" // the node's scale-down-disabled label
+	BlockMinSize           = "NodeGroupMinSizeReached"     // the group is at its minimum
 )
 
 // planner is the scale-down planner (core/scaledown/planner): it finds
@@ -169,6 +168,10 @@ func (pl *planner) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu b
 		f := free.Sub(held)
 		free = &f
 	}
+	if pl.s.IgnoreDaemonSetsUtilization || pl.s.IgnoreMirrorPodsUtilization {
+		f := pl.freeIgnoring(st, *free)
+		free = &f
+	}
 	if gi >= 0 && st.alloc[gi] > 0 {
 		return float64(st.alloc[gi]-free[gi]) / float64(st.alloc[gi]), true
 	}
@@ -179,6 +182,20 @@ func (pl *planner) utilizationOf(id cluster.NodeID, gi int) (util float64, gpu b
 		}
 	}
 	return u, false
+}
+
+// freeIgnoring is a node's free room with the requests of the pods
+// --ignore-daemonsets-utilization and --ignore-mirror-pods-utilization
+// leave out of its utilization given back (simulator/utilization
+// Calculate skips them).
+func (pl *planner) freeIgnoring(st *nodeState, free cluster.Resources) cluster.Resources {
+	for i := range st.pods {
+		p := &st.pods[i]
+		if (p.spec.Mirror && pl.s.IgnoreMirrorPodsUtilization) || (p.spec.DaemonSet && !p.spec.Mirror && pl.s.IgnoreDaemonSetsUtilization) {
+			free = free.Add(p.spec.Requests)
+		}
+	}
+	return free
 }
 
 // underutilized returns the node's utilization and whether it is at or below
@@ -351,7 +368,8 @@ func (pl *planner) findUnneeded(now engine.Time) []cluster.NodeID {
 	for _, c := range cands {
 		n := pl.nodes.get(c.id)
 		if !c.empty && !c.was {
-			if nonEmpty >= maxNonEmptyCandidatesLoop {
+			// --scale-down-non-empty-candidates-count; 0 or less: no limit.
+			if lim := pl.s.ScaleDownNonEmptyCandidatesCount; lim > 0 && nonEmpty >= lim {
 				n.unneededSince = never
 				continue
 			}
@@ -638,7 +656,7 @@ func (pl *planner) budgetSpent(id cluster.PodID) bool {
 }
 
 // updateSoftTaints puts the DeletionCandidate taint (PreferNoSchedule) on
-// up to maxBulkSoftTaint newly unneeded nodes per loop and takes it off
+// up to --max-bulk-soft-taint-count newly unneeded nodes per loop and takes it off
 // nodes needed again, so the scheduler avoids nodes about to go.
 func (pl *planner) updateSoftTaints(unneeded []cluster.NodeID) {
 	isUnneeded := pl.scratch.unneeded[:0]
@@ -664,7 +682,7 @@ func (pl *planner) updateSoftTaints(unneeded []cluster.NodeID) {
 	}
 	pl.sortByGroup(rel)
 	pl.scratch.softRel = rel
-	budget := maxBulkSoftTaint
+	budget := pl.s.MaxBulkSoftTaintCount
 	soft := pl.cache.soft[:0]
 	for _, id := range rel {
 		n := pl.nodes.get(id)

@@ -288,3 +288,34 @@ func TestScaleDownIgnoresDaemonSetPods(t *testing.T) {
 		require.Zero(t, h.ca.Stats().ScaleDownBlockedNodes[BlockNoPlaceToMove])
 	}
 }
+
+// --ignore-daemonsets-utilization and --ignore-mirror-pods-utilization
+// (simulator/utilization Calculate): a node whose DaemonSet or mirror pod
+// (1200m of an m5.large's 1930m) holds its utilization above 50% is
+// unneeded only when that kind of pod is left out.
+func TestIgnoreDaemonSetAndMirrorUtilization(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		mirror   bool
+		args     []string
+		unneeded bool
+	}{
+		{"daemonset counted", false, nil, false},
+		{"daemonset ignored", false, []string{"--ignore-daemonsets-utilization"}, true},
+		{"mirror counted", true, []string{"--ignore-daemonsets-utilization"}, false},
+		{"mirror ignored", true, []string{"--ignore-mirror-pods-utilization"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newManualHarness(t)
+			h.start(h.groups(twoNodes), append(c.args, quickScaleDown...), nil)
+			a, _ := h.twoNodesUp()
+			spec, m := h.spec("1200m", "64Mi", withToleration("any"))
+			spec.DaemonSet, spec.Mirror = !c.mirror, c.mirror
+			spec.NodeName = h.cl.Nodes[a].Name
+			p := h.cl.CreatePod(cluster.Pod{Name: "sys", Namespace: h.cl.Syms.Intern(m.ns), Spec: spec, Workload: m.workload})
+			h.cl.Bind(p, a)
+			plan := h.ca.PlanScaleDown()
+			require.Equal(t, c.unneeded, slices.Contains(plan.Unneeded, a))
+		})
+	}
+}

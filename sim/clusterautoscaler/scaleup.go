@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -23,6 +24,9 @@ type orchestrator struct {
 
 	est     estimator
 	scratch upScratch
+	// salvoTime is the virtual time the last loop's further scale-ups
+	// took (--salvo-scale-up; 0 without), which the loop-time model adds.
+	salvoTime time.Duration
 	// noScaleUp, when set, hears why pods got no node (explain.go).
 	noScaleUp NoScaleUpFunc
 }
@@ -50,9 +54,10 @@ type option struct {
 }
 
 // scaleUp runs the scale-up half of a loop. It returns whether it
-// launched anything, and whether scale-down must wait (all pending pods
-// are too new).
+// launched anything, and whether scale-down must wait this loop: all
+// pending pods are too new, or the (last) scale-up succeeded.
 func (o *orchestrator) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
+	o.salvoTime = 0
 	if o.prq != nil {
 		return o.scaleUpWithProvReqs(now)
 	}
@@ -73,7 +78,64 @@ func (o *orchestrator) scaleUp(now engine.Time) (scaled, holdScaleDown bool) {
 	if best == nil {
 		return false, false
 	}
-	return o.execute(best, groups, now, false), false
+	// The pods to help and those left once the scale-up is done.
+	total := countPods(groups)
+	left := total - len(best.est.pods)
+	if !o.execute(best, groups, now, false) {
+		return false, false
+	}
+	if !o.s.SalvoScaleUp {
+		return true, true
+	}
+	return true, o.salvo(total, left, now)
+}
+
+// salvo runs the further scale-ups of a loop with --salvo-scale-up
+// (core/static_autoscaler.go runScaleUpSalvo, 1.36+): while pods are
+// left and the loop has spent less than --salvo-scale-up-budget on
+// scale-ups, another scale-up for the pods left, which sees the nodes of
+// those before as upcoming (upstream injects them into its snapshot with
+// the pods that triggered them; here the filter-out-schedulable step
+// places those pods on them). It stops at the first attempt that scales
+// nothing. The budget is virtual time: each attempt takes the loop-time
+// model's pending-pod term for the pods it tries to help, and that time
+// (but the first attempt's, which the model already counts) lengthens
+// the loop when loops take computed time. total pods were to help at the
+// first scale-up, left of them are not helped by it. It returns whether
+// the last attempt succeeded: upstream's loop status is the last
+// attempt's, and only a successful one keeps scale-down off in the loop.
+// Why pods got no node (OnNoScaleUp) is said for the first attempt only.
+func (o *orchestrator) salvo(total, left int, now engine.Time) bool {
+	perPod := LoopPerPendingPod * time.Duration(10+len(o.groups)) / 10
+	spent := time.Duration(total) * perPod
+	for left > 0 {
+		if spent >= o.s.SalvoScaleUpBudget {
+			return true // the budget is spent
+		}
+		groups, opts, _ := o.scaleUpOptions(now, false)
+		n := countPods(groups)
+		cost := time.Duration(n) * perPod
+		spent += cost
+		o.salvoTime += cost
+		if len(opts) == 0 {
+			return false
+		}
+		best := o.exp.expand(opts)
+		if best == nil || !o.execute(best, groups, now, false) {
+			return false
+		}
+		left = n - len(best.est.pods)
+	}
+	return true
+}
+
+// countPods is the pods of the groups.
+func countPods(groups []*podGroup) int {
+	n := 0
+	for _, pg := range groups {
+		n += len(pg.pods)
+	}
+	return n
 }
 
 // scaleUpOptions runs a scale-up up to the expander: the pending pods

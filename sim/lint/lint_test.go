@@ -840,6 +840,35 @@ func TestClusterAutoscalerStartupFlags(t *testing.T) {
 	require.Equal(t, Error, r.Findings[0].Severity, "errors come first")
 }
 
+// Cluster Autoscaler flags without a modelled effect: one that changes
+// the real one's decisions (--scale-down-delay-type-local) is an
+// ineffective-setting warning, one of the process (--v) an input note,
+// and a flag 1.37 no longer defines (--parallel-drain) an obsolete
+// setting.
+func TestClusterAutoscalerNoEffectFlags(t *testing.T) {
+	scn := header + "  clusterAutoscaler:\n    args: [--nodes=1:10:core-on-demand, --v=4, --scale-down-delay-type-local, --parallel-drain]\n"
+	r := check(t, scn, caGroup)
+	find := func(flag string) Finding {
+		for _, f := range r.Findings {
+			if strings.Contains(f.Message, flag) {
+				return f
+			}
+		}
+		t.Fatalf("no finding names %s: %+v", flag, r.Findings)
+		return Finding{}
+	}
+	ineff := find("--scale-down-delay-type-local")
+	require.Equal(t, Warning, ineff.Severity)
+	require.Equal(t, KindIneffective, ineff.Kind)
+	require.Equal(t, "spec.clusterAutoscaler.args[2]", ineff.Path)
+	note := find("--v:")
+	require.Equal(t, Info, note.Severity)
+	require.Equal(t, KindInput, note.Kind)
+	removed := find("--parallel-drain")
+	require.Equal(t, KindObsolete, removed.Kind)
+	require.Equal(t, Warning, removed.Severity)
+}
+
 // A multi-zone group's template is a copy of one of its nodes, so the
 // Cluster Autoscaler scales it for a pod pinned to any zone where it has a
 // node; scaled from zero, only for the ASG's first zone.

@@ -52,11 +52,18 @@ var otherKinds = map[string]string{
 	"CertificateSigningRequest":        "certificates do not affect scheduling",
 	"RuntimeClass":                     "runtime classes are not modelled: pods that name one schedule as if it had no node selector or overhead",
 	"FlowSchema":                       "API priority and fairness does not affect scheduling",
+	"ResourceClaim":                    draNotModelled,
+	"ResourceClaimTemplate":            draNotModelled,
+	"DeviceClass":                      draNotModelled,
+	"ResourceSlice":                    draNotModelled,
 	"PriorityLevelConfiguration":       "API priority and fairness does not affect scheduling",
 }
 
 const (
 	admissionNotRun = "admission webhooks and policies are not run: pods are admitted as written"
+	// draNotModelled: Dynamic Resource Allocation (resource.k8s.io);
+	// pods' claims get a warning of their own (cluster.CodeResourceClaims).
+	draNotModelled = "Dynamic Resource Allocation is not modelled: no device is allocated, and pods that claim one are scheduled as if they claimed none"
 	// skipUnknown is the reason for a kind the simulator knows nothing of.
 	skipUnknown = "the simulator does not read this kind: whatever its controller would create is not simulated"
 )

@@ -115,7 +115,7 @@ func TestAutoscalerDeploymentConfiguresCA(t *testing.T) {
 	require.False(t, sel[1].Autoscaled, "the untagged one is not")
 	all := warningsOf(sc)
 	require.Contains(t, all, "cluster-autoscaler-autodiscover.yaml:25: Deployment/kube-system/cluster-autoscaler runs the Cluster Autoscaler (image registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.0): it is not simulated as a workload; its 8 flag(s) configure the simulated Cluster Autoscaler (the scenario does not set spec.clusterAutoscaler.args)")
-	require.Contains(t, all, "cluster-autoscaler-autodiscover.yaml:51: spec.template.spec.containers[0]: flags with no effect in the simulation are ignored: --v, --stderrthreshold")
+	require.Contains(t, all, "cluster-autoscaler-autodiscover.yaml:62: spec.template.spec.containers[0].command[1]: --v, --stderrthreshold: no effect in the simulation: logging, metrics, events and profiling")
 	require.NotContains(t, all, "neither --nodes nor --node-group-auto-discovery")
 
 	// The scenario's own args win; the Deployment is still not a workload.
@@ -236,4 +236,27 @@ func TestAutoscalerDeploymentIsNoWorkload(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "scenario.yaml:11: spec.workloads[0].ref: Deployment/kube-system/cluster-autoscaler runs the Cluster Autoscaler (")
 	require.Contains(t, err.Error(), "it configures the simulated Cluster Autoscaler and is not simulated as a workload; remove this entry")
+}
+
+// TestDRAClaimsWarn: Dynamic Resource Allocation is not modelled. Pods
+// that claim a device (the Kubernetes docs' example) load with a warning
+// that says their claims are ignored and what to write instead, and the
+// DRA kinds are skipped with the same reason.
+func TestDRAClaimsWarn(t *testing.T) {
+	sc, err := LoadFile("testdata/dra/scenario.yaml")
+	require.NoError(t, err)
+	require.Len(t, sc.Workloads, 1)
+	var claims []Warning
+	for _, w := range sc.Warnings {
+		if w.Code == cluster.CodeResourceClaims {
+			claims = append(claims, w)
+		}
+	}
+	require.Len(t, claims, 1, warningsOf(sc))
+	require.Contains(t, claims[0].String(), "dra.yaml:41: spec.template.spec: resourceClaims: Dynamic Resource Allocation is not modelled: the pod's 1 claim(s)")
+	require.Contains(t, claims[0].String(), "request it as an extended resource in resources.requests (e.g. nvidia.com/gpu: 1)")
+	all := warningsOf(sc)
+	for _, kind := range []string{"DeviceClass", "ResourceClaimTemplate"} {
+		require.Contains(t, all, "1 "+kind+" object(s) skipped: Dynamic Resource Allocation is not modelled")
+	}
 }

@@ -5,7 +5,10 @@
 //     nodeGroups into [NodeGroup]s ([CompileClusterConfig]), with the ASG
 //     tags EKS and eksctl write and the template the AWS provider builds
 //     from them ([BuildTemplate]);
-//   - the Cluster Autoscaler's command-line flags, as pasted from its
+//   - the Cluster Autoscaler's command-line flags, those of 1.37
+//     (testdata/upstream-flags.txt, generated from upstream's
+//     pkg/config/flags/flags.go; each either acts or warns why it changes
+//     nothing here), as pasted from its
 //     Deployment ([ParseFlags]), or read from the Deployment itself when
 //     the manifests hold it ([FindDeployment]: a container running the
 //     cluster-autoscaler image or program; its command after the program,

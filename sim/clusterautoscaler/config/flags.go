@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,10 +12,11 @@ import (
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
-// Defaults of the modelled flags, as the Cluster Autoscaler 1.3x documents
-// them (cluster-autoscaler/FAQ.md "What are the parameters to CA?", the
-// table generated from config/flags/flags.go); docs/models.md "Cluster
-// Autoscaler" lists them under "Defaults and sources".
+// Defaults of the modelled flags, as the Cluster Autoscaler 1.37 defines
+// them (kubernetes-sigs/cluster-autoscaler pkg/config/flags/flags.go;
+// testdata/upstream-flags.txt lists them and TestUpstreamDefaults checks
+// these against it); docs/models.md "Cluster Autoscaler" lists them under
+// "Defaults and sources".
 const (
 	DefaultScanInterval                     = 10 * time.Second // --scan-interval
 	MinScanInterval                         = time.Second      // the shortest --scan-interval accepted
@@ -43,6 +45,27 @@ const (
 	DefaultBlockingSystemPodDisruptionTimeout = time.Hour
 	DefaultCoresTotalMax                      = 320000  // --cores-total "0:320000"
 	DefaultMemoryTotalMaxGiB                  = 6400000 // --memory-total "0:6400000", GiB
+	// DefaultSalvoScaleUpBudget is --salvo-scale-up-budget (1.36+): the
+	// time a loop may spend on further scale-ups with --salvo-scale-up.
+	DefaultSalvoScaleUpBudget = time.Minute
+	// DefaultScaleDownNonEmptyCandidatesCount is
+	// --scale-down-non-empty-candidates-count: non-empty nodes evaluated
+	// for scale-down per loop (0 or less: no limit).
+	DefaultScaleDownNonEmptyCandidatesCount = 30
+	// DefaultMaxBulkSoftTaintCount is --max-bulk-soft-taint-count: nodes
+	// given or relieved of the soft DeletionCandidate taint per loop (0:
+	// no soft taints).
+	DefaultMaxBulkSoftTaintCount = 10
+	// DefaultNodeDeleteDelayAfterTaint is --node-delete-delay-after-taint:
+	// the wait between tainting an empty node and deleting it.
+	DefaultNodeDeleteDelayAfterTaint = 5 * time.Second
+	// DefaultMemoryDifferenceRatio (--memory-difference-ratio) and
+	// DefaultMaxAllocatableDifferenceRatio
+	// (--max-allocatable-difference-ratio) are how far similar node
+	// groups' memory capacity and allocatable may differ, as fractions of
+	// the larger (pkg/config/autoscaling_options.go).
+	DefaultMemoryDifferenceRatio         = 0.015
+	DefaultMaxAllocatableDifferenceRatio = 0.05
 )
 
 // NodesSpec is one --nodes=<min>:<max>:<name> flag: a node group chosen by
@@ -73,12 +96,10 @@ type Options struct {
 	// unremovable.Nodes.AddTimeout).
 	UnremovableNodeRecheckTimeout time.Duration
 	NewPodScaleUpDelay            time.Duration
-	BalanceSimilarNodeGroups      bool
-	BalancingIgnoreLabels         []string
-	BalancingLabels               []string
-	ExpendablePodsPriorityCutoff  int32
-	MaxNodesPerScaleUp            int
-	MaxNodesTotal                 int // 0 = no limit
+	Balancing
+	ExpendablePodsPriorityCutoff int32
+	MaxNodesPerScaleUp           int
+	MaxNodesTotal                int // 0 = no limit
 	// CoresTotal and MemoryTotalGiB are the cluster-wide [min, max] of
 	// --cores-total and --memory-total (memory in GiB, as the flag).
 	CoresTotal                      [2]int64
@@ -110,6 +131,14 @@ type Options struct {
 	// the ready buffers' fake pods); both off by default (CA
 	// config/flags/flags.go).
 	CapacityBufferController, CapacityBufferPodInjection bool
+	Salvo
+	ScaleDownPace
+	TemplateTaints
+	// ScaleUpSimulationForSkippedNodeGroups: a pod's NotTriggerScaleUp
+	// reasons name a skipped node group (back-off, maximum size) only when
+	// its template takes the pod, else the template's mismatch
+	// (--scaleup-simulation-for-skipped-node-groups-enabled).
+	ScaleUpSimulationForSkippedNodeGroups bool
 	// Nodes are the --nodes flags; AutoDiscovery the tag sets of the
 	// --node-group-auto-discovery=asg:tag=... flags (a value "" means any
 	// value). With neither, no node group is autoscaled (see
@@ -126,6 +155,58 @@ type Options struct {
 	// emptyBulkDelete is the removed --max-empty-bulk-delete (0: not
 	// given), read as --max-scale-down-parallelism when that is not given.
 	emptyBulkDelete int
+}
+
+// Balancing is --balance-similar-node-groups and the node group
+// comparison's settings.
+type Balancing struct {
+	BalanceSimilarNodeGroups bool
+	BalancingIgnoreLabels    []string
+	BalancingLabels          []string
+	// MemoryDifferenceRatio and MaxAllocatableDifferenceRatio are the
+	// comparison's tolerances (--memory-difference-ratio,
+	// --max-allocatable-difference-ratio).
+	MemoryDifferenceRatio         float64
+	MaxAllocatableDifferenceRatio float64
+}
+
+// Salvo lets one loop run several scale-ups, each seeing the nodes of the
+// ones before as upcoming, for up to SalvoScaleUpBudget of the loop's
+// time (--salvo-scale-up, --salvo-scale-up-budget; 1.36+).
+type Salvo struct {
+	SalvoScaleUp       bool
+	SalvoScaleUpBudget time.Duration
+}
+
+// TemplateTaints are the taints node templates leave out
+// (utils/taints SanitizeTaints): --startup-taint and the deprecated
+// --ignore-taint, --status-taint, and keys starting with a
+// --startup-taint-prefix (the built-in prefixes and the node condition
+// taints are left out whatever the flags).
+type TemplateTaints struct {
+	StartupTaints        []string
+	StatusTaints         []string
+	StartupTaintPrefixes []string
+}
+
+// ScaleDownPace bounds scale-down's work per loop, and says which pods a
+// node's utilization leaves out.
+type ScaleDownPace struct {
+	// IgnoreDaemonSetsUtilization and IgnoreMirrorPodsUtilization leave
+	// DaemonSet and mirror pods out of a node's utilization
+	// (--ignore-daemonsets-utilization, --ignore-mirror-pods-utilization;
+	// the per-group ASG tag override is not read).
+	IgnoreDaemonSetsUtilization bool
+	IgnoreMirrorPodsUtilization bool
+	// ScaleDownNonEmptyCandidatesCount: at most this many non-empty nodes
+	// are evaluated for scale-down per loop (0 or less: no limit).
+	ScaleDownNonEmptyCandidatesCount int
+	// MaxBulkSoftTaintCount: at most this many nodes get the soft
+	// DeletionCandidate taint per loop (0: none).
+	MaxBulkSoftTaintCount int
+	// NodeDeleteDelayAfterTaint is the wait between tainting an empty node
+	// and deleting it.
+	NodeDeleteDelayAfterTaint time.Duration
 }
 
 // DefaultOptions returns the flags' defaults.
@@ -162,6 +243,16 @@ func DefaultOptions() Options {
 		CordonNodeBeforeTerminating:        true,
 		FrequentLoops:                      true,
 		ProvReq:                            defaultProvReqOptions(),
+		Salvo:                              Salvo{SalvoScaleUpBudget: DefaultSalvoScaleUpBudget},
+		ScaleDownPace: ScaleDownPace{
+			ScaleDownNonEmptyCandidatesCount: DefaultScaleDownNonEmptyCandidatesCount,
+			MaxBulkSoftTaintCount:            DefaultMaxBulkSoftTaintCount,
+			NodeDeleteDelayAfterTaint:        DefaultNodeDeleteDelayAfterTaint,
+		},
+		Balancing: Balancing{
+			MemoryDifferenceRatio:         DefaultMemoryDifferenceRatio,
+			MaxAllocatableDifferenceRatio: DefaultMaxAllocatableDifferenceRatio,
+		},
 	}
 }
 
@@ -273,6 +364,17 @@ func labelListFlag(f func(o *Options) *[]string) flagDef {
 	}}
 }
 
+// taintListFlag is a repeatable flag of taint keys (or key prefixes).
+func taintListFlag(f func(o *Options) *[]string) flagDef {
+	return flagDef{kind: kindString, list: true, set: func(o *Options, v string) error {
+		if v == "" {
+			return fmt.Errorf("needs a taint key")
+		}
+		*f(o) = append(*f(o), v)
+		return nil
+	}}
+}
+
 // Phrases of the warnings sim lint raises to findings (it reads their
 // codes, below).
 const (
@@ -295,6 +397,13 @@ const (
 	// CodeRemovedFlag: a flag a current Cluster Autoscaler no longer
 	// defines.
 	CodeRemovedFlag = "ca.removed-flag"
+	// CodeFlagNoEffect: flags that concern only the real process
+	// (logging, leader election, the API client, other clouds) or bounds
+	// of its computation: nothing to simulate.
+	CodeFlagNoEffect = "ca.flag-no-effect"
+	// CodeFlagNotModelled: flags that change the real Cluster
+	// Autoscaler's decisions in a way the simulation does not model.
+	CodeFlagNotModelled = "ineffective.ca-flag"
 	// CodeTaintTag: a node-template taint tag it skips (its value is not
 	// <value>:<Effect>).
 	CodeTaintTag = "ineffective.taint-tag"
@@ -332,6 +441,12 @@ var modelledFlags = map[string]flagDef{
 	"balance-similar-node-groups":          boolFlag(func(o *Options) *bool { return &o.BalanceSimilarNodeGroups }),
 	"balancing-ignore-label":               labelListFlag(func(o *Options) *[]string { return &o.BalancingIgnoreLabels }),
 	"balancing-label":                      labelListFlag(func(o *Options) *[]string { return &o.BalancingLabels }),
+	// --ignore-taint is deprecated in favour of --startup-taint, which it
+	// equals (flags.go: StartupTaints = ignoreTaints + startupTaints).
+	"ignore-taint":         taintListFlag(func(o *Options) *[]string { return &o.StartupTaints }),
+	"startup-taint":        taintListFlag(func(o *Options) *[]string { return &o.StartupTaints }),
+	"status-taint":         taintListFlag(func(o *Options) *[]string { return &o.StatusTaints }),
+	"startup-taint-prefix": taintListFlag(func(o *Options) *[]string { return &o.StartupTaintPrefixes }),
 	"expendable-pods-priority-cutoff": intFlag(math.MinInt32, math.MaxInt32, func(o *Options, n int64) {
 		o.ExpendablePodsPriorityCutoff = int32(n)
 	}),
@@ -353,11 +468,17 @@ var modelledFlags = map[string]flagDef{
 	"max-graceful-termination-sec": intFlag(0, math.MaxInt32, func(o *Options, n int64) {
 		o.MaxGracefulTermination = time.Duration(n) * time.Second
 	}),
-	"max-pod-eviction-time":       durationFlag(func(o *Options) *time.Duration { return &o.MaxPodEvictionTime }),
-	"max-scale-down-parallelism":  intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxScaleDownParallelism = int(n) }),
-	"max-empty-bulk-delete":       intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.emptyBulkDelete = int(n) }),
-	"max-drain-parallelism":       intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxDrainParallelism = int(n) }),
-	"scale-up-from-zero":          boolFlag(func(o *Options) *bool { return &o.ScaleUpFromZero }),
+	"max-pod-eviction-time":      durationFlag(func(o *Options) *time.Duration { return &o.MaxPodEvictionTime }),
+	"max-scale-down-parallelism": intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxScaleDownParallelism = int(n) }),
+	"max-empty-bulk-delete":      intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.emptyBulkDelete = int(n) }),
+	"max-drain-parallelism":      intFlag(1, math.MaxInt32, func(o *Options, n int64) { o.MaxDrainParallelism = int(n) }),
+	"scale-up-from-zero":         boolFlag(func(o *Options) *bool { return &o.ScaleUpFromZero }),
+	"ignore-daemonsets-utilization": boolFlag(func(o *Options) *bool {
+		return &o.IgnoreDaemonSetsUtilization
+	}),
+	"ignore-mirror-pods-utilization": boolFlag(func(o *Options) *bool {
+		return &o.IgnoreMirrorPodsUtilization
+	}),
 	"enforce-node-group-min-size": boolFlag(func(o *Options) *bool { return &o.EnforceNodeGroupMinSize }),
 	"cordon-node-before-terminating": boolFlag(func(o *Options) *bool {
 		return &o.CordonNodeBeforeTerminating
@@ -369,6 +490,19 @@ var modelledFlags = map[string]flagDef{
 	"capacity-buffer-pod-injection-enabled": boolFlag(func(o *Options) *bool {
 		return &o.CapacityBufferPodInjection
 	}),
+	"salvo-scale-up":        boolFlag(func(o *Options) *bool { return &o.SalvoScaleUp }),
+	"salvo-scale-up-budget": durationFlag(func(o *Options) *time.Duration { return &o.SalvoScaleUpBudget }),
+	"scaleup-simulation-for-skipped-node-groups-enabled": boolFlag(func(o *Options) *bool {
+		return &o.ScaleUpSimulationForSkippedNodeGroups
+	}),
+	// Upstream reads 0 or less as no limit.
+	"scale-down-non-empty-candidates-count": intFlag(math.MinInt32, math.MaxInt32, func(o *Options, n int64) {
+		o.ScaleDownNonEmptyCandidatesCount = int(n)
+	}),
+	"max-bulk-soft-taint-count":        intFlag(0, math.MaxInt32, func(o *Options, n int64) { o.MaxBulkSoftTaintCount = int(n) }),
+	"node-delete-delay-after-taint":    durationFlag(func(o *Options) *time.Duration { return &o.NodeDeleteDelayAfterTaint }),
+	"memory-difference-ratio":          fractionFlag(func(o *Options) *float64 { return &o.MemoryDifferenceRatio }),
+	"max-allocatable-difference-ratio": fractionFlag(func(o *Options) *float64 { return &o.MaxAllocatableDifferenceRatio }),
 	"nodes": {kind: kindString, list: true, set: func(o *Options, v string) error {
 		parts := strings.SplitN(v, ":", 3)
 		if len(parts) != 3 {
@@ -416,57 +550,144 @@ var modelledFlags = map[string]flagDef{
 	}},
 }
 
-// boolFlags without a modelled effect: they take no value when given alone.
-var boolNoEffect = map[string]bool{
-	"add-dir-header": true, "alsologtostderr": true, "async-node-groups": true, "aws-use-static-instance-list": true,
-	"bulk-mig-instances-listing-enabled": true, "capacity-buffer-pod-dry-run-enabled": true,
-	"capacity-quotas-enabled": true,
-	"clusterapi-cloud-config-authoritative": true, "daemonset-eviction-for-empty-nodes": true, "daemonset-eviction-for-occupied-nodes": true,
-	"debugging-snapshot-enabled": true, "dynamic-node-delete-delay-after-taint-enabled": true, "emit-per-nodegroup-metrics": true,
-	"enable-csi-node-aware-scheduling": true, "enable-dynamic-resource-allocation": true, "enable-proactive-scaleup": true,
-	"fastpath-binpacking-enabled": true, "force-delete-failed-nodes": true,
-	"force-delete-unregistered-nodes": true, "force-ds": true, "ignore-daemonsets-utilization": true, "ignore-mirror-pods-utilization": true,
-	"leader-elect": true, "log-json-split-stream": true, "log-text-split-stream": true, "logtostderr": true,
-	"max-node-skip-eval-time-tracker-enabled": true, "node-removal-latency-tracking-enabled": true, "one-output": true,
-	"parallel-scale-up": true, "profiling": true, "record-duplicated-events": true, "regional": true,
-	"scale-down-delay-type-local": true, "scale-down-unready-enabled": true,
-	// Every pod's controller here is a built-in one (Deployment, StatefulSet,
-	// Job, DaemonSet), so custom controllers never come up.
-	"skip-nodes-with-custom-controller-pods": true, "scale-from-unschedulable": true,
-	"skip-headers": true, "skip-log-headers": true, "write-status-configmap": true, "parallel-drain": true,
+// noEffect says why a flag the Cluster Autoscaler defines changes nothing
+// in the simulation; Code is the warning's (manifest.Error.Code), so sim
+// lint can tell settings that only concern the real process
+// (CodeFlagNoEffect, an input note) from those that change the real
+// Cluster Autoscaler's decisions (CodeFlagNotModelled, an
+// ineffective-setting warning).
+type noEffect struct {
+	Code, Reason string
 }
 
-// valueNoEffect are the other flags of the Cluster Autoscaler (1.3x FAQ
-// table) that change nothing in the simulation: logging, leader election,
-// API clients, metrics, other clouds, features the simulation does not have.
-var valueNoEffect = map[string]bool{
-	// Nodes are Ready or gone: unready-node scale-down does not arise.
-	"scale-down-unready-time": true,
-	"address":                 true, "allowed-scheduler-names": true, "bypassed-scheduler-names": true,
-	"cloud-config": true, "cloud-provider-gce-l7lb-src-cidrs": true,
-	"cloud-provider-gce-lb-src-cidrs": true, "cluster-name": true, "cluster-snapshot-parallelism": true, "drain-priority-config": true,
-	"feature-gates": true, "gce-concurrent-refreshes": true, "gce-mig-instances-min-refresh-wait-time": true, "gpu-total": true,
-	"grpc-expander-cert": true, "grpc-expander-url": true, "ignore-taint": true, "kube-api-content-type": true, "kube-client-burst": true,
-	"kube-client-qps": true, "kubeconfig": true, "kubernetes": true, "leader-elect-lease-duration": true, "leader-elect-renew-deadline": true,
-	"leader-elect-resource-lock": true, "leader-elect-resource-name": true, "leader-elect-resource-namespace": true,
-	"leader-elect-retry-period": true, "log-backtrace-at": true, "log-dir": true, "log-file": true, "log-file-max-size": true,
-	"log-flush-frequency": true, "log-json-info-buffer-size": true, "log-text-info-buffer-size": true, "logging-format": true,
-	"max-allocatable-difference-ratio": true, "max-binpacking-time": true, "max-bulk-soft-taint-count": true,
-	"max-bulk-soft-taint-time": true, "max-failing-time": true, "max-free-difference-ratio": true, "max-inactivity": true,
-	"max-node-startup-time": true, "max-nodegroup-binpacking-duration": true, "max-total-unready-percentage": true,
-	"memory-difference-ratio": true, "min-replica-count": true, "namespace": true, "node-delete-delay-after-taint": true,
-	"node-deletion-batcher-interval": true, "node-deletion-candidate-ttl": true, "node-deletion-delay-timeout": true,
-	"node-info-cache-expire-time": true, "ok-total-unready-count": true, "pod-injection-limit": true, "predicate-parallelism": true,
-	"provisioning-request-max-backoff-cache-size": true, "scale-down-candidates-pool-min-count": true,
-	"scale-down-candidates-pool-ratio": true, "scale-down-non-empty-candidates-count": true, "scale-down-simulation-timeout": true,
-	"scheduler-config-file": true, "startup-taint": true, "startup-taint-prefix": true, "status-config-map-name": true,
-	"status-taint": true, "stderrthreshold": true, "user-agent": true, "v": true,
-	"vmodule": true, "node-autoprovisioning-enabled": true, "max-autoprovisioned-node-group-count": true,
+// Reasons shared by several flags.
+var (
+	noEffectLogging = &noEffect{CodeFlagNoEffect, "logging, metrics, events and profiling: the simulation reports through its own timeline and report"}
+	noEffectProcess = &noEffect{CodeFlagNoEffect, "the process, its API client, leader election and health checks: the simulated Cluster Autoscaler talks to no API server, runs as one replica and is never restarted"}
+	noEffectStatus  = &noEffect{CodeFlagNoEffect, "the status ConfigMap: the simulation's report shows the Cluster Autoscaler's state"}
+	// Flags of other clouds (a Deployment for one cloud may carry them).
+	noEffectCloud = &noEffect{CodeFlagNoEffect, "another cloud provider's setting (GCE, Cluster API, node group autoprovisioning): the simulation runs the AWS provider"}
+	// Bounds on the real Cluster Autoscaler's own computation: the
+	// simulation completes every computation, with the result the real
+	// one reaches when it has the time.
+	noEffectCompute = &noEffect{CodeFlagNoEffect, "a bound or shortcut of the real Cluster Autoscaler's computation (time limits, parallelism, caches, fast paths): the simulation completes every computation in virtual time, with the same decisions"}
+	noEffectUnready = &noEffect{CodeFlagNotModelled, "simulated nodes are Ready or not yet registered, never NotReady: unready nodes are neither scaled down nor counted towards halting the Cluster Autoscaler"}
+	noEffectProvReq = &noEffect{CodeFlagNoEffect, "the size of the ProvisioningRequests' back-off cache: the simulation keeps every request's back-off"}
+	noEffectBuffer  = &noEffect{CodeFlagNoEffect, "the dry run of a CapacityBuffer's pod against the API server: the simulation's buffer pod is the compiled template"}
+	// noEffectDRA: pods' claims are ignored with a warning of their own
+	// (cluster.CodeResourceClaims); since 1.35 upstream locks the flag to
+	// true (pkg/config/flags/flags.go).
+	noEffectDRA = &noEffect{CodeFlagNoEffect, "Dynamic Resource Allocation is not modelled: pods' spec.resourceClaims, ResourceClaims, ResourceClaimTemplates, DeviceClasses and ResourceSlices are not read, so no pod waits for a device and no node group offers one"}
+)
+
+// boolNoEffect are the boolean flags without a modelled effect (they take
+// no value when given alone), valueNoEffect the others: every other flag
+// of the Cluster Autoscaler 1.37 (pkg/config/flags/flags.go and the
+// klog, logs, leader-election and feature-gate flags its main registers;
+// testdata/upstream-flags.txt lists them, TestFlagTableCoversUpstream
+// checks this table against it). ParseFlags warns once per flag, grouped
+// by reason.
+var boolNoEffect = map[string]*noEffect{
+	"add-dir-header": noEffectLogging, "alsologtostderr": noEffectLogging, "legacy-stderr-threshold-behavior": noEffectLogging,
+	"log-json-split-stream": noEffectLogging, "log-text-split-stream": noEffectLogging, "logtostderr": noEffectLogging,
+	"one-output": noEffectLogging, "skip-headers": noEffectLogging, "skip-log-headers": noEffectLogging,
+	"profiling": noEffectLogging, "record-duplicated-events": noEffectLogging, "emit-per-nodegroup-metrics": noEffectLogging,
+	"debugging-snapshot-enabled": noEffectLogging, "node-removal-latency-tracking-enabled": noEffectLogging,
+	"max-node-skip-eval-time-tracker-enabled": noEffectLogging,
+	"leader-elect":                       noEffectProcess,
+	"write-status-configmap":             noEffectStatus,
+	"bulk-mig-instances-listing-enabled": noEffectCloud, "clusterapi-cloud-config-authoritative": noEffectCloud, "regional": noEffectCloud,
+	"async-node-groups":           noEffectCloud,
+	"fastpath-binpacking-enabled": noEffectCompute, "parallel-scale-up": noEffectCompute, "enable-graceful-degradation": noEffectCompute,
+	"enable-inter-pod-affinity-hostname-fast-path":  noEffectCompute,
+	"scale-down-unready-enabled":                    noEffectUnready,
+	"capacity-buffer-pod-dry-run-enabled":           noEffectBuffer,
+	"aws-use-static-instance-list":                  {CodeFlagNoEffect, "the simulation's instance types come from its EC2 catalogue, not from the AWS API or the provider's static list"},
+	"capacity-quotas-enabled":                       {CodeFlagNotModelled, "CapacityQuota objects are not modelled: only --max-nodes-total, --cores-total and --memory-total limit scale-ups"},
+	"daemonset-eviction-for-empty-nodes":            {CodeFlagNoEffect, "DaemonSet pods are not evicted when a node is drained; they go with the node, which changes no decision"},
+	"daemonset-eviction-for-occupied-nodes":         {CodeFlagNoEffect, "DaemonSet pods are not evicted when a node is drained; they go with the node, which changes no decision"},
+	"dynamic-node-delete-delay-after-taint-enabled": {CodeFlagNoEffect, "the API server's latency is zero here, so the dynamic delay is --node-delete-delay-after-taint"},
+	"enable-csi-node-aware-scheduling":              {CodeFlagNotModelled, "CSINode objects (per-node volume attach limits) are not modelled: pods' volumes count towards no attach limit"},
+	"enable-dynamic-resource-allocation":            noEffectDRA,
+	"enable-proactive-scaleup":                      {CodeFlagNotModelled, "proactive scale-up (fake pods for the replicas controllers are about to create) is not modelled: scale-ups wait for the pods themselves"},
+	"force-delete-failed-nodes":                     {CodeFlagNotModelled, "failed instances are not modelled apart from those that never join, which are removed down to the group's minimum"},
+	"force-delete-unregistered-nodes":               {CodeFlagNotModelled, "long-unregistered nodes are removed only down to the group's minimum: forcing their removal below it is not modelled"},
+	"force-ds":                                      {CodeFlagNotModelled, "the check that a node group is large enough for its DaemonSets' pods is not modelled"},
+	"scale-down-delay-type-local":                   {CodeFlagNotModelled, "the --scale-down-delay-after-* delays apply to the whole cluster: per-node-group delays are not modelled"},
+	"scale-from-unschedulable":                      {CodeFlagNoEffect, "node templates are never cordoned here, so there is no spec.unschedulable to ignore"},
+	// Every pod's controller here is a built-in one (Deployment,
+	// StatefulSet, Job, DaemonSet), so custom controllers never come up.
+	"skip-nodes-with-custom-controller-pods": {CodeFlagNoEffect, "every pod's controller is a built-in one (Deployment, StatefulSet, Job, DaemonSet): no pod has a custom controller"},
+}
+
+var valueNoEffect = map[string]*noEffect{
+	"alsologtostderrthreshold": noEffectLogging, "log-backtrace-at": noEffectLogging, "log-dir": noEffectLogging,
+	"log-file": noEffectLogging, "log-file-max-size": noEffectLogging, "log-flush-frequency": noEffectLogging,
+	"log-json-info-buffer-size": noEffectLogging, "log-text-info-buffer-size": noEffectLogging, "logging-format": noEffectLogging,
+	"stderrthreshold": noEffectLogging, "v": noEffectLogging, "vmodule": noEffectLogging, "scheduler-verbosity": noEffectLogging,
+	"address":                     noEffectLogging,
+	"leader-elect-lease-duration": noEffectProcess, "leader-elect-renew-deadline": noEffectProcess,
+	"leader-elect-resource-lock": noEffectProcess, "leader-elect-resource-name": noEffectProcess,
+	"leader-elect-resource-namespace": noEffectProcess, "leader-elect-retry-period": noEffectProcess,
+	"kubernetes": noEffectProcess, "kubeconfig": noEffectProcess, "kube-api-content-type": noEffectProcess,
+	"kube-client-burst": noEffectProcess, "kube-client-qps": noEffectProcess, "user-agent": noEffectProcess,
+	"namespace": noEffectProcess, "cluster-name": noEffectProcess, "cloud-config": noEffectProcess,
+	"feature-gates": {CodeFlagNoEffect, "the real binary's feature gates (logging, the scheduler framework's): a feature the simulation models has a flag or a setting of its own"},
+	// Health checks: the real Cluster Autoscaler restarts itself when a
+	// loop has not succeeded for this long (metrics.NewHealthCheck).
+	"max-inactivity": noEffectProcess, "max-failing-time": noEffectProcess, "max-startup-time": noEffectProcess,
+	"status-config-map-name":   noEffectStatus,
+	"gce-concurrent-refreshes": noEffectCloud, "gce-mig-instances-min-refresh-wait-time": noEffectCloud, "gpu-total": noEffectCloud,
+	// The FAQ's table lists these from builds that linked the legacy GCE
+	// provider; 1.37's tree does not register them (see notInUpstream).
+	"cloud-provider-gce-l7lb-src-cidrs": noEffectCloud, "cloud-provider-gce-lb-src-cidrs": noEffectCloud,
+	"max-binpacking-time": noEffectCompute, "max-nodegroup-binpacking-duration": noEffectCompute,
+	"scale-down-simulation-timeout": noEffectCompute, "predicate-parallelism": noEffectCompute,
+	"cluster-snapshot-parallelism": noEffectCompute, "node-info-cache-expire-time": noEffectCompute,
+	"pending-pods-batching-timeout": noEffectCompute, "max-bulk-soft-taint-time": noEffectCompute,
+	"scale-down-unready-time": noEffectUnready, "max-total-unready-percentage": noEffectUnready, "ok-total-unready-count": noEffectUnready,
+	"provisioning-request-max-backoff-cache-size": noEffectProvReq,
+	"grpc-expander-cert":                          {CodeFlagNoEffect, "the grpc expander is not simulated (--expander=grpc is refused)"},
+	"grpc-expander-url":                           {CodeFlagNoEffect, "the grpc expander is not simulated (--expander=grpc is refused)"},
+	"allowed-scheduler-names":                     {CodeFlagNotModelled, "every pod is taken as the simulated scheduler's: pods are not filtered by spec.schedulerName"},
+	"bypassed-scheduler-names":                    {CodeFlagNotModelled, "every pod is taken as the simulated scheduler's: pods are not filtered by spec.schedulerName, and none skips the wait for the scheduler's verdict"},
+	"drain-priority-config":                       {CodeFlagNotModelled, "the priority evictor is not modelled: a drain evicts every pod at once, each with its own grace period capped by --max-graceful-termination-sec"},
+	"max-free-difference-ratio":                   {CodeFlagNotModelled, "similar node groups are compared by capacity, allocatable and labels (--memory-difference-ratio, --max-allocatable-difference-ratio), not by free resources"},
+	"min-replica-count":                           {CodeFlagNotModelled, "the minimum replica count of a pod's controller is not checked when draining"},
+	// Not modelled yet: registered nodes are Ready at once (another
+	// helper of issue 34 models it).
+	"max-node-startup-time":                {CodeFlagNotModelled, "a registered node is Ready at once here, so no node outlasts a startup time"},
+	"node-deletion-batcher-interval":       {CodeFlagNotModelled, "node deletions are not batched: each starts when its node is picked"},
+	"node-deletion-candidate-ttl":          {CodeFlagNoEffect, "the simulated Cluster Autoscaler is never restarted, so its unneeded-node markings never go stale"},
+	"node-deletion-delay-timeout":          {CodeFlagNoEffect, "no node carries delay-deletion.cluster-autoscaler.kubernetes.io/ annotations here"},
+	"pod-injection-limit":                  {CodeFlagNotModelled, "the cap on fake pods injected per loop is not enforced: every CapacityBuffer's and ProvisioningRequest's pods are injected (proactive scale-up is not modelled)"},
+	"scale-down-candidates-pool-min-count": {CodeFlagNotModelled, "the pool of additional scale-down candidates is not modelled: every node is evaluated each loop, up to --scale-down-non-empty-candidates-count non-empty ones"},
+	"scale-down-candidates-pool-ratio":     {CodeFlagNotModelled, "the pool of additional scale-down candidates is not modelled: every node is evaluated each loop, up to --scale-down-non-empty-candidates-count non-empty ones"},
+	"scheduler-config-file":                {CodeFlagNotModelled, "the Cluster Autoscaler simulates scheduling with the scenario's scheduler, not with a profile of its own"},
+}
+
+// removedFlags are flags users' Deployments still carry that the Cluster
+// Autoscaler 1.37 no longer defines (not in pkg/config/flags/flags.go):
+// it stops at startup on them as unknown flags. The simulation accepts
+// them with a CodeRemovedFlag warning; --max-empty-bulk-delete, which it
+// also reads, is in modelledFlags.
+var removedFlags = map[string]removedFlag{
+	"parallel-drain": {true, "the parallel scale-down it switched on is how the Cluster Autoscaler always works now, bounded by --max-scale-down-parallelism and --max-drain-parallelism"},
+	// GKE's node autoprovisioning.
+	"node-autoprovisioning-enabled":        {true, "a setting of GKE's node autoprovisioning"},
+	"max-autoprovisioned-node-group-count": {false, "a setting of GKE's node autoprovisioning"},
+}
+
+// removedFlag is a flag of removedFlags: whether it is a boolean, and
+// what became of it.
+type removedFlag struct {
+	isBool bool
+	note   string
 }
 
 // knownFlagNames lists every flag name, for did-you-mean hints.
 func knownFlagNames() []string {
-	names := make([]string, 0, len(modelledFlags)+len(boolNoEffect)+len(valueNoEffect))
+	names := make([]string, 0, len(modelledFlags)+len(boolNoEffect)+len(valueNoEffect)+len(removedFlags))
 	for n := range modelledFlags {
 		names = append(names, n)
 	}
@@ -476,7 +697,39 @@ func knownFlagNames() []string {
 	for n := range valueNoEffect {
 		names = append(names, n)
 	}
+	for n := range removedFlags {
+		names = append(names, n)
+	}
 	return names
+}
+
+// flagInfo is what the tables say of one flag name.
+type flagInfo struct {
+	def      flagDef
+	modelled bool
+	noEffect *noEffect // a flag without a modelled effect
+	removed  *removedFlag
+	isBool   bool
+}
+
+// lookupFlag finds a flag by its name, as pflag does after
+// kube_flag.InitFlags' WordSepNormalizeFunc: "_" reads as "-" (--log_dir
+// is --log-dir). ok is false for an unknown flag.
+func lookupFlag(name string) (string, flagInfo, bool) {
+	name = strings.ReplaceAll(name, "_", "-")
+	if def, ok := modelledFlags[name]; ok {
+		return name, flagInfo{def: def, modelled: true, isBool: def.kind == kindBool}, true
+	}
+	if ne, ok := boolNoEffect[name]; ok {
+		return name, flagInfo{noEffect: ne, isBool: true}, true
+	}
+	if ne, ok := valueNoEffect[name]; ok {
+		return name, flagInfo{noEffect: ne}, true
+	}
+	if rm, ok := removedFlags[name]; ok {
+		return name, flagInfo{removed: &rm, isBool: rm.isBool}, true
+	}
+	return name, flagInfo{}, false
 }
 
 // ParseFlags parses the Cluster Autoscaler's command-line arguments as a
@@ -486,10 +739,18 @@ func knownFlagNames() []string {
 // the list for messages (path is the field path of the list, e.g.
 // "spec.clusterAutoscaler.args"; d may be nil). An unknown flag is an
 // error that names it and, when one is spelled alike, suggests it. Flags
-// that change nothing in the simulation are accepted with one warning
-// listing them (in Options.Warnings).
+// that change nothing in the simulation are accepted with a warning that
+// names each once and says why, one warning per reason (in
+// Options.Warnings, coded CodeFlagNoEffect or CodeFlagNotModelled).
 func ParseFlags(args []string, d *manifest.Document, path string) (Options, error) {
 	return parseFlags(args, d, path, func(i int) string { return fmt.Sprintf("%s[%d]", path, i) })
+}
+
+// noEffectGroup is the flags of one reason, in the order first given.
+type noEffectGroup struct {
+	why   *noEffect
+	arg   int // the first flag's argument
+	names []string
 }
 
 // parseFlags is ParseFlags with at giving the field path of each argument
@@ -498,7 +759,7 @@ func parseFlags(args []string, d *manifest.Document, path string, at func(i int)
 	o := DefaultOptions()
 	var errs manifest.Errors
 	seen := map[string]int{}
-	var noEffect []string
+	var noEffect []*noEffectGroup
 	fail := func(i int, hint, format string, a ...any) {
 		errs = append(errs, errorAt(d, at(i), hint, format, a...))
 	}
@@ -513,9 +774,7 @@ func parseFlags(args []string, d *manifest.Document, path string, at func(i int)
 		}
 		name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
 		name, value, hasValue := strings.Cut(name, "=")
-		def, modelled := modelledFlags[name]
-		isBool := (modelled && def.kind == kindBool) || boolNoEffect[name]
-		known := modelled || boolNoEffect[name] || valueNoEffect[name]
+		name, info, known := lookupFlag(name)
 		if !known {
 			hint := "see the flags of cluster-autoscaler --help (FAQ: What are the parameters to CA?)"
 			if s := closestName(name, knownFlagNames()); s != "" {
@@ -526,7 +785,7 @@ func parseFlags(args []string, d *manifest.Document, path string, at func(i int)
 		}
 		if !hasValue {
 			switch {
-			case isBool:
+			case info.isBool:
 				value = "true"
 			case i+1 < len(args) && !strings.HasPrefix(strings.TrimSpace(args[i+1]), "-"):
 				i++
@@ -536,29 +795,62 @@ func parseFlags(args []string, d *manifest.Document, path string, at func(i int)
 				continue
 			}
 		}
-		if !modelled {
-			if isBool {
+		if !info.modelled {
+			if info.isBool {
 				if _, err := strconv.ParseBool(value); err != nil {
 					fail(i, "use true or false", "--%s: cannot parse %q as a boolean", name, value)
 					continue
 				}
 			}
-			noEffect = append(noEffect, "--"+name)
+			if info.removed != nil {
+				w := errorAt(d, at(i), "remove it", "--%s is not a flag of Cluster Autoscaler 1.37, which stops at startup on it as an unknown flag (%s); the simulation ignores it",
+					name, info.removed.note)
+				w.Code = CodeRemovedFlag
+				o.Warnings = append(o.Warnings, w)
+				continue
+			}
+			if name == "enable-dynamic-resource-allocation" && value != "" {
+				if b, _ := strconv.ParseBool(value); !b {
+					// flags.go Options: "--enable-dynamic-resource-allocation
+					// flag must be true".
+					fail(i, "remove it: the flag is locked to true", "--enable-dynamic-resource-allocation=false: Cluster Autoscaler 1.37 refuses it and exits at startup")
+					continue
+				}
+			}
+			if name == "predicate-parallelism" {
+				if n, err := strconv.Atoi(value); err != nil || n < 1 {
+					fail(i, "use a whole number of at least 1 (the default is 4)", "--predicate-parallelism %q: Cluster Autoscaler 1.37 refuses it and exits at startup", value)
+					continue
+				}
+			}
+			var grp *noEffectGroup
+			for _, g := range noEffect {
+				if g.why == info.noEffect {
+					grp = g
+				}
+			}
+			if grp == nil {
+				grp = &noEffectGroup{why: info.noEffect, arg: i}
+				noEffect = append(noEffect, grp)
+			}
+			if !slices.Contains(grp.names, "--"+name) {
+				grp.names = append(grp.names, "--"+name)
+			}
 			continue
 		}
-		if prev, ok := seen[name]; ok && !def.list {
+		if prev, ok := seen[name]; ok && !info.def.list {
 			o.Warnings = append(o.Warnings, errorAt(d, at(i), "", "--%s is also given at %s: the last value wins", name, at(prev)))
 		}
 		seen[name] = i
-		if err := def.set(&o, value); err != nil {
+		if err := info.def.set(&o, value); err != nil {
 			fail(i, "", "--%s: %v", name, err)
 			continue
 		}
 		if name == "nodes" {
 			o.Nodes[len(o.Nodes)-1].Arg = i
 		}
-		if def.note != "" {
-			o.Warnings = append(o.Warnings, errorAt(d, at(i), "", "--%s: %s", name, def.note))
+		if info.def.note != "" {
+			o.Warnings = append(o.Warnings, errorAt(d, at(i), "", "--%s: %s", name, info.def.note))
 		}
 		if name == "expander" {
 			for _, e := range o.Expanders {
@@ -581,8 +873,16 @@ func parseFlags(args []string, d *manifest.Document, path string, at func(i int)
 	if _, given := seen["max-scale-down-parallelism"]; o.emptyBulkDelete > 0 && !given {
 		o.MaxScaleDownParallelism = o.emptyBulkDelete
 	}
-	if len(noEffect) > 0 {
-		o.Warnings = append(o.Warnings, errorAt(d, path, "", "flags with no effect in the simulation are ignored: %s", strings.Join(noEffect, ", ")))
+	if _, given := seen["salvo-scale-up-budget"]; given && !o.SalvoScaleUp {
+		w := errorAt(d, at(seen["salvo-scale-up-budget"]), "add --salvo-scale-up",
+			"--salvo-scale-up-budget has no effect without --salvo-scale-up (one scale-up per loop)")
+		w.Code = CodeFlagNotModelled
+		o.Warnings = append(o.Warnings, w)
+	}
+	for _, g := range noEffect {
+		w := errorAt(d, at(g.arg), "", "%s: no effect in the simulation: %s", strings.Join(g.names, ", "), g.why.Reason)
+		w.Code = g.why.Code
+		o.Warnings = append(o.Warnings, w)
 	}
 	if len(errs) > 0 {
 		return o, errs.Err()
@@ -668,19 +968,17 @@ func ModelledArgs(args []string) (kept, dropped []string) {
 		}
 		name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
 		name, value, hasValue := strings.Cut(name, "=")
-		def, modelled := modelledFlags[name]
-		isBool := (modelled && def.kind == kindBool) || boolNoEffect[name]
-		known := modelled || boolNoEffect[name] || valueNoEffect[name]
+		name, info, known := lookupFlag(name)
 		if !known {
 			dropped = append(dropped, "--"+name)
 			continue
 		}
-		if !hasValue && !isBool && i+1 < len(args) && !strings.HasPrefix(strings.TrimSpace(args[i+1]), "-") {
+		if !hasValue && !info.isBool && i+1 < len(args) && !strings.HasPrefix(strings.TrimSpace(args[i+1]), "-") {
 			i++
 			value, hasValue = strings.TrimSpace(args[i]), true
 		}
 		switch {
-		case !modelled:
+		case !info.modelled:
 			dropped = append(dropped, "--"+name)
 		case hasValue:
 			kept = append(kept, "--"+name+"="+value)

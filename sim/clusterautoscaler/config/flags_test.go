@@ -88,11 +88,98 @@ func TestParseFlagsValues(t *testing.T) {
 	}
 }
 
+// Flags without a modelled effect warn once each, one warning per
+// reason, at the first flag of the reason, coded for sim lint.
 func TestParseFlagsNoEffectWarning(t *testing.T) {
-	o, err := ParseFlags([]string{"--cloud-provider=aws", "--v=4", "--logtostderr=true", "--stderrthreshold=info", "--aws-use-static-instance-list", "--leader-elect=false"}, nil, "spec.clusterAutoscaler.args")
+	o, err := ParseFlags([]string{"--cloud-provider=aws", "--v=4", "--logtostderr=true", "--stderrthreshold=info", "--aws-use-static-instance-list",
+		"--leader-elect=false", "--v=2", "--kube-client-qps=50", "--scale-down-delay-type-local=true"}, nil, "spec.clusterAutoscaler.args")
+	require.NoError(t, err)
+	var got []string
+	for _, w := range o.Warnings {
+		got = append(got, w.Code+" "+w.Error())
+	}
+	require.Equal(t, []string{
+		"ca.flag-no-effect spec.clusterAutoscaler.args[1]: --v, --logtostderr, --stderrthreshold: no effect in the simulation: " + noEffectLogging.Reason,
+		"ca.flag-no-effect spec.clusterAutoscaler.args[4]: --aws-use-static-instance-list: no effect in the simulation: the simulation's instance types come from its EC2 catalogue, not from the AWS API or the provider's static list",
+		"ca.flag-no-effect spec.clusterAutoscaler.args[5]: --leader-elect, --kube-client-qps: no effect in the simulation: " + noEffectProcess.Reason,
+		"ineffective.ca-flag spec.clusterAutoscaler.args[8]: --scale-down-delay-type-local: no effect in the simulation: the --scale-down-delay-after-* delays apply to the whole cluster: per-node-group delays are not modelled",
+	}, got)
+}
+
+// --max-startup-time is upstream's (the health check's restart after no
+// successful loop since startup, 20m): accepted with the process reason.
+// A misspelling of it is an unknown flag with a hint.
+func TestMaxStartupTime(t *testing.T) {
+	o, err := ParseFlags([]string{"--max-startup-time=30m"}, nil, "args")
 	require.NoError(t, err)
 	require.Len(t, o.Warnings, 1)
-	require.Equal(t, "spec.clusterAutoscaler.args: flags with no effect in the simulation are ignored: --v, --logtostderr, --stderrthreshold, --aws-use-static-instance-list, --leader-elect", o.Warnings[0].Error())
+	require.Equal(t, "args[0]: --max-startup-time: no effect in the simulation: "+noEffectProcess.Reason, o.Warnings[0].Error())
+	_, err = ParseFlags([]string{"--max-startup-tme=30m"}, nil, "args")
+	require.EqualError(t, err, "args[0]: unknown Cluster Autoscaler flag --max-startup-tme; did you mean --max-startup-time?")
+}
+
+// pflag reads klog's underscores as dashes (kube_flag.InitFlags'
+// WordSepNormalizeFunc): --log_dir is --log-dir.
+func TestFlagUnderscores(t *testing.T) {
+	o, err := ParseFlags([]string{"--log_dir=/var/log", "--scale_down_unneeded_time=3m"}, nil, "args")
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Minute, o.ScaleDownUnneededTime)
+	require.Len(t, o.Warnings, 1)
+	require.Contains(t, o.Warnings[0].Error(), "--log-dir: no effect")
+}
+
+// Flags 1.37 no longer defines: a removed-flag warning each (the real one
+// stops at startup on them).
+func TestRemovedFlags(t *testing.T) {
+	o, err := ParseFlags([]string{"--parallel-drain", "--max-autoprovisioned-node-group-count", "5"}, nil, "args")
+	require.NoError(t, err)
+	require.Len(t, o.Warnings, 2)
+	for _, w := range o.Warnings {
+		require.Equal(t, CodeRemovedFlag, w.Code)
+		require.Contains(t, w.Error(), "is not a flag of Cluster Autoscaler 1.37, which stops at startup on it as an unknown flag")
+	}
+	require.Equal(t, "args[0]: --parallel-drain is not a flag of Cluster Autoscaler 1.37, which stops at startup on it as an unknown flag ("+
+		removedFlags["parallel-drain"].note+"); the simulation ignores it; remove it", o.Warnings[0].Error())
+}
+
+// Upstream's Options refuses --enable-dynamic-resource-allocation=false
+// and --predicate-parallelism below 1 (klog.Fatalf at startup).
+func TestFlagsUpstreamRefuses(t *testing.T) {
+	_, err := ParseFlags([]string{"--enable-dynamic-resource-allocation=false"}, nil, "args")
+	require.EqualError(t, err, "args[0]: --enable-dynamic-resource-allocation=false: Cluster Autoscaler 1.37 refuses it and exits at startup; remove it: the flag is locked to true")
+	_, err = ParseFlags([]string{"--predicate-parallelism=0"}, nil, "args")
+	require.ErrorContains(t, err, "Cluster Autoscaler 1.37 refuses it and exits at startup")
+	o, err := ParseFlags([]string{"--enable-dynamic-resource-allocation"}, nil, "args")
+	require.NoError(t, err)
+	require.Len(t, o.Warnings, 1)
+	require.Contains(t, o.Warnings[0].Error(), "pods' spec.resourceClaims, ResourceClaims, ResourceClaimTemplates, DeviceClasses and ResourceSlices are not read")
+}
+
+// The flags modelled since 1.37's table.
+func TestParseFlagsModelled137(t *testing.T) {
+	d := DefaultOptions()
+	require.False(t, d.SalvoScaleUp)
+	require.Equal(t, time.Minute, d.SalvoScaleUpBudget)
+	o, err := ParseFlags([]string{"--salvo-scale-up", "--salvo-scale-up-budget=30s", "--scale-down-non-empty-candidates-count=0",
+		"--max-bulk-soft-taint-count=0", "--node-delete-delay-after-taint=1s", "--memory-difference-ratio=0.02",
+		"--max-allocatable-difference-ratio=0.1", "--scaleup-simulation-for-skipped-node-groups-enabled"}, nil, "args")
+	require.NoError(t, err)
+	require.Empty(t, o.Warnings)
+	require.True(t, o.SalvoScaleUp)
+	require.Equal(t, 30*time.Second, o.SalvoScaleUpBudget)
+	require.Equal(t, 0, o.ScaleDownNonEmptyCandidatesCount)
+	require.Equal(t, 0, o.MaxBulkSoftTaintCount)
+	require.Equal(t, time.Second, o.NodeDeleteDelayAfterTaint)
+	require.Equal(t, 0.02, o.MemoryDifferenceRatio)
+	require.Equal(t, 0.1, o.MaxAllocatableDifferenceRatio)
+	require.True(t, o.ScaleUpSimulationForSkippedNodeGroups)
+
+	// The budget alone does nothing.
+	o, err = ParseFlags([]string{"--salvo-scale-up-budget=30s"}, nil, "args")
+	require.NoError(t, err)
+	require.Len(t, o.Warnings, 1)
+	require.Equal(t, CodeFlagNotModelled, o.Warnings[0].Code)
+	require.Equal(t, "args[0]: --salvo-scale-up-budget has no effect without --salvo-scale-up (one scale-up per loop); add --salvo-scale-up", o.Warnings[0].Error())
 }
 
 func TestParseFlagsErrors(t *testing.T) {
@@ -151,8 +238,10 @@ func TestParseFlagsWarnings(t *testing.T) {
 func TestFlagsWithoutSubject(t *testing.T) {
 	o, err := ParseFlags([]string{"--scale-down-unready-time=5m", "--skip-nodes-with-custom-controller-pods=false"}, nil, "args")
 	require.NoError(t, err)
-	require.Len(t, o.Warnings, 1)
-	require.Equal(t, "args: flags with no effect in the simulation are ignored: --scale-down-unready-time, --skip-nodes-with-custom-controller-pods", o.Warnings[0].Error())
+	require.Len(t, o.Warnings, 2)
+	require.Equal(t, "args[0]: --scale-down-unready-time: no effect in the simulation: "+noEffectUnready.Reason, o.Warnings[0].Error())
+	require.Equal(t, CodeFlagNotModelled, o.Warnings[0].Code)
+	require.Equal(t, "args[1]: --skip-nodes-with-custom-controller-pods: no effect in the simulation: every pod's controller is a built-in one (Deployment, StatefulSet, Job, DaemonSet): no pod has a custom controller", o.Warnings[1].Error())
 }
 
 // --max-empty-bulk-delete was removed in CA 1.33: a warning naming its
