@@ -218,7 +218,12 @@ func (c *caCompiler) compile(spec *config.SettingsSpec) component.Config {
 			settings.Priorities = &p
 		}
 	}
-	reqs := c.compileProvReqs(c.provReqDocs, &provreqOptions{running: len(groups) > 0, enabled: settings.ProvReq.Enabled, instance: settings.ProvReq.ProcessorInstance})
+	c.running(spec, &settings)
+	why := "no eksctl ClusterConfig node groups"
+	if len(groups) > 0 && !settings.Running {
+		why = settings.RunningSource
+	}
+	reqs := c.compileProvReqs(c.provReqDocs, &provreqOptions{running: len(groups) > 0 && settings.Running, why: why, enabled: settings.ProvReq.Enabled, instance: settings.ProvReq.ProcessorInstance})
 	if len(groups) == 0 {
 		if d := c.dep; d != nil {
 			c.info(d.Doc, "ca.not-running", "no eksctl ClusterConfig node groups in the scenario: the Cluster Autoscaler this Deployment runs has nothing to scale and is not simulated")
@@ -229,7 +234,6 @@ func (c *caCompiler) compile(spec *config.SettingsSpec) component.Config {
 		return nil
 	}
 	c.terminationHandler(&settings)
-	c.running(spec, &settings)
 	warns, err := config.CrossCheck(groups, &settings)
 	c.configWarnings(warns)
 	if err != nil {

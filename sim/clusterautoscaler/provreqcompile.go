@@ -47,7 +47,7 @@ func (c *caCompiler) compileProvReqs(docs []*manifest.Document, o *provreqOption
 	}
 	switch {
 	case !o.running:
-		c.warn(at[0], "", CodeProvReqNoReader, fmt.Sprintf("%d ProvisioningRequest(s), but no Cluster Autoscaler runs (no eksctl ClusterConfig node groups), and Karpenter does not read ProvisioningRequests: nothing provisions for them, and the pods that consume them are provisioned for like any other", len(reqs)))
+		c.warn(at[0], "", CodeProvReqNoReader, fmt.Sprintf("%d ProvisioningRequest(s), but no Cluster Autoscaler runs (%s), and Karpenter does not read ProvisioningRequests: nothing provisions for them, and the pods that consume them are provisioned for like any other", len(reqs), o.why))
 		return nil
 	case !o.enabled:
 		for _, d := range at {
@@ -97,7 +97,9 @@ func (c *caCompiler) compileProvReqs(docs []*manifest.Document, o *provreqOption
 // provreqOptions are what provReqs needs of the settings.
 type provreqOptions struct {
 	running, enabled bool
-	instance         string
+	// why no Cluster Autoscaler runs, when running is false.
+	why      string
+	instance string
 }
 
 func nsOf(d *manifest.Document) string {

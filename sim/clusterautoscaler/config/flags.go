@@ -102,13 +102,11 @@ type Options struct {
 	MaxNodesTotal                int // 0 = no limit
 	// CoresTotal and MemoryTotalGiB are the cluster-wide [min, max] of
 	// --cores-total and --memory-total (memory in GiB, as the flag).
-	CoresTotal                      [2]int64
-	MemoryTotalGiB                  [2]int64
-	InitialNodeGroupBackoffDuration time.Duration
-	MaxNodeGroupBackoffDuration     time.Duration
-	NodeGroupBackoffResetTimeout    time.Duration
-	SkipNodesWithLocalStorage       bool
-	SkipNodesWithSystemPods         bool
+	CoresTotal     [2]int64
+	MemoryTotalGiB [2]int64
+	Backoff
+	SkipNodesWithLocalStorage bool
+	SkipNodesWithSystemPods   bool
 	// BlockingSystemPodDisruptionTimeout is
 	// --blocking-system-pod-distruption-timeout (the flag's spelling): a
 	// kube-system pod without a PDB blocks scale-down only until it is
@@ -124,13 +122,7 @@ type Options struct {
 	// FrequentLoops starts a loop as soon as a pod becomes unschedulable,
 	// and right after a productive loop (--frequent-loops-enabled).
 	FrequentLoops bool
-	// CapacityBufferController and CapacityBufferPodInjection are
-	// --capacity-buffer-controller-enabled (the CA's buffer controller
-	// fills the CapacityBuffers' status) and
-	// --capacity-buffer-pod-injection-enabled (each loop's scale-up gets
-	// the ready buffers' fake pods); both off by default (CA
-	// config/flags/flags.go).
-	CapacityBufferController, CapacityBufferPodInjection bool
+	CapacityBuffers
 	Salvo
 	ScaleDownPace
 	TemplateTaints
@@ -155,6 +147,25 @@ type Options struct {
 	// emptyBulkDelete is the removed --max-empty-bulk-delete (0: not
 	// given), read as --max-scale-down-parallelism when that is not given.
 	emptyBulkDelete int
+}
+
+// Backoff is a node group's back-off after a failed scale-up:
+// --initial-node-group-backoff-duration, doubling up to
+// --max-node-group-backoff-duration, forgotten after
+// --node-group-backoff-reset-timeout.
+type Backoff struct {
+	InitialNodeGroupBackoffDuration time.Duration
+	MaxNodeGroupBackoffDuration     time.Duration
+	NodeGroupBackoffResetTimeout    time.Duration
+}
+
+// CapacityBuffers are --capacity-buffer-controller-enabled (the CA's
+// buffer controller fills the CapacityBuffers' status) and
+// --capacity-buffer-pod-injection-enabled (each loop's scale-up gets the
+// ready buffers' fake pods); both off by default (CA
+// config/flags/flags.go).
+type CapacityBuffers struct {
+	CapacityBufferController, CapacityBufferPodInjection bool
 }
 
 // Balancing is --balance-similar-node-groups and the node group
@@ -212,26 +223,28 @@ type ScaleDownPace struct {
 // DefaultOptions returns the flags' defaults.
 func DefaultOptions() Options {
 	return Options{
-		ScanInterval:                       DefaultScanInterval,
-		Expanders:                          []string{DefaultExpander},
-		MaxNodeProvisionTime:               DefaultMaxNodeProvisionTime,
-		ScaleDownEnabled:                   true,
-		ScaleDownUtilizationThreshold:      DefaultScaleDownUtilizationThreshold,
-		ScaleDownGPUUtilizationThreshold:   DefaultScaleDownGPUUtilizationThreshold,
-		ScaleDownUnneededTime:              DefaultScaleDownUnneededTime,
-		ScaleDownDelayAfterAdd:             DefaultScaleDownDelayAfterAdd,
-		ScaleDownDelayAfterDelete:          DefaultScaleDownDelayAfterDelete,
-		ScaleDownDelayAfterFailure:         DefaultScaleDownDelayAfterFailure,
-		UnremovableNodeRecheckTimeout:      DefaultUnremovableNodeRecheckTimeout,
-		NewPodScaleUpDelay:                 DefaultNewPodScaleUpDelay,
-		ExpendablePodsPriorityCutoff:       DefaultExpendablePodsPriorityCutoff,
-		MaxNodesPerScaleUp:                 DefaultMaxNodesPerScaleUp,
-		MaxNodesTotal:                      DefaultMaxNodesTotal,
-		CoresTotal:                         [2]int64{0, DefaultCoresTotalMax},
-		MemoryTotalGiB:                     [2]int64{0, DefaultMemoryTotalMaxGiB},
-		InitialNodeGroupBackoffDuration:    DefaultInitialNodeGroupBackoffDuration,
-		MaxNodeGroupBackoffDuration:        DefaultMaxNodeGroupBackoffDuration,
-		NodeGroupBackoffResetTimeout:       DefaultNodeGroupBackoffResetTimeout,
+		ScanInterval:                     DefaultScanInterval,
+		Expanders:                        []string{DefaultExpander},
+		MaxNodeProvisionTime:             DefaultMaxNodeProvisionTime,
+		ScaleDownEnabled:                 true,
+		ScaleDownUtilizationThreshold:    DefaultScaleDownUtilizationThreshold,
+		ScaleDownGPUUtilizationThreshold: DefaultScaleDownGPUUtilizationThreshold,
+		ScaleDownUnneededTime:            DefaultScaleDownUnneededTime,
+		ScaleDownDelayAfterAdd:           DefaultScaleDownDelayAfterAdd,
+		ScaleDownDelayAfterDelete:        DefaultScaleDownDelayAfterDelete,
+		ScaleDownDelayAfterFailure:       DefaultScaleDownDelayAfterFailure,
+		UnremovableNodeRecheckTimeout:    DefaultUnremovableNodeRecheckTimeout,
+		NewPodScaleUpDelay:               DefaultNewPodScaleUpDelay,
+		ExpendablePodsPriorityCutoff:     DefaultExpendablePodsPriorityCutoff,
+		MaxNodesPerScaleUp:               DefaultMaxNodesPerScaleUp,
+		MaxNodesTotal:                    DefaultMaxNodesTotal,
+		CoresTotal:                       [2]int64{0, DefaultCoresTotalMax},
+		MemoryTotalGiB:                   [2]int64{0, DefaultMemoryTotalMaxGiB},
+		Backoff: Backoff{
+			InitialNodeGroupBackoffDuration: DefaultInitialNodeGroupBackoffDuration,
+			MaxNodeGroupBackoffDuration:     DefaultMaxNodeGroupBackoffDuration,
+			NodeGroupBackoffResetTimeout:    DefaultNodeGroupBackoffResetTimeout,
+		},
 		SkipNodesWithLocalStorage:          true,
 		SkipNodesWithSystemPods:            true,
 		BlockingSystemPodDisruptionTimeout: DefaultBlockingSystemPodDisruptionTimeout,

@@ -28,7 +28,7 @@ func TestProvReqFlags(t *testing.T) {
 	}
 	all := strings.Join(msgs, "\n")
 	require.Contains(t, all, "--check-capacity-provisioning-request-batch-timebox: a batch's wall-clock time is not modelled")
-	require.Contains(t, all, "flags with no effect in the simulation are ignored: --provisioning-request-max-backoff-cache-size")
+	require.Contains(t, all, "--provisioning-request-max-backoff-cache-size: no effect in the simulation: the size of the ProvisioningRequests' back-off cache")
 
 	_, err = ParseFlags([]string{"--check-capacity-provisioning-request-max-batch-size=0"}, nil, "args")
 	require.ErrorContains(t, err, "must be between 1 and")
