@@ -45,6 +45,24 @@ const (
 	DefaultMemoryTotalMaxGiB                  = 6400000 // --memory-total "0:6400000", GiB
 )
 
+// Defaults of the unready-node flags (upstream config/flags/flags.go).
+const (
+	// DefaultMaxNodeStartupTime is --max-node-startup-time (CA 1.35+;
+	// config/flags/flags.go, clusterstate.MaxNodeStartupTime): how long a
+	// registered node may stay NotReady before it counts as unready.
+	DefaultMaxNodeStartupTime = 15 * time.Minute
+	// DefaultScaleDownUnreadyTime is --scale-down-unready-time
+	// (config.DefaultScaleDownUnreadyTime): how long an unready node must be
+	// unneeded before scale-down removes it.
+	DefaultScaleDownUnreadyTime = 20 * time.Minute
+	// DefaultMaxTotalUnreadyPercentage and DefaultOkTotalUnreadyCount are
+	// --max-total-unready-percentage and --ok-total-unready-count: past
+	// both, the cluster is unhealthy and loops do nothing
+	// (clusterstate.IsClusterHealthy).
+	DefaultMaxTotalUnreadyPercentage = 45.0
+	DefaultOkTotalUnreadyCount       = 3
+)
+
 // NodesSpec is one --nodes=<min>:<max>:<name> flag: a node group chosen by
 // name with its own size limits.
 type NodesSpec struct {
@@ -110,6 +128,8 @@ type Options struct {
 	Nodes         []NodesSpec
 	AutoDiscovery []map[string]string
 
+	UnreadyOptions
+
 	// Warnings are accepted flags that may not do what their author
 	// expects.
 	Warnings []*manifest.Error
@@ -117,6 +137,20 @@ type Options struct {
 	// emptyBulkDelete is the removed --max-empty-bulk-delete (0: not
 	// given), read as --max-scale-down-parallelism when that is not given.
 	emptyBulkDelete int
+}
+
+// UnreadyOptions are the flags about nodes that are not Ready.
+// MaxNodeStartupTime: a registered node NotReady for longer is unready, no
+// longer an upcoming one. ScaleDownUnreadyEnabled and ScaleDownUnreadyTime:
+// whether unready nodes are scaled down, and after how long unneeded. Past
+// MaxTotalUnreadyPercentage of the nodes and OkTotalUnreadyCount unready
+// nodes, loops do nothing.
+type UnreadyOptions struct {
+	MaxNodeStartupTime        time.Duration
+	ScaleDownUnreadyEnabled   bool
+	ScaleDownUnreadyTime      time.Duration
+	MaxTotalUnreadyPercentage float64
+	OkTotalUnreadyCount       int
 }
 
 // DefaultOptions returns the flags' defaults.
@@ -152,6 +186,13 @@ func DefaultOptions() Options {
 		ScaleUpFromZero:                    true,
 		CordonNodeBeforeTerminating:        true,
 		FrequentLoops:                      true,
+		UnreadyOptions: UnreadyOptions{
+			MaxNodeStartupTime:        DefaultMaxNodeStartupTime,
+			ScaleDownUnreadyEnabled:   true,
+			ScaleDownUnreadyTime:      DefaultScaleDownUnreadyTime,
+			MaxTotalUnreadyPercentage: DefaultMaxTotalUnreadyPercentage,
+			OkTotalUnreadyCount:       DefaultOkTotalUnreadyCount,
+		},
 	}
 }
 
@@ -398,6 +439,19 @@ var modelledFlags = map[string]flagDef{
 		}
 		return nil
 	}},
+	// Unready nodes (unready.go).
+	"max-node-startup-time":      durationFlag(func(o *Options) *time.Duration { return &o.MaxNodeStartupTime }),
+	"scale-down-unready-enabled": boolFlag(func(o *Options) *bool { return &o.ScaleDownUnreadyEnabled }),
+	"scale-down-unready-time":    durationFlag(func(o *Options) *time.Duration { return &o.ScaleDownUnreadyTime }),
+	"max-total-unready-percentage": {kind: kindFloat, set: func(o *Options, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 100 || math.IsNaN(f) {
+			return fmt.Errorf("%q is not a percentage from 0 to 100", v)
+		}
+		o.MaxTotalUnreadyPercentage = f
+		return nil
+	}},
+	"ok-total-unready-count": intFlag(0, math.MaxInt32, func(o *Options, n int64) { o.OkTotalUnreadyCount = int(n) }),
 }
 
 // boolFlags without a modelled effect: they take no value when given alone.
@@ -413,7 +467,7 @@ var boolNoEffect = map[string]bool{
 	"leader-elect": true, "log-json-split-stream": true, "log-text-split-stream": true, "logtostderr": true,
 	"max-node-skip-eval-time-tracker-enabled": true, "node-removal-latency-tracking-enabled": true, "one-output": true,
 	"parallel-scale-up": true, "profiling": true, "record-duplicated-events": true, "regional": true,
-	"scale-down-delay-type-local": true, "scale-down-unready-enabled": true,
+	"scale-down-delay-type-local": true,
 	// Every pod's controller here is a built-in one (Deployment, StatefulSet,
 	// Job, DaemonSet), so custom controllers never come up.
 	"skip-nodes-with-custom-controller-pods": true, "scale-from-unschedulable": true,
@@ -424,9 +478,7 @@ var boolNoEffect = map[string]bool{
 // table) that change nothing in the simulation: logging, leader election,
 // API clients, metrics, other clouds, features the simulation does not have.
 var valueNoEffect = map[string]bool{
-	// Nodes are Ready or gone: unready-node scale-down does not arise.
-	"scale-down-unready-time": true,
-	"address":                 true, "allowed-scheduler-names": true, "bypassed-scheduler-names": true,
+	"address": true, "allowed-scheduler-names": true, "bypassed-scheduler-names": true,
 	"check-capacity-processor-instance": true, "check-capacity-provisioning-request-batch-timebox": true,
 	"check-capacity-provisioning-request-max-batch-size": true, "cloud-config": true, "cloud-provider-gce-l7lb-src-cidrs": true,
 	"cloud-provider-gce-lb-src-cidrs": true, "cluster-name": true, "cluster-snapshot-parallelism": true, "drain-priority-config": true,
@@ -438,10 +490,9 @@ var valueNoEffect = map[string]bool{
 	"log-flush-frequency": true, "log-json-info-buffer-size": true, "log-text-info-buffer-size": true, "logging-format": true,
 	"max-allocatable-difference-ratio": true, "max-binpacking-time": true, "max-bulk-soft-taint-count": true,
 	"max-bulk-soft-taint-time": true, "max-failing-time": true, "max-free-difference-ratio": true, "max-inactivity": true,
-	"max-node-startup-time": true, "max-nodegroup-binpacking-duration": true, "max-total-unready-percentage": true,
-	"memory-difference-ratio": true, "min-replica-count": true, "namespace": true, "node-delete-delay-after-taint": true,
+	"max-nodegroup-binpacking-duration": true, "memory-difference-ratio": true, "min-replica-count": true, "namespace": true, "node-delete-delay-after-taint": true,
 	"node-deletion-batcher-interval": true, "node-deletion-candidate-ttl": true, "node-deletion-delay-timeout": true,
-	"node-info-cache-expire-time": true, "ok-total-unready-count": true, "pod-injection-limit": true, "predicate-parallelism": true,
+	"node-info-cache-expire-time": true, "pod-injection-limit": true, "predicate-parallelism": true,
 	"provisioning-request-initial-backoff-time": true, "provisioning-request-max-backoff-cache-size": true,
 	"provisioning-request-max-backoff-time": true, "scale-down-candidates-pool-min-count": true,
 	"scale-down-candidates-pool-ratio": true, "scale-down-non-empty-candidates-count": true, "scale-down-simulation-timeout": true,
