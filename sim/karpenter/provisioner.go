@@ -282,6 +282,9 @@ func (pr *provisioner) provision(pods []cluster.PodID, b solveBudget) {
 			if ex.PlacedPending {
 				if kn := pr.nodes.get(ex.ID); kn != nil {
 					kn.nominatedUntil = now + nominate
+					if pr.noLaunch != nil && pr.cl.Nodes[ex.ID].RegisteredNotReady() {
+						pr.explainNotReady(ex)
+					}
 				}
 			}
 		}
