@@ -25,7 +25,8 @@ type NoScaleUpFunc func(pods []cluster.PodID, class, message string)
 func (a *Autoscaler) OnNoScaleUp(f NoScaleUpFunc) { a.orch.noScaleUp = f }
 
 // OnDelete makes the Cluster Autoscaler say when it starts deleting a node
-// of a group, and why: scaleDown (an unneeded node), rebalance (the ASG's
+// of a group, and why: scaleDown (an unneeded node), scaleDownUnready (a
+// registered node that never became Ready), rebalance (the ASG's
 // capacity rebalancing retires an at-risk spot node) or interruption (a
 // spot node drained ahead of its reclaim). The report's timeline shows
 // them. It only listens.

@@ -20,6 +20,9 @@ import (
 // (unneeded.Nodes: the threshold of a node that is not Ready), unless
 // --scale-down-unready-enabled=false (eligibility: ScaleDownUnreadyDisabled).
 
+// reasonUnready is the OnDelete reason of an unready node's scale-down.
+const reasonUnready = "scaleDownUnready"
+
 // registerNotReady registers a launched node that never becomes Ready.
 func (a *Autoscaler) registerNotReady(id cluster.NodeID) {
 	if a.nodes.get(id) == nil {
@@ -121,7 +124,7 @@ func (pl *planner) scaleDownUnready(now engine.Time, hold bool) bool {
 			pl.noteBlocked(BlockMinSize, id)
 			continue
 		}
-		pl.act.startDelete(id, now, deleteScaleDown)
+		pl.act.startDeleteFor(id, now, deleteScaleDown, reasonUnready)
 		pl.stats.unreadyRemoved++
 		g.stats.UnreadyNodesRemoved++
 		started = true
