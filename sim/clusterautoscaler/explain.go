@@ -61,6 +61,8 @@ func (o *orchestrator) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 			case o.backedOff(g, now):
 				text = "in backoff after failed scale-up"
 				detail += " until " + fmtAt(g.bo.until)
+			case !o.groupHealthy(g, now):
+				text = "not ready for scale-up"
 			case g.target >= g.sel.Max:
 				text = "max node group size reached"
 				detail += fmt.Sprintf(" at %d", g.sel.Max)

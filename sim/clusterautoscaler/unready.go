@@ -134,3 +134,46 @@ func (pl *planner) scaleDownUnready(now engine.Time, hold bool) bool {
 	}
 	return started
 }
+
+// groupHealthy is clusterstate.IsNodeGroupHealthy, which makes a group
+// "not ready for scale-up" (the FAQ: unready nodes "concentrated in a
+// particular node group" may exclude it from scale-ups): the group's
+// missing Ready nodes, its target less its long-unregistered nodes and its
+// active scale-up's increase less its Ready nodes, exceed
+// --ok-total-unready-count and --max-total-unready-percentage of its
+// registered nodes. A bound decides most loops without walking the
+// group's nodes: the Ready nodes are at least the nodes not launching
+// less the cluster's nodes whose Ready condition is not True.
+func (cs *clusterState) groupHealthy(g *group, now engine.Time) bool {
+	launching, longUnreg, registeredLaunching := 0, 0, 0
+	for _, id := range cs.cache.launching {
+		nd := &cs.cl.Nodes[id]
+		if on := cs.nodes.get(id); on == nil || on.group != g || nd.State != cluster.NodeLaunching {
+			continue
+		}
+		launching++
+		switch {
+		case nd.RegisteredNotReady():
+			registeredLaunching++
+		case nd.Launched+cs.s.MaxNodeProvisionTime < now:
+			longUnreg++
+		}
+	}
+	minNodes := g.target - longUnreg
+	if g.req.active {
+		minNodes -= g.req.increase
+	}
+	if minNodes-(len(g.nodes)-launching)+cs.cl.NotReadyNodes() <= cs.s.OkTotalUnreadyCount {
+		return true
+	}
+	ready := 0
+	for _, id := range g.nodes {
+		if nd := &cs.cl.Nodes[id]; nd.State == cluster.NodeReady && !nd.Condition.NotReady() {
+			ready++
+		}
+	}
+	unjustified := max(minNodes-ready, 0)
+	registered := len(g.nodes) - launching + registeredLaunching
+	return unjustified <= cs.s.OkTotalUnreadyCount ||
+		float64(unjustified) <= cs.s.MaxTotalUnreadyPercentage/100*float64(registered)
+}
