@@ -85,6 +85,8 @@
 //     --ok-total-unready-count Unready nodes, over
 //     --max-total-unready-percentage of the registered nodes, the cluster
 //     is unhealthy and the loop does nothing more (Stats.UnhealthyLoops);
+//     a group missing more Ready nodes than both allow of its registered
+//     nodes is not ready for scale-up (IsNodeGroupHealthy);
 //   - scale-up: the pods marked unschedulable, unbound, not below
 //     --expendable-pods-priority-cutoff (-10), older than
 //     --new-pod-scale-up-delay (0 s), skipping the loop while all of them
@@ -261,8 +263,8 @@
 //     stays cordoned and is not scaled down.
 //   - Unready nodes skip the removal simulation and the soft taints (they
 //     have no pods); a Ready node made NotReady by spec.nodeFailures is
-//     scaled down as a Ready one. A node group's own health check
-//     (IsNodeGroupHealthy) and provisioning requests are not modelled.
+//     scaled down as a Ready one. Provisioning requests are not
+//     modelled.
 //   - --force-delete-unregistered-nodes is accepted and changes nothing:
 //     long-unregistered nodes are always kept at a group's minimum, as the
 //     AWS provider's DeleteNodes does (whether a forced deletion reaches
