@@ -271,6 +271,36 @@ func TestNodeGroupFailure(t *testing.T) {
 	require.Zero(t, rep.Pods.Stranded)
 }
 
+// TestBadCNI: web-bad-cni's nodes register and never become Ready. The
+// Cluster Autoscaler removes its own as unready nodes (none is left at the
+// end, none counts as unregistered) after its scale-ups time out; Karpenter
+// never times one out (Registered), repairs the first and then, past 20% of
+// the pool unhealthy, blocks repair: the rest stay to the end, NotReady, and
+// pods wait hours for them.
+func TestBadCNI(t *testing.T) {
+	r := runScenario(t, "web-bad-cni")
+	kf, _ := r.rep.Figures(karpenter.ReportKey)
+	ks := kf.(karpenter.Stats)
+	cf, _ := r.rep.Figures(clusterautoscaler.ReportKey)
+	cs := cf.(clusterautoscaler.Stats)
+	require.Positive(t, cs.UnreadyNodesRemoved)
+	require.Positive(t, cs.ScaleUpTimeouts)
+	require.Zero(t, cs.UnregisteredNodesRemoved)
+	require.Zero(t, cs.UnreadyAtEnd)
+	require.Positive(t, ks.NeverReadyNodes)
+	require.Zero(t, ks.RegistrationTimeouts)
+	require.Positive(t, ks.RepairsBlocked)
+	left := 0
+	for i := range r.cluster.Nodes {
+		if n := &r.cluster.Nodes[i]; n.RegisteredNotReady() {
+			require.Equal(t, "burst-spot", n.OwnerName, "only Karpenter's stay")
+			left++
+		}
+	}
+	require.EqualValues(t, ks.NeverReadyNodes-ks.Disruptions.Unhealthy, left)
+	require.Greater(t, r.rep.Pods.PendingSeconds.P99, 4*3600.0, "pods wait hours for the NotReady NodeClaims")
+}
+
 // countUnhealthyAtEnd counts the nodes still unhealthy and alive at the end.
 func countUnhealthyAtEnd(cl *cluster.Cluster) int64 {
 	var n int64

@@ -204,3 +204,20 @@ func TestExplainZooKeeperReadiness(t *testing.T) {
 		require.Equal(t, 10*time.Second, created-prev, "zk-%d is created 10 s after zk-%d runs", k, k-1)
 	}
 }
+
+// A bad CNI rollout (a market joinFailure with mode registersNotReady):
+// the story of a pod that waited on nodes that registered and never
+// became Ready names the cause and what each autoscaler did: the Cluster
+// Autoscaler removed them as unready nodes after --scale-down-unready-time,
+// Karpenter kept its NodeClaim (Registered, never Initialized) without the
+// NodeRepair gate.
+func TestExplainNodesNeverReady(t *testing.T) {
+	scenario := filepath.Join("testdata", "explain", "never-ready.yaml")
+	out := explainOf(t, scenario, "api-1")
+	require.Contains(t, out, "cluster-autoscaler launched ng-1 (m5.large, us-east-1a, on-demand) for it at 10.2s; it registered at 1m30s but never became Ready (Ready=False, tainted node.kubernetes.io/not-ready: no pod can land there); the Cluster Autoscaler expected it (NotStarted) for --max-node-startup-time (15m00s) after it registered, a scale-up waiting for it failing after --max-node-provision-time (15m00s), and removed it at 35m27s as an unready node unneeded for --scale-down-unready-time (20m00s)")
+	require.Contains(t, out, "Cluster Autoscaler: pod didn't trigger scale-up: 1 in backoff after failed scale-up (ng until 20m19s)")
+	require.Contains(t, out, "bound to ng-3")
+	out = explainOf(t, scenario, "web-1")
+	require.Contains(t, out, "karpenter launched default-bbbbc (c6g.medium, us-east-1a, on-demand) for it at 1.0s; it registered at 58.2s but never became Ready (Ready=False, tainted node.kubernetes.io/not-ready: no pod can land there); its NodeClaim was Registered, so the registration timeout no longer applied, and never Initialized: Karpenter kept it to the end as in-flight capacity the pod would land on (without the NodeRepair feature gate only its expireAfter removes it)")
+	require.NotContains(t, out, "bound to")
+}

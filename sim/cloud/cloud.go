@@ -173,6 +173,12 @@ type LaunchResult struct {
 	// kubelet that cannot reach the API server); ReadyAfter is then
 	// meaningless. The owner's registration timeout has to deal with it.
 	NeverJoins bool
+	// NeverReady: the node registers ReadyAfter from now but its Ready
+	// condition never turns True (a CNI plugin that never starts, a
+	// kubelet that cannot pull its pause image): the node object exists,
+	// NotReady and tainted node.kubernetes.io/not-ready, and takes no
+	// pods. The owner's unready-node handling has to deal with it.
+	NeverReady bool
 	// Errors lists the offerings tried that failed, in the order tried,
 	// also when a later one succeeded.
 	Errors []OfferingError

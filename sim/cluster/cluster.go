@@ -86,6 +86,9 @@ type Cluster struct {
 	notifying bool
 	told      Change
 	live      int // nodes not Gone
+	// notReady counts the live nodes whose Ready condition is not True
+	// (NodeCondition.NotReady), so that readers can skip a walk when none is.
+	notReady int
 	// epochs is NodeEpoch by NodeID (nodeepoch.go).
 	epochs []uint32
 	// seen is each node's epoch and view at the last CheckIndexes
@@ -136,6 +139,10 @@ func (c *Cluster) Now() engine.Time { return c.clock.Now() }
 // LiveNodes is the number of nodes not Gone.
 func (c *Cluster) LiveNodes() int { return c.live }
 
+// NotReadyNodes is the number of nodes not Gone whose Ready condition is
+// not True (Ready=False or Unknown), registered launching nodes included.
+func (c *Cluster) NotReadyNodes() int { return c.notReady }
+
 func (c *Cluster) notify(ch Change) {
 	if ch.Pod != NoPod && len(c.budgets.list) > 0 {
 		c.budgets.update(c, ch.Pod)
@@ -174,6 +181,9 @@ func (c *Cluster) AddNode(n Node) NodeID {
 	c.Nodes = append(c.Nodes, n)
 	c.epochs = append(c.epochs, 0)
 	c.live++
+	if n.Condition.NotReady() {
+		c.notReady++
+	}
 	c.nodeChanged(id, NodeAdded)
 	if ready {
 		c.MarkNodeReady(id)
@@ -284,6 +294,9 @@ func (c *Cluster) RemoveNode(id NodeID) {
 	n.State = NodeGone
 	n.Deleted = c.Now()
 	c.live--
+	if n.Condition.NotReady() {
+		c.notReady--
+	}
 	c.nodeChanged(id, NodeRemoved)
 }
 

@@ -74,9 +74,24 @@ func (c *Cluster) SetNodeCondition(id NodeID, cond NodeCondition) {
 	case ReadyUnknown:
 		keep = append(keep, Taint{Key: unreachable, Effect: EffectNoExecute})
 	}
+	if n.Condition.NotReady() {
+		c.notReady--
+	}
+	if cond.NotReady() {
+		c.notReady++
+	}
 	n.Condition, n.ConditionSince = cond, c.Now()
 	n.Taints = keep
 	c.nodeChanged(id, NodeUpdated)
+}
+
+// RegisterNotReady registers a launching node whose Ready condition never
+// turns True (cloud.LaunchResult.NeverReady): it stays Launching, so it
+// takes no pods, with Ready=False since now and the not-ready taint.
+func (c *Cluster) RegisterNotReady(id NodeID) {
+	if c.Nodes[id].State == NodeLaunching {
+		c.SetNodeCondition(id, ReadyFalse)
+	}
 }
 
 // The node lifecycle controller's NoExecute taints for a Ready condition

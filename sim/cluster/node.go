@@ -205,6 +205,13 @@ func (n *Node) Free() Resources { return n.Allocatable.Sub(n.Requested) }
 // Schedulable reports whether the scheduler may place new pods here.
 func (n *Node) Schedulable() bool { return n.State == NodeReady && !n.Unschedulable }
 
+// RegisteredNotReady reports whether a launching node has registered
+// without becoming Ready (Register): its node object exists, its Ready
+// condition is False since ConditionSince, its registration.
+func (n *Node) RegisteredNotReady() bool {
+	return n.State == NodeLaunching && n.Condition == ReadyFalse
+}
+
 // SetIdentity interns the node's name and sets its hostname label from it,
 // as every node of a cluster has (AddNode; lint's would-be nodes too).
 func (n *Node) SetIdentity(syms *Symbols, hostnameKey Sym) {

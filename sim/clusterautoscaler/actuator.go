@@ -42,12 +42,17 @@ type drainState struct {
 // startDelete taints (and cordons) a node and deletes it: an empty one
 // after --node-delete-delay-after-taint, another after draining it.
 func (ac *actuator) startDelete(id cluster.NodeID, now engine.Time, kind deleteKind) {
+	ac.startDeleteFor(id, now, kind, deleteReasons[kind])
+}
+
+// startDeleteFor is startDelete with the reason OnDelete hears.
+func (ac *actuator) startDeleteFor(id cluster.NodeID, now engine.Time, kind deleteKind, reason string) {
 	n := ac.nodes.get(id)
 	n.deleting = true
 	n.drain = drainState{active: true, kind: kind, start: now, deadline: now + ac.s.MaxPodEvictionTime}
 	ac.countDeleting(n, 1)
 	if ac.onDelete != nil {
-		ac.onDelete(id, deleteReasons[kind])
+		ac.onDelete(id, reason)
 	}
 	ac.cl.AddTaint(id, cluster.Taint{Key: ac.symToBeDeleted, Effect: cluster.EffectNoSchedule})
 	if ac.s.CordonNodeBeforeTerminating {

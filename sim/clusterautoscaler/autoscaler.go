@@ -98,6 +98,7 @@ const (
 	evDrain    // Obj: node
 	evDelete   // Obj: node: an empty node's delay after taint is over
 	evASGRetry // Obj: group index: the ASG retries its failed launches
+	evRegister // Obj: node: a node that never becomes Ready registers
 )
 
 var never = engine.Time(math.MinInt64 / 2)
@@ -418,6 +419,8 @@ func (a *Autoscaler) HandleEvent(ev engine.Event) {
 		a.act.finishDelete(cluster.NodeID(ev.Obj))
 	case evASGRetry:
 		a.asgRetry(a.groups[ev.Obj])
+	case evRegister:
+		a.registerNotReady(cluster.NodeID(ev.Obj))
 	}
 }
 
@@ -524,13 +527,20 @@ func (a *Autoscaler) loop() {
 	if a.prq != nil {
 		a.prq.refresh(now, a.s.ProvReq.ProcessorInstance)
 	}
-	scaledUp, hold := a.orch.scaleUp(now)
-	productive := scaledUp
-	if a.s.ScaleDownEnabled {
-		productive = a.plan.scaleDown(now, scaledUp || hold) || productive
-	}
-	if a.s.EnforceNodeGroupMinSize {
-		productive = a.enforceMinSize(now) || productive
+	productive := false
+	if !a.clusterHealthy(now) {
+		a.stats.unhealthyLoops++
+		a.plan.forgetUnneeded()
+	} else {
+		scaledUp, hold := a.orch.scaleUp(now)
+		productive = scaledUp
+		if a.s.ScaleDownEnabled {
+			productive = a.plan.scaleDown(now, scaledUp || hold) || productive
+			productive = a.plan.scaleDownUnready(now, scaledUp || hold) || productive
+		}
+		if a.s.EnforceNodeGroupMinSize {
+			productive = a.enforceMinSize(now) || productive
+		}
 	}
 	a.loopTime = a.loopDuration()
 	a.loopEnd = now + a.loopTime
@@ -685,7 +695,11 @@ func (cs *clusterState) launch(g *group, kind launchKind, pods []cluster.PodID) 
 	if kind != launchInitial {
 		cs.stats.nodesAdded++
 		g.stats.NodesAdded++
-		if !res.NeverJoins {
+		switch {
+		case res.NeverReady:
+			// It registers then, and is left to scaleDownUnready.
+			n.readyTimer = cs.eng.After(res.ReadyAfter, engine.Event{Handler: cs.id, Kind: evRegister, Obj: int32(id)})
+		case !res.NeverJoins:
 			// A node that never joins is left to removeLongUnregistered.
 			n.readyTimer = cs.eng.After(res.ReadyAfter, engine.Event{Handler: cs.id, Kind: evReady, Obj: int32(id)})
 		}

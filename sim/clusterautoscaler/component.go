@@ -476,6 +476,21 @@ func (c caComponent) GaveUp(cfg component.Config, n *cluster.Node, why string, a
 		why, at(n.Deleted.Seconds()), at(c.JoinTimeout(cfg).Seconds()), n.OwnerName)
 }
 
+// Unready (explain.UnreadyExplainer): a registered node that never became
+// Ready is removed by the unready scale-down, or kept (scale-down of
+// unready nodes off, the group at its minimum, an unhealthy cluster).
+func (caComponent) Unready(cfg component.Config, n *cluster.Node, why string, at func(float64) string) string {
+	s := cfg.(*Config).Settings
+	if n.State == cluster.NodeGone {
+		return fmt.Sprintf("%s; the Cluster Autoscaler expected it (NotStarted) for --max-node-startup-time (%s) after it registered, a scale-up waiting for it failing after --max-node-provision-time (%s), and removed it at %s as an unready node unneeded for --scale-down-unready-time (%s)",
+			why, at(s.MaxNodeStartupTime.Seconds()), at(s.MaxNodeProvisionTime.Seconds()), at(n.Deleted.Seconds()), at(s.ScaleDownUnreadyTime.Seconds()))
+	}
+	if !s.ScaleDownUnreadyEnabled {
+		return why + ", and was still there at the end: --scale-down-unready-enabled=false keeps unready nodes"
+	}
+	return why + fmt.Sprintf(", and was still there at the end (the Cluster Autoscaler removes an unready node after --scale-down-unready-time, %s, unless its group is at its minimum size or more than --ok-total-unready-count and --max-total-unready-percentage of the nodes are unready, when it stops altogether)", at(s.ScaleDownUnreadyTime.Seconds()))
+}
+
 // KeptUnregistered: the Cluster Autoscaler does not remove unregistered
 // nodes below a node group's minimum size.
 func (caComponent) KeptUnregistered(*cluster.Node) string {

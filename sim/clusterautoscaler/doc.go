@@ -86,6 +86,17 @@
 //     billed: Stats.LongUnregisteredAtEnd), and not in groups the Cluster
 //     Autoscaler does not autoscale; a long-unregistered node is no longer
 //     an upcoming node for the scale-up simulation (GetUpcomingNodes);
+//   - nodes that registered and never became Ready (the cloud's
+//     NeverReady; unready.go) are upcoming for --max-node-startup-time
+//     after registering, then Unready; the unready scale-down removes
+//     them after --scale-down-unready-time (20 min) once no scale-up
+//     expects them (Stats.UnreadyNodesRemoved), unless
+//     --scale-down-unready-enabled=false; with more than
+//     --ok-total-unready-count Unready nodes, over
+//     --max-total-unready-percentage of the registered nodes, the cluster
+//     is unhealthy and the loop does nothing more (Stats.UnhealthyLoops);
+//     a group missing more Ready nodes than both allow of its registered
+//     nodes is not ready for scale-up (IsNodeGroupHealthy);
 //   - scale-up: the pods marked unschedulable, unbound, not below
 //     --expendable-pods-priority-cutoff (-10), older than
 //     --new-pod-scale-up-delay (0 s), skipping the loop while all of them
@@ -243,10 +254,10 @@
 //     a retry that succeeds fills the desired capacity without a failed
 //     scale-up; the refresh lowers the desired capacity by what is still
 //     unfilled, which ends the retries.
-//   - A node that is not Ready --max-node-provision-time after its launch
-//     is deleted at once (upstream deletes instances that never register
-//     then, and leaves registered-but-unready ones to the unready
-//     scale-down).
+//   - A node that never registers and is not Ready
+//     --max-node-provision-time after its launch is deleted at once; a
+//     slow join counts as unregistered until it is Ready (upstream it
+//     registers first, and would be a NotStarted node from then).
 //   - Local storage (emptyDir, hostPath) is not modelled, so
 //     --skip-nodes-with-local-storage never blocks a scale-down. EBS
 //     volumes are: they pin pods to zones through the scheduler's volume
@@ -263,8 +274,9 @@
 //     groups (where its DaemonSet's pods run is not checked); a node it
 //     drained for a rebalance recommendation that is never reclaimed
 //     stays cordoned and is not scaled down.
-//   - Cluster health (--max-total-unready-percentage) and unready-node
-//     scale-down are not modelled. ProvisioningRequests are
+//   - Unready nodes skip the removal simulation and the soft taints (they
+//     have no pods); a Ready node made NotReady by spec.nodeFailures is
+//     scaled down as a Ready one. ProvisioningRequests are modelled
 //     (provreqs.go), simplified as docs/models.md says.
 //   - --force-delete-unregistered-nodes is accepted and changes nothing:
 //     long-unregistered nodes are always kept at a group's minimum, as the

@@ -209,7 +209,7 @@ type share struct {
 func (o *orchestrator) balance(best *option, groups []*podGroup, n int, now engine.Time) []share {
 	shares := []share{{g: best.g}}
 	for _, g := range o.groups {
-		if g == best.g || !g.sel.Autoscaled || o.backedOff(g, now) || g.target >= g.sel.Max || g.tpl == nil {
+		if g == best.g || !g.sel.Autoscaled || o.backedOff(g, now) || g.target >= g.sel.Max || g.tpl == nil || !o.groupHealthy(g, now) {
 			continue
 		}
 		if !o.similar(best.tpl, g.tpl) || !o.takesPods(g.tpl, best, groups) {

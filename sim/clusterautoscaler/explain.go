@@ -25,7 +25,8 @@ type NoScaleUpFunc func(pods []cluster.PodID, class, message string)
 func (a *Autoscaler) OnNoScaleUp(f NoScaleUpFunc) { a.orch.noScaleUp = f }
 
 // OnDelete makes the Cluster Autoscaler say when it starts deleting a node
-// of a group, and why: scaleDown (an unneeded node), rebalance (the ASG's
+// of a group, and why: scaleDown (an unneeded node), scaleDownUnready (a
+// registered node that never became Ready), rebalance (the ASG's
 // capacity rebalancing retires an at-risk spot node) or interruption (a
 // spot node drained ahead of its reclaim). The report's timeline shows
 // them. It only listens.
@@ -69,6 +70,8 @@ func (o *orchestrator) explainNoScaleUp(groups []*podGroup, now engine.Time) {
 			case o.backedOff(g, now):
 				text = "in backoff after failed scale-up"
 				detail += " until " + fmtAt(g.bo.until)
+			case !o.groupHealthy(g, now):
+				text = "not ready for scale-up"
 			case g.target >= g.sel.Max:
 				text = "max node group size reached"
 				detail += fmt.Sprintf(" at %d", g.sel.Max)

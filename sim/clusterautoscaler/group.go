@@ -396,12 +396,24 @@ func (cs *clusterState) failScaleUp(g *group, now engine.Time) {
 // missing (clusterstate areThereUpcomingNodesInNodeGroup: target >
 // registered), but the scale-up simulation expects only the others
 // (GetUpcomingNodes: target - ready - unready - long-unregistered).
+//
+// A registered node that is not Ready (unready.go) is upcoming while it is
+// NotStarted (within --max-node-startup-time of its registration), then
+// neither (Unready).
 func (cs *clusterState) upcoming(g *group, long bool) int {
 	n := len(g.placeholders) + g.seenFailed
-	since := cs.eng.Now() - cs.s.MaxNodeProvisionTime
+	now := cs.eng.Now()
+	since := now - cs.s.MaxNodeProvisionTime
 	for _, id := range cs.cache.launching {
-		if on := cs.nodes.get(id); on != nil && on.group == g && cs.cl.Nodes[id].State == cluster.NodeLaunching &&
-			(long || cs.cl.Nodes[id].Launched >= since) {
+		nd := &cs.cl.Nodes[id]
+		if on := cs.nodes.get(id); on == nil || on.group != g || nd.State != cluster.NodeLaunching {
+			continue
+		}
+		if nd.RegisteredNotReady() {
+			if cs.notStarted(nd, now) {
+				n++
+			}
+		} else if long || nd.Launched >= since {
 			n++
 		}
 	}
@@ -483,8 +495,9 @@ func (cs *clusterState) handleCreationErrors(now engine.Time) {
 	}
 }
 
-// removeLongUnregistered deletes nodes still not Ready
-// --max-node-provision-time after their launch (removeOldUnregisteredNodes),
+// removeLongUnregistered deletes nodes still not registered
+// --max-node-provision-time after their launch (removeOldUnregisteredNodes;
+// a registered node that is not Ready is scaleDownUnready's),
 // never below the group's minimum size (the AWS provider's DeleteNodes
 // refuses at the minimum: such a node stays, billed, and is counted in
 // LongUnregisteredAtEnd) and only in autoscaled groups (the others are no
@@ -494,7 +507,7 @@ func (cs *clusterState) handleCreationErrors(now engine.Time) {
 func (cs *clusterState) removeLongUnregistered(now engine.Time) {
 	due := cs.scratch.due[:0]
 	for _, id := range cs.launchingNodes() {
-		if cs.cl.Nodes[id].Launched+cs.s.MaxNodeProvisionTime < now {
+		if nd := &cs.cl.Nodes[id]; nd.Launched+cs.s.MaxNodeProvisionTime < now && !nd.RegisteredNotReady() {
 			due = append(due, id)
 		}
 	}
@@ -503,7 +516,7 @@ func (cs *clusterState) removeLongUnregistered(now engine.Time) {
 	for _, id := range due {
 		n := cs.nodes.get(id)
 		nd := &cs.cl.Nodes[id]
-		if n == nil || nd.State != cluster.NodeLaunching || nd.Launched+cs.s.MaxNodeProvisionTime >= now {
+		if n == nil || nd.State != cluster.NodeLaunching || nd.RegisteredNotReady() || nd.Launched+cs.s.MaxNodeProvisionTime >= now {
 			continue
 		}
 		g := n.group

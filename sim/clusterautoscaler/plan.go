@@ -61,7 +61,7 @@ const (
 	ReasonNotUnderutilized       = "NotUnderutilized"       // used at or above the threshold
 	ReasonBeingDeleted           = "CurrentlyBeingDeleted"  // a deletion is in progress
 	ReasonRecentlyUnremovable    = "RecentlyUnremovable"    // found unremovable within --unremovable-node-recheck-timeout
-	ReasonNotReady               = "NotReady"               // not Ready (unready scale-down is not modelled)
+	ReasonNotReady               = "NotReady"               // not Ready (a registered node that never becomes Ready is scaleDownUnready's, outside this plan)
 	ReasonNotUnneededOtherReason = "NotUnneededOtherReason" // past --scale-down-non-empty-candidates-count
 	ReasonParallelism            = "MaxParallelismReached"  // unneeded, but the deletions in flight are at the maximum
 )

@@ -466,7 +466,7 @@ func (cs *clusterState) hasTaint(nd *cluster.Node, key cluster.Sym) bool {
 func (o *orchestrator) options(groups []*podGroup, now engine.Time) []*option {
 	var opts []*option
 	for _, g := range o.groups {
-		if !g.sel.Autoscaled || o.backedOff(g, now) || g.target >= g.sel.Max {
+		if !g.sel.Autoscaled || o.backedOff(g, now) || g.target >= g.sel.Max || !o.groupHealthy(g, now) {
 			continue
 		}
 		if g.target == 0 && !o.s.ScaleUpFromZero {

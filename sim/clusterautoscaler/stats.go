@@ -52,6 +52,17 @@ type Stats struct {
 	// --max-node-provision-time at the end: kept because their group was
 	// at its minimum size, or not in an autoscaled group.
 	LongUnregisteredAtEnd int `json:"longUnregisteredAtEnd"`
+	// UnreadyNodesRemoved counts registered nodes that never became Ready
+	// which scale-down removed after --scale-down-unready-time (they are
+	// in NodesRemoved too); UnreadyAtEnd those still there at the end
+	// (a group at its minimum, --scale-down-unready-enabled=false, an
+	// unhealthy cluster). Omitted when none.
+	UnreadyNodesRemoved int `json:"unreadyNodesRemoved,omitempty"`
+	UnreadyAtEnd        int `json:"unreadyAtEnd,omitempty"`
+	// UnhealthyLoops counts loops that did nothing because too many nodes
+	// were unready (--max-total-unready-percentage past
+	// --ok-total-unready-count); omitted when none.
+	UnhealthyLoops int `json:"unhealthyLoops,omitempty"`
 	// RaceNodes counts nodes launched for pods for which another
 	// autoscaler (Karpenter) had already launched a node.
 	RaceNodes int `json:"raceNodes"`
@@ -183,6 +194,9 @@ type GroupStats struct {
 	ScaleUpTimeouts          int `json:"scaleUpTimeouts"`
 	UnregisteredNodesRemoved int `json:"unregisteredNodesRemoved"`
 	LongUnregisteredAtEnd    int `json:"longUnregisteredAtEnd"`
+	// UnreadyNodesRemoved, UnreadyAtEnd: the group's part of Stats'.
+	UnreadyNodesRemoved int `json:"unreadyNodesRemoved,omitempty"`
+	UnreadyAtEnd        int `json:"unreadyAtEnd,omitempty"`
 
 	pendingToReady []float64
 }
@@ -199,6 +213,7 @@ type statsState struct {
 	scaleUps, failedScaleUps, nodesAdded, nodesRemoved, nodesReclaimed, spotDrains int
 	raceNodes, launchFailures, failedScaleDowns, loops                             int
 	asgRetries, scaleUpTimeouts, unregisteredRemoved                               int
+	unreadyRemoved, unhealthyLoops                                                 int
 	busy, maxWait                                                                  time.Duration
 }
 
@@ -211,6 +226,7 @@ func (a *Autoscaler) Stats() Stats {
 		LaunchFailures: a.stats.launchFailures, ASGRetries: a.stats.asgRetries, FailedScaleDowns: a.stats.failedScaleDowns, Loops: a.stats.loops,
 		BusySeconds: math.Round(a.stats.busy.Seconds()*1e3) / 1e3, MaxWaitSeconds: math.Round(a.stats.maxWait.Seconds()*1e3) / 1e3,
 		ScaleUpTimeouts: a.stats.scaleUpTimeouts, UnregisteredNodesRemoved: a.stats.unregisteredRemoved,
+		UnreadyNodesRemoved: a.stats.unreadyRemoved, UnhealthyLoops: a.stats.unhealthyLoops,
 		NodeGroups: []GroupStats{}, ScaleDownBlockedNodes: map[string]int{},
 	}
 	for why, nodes := range a.plan.blocked {
@@ -224,11 +240,16 @@ func (a *Autoscaler) Stats() Stats {
 		gs.DesiredAtEnd = g.target
 		gs.NodesAtEnd = len(g.nodes)
 		for _, id := range g.nodes {
-			if nd := &a.cl.Nodes[id]; nd.State == cluster.NodeLaunching && nd.Launched+a.s.MaxNodeProvisionTime < now {
+			nd := &a.cl.Nodes[id]
+			switch {
+			case nd.RegisteredNotReady():
+				gs.UnreadyAtEnd++
+			case nd.State == cluster.NodeLaunching && nd.Launched+a.s.MaxNodeProvisionTime < now:
 				gs.LongUnregisteredAtEnd++
 			}
 		}
 		s.LongUnregisteredAtEnd += gs.LongUnregisteredAtEnd
+		s.UnreadyAtEnd += gs.UnreadyAtEnd
 		gs.pendingToReady = nil
 		s.BackoffSeconds += gs.BackoffSeconds
 		all = append(all, g.stats.pendingToReady...)

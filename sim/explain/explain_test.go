@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler"
+	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/karpenter"
 	"strings"
@@ -176,4 +177,28 @@ func TestPodOfConsolidatedNode(t *testing.T) {
 	last := s.Timeline[len(s.Timeline)-1]
 	require.Equal(t, "podDeleted", last.Kind)
 	require.Contains(t, last.Text, "deleted: evicted; node batch-mixed-bbbbg was removed by Karpenter's single-node consolidation (underutilized): its pods fit on the rest of the cluster; allowed by NodePool batch-mixed's budget 10%")
+}
+
+// notReadyNote asks the owner of a node that registered and never became
+// Ready what it did with it: removed, or kept and why.
+func TestNotReadyNote(t *testing.T) {
+	kp, ca := &karpenter.Config{}, &clusterautoscaler.Config{}
+	kp.Settings.NodeRepair = true
+	ca.Settings.Options = caconfig.DefaultOptions()
+	ca.Settings.ScaleDownUnreadyEnabled = false
+	sc := &scenario.Scenario{Components: component.Configs{{Name: karpenter.OwnerName, Config: kp}, {Name: clusterautoscaler.Owner, Config: ca}}}
+	notReady := []trace.Entry{{Kind: "nodeLaunched", Node: "n", Message: trace.NeverReady}}
+	registered := "; it registered at 1m00s but never became Ready (Ready=False, tainted node.kubernetes.io/not-ready: no pod can land there)"
+	for _, c := range []struct {
+		name string
+		node cluster.Node
+		want string
+	}{
+		{"ca kept", cluster.Node{Name: "n", Owner: cluster.RegisterOwner("cluster-autoscaler"), State: cluster.NodeLaunching, Condition: cluster.ReadyFalse, ConditionSince: time.Minute},
+			registered + ", and was still there at the end: --scale-down-unready-enabled=false keeps unready nodes"},
+		{"karpenter repaired", cluster.Node{Name: "n", Owner: cluster.RegisterOwner("karpenter"), State: cluster.NodeGone, Condition: cluster.ReadyFalse, ConditionSince: time.Minute, Deleted: 31 * time.Minute},
+			registered + "; its NodeClaim was Registered, so the registration timeout no longer applied, and never Initialized, and Karpenter repaired (NodeRepair: Ready=False past its 30-minute toleration) or deleted it at 31m00s"},
+	} {
+		require.Equal(t, c.want, joinNote(sc, &c.node, notReady), c.name)
+	}
 }

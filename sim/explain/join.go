@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/trace"
 )
@@ -22,6 +23,9 @@ func joinNote(sc *scenario.Scenario, n *cluster.Node, entries []trace.Entry) str
 	for _, e := range entries {
 		if e.Kind == "nodeLaunched" && e.Node == n.Name {
 			never = e.Message == trace.NeverJoins
+			if e.Message == trace.NeverReady {
+				return notReadyNote(sc, n)
+			}
 			break
 		}
 	}
@@ -125,4 +129,29 @@ func goneNote(n *cluster.Node, entries []trace.Entry) string {
 		return fmt.Sprintf("; at %s %s", fmtTime(e.T), karpenterDisruption(e, n.Name))
 	}
 	return ""
+}
+
+// UnreadyExplainer is a component that says what it does with a node that
+// registered and never became Ready (its own timeouts and deletions).
+type UnreadyExplainer interface {
+	// Unready completes why with what became of node: removed (by whom,
+	// after which timeout) or kept to the end, and why.
+	Unready(cfg component.Config, node *cluster.Node, why string, at func(seconds float64) string) string
+}
+
+// notReadyNote is the story of a node launched for the pod that
+// registered but never became Ready.
+func notReadyNote(sc *scenario.Scenario, n *cluster.Node) string {
+	why := fmt.Sprintf("; it registered at %s but never became Ready (Ready=False, tainted %s: no pod can land there)",
+		fmtTime(n.ConditionSince.Seconds()), cluster.TaintNotReady)
+	name := n.Owner.String()
+	c, ok := component.Lookup(name)
+	cfg, runs := sc.Components.Get(name)
+	if ue, is := c.(UnreadyExplainer); ok && runs && is {
+		return ue.Unready(cfg, n, why, fmtTime)
+	}
+	if n.State == cluster.NodeGone {
+		return why + fmt.Sprintf(", and was removed at %s", fmtTime(n.Deleted.Seconds()))
+	}
+	return why + " and was still NotReady at the end"
 }

@@ -377,3 +377,22 @@ func hasKind(docs []*manifest.Document, kind string) bool {
 	}
 	return false
 }
+
+// Unready (explain.UnreadyExplainer): a NodeClaim that registered is past
+// the registration timeout's reach and, never Initialized, is no
+// consolidation candidate: repair (the NodeRepair gate) or expiry removes
+// it, and until then the solve counts it as capacity for the pod.
+func (karpenterComponent) Unready(cfg component.Config, n *cluster.Node, why string, at func(float64) string) string {
+	why += "; its NodeClaim was Registered, so the registration timeout no longer applied, and never Initialized"
+	if n.State == cluster.NodeGone {
+		how := "deleted"
+		if cfg.(*Config).Settings.NodeRepair {
+			how = "repaired (NodeRepair: Ready=False past its 30-minute toleration) or deleted"
+		}
+		return fmt.Sprintf("%s, and Karpenter %s it at %s", why, how, at(n.Deleted.Seconds()))
+	}
+	if !cfg.(*Config).Settings.NodeRepair {
+		return why + ": Karpenter kept it to the end as in-flight capacity the pod would land on (without the NodeRepair feature gate only its expireAfter removes it)"
+	}
+	return why + ": Karpenter kept it to the end as in-flight capacity the pod would land on"
+}

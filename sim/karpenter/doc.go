@@ -213,7 +213,12 @@
 // registration timeout (in total and per NodePool), and its pods are
 // provisioned for again: a node whose instance never joins (the cloud's
 // LaunchResult.NeverJoins) gets no Ready event and always ends so, a slow
-// one when it is slower than the timeout. Allocatable follows KA's overhead rules (package
+// one when it is slower than the timeout. A node that registers and
+// never becomes Ready (LaunchResult.NeverReady) is Registered at the
+// cloud's ReadyAfter (Ready=False, tainted not-ready), past the timeout's
+// reach and never Initialized: the solves count it as in-flight capacity
+// (its not-ready taint aside), consolidation and drift skip it, and only
+// repair (the NodeRepair gate, outside the budgets) or expiry removes it. Allocatable follows KA's overhead rules (package
 // catalog) with the node class's kubelet settings (maxPods, podsPerCore,
 // kubeReserved, systemReserved, evictionHard and evictionSoft thresholds)
 // and root volume size, or with instanceStorePolicy: RAID0 the NVMe
@@ -377,7 +382,9 @@
 //   - Launches answer at once (the market models only their outcome), so
 //     LaunchTimeout never fires; ReadyAfter comes from the cloud.
 //   - Registration and initialization are one step (Ready, startup taints
-//     removed); the registration timeout counts from the launch. The
+//     removed), but for a node that registers and never becomes Ready
+//     (LaunchResult.NeverReady: registerNotReady); the registration
+//     timeout counts from the launch. The
 //     NodePool's NodeRegistrationHealthy condition, which repeated
 //     registration timeouts set upstream, is not kept and changes nothing
 //     here.

@@ -315,3 +315,21 @@ func fmtSecs(t engine.Time) string {
 	}
 	return fmt.Sprintf("%dh%02dm%02ds", s/3600, (s%3600)/60, s%60)
 }
+
+// explainNotReady tells the pending pods a solve placed on a node that
+// registered and never became Ready why nothing is launched for them:
+// the NodeClaim counts as in-flight capacity (KC's nomination event,
+// "Pod should schedule on: nodeclaim/...").
+func (pr *provisioner) explainNotReady(ex *scheduling.ExistingNode) {
+	var pods []cluster.PodID
+	for _, p := range realPods(ex.Placed) {
+		if pr.cl.Pods[p].Phase == cluster.Pending {
+			pods = append(pods, p)
+		}
+	}
+	if len(pods) == 0 {
+		return
+	}
+	name := pr.cl.Nodes[ex.ID].Name
+	pr.noLaunch(pods, "not-ready/"+name, fmt.Sprintf("Pod should schedule on: nodeclaim/%s, which registered but is not Ready (never Initialized): Karpenter counts it as capacity on its way and launches nothing else for the pod", name))
+}

@@ -78,6 +78,7 @@ const (
 	evStatic
 	evReservation // Obj: index in Offerings.Reservations; its end or a Capacity Block's expiry
 	evBufferResync
+	evRegister // Obj: node: a node that never becomes Ready registers
 )
 
 // env is what every part of the controller reads: the models it talks to,
@@ -362,6 +363,8 @@ func (k *Karpenter) HandleEvent(ev engine.Event) {
 		k.prov.nodeReady(cluster.NodeID(ev.Obj))
 	case evRegistration:
 		k.prov.registrationTimeout(cluster.NodeID(ev.Obj))
+	case evRegister:
+		k.prov.registerNotReady(cluster.NodeID(ev.Obj))
 	case evExpire:
 		k.term.expire(cluster.NodeID(ev.Obj))
 	case evDisruption:

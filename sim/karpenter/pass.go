@@ -172,7 +172,15 @@ func (d *disrupter) scanNodes(repair bool) []nodeScan {
 	budgets := d.evictor.HasBudgets()
 	out := make([]nodeScan, 0, len(d.nodes.live))
 	for _, kn := range d.nodes.live {
-		if kn.Deleting || kn.cmd != nil || !kn.Initialized || now < kn.nominatedUntil {
+		if kn.Deleting || kn.cmd != nil {
+			continue
+		}
+		// A registered node that never initializes is repair's all the
+		// same, nominated or not (KC NewCandidate ignores
+		// NodeUninitializedError for repair, and checks it ahead of
+		// nomination); an unregistered one is liveness's.
+		if !kn.Initialized && !(repair && d.cl.Nodes[kn.ID].RegisteredNotReady()) ||
+			kn.Initialized && now < kn.nominatedUntil {
 			continue
 		}
 		if repair {

@@ -282,6 +282,9 @@ func (pr *provisioner) provision(pods []cluster.PodID, b solveBudget) {
 			if ex.PlacedPending {
 				if kn := pr.nodes.get(ex.ID); kn != nil {
 					kn.nominatedUntil = now + nominate
+					if pr.noLaunch != nil && pr.cl.Nodes[ex.ID].RegisteredNotReady() {
+						pr.explainNotReady(ex)
+					}
 				}
 			}
 		}
@@ -609,7 +612,11 @@ func (pr *provisioner) createNode(c *scheduling.Claim, res cloud.LaunchResult, r
 			}
 		}
 	}
-	if !res.NeverJoins {
+	switch {
+	case res.NeverReady:
+		// It registers then and never initializes (registerNotReady).
+		pr.eng.After(res.ReadyAfter, engine.Event{Handler: pr.id, Kind: evRegister, Obj: int32(id)})
+	case !res.NeverJoins:
 		// A node that never joins is left to the registration timeout.
 		pr.eng.After(res.ReadyAfter, engine.Event{Handler: pr.id, Kind: evReady, Obj: int32(id)})
 	}
@@ -654,6 +661,27 @@ func (pr *provisioner) nodeReady(id cluster.NodeID) {
 	if !kn.podEventSet {
 		kn.LastPodEvent = pr.eng.Now() // consolidateAfter counts from initialization
 	}
+	pr.base.NodeDirty(id)
+}
+
+// registerNotReady registers a launched node whose Ready condition never
+// turns True (cloud.LaunchResult.NeverReady): its NodeClaim is Registered,
+// so liveness's registration timeout no longer applies (KC nodeclaim
+// lifecycle liveness returns once Registered is True), and never
+// Initialized (initialization waits for Ready). The node stays, its
+// NodeClaim counted as in-flight capacity by the solves (pods wait for
+// it), until it expires, or until repair replaces it with the NodeRepair
+// gate (KC disruption: a node that never initializes is a repair
+// candidate, outside the budgets).
+func (pr *provisioner) registerNotReady(id cluster.NodeID) {
+	kn := pr.nodes.get(id)
+	if kn == nil || pr.cl.Nodes[id].State != cluster.NodeLaunching {
+		return
+	}
+	pr.eng.Cancel(kn.regTimer)
+	pr.cl.RegisterNotReady(id)
+	pr.stats.NeverReadyNodes++
+	pr.poolStat(kn.Pool).NeverReadyNodes++
 	pr.base.NodeDirty(id)
 }
 

@@ -82,7 +82,9 @@ func (r *repair) computeCommand(budget map[*scheduling.Pool]int, cs []*candidate
 			}
 			continue
 		}
-		if budget[p] == 0 {
+		// Budgets count initialized nodes only: repairing one that never
+		// initialized neither needs nor takes budget (KC Repair).
+		if budget[p] == 0 && c.kn.Initialized {
 			continue
 		}
 		if p.Spec.Static {

@@ -175,3 +175,30 @@ func TestRepairGateOffLine(t *testing.T) {
 	require.Equal(t, 7, ws[0].Line)
 	require.Contains(t, ws[0].Msg, "NodeRepair feature gate is off")
 }
+
+// With the gate off, a market join failure whose nodes register and never
+// become Ready (mode registersNotReady) that may hit Karpenter's launches
+// gets the info line too (KC liveness does not time out a Registered
+// NodeClaim; only repair or expiry removes it); one naming node groups
+// alone, or of the default mode, gets none.
+func TestRepairGateOffNotReadyJoin(t *testing.T) {
+	h := newHarness(t)
+	pools := h.pools(poolWith("p", odLarge, ""))
+	scenarioWith := func(events string) component.Env {
+		docs, err := manifest.ReadBytes("s.yaml", []byte("apiVersion: clustersim.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n  market:\n    events:\n"+events))
+		require.NoError(t, err)
+		return component.Env{Scenario: docs[0]}
+	}
+	st := apis.DefaultSettings()
+	require.Empty(t, repairWarnings(scenarioWith("      - {at: 1h, joinFailure: {mode: registersNotReady, nodeGroups: [ng]}}\n"), pools, st))
+	require.Empty(t, repairWarnings(scenarioWith("      - {at: 1h, joinFailure: {nodePools: [p]}}\n"), pools, st))
+	ws := repairWarnings(scenarioWith("      - {at: 1h, joinFailure: {nodePools: [p]}}\n      - at: 2h\n        joinFailure:\n          mode: registersNotReady\n"), pools, st)
+	require.Len(t, ws, 1)
+	require.True(t, ws[0].Info)
+	require.Equal(t, "karpenter.gate-off", ws[0].Code)
+	require.Equal(t, "spec.market.events[1].joinFailure.mode", ws[0].Path)
+	require.Equal(t, 10, ws[0].Line)
+	require.Contains(t, ws[0].Msg, "NodeRepair feature gate is off")
+	st.NodeRepair = true
+	require.Empty(t, repairWarnings(scenarioWith("      - {at: 2h, joinFailure: {mode: registersNotReady}}\n"), pools, st))
+}

@@ -31,6 +31,11 @@ func repairWarnings(env component.Env, pools []NodePool, st Settings) []componen
 			i := hitsKarpenter(failures)
 			w.File, w.Line, w.Path = env.Scenario.File, failures.Content[i].Line, fmt.Sprintf("spec.nodeFailures[%d]", i)
 			w.Msg = "spec.nodeFailures make nodes unhealthy, but the NodeRepair feature gate is off (its default in v1.15): Karpenter replaces none of its unhealthy nodes (they stay, billed; a NotReady one takes from its pool's other disruption budgets)"
+		case notReadyJoin(env) >= 0:
+			i := notReadyJoin(env)
+			e := manifest.Lookup(env.Scenario.Node, "spec", "market", "events").Content[i]
+			w.File, w.Line, w.Path = env.Scenario.File, manifest.Lookup(e, "joinFailure", "mode").Line, fmt.Sprintf("spec.market.events[%d].joinFailure.mode", i)
+			w.Msg = "this join failure makes Karpenter's nodes register and never become Ready, but the NodeRepair feature gate is off (its default in v1.15): their NodeClaims are Registered, so the registration timeout does not remove them, and nothing replaces them before their expireAfter; the pods Karpenter placed on them wait"
 		case p != nil:
 			w.File, w.Line, w.Path = p.File, p.Line, "spec.disruption.budgets"
 			w.Msg = fmt.Sprintf("%s's budget %q paces node repair (reason Unhealthy), but the NodeRepair feature gate is off (its default in v1.15): it limits nothing", p, b.Text)
@@ -118,4 +123,24 @@ func failureHitsKarpenter(f *yaml.Node) bool {
 	pools, _ := manifest.Scalars(manifest.Lookup(f, "nodePools"))
 	groups, _ := manifest.Scalars(manifest.Lookup(f, "nodeGroups"))
 	return len(pools) > 0 || len(groups) == 0
+}
+
+// notReadyJoin is the index of the first market event whose join failure
+// makes nodes register and never become Ready (mode registersNotReady)
+// and may hit Karpenter's launches, -1 for none.
+func notReadyJoin(env component.Env) int {
+	if env.Scenario == nil {
+		return -1
+	}
+	events := manifest.Lookup(env.Scenario.Node, "spec", "market", "events")
+	if events == nil || events.Kind != yaml.SequenceNode {
+		return -1
+	}
+	for i, e := range events.Content {
+		jf := manifest.Lookup(e, "joinFailure")
+		if jf != nil && manifest.Scalar(manifest.Lookup(jf, "mode")) == "registersNotReady" && failureHitsKarpenter(jf) {
+			return i
+		}
+	}
+	return -1
 }

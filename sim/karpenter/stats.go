@@ -26,6 +26,9 @@ type Stats struct {
 	// not register within RegistrationTimeout (15 min; KC liveness): nodes
 	// that never join, and joins slower than the timeout.
 	RegistrationTimeouts int64 `json:"registrationTimeouts"`
+	// NeverReadyNodes counts NodeClaims whose node registered and never
+	// became Ready (never Initialized); absent when none.
+	NeverReadyNodes int64 `json:"neverReadyNodes,omitempty"`
 	// ConsolidationTimeouts counts consolidation methods that gave up
 	// after their timeout (SingleNodeConsolidationTimeout, 3 min;
 	// MultiNodeConsolidationTimeout, 1 min) of simulated computing.
@@ -127,6 +130,9 @@ type PoolStats struct {
 	// RegistrationTimeouts counts the pool's NodeClaims deleted because
 	// their node did not register within the registration timeout.
 	RegistrationTimeouts int64 `json:"registrationTimeouts"`
+	// NeverReadyNodes: the pool's NodeClaims whose node registered and
+	// never became Ready.
+	NeverReadyNodes int64 `json:"neverReadyNodes,omitempty"`
 	// RepairsBlocked: the pool's nodes repair left for the 20% rule.
 	RepairsBlocked int64 `json:"repairsBlocked,omitempty"`
 }

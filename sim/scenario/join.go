@@ -24,6 +24,10 @@ type joinSpec struct {
 type joinFailureSpec struct {
 	// Share of the covered launches that never join (default 1).
 	Share *float64 `json:"share,omitempty"`
+	// Mode is how they fail: neverRegisters (default: the kubelet never
+	// registers) or registersNotReady (the node registers and its Ready
+	// condition never turns True).
+	Mode string `json:"mode,omitempty"`
 	// NodePools and NodeGroups narrow the event to launches for them
 	// (Karpenter NodePools, eksctl node groups); both empty: every launch.
 	NodePools  []string `json:"nodePools,omitempty"`
@@ -73,6 +77,17 @@ func (l *loader) joinFailure(path string, e *marketEvent, out *spotmarket.Script
 			l.fail(l.scenarioDoc.Errorf(path+".joinFailure.share", "give the share of launches that never join, e.g. share: 1 (a bad AMI)", "a join failure of share 0 changes nothing"))
 		}
 	}
+	switch jf.Mode {
+	case "", joinNeverRegisters:
+	case joinRegistersNotReady:
+		out.JoinNotReady = true
+	default:
+		hint := "use " + joinNeverRegisters + " (the kubelet never registers) or " + joinRegistersNotReady + " (the node registers and never becomes Ready)"
+		if s := closest(jf.Mode, []string{joinNeverRegisters, joinRegistersNotReady}); s != "" {
+			hint = "did you mean " + s + "? " + hint
+		}
+		l.fail(l.scenarioDoc.Errorf(path+".joinFailure.mode", hint, "unknown join failure mode %q", jf.Mode))
+	}
 	add := func(list []string, field, owner string) {
 		for i, n := range list {
 			out.Groups = append(out.Groups, spotmarket.LaunchGroup{Owner: owner, Name: n})
@@ -82,6 +97,12 @@ func (l *loader) joinFailure(path string, e *marketEvent, out *spotmarket.Script
 	add(jf.NodePools, "nodePools", joinOwners[0].owner)
 	add(jf.NodeGroups, "nodeGroups", joinOwners[1].owner)
 }
+
+// The join failure modes (joinFailure.mode).
+const (
+	joinNeverRegisters    = "neverRegisters"
+	joinRegistersNotReady = "registersNotReady"
+)
 
 // joinOwners are the launchers a join failure's fields name, in the
 // market's vocabulary: the field, the owner its launch requests carry and

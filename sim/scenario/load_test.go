@@ -135,6 +135,8 @@ func TestBadInput(t *testing.T) {
 			`scenario.yaml:4: spec.duration: missing duration; set how much simulated time to run, e.g. duration: 2h`},
 		{"bad duration", map[string]string{"scenario.yaml": strings.Replace(minimal, "1h", "1 hour", 1)},
 			`scenario.yaml:5: spec.duration: "1 hour" is not a duration; write a duration like 90s, 10m, 1h30m or 7d`},
+		{"unknown join failure mode", map[string]string{"scenario.yaml": minimal + "  market:\n    events:\n      - {at: 1h, joinFailure: {mode: registerNotReady}}\n"},
+			`scenario.yaml:8: spec.market.events[0].joinFailure.mode: unknown join failure mode "registerNotReady"; did you mean registersNotReady? use neverRegisters (the kubelet never registers) or registersNotReady (the node registers and never becomes Ready)`},
 		{"unknown field", map[string]string{"scenario.yaml": minimal + "  strandedAftr: 5m\n"},
 			`scenario.yaml:6: spec.strandedAftr: unknown field`},
 		{"bad quantity", map[string]string{"scenario.yaml": minimal + "---\n" + strings.Replace(barePod, "100m", "1.5 cores", 1)},

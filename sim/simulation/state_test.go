@@ -271,7 +271,9 @@ func checkDump(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, "karpenter.sh/v1", o.APIVersion)
 			require.NotEmpty(t, o.Spec.NodeClassRef.Name)
 			require.True(t, strings.HasPrefix(o.Status.ProviderID, "aws:///"))
-			require.Equal(t, want.State == cluster.NodeReady, o.Status.NodeName == o.Name)
+			// A registered node has its NodeClaim's nodeName, Ready or
+			// never Ready.
+			require.Equal(t, want.State == cluster.NodeReady || want.RegisteredNotReady(), o.Status.NodeName == o.Name)
 			require.False(t, o.Status.Capacity.Cpu().IsZero())
 			claimExpiry[o.Labels["karpenter.sh/nodepool"]] = append(claimExpiry[o.Labels["karpenter.sh/nodepool"]], o.Spec.ExpireAfter)
 		case "NodePool":

@@ -109,6 +109,9 @@ func describeScripted(e spotmarket.ScriptedEvent) string {
 	}
 	if e.JoinFailure > 0 {
 		w := fmt.Sprintf("%g%% of launches never join", 100*e.JoinFailure)
+		if e.JoinNotReady {
+			w = fmt.Sprintf("%g%% of launches register but never become Ready", 100*e.JoinFailure)
+		}
 		if e.For > 0 {
 			w += " for " + e.For.String()
 		}

@@ -348,7 +348,10 @@ type ScriptedEvent struct {
 	// type, and Groups, when set, narrows the event to launches for those
 	// NodePools or node groups.
 	JoinFailure float64
-	Groups      []LaunchGroup
+	// JoinNotReady makes the join failure's nodes register and never
+	// become Ready (LaunchResult.NeverReady) instead of never registering.
+	JoinNotReady bool
+	Groups       []LaunchGroup
 }
 
 // DefaultConfig returns the calibrated defaults (see the Default*
@@ -564,6 +567,9 @@ func (c Config) Validate() error {
 		}
 		if e.For > 0 && e.State == RegimeUnset && e.JoinFailure == 0 {
 			bad(p+"for", "needs a state or a join failure to hold")
+		}
+		if e.JoinNotReady && e.JoinFailure == 0 {
+			bad(p+"joinNotReady", "only says how a join failure fails; set joinFailure")
 		}
 		if len(e.Groups) > 0 && e.JoinFailure == 0 {
 			bad(p+"groups", "only narrow a join failure; set joinFailure")

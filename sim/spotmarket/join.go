@@ -42,17 +42,19 @@ func (s *script) joinMatches(p *pool, req *LaunchRequest) bool {
 
 // join decides, for a launch that got an instance in pool p, whether its
 // node never joins (the configured share, or the highest share of the
-// scripted join failures in force that cover it) and, if it joins, whether
+// scripted join failures in force that cover it; that event's
+// JoinNotReady makes the node register and never become Ready instead)
+// and, if it joins, whether
 // it is slow (SlowShare of them become Ready SlowExtra later). Every launch
 // takes one draw from the join stream, a slow one two more, so the
 // launches' other draws (the pool's stream) are the same with or without
 // join failures.
 func (m *Market) joinOutcome(res *LaunchResult, p *pool, req *LaunchRequest) {
 	jc := &m.cfg.Join
-	share := jc.FailureShare
+	share, notReady := jc.FailureShare, false
 	for _, i := range m.joins.active {
 		if s := &m.scripts[i]; s.ev.JoinFailure > share && s.joinMatches(p, req) {
-			share = s.ev.JoinFailure
+			share, notReady = s.ev.JoinFailure, s.ev.JoinNotReady
 		}
 	}
 	if share <= 0 && jc.SlowShare <= 0 {
@@ -60,6 +62,10 @@ func (m *Market) joinOutcome(res *LaunchResult, p *pool, req *LaunchRequest) {
 	}
 	u := m.joins.rng.Float64()
 	switch {
+	case u < share && notReady:
+		// It registers when it would have been Ready.
+		res.NeverReady = true
+		m.stats.NotReadyJoins++
 	case u < share:
 		res.NeverJoins = true
 		m.stats.JoinFailures++

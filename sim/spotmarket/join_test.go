@@ -119,6 +119,38 @@ func TestScriptedJoinFailure(t *testing.T) {
 	require.EqualValues(t, 3, m.Stats().JoinFailures)
 }
 
+// A join failure with JoinNotReady makes the covered launches' nodes
+// register (at the launch latency) and never become Ready, instead of
+// never registering; the stochastic never-join share stays never-join.
+func TestScriptedNotReadyJoin(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Model = ModelOff
+	cfg.Join = JoinConfig{}
+	cfg.Latency.Fleet = dist.Fixed{D: 40 * time.Second}
+	cfg.Events = []ScriptedEvent{{At: 0, For: time.Hour, JoinFailure: 1, JoinNotReady: true,
+		Groups: []LaunchGroup{{Owner: "karpenter", Name: "p"}}}}
+	eng, m := newTestMarket(t, 1, cfg)
+	eng.Run(engine.Time(time.Minute))
+	launch := func(group string) LaunchResult {
+		res, err := m.Launch(LaunchRequest{Owner: "karpenter", Group: group, Latency: FleetLaunch,
+			Offerings: []Offering{{InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: cluster.OnDemand}}})
+		require.NoError(t, err)
+		return res
+	}
+	res := launch("p")
+	require.True(t, res.NeverReady)
+	require.False(t, res.NeverJoins)
+	require.Equal(t, 40*time.Second, res.ReadyAfter, "it registers when it would have been Ready")
+	res = launch("q")
+	require.False(t, res.NeverReady || res.NeverJoins, "another NodePool")
+	st := m.Stats()
+	require.EqualValues(t, 1, st.NotReadyJoins)
+	require.EqualValues(t, 0, st.JoinFailures)
+
+	cfg.Events = []ScriptedEvent{{At: 0, JoinNotReady: true, State: RegimeExhausted}}
+	require.EqualError(t, cfg.Validate(), "market.events[0].joinNotReady: only says how a join failure fails; set joinFailure")
+}
+
 // Validation: shares are probabilities, a slow share needs its
 // distribution, groups need a join failure, a join failure may hold for
 // a while without a state.

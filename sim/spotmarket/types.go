@@ -202,6 +202,9 @@ type Stats struct {
 	// SlowJoins those that joined Config.Join.SlowExtra late.
 	JoinFailures uint64
 	SlowJoins    uint64
+	// NotReadyJoins counts launched instances whose node registered and
+	// never became Ready (scripted join failures with JoinNotReady).
+	NotReadyJoins uint64
 
 	ByOwner []OwnerStats
 	ByPool  []PoolStats // pools with any launch, error or signal

@@ -192,14 +192,19 @@ func (d *dumper) nodeClaims() {
 			return c
 		}
 		ready := n.State == cluster.NodeReady
-		if ready {
+		registered, registeredAt := ready, n.Ready
+		if n.RegisteredNotReady() {
+			// Registered, never Initialized (its node is not Ready).
+			registered, registeredAt = true, n.ConditionSince
+		}
+		if registered {
 			o.Status.NodeName = n.Name
 		}
 		if nc.HasLastPodEvent {
 			t := d.time(nc.LastPodEvent)
 			o.Status.LastPodEventTime = &t
 		}
-		o.Status.Conditions = []metav1.Condition{cond("Launched", true, n.Launched), cond("Registered", ready, n.Ready),
+		o.Status.Conditions = []metav1.Condition{cond("Launched", true, n.Launched), cond("Registered", registered, registeredAt),
 			cond("Initialized", ready, n.Ready), cond("Ready", ready, n.Ready)}
 		if nc.Drifted {
 			o.Status.Conditions = append(o.Status.Conditions, cond("Drifted", true, nc.DriftedAt))

@@ -401,6 +401,11 @@ func (d *dumper) nodes() {
 		switch c := n.Condition; {
 		case c == cluster.ReadyFalse || c == cluster.ReadyUnknown:
 			ready.Status, ready.Reason, ready.Message = corev1.ConditionFalse, "KubeletNotReady", "the scenario's node failure"
+			if n.RegisteredNotReady() {
+				// Registered and never Ready (a join failure of mode
+				// registersNotReady), as a kubelet whose CNI never starts says.
+				ready.Message = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized"
+			}
 			if c == cluster.ReadyUnknown {
 				ready.Status, ready.Reason, ready.Message = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
 			}

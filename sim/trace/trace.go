@@ -103,9 +103,10 @@ type Recorder struct {
 	failure   func(cluster.PodID) string
 	// told are the no-launch reasons each waiting pod got (NoLaunch).
 	told map[cluster.PodID][]string
-	// neverJoins are the launched instances whose node will never join,
-	// until their node is added.
-	neverJoins map[int32]bool
+	// neverJoins are the launched instances whose node will never join
+	// or never become Ready, with their nodeLaunched message, until their
+	// node is added.
+	neverJoins map[int32]string
 	// cloudOnly: made by NewCloud, the recorder hears no cluster changes
 	// and names no node in spot signals.
 	cloudOnly bool
@@ -121,6 +122,10 @@ func NewCloud(cl *cluster.Cluster, sink Sink) *Recorder {
 // NeverJoins is the message of a nodeLaunched entry whose instance's node
 // never joins the cluster.
 const NeverJoins = "never joins: the instance's bootstrap fails and its kubelet never registers"
+
+// NeverReady is the message of a nodeLaunched entry whose instance's node
+// registers but never becomes Ready.
+const NeverReady = "never Ready: the node registers but its Ready condition never turns True (it stays tainted node.kubernetes.io/not-ready)"
 
 // New records the cluster's changes. workload names a pod's workload
 // index; failure returns a pod's last scheduler message.
@@ -232,8 +237,8 @@ func (r *Recorder) OnChange(c cluster.Change) {
 		return
 	case cluster.NodeAdded:
 		e.Kind = "nodeLaunched"
-		if inst := r.cl.Nodes[c.Node].Instance; r.neverJoins[inst] {
-			e.Message = NeverJoins
+		if inst := r.cl.Nodes[c.Node].Instance; r.neverJoins[inst] != "" {
+			e.Message = r.neverJoins[inst]
 			delete(r.neverJoins, inst)
 		}
 	case cluster.NodeReadied:
@@ -274,11 +279,15 @@ func (r *Recorder) Launch(owner string, res cloud.LaunchResult, err error) {
 		r.sink(Entry{T: now, Kind: "launchFailed", Owner: owner, Message: err.Error()})
 		return
 	}
-	if res.NeverJoins && !r.cloudOnly {
+	if (res.NeverJoins || res.NeverReady) && !r.cloudOnly {
 		if r.neverJoins == nil {
-			r.neverJoins = map[int32]bool{}
+			r.neverJoins = map[int32]string{}
 		}
-		r.neverJoins[int32(res.Instance)] = true
+		msg := NeverJoins
+		if res.NeverReady {
+			msg = NeverReady
+		}
+		r.neverJoins[int32(res.Instance)] = msg
 	}
 	r.sink(Entry{T: now, Kind: "instanceLaunched", Owner: owner, InstanceType: res.Offering.InstanceType, Zone: res.Offering.Zone,
 		CapacityType: res.Offering.CapacityType.String()})

@@ -68,6 +68,24 @@ const (
 	DefaultMaxAllocatableDifferenceRatio = 0.05
 )
 
+// Defaults of the unready-node flags (upstream config/flags/flags.go).
+const (
+	// DefaultMaxNodeStartupTime is --max-node-startup-time (CA 1.35+;
+	// config/flags/flags.go, clusterstate.MaxNodeStartupTime): how long a
+	// registered node may stay NotReady before it counts as unready.
+	DefaultMaxNodeStartupTime = 15 * time.Minute
+	// DefaultScaleDownUnreadyTime is --scale-down-unready-time
+	// (config.DefaultScaleDownUnreadyTime): how long an unready node must be
+	// unneeded before scale-down removes it.
+	DefaultScaleDownUnreadyTime = 20 * time.Minute
+	// DefaultMaxTotalUnreadyPercentage and DefaultOkTotalUnreadyCount are
+	// --max-total-unready-percentage and --ok-total-unready-count: past
+	// both, the cluster is unhealthy and loops do nothing
+	// (clusterstate.IsClusterHealthy).
+	DefaultMaxTotalUnreadyPercentage = 45.0
+	DefaultOkTotalUnreadyCount       = 3
+)
+
 // NodesSpec is one --nodes=<min>:<max>:<name> flag: a node group chosen by
 // name with its own size limits.
 type NodesSpec struct {
@@ -88,9 +106,7 @@ type Options struct {
 	ScaleDownUtilizationThreshold    float64
 	ScaleDownGPUUtilizationThreshold float64
 	ScaleDownUnneededTime            time.Duration
-	ScaleDownDelayAfterAdd           time.Duration
-	ScaleDownDelayAfterDelete        time.Duration
-	ScaleDownDelayAfterFailure       time.Duration
+	ScaleDownDelays
 	// UnremovableNodeRecheckTimeout: a node the removal simulation found
 	// unremovable is not simulated again until then (planner.go,
 	// unremovable.Nodes.AddTimeout).
@@ -140,6 +156,8 @@ type Options struct {
 	// ProvReq are the ProvisioningRequest flags (provreqflags.go).
 	ProvReq ProvReqOptions
 
+	UnreadyOptions
+
 	// Warnings are accepted flags that may not do what their author
 	// expects.
 	Warnings []*manifest.Error
@@ -147,6 +165,15 @@ type Options struct {
 	// emptyBulkDelete is the removed --max-empty-bulk-delete (0: not
 	// given), read as --max-scale-down-parallelism when that is not given.
 	emptyBulkDelete int
+}
+
+// ScaleDownDelays keep scale-down off after a scale-up, a scale-down
+// deletion and a failed scale-down (--scale-down-delay-after-add,
+// --scale-down-delay-after-delete, --scale-down-delay-after-failure).
+type ScaleDownDelays struct {
+	ScaleDownDelayAfterAdd     time.Duration
+	ScaleDownDelayAfterDelete  time.Duration
+	ScaleDownDelayAfterFailure time.Duration
 }
 
 // Backoff is a node group's back-off after a failed scale-up:
@@ -220,6 +247,20 @@ type ScaleDownPace struct {
 	NodeDeleteDelayAfterTaint time.Duration
 }
 
+// UnreadyOptions are the flags about nodes that are not Ready.
+// MaxNodeStartupTime: a registered node NotReady for longer is unready, no
+// longer an upcoming one. ScaleDownUnreadyEnabled and ScaleDownUnreadyTime:
+// whether unready nodes are scaled down, and after how long unneeded. Past
+// MaxTotalUnreadyPercentage of the nodes and OkTotalUnreadyCount unready
+// nodes, loops do nothing.
+type UnreadyOptions struct {
+	MaxNodeStartupTime        time.Duration
+	ScaleDownUnreadyEnabled   bool
+	ScaleDownUnreadyTime      time.Duration
+	MaxTotalUnreadyPercentage float64
+	OkTotalUnreadyCount       int
+}
+
 // DefaultOptions returns the flags' defaults.
 func DefaultOptions() Options {
 	return Options{
@@ -230,16 +271,18 @@ func DefaultOptions() Options {
 		ScaleDownUtilizationThreshold:    DefaultScaleDownUtilizationThreshold,
 		ScaleDownGPUUtilizationThreshold: DefaultScaleDownGPUUtilizationThreshold,
 		ScaleDownUnneededTime:            DefaultScaleDownUnneededTime,
-		ScaleDownDelayAfterAdd:           DefaultScaleDownDelayAfterAdd,
-		ScaleDownDelayAfterDelete:        DefaultScaleDownDelayAfterDelete,
-		ScaleDownDelayAfterFailure:       DefaultScaleDownDelayAfterFailure,
-		UnremovableNodeRecheckTimeout:    DefaultUnremovableNodeRecheckTimeout,
-		NewPodScaleUpDelay:               DefaultNewPodScaleUpDelay,
-		ExpendablePodsPriorityCutoff:     DefaultExpendablePodsPriorityCutoff,
-		MaxNodesPerScaleUp:               DefaultMaxNodesPerScaleUp,
-		MaxNodesTotal:                    DefaultMaxNodesTotal,
-		CoresTotal:                       [2]int64{0, DefaultCoresTotalMax},
-		MemoryTotalGiB:                   [2]int64{0, DefaultMemoryTotalMaxGiB},
+		ScaleDownDelays: ScaleDownDelays{
+			ScaleDownDelayAfterAdd:     DefaultScaleDownDelayAfterAdd,
+			ScaleDownDelayAfterDelete:  DefaultScaleDownDelayAfterDelete,
+			ScaleDownDelayAfterFailure: DefaultScaleDownDelayAfterFailure,
+		},
+		UnremovableNodeRecheckTimeout: DefaultUnremovableNodeRecheckTimeout,
+		NewPodScaleUpDelay:            DefaultNewPodScaleUpDelay,
+		ExpendablePodsPriorityCutoff:  DefaultExpendablePodsPriorityCutoff,
+		MaxNodesPerScaleUp:            DefaultMaxNodesPerScaleUp,
+		MaxNodesTotal:                 DefaultMaxNodesTotal,
+		CoresTotal:                    [2]int64{0, DefaultCoresTotalMax},
+		MemoryTotalGiB:                [2]int64{0, DefaultMemoryTotalMaxGiB},
 		Backoff: Backoff{
 			InitialNodeGroupBackoffDuration: DefaultInitialNodeGroupBackoffDuration,
 			MaxNodeGroupBackoffDuration:     DefaultMaxNodeGroupBackoffDuration,
@@ -265,6 +308,13 @@ func DefaultOptions() Options {
 		Balancing: Balancing{
 			MemoryDifferenceRatio:         DefaultMemoryDifferenceRatio,
 			MaxAllocatableDifferenceRatio: DefaultMaxAllocatableDifferenceRatio,
+		},
+		UnreadyOptions: UnreadyOptions{
+			MaxNodeStartupTime:        DefaultMaxNodeStartupTime,
+			ScaleDownUnreadyEnabled:   true,
+			ScaleDownUnreadyTime:      DefaultScaleDownUnreadyTime,
+			MaxTotalUnreadyPercentage: DefaultMaxTotalUnreadyPercentage,
+			OkTotalUnreadyCount:       DefaultOkTotalUnreadyCount,
 		},
 	}
 }
@@ -561,6 +611,19 @@ var modelledFlags = map[string]flagDef{
 		}
 		return nil
 	}},
+	// Unready nodes (unready.go).
+	"max-node-startup-time":      durationFlag(func(o *Options) *time.Duration { return &o.MaxNodeStartupTime }),
+	"scale-down-unready-enabled": boolFlag(func(o *Options) *bool { return &o.ScaleDownUnreadyEnabled }),
+	"scale-down-unready-time":    durationFlag(func(o *Options) *time.Duration { return &o.ScaleDownUnreadyTime }),
+	"max-total-unready-percentage": {kind: kindFloat, set: func(o *Options, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 100 || math.IsNaN(f) {
+			return fmt.Errorf("%q is not a percentage from 0 to 100", v)
+		}
+		o.MaxTotalUnreadyPercentage = f
+		return nil
+	}},
+	"ok-total-unready-count": intFlag(0, math.MaxInt32, func(o *Options, n int64) { o.OkTotalUnreadyCount = int(n) }),
 }
 
 // noEffect says why a flag the Cluster Autoscaler defines changes nothing
@@ -584,7 +647,6 @@ var (
 	// simulation completes every computation, with the result the real
 	// one reaches when it has the time.
 	noEffectCompute = &noEffect{CodeFlagNoEffect, "a bound or shortcut of the real Cluster Autoscaler's computation (time limits, parallelism, caches, fast paths): the simulation completes every computation in virtual time, with the same decisions"}
-	noEffectUnready = &noEffect{CodeFlagNotModelled, "simulated nodes are Ready or not yet registered, never NotReady: unready nodes are neither scaled down nor counted towards halting the Cluster Autoscaler"}
 	noEffectProvReq = &noEffect{CodeFlagNoEffect, "the size of the ProvisioningRequests' back-off cache: the simulation keeps every request's back-off"}
 	noEffectBuffer  = &noEffect{CodeFlagNoEffect, "the dry run of a CapacityBuffer's pod against the API server: the simulation's buffer pod is the compiled template"}
 	// noEffectDRA: pods' claims are ignored with a warning of their own
@@ -613,7 +675,6 @@ var boolNoEffect = map[string]*noEffect{
 	"async-node-groups":           noEffectCloud,
 	"fastpath-binpacking-enabled": noEffectCompute, "parallel-scale-up": noEffectCompute, "enable-graceful-degradation": noEffectCompute,
 	"enable-inter-pod-affinity-hostname-fast-path":  noEffectCompute,
-	"scale-down-unready-enabled":                    noEffectUnready,
 	"capacity-buffer-pod-dry-run-enabled":           noEffectBuffer,
 	"aws-use-static-instance-list":                  {CodeFlagNoEffect, "the simulation's instance types come from its EC2 catalogue, not from the AWS API or the provider's static list"},
 	"capacity-quotas-enabled":                       {CodeFlagNotModelled, "CapacityQuota objects are not modelled: only --max-nodes-total, --cores-total and --memory-total limit scale-ups"},
@@ -658,7 +719,6 @@ var valueNoEffect = map[string]*noEffect{
 	"scale-down-simulation-timeout": noEffectCompute, "predicate-parallelism": noEffectCompute,
 	"cluster-snapshot-parallelism": noEffectCompute, "node-info-cache-expire-time": noEffectCompute,
 	"pending-pods-batching-timeout": noEffectCompute, "max-bulk-soft-taint-time": noEffectCompute,
-	"scale-down-unready-time": noEffectUnready, "max-total-unready-percentage": noEffectUnready, "ok-total-unready-count": noEffectUnready,
 	"provisioning-request-max-backoff-cache-size": noEffectProvReq,
 	"grpc-expander-cert":                          {CodeFlagNoEffect, "the grpc expander is not simulated (--expander=grpc is refused)"},
 	"grpc-expander-url":                           {CodeFlagNoEffect, "the grpc expander is not simulated (--expander=grpc is refused)"},
@@ -667,16 +727,13 @@ var valueNoEffect = map[string]*noEffect{
 	"drain-priority-config":                       {CodeFlagNotModelled, "the priority evictor is not modelled: a drain evicts every pod at once, each with its own grace period capped by --max-graceful-termination-sec"},
 	"max-free-difference-ratio":                   {CodeFlagNotModelled, "similar node groups are compared by capacity, allocatable and labels (--memory-difference-ratio, --max-allocatable-difference-ratio), not by free resources"},
 	"min-replica-count":                           {CodeFlagNotModelled, "the minimum replica count of a pod's controller is not checked when draining"},
-	// Not modelled yet: registered nodes are Ready at once (another
-	// helper of issue 34 models it).
-	"max-node-startup-time":                {CodeFlagNotModelled, "a registered node is Ready at once here, so no node outlasts a startup time"},
-	"node-deletion-batcher-interval":       {CodeFlagNotModelled, "node deletions are not batched: each starts when its node is picked"},
-	"node-deletion-candidate-ttl":          {CodeFlagNoEffect, "the simulated Cluster Autoscaler is never restarted, so its unneeded-node markings never go stale"},
-	"node-deletion-delay-timeout":          {CodeFlagNoEffect, "no node carries delay-deletion.cluster-autoscaler.kubernetes.io/ annotations here"},
-	"pod-injection-limit":                  {CodeFlagNotModelled, "the cap on fake pods injected per loop is not enforced: every CapacityBuffer's and ProvisioningRequest's pods are injected (proactive scale-up is not modelled)"},
-	"scale-down-candidates-pool-min-count": {CodeFlagNotModelled, "the pool of additional scale-down candidates is not modelled: every node is evaluated each loop, up to --scale-down-non-empty-candidates-count non-empty ones"},
-	"scale-down-candidates-pool-ratio":     {CodeFlagNotModelled, "the pool of additional scale-down candidates is not modelled: every node is evaluated each loop, up to --scale-down-non-empty-candidates-count non-empty ones"},
-	"scheduler-config-file":                {CodeFlagNotModelled, "the Cluster Autoscaler simulates scheduling with the scenario's scheduler, not with a profile of its own"},
+	"node-deletion-batcher-interval":              {CodeFlagNotModelled, "node deletions are not batched: each starts when its node is picked"},
+	"node-deletion-candidate-ttl":                 {CodeFlagNoEffect, "the simulated Cluster Autoscaler is never restarted, so its unneeded-node markings never go stale"},
+	"node-deletion-delay-timeout":                 {CodeFlagNoEffect, "no node carries delay-deletion.cluster-autoscaler.kubernetes.io/ annotations here"},
+	"pod-injection-limit":                         {CodeFlagNotModelled, "the cap on fake pods injected per loop is not enforced: every CapacityBuffer's and ProvisioningRequest's pods are injected (proactive scale-up is not modelled)"},
+	"scale-down-candidates-pool-min-count":        {CodeFlagNotModelled, "the pool of additional scale-down candidates is not modelled: every node is evaluated each loop, up to --scale-down-non-empty-candidates-count non-empty ones"},
+	"scale-down-candidates-pool-ratio":            {CodeFlagNotModelled, "the pool of additional scale-down candidates is not modelled: every node is evaluated each loop, up to --scale-down-non-empty-candidates-count non-empty ones"},
+	"scheduler-config-file":                       {CodeFlagNotModelled, "the Cluster Autoscaler simulates scheduling with the scenario's scheduler, not with a profile of its own"},
 }
 
 // removedFlags are flags users' Deployments still carry that the Cluster

@@ -236,12 +236,41 @@ func TestParseFlagsWarnings(t *testing.T) {
 // Flags whose subject the simulation does not have are accepted and
 // reported as having no effect, not silently taken as modelled.
 func TestFlagsWithoutSubject(t *testing.T) {
-	o, err := ParseFlags([]string{"--scale-down-unready-time=5m", "--skip-nodes-with-custom-controller-pods=false"}, nil, "args")
+	o, err := ParseFlags([]string{"--max-inactivity=5m", "--skip-nodes-with-custom-controller-pods=false"}, nil, "args")
 	require.NoError(t, err)
 	require.Len(t, o.Warnings, 2)
-	require.Equal(t, "args[0]: --scale-down-unready-time: no effect in the simulation: "+noEffectUnready.Reason, o.Warnings[0].Error())
-	require.Equal(t, CodeFlagNotModelled, o.Warnings[0].Code)
+	require.Equal(t, "args[0]: --max-inactivity: no effect in the simulation: "+noEffectProcess.Reason, o.Warnings[0].Error())
+	require.Equal(t, CodeFlagNoEffect, o.Warnings[0].Code)
 	require.Equal(t, "args[1]: --skip-nodes-with-custom-controller-pods: no effect in the simulation: every pod's controller is a built-in one (Deployment, StatefulSet, Job, DaemonSet): no pod has a custom controller", o.Warnings[1].Error())
+}
+
+// The unready-node flags are modelled (CA 1.35+ for --max-node-startup-time),
+// with upstream's defaults (cluster-autoscaler config/flags/flags.go:
+// max-node-startup-time 15m, scale-down-unready-enabled true,
+// scale-down-unready-time 20m (config.DefaultScaleDownUnreadyTime),
+// max-total-unready-percentage 45, ok-total-unready-count 3).
+func TestUnreadyFlags(t *testing.T) {
+	o, err := ParseFlags(nil, nil, "args")
+	require.NoError(t, err)
+	require.Equal(t, 15*time.Minute, o.MaxNodeStartupTime)
+	require.True(t, o.ScaleDownUnreadyEnabled)
+	require.Equal(t, 20*time.Minute, o.ScaleDownUnreadyTime)
+	require.Equal(t, 45.0, o.MaxTotalUnreadyPercentage)
+	require.Equal(t, 3, o.OkTotalUnreadyCount)
+
+	o, err = ParseFlags([]string{"--max-node-startup-time=5m", "--scale-down-unready-enabled=false", "--scale-down-unready-time=1h",
+		"--max-total-unready-percentage=10", "--ok-total-unready-count=0"}, nil, "args")
+	require.NoError(t, err)
+	require.Empty(t, o.Warnings, "modelled flags draw no no-effect warning")
+	require.Equal(t, 5*time.Minute, o.MaxNodeStartupTime)
+	require.False(t, o.ScaleDownUnreadyEnabled)
+	require.Equal(t, time.Hour, o.ScaleDownUnreadyTime)
+	require.Equal(t, 10.0, o.MaxTotalUnreadyPercentage)
+	require.Equal(t, 0, o.OkTotalUnreadyCount)
+
+	_, err = ParseFlags([]string{"--max-total-unready-percentage=150"}, nil, "args")
+	require.ErrorContains(t, err, "--max-total-unready-percentage")
+	require.ErrorContains(t, err, "not a percentage from 0 to 100")
 }
 
 // --max-empty-bulk-delete was removed in CA 1.33: a warning naming its

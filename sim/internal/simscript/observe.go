@@ -61,6 +61,9 @@ func (s *Sim) nodes(b *testscript.Block) (string, error) {
 		}
 		live++
 		state := strings.ToLower(n.State.String())
+		if n.RegisteredNotReady() {
+			state += ",registered,Ready=False"
+		}
 		if n.Unschedulable {
 			state += ",cordoned"
 		}

@@ -513,9 +513,16 @@ func (b *ExistingBase) fill(ex *ExistingNode, id cluster.NodeID, ready bool) {
 	got := ex.Placed[:0]
 	*ex = ExistingNode{ID: id, node: n, View: n, Initialized: ready, BasePosition: ex.BasePosition, Placed: got, record: kn}
 	if kn != nil && !kn.Initialized {
-		if len(kn.Pool.Spec.StartupTaints) > 0 {
+		// An uninitialized node's taints are its NodeClaim's: startup
+		// taints and the node lifecycle controller's not-ready taint of a
+		// node that registered and is not Ready aside (KC StateNode.Taints,
+		// known ephemeral taints).
+		if len(kn.Pool.Spec.StartupTaints) > 0 || n.Condition.NotReady() {
 			v := *n
 			v.Taints = withoutTaints(n.Taints, kn.Pool.Spec.StartupTaints)
+			if n.Condition.NotReady() {
+				v.Taints = b.withoutNotReady(v.Taints)
+			}
 			ex.View = &v
 		}
 		// DaemonSet pods start once the node is Ready: keep their
@@ -725,3 +732,17 @@ func NodeNameSuffix(n int) string {
 // counts its records (CheckIndexes compares them with the controller's).
 func (ni *NodeIndex) Get(id cluster.NodeID) *Node { return ni.get(id) }
 func (ni *NodeIndex) Len() int                    { return len(ni.live) }
+
+// withoutNotReady drops the node lifecycle controller's not-ready and
+// unreachable taints (known ephemeral taints to KC).
+func (b *ExistingBase) withoutNotReady(taints []cluster.Taint) []cluster.Taint {
+	notReady, okN := b.cl.Syms.Lookup(cluster.TaintNotReady)
+	unreachable, okU := b.cl.Syms.Lookup(cluster.TaintUnreachable)
+	out := taints[:0:0]
+	for _, t := range taints {
+		if !(okN && t.Key == notReady) && !(okU && t.Key == unreachable) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
