@@ -61,6 +61,11 @@ func (c *SDCase) asCase() *Case {
 // case keeps them.
 func SettingsScaleDown(c *SDCase) config.Settings {
 	s := config.DefaultSettings()
+	// Every group is the Cluster Autoscaler's, as in upstream's test
+	// provider: --nodes=<min>:<max>:<name> each.
+	for _, g := range c.Groups {
+		s.Nodes = append(s.Nodes, config.NodesSpec{Min: g.Min, Max: g.Max, Name: g.Name})
+	}
 	if !c.Cooldown {
 		s.ScaleDownDelayAfterAdd, s.ScaleDownDelayAfterDelete, s.ScaleDownDelayAfterFailure = 0, 0, 0
 	}
