@@ -83,6 +83,11 @@ func Pod(sc *scenario.Scenario, opts Options, want string) (*Story, error) {
 	if want == "" {
 		return nil, fmt.Errorf("no pod given: give the pod's name as the report lists it (unschedulablePods[].pod)")
 	}
+	if opts.Context != nil && opts.Context.Err() != nil {
+		// Stopped before the run began (a short run checks its context
+		// only every few thousand events, and might end unchecked).
+		return nil, ErrStopped
+	}
 	seed := sc.Seed
 	if opts.Seed != nil {
 		seed = *opts.Seed
