@@ -461,6 +461,24 @@ func (pl *planner) canRemove(id cluster.NodeID, dests *destSet) string {
 			return why
 		}
 	}
+	// place moves one pod to a destination; false (the node's moves
+	// undone) when none takes it.
+	place := func(r *podRef) bool {
+		dest := pl.findDestination(r, dests)
+		if dest < 0 {
+			undo()
+			if self != nil {
+				self.gone = false
+			}
+			pl.recordCall(id, nodeBlocked, nil, dests)
+			return false
+		}
+		d := dests.at(dest)
+		d.free = d.free.Sub(r.spec.Requests)
+		d.extra = append(d.extra, placedPod{r.spec, r.ns})
+		moves = append(moves, move{r.spec, r.ns, int32(dest)})
+		return true
+	}
 	for i := range pods {
 		r := &pods[i]
 		if r.term || r.daemon {
@@ -469,57 +487,29 @@ func (pl *planner) canRemove(id cluster.NodeID, dests *destSet) string {
 		if r.spec.Priority < pl.s.ExpendablePodsPriorityCutoff {
 			continue // expendable: just killed
 		}
-		dest := pl.findDestination(r, dests)
-		if dest < 0 {
-			undo()
-			if self != nil {
-				self.gone = false
-			}
-			pl.recordCall(id, nodeBlocked, nil, dests)
+		if !place(r) {
 			return BlockNoPlaceToMove
 		}
-		d := dests.at(dest)
-		d.free = d.free.Sub(r.spec.Requests)
-		d.extra = append(d.extra, placedPod{r.spec, r.ns})
-		moves = append(moves, move{r.spec, r.ns, int32(dest)})
 	}
 	// A CapacityBuffer's fake pods here must move too (buffers.go; they
 	// are safe to evict, nothing blocks them).
 	for _, p := range pl.bufs.placedOn(id) {
 		r := podRef{spec: p.spec, ns: p.ns, fit: pl.fitID(p.spec)}
 		r.has, _ = podConstraints(p.spec, pl.symHostname)
-		dest := pl.findDestination(&r, dests)
-		if dest < 0 {
-			undo()
-			if self != nil {
-				self.gone = false
-			}
-			pl.recordCall(id, nodeBlocked, nil, dests)
+		if !place(&r) {
 			return BlockNoPlaceToMove
 		}
-		d := dests.at(dest)
-		d.free = d.free.Sub(r.spec.Requests)
-		d.extra = append(d.extra, placedPod{r.spec, r.ns})
-		moves = append(moves, move{r.spec, r.ns, int32(dest)})
 	}
 	// The pods earlier nodes of the pass moved here move on with it:
 	// upstream's removal simulations persist in the snapshot, so a node's
 	// pods there include them.
 	if self != nil {
 		for _, e := range self.extra {
-			has, _ := podConstraints(e.spec, pl.symHostname)
-			ref := podRef{spec: e.spec, ns: e.ns, fit: pl.fitID(e.spec), has: has}
-			dest := pl.findDestination(&ref, dests)
-			if dest < 0 {
-				undo()
-				self.gone = false
-				pl.recordCall(id, nodeBlocked, nil, dests)
+			r := podRef{spec: e.spec, ns: e.ns, fit: pl.fitID(e.spec)}
+			r.has, _ = podConstraints(e.spec, pl.symHostname)
+			if !place(&r) {
 				return BlockNoPlaceToMove
 			}
-			d := dests.at(dest)
-			d.free = d.free.Sub(e.spec.Requests)
-			d.extra = append(d.extra, e)
-			moves = append(moves, move{e.spec, e.ns, int32(dest)})
 		}
 	}
 	pl.recordCall(id, nodeRemovable, moves, dests)
