@@ -662,6 +662,26 @@ func (s *freshRemovals) remove(id cluster.NodeID) (string, []replayMove) {
 		s.extra[at] = append(s.extra[at], placedPod{p.Spec, p.Namespace})
 		moves = append(moves, placed{at, replayMove{dest: s.ids[at], spec: p.Spec, ns: p.Namespace}})
 	}
+	// Then, as canRemove does, a CapacityBuffer's fake pods on the node
+	// and the pods earlier removals of the pass moved onto it: they move
+	// on with it.
+	var more []placedPod
+	for _, b := range a.plan.bufs.placedOn(id) {
+		more = append(more, placedPod{b.spec, b.ns})
+	}
+	if isDest {
+		more = append(more, s.extra[self]...)
+	}
+	for _, e := range more {
+		at := s.first(e.spec, e.ns)
+		if at < 0 {
+			undo()
+			return BlockNoPlaceToMove, nil
+		}
+		s.free[at] = s.free[at].Sub(e.spec.Requests)
+		s.extra[at] = append(s.extra[at], e)
+		moves = append(moves, placed{at, replayMove{dest: s.ids[at], spec: e.spec, ns: e.ns}})
+	}
 	out := make([]replayMove, len(moves))
 	for i, m := range moves {
 		out[i] = m.m
