@@ -87,6 +87,9 @@ func loadScenarioNow(arg string) (*scenario.Scenario, error) {
 func loadEmbedded(name string, overrides []string) (*scenario.Scenario, error) {
 	file, ok := scenarios.File(name)
 	if !ok {
+		if near := scenario.Closest(name, scenarios.Names()); near != "" {
+			return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name: did you mean %s? (sim scenarios lists them all)", name, near)
+		}
 		return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name (embedded: %s)", name, strings.Join(scenarios.Names(), ", "))
 	}
 	return scenario.LoadFS(scenarios.FS, file, overrides...)
