@@ -52,6 +52,7 @@ percentiles across runs.`,
 	f.Int("workers", 0, "parallel runs (default: all cores)")
 	f.StringArray("fail-if", nil, "exit 2 if this expression holds, e.g. 'pods.pendingSeconds.p99>300' or 'cost.totalUSD>1.1*baseline' (repeatable)")
 	f.String("baseline", "", "a JSON report (sim run -o json) that 'baseline' in --fail-if refers to")
+	f.String("fail-on-lint", "", "exit 2 before the run when sim lint finds something of this severity or above: info, warning or error (error findings are always printed)")
 	f.String("events", "", "write the simulation timeline to this JSONL file (single run)")
 	f.String("html", "", "write the run as one self-contained HTML page (charts, summary, workloads) to this file (single run)")
 	f.String("metrics", "", "write the run's timeline as OpenMetrics text (Karpenter's, the Cluster Autoscaler's and kube-state-metrics' names) to this file (single run)")
@@ -170,6 +171,9 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	ins.addScenario(arg, sc)
 	ins.addFlags(v, "config", "baseline")
 	if err := checkClobber(outs, ins); err != nil {
+		return err
+	}
+	if err := lintBeforeRun(v, sc, "", stderr); err != nil {
 		return err
 	}
 	var at time.Duration
