@@ -97,7 +97,7 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 		if err := checkClobber(outs, ins); err != nil {
 			return err
 		}
-		if err := lintBeforeRun(v, sc, arg, stderr); err != nil {
+		if _, err := lintBeforeRun(v, sc, arg, stderr); err != nil {
 			return err
 		}
 		loaded[i] = sc

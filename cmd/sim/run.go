@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clustersim/clustersim/sim/verdict"
 	"io"
 	"os"
 	"runtime"
@@ -173,7 +174,8 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err := checkClobber(outs, ins); err != nil {
 		return err
 	}
-	if err := lintBeforeRun(v, sc, "", stderr); err != nil {
+	linted, err := lintBeforeRun(v, sc, "", stderr)
+	if err != nil {
 		return err
 	}
 	var at time.Duration
@@ -285,7 +287,14 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		data = report.CSV(rows)
 	default:
 		var buf strings.Builder
-		err = rep.WriteTable(report.WithStyle(&buf, tableStyle(format, v.GetString("report"), stdout)))
+		style := tableStyle(format, v.GetString("report"), stdout)
+		verdict := verdict.Of(rep, verdict.Inputs{Scenario: arg, StrandedAfter: sc.StrandedAfter, Lint: linted})
+		buf.WriteString(wrap(verdict.Summary, style.Width) + "\n")
+		if verdict.Next != "" {
+			buf.WriteString("Next: " + verdict.Next + "\n") // one line, to copy
+		}
+		buf.WriteString("\n")
+		err = rep.WriteTable(report.WithStyle(&buf, style))
 		data = []byte(buf.String())
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/viper"
 
@@ -17,13 +18,13 @@ import (
 // findings at or above that severity are printed and stop the command
 // (exit 2) before anything runs. label names the configuration in
 // sim compare ("" for sim run).
-func lintBeforeRun(v *viper.Viper, sc *scenario.Scenario, label string, stderr io.Writer) error {
+func lintBeforeRun(v *viper.Viper, sc *scenario.Scenario, label string, stderr io.Writer) (*lint.Result, error) {
 	var failOn lint.Severity
 	gated := v.GetString("fail-on-lint") != ""
 	if gated {
 		sev, err := lint.ParseSeverity(v.GetString("fail-on-lint"))
 		if err != nil {
-			return fmt.Errorf("--fail-on-lint: %w", err)
+			return nil, fmt.Errorf("--fail-on-lint: %w", err)
 		}
 		failOn = sev
 	}
@@ -33,7 +34,7 @@ func lintBeforeRun(v *viper.Viper, sc *scenario.Scenario, label string, stderr i
 	}
 	res := lint.Check(sc)
 	if res.Count(show) == 0 {
-		return nil
+		return &res, nil
 	}
 	prefix := ""
 	if label != "" {
@@ -55,11 +56,33 @@ func lintBeforeRun(v *viper.Viper, sc *scenario.Scenario, label string, stderr i
 	}
 	if gated {
 		if n := res.Count(failOn); n > 0 {
-			return &lintGate{n: n, sev: failOn, flag: "--fail-on-lint", before: true}
+			return nil, &lintGate{n: n, sev: failOn, flag: "--fail-on-lint", before: true}
 		}
 	}
 	if label == "" {
 		fmt.Fprintf(stderr, "lint: sim lint shows every finding; --fail-on-lint error stops a run on them\n")
 	}
-	return nil
+	return &res, nil
+}
+
+// wrap folds text at spaces to width columns (100 when the width is
+// unknown, as when piped), for the verdict above a table.
+func wrap(text string, width int) string {
+	if width <= 0 {
+		width = 100
+	}
+	var b strings.Builder
+	col := 0
+	for _, word := range strings.Fields(text) {
+		if col > 0 && col+1+len(word) > width {
+			b.WriteByte('\n')
+			col = 0
+		} else if col > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += len(word)
+	}
+	return b.String()
 }
