@@ -250,6 +250,8 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 			return err
 		}
 	}
+	lead := verdict.Of(rep, verdict.Inputs{Scenario: arg, StrandedAfter: sc.StrandedAfter, Lint: linted})
+	rep.Lead = report.Lead{Summary: lead.Summary, Next: lead.Next}
 	if path := v.GetString("html"); path != "" {
 		if err := writeOutput(cmd.Context(), "--html", path, rep.WriteHTML); err != nil {
 			return err
@@ -288,10 +290,9 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	default:
 		var buf strings.Builder
 		style := tableStyle(format, v.GetString("report"), stdout)
-		verdict := verdict.Of(rep, verdict.Inputs{Scenario: arg, StrandedAfter: sc.StrandedAfter, Lint: linted})
-		buf.WriteString(wrap(verdict.Summary, style.Width) + "\n")
-		if verdict.Next != "" {
-			buf.WriteString("Next: " + verdict.Next + "\n") // one line, to copy
+		buf.WriteString(wrap(lead.Summary, style.Width) + "\n")
+		if lead.Next != "" {
+			buf.WriteString("Next: " + lead.Next + "\n") // one line, to copy
 		}
 		buf.WriteString("\n")
 		err = rep.WriteTable(report.WithStyle(&buf, style))
