@@ -92,8 +92,10 @@ clean:
 # The harnesses import sigs.k8s.io/karpenter and k8s.io/kubernetes, so each
 # lives in its own module; a comparison exits 1 when a target of issue 10
 # (Karpenter; also 22) or 23 (scheduler) is missed. fidelity/jobvalidation runs
-# sim sweep --emit-job's manifests through the API server's validation.
-FIDELITY_MODULES := fidelity fidelity/scheduler fidelity/jobvalidation
+# sim sweep --emit-job's manifests through the API server's validation;
+# fidelity/dashboards runs Karpenter's capacity dashboard's queries on sim
+# run --metrics with Prometheus' PromQL engine.
+FIDELITY_MODULES := fidelity fidelity/scheduler fidelity/jobvalidation fidelity/dashboards
 # sigs.k8s.io/karpenter v1.15.0 (fidelity/ and fidelity/disruption/) needs
 # Go 1.26.9, newer than the machine's: GOTOOLCHAIN=go1.27.3 makes the go
 # command fetch that toolchain from the module proxy (for those modules
@@ -106,6 +108,7 @@ fidelity:
 	done
 	cd fidelity && $(KARPENTER_GO) vet ./... && $(KARPENTER_GO) test ./...
 	cd fidelity/jobvalidation && $(GO) vet ./... && $(GO) test ./...
+	cd fidelity/dashboards && $(GO) vet ./... && $(GO) test ./...
 	cd fidelity && $(KARPENTER_GO) run ./cmd/fidelity
 	cd fidelity/scheduler && $(GO) vet ./... && $(GO) test ./...
 	cd fidelity/scheduler && $(GO) run ./cmd/fidelity-scheduler

@@ -205,7 +205,7 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		return runMany(v, cmd, arg, sc, seed, runs, format, baseline, watch, stdout, stderr)
 	}
 
-	opts := simulation.Options{Seed: &seed, Check: v.GetBool("check"), Context: cmd.Context(), Watch: watch}
+	opts := simulation.Options{Seed: &seed, Check: v.GetBool("check"), Context: cmd.Context(), Watch: watch, KeepObjects: v.GetString("metrics") != ""}
 	var finishEvents func() error
 	if path := v.GetString("events"); path != "" {
 		sink, finish, abort, err := eventFile(cmd.Context(), path)

@@ -25,7 +25,9 @@ var DefaultMetricsStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // series is one labelled series of a family: a value per sample.
 type series struct {
 	labels [][2]string
-	value  func(i int) float64
+	// value is the sample i; NaN: the series has no sample then (a node's
+	// series exists only while the node does).
+	value func(i int) float64
 }
 
 type family struct {
@@ -47,6 +49,9 @@ func (r *Report) WriteOpenMetrics(w io.Writer, start time.Time) error {
 	_, ca := r.Figures("clusterAutoscaler")
 	bw := bufio.NewWriterSize(w, 1<<16)
 	for _, f := range metricFamilies(tl, karpenter, ca) {
+		if len(f.series) == 0 {
+			continue // no NodePool limits, say: no family
+		}
 		writeFamily(bw, f, tl.T, start)
 	}
 	bw.WriteString("# EOF\n")
@@ -146,6 +151,9 @@ func metricFamilies(tl *Timeline, karpenter, ca bool) []family {
 				continue
 			}
 			created.series = append(created.series, series{[][2]string{{"min_values_relaxed", "false"}, {"nodepool", p.Name}, {"reason", "provisioning"}}, ints(p.Launched)})
+			if tl.Objects != nil {
+				continue // per node below
+			}
 			cpu, mem := p.AllocatableCPU, p.AllocatableMemory
 			if len(cpu) != len(tl.T) { // a timeline read back from JSON has none
 				cpu, mem = make([]float64, len(tl.T)), make([]float64, len(tl.T))
@@ -178,7 +186,15 @@ func metricFamilies(tl *Timeline, karpenter, ca bool) []family {
 				{[][2]string{{"phase", "Pending"}, {"scheduled", "true"}}, ints(tl.StartingPods)},
 				{[][2]string{{"phase", "Running"}, {"scheduled", "true"}}, ints(tl.RunningPods)},
 			}}
-		fams = append(fams, created, alloc, disrupted, errs, state)
+		if tl.Objects != nil {
+			// allocatable and pods_state per node, below
+			fams = append(fams, created, disrupted, errs)
+		} else {
+			fams = append(fams, created, alloc, disrupted, errs, state)
+		}
+	}
+	if tl.Objects != nil {
+		fams = append(fams, objectFamilies(tl, karpenter)...)
 	}
 	if ca {
 		up := make([]float64, len(tl.T))
@@ -240,10 +256,14 @@ func writeFamily(w *bufio.Writer, f family, ts []float64, start time.Time) {
 		}
 		labels := lb.String()
 		for i, t := range ts {
+			v := s.value(i)
+			if math.IsNaN(v) {
+				continue
+			}
 			w.WriteString(sample)
 			w.WriteString(labels)
 			w.WriteByte(' ')
-			w.WriteString(formatValue(s.value(i)))
+			w.WriteString(formatValue(v))
 			w.WriteByte(' ')
 			w.WriteString(strconv.FormatFloat(math.Round((base+t)*1000)/1000, 'f', -1, 64))
 			w.WriteByte('\n')

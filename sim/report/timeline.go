@@ -45,6 +45,9 @@ type Timeline struct {
 	OnDemandEquivalentUSD        []float64 `json:"onDemandEquivalentUSD"`
 	// Events are the discrete happenings in time order (TimelineEvent).
 	Events []TimelineEvent `json:"events"`
+	// Objects are the nodes' and pods' lives, for --metrics' per-node
+	// series; nil unless the run kept them (never in the JSON).
+	Objects *Objects `json:"-"`
 }
 
 // PoolSeries are one pool's nodes over time.

@@ -66,6 +66,10 @@ type Options struct {
 	// (evicted by a NoExecute taint tolerated 0s, say), so the run holds
 	// the bound too.
 	MaxPods int
+	// KeepObjects keeps each node's and pod's life in the report's
+	// timeline (report.Objects) for the per-node series of sim run
+	// --metrics; off, a run keeps none (memory).
+	KeepObjects bool
 }
 
 // ErrTooManyPods is wrapped by the error of a run stopped for creating
@@ -150,7 +154,11 @@ func Run(sc *scenario.Scenario, opts Options) (rep *report.Report, err error) {
 		opts.Inspect(s.cl)
 	}
 	// The run is over: the collector's books may be closed in place.
-	return s.build(s.collector), nil
+	rep = s.build(s.collector)
+	if opts.KeepObjects && rep.Timeline != nil {
+		rep.Timeline.Objects = s.objects()
+	}
+	return rep, nil
 }
 
 // Start builds a run of the scenario at time 0: the engine, the cluster
