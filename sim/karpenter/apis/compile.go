@@ -83,7 +83,7 @@ func NodeTaintWarning(key string) string {
 // would, obsolete fields being errors with the v1 equivalent as the hint.
 // The error, if any, is a manifest.Errors.
 func Compile(docs []*manifest.Document, env Env) (Result, error) {
-	c := &compiler{env: env, classes: map[string]*NodeClass{}, poolDocs: map[string]*manifest.Document{}}
+	c := &compiler{env: env, classes: map[string]*NodeClass{}, refused: map[string]refusal{}, poolDocs: map[string]*manifest.Document{}}
 	docs = c.builtinDocs(docs)
 	for _, d := range docs {
 		switch d.Kind {
@@ -140,10 +140,12 @@ func Compile(docs []*manifest.Document, env Env) (Result, error) {
 }
 
 type compiler struct {
-	env      Env
-	errs     manifest.Errors
-	warns    []Warning
-	classes  map[string]*NodeClass // "Kind/name"
+	env     Env
+	errs    manifest.Errors
+	warns   []Warning
+	classes map[string]*NodeClass // "Kind/name"
+	// refused: node classes the API server would refuse ("Kind/name").
+	refused  map[string]refusal
 	pools    []*draft
 	poolDocs map[string]*manifest.Document
 	overlays []NodeOverlay
@@ -261,8 +263,9 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 	if len(s.CapacityReservationSelectorTerms) > 0 {
 		nc.ReservationTerms = c.reservationTerms(d, "spec.capacityReservationSelectorTerms", s.CapacityReservationSelectorTerms)
 	}
-	if d.APIVersion == APIVersionAWSV1 && len(s.AMISelectorTerms) == 0 {
-		c.warn(d, "spec", "no amiSelectorTerms: the API server requires them in %s (e.g. [{alias: al2023@latest}]); accepted here, AMIs are not modelled", APIVersionAWSV1)
+	if n := len(c.errs); !c.validateEC2NodeClass(d, s, d.APIVersion == APIVersionAWSV1) {
+		e := c.errs[n]
+		c.refused[KindEC2NodeClass+"/"+nc.Name] = refusal{File: d.File, Line: d.Line, why: fieldMessage(e)}
 	}
 	nc.Hash = hashJSON(struct {
 		K  *kubeletConfig
@@ -1002,6 +1005,7 @@ func (c *compiler) resolve() {
 		if !ok && p.NodeClassRef.Kind == KindAWSNodeTemplate {
 			nc, ok = c.classes[KindEC2NodeClass+"/"+p.NodeClassRef.Name]
 		}
+		c.refusedClassRef(dr)
 		switch {
 		case ok:
 			p.NodeClass = *nc
