@@ -255,6 +255,9 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindEC2NodeClass, File: d.File, Line: d.Line,
 		Exported: ExportedHash{obj.Metadata.Annotations[NodeClassHashAnnotation], obj.Metadata.Annotations[NodeClassHashVersionAnnotation]}}
 	s := &obj.Spec
+	if d.APIVersion == APIVersionAWSV1beta1 {
+		c.legacyNodeClass(d, s)
+	}
 	if d.APIVersion == APIVersionAWSV1beta1 && s.Kubelet != nil {
 		c.warnc(d, CodeLegacy, "", "spec.kubelet", "kubelet is a karpenter.k8s.aws/v1 field (v1beta1 kept it in the NodePool's spec.template.spec.kubelet): read anyway")
 	}

@@ -146,7 +146,7 @@ func (c *compiler) amiSelectorTerms(d *manifest.Document, s *ec2NodeClassSpec) {
 	case len(terms) > maxSelectorTerms:
 		c.fail(d, path, "", "must have at most %d items, has %d", maxSelectorTerms, len(terms))
 	}
-	alias := ""
+	alias, hasAlias := "", false
 	for i, t := range terms {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		others := t.Tags != nil || t.Name != "" || t.Owner != ""
@@ -167,6 +167,7 @@ func (c *compiler) amiSelectorTerms(d *manifest.Document, s *ec2NodeClassSpec) {
 		if t.Alias == "" {
 			continue
 		}
+		hasAlias = true
 		if len(terms) != 1 {
 			c.fail(d, p+".alias", "give the alias as the only term", "'alias' is mutually exclusive, cannot be set with a combination of other amiSelectorTerms")
 		}
@@ -186,7 +187,7 @@ func (c *compiler) amiSelectorTerms(d *manifest.Document, s *ec2NodeClassSpec) {
 		}
 	}
 	switch {
-	case s.AMIFamily == nil && alias == "":
+	case s.AMIFamily == nil && !hasAlias:
 		c.fail(d, "spec", "add amiFamily (AL2023, Bottlerocket, Custom, ...) or select the AMI by an alias", "must specify amiFamily if amiSelectorTerms does not contain an alias")
 	case s.AMIFamily != nil && alias != "" && *s.AMIFamily != alias && *s.AMIFamily != AMIFamilyCustom:
 		c.fail(d, "spec.amiFamily", "remove amiFamily (the alias decides it) or write "+alias, "if set, amiFamily must be '%s' or 'Custom' when using %s %s alias", alias, article(alias), alias)
@@ -226,4 +227,33 @@ func article(family string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// legacyNodeClass warns that a karpenter.k8s.aws/v1beta1 EC2NodeClass is
+// read as v1, as a karpenter.sh/v1beta1 NodePool is: v1beta1 is not
+// served since Karpenter v1.1. The v1 conversion webhook (karpenter-provider-aws
+// v1.0 pkg/apis/v1/ec2nodeclass_conversion.go) turned an amiFamily without
+// amiSelectorTerms into the alias family@latest; the family, which is
+// all the simulation reads, does not change.
+func (c *compiler) legacyNodeClass(d *manifest.Document, s *ec2NodeClassSpec) {
+	conv := ""
+	if s.AMIFamily != nil && len(s.AMISelectorTerms) == 0 {
+		if alias := familyAlias(*s.AMIFamily); alias != "" {
+			conv = fmt.Sprintf("; its amiFamily: %s becomes amiSelectorTerms: [{alias: %s@latest}]", *s.AMIFamily, alias)
+		}
+	}
+	fix := "write apiVersion: " + APIVersionAWSV1 + conv
+	c.warnc(d, CodeLegacy, fix, "apiVersion", "karpenter.k8s.aws/v1beta1 EC2NodeClass was replaced by %s (v1beta1 is not served since Karpenter v1.1, whose API server refuses it): read as %s, as Karpenter v1.0's conversion webhook read it (%s)",
+		APIVersionAWSV1, APIVersionAWSV1, fix)
+}
+
+// familyAlias is the alias family of an AMI family ("" for none: Custom,
+// Ubuntu).
+func familyAlias(family string) string {
+	for a, f := range aliasFamilies {
+		if f == family {
+			return a
+		}
+	}
+	return ""
 }
