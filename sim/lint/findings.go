@@ -513,9 +513,10 @@ func (c *checker) loaderFindings() {
 		}
 		if f.Fix != "" {
 			// The Cluster Autoscaler's warnings end with their fix
-			// ("; fix"), an unknown label's in parentheses: say it once.
+			// ("; fix"), an unknown label's and a legacy node class's in
+			// parentheses: say it once.
 			f.Message = strings.TrimSuffix(f.Message, "; "+f.Fix)
-			if f.Kind == KindUnknownLabel {
+			if f.Kind == KindUnknownLabel || f.Kind == KindObsolete {
 				f.Message = strings.TrimSuffix(f.Message, " ("+f.Fix+")")
 			}
 		}
