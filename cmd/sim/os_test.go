@@ -17,7 +17,31 @@ func TestWindowsNodeGroupRefused(t *testing.T) {
 	require.Contains(t, out, `"path": "nodeGroups[0].amiFamily"`)
 	_, stderr, code := sim(t, "run", "testdata/bad/windows-nodes.yaml")
 	require.Equal(t, exitError, code)
-	require.Contains(t, stderr, "testdata/bad/windows-nodes.yaml:17: nodeGroups[0].amiFamily: Windows nodes are not simulated")
+	require.Contains(t, stderr, "testdata/bad/windows-nodes.yaml:19: nodeGroups[0].amiFamily: Windows nodes are not simulated")
+}
+
+// A Karpenter tree with a Windows NodePool (Karpenter's windows-2022
+// example beside its general-purpose one) runs: the Windows pool and its
+// node class are skipped with a warning each, the Linux workload
+// schedules, and lint and explain say that the Windows workload waits
+// because Windows nodes are not simulated (before: the Windows pool was an
+// error and nothing ran).
+func TestKarpenterWindowsPoolSkipped(t *testing.T) {
+	const file = "testdata/os/karpenter-windows.yaml"
+	out, stderr, code := sim(t, "run", file)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, file+`:20: spec.template.spec.requirements[0]: Windows nodes are not simulated: kubernetes.io/os In [windows] allows Windows nodes only: NodePool "windows2022" is skipped and the rest of the cluster simulated`)
+	require.Contains(t, out, file+":47: spec.amiSelectorTerms[0].alias: Windows nodes are not simulated (Windows2022)")
+	require.Regexp(t, `Deployment/default/nginx-deployment\s+3\s+3\s+0\s+0\s`, out)
+	require.Regexp(t, `Deployment/default/iis\s+2\s+0\s+2\s+2\s`, out)
+
+	out, _, code = simLint(t, file, "-o", "json")
+	require.Equal(t, exitGate, code)
+	require.Contains(t, out, `"kind": "not-simulated"`)
+	require.Contains(t, out, `"message": "Deployment/default/iis needs Windows nodes (kubernetes.io/os), which are not simulated: its pods stay Pending"`)
+
+	out = explainOf(t, file, "iis-1")
+	require.Contains(t, out, "NodePool/general-purpose (on-demand): never: the pods need Windows nodes (kubernetes.io/os), which are not simulated")
 }
 
 // eksctl's Auto Mode example runs its built-in NodePools (general-purpose,

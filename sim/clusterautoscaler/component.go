@@ -86,10 +86,6 @@ func (caComponent) Replaces(prev, next *manifest.Document) (string, bool) {
 	return "", false
 }
 
-// ChecksNames: eksctl names its clusters and node groups by rules of its
-// own, checked where they are compiled.
-func (caComponent) ChecksNames(d *manifest.Document) bool { return d.Kind == "ClusterConfig" }
-
 // Location: the first ClusterConfig's metadata.region and
 // availabilityZones.
 func (caComponent) Location(docs []*manifest.Document) (component.Location, bool) {

@@ -392,13 +392,6 @@ type Epocher interface {
 	Epoch(settings any) (time.Time, bool)
 }
 
-// NameChecker is a component that checks the names of some of its
-// documents itself (eksctl names clusters by rules of its own), instead
-// of the loader's Kubernetes name rules.
-type NameChecker interface {
-	ChecksNames(d *manifest.Document) bool
-}
-
 // Locator gives the cluster's region and zones from the component's
 // documents (an eksctl ClusterConfig's metadata.region and
 // availabilityZones), where the Scenario does not set them.

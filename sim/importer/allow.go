@@ -203,10 +203,23 @@ func amiTerm(im *Importer, v any) (any, bool) {
 }
 
 // ec2NodeClassKept is an EC2NodeClass: its AMI family, kubelet settings,
-// block devices (the root volume's size) and instance store policy.
+// block devices (the root volume's size) and instance store policy. Its
+// subnet and security group selectors and its role or instance profile
+// are the account's: the simulation does not read them, but the CRD
+// requires them (the loader refuses an EC2NodeClass without them, as the
+// API server does), so each one present is replaced by a stand-in.
 var ec2NodeClassKept = fields{"apiVersion": all, "kind": all, "metadata": objectMeta.keep,
 	"spec": fields{"amiFamily": all, "amiSelectorTerms": each(amiTerm), "kubelet": all,
-		"blockDeviceMappings": blockDevices, "instanceStorePolicy": all, "capacityReservationSelectorTerms": reservationTerms}.keep}
+		"blockDeviceMappings": blockDevices, "instanceStorePolicy": all, "capacityReservationSelectorTerms": reservationTerms,
+		"subnetSelectorTerms":        standIn([]any{map[string]any{"id": "subnet-imported"}}),
+		"securityGroupSelectorTerms": standIn([]any{map[string]any{"id": "sg-imported"}}),
+		"role":                       standIn("imported"), "instanceProfile": standIn("imported")}.keep}
+
+// standIn replaces a field the simulation does not read, but the CRD
+// requires, by a value that says nothing about the account.
+func standIn(v any) keep {
+	return func(*Importer, any) (any, bool) { return v, true }
+}
 
 // reservationTerms drops an EC2NodeClass's capacity reservation terms
 // (their tags and owners are the account's), noting that there were

@@ -51,7 +51,7 @@
 // with the pod's volume pinned there, where no source adds a node),
 // spot-flexibility,
 // spot-to-spot-flexibility, obsolete-setting, startup-failure,
-// ineffective-setting, unknown-label, input-warning and invalid (kinds.go says what each means; findings.go
+// ineffective-setting, unknown-label, not-simulated, input-warning and invalid (kinds.go says what each means; findings.go
 // words the messages). Findings are sorted by severity (errors first), then file and
 // line; the order is deterministic.
 //
@@ -83,6 +83,8 @@
 //     ineffective. (settings a component ignores) ineffective settings;
 //     karpenter.unknown-label (a NodePool requirement on a key no instance
 //     type has, not well-known and not a template label) unknown-label;
+//     karpenter.windows-skipped (a Windows NodePool or node class, left
+//     out) not-simulated;
 //     the loader's notes (skipped kinds, identical copies, flags read from
 //     the Cluster Autoscaler's Deployment) and the rest are input-warning
 //     (info). A fix the message words comes with the warning (Warning.Fix).

@@ -149,7 +149,7 @@ func (c *checker) checkUnhostable(r *row) {
 	if needsNonLinux(c.syms, w.Pod) {
 		c.add(c.workloadFinding(r.w, Error, KindUnhostable,
 			fmt.Sprintf("%s needs Windows nodes (kubernetes.io/os), which are not simulated: its pods stay Pending", w.Ref()),
-			"leave it out of the simulated manifests (Windows node groups and NodePools are refused too)", nil))
+			"leave it out of the simulated manifests (Windows NodePools and node classes are skipped with a warning; Windows node groups are refused)", nil))
 		return
 	}
 	fix := "make one capacity source accept its pods"
@@ -513,9 +513,10 @@ func (c *checker) loaderFindings() {
 		}
 		if f.Fix != "" {
 			// The Cluster Autoscaler's warnings end with their fix
-			// ("; fix"), an unknown label's in parentheses: say it once.
+			// ("; fix"), an unknown label's and a legacy node class's in
+			// parentheses: say it once.
 			f.Message = strings.TrimSuffix(f.Message, "; "+f.Fix)
-			if f.Kind == KindUnknownLabel {
+			if f.Kind == KindUnknownLabel || f.Kind == KindObsolete {
 				f.Message = strings.TrimSuffix(f.Message, " ("+f.Fix+")")
 			}
 		}
@@ -546,6 +547,8 @@ var codeFindings = map[string]codeFinding{
 	"karpenter.no-such-kind":  {Error, KindObsolete},
 	"karpenter.legacy":        {Warning, KindObsolete},
 	"karpenter.unknown-label": {Warning, KindUnknownLabel},
+	// A Windows NodePool or node class, skipped.
+	"karpenter.windows-skipped": {Warning, KindNotSimulated},
 }
 
 // codeSeen hears every code lint reads (the tests check that each code

@@ -149,6 +149,10 @@ const (
 	// a custom label and only copies it to the node), so a mistyped key
 	// silently matches every instance type.
 	KindUnknownLabel = "unknown-label"
+	// KindNotSimulated (warning): a capacity source left out because the
+	// simulator does not model what it launches (a NodePool of Windows
+	// nodes): the rest of the cluster is simulated without it.
+	KindNotSimulated = "not-simulated"
 	// KindInput (info): any other loader warning, and the loader's notes:
 	// kinds skipped (one finding per kind), identical copies read once,
 	// the Cluster Autoscaler's flags read from its Deployment.

@@ -342,6 +342,11 @@ func (c *checker) judge(spec *cluster.PodSpec, s *source) cell {
 			out.why = w
 		}
 	}
+	if !out.CanLand && needsNonLinux(c.syms, spec) {
+		// Every simulated node is Linux: the OS is the reason, whatever
+		// else the source lacks.
+		out.why.Text, out.why.Kind, out.why.Fix = "the pods need Windows nodes (kubernetes.io/os), which are not simulated: every simulated node is Linux (Windows NodePools are skipped)", "label", ""
+	}
 	if !out.CanLand {
 		out.Reason, out.ReasonKind = out.why.Text, out.why.Kind
 	} else {

@@ -486,7 +486,7 @@ func TestCanLandAndProvisions(t *testing.T) {
 	require.Equal(t, []string{"c5.large", "c5a.large", "c6i.large"}, batch.InstanceTypes)
 	require.Equal(t, []Source{
 		{ID: "NodePool/burst-spot (spot)", Kind: "NodePool", Name: "burst-spot", Autoscaler: "karpenter", CapacityType: "spot", File: "s.yaml", Line: 9},
-		{ID: "NodeGroup/core-on-demand", Kind: "NodeGroup", Name: "core-on-demand", Autoscaler: "cluster-autoscaler", CapacityType: "on-demand", File: "s.yaml", Line: 35},
+		{ID: "NodeGroup/core-on-demand", Kind: "NodeGroup", Name: "core-on-demand", Autoscaler: "cluster-autoscaler", CapacityType: "on-demand", File: "s.yaml", Line: 37},
 	}, r.Sources)
 }
 

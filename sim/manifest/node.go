@@ -199,7 +199,11 @@ func (x *expander) entries(m *yaml.Node, depth int, report problemFunc) []entry 
 			continue
 		}
 		if k.Kind != yaml.ScalarNode {
-			report("", k.Line, "a key must be plain text, not a "+kindName(k), "check the indentation, or quote the key")
+			hint := "check the indentation, or quote the key"
+			if helmBraces(m) {
+				hint = helmHint
+			}
+			report("", k.Line, "a key must be plain text, not a "+kindName(k), hint)
 			continue
 		}
 		if isMergeKey(k) {

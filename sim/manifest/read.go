@@ -607,13 +607,17 @@ func readHeader(d *Document, el *errList) (header, bool) {
 				Hint: "metadata holds name:, namespace:, labels: and so on, on the following lines, indented"})
 			return h, false
 		default:
+			nameLine, nsLine := 0, 0
 			for _, me := range x.entries(m, 1, nil) {
 				switch me.name {
 				case "name":
-					d.Name = text(me, "metadata.name", "")
+					d.Name, nameLine = text(me, "metadata.name", ""), me.key.Line
 				case "namespace":
-					d.Namespace = text(me, "metadata.namespace", "")
+					d.Namespace, nsLine = text(me, "metadata.namespace", ""), me.key.Line
 				}
+			}
+			if ok && !checkNames(d, nameLine, nsLine, el) {
+				return h, false
 			}
 		}
 	}

@@ -94,8 +94,8 @@ metadata: {name: cfg, namespace: shop}
 		{
 			name: "JSON object, tab-indented, with escapes YAML would reject",
 			file: "pod.json",
-			in:   "{\n\t\"apiVersion\": \"v1\",\n\t\"kind\": \"Pod\",\n\t\"metadata\": {\"name\": \"a\\/b\", \"namespace\": \"ns\"}\n}\n",
-			want: []docSummary{{File: "pod.json", Ref: "Pod/ns/a/b", APIVersion: "v1", Line: 2}},
+			in:   "{\n\t\"apiVersion\": \"v1\",\n\t\"kind\": \"Pod\",\n\t\"metadata\": {\"name\": \"a-b\", \"namespace\": \"ns\", \"annotations\": {\"url\": \"a\\/b\"}}\n}\n",
+			want: []docSummary{{File: "pod.json", Ref: "Pod/ns/a-b", APIVersion: "v1", Line: 2}},
 		},
 		{
 			name: "JSON by content, whatever the extension",

@@ -134,7 +134,7 @@ spec:
   disruption:
     consolidationPolicy: WhenEmptyOrUnderutilized
     consolidateAfter: 5m
-` + fixtures.EC2NodeClassAL2023)
+` + fixtures.EC2NodeClassDemo)
 	for i := range services {
 		fmt.Fprintf(&b, `---
 apiVersion: apps/v1

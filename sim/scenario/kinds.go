@@ -186,13 +186,6 @@ func componentOf(d *manifest.Document) component.Component {
 	return nil
 }
 
-// ownNames: d's component checks its documents' names itself (eksctl
-// names its clusters and node groups by rules of its own).
-func ownNames(c component.Component, d *manifest.Document) bool {
-	nc, ok := c.(component.NameChecker)
-	return ok && nc.ChecksNames(d)
-}
-
 // replaceComponentDoc drops the earlier document of c that the override d
 // replaces (the component says which, and how to say so), with a warning.
 func (l *loader) replaceComponentDoc(c component.Component, d *manifest.Document) {

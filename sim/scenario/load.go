@@ -350,16 +350,6 @@ func reads(d *manifest.Document, c component.Component) bool {
 // identically is read once; a kind the simulator does not read is skipped.
 func (l *loader) addObject(d *manifest.Document) {
 	c := componentOf(d)
-	if !ownNames(c, d) && reads(d, c) {
-		// (eksctl names its clusters and node groups by rules of its own,
-		// checked where they are compiled.)
-		if errs := nameErrors(d); len(errs) > 0 {
-			for _, e := range errs {
-				l.fail(e)
-			}
-			return
-		}
-	}
 	if c != nil {
 		if !l.duplicateOf(d, l.compDocs[c.Name()]) {
 			l.compDocs[c.Name()] = append(l.compDocs[c.Name()], d)

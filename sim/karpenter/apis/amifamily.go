@@ -25,6 +25,18 @@ var aliasFamilies = map[string]string{
 	"windows2019": "Windows2019", "windows2022": "Windows2022", "windows2025": "Windows2025",
 }
 
+// SkippedPool is a NodePool left out of the simulation: Windows nodes are
+// not simulated, so a pool that can launch only Windows nodes is skipped
+// with a warning rather than stopping the run.
+type SkippedPool struct {
+	Name string
+	File string
+	Line int
+	// Why says why, e.g. "kubernetes.io/os In [windows] allows Windows
+	// nodes only".
+	Why string
+}
+
 // IsWindowsFamily reports whether an AMI family runs Windows nodes
 // (Windows2019, Windows2022, Windows2025), which are not simulated.
 func IsWindowsFamily(family string) bool {
@@ -52,10 +64,24 @@ func (c *compiler) amiFamily(d *manifest.Document, family *string, terms []amiSe
 		fam, path = *family, "spec.amiFamily"
 	}
 	if IsWindowsFamily(fam) {
-		hint := "remove this " + d.Kind + " and the NodePools that use it to simulate the Linux part of the cluster (pods that need Windows nodes then stay Pending)"
-		c.fail(d, path, hint, "Windows nodes are not simulated (%s): the simulator has no Windows prices, node overheads or Windows-only scheduling", fam)
+		c.warnc(d, CodeWindows, "", path, "Windows nodes are not simulated (%s): the simulator has no Windows prices, node overheads or Windows-only scheduling: this %s is skipped, and so are the NodePools that use it (pods that need Windows nodes stay Pending)", fam, d.Kind)
 	}
 	return fam
+}
+
+// windowsClass is a node class skipped because it runs Windows: where it
+// is and its family.
+type windowsClass struct {
+	File   string
+	Line   int
+	Family string
+}
+
+// skipWindows leaves out a NodePool that can launch only Windows nodes,
+// with a warning saying why (why) and what it means for pods.
+func (c *compiler) skipWindows(dr *draft, path, why string) {
+	c.warnc(dr.d, CodeWindows, "", path, "Windows nodes are not simulated: %s: NodePool %q is skipped and the rest of the cluster simulated (pods that need Windows nodes stay Pending; sim lint lists them)", why, dr.pool.Name)
+	c.skipped = append(c.skipped, SkippedPool{Name: dr.pool.Name, File: dr.d.File, Line: dr.d.Line, Why: "Windows nodes are not simulated: " + why})
 }
 
 // windowsOnlyRequirement says why a NodePool requirement allows Windows

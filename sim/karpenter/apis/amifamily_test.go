@@ -63,27 +63,49 @@ spec:
     - alias: windows2022@latest # Windows does not support pinning
 `
 
-// Windows NodePools and node classes are refused at the field that asks
-// for Windows, every one of them at once: Windows nodes are not simulated
-// (before, the NodePool compiled and its node class warned "simulated as
-// Linux").
-func TestWindowsIsRefused(t *testing.T) {
-	_, _, err := compileYAML(t, "windows-2022.yaml", windows2022Example)
-	require.Error(t, err)
-	require.Equal(t, `windows-2022.yaml:9: spec.template.spec.requirements[0]: Windows nodes are not simulated: kubernetes.io/os In [windows] allows Windows nodes only; remove this NodePool (pods that need Windows nodes then stay Pending) or require kubernetes.io/os In [linux]
-windows-2022.yaml:33: spec.amiSelectorTerms[0].alias: Windows nodes are not simulated (Windows2022): the simulator has no Windows prices, node overheads or Windows-only scheduling; remove this EC2NodeClass and the NodePools that use it to simulate the Linux part of the cluster (pods that need Windows nodes then stay Pending)`, err.Error())
+// Windows NodePools and node classes are skipped with a warning at the
+// field that asks for Windows, and the Linux pools next to them compile:
+// Windows nodes are not simulated, but one Windows pool no longer stops a
+// whole tree (before, each was an error and the run did not start).
+func TestWindowsIsSkipped(t *testing.T) {
+	// from aws/karpenter-provider-aws examples/v1/general-purpose.yaml
+	// (v1.15.0), reduced: the Linux pool beside the Windows one.
+	linux := "---\n" + strings.Replace(seedNodePoolLinux, "REQ", "{key: kubernetes.io/os, operator: In, values: [linux]}", 1)
+	res, _, err := compileYAML(t, "windows-2022.yaml", windows2022Example+linux)
+	require.NoError(t, err)
+	require.Equal(t, []string{"np"}, poolNames(res))
+	require.Equal(t, []SkippedPool{{Name: "windows2022", File: "windows-2022.yaml", Line: 1,
+		Why: "Windows nodes are not simulated: kubernetes.io/os In [windows] allows Windows nodes only"}}, res.Skipped)
+	require.Equal(t, []string{
+		"windows-2022.yaml:9: spec.template.spec.requirements[0]: Windows nodes are not simulated: kubernetes.io/os In [windows] allows Windows nodes only: NodePool \"windows2022\" is skipped and the rest of the cluster simulated (pods that need Windows nodes stay Pending; sim lint lists them)",
+		"windows-2022.yaml:33: spec.amiSelectorTerms[0].alias: Windows nodes are not simulated (Windows2022): the simulator has no Windows prices, node overheads or Windows-only scheduling: this EC2NodeClass is skipped, and so are the NodePools that use it (pods that need Windows nodes stay Pending)",
+	}, warningTexts(res))
+	for _, w := range res.Warnings {
+		require.Equal(t, CodeWindows, w.Code)
+	}
+
+	// A pool that does not ask for Windows but names a Windows node class
+	// is skipped too, saying which class.
+	generic := strings.Replace(windows2022Example, "- key: kubernetes.io/os\n          operator: In\n          values: [\"windows\"]\n", "- key: kubernetes.io/arch\n          operator: In\n          values: [\"amd64\"]\n", 1)
+	res, _, err = compileYAML(t, "windows-2022.yaml", generic+linux)
+	require.NoError(t, err)
+	require.Equal(t, []string{"np"}, poolNames(res))
+	require.Equal(t, `Windows nodes are not simulated: its EC2NodeClass "windows2022" (windows-2022.yaml:20) runs Windows2022`, res.Skipped[0].Why)
 
 	// from aws/karpenter-provider-aws examples/v1beta1/windows-2019.yaml:
 	// the family in spec.amiFamily.
 	v1beta1 := strings.NewReplacer("karpenter.sh/v1\n", "karpenter.sh/v1beta1\n", "karpenter.k8s.aws/v1\n", "karpenter.k8s.aws/v1beta1\n",
 		"  amiSelectorTerms:\n    - alias: windows2022@latest # Windows does not support pinning\n", "  amiFamily: Windows2019\n",
 		"        group: karpenter.k8s.aws\n", "        apiVersion: karpenter.k8s.aws/v1beta1\n").Replace(windows2022Example)
-	_, _, err = compileYAML(t, "windows-2019.yaml", v1beta1)
-	require.ErrorContains(t, err, "windows-2019.yaml:32: spec.amiFamily: Windows nodes are not simulated (Windows2019)")
+	res, _, err = compileYAML(t, "windows-2019.yaml", v1beta1)
+	require.NoError(t, err)
+	require.Empty(t, res.NodePools)
+	require.Contains(t, strings.Join(warningTexts(res), "\n"), "windows-2019.yaml:32: spec.amiFamily: Windows nodes are not simulated (Windows2019)")
 
 	// An AWSNodeTemplate (v1alpha1) with a Windows family.
-	_, _, err = compileYAML(t, "awsnodetemplate.yaml", "apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: win}\nspec:\n  amiFamily: Windows2022\n  subnetSelector: {karpenter.sh/discovery: c}\n")
-	require.ErrorContains(t, err, "awsnodetemplate.yaml:5: spec.amiFamily: Windows nodes are not simulated (Windows2022)")
+	res, _, err = compileYAML(t, "awsnodetemplate.yaml", "apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: win}\nspec:\n  amiFamily: Windows2022\n  subnetSelector: {karpenter.sh/discovery: c}\n")
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(warningTexts(res), "\n"), "awsnodetemplate.yaml:5: spec.amiFamily: Windows nodes are not simulated (Windows2022)")
 
 	// Other ways to ask for Windows only.
 	for _, req := range []string{
@@ -92,13 +114,24 @@ windows-2022.yaml:33: spec.amiSelectorTerms[0].alias: Windows nodes are not simu
 		"{key: beta.kubernetes.io/os, operator: In, values: [windows]}",
 	} {
 		y := strings.Replace(seedNodePoolLinux, "REQ", req, 1)
-		_, _, err = compileYAML(t, "np.yaml", y)
-		require.ErrorContains(t, err, "np.yaml:9: spec.template.spec.requirements[0]: Windows nodes are not simulated", req)
+		res, _, err = compileYAML(t, "np.yaml", y)
+		require.NoError(t, err)
+		require.Empty(t, res.NodePools, req)
+		require.Contains(t, strings.Join(warningTexts(res), "\n"), "np.yaml:9: spec.template.spec.requirements[0]: Windows nodes are not simulated", req)
 	}
 	// Linux and Windows together: the Linux nodes are simulated.
-	res, _, err := compileYAML(t, "np.yaml", strings.Replace(seedNodePoolLinux, "REQ", "{key: kubernetes.io/os, operator: In, values: [linux, windows]}", 1))
+	res, _, err = compileYAML(t, "np.yaml", strings.Replace(seedNodePoolLinux, "REQ", "{key: kubernetes.io/os, operator: In, values: [linux, windows]}", 1))
 	require.NoError(t, err)
 	require.Len(t, res.NodePools, 1)
+	require.Empty(t, res.Skipped)
+}
+
+func poolNames(res Result) []string {
+	var out []string
+	for _, p := range res.NodePools {
+		out = append(out, p.Name)
+	}
+	return out
 }
 
 // bottlerocketExample is the EC2NodeClass of aws/karpenter-provider-aws

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
 
@@ -189,14 +190,7 @@ spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
       requirements:
       - {key: eks.amazonaws.com/instance-family, operator: In, values: [m5]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: default
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-`
+` + fixtures.EC2NodeClassDemo
 	res, syms, err := compileAuto(t, oss, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"auto.yaml:10: spec.template.spec.requirements[0].key: requirement key eks.amazonaws.com/instance-family is an EKS Auto Mode label: self-managed Karpenter's instance types do not have it, so it does not narrow them and Karpenter only puts it on the node (write karpenter.k8s.aws/instance-family (eks.amazonaws.com labels are EKS Auto Mode's, for NodePools of an eks.amazonaws.com NodeClass))"},

@@ -49,7 +49,9 @@ type Result struct {
 	NodeOverlays []NodeOverlay
 	// CapacityBuffers sorted by namespace and name.
 	CapacityBuffers []capacitybuffer.Buffer
-	Warnings        []Warning
+	// Skipped are the NodePools left out (Windows ones), sorted by name.
+	Skipped  []SkippedPool
+	Warnings []Warning
 }
 
 // Handles reports whether the document is a kind this package reads
@@ -83,7 +85,7 @@ func NodeTaintWarning(key string) string {
 // would, obsolete fields being errors with the v1 equivalent as the hint.
 // The error, if any, is a manifest.Errors.
 func Compile(docs []*manifest.Document, env Env) (Result, error) {
-	c := &compiler{env: env, classes: map[string]*NodeClass{}, poolDocs: map[string]*manifest.Document{}}
+	c := &compiler{env: env, classes: map[string]*NodeClass{}, refused: map[string]refusal{}, windows: map[string]windowsClass{}, poolDocs: map[string]*manifest.Document{}}
 	docs = c.builtinDocs(docs)
 	for _, d := range docs {
 		switch d.Kind {
@@ -100,6 +102,7 @@ func Compile(docs []*manifest.Document, env Env) (Result, error) {
 		}
 	}
 	for _, d := range docs {
+		c.windowsReq, c.windowsPath = "", ""
 		switch d.Kind {
 		case KindNodePool:
 			c.nodePool(d)
@@ -119,6 +122,8 @@ func Compile(docs []*manifest.Document, env Env) (Result, error) {
 	res.NodeOverlays = c.overlays
 	OrderOverlays(res.NodeOverlays)
 	res.CapacityBuffers = c.buffers
+	res.Skipped = c.skipped
+	sort.Slice(res.Skipped, func(i, j int) bool { return res.Skipped[i].Name < res.Skipped[j].Name })
 	sort.Slice(res.CapacityBuffers, func(i, j int) bool {
 		a, b := &res.CapacityBuffers[i], &res.CapacityBuffers[j]
 		if a.Namespace != b.Namespace {
@@ -140,14 +145,22 @@ func Compile(docs []*manifest.Document, env Env) (Result, error) {
 }
 
 type compiler struct {
-	env      Env
-	errs     manifest.Errors
-	warns    []Warning
-	classes  map[string]*NodeClass // "Kind/name"
-	pools    []*draft
-	poolDocs map[string]*manifest.Document
-	overlays []NodeOverlay
-	buffers  []capacitybuffer.Buffer
+	env     Env
+	errs    manifest.Errors
+	warns   []Warning
+	classes map[string]*NodeClass // "Kind/name"
+	// refused: node classes the API server would refuse ("Kind/name").
+	refused map[string]refusal
+	// windows: node classes skipped because they run Windows.
+	windows map[string]windowsClass
+	// windowsReq and windowsPath: the NodePool being compiled allows only
+	// Windows nodes (why, at which requirement); finish skips it.
+	windowsReq, windowsPath string
+	skipped                 []SkippedPool
+	pools                   []*draft
+	poolDocs                map[string]*manifest.Document
+	overlays                []NodeOverlay
+	buffers                 []capacitybuffer.Buffer
 	// autoMode: the NodePool being compiled names an EKS Auto Mode
 	// NodeClass (its eks.amazonaws.com labels narrow instance types).
 	autoMode bool
@@ -242,10 +255,18 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindEC2NodeClass, File: d.File, Line: d.Line,
 		Exported: ExportedHash{obj.Metadata.Annotations[NodeClassHashAnnotation], obj.Metadata.Annotations[NodeClassHashVersionAnnotation]}}
 	s := &obj.Spec
+	if d.APIVersion == APIVersionAWSV1beta1 {
+		c.legacyNodeClass(d, s)
+	}
 	if d.APIVersion == APIVersionAWSV1beta1 && s.Kubelet != nil {
 		c.warnc(d, CodeLegacy, "", "spec.kubelet", "kubelet is a karpenter.k8s.aws/v1 field (v1beta1 kept it in the NodePool's spec.template.spec.kubelet): read anyway")
 	}
 	nc.AMIFamily = c.amiFamily(d, s.AMIFamily, s.AMISelectorTerms)
+	if IsWindowsFamily(nc.AMIFamily) {
+		c.validateEC2NodeClass(d, s, d.APIVersion == APIVersionAWSV1)
+		c.windows[KindEC2NodeClass+"/"+nc.Name] = windowsClass{File: d.File, Line: d.Line, Family: nc.AMIFamily}
+		return
+	}
 	if s.Kubelet != nil {
 		nc.Kubelet, nc.HasKubelet = c.kubelet(d, "spec.kubelet", c.familyKubeletConfig(d, "spec.kubelet", nc.AMIFamily, s.Kubelet)), true
 	}
@@ -261,8 +282,9 @@ func (c *compiler) nodeClass(d *manifest.Document) {
 	if len(s.CapacityReservationSelectorTerms) > 0 {
 		nc.ReservationTerms = c.reservationTerms(d, "spec.capacityReservationSelectorTerms", s.CapacityReservationSelectorTerms)
 	}
-	if d.APIVersion == APIVersionAWSV1 && len(s.AMISelectorTerms) == 0 {
-		c.warn(d, "spec", "no amiSelectorTerms: the API server requires them in %s (e.g. [{alias: al2023@latest}]); accepted here, AMIs are not modelled", APIVersionAWSV1)
+	if n := len(c.errs); !c.validateEC2NodeClass(d, s, d.APIVersion == APIVersionAWSV1) {
+		e := c.errs[n]
+		c.refused[KindEC2NodeClass+"/"+nc.Name] = refusal{File: d.File, Line: d.Line, why: fieldMessage(e)}
 	}
 	nc.Hash = hashJSON(struct {
 		K  *kubeletConfig
@@ -296,6 +318,10 @@ func (c *compiler) awsNodeTemplate(d *manifest.Document) {
 	}
 	nc := &NodeClass{Name: obj.Metadata.Name, Kind: KindAWSNodeTemplate, File: d.File, Line: d.Line}
 	nc.AMIFamily = c.amiFamily(d, s.AMIFamily, nil)
+	if IsWindowsFamily(nc.AMIFamily) {
+		c.windows[KindAWSNodeTemplate+"/"+nc.Name] = windowsClass{File: d.File, Line: d.Line, Family: nc.AMIFamily}
+		return
+	}
 	nc.RootVolumeGiB = c.rootVolume(d, "spec.blockDeviceMappings", s.BlockDeviceMappings, nc.AMIFamily)
 	nc.Hash = hashJSON(struct {
 		B []blockDeviceMapping
@@ -679,7 +705,9 @@ func (c *compiler) requirements(d *manifest.Document, path string, in []requirem
 		op := r.Operator
 		vals := r.Values
 		if why := windowsOnlyRequirement(key, op, vals); why != "" {
-			c.fail(d, p, "remove this NodePool (pods that need Windows nodes then stay Pending) or require kubernetes.io/os In [linux]", "Windows nodes are not simulated: %s", why)
+			if c.windowsReq == "" {
+				c.windowsReq, c.windowsPath = why, p
+			}
 			continue
 		}
 		switch op {
@@ -985,6 +1013,11 @@ func (c *compiler) finish(dr *draft, labels, annotations map[string]string) {
 	taintKeys("st", p.StartupTaints)
 	fmt.Fprintf(h, "e:%d;g:%d;r:%s/%s/%s", p.ExpireAfter, p.TerminationGracePeriod, p.NodeClassRef.Group, p.NodeClassRef.Kind, p.NodeClassRef.Name)
 	p.TemplateHash = h.Sum64()
+	if why, path := c.windowsReq, c.windowsPath; why != "" {
+		c.windowsReq, c.windowsPath = "", ""
+		c.skipWindows(dr, path, why)
+		return
+	}
 	if prev, ok := c.poolDocs[p.Name]; ok {
 		c.fail(dr.d, "metadata.name", "rename one of them", "a second NodePool named %q (the first is at %s:%d; a Provisioner becomes a NodePool of the same name)", p.Name, prev.File, prev.Line)
 		return
@@ -993,8 +1026,19 @@ func (c *compiler) finish(dr *draft, labels, annotations map[string]string) {
 	c.pools = append(c.pools, dr)
 }
 
-// resolve attaches node classes to pools.
+// resolve attaches node classes to pools; a pool whose class runs
+// Windows is skipped.
 func (c *compiler) resolve() {
+	kept := c.pools[:0]
+	for _, dr := range c.pools {
+		key := dr.pool.NodeClassRef.Kind + "/" + dr.pool.NodeClassRef.Name
+		if w, ok := c.windows[key]; ok {
+			c.skipWindows(dr, dr.refPath, fmt.Sprintf("its %s %q (%s:%d) runs %s", dr.pool.NodeClassRef.Kind, dr.pool.NodeClassRef.Name, w.File, w.Line, w.Family))
+			continue
+		}
+		kept = append(kept, dr)
+	}
+	c.pools = kept
 	for _, dr := range c.pools {
 		p := &dr.pool
 		key := p.NodeClassRef.Kind + "/" + p.NodeClassRef.Name
@@ -1002,6 +1046,7 @@ func (c *compiler) resolve() {
 		if !ok && p.NodeClassRef.Kind == KindAWSNodeTemplate {
 			nc, ok = c.classes[KindEC2NodeClass+"/"+p.NodeClassRef.Name]
 		}
+		c.refusedClassRef(dr)
 		switch {
 		case ok:
 			p.NodeClass = *nc

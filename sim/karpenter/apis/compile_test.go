@@ -117,8 +117,6 @@ spec:
     consolidationPolicy: WhenEmpty
     consolidateAfter: 30s
 `+fixtures.EC2NodeClassAL2023+`  role: "KarpenterNodeRole-${CLUSTER_NAME}"
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]
   kubelet: {maxPods: 58, kubeReserved: {cpu: 100m}}
   blockDeviceMappings:
     - deviceName: /dev/xvda

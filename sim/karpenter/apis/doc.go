@@ -3,7 +3,8 @@
 //
 // Supported documents: karpenter.sh/v1 NodePool and karpenter.k8s.aws/v1
 // EC2NodeClass (KC and KA v1.14); the legacy karpenter.sh/v1beta1 NodePool
-// and karpenter.k8s.aws/v1beta1 EC2NodeClass (v0.37), karpenter.sh/v1alpha5
+// and karpenter.k8s.aws/v1beta1 EC2NodeClass (v0.37, each with a legacy
+// warning), karpenter.sh/v1alpha5
 // Provisioner and karpenter.k8s.aws/v1alpha1 AWSNodeTemplate (v0.31); and
 // karpenter.sh/v1alpha1 NodeOverlay (v1.15.0, its CRD's rules errors, its
 // runtime validation a warning that it is never applied); and
@@ -12,7 +13,12 @@
 // decoding structs mirror the upstream types field for field, so the
 // strict decoder of sim/manifest reports unknown fields with their line
 // and a did-you-mean. Network, AMI, IAM and user-data fields are accepted
-// and ignored; unexpanded ${...} placeholders are fine.
+// and ignored; unexpanded ${...} placeholders are fine in values (not in
+// names, which sim/manifest checks for every kind). An EC2NodeClass is
+// checked against the v1 CRD's rules (ec2nodeclass_validate.go: the
+// required selector terms, item counts and the CEL rules that need no
+// account); a refused class is an error at each field and at the
+// nodeClassRef of each NodePool that names it.
 //
 // karpenter.sh/v1 documents are validated as the API server would: an
 // obsolete or invalid field is an error at its line with the v1 form as
@@ -75,12 +81,14 @@
 // are ignored with a warning (a legacy NodePool-level kubelet's
 // evictionSoft is still counted). Windows nodes are
 // not simulated (no Windows prices in the data, nor Windows overheads or
-// pod rules): a Windows family (spec.amiFamily Windows2019/2022/2025, an
-// alias windows2019/2022/2025@...) and a NodePool requirement that allows
-// only Windows nodes (kubernetes.io/os In [windows], NotIn [linux],
-// node.kubernetes.io/windows-build In or Exists) are errors at their line
-// that say to remove them; Linux and Windows together (In [linux,
-// windows]) simulate the Linux nodes.
+// pod rules): a node class of a Windows family (spec.amiFamily
+// Windows2019/2022/2025, an alias windows2019/2022/2025@...), a NodePool
+// requirement that allows only Windows nodes (kubernetes.io/os In
+// [windows], NotIn [linux], node.kubernetes.io/windows-build In or
+// Exists) and a NodePool of a Windows class are skipped with a warning
+// (CodeWindows) at their line, listed in Result.Skipped, and the rest is
+// compiled; Linux and Windows together (In [linux, windows]) simulate the
+// Linux nodes.
 //
 // EKS Auto Mode (automode.go, from the EKS user guide): the
 // eks.amazonaws.com/v1 NodeClass (ephemeralStorage.size is the node's

@@ -459,6 +459,9 @@ const (
 	// CodeOverlayInert: a NodeOverlay that sets neither a price nor
 	// capacity.
 	CodeOverlayInert = "ineffective.node-overlay-inert"
+	// CodeWindows: a Windows node class or a NodePool that launches only
+	// Windows nodes, skipped (Windows nodes are not simulated).
+	CodeWindows = "karpenter.windows-skipped"
 	// CodeOverlayInvalid: a NodeOverlay the controller's runtime
 	// validation refuses, so it is never applied.
 	CodeOverlayInvalid = "ineffective.node-overlay-invalid"
