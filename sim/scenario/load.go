@@ -308,7 +308,7 @@ func (l *loader) override(paths []string) {
 			"an override holds Kubernetes objects only", "a Scenario document in an override file") {
 			if c := componentOf(d); c != nil {
 				l.replaceComponentDoc(c, d)
-			} else if _, ok := kinds[d.Kind]; ok && d.Name != "" {
+			} else if _, ok := kinds[d.Kind]; ok && d.Name != "" && !customResource(d) {
 				ref := l.refOf(d)
 				if prev, exists := l.objects[ref]; exists {
 					for i, o := range l.order {
@@ -343,7 +343,7 @@ func reads(d *manifest.Document, c component.Component) bool {
 	if !ok {
 		return nearMiss(d.Kind) != "" // an error the loader reports
 	}
-	return k.skip == ""
+	return k.skip == "" && !customResource(d)
 }
 
 // addObject checks the kind and remembers the object. An object repeated
@@ -366,7 +366,7 @@ func (l *loader) addObject(d *manifest.Document) {
 		}
 		return
 	}
-	if l.otherGroup(d) {
+	if l.otherGroup(d) || l.skipCustom(d) {
 		return
 	}
 	k, ok := kinds[d.Kind]
