@@ -776,7 +776,10 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 	var objs []podObject
 	// broken are the workloads whose errors are reported already: a
 	// spec.workloads entry naming one is not "no workload" besides.
-	broken := map[string]bool{}
+	broken := maps.Clone(l.refused)
+	if broken == nil {
+		broken = map[string]bool{}
+	}
 	for _, d := range l.order {
 		before := len(l.errs)
 		o, ok := l.decodeWorkload(d)
