@@ -63,6 +63,6 @@ func TestKubernetesGroup(t *testing.T) {
 		"scheduling.kubernetes.io": true, "kwok.x-k8s.io": false, "batch.volcano.sh": false,
 		"apps.kruise.io": false, "serving.knative.dev": false, "notk8s.io": false,
 	} {
-		require.Equal(t, want, kubernetesGroup(g), g)
+		require.Equal(t, want, manifest.KubernetesGroup(g), g)
 	}
 }

@@ -253,7 +253,7 @@ func foreignGroup(d *manifest.Document) (c component.Component, want component.K
 // Service, ...), is another API's kind of that name: a Volcano
 // batch.volcano.sh Job, an OpenKruise apps.kruise.io StatefulSet, a
 // Knative serving.knative.dev Service. Its group is neither a Kubernetes
-// group (kubernetesGroup: there a wrong version is the user's mistake, such
+// group (manifest.KubernetesGroup: there a wrong version is the user's mistake, such
 // as apps/v1beta1 or batch/v1beta1, and an error says what is served) nor
 // one or two letters from the kind's own (a typo, the same error).
 func customResource(d *manifest.Document) bool {
@@ -262,7 +262,7 @@ func customResource(d *manifest.Document) bool {
 		return false
 	}
 	g := component.KindOf(d).Group
-	if kubernetesGroup(g) {
+	if manifest.KubernetesGroup(g) {
 		return false
 	}
 	if k.apiVersion != "" {
@@ -272,21 +272,6 @@ func customResource(d *manifest.Document) bool {
 		}
 	}
 	return true
-}
-
-// kubernetesGroup reports whether API group g is one of Kubernetes's own:
-// the core group, a group without a dot (apps, batch, policy, extensions,
-// autoscaling: a CustomResourceDefinition's spec.group "should be a domain
-// with at least one dot", k8s.io/apiextensions-apiserver
-// pkg/apis/apiextensions/validation/validation.go), or one under k8s.io or
-// kubernetes.io, which custom resources may use only with the API review's
-// approval (pkg/apihelpers/helpers.go IsProtectedCommunityGroup). The SIG
-// projects' x-k8s.io (kwok.x-k8s.io, cluster.x-k8s.io) is not under k8s.io.
-func kubernetesGroup(g string) bool {
-	if !strings.Contains(g, ".") {
-		return true
-	}
-	return g == "k8s.io" || strings.HasSuffix(g, ".k8s.io") || g == "kubernetes.io" || strings.HasSuffix(g, ".kubernetes.io")
 }
 
 // skipCustom skips d when it is a custom resource (customResource) with
