@@ -230,6 +230,7 @@ func (l *loader) compilePriorityClasses() map[string]priorityClass {
 	for _, d := range l.docsOf("PriorityClass") {
 		pc, ok := decode[schedulingv1.PriorityClass](l, d)
 		if !ok {
+			l.refuse(d)
 			continue
 		}
 		if _, builtin := builtinPriorityClasses[pc.Name]; builtin {
@@ -801,7 +802,8 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 			return 0, false, true
 		}
 		c, ok := classes[name]
-		return c.value, c.preemptNever, ok
+		// A class whose own error is reported is not also missing.
+		return c.value, c.preemptNever, ok || l.refused["PriorityClass/"+name]
 	}
 	var estimate int64
 	var refs []string

@@ -59,3 +59,30 @@ func TestScenarioErrorsWithIncludes(t *testing.T) {
 	require.Contains(t, msg, "deployment.yaml:3: apiVersion: apps/v1beta2 is not a served version of Deployment")
 	require.NotContains(t, msg, "task-pv-claim", "references are checked when the scenario compiles")
 }
+
+// TestRefusedIsNotMissing: an object whose own error is reported (a
+// removed version, a field that does not decode) is not also "missing"
+// where another object names it: one error each, not two.
+func TestRefusedIsNotMissing(t *testing.T) {
+	pod, err := os.ReadFile("testdata/onepass/manifests/pod.yaml")
+	require.NoError(t, err)
+	// kubernetes/website content/en/examples/pods/storage/pv-claim.yaml
+	// with a size that is not a quantity, and a PriorityClass of the
+	// removed scheduling.k8s.io/v1beta1 that the pod names.
+	claim := "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: task-pv-claim\nspec:\n  accessModes:\n  - ReadWriteOnce\n  resources:\n    requests:\n      storage: 3 gigs\n  storageClassName: manual\n"
+	class := "apiVersion: scheduling.k8s.io/v1beta1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n"
+	p := strings.Replace(string(pod), "spec:\n  containers:", "spec:\n  priorityClassName: high\n  containers:", 1)
+	dir := t.TempDir()
+	for name, data := range map[string]string{"pod.yaml": p, "claim.yaml": claim, "class.yaml": class,
+		"scenario.yaml": minimal + "  include: [pod.yaml, claim.yaml, class.yaml]\n"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
+	}
+	_, err = LoadFile(filepath.Join(dir, "scenario.yaml"))
+	es, ok := manifest.AsErrors(err)
+	require.True(t, ok, "%v", err)
+	var got []string
+	for _, e := range es {
+		got = append(got, strings.TrimPrefix(e.File, dir+string(filepath.Separator))+": "+e.Path)
+	}
+	require.Equal(t, []string{"claim.yaml: spec.resources.requests.storage", "class.yaml: apiVersion"}, got, "%v", err)
+}
