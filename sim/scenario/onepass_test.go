@@ -85,4 +85,14 @@ func TestRefusedIsNotMissing(t *testing.T) {
 		got = append(got, strings.TrimPrefix(e.File, dir+string(filepath.Separator))+": "+e.Path)
 	}
 	require.Equal(t, []string{"claim.yaml: spec.resources.requests.storage", "class.yaml: apiVersion"}, got, "%v", err)
+
+	// Without the class, the pod's claims are checked: the claim that did
+	// not decode is not missing either.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pod.yaml"), pod, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(minimal+"  include: [pod.yaml, claim.yaml]\n"), 0o644))
+	_, err = LoadFile(filepath.Join(dir, "scenario.yaml"))
+	es, ok = manifest.AsErrors(err)
+	require.True(t, ok, "%v", err)
+	require.Len(t, es, 1, "%v", err)
+	require.Equal(t, "spec.resources.requests.storage", es[0].Path)
 }
