@@ -13,14 +13,16 @@ import (
 
 	"github.com/clustersim/clustersim/sim/catalog"
 	"github.com/clustersim/clustersim/sim/importer"
+	"github.com/clustersim/clustersim/sim/manifest"
 )
 
 func newImportCmd(v *viper.Viper, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "import FILE... [-o OUT.yaml]",
+		Use:   "import FILE|DIR... [-o OUT.yaml]",
 		Short: "Write a scenario that starts from a live cluster's state, read from kubectl exports",
 		Long: `sim import reads what kubectl exports (-o yaml or -o json: a List or single
-objects) and writes a scenario that starts from that state: the nodes with
+objects; a folder is its .yaml, .yml and .json files, as sim lint -f reads
+it) and writes a scenario that starts from that state: the nodes with
 their type, zone, capacity type, labels, taints and size; the pods bound
 where they run; the controllers at their replica counts; Jobs with their
 progress; HPAs, PDBs, NodePools, node groups and the Cluster Autoscaler's
@@ -45,10 +47,14 @@ placed as it was is reported on stderr, one line each.`,
 			if err := opts.Check(); err != nil {
 				return fmt.Errorf("--%w", err)
 			}
+			files, err := importFiles(args)
+			if err != nil {
+				return err
+			}
 			var outs, ins pathSet
 			outs.add("-o", out)
 			ins.addFlags(v, "config")
-			for _, file := range args {
+			for _, file := range files {
 				ins.add("an input of the import", file)
 			}
 			if err := checkClobber(outs, ins); err != nil {
@@ -56,7 +62,7 @@ placed as it was is reported on stderr, one line each.`,
 			}
 			im := importer.New(opts, cat)
 			_, err = awaitInput(cmd.Context(), func() (struct{}, error) {
-				for _, file := range args {
+				for _, file := range files {
 					if err := addFile(im, file); err != nil {
 						return struct{}{}, err
 					}
@@ -100,6 +106,25 @@ placed as it was is reported on stderr, one line each.`,
 	f.String("name", "", "the scenario's name (default: the output file's name, else imported)")
 	f.String("duration", importer.DefaultDuration, "the scenario's duration")
 	return cmd
+}
+
+// importFiles lists the exports to read: each argument, a folder as the
+// files in it that sim lint -f and a scenario's include read, in their
+// order (manifest.Files: .yaml, .yml and .json, hidden ones skipped).
+func importFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		if fi, err := os.Stat(a); err != nil || !fi.IsDir() {
+			files = append(files, a) // opening it says what is wrong
+			continue
+		}
+		in, err := manifest.Files(a)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, in...)
+	}
+	return files, nil
 }
 
 func addFile(im *importer.Importer, file string) error {

@@ -124,3 +124,56 @@ func TestImportFlags(t *testing.T) {
 	require.Contains(t, stdout, "duration: 7d\n")
 	require.NotContains(t, stdout, "ip-10-0-0-1")
 }
+
+// TestImportFolder: sim import DIR reads the folder's exports as sim lint -f
+// and a scenario's include do (manifest.Files): its .yaml, .yml and .json
+// files in the order of their paths, subfolders too, hidden files and
+// other extensions skipped. The scenario is the one the same files named
+// one by one in that order give, byte for byte. The exports are the
+// command test's: Karpenter's objects (aws/karpenter-provider-aws
+// examples/v1/al2023-custom-userdata.yaml as an API server returns them)
+// and the Cluster Autoscaler's Deployment (kubernetes/autoscaler
+// cluster-autoscaler/cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml).
+func TestImportFolder(t *testing.T) {
+	dir := t.TempDir()
+	exports := filepath.Join(dir, "exports")
+	require.NoError(t, os.MkdirAll(filepath.Join(exports, "live"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(exports, ".git"), 0o755))
+	writeExport(t, filepath.Join(exports, "live"), kubeexport.Cluster{Nodes: 6, Deployments: 3, Replicas: 4, Pending: 1, Extra: true})
+	for _, f := range []string{"karpenter.yaml", "cluster-autoscaler.yaml"} {
+		b, err := os.ReadFile(filepath.Join("testdata/import", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(exports, f), b, 0o644))
+	}
+	// Not exports: a hidden file, a git folder, notes. Read, each would be
+	// a problem (not a Kubernetes object).
+	for _, f := range []string{".draft.yaml", ".git/config.yaml", "NOTES.md"} {
+		require.NoError(t, os.WriteFile(filepath.Join(exports, f), []byte("not: an object\n"), 0o644))
+	}
+
+	fromDir := filepath.Join(dir, "from-dir.yaml")
+	_, dirErr, code := sim(t, "import", exports, "-o", fromDir, "--name", "prod")
+	require.Equal(t, 0, code, dirErr)
+	require.Contains(t, dirErr, filepath.Join(exports, "live", "cluster.yaml")+":3: Node/ip-10-0-0-1.ec2.internal: 3 node(s) of NodePool default")
+
+	fromFiles := filepath.Join(dir, "from-files.yaml")
+	_, filesErr, code := sim(t, "import", filepath.Join(exports, "cluster-autoscaler.yaml"), filepath.Join(exports, "karpenter.yaml"),
+		filepath.Join(exports, "live", "cluster.yaml"), "-o", fromFiles, "--name", "prod")
+	require.Equal(t, 0, code, filesErr)
+	require.Equal(t, filesErr, dirErr, "the same notices")
+	a, err := os.ReadFile(fromDir)
+	require.NoError(t, err)
+	b, err := os.ReadFile(fromFiles)
+	require.NoError(t, err)
+	require.Equal(t, string(b), string(a))
+	require.Contains(t, string(a), "kind: NodePool")
+	require.Contains(t, string(a), "--node-group-auto-discovery=")
+
+	// A folder without exports is an error, as for sim lint -f.
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.MkdirAll(empty, 0o755))
+	_, stderr, code := sim(t, "import", empty)
+	require.NotEqual(t, 0, code)
+	require.Contains(t, stderr, empty+": no .yaml, .yml or .json files in this folder")
+	require.NotContains(t, stderr, "is a directory")
+}

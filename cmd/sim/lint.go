@@ -197,10 +197,9 @@ func loadFiles(files []string, region string) (*scenario.Scenario, error) {
 		if _, err := os.Stat(f); err != nil {
 			return nil, fmt.Errorf("-f %s: %w", f, err)
 		}
-		d, err := manifest.ReadPath(f)
-		if err != nil {
-			return nil, err
-		}
+		// The documents that read; the load below reads the files again
+		// and reports every file's errors with the rest.
+		d, _ := manifest.ReadPath(f)
 		docs = append(docs, d...)
 	}
 	const name = "sim-lint-f.yaml"

@@ -19,6 +19,7 @@ import (
 	"github.com/clustersim/clustersim/sim/cluster"
 	caconfig "github.com/clustersim/clustersim/sim/clusterautoscaler/config"
 	"github.com/clustersim/clustersim/sim/internal/duration"
+	"github.com/clustersim/clustersim/sim/internal/suggest"
 	kpapis "github.com/clustersim/clustersim/sim/karpenter/apis"
 	"github.com/clustersim/clustersim/sim/manifest"
 )
@@ -283,6 +284,29 @@ var readVersions = map[string][]string{
 	"PersistentVolumeClaim":   {"v1"},
 }
 
+// customGroup returns the API group of apiVersion when the object is
+// another API's kind of a name the import reads (a Volcano
+// batch.volcano.sh Job, the kwok operator's NodePool): neither a
+// Kubernetes group (manifest.KubernetesGroup) nor the group of one of the
+// versions read, nor a letter or two from one (a mistake, whose problem
+// says which versions are read).
+func customGroup(apiVersion string, versions []string) (string, bool) {
+	g, _, ok := strings.Cut(apiVersion, "/")
+	if !ok || manifest.KubernetesGroup(g) {
+		return "", false
+	}
+	var groups []string
+	for _, v := range versions {
+		if vg, _, ok := strings.Cut(v, "/"); ok {
+			groups = append(groups, vg)
+		}
+	}
+	if suggest.Closest(g, groups, 2) != "" {
+		return "", false
+	}
+	return g, true
+}
+
 func (im *Importer) item(file string, it *item) {
 	w := where{file, it.pos()}
 	im.cur = w
@@ -297,6 +321,10 @@ func (im *Importer) item(file string, it *item) {
 			return
 		}
 		im.skip(w, it.kind, "does not change where pods land")
+		return
+	}
+	if g, ok := customGroup(it.apiVersion, versions); ok {
+		im.skip(w, it.kind+"."+g, "a custom resource of API group "+g+", not the "+it.kind+" of "+strings.Join(versions, ", ")+": its controller, and the pods it would create, are not simulated")
 		return
 	}
 	if !slices.Contains(versions, it.apiVersion) {

@@ -28,7 +28,7 @@ func FilesScenario(docs []*manifest.Document, region string) []byte {
 	var jobs []string
 	seen := map[string]bool{}
 	for _, d := range docs {
-		if d.Kind != "Job" || d.Name == "" {
+		if d.Kind != "Job" || d.Name == "" || scenario.CustomResource(d) {
 			continue
 		}
 		ns := d.Namespace

@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -109,4 +110,19 @@ func Canonical(d *Document) (string, error) {
 		return "", err
 	}
 	return string(b), nil
+}
+
+// KubernetesGroup reports whether API group g is one of Kubernetes's own:
+// the core group, a group without a dot (apps, batch, policy, extensions,
+// autoscaling: a CustomResourceDefinition's spec.group "should be a domain
+// with at least one dot", k8s.io/apiextensions-apiserver
+// pkg/apis/apiextensions/validation/validation.go), or one under k8s.io or
+// kubernetes.io, which custom resources may use only with the API review's
+// approval (pkg/apihelpers/helpers.go IsProtectedCommunityGroup). The SIG
+// projects' x-k8s.io (kwok.x-k8s.io, cluster.x-k8s.io) is not under k8s.io.
+func KubernetesGroup(g string) bool {
+	if !strings.Contains(g, ".") {
+		return true
+	}
+	return g == "k8s.io" || strings.HasSuffix(g, ".k8s.io") || g == "kubernetes.io" || strings.HasSuffix(g, ".kubernetes.io")
 }

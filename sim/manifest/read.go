@@ -201,15 +201,47 @@ func manifestExt(name string) bool {
 }
 
 func readPath(src source, root string, el *errList) []*Document {
+	files, ok := listPath(src, root, el)
+	if !ok {
+		return readFile(src, root, el)
+	}
+	var docs []*Document
+	for _, f := range files {
+		docs = append(docs, readFile(src, f, el)...)
+	}
+	return docs
+}
+
+// Files lists the files ReadPath reads for path, in the order it reads
+// them: path itself when it is not a folder, else the folder's .yaml, .yml
+// and .json files (hidden ones skipped), so that a command reading files
+// its own way (sim import streams each one) takes a folder as sim lint -f
+// and a scenario's include do. The errors are ReadPath's for the listing
+// (a folder without such files, a FIFO among them), with the files that
+// could be listed.
+func Files(path string) (files []string, err error) {
+	defer guard(&err, path)
+	var el errList
+	files, ok := listPath(osSource{}, path, &el)
+	if !ok {
+		return []string{path}, nil
+	}
+	return files, el.err()
+}
+
+// listPath lists the manifest files under the folder root, sorted by
+// their slash-separated paths, adding listing errors to el. ok is false
+// when root is not a folder (or cannot be read: el says why); then
+// nothing is listed.
+func listPath(src source, root string, el *errList) (files []string, ok bool) {
 	fi, err := src.stat(root)
 	if err != nil {
 		el.add(fileError(root, err))
-		return nil
+		return nil, true
 	}
 	if !fi.IsDir() {
-		return readFile(src, root, el)
+		return nil, false
 	}
-	var files []string
 	err = src.walk(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			el.add(fileError(p, err))
@@ -241,13 +273,8 @@ func readPath(src source, root string, el *errList) []*Document {
 	if len(files) == 0 && el.len() == 0 {
 		el.add(&Error{File: root, Msg: "no .yaml, .yml or .json files in this folder",
 			Hint: "check the path; hidden files and folders (names starting with a dot) are skipped"})
-		return nil
 	}
-	var docs []*Document
-	for _, f := range files {
-		docs = append(docs, readFile(src, f, el)...)
-	}
-	return docs
+	return files, true
 }
 
 // parseBytes parses a file's content into documents, adding errors to el.

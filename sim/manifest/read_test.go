@@ -277,6 +277,33 @@ func TestReadPath(t *testing.T) {
 	require.Equal(t, 6, docs[1].Line) // after 4 lines and the ---
 }
 
+// TestFiles: Files lists the files ReadPath reads, in its order (sim
+// import reads a folder through it); a file is itself.
+func TestFiles(t *testing.T) {
+	root := writeTree(t, tree)
+	files, err := Files(root)
+	require.NoError(t, err)
+	docs, err := ReadPath(root)
+	require.NoError(t, err)
+	var read []string
+	for _, d := range docs {
+		if len(read) == 0 || read[len(read)-1] != d.File {
+			read = append(read, d.File)
+		}
+	}
+	require.Equal(t, read, files)
+	require.Len(t, files, 5)
+
+	one := filepath.Join(root, "c", "script.sh")
+	files, err = Files(one)
+	require.NoError(t, err)
+	require.Equal(t, []string{one}, files, "a file, whatever its extension")
+
+	empty := writeTree(t, map[string]string{".hidden/x.yaml": pod("x")})
+	_, err = Files(empty)
+	require.EqualError(t, err, empty+": no .yaml, .yml or .json files in this folder; check the path; hidden files and folders (names starting with a dot) are skipped")
+}
+
 func TestReadFS(t *testing.T) {
 	fsys := fstest.MapFS{}
 	for name, content := range tree {

@@ -230,6 +230,7 @@ func (l *loader) compilePriorityClasses() map[string]priorityClass {
 	for _, d := range l.docsOf("PriorityClass") {
 		pc, ok := decode[schedulingv1.PriorityClass](l, d)
 		if !ok {
+			l.refuse(d)
 			continue
 		}
 		if _, builtin := builtinPriorityClasses[pc.Name]; builtin {
@@ -776,7 +777,10 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 	var objs []podObject
 	// broken are the workloads whose errors are reported already: a
 	// spec.workloads entry naming one is not "no workload" besides.
-	broken := map[string]bool{}
+	broken := maps.Clone(l.refused)
+	if broken == nil {
+		broken = map[string]bool{}
+	}
 	for _, d := range l.order {
 		before := len(l.errs)
 		o, ok := l.decodeWorkload(d)
@@ -798,7 +802,8 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 			return 0, false, true
 		}
 		c, ok := classes[name]
-		return c.value, c.preemptNever, ok
+		// A class whose own error is reported is not also missing.
+		return c.value, c.preemptNever, ok || l.refused["PriorityClass/"+name]
 	}
 	var estimate int64
 	var refs []string

@@ -221,7 +221,7 @@ func (l *loader) otherGroup(d *manifest.Document) bool {
 	if l.groupReasons == nil {
 		l.groupReasons = map[string]string{}
 	}
-	l.groupReasons[key] = fmt.Sprintf("the simulator reads %s of API group %s (%s), not of %s", d.Kind, want.Group, c.Name(), g)
+	l.groupReasons[key] = fmt.Sprintf("the simulator reads %s of API group %s (%s), not of %s: a custom resource, whose controller is not simulated, nor whatever it would create", d.Kind, want.Group, c.Name(), g)
 	return true
 }
 
@@ -240,3 +240,56 @@ func foreignGroup(d *manifest.Document) (c component.Component, want component.K
 	}
 	return nil, component.Kind{}, false, false
 }
+
+// customResource reports whether d, whose kind has the name of a
+// Kubernetes kind the simulator knows (kinds: a Job, a StatefulSet, a
+// Service, ...), is another API's kind of that name: a Volcano
+// batch.volcano.sh Job, an OpenKruise apps.kruise.io StatefulSet, a
+// Knative serving.knative.dev Service. Its group is neither a Kubernetes
+// group (manifest.KubernetesGroup: there a wrong version is the user's mistake, such
+// as apps/v1beta1 or batch/v1beta1, and an error says what is served) nor
+// one or two letters from the kind's own (a typo, the same error).
+func customResource(d *manifest.Document) bool {
+	k, ok := kinds[d.Kind]
+	if !ok {
+		return false
+	}
+	g := component.KindOf(d).Group
+	if manifest.KubernetesGroup(g) {
+		return false
+	}
+	if k.apiVersion != "" {
+		want := component.KindOf(&manifest.Document{APIVersion: k.apiVersion}).Group
+		if suggest.Closest(g, []string{want}, 2) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// skipCustom skips d when it is a custom resource (customResource) with
+// one info line per kind and group (Job.batch.volcano.sh): its controller
+// is not simulated, so neither are the pods it would create. It reports
+// whether it skipped d.
+func (l *loader) skipCustom(d *manifest.Document) bool {
+	if !customResource(d) {
+		return false
+	}
+	g := component.KindOf(d).Group
+	key := d.Kind + "." + g
+	l.skipped[key] = append(l.skipped[key], d)
+	if l.groupReasons == nil {
+		l.groupReasons = map[string]string{}
+	}
+	of := "Kubernetes's " + d.Kind
+	if v := kinds[d.Kind].apiVersion; v != "" {
+		of += " (" + v + ")"
+	}
+	l.groupReasons[key] = fmt.Sprintf("a custom resource of API group %s, not %s: the simulator does not read it, and the pods its controller would create are not simulated", g, of)
+	return true
+}
+
+// CustomResource reports whether d is a custom resource that has the name
+// of a Kubernetes kind (a Volcano batch.volcano.sh Job): the loader skips
+// it (customResource).
+func CustomResource(d *manifest.Document) bool { return customResource(d) }

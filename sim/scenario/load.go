@@ -80,6 +80,9 @@ type loader struct {
 	// startNodes are the Node manifests' nodes in l.out.Nodes, for adoption
 	// by the autoscalers (adopt.go).
 	startNodes []startNode
+	// refused are the objects (by refOf) whose errors are reported, refused
+	// when read or not decoded: a reference to one is not also "missing".
+	refused map[string]bool
 	// badDurations are the Scenario's field paths whose duration did not
 	// read (dur): that error is the field's only one.
 	badDurations map[string]bool
@@ -122,23 +125,35 @@ func loadWith(src source, path string, files, overrides []string, overrideSrc so
 	if !src.exists(path) {
 		return nil, &manifest.Error{File: path, Msg: "no such file", Hint: "give the path of a scenario file, or the name of an embedded scenario (sim scenarios lists them)"}
 	}
+	// Every file's problems and the references between the objects are
+	// reported in one pass: a file that does not read, an object that is
+	// refused, leaves the others to be read and compiled, so that one run
+	// lists every error (a missing claim in one file, a missing volume in
+	// another, a syntax error in a third), sorted by file and line.
 	docs, err := l.read(src, path)
 	if err != nil {
-		return nil, err
+		l.failErr(err)
 	}
 	if err := l.findScenario(path, docs); err != nil {
-		return nil, err
+		if len(l.errs) == 0 { // else the file did not read: that is why
+			l.failErr(err)
+		}
+		return nil, l.errs.Err()
 	}
+	decoded := true
 	if err := l.decodeScenario(); err != nil {
-		return nil, err
+		// The includes are read as written, so that their errors come
+		// with the Scenario's; the scenario is not compiled.
+		l.failErr(err)
+		decoded = false
+		l.doc.Spec.Include = rawIncludes(l.scenarioDoc)
 	}
 	l.includeAll(path, docs)
 	l.includeFiles(files)
 	l.override(overrides)
-	if err := l.errs.Err(); err != nil {
-		return nil, err
+	if decoded {
+		l.compile()
 	}
-	l.compile()
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -249,10 +264,8 @@ func (l *loader) includeAll(path string, top []*manifest.Document) {
 		read[p] = true
 		docs, err := l.read(l.src, p)
 		if err != nil {
-			l.failErr(err)
-			continue
-		}
-		if len(docs) == 0 {
+			l.failErr(err) // and the documents that did read are read on
+		} else if len(docs) == 0 {
 			l.warn(l.scenarioDoc, field, "%s holds no Kubernetes objects", inc)
 		}
 		for _, d := range docs {
@@ -263,6 +276,14 @@ func (l *loader) includeAll(path string, top []*manifest.Document) {
 			l.addObject(d)
 		}
 	}
+}
+
+// rawIncludes are the Scenario document d's spec.include entries as
+// written, for a document that did not decode (its errors are reported);
+// none unless they are a list of scalars.
+func rawIncludes(d *manifest.Document) []string {
+	inc, _ := manifest.Scalars(manifest.Lookup(d.Node, "spec", "include"))
+	return inc
 }
 
 // includeFiles reads manifest files and folders on disk as includes.
@@ -286,8 +307,7 @@ func (l *loader) readObjects(src source, p, missingMsg, missingHint, scenarioHin
 	}
 	docs, err := l.read(src, p)
 	if err != nil {
-		l.failErr(err)
-		return nil
+		l.failErr(err) // and the documents that did read are read on
 	}
 	var objects []*manifest.Document
 	for _, d := range docs {
@@ -308,7 +328,7 @@ func (l *loader) override(paths []string) {
 			"an override holds Kubernetes objects only", "a Scenario document in an override file") {
 			if c := componentOf(d); c != nil {
 				l.replaceComponentDoc(c, d)
-			} else if _, ok := kinds[d.Kind]; ok && d.Name != "" {
+			} else if _, ok := kinds[d.Kind]; ok && d.Name != "" && !customResource(d) {
 				ref := l.refOf(d)
 				if prev, exists := l.objects[ref]; exists {
 					for i, o := range l.order {
@@ -343,7 +363,7 @@ func reads(d *manifest.Document, c component.Component) bool {
 	if !ok {
 		return nearMiss(d.Kind) != "" // an error the loader reports
 	}
-	return k.skip == ""
+	return k.skip == "" && !customResource(d)
 }
 
 // addObject checks the kind and remembers the object. An object repeated
@@ -356,7 +376,7 @@ func (l *loader) addObject(d *manifest.Document) {
 		}
 		return
 	}
-	if l.otherGroup(d) {
+	if l.otherGroup(d) || l.skipCustom(d) {
 		return
 	}
 	k, ok := kinds[d.Kind]
@@ -374,6 +394,7 @@ func (l *loader) addObject(d *manifest.Document) {
 	}
 	if k.unsupported != "" {
 		l.fail(d.Errorf("kind", k.unsupported, "%s %s is not modelled by this version of the simulator", d.APIVersion, d.Kind))
+		l.refuse(d)
 		return
 	}
 	if d.APIVersion != k.apiVersion && (k.alsoServed == "" || d.APIVersion != k.alsoServed) {
@@ -387,6 +408,7 @@ func (l *loader) addObject(d *manifest.Document) {
 			e.Code = CodeRemovedVersion
 		}
 		l.fail(e)
+		l.refuse(d)
 		return
 	}
 	if d.Name == "" && d.Kind == "KubeSchedulerConfiguration" {
@@ -408,6 +430,17 @@ func (l *loader) addObject(d *manifest.Document) {
 	}
 	l.objects[ref] = d
 	l.order = append(l.order, d)
+}
+
+// refuse records that d's errors are reported and it is left out.
+func (l *loader) refuse(d *manifest.Document) {
+	if d.Name == "" {
+		return
+	}
+	if l.refused == nil {
+		l.refused = map[string]bool{}
+	}
+	l.refused[l.refOf(d)] = true
 }
 
 // refOf is Kind/namespace/name for namespaced kinds, Kind/name otherwise.

@@ -54,6 +54,7 @@ func (l *loader) compileStorage() {
 	for _, d := range classDocs {
 		sc, ok := decode[storagev1.StorageClass](l, d)
 		if !ok {
+			l.refuse(d) // its errors are reported: no "missing" for references to it
 			continue
 		}
 		if prev, dup := l.classDocs[sc.Name]; dup {
@@ -108,6 +109,7 @@ func (l *loader) compileStorage() {
 	for _, d := range pvDocs {
 		pv, ok := decode[corev1.PersistentVolume](l, d)
 		if !ok {
+			l.refuse(d) // its errors are reported: no "missing" for references to it
 			continue
 		}
 		in := cluster.VolumeInput{Name: pv.Name, Class: pv.Spec.StorageClassName}
@@ -156,6 +158,7 @@ func (l *loader) compileStorage() {
 	for _, d := range pvcDocs {
 		pvc, ok := decode[corev1.PersistentVolumeClaim](l, d)
 		if !ok {
+			l.refuse(d) // its errors are reported: no "missing" for references to it
 			continue
 		}
 		ns := nsOr(pvc.Namespace)
@@ -165,7 +168,7 @@ func (l *loader) compileStorage() {
 		}
 		l.checkClass(d, "spec.storageClassName", in.Class, in.NoClass, st, in.VolumeName != "" || l.namedByVolume(st, in))
 		l.checkAccessModes(d, "spec.accessModes", pvc.Spec.AccessModes, pvc.Spec.VolumeMode, in.Class, in.NoClass, st)
-		if in.VolumeName != "" && !slices.ContainsFunc(st.Volumes, func(v cluster.VolumeInput) bool { return v.Name == in.VolumeName }) {
+		if in.VolumeName != "" && !slices.ContainsFunc(st.Volumes, func(v cluster.VolumeInput) bool { return v.Name == in.VolumeName }) && !l.refused["PersistentVolume/"+in.VolumeName] {
 			l.fail(d.Errorf("spec.volumeName", "add the PersistentVolume or remove spec.volumeName", "no PersistentVolume named %q among the manifests", in.VolumeName))
 		}
 		l.claimDocs[ns+"/"+pvc.Name] = d
@@ -191,7 +194,7 @@ func (l *loader) checkClass(d *manifest.Document, path, class string, noClass bo
 		l.warnc(d, CodeUnbindableClaim, path, "storageClassName \"\" binds only to a PersistentVolume that names the claim: none does, so its pods stay Pending")
 	case class == "" && st.Default < 0:
 		l.warn(d, path, "no storageClassName and no default StorageClass (annotation %s: \"true\"): the claim stays unbound and its pods Pending", defaultClassAnnotation)
-	case class != "" && st.ClassIndex(class) < 0:
+	case class != "" && st.ClassIndex(class) < 0 && !l.refused["StorageClass/"+class]:
 		l.fail(d.Errorf(path, "add the StorageClass or name one of the manifests' ("+l.classNames(st)+")", "no StorageClass named %q among the manifests", class))
 	}
 }
@@ -256,7 +259,7 @@ func (l *loader) compileClaims(o podObject, spec *cluster.PodSpec) {
 			l.checkClass(o.doc, path, ref.Class, ref.NoClass, l.storage(), false)
 			continue
 		}
-		if _, ok := l.claimDocs[o.namespace+"/"+ref.Name]; !ok {
+		if _, ok := l.claimDocs[o.namespace+"/"+ref.Name]; !ok && !l.refused["PersistentVolumeClaim/"+o.namespace+"/"+ref.Name] {
 			l.fail(o.doc.Errorf(path, "add the PersistentVolumeClaim to the manifests, or remove the volume", "volume %d names PersistentVolumeClaim %q, which is not among the manifests (namespace %s): the pods could never start", i, ref.Name, o.namespace))
 		}
 	}
