@@ -13,11 +13,13 @@ import (
 // pods made from templates (spec.admission).
 
 // extendedResourceTolerations is the ExtendedResourceToleration admission
-// plugin, which EKS enables on every version (EKS user guide, "platform
-// versions"): a pod requesting an extended resource tolerates the
-// NoSchedule taint of its name, {key: <resource>, operator: Exists,
-// effect: NoSchedule}, so nodes tainted with the resource they offer
-// (aws.amazon.com/neuron:NoSchedule) keep other pods away. The requests
+// plugin, which EKS enables on every version (the EKS user guide's
+// platform-versions.html lists it among every platform version's
+// admission controllers; since 1.19, aws/containers-roadmap#739): a pod
+// requesting an extended resource tolerates the NoSchedule taint of its
+// name, {key: <resource>, operator: Exists, effect: NoSchedule}, so nodes
+// tainted with the resource they offer (aws.amazon.com/neuron:NoSchedule)
+// keep other pods away. The requests
 // of containers and init containers count, after the API server's
 // defaulting copied limits into missing requests; a matching toleration
 // already there is kept (kubernetes plugin/pkg/admission/
