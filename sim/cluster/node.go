@@ -150,6 +150,10 @@ type Node struct {
 	// imported cluster's node of a NodePool); counted as a start node,
 	// not a launch.
 	Adopted bool
+	// Initial: a node an autoscaler brings at the start as part of the
+	// cluster as it stands (a node group's starting desired capacity);
+	// counted as a start node, not a launch.
+	Initial bool
 	// AgeAtStart is how old a start node already was when the simulation
 	// started (an imported node: spec.importedAt minus its
 	// creationTimestamp); 0 for every other node. Karpenter's expireAfter
@@ -201,6 +205,12 @@ type PodRef struct {
 
 // Free is allocatable minus requested.
 func (n *Node) Free() Resources { return n.Allocatable.Sub(n.Requested) }
+
+// StartNode: the node was there when the run started (a static node, an
+// adopted one, a node group's initial capacity), not launched during it.
+func (n *Node) StartNode() bool {
+	return n.Launched == 0 && (n.Owner == OwnedByStatic || n.Adopted || n.Initial)
+}
 
 // Schedulable reports whether the scheduler may place new pods here.
 func (n *Node) Schedulable() bool { return n.State == NodeReady && !n.Unschedulable }

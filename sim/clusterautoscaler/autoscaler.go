@@ -674,7 +674,7 @@ func (cs *clusterState) launch(g *group, kind launchKind, pods []cluster.PodID) 
 	}
 	node.State = cluster.NodeLaunching
 	if kind == launchInitial {
-		node.State = cluster.NodeReady
+		node.State, node.Initial = cluster.NodeReady, true
 	}
 	node.PriceUSDPerHour = res.PriceUSDPerHour
 	node.Instance = int32(res.Instance)

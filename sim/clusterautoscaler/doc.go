@@ -258,10 +258,12 @@
 //     --max-node-provision-time after its launch is deleted at once; a
 //     slow join counts as unregistered until it is Ready (upstream it
 //     registers first, and would be a NotStarted node from then).
-//   - Local storage (emptyDir, hostPath) is not modelled, so
+//   - Local storage (hostPath, emptyDir on disk), all that upstream's
+//     LocalStorage drainability rule looks at, is not modelled, so
 //     --skip-nodes-with-local-storage never blocks a scale-down. EBS
-//     volumes are: they pin pods to zones through the scheduler's volume
-//     filters, which the template-node what-ifs run too.
+//     volumes are, and never count as local storage (upstream neither):
+//     they pin pods to zones through the scheduler's volume filters,
+//     which the template-node what-ifs run too.
 //   - The PDB blocker asks the Evictor about each pod alone (upstream
 //     tracks the disruptions a pass has used across nodes).
 //   - Node annotations are not modelled: the scale-down-disabled annotation

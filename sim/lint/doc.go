@@ -53,7 +53,11 @@
 // spot-to-spot-flexibility, obsolete-setting, startup-failure,
 // ineffective-setting, unknown-label, not-simulated, input-warning and invalid (kinds.go says what each means; findings.go
 // words the messages). Findings are sorted by severity (errors first), then file and
-// line; the order is deterministic.
+// line; the order is deterministic. An unhostable workload's fix names
+// the source with the fewest blockers (blockers.go lifts them one by one
+// in a copy of the pod spec) and lists them all, so following it
+// converges; with no capacity source at all, one finding names the
+// workloads.
 //
 // # Simplifications
 //

@@ -58,6 +58,7 @@ func (c *checker) findings() {
 		c.add(f)
 	}
 	anyRace := false
+	var stranded []int // workloads unhostable for want of any capacity source
 	for _, r := range c.rows {
 		if r.variant != "" {
 			continue
@@ -71,6 +72,10 @@ func (c *checker) findings() {
 		c.checkSelectors(r)
 		if fr := c.fbRow[r.w]; fr != nil {
 			c.checkTemplates(fr)
+		}
+		if len(c.sources) == 0 {
+			stranded = append(stranded, r.w)
+			continue
 		}
 		pinnedOut := c.checkVolumeZones(r)
 		hosts := c.landings(r)
@@ -86,6 +91,7 @@ func (c *checker) findings() {
 		c.checkOverlap(r, hosts, raced)
 		c.checkFlexibility(r, hosts)
 	}
+	c.checkNoCapacity(stranded)
 	c.checkSeparated(anyRace)
 	c.checkBuffers()
 	c.loaderFindings()
@@ -122,8 +128,6 @@ func sortFindings(fs []Finding) {
 // away), then a label or affinity, then zones, types and capacity types,
 // then size and limits; ties go to matrix order.
 func (c *checker) nearest(r *row, keep func(*source) bool) (*cell, *source) {
-	rank := map[string]int{"taint": 0, "label": 1, "affinity": 1, "template": 1, "zone": 2, "instance-type": 2,
-		"capacity-type": 2, "too-big": 3, "limit": 3, "min-values": 3}
 	var bc *cell
 	var bs *source
 	best := 99
@@ -133,15 +137,28 @@ func (c *checker) nearest(r *row, keep func(*source) bool) (*cell, *source) {
 		if cl.CanLand || !keep(s) {
 			continue
 		}
-		k, ok := rank[cl.why.Kind]
-		if !ok {
-			k = 4
-		}
-		if k < best {
+		if k := whyRank(cl.why.Kind); k < best {
 			best, bc, bs = k, cl, s
 		}
 	}
 	return bc, bs
+}
+
+// whyRank orders reasons by how close they are to hosting: an
+// untolerated taint first (one toleration away), then a label or
+// affinity, then zones, types and capacity types, then size and limits.
+func whyRank(kind string) int {
+	switch kind {
+	case "taint":
+		return 0
+	case "label", "affinity", "template":
+		return 1
+	case "zone", "instance-type", "capacity-type":
+		return 2
+	case "too-big", "limit", "min-values":
+		return 3
+	}
+	return 4
 }
 
 func (c *checker) checkUnhostable(r *row) {
@@ -153,8 +170,8 @@ func (c *checker) checkUnhostable(r *row) {
 		return
 	}
 	fix := "make one capacity source accept its pods"
-	if cl, s := c.nearest(r, func(*source) bool { return true }); cl != nil && cl.why.Fix != "" {
-		fix = fmt.Sprintf("for example, let %s take it (%s): %s", s.ID, cl.why.Text, cl.why.Fix)
+	if s, bs := c.fewestBlockers(r); s != nil {
+		fix = blockersFix(s, bs)
 	}
 	if fr := c.fbRow[r.w]; fr != nil {
 		if ls := c.landings(fr); len(ls) > 0 {
@@ -166,6 +183,31 @@ func (c *checker) checkUnhostable(r *row) {
 	}
 	c.add(c.workloadFinding(r.w, Error, KindUnhostable,
 		fmt.Sprintf("no capacity source can ever host %s: its pods are stranded by construction", w.Ref()), fix, nil))
+}
+
+// maxListed is how many workloads a finding names before "and N more".
+const maxListed = 8
+
+// checkNoCapacity reports, once, the workloads of a scenario without any
+// capacity source (sim lint -f of a chart alone): one finding, not one per
+// workload, located at the first.
+func (c *checker) checkNoCapacity(ws []int) {
+	if len(ws) == 0 {
+		return
+	}
+	names := make([]string, 0, min(len(ws), maxListed))
+	for _, w := range ws[:min(len(ws), maxListed)] {
+		names = append(names, c.sc.Workloads[w].Ref())
+	}
+	list := strings.Join(names, ", ")
+	if len(ws) > maxListed {
+		list += fmt.Sprintf(" and %d more", len(ws)-maxListed)
+	}
+	f := c.workloadFinding(ws[0], Error, KindUnhostable,
+		fmt.Sprintf("no capacity source (NodePool, node group, static pool or Node) is given, so none of the %d workload(s) can ever run: %s", len(ws), list),
+		"add the capacity they are to run on: a Karpenter NodePool and its EC2NodeClass, an eksctl ClusterConfig's node groups, spec.staticNodes or Node manifests (sim lint -f nodepool.yaml workloads/)", nil)
+	f.Workload = ""
+	c.add(f)
 }
 
 // twin is the other workload of a split, or -1.

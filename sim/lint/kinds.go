@@ -88,6 +88,7 @@ const (
 	// KindUnhostable (error): no capacity source can ever host the
 	// workload: its pods are stranded by construction. A warning when its
 	// resubmit fallback can run (every pod waits for the resubmission).
+	// Without any capacity source, one finding names every workload.
 	KindUnhostable = "unhostable"
 	// KindSpotOnly (warning): only spot capacity can host the workload and
 	// it has no fallback (a resubmit spec or split twin that can run on

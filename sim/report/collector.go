@@ -114,7 +114,7 @@ func (c *Collector) OnChange(ch cluster.Change) {
 		}
 	case cluster.NodeAdded:
 		n := &c.cl.Nodes[ch.Node]
-		if n.Launched == 0 && (n.Owner == cluster.OwnedByStatic || n.Adopted) {
+		if n.StartNode() {
 			c.initialNodes++
 		} else {
 			c.launched++

@@ -182,7 +182,7 @@ type Cost struct {
 
 // Nodes counts nodes and node-hours.
 type Nodes struct {
-	Initial       int     `json:"initial"` // present at the start (static pools, Node manifests)
+	Initial       int     `json:"initial"` // present at the start (static pools, Node manifests, node groups' desired capacity)
 	Launched      int     `json:"launched"`
 	Terminated    int     `json:"terminated"`
 	Peak          int     `json:"peak"`

@@ -318,7 +318,7 @@ func (c *Collector) timelineNode(id cluster.NodeID, d int32) {
 	t.pools[p].nodes += d
 	t.pools[p].cpu += int64(d) * n.Allocatable[cluster.CPU]
 	t.pools[p].memory += int64(d) * n.Allocatable[cluster.Memory]
-	if d > 0 && !(n.Launched == 0 && (n.Owner == cluster.OwnedByStatic || n.Adopted)) {
+	if d > 0 && !n.StartNode() {
 		t.pools[p].launched++
 	}
 }

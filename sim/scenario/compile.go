@@ -111,6 +111,7 @@ func (l *loader) compileSpec() {
 	}
 	out.PodStartDelay = l.dur("spec.podStartDelay", s.PodStartDelay, kubelet.DefaultStartDelay)
 	out.ComputeTime = s.ComputeTime == nil || *s.ComputeTime
+	l.extendedResourceToleration = s.Admission == nil || s.Admission.ExtendedResourceToleration == nil || *s.Admission.ExtendedResourceToleration
 	if s.ImportedAt != "" {
 		t, err := time.Parse(time.RFC3339, s.ImportedAt)
 		if err != nil {
@@ -882,6 +883,9 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 // compileTemplate compiles a pod spec of a workload object, reporting
 // errors and warnings at their lines.
 func (l *loader) compileTemplate(o podObject, spec *corev1.PodSpec, specPath string, priority func(string) (int32, bool, bool)) *cluster.PodSpec {
+	if l.extendedResourceToleration {
+		spec = extendedResourceTolerations(spec)
+	}
 	out, warns, err := cluster.CompilePodSpec(l.out.Syms, l.out.Resources, cluster.PodSpecInput{
 		Namespace:   o.namespace,
 		Labels:      o.template.Labels,

@@ -51,6 +51,9 @@ type loader struct {
 	doc         document
 	// importedAt is spec.importedAt (zero: not set).
 	importedAt time.Time
+	// extendedResourceToleration is
+	// spec.admission.extendedResourceToleration (default true).
+	extendedResourceToleration bool
 	// objects by ref ("Kind/namespace/name"), for duplicates and lookups.
 	objects map[string]*manifest.Document
 	order   []*manifest.Document

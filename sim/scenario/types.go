@@ -71,6 +71,17 @@ type spec struct {
 	// scheduling cycles and solves instantaneous and CA loops last
 	// loopDuration (1 s).
 	ComputeTime *bool `json:"computeTime,omitempty"`
+	// Admission sets the API server's admission plugins the run applies
+	// to pods (admission.go); unset: EKS's.
+	Admission *admissionSpec `json:"admission,omitempty"`
+}
+
+// admissionSpec turns admission plugins on or off.
+type admissionSpec struct {
+	// ExtendedResourceToleration: pods requesting an extended resource
+	// tolerate the NoSchedule taint of its name. Default true (EKS
+	// enables the plugin on every version).
+	ExtendedResourceToleration *bool `json:"extendedResourceToleration,omitempty"`
 }
 
 type staticPool struct {

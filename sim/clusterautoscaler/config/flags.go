@@ -527,7 +527,11 @@ var modelledFlags = map[string]flagDef{
 		return &o.BlockingSystemPodDisruptionTimeout
 	}),
 	"skip-nodes-with-local-storage": {kind: kindBool, set: boolFlag(func(o *Options) *bool { return &o.SkipNodesWithLocalStorage }).set,
-		note: "pod volumes are not modelled, so no pod counts as using local storage (emptyDir, hostPath): this flag changes nothing"},
+		// Upstream's LocalStorage drainability rule (simulator/
+		// drainability/rules/localstorage, drain.HasBlockingLocalStorage)
+		// looks at hostPath and disk emptyDir volumes only.
+		note: "it keeps nodes whose pods have hostPath or emptyDir volumes (not medium: Memory), which are not modelled; " +
+			"the volumes that are, persistent volumes, never count as local storage: this flag changes nothing"},
 	"max-graceful-termination-sec": intFlag(0, math.MaxInt32, func(o *Options, n int64) {
 		o.MaxGracefulTermination = time.Duration(n) * time.Second
 	}),
