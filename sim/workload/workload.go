@@ -58,6 +58,7 @@ const (
 	evTerminated                    // Obj = pod: a StartTerminating pod's grace period is over
 	evAvailable                     // Obj = workload: an OrderedReady StatefulSet's pod became Ready and passed minReadySeconds
 	evJobFailed                     // Obj = workload, Arg = instance: delete a failed Job's remaining pods
+	evJobDeadline                   // Obj = workload, Arg = instance: its activeDeadlineSeconds are over
 )
 
 // instance is one created copy of a workload: one Deployment, or one
@@ -266,10 +267,9 @@ func (c *Controllers) HandleEvent(ev engine.Event) {
 	case evAvailable:
 		c.reconcile(ev.Obj)
 	case evJobFailed:
-		in := c.ctrls[ev.Obj].instances[ev.Arg]
-		for _, id := range append([]cluster.PodID(nil), in.live...) {
-			c.cl.DeletePod(id, cluster.CauseJobFailed)
-		}
+		c.deleteJobPods(c.ctrls[ev.Obj].instances[ev.Arg])
+	case evJobDeadline:
+		c.jobDeadline(ev.Obj, int32(ev.Arg))
 	case evMarkTerminating:
 		if id := cluster.PodID(ev.Obj); c.startTerm[id] && c.cl.Pods[id].Phase.OnNode() {
 			c.cl.MarkTerminating(id)
@@ -314,6 +314,9 @@ func (c *Controllers) arrive(w int32) {
 	case Job:
 		in.desired = s.Completions
 		c.stats.JobsArrived++
+		if s.ActiveDeadline > 0 && s.Parallelism > 0 {
+			c.eng.Schedule(c.eng.Now()+s.ActiveDeadline, engine.Event{Handler: c.id, Kind: evJobDeadline, Obj: w, Arg: int64(len(ctl.instances))})
+		}
 	case BarePod:
 		in.desired = 1
 	case DaemonSet:
@@ -789,6 +792,32 @@ func (c *Controllers) jobPodEnded(w, k int32, in *instance, p *cluster.Pod, lost
 		delay *= 2
 	}
 	in.notBefore = c.eng.Now() + min(delay, jobBackoffMax)
+}
+
+// deleteJobPods deletes a failed Job's pods still alive.
+func (c *Controllers) deleteJobPods(in *instance) {
+	for _, id := range append([]cluster.PodID(nil), in.live...) {
+		c.cl.DeletePod(id, cluster.CauseJobFailed)
+	}
+}
+
+// jobDeadline fails instance k of Job w if it is still active when its
+// activeDeadlineSeconds are over (the Job controller's DeadlineExceeded,
+// pkg/controller/job/job_controller.go), counting from its arrival: the
+// controller sets status.startTime when it first syncs the Job.
+func (c *Controllers) jobDeadline(w, k int32) {
+	in := c.ctrls[w].instances[k]
+	if in.done {
+		return
+	}
+	s := &c.ctrls[w].spec
+	in.failed, in.done = true, true
+	c.stats.JobsFailed++
+	c.byWorkload[w].JobsFailed++
+	c.failedJobs = append(c.failedJobs, FailedJob{Workload: w, Job: s.Namespace + "/" + in.name, At: c.eng.Now(),
+		Reason: fmt.Sprintf("exceeded activeDeadlineSeconds %d with %d of %d completions", int64(s.ActiveDeadline/time.Second), in.succeeded, in.desired)})
+	c.deleteJobPods(in)
+	c.cronJobEnded(w)
 }
 
 // backoffReason says why a Job hit its backoffLimit: the limit, the

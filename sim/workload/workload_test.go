@@ -244,3 +244,35 @@ func TestScaleOfJob(t *testing.T) {
 	_, _, ok = c.ScaleOf("other", "Job", "etl")
 	require.False(t, ok)
 }
+
+func TestJobFailsAtItsActiveDeadline(t *testing.T) {
+	// activeDeadlineSeconds 600 on a Job whose pods need an hour: at 10
+	// minutes after its arrival it fails and its running pods go.
+	spec := &cluster.PodSpec{}
+	eng, cl, c := setup(t, Spec{Kind: Job, Namespace: "batch", Name: "j", Pod: spec, Parallelism: 2, Completions: 4,
+		BackoffLimit: 6, ActiveDeadline: 10 * time.Minute, Runtime: dist.Fixed{D: time.Hour}, TwinOf: -1})
+	var alloc cluster.Resources
+	alloc[cluster.Pods] = 10
+	n := cl.AddNode(cluster.Node{Name: "n", Allocatable: alloc, State: cluster.NodeReady})
+	eng.Run(time.Second)
+	for i := range cl.Pods {
+		cl.Bind(cluster.PodID(i), n)
+		cl.StartPod(cluster.PodID(i))
+	}
+	eng.Run(10*time.Minute - time.Second)
+	require.Empty(t, c.FailedJobs(), "not yet")
+	eng.Run(time.Hour)
+	require.Len(t, cl.Pods, 2, "a failed Job makes no more pods")
+	for i := range cl.Pods {
+		require.Equal(t, cluster.CauseJobFailed, cl.Pods[i].Cause)
+		require.Equal(t, engine.Time(10*time.Minute), cl.Pods[i].Ended)
+	}
+	failed := c.FailedJobs()
+	require.Len(t, failed, 1)
+	require.Equal(t, engine.Time(10*time.Minute), failed[0].At)
+	require.Equal(t, "exceeded activeDeadlineSeconds 600 with 0 of 4 completions", failed[0].Reason)
+	st := c.Stats()
+	require.Equal(t, uint64(1), st.JobsFailed)
+	require.Equal(t, uint64(0), st.JobPodFailures)
+	require.InDelta(t, 2*(600-1), st.LostPodSeconds, 1e-9, "both pods ran from 1s to 10m")
+}
