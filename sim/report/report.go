@@ -209,7 +209,26 @@ type Controllers struct {
 	JobsCompleted  uint64  `json:"jobsCompleted"`
 	JobsFailed     uint64  `json:"jobsFailed"` // hit their backoffLimit
 	JobPodFailures uint64  `json:"jobPodFailures"`
-	LostPodSeconds float64 `json:"lostPodSeconds"` // run time of Job pods lost before they finished
+	// LostPodSeconds is the run time, in seconds from start (Running) to
+	// deletion, of the Job pods deleted before they succeeded (evicted,
+	// preempted, lost with their node, deleted with their failed Job or a
+	// Job a CronJob replaced): work paid for and thrown away. A pod still
+	// running at the end is not counted.
+	LostPodSeconds float64 `json:"lostPodSeconds"`
+	// FailedJobs are the Jobs that failed, in the order they did; absent
+	// when none did.
+	FailedJobs []FailedJob `json:"failedJobs,omitempty"`
+}
+
+// FailedJob is one Job that failed: which, when and why.
+type FailedJob struct {
+	Job       string  `json:"job"`      // namespace/name
+	Workload  string  `json:"workload"` // the workload it is an arrival of
+	AtSeconds float64 `json:"atSeconds"`
+	// Reason is why: "exceeded backoffLimit 6 after 7 pod failures (7
+	// nodeGone)" or "exceeded activeDeadlineSeconds 600 with 3 of 10
+	// completions".
+	Reason string `json:"reason"`
 }
 
 // Provisioning counts requests to EC2.

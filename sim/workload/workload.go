@@ -741,7 +741,7 @@ func (c *Controllers) OnChange(ch cluster.Change) {
 	case Job:
 		c.jobPodEnded(o.ctrl, o.inst, in, p, lost)
 	}
-	if lost {
+	if lost && !in.failed { // a failed Job replaces nothing
 		c.stats.PodsReplaced++
 	}
 	if !ctl.pending {
@@ -765,8 +765,8 @@ func (c *Controllers) jobPodEnded(w, k int32, in *instance, p *cluster.Pod, lost
 		c.stats.LostPodSeconds += secs
 		c.byWorkload[w].LostPodSeconds += secs
 	}
-	if !lost || s.IgnoreDisruptions {
-		return
+	if !lost || s.IgnoreDisruptions || in.failed {
+		return // a failed Job's pods lost before it deleted them count no more
 	}
 	in.failures++
 	c.stats.JobPodFailures++
