@@ -204,11 +204,11 @@ type Controllers struct {
 	PodsReplaced uint64 `json:"podsReplaced"` // replacements of pods lost to eviction, preemption or node loss
 	// Resubmissions counts pods a fallback controller resubmitted with its
 	// other spec.
-	Resubmissions  uint64  `json:"resubmissions"`
-	JobsArrived    uint64  `json:"jobsArrived"`
-	JobsCompleted  uint64  `json:"jobsCompleted"`
-	JobsFailed     uint64  `json:"jobsFailed"` // hit their backoffLimit
-	JobPodFailures uint64  `json:"jobPodFailures"`
+	Resubmissions  uint64 `json:"resubmissions"`
+	JobsArrived    uint64 `json:"jobsArrived"`
+	JobsCompleted  uint64 `json:"jobsCompleted"`
+	JobsFailed     uint64 `json:"jobsFailed"` // hit their backoffLimit or activeDeadlineSeconds
+	JobPodFailures uint64 `json:"jobPodFailures"`
 	// LostPodSeconds is the run time, in seconds from start (Running) to
 	// deletion, of the Job pods deleted before they succeeded (evicted,
 	// preempted, lost with their node, deleted with their failed Job or a

@@ -148,7 +148,7 @@ type Stats struct {
 	PodsReplaced   uint64 // created to replace a pod lost to eviction, preemption or node loss
 	JobsArrived    uint64
 	JobsCompleted  uint64
-	JobsFailed     uint64 // hit their backoffLimit
+	JobsFailed     uint64 // hit their backoffLimit or activeDeadlineSeconds
 	JobPodFailures uint64 // lost Job pods counted towards backoffLimit
 	Resubmissions  uint64 // pods a fallback controller resubmitted with its other spec
 	// CronRunsSkipped are CronJob runs not started because a Job was
