@@ -75,6 +75,8 @@ type instance struct {
 	// lostBy counts a Job's pod failures by why the pod went, for the
 	// reason a failed Job gives.
 	lostBy [cluster.CauseJobFailed + 1]int32
+	// owed counts a Job's lost pods not yet replaced.
+	owed int32
 	// notBefore delays a Job's replacement pods after a failure.
 	notBefore engine.Time
 }
@@ -523,6 +525,10 @@ func (c *Controllers) reconcileJob(w, k int32, in *instance) {
 	want := c.startLimit(w, k, min(s.Parallelism, in.desired-in.succeeded))
 	for int32(len(in.live)) < want {
 		c.createPod(w, k, in, s.Pod)
+		if in.owed > 0 {
+			in.owed--
+			c.stats.PodsReplaced++
+		}
 	}
 	if in.succeeded >= in.desired && len(in.live) == 0 {
 		in.done = true
@@ -741,7 +747,7 @@ func (c *Controllers) OnChange(ch cluster.Change) {
 	case Job:
 		c.jobPodEnded(o.ctrl, o.inst, in, p, lost)
 	}
-	if lost && !in.failed { // a failed Job replaces nothing
+	if lost && ctl.spec.Kind != Job { // a Job counts its replacements as it makes them
 		c.stats.PodsReplaced++
 	}
 	if !ctl.pending {
@@ -765,8 +771,12 @@ func (c *Controllers) jobPodEnded(w, k int32, in *instance, p *cluster.Pod, lost
 		c.stats.LostPodSeconds += secs
 		c.byWorkload[w].LostPodSeconds += secs
 	}
-	if !lost || s.IgnoreDisruptions || in.failed {
+	if !lost || in.failed {
 		return // a failed Job's pods lost before it deleted them count no more
+	}
+	if s.IgnoreDisruptions {
+		in.owed++
+		return
 	}
 	in.failures++
 	c.stats.JobPodFailures++
@@ -787,6 +797,7 @@ func (c *Controllers) jobPodEnded(w, k int32, in *instance, p *cluster.Pod, lost
 		c.cronJobEnded(w)
 		return
 	}
+	in.owed++
 	delay := jobBackoffBase
 	for i := int32(1); i < in.failures && delay < jobBackoffMax; i++ {
 		delay *= 2

@@ -154,6 +154,7 @@ func TestJobBackoffLimitAndLostTime(t *testing.T) {
 	st := c.Stats()
 	require.Equal(t, uint64(1), st.JobsFailed)
 	require.Equal(t, uint64(2), st.JobPodFailures)
+	require.Equal(t, uint64(1), st.PodsReplaced, "the first lost pod was replaced; the failed Job replaces the second with none")
 	require.InDelta(t, 1200, st.LostPodSeconds, 1e-9, "two pods lost after 10 minutes of work each")
 	failed := c.FailedJobs()
 	require.Len(t, failed, 1)
