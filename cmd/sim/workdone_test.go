@@ -121,3 +121,21 @@ func TestExplainSaysWhyThePodsJobFailed(t *testing.T) {
 	require.Equal(t, 3, deletedByJob)
 	require.Equal(t, 7, lostWithNode)
 }
+
+// An all-on-demand run saves nothing: the data-on-eks NodePool on demand
+// (testdata/workdone/spark-ondemand-nodepool.yaml). The counterfactual
+// priced each node's lifetime while the cost bills the instance (from its
+// launch, rounded up to the second, at least a minute), so such a run
+// showed savingsPct 0.058 here (-0.013 in the bundle).
+func TestAllOnDemandSavesNothing(t *testing.T) {
+	out, stderr, code := sim(t, "run", sparkOnDemand, "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	var r report.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Greater(t, r.Cost.OnDemandUSD, 1.0)
+	require.Zero(t, r.Cost.SpotUSD)
+	require.Equal(t, r.Cost.TotalUSD, r.Cost.OnDemandEquivalentUSD)
+	require.Zero(t, r.Cost.SavingsPct)
+	require.Equal(t, uint64(1), r.Controllers.JobsCompleted, "on demand, nothing reclaims the executors")
+	require.Equal(t, 10, r.Pods.Succeeded)
+}

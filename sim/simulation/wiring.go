@@ -248,6 +248,12 @@ func (s *Sim) reportMarket(in *report.Inputs) {
 		}
 		return s.market.CostUSD(cloud.InstanceID(n.Instance), until), true
 	}
+	in.OnDemandEquivalent = func(n *cluster.Node, until engine.Time) (float64, bool) {
+		if n.Instance == 0 {
+			return 0, false
+		}
+		return s.market.OnDemandEquivalentUSD(cloud.InstanceID(n.Instance), until), true
+	}
 }
 
 // component is the part that builds the registered component called
