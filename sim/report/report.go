@@ -77,7 +77,8 @@ type Details struct {
 	Engine     Engine     `json:"engine"`
 	Workloads  []Workload `json:"workloads"`
 	// UnschedulablePods lists every pod the scheduler ever failed to
-	// place, with its last fit error, in creation order.
+	// place, with its last fit error, in creation order, but those bound
+	// at once (AtOnce: they never waited).
 	UnschedulablePods []UnschedulablePod `json:"unschedulablePods"`
 	Warnings          []string           `json:"warnings"`
 }
@@ -610,8 +611,15 @@ func (c *Collector) races(nodeUSD []float64) Races {
 	return out
 }
 
+// AtOnce is the wait under which a pod bound after a failed attempt
+// counts as bound at once, not as having waited: the scheduler's default
+// initial backoff (podInitialBackoffSeconds 1), so a pod under it was
+// retried on the cluster event that let it fit, in the same instant or
+// the next cycle.
+const AtOnce = time.Second
+
 // unschedulable fills the per-pod fit errors and their per-workload
-// summaries.
+// summaries. A pod bound at once (AtOnce) is left out: it never waited.
 func (c *Collector) unschedulable(r *Report, failure func(cluster.PodID) (Failure, int32, bool)) {
 	msgs := make([]map[string]int, len(r.Workloads))
 	stranded := make([]map[string]int, len(r.Workloads))
@@ -622,10 +630,17 @@ func (c *Collector) unschedulable(r *Report, failure func(cluster.PodID) (Failur
 			continue
 		}
 		p := &c.cl.Pods[i]
+		bound := p.Phase != cluster.Pending && (p.Phase != cluster.Deleted || p.Node != cluster.NoNode)
+		if bound && c.waited[id] < AtOnce {
+			// Bound at once: its fit error (often "0/0 nodes are
+			// available." from before the first nodes) held it back no
+			// time, and is no reason for its workload's wait.
+			continue
+		}
 		e := UnschedulablePod{
 			Pod:      c.cl.Syms.Name(p.Namespace) + "/" + p.Name,
 			Attempts: attempts,
-			Bound:    p.Phase != cluster.Pending && (p.Phase != cluster.Deleted || p.Node != cluster.NoNode),
+			Bound:    bound,
 			Stranded: int(id) < len(c.stranded) && c.stranded[id],
 			Message:  f.Message,
 			Reasons:  f.Reasons,
