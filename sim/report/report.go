@@ -510,6 +510,9 @@ func (c *Collector) Build(in Inputs) *Report {
 	}
 	if equivalent > 0 {
 		r.Cost.SavingsPct = round3(100 * (1 - total/equivalent))
+		if r.Cost.SavingsPct == 0 {
+			r.Cost.SavingsPct = 0 // not -0 from a rounded tiny negative
+		}
 	}
 	r.Cost.IdleUSD = round6(c.idleUSD)
 	r.Cost.PodHours = round3(podSecs / 3600)
