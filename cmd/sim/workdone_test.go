@@ -139,3 +139,22 @@ func TestAllOnDemandSavesNothing(t *testing.T) {
 	require.Equal(t, uint64(1), r.Controllers.JobsCompleted, "on demand, nothing reclaims the executors")
 	require.Equal(t, 10, r.Pods.Succeeded)
 }
+
+// The Kubernetes docs' pi-with-timeout (testdata/workdone/pi-with-timeout.yaml):
+// its pod needs 5 minutes, the Job allows 100 seconds, so the Job fails
+// at 1m40s with its pod deleted, and explain says why.
+func TestJobPastItsActiveDeadline(t *testing.T) {
+	scenario := filepath.Join("testdata", "workdone", "pi-with-timeout.yaml")
+	out, stderr, code := sim(t, "run", scenario, "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	var r report.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, []report.FailedJob{{Job: "default/pi-with-timeout", Workload: "Job/default/pi-with-timeout", AtSeconds: 100,
+		Reason: "exceeded activeDeadlineSeconds 100 with 0 of 1 completions"}}, r.Controllers.FailedJobs)
+	require.Equal(t, uint64(0), r.Controllers.JobPodFailures, "the deadline, not the pod, failed it")
+	require.Equal(t, 1, r.Pods.Deleted)
+	require.Greater(t, r.Controllers.LostPodSeconds, 0.0, "the pod had started")
+	require.Less(t, r.Controllers.LostPodSeconds, 100.0)
+	story := explainOf(t, scenario, "pi-with-timeout-1")
+	require.Contains(t, story, "1m40s  deleted: jobFailed (Job default/pi-with-timeout failed at 1m40s: exceeded activeDeadlineSeconds 100 with 0 of 1 completions)")
+}
