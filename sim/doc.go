@@ -119,6 +119,10 @@
 //     reasons, lint's capacity matrix) through one small function each;
 //     it returns the story as a value and renders it to an io.Writer, for
 //     the command line and a web page alike.
+//   - verdict: the conclusion of a run in a sentence or two (what
+//     happened, why, what it cost, what to run next), from the report,
+//     lint's findings and the launches' capacity errors; every output
+//     leads with it.
 //   - cmd/sim (outside sim): flags, configuration, output files, exit codes.
 //
 // # Rules

@@ -24,7 +24,7 @@ var tiers = map[string]string{
 	"manifest": "input", "scenario": "input", "karpenter/apis": "input", "capacitybuffer": "input",
 	"clusterautoscaler/config": "input", "clusterautoscaler/provreq": "input", "scalegen": "input", "importer": "input",
 	"report": "output", "trace": "output", "statedump": "output",
-	"simulation": "driver", "experiment": "driver", "lint": "driver", "sweep": "driver", "explain": "driver",
+	"simulation": "driver", "experiment": "driver", "lint": "driver", "sweep": "driver", "explain": "driver", "verdict": "driver",
 	"internal/suggest": "helper", "internal/duration": "helper", "internal/clip": "helper", "internal/choose": "test", "internal/fixtures": "helper",
 	"internal/cron": "helper", "cloud/cloudtest": "test", "internal/testscript": "test", "internal/simscript": "test",
 	"kubeexport": "test", "internal/props": "test", "internal/scengen": "test",

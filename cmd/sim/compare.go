@@ -13,6 +13,7 @@ import (
 
 	"github.com/clustersim/clustersim/sim/experiment"
 	"github.com/clustersim/clustersim/sim/report"
+	"github.com/clustersim/clustersim/sim/scenario"
 )
 
 func newCompareCmd(v *viper.Viper, stdout, stderr io.Writer) *cobra.Command {
@@ -41,6 +42,7 @@ and the proposed NodePool on the same workload.`,
 	f.Int("runs", 10, "seeds per configuration")
 	f.Int("workers", 0, "parallel runs (default: all cores)")
 	f.StringArray("fail-if", nil, "exit 2 if this holds for any configuration after the first; 'baseline' is the first configuration's mean (repeatable)")
+	f.String("fail-on-lint", "", "exit 2 before any run when a configuration has a lint finding of this severity or above: info, warning or error (error findings are always printed)")
 	addWhatIfFlags(f)
 	return cmd
 }
@@ -83,7 +85,9 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 	if err := checkClobber(outs, ins); err != nil {
 		return err
 	}
-	start := time.Now()
+	// Every configuration is loaded and linted before any runs: a bad
+	// file or a lint gate in the last one costs no compute.
+	loaded := make([]*scenario.Scenario, len(args))
 	for i, arg := range args {
 		sc, err := loadScenario(cmd.Context(), arg)
 		if err != nil {
@@ -96,6 +100,14 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 		if err := checkClobber(outs, ins); err != nil {
 			return err
 		}
+		if _, err := lintBeforeRun(v, sc, arg, stderr); err != nil {
+			return err
+		}
+		loaded[i] = sc
+	}
+	start := time.Now()
+	for i, arg := range args {
+		sc := loaded[i]
 		if i == 0 {
 			root = sc.Seed
 			if s := seedOf(v, cmd); s != nil {

@@ -38,15 +38,23 @@ func TestGateExitCodes(t *testing.T) {
 	require.Contains(t, stderr, "gate FAIL: pods.stranded>1 (pods.stranded = 30 > 1)")
 	_, stderr, code = sim(t, "run", "static-burst", "--fail-if", "pods.strandd>1")
 	require.Equal(t, 1, code, "a bad gate is an error, not a failed gate")
-	require.Contains(t, stderr, `no metric "pods.strandd"`)
-	// A malformed expression is refused before anything runs.
+	require.Contains(t, stderr, `no metric "pods.strandd" in the report: did you mean pods.stranded?`)
+	// A malformed expression, or a metric no report has, is refused
+	// before anything runs.
 	for _, cmd := range [][]string{{"run", "static-burst"}, {"compare", "static-burst", "static-burst", "--runs", "2"}} {
-		_, stderr, code = sim(t, append(cmd, "--fail-if", "pods.stranded >> 3")...)
-		require.Equal(t, 1, code)
-		require.Contains(t, stderr, `is not a number`)
-		require.NotContains(t, stderr, "simulated", "no simulation ran")
-		require.NotContains(t, stderr, "runs in", "no simulation ran")
+		for _, gate := range []string{"pods.stranded >> 3", "pods.strandd>0"} {
+			_, stderr, code = sim(t, append(cmd, "--fail-if", gate)...)
+			require.Equal(t, 1, code)
+			require.Regexp(t, `is not a number|did you mean pods.stranded\?`, stderr)
+			require.NotContains(t, stderr, "simulated", "no simulation ran")
+			require.NotContains(t, stderr, "runs in", "no simulation ran")
+		}
 	}
+	// A metric the schema has but this run's report leaves out (no
+	// Karpenter runs in static-burst? then its section is absent) is 0.
+	_, stderr, code = sim(t, "run", "web-steady", "--fail-if", "karpenter.nodeClaimsLaunched>0")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "gate pass: karpenter.nodeClaimsLaunched>0 (karpenter.nodeClaimsLaunched = 0 > 0)")
 
 	// Against a baseline report.
 	dir := t.TempDir()

@@ -30,6 +30,11 @@ func TestHTMLPages(t *testing.T) {
 	for _, want := range []string{`id="chart-pods"`, `id="chart-cost"`, `id="chart-pending"`, "Job/batch/render", "untolerated taint", `class="span"`, `class="event"`} {
 		require.Contains(t, html, want)
 	}
+	// The verdict leads the page: before the summary table.
+	verdictAt := strings.Index(html, `<p id="verdict" class="verdict">41 of 113 pods of Job/batch/render stranded`)
+	require.Positive(t, verdictAt, "the page opens with the verdict")
+	require.Less(t, verdictAt, strings.Index(html, "<h2>Summary</h2>"))
+	require.Contains(t, html, "Next: <code>sim explain hybrid-naive --pod batch/render-")
 	again := filepath.Join(dir, "again.html")
 	_, _, code = sim(t, "run", "hybrid-naive", "--html", again)
 	require.Equal(t, 0, code)

@@ -67,12 +67,23 @@ input could not be read at all.`,
 
 // lintGate is the error of findings at or above --fail-on: exit code 2.
 type lintGate struct {
-	n   int
-	sev lint.Severity
+	n    int
+	sev  lint.Severity
+	flag string // "" for --fail-on (sim lint)
+	// before: the gate stopped a run before it started.
+	before bool
 }
 
 func (e *lintGate) Error() string {
-	return fmt.Sprintf("lint: %d finding(s) at or above %s (--fail-on %s)", e.n, e.sev, e.sev)
+	flag := e.flag
+	if flag == "" {
+		flag = "--fail-on"
+	}
+	msg := fmt.Sprintf("lint: %d finding(s) at or above %s (%s %s)", e.n, e.sev, flag, e.sev)
+	if e.before {
+		msg += ": nothing ran"
+	}
+	return msg
 }
 
 func (e *lintGate) Is(target error) bool { return target == errGate }

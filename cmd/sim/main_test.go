@@ -114,6 +114,10 @@ func TestErrors(t *testing.T) {
 	_, stderr, code := sim(t, "run", "no-such-scenario")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "no-such-scenario: no such file, and no embedded scenario of that name (embedded: automode, ca-buffer, ca-priority-fallback, ca-provisioning-request, diversified-spot, gpu-capacity-block, gpu-inference, gpu-repair, gpu-timeslice, hybrid-isolated, hybrid-naive")
+	// A typo of an embedded scenario's name gets the name, not the list.
+	_, stderr, code = sim(t, "run", "hybrid-naiv")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "hybrid-naiv: no such file, and no embedded scenario of that name: did you mean hybrid-naive? (sim scenarios lists them all)")
 	_, stderr, code = sim(t, "run", "static-burst", "-o", "xml")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `--output "xml": use table, wide, json or csv`)

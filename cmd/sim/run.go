@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clustersim/clustersim/sim/verdict"
 	"io"
 	"os"
 	"runtime"
@@ -52,6 +53,7 @@ percentiles across runs.`,
 	f.Int("workers", 0, "parallel runs (default: all cores)")
 	f.StringArray("fail-if", nil, "exit 2 if this expression holds, e.g. 'pods.pendingSeconds.p99>300' or 'cost.totalUSD>1.1*baseline' (repeatable)")
 	f.String("baseline", "", "a JSON report (sim run -o json) that 'baseline' in --fail-if refers to")
+	f.String("fail-on-lint", "", "exit 2 before the run when sim lint finds something of this severity or above: info, warning or error (error findings are always printed)")
 	f.String("events", "", "write the simulation timeline to this JSONL file (single run)")
 	f.String("html", "", "write the run as one self-contained HTML page (charts, summary, workloads) to this file (single run)")
 	f.String("metrics", "", "write the run's timeline as OpenMetrics text (Karpenter's, the Cluster Autoscaler's and kube-state-metrics' names) to this file (single run)")
@@ -87,6 +89,9 @@ func loadScenarioNow(arg string) (*scenario.Scenario, error) {
 func loadEmbedded(name string, overrides []string) (*scenario.Scenario, error) {
 	file, ok := scenarios.File(name)
 	if !ok {
+		if near := scenario.Closest(name, scenarios.Names()); near != "" {
+			return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name: did you mean %s? (sim scenarios lists them all)", name, near)
+		}
 		return nil, fmt.Errorf("%s: no such file, and no embedded scenario of that name (embedded: %s)", name, strings.Join(scenarios.Names(), ", "))
 	}
 	return scenario.LoadFS(scenarios.FS, file, overrides...)
@@ -169,6 +174,10 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 	if err := checkClobber(outs, ins); err != nil {
 		return err
 	}
+	linted, err := lintBeforeRun(v, sc, "", stderr)
+	if err != nil {
+		return err
+	}
 	var at time.Duration
 	if dumpAt != "" {
 		if at, err = scenario.ParseDuration(dumpAt); err != nil {
@@ -241,6 +250,8 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 			return err
 		}
 	}
+	lead := verdict.Of(rep, verdict.Inputs{Scenario: arg, StrandedAfter: sc.StrandedAfter, Lint: linted})
+	rep.Lead = report.Lead{Summary: lead.Summary, Next: lead.Next}
 	if path := v.GetString("html"); path != "" {
 		if err := writeOutput(cmd.Context(), "--html", path, rep.WriteHTML); err != nil {
 			return err
@@ -278,7 +289,13 @@ func runScenario(v *viper.Viper, cmd *cobra.Command, arg string, stdout, stderr 
 		data = report.CSV(rows)
 	default:
 		var buf strings.Builder
-		err = rep.WriteTable(report.WithStyle(&buf, tableStyle(format, v.GetString("report"), stdout)))
+		style := tableStyle(format, v.GetString("report"), stdout)
+		buf.WriteString(wrap(lead.Summary, style.Width) + "\n")
+		if lead.Next != "" {
+			buf.WriteString("Next: " + lead.Next + "\n") // one line, to copy
+		}
+		buf.WriteString("\n")
+		err = rep.WriteTable(report.WithStyle(&buf, style))
 		data = []byte(buf.String())
 	}
 	if err != nil {

@@ -63,9 +63,26 @@ func TestGates(t *testing.T) {
 	}
 	_, err := ParseGate("p99 is big")
 	require.ErrorContains(t, err, "write METRIC OP VALUE")
-	g, _ := ParseGate("pods.pendingSeconds.p90>1")
-	_, _, err = g.Check(ms, nil)
-	require.ErrorContains(t, err, `no metric "pods.pendingSeconds.p90"`)
+	_, err = ParseGate("pods.pendingSeconds.p90>1")
+	require.ErrorContains(t, err, `no metric "pods.pendingSeconds.p90" in the report: did you mean pods.pendingSeconds.p50 or pods.pendingSeconds.p95 or pods.pendingSeconds.p99?`)
+	_, err = ParseGate("karpenter.nodesMade>1")
+	require.ErrorContains(t, err, "karpenter has karpenter.")
+	// Metrics of the schema: summary and details fields, a model's stats,
+	// keys under a map; a field an empty run omits is 0.
+	for _, path := range []string{"pods.stranded", "cost.savingsPct", "nodes.failed", "clusterAutoscaler.scaleUps", "karpenter.disruptions.drifted", "complexity.nodesChurnedPerHour"} {
+		known, hint := KnownMetric(path)
+		require.True(t, known, "%s: %s", path, hint)
+	}
+	for _, path := range []string{"schemaVersion", "seed", "workloads", "scenario", "pods"} {
+		known, _ := KnownMetric(path)
+		require.False(t, known, "%s is not a metric", path)
+	}
+	g, err := ParseGate("nodes.failed>0")
+	require.NoError(t, err)
+	failed, detail, err := g.Check(ms, nil)
+	require.NoError(t, err)
+	require.False(t, failed)
+	require.Equal(t, "nodes.failed = 0 > 0", detail)
 	g, _ = ParseGate("cost.totalUSD>baseline")
 	_, _, err = g.Check(ms, nil)
 	require.ErrorContains(t, err, "there is none")

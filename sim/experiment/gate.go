@@ -29,6 +29,9 @@ func ParseGate(expr string) (Gate, error) {
 		return Gate{}, fmt.Errorf("--fail-if %q: write METRIC OP VALUE, e.g. 'pods.pendingSeconds.p99>300' or 'cost.totalUSD>1.1*baseline'", expr)
 	}
 	g := Gate{Expr: expr, Path: m[1], Op: m[2]}
+	if ok, hint := KnownMetric(g.Path); !ok {
+		return Gate{}, fmt.Errorf("--fail-if %q: no metric %q in the report: %s", expr, g.Path, hint)
+	}
 	rhs := strings.ReplaceAll(m[3], " ", "")
 	switch {
 	case rhs == "baseline":
@@ -58,7 +61,7 @@ func ParseGate(expr string) (Gate, error) {
 // multi-run); baseline gives the baseline's, or nil when there is none.
 // failed is true when the expression holds.
 func (g Gate) Check(values, baseline []Metric) (failed bool, detail string, err error) {
-	v, ok := Lookup(values, g.Path)
+	v, ok := lookupKnown(values, g.Path)
 	if !ok {
 		hint := suggestPath(g.Path, Paths(values))
 		return false, "", fmt.Errorf("--fail-if %q: no metric %q in the report %s", g.Expr, g.Path, hint)
@@ -68,7 +71,7 @@ func (g Gate) Check(values, baseline []Metric) (failed bool, detail string, err 
 		if baseline == nil {
 			return false, "", fmt.Errorf("--fail-if %q: uses baseline, but there is none (give --baseline REPORT.json, or use sim compare: the first configuration is the baseline)", g.Expr)
 		}
-		b, ok := Lookup(baseline, g.Path)
+		b, ok := lookupKnown(baseline, g.Path)
 		if !ok {
 			return false, "", fmt.Errorf("--fail-if %q: the baseline has no metric %q", g.Expr, g.Path)
 		}
@@ -89,4 +92,16 @@ func (g Gate) Check(values, baseline []Metric) (failed bool, detail string, err 
 		failed = v != rhs
 	}
 	return failed, fmt.Sprintf("%s = %g %s %g", g.Path, v, g.Op, rhs), nil
+}
+
+// lookupKnown is Lookup, with 0 for a metric of the schema that the run's
+// report leaves out (an omitted zero, a model the scenario does not run).
+func lookupKnown(ms []Metric, path string) (float64, bool) {
+	if v, ok := Lookup(ms, path); ok {
+		return v, true
+	}
+	if schema().known(path) {
+		return 0, true
+	}
+	return 0, false
 }

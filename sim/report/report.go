@@ -30,6 +30,16 @@ type Report struct {
 	// Timeline is the run over time, written last under "timeline"; nil
 	// when the collector kept none.
 	Timeline *Timeline `json:"-"`
+	// Lead is the run's conclusion (sim/verdict writes it), which the
+	// HTML page shows first; empty when the caller set none.
+	Lead Lead `json:"-"`
+}
+
+// Lead is a run's verdict: what happened and why, what it cost (Summary),
+// and the command to run next (Next, or "").
+type Lead struct {
+	Summary string
+	Next    string
 }
 
 // Summary is the run and the figures every run has, up to the EC2 side.

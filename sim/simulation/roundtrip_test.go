@@ -146,7 +146,7 @@ func claimZones(t *testing.T, cl *cluster.Cluster) map[string]string {
 // keep their podManagementPolicy, minReadySeconds and the delay their
 // probes put on Ready (testdata/readiness.yaml).
 func TestDumpImportRoundTrip(t *testing.T) {
-	for _, name := range scenarios.Names() {
+	for _, name := range embeddedScenarios(t) {
 		t.Run(name, func(t *testing.T) { roundTrip(t, load(t, name)) })
 	}
 	t.Run("readiness", func(t *testing.T) {

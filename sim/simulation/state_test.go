@@ -18,7 +18,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/clustersim/clustersim/scenarios"
 	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/internal/fixtures"
 	"github.com/clustersim/clustersim/sim/karpenter/apis"
@@ -106,7 +105,7 @@ type nodeClaim struct {
 // nodes and pods are the cluster's: names, capacity type, zone, instance
 // type, owner, placement.
 func TestWriteStateDecodesStrictly(t *testing.T) {
-	for _, name := range scenarios.Names() {
+	for _, name := range embeddedScenarios(t) {
 		t.Run(name, func(t *testing.T) {
 			sc := load(t, name)
 			checkDump(t, sc)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/clustersim/clustersim/scenarios"
 	"github.com/clustersim/clustersim/sim/clusterautoscaler"
 	"github.com/clustersim/clustersim/sim/engine"
 	"github.com/clustersim/clustersim/sim/karpenter"
@@ -18,7 +17,7 @@ import (
 // disturb nothing (the collector's books are closed on a copy, the market's
 // lazy price path draws the same knots whenever it is asked).
 func TestSteppedRunMatchesRun(t *testing.T) {
-	for _, name := range scenarios.Names() {
+	for _, name := range embeddedScenarios(t) {
 		t.Run(name, func(t *testing.T) {
 			sc := load(t, name)
 			whole, err := simulation.Run(sc, simulation.Options{Check: true})

@@ -1,0 +1,6 @@
+//go:build race
+
+package simulation_test
+
+// raceDetector is true when the tests run under -race (make race).
+const raceDetector = true
