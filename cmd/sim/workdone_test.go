@@ -51,8 +51,10 @@ func TestFailedJobInTheReport(t *testing.T) {
 	table, stderr, code := sim(t, "run", sparkSpot)
 	require.Equal(t, 0, code, stderr)
 	require.Regexp(t, `Jobs completed / failed / arrived\s+0 / 1 / 1`, table)
-	require.Regexp(t, `Job pod run time lost \(deleted after starting\)\s+5h\d\dm`, table)
+	require.Regexp(t, `Job pod run time lost\s+5h\d\dm`, table)
 	require.Contains(t, table, "Failed Jobs:\n  - emr-data-team-a/ny-taxi-exec failed at 32m00s: "+sparkFailure+"\n")
+	require.Contains(t, strings.Join(strings.Fields(table), " "),
+		"1 Job(s) failed (7 pod failures): emr-data-team-a/ny-taxi-exec at 32m "+sparkFailure+"; less work was done than asked.", "the verdict")
 
 	page := filepath.Join(t.TempDir(), "run.html")
 	_, stderr, code = sim(t, "run", sparkSpot, "--html", page)

@@ -216,7 +216,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		at := 5 // after pods succeeded
 		rows = append(rows[:at], append([][]string{
 			{"Jobs completed / failed / arrived", fmt.Sprintf("%d / %d / %d", ctl.JobsCompleted, ctl.JobsFailed, ctl.JobsArrived)},
-			{"Job pod run time lost (deleted after starting)", formatSeconds(ctl.LostPodSeconds)},
+			{"Job pod run time lost", formatSeconds(ctl.LostPodSeconds)},
 		}, rows[at:]...)...)
 	}
 	if err := t.Bulk(rows); err != nil {
