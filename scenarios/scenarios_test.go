@@ -113,7 +113,10 @@ func checkTimeline(t *testing.T, r run) {
 	if r.rep.DurationSeconds == tl.T[n-1] {
 		require.Equal(t, r.rep.Pods.PendingAtEnd, int(tl.PendingPods[n-1]))
 		require.Equal(t, r.rep.Nodes.AtEnd, int(tl.SpotNodes[n-1]+tl.OnDemandNodes[n-1]+tl.ReservedNodes[n-1]))
-		require.InDelta(t, r.rep.Cost.OnDemandEquivalentUSD, tl.OnDemandEquivalentUSD[n-1], 1e-4*r.rep.Cost.OnDemandEquivalentUSD+1e-5)
+		// The report bills each instance's billed seconds (from its
+		// launch, rounded up, at least a minute), the timeline each
+		// node's lifetime: close, not equal.
+		require.InDelta(t, r.rep.Cost.OnDemandEquivalentUSD, tl.OnDemandEquivalentUSD[n-1], 2e-3*r.rep.Cost.OnDemandEquivalentUSD+1e-5)
 	}
 	launched, byPool := 0, 0
 	for _, p := range tl.Pools {

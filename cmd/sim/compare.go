@@ -59,6 +59,9 @@ type comparison struct {
 type comparedTo struct {
 	Config string             `json:"config"`
 	Deltas []experiment.Delta `json:"deltas"`
+	// WorkGap warns that this configuration and the baseline did not do
+	// the same work (experiment.WorkGap); absent when they did.
+	WorkGap string `json:"workGap,omitempty"`
 }
 
 func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr io.Writer) error {
@@ -127,7 +130,11 @@ func compare(v *viper.Viper, cmd *cobra.Command, args []string, stdout, stderr i
 		if err != nil {
 			return err
 		}
-		out.Comparisons = append(out.Comparisons, comparedTo{Config: args[i], Deltas: d})
+		gap := experiment.WorkGap(args[0], args[i], experiment.WorkOf(results[0]), experiment.WorkOf(results[i]))
+		out.Comparisons = append(out.Comparisons, comparedTo{Config: args[i], Deltas: d, WorkGap: gap})
+		if gap != "" && format != "table" && format != "wide" {
+			fmt.Fprintln(stderr, gap) // the table has it under the metrics
+		}
 	}
 	var data []byte
 	switch format {
@@ -197,6 +204,11 @@ func compareTable(c comparison, st report.TableStyle) ([]byte, error) {
 		buf.WriteString(out)
 		if err := compareRows(c, report.WithStyle(&buf, st)); err != nil {
 			return nil, err
+		}
+	}
+	for _, cmp := range c.Comparisons {
+		if cmp.WorkGap != "" {
+			fmt.Fprintf(&buf, "\n%s\n", cmp.WorkGap)
 		}
 	}
 	return []byte(buf.String()), nil

@@ -37,6 +37,11 @@ func writeOutput(ctx context.Context, flag, path string, write func(w io.Writer)
 // configuration's timeline averaged over its seeds.
 func comparisonPage(c comparison, results [][]*report.Report) report.Comparison {
 	out := report.Comparison{Configs: c.Configs, Runs: c.Runs, RootSeed: c.RootSeed}
+	for _, cmp := range c.Comparisons {
+		if cmp.WorkGap != "" {
+			out.Warnings = append(out.Warnings, cmp.WorkGap)
+		}
+	}
 	byPath := compareDeltas(c)
 	if len(c.Comparisons) > 0 {
 		for _, d0 := range c.Comparisons[0].Deltas {

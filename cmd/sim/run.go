@@ -462,6 +462,9 @@ func runMany(v *viper.Viper, cmd *cobra.Command, arg string, sc *scenario.Scenar
 		if err := t.Render(); err != nil {
 			return err
 		}
+		if line := experiment.WorkOf(reps).FailedJobsLine(); line != "" {
+			fmt.Fprintf(&buf, "\n%s\n", line)
+		}
 		buf.WriteString("\nAll metrics: -o json or -o csv.\n")
 		data = []byte(buf.String())
 	}
@@ -482,10 +485,10 @@ func means(sums []experiment.Summary) []experiment.Metric {
 
 // headline picks the metrics a table shows; JSON and CSV have them all.
 func headline(path string) bool {
-	for _, p := range []string{"pods.total", "pods.scheduled", "pods.pendingAtEnd", "pods.stranded", "pods.pendingSeconds.",
+	for _, p := range []string{"pods.total", "pods.scheduled", "pods.pendingAtEnd", "pods.stranded", "pods.succeeded", "pods.deleted", "pods.pendingSeconds.",
 		"cost.totalUSD", "cost.spotUSD", "cost.onDemandUSD", "cost.onDemandEquivalentUSD", "cost.savingsPct", "cost.idleUSD",
 		"cost.overlaidUSD", "cost.reservationsUSD", "nodes.launched", "nodes.terminated", "nodes.peak", "nodes.failed", "nodes.unhealthyHours",
-		"controllers.resubmissions", "controllers.lostPodSeconds", "karpenter.disruptions.unhealthy", "karpenter.repairsBlocked",
+		"controllers.resubmissions", "controllers.jobsCompleted", "controllers.jobsFailed", "controllers.lostPodSeconds", "karpenter.disruptions.unhealthy", "karpenter.repairsBlocked",
 		"provisioning.", "spot.", "karpenter.nodeClaimsLaunched", "karpenter.launchFailures", "clusterAutoscaler.scaleUps",
 		"clusterAutoscaler.failedScaleUps", "clusterAutoscaler.raceNodes", "complexity."} {
 		if path == p || strings.HasSuffix(p, ".") && strings.HasPrefix(path, p) {

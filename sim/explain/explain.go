@@ -22,10 +22,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/simulation"
 	"github.com/clustersim/clustersim/sim/trace"
@@ -168,7 +170,7 @@ func Pod(sc *scenario.Scenario, opts Options, want string) (*Story, error) {
 		case "podFinished":
 			line = "finished: " + e.Cause
 		case "podDeleted":
-			line = "deleted: " + e.Cause + spotCause(entries, e) + disruptedNote(entries, e)
+			line = "deleted: " + e.Cause + spotCause(entries, e) + disruptedNote(entries, e) + jobFailedNote(rep.Controllers.FailedJobs, e)
 		case "volumeProvisioned":
 			line = "volume provisioned for " + strings.TrimPrefix(e.Message, "claim ") + zoneIn(e.Zone)
 		case "volumeAttached":
@@ -281,4 +283,27 @@ func spotCause(entries []trace.Entry, del trace.Entry) string {
 		return " (its spot instance was reclaimed with the pod still on it)"
 	}
 	return ""
+}
+
+// jobFailedNote says why the Job of a pod deleted as it failed did: the
+// failed Job of the pod's workload, at that instant, whose name starts the
+// pod's (the longest such, as Job names may be prefixes of one another).
+// A pod the failed Job deleted says so; a pod lost at that moment (the
+// loss that made it fail, or one with it) says the Job failed then.
+func jobFailedNote(failed []report.FailedJob, del trace.Entry) string {
+	var best *report.FailedJob
+	for i := range failed {
+		f := &failed[i]
+		if f.Workload == del.Workload && math.Abs(f.AtSeconds-del.T) < 1e-3 && strings.HasPrefix(del.Pod, f.Job+"-") &&
+			(best == nil || len(f.Job) > len(best.Job)) {
+			best = f
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	if del.Cause != cluster.CauseJobFailed.String() {
+		return fmt.Sprintf(" (then its Job %s failed: %s)", best.Job, best.Reason)
+	}
+	return fmt.Sprintf(" (Job %s failed at %s: %s)", best.Job, fmtTime(best.AtSeconds), best.Reason)
 }

@@ -2,20 +2,35 @@ package explain
 
 import (
 	"fmt"
-	"github.com/clustersim/clustersim/sim/component"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/clustersim/clustersim/sim/cluster"
+	"github.com/clustersim/clustersim/sim/component"
+	"github.com/clustersim/clustersim/sim/report"
 	"github.com/clustersim/clustersim/sim/scenario"
 	"github.com/clustersim/clustersim/sim/trace"
 )
 
 // waited reports whether the pod's story has a wait: the scheduler marked
-// it unschedulable.
+// it unschedulable, and it was not bound at once (report.AtOnce: its fit
+// error held it back no time, as for a pod tried before the first nodes
+// came that bound with them).
 func waited(story []trace.Entry) bool {
-	return slices.ContainsFunc(story, func(e trace.Entry) bool { return e.Kind == "podUnschedulable" })
+	if !slices.ContainsFunc(story, func(e trace.Entry) bool { return e.Kind == "podUnschedulable" }) {
+		return false
+	}
+	created := 0.0
+	for _, e := range story {
+		switch e.Kind {
+		case "podCreated":
+			created = e.T
+		case "podBound":
+			return e.T-created >= report.AtOnce.Seconds()
+		}
+	}
+	return true
 }
 
 // whyNothingCame explains a wait no autoscaler launched a node for: what

@@ -194,6 +194,10 @@ type Comparison struct {
 	// Timelines are each configuration's timeline averaged over its seeds
 	// (MeanTimeline); nil when it has none.
 	Timelines []*Timeline
+	// Warnings are shown above the metrics: a configuration that did
+	// less work than the baseline (its cost difference is not like for
+	// like).
+	Warnings []string
 }
 
 // CompareRow is one metric of a comparison.

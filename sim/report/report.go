@@ -87,7 +87,8 @@ type Details struct {
 	Engine     Engine     `json:"engine"`
 	Workloads  []Workload `json:"workloads"`
 	// UnschedulablePods lists every pod the scheduler ever failed to
-	// place, with its last fit error, in creation order.
+	// place, with its last fit error, in creation order, but those bound
+	// at once (AtOnce: they never waited).
 	UnschedulablePods []UnschedulablePod `json:"unschedulablePods"`
 	Warnings          []string           `json:"warnings"`
 }
@@ -214,12 +215,31 @@ type Controllers struct {
 	PodsReplaced uint64 `json:"podsReplaced"` // replacements of pods lost to eviction, preemption or node loss
 	// Resubmissions counts pods a fallback controller resubmitted with its
 	// other spec.
-	Resubmissions  uint64  `json:"resubmissions"`
-	JobsArrived    uint64  `json:"jobsArrived"`
-	JobsCompleted  uint64  `json:"jobsCompleted"`
-	JobsFailed     uint64  `json:"jobsFailed"` // hit their backoffLimit
-	JobPodFailures uint64  `json:"jobPodFailures"`
-	LostPodSeconds float64 `json:"lostPodSeconds"` // run time of Job pods lost before they finished
+	Resubmissions  uint64 `json:"resubmissions"`
+	JobsArrived    uint64 `json:"jobsArrived"`
+	JobsCompleted  uint64 `json:"jobsCompleted"`
+	JobsFailed     uint64 `json:"jobsFailed"` // hit their backoffLimit or activeDeadlineSeconds
+	JobPodFailures uint64 `json:"jobPodFailures"`
+	// LostPodSeconds is the run time, in seconds from start (Running) to
+	// deletion, of the Job pods deleted before they succeeded (evicted,
+	// preempted, lost with their node, deleted with their failed Job or a
+	// Job a CronJob replaced): work paid for and thrown away. A pod still
+	// running at the end is not counted.
+	LostPodSeconds float64 `json:"lostPodSeconds"`
+	// FailedJobs are the Jobs that failed, in the order they did; absent
+	// when none did.
+	FailedJobs []FailedJob `json:"failedJobs,omitempty"`
+}
+
+// FailedJob is one Job that failed: which, when and why.
+type FailedJob struct {
+	Job       string  `json:"job"`      // namespace/name
+	Workload  string  `json:"workload"` // the workload it is an arrival of
+	AtSeconds float64 `json:"atSeconds"`
+	// Reason is why: "exceeded backoffLimit 6 after 7 pod failures (7
+	// nodeGone)" or "exceeded activeDeadlineSeconds 600 with 3 of 10
+	// completions".
+	Reason string `json:"reason"`
 }
 
 // Provisioning counts requests to EC2.
@@ -355,9 +375,14 @@ type Inputs struct {
 	// NodeCost, when set, bills a node from launch until a time (e.g. along
 	// the market's price path); !ok falls back to its price.
 	NodeCost func(n *cluster.Node, until engine.Time) (usd float64, ok bool)
+	// OnDemandEquivalent, when set, prices what a node would have cost on
+	// demand from launch until a time, over the same billed time as
+	// NodeCost (the all-on-demand counterfactual); !ok falls back to
+	// OnDemandPrice.
+	OnDemandEquivalent func(n *cluster.Node, until engine.Time) (usd float64, ok bool)
 	// OnDemandPrice prices an instance type on demand (USD/h), for the
-	// all-on-demand counterfactual; nil or !ok prices a node at its own
-	// price.
+	// all-on-demand counterfactual of a node NodeCost does not bill; nil
+	// or !ok prices a node at its own price.
 	OnDemandPrice func(instanceType string) (float64, bool)
 	// Failure returns a pod's last fit error (ok false if it never had
 	// one) and its scheduling attempts.
@@ -457,6 +482,17 @@ func (c *Collector) Build(in Inputs) *Report {
 			anyOverlaid = true
 			overlaid += (until - n.Launched).Seconds() * (n.OverlaidUSDPerHour - n.PriceUSDPerHour) / 3600
 		}
+		// The counterfactual bills the time the cost bills: from the
+		// instance's launch, per second rounded up, at least a minute
+		// (spotmarket). Pricing the node's lifetime instead gave an
+		// all-on-demand run savings of a few thousandths of a percent,
+		// either way.
+		if in.OnDemandEquivalent != nil {
+			if usd, ok := in.OnDemandEquivalent(n, until); ok {
+				equivalent += usd
+				continue
+			}
+		}
 		price := n.PriceUSDPerHour
 		if in.OnDemandPrice != nil {
 			if p, ok := in.OnDemandPrice(n.InstanceType); ok {
@@ -484,6 +520,9 @@ func (c *Collector) Build(in Inputs) *Report {
 	}
 	if equivalent > 0 {
 		r.Cost.SavingsPct = round3(100 * (1 - total/equivalent))
+		if r.Cost.SavingsPct == 0 {
+			r.Cost.SavingsPct = 0 // not -0 from a rounded tiny negative
+		}
 	}
 	r.Cost.IdleUSD = round6(c.idleUSD)
 	r.Cost.PodHours = round3(podSecs / 3600)
@@ -585,8 +624,15 @@ func (c *Collector) races(nodeUSD []float64) Races {
 	return out
 }
 
+// AtOnce is the wait under which a pod bound after a failed attempt
+// counts as bound at once, not as having waited: the scheduler's default
+// initial backoff (podInitialBackoffSeconds 1), so a pod under it was
+// retried on the cluster event that let it fit, in the same instant or
+// the next cycle.
+const AtOnce = time.Second
+
 // unschedulable fills the per-pod fit errors and their per-workload
-// summaries.
+// summaries. A pod bound at once (AtOnce) is left out: it never waited.
 func (c *Collector) unschedulable(r *Report, failure func(cluster.PodID) (Failure, int32, bool)) {
 	msgs := make([]map[string]int, len(r.Workloads))
 	stranded := make([]map[string]int, len(r.Workloads))
@@ -597,10 +643,17 @@ func (c *Collector) unschedulable(r *Report, failure func(cluster.PodID) (Failur
 			continue
 		}
 		p := &c.cl.Pods[i]
+		bound := p.Phase != cluster.Pending && (p.Phase != cluster.Deleted || p.Node != cluster.NoNode)
+		if bound && c.waited[id] < AtOnce {
+			// Bound at once: its fit error (often "0/0 nodes are
+			// available." from before the first nodes) held it back no
+			// time, and is no reason for its workload's wait.
+			continue
+		}
 		e := UnschedulablePod{
 			Pod:      c.cl.Syms.Name(p.Namespace) + "/" + p.Name,
 			Attempts: attempts,
-			Bound:    p.Phase != cluster.Pending && (p.Phase != cluster.Deleted || p.Node != cluster.NoNode),
+			Bound:    bound,
 			Stranded: int(id) < len(c.stranded) && c.stranded[id],
 			Message:  f.Message,
 			Reasons:  f.Reasons,

@@ -210,11 +210,26 @@ func (r *Report) WriteTable(w io.Writer) error {
 			[]string{"volumes force-detached (6 min after their node went)", fmt.Sprint(v.ForceDetached)},
 			rows[len(rows)-1])
 	}
+	if ctl := r.Controllers; ctl.JobsArrived > 0 {
+		// Only with Jobs, so other tables keep their rows: the work done
+		// beside the cost (a run whose Jobs failed did less).
+		at := 5 // after pods succeeded
+		rows = append(rows[:at], append([][]string{
+			{"Jobs completed / failed / arrived", fmt.Sprintf("%d / %d / %d", ctl.JobsCompleted, ctl.JobsFailed, ctl.JobsArrived)},
+			{"Job pod run time lost", formatSeconds(ctl.LostPodSeconds)},
+		}, rows[at:]...)...)
+	}
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
 	if err := t.Render(); err != nil {
 		return err
+	}
+	if len(r.Controllers.FailedJobs) > 0 {
+		fmt.Fprintln(w, "\nFailed Jobs:")
+		for _, f := range r.Controllers.FailedJobs {
+			fmt.Fprintf(w, "  - %s failed at %s: %s\n", f.Job, formatSeconds(f.AtSeconds), f.Reason)
+		}
 	}
 	if len(r.Reservations) > 0 {
 		fmt.Fprintln(w)

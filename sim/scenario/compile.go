@@ -753,6 +753,8 @@ type podObject struct {
 	// backoffLimit and ignoreDisruptions of a Job (podFailurePolicy).
 	backoffLimit      int32
 	ignoreDisruptions bool
+	// activeDeadline is a Job's activeDeadlineSeconds (0: none).
+	activeDeadline time.Duration
 	// cron is set on a CronJob (kind Job: its jobTemplate).
 	cron *cronObject
 	// startedAgo is how long a bare Pod had run at spec.importedAt (its
@@ -850,7 +852,7 @@ func (l *loader) compileWorkloads(classes map[string]priorityClass) {
 			continue
 		}
 		ws := workload.Spec{Kind: o.kind, Namespace: o.namespace, Name: o.name, Pod: spec,
-			Parallelism: o.parallelism, Completions: o.completions, BackoffLimit: o.backoffLimit,
+			Parallelism: o.parallelism, Completions: o.completions, BackoffLimit: o.backoffLimit, ActiveDeadline: o.activeDeadline,
 			IgnoreDisruptions: o.ignoreDisruptions, OrderedReady: o.orderedReady, ReadyAfter: readyAfter, MinReady: o.minReady,
 			TwinOf: -1, File: o.doc.File, Line: o.doc.Line}
 		t := timings[l.refOf(o.doc)]

@@ -90,7 +90,8 @@ func (l *loader) decodeCronJob(d *manifest.Document, o podObject, cj *batchv1.Cr
 }
 
 // decodeJobSpec reads what a Job and a CronJob's jobTemplate share:
-// parallelism, completions, backoffLimit, podFailurePolicy and the pod
+// parallelism, completions, backoffLimit, activeDeadlineSeconds,
+// podFailurePolicy and the pod
 // template; base is the field path of the JobSpec.
 func (l *loader) decodeJobSpec(d *manifest.Document, o podObject, spec *batchv1.JobSpec, base string) (podObject, bool) {
 	o.kind, o.template, o.specPath = workload.Job, &spec.Template, base+".template.spec"
@@ -112,6 +113,19 @@ func (l *loader) decodeJobSpec(d *manifest.Document, o podObject, spec *batchv1.
 	o.backoffLimit = workload.DefaultBackoffLimit
 	if spec.BackoffLimit != nil {
 		o.backoffLimit = *spec.BackoffLimit
+	}
+	if a := spec.ActiveDeadlineSeconds; a != nil {
+		// Nonnegative, as the API server validates it
+		// (pkg/apis/batch/validation ValidateJobSpec); 0 fails the Job
+		// as it starts.
+		if *a < 0 {
+			l.fail(d.Errorf(base+".activeDeadlineSeconds", "give 0 or more seconds, or leave it out for no deadline", "%d is negative", *a))
+			return o, false
+		}
+		if *a == 0 {
+			l.warn(d, base+".activeDeadlineSeconds", "activeDeadlineSeconds 0: the Job fails as it starts")
+		}
+		o.activeDeadline = max(time.Duration(*a)*time.Second, time.Nanosecond)
 	}
 	if pfp := spec.PodFailurePolicy; pfp != nil {
 		for i, r := range pfp.Rules {

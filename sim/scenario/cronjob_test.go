@@ -120,6 +120,8 @@ func TestCronJobBadInput(t *testing.T) {
 				`s.yaml:14: spec.startingDeadlineSeconds: -5 is negative; give 0 or more seconds, or leave it out for no deadline`,
 				`s.yaml:28: spec.jobTemplate.spec.template.spec.restartPolicy: "Always" is not allowed in a Job; Jobs need restartPolicy: Never or OnFailure`,
 			}},
+		{"negative activeDeadlineSeconds", cron("backoffLimit: 2", "backoffLimit: 2\n      activeDeadlineSeconds: -1"),
+			[]string{"spec.jobTemplate.spec.activeDeadlineSeconds: -1 is negative; give 0 or more seconds, or leave it out for no deadline"}},
 		{"TZ in schedule", cron(`"30 2 * * mon-fri"`, `"TZ=Europe/Berlin 30 2 * * *"`),
 			[]string{`s.yaml:11: spec.schedule: "TZ=Europe/Berlin 30 2 * * *": a time zone inside the schedule (TZ= or CRON_TZ=) is not allowed: set spec.timeZone instead`}},
 		{"missing schedule", cron(`  schedule: "30 2 * * mon-fri"`+"\n", ""),

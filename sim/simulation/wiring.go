@@ -248,6 +248,12 @@ func (s *Sim) reportMarket(in *report.Inputs) {
 		}
 		return s.market.CostUSD(cloud.InstanceID(n.Instance), until), true
 	}
+	in.OnDemandEquivalent = func(n *cluster.Node, until engine.Time) (float64, bool) {
+		if n.Instance == 0 {
+			return 0, false
+		}
+		return s.market.OnDemandEquivalentUSD(cloud.InstanceID(n.Instance), until), true
+	}
 }
 
 // component is the part that builds the registered component called
@@ -375,7 +381,11 @@ func (s *Sim) reportControllers(in *report.Inputs) {
 	cs := s.ctrls.Stats()
 	in.Controllers = report.Controllers{PodsCreated: cs.PodsCreated, PodsReplaced: cs.PodsReplaced, Resubmissions: cs.Resubmissions,
 		JobsArrived: cs.JobsArrived, JobsCompleted: cs.JobsCompleted, JobsFailed: cs.JobsFailed,
-		JobPodFailures: cs.JobPodFailures, LostPodSeconds: cs.LostPodSeconds}
+		JobPodFailures: cs.JobPodFailures, LostPodSeconds: round3(cs.LostPodSeconds)}
+	for _, f := range s.ctrls.FailedJobs() {
+		in.Controllers.FailedJobs = append(in.Controllers.FailedJobs, report.FailedJob{Job: f.Job, Workload: in.WorkloadRefs[f.Workload],
+			AtSeconds: round3(f.At.Seconds()), Reason: f.Reason})
+	}
 }
 
 // wantsLate: a model built needs what exists once the controllers do.

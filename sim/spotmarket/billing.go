@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/clustersim/clustersim/sim/cluster"
 	"github.com/clustersim/clustersim/sim/engine"
 )
 
@@ -123,12 +124,40 @@ func (m *Market) integral(p *pool, a, b engine.Time) float64 {
 // billed at least MinBilled (EC2: 60 s for Linux). 0 for unknown IDs or an
 // until before the launch.
 func (m *Market) CostUSD(id InstanceID, until engine.Time) float64 {
-	if id <= 0 || int(id) >= len(m.inst) {
+	in, a, b, ok := m.billed(id, until)
+	if !ok {
 		return 0
 	}
-	in := &m.inst[id]
-	if until < in.launched {
+	return m.integral(&m.pools[in.pool], a, b)
+}
+
+// OnDemandEquivalentUSD is what instance id would have cost on demand
+// over the time CostUSD bills it (the all-on-demand counterfactual): an
+// on-demand instance's own cost, to the bit, and any other's billed
+// seconds at the on-demand price of its type in its zone. Pricing both
+// over the same billed time keeps an all-on-demand run's savings at 0.
+func (m *Market) OnDemandEquivalentUSD(id InstanceID, until engine.Time) float64 {
+	in, a, b, ok := m.billed(id, until)
+	if !ok {
 		return 0
+	}
+	p := &m.pools[in.pool]
+	if p.off.CapacityType == cluster.OnDemand {
+		return m.integral(p, a, b)
+	}
+	return p.od * float64(b-a) / float64(time.Hour)
+}
+
+// billed is the span over which instance id is billed until a time:
+// from its launch, per second rounded up, at least MinBilled once it
+// ended; ok false for unknown IDs or an until before the launch.
+func (m *Market) billed(id InstanceID, until engine.Time) (in *instance, a, b engine.Time, ok bool) {
+	if id <= 0 || int(id) >= len(m.inst) {
+		return nil, 0, 0, false
+	}
+	in = &m.inst[id]
+	if until < in.launched {
+		return nil, 0, 0, false
 	}
 	end, ended := until, false
 	if in.state >= stTerminated && in.ended <= until {
@@ -141,5 +170,5 @@ func (m *Market) CostUSD(id InstanceID, until engine.Time) float64 {
 	if ended && d < m.cfg.MinBilled {
 		d = m.cfg.MinBilled
 	}
-	return m.integral(&m.pools[in.pool], in.launched, in.launched+d)
+	return in, in.launched, in.launched + d, true
 }

@@ -492,6 +492,31 @@ func TestCostUSDPerSecond(t *testing.T) {
 	assert.Zero(t, m.CostUSD(999, time.Hour))
 }
 
+// The all-on-demand counterfactual bills the same time as the cost: an
+// on-demand instance's equals its cost to the bit (an all-on-demand run
+// saves exactly 0%), a spot instance's is its billed seconds (the 60 s
+// minimum, the rounding up) at the on-demand price.
+func TestOnDemandEquivalentBillsTheSameTime(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Model = ModelOff
+	eng, m := newTestMarket(t, 1, cfg)
+	launch := func(ct cluster.CapacityType) InstanceID {
+		res, err := m.Launch(LaunchRequest{Offerings: []Offering{{InstanceType: "m5.large", Zone: zoneA, CapacityType: ct}}})
+		require.NoError(t, err)
+		return res.Instance
+	}
+	od, short, spot := launch(cluster.OnDemand), launch(cluster.Spot), launch(cluster.Spot)
+	eng.Run(10*time.Second + time.Millisecond)
+	m.Terminate(short)
+	eng.Run(time.Hour + 500*time.Millisecond)
+	now := eng.Now()
+	assert.Equal(t, m.CostUSD(od, now), m.OnDemandEquivalentUSD(od, now))
+	assert.InDelta(t, 0.096*60/3600, m.OnDemandEquivalentUSD(short, now), 1e-12, "the 60 s minimum, at the on-demand price")
+	assert.InDelta(t, 0.096*3601/3600, m.OnDemandEquivalentUSD(spot, now), 1e-12, "rounded up to the second")
+	assert.Less(t, m.CostUSD(spot, now), m.OnDemandEquivalentUSD(spot, now))
+	assert.Zero(t, m.OnDemandEquivalentUSD(NoInstance, now))
+}
+
 // signalKey is a signal without the instance ID (IDs depend on launches in
 // other pools).
 type signalKey struct {

@@ -76,7 +76,15 @@ func Of(rep *report.Report, in Inputs) Verdict {
 		fmt.Fprintf(&b, "No pod stranded: %d pods, pending p99 %s. ", rep.Pods.Total, human(seconds(rep.Pods.PendingSeconds.P99)))
 	}
 	if failed := rep.Controllers.JobsFailed; failed > 0 {
-		fmt.Fprintf(&b, "%d Job(s) failed (%d pod failures): less work was done than asked. ", failed, rep.Controllers.JobPodFailures)
+		fmt.Fprintf(&b, "%d Job(s) failed (%d pod failures)", failed, rep.Controllers.JobPodFailures)
+		if f := rep.Controllers.FailedJobs; len(f) > 0 {
+			first := ""
+			if len(f) > 1 {
+				first = "the first, "
+			}
+			fmt.Fprintf(&b, ": %s%s at %s %s", first, f[0].Job, human(seconds(f[0].AtSeconds)), f[0].Reason)
+		}
+		b.WriteString("; less work was done than asked. ")
 	}
 	b.WriteString(costSentence(rep))
 	if next == "" && in.Lint != nil && in.Lint.Count(lint.Warning) > 0 && in.Scenario != "" {

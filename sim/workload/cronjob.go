@@ -36,7 +36,6 @@ func (c *Controllers) cronAdmit(w int32) bool {
 			return false
 		}
 	case ReplaceConcurrent:
-		now := c.eng.Now()
 		for _, in := range ctl.instances {
 			if in.done {
 				continue
@@ -44,12 +43,8 @@ func (c *Controllers) cronAdmit(w int32) bool {
 			in.done = true
 			c.stats.CronJobsReplaced++
 			for _, id := range append([]cluster.PodID(nil), in.live...) {
-				if p := &c.cl.Pods[id]; p.Phase == cluster.Running {
-					secs := (now - p.Started).Seconds()
-					c.stats.LostPodSeconds += secs
-					c.byWorkload[w].LostPodSeconds += secs
-				}
-				// Deleted with its Job: not a failure, not replaced.
+				// Deleted with its Job: not a failure, not replaced; its
+				// run time counts as lost (jobPodEnded).
 				c.cl.DeletePod(id, cluster.CauseScaleDown)
 			}
 		}

@@ -155,6 +155,10 @@ type Spec struct {
 	Parallelism, Completions int32
 	BackoffLimit             int32
 	IgnoreDisruptions        bool
+	// ActiveDeadline is a Job's spec.activeDeadlineSeconds (0: none): a
+	// Job not complete that long after it arrived fails, its pods
+	// deleted (the Job controller's DeadlineExceeded).
+	ActiveDeadline time.Duration
 	// OrderedReady is a StatefulSet's podManagementPolicy OrderedReady,
 	// the API's default (the scenario sets it unless the manifest says
 	// Parallel; false is Parallel): the controller creates one missing

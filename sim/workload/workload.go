@@ -36,6 +36,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/clustersim/clustersim/sim/cluster"
@@ -56,6 +57,8 @@ const (
 	evMarkTerminating               // Obj = pod: a StartTerminating pod was bound
 	evTerminated                    // Obj = pod: a StartTerminating pod's grace period is over
 	evAvailable                     // Obj = workload: an OrderedReady StatefulSet's pod became Ready and passed minReadySeconds
+	evJobFailed                     // Obj = workload, Arg = instance: delete a failed Job's remaining pods
+	evJobDeadline                   // Obj = workload, Arg = instance: its activeDeadlineSeconds are over
 )
 
 // instance is one created copy of a workload: one Deployment, or one
@@ -69,6 +72,11 @@ type instance struct {
 	live      []cluster.PodID
 	done      bool
 	failed    bool
+	// lostBy counts a Job's pod failures by why the pod went, for the
+	// reason a failed Job gives.
+	lostBy [cluster.CauseJobFailed + 1]int32
+	// owed counts a Job's lost pods not yet replaced.
+	owed int32
 	// notBefore delays a Job's replacement pods after a failure.
 	notBefore engine.Time
 }
@@ -117,6 +125,19 @@ type Controllers struct {
 	ordered    bool
 	stats      Stats
 	byWorkload []WorkloadStats
+	// failedJobs are the Jobs that failed, in the order they did.
+	failedJobs []FailedJob
+}
+
+// FailedJob is one Job that failed: which, when and why.
+type FailedJob struct {
+	Workload int32  // index of its workload
+	Job      string // namespace/name of the Job (one arrival of the workload)
+	At       engine.Time
+	// Reason is the Job's failure in words, as the Job controller's
+	// Failed condition would give it: "exceeded backoffLimit 6 after 7
+	// pod failures (7 nodeGone)".
+	Reason string
 }
 
 type ownerRef struct {
@@ -129,7 +150,7 @@ type Stats struct {
 	PodsReplaced   uint64 // created to replace a pod lost to eviction, preemption or node loss
 	JobsArrived    uint64
 	JobsCompleted  uint64
-	JobsFailed     uint64 // hit their backoffLimit
+	JobsFailed     uint64 // hit their backoffLimit or activeDeadlineSeconds
 	JobPodFailures uint64 // lost Job pods counted towards backoffLimit
 	Resubmissions  uint64 // pods a fallback controller resubmitted with its other spec
 	// CronRunsSkipped are CronJob runs not started because a Job was
@@ -137,8 +158,11 @@ type Stats struct {
 	// CronJobsReplaced are active Jobs a Replace CronJob deleted.
 	CronRunsSkipped  uint64
 	CronJobsReplaced uint64
-	// LostPodSeconds is the run time of Job pods lost before they
-	// finished: compute paid for and thrown away.
+	// LostPodSeconds is the run time, in seconds from start (Running)
+	// to deletion, of the Job pods deleted before they succeeded: lost to
+	// eviction, preemption, node loss or a NoExecute taint, deleted with
+	// their failed Job or a Job a Replace CronJob replaced. Compute paid
+	// for and thrown away; a pod still running at the end is not lost.
 	LostPodSeconds float64
 }
 
@@ -195,6 +219,9 @@ func (c *Controllers) Stats() Stats { return c.stats }
 // WorkloadStats returns the counters of workload i.
 func (c *Controllers) WorkloadStats(i int32) WorkloadStats { return c.byWorkload[i] }
 
+// FailedJobs returns the Jobs that failed so far, in the order they did.
+func (c *Controllers) FailedJobs() []FailedJob { return c.failedJobs }
+
 // schedulePoisson draws the next candidate arrival at the curve's peak rate
 // and keeps it with probability rate(t)/peak (thinning), so a daily cycle
 // needs no precomputed schedule.
@@ -241,6 +268,10 @@ func (c *Controllers) HandleEvent(ev engine.Event) {
 		c.cronLate(ev.Obj)
 	case evAvailable:
 		c.reconcile(ev.Obj)
+	case evJobFailed:
+		c.deleteJobPods(c.ctrls[ev.Obj].instances[ev.Arg])
+	case evJobDeadline:
+		c.jobDeadline(ev.Obj, int32(ev.Arg))
 	case evMarkTerminating:
 		if id := cluster.PodID(ev.Obj); c.startTerm[id] && c.cl.Pods[id].Phase.OnNode() {
 			c.cl.MarkTerminating(id)
@@ -285,6 +316,9 @@ func (c *Controllers) arrive(w int32) {
 	case Job:
 		in.desired = s.Completions
 		c.stats.JobsArrived++
+		if s.ActiveDeadline > 0 && s.Parallelism > 0 {
+			c.eng.Schedule(c.eng.Now()+s.ActiveDeadline, engine.Event{Handler: c.id, Kind: evJobDeadline, Obj: w, Arg: int64(len(ctl.instances))})
+		}
 	case BarePod:
 		in.desired = 1
 	case DaemonSet:
@@ -491,6 +525,10 @@ func (c *Controllers) reconcileJob(w, k int32, in *instance) {
 	want := c.startLimit(w, k, min(s.Parallelism, in.desired-in.succeeded))
 	for int32(len(in.live)) < want {
 		c.createPod(w, k, in, s.Pod)
+		if in.owed > 0 {
+			in.owed--
+			c.stats.PodsReplaced++
+		}
 	}
 	if in.succeeded >= in.desired && len(in.live) == 0 {
 		in.done = true
@@ -707,9 +745,9 @@ func (c *Controllers) OnChange(ch cluster.Change) {
 		in.done = true
 		return
 	case Job:
-		c.jobPodEnded(o.ctrl, in, p, lost)
+		c.jobPodEnded(o.ctrl, o.inst, in, p, lost)
 	}
-	if lost {
+	if lost && ctl.spec.Kind != Job { // a Job counts its replacements as it makes them
 		c.stats.PodsReplaced++
 	}
 	if !ctl.pending {
@@ -718,42 +756,91 @@ func (c *Controllers) OnChange(ch cluster.Change) {
 	}
 }
 
-// jobPodEnded accounts a Job pod's end: success, or a loss that throws its
-// progress away and may count towards backoffLimit.
-func (c *Controllers) jobPodEnded(w int32, in *instance, p *cluster.Pod, lost bool) {
+// jobPodEnded accounts the end of a pod of instance k of Job w: success,
+// or a loss that throws its progress away and may count towards
+// backoffLimit.
+func (c *Controllers) jobPodEnded(w, k int32, in *instance, p *cluster.Pod, lost bool) {
 	s := &c.ctrls[w].spec
 	if p.Phase == cluster.Succeeded {
 		in.succeeded++
 		return
 	}
-	if !lost {
-		return
-	}
-	if p.Ran {
+	if p.Ran && p.Phase == cluster.Deleted {
+		// Its work is thrown away, whatever deleted it.
 		secs := (p.Ended - p.Started).Seconds()
 		c.stats.LostPodSeconds += secs
 		c.byWorkload[w].LostPodSeconds += secs
 	}
+	if !lost || in.failed {
+		return // a failed Job's pods lost before it deleted them count no more
+	}
 	if s.IgnoreDisruptions {
+		in.owed++
 		return
 	}
 	in.failures++
 	c.stats.JobPodFailures++
+	if p.Phase == cluster.Deleted && int(p.Cause) < len(in.lostBy) {
+		in.lostBy[p.Cause]++
+	}
 	if in.failures > s.BackoffLimit {
 		in.failed, in.done = true, true
 		c.stats.JobsFailed++
 		c.byWorkload[w].JobsFailed++
-		for _, id := range append([]cluster.PodID(nil), in.live...) {
-			c.cl.DeletePod(id, cluster.CauseJobFailed)
+		c.failedJobs = append(c.failedJobs, FailedJob{Workload: w, Job: s.Namespace + "/" + in.name, At: c.eng.Now(),
+			Reason: backoffReason(s.BackoffLimit, in)})
+		// Its other pods go in an event of their own: this runs while
+		// the cluster tells of a change, which must not be changed.
+		if len(in.live) > 0 {
+			c.eng.Schedule(c.eng.Now(), engine.Event{Handler: c.id, Kind: evJobFailed, Obj: w, Arg: int64(k)})
 		}
 		c.cronJobEnded(w)
 		return
 	}
+	in.owed++
 	delay := jobBackoffBase
 	for i := int32(1); i < in.failures && delay < jobBackoffMax; i++ {
 		delay *= 2
 	}
 	in.notBefore = c.eng.Now() + min(delay, jobBackoffMax)
+}
+
+// deleteJobPods deletes a failed Job's pods still alive.
+func (c *Controllers) deleteJobPods(in *instance) {
+	for _, id := range append([]cluster.PodID(nil), in.live...) {
+		c.cl.DeletePod(id, cluster.CauseJobFailed)
+	}
+}
+
+// jobDeadline fails instance k of Job w if it is still active when its
+// activeDeadlineSeconds are over (the Job controller's DeadlineExceeded,
+// pkg/controller/job/job_controller.go), counting from its arrival: the
+// controller sets status.startTime when it first syncs the Job.
+func (c *Controllers) jobDeadline(w, k int32) {
+	in := c.ctrls[w].instances[k]
+	if in.done {
+		return
+	}
+	s := &c.ctrls[w].spec
+	in.failed, in.done = true, true
+	c.stats.JobsFailed++
+	c.byWorkload[w].JobsFailed++
+	c.failedJobs = append(c.failedJobs, FailedJob{Workload: w, Job: s.Namespace + "/" + in.name, At: c.eng.Now(),
+		Reason: fmt.Sprintf("exceeded activeDeadlineSeconds %d with %d of %d completions", int64(s.ActiveDeadline/time.Second), in.succeeded, in.desired)})
+	c.deleteJobPods(in)
+	c.cronJobEnded(w)
+}
+
+// backoffReason says why a Job hit its backoffLimit: the limit, the
+// failures, and what deleted the pods ("5 nodeGone, 2 evicted").
+func backoffReason(limit int32, in *instance) string {
+	var parts []string
+	for cause, n := range in.lostBy {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, cluster.DeleteCause(cause)))
+		}
+	}
+	return fmt.Sprintf("exceeded backoffLimit %d after %d pod failures (%s)", limit, in.failures, strings.Join(parts, ", "))
 }
 
 // DaemonSets ---------------------------------------------------------------

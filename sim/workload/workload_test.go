@@ -154,7 +154,41 @@ func TestJobBackoffLimitAndLostTime(t *testing.T) {
 	st := c.Stats()
 	require.Equal(t, uint64(1), st.JobsFailed)
 	require.Equal(t, uint64(2), st.JobPodFailures)
+	require.Equal(t, uint64(1), st.PodsReplaced, "the first lost pod was replaced; the failed Job replaces the second with none")
 	require.InDelta(t, 1200, st.LostPodSeconds, 1e-9, "two pods lost after 10 minutes of work each")
+	failed := c.FailedJobs()
+	require.Len(t, failed, 1)
+	require.Equal(t, "batch/j", failed[0].Job)
+	require.Equal(t, cl.Pods[1].Ended, failed[0].At, "failed when its second pod was lost")
+	require.Equal(t, "exceeded backoffLimit 1 after 2 pod failures (2 nodeGone)", failed[0].Reason)
+}
+
+func TestFailedJobLosesTheRunTimeOfItsOtherPods(t *testing.T) {
+	// Two pods in parallel, backoffLimit 0: losing one fails the Job,
+	// which deletes the other (in an event of its own: deleting it while
+	// the cluster told of the first loss panicked); both pods' run time
+	// is lost.
+	spec := &cluster.PodSpec{}
+	eng, cl, c := setup(t, Spec{Kind: Job, Namespace: "batch", Name: "j", Pod: spec, Parallelism: 2, Completions: 2,
+		BackoffLimit: 0, Runtime: dist.Fixed{D: time.Hour}, TwinOf: -1})
+	var alloc cluster.Resources
+	alloc[cluster.Pods] = 10
+	n := cl.AddNode(cluster.Node{Name: "n", Allocatable: alloc, State: cluster.NodeReady})
+	eng.Run(time.Second)
+	require.Len(t, cl.Pods, 2)
+	for i := range cl.Pods {
+		cl.Bind(cluster.PodID(i), n)
+		cl.StartPod(cluster.PodID(i))
+	}
+	eng.Run(eng.Now() + 20*time.Minute)
+	cl.DeletePod(0, cluster.CauseEvicted)
+	eng.Run(eng.Now() + time.Second)
+	require.Equal(t, cluster.CauseJobFailed, cl.Pods[1].Cause)
+	st := c.Stats()
+	require.Equal(t, uint64(1), st.JobsFailed)
+	require.Equal(t, uint64(1), st.JobPodFailures, "the pod the failed Job deleted is no failure of its own")
+	require.InDelta(t, 2400, st.LostPodSeconds, 1e-9, "20 minutes of each pod's work thrown away")
+	require.Equal(t, "exceeded backoffLimit 0 after 1 pod failures (1 evicted)", c.FailedJobs()[0].Reason)
 }
 
 func TestIgnoredDisruptionsDoNotFailJobs(t *testing.T) {
@@ -210,4 +244,36 @@ func TestScaleOfJob(t *testing.T) {
 	require.Equal(t, int32(3), n)
 	_, _, ok = c.ScaleOf("other", "Job", "etl")
 	require.False(t, ok)
+}
+
+func TestJobFailsAtItsActiveDeadline(t *testing.T) {
+	// activeDeadlineSeconds 600 on a Job whose pods need an hour: at 10
+	// minutes after its arrival it fails and its running pods go.
+	spec := &cluster.PodSpec{}
+	eng, cl, c := setup(t, Spec{Kind: Job, Namespace: "batch", Name: "j", Pod: spec, Parallelism: 2, Completions: 4,
+		BackoffLimit: 6, ActiveDeadline: 10 * time.Minute, Runtime: dist.Fixed{D: time.Hour}, TwinOf: -1})
+	var alloc cluster.Resources
+	alloc[cluster.Pods] = 10
+	n := cl.AddNode(cluster.Node{Name: "n", Allocatable: alloc, State: cluster.NodeReady})
+	eng.Run(time.Second)
+	for i := range cl.Pods {
+		cl.Bind(cluster.PodID(i), n)
+		cl.StartPod(cluster.PodID(i))
+	}
+	eng.Run(10*time.Minute - time.Second)
+	require.Empty(t, c.FailedJobs(), "not yet")
+	eng.Run(time.Hour)
+	require.Len(t, cl.Pods, 2, "a failed Job makes no more pods")
+	for i := range cl.Pods {
+		require.Equal(t, cluster.CauseJobFailed, cl.Pods[i].Cause)
+		require.Equal(t, engine.Time(10*time.Minute), cl.Pods[i].Ended)
+	}
+	failed := c.FailedJobs()
+	require.Len(t, failed, 1)
+	require.Equal(t, engine.Time(10*time.Minute), failed[0].At)
+	require.Equal(t, "exceeded activeDeadlineSeconds 600 with 0 of 4 completions", failed[0].Reason)
+	st := c.Stats()
+	require.Equal(t, uint64(1), st.JobsFailed)
+	require.Equal(t, uint64(0), st.JobPodFailures)
+	require.InDelta(t, 2*(600-1), st.LostPodSeconds, 1e-9, "both pods ran from 1s to 10m")
 }
